@@ -1,0 +1,144 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, type Config } from '../core/config.js';
+import { formatTime } from '../core/clock.js';
+import { createRoost, openServices } from '../roost.js';
+import { DuplicateUserError } from '../users/index.js';
+
+const USAGE = `Usage: roost <command> [options]
+
+Commands:
+  serve                       start the server (the default)
+  migrate                     bring the database schema up to date
+  user add --name N --email E --password P [--group G ...] [--realname R]
+                              create an active account (--group admins makes an administrator)
+  user list                   list the accounts
+
+Configuration comes from roost.config.json / roost.config.ts in the working directory and
+ROOST_* environment variables (ROOST_PORT, ROOST_HOST, ROOST_DATA_DIR, ROOST_DATABASE_URL,
+ROOST_PUBLIC_URL, ROOST_SMTP_URL, ROOST_LOG_LEVEL, ROOST_CONFIG). See docs/configuration.md.`;
+
+/** Runs one command; resolves to the process exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [command = 'serve', ...rest] = argv;
+  try {
+    switch (command) {
+      case 'serve':
+        return await serve();
+      case 'migrate':
+        return await migrate();
+      case 'user':
+        return await user(rest);
+      case 'help':
+      case '--help':
+      case '-h':
+        console.log(USAGE);
+        return 0;
+      default:
+        console.error(`roost: unknown command "${command}"\n\n${USAGE}`);
+        return 2;
+    }
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      return 1;
+    }
+    console.error(`roost: ${(err as Error).message}`);
+    return 1;
+  }
+}
+
+async function serve(): Promise<number> {
+  const config = await loadConfig();
+  const roost = await createRoost(config);
+  const url = await roost.listen();
+  roost.http.log.info(`Roost listens on ${url} (${roost.dialect}, data in ${config.dataDir})`);
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await roost.close();
+  return 0;
+}
+
+async function migrate(): Promise<number> {
+  const config = await loadConfig();
+  const services = await openServices(config);
+  await services.close();
+  console.log(`database schema is up to date (${services.dialect})`);
+  return 0;
+}
+
+async function user(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  const config = await loadConfig();
+  if (sub === 'add') return userAdd(config, rest);
+  if (sub === 'list') return userList(config);
+  console.error(`roost: unknown user command "${sub ?? ''}"\n\n${USAGE}`);
+  return 2;
+}
+
+async function userAdd(config: Config, args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      name: { type: 'string' },
+      email: { type: 'string' },
+      password: { type: 'string' },
+      realname: { type: 'string' },
+      group: { type: 'string', multiple: true },
+    },
+    strict: true,
+  });
+  const missing = (['name', 'email', 'password'] as const).filter((k) => !values[k]);
+  if (missing.length) {
+    console.error(`roost user add: missing ${missing.map((m) => `--${m}`).join(', ')}`);
+    return 2;
+  }
+  const services = await openServices(config);
+  try {
+    const problems = services.users.checkNewAccount({ name: values.name!, email: values.email!, password: values.password! });
+    if (problems.length) {
+      console.error(`roost user add: ${problems.map(([f, r]) => `${f} ${r}`).join(', ')}`);
+      return 2;
+    }
+    const created = await services.users.createUser({
+      name: values.name!,
+      email: values.email!,
+      password: values.password!,
+      realname: values.realname ?? '',
+      groups: values.group ?? [],
+      data: '',
+      notify: false,
+      state: 'active',
+      pending: null,
+    });
+    console.log(`created ${created.name} (${created.id})${created.groups.length ? ` in ${created.groups.join(', ')}` : ''}`);
+    return 0;
+  } catch (err) {
+    if (err instanceof DuplicateUserError) {
+      console.error(`roost user add: a user with this ${err.field} exists`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    await services.close();
+  }
+}
+
+async function userList(config: Config): Promise<number> {
+  const services = await openServices(config);
+  try {
+    const { users, total } = await services.users.listUsers({ start: 1, sort: 'name', order: '<' }, 10_000);
+    const rows = users.map((u) => [u.name, u.email ?? '', u.state, u.groups.join(','), formatTime(u.activity)]);
+    const header = ['name', 'email', 'state', 'groups', 'activity'];
+    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+    const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+    console.log(line(header));
+    for (const r of rows) console.log(line(r));
+    console.log(`${total} user${total === 1 ? '' : 's'}`);
+    return 0;
+  } finally {
+    await services.close();
+  }
+}

@@ -1,0 +1,200 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { z } from 'zod';
+
+/**
+ * Boot configuration: read once at start from `roost.config.json` / `roost.config.ts` and
+ * `ROOST_*` environment variables (the environment wins), validated with every problem reported
+ * at once, then frozen. This is the only module that reads `process.env`.
+ */
+
+const STORE_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+/** First path segments Roost itself uses; a store may not take them. */
+const RESERVED_NAMES = new Set(['users', 'admin', 'openapi.json', 'docs', 'api', 'static', 'health']);
+
+const storeName = z
+  .string()
+  .regex(STORE_NAME, 'a store name is 1-63 characters of a-z, 0-9, - and _, starting with a letter or digit')
+  .refine((n) => !RESERVED_NAMES.has(n), { message: 'this name is reserved by Roost' });
+
+const seconds = z.number().int().positive();
+
+const dataStoreOptions = z
+  .object({
+    /** Who may read items: `sys:everyone` (public store) or `sys:authenticated`. */
+    read: z.enum(['sys:everyone', 'sys:authenticated']).default('sys:authenticated'),
+    maxKeyLength: z.number().int().min(1).max(4096).default(512),
+    maxValueBytes: z.number().int().min(1).max(16 * 1024 * 1024).default(64 * 1024),
+    maxBatch: z.number().int().min(1).max(10_000).default(100),
+    defaultPageSize: z.number().int().min(1).max(10_000).default(50),
+    maxPageSize: z.number().int().min(1).max(10_000).default(500),
+  })
+  .strict();
+
+const fileStoreOptions = z
+  .object({
+    read: z.enum(['sys:everyone', 'sys:authenticated']).default('sys:authenticated'),
+    maxFileBytes: z.number().int().min(1).default(1024 * 1024 * 1024),
+    defaultPageSize: z.number().int().min(1).max(10_000).default(50),
+    maxPageSize: z.number().int().min(1).max(10_000).default(1000),
+  })
+  .strict();
+
+const rateLimit = z
+  .object({
+    /** Requests per window and client address, for each guarded operation. */
+    max: z.number().int().min(1).default(20),
+    windowSeconds: seconds.default(60),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    port: z.number().int().min(0).max(65535).default(8080),
+    host: z.string().min(1).default('127.0.0.1'),
+    /** Where the SQLite file, file blobs and the mail outbox live. */
+    dataDir: z.string().min(1).default('./data'),
+    /** `postgres://...` selects PostgreSQL; unset means SQLite in `dataDir/roost.db`. */
+    databaseUrl: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL (leave it unset for SQLite)')
+      .optional(),
+    /** The address users reach Roost at; links in mails start with it. */
+    publicUrl: z.string().url().optional(),
+    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** Largest request body in bytes (file uploads have their own limit). */
+    bodyLimit: z.number().int().min(1024).default(1024 * 1024),
+    trustProxy: z.boolean().default(false),
+    /** Origins allowed to call Roost from a browser; none by default. */
+    corsOrigins: z.array(z.string().url()).default([]),
+    users: z
+      .object({
+        /** What identifies a user at sign-in, token and reset: the name, the email or either. */
+        identityPolicy: z.enum(['name', 'email', 'either']).default('either'),
+        tokenLifetimeSeconds: seconds.default(14 * 24 * 3600),
+        activationLifetimeSeconds: seconds.default(3 * 24 * 3600),
+        verifyEmailLifetimeSeconds: seconds.default(24 * 3600),
+        resetLifetimeSeconds: seconds.default(3600),
+        passwordMinLength: z.number().int().min(4).max(128).default(8),
+        nameMinLength: z.number().int().min(1).max(40).default(3),
+        dataMaxLength: z.number().int().min(0).max(1024 * 1024).default(10_000),
+        /** Pages the mails link to; by default Roost's own pages under `publicUrl`. */
+        activationUrl: z.string().url().optional(),
+        verifyEmailUrl: z.string().url().optional(),
+        resetPasswordUrl: z.string().url().optional(),
+        /** Failed sign-ins of one account before it is locked for `lockoutSeconds`. */
+        lockoutThreshold: z.number().int().min(1).default(10),
+        lockoutSeconds: seconds.default(15 * 60),
+      })
+      .strict()
+      .prefault({}),
+    mail: z
+      .object({
+        /** `smtp://user:pass@host:port` or `smtps://...`; unset keeps mails in the outbox. */
+        smtpUrl: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
+        from: z.string().min(3).default('Roost <roost@localhost>'),
+        /** Receives `message` mails and sign-up notifications. */
+        adminAddress: z.string().email().optional(),
+      })
+      .strict()
+      .prefault({}),
+    rateLimit: rateLimit.prefault({}),
+    dataStores: z.record(storeName, dataStoreOptions.prefault({})).prefault({ data: {} }),
+    fileStores: z.record(storeName, fileStoreOptions.prefault({})).prefault({ files: {} }),
+  })
+  .strict()
+  .superRefine((config, ctx) => {
+    for (const name of Object.keys(config.fileStores)) {
+      if (name in config.dataStores) {
+        ctx.addIssue({ code: 'custom', path: ['fileStores', name], message: 'a data store has this name already' });
+      }
+    }
+  });
+
+export type ConfigInput = z.input<typeof configSchema>;
+type ParsedConfig = z.output<typeof configSchema>;
+export type DataStoreOptions = z.output<typeof dataStoreOptions>;
+export type FileStoreOptions = z.output<typeof fileStoreOptions>;
+
+/** The validated configuration; `publicUrl` and `dataDir` are always filled in. */
+export type Config = Readonly<ParsedConfig & { publicUrl: string; dataDir: string }>;
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+const ENV_KEYS: Record<string, (input: Record<string, unknown>, value: string) => void> = {
+  ROOST_PORT: (c, v) => (c.port = /^\d+$/.test(v) ? Number(v) : v),
+  ROOST_HOST: (c, v) => (c.host = v),
+  ROOST_DATA_DIR: (c, v) => (c.dataDir = v),
+  ROOST_DATABASE_URL: (c, v) => (c.databaseUrl = v),
+  ROOST_PUBLIC_URL: (c, v) => (c.publicUrl = v),
+  ROOST_LOG_LEVEL: (c, v) => (c.logLevel = v),
+  ROOST_SMTP_URL: (c, v) => {
+    c.mail = { ...(c.mail as object | undefined), smtpUrl: v };
+  },
+};
+
+/** Validate a configuration object (from a file, the environment or a test). */
+export function parseConfig(input: unknown, baseDir = process.cwd()): Config {
+  const parsed = configSchema.safeParse(input);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`),
+    );
+  }
+  const c = parsed.data;
+  const dataDir = isAbsolute(c.dataDir) ? c.dataDir : resolve(baseDir, c.dataDir);
+  const publicUrl = (c.publicUrl ?? `http://localhost:${c.port}`).replace(/\/+$/, '');
+  return deepFreeze({ ...c, dataDir, publicUrl });
+}
+
+/**
+ * Read the configuration file (`ROOST_CONFIG`, else `roost.config.ts` or `roost.config.json`
+ * in `cwd`) and the environment, and validate both.
+ */
+export async function loadConfig(
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<Config> {
+  const cwd = options.cwd ?? process.cwd();
+  const env = options.env ?? process.env;
+  const input: Record<string, unknown> = { ...(await readConfigFile(cwd, env.ROOST_CONFIG)) };
+  for (const [key, apply] of Object.entries(ENV_KEYS)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') apply(input, value);
+  }
+  return parseConfig(input, cwd);
+}
+
+async function readConfigFile(cwd: string, explicit: string | undefined): Promise<Record<string, unknown>> {
+  const candidates = explicit ? [resolve(cwd, explicit)] : ['roost.config.ts', 'roost.config.json'].map((f) => resolve(cwd, f));
+  const file = candidates.find((f) => existsSync(f));
+  if (!file) {
+    if (explicit) throw new ConfigError([`ROOST_CONFIG: no file at ${candidates[0]}`]);
+    return {};
+  }
+  let value: unknown;
+  try {
+    value = file.endsWith('.json')
+      ? JSON.parse(readFileSync(file, 'utf8'))
+      : ((await import(pathToFileURL(file).href)) as { default?: unknown }).default;
+  } catch (err) {
+    throw new ConfigError([`${file}: ${(err as Error).message}`]);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new ConfigError([`${file}: must hold an object (a .ts file exports it as default)`]);
+  }
+  return value as Record<string, unknown>;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,36 @@
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+
+/** A secret for the wire: 32 random bytes, base64url (43 characters). */
+export function randomToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** Only this hash of a token is stored, so a leaked database holds no usable token. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('base64url');
+}
+
+export function newId(): string {
+  return randomUUID();
+}
+
+const NAME_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A random string of `length` characters from [a-z0-9]; 30 gives the seed's 30-byte user name. */
+export function randomName(length: number): string {
+  // 252 is the largest multiple of 36 below 256: rejecting bytes above it keeps the draw uniform.
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 252 && out.length < length) out += NAME_ALPHABET[byte % 36];
+    }
+  }
+  return out;
+}
+
+/** Constant-time comparison of two strings (tokens, CSRF values). */
+export function safeEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}

@@ -1,0 +1,98 @@
+/**
+ * The permission model shared by all services: each service keeps entries
+ * `permission -> groups`. A caller holds a permission when one of its groups is listed.
+ * Pseudo-groups: `sys:everyone` (anyone), `sys:authenticated` (any signed-in user),
+ * `sys:owner` (the owner of the item or entry at hand), `sys:noone` (nobody).
+ */
+export const EVERYONE = 'sys:everyone';
+export const AUTHENTICATED = 'sys:authenticated';
+export const OWNER = 'sys:owner';
+export const NOONE = 'sys:noone';
+export const ADMINS = 'admins';
+
+export type PermissionMap = Readonly<Record<string, readonly string[]>>;
+
+export type PermissionAction = 'add' | 'replace' | 'revoke';
+
+export interface PermissionChange {
+  permission: string;
+  groups: string[];
+  action: PermissionAction;
+}
+
+/** Who is calling: a signed-in user, or nobody. Plain data, no request in here. */
+export interface Principal {
+  userId: string | null;
+  name: string | null;
+  groups: readonly string[];
+}
+
+export const ANONYMOUS: Principal = Object.freeze({ userId: null, name: null, groups: [] });
+
+export function isAdmin(principal: Principal): boolean {
+  return principal.groups.includes(ADMINS);
+}
+
+/**
+ * Does `principal` hold a permission granted to `granted`? `isOwner` says whether the caller
+ * owns the thing the permission is checked for (only then does `sys:owner` count).
+ */
+export function holds(granted: readonly string[], principal: Principal, isOwner = false): boolean {
+  for (const group of granted) {
+    if (group === EVERYONE) return true;
+    if (group === NOONE) continue;
+    if (principal.userId === null) continue;
+    if (group === AUTHENTICATED) return true;
+    if (group === OWNER) {
+      if (isOwner) return true;
+      continue;
+    }
+    if (principal.groups.includes(group)) return true;
+  }
+  return false;
+}
+
+/** The groups after one change; `add` keeps order and drops duplicates. */
+export function applyChange(current: readonly string[], change: PermissionChange): string[] {
+  switch (change.action) {
+    case 'replace':
+      return [...new Set(change.groups)];
+    case 'revoke':
+      return current.filter((g) => !change.groups.includes(g));
+    case 'add':
+      return [...new Set([...current, ...change.groups])];
+  }
+}
+
+/**
+ * The port through which a service reads and changes its entries. Entries not changed yet come
+ * from the service's defaults.
+ */
+export interface PermissionStore {
+  entries(service: string, defaults: PermissionMap): Promise<PermissionMap>;
+  change(service: string, defaults: PermissionMap, changes: PermissionChange[]): Promise<PermissionMap>;
+}
+
+/** A service's view of its own entries: check and change, with its defaults bound. */
+export interface ServicePermissions {
+  entries(): Promise<PermissionMap>;
+  allows(permission: string, principal: Principal, isOwner?: boolean): Promise<boolean>;
+  change(changes: PermissionChange[]): Promise<PermissionMap>;
+  names(): readonly string[];
+}
+
+export function servicePermissions(
+  store: PermissionStore,
+  service: string,
+  defaults: PermissionMap,
+): ServicePermissions {
+  return {
+    entries: () => store.entries(service, defaults),
+    async allows(permission, principal, isOwner = false) {
+      const map = await store.entries(service, defaults);
+      return holds(map[permission] ?? [], principal, isOwner);
+    },
+    change: (changes) => store.change(service, defaults, changes),
+    names: () => Object.keys(defaults),
+  };
+}

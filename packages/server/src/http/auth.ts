@@ -1,0 +1,80 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { RoostError } from '../core/errors.js';
+import { ANONYMOUS_CALLER, type Caller, type UserService } from '../users/index.js';
+
+/** The cookie `signin` sets (the original's name). */
+export const AUTH_COOKIE = 'auth';
+
+export interface RequestCaller extends Caller {
+  /** How the token came: a header (never a CSRF risk) or the browser's cookie. */
+  via: 'header' | 'cookie' | null;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Resolved once per request by `callerOf`. */
+    roostCaller: Promise<RequestCaller> | null;
+  }
+}
+
+/** The token of a request: header `x-auth-token` (the original's), `Authorization: Bearer`, or the cookie. */
+export function tokenOf(request: FastifyRequest): { token: string; via: 'header' | 'cookie' } | null {
+  const header = request.headers['x-auth-token'];
+  if (typeof header === 'string' && header.length > 0) return { token: header, via: 'header' };
+  const authorization = request.headers.authorization;
+  if (authorization?.startsWith('Bearer ')) return { token: authorization.slice(7).trim(), via: 'header' };
+  const cookie = request.cookies[AUTH_COOKIE];
+  if (cookie) return { token: cookie, via: 'cookie' };
+  return null;
+}
+
+/**
+ * Who is calling. An unknown, expired or revoked token makes an anonymous caller: operations
+ * open to everyone still work, the others answer 401.
+ */
+export function callerOf(request: FastifyRequest, users: UserService): Promise<RequestCaller> {
+  request.roostCaller ??= (async () => {
+    const found = tokenOf(request);
+    if (!found) return { ...ANONYMOUS_CALLER, via: null };
+    const caller = await users.authenticate(found.token);
+    return caller ? { ...caller, via: found.via } : { ...ANONYMOUS_CALLER, via: null };
+  })();
+  return request.roostCaller;
+}
+
+/**
+ * CSRF protection for requests a browser authenticates with the cookie: a cross-site page must
+ * not be able to act for the user. Fetch Metadata (`Sec-Fetch-Site`) and `Origin` tell where a
+ * browser request comes from; configured CORS origins are trusted. Requests with neither header
+ * do not come from a browser that would attach the cookie on its own.
+ */
+export function assertSameOrigin(request: FastifyRequest, trustedOrigins: readonly string[]): void {
+  const origin = request.headers.origin;
+  if (origin && trustedOrigins.includes(origin)) return;
+  const site = request.headers['sec-fetch-site'];
+  if (site === 'same-origin' || site === 'none') return;
+  if (site === undefined && origin !== undefined) {
+    try {
+      if (new URL(origin).host === request.headers.host) return;
+    } catch {
+      // an unparsable Origin is treated as foreign
+    }
+  } else if (site === undefined) {
+    return;
+  }
+  throw new RoostError('forbidden', 'cross_site_request', 'Cross-site requests authenticated by cookie are not accepted.');
+}
+
+export function setAuthCookie(request: FastifyRequest, reply: FastifyReply, token: string, maxAgeSeconds: number): void {
+  reply.setCookie(AUTH_COOKIE, token, {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: request.protocol === 'https',
+    maxAge: maxAgeSeconds,
+  });
+}
+
+export function clearAuthCookie(request: FastifyRequest, reply: FastifyReply): void {
+  reply.clearCookie(AUTH_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: request.protocol === 'https' });
+}

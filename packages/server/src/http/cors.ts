@@ -1,0 +1,26 @@
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * CORS for the configured origins only (none by default): credentials allowed, so a browser
+ * app on another origin can use the cookie; `x-auth-token` and `content-type` accepted;
+ * preflight cached for an hour.
+ */
+export function installCors(app: FastifyInstance, origins: readonly string[]): void {
+  if (origins.length === 0) return;
+  const allowed = new Set(origins);
+  app.addHook('onRequest', async (request, reply) => {
+    const origin = request.headers.origin;
+    reply.header('vary', 'Origin');
+    if (!origin || !allowed.has(origin)) return;
+    reply.header('access-control-allow-origin', origin);
+    reply.header('access-control-allow-credentials', 'true');
+    if (request.method === 'OPTIONS') {
+      reply.header('access-control-allow-methods', 'GET, POST, PUT, DELETE, OPTIONS');
+      reply.header('access-control-allow-headers', 'content-type, x-auth-token, authorization');
+      reply.header('access-control-max-age', '3600');
+      return reply.code(204).send();
+    }
+  });
+  // Preflights reach the hook above only when a route matches their path.
+  app.options('/*', async (_request, reply) => reply.code(204).send());
+}

@@ -1,0 +1,60 @@
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import rateLimit from '@fastify/rate-limit';
+import type { Config } from '../core/config.js';
+import { commonErrors } from '../core/errors.js';
+import type { UserService } from '../users/index.js';
+import { installErrorHandler } from './error-handler.js';
+import { registerOpenApi } from './openapi.js';
+import { registerUserRoutes } from './routes/user-routes.js';
+import { registerStorePingRoutes } from './routes/store-ping-routes.js';
+import { installCors } from './cors.js';
+
+export interface HttpServices {
+  users: UserService;
+}
+
+export const ROOST_VERSION = '0.1.0';
+
+/** The Fastify app with every route; `listen` is the caller's business (tests listen on port 0). */
+export async function buildHttp(services: HttpServices, config: Config): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: { level: config.logLevel },
+    // One line per request would cost more than many operations; failures are logged by the error handler.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: config.bodyLimit,
+    trustProxy: config.trustProxy,
+    // Ids need not be guessable-proof; they only tie log lines together.
+    requestIdHeader: false,
+  });
+  app.decorateRequest('roostCaller', null);
+  installErrorHandler(app);
+
+  // Operations validate with their own zod schemas (for the seed's field reasons); route
+  // schemas only document them.
+  app.setValidatorCompiler(() => (data) => ({ value: data }));
+
+  // An empty body with a JSON content type is an empty object (the AngularJS connector sends
+  // one); the default parser keeps its protection against prototype poisoning.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser(['application/json', 'text/plain']);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, {});
+    return parseJson(request, text, done);
+  });
+
+  await app.register(cookie);
+  await app.register(formbody, { bodyLimit: config.bodyLimit });
+  await app.register(rateLimit, {
+    global: false,
+    errorResponseBuilder: () => commonErrors.rate_limited(),
+  });
+  installCors(app, config.corsOrigins);
+  await registerOpenApi(app, ROOST_VERSION);
+
+  await app.register(registerUserRoutes, { users: services.users, config });
+  await app.register(registerStorePingRoutes, { config });
+  return app;
+}

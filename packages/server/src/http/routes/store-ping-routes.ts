@@ -1,0 +1,19 @@
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../core/config.js';
+
+/**
+ * `ping` of every configured data store and file store, at the paths the connectors call.
+ * The stores' other operations come with their own services.
+ */
+export async function registerStorePingRoutes(app: FastifyInstance, options: { config: Config }): Promise<void> {
+  const pong = async () => ({ result: 1 });
+  const method = ['GET', 'POST'] as const;
+  for (const name of Object.keys(options.config.dataStores)) {
+    app.route({ method: [...method], url: `/${name}/api/ping`, schema: { tags: ['data store'], summary: `Health check of the data store ${name}.` } as object, handler: pong });
+  }
+  for (const name of Object.keys(options.config.fileStores)) {
+    for (const url of [`/${name}/api/ping`, `/${name}/@ping`, `/${name}/api/@ping`]) {
+      app.route({ method: [...method], url, schema: { tags: ['file store'], summary: `Health check of the file store ${name}.` } as object, handler: pong });
+    }
+  }
+}

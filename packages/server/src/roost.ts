@@ -1,0 +1,83 @@
+import type { FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
+import { systemClock, type Clock } from './core/clock.js';
+import type { Config } from './core/config.js';
+import type { Mailer } from './core/mailer.js';
+import { buildHttp } from './http/http-app.js';
+import { createMailer, outboxDir } from './mail/create-mailer.js';
+import { openDatabase, type Dialect } from './storage/database.js';
+import { migrateToLatest } from './storage/migrations/index.js';
+import { createPermissionStore } from './storage/permission-store.js';
+import type { Database } from './storage/schema.js';
+import { createUserService, type UserService } from './users/index.js';
+
+export interface RoostOverrides {
+  clock?: Clock;
+  mailer?: Mailer;
+}
+
+export interface Roost {
+  config: Config;
+  http: FastifyInstance;
+  db: Kysely<Database>;
+  dialect: Dialect;
+  users: UserService;
+  /** Where outbox mails are written when no SMTP server is configured. */
+  outboxDir: string;
+  /** Listen on the configured host and port (or the given ones); resolves to the base URL. */
+  listen(options?: { port?: number; host?: string }): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface Services {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  users: UserService;
+  close(): Promise<void>;
+}
+
+/** Storage, migrated, and the domain services on it: what the CLI needs, without HTTP. */
+export async function openServices(config: Config, overrides: RoostOverrides = {}): Promise<Services> {
+  const { db, dialect } = openDatabase(config);
+  try {
+    await migrateToLatest(db as Kysely<unknown>);
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+  const clock = overrides.clock ?? systemClock;
+  const mailer = overrides.mailer ?? createMailer(config);
+  const permissionStore = createPermissionStore(db, clock);
+  const users = createUserService({ db, clock, mailer, permissionStore, config });
+  return {
+    db,
+    dialect,
+    users,
+    async close() {
+      await mailer.close();
+      await db.destroy();
+    },
+  };
+}
+
+/**
+ * The composition root: opens storage, migrates it, builds every service and the HTTP app.
+ * `serve`, the tests and the benchmarks all start Roost through here.
+ */
+export async function createRoost(config: Config, overrides: RoostOverrides = {}): Promise<Roost> {
+  const services = await openServices(config, overrides);
+  const http = await buildHttp({ users: services.users }, config);
+  return {
+    ...services,
+    config,
+    http,
+    outboxDir: outboxDir(config),
+    async listen(options = {}) {
+      return http.listen({ port: options.port ?? config.port, host: options.host ?? config.host });
+    },
+    async close() {
+      await http.close();
+      await services.close();
+    },
+  };
+}

@@ -1,0 +1,18 @@
+import { Migrator, type Kysely, type Migration, type MigrationResultSet } from 'kysely';
+import * as users from './2026-11-21-01-users.js';
+
+/** Every migration in order. Never edit one that has been released; add a new file. */
+const migrations: Record<string, Migration> = {
+  '2026-11-21-01-users': users,
+};
+
+/** Bring the database to the latest schema; throws with the failing migration's name. */
+export async function migrateToLatest(db: Kysely<unknown>): Promise<MigrationResultSet['results']> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`migration ${failed} failed`, { cause: error });
+  }
+  return results;
+}

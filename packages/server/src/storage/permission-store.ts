@@ -1,0 +1,56 @@
+import type { Kysely } from 'kysely';
+import { applyChange, type PermissionChange, type PermissionMap, type PermissionStore } from '../core/permissions.js';
+import type { Clock } from '../core/clock.js';
+import type { Database } from './schema.js';
+
+/**
+ * Permission entries in the `permissions` table over the service's defaults. Reads are served
+ * from memory for `cacheMs`, because every request checks a permission; a change made by this
+ * process is seen at once, one made by another process within `cacheMs`.
+ */
+export function createPermissionStore(db: Kysely<Database>, clock: Clock, cacheMs = 1000): PermissionStore {
+  const cache = new Map<string, { at: number; rows: Record<string, string[]> }>();
+
+  async function stored(service: string): Promise<Record<string, string[]>> {
+    const hit = cache.get(service);
+    if (hit && clock.now() - hit.at < cacheMs) return hit.rows;
+    const rows = await db.selectFrom('permissions').select(['permission', 'groups']).where('service', '=', service).execute();
+    const map: Record<string, string[]> = {};
+    for (const row of rows) map[row.permission] = JSON.parse(row.groups) as string[];
+    cache.set(service, { at: clock.now(), rows: map });
+    return map;
+  }
+
+  const merge = (defaults: PermissionMap, rows: Record<string, string[]>): PermissionMap => {
+    const out: Record<string, readonly string[]> = {};
+    for (const name of Object.keys(defaults)) out[name] = rows[name] ?? defaults[name] ?? [];
+    return out;
+  };
+
+  return {
+    async entries(service, defaults) {
+      return merge(defaults, await stored(service));
+    },
+    async change(service, defaults, changes: PermissionChange[]) {
+      await db.transaction().execute(async (trx) => {
+        for (const change of changes) {
+          const row = await trx
+            .selectFrom('permissions')
+            .select('groups')
+            .where('service', '=', service)
+            .where('permission', '=', change.permission)
+            .executeTakeFirst();
+          const current = row ? (JSON.parse(row.groups) as string[]) : [...(defaults[change.permission] ?? [])];
+          const groups = JSON.stringify(applyChange(current, change));
+          await trx
+            .insertInto('permissions')
+            .values({ service, permission: change.permission, groups })
+            .onConflict((oc) => oc.columns(['service', 'permission']).doUpdateSet({ groups }))
+            .execute();
+        }
+      });
+      cache.delete(service);
+      return merge(defaults, await stored(service));
+    },
+  };
+}

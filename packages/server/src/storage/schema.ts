@@ -1,0 +1,67 @@
+/**
+ * Row types of every table, as Kysely sees them. Times are milliseconds since the epoch;
+ * booleans are integers 0/1 and lists are JSON text, so one query code serves SQLite and
+ * PostgreSQL alike.
+ */
+export type UserState = 'pending' | 'active' | 'disabled';
+/** Why a pending account waits: its own mail confirmation, or an administrator. */
+export type PendingReason = 'optin' | 'review';
+
+export interface UsersTable {
+  id: string;
+  name: string;
+  /** Lower-cased name: uniqueness ignores case. */
+  name_key: string;
+  email: string | null;
+  /** Lower-cased email, null when the account has none. */
+  email_key: string | null;
+  realname: string;
+  password_hash: string;
+  data: string;
+  notify: number;
+  groups: string;
+  state: UserState;
+  pending: PendingReason | null;
+  created: number;
+  activity: number | null;
+  failed_signins: number;
+  locked_until: number | null;
+}
+
+export interface SessionsTable {
+  token_hash: string;
+  user_id: string;
+  created: number;
+  expires: number;
+}
+
+export type UserTokenPurpose = 'activate' | 'verify_email' | 'reset';
+
+export interface UserTokensTable {
+  token_hash: string;
+  user_id: string;
+  purpose: UserTokenPurpose;
+  /** For `verify_email`, the new address. */
+  payload: string | null;
+  created: number;
+  expires: number;
+}
+
+export interface PermissionsTable {
+  service: string;
+  permission: string;
+  groups: string;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+}
+
+export interface Database {
+  users: UsersTable;
+  sessions: SessionsTable;
+  user_tokens: UserTokensTable;
+  permissions: PermissionsTable;
+  settings: SettingsTable;
+}

@@ -1,0 +1,174 @@
+import { randomToken, hashToken } from '../core/ids.js';
+import { holds } from '../core/permissions.js';
+import { parseInput } from '../core/validation.js';
+import { allowedInput } from '../core/validation.js';
+import { commonErrors } from '../core/errors.js';
+import type { Mail } from '../core/mailer.js';
+import { hashPassword, verifyPassword } from './passwords.js';
+import { userErrors } from './user-errors.js';
+import { contactMail, resetMail, verifyEmailMail } from './user-mails.js';
+import { DuplicateUserError } from './user-repo.js';
+import { findByIdentity, requireUser, type Operation, type UserContext } from './user-context.js';
+import { identityView, nameView, profileView } from './user-views.js';
+import { issueToken, revokeToken } from './sessions.js';
+
+/** Send a mail; a transport failure becomes `mail_failed` (503), the cause kept for the log. */
+export async function sendMail(ctx: UserContext, mail: Mail): Promise<void> {
+  try {
+    await ctx.mailer.send(mail);
+  } catch (cause) {
+    throw commonErrors.mail_failed({ cause });
+  }
+}
+
+export const invalidField = (field: string, reason: string) => commonErrors.validation_failure({ fields: [[field, reason]] });
+
+/** Operations a user calls on the own account (and the anonymous ones around signing in). */
+export function accountOps(ctx: UserContext): Record<string, Operation> {
+  const { repo, clock, inputs, settings } = ctx;
+
+  return {
+    async ping() {
+      return { result: 1 };
+    },
+
+    async token(_caller, input) {
+      const { identity, password } = parseInput(inputs.credentials, input);
+      const issued = await issueToken(ctx, identity, password);
+      return { result: true, token: issued.token, expires: issued.expires };
+    },
+
+    async signout(caller) {
+      if (caller.tokenHash) await revokeToken(ctx, caller.tokenHash);
+      return { result: true };
+    },
+
+    async identity(caller) {
+      return identityView(requireUser(caller));
+    },
+
+    async name(caller) {
+      return nameView(requireUser(caller), settings.identityPolicy);
+    },
+
+    async profile(caller) {
+      return profileView(requireUser(caller));
+    },
+
+    async authenticated(caller, input) {
+      const { groups, group } = parseInput(inputs.authenticated, input);
+      const wanted = [...(groups ?? []), ...(group ?? [])];
+      const result = caller.user !== null && (wanted.length === 0 || holds(wanted, caller.principal, true));
+      return { result };
+    },
+
+    async allowed(caller, input) {
+      const names = parseInput(allowedInput, input);
+      const out: Record<string, unknown> = {};
+      for (const name of names) out[name] = await ctx.permissions.allows(name, caller.principal, caller.user !== null);
+      return { result: names.every((n) => out[n] === true), ...out };
+    },
+
+    async update(caller, input) {
+      const user = requireUser(caller);
+      const values = parseInput(inputs.update, input);
+      await repo.update(user.id, values);
+      return { result: true };
+    },
+
+    async updatePassword(caller, input) {
+      const user = requireUser(caller);
+      const { password, newpassword } = parseInput(inputs.updatePassword, input);
+      if (!(await verifyPassword(user.passwordHash, password))) throw invalidField('password', 'invalid');
+      await repo.update(user.id, { passwordHash: await hashPassword(newpassword) });
+      // Other devices signed in with the old password are signed out; this one stays.
+      await repo.deleteSessions(user.id, caller.tokenHash ?? undefined);
+      return { result: true };
+    },
+
+    async updateEmail(caller, input) {
+      const user = requireUser(caller);
+      const { email } = parseInput(inputs.email, input);
+      await changeEmail(ctx, user.id, email);
+      return { result: true };
+    },
+
+    async verifyEmail(caller, input) {
+      const user = requireUser(caller);
+      const { email } = parseInput(inputs.email, input);
+      const owner = await repo.byEmail(email);
+      if (owner && owner.id !== user.id) throw invalidField('email', 'exists');
+      const token = randomToken();
+      const now = clock.now();
+      await repo.deleteTokens(user.id, 'verify_email');
+      await repo.insertToken({ tokenHash: hashToken(token), userId: user.id, purpose: 'verify_email', payload: email, created: now, expires: now + settings.verifyEmailLifetimeMs });
+      await sendMail(ctx, verifyEmailMail(email, user.name, settings.verifyEmailUrl, token));
+      return { result: true };
+    },
+
+    async verifyEmail2(_caller, input) {
+      const { token } = parseInput(inputs.token, input);
+      const taken = await repo.takeToken(hashToken(token), 'verify_email', clock.now());
+      if (!taken || taken.payload === null) throw userErrors.invalid_token({ fields: [['token', 'invalid']] });
+      await changeEmail(ctx, taken.userId, taken.payload);
+      return { result: true };
+    },
+
+    // Answers the same whether or not the account exists, so it cannot be used to find accounts.
+    async resetPassword(_caller, input) {
+      const { identity } = parseInput(inputs.identity, input);
+      const user = await findByIdentity(ctx, identity);
+      if (user && user.state === 'active' && user.email) {
+        const token = randomToken();
+        const now = clock.now();
+        await repo.deleteTokens(user.id, 'reset');
+        await repo.insertToken({ tokenHash: hashToken(token), userId: user.id, purpose: 'reset', payload: null, created: now, expires: now + settings.resetLifetimeMs });
+        await sendMail(ctx, resetMail(user.email, user.name, settings.resetPasswordUrl, token));
+      }
+      return { result: true };
+    },
+
+    async resetPassword2(_caller, input) {
+      const { token, newpassword } = parseInput(inputs.resetPassword2, input);
+      const taken = await repo.takeToken(hashToken(token), 'reset', clock.now());
+      if (!taken) throw userErrors.invalid_token({ fields: [['token', 'invalid']] });
+      await repo.update(taken.userId, { passwordHash: await hashPassword(newpassword), failedSignins: 0, lockedUntil: null });
+      // Whoever knew the old password is signed out everywhere.
+      await repo.deleteSessions(taken.userId);
+      return { result: true };
+    },
+
+    async message(caller, input) {
+      const user = requireUser(caller);
+      const { message } = parseInput(inputs.message, input);
+      if (!settings.adminAddress) throw userErrors.no_admin_address();
+      await sendMail(ctx, contactMail(settings.adminAddress, user, message));
+      return { result: true };
+    },
+
+    async disable(caller) {
+      const user = requireUser(caller);
+      await repo.update(user.id, { state: 'disabled' });
+      await repo.deleteSessions(user.id);
+      return { result: true };
+    },
+
+    async delete(caller) {
+      const user = requireUser(caller);
+      await repo.remove(user.id);
+      return { result: true };
+    },
+  };
+}
+
+/** Set a user's email, refusing one that another account holds. */
+export async function changeEmail(ctx: UserContext, userId: string, email: string): Promise<void> {
+  const owner = await ctx.repo.byEmail(email);
+  if (owner && owner.id !== userId) throw invalidField('email', 'exists');
+  try {
+    await ctx.repo.update(userId, { email });
+  } catch (err) {
+    if (err instanceof DuplicateUserError) throw invalidField(err.field, 'exists');
+    throw err;
+  }
+}

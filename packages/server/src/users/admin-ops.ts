@@ -1,0 +1,121 @@
+import { commonErrors } from '../core/errors.js';
+import { hashPassword } from './passwords.js';
+import { parseInput, setPermissionsInput } from '../core/validation.js';
+import { userErrors } from './user-errors.js';
+import { welcomeMail } from './user-mails.js';
+import { DuplicateUserError, type User, type UserChanges } from './user-repo.js';
+import { findForAdmin, type Operation, type UserContext } from './user-context.js';
+import { adminView, identityView } from './user-views.js';
+import { sendActivation } from './signup-ops.js';
+import { invalidField, sendMail } from './account-ops.js';
+
+/** Default and largest page of `list` and `identities`. */
+export const USER_PAGE = { default: 20, max: 100 } as const;
+
+export const REVIEW_ACTIONS = ['accept', 'optin', 'activate', 'reject', 'disable'] as const;
+
+/** Administrator functions: review, lookup, update, removal, listing, permissions. */
+export function adminOps(ctx: UserContext): Record<string, Operation> {
+  const { repo, inputs } = ctx;
+
+  async function target(identity: string): Promise<User> {
+    const user = await findForAdmin(ctx, identity);
+    if (!user) throw userErrors.unknown_user({ fields: [['identity', 'unknown_user']] });
+    return user;
+  }
+
+  async function listing(input: Record<string, unknown>) {
+    const query = parseInput(inputs.list, input);
+    const size = Math.min(query.size ?? USER_PAGE.default, USER_PAGE.max);
+    const { users, total } = await repo.list(query, size);
+    return { users, start: query.start, size, total };
+  }
+
+  return {
+    /**
+     * accept: active, welcome mail; optin: stays pending until the mailed token is used;
+     * activate: active, no mail; reject: removed; disable: disabled.
+     */
+    async review(_caller, input) {
+      const { identity, action } = parseInput(inputs.review, input);
+      if (!(REVIEW_ACTIONS as readonly string[]).includes(action)) throw userErrors.unknown_action({ fields: [['action', 'invalid']] });
+      const user = await target(identity);
+      if (user.state !== 'pending') throw userErrors.not_pending();
+      switch (action) {
+        case 'accept':
+          await repo.update(user.id, { state: 'active', pending: null });
+          if (user.email) await sendMail(ctx, welcomeMail(user.email, user.name));
+          break;
+        case 'optin':
+          await repo.update(user.id, { pending: 'optin' });
+          await sendActivation(ctx, user);
+          break;
+        case 'activate':
+          await repo.update(user.id, { state: 'active', pending: null });
+          break;
+        case 'reject':
+          await repo.remove(user.id);
+          break;
+        case 'disable':
+          await repo.update(user.id, { state: 'disabled', pending: null });
+          break;
+      }
+      return { result: true };
+    },
+
+    async getUser(_caller, input) {
+      const { identity } = parseInput(inputs.identity, input);
+      return { result: true, ...adminView(await target(identity)) };
+    },
+
+    async setUser(_caller, input) {
+      const { identity, values } = parseInput(inputs.setUser, input);
+      const user = await target(identity);
+      const { password, active, pending, ...rest } = values;
+      const changes: UserChanges = { ...rest };
+      if (password !== undefined) changes.passwordHash = await hashPassword(password);
+      if (active === true) Object.assign(changes, { state: 'active', pending: null, failedSignins: 0, lockedUntil: null });
+      if (active === false) Object.assign(changes, { state: 'disabled', pending: null });
+      if (pending === true && active !== true) Object.assign(changes, { state: 'pending', pending: 'review' });
+      try {
+        await repo.update(user.id, changes);
+      } catch (err) {
+        if (err instanceof DuplicateUserError) throw invalidField(err.field, 'exists');
+        throw err;
+      }
+      // A disabled account, or one whose password was set, keeps no open session.
+      if (active === false || pending === true || password !== undefined) await repo.deleteSessions(user.id);
+      return { result: true };
+    },
+
+    async removeUser(_caller, input) {
+      const { identity } = parseInput(inputs.identity, input);
+      await repo.remove((await target(identity)).id);
+      return { result: true };
+    },
+
+    async list(_caller, input) {
+      const page = await listing(input);
+      return { ...page, users: page.users.map(adminView) };
+    },
+
+    async identities(_caller, input) {
+      const page = await listing(input);
+      return { ...page, users: page.users.map(identityView) };
+    },
+
+    async getPermissions() {
+      const entries = await ctx.permissions.entries();
+      return { result: true, permissions: Object.entries(entries).map(([permission, groups]) => ({ permission, groups })) };
+    },
+
+    async setPermissions(_caller, input) {
+      const { permissions } = parseInput(setPermissionsInput, input);
+      const known = ctx.permissions.names();
+      const unknown = permissions.find((p) => !known.includes(p.permission));
+      if (unknown) throw commonErrors.unknown_permission({ fields: [['permission', 'unknown_permission']] });
+      const entries = await ctx.permissions.change(permissions);
+      return { result: true, permissions: Object.entries(entries).map(([permission, groups]) => ({ permission, groups })) };
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import { hashToken, randomToken } from '../core/ids.js';
+import { burnPasswordCheck, verifyPassword } from './passwords.js';
+import { userErrors } from './user-errors.js';
+import { findByIdentity, principalOf, type Caller, type UserContext } from './user-context.js';
+
+/**
+ * Sign-in tokens: opaque random strings of which only the hash is stored. A token lives
+ * `tokenLifetimeMs`; once half of that has passed, using it extends it (one write per half
+ * lifetime at most, so reads stay reads).
+ */
+
+/** Check identity and password and issue a token. Every failure answers the same, so the answer tells nothing about which accounts exist. */
+export async function issueToken(ctx: UserContext, identity: string, password: string): Promise<{ token: string; expires: number }> {
+  const now = ctx.clock.now();
+  const user = await findByIdentity(ctx, identity);
+  if (!user) {
+    await burnPasswordCheck(password);
+    throw userErrors.invalid_credentials();
+  }
+  const locked = user.lockedUntil !== null && user.lockedUntil > now;
+  const ok = await verifyPassword(user.passwordHash, password);
+  if (!ok && !locked) {
+    const failed = user.failedSignins + 1;
+    const lock = failed >= ctx.settings.lockoutThreshold;
+    await ctx.repo.update(user.id, { failedSignins: lock ? 0 : failed, lockedUntil: lock ? now + ctx.settings.lockoutMs : user.lockedUntil });
+  }
+  // Pending and disabled accounts cannot sign in; neither can a locked one, even with the right password.
+  if (!ok || locked || user.state !== 'active') throw userErrors.invalid_credentials();
+
+  const token = randomToken();
+  const expires = now + ctx.settings.tokenLifetimeMs;
+  await ctx.repo.insertSession(hashToken(token), user.id, now, expires);
+  await ctx.repo.update(user.id, { activity: now, failedSignins: 0, lockedUntil: null });
+  return { token, expires };
+}
+
+/** The caller behind a token, or null for an unknown, expired or revoked one or an inactive account. */
+export async function authenticate(ctx: UserContext, token: string): Promise<Caller | null> {
+  if (token.length === 0 || token.length > 200) return null;
+  const tokenHash = hashToken(token);
+  const now = ctx.clock.now();
+  const found = await ctx.repo.sessionUser(tokenHash, now);
+  if (!found || found.user.state !== 'active') return null;
+  const lifetime = ctx.settings.tokenLifetimeMs;
+  if (found.expires - now < lifetime / 2) await ctx.repo.extendSession(tokenHash, now + lifetime);
+  return { principal: principalOf(found.user), user: found.user, tokenHash };
+}
+
+export async function revokeToken(ctx: UserContext, tokenHash: string): Promise<void> {
+  await ctx.repo.deleteSession(tokenHash);
+}

@@ -1,0 +1,114 @@
+import { randomBytes } from 'node:crypto';
+import { hashToken, newId, randomName, randomToken } from '../core/ids.js';
+import { commonErrors, type FieldProblem } from '../core/errors.js';
+import { parseInput } from '../core/validation.js';
+import type { PendingReason, UserState } from '../storage/schema.js';
+import { generatePassword, hashPassword } from './passwords.js';
+import { userErrors } from './user-errors.js';
+import { activationMail, passwordMail, reviewNotificationMail } from './user-mails.js';
+import { DuplicateUserError, type User } from './user-repo.js';
+import type { Operation, UserContext } from './user-context.js';
+import { sendMail } from './account-ops.js';
+
+interface AccountValues {
+  name: string;
+  email: string | null;
+  password: string;
+  realname?: string | undefined;
+  notify?: boolean | undefined;
+  data?: string | undefined;
+}
+
+/** The length of a `signupUid` name: the seed's 30 bytes, as 30 characters of [a-z0-9]. */
+export const GENERATED_NAME_LENGTH = 30;
+
+/** Insert an account, answering `exists` for a taken name or email (checked, then enforced by the unique indexes). */
+async function createAccount(ctx: UserContext, values: AccountValues, state: UserState, pending: PendingReason | null): Promise<User> {
+  const problems: FieldProblem[] = [];
+  if (await ctx.repo.nameTaken(values.name)) problems.push(['name', 'exists']);
+  if (values.email && (await ctx.repo.emailTaken(values.email))) problems.push(['email', 'exists']);
+  if (problems.length) throw commonErrors.validation_failure({ fields: problems });
+  try {
+    return await ctx.repo.insert({
+      id: newId(),
+      name: values.name,
+      email: values.email,
+      realname: values.realname ?? '',
+      passwordHash: await hashPassword(values.password),
+      data: values.data ?? '',
+      notify: values.notify ?? false,
+      groups: [],
+      state,
+      pending,
+      created: ctx.clock.now(),
+    });
+  } catch (err) {
+    if (err instanceof DuplicateUserError) throw commonErrors.validation_failure({ fields: [[err.field, 'exists']] });
+    throw err;
+  }
+}
+
+/** Issue an activation token and mail its link; used by `signupOptin` and `review` `optin`. */
+export async function sendActivation(ctx: UserContext, user: User): Promise<void> {
+  if (!user.email) throw commonErrors.validation_failure({ fields: [['email', 'required']] });
+  const token = randomToken();
+  const now = ctx.clock.now();
+  await ctx.repo.deleteTokens(user.id, 'activate');
+  await ctx.repo.insertToken({ tokenHash: hashToken(token), userId: user.id, purpose: 'activate', payload: null, created: now, expires: now + ctx.settings.activationLifetimeMs });
+  await sendMail(ctx, activationMail(user.email, user.name, ctx.settings.activationUrl, token));
+}
+
+/** The five sign-up policies and `activate`; each policy is guarded by its own permission. */
+export function signupOps(ctx: UserContext): Record<string, Operation> {
+  const { inputs, settings } = ctx;
+
+  return {
+    async signupDirect(_caller, input) {
+      const values = parseInput(inputs.signup, input);
+      await createAccount(ctx, values, 'active', null);
+      return { result: true };
+    },
+
+    async signupOptin(_caller, input) {
+      const values = parseInput(inputs.signup, input);
+      const user = await createAccount(ctx, values, 'pending', 'optin');
+      await sendActivation(ctx, user);
+      return { result: true };
+    },
+
+    async signupReview(_caller, input) {
+      const values = parseInput(inputs.signup, input);
+      const user = await createAccount(ctx, values, 'pending', 'review');
+      if (settings.adminAddress) await sendMail(ctx, reviewNotificationMail(settings.adminAddress, user));
+      return { result: true };
+    },
+
+    async signupSendpw(_caller, input) {
+      const values = parseInput(inputs.signupSendpw, input);
+      const password = generatePassword(randomBytes);
+      const user = await createAccount(ctx, { ...values, password }, 'active', null);
+      await sendMail(ctx, passwordMail(values.email, user.name, password));
+      return { result: true };
+    },
+
+    async signupUid(_caller, input) {
+      const values = parseInput(inputs.signupUid, input);
+      // Without an email nobody could reset the password, so only the name policy may omit it.
+      if (!values.email && settings.identityPolicy !== 'name') {
+        throw commonErrors.validation_failure({ fields: [['email', 'required']] });
+      }
+      const user = await createAccount(ctx, { ...values, email: values.email ?? null, name: randomName(GENERATED_NAME_LENGTH) }, 'active', null);
+      return { result: true, name: user.name };
+    },
+
+    async activate(_caller, input) {
+      const { token } = parseInput(inputs.token, input);
+      const taken = await ctx.repo.takeToken(hashToken(token), 'activate', ctx.clock.now());
+      if (!taken) throw userErrors.invalid_token({ fields: [['token', 'invalid']] });
+      const user = await ctx.repo.byId(taken.userId);
+      if (!user || user.state !== 'pending') throw userErrors.invalid_token({ fields: [['token', 'invalid']] });
+      await ctx.repo.update(user.id, { state: 'active', pending: null });
+      return { result: true };
+    },
+  };
+}

@@ -1,0 +1,80 @@
+import type { Clock } from '../core/clock.js';
+import { commonErrors } from '../core/errors.js';
+import type { Mailer } from '../core/mailer.js';
+import { ADMINS, type Principal, type ServicePermissions } from '../core/permissions.js';
+import type { UserInputs } from './user-inputs.js';
+import type { User, UserRepo } from './user-repo.js';
+
+/** Who calls an operation: the principal for permission checks, and the account behind it. */
+export interface Caller {
+  principal: Principal;
+  user: User | null;
+  /** Hash of the token the caller signed in with, when it did. */
+  tokenHash: string | null;
+}
+
+export interface UserSettings {
+  identityPolicy: 'name' | 'email' | 'either';
+  tokenLifetimeMs: number;
+  activationLifetimeMs: number;
+  verifyEmailLifetimeMs: number;
+  resetLifetimeMs: number;
+  lockoutThreshold: number;
+  lockoutMs: number;
+  activationUrl: string;
+  verifyEmailUrl: string;
+  resetPasswordUrl: string;
+  adminAddress: string | undefined;
+}
+
+/** Everything the operations share: injected once by `createUserService`. */
+export interface UserContext {
+  repo: UserRepo;
+  clock: Clock;
+  mailer: Mailer;
+  permissions: ServicePermissions;
+  inputs: UserInputs;
+  settings: UserSettings;
+}
+
+/** The principal of a signed-in user: its own groups; `sys:*` groups are implied by `holds`. */
+export function principalOf(user: User): Principal {
+  return { userId: user.id, name: user.name, groups: user.groups };
+}
+
+export function requireUser(caller: Caller): User {
+  if (!caller.user) throw commonErrors.not_signed_in();
+  return caller.user;
+}
+
+export type Operation = (caller: Caller, input: Record<string, unknown>) => Promise<Record<string, unknown>>;
+
+/**
+ * Wraps an operation with the check of its permission (named after the operation): an anonymous
+ * caller without it is asked to sign in (401), a signed-in one is refused (403).
+ */
+export function guarded(ctx: UserContext, permission: string, op: Operation): Operation {
+  return async (caller, input) => {
+    if (!(await ctx.permissions.allows(permission, caller.principal, caller.user !== null))) {
+      throw caller.user ? commonErrors.not_allowed() : commonErrors.not_signed_in();
+    }
+    return op(caller, input);
+  };
+}
+
+/** Find an account by identity, as the identity policy says (either: an `@` means email). */
+export async function findByIdentity(ctx: UserContext, identity: string): Promise<User | null> {
+  const policy = ctx.settings.identityPolicy;
+  const asEmail = policy === 'email' || (policy === 'either' && identity.includes('@'));
+  return asEmail ? ctx.repo.byEmail(identity) : ctx.repo.byName(identity);
+}
+
+/** Administrators name a user by name, email or id, whatever the identity policy. */
+export async function findForAdmin(ctx: UserContext, identity: string): Promise<User | null> {
+  return (
+    (identity.includes('@') ? await ctx.repo.byEmail(identity) : await ctx.repo.byName(identity)) ??
+    (await ctx.repo.byId(identity))
+  );
+}
+
+export const isAdminUser = (user: User) => user.groups.includes(ADMINS);

@@ -1,0 +1,11 @@
+import { defineErrors } from '../core/errors.js';
+
+/** Codes of the user service, with their default messages (listed in docs/errors.md). */
+export const userErrors = defineErrors({
+  invalid_credentials: { kind: 'unauthenticated', message: 'Wrong identity or password.' },
+  invalid_token: { kind: 'invalid', message: 'The token is unknown, used or expired.' },
+  unknown_user: { kind: 'not_found', message: 'There is no such user.' },
+  not_pending: { kind: 'invalid', message: 'The account is not waiting for a review.' },
+  unknown_action: { kind: 'invalid', message: 'Unknown review action.' },
+  no_admin_address: { kind: 'unavailable', message: 'No administrator mail address is configured.' },
+});

@@ -1,0 +1,277 @@
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Database, PendingReason, UsersTable, UserState, UserTokenPurpose } from '../storage/schema.js';
+import type { ListQuery } from './user-inputs.js';
+
+/** A user account as the domain sees it. */
+export interface User {
+  id: string;
+  name: string;
+  email: string | null;
+  realname: string;
+  passwordHash: string;
+  data: string;
+  notify: boolean;
+  groups: string[];
+  state: UserState;
+  pending: PendingReason | null;
+  created: number;
+  activity: number | null;
+  failedSignins: number;
+  lockedUntil: number | null;
+}
+
+export interface NewUser {
+  id: string;
+  name: string;
+  email: string | null;
+  realname: string;
+  passwordHash: string;
+  data: string;
+  notify: boolean;
+  groups: string[];
+  state: UserState;
+  pending: PendingReason | null;
+  created: number;
+}
+
+export type UserChanges = Partial<Omit<User, 'id' | 'created'>>;
+
+/** Raised when an insert or update hits the unique name or email index. */
+export class DuplicateUserError extends Error {
+  override readonly name = 'DuplicateUserError';
+  constructor(readonly field: 'name' | 'email') {
+    super(`${field} exists`);
+  }
+}
+
+const toUser = (row: Selectable<UsersTable>): User => ({
+  id: row.id,
+  name: row.name,
+  email: row.email,
+  realname: row.realname,
+  passwordHash: row.password_hash,
+  data: row.data,
+  notify: row.notify === 1,
+  groups: JSON.parse(row.groups) as string[],
+  state: row.state,
+  pending: row.pending,
+  created: row.created,
+  activity: row.activity,
+  failedSignins: row.failed_signins,
+  lockedUntil: row.locked_until,
+});
+
+function toColumns(changes: UserChanges): Partial<Selectable<UsersTable>> {
+  const out: Partial<Selectable<UsersTable>> = {};
+  if (changes.name !== undefined) Object.assign(out, { name: changes.name, name_key: changes.name.toLowerCase() });
+  if (changes.email !== undefined) Object.assign(out, { email: changes.email, email_key: changes.email?.toLowerCase() ?? null });
+  if (changes.realname !== undefined) out.realname = changes.realname;
+  if (changes.passwordHash !== undefined) out.password_hash = changes.passwordHash;
+  if (changes.data !== undefined) out.data = changes.data;
+  if (changes.notify !== undefined) out.notify = changes.notify ? 1 : 0;
+  if (changes.groups !== undefined) out.groups = JSON.stringify(changes.groups);
+  if (changes.state !== undefined) out.state = changes.state;
+  if (changes.pending !== undefined) out.pending = changes.pending;
+  if (changes.activity !== undefined) out.activity = changes.activity;
+  if (changes.failedSignins !== undefined) out.failed_signins = changes.failedSignins;
+  if (changes.lockedUntil !== undefined) out.locked_until = changes.lockedUntil;
+  return out;
+}
+
+/** Which unique index a driver error names, if it is a unique violation at all. */
+function duplicateField(err: unknown): 'name' | 'email' | null {
+  const e = err as { code?: string; message?: string; constraint?: string };
+  const unique = e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === '23505';
+  if (!unique) return null;
+  const text = `${e.constraint ?? ''} ${e.message ?? ''}`;
+  return text.includes('email') ? 'email' : 'name';
+}
+
+/** LIKE pattern for a case-insensitive substring, with the wildcards of the input escaped. */
+const containing = (s: string) => `%${s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+export function createUserRepo(db: Kysely<Database>) {
+  const users = () => db.selectFrom('users').selectAll();
+
+  return {
+    async insert(user: NewUser): Promise<User> {
+      const row = {
+        id: user.id,
+        name: user.name,
+        name_key: user.name.toLowerCase(),
+        email: user.email,
+        email_key: user.email?.toLowerCase() ?? null,
+        realname: user.realname,
+        password_hash: user.passwordHash,
+        data: user.data,
+        notify: user.notify ? 1 : 0,
+        groups: JSON.stringify(user.groups),
+        state: user.state,
+        pending: user.pending,
+        created: user.created,
+        activity: null,
+        failed_signins: 0,
+        locked_until: null,
+      };
+      try {
+        await db.insertInto('users').values(row).execute();
+      } catch (err) {
+        const field = duplicateField(err);
+        if (field) throw new DuplicateUserError(field);
+        throw err;
+      }
+      return toUser(row);
+    },
+
+    async byId(id: string): Promise<User | null> {
+      const row = await users().where('id', '=', id).executeTakeFirst();
+      return row ? toUser(row) : null;
+    },
+
+    async byName(name: string): Promise<User | null> {
+      const row = await users().where('name_key', '=', name.toLowerCase()).executeTakeFirst();
+      return row ? toUser(row) : null;
+    },
+
+    async byEmail(email: string): Promise<User | null> {
+      const row = await users().where('email_key', '=', email.toLowerCase()).executeTakeFirst();
+      return row ? toUser(row) : null;
+    },
+
+    async nameTaken(name: string): Promise<boolean> {
+      return (await db.selectFrom('users').select('id').where('name_key', '=', name.toLowerCase()).executeTakeFirst()) !== undefined;
+    },
+
+    async emailTaken(email: string): Promise<boolean> {
+      return (await db.selectFrom('users').select('id').where('email_key', '=', email.toLowerCase()).executeTakeFirst()) !== undefined;
+    },
+
+    async update(id: string, changes: UserChanges): Promise<void> {
+      const columns = toColumns(changes);
+      if (Object.keys(columns).length === 0) return;
+      try {
+        await db.updateTable('users').set(columns).where('id', '=', id).execute();
+      } catch (err) {
+        const field = duplicateField(err);
+        if (field) throw new DuplicateUserError(field);
+        throw err;
+      }
+    },
+
+    /** Removes the account with its sessions and tokens; its name and email become free. */
+    async remove(id: string): Promise<boolean> {
+      return db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('sessions').where('user_id', '=', id).execute();
+        await trx.deleteFrom('user_tokens').where('user_id', '=', id).execute();
+        const result = await trx.deleteFrom('users').where('id', '=', id).executeTakeFirst();
+        return Number(result.numDeletedRows) > 0;
+      });
+    },
+
+    async list(query: ListQuery, size: number): Promise<{ users: User[]; total: number }> {
+      let q = db.selectFrom('users');
+      if (query.active !== undefined) q = q.where('state', '=', query.active ? 'active' : 'disabled');
+      if (query.pending !== undefined) q = q.where('state', query.pending ? '=' : '!=', 'pending');
+      if (query.name) q = q.where(sql<boolean>`name_key like ${containing(query.name)} escape '\\'`);
+      if (query.email) q = q.where(sql<boolean>`email_key like ${containing(query.email)} escape '\\'`);
+      if (query.search) {
+        const pattern = containing(query.search);
+        q = q.where(sql<boolean>`(name_key like ${pattern} escape '\\' or email_key like ${pattern} escape '\\' or lower(realname) like ${pattern} escape '\\')`);
+      }
+      if (query.group) q = q.where('groups', 'like', `%${JSON.stringify(query.group).replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      const counted = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const column = query.sort === 'name' ? 'name_key' : query.sort === 'email' ? 'email_key' : query.sort;
+      const direction = query.order === '>' ? 'desc' : 'asc';
+      const rows =
+        size === 0
+          ? []
+          : await q
+              .selectAll()
+              .orderBy(column, direction)
+              .orderBy('id', direction)
+              .limit(size)
+              .offset(query.start - 1)
+              .execute();
+      return { users: rows.map(toUser), total: Number(counted.n) };
+    },
+
+    // Sessions: only the SHA-256 of a token is stored.
+    async insertSession(tokenHash: string, userId: string, created: number, expires: number): Promise<void> {
+      await db.insertInto('sessions').values({ token_hash: tokenHash, user_id: userId, created, expires }).execute();
+    },
+
+    async sessionUser(tokenHash: string, now: number): Promise<{ user: User; expires: number } | null> {
+      const row = await db
+        .selectFrom('sessions')
+        .innerJoin('users', 'users.id', 'sessions.user_id')
+        .selectAll('users')
+        .select('sessions.expires as session_expires')
+        .where('sessions.token_hash', '=', tokenHash)
+        .where('sessions.expires', '>', now)
+        .executeTakeFirst();
+      if (!row) return null;
+      const { session_expires, ...user } = row;
+      return { user: toUser(user), expires: session_expires };
+    },
+
+    async extendSession(tokenHash: string, expires: number): Promise<void> {
+      await db.updateTable('sessions').set({ expires }).where('token_hash', '=', tokenHash).execute();
+    },
+
+    async deleteSession(tokenHash: string): Promise<void> {
+      await db.deleteFrom('sessions').where('token_hash', '=', tokenHash).execute();
+    },
+
+    /** Revokes every session of a user but `keep` (the caller's own, when it changes its password). */
+    async deleteSessions(userId: string, keep?: string): Promise<void> {
+      let q = db.deleteFrom('sessions').where('user_id', '=', userId);
+      if (keep) q = q.where('token_hash', '!=', keep);
+      await q.execute();
+    },
+
+    // Single-use tokens for activation, email verification and reset.
+    async insertToken(t: { tokenHash: string; userId: string; purpose: UserTokenPurpose; payload: string | null; created: number; expires: number }): Promise<void> {
+      await db
+        .insertInto('user_tokens')
+        .values({ token_hash: t.tokenHash, user_id: t.userId, purpose: t.purpose, payload: t.payload, created: t.created, expires: t.expires })
+        .execute();
+    },
+
+    /**
+     * Takes a token: deletes it and returns its user id and payload when it existed, had this
+     * purpose and had not expired. Deleting first makes a second use fail even when two requests
+     * race.
+     */
+    async takeToken(tokenHash: string, purpose: UserTokenPurpose, now: number): Promise<{ userId: string; payload: string | null } | null> {
+      return db.transaction().execute(async (trx) => {
+        const row = await trx
+          .selectFrom('user_tokens')
+          .select(['user_id', 'payload', 'expires', 'purpose'])
+          .where('token_hash', '=', tokenHash)
+          .executeTakeFirst();
+        if (!row || row.purpose !== purpose) return null;
+        const deleted = await trx.deleteFrom('user_tokens').where('token_hash', '=', tokenHash).executeTakeFirst();
+        if (Number(deleted.numDeletedRows) !== 1 || row.expires <= now) return null;
+        return { userId: row.user_id, payload: row.payload };
+      });
+    },
+
+    async deleteTokens(userId: string, purpose: UserTokenPurpose): Promise<void> {
+      await db.deleteFrom('user_tokens').where('user_id', '=', userId).where('purpose', '=', purpose).execute();
+    },
+
+    /** Deletes expired sessions and tokens; returns how many rows went. */
+    async purgeExpired(now: number): Promise<number> {
+      const a = await db.deleteFrom('sessions').where('expires', '<=', now).executeTakeFirst();
+      const b = await db.deleteFrom('user_tokens').where('expires', '<=', now).executeTakeFirst();
+      return Number(a.numDeletedRows) + Number(b.numDeletedRows);
+    },
+
+    async count(): Promise<number> {
+      const r = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      return Number(r.n);
+    },
+  };
+}
+
+export type UserRepo = ReturnType<typeof createUserRepo>;

@@ -1,0 +1,97 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../core/clock.js';
+import type { Config } from '../core/config.js';
+import type { Mailer } from '../core/mailer.js';
+import { newId } from '../core/ids.js';
+import type { FieldProblem } from '../core/errors.js';
+import { fieldProblems } from '../core/validation.js';
+import { ANONYMOUS, servicePermissions, type PermissionStore } from '../core/permissions.js';
+import type { Database } from '../storage/schema.js';
+import { accountOps } from './account-ops.js';
+import { hashPassword } from './passwords.js';
+import { adminOps } from './admin-ops.js';
+import { signupOps } from './signup-ops.js';
+import { authenticate } from './sessions.js';
+import { guarded, type Caller, type Operation, type UserContext, type UserSettings } from './user-context.js';
+import { createUserInputs } from './user-inputs.js';
+import { USER_PERMISSION_DEFAULTS } from './user-permissions.js';
+import { createUserRepo, type NewUser } from './user-repo.js';
+
+export interface UserServiceDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  mailer: Mailer;
+  permissionStore: PermissionStore;
+  config: Config;
+}
+
+/** Every operation of the user service by its wire name (aliases included). */
+export const USER_OPERATIONS = Object.keys(USER_PERMISSION_DEFAULTS);
+
+export const ANONYMOUS_CALLER: Caller = Object.freeze({ principal: ANONYMOUS, user: null, tokenHash: null });
+
+function settingsFrom(config: Config): UserSettings {
+  const u = config.users;
+  const page = (path: string) => `${config.publicUrl}/users/${path}`;
+  return {
+    identityPolicy: u.identityPolicy,
+    tokenLifetimeMs: u.tokenLifetimeSeconds * 1000,
+    activationLifetimeMs: u.activationLifetimeSeconds * 1000,
+    verifyEmailLifetimeMs: u.verifyEmailLifetimeSeconds * 1000,
+    resetLifetimeMs: u.resetLifetimeSeconds * 1000,
+    lockoutThreshold: u.lockoutThreshold,
+    lockoutMs: u.lockoutSeconds * 1000,
+    activationUrl: u.activationUrl ?? page('activate'),
+    verifyEmailUrl: u.verifyEmailUrl ?? page('verify-email'),
+    resetPasswordUrl: u.resetPasswordUrl ?? page('reset-password'),
+    adminAddress: config.mail.adminAddress,
+  };
+}
+
+/**
+ * The user identity service: `run(operation, caller, input)` checks the operation's permission
+ * and runs it; `authenticate` turns a token into a caller. Nothing here knows HTTP.
+ */
+export function createUserService(deps: UserServiceDeps) {
+  const ctx: UserContext = {
+    repo: createUserRepo(deps.db),
+    clock: deps.clock,
+    mailer: deps.mailer,
+    permissions: servicePermissions(deps.permissionStore, 'users', USER_PERMISSION_DEFAULTS),
+    inputs: createUserInputs(deps.config.users),
+    settings: settingsFrom(deps.config),
+  };
+  const all = { ...accountOps(ctx), ...signupOps(ctx), ...adminOps(ctx) };
+  const operations: Record<string, Operation> = {};
+  for (const [name, op] of Object.entries(all)) operations[name] = guarded(ctx, name, op);
+  // `signin` is `token` by another name; the transport puts the token into a cookie.
+  operations.signin = guarded(ctx, 'signin', all.token as Operation);
+
+  return {
+    inputs: ctx.inputs,
+    settings: ctx.settings,
+    permissions: ctx.permissions,
+    /** Run an operation by its wire name; throws RoostError on every refusal. */
+    run(name: string, caller: Caller, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+      const op = operations[name];
+      if (!op) throw new TypeError(`no user operation ${name}`);
+      return op(caller, input);
+    },
+    has: (name: string) => name in operations,
+    authenticate: (token: string) => authenticate(ctx, token),
+    /** For the CLI and the admin pages: create an account without any permission check. */
+    async createUser(values: Omit<NewUser, 'id' | 'created' | 'passwordHash'> & { password: string }) {
+      const { password, ...rest } = values;
+      return ctx.repo.insert({ ...rest, id: newId(), created: ctx.clock.now(), passwordHash: await hashPassword(password) });
+    },
+    /** The shape problems of a new account's name, email and password (the sign-up rules). */
+    checkNewAccount(values: { name: string; email: string; password: string }): FieldProblem[] {
+      const parsed = ctx.inputs.signup.safeParse(values);
+      return parsed.success ? [] : fieldProblems(parsed.error);
+    },
+    listUsers: (query: Parameters<typeof ctx.repo.list>[0], size: number) => ctx.repo.list(query, size),
+    purgeExpired: () => ctx.repo.purgeExpired(ctx.clock.now()),
+  };
+}
+
+export type UserService = ReturnType<typeof createUserService>;

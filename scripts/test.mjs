@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+// One command for every test of every package: typecheck first (cheapest failure), then all
+// test files in one `node --test` run, so CI reads a single summary. Node 20 expands no globs
+// and skips .ts files unless named, hence the explicit file list.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync, existsSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const args = process.argv.slice(2);
+const skipTypecheck = args.includes('--no-typecheck');
+const filters = args.filter((a) => !a.startsWith('--'));
+
+function findTests(dir, out = []) {
+  for (const name of readdirSync(dir)) {
+    if (name === 'node_modules' || name.startsWith('.')) continue;
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) findTests(path, out);
+    else if (/\.test\.ts$/.test(name)) out.push(path);
+  }
+  return out;
+}
+
+if (!skipTypecheck) {
+  const tc = spawnSync(process.execPath, [join(root, 'scripts/typecheck.mjs')], { stdio: 'inherit' });
+  if (tc.status !== 0) process.exit(tc.status ?? 1);
+}
+
+const packagesDir = join(root, 'packages');
+let files = readdirSync(packagesDir)
+  .map((p) => join(packagesDir, p))
+  .filter((p) => existsSync(join(p, 'package.json')))
+  .flatMap((p) => findTests(p))
+  .map((f) => relative(root, f))
+  .sort();
+if (filters.length) files = files.filter((f) => filters.some((flt) => f.includes(flt)));
+if (files.length === 0) {
+  console.error('no test files found');
+  process.exit(1);
+}
+
+const concurrency = process.env.ROOST_TEST_CONCURRENCY ?? '2';
+const result = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files],
+  { stdio: 'inherit', cwd: root },
+);
+process.exit(result.status ?? 1);
