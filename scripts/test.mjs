@@ -40,9 +40,25 @@ if (files.length === 0) {
 }
 
 const concurrency = process.env.ROOST_TEST_CONCURRENCY ?? '2';
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files],
-  { stdio: 'inherit', cwd: root },
-);
-process.exit(result.status ?? 1);
+function run(list, env) {
+  const result = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...list],
+    { stdio: 'inherit', cwd: root, env: { ...process.env, ...env } },
+  );
+  return result.status ?? 1;
+}
+
+// Pass 1: everything, the server on SQLite.
+let status = run(files, { ROOST_TEST_DIALECT: 'sqlite' });
+
+// Pass 2: the server's tests again on PostgreSQL, when a server is configured
+// (.ci/run starts one and sets ROOST_TEST_DATABASE_URL).
+const serverFiles = files.filter((f) => f.startsWith('packages/server/'));
+if (process.env.ROOST_TEST_DATABASE_URL && serverFiles.length) {
+  console.log('\n# PostgreSQL pass: packages/server tests against', new URL(process.env.ROOST_TEST_DATABASE_URL).host);
+  status = run(serverFiles, { ROOST_TEST_DIALECT: 'postgres' }) || status;
+} else {
+  console.log('\n# PostgreSQL pass skipped: set ROOST_TEST_DATABASE_URL to run the server tests on PostgreSQL too');
+}
+process.exit(status);

@@ -1,0 +1,165 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { parseConfig, type ConfigInput } from '../../src/core/config.js';
+import { newId } from '../../src/core/ids.js';
+import { readOutbox, type OutboxMail } from '../../src/mail/outbox-mailer.js';
+import { createRoost, type Roost, type RoostOverrides } from '../../src/roost.js';
+
+export interface CallOptions {
+  token?: string;
+  method?: 'GET' | 'POST' | 'DELETE' | 'PUT';
+  headers?: Record<string, string>;
+  /** Raw body instead of JSON (sent as is). */
+  raw?: string;
+}
+
+export interface CallResult {
+  status: number;
+  // The bodies are whatever the server answered; each test asserts the members it needs.
+  body: any;
+  headers: Headers;
+}
+
+export interface TestServer {
+  url: string;
+  roost: Roost;
+  /** POST (or `method`) `/users/api/<op>` with a JSON body. */
+  users(op: string, body?: unknown, options?: CallOptions): Promise<CallResult>;
+  /** Any path, any method. */
+  request(path: string, body?: unknown, options?: CallOptions): Promise<CallResult>;
+  outbox(): Promise<OutboxMail[]>;
+  /** The newest outbox mail to `to` (throws when there is none). */
+  lastMail(to: string): Promise<OutboxMail>;
+  /** Create an account directly (no permission needed) and return its token. */
+  createUser(name: string, options?: { groups?: string[]; password?: string; email?: string }): Promise<string>;
+  /** An administrator's token (created on first use). */
+  adminToken(): Promise<string>;
+  /** Grant (replace) a permission of the user service. */
+  grant(permission: string, groups: string[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const PASSWORD = 'a-good-password';
+
+/**
+ * With `ROOST_TEST_DIALECT=postgres`, every test server gets a database of its own on the
+ * PostgreSQL server of `ROOST_TEST_DATABASE_URL` (whose own database is only used to create and
+ * drop the per-test ones).
+ */
+async function createPostgresDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `roost_test_${newId().replaceAll('-', '').slice(0, 16)}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
+
+function postgresAdminUrl(): string {
+  const url = process.env.ROOST_TEST_DATABASE_URL;
+  if (!url) throw new Error('ROOST_TEST_DIALECT=postgres needs ROOST_TEST_DATABASE_URL (postgres://user:password@127.0.0.1:5432/postgres)');
+  return url;
+}
+
+/** Start a real Roost on 127.0.0.1 (random port) with a fresh data directory. */
+export async function startServer(input: ConfigInput = {}, overrides: RoostOverrides = {}): Promise<TestServer> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'roost-test-'));
+  const pgDb = process.env.ROOST_TEST_DIALECT === 'postgres' && input.databaseUrl === undefined ? await createPostgresDatabase(postgresAdminUrl()) : null;
+  const config = parseConfig({
+    port: 0,
+    host: '127.0.0.1',
+    logLevel: 'silent',
+    rateLimit: { max: 10_000 },
+    ...input,
+    dataDir,
+    ...(pgDb ? { databaseUrl: pgDb.url } : {}),
+  });
+  const roost = await createRoost(config, overrides);
+  const url = await roost.listen({ port: 0, host: '127.0.0.1' });
+
+  async function request(path: string, body?: unknown, options: CallOptions = {}): Promise<CallResult> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers['x-auth-token'] = options.token;
+    let payload: string | undefined;
+    if (options.raw !== undefined) payload = options.raw;
+    else if (body !== undefined) {
+      payload = JSON.stringify(body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const method = options.method ?? (payload === undefined ? 'GET' : 'POST');
+    const res = await fetch(url + path, { method, headers, ...(payload !== undefined ? { body: payload } : {}) });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: the test sees the text
+    }
+    return { status: res.status, body: parsed, headers: res.headers };
+  }
+
+  let admin: Promise<string> | undefined;
+  const server: TestServer = {
+    url,
+    roost,
+    request,
+    users: (op, body = {}, options = {}) => request(`/users/api/${op}`, body, { method: 'POST', ...options }),
+    outbox: () => readOutbox(roost.outboxDir),
+    async lastMail(to) {
+      const mails = (await readOutbox(roost.outboxDir)).filter((m) => m.to === to);
+      const mail = mails.at(-1);
+      if (!mail) throw new Error(`no mail to ${to}`);
+      return mail;
+    },
+    async createUser(name, options = {}) {
+      const password = options.password ?? PASSWORD;
+      await roost.users.createUser({
+        name,
+        email: options.email ?? `${name}@example.com`,
+        password,
+        realname: '',
+        data: '',
+        notify: false,
+        groups: options.groups ?? [],
+        state: 'active',
+        pending: null,
+      });
+      const res = await server.users('token', { identity: name, password });
+      if (!res.body?.token) throw new Error(`no token for ${name}: ${JSON.stringify(res.body)}`);
+      return res.body.token as string;
+    },
+    adminToken() {
+      admin ??= server.createUser('admin', { groups: ['admins'] });
+      return admin;
+    },
+    async grant(permission, groups) {
+      const res = await server.users('setPermissions', { permissions: [{ permission, groups, action: 'replace' }] }, { token: await server.adminToken() });
+      if (res.body?.result !== true) throw new Error(`grant failed: ${JSON.stringify(res.body)}`);
+    },
+    async close() {
+      await roost.close();
+      await pgDb?.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+  return server;
+}
+
+/** The token in a mailed link (`...?token=<token>`). */
+export function tokenFromMail(mail: OutboxMail): string {
+  const match = /[?&]token=([^\s&"<]+)/.exec(mail.text);
+  if (!match?.[1]) throw new Error(`no token in mail: ${mail.text}`);
+  return decodeURIComponent(match[1]);
+}
