@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
 
@@ -30,5 +30,26 @@ export function openDatabase(options: { databaseUrl?: string | undefined; dataDi
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }), dialect: 'sqlite' };
+  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) }), dialect: 'sqlite' };
+}
+
+/**
+ * Kysely's SQLite driver prepares every statement anew, which costs more than running it.
+ * Statements are kept by their SQL text (our queries have a bounded set of shapes; the cap
+ * guards against an unbounded one). Reuse is safe: a statement runs to its end synchronously.
+ */
+function withStatementCache(sqlite: SQLite.Database, max = 500): SqliteDatabase {
+  const cache = new Map<string, SqliteStatement>();
+  return {
+    prepare(sql) {
+      let statement = cache.get(sql);
+      if (!statement) {
+        if (cache.size >= max) cache.clear();
+        statement = sqlite.prepare(sql) as unknown as SqliteStatement;
+        cache.set(sql, statement);
+      }
+      return statement;
+    },
+    close: () => sqlite.close(),
+  };
 }
