@@ -1,0 +1,140 @@
+import type { StandardSchemaV1 } from '../validate/standard-schema.js';
+import type { Widget } from '../fields/widget.js';
+import type { FieldNode } from '../validate/field-adapter.js';
+import type { Translate } from '../validate/messages.js';
+
+/**
+ * The datatypes the library knows. Custom datatypes are not registered; give a field a
+ * `schema` (any Standard Schema) and a `widget` instead.
+ */
+export type Datatype =
+  | 'string'
+  | 'text'
+  | 'number'
+  | 'float'
+  | 'bool'
+  | 'datetime'
+  | 'date'
+  | 'time'
+  | 'list'
+  | 'radio'
+  | 'multilist'
+  | 'checkbox'
+  | 'email'
+  | 'url'
+  | 'password'
+  | 'json'
+  | 'lines'
+  | 'file'
+  | 'hidden';
+
+/**
+ * One entry of a `list`, `radio`, `multilist` or `checkbox` field. With `controlset`, the
+ * `fields` of an item are shown only while the item is selected.
+ *
+ * @example
+ * const item: ListItem = { id: 'post', name: 'By post', fields: [{ id: 'street', datatype: 'string', name: 'Street' }] };
+ */
+export interface ListItem {
+  id: string | number;
+  name: string;
+  /** Fields controlled by this item (controlset). Their data is top-level form data. */
+  fields?: FieldConf[];
+  /** The name is trusted HTML and rendered without escaping. */
+  html?: boolean;
+}
+
+/**
+ * Loads list items on demand, e.g. from the database. Called as `(field, context, user)` and may
+ * be async.
+ *
+ * @example
+ * const groups: ListItemsCallback = async (field, context, user) => db.groups().map((g) => ({ id: g.id, name: g.title }));
+ */
+export type ListItemsCallback = (
+  field: FieldConf,
+  context: unknown,
+  user: unknown,
+) => ListItem[] | Promise<ListItem[]>;
+
+/**
+ * What a custom validator receives besides the converted value.
+ */
+export interface ValidatorContext {
+  field: FieldConf;
+  /** The form running the validation (for database look-ups through `form.context` or `form.app`). */
+  form: unknown;
+  /** All raw values of the request, e.g. to compare two fields. */
+  values: Readonly<Record<string, unknown>>;
+  /** Translates a message id with `${name}` placeholders. */
+  t: Translate;
+}
+
+/**
+ * A custom validator. It may be async (a look-up in the database is the normal case). Fail by
+ * throwing a `ValidationError` or by returning a message; return nothing to pass.
+ *
+ * @example
+ * const unique: FieldValidator = async (value) => { if (await users.exists(String(value))) throw new ValidationError('Name taken'); };
+ */
+export type FieldValidator = (
+  value: unknown,
+  ctx: ValidatorContext,
+) => void | string | undefined | Promise<void | string | undefined>;
+
+/**
+ * Configuration of one form field. Plain data apart from the callbacks, so it can live in an
+ * object type's configuration.
+ *
+ * @example
+ * const email: FieldConf = { id: 'email', name: 'E-mail', datatype: 'email', required: true, description: 'We never share it.' };
+ */
+export interface FieldConf {
+  /** Field id: request parameter name and data key. */
+  id: string;
+  /** The label. */
+  name?: string;
+  /** Picks the conversion and the default widget. Defaults to `string`. */
+  datatype?: Datatype | (string & {});
+  /** Maximum length (text types) or bytes (`file`); 0 or absent means no limit. Numeric strings are accepted. */
+  size?: number | string;
+  required?: boolean | 0 | 1;
+  /** Not used by forms (a search index concern); kept so type configurations can be shared. */
+  fulltext?: boolean | 0 | 1;
+  /** Default value for `loadDefaultData`. */
+  default?: unknown;
+  /** Help text shown beside the input and referenced by `aria-describedby`. */
+  description?: string;
+  /** `name` and `description` are trusted HTML and rendered without escaping. */
+  html?: boolean;
+  listItems?: ListItem[] | ListItemsCallback;
+  /** Name of a registered widget, or a widget object. */
+  widget?: string | Widget;
+  /**
+   * Widget settings. Known keys: `controlset` (show item fields conditionally), `addempty`
+   * (empty first option), `placeholder`, `rows`, `css_class`, `single` (one password input),
+   * `update` (do not show a stored password), `minLength` (password), `accept` (file), `preface`
+   * (html before the widget in one-column layout), `autocomplete`.
+   */
+  settings?: Readonly<Record<string, unknown>>;
+  validator?: FieldValidator;
+  /** A custom schema (zod, valibot, ArkType, ...) used instead of the datatype's conversion. */
+  schema?: StandardSchemaV1;
+  /** A prebuilt node (conversion + widget), used as is unless the factory is forced. */
+  node?: FieldNode;
+  /** Readonly fields are removed by `getFields()` and never rendered or validated. */
+  readonly?: boolean;
+  /** Rendered as `<input type="hidden">`; the datatype's conversion still applies. */
+  hidden?: boolean;
+}
+
+/** `size` as a number; 0 means unlimited. */
+export function fieldSize(field: FieldConf): number {
+  const n = typeof field.size === 'string' ? Number.parseInt(field.size, 10) : (field.size ?? 0);
+  return Number.isFinite(n) && n > 0 ? n : 0;
+}
+
+/** The field's datatype with the `string` default. */
+export function fieldDatatype(field: FieldConf): string {
+  return field.datatype || 'string';
+}

@@ -1,0 +1,33 @@
+import { attrs, escapeHtml } from '../render/html.js';
+import { isUploadedFile } from '../request/form-request.js';
+import { inputAttrs } from './input-attrs.js';
+import type { Widget } from './widget.js';
+
+/** Formats a byte count for people. */
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} kB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/**
+ * `<input type="file">` plus the name and size of the stored file. An empty upload reads as
+ * nothing, so the stored file is kept. `settings.accept` limits the file types.
+ */
+export const fileUpload: Widget = {
+  read: (field, values) => {
+    const raw = values[field.id];
+    const one = Array.isArray(raw) ? raw[0] : raw;
+    if (isUploadedFile(one)) return one.size > 0 || one.filename ? one : undefined;
+    return undefined;
+  },
+  render: (input) => {
+    const v = input.value;
+    const current =
+      isUploadedFile(v) && !v.tempfile
+        ? `<div${attrs({ class: 'file-current', id: `${input.oid}-current` })}>${escapeHtml(input.t('Current file'))}: ${escapeHtml(v.filename)} (${escapeHtml(formatBytes(v.size))})</div>`
+        : '';
+    const accept = typeof input.field.settings?.accept === 'string' ? input.field.settings.accept : undefined;
+    return `${current}<input${inputAttrs(input, { type: 'file', accept, required: Boolean(input.field.required) && !current })}>`;
+  },
+};

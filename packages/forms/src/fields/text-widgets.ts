@@ -1,0 +1,68 @@
+import { attrs, escapeHtml } from '../render/html.js';
+import { displayText, inputAttrs, maxLength } from './input-attrs.js';
+import { textValue, WidgetInvalid, type Widget } from './widget.js';
+
+/**
+ * A single-line `<input>` of the given type. Request values are trimmed.
+ *
+ * @example
+ * registerWidget('search', textInput('search'));
+ */
+export function textInput(type: string, extra: Readonly<Record<string, string>> = {}): Widget {
+  return {
+    read: (field, values) => textValue(values[field.id])?.trim(),
+    render: (input) => {
+      let value = displayText(input.value);
+      if (type === 'datetime-local') value = value.replace(' ', 'T').replace(/(T\d\d:\d\d:\d\d).*$/, '$1');
+      return `<input${inputAttrs(input, { type, value, maxlength: type === 'text' ? maxLength(input) : undefined, ...extra })}>`;
+    },
+  };
+}
+
+/** `<textarea>`; `settings.rows` sets its height. `json` shows structured values as JSON. */
+export function textArea(json = false): Widget {
+  return {
+    read: (field, values) => textValue(values[field.id]),
+    render: (input) => {
+      const rows = Number(input.field.settings?.rows ?? 5);
+      return `<textarea${inputAttrs(input, { rows, maxlength: json ? undefined : maxLength(input) })}>${escapeHtml(displayText(input.value, json))}</textarea>`;
+    },
+  };
+}
+
+/** A hidden input; rendered without label. */
+export const hiddenInput: Widget = {
+  hidden: true,
+  read: (field, values) => textValue(values[field.id])?.trim(),
+  render: (input) => `<input${attrs({ type: 'hidden', id: input.oid, name: input.field.id, value: displayText(input.value) })}>`,
+};
+
+/** One password input; the stored password is never shown. */
+export const passwordInput: Widget = {
+  read: (field, values) => textValue(values[field.id]),
+  render: (input) => `<input${inputAttrs(input, { type: 'password', value: '', placeholder: undefined })}>`,
+};
+
+/**
+ * Password plus confirmation (`<id>` and `<id>-confirm`); a mismatch fails with "Password did not
+ * match confirm".
+ */
+export const checkedPasswordInput: Widget = {
+  read: (field, values) => {
+    const pw = textValue(values[field.id]);
+    const confirm = textValue(values[`${field.id}-confirm`]);
+    if (pw === undefined && confirm === undefined) return undefined;
+    if ((pw ?? '') !== (confirm ?? '')) return new WidgetInvalid('Password did not match confirm', pw);
+    return pw;
+  },
+  render: (input) => {
+    const update = Boolean(input.field.settings?.update);
+    const first = inputAttrs(input, { type: 'password', value: '', placeholder: input.t(update ? '(unchanged)' : 'Password'), autocomplete: 'new-password' });
+    const second = inputAttrs(
+      { ...input, oid: `${input.oid}-confirm` },
+      { type: 'password', value: '', placeholder: input.t('Confirm Password'), 'aria-label': input.t('Confirm Password'), autocomplete: 'new-password' },
+      `${input.field.id}-confirm`,
+    );
+    return `<input${first}> <input${second}>`;
+  },
+};

@@ -1,0 +1,538 @@
+/* The base form: configuration (setup, subsets, options), conversion, extraction and validation.
+   Rendering and action processing live in html-form.ts. Over 150 lines because it holds the
+   seed's whole `Form` method table in one class; helpers are in their own modules. */
+import type { ActionConf } from '../conf/action-conf.js';
+import { ConfigurationError } from '../conf/configuration-error.js';
+import { fieldDatatype, type FieldConf, type ListItem } from '../conf/field-conf.js';
+import type { FormApp, Subsets, TypeConf } from '../conf/subset.js';
+import { boolItems, resolveWidget } from '../fields/widgets.js';
+import { defaultWidgets, WidgetInvalid, type Widget, type WidgetRegistry } from '../fields/widget.js';
+import type { FormClasses } from '../render/form-classes.js';
+import { defaultClasses } from '../render/form-classes.js';
+import type { FormLayout } from '../render/templates.js';
+import { isUploadedFile, requestValues, type FormRequest, type FormValues, type UploadedFile, type ValueSource } from '../request/form-request.js';
+import { compileField, isEmptyValue, type FieldNode } from '../validate/field-adapter.js';
+import { createTranslator, type Translate } from '../validate/messages.js';
+import type { FieldError } from '../validate/validation-error.js';
+import { FormEvents } from './form-events.js';
+import { defaultFormOptions, type FormOptions } from './form-options.js';
+
+/**
+ * What a form needs from the page that uses it. All optional: the current user, url helpers for
+ * redirects, static urls and a translator.
+ *
+ * @example
+ * const view: FormView = { user: currentUser, urls: { obj_url: (obj) => `/items/${(obj as { id: string }).id}` } };
+ */
+export interface FormView {
+  user?: unknown;
+  /** Resolves a redirect url or placeholder; replaces the built-in placeholder handling. */
+  resolveUrl?(url: string, context: unknown): string;
+  /** Placeholder resolvers: `obj_url`, `obj_folder_url`, `parent_url`, `page_url`, `page_url_anchor`, ... */
+  urls?: Readonly<Record<string, (context: unknown) => string>>;
+  staticUrl?(name: string): string;
+  translate?: Translate;
+}
+
+/** A stored object a form can load its data from (`loadObjData`). */
+export interface FormObject {
+  id?: unknown;
+  data?: Readonly<Record<string, unknown>>;
+  meta?: Readonly<Record<string, unknown>>;
+  files?: Readonly<Record<string, unknown>>;
+}
+
+/** Constructor arguments: the seed's `(view, loadFromType, context, request, app, **kw)` as one object. */
+export interface FormInit extends Partial<FormOptions> {
+  view?: FormView;
+  loadFromType?: string | TypeConf;
+  context?: unknown;
+  request?: FormRequest;
+  app?: FormApp;
+  /** The current user when there is no view. */
+  user?: unknown;
+  fields?: Array<string | FieldConf>;
+  actions?: ActionConf[];
+  subsets?: Subsets;
+  subset?: string;
+  defaultAction?: string | ActionConf;
+  /** Widget registry to look names up in first (the default registry is the fallback). */
+  widgets?: WidgetRegistry;
+  /** `widget.*` layout settings, e.g. `{ item_template: 'field_onecolumn' }`. */
+  widget?: Partial<Omit<FormLayout, 'classes'>> & { classes?: Partial<FormClasses> };
+}
+
+/** `[result, data, errors]` of `validate` and `validateSchema`. */
+export type ValidateResult = readonly [result: boolean, data: Record<string, unknown>, errors: FieldError[]];
+/** `[result, data]` of `extract` and `extractSchema`. */
+export type ExtractResult = readonly [result: boolean, data: Record<string, unknown>];
+
+/** A field compiled for validation and rendering. */
+export interface CompiledField {
+  field: FieldConf;
+  node: FieldNode;
+  widget: Widget;
+  items: readonly ListItem[];
+}
+
+type ConstructorDefaults = { defaultActions: readonly ActionConf[]; defaultSubsets: Subsets; defaultOptions: Readonly<FormOptions> };
+
+function removeNulls(data: Record<string, unknown>, removeNull: boolean, removeEmpty: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(data)) {
+    if (removeNull && (v === null || v === undefined)) continue;
+    if (removeEmpty && (v === '' || (Array.isArray(v) && v.length === 0))) continue;
+    out[k] = v;
+  }
+  return out;
+}
+
+/**
+ * The base form: field configuration, subsets, conversion, extraction and validation, with events.
+ * Use `HTMLForm` to process requests and render; subclass either to add actions.
+ *
+ * @example
+ * const form = new Form({ fields: [{ id: 'age', datatype: 'number', required: true }] });
+ * await form.setup();
+ * const [ok, data, errors] = await form.validate({ age: '42' }); // true, { age: 42 }, []
+ */
+export class Form extends FormEvents {
+  /** Actions every instance starts with; subclasses override. */
+  static defaultActions: readonly ActionConf[] = [];
+  static defaultSubsets: Subsets = {};
+  static defaultOptions: Readonly<FormOptions> = defaultFormOptions;
+
+  view: FormView | undefined;
+  loadFromType: string | TypeConf | undefined;
+  context: unknown;
+  request: FormRequest | undefined;
+  app: FormApp | undefined;
+  user: unknown;
+  /** Configured fields: ids (resolved against the type configuration) or inline configurations. */
+  fields: Array<string | FieldConf>;
+  /** Configured actions; subsets select among them by id. */
+  actions: ActionConf[];
+  subsets: Subsets;
+  subset: string | undefined;
+  defaultAction: string | ActionConf | undefined;
+  options: FormOptions;
+  /** Layout: `settings` (`column1_css`..`column3_css`), `item_template`, `action_template`, classes. */
+  widget: FormLayout;
+  /** Options of `applyOptions` that are not form options (readable by subclasses and templates). */
+  attributes: Record<string, unknown> = {};
+  readonly widgets: WidgetRegistry;
+
+  #fields: FieldConf[] | undefined;
+  #actions: ActionConf[] | undefined;
+  #compiled: CompiledField[] | undefined;
+  readonly #items = new Map<string, readonly ListItem[]>();
+
+  constructor(init: FormInit = {}) {
+    super();
+    const ctor = new.target as unknown as ConstructorDefaults;
+    const { view, loadFromType, context, request, app, user, fields, actions, subsets, subset, defaultAction, widgets, widget, ...options } = init;
+    this.view = view;
+    this.loadFromType = loadFromType;
+    this.context = context;
+    this.request = request;
+    this.app = app;
+    this.user = user ?? view?.user;
+    this.fields = fields ?? [];
+    this.actions = actions ?? ctor.defaultActions.map((a) => ({ ...a }));
+    this.subsets = subsets ?? ctor.defaultSubsets;
+    this.subset = subset;
+    this.defaultAction = defaultAction;
+    this.widgets = widgets ?? defaultWidgets;
+    this.options = { ...ctor.defaultOptions };
+    this.widget = {
+      settings: { column1_css: 'col-md-2', column2_css: 'col-md-7', column3_css: 'col-md-3', ...widget?.settings },
+      item_template: widget?.item_template ?? 'field',
+      action_template: widget?.action_template ?? 'form_actions',
+      action_css_class: widget?.action_css_class ?? 'btn',
+      classes: { ...defaultClasses, ...widget?.classes },
+    };
+    this.applyOptions(options);
+  }
+
+  /** The translator of this form (`options.translate`, the view's, or the built-in catalogs for `options.locale`). */
+  get t(): Translate {
+    return this.options.translate ?? this.view?.translate ?? createTranslator(this.options.locale, this.options.catalogs);
+  }
+
+  /**
+   * Applies settings: `widget.X` keys set layout settings (`widget.item_template`,
+   * `widget.settings`, `widget.classes` merge), `useAjax` is an alias of `use_ajax`, form options
+   * are set, anything else lands in `attributes`.
+   *
+   * @example
+   * form.applyOptions({ formid: 'signup', 'widget.item_template': 'field_onecolumn', 'widget.settings': { column1_css: 'col-3' } });
+   */
+  applyOptions(settings: Readonly<Record<string, unknown>>): void {
+    for (const [rawKey, value] of Object.entries(settings)) {
+      if (value === undefined) continue;
+      const key = rawKey === 'useAjax' ? 'use_ajax' : rawKey;
+      if (key.startsWith('widget.')) {
+        const name = key.slice('widget.'.length);
+        const layout = this.widget as unknown as Record<string, unknown>;
+        const prev = layout[name];
+        layout[name] = (name === 'settings' || name === 'classes') && typeof prev === 'object' && typeof value === 'object' ? { ...prev, ...value } : value;
+      } else if (key === 'fields' || key === 'actions' || key === 'subsets' || key === 'defaultAction') {
+        // Setting these through options mirrors the original, which set any key as an attribute.
+        (this as unknown as Record<string, unknown>)[key] = value;
+      } else if (key in defaultFormOptions || key === 'successResponseBody' || key.startsWith('redirect') || key === 'translate' || key === 'staticUrl' || key === 'autofill' || key === 'defaults') {
+        (this.options as unknown as Record<string, unknown>)[key] = value;
+      } else this.attributes[key] = value;
+    }
+  }
+
+  /** The type configuration named by `loadFromType`, or undefined. */
+  protected typeConf(): TypeConf | undefined {
+    const lft = this.loadFromType;
+    if (!lft) return undefined;
+    if (typeof lft !== 'string') return lft;
+    const conf = this.lookupTypeConf(lft);
+    if (!conf) throw new ConfigurationError(`Type not found (${lft})`);
+    return conf;
+  }
+
+  /** Looks a type id up in the app; `ToolForm` overrides this to read tool configurations. */
+  protected lookupTypeConf(id: string): TypeConf | undefined {
+    return this.app?.getObjectConf?.(id);
+  }
+
+  /**
+   * Loads fields, actions and subset options (from the subset, the type configuration or the
+   * form) and fires `setup`. Throws `ConfigurationError` for an unknown subset or field id.
+   *
+   * @example
+   * await form.setup('edit');
+   */
+  async setup(subset?: string): Promise<void> {
+    this.#fields = undefined;
+    this.#actions = undefined;
+    this.#compiled = undefined;
+    this.#items.clear();
+    this.subset = subset;
+    const config = this.typeConf();
+    if (config?.forms && Object.keys(this.subsets).length === 0) this.subsets = config.forms;
+    const own = subset ? this.subsets[subset] : undefined;
+    const fromType = subset ? config?.forms?.[subset] : undefined;
+    if (subset && !own && !fromType) throw new ConfigurationError(`Unknown form subset (${subset})`);
+
+    const source = own?.fields ?? fromType?.fields ?? (this.fields.length ? this.fields : undefined) ?? [...(this.app?.metaFields ?? []), ...(config?.data ?? [])];
+    if (source.length === 0) throw new ConfigurationError('No form fields defined');
+    const fields: FieldConf[] = [];
+    for (const entry of source) {
+      if (typeof entry !== 'string') fields.push(entry);
+      else {
+        const found =
+          config?.data.find((f) => f.id === entry) ??
+          this.fields.find((f): f is FieldConf => typeof f !== 'string' && f.id === entry) ??
+          this.app?.metaFields?.find((f) => f.id === entry);
+        if (!found) throw new ConfigurationError(`Form field lookup failed: ${entry}`);
+        fields.push(found);
+      }
+    }
+    this.#fields = await this.expandControlsets(fields);
+
+    const actionSource = own?.actions ?? fromType?.actions ?? this.actions;
+    this.#actions = actionSource.flatMap((a) => (typeof a === 'string' ? this.actions.filter((x) => x.id === a) : [a]));
+    const options = own?.options ?? fromType?.options;
+    if (options) this.applyOptions(options);
+    await this.signal('setup');
+  }
+
+  /** Set up with the current subset unless `setup` ran already. */
+  protected async ensureSetup(): Promise<void> {
+    if (!this.#fields) await this.setup(this.subset);
+  }
+
+  /** Appends the fields of list items right after their controlset field. */
+  protected async expandControlsets(fields: FieldConf[]): Promise<FieldConf[]> {
+    const out: FieldConf[] = [];
+    for (const field of fields) {
+      out.push(field);
+      if (!field.settings?.controlset) continue;
+      for (const item of await this.loadListItems(field)) {
+        for (const sub of item.fields ?? []) if (!out.some((f) => f.id === sub.id)) out.push(sub);
+      }
+    }
+    return out;
+  }
+
+  /** The controlled field ids of a controlset field, overall and per item id. */
+  protected async controlsetOf(field: FieldConf): Promise<{ all: string[]; byItem: Map<string, string[]> } | undefined> {
+    if (!field.settings?.controlset) return undefined;
+    const byItem = new Map<string, string[]>();
+    const all: string[] = [];
+    for (const item of await this.loadListItems(field)) {
+      const ids = (item.fields ?? []).map((f) => f.id);
+      byItem.set(String(item.id), ids);
+      for (const id of ids) if (!all.includes(id)) all.push(id);
+    }
+    return { all, byItem };
+  }
+
+  /**
+   * The list items of a field: static, or from the async callback `(field, context, user)`, loaded
+   * once per form instance. `bool` fields without items get Yes/No.
+   *
+   * @example
+   * const items = await form.loadListItems(form.getField('country')!);
+   */
+  async loadListItems(field: FieldConf): Promise<readonly ListItem[]> {
+    const cached = this.#items.get(field.id);
+    if (cached) return cached;
+    let items: readonly ListItem[];
+    if (typeof field.listItems === 'function') items = await field.listItems(field, this.context, this.user);
+    else if (field.listItems) items = field.listItems;
+    else if (fieldDatatype(field) === 'bool') items = boolItems.map((i) => ({ ...i, name: this.t(i.name) }));
+    else items = [];
+    this.#items.set(field.id, items);
+    return items;
+  }
+
+  /**
+   * Compiles fields into nodes (conversion + validators) with their widgets. A field's own `node`
+   * is used unless `force` is true.
+   *
+   * @example
+   * const compiled = await form.defaultSchemaFactory(form.getFields());
+   */
+  async defaultSchemaFactory(fields: readonly FieldConf[], force = false): Promise<CompiledField[]> {
+    const out: CompiledField[] = [];
+    for (const field of fields) {
+      const items = await this.loadListItems(field);
+      const node = field.node && !force ? field.node : compileField(field, { t: this.t, items });
+      const preferred = field.node && !force ? field.node.widget : undefined;
+      out.push({ field, node, widget: resolveWidget(field, items, this.widgets, preferred), items });
+    }
+    return out;
+  }
+
+  /** The compiled fields of this form (cached until the next `setup`). */
+  protected async compiled(): Promise<CompiledField[]> {
+    await this.ensureSetup();
+    this.#compiled ??= await this.defaultSchemaFactory(this.getFields());
+    return this.#compiled;
+  }
+
+  /**
+   * The form's fields after setup; readonly fields are removed unless `removeReadonly` is false.
+   *
+   * @example
+   * form.getFields().map((f) => f.id);
+   */
+  getFields(removeReadonly = true): FieldConf[] {
+    const all = this.#fields ?? this.fields.filter((f): f is FieldConf => typeof f !== 'string');
+    return removeReadonly ? all.filter((f) => !f.readonly) : [...all];
+  }
+
+  /**
+   * The form's actions after setup in configured order; hidden ones removed with `removeHidden`.
+   *
+   * @example
+   * form.getActions(true).map((a) => a.id);
+   */
+  getActions(removeHidden = false): ActionConf[] {
+    const all = this.#actions ?? this.actions;
+    return removeHidden ? all.filter((a) => !a.hidden) : [...all];
+  }
+
+  /**
+   * One field by id, or undefined.
+   *
+   * @example
+   * form.getField('email')?.required;
+   */
+  getField(fieldid: string): FieldConf | undefined {
+    return this.getFields(false).find((f) => f.id === fieldid);
+  }
+
+  /**
+   * The request values for the form's method (or the given one).
+   *
+   * @example
+   * form.getFormValues(undefined, 'GET');
+   */
+  getFormValues(request?: FormRequest, method?: ValueSource): FormValues {
+    return requestValues(request ?? this.request, method ?? this.options.method);
+  }
+
+  /**
+   * One request value as a string (the first of repeated values), or undefined. With method
+   * `ANY`/`ALL`, POST is tried before GET.
+   *
+   * @example
+   * form.getFormValue('q', undefined, 'GET');
+   */
+  getFormValue(key: string, request?: FormRequest, method?: ValueSource): string | undefined {
+    const v = this.getFormValues(request, method)[key];
+    const one = Array.isArray(v) ? v[0] : v;
+    return typeof one === 'string' ? one : undefined;
+  }
+
+  /**
+   * The uploaded file of a field as the library's file object (`filekey` and `tempfile` set), or
+   * undefined.
+   *
+   * @example
+   * const file = form.convertFileUpload('avatar');
+   */
+  convertFileUpload(key: string, method: ValueSource = 'POST'): UploadedFile | undefined {
+    const v = this.getFormValues(undefined, method)[key];
+    const one = Array.isArray(v) ? v[0] : v;
+    return isUploadedFile(one) && (one.size > 0 || one.filename) ? { ...one, filekey: key, tempfile: true } : undefined;
+  }
+
+  /**
+   * Data of a stored object for the form's fields (`data`, then `meta`, `files` for file fields);
+   * passwords are blanked. Fires `loadDataObj(data, obj)`.
+   *
+   * @example
+   * const data = await form.loadObjData({ data: { title: 'Hi' } });
+   */
+  async loadObjData(obj: FormObject | undefined = this.context as FormObject | undefined): Promise<Record<string, unknown>> {
+    await this.ensureSetup();
+    const data: Record<string, unknown> = {};
+    if (obj) {
+      for (const f of this.getFields()) {
+        const dt = fieldDatatype(f);
+        if (dt === 'password') data[f.id] = '';
+        else if (obj.data && f.id in obj.data) data[f.id] = obj.data[f.id];
+        else if (obj.meta && f.id in obj.meta) data[f.id] = obj.meta[f.id];
+        else if (dt === 'file' && obj.files && f.id in obj.files) data[f.id] = obj.files[f.id];
+      }
+    }
+    await this.signal('loadDataObj', { data, obj });
+    return data;
+  }
+
+  /**
+   * `{id: default}` for every field with a default. Fires `loadDefault(data)`.
+   *
+   * @example
+   * const data = await form.loadDefaultData();
+   */
+  async loadDefaultData(): Promise<Record<string, unknown>> {
+    await this.ensureSetup();
+    const data: Record<string, unknown> = {};
+    for (const f of this.getFields()) if (f.default !== undefined && f.default !== null) data[f.id] = f.default;
+    await this.signal('loadDefault', { data });
+    return data;
+  }
+
+  /** Controlset fields of unselected items, when `skipUnselectedControls` is on. */
+  protected async skippedControls(values: Readonly<Record<string, unknown>>): Promise<Set<string>> {
+    const skip = new Set<string>();
+    if (!this.options.skipUnselectedControls) return skip;
+    for (const field of this.getFields()) {
+      const cs = await this.controlsetOf(field);
+      if (!cs) continue;
+      const raw = values[field.id];
+      const chosen = new Set((Array.isArray(raw) ? raw : [raw]).map(String));
+      const keep = new Set([...cs.byItem].filter(([id]) => chosen.has(id)).flatMap(([, ids]) => ids));
+      for (const id of cs.all) if (!keep.has(id)) skip.add(id);
+    }
+    return skip;
+  }
+
+  /**
+   * Reads, converts and checks every field. `fromWidgets`: read through the widgets (request
+   * values) or take the values as they are (app data).
+   */
+  protected async run(
+    data: Readonly<Record<string, unknown>>,
+    opts: { fromWidgets: boolean; convertOnly: boolean },
+  ): Promise<{ ok: boolean; values: Record<string, unknown>; raw: Record<string, unknown>; errors: FieldError[] }> {
+    const compiled = await this.compiled();
+    const skip = await this.skippedControls(data);
+    const values: Record<string, unknown> = {};
+    const raw: Record<string, unknown> = {};
+    const errors: FieldError[] = [];
+    for (const { field, node, widget } of compiled) {
+      if (skip.has(field.id)) continue;
+      let value: unknown = opts.fromWidgets ? widget.read(field, data as FormValues) : data[field.id];
+      if (value instanceof WidgetInvalid) {
+        errors.push({ field: field.id, messages: [this.t(value.msgid)] });
+        raw[field.id] = value.value;
+        continue;
+      }
+      if (value === undefined && opts.convertOnly) continue;
+      raw[field.id] = value;
+      const r = await node.parse(value, { t: this.t, form: this, values: data, convertOnly: opts.convertOnly });
+      if (r.ok) values[field.id] = r.value === undefined && isEmptyValue(value) ? null : r.value;
+      else {
+        errors.push({ field: field.id, messages: r.messages });
+        values[field.id] = value;
+      }
+    }
+    if (!opts.convertOnly && errors.length === 0) errors.push(...(await this.validateForm(values)));
+    return { ok: errors.length === 0, values, raw, errors };
+  }
+
+  /**
+   * Form-level checks after every field passed (e.g. two fields that must differ). Return errors
+   * with `field: ''` for messages about the whole form. Subclasses override; the default has none.
+   */
+  protected async validateForm(_data: Readonly<Record<string, unknown>>): Promise<FieldError[]> {
+    return [];
+  }
+
+  /**
+   * Validates html widget data (request values): fires `validate(data)`, converts, checks required
+   * fields and validators, then fires `process(data)` on success. On failure returns the submitted
+   * values (to re-render) and the errors.
+   *
+   * @example
+   * const [ok, data, errors] = await form.validate({ email: 'a@b.example' });
+   */
+  async validate(data: FormValues, removeNull = true): Promise<ValidateResult> {
+    await this.ensureSetup();
+    await this.signal('validate', { data });
+    const r = await this.run(data, { fromWidgets: true, convertOnly: false });
+    if (!r.ok) return [false, r.raw, r.errors];
+    const out = removeNulls(r.values, removeNull, false);
+    await this.signal('process', { data: out });
+    return [true, out, []];
+  }
+
+  /**
+   * Validates raw app data (no widgets: values may already be numbers, lists, ...). Fires
+   * `validate(data)`. On failure returns the input data.
+   *
+   * @example
+   * const [ok, data] = await form.validateSchema({ age: 42 });
+   */
+  async validateSchema(data: Readonly<Record<string, unknown>>, removeNull = true): Promise<ValidateResult> {
+    await this.ensureSetup();
+    await this.signal('validate', { data });
+    const r = await this.run(data, { fromWidgets: false, convertOnly: false });
+    if (!r.ok) return [false, { ...data }, r.errors];
+    return [true, removeNulls(r.values, removeNull, false), []];
+  }
+
+  /**
+   * Converts html widget data without validation (no required check, no validators, no events).
+   * Fields that fail conversion keep their submitted value and make the result false.
+   *
+   * @example
+   * const [ok, data] = await form.extract({ age: '42', note: '' }, true, true); // { age: 42 }
+   */
+  async extract(data: FormValues, removeNull = true, removeEmpty = false): Promise<ExtractResult> {
+    const r = await this.run(data, { fromWidgets: true, convertOnly: true });
+    return [r.ok, removeNulls(r.values, removeNull, removeEmpty)];
+  }
+
+  /**
+   * Converts raw app data without validation; on failure returns the input unchanged.
+   *
+   * @example
+   * const [ok, data] = await form.extractSchema({ age: '42' });
+   */
+  async extractSchema(data: Readonly<Record<string, unknown>>, removeNull = false, removeEmpty = false): Promise<ExtractResult> {
+    const r = await this.run(data, { fromWidgets: false, convertOnly: true });
+    if (!r.ok) return [false, { ...data }];
+    return [true, removeNulls(r.values, removeNull, removeEmpty)];
+  }
+}

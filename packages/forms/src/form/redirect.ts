@@ -1,0 +1,25 @@
+import type { RedirectTarget } from '../conf/action-conf.js';
+import type { FormView } from './form.js';
+
+/** The placeholders a redirect url may start with. */
+export const urlPlaceholders = ['obj_url', 'obj_folder_url', 'parent_url', 'page_url', 'page_url_anchor'] as const;
+
+/**
+ * Resolves a redirect target: a callback is called with `(context, view)`; a url starting with a
+ * placeholder (`obj_url`, `obj_folder_url/edit`, ...) is resolved through `view.resolveUrl` or
+ * `view.urls[placeholder](context)` and keeps the rest of its path; anything else is used verbatim.
+ *
+ * @example
+ * resolveRedirect('obj_url/edit', { id: 7 }, { urls: { obj_url: (o) => `/items/${(o as { id: number }).id}` } }); // '/items/7/edit'
+ */
+export function resolveRedirect(target: RedirectTarget, context: unknown, view: FormView | undefined): string {
+  if (typeof target === 'function') return target(context, view);
+  if (view?.resolveUrl) return view.resolveUrl(target, context);
+  const slash = target.indexOf('/');
+  const head = slash === -1 ? target : target.slice(0, slash);
+  const rest = slash === -1 ? '' : target.slice(slash);
+  const resolver = view?.urls?.[head];
+  if (!resolver) return target;
+  const base = resolver(context);
+  return rest ? `${base.replace(/\/$/, '')}${rest}` : base;
+}

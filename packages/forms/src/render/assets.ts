@@ -1,0 +1,113 @@
+/* The browser side of the library: one small script without dependencies (ajax submission,
+   the upload progress bar, controlsets) and a few css rules. The host serves them under the
+   urls `htmlHead()` produces (see `FormAsset` and `formAssets`). */
+
+const script = String.raw`(function () {
+  'use strict';
+  function each(list, fn) { Array.prototype.forEach.call(list, fn); }
+  function ids(el) { try { return JSON.parse(el.getAttribute('data-controlset') || '[]'); } catch (e) { return []; } }
+  function controlsets(root) {
+    each(root.querySelectorAll('select[data-controlset]'), function (sel) {
+      if (sel.getAttribute('data-roost-init')) return;
+      sel.setAttribute('data-roost-init', '1');
+      var scope = sel.form || document;
+      function update() {
+        var show = {};
+        each(sel.options, function (o) { if (o.selected) ids(o).forEach(function (id) { show[id] = true; }); });
+        ids(sel).forEach(function (id) {
+          var item = scope.querySelector('#item-' + CSS.escape(id));
+          if (item) item.hidden = !show[id];
+        });
+      }
+      sel.addEventListener('change', update);
+      update();
+    });
+  }
+  function ajaxify(form) {
+    if (form.getAttribute('data-roost-init')) return;
+    form.setAttribute('data-roost-init', '1');
+    form.addEventListener('submit', function (ev) {
+      ev.preventDefault();
+      var data = new FormData(form);
+      if (ev.submitter && ev.submitter.name) data.append(ev.submitter.name, ev.submitter.value);
+      var method = (form.getAttribute('method') || 'post').toUpperCase();
+      var url = form.action;
+      var xhr = new XMLHttpRequest();
+      if (method === 'GET') {
+        var u = new URL(url, location.href);
+        data.forEach(function (v, k) { if (typeof v === 'string') u.searchParams.append(k, v); });
+        url = u.toString();
+      }
+      xhr.open(method, url);
+      xhr.setRequestHeader('X-Requested-With', 'XMLHttpRequest');
+      var mode = form.getAttribute('data-progress') || 'none';
+      var box = form.querySelector('[data-roost-progress]');
+      var bar = box && box.firstElementChild;
+      var percent = 0, uploading = true, timer = 0;
+      function show() {
+        if (!box) return;
+        box.hidden = false;
+        bar.style.width = percent + '%';
+        bar.setAttribute('aria-valuenow', String(percent));
+      }
+      if (box && mode !== 'none') {
+        if (mode === 'always') show();
+        else timer = setTimeout(function () { if (uploading) show(); }, 500);
+        xhr.upload.addEventListener('progress', function (e) {
+          if (e.lengthComputable) percent = Math.min(98, Math.round((e.loaded / e.total) * 100));
+          if (!box.hidden) show();
+        });
+        xhr.upload.addEventListener('load', function () { uploading = false; });
+      }
+      xhr.onload = function () {
+        clearTimeout(timer);
+        var relocate = xhr.getResponseHeader('X-Relocate');
+        if (relocate) { location.href = relocate; return; }
+        if (box && !box.hidden) { percent = 100; show(); }
+        var target = form.closest('[data-roost-form-container]') || form;
+        var tmp = document.createElement('div');
+        tmp.innerHTML = xhr.responseText;
+        var nodes = Array.prototype.slice.call(tmp.childNodes);
+        target.replaceWith.apply(target, nodes);
+        init(document);
+        var focus = null;
+        nodes.forEach(function (n) {
+          if (!focus && n.querySelector) focus = n.querySelector('[data-roost-errors]') || (n.matches && n.matches('[role=status]') ? n : n.querySelector('[role=status]'));
+        });
+        if (focus) { focus.setAttribute('tabindex', '-1'); focus.focus(); }
+        document.dispatchEvent(new CustomEvent('roost:form-result', { detail: { result: xhr.getResponseHeader('X-Result') === 'true', status: xhr.status } }));
+      };
+      xhr.onerror = function () { clearTimeout(timer); form.removeAttribute('data-roost-init'); form.submit(); };
+      xhr.send(method === 'GET' ? null : data);
+    });
+  }
+  function init(root) {
+    controlsets(root);
+    each(root.querySelectorAll('form[data-ajax="true"]'), ajaxify);
+  }
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', function () { init(document); });
+  else init(document);
+})();
+`;
+
+const css = `[data-roost-form-container] [hidden]{display:none!important}
+.progress{height:.75rem;background:#e9ecef;border-radius:.25rem;overflow:hidden;margin:.5rem 0}
+.progress .bar{height:100%;width:0;background:#198754;transition:width .2s}
+`;
+
+/** A static file of the library: body and content type. */
+export interface FormAsset {
+  body: string;
+  contentType: string;
+}
+
+/**
+ * The static files the forms need, by short name. Serve them under the urls `htmlHead()` emits.
+ *
+ * @example
+ * app.get('/forms-static/:name', (req, reply) => { const a = formAssets[req.params.name]; reply.type(a.contentType).send(a.body); });
+ */
+export const formAssets: Readonly<Record<string, FormAsset>> = {
+  'roost-forms.js': { body: script, contentType: 'text/javascript; charset=utf-8' },
+  'roost-forms.css': { body: css, contentType: 'text/css; charset=utf-8' },
+};

@@ -1,0 +1,122 @@
+import type { ActionConf } from '../conf/action-conf.js';
+import { ConfigurationError } from '../conf/configuration-error.js';
+import type { FormOptions } from '../form/form-options.js';
+import type { CompiledField } from '../form/form.js';
+import type { Translate } from '../validate/messages.js';
+import type { FieldError } from '../validate/validation-error.js';
+import { attrs, cls, escapeHtml, textOrHtml } from './html.js';
+import { actionTemplates, itemTemplates, type FormLayout } from './templates.js';
+import type { WidgetRenderInput } from '../fields/widget.js';
+
+/** What the renderer needs from a form. */
+export interface RenderInput {
+  options: FormOptions;
+  layout: FormLayout;
+  t: Translate;
+  fields: readonly CompiledField[];
+  actions: readonly ActionConf[];
+  data: Readonly<Record<string, unknown>>;
+  errors: readonly FieldError[];
+  controlsets: ReadonlyMap<string, NonNullable<WidgetRenderInput['controlset']>>;
+}
+
+/** Element id of a field's input. */
+export const fieldOid = (formid: string, fieldId: string): string => `${formid}-${fieldId}`;
+
+/**
+ * The messages block: nothing without messages, else one `<div>` per (translated, escaped)
+ * message in a success or warning alert with `role="status"` / `role="alert"`.
+ *
+ * @example
+ * renderMessages(['OK. Data saved.'], false, defaultClasses, createTranslator());
+ */
+export function renderMessages(msgs: readonly string[] | undefined, warning: boolean, layout: FormLayout, t: Translate): string {
+  if (!msgs?.length) return '';
+  const a = attrs({ class: warning ? layout.classes.alertWarning : layout.classes.alertSuccess, role: warning ? 'alert' : 'status' });
+  return `<div${a}>${msgs.map((m) => `<div>${escapeHtml(t(m))}</div>`).join('')}</div>`;
+}
+
+function errorSummary(input: RenderInput): string {
+  if (!input.errors.length) return '';
+  const { t, options } = input;
+  const formLevel = input.errors.filter((e) => !e.field).flatMap((e) => e.messages);
+  const items = input.errors
+    .filter((e) => e.field)
+    .map((e) => {
+      const f = input.fields.find((c) => c.field.id === e.field)?.field;
+      const label = f ? t(f.name ?? f.id) : e.field;
+      return `<li><a${attrs({ href: `#${fieldOid(options.formid, e.field)}` })}>${escapeHtml(label)}: ${escapeHtml(e.messages.join('; '))}</a></li>`;
+    })
+    .join('');
+  return (
+    `<div${attrs({ id: `${options.formid}-errors`, class: input.layout.classes.errorSummary, role: 'alert', 'data-roost-errors': true, tabindex: '-1' })}>` +
+    `<h4>${escapeHtml(t('There was a problem with your submission'))}</h4><div>${escapeHtml(t('Errors have been highlighted below'))}</div>` +
+    formLevel.map((m) => `<div class="errorMsg">${escapeHtml(m)}</div>`).join('') +
+    (items ? `<ul>${items}</ul>` : '') +
+    `</div>`
+  );
+}
+
+/** Field items and the action buttons, without the form tag. */
+export function renderItems(input: RenderInput): string {
+  const { options, layout, t } = input;
+  const template = itemTemplates[layout.item_template];
+  if (!template) throw new ConfigurationError(`Unknown item template "${layout.item_template}"`);
+  return input.fields
+    .map(({ field, widget, items }) => {
+      const oid = fieldOid(options.formid, field.id);
+      const errors = input.errors.filter((e) => e.field === field.id).flatMap((e) => e.messages);
+      const help = field.description ? textOrHtml(field.html ? field.description : t(field.description), field.html) : '';
+      const describedBy = [errors.length ? `${oid}-error` : '', help ? `${oid}-help` : ''].filter(Boolean).join(' ') || undefined;
+      const widgetHtml = widget.render({
+        field,
+        oid,
+        value: input.data[field.id],
+        items,
+        invalid: errors.length > 0,
+        describedBy,
+        classes: layout.classes,
+        t,
+        controlset: input.controlsets.get(field.id),
+      });
+      return template({ field, oid, widgetHtml, hidden: Boolean(widget.hidden), group: Boolean(widget.group), label: field.html ? (field.name ?? field.id) : t(field.name ?? field.id), help, errors, layout });
+    })
+    .join('');
+}
+
+/** The action buttons through the configured action template. */
+export function renderActions(input: Pick<RenderInput, 'options' | 'layout' | 't' | 'actions'>): string {
+  const template = actionTemplates[input.layout.action_template];
+  if (!template) throw new ConfigurationError(`Unknown action template "${input.layout.action_template}"`);
+  return template({ formid: input.options.formid, actions: [...input.actions], layout: input.layout, t: input.t });
+}
+
+/** The whole form: container, messages, form tag, error summary, items, footer, progress bar, buttons. */
+export function renderForm(input: RenderInput, messagesHtml: string): string {
+  const { options, layout } = input;
+  const get = options.method.toUpperCase() === 'GET';
+  const anchor = options.anchor ? (options.anchor.startsWith('#') ? options.anchor : `#${options.anchor}`) : '';
+  const formAttrs = attrs({
+    id: options.formid,
+    action: options.action || anchor ? `${options.action}${anchor}` : undefined,
+    method: get ? 'get' : 'post',
+    class: options.css_class,
+    enctype: get ? undefined : 'multipart/form-data',
+    novalidate: options.novalidate,
+    autocomplete: options.autofill ? 'off' : undefined,
+    'data-roost-form': true,
+    'data-ajax': options.use_ajax ? 'true' : undefined,
+    'data-progress': options.use_ajax ? options.uploadProgressBar : undefined,
+  });
+  const progress =
+    options.use_ajax && options.uploadProgressBar !== 'none'
+      ? `<div${attrs({ class: layout.classes.progress, 'data-roost-progress': true, hidden: true })}><div${attrs({ class: layout.classes.progressBar, role: 'progressbar', 'aria-label': input.t('Upload progress'), 'aria-valuemin': 0, 'aria-valuemax': 100, 'aria-valuenow': 0 })}></div></div>`
+      : '';
+  const footer = options.footer ? `<div${attrs({ class: layout.classes.footer })}>${options.footer}</div>` : '';
+  return (
+    `<div${attrs({ id: `${options.formid}-container`, class: cls('roost-form'), 'data-roost-form-container': true })}>` +
+    messagesHtml +
+    `<form${formAttrs}>${errorSummary(input)}${renderItems(input)}${footer}${progress}${renderActions(input)}</form>` +
+    `</div>`
+  );
+}

@@ -1,0 +1,137 @@
+import type { ActionConf } from '../conf/action-conf.js';
+import type { FieldConf } from '../conf/field-conf.js';
+import type { FormClasses } from './form-classes.js';
+import { attrs, cls, escapeHtml, textOrHtml } from './html.js';
+import type { Translate } from '../validate/messages.js';
+
+/** Layout settings of a form (`widget.*` options). */
+export interface FormLayout {
+  /** `column1_css`, `column2_css`, `column3_css` and any widget-wide setting. */
+  settings: Record<string, unknown>;
+  item_template: string;
+  action_template: string;
+  /** Button class when an action has none. */
+  action_css_class: string;
+  classes: FormClasses;
+}
+
+/** What an item template receives: the rendered widget plus the field's label, help and errors. */
+export interface ItemContext {
+  field: FieldConf;
+  oid: string;
+  widgetHtml: string;
+  hidden: boolean;
+  group: boolean;
+  label: string;
+  /** Help text html (escaped unless the field holds html), or ''. */
+  help: string;
+  errors: string[];
+  layout: FormLayout;
+}
+
+/** What an action template receives. */
+export interface ActionsContext {
+  formid: string;
+  actions: ActionConf[];
+  layout: FormLayout;
+  t: Translate;
+}
+
+/** Renders one field item. */
+export type ItemTemplate = (ctx: ItemContext) => string;
+/** Renders the action buttons. */
+export type ActionTemplate = (ctx: ActionsContext) => string;
+
+const col = (layout: FormLayout, n: 1 | 2 | 3, fallback: string): string => {
+  const v = layout.settings[`column${n}_css`];
+  return typeof v === 'string' ? v : fallback;
+};
+
+function errorBlock(ctx: ItemContext, c: FormClasses): string {
+  if (!ctx.errors.length) return '';
+  return `<div${attrs({ id: `${ctx.oid}-error`, class: c.errorMessage })}>${ctx.errors.map((e) => `<div>${escapeHtml(e)}</div>`).join('')}</div>`;
+}
+
+function labelTag(ctx: ItemContext, className: string): string {
+  const c = ctx.layout.classes;
+  const a = attrs({
+    id: `${ctx.oid}-label`,
+    class: cls(className, Boolean(ctx.field.required) && c.required, ctx.errors.length > 0 && c.error),
+    for: ctx.group ? undefined : ctx.oid,
+  });
+  return `<label${a}>${textOrHtml(ctx.label, ctx.field.html)}</label>`;
+}
+
+const hiddenItem = (ctx: ItemContext): string => `<div${attrs({ id: `item-${ctx.field.id}` })}>${ctx.widgetHtml}</div>`;
+
+/** The default three-column item: label | widget + errors | help text. */
+export const fieldTemplate: ItemTemplate = (ctx) => {
+  if (ctx.hidden) return hiddenItem(ctx);
+  const c = ctx.layout.classes;
+  const help = ctx.help ? `<div${attrs({ id: `${ctx.oid}-help`, class: c.help })}>${ctx.help}</div>` : '';
+  return (
+    `<div${attrs({ id: `item-${ctx.field.id}`, class: cls(c.item, ctx.errors.length > 0 && c.error) })}>` +
+    labelTag(ctx, cls(c.label, col(ctx.layout, 1, 'col-md-2'))) +
+    `<div${attrs({ class: col(ctx.layout, 2, 'col-md-7') })}>${ctx.widgetHtml}${errorBlock(ctx, c)}</div>` +
+    `<div${attrs({ class: col(ctx.layout, 3, 'col-md-3') })}>${help}</div>` +
+    `</div>`
+  );
+};
+
+/** One column: label, optional `settings.preface` html, widget, errors, help text. */
+export const fieldOneColumnTemplate: ItemTemplate = (ctx) => {
+  if (ctx.hidden) return hiddenItem(ctx);
+  const c = ctx.layout.classes;
+  const preface = typeof ctx.field.settings?.preface === 'string' ? `<div class="preface">${ctx.field.settings.preface}</div>` : '';
+  const help = ctx.help ? `<p${attrs({ id: `${ctx.oid}-help`, class: c.helpOneColumn })}>${ctx.help}</p>` : '';
+  return (
+    `<div${attrs({ id: `item-${ctx.field.id}`, class: cls(ctx.errors.length > 0 && c.error, c.itemOneColumn) })}>` +
+    labelTag(ctx, c.labelOneColumn) +
+    preface +
+    ctx.widgetHtml +
+    errorBlock(ctx, c) +
+    help +
+    `</div>`
+  );
+};
+
+function buttons(ctx: ActionsContext): string {
+  return ctx.actions
+    .filter((a) => !a.hidden)
+    .map((a) => {
+      const key = `${a.id}$`.replace(/\s/g, '_');
+      const b = attrs({ id: `${ctx.formid}${key}`, name: key, type: 'submit', class: a.cssClass || ctx.layout.action_css_class || ctx.layout.classes.button, value: key });
+      return `<button${b}><span>${escapeHtml(ctx.t(a.name ?? a.id))}</span></button>`;
+    })
+    .join(' ');
+}
+
+/** Buttons under the widget column of the three-column layout. */
+export const formActionsTemplate: ActionTemplate = (ctx) =>
+  `<div${attrs({ class: ctx.layout.classes.actions })}><div class="row"><div${attrs({ class: col(ctx.layout, 1, 'col-md-2') })}></div><div${attrs({ class: col(ctx.layout, 2, 'col-md-7') })}>${buttons(ctx)}</div></div></div>`;
+
+/** Buttons in one column. */
+export const formActionsOneColumnTemplate: ActionTemplate = (ctx) =>
+  `<div${attrs({ class: ctx.layout.classes.actions })}><div class="">${buttons(ctx)}</div></div>`;
+
+/**
+ * Item templates by name (`widget.item_template`); add your own.
+ *
+ * @example
+ * itemTemplates.compact = (ctx) => `<p>${ctx.widgetHtml}</p>`;
+ */
+export const itemTemplates: Record<string, ItemTemplate> = {
+  field: fieldTemplate,
+  field_onecolumn: fieldOneColumnTemplate,
+};
+
+/**
+ * Action templates by name (`widget.action_template`); add your own.
+ *
+ * @example
+ * actionTemplates.plain = (ctx) => ctx.actions.map((a) => a.id).join();
+ */
+export const actionTemplates: Record<string, ActionTemplate> = {
+  form_actions: formActionsTemplate,
+  form_actions_onecolumn: formActionsOneColumnTemplate,
+};

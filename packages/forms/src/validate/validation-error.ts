@@ -1,0 +1,27 @@
+/**
+ * Thrown by a validator to reject a value. The message is a message id that is translated, with
+ * `${name}` placeholders filled from `mapping`.
+ *
+ * @example
+ * const validator: FieldValidator = (value) => { if (value === 'root') throw new ValidationError('"${val}" is reserved', { val: 'root' }); };
+ */
+export class ValidationError extends Error {
+  override readonly name = 'ValidationError';
+  readonly mapping: Readonly<Record<string, unknown>>;
+
+  constructor(message: string, mapping: Readonly<Record<string, unknown>> = {}) {
+    super(message);
+    this.mapping = mapping;
+  }
+}
+
+/**
+ * One failed field (or the whole form when `field` is empty) with translated messages.
+ *
+ * @example
+ * const [ok, , errors] = await form.validate(values); errors[0]; // { field: 'email', messages: ['Invalid email address'] }
+ */
+export interface FieldError {
+  field: string;
+  messages: string[];
+}
