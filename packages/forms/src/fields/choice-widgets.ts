@@ -15,7 +15,9 @@ export function selectInput(multiple: boolean): Widget {
     read: (field, values) => {
       const raw = values[field.id];
       if (raw === undefined) return multiple ? [] : undefined;
-      return multiple ? listValue(raw) : textValue(raw);
+      if (multiple) return listValue(raw);
+      // Several values for a single select are passed on, so the conversion refuses them.
+      return Array.isArray(raw) && raw.length > 1 ? listValue(raw) : textValue(raw);
     },
     render: (input) => {
       const chosen = selected(input.value);

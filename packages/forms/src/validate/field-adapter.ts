@@ -73,6 +73,8 @@ export function compileField(field: FieldConf, opts: { t: Translate; items: read
         if (!r.success) return { ok: false, messages: r.error.issues.map((i) => i.message) };
         out = r.data;
       }
+      // A required single checkbox must be checked (e.g. "I accept the terms").
+      if (required && out === false && !ctx.convertOnly && def?.empty === false) return { ok: false, messages: [ctx.t('Required')] };
       if (field.validator && !ctx.convertOnly && !(out === null && !required)) {
         try {
           const msg = await field.validator(out, { field, form: ctx.form, values: ctx.values, t: ctx.t });
