@@ -88,7 +88,7 @@ export function renderItems(input: RenderInput): string {
 export function renderActions(input: Pick<RenderInput, 'options' | 'layout' | 't' | 'actions'>): string {
   const template = actionTemplates[input.layout.action_template];
   if (!template) throw new ConfigurationError(`Unknown action template "${input.layout.action_template}"`);
-  return template({ formid: input.options.formid, actions: [...input.actions], layout: input.layout, t: input.t });
+  return template({ formid: input.options.formid, postfix: input.options.actionPostfix, actions: [...input.actions], layout: input.layout, t: input.t });
 }
 
 /** The whole form: container, messages, form tag, error summary, items, footer, progress bar, buttons. */

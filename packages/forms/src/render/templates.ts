@@ -32,6 +32,8 @@ export interface ItemContext {
 /** What an action template receives. */
 export interface ActionsContext {
   formid: string;
+  /** `actionPostfix` of the form. */
+  postfix: string;
   actions: ActionConf[];
   layout: FormLayout;
   t: Translate;
@@ -99,7 +101,7 @@ function buttons(ctx: ActionsContext): string {
   return ctx.actions
     .filter((a) => !a.hidden)
     .map((a) => {
-      const key = `${a.id}$`.replace(/\s/g, '_');
+      const key = `${a.id}${ctx.postfix}`.replace(/\s/g, '_');
       const b = attrs({ id: `${ctx.formid}${key}`, name: key, type: 'submit', class: a.cssClass || ctx.layout.action_css_class || ctx.layout.classes.button, value: key });
       return `<button${b}><span>${escapeHtml(ctx.t(a.name ?? a.id))}</span></button>`;
     })
