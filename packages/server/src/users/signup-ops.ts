@@ -87,7 +87,8 @@ export function signupOps(ctx: UserContext): Record<string, Operation> {
       const values = parseInput(inputs.signupSendpw, input);
       const password = generatePassword(randomBytes);
       const user = await createAccount(ctx, { ...values, password }, 'active', null);
-      await sendMail(ctx, passwordMail(values.email, user.name, password));
+      const identity = settings.identityPolicy === 'email' ? { kind: 'email' as const, value: values.email } : { kind: 'name' as const, value: user.name };
+      await sendMail(ctx, passwordMail(values.email, user.name, password, identity));
       return { result: true };
     },
 

@@ -30,10 +30,11 @@ export function welcomeMail(to: string, name: string): Mail {
   return mail('welcome', to, 'Your account is active', [`Hello ${name},`, 'your account has been accepted and is active now. You can sign in.']);
 }
 
-export function passwordMail(to: string, name: string, password: string): Mail {
+/** `identity` is what the identity policy signs in with: the name, or the email under the email policy. */
+export function passwordMail(to: string, name: string, password: string, identity: { kind: 'name' | 'email'; value: string } = { kind: 'name', value: name }): Mail {
   return mail('password', to, 'Your password', [
     `Hello ${name},`,
-    `your account is ready. Sign in with the name ${name} and this password: ${password}`,
+    `your account is ready. Sign in with the ${identity.kind} ${identity.value} and this password: ${password}`,
     'Please change the password after your first sign-in.',
   ]);
 }
