@@ -49,11 +49,15 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   const mailer = overrides.mailer ?? createMailer(config);
   const permissionStore = createPermissionStore(db, clock);
   const users = createUserService({ db, clock, mailer, permissionStore, config });
+  // Expired sessions and single-use tokens are dead rows; clear them once an hour. A failed
+  // purge changes nothing and is tried again the next hour.
+  const purge = setInterval(() => void users.purgeExpired().catch(() => {}), 3600_000).unref();
   return {
     db,
     dialect,
     users,
     async close() {
+      clearInterval(purge);
       await mailer.close();
       await db.destroy();
     },

@@ -76,6 +76,8 @@ export interface PermissionStore {
 /** A service's view of its own entries: check and change, with its defaults bound. */
 export interface ServicePermissions {
   entries(): Promise<PermissionMap>;
+  /** The groups granted a permission (none for an unknown name). */
+  granted(permission: string): Promise<readonly string[]>;
   allows(permission: string, principal: Principal, isOwner?: boolean): Promise<boolean>;
   change(changes: PermissionChange[]): Promise<PermissionMap>;
   names(): readonly string[];
@@ -88,6 +90,9 @@ export function servicePermissions(
 ): ServicePermissions {
   return {
     entries: () => store.entries(service, defaults),
+    async granted(permission) {
+      return (await store.entries(service, defaults))[permission] ?? [];
+    },
     async allows(permission, principal, isOwner = false) {
       const map = await store.entries(service, defaults);
       return holds(map[permission] ?? [], principal, isOwner);

@@ -58,6 +58,19 @@ export async function sendActivation(ctx: UserContext, user: User): Promise<void
   await sendMail(ctx, activationMail(user.email, user.name, ctx.settings.activationUrl, token));
 }
 
+/**
+ * An account whose only way in is a mail is removed again when that mail cannot be sent, so the
+ * caller can simply try again later instead of finding its name taken.
+ */
+async function unlessMailFails(ctx: UserContext, user: User, send: () => Promise<void>): Promise<void> {
+  try {
+    await send();
+  } catch (err) {
+    await ctx.repo.remove(user.id);
+    throw err;
+  }
+}
+
 /** The five sign-up policies and `activate`; each policy is guarded by its own permission. */
 export function signupOps(ctx: UserContext): Record<string, Operation> {
   const { inputs, settings } = ctx;
@@ -72,7 +85,7 @@ export function signupOps(ctx: UserContext): Record<string, Operation> {
     async signupOptin(_caller, input) {
       const values = parseInput(inputs.signup, input);
       const user = await createAccount(ctx, values, 'pending', 'optin');
-      await sendActivation(ctx, user);
+      await unlessMailFails(ctx, user, () => sendActivation(ctx, user));
       return { result: true };
     },
 

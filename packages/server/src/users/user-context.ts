@@ -1,7 +1,7 @@
 import type { Clock } from '../core/clock.js';
 import { commonErrors } from '../core/errors.js';
 import type { Mailer } from '../core/mailer.js';
-import { ADMINS, type Principal, type ServicePermissions } from '../core/permissions.js';
+import { ADMINS, NOONE, holds, type Principal, type ServicePermissions } from '../core/permissions.js';
 import type { UserInputs } from './user-inputs.js';
 import type { User, UserRepo } from './user-repo.js';
 
@@ -51,12 +51,15 @@ export type Operation = (caller: Caller, input: Record<string, unknown>) => Prom
 
 /**
  * Wraps an operation with the check of its permission (named after the operation): an anonymous
- * caller without it is asked to sign in (401), a signed-in one is refused (403).
+ * caller is asked to sign in (401) when a signed-in user could hold the permission; otherwise,
+ * and for a signed-in caller, the answer is 403.
  */
 export function guarded(ctx: UserContext, permission: string, op: Operation): Operation {
   return async (caller, input) => {
-    if (!(await ctx.permissions.allows(permission, caller.principal, caller.user !== null))) {
-      throw caller.user ? commonErrors.not_allowed() : commonErrors.not_signed_in();
+    const granted = await ctx.permissions.granted(permission);
+    if (!holds(granted, caller.principal, caller.user !== null)) {
+      const signingInCouldHelp = !caller.user && granted.some((g) => g !== NOONE);
+      throw signingInCouldHelp ? commonErrors.not_signed_in() : commonErrors.not_allowed();
     }
     return op(caller, input);
   };

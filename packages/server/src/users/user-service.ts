@@ -25,7 +25,7 @@ export interface UserServiceDeps {
   config: Config;
 }
 
-/** Every operation of the user service by its wire name (aliases included). */
+/** Every operation of the user service; each is also the name of its permission. */
 export const USER_OPERATIONS = Object.keys(USER_PERMISSION_DEFAULTS);
 
 export const ANONYMOUS_CALLER: Caller = Object.freeze({ principal: ANONYMOUS, user: null, tokenHash: null });
