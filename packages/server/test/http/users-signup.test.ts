@@ -46,12 +46,13 @@ describe('users: sign-up policies', () => {
   after(() => s.close());
 
   for (const policy of POLICIES) {
-    test(`${policy}: refused (401 anonymous, 403 signed in) until its permission is granted`, async () => {
+    test(`${policy}: refused with 403 (anonymous or signed in) until its permission is granted`, async () => {
       const n = `${policy.toLowerCase()}-gate`;
+      // Signing in cannot help while nobody holds the permission, so even anonymous callers get 403.
       const anonymous = await s.users(policy, bodyFor(policy, n));
-      assert.equal(anonymous.status, 401);
+      assert.equal(anonymous.status, 403);
       assert.equal(anonymous.body.result, false);
-      assert.equal(anonymous.body.code, 'not_signed_in');
+      assert.equal(anonymous.body.code, 'not_allowed');
       const signedIn = await s.users(policy, bodyFor(policy, n), { token: member });
       assert.equal(signedIn.status, 403);
       assert.equal(signedIn.body.result, false);
@@ -77,7 +78,7 @@ describe('users: sign-up policies', () => {
       // Revoking the permission turns the policy off again.
       await s.grant(policy, ['sys:noone']);
       const off = await s.users(policy, bodyFor(policy, `${n}3`));
-      assert.equal(off.status, 401);
+      assert.equal(off.status, 403);
       await s.grant(policy, ['sys:everyone']);
     });
   }

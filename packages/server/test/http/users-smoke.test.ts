@@ -11,7 +11,7 @@ describe('users: the README walk-through', () => {
 
   test('admin enables signupDirect, a user signs up, gets a token and reads the profile', async () => {
     const denied = await s.users('signupDirect', { name: 'alice', email: 'alice@example.com', password: PASSWORD });
-    assert.equal(denied.status, 401);
+    assert.equal(denied.status, 403);
     await s.grant('signupDirect', ['sys:everyone']);
     const signup = await s.users('signupDirect', { name: 'alice', email: 'alice@example.com', password: PASSWORD });
     assert.deepEqual(signup.body, { result: true });
