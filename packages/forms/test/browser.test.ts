@@ -1,0 +1,120 @@
+// A real browser (Debian's chromium through playwright-core) fills and submits rendered forms
+// without JavaScript and with use_ajax, and watches the upload progress bar. Fails when
+// /usr/bin/chromium is missing: CI installs it.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+import { startDemoServer, type DemoServer } from './helpers/demo-server.js';
+
+const executablePath = '/usr/bin/chromium';
+const artifacts = new URL('../../../test-artifacts/forms/', import.meta.url).pathname;
+
+describe('browser', () => {
+  let browser: Browser;
+  let server: DemoServer;
+
+  before(async () => {
+    assert.ok(existsSync(executablePath), `${executablePath} is missing: apt-get install -y --no-install-recommends chromium`);
+    mkdirSync(artifacts, { recursive: true });
+    server = await startDemoServer();
+    browser = await chromium.launch({ executablePath, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  test('without JavaScript: errors, then the success message', async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/plain`);
+    assert.equal(await page.isVisible('#item-phone'), true, 'controlled fields are visible without JS');
+    await page.fill('#upload-email', 'not-an-email');
+    await page.click('button[name="send$"]');
+    await page.waitForSelector('#upload-errors');
+    assert.match(await page.textContent('#upload-errors') ?? '', /Name: Required/);
+    assert.equal(await page.getAttribute('#upload-email', 'aria-invalid'), 'true');
+    assert.equal(await page.inputValue('#upload-email'), 'not-an-email');
+    await page.screenshot({ path: `${artifacts}plain-errors.png`, fullPage: true });
+    await page.fill('#upload-name', 'Ada Lovelace');
+    await page.fill('#upload-email', 'ada@example.org');
+    await page.selectOption('#upload-contact', 'phone');
+    await page.fill('#upload-phone', '123');
+    await page.click('button[name="send$"]');
+    await page.waitForSelector('[role=status]');
+    assert.equal((await page.textContent('[role=status]'))?.trim(), 'Thank you!');
+    assert.equal(await page.inputValue('#upload-name'), 'Ada Lovelace');
+    await page.screenshot({ path: `${artifacts}plain-success.png`, fullPage: true });
+    await context.close();
+  });
+
+  test('with use_ajax: the form is replaced in place, errors then success; controlsets toggle', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const pageErrors: string[] = [];
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    await page.goto(`${server.url}/ajax`);
+    assert.equal(await page.isVisible('#item-phone'), false, 'the phone field is hidden while "E-mail" is selected');
+    await page.selectOption('#ajaxform-contact', 'phone');
+    assert.equal(await page.isVisible('#item-phone'), true);
+    await page.evaluate(() => { (window as unknown as { marker: number }).marker = 1; });
+    const navigations: string[] = [];
+    page.on('framenavigated', (f) => navigations.push(f.url()));
+    await page.click('button[name="send$"]');
+    await page.waitForSelector('#ajaxform-errors');
+    assert.match(await page.textContent('#ajaxform-errors') ?? '', /Name: Required/);
+    await page.screenshot({ path: `${artifacts}ajax-errors.png`, fullPage: true });
+    await page.fill('#ajaxform-name', 'Ada');
+    await page.fill('#ajaxform-email', 'ada@example.org');
+    await page.click('button[name="send$"]');
+    await page.waitForSelector('[role=status]');
+    assert.equal((await page.textContent('[role=status]'))?.trim(), 'Thank you!');
+    assert.equal(await page.evaluate(() => (window as unknown as { marker?: number }).marker), 1, 'no page load happened');
+    assert.deepEqual(navigations, []);
+    assert.equal(await page.isVisible('#item-phone'), true, 'the replaced form is initialised again');
+    assert.deepEqual(pageErrors, []);
+    await page.screenshot({ path: `${artifacts}ajax-success.png`, fullPage: true });
+    await context.close();
+  });
+
+  test('upload progress bar (auto): appears after 500 ms of a slow upload and grows', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${server.url}/upload`);
+    assert.equal(await page.isVisible('[data-roost-progress]'), false);
+    const size = 20 * 1024 * 1024;
+    await page.setInputFiles('#up-doc', { name: 'big.bin', mimeType: 'application/octet-stream', buffer: Buffer.alloc(size, 7) });
+    // Sample the bar from inside the page so no state change is missed.
+    // A string, not a function: tsx would inject its __name helper into the page otherwise.
+    await page.evaluate(`(() => {
+      window.samples = [];
+      window.t0 = 0;
+      document.querySelector('form').addEventListener('submit', () => { window.t0 = performance.now(); }, { capture: true });
+      const tick = () => {
+        const bar = document.querySelector('[data-roost-progress]');
+        if (window.t0 && bar) window.samples.push([performance.now() - window.t0, !bar.hidden, bar.firstElementChild.getAttribute('aria-valuenow')]);
+        requestAnimationFrame(tick);
+      };
+      tick();
+    })()`);
+    await page.click('button[name="send$"]');
+    await page.waitForSelector('[data-roost-progress]:not([hidden])', { timeout: 10_000 });
+    await page.screenshot({ path: `${artifacts}upload-progress.png`, fullPage: true });
+    await page.waitForSelector('[role=status]', { timeout: 30_000 });
+    const samples = (await page.evaluate('window.samples')) as Array<[number, boolean, string]>;
+    assert.equal((await page.textContent('[role=status]'))?.trim(), 'Thank you!');
+    assert.deepEqual(server.uploads, [size]);
+    const firstVisible = samples.find(([, visible]) => visible);
+    assert.ok(firstVisible, 'the bar became visible');
+    assert.ok(firstVisible[0] >= 450, `shown after the 500 ms delay, not at ${Math.round(firstVisible[0])} ms`);
+    assert.ok(samples.some(([t, visible]) => t < 400 && !visible), 'hidden during the first 500 ms');
+    const values = samples.filter(([, v]) => v).map(([, , p]) => Number(p));
+    assert.ok(values.every((v, i) => i === 0 || v >= (values[i - 1] ?? 0)), 'progress never goes back');
+    assert.ok(values.every((v) => v <= 98), 'capped at 98% until the answer');
+    assert.ok(new Set(values).size > 2 && Math.max(...values) > Math.min(...values), `the bar grows: ${[...new Set(values)].join(',')}`);
+    console.log(`upload: visible at ${Math.round(firstVisible[0])} ms, values ${[...new Set(values)].join(',')}, last sample ${Math.round(samples.at(-1)?.[0] ?? 0)} ms`);
+    await context.close();
+  });
+});

@@ -1,0 +1,109 @@
+/* A tiny node:http server rendering demo forms for the browser test. It feeds the library the
+   way a host does: node request → Web Request → FormRequest → form.process() → reply. */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { AddressInfo } from 'node:net';
+import { HTMLForm, formAssets, formRequestFromWeb, type FieldConf, type FormInit } from '../../src/index.js';
+
+const fields: FieldConf[] = [
+  { id: 'name', name: 'Name', required: true, description: 'Your full name' },
+  { id: 'email', name: 'E-mail', datatype: 'email', required: true },
+  {
+    id: 'contact',
+    name: 'Contact by',
+    datatype: 'list',
+    settings: { controlset: true },
+    listItems: [
+      { id: 'mail', name: 'E-mail' },
+      { id: 'phone', name: 'Phone', fields: [{ id: 'phone', name: 'Phone number' }] },
+    ],
+  },
+];
+
+const pages: Record<string, FormInit> = {
+  '/plain': { fields, novalidate: true },
+  '/ajax': { fields, novalidate: true, use_ajax: true, formid: 'ajaxform' },
+  '/upload': {
+    fields: [{ id: 'title', name: 'Title' }, { id: 'doc', name: 'Document', datatype: 'file', required: true }],
+    use_ajax: true,
+    formid: 'up',
+  },
+};
+
+export interface DemoServer {
+  url: string;
+  uploads: number[];
+  close(): Promise<void>;
+}
+
+/** Slows reading the body down so that the browser's upload takes a few seconds. */
+function throttled(req: IncomingMessage, delayMs: number): Readable {
+  return Readable.from(
+    (async function* () {
+      for await (const chunk of req) {
+        await sleep(delayMs);
+        yield chunk as Buffer;
+      }
+    })(),
+  );
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, uploads: number[]): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+  const asset = url.pathname.startsWith('/forms-static/') ? formAssets[url.pathname.slice('/forms-static/'.length)] : undefined;
+  if (asset) {
+    res.writeHead(200, { 'Content-Type': asset.contentType }).end(asset.body);
+    return;
+  }
+  const init = pages[url.pathname];
+  if (!init) {
+    res.writeHead(404).end('not found');
+    return;
+  }
+  const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+  const body = hasBody ? (url.pathname === '/upload' ? throttled(req, 10) : Readable.from(req)) : undefined;
+  const webRequest = new Request(url, {
+    method: req.method,
+    headers: Object.entries(req.headers).flatMap(([k, v]) => (typeof v === 'string' ? [[k, v] as [string, string]] : [])),
+    body: body ? (Readable.toWeb(body) as ReadableStream) : undefined,
+    ...(body ? { duplex: 'half' } : {}),
+  } as RequestInit);
+  const request = await formRequestFromWeb(webRequest);
+  const form = new HTMLForm({
+    ...init,
+    request,
+    actions: [
+      { id: 'default', method: 'startForm', hidden: true },
+      { id: 'send', method: 'processForm', name: 'Send', cssClass: 'btn btn-primary' },
+    ],
+  });
+  form.listenEvent('success', ({ data }) => {
+    const doc = (data as { doc?: { size: number } }).doc;
+    if (doc) uploads.push(doc.size);
+  });
+  const { html, response } = await form.process({ success_message: 'Thank you!' });
+  if (response) {
+    res.writeHead(response.status, response.headers).end(response.body);
+    return;
+  }
+  const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Demo</title>${await form.htmlHead()}</head><body><main>${html}</main></body></html>`;
+  res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(page);
+}
+
+/** Starts the demo server on 127.0.0.1 with a free port. */
+export async function startDemoServer(): Promise<DemoServer> {
+  const uploads: number[] = [];
+  const server: Server = createServer((req, res) => {
+    handle(req, res, uploads).catch((e: unknown) => {
+      res.writeHead(500).end(String(e));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    uploads,
+    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
