@@ -185,7 +185,7 @@ async function main(): Promise<void> {
     secret(henryPassword, 'generated-password');
 
     doc('signupUid', 'The email may be left out only under the identity policy `name`.');
-    await call(s, { title: 'Failure: the policy is not enabled (anonymous caller: 401; a signed-in one gets 403)', op: 'signupUid', body: { email: 'ida@example.com', password: 'ida-password-1' } });
+    await call(s, { title: 'Failure: the policy is not enabled (403 for every caller: signing in would not help)', op: 'signupUid', body: { email: 'ida@example.com', password: 'ida-password-1' } });
     await call(s, { title: 'Enabling it, in the form the connectors send (`group`, default action `add`)', op: 'setPermissions', token: admin, body: { permissions: { permission: 'signupUid', group: 'sys:everyone' } } });
     const uid = await call(s, { op: 'signupUid', body: { email: 'ida@example.com', password: 'ida-password-1' } });
     secret(String(uid.body.name), 'generated-name');
@@ -371,7 +371,7 @@ async function main(): Promise<void> {
   try {
     await f.grant('signupOptin', ['sys:everyone']);
     await call(f, { title: 'The mail server fails: 503', op: 'signupOptin', body: { name: 'jane', email: 'jane@example.com', password: 'jane-password-1' } });
-    await call(f, { title: 'The account was created before the mail failed: trying again', op: 'signupOptin', body: { name: 'jane', email: 'jane@example.com', password: 'jane-password-1' } });
+    await call(f, { title: 'The account was removed again when the mail failed: trying again gives the same answer, never "exists"', op: 'signupOptin', body: { name: 'jane', email: 'jane@example.com', password: 'jane-password-1' } });
   } finally {
     await f.close();
   }
