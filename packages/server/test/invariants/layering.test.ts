@@ -1,0 +1,61 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+/**
+ * Imports run one way: http/admin → domains (users, datastore, filestore) → storage, core.
+ * The domain never sees Fastify; the HTTP layer never writes SQL. This reads every source
+ * file's imports and fails on an edge the table does not allow.
+ */
+const src = new URL('../../src/', import.meta.url).pathname;
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? files(path) : path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+const layerOf = (file: string) => relative(src, file).split('/')[0] ?? '';
+const DOMAINS = ['users', 'datastore', 'filestore'];
+
+/** Which Roost folders (and outside packages) each layer may not import. */
+const FORBIDDEN: Record<string, { folders: string[]; packages: RegExp[] }> = {
+  core: { folders: ['storage', 'mail', 'http', 'admin', 'cli', ...DOMAINS], packages: [/^fastify/, /^@fastify\//, /^kysely/, /^better-sqlite3/, /^pg$/] },
+  storage: { folders: ['http', 'admin', 'cli', 'mail', ...DOMAINS], packages: [/^fastify/, /^@fastify\//] },
+  mail: { folders: ['http', 'admin', 'storage', ...DOMAINS], packages: [/^fastify/, /^@fastify\//, /^kysely/] },
+  http: { folders: ['storage', 'admin', 'cli'], packages: [/^kysely/, /^better-sqlite3/, /^pg$/] },
+  ...Object.fromEntries(DOMAINS.map((d) => [d, { folders: ['http', 'admin', 'cli', 'mail', ...DOMAINS.filter((o) => o !== d)], packages: [/^fastify/, /^@fastify\//] }])),
+};
+
+function imports(file: string): { spec: string; typeOnly: boolean }[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/^\s*import\s+(type\s+)?[^'"]*?from\s+'([^']+)'/gm)].map((m) => ({ spec: m[2] ?? '', typeOnly: Boolean(m[1]) }));
+}
+
+test('every source file imports only what its layer may', () => {
+  const problems: string[] = [];
+  for (const file of files(src)) {
+    const rules = FORBIDDEN[layerOf(file)];
+    if (!rules) continue;
+    for (const { spec, typeOnly } of imports(file)) {
+      if (spec.startsWith('.')) {
+        const target = layerOf(join(file, '..', spec));
+        if (rules.folders.includes(target)) problems.push(`${relative(src, file)} imports ${spec}`);
+        // Domains use another folder's internals only through its index.
+        if (DOMAINS.includes(target) && target !== layerOf(file) && !spec.endsWith('/index.js')) problems.push(`${relative(src, file)} reaches into ${spec}`);
+      } else if (!typeOnly && rules.packages.some((p) => p.test(spec))) {
+        problems.push(`${relative(src, file)} imports package ${spec}`);
+      }
+    }
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('in a domain, only *-repo.ts files run Kysely queries', () => {
+  const offenders = files(src)
+    .filter((f) => DOMAINS.includes(layerOf(f)) && !f.endsWith('-repo.ts'))
+    .filter((f) => imports(f).some((i) => i.spec === 'kysely' && !i.typeOnly));
+  assert.deepEqual(offenders.map((f) => relative(src, f)), []);
+});
