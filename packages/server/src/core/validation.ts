@@ -80,7 +80,8 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.ou
     input !== null && typeof input === 'object' && !Array.isArray(input)
       ? withoutNulls(input as Record<string, unknown>)
       : input;
-  const parsed = schema.safeParse(source);
+  // `reportInput` keeps the input on the issues, which tells `required` (absent) from `invalid`.
+  const parsed = schema.safeParse(source, { reportInput: true });
   if (parsed.success) return parsed.data;
   throw commonErrors.validation_failure({ fields: fieldProblems(parsed.error) });
 }

@@ -9,9 +9,26 @@ import { RoostError } from '../core/errors.js';
 export function requestValues(request: FastifyRequest): Record<string, unknown> {
   const query = (request.query ?? {}) as Record<string, unknown>;
   const body = request.body;
-  if (body === undefined || body === null) return { ...query };
+  if (body === undefined || body === null) return withoutNulChars({ ...query });
   if (typeof body !== 'object' || Array.isArray(body) || Buffer.isBuffer(body)) {
     throw new RoostError('malformed', 'malformed_body', 'The body must be a JSON object.');
   }
-  return { ...query, ...(body as Record<string, unknown>) };
+  return withoutNulChars({ ...query, ...(body as Record<string, unknown>) });
+}
+
+/**
+ * Text with a NUL character is refused as malformed: PostgreSQL cannot store it (a 500 otherwise)
+ * and no legitimate parameter holds one. Walks without recursion, so deep nesting is harmless.
+ */
+function withoutNulChars(values: Record<string, unknown>): Record<string, unknown> {
+  const stack: unknown[] = [values];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) throw new RoostError('malformed', 'nul_character', 'Text may not contain the NUL character.');
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, member] of Object.entries(value)) stack.push(key, member);
+    }
+  }
+  return values;
 }

@@ -93,13 +93,16 @@ export async function registerUserRoutes(app: FastifyInstance, options: { users:
       const result = await users.run(route.op, caller, requestValues(request));
       return route.after ? route.after(request, reply, result) : result;
     };
-    // GET, POST and DELETE of one operation share one rate-limit counter.
-    const routeConfig = { validationStatus: 200, ...(route.limited ? { rateLimit: { ...rateLimit, groupId: route.op } } : {}) };
+    // GET, POST and DELETE of one operation share one rate-limit counter: one limiter (one
+    // store) per operation, as a hook of each route. A per-route `config.rateLimit` would give
+    // every method a store, and so a counter, of its own (`groupId` does not join them).
+    const routeConfig = { validationStatus: 200 };
+    const limit = route.limited ? { onRequest: app.rateLimit(rateLimit) } : {};
     for (const name of [route.op, ...(route.aliases ?? [])]) {
       const url = `/users/api/${name}`;
-      app.post(url, { schema: docSchema({ ...docs, in: 'body' }), config: routeConfig }, handler);
-      app.get(url, { schema: docSchema({ ...docs, in: 'querystring' }), config: routeConfig }, handler);
-      if (route.del) app.delete(url, { schema: docSchema({ ...docs, in: 'none' }), config: routeConfig }, handler);
+      app.post(url, { schema: docSchema({ ...docs, in: 'body' }), config: routeConfig, ...limit }, handler);
+      app.get(url, { schema: docSchema({ ...docs, in: 'querystring' }), config: routeConfig, ...limit }, handler);
+      if (route.del) app.delete(url, { schema: docSchema({ ...docs, in: 'none' }), config: routeConfig, ...limit }, handler);
     }
   }
 }

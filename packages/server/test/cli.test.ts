@@ -1,0 +1,209 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const BIN = fileURLToPath(new URL('../bin/roost.js', import.meta.url));
+
+/** Every operation of the user service (and the `updateMail` alias): each has a path. */
+const USER_OPS = [
+  'ping', 'token', 'signin', 'signout', 'identity', 'name', 'profile', 'authenticated', 'allowed',
+  'signupDirect', 'signupOptin', 'signupReview', 'signupSendpw', 'signupUid', 'activate',
+  'update', 'updatePassword', 'updateEmail', 'updateMail', 'verifyEmail', 'verifyEmail2',
+  'resetPassword', 'resetPassword2', 'message', 'disable', 'delete',
+  'review', 'getUser', 'setUser', 'removeUser', 'list', 'identities', 'getPermissions', 'setPermissions',
+];
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A clean environment: no ROOST_* of the caller's, a data dir of the test's. */
+function env(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('ROOST_') && !k.startsWith('NODE_TEST')) out[k] = v;
+  return { ...out, ROOST_LOG_LEVEL: 'info', ...extra };
+}
+
+function roost(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: env(options.env ?? {}) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('cli', () => {
+  let cwd: string;
+  let dataDir: string;
+  before(async () => {
+    cwd = await mkdtemp(join(tmpdir(), 'roost-cli-'));
+    dataDir = join(cwd, 'data');
+  });
+  after(() => rm(cwd, { recursive: true, force: true }));
+
+  const run = (args: string[], extra: Record<string, string> = {}) => roost(args, { cwd, env: { ROOST_DATA_DIR: dataDir, ...extra } });
+
+  test('migrate brings a fresh database up to date', async () => {
+    const res = await run(['migrate']);
+    assert.equal(res.code, 0, res.stderr);
+    assert.match(res.stdout, /database schema is up to date \(sqlite\)/);
+  });
+
+  test('user add makes an administrator; user list shows it; a duplicate name fails with 1', async () => {
+    const add = await run(['user', 'add', '--name', 'root', '--email', 'root@example.com', '--password', 'a-good-password', '--group', 'admins']);
+    assert.equal(add.code, 0, add.stderr);
+    assert.match(add.stdout, /created root \(.+\) in admins/);
+    const list = await run(['user', 'list']);
+    assert.equal(list.code, 0, list.stderr);
+    const line = list.stdout.split('\n').find((l) => l.startsWith('root '));
+    assert.ok(line, list.stdout);
+    assert.match(line, /root@example\.com\s+active\s+admins/);
+    assert.match(list.stdout, /^1 user$/m);
+    const dup = await run(['user', 'add', '--name', 'root', '--email', 'other@example.com', '--password', 'a-good-password']);
+    assert.equal(dup.code, 1);
+    assert.match(dup.stderr, /exists/);
+    const dupMail = await run(['user', 'add', '--name', 'other', '--email', 'root@example.com', '--password', 'a-good-password']);
+    assert.equal(dupMail.code, 1);
+    assert.match(dupMail.stderr, /email exists/);
+    const after = await run(['user', 'list']);
+    assert.match(after.stdout, /^1 user$/m);
+  });
+
+  test('missing options exit 2 naming them; invalid values exit 2', async () => {
+    const missing = await run(['user', 'add', '--name', 'x1']);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /--email/);
+    assert.match(missing.stderr, /--password/);
+    const short = await run(['user', 'add', '--name', 'shorty', '--email', 'not-an-email', '--password', 'short']);
+    assert.equal(short.code, 2);
+    assert.match(short.stderr, /email invalid_email/);
+    assert.match(short.stderr, /password too short/);
+    const unknown = await run(['frobnicate']);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /unknown command/);
+  });
+
+  test('ROOST_PORT=abc exits 1 with a message naming port', async () => {
+    const res = await run(['migrate'], { ROOST_PORT: 'abc' });
+    assert.equal(res.code, 1);
+    assert.match(res.stderr, /Invalid configuration/);
+    assert.match(res.stderr, /\bport\b/);
+    assert.doesNotMatch(res.stderr, /\n\s+at /, 'no stack trace');
+  });
+
+  test('an unknown key in roost.config.json exits 1 naming the key', async () => {
+    const dir = join(cwd, 'badconfig');
+    await mkdir(dir);
+    await writeFile(join(dir, 'roost.config.json'), JSON.stringify({ prot: 8080, users: { identityPolicyy: 'name' } }));
+    const res = await roost(['migrate'], { cwd: dir, env: { ROOST_DATA_DIR: join(dir, 'data') } });
+    assert.equal(res.code, 1);
+    assert.match(res.stderr, /prot/);
+    assert.match(res.stderr, /identityPolicyy/);
+    assert.doesNotMatch(res.stderr, /\n\s+at /, 'no stack trace');
+  });
+
+  test('a roost.config.json that is not JSON exits 1', async () => {
+    const dir = join(cwd, 'brokenjson');
+    await mkdir(dir);
+    await writeFile(join(dir, 'roost.config.json'), '{ "port": ');
+    const res = await roost(['migrate'], { cwd: dir });
+    assert.equal(res.code, 1);
+    assert.match(res.stderr, /roost\.config\.json/);
+  });
+
+  describe('serve', () => {
+    let child: ChildProcess;
+    let url: string;
+    let exited: Promise<number | null>;
+
+    before(async () => {
+      child = spawn(process.execPath, [BIN, 'serve'], { cwd, env: env({ ROOST_DATA_DIR: dataDir, ROOST_PORT: '0', ROOST_HOST: '127.0.0.1' }) });
+      exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+      url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}`)), 20_000);
+        child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+        child.stdout?.on('data', (d: Buffer) => {
+          out += d.toString();
+          for (const line of out.split('\n')) {
+            if (!line.startsWith('{')) continue;
+            try {
+              const entry = JSON.parse(line) as { msg?: string };
+              const match = /Roost listens on (http:\/\/[^\s]+)/.exec(entry.msg ?? '');
+              if (match?.[1]) {
+                clearTimeout(timer);
+                resolve(match[1]);
+              }
+            } catch {
+              // a partial line: wait for the rest
+            }
+          }
+        });
+        child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
+      });
+    });
+    after(async () => {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await exited;
+      }
+    });
+
+    test('answers /users/api/ping', async () => {
+      assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
+      const res = await fetch(`${url}/users/api/ping`);
+      assert.equal(res.status, 200);
+      assert.deepEqual(await res.json(), { result: 1 });
+    });
+
+    test('the administrator made by the CLI signs in and lists users', async () => {
+      const token = await fetch(`${url}/users/api/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ identity: 'root', password: 'a-good-password' }),
+      }).then((r) => r.json() as Promise<{ token: string }>);
+      const list = await fetch(`${url}/users/api/list`, { headers: { 'x-auth-token': token.token } }).then((r) => r.json() as Promise<{ users: Array<{ name: string }> }>);
+      assert.deepEqual(list.users.map((u) => u.name), ['root']);
+    });
+
+    test('GET /openapi.json lists every user operation path', async () => {
+      const res = await fetch(`${url}/openapi.json`);
+      assert.equal(res.status, 200);
+      const doc = (await res.json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
+      assert.match(doc.openapi, /^3\./);
+      for (const op of USER_OPS) {
+        const path = doc.paths[`/users/api/${op}`];
+        assert.ok(path, `no path for ${op}`);
+        assert.ok(path.post && path.get, `${op}: GET and POST`);
+      }
+      assert.ok(doc.paths['/users/api/disable']?.delete);
+      assert.ok(doc.paths['/users/api/delete']?.delete);
+    });
+
+    test('GET /docs/ answers 200 HTML', async () => {
+      const res = await fetch(`${url}/docs/`);
+      assert.equal(res.status, 200);
+      assert.match(res.headers.get('content-type') ?? '', /text\/html/);
+      assert.match(await res.text(), /<html/i);
+    });
+
+    test('SIGTERM stops it with exit code 0', async () => {
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0);
+    });
+  });
+});
