@@ -123,6 +123,17 @@ describe('markup', () => {
     assert.equal(d.tag('i').length, 1, 'trusted html help');
   });
 
+  test('file widget: the stored file is shown, a fresh upload after an error is not', async () => {
+    const form = new HTMLForm({ fields: [{ id: 'doc', datatype: 'file', name: 'Doc', required: true }, { id: 'n', datatype: 'number' }] });
+    const stored = dom(await form.render({ doc: { filename: 'cv <1>.pdf', size: 2048 } }));
+    assert.equal(text(stored.byId('upload-doc-current')), 'Current file: cv <1>.pdf (2.0 kB)');
+    assert.equal(hasAttr(stored.byId('upload-doc'), 'required'), false, 'a stored file satisfies required');
+    const [ok, data, errors] = await form.validate({ doc: { filename: 'new.pdf', size: 5 }, n: 'x' });
+    assert.equal(ok, false);
+    const again = dom(await form.render(data, [], errors));
+    assert.equal(again.byId('upload-doc-current'), undefined);
+  });
+
   test('renderBody: items and buttons without the form tag; messages only', async () => {
     const form = new HTMLForm({ fields: [{ id: 'a' }] });
     const d = dom(await form.renderBody({ a: 'x' }, ['hello']));

@@ -18,7 +18,8 @@ export const fileUpload: Widget = {
   read: (field, values) => {
     const raw = values[field.id];
     const one = Array.isArray(raw) ? raw[0] : raw;
-    if (isUploadedFile(one)) return one.size > 0 || one.filename ? one : undefined;
+    // A new upload is a temporary file: on a re-render it is not shown as the stored file.
+    if (isUploadedFile(one)) return one.size > 0 || one.filename ? { ...one, tempfile: true } : undefined;
     return undefined;
   },
   render: (input) => {

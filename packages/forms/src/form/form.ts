@@ -126,6 +126,7 @@ export class Form extends FormEvents {
   #actions: ActionConf[] | undefined;
   #compiled: CompiledField[] | undefined;
   readonly #items = new Map<string, readonly ListItem[]>();
+  #translator: { locale: string; catalogs: FormOptions['catalogs']; t: Translate } | undefined;
 
   constructor(init: FormInit = {}) {
     super();
@@ -156,7 +157,13 @@ export class Form extends FormEvents {
 
   /** The translator of this form (`options.translate`, the view's, or the built-in catalogs for `options.locale`). */
   get t(): Translate {
-    return this.options.translate ?? this.view?.translate ?? createTranslator(this.options.locale, this.options.catalogs);
+    const explicit = this.options.translate ?? this.view?.translate;
+    if (explicit) return explicit;
+    const { locale, catalogs } = this.options;
+    if (this.#translator?.locale !== locale || this.#translator.catalogs !== catalogs) {
+      this.#translator = { locale, catalogs, t: createTranslator(locale, catalogs) };
+    }
+    return this.#translator.t;
   }
 
   /**
