@@ -117,4 +117,19 @@ describe('browser', () => {
     console.log(`upload: visible at ${Math.round(firstVisible[0])} ms, values ${[...new Set(values)].join(',')}, last sample ${Math.round(samples.at(-1)?.[0] ?? 0)} ms`);
     await context.close();
   });
+
+  test('upload progress bar (always): shown as soon as the form is sent', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${server.url}/upload-always`);
+    assert.equal(await page.isVisible('[data-roost-progress]'), false);
+    await page.setInputFiles('#up-doc', { name: 'a.bin', mimeType: 'application/octet-stream', buffer: Buffer.alloc(8 * 1024 * 1024, 1) });
+    await page.evaluate(`document.querySelector('form').addEventListener('submit', () => {
+      queueMicrotask(() => { window.shownAtSend = !document.querySelector('[data-roost-progress]').hidden; });
+    })`);
+    await page.click('button[name="send$"]');
+    await page.waitForSelector('[role=status]', { timeout: 30_000 });
+    assert.equal(await page.evaluate('window.shownAtSend'), true);
+    await context.close();
+  });
 });

@@ -3,7 +3,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
-import { ConfigurationError, Form, HTMLForm, ValidationError, compileField, createTranslator, datatypes, registerWidget, textInput, type ActionConf, type FieldNode } from '../src/index.js';
+import { ConfigurationError, Form, HTMLForm, ValidationError, compileField, createTranslator, datatypes, registerWidget, textInput, type ActionConf, type FieldNode, type StandardSchemaV1 } from '../src/index.js';
 import { app, fullData, type1, type2 } from './helpers/fixtures.js';
 import { attr, dom, text } from './helpers/html.js';
 
@@ -132,6 +132,20 @@ describe('subsets (test_values2/3)', () => {
     const [ok, , errors] = await form.validate({ mail: 'nope', code: 'abc' });
     assert.equal(ok, false);
     assert.deepEqual(errors.map((e) => e.field), ['mail', 'code']);
+  });
+
+  test('any Standard Schema implementation works (not only zod), sync or async', async () => {
+    const upper: StandardSchemaV1<unknown, string> = {
+      '~standard': {
+        version: 1,
+        vendor: 'handmade',
+        validate: async (v) => (typeof v === 'string' && v === v.toUpperCase() ? { value: `<${v}>` } : { issues: [{ message: 'Upper case only' }] }),
+      },
+    };
+    const form = new Form({ fields: [{ id: 'code', schema: upper, required: true }] });
+    assert.deepEqual(await form.validate({ code: 'ABC' }), [true, { code: '<ABC>' }, []]);
+    assert.deepEqual((await form.validate({ code: 'abc' }))[2], [{ field: 'code', messages: ['Upper case only'] }]);
+    assert.deepEqual((await form.validate({}))[2], [{ field: 'code', messages: ['Required'] }]);
   });
 
   test('an unknown subset and an unknown field id throw ConfigurationError', async () => {

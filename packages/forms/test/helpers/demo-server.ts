@@ -29,6 +29,12 @@ const pages: Record<string, FormInit> = {
     use_ajax: true,
     formid: 'up',
   },
+  '/upload-always': {
+    fields: [{ id: 'doc', name: 'Document', datatype: 'file', required: true }],
+    use_ajax: true,
+    uploadProgressBar: 'always',
+    formid: 'up',
+  },
 };
 
 export interface DemoServer {
@@ -62,7 +68,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, uploads: number
     return;
   }
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-  const body = hasBody ? (url.pathname === '/upload' ? throttled(req, 10) : Readable.from(req)) : undefined;
+  const body = hasBody ? (url.pathname.startsWith('/upload') ? throttled(req, 10) : Readable.from(req)) : undefined;
   const webRequest = new Request(url, {
     method: req.method,
     headers: Object.entries(req.headers).flatMap(([k, v]) => (typeof v === 'string' ? [[k, v] as [string, string]] : [])),
