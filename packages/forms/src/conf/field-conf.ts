@@ -128,13 +128,23 @@ export interface FieldConf {
   hidden?: boolean;
 }
 
-/** `size` as a number; 0 means unlimited. */
+/**
+ * `size` as a number; 0 means unlimited.
+ *
+ * @example
+ * fieldSize({ id: 'title', size: '255' }); // 255
+ */
 export function fieldSize(field: FieldConf): number {
   const n = typeof field.size === 'string' ? Number.parseInt(field.size, 10) : (field.size ?? 0);
   return Number.isFinite(n) && n > 0 ? n : 0;
 }
 
-/** The field's datatype with the `string` default. */
+/**
+ * The field's datatype with the `string` default.
+ *
+ * @example
+ * fieldDatatype({ id: 'title' }); // 'string'
+ */
 export function fieldDatatype(field: FieldConf): string {
   return field.datatype || 'string';
 }

@@ -9,6 +9,9 @@ const selected = (value: unknown): Set<string> => new Set(listValue(value === tr
  * `<select>`, single or `multiple`. With `settings.controlset`, the select and each option carry
  * `data-controlset` (the controlled field ids) and the hook class, and the script shows the item
  * fields of the selected option only. `settings.addempty` prepends an empty option.
+ *
+ * @example
+ * registerWidget('tags', selectInput(true));
  */
 export function selectInput(multiple: boolean): Widget {
   return {
@@ -71,21 +74,36 @@ function group(type: 'radio' | 'checkbox', input: WidgetRenderInput): string {
   return `<div${g}>${inputs}</div>`;
 }
 
-/** Radio buttons, one per list item (also `bool`: Yes/No). */
+/**
+ * Radio buttons, one per list item (also `bool`: Yes/No).
+ *
+ * @example
+ * const field: FieldConf = { id: 'size', datatype: 'list', widget: 'radio', listItems: [{ id: 's', name: 'S' }] };
+ */
 export const radioChoice: Widget = {
   group: true,
   read: (field, values) => textValue(values[field.id]),
   render: (input) => group('radio', input),
 };
 
-/** Checkboxes, one per list item, all with the field's name. Nothing checked reads as `[]`. */
+/**
+ * Checkboxes, one per list item, all with the field's name. Nothing checked reads as `[]`.
+ *
+ * @example
+ * const field: FieldConf = { id: 'tags', datatype: 'multilist', widget: 'checkbox', listItems };
+ */
 export const checkboxChoice: Widget = {
   group: true,
   read: (field, values) => listValue(values[field.id]),
   render: (input) => group('checkbox', input),
 };
 
-/** One checkbox for a boolean; unchecked reads as `false`. */
+/**
+ * One checkbox for a boolean; unchecked reads as `false`.
+ *
+ * @example
+ * const field: FieldConf = { id: 'agree', datatype: 'checkbox', name: 'I accept the terms', required: true };
+ */
 export const singleCheckbox: Widget = {
   read: (field, values) => textValue(values[field.id]) ?? 'false',
   render: (input) => {

@@ -3,7 +3,12 @@ import { isUploadedFile } from '../request/form-request.js';
 import { inputAttrs } from './input-attrs.js';
 import type { Widget } from './widget.js';
 
-/** Formats a byte count for people. */
+/**
+ * Formats a byte count for people.
+ *
+ * @example
+ * formatBytes(2048); // '2.0 kB'
+ */
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} kB`;
@@ -13,6 +18,9 @@ export function formatBytes(n: number): string {
 /**
  * `<input type="file">` plus the name and size of the stored file. An empty upload reads as
  * nothing, so the stored file is kept. `settings.accept` limits the file types.
+ *
+ * @example
+ * const field: FieldConf = { id: 'cv', datatype: 'file', size: 5_000_000, settings: { accept: '.pdf' } };
  */
 export const fileUpload: Widget = {
   read: (field, values) => {

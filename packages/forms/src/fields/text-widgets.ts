@@ -19,7 +19,12 @@ export function textInput(type: string, extra: Readonly<Record<string, string>> 
   };
 }
 
-/** `<textarea>`; `settings.rows` sets its height. `json` shows structured values as JSON. */
+/**
+ * `<textarea>`; `settings.rows` sets its height. `json` shows structured values as JSON.
+ *
+ * @example
+ * registerWidget('code', textArea(true));
+ */
 export function textArea(json = false): Widget {
   return {
     read: (field, values) => textValue(values[field.id]),
@@ -30,14 +35,24 @@ export function textArea(json = false): Widget {
   };
 }
 
-/** A hidden input; rendered without label. */
+/**
+ * A hidden input; rendered without label.
+ *
+ * @example
+ * const field: FieldConf = { id: 'ref', datatype: 'string', hidden: true };
+ */
 export const hiddenInput: Widget = {
   hidden: true,
   read: (field, values) => textValue(values[field.id])?.trim(),
   render: (input) => `<input${attrs({ type: 'hidden', id: input.oid, name: input.field.id, value: displayText(input.value) })}>`,
 };
 
-/** One password input; the stored password is never shown. */
+/**
+ * One password input; the stored password is never shown.
+ *
+ * @example
+ * const field: FieldConf = { id: 'pw', datatype: 'password', settings: { single: true } };
+ */
 export const passwordInput: Widget = {
   read: (field, values) => textValue(values[field.id]),
   render: (input) => `<input${inputAttrs(input, { type: 'password', value: '', placeholder: undefined })}>`,
@@ -46,6 +61,9 @@ export const passwordInput: Widget = {
 /**
  * Password plus confirmation (`<id>` and `<id>-confirm`); a mismatch fails with "Password did not
  * match confirm".
+ *
+ * @example
+ * const field: FieldConf = { id: 'pw', datatype: 'password', required: true };
  */
 export const checkedPasswordInput: Widget = {
   read: (field, values) => {

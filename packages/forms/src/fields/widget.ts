@@ -3,7 +3,12 @@ import type { FormValues } from '../request/form-request.js';
 import type { FormClasses } from '../render/form-classes.js';
 import type { Translate } from '../validate/messages.js';
 
-/** Returned by `Widget.read` when the input itself is invalid (e.g. a password confirmation mismatch). */
+/**
+ * Returned by `Widget.read` when the input itself is invalid (e.g. a password confirmation mismatch).
+ *
+ * @example
+ * read: (field, values) => (values[field.id] === 'x' ? new WidgetInvalid('Invalid value', 'x') : values[field.id])
+ */
 export class WidgetInvalid {
   constructor(
     readonly msgid: string,
@@ -56,7 +61,12 @@ export interface Widget {
 /** Widgets by name. */
 export type WidgetRegistry = Map<string, Widget>;
 
-/** The process-wide default registry, filled with the built-in widgets by `fields/widgets.ts`. */
+/**
+ * The process-wide default registry, filled with the built-in widgets by `fields/widgets.ts`.
+ *
+ * @example
+ * defaultWidgets.get('textarea');
+ */
 export const defaultWidgets: WidgetRegistry = new Map();
 
 /**

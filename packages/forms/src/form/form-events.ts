@@ -15,6 +15,9 @@ export type FormListener = ((args: Readonly<Record<string, unknown>>, form: Form
  * Events: `init`, `setup`, `validate(data)`, `process(data)`, `loadDataObj(data, obj)`,
  * `loadDefault(data)`, `cancel`, `render(data)`, `success(data)` / `success(obj)`,
  * `delete(data)`, `messages(messages, result)`.
+ *
+ * @example
+ * class MyForm extends FormEvents {} await new MyForm().signal('setup');
  */
 export class FormEvents {
   readonly #listeners = new Map<string, FormListener[]>();

@@ -52,7 +52,12 @@ export interface FormOptions {
   defaults?: unknown;
 }
 
-/** The defaults of the seed's option table. */
+/**
+ * The defaults of the seed's option table.
+ *
+ * @example
+ * defaultFormOptions.formid; // 'upload'
+ */
 export const defaultFormOptions: Readonly<FormOptions> = Object.freeze({
   formid: 'upload',
   css_class: 'form',

@@ -1,7 +1,12 @@
 import type { RedirectTarget } from '../conf/action-conf.js';
 import type { FormView } from './form.js';
 
-/** The placeholders a redirect url may start with. */
+/**
+ * The placeholders a redirect url may start with.
+ *
+ * @example
+ * urlPlaceholders.includes('obj_url'); // true
+ */
 export const urlPlaceholders = ['obj_url', 'obj_folder_url', 'parent_url', 'page_url', 'page_url_anchor'] as const;
 
 /**

@@ -29,7 +29,12 @@ export interface FormClasses {
   footer: string;
 }
 
-/** The default class names. */
+/**
+ * The default class names.
+ *
+ * @example
+ * new HTMLForm({ fields, widget: { classes: { ...defaultClasses, input: 'input' } } });
+ */
 export const defaultClasses: Readonly<FormClasses> = Object.freeze({
   item: 'row form-group',
   itemOneColumn: 'control-group',

@@ -1,10 +1,20 @@
 import { attrs } from './html.js';
 import type { WidgetRequirements } from '../fields/widget.js';
 
-/** The resources every form needs. */
+/**
+ * The resources every form needs.
+ *
+ * @example
+ * headTags([formRequirements], [], defaultStaticUrl);
+ */
 export const formRequirements: Required<WidgetRequirements> = { css: ['roost-forms.css'], js: ['roost-forms.js'] };
 
-/** Default url of a static asset: `/forms-static/<name>`. Absolute urls are kept. */
+/**
+ * Default url of a static asset: `/forms-static/<name>`. Absolute urls are kept.
+ *
+ * @example
+ * defaultStaticUrl('roost-forms.js'); // '/forms-static/roost-forms.js'
+ */
 export function defaultStaticUrl(name: string): string {
   return /^(https?:)?\/\//.test(name) || name.startsWith('/') ? name : `/forms-static/${name}`;
 }

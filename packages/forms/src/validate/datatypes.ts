@@ -47,7 +47,12 @@ function isValidDate(y: number, m: number, d: number): boolean {
   return dt.getUTCFullYear() === y && dt.getUTCMonth() === m - 1 && dt.getUTCDate() === d;
 }
 
-/** `YYYY-MM-DD`, `YYYY/MM/DD`, `MM/DD/YYYY`, `MM/DD/YY` → ISO date, or undefined. */
+/**
+ * `YYYY-MM-DD`, `YYYY/MM/DD`, `MM/DD/YYYY`, `MM/DD/YY` → ISO date, or undefined.
+ *
+ * @example
+ * parseDate('12/24/2024'); // '2024-12-24'
+ */
 export function parseDate(input: string): string | undefined {
   let y: number;
   let m: number;
@@ -63,7 +68,12 @@ export function parseDate(input: string): string | undefined {
   return isValidDate(y, m, d) ? `${pad(y, 4)}-${pad(m)}-${pad(d)}` : undefined;
 }
 
-/** `HH`, `HH:MM`, `HH:MM:SS` → `HH:MM:SS`, or undefined. */
+/**
+ * `HH`, `HH:MM`, `HH:MM:SS` → `HH:MM:SS`, or undefined.
+ *
+ * @example
+ * parseTime('7:05'); // '07:05:00'
+ */
 export function parseTime(input: string): string | undefined {
   const match = /^(\d{1,2})(?::(\d{2}))?(?::(\d{2})(?:\.\d+)?)?$/.exec(input);
   if (!match) return undefined;
@@ -71,7 +81,12 @@ export function parseTime(input: string): string | undefined {
   return h < 24 && m < 60 && s < 60 ? `${pad(h)}:${pad(m)}:${pad(s)}` : undefined;
 }
 
-/** `YYYY-MM-DD[T ]HH:MM[:SS][Z|±HH:MM]` → `YYYY-MM-DDTHH:MM:SS[offset]`, or undefined. */
+/**
+ * `YYYY-MM-DD[T ]HH:MM[:SS][Z|±HH:MM]` → `YYYY-MM-DDTHH:MM:SS[offset]`, or undefined.
+ *
+ * @example
+ * parseDateTime('2008-06-23 16:55'); // '2008-06-23T16:55:00'
+ */
 export function parseDateTime(input: string): string | undefined {
   const match = /^(\S+)[T ](\d{1,2}(?::\d{2}){0,2}(?:\.\d+)?)(Z|[+-]\d{2}:?\d{2})?$/i.exec(input);
   if (!match) return undefined;
@@ -157,6 +172,9 @@ function linesOf(v: unknown): string[] | undefined {
 /**
  * Every datatype the library converts. `checkbox` with list items is a multi-choice; without
  * items it is a single boolean checkbox (see `datatypeFor`).
+ *
+ * @example
+ * Object.keys(datatypes); // ['string', 'hidden', 'text', ...]
  */
 export const datatypes: Readonly<Record<string, DatatypeDef>> = {
   string: { empty: '', schema: (f, t) => text(f, t, true) },

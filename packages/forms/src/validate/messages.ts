@@ -9,7 +9,12 @@ export type Translate = (msgid: string, mapping?: Readonly<Record<string, unknow
 /** Message id to translated text. */
 export type Catalog = Readonly<Record<string, string>>;
 
-/** The German catalog of every message and label the library emits. */
+/**
+ * The German catalog of every message and label the library emits.
+ *
+ * @example
+ * createTranslator('de')('Required'); // 'Pflichtfeld'
+ */
 export const catalogDe: Catalog = {
   Required: 'Pflichtfeld',
   'Longer than maximum length ${max}': 'Länger als die maximale Länge von ${max}',
@@ -45,7 +50,12 @@ export const catalogDe: Catalog = {
   'Upload progress': 'Upload-Fortschritt',
 };
 
-/** English is the message ids themselves. */
+/**
+ * English is the message ids themselves.
+ *
+ * @example
+ * createTranslator('en')('Required'); // 'Required'
+ */
 export const catalogEn: Catalog = {};
 
 const builtIn: Readonly<Record<string, Catalog>> = { en: catalogEn, de: catalogDe };
