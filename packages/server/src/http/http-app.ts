@@ -1,4 +1,6 @@
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
+
+type ContentTypeParser = (request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => void;
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
@@ -39,10 +41,17 @@ export async function buildHttp(services: HttpServices, config: Config): Promise
   // one); the default parser keeps its protection against prototype poisoning.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser(['application/json', 'text/plain']);
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+  const jsonParser: ContentTypeParser = (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, {});
     return parseJson(request, text, done);
+  };
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonParser);
+  // The original Python connector posts its JSON with no Content-Type at all (it names the
+  // header `contentType`); such a body is read as JSON. Any other unknown type is refused.
+  app.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
+    if (request.headers['content-type'] === undefined) return jsonParser(request, body, done);
+    done(Object.assign(new Error('unsupported media type'), { code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 }), undefined);
   });
 
   await app.register(cookie);
