@@ -9,28 +9,35 @@ import type { Database } from './schema.js';
  * process is seen at once, one made by another process within `cacheMs`.
  */
 export function createPermissionStore(db: Kysely<Database>, clock: Clock, cacheMs = 1000): PermissionStore {
-  const cache = new Map<string, { at: number; rows: Record<string, string[]> }>();
+  // Per service: the stored rows, when they were read, and the entries merged over the defaults
+  // (a service passes the same defaults object every time, so the merge is kept with the rows).
+  const cache = new Map<string, { at: number; rows: Record<string, string[]>; merged: WeakMap<PermissionMap, PermissionMap> }>();
 
-  async function stored(service: string): Promise<Record<string, string[]>> {
+  async function stored(service: string) {
     const hit = cache.get(service);
-    if (hit && clock.now() - hit.at < cacheMs) return hit.rows;
+    if (hit && clock.now() - hit.at < cacheMs) return hit;
     const rows = await db.selectFrom('permissions').select(['permission', 'groups']).where('service', '=', service).execute();
     const map: Record<string, string[]> = {};
     for (const row of rows) map[row.permission] = JSON.parse(row.groups) as string[];
-    cache.set(service, { at: clock.now(), rows: map });
-    return map;
+    const entry = { at: clock.now(), rows: map, merged: new WeakMap<PermissionMap, PermissionMap>() };
+    cache.set(service, entry);
+    return entry;
   }
 
-  const merge = (defaults: PermissionMap, rows: Record<string, string[]>): PermissionMap => {
-    const out: Record<string, readonly string[]> = {};
-    for (const name of Object.keys(defaults)) out[name] = rows[name] ?? defaults[name] ?? [];
-    return out;
-  };
+  async function entries(service: string, defaults: PermissionMap): Promise<PermissionMap> {
+    const entry = await stored(service);
+    let merged = entry.merged.get(defaults);
+    if (!merged) {
+      const out: Record<string, readonly string[]> = {};
+      for (const name of Object.keys(defaults)) out[name] = entry.rows[name] ?? defaults[name] ?? [];
+      merged = Object.freeze(out);
+      entry.merged.set(defaults, merged);
+    }
+    return merged;
+  }
 
   return {
-    async entries(service, defaults) {
-      return merge(defaults, await stored(service));
-    },
+    entries,
     async change(service, defaults, changes: PermissionChange[]) {
       await db.transaction().execute(async (trx) => {
         for (const change of changes) {
@@ -50,7 +57,7 @@ export function createPermissionStore(db: Kysely<Database>, clock: Clock, cacheM
         }
       });
       cache.delete(service);
-      return merge(defaults, await stored(service));
+      return entries(service, defaults);
     },
   };
 }

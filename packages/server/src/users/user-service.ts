@@ -16,6 +16,7 @@ import { guarded, type Caller, type Operation, type UserContext, type UserSettin
 import { createUserInputs } from './user-inputs.js';
 import { USER_PERMISSION_DEFAULTS } from './user-permissions.js';
 import { createUserRepo, type NewUser } from './user-repo.js';
+import { withSessionCache } from './session-cache.js';
 
 export interface UserServiceDeps {
   db: Kysely<Database>;
@@ -54,7 +55,7 @@ function settingsFrom(config: Config): UserSettings {
  */
 export function createUserService(deps: UserServiceDeps) {
   const ctx: UserContext = {
-    repo: createUserRepo(deps.db),
+    repo: withSessionCache(createUserRepo(deps.db), deps.clock, deps.config.users.sessionCacheSeconds * 1000),
     clock: deps.clock,
     mailer: deps.mailer,
     permissions: servicePermissions(deps.permissionStore, 'users', USER_PERMISSION_DEFAULTS),
