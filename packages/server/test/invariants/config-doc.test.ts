@@ -31,7 +31,6 @@ function keys(schema: z.ZodType, prefix = ''): string[] {
   });
 }
 
-
 test('every configuration key is documented', () => {
   const all = keys(configSchema);
   assert.ok(all.length > 20, `only ${all.length} keys found`);
