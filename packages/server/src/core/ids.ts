@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 
 /** A secret for the wire: 32 random bytes, base64url (43 characters). */
 export function randomToken(): string {
@@ -26,11 +26,4 @@ export function randomName(length: number): string {
     }
   }
   return out;
-}
-
-/** Constant-time comparison of two strings (tokens, CSRF values). */
-export function safeEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
 }

@@ -29,10 +29,6 @@ export interface Principal {
 
 export const ANONYMOUS: Principal = Object.freeze({ userId: null, name: null, groups: [] });
 
-export function isAdmin(principal: Principal): boolean {
-  return principal.groups.includes(ADMINS);
-}
-
 /**
  * Does `principal` hold a permission granted to `granted`? `isOwner` says whether the caller
  * owns the thing the permission is checked for (only then does `sys:owner` count).

@@ -1,4 +1,4 @@
-export { createUserService, ANONYMOUS_CALLER, USER_OPERATIONS, type UserService, type UserServiceDeps } from './user-service.js';
+export { createUserService, ANONYMOUS_CALLER, type UserService, type UserServiceDeps } from './user-service.js';
 export type { Caller } from './user-context.js';
 export type { User } from './user-repo.js';
 export { DuplicateUserError } from './user-repo.js';

@@ -1,7 +1,7 @@
 import type { Clock } from '../core/clock.js';
 import { commonErrors } from '../core/errors.js';
 import type { Mailer } from '../core/mailer.js';
-import { ADMINS, NOONE, holds, type Principal, type ServicePermissions } from '../core/permissions.js';
+import { NOONE, holds, type Principal, type ServicePermissions } from '../core/permissions.js';
 import type { UserInputs } from './user-inputs.js';
 import type { User, UserRepo } from './user-repo.js';
 
@@ -79,5 +79,3 @@ export async function findForAdmin(ctx: UserContext, identity: string): Promise<
     (await ctx.repo.byId(identity))
   );
 }
-
-export const isAdminUser = (user: User) => user.groups.includes(ADMINS);

@@ -266,11 +266,6 @@ export function createUserRepo(db: Kysely<Database>) {
       const b = await db.deleteFrom('user_tokens').where('expires', '<=', now).executeTakeFirst();
       return Number(a.numDeletedRows) + Number(b.numDeletedRows);
     },
-
-    async count(): Promise<number> {
-      const r = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-      return Number(r.n);
-    },
   };
 }
 

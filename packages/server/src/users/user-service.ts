@@ -26,9 +26,6 @@ export interface UserServiceDeps {
   config: Config;
 }
 
-/** Every operation of the user service; each is also the name of its permission. */
-export const USER_OPERATIONS = Object.keys(USER_PERMISSION_DEFAULTS);
-
 export const ANONYMOUS_CALLER: Caller = Object.freeze({ principal: ANONYMOUS, user: null, tokenHash: null });
 
 function settingsFrom(config: Config): UserSettings {
