@@ -54,6 +54,14 @@ export async function buildHttp(services: HttpServices, config: Config): Promise
     done(Object.assign(new Error('unsupported media type'), { code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 }), undefined);
   });
 
+  // Answers are data, never pages to sniff or frame.
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('x-frame-options', 'DENY');
+    reply.header('referrer-policy', 'no-referrer');
+    done();
+  });
+
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: config.bodyLimit });
   await app.register(rateLimit, {

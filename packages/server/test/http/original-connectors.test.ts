@@ -104,3 +104,21 @@ describe('the wire forms of the original connectors', () => {
     assert.deepEqual(res.body.invalid, [['newpassword', 'too short']]);
   });
 });
+
+describe('headers on every answer', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startServer();
+  });
+  after(() => s.close());
+
+  test('user service answers are not cached, sniffed or framed; failures too', async () => {
+    for (const res of [await s.users('ping'), await s.users('profile'), await s.request('/nowhere')]) {
+      assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+      assert.equal(res.headers.get('x-frame-options'), 'DENY');
+      assert.equal(res.headers.get('referrer-policy'), 'no-referrer');
+    }
+    assert.equal((await s.users('ping')).headers.get('cache-control'), 'no-store');
+    assert.equal((await s.users('profile')).headers.get('cache-control'), 'no-store');
+  });
+});

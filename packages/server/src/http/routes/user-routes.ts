@@ -87,6 +87,8 @@ export async function registerUserRoutes(app: FastifyInstance, options: { users:
   for (const route of userRoutes(users, config)) {
     const docs = { tags: [route.admin ? 'users (administrators)' : 'users'], summary: route.summary, input: route.input };
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+      // Tokens and profiles must not stay in a browser's or a proxy's cache.
+      reply.header('cache-control', 'no-store');
       const caller = await callerOf(request, users);
       if (caller.via === 'cookie' && !route.read) assertSameOrigin(request, config.corsOrigins);
       if (route.op === 'signin') assertSameOrigin(request, config.corsOrigins);
