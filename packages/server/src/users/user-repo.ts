@@ -87,8 +87,10 @@ function duplicateField(err: unknown): 'name' | 'email' | null {
   return text.includes('email') ? 'email' : 'name';
 }
 
-/** LIKE pattern for a case-insensitive substring, with the wildcards of the input escaped. */
-const containing = (s: string) => `%${s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/** LIKE wildcards of the input escaped (with `escape '\\'` in the query: SQLite has no default). */
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+/** LIKE pattern for a case-insensitive substring. */
+const containing = (s: string) => `%${escapeLike(s.toLowerCase())}%`;
 
 export function createUserRepo(db: Kysely<Database>) {
   const users = () => db.selectFrom('users').selectAll();
@@ -178,7 +180,7 @@ export function createUserRepo(db: Kysely<Database>) {
         const pattern = containing(query.search);
         q = q.where(sql<boolean>`(name_key like ${pattern} escape '\\' or email_key like ${pattern} escape '\\' or lower(realname) like ${pattern} escape '\\')`);
       }
-      if (query.group) q = q.where('groups', 'like', `%${JSON.stringify(query.group).replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      if (query.group) q = q.where(sql<boolean>`${sql.ref('groups')} like ${`%${escapeLike(JSON.stringify(query.group))}%`} escape '\\'`);
       const counted = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       const column = query.sort === 'name' ? 'name_key' : query.sort === 'email' ? 'email_key' : query.sort;
       const direction = query.order === '>' ? 'desc' : 'asc';
