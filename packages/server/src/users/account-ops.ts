@@ -1,7 +1,6 @@
 import { randomToken, hashToken } from '../core/ids.js';
 import { holds } from '../core/permissions.js';
-import { parseInput } from '../core/validation.js';
-import { allowedInput } from '../core/validation.js';
+import { allowedInput, parseInput } from '../core/validation.js';
 import { commonErrors } from '../core/errors.js';
 import type { Mail } from '../core/mailer.js';
 import { hashPassword, verifyPassword } from './passwords.js';

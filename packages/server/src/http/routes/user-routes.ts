@@ -17,6 +17,8 @@ interface UserRoute {
   limited?: boolean;
   /** Changes nothing, so a cross-site cookie request may call it. */
   read?: boolean;
+  /** Checked for a same-origin browser request even without a cookie (sign-in: login CSRF). */
+  sameOrigin?: boolean;
   admin?: boolean;
   input?: z.ZodType;
   /** Shapes the reply after a successful run (cookies). */
@@ -39,6 +41,7 @@ export function userRoutes(users: UserService, config: Config): UserRoute[] {
     { op: 'token', summary: 'Exchange identity and password for a token (send it as `x-auth-token` or `Authorization: Bearer`).', limited: true, input: i.credentials },
     {
       op: 'signin',
+      sameOrigin: true,
       summary: 'Sign in: sets the HttpOnly cookie `auth`.',
       limited: true,
       input: i.credentials,
@@ -90,8 +93,7 @@ export async function registerUserRoutes(app: FastifyInstance, options: { users:
       // Tokens and profiles must not stay in a browser's or a proxy's cache.
       reply.header('cache-control', 'no-store');
       const caller = await callerOf(request, users);
-      if (caller.via === 'cookie' && !route.read) assertSameOrigin(request, config.corsOrigins);
-      if (route.op === 'signin') assertSameOrigin(request, config.corsOrigins);
+      if (route.sameOrigin || (caller.via === 'cookie' && !route.read)) assertSameOrigin(request, config.corsOrigins);
       const result = await users.run(route.op, caller, requestValues(request));
       return route.after ? route.after(request, reply, result) : result;
     };
