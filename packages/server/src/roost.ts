@@ -10,6 +10,8 @@ import { migrateToLatest } from './storage/migrations/index.js';
 import { createPermissionStore } from './storage/permission-store.js';
 import type { Database } from './storage/schema.js';
 import { createUserService, type UserService } from './users/index.js';
+import { createDataStores, type DataStores } from './datastore/index.js';
+import { createFileStores, type FileStores } from './filestore/index.js';
 
 export interface RoostOverrides {
   clock?: Clock;
@@ -22,6 +24,8 @@ export interface Roost {
   db: Kysely<Database>;
   dialect: Dialect;
   users: UserService;
+  dataStores: DataStores;
+  fileStores: FileStores;
   /** Where outbox mails are written when no SMTP server is configured. */
   outboxDir: string;
   /** Listen on the configured host and port (or the given ones); resolves to the base URL. */
@@ -33,6 +37,8 @@ export interface Services {
   db: Kysely<Database>;
   dialect: Dialect;
   users: UserService;
+  dataStores: DataStores;
+  fileStores: FileStores;
   close(): Promise<void>;
 }
 
@@ -49,6 +55,8 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   const mailer = overrides.mailer ?? createMailer(config);
   const permissionStore = createPermissionStore(db, clock);
   const users = createUserService({ db, clock, mailer, permissionStore, config });
+  const dataStores = createDataStores({ db, clock, permissionStore, config });
+  const fileStores = createFileStores({ db, clock, permissionStore, config });
   // Expired sessions and single-use tokens are dead rows; clear them once an hour. A failed
   // purge changes nothing and is tried again the next hour.
   const purge = setInterval(() => void users.purgeExpired().catch(() => {}), 3600_000).unref();
@@ -56,8 +64,11 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     db,
     dialect,
     users,
+    dataStores,
+    fileStores,
     async close() {
       clearInterval(purge);
+      await fileStores.close();
       await mailer.close();
       await db.destroy();
     },
@@ -70,7 +81,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
  */
 export async function createRoost(config: Config, overrides: RoostOverrides = {}): Promise<Roost> {
   const services = await openServices(config, overrides);
-  const http = await buildHttp({ users: services.users }, config);
+  const http = await buildHttp({ users: services.users, dataStores: services.dataStores, fileStores: services.fileStores }, config);
   return {
     ...services,
     config,

@@ -7,14 +7,19 @@ import rateLimit from '@fastify/rate-limit';
 import type { Config } from '../core/config.js';
 import { commonErrors } from '../core/errors.js';
 import type { UserService } from '../users/index.js';
+import type { DataStores } from '../datastore/index.js';
+import type { FileStores } from '../filestore/index.js';
 import { installErrorHandler } from './error-handler.js';
 import { registerOpenApi } from './openapi.js';
 import { registerUserRoutes } from './routes/user-routes.js';
-import { registerStorePingRoutes } from './routes/store-ping-routes.js';
+import { registerDataStoreRoutes } from './routes/datastore-routes.js';
+import { registerFileStoreRoutes } from './routes/filestore-routes.js';
 import { installCors } from './cors.js';
 
 export interface HttpServices {
   users: UserService;
+  dataStores: DataStores;
+  fileStores: FileStores;
 }
 
 export const ROOST_VERSION = '0.1.0';
@@ -72,6 +77,7 @@ export async function buildHttp(services: HttpServices, config: Config): Promise
   await registerOpenApi(app, ROOST_VERSION);
 
   await app.register(registerUserRoutes, { users: services.users, config });
-  await app.register(registerStorePingRoutes, { config });
+  await app.register(registerDataStoreRoutes, { dataStores: services.dataStores, users: services.users, config });
+  await app.register(registerFileStoreRoutes, { fileStores: services.fileStores, users: services.users, config });
   return app;
 }

@@ -3,6 +3,9 @@
  * booleans are integers 0/1 and lists are JSON text, so one query code serves SQLite and
  * PostgreSQL alike.
  */
+import type { DataStoreTables } from './datastore-schema.js';
+import type { FileStoreTables } from './filestore-schema.js';
+
 export type UserState = 'pending' | 'active' | 'disabled';
 /** Why a pending account waits: its own mail confirmation, or an administrator. */
 export type PendingReason = 'optin' | 'review';
@@ -58,10 +61,14 @@ export interface SettingsTable {
   value: string;
 }
 
-export interface Database {
+/** Tables of the user identity service and the shared ones (permissions, settings). */
+export interface CoreTables {
   users: UsersTable;
   sessions: SessionsTable;
   user_tokens: UserTokensTable;
   permissions: PermissionsTable;
   settings: SettingsTable;
 }
+
+export interface Database extends CoreTables, DataStoreTables, FileStoreTables {}
+
