@@ -1,0 +1,23 @@
+/* Reading the one JSON field the JSON forms store their data in. The field may hold a value or
+   JSON text (older data); anything unreadable is reported, not thrown. */
+import type { FormObject } from './form.js';
+
+/** A plain dictionary (not an array, not null). */
+export function isDict(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The value of `field` in the object's data, JSON text parsed; `readable` is false for text that is not JSON. */
+export function readJsonField(context: unknown, field: string): { value: unknown; readable: boolean } {
+  const raw = isDict(context) ? (context as FormObject).data?.[field] : undefined;
+  if (typeof raw !== 'string') return { value: raw, readable: true };
+  if (raw.trim() === '') return { value: undefined, readable: true };
+  try {
+    return { value: JSON.parse(raw) as unknown, readable: true };
+  } catch {
+    return { value: undefined, readable: false };
+  }
+}
+
+/** Message shown when the stored value is not what the form stores; saving replaces it. */
+export const msgUnreadable = 'The stored data could not be read and will be replaced.';
