@@ -56,8 +56,10 @@ export function makeCustomizedViewForm<F extends HTMLForm = ObjectForm>(
     // The subset's options come first; setup() must not apply them again over the later settings.
     if (definition.options) form.applyOptions(definition.options);
     const { options: _applied, ...rest } = definition;
+    const forms: Subsets = { ...typeconf?.forms, [subset]: rest };
+    form.loadFromType = { ...(typeconf as TypeConf), forms };
     // The class's subset (e.g. ObjectForm's actions and default action of `edit`) stays the base.
-    form.subsets = { ...form.subsets, ...(typeconf?.forms as Subsets), [subset]: { ...form.subsets[subset], ...rest } };
+    form.subsets = { ...form.subsets, ...forms, [subset]: { ...form.subsets[subset], ...rest } };
     form.subset = subset;
   }
   if (options.loadFromViewModuleConf?.form) form.applyOptions(options.loadFromViewModuleConf.form);
