@@ -1,24 +1,20 @@
 // JsonMappingForm and JsonSequenceForm (test_json of original-forms.md §6 and the checklist's
 // add/edit/delete by 1-based position and "Item exists!"), against the content model on SQLite.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { JsonMappingForm, JsonSequenceForm, type ContentObject, type FieldConf, type FormRequest, type KyselyContent } from '../src/index.js';
-import { openContent, testRootId } from './helpers/content-db.js';
+import { post, useSqliteContent } from './helpers/content-db.js';
 import { contentOptions } from './helpers/fixtures.js';
-import { attr, dom, text } from './helpers/html.js';
+import { alerts, attr, dom, text } from './helpers/html.js';
 
 const user = { id: 'u' };
-const post = (body: FormRequest['body'], query: FormRequest['query'] = {}): FormRequest => ({ method: 'POST', body, query, headers: {} });
-const alerts = (html: string): string[] => dom(html).filter((e) => attr(e, 'role') === 'status' || attr(e, 'role') === 'alert').map((e) => text(e));
 
+const store = useSqliteContent(contentOptions);
 let content: KyselyContent;
-let close: () => Promise<void>;
 let root: ContentObject;
 before(async () => {
-  ({ content, close } = await openContent('sqlite', contentOptions));
-  root = await content.root(testRootId());
+  ({ content, root } = store);
 });
-after(() => close?.());
 
 const reload = async (obj: ContentObject): Promise<ContentObject> => (await content.get(obj.id))!;
 

@@ -3,18 +3,16 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigurationError, ObjectForm, type ActionConf, type ContentObject, type FormRequest, type KyselyContent } from '../src/index.js';
-import { dialects, openContent, postgresSkip, testRootId } from './helpers/content-db.js';
+import { dialects, openContent, post, postgresSkip, testRootId } from './helpers/content-db.js';
 import { contentOptions, fullData } from './helpers/fixtures.js';
-import { attr, dom, text } from './helpers/html.js';
+import { alerts, attr, dom, text } from './helpers/html.js';
 
 const user = { id: 'editor' };
-const post = (body: FormRequest['body']): FormRequest => ({ method: 'POST', body, headers: {} });
 const editActions: ActionConf[] = [
   { id: 'default', method: 'startObject', hidden: true },
   { id: 'save', method: 'updateObj', name: 'Save' },
   { id: 'cancel', method: 'cancel', name: 'Cancel' },
 ];
-const messages = (html: string): string[] => dom(html).filter((e) => attr(e, 'role') === 'status' || attr(e, 'role') === 'alert').map((e) => text(e));
 
 for (const dialect of dialects) {
   describe(`${dialect}: ObjectForm`, { skip: dialect === 'postgres' && postgresSkip }, () => {
@@ -55,7 +53,7 @@ for (const dialect of dialects) {
       assert.deepEqual(stored?.data.fjson, { a: [1, 2] });
       assert.equal(stored?.meta.pool_createdby, 'editor');
       assert.equal(stored?.parent?.id, parent.id);
-      assert.deepEqual(messages(r1.html), ['OK. Data saved.']);
+      assert.deepEqual(alerts(r1.html), ['OK. Data saved.']);
 
       const r2 = await createForm(parent, post({ cancel$: '1' })).process();
       assert.ok(r2.result);
@@ -164,7 +162,7 @@ for (const dialect of dialects) {
       assert.equal((await parent.children())[2]?.id, after.id);
       const bad = await create('nope');
       assert.equal(bad.result, false);
-      assert.deepEqual(messages(bad.html), ['Invalid position']);
+      assert.deepEqual(alerts(bad.html), ['Invalid position']);
       assert.equal(await count(parent), 4);
     });
 
@@ -188,15 +186,15 @@ for (const dialect of dialects) {
       assert.equal(wrong.result, false);
       assert.match(text(dom(wrong.html).byId('upload-errors')), /fnumber: "abc" is not a number/);
       const other = await createForm(parent, post({ fnumber: '1', pool_type: 'type2', create$: '1' })).process();
-      assert.deepEqual([other.result, messages(other.html)], [false, ['Object type not allowed.']]);
+      assert.deepEqual([other.result, alerts(other.html)], [false, ['Object type not allowed.']]);
       const untyped = new ObjectForm({ app: content, context: parent, fields: [{ id: 'x' }], request: post({ x: '1', create$: '1' }) });
-      assert.deepEqual(messages((await untyped.process()).html), ['Unknown object type']);
+      assert.deepEqual(alerts((await untyped.process()).html), ['Unknown object type']);
       const unknownType = new ObjectForm({ app: content, context: parent, fields: [{ id: 'x' }], request: post({ x: '1', create$: '1' }) });
       const r = await unknownType.process({ pool_type: 'nope' });
-      assert.deepEqual([r.result, messages(r.html)], [false, ['Unknown object type']]);
+      assert.deepEqual([r.result, alerts(r.html)], [false, ['Unknown object type']]);
       assert.equal(await count(parent), 0);
       const noContext = await new ObjectForm({ app: content, loadFromType: 'type1', request: post({ fnumber: '1', edit$: '1' }) }).process();
-      assert.deepEqual([noContext.result, messages(noContext.html)], [false, ['Object not found']]);
+      assert.deepEqual([noContext.result, alerts(noContext.html)], [false, ['Object not found']]);
       const startMissing = new ObjectForm({ app: content, loadFromType: 'type1', request: post({}) });
       await startMissing.setup('edit');
       const sm = await startMissing.process();
@@ -204,7 +202,7 @@ for (const dialect of dialects) {
       const gone = await parent.create('type1', { fnumber: 1 }, user);
       await content.db.deleteFrom('form_objects').where('id', '=', gone.id).execute();
       const g = await new ObjectForm({ app: content, loadFromType: 'type1', context: gone, request: post({ fnumber: '2', edit$: '1' }) }).process();
-      assert.deepEqual([g.result, messages(g.html)], [false, ['Object not found']]);
+      assert.deepEqual([g.result, alerts(g.html)], [false, ['Object not found']]);
       const unknownAction = await createForm(parent, post({ fnumber: '1', nope$: '1' })).process();
       assert.equal(unknownAction.action.id, 'default', 'an unknown action key runs the default action');
       const badMethod = createForm(parent, post({ x$: '1' }), { actions: [{ id: 'x', method: 'noSuchMethod' }] });

@@ -18,12 +18,11 @@ import {
   type MessageStore,
   type TypeConf,
 } from '../src/index.js';
-import { openContent, testRootId } from './helpers/content-db.js';
+import { openContent, post, testRootId } from './helpers/content-db.js';
 import { contentOptions } from './helpers/fixtures.js';
 import { attr, dom } from './helpers/html.js';
 
 const user = { id: 'u' };
-const post = (body: FormRequest['body'], headers: FormRequest['headers'] = {}): FormRequest => ({ method: 'POST', body, query: {}, headers });
 const xhr = { 'x-requested-with': 'XMLHttpRequest' };
 
 let content: KyselyContent;

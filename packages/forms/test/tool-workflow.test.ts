@@ -1,25 +1,16 @@
 // ToolForm (test_tool of original-forms.md §6) and WorkflowForm, driven against the content model
 // on SQLite.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigurationError, ToolForm, WorkflowForm, type ActionConf, type ContentObject, type FormRequest, type KyselyContent } from '../src/index.js';
-import { openContent, testRootId } from './helpers/content-db.js';
+import { ConfigurationError, ToolForm, WorkflowForm, type ActionConf, type FormRequest, type FormValues } from '../src/index.js';
+import { post, useSqliteContent } from './helpers/content-db.js';
 import { contentOptions } from './helpers/fixtures.js';
-import { attr, dom, text } from './helpers/html.js';
+import { alerts, attr, dom, text } from './helpers/html.js';
 
 const user = { id: 'u' };
-const post = (body: FormRequest['body']): FormRequest => ({ method: 'POST', body, headers: {} });
-const alerts = (html: string): string[] => dom(html).filter((e) => attr(e, 'role') === 'status' || attr(e, 'role') === 'alert').map((e) => text(e));
 
-let content: KyselyContent;
-let close: () => Promise<void>;
-let root: ContentObject;
-before(async () => {
-  ({ content, close } = await openContent('sqlite', contentOptions));
-  root = await content.root(testRootId());
-  await root.create('type2', { fstr: 'one' }, user);
-});
-after(() => close?.());
+const store = useSqliteContent(contentOptions);
+before(() => store.root.create('type2', { fstr: 'one' }, user));
 
 describe('ToolForm', () => {
   const toolActions: ActionConf[] = [
@@ -29,18 +20,18 @@ describe('ToolForm', () => {
   ];
 
   test('setup loads the parameters from the tool definition (no meta fields)', async () => {
-    const form = new ToolForm({ app: content, context: content.tool('count', root) });
+    const form = new ToolForm({ app: store.content, context: store.content.tool('count', store.root) });
     await form.setup();
     assert.deepEqual(form.getFields().map((f) => f.id), ['parameter1', 'parameter2']);
     assert.deepEqual(form.getActions().map((a) => a.id), ['default', 'run']);
-    const byId = new ToolForm({ app: content, loadFromType: 'count' });
+    const byId = new ToolForm({ app: store.content, loadFromType: 'count' });
     await byId.setup();
     assert.equal(byId.getFields().length, 2);
-    await assert.rejects(new ToolForm({ app: content, loadFromType: 'nope' }).setup(), /Type not found/);
+    await assert.rejects(new ToolForm({ app: store.content, loadFromType: 'nope' }).setup(), /Type not found/);
   });
 
   test('test_tool: default renders, run$ runs the tool, cancel$ cancels; with a subset and an inline field', async () => {
-    const mk = (body: FormRequest['body'], extra = {}) => new ToolForm({ app: content, context: content.tool('count', root), actions: toolActions, user, request: post(body), ...extra });
+    const mk = (body: FormValues, extra = {}) => new ToolForm({ app: store.content, context: store.content.tool('count', store.root), actions: toolActions, user, request: post(body), ...extra });
     const r0 = await mk({}).process();
     assert.equal(r0.action.id, 'default');
     assert.ok(dom(r0.html).byId('upload-parameter1'));
@@ -61,7 +52,7 @@ describe('ToolForm', () => {
   });
 
   test('invalid parameters re-render with errors; a failing tool re-renders the form with its data and the output escaped', async () => {
-    const mk = (body: FormRequest['body']) => new ToolForm({ app: content, context: content.tool('count', root), request: post(body) });
+    const mk = (body: FormValues) => new ToolForm({ app: store.content, context: store.content.tool('count', store.root), request: post(body) });
     const invalid = await mk({ run$: '1', parameter2: 'x' }).process();
     assert.equal(invalid.result, false);
     assert.ok(dom(invalid.html).byId('upload-errors'));
@@ -71,21 +62,21 @@ describe('ToolForm', () => {
     assert.equal(attr(d.byId('upload-parameter1'), 'value'), 'fail');
     assert.equal(text(d.find((e) => attr(e, 'class') === 'tool-output')), 'Failed <on purpose>');
     assert.equal(d.tag('on').length, 0, 'the output is escaped');
-    const noTool = await new ToolForm({ app: content, loadFromType: 'count', request: post({ run$: '1', parameter1: 'x' }) }).process();
+    const noTool = await new ToolForm({ app: store.content, loadFromType: 'count', request: post({ run$: '1', parameter1: 'x' }) }).process();
     assert.deepEqual([noTool.result, alerts(noTool.html)], [false, ['Tool not found']]);
   });
 
   test('an unknown action id in a subset is an error (other forms skip it)', async () => {
-    const form = new ToolForm({ app: content, context: content.tool('count', root), subsets: { s: { actions: ['run', 'nope'] } } });
+    const form = new ToolForm({ app: store.content, context: store.content.tool('count', store.root), subsets: { s: { actions: ['run', 'nope'] } } });
     await assert.rejects(form.setup('s'), ConfigurationError);
   });
 
   test('a tool definition may bring its own actions; actions given to the form win', async () => {
-    const conf = { ...content.getToolConf('count')!, actions: [{ id: 'go', method: 'runTool', name: 'Go' }] };
-    const form = new ToolForm({ app: content, loadFromType: conf, context: content.tool('count', root), request: post({ go$: '1', parameter1: 'own' }) });
+    const conf = { ...store.content.getToolConf('count')!, actions: [{ id: 'go', method: 'runTool', name: 'Go' }] };
+    const form = new ToolForm({ app: store.content, loadFromType: conf, context: store.content.tool('count', store.root), request: post({ go$: '1', parameter1: 'own' }) });
     const r = await form.process();
     assert.deepEqual([r.action.id, r.result], ['go', true]);
-    const given = new ToolForm({ app: content, loadFromType: conf, actions: toolActions });
+    const given = new ToolForm({ app: store.content, loadFromType: conf, actions: toolActions });
     await given.setup();
     assert.deepEqual(given.getActions().map((a) => a.id), ['default', 'run', 'cancel']);
   });
@@ -93,7 +84,7 @@ describe('ToolForm', () => {
 
 describe('WorkflowForm', () => {
   test('default renders the GET values; submit$ runs the transition named in the form', async () => {
-    const obj = await root.create('type1', { fnumber: 1 }, user);
+    const obj = await store.root.create('type1', { fnumber: 1 }, user);
     const start = await new WorkflowForm({ context: obj, request: { query: { action: 'publish' }, body: {} } }).process();
     assert.equal(start.action.id, 'default');
     assert.equal(attr(dom(start.html).find((e) => attr(e, 'name') === 'action'), 'value'), 'publish');
@@ -102,14 +93,14 @@ describe('WorkflowForm', () => {
     form.listenEvent('success', ({ obj: o }) => void seen.push(o));
     const r = await form.process();
     assert.deepEqual([r.action.id, r.result, seen], ['submit', obj, [obj]]);
-    assert.equal((await content.get(obj.id))?.meta.pool_wfa, 'published');
+    assert.equal((await store.content.get(obj.id))?.meta.pool_wfa, 'published');
     const byTransition = await new WorkflowForm({ context: obj, request: post({ transition: 'retract', submit$: '1' }) }).process();
     assert.equal(byTransition.result, obj);
-    assert.equal((await content.get(obj.id))?.meta.pool_wfa, 'draft');
+    assert.equal((await store.content.get(obj.id))?.meta.pool_wfa, 'draft');
   });
 
   test('refusals: no action, a transition not allowed now, no object; cancel', async () => {
-    const obj = await root.create('type1', { fnumber: 1 }, user);
+    const obj = await store.root.create('type1', { fnumber: 1 }, user);
     const none = await new WorkflowForm({ context: obj, request: post({ submit$: '1' }) }).process();
     assert.equal(none.result, false);
     assert.match(text(dom(none.html).byId('upload-errors')), /No workflow action given/);
@@ -119,6 +110,6 @@ describe('WorkflowForm', () => {
     assert.deepEqual([noObj.result, alerts(noObj.html)], [false, ['Object not found']]);
     const cancel = await new WorkflowForm({ context: obj, request: post({ cancel$: '1' }) }).process();
     assert.deepEqual([cancel.action.id, cancel.result], ['cancel', true]);
-    assert.equal((await content.get(obj.id))?.meta.pool_wfa, 'draft');
+    assert.equal((await store.content.get(obj.id))?.meta.pool_wfa, 'draft');
   });
 });

@@ -292,7 +292,12 @@ export class HTMLForm extends Form {
     const messages = renderMessages(msgs, warning, this.widget, this.t);
     if (messagesOnly) return messages;
     await this.signal('render', { data });
-    return renderForm(await this.#renderInput(data, errors), messages);
+    return renderForm(await this.#renderInput(data, errors), messages) + this.renderAfterForm();
+  }
+
+  /** Html rendered after the form (not with `messagesOnly`); `JsonSequenceForm` lists its items here. */
+  protected renderAfterForm(): string {
+    return '';
   }
 
   /**

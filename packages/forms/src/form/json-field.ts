@@ -1,6 +1,13 @@
 /* Reading the one JSON field the JSON forms store their data in. The field may hold a value or
    JSON text (older data); anything unreadable is reported, not thrown. */
+import type { ActionConf } from '../conf/action-conf.js';
 import type { FormObject } from './form.js';
+
+/** The actions of both JSON forms: show the stored data, save. */
+export const jsonFormActions: readonly ActionConf[] = [
+  { id: 'default', method: 'startObject', name: 'Initialize', hidden: true },
+  { id: 'edit', method: 'updateObj', name: 'Save', cssClass: 'btn btn-primary' },
+];
 
 /** A plain dictionary (not an array, not null). */
 export function isDict(value: unknown): value is Record<string, unknown> {

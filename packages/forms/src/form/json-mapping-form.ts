@@ -5,7 +5,7 @@ import type { FormValues } from '../request/form-request.js';
 import { msgObjectNotFound, msgSaved } from './content-messages.js';
 import type { ExtractResult, FormInit, ValidateResult } from './form.js';
 import { HTMLForm } from './html-form.js';
-import { isDict, msgUnreadable, readJsonField } from './json-field.js';
+import { isDict, jsonFormActions, msgUnreadable, readJsonField } from './json-field.js';
 
 export interface JsonMappingFormInit extends FormInit {
   /** The field of the context's data holding the dictionary. Default `data`. */
@@ -23,10 +23,7 @@ export interface JsonMappingFormInit extends FormInit {
  * const { result } = await form.process(); // after `edit$`: the stored dictionary
  */
 export class JsonMappingForm extends HTMLForm {
-  static override defaultActions: readonly ActionConf[] = [
-    { id: 'default', method: 'startObject', name: 'Initialize', hidden: true },
-    { id: 'edit', method: 'updateObj', name: 'Save', cssClass: 'btn btn-primary' },
-  ];
+  static override defaultActions: readonly ActionConf[] = jsonFormActions;
 
   jsonDataField: string;
   mergeContext: boolean;

@@ -3,11 +3,10 @@
 import type { ActionConf, ActionKw, ActionResult } from '../conf/action-conf.js';
 import { isContentObject } from '../content/model.js';
 import { attrs, escapeHtml } from '../render/html.js';
-import type { FieldError } from '../validate/validation-error.js';
 import { msgObjectNotFound, msgSaved } from './content-messages.js';
 import type { FormInit } from './form.js';
 import { HTMLForm } from './html-form.js';
-import { isDict, msgUnreadable, readJsonField } from './json-field.js';
+import { isDict, jsonFormActions, msgUnreadable, readJsonField } from './json-field.js';
 
 export interface JsonSequenceFormInit extends FormInit {
   /** The field of the context's data holding the list. Default `data`. */
@@ -31,10 +30,7 @@ const msgNotFound = 'Item not found';
  * const { result, html } = await form.process();
  */
 export class JsonSequenceForm extends HTMLForm {
-  static override defaultActions: readonly ActionConf[] = [
-    { id: 'default', method: 'startObject', name: 'Initialize', hidden: true },
-    { id: 'edit', method: 'updateObj', name: 'Save', cssClass: 'btn btn-primary' },
-  ];
+  static override defaultActions: readonly ActionConf[] = jsonFormActions;
 
   jsonDataField: string;
   jsonUniqueID: string;
@@ -136,16 +132,9 @@ export class JsonSequenceForm extends HTMLForm {
     return [item, await this.render({}, [msgSaved])];
   }
 
-  /** The form followed by the list of items (read-only ones left out). */
-  override async render(
-    data: Readonly<Record<string, unknown>>,
-    msgs?: string[],
-    errors?: FieldError[],
-    messagesOnly = false,
-    result?: unknown,
-  ): Promise<string> {
-    const html = await super.render(data, msgs, errors, messagesOnly, result);
-    return messagesOnly ? html : html + this.renderItemList();
+  /** The list of items follows the form. */
+  protected override renderAfterForm(): string {
+    return this.renderItemList();
   }
 
   /**

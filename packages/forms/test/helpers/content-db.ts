@@ -1,10 +1,11 @@
 /* Real databases for the content model: SQLite in memory, and PostgreSQL (a fresh database per
    test file, dropped afterwards) when ROOST_TEST_DATABASE_URL is set. No mocks. */
 import { randomBytes } from 'node:crypto';
+import { after, before } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
-import { createKyselyContent, type KyselyContent, type KyselyContentOptions } from '../../src/index.js';
+import { createKyselyContent, type ContentObject, type FormRequest, type FormValues, type KyselyContent, type KyselyContentOptions } from '../../src/index.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -63,3 +64,27 @@ export async function openContent(dialect: DialectName, options: KyselyContentOp
 
 /** A root of its own per test, so tests sharing a database never see each other's objects. */
 export const testRootId = (): string => `root-${randomBytes(4).toString('hex')}`;
+
+/** A POST request with form values (and headers, e.g. for XHR). */
+export const post = (body: FormValues, headers: FormRequest['headers'] = {}): FormRequest => ({ method: 'POST', body, query: {}, headers });
+
+/**
+ * Registers before/after hooks that open a SQLite content store for the calling test file, with
+ * a root of its own. Read the store and the root through the returned object inside tests.
+ */
+export function useSqliteContent(options: KyselyContentOptions): { readonly content: KyselyContent; readonly root: ContentObject } {
+  let state: { content: KyselyContent; root: ContentObject; close(): Promise<void> } | undefined;
+  before(async () => {
+    const { content, close } = await openContent('sqlite', options);
+    state = { content, root: await content.root(testRootId()), close };
+  });
+  after(() => state?.close());
+  return {
+    get content() {
+      return state!.content;
+    },
+    get root() {
+      return state!.root;
+    },
+  };
+}
