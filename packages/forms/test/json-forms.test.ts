@@ -13,7 +13,7 @@ const store = useSqliteContent(contentOptions);
 let content: KyselyContent;
 let root: ContentObject;
 before(async () => {
-  ({ content, root } = store);
+  ({ content, root } = await store.open());
 });
 
 const reload = async (obj: ContentObject): Promise<ContentObject> => (await content.get(obj.id))!;

@@ -10,7 +10,7 @@ import { alerts, attr, dom, text } from './helpers/html.js';
 const user = { id: 'u' };
 
 const store = useSqliteContent(contentOptions);
-before(() => store.root.create('type2', { fstr: 'one' }, user));
+before(async () => (await store.open()).root.create('type2', { fstr: 'one' }, user));
 
 describe('ToolForm', () => {
   const toolActions: ActionConf[] = [

@@ -1,7 +1,7 @@
 /* Real databases for the content model: SQLite in memory, and PostgreSQL (a fresh database per
    test file, dropped afterwards) when ROOST_TEST_DATABASE_URL is set. No mocks. */
 import { randomBytes } from 'node:crypto';
-import { after, before } from 'node:test';
+import { after } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
@@ -69,22 +69,27 @@ export const testRootId = (): string => `root-${randomBytes(4).toString('hex')}`
 export const post = (body: FormValues, headers: FormRequest['headers'] = {}): FormRequest => ({ method: 'POST', body, query: {}, headers });
 
 /**
- * Registers before/after hooks that open a SQLite content store for the calling test file, with
- * a root of its own. Read the store and the root through the returned object inside tests.
+ * A SQLite content store for the calling test file, with a root of its own: opened on the first
+ * `open()` (call it from a `before` hook), closed after the file. Afterwards `content` and `root`
+ * read it directly.
  */
-export function useSqliteContent(options: KyselyContentOptions): { readonly content: KyselyContent; readonly root: ContentObject } {
-  let state: { content: KyselyContent; root: ContentObject; close(): Promise<void> } | undefined;
-  before(async () => {
-    const { content, close } = await openContent('sqlite', options);
-    state = { content, root: await content.root(testRootId()), close };
-  });
-  after(() => state?.close());
+export function useSqliteContent(options: KyselyContentOptions): { open(): Promise<{ content: KyselyContent; root: ContentObject }>; readonly content: KyselyContent; readonly root: ContentObject } {
+  let state: Promise<{ content: KyselyContent; root: ContentObject; close(): Promise<void> }> | undefined;
+  let opened: { content: KyselyContent; root: ContentObject } | undefined;
+  after(async () => (await state)?.close());
   return {
+    async open() {
+      state ??= openContent('sqlite', options).then(async ({ content, close }) => ({ content, root: await content.root(testRootId()), close }));
+      opened = await state;
+      return opened;
+    },
     get content() {
-      return state!.content;
+      if (!opened) throw new Error('call open() in a before hook first');
+      return opened.content;
     },
     get root() {
-      return state!.root;
+      if (!opened) throw new Error('call open() in a before hook first');
+      return opened.root;
     },
   };
 }
