@@ -49,6 +49,15 @@ describe('JsonMappingForm', () => {
     assert.equal(stored.data.fnumber, 1);
   });
 
+  test('a meta field as jsonDataField: stored in meta and read back from there', async () => {
+    const obj = await root.create('type1', { fnumber: 1 }, user);
+    await new JsonMappingForm({ context: obj, fields, jsonDataField: 'title', request: post({ theme: 'm', edit$: '1' }) }).process();
+    const stored = await reload(obj);
+    assert.deepEqual(stored.meta.title, { theme: 'm' });
+    const start = await new JsonMappingForm({ context: stored, fields, jsonDataField: 'title', request: post({}) }).process();
+    assert.equal(attr(dom(start.html).byId('upload-theme'), 'value'), 'm');
+  });
+
   test('mergeContext false replaces the dictionary', async () => {
     const obj = await root.create('type1', { fnumber: 1, fjson: { other: 'x' } }, user);
     await new JsonMappingForm({ context: obj, fields, jsonDataField: 'fjson', mergeContext: false, request: post({ theme: 'a', edit$: '1' }) }).process();

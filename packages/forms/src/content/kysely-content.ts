@@ -81,10 +81,12 @@ export class KyselyContent implements ContentApp {
     return ensureContentSchema(this.db, this.table);
   }
 
+  /** An object type by id. */
   getObjectConf(id: string): ContentTypeConf | undefined {
     return this.#types.get(id);
   }
 
+  /** A tool definition by id. */
   getToolConf(id: string): ToolConf | undefined {
     return this.#tools.get(id);
   }
@@ -105,6 +107,12 @@ export class KyselyContent implements ContentApp {
     return (await this.get(id)) as ContentObject;
   }
 
+  /**
+   * The object with this id (of any root), with its parent chain; undefined when there is none.
+   *
+   * @example
+   * const obj = await content.get(params.id);
+   */
   async get(id: string): Promise<ContentObject | undefined> {
     const row = await this.#row(id);
     if (!row) return undefined;
@@ -121,6 +129,12 @@ export class KyselyContent implements ContentApp {
     return obj;
   }
 
+  /**
+   * A tool ready to run, on `target` when given; undefined for an unknown id.
+   *
+   * @example
+   * const form = new ToolForm({ view, context: content.tool('export', folder) });
+   */
   tool(id: string, target?: ContentObject): ContentTool | undefined {
     const configuration = this.#tools.get(id);
     if (!configuration) return undefined;

@@ -16,7 +16,9 @@ export function isDict(value: unknown): value is Record<string, unknown> {
 
 /** The value of `field` in the object's data, JSON text parsed; `readable` is false for text that is not JSON. */
 export function readJsonField(context: unknown, field: string): { value: unknown; readable: boolean } {
-  const raw = isDict(context) ? (context as FormObject).data?.[field] : undefined;
+  // Like loadObjData: the object's data first, then its meta (where a store keeps meta field ids).
+  const obj = isDict(context) ? (context as FormObject) : undefined;
+  const raw = obj?.data && field in obj.data ? obj.data[field] : obj?.meta?.[field];
   if (typeof raw !== 'string') return { value: raw, readable: true };
   if (raw.trim() === '') return { value: undefined, readable: true };
   try {
