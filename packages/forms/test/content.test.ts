@@ -31,6 +31,8 @@ for (const dialect of dialects) {
       assert.equal(b.type, 'root');
       assert.equal(a.parent, undefined);
       assert.equal(await content.get('nope'), undefined);
+      const child = await a.create('type2', {}, user);
+      await assert.rejects(content.root(child.id), (e) => e instanceof ContentError && e.code === 'not_found');
       const rows = await content.db.selectFrom('form_objects').select('id').where('id', '=', id).execute();
       assert.equal(rows.length, 1);
     });

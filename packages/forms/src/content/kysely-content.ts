@@ -92,13 +92,15 @@ export class KyselyContent implements ContentApp {
   }
 
   /**
-   * The root object `id` (type `root`), created on first use. Roots keep separate trees.
+   * The root object `id` (type `root`), created on first use. Roots keep separate trees. Throws
+   * `ContentError` when `id` names an object that is not a root.
    *
    * @example
    * const site = await content.root('site');
    */
   async root(id = 'root'): Promise<ContentObject> {
     const existing = await this.get(id);
+    if (existing && existing.parent) throw new ContentError('not_found', `Not a root (${id})`);
     if (existing) return existing;
     const t = now();
     const row: FormObjectsTable = { id, parent_id: null, type: 'root', position: 0, data: '{}', meta: '{}', wf_state: null, created_at: t, changed_at: t, created_by: null, changed_by: null };
