@@ -19,6 +19,30 @@ export { checkedPasswordInput, hiddenInput, passwordInput, textArea, textInput }
 export { defaultWidgets, listValue, registerWidget, textValue, WidgetInvalid } from './fields/widget.js';
 export type { Widget, WidgetRegistry, WidgetRenderInput, WidgetRequirements } from './fields/widget.js';
 export { defaultWidgetName, resolveWidget } from './fields/widgets.js';
+export { contentUrls, createContentView } from './content/content-view.js';
+export type { ContentViewInit, MessageStore } from './content/content-view.js';
+export { defaultContentTable, ensureContentSchema } from './content/content-schema.js';
+export type { FormContentDatabase, FormObjectsTable } from './content/content-schema.js';
+export { createKyselyContent, KyselyContent } from './content/kysely-content.js';
+export type { KyselyContentOptions } from './content/kysely-content.js';
+export { ContentError, isContentObject, isContentTool } from './content/model.js';
+export type {
+  ContentApp,
+  ContentData,
+  ContentErrorCode,
+  ContentObject,
+  ContentTool,
+  ContentTypeConf,
+  ContentView,
+  SortPosition,
+  ToolConf,
+  ToolResult,
+  ToolRunContext,
+  WorkflowConf,
+  WorkflowTransition,
+} from './content/model.js';
+export { makeCustomizedViewForm, MakeCustomizedViewForm } from './form/customized-view-form.js';
+export type { CustomizedViewFormOptions, ViewModuleConf } from './form/customized-view-form.js';
 export { FormEvents } from './form/form-events.js';
 export type { FormListener } from './form/form-events.js';
 export { defaultFormOptions } from './form/form-options.js';
@@ -27,7 +51,15 @@ export { Form } from './form/form.js';
 export type { CompiledField, ExtractResult, FormInit, FormObject, FormView, ValidateResult } from './form/form.js';
 export { HTMLForm } from './form/html-form.js';
 export type { FormResponse, ProcessResult } from './form/html-form.js';
+export { JsonMappingForm } from './form/json-mapping-form.js';
+export type { JsonMappingFormInit } from './form/json-mapping-form.js';
+export { JsonSequenceForm } from './form/json-sequence-form.js';
+export type { JsonSequenceFormInit } from './form/json-sequence-form.js';
+export { ObjectForm } from './form/object-form.js';
+export type { ObjectFormInit } from './form/object-form.js';
 export { resolveRedirect, urlPlaceholders } from './form/redirect.js';
+export { ToolForm } from './form/tool-form.js';
+export { WorkflowForm } from './form/workflow-form.js';
 export { formAssets } from './render/assets.js';
 export type { FormAsset } from './render/assets.js';
 export { defaultClasses } from './render/form-classes.js';

@@ -5,6 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
+import type { KyselyContent } from '../src/index.js';
+import { openContent } from './helpers/content-db.js';
 import { startDemoServer, type DemoServer } from './helpers/demo-server.js';
 
 const executablePath = '/usr/bin/chromium';
@@ -13,17 +15,50 @@ const artifacts = new URL('../../../test-artifacts/forms/', import.meta.url).pat
 describe('browser', () => {
   let browser: Browser;
   let server: DemoServer;
+  let content: KyselyContent;
+  let closeContent: (() => Promise<void>) | undefined;
 
   before(async () => {
     assert.ok(existsSync(executablePath), `${executablePath} is missing: apt-get install -y --no-install-recommends chromium`);
     mkdirSync(artifacts, { recursive: true });
-    server = await startDemoServer();
+    ({ content, close: closeContent } = await openContent('sqlite', {
+      metaFields: [{ id: 'title', name: 'Title', datatype: 'string', required: true }],
+      types: [{ id: 'article', name: 'Article', data: [{ id: 'body', name: 'Text', datatype: 'text' }] }],
+    }));
+    server = await startDemoServer(content);
     browser = await chromium.launch({ executablePath, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
   });
 
   after(async () => {
     await browser?.close();
     await server?.close();
+    await closeContent?.();
+  });
+
+  test('ObjectForm round trip: create (errors, then a redirect to the new object), edit, stored', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${server.url}/content/new`);
+    await page.fill('#upload-body', 'Body <b>text</b>');
+    await page.click('button[name="create$"]');
+    await page.waitForSelector('#upload-errors');
+    assert.match((await page.textContent('#upload-errors')) ?? '', /Title: Required/);
+    assert.equal(await page.inputValue('#upload-body'), 'Body <b>text</b>');
+    await page.fill('#upload-title', 'First article');
+    await Promise.all([page.waitForURL(/\/content\/(?!new)[\w-]+$/), page.click('button[name="create$"]')]);
+    const id = decodeURIComponent(new URL(page.url()).pathname.split('/').pop() ?? '');
+    assert.equal((await page.textContent('.flash'))?.trim(), 'OK. Data saved.', 'the redirect flashed the message');
+    assert.equal(await page.inputValue('#upload-title'), 'First article', 'the edit form shows the stored values');
+    await page.screenshot({ path: `${artifacts}object-created.png`, fullPage: true });
+    await page.fill('#upload-title', 'Renamed');
+    await Promise.all([page.waitForEvent('load'), page.click('button[name="edit$"]')]);
+    assert.equal(await page.locator('.flash').count(), 0, 'a new page: no redirect this time');
+    assert.equal((await page.textContent('[role=status]'))?.trim(), 'OK. Data saved.');
+    assert.equal(await page.inputValue('#upload-title'), 'Renamed');
+    const stored = await content.get(id);
+    assert.deepEqual([stored?.type, stored?.meta.title, stored?.data.body, stored?.meta.pool_createdby], ['article', 'Renamed', 'Body <b>text</b>', 'browser']);
+    await page.screenshot({ path: `${artifacts}object-edited.png`, fullPage: true });
+    await context.close();
   });
 
   test('without JavaScript: errors, then the success message', async () => {

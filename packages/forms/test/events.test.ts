@@ -1,7 +1,9 @@
 // Every event with its arguments and order.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Form, HTMLForm, type ActionConf, type FormListener } from '../src/index.js';
+import { Form, HTMLForm, JsonMappingForm, JsonSequenceForm, ObjectForm, type ActionConf, type FormListener } from '../src/index.js';
+import { post, useSqliteContent } from './helpers/content-db.js';
+import { contentOptions } from './helpers/fixtures.js';
 
 const fields = [{ id: 'name', required: true }];
 const actions: ActionConf[] = [
@@ -121,5 +123,46 @@ describe('events', () => {
     form.listenEvent('e', () => { order.push(2); });
     await form.signal('e');
     assert.deepEqual(order, [1, 2]);
+  });
+});
+
+describe('events of the content forms', () => {
+  const store = useSqliteContent(contentOptions);
+
+  test('ObjectForm create: setup → validate → process → success(obj) → messages → render; update: success(obj) with the context', async () => {
+    const { content, root } = await store.open();
+    const form = new ObjectForm({ app: content, loadFromType: 'type2', context: root, request: post({ fstr: 'x', create$: '1' }) });
+    const log = record(form);
+    const { result } = await form.process();
+    assert.deepEqual(log.map(([e]) => e), ['setup', 'validate', 'process', 'success', 'messages', 'render']);
+    assert.deepEqual(log[3]?.[1], { obj: result });
+    const edit = new ObjectForm({ app: content, loadFromType: 'type2', context: result, request: post({ fstr: 'y', edit$: '1' }) });
+    const log2 = record(edit);
+    await edit.setup('edit');
+    await edit.process();
+    assert.deepEqual(log2.find(([e]) => e === 'success')?.[1], { obj: result });
+    const cancel = new ObjectForm({ app: content, loadFromType: 'type2', context: result, request: post({ cancel$: '1' }) });
+    const log3 = record(cancel);
+    await cancel.process();
+    assert.deepEqual(log3, [['setup', {}], ['cancel', {}]]);
+  });
+
+  test('JSON forms: success(data) with the dictionary / the whole list; delete(data) with the remaining list', async () => {
+    const { root } = await store.open();
+    const obj = await root.create('type2', { fstr: 'x' }, 'u');
+    const mapping = new JsonMappingForm({ context: obj, fields: [{ id: 'a' }], jsonDataField: 'm', request: post({ a: '1', edit$: '1' }) });
+    const log = record(mapping);
+    await mapping.process();
+    assert.deepEqual(log.find(([e]) => e === 'success')?.[1], { data: { a: '1' } });
+    const add = new JsonSequenceForm({ context: obj, fields: [{ id: 'name' }], jsonDataField: 's', request: post({ name: 'n', edit$: '1' }) });
+    const log2 = record(add);
+    await add.process();
+    assert.deepEqual(log2.map(([e]) => e), ['setup', 'validate', 'process', 'success', 'render']);
+    assert.deepEqual(log2[3]?.[1], { data: [{ name: 'n' }] });
+    const del = new JsonSequenceForm({ context: obj, fields: [{ id: 'name' }], jsonDataField: 's', request: post({ aa876352: '1' }) });
+    const log3 = record(del);
+    await del.process();
+    assert.deepEqual(log3.map(([e]) => e), ['setup', 'delete', 'render']);
+    assert.deepEqual(log3[1]?.[1], { data: [] });
   });
 });

@@ -31,6 +31,8 @@ export interface TypeConf {
   name?: string;
   data: FieldConf[];
   forms?: Subsets;
+  /** Actions of forms set up from this type (ids in subsets resolve here first); actions given to a form win. */
+  actions?: ActionConf[];
 }
 
 /**

@@ -25,6 +25,10 @@ import { defaultFormOptions, type FormOptions } from './form-options.js';
  * const view: FormView = { user: currentUser, urls: { obj_url: (obj) => `/items/${(obj as { id: string }).id}` } };
  */
 export interface FormView {
+  /** The current request; a form without its own `request` uses it. */
+  request?: FormRequest;
+  /** The object the page shows; a form without its own `context` uses it. */
+  context?: unknown;
   user?: unknown;
   /** Resolves a redirect url or placeholder; replaces the built-in placeholder handling. */
   resolveUrl?(url: string, context: unknown): string;
@@ -32,6 +36,8 @@ export interface FormView {
   urls?: Readonly<Record<string, (context: unknown) => string>>;
   staticUrl?(name: string): string;
   translate?: Translate;
+  /** Keeps messages for the next page; called with the messages of a redirect (the session's flash). */
+  flash?(messages: readonly string[]): void;
 }
 
 /** A stored object a form can load its data from (`loadObjData`). */
@@ -124,6 +130,8 @@ export class Form extends FormEvents {
 
   #fields: FieldConf[] | undefined;
   #actions: ActionConf[] | undefined;
+  /** The class's default action list while `actions` still is it; actions set on the form win over the type's. */
+  #defaultActions: ActionConf[] | undefined;
   #compiled: CompiledField[] | undefined;
   readonly #items = new Map<string, readonly ListItem[]>();
   #translator: { locale: string; catalogs: FormOptions['catalogs']; t: Translate } | undefined;
@@ -134,12 +142,13 @@ export class Form extends FormEvents {
     const { view, loadFromType, context, request, app, user, fields, actions, subsets, subset, defaultAction, widgets, widget, ...options } = init;
     this.view = view;
     this.loadFromType = loadFromType;
-    this.context = context;
-    this.request = request;
+    this.context = context ?? view?.context;
+    this.request = request ?? view?.request;
     this.app = app;
     this.user = user ?? view?.user;
     this.fields = fields ?? [];
     this.actions = actions ?? ctor.defaultActions.map((a) => ({ ...a }));
+    this.#defaultActions = actions === undefined ? this.actions : undefined;
     this.subsets = subsets ?? ctor.defaultSubsets;
     this.subset = subset;
     this.defaultAction = defaultAction;
@@ -226,7 +235,7 @@ export class Form extends FormEvents {
     const fromType = subset ? config?.forms?.[subset] : undefined;
     if (subset && !own && !fromType) throw new ConfigurationError(`Unknown form subset (${subset})`);
 
-    const source = own?.fields ?? fromType?.fields ?? (this.fields.length ? this.fields : undefined) ?? [...(this.app?.metaFields ?? []), ...(config?.data ?? [])];
+    const source = own?.fields ?? fromType?.fields ?? (this.fields.length ? this.fields : undefined) ?? this.defaultFieldSource(config);
     if (source.length === 0) throw new ConfigurationError('No form fields defined');
     const fields: FieldConf[] = [];
     for (const entry of source) {
@@ -242,11 +251,31 @@ export class Form extends FormEvents {
     }
     this.#fields = await this.expandControlsets(fields);
 
-    const actionSource = own?.actions ?? fromType?.actions ?? this.actions;
-    this.#actions = actionSource.flatMap((a) => (typeof a === 'string' ? this.actions.filter((x) => x.id === a) : [a]));
+    // A type (or tool) configuration may bring its own actions; actions given to the form win.
+    const ownActions = this.actions !== this.#defaultActions;
+    const known = ownActions ? this.actions : [...(config?.actions ?? []), ...this.actions];
+    const actionSource = own?.actions ?? fromType?.actions ?? (ownActions ? undefined : config?.actions) ?? this.actions;
+    this.#actions = actionSource.flatMap((a) => (typeof a === 'string' ? this.resolveActionId(a, known) : [a]));
     const options = own?.options ?? fromType?.options;
     if (options) this.applyOptions(options);
     await this.signal('setup');
+  }
+
+  /** Fields when neither the subset nor the form names any: the app's meta fields and the type's data. */
+  protected defaultFieldSource(config: TypeConf | undefined): FieldConf[] {
+    return [...(this.app?.metaFields ?? []), ...(config?.data ?? [])];
+  }
+
+  /** The action configurations of an id used in a subset; unknown ids are skipped (`ToolForm` throws). */
+  protected resolveActionId(id: string, known: readonly ActionConf[]): ActionConf[] {
+    const found = known.find((x) => x.id === id);
+    return found ? [found] : [];
+  }
+
+  /** Replaces the field list after setup (subclasses add hidden fields such as `pool_type`). */
+  protected setFields(fields: FieldConf[]): void {
+    this.#fields = fields;
+    this.#compiled = undefined;
   }
 
   /** Set up with the current subset unless `setup` ran already. */

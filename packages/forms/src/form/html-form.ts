@@ -121,13 +121,16 @@ export class HTMLForm extends Form {
    * const [, html] = await form.startForm(action, { defaultData: { name: 'Ada' } });
    */
   async startForm(_action: ActionConf, kw: ActionKw = {}): Promise<ActionResult> {
-    let data: Record<string, unknown>;
-    if (this.options.startEmpty) data = {};
-    else if (kw.defaultData) {
-      data = { ...kw.defaultData };
-      await this.signal('loadDefault', { data });
-    } else data = await this.loadDefaultData();
-    return [true, await this.render(data)];
+    return [true, await this.render(await this.startFormData(kw))];
+  }
+
+  /** The data `startForm` renders: nothing (`startEmpty`), `kw.defaultData` or the defaults. */
+  protected async startFormData(kw: ActionKw): Promise<Record<string, unknown>> {
+    if (this.options.startEmpty) return {};
+    if (!kw.defaultData) return this.loadDefaultData();
+    const data = { ...kw.defaultData };
+    await this.signal('loadDefault', { data });
+    return data;
   }
 
   /** Initial render from the query string values (not converted). */
@@ -163,6 +166,11 @@ export class HTMLForm extends Form {
    */
   async processForm(_action: ActionConf, kw: ActionKw = {}): Promise<ActionResult> {
     return this.validateAndFinish(kw, true);
+  }
+
+  /** The user an action works for: `kw.user`, else the form's (or its view's) user. */
+  protected actionUser(kw: ActionKw): unknown {
+    return kw.user ?? this.user;
   }
 
   /** Validate the request, fire `success(data)` and finish. */
@@ -244,6 +252,7 @@ export class HTMLForm extends Form {
    * this.redirect('/done', ['OK. Data saved.']);
    */
   protected redirect(url: string, messages: string[]): void {
+    if (messages.length) this.view?.flash?.(messages);
     if (isXhr(this.request)) {
       this.response = {
         status: 200,
@@ -283,7 +292,12 @@ export class HTMLForm extends Form {
     const messages = renderMessages(msgs, warning, this.widget, this.t);
     if (messagesOnly) return messages;
     await this.signal('render', { data });
-    return renderForm(await this.#renderInput(data, errors), messages);
+    return renderForm(await this.#renderInput(data, errors), messages) + this.renderAfterForm();
+  }
+
+  /** Html rendered after the form (not with `messagesOnly`); `JsonSequenceForm` lists its items here. */
+  protected renderAfterForm(): string {
+    return '';
   }
 
   /**

@@ -4,7 +4,20 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AddressInfo } from 'node:net';
-import { HTMLForm, formAssets, formRequestFromWeb, type FieldConf, type FormInit } from '../../src/index.js';
+import {
+  HTMLForm,
+  ObjectForm,
+  createContentView,
+  escapeHtml,
+  formAssets,
+  formRequestFromWeb,
+  type FieldConf,
+  type FormInit,
+  type FormRequest,
+  type KyselyContent,
+  type MessageStore,
+  type ProcessResult,
+} from '../../src/index.js';
 
 const fields: FieldConf[] = [
   { id: 'name', name: 'Name', required: true, description: 'Your full name' },
@@ -55,7 +68,7 @@ function throttled(req: IncomingMessage, delayMs: number): Readable {
   );
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, uploads: number[]): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, uploads: number[], content: KyselyContent | undefined): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   const asset = url.pathname.startsWith('/forms-static/') ? formAssets[url.pathname.slice('/forms-static/'.length)] : undefined;
   if (asset) {
@@ -63,7 +76,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, uploads: number
     return;
   }
   const init = pages[url.pathname];
-  if (!init) {
+  if (!init && !(content && url.pathname.startsWith('/content/'))) {
     res.writeHead(404).end('not found');
     return;
   }
@@ -76,6 +89,10 @@ async function handle(req: IncomingMessage, res: ServerResponse, uploads: number
     ...(body ? { duplex: 'half' } : {}),
   } as RequestInit);
   const request = await formRequestFromWeb(webRequest);
+  if (!init) {
+    await contentPage(url.pathname.slice('/content/'.length), request, res, content!);
+    return;
+  }
   const form = new HTMLForm({
     ...init,
     request,
@@ -88,20 +105,42 @@ async function handle(req: IncomingMessage, res: ServerResponse, uploads: number
     const doc = (data as { doc?: { size: number } }).doc;
     if (doc) uploads.push(doc.size);
   });
-  const { html, response } = await form.process({ success_message: 'Thank you!' });
+  await reply(res, form, await form.process({ success_message: 'Thank you!' }));
+}
+
+/** Sends the form's own response, or a page with the form (and flashed messages before it). */
+async function reply(res: ServerResponse, form: HTMLForm, { html, response }: ProcessResult, flashed: string[] = []): Promise<void> {
   if (response) {
     res.writeHead(response.status, response.headers).end(response.body);
     return;
   }
-  const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Demo</title>${await form.htmlHead()}</head><body><main>${html}</main></body></html>`;
+  const notes = flashed.map((m) => `<p class="flash" role="status">${escapeHtml(m)}</p>`).join('');
+  const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Demo</title>${await form.htmlHead()}</head><body><main>${notes}${html}</main></body></html>`;
   res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(page);
 }
 
-/** Starts the demo server on 127.0.0.1 with a free port. */
-export async function startDemoServer(): Promise<DemoServer> {
+/** One flash store: the browser test is a single user. */
+const flash: MessageStore = { messages: [] };
+
+/** `/content/new` creates an article under the root and redirects to it; `/content/<id>` edits it. */
+async function contentPage(id: string, request: FormRequest, res: ServerResponse, content: KyselyContent): Promise<void> {
+  const context = id === 'new' ? await content.root() : await content.get(decodeURIComponent(id));
+  if (!context) {
+    res.writeHead(404).end('not found');
+    return;
+  }
+  const view = createContentView({ request, user: 'browser', context, baseUrl: '/content', store: flash });
+  const form = new ObjectForm({ view, app: content, loadFromType: 'article', novalidate: true });
+  await form.setup(id === 'new' ? 'create' : 'edit');
+  const result = await form.process({ redirectSuccess: id === 'new' ? 'obj_url' : undefined });
+  await reply(res, form, result, result.response ? [] : view.messages());
+}
+
+/** Starts the demo server on 127.0.0.1 with a free port; with `content`, also the ObjectForm pages under /content/. */
+export async function startDemoServer(content?: KyselyContent): Promise<DemoServer> {
   const uploads: number[] = [];
   const server: Server = createServer((req, res) => {
-    handle(req, res, uploads).catch((e: unknown) => {
+    handle(req, res, uploads, content).catch((e: unknown) => {
       res.writeHead(500).end(String(e));
     });
   });

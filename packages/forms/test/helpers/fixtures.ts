@@ -1,5 +1,5 @@
 /* Shared configurations modelled on the original's test app (type1 / type2). */
-import type { FieldConf, FormApp, TypeConf } from '../../src/index.js';
+import type { ContentTypeConf, FieldConf, FormApp, ToolConf, TypeConf } from '../../src/index.js';
 
 export const type1Fields: FieldConf[] = [
   { id: 'ftext', datatype: 'text', size: 1000, name: 'ftext' },
@@ -46,4 +46,49 @@ export const fullData = {
   fmselect: ['a', 'b'],
   fjson: '{"a": [1, 2]}',
   pool_type: 'type1',
+};
+
+/* The content model's configuration for the acceptance tests: type1 objects inside folders
+   (pages), a workflow, and two tools. */
+
+export const folderType: ContentTypeConf = {
+  id: 'folder',
+  name: 'Folder',
+  page: true,
+  data: [{ id: 'comment', datatype: 'text', name: 'Comment' }],
+};
+
+export const contentType1: ContentTypeConf = {
+  ...type1,
+  subtypes: ['type2'],
+  workflow: {
+    initial: 'draft',
+    transitions: [
+      { id: 'publish', from: ['draft'], to: 'published', name: 'Publish' },
+      { id: 'retract', action: 'unpublish', from: ['published'], to: 'draft' },
+      { id: 'archive', from: '*', to: 'archived' },
+    ],
+  },
+};
+
+export const contentType2: ContentTypeConf = { ...type2 };
+
+export const countTool: ToolConf = {
+  id: 'count',
+  name: 'Count children',
+  data: [
+    { id: 'parameter1', datatype: 'string', name: 'Prefix', required: true },
+    { id: 'parameter2', datatype: 'number', name: 'Limit' },
+  ],
+  async run(values, ctx) {
+    const children = ctx.target ? await ctx.target.children() : [];
+    if (values.parameter1 === 'fail') return { ok: false, output: 'Failed <on purpose>' };
+    return { ok: true, output: `${String(values.parameter1)}: ${children.length} children` };
+  },
+};
+
+export const contentOptions = {
+  types: [folderType, contentType1, contentType2],
+  tools: [countTool],
+  metaFields,
 };

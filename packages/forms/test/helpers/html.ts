@@ -65,3 +65,8 @@ export function inside(root: El, pred: (el: El) => boolean): El[] {
 export function labelFor(d: Dom, id: string): El | undefined {
   return d.find((e) => e.tagName === 'label' && attr(e, 'for') === id);
 }
+
+/** The texts of the message blocks (success `role=status`, warnings and error summary `role=alert`). */
+export function alerts(html: string): string[] {
+  return dom(html).filter((e) => attr(e, 'role') === 'status' || attr(e, 'role') === 'alert').map((e) => text(e));
+}
