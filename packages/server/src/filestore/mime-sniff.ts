@@ -6,7 +6,11 @@ import { lookup } from 'mime-types';
  * Node 22): PNG, JPEG, GIF, WebP, PDF, ZIP, and text (valid UTF-8 without control characters).
  */
 export function mimeOf(name: string, head: Buffer, complete: boolean): string {
-  return lookup(name) || sniffMime(head, complete);
+  // Only a real extension counts (mime-types would read the name "img" itself as one), and
+  // `application/octet-stream` from it says nothing the contents could not say better.
+  const dot = name.lastIndexOf('.');
+  const byName = dot > 0 ? lookup(name.slice(dot + 1)) : false;
+  return byName && byName !== 'application/octet-stream' ? byName : sniffMime(head, complete);
 }
 
 const startsWith = (head: Buffer, bytes: number[], at = 0) => bytes.every((b, i) => head[at + i] === b);
