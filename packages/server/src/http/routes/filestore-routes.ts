@@ -161,6 +161,8 @@ export async function registerFileStoreRoutes(app: FastifyInstance, options: Fil
       if (UPLOADS.has(op) && request.body instanceof Readable) {
         return run(queryValues(request), { stream: uploadStream(request.raw), mime: request.headers['content-type'], size: declaredSize(request) });
       }
+      // Fastify parses no empty body: an empty PUT is a file of 0 bytes.
+      if (op === 'write' && request.method === 'PUT') return run(queryValues(request), { stream: Readable.from([]), mime: request.headers['content-type'], size: 0 });
       if (!UPLOADS.has(op) || !request.isMultipart()) return run(requestValues(request));
       const values: Record<string, unknown> = { ...queryValues(request) };
       let result: Record<string, unknown> | undefined;
@@ -217,7 +219,9 @@ export async function registerFileStoreRoutes(app: FastifyInstance, options: Fil
     const summary = `File store ${name}: \`/${name}/<path>/@<op>\` (also under \`/${name}/api/\`), op one of ${OPERATIONS.join(', ')}; without an op, GET downloads the file.`;
     for (const url of [`/${name}`, `/${name}/*`]) {
       app.route({
-        method: ['GET', 'POST', 'PUT'],
+        // HEAD is answered here: Fastify's own HEAD route would say `content-length: 0`.
+        method: ['GET', 'HEAD', 'POST', 'PUT'],
+        exposeHeadRoute: false,
         url,
         config: routeConfig,
         bodyLimit: Math.max(config.bodyLimit, maxBytes),
