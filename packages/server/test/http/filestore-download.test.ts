@@ -74,7 +74,7 @@ describe('file store: downloads', () => {
     assert.equal(past.headers.get('content-range'), 'bytes */20');
     assert.equal((await past.json()).code, 'range_not_satisfiable');
     // Several ranges, other units and a stale If-Range get the whole file.
-    for (const headers of [{ range: 'bytes=0-1,4-5' }, { range: 'items=0-1' }, { range: 'bytes=0-1', 'if-range': '"stale"' }]) {
+    for (const headers of <Record<string, string>[]>[{ range: 'bytes=0-1,4-5' }, { range: 'items=0-1' }, { range: 'bytes=0-1', 'if-range': '"stale"' }]) {
       const res = await get('/files/data.txt', headers);
       assert.deepEqual([res.status, (await res.text()).length], [200, 20], JSON.stringify(headers));
     }
