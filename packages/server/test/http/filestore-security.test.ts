@@ -172,6 +172,16 @@ describe('file store: callers without permission', () => {
     }
   });
 
+  test('HEAD never runs an operation; PUT only writes', async () => {
+    const head = await fetch(`${s.url}/files/alice/a.txt/@removeItem`, { method: 'HEAD', headers: { 'x-auth-token': alice } });
+    assert.equal(head.status, 400);
+    const put = await s.request('/files/alice/a.txt/@removeItem', undefined, { token: alice, method: 'PUT', raw: '{}', headers: { 'content-type': 'application/json' } });
+    assert.deepEqual([put.status, put.body.code], [400, 'bad_request']);
+    assert.equal((await s.request('/files/alice/a.txt/@getItem', {}, { token: alice })).status, 200);
+    const headRead = await fetch(`${s.url}/files/alice/a.txt/@read`, { method: 'HEAD', headers: { 'x-auth-token': alice } });
+    assert.deepEqual([headRead.status, headRead.headers.get('content-length')], [200, '6']);
+  });
+
   test('cookie-authenticated writes must come from the same site', async () => {
     const signin = await s.users('signin', { identity: 'alice', password: 'a-good-password' });
     const cookie = (signin.headers.get('set-cookie') ?? '').split(';')[0] ?? '';

@@ -190,6 +190,8 @@ export async function registerFileStoreRoutes(app: FastifyInstance, options: Fil
       }
       if (!OPERATIONS.includes(op)) throw fileStoreErrors.not_found({ message: `There is no operation @${op}.` });
       if (request.method === 'PUT' && op !== 'write') throw new RoostError('malformed', 'bad_request', 'Only @write takes PUT.');
+      // HEAD must stay safe: it reads a file's headers, it never runs an operation.
+      if (request.method === 'HEAD' && op !== 'read') throw new RoostError('malformed', 'bad_request', 'HEAD is for downloads only.');
       if (caller.via === 'cookie' && !READ_ONLY.has(op)) assertSameOrigin(request, config.corsOrigins);
       if (op === 'read') return sendFile(request, reply, await store.contents(caller.principal, path));
       reply.header('cache-control', 'no-store');
