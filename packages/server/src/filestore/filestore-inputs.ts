@@ -45,7 +45,8 @@ export const LIST_SORTS = ['name', 'type', 'size', 'mime', 'mtime', 'ctime'] as 
 
 export const listInput = z.object({
   type: z.preprocess((v) => (v === 'all' || v === '' ? undefined : typeof v === 'string' ? (TYPE_WORDS[v] ?? v) : v), z.enum(['f', 'd']).optional()),
-  sort: z.enum(LIST_SORTS).default('name'),
+  // `path` (the Python connector's example) orders a directory as its names do.
+  sort: z.preprocess((v) => (v === 'path' ? 'name' : v), z.enum(LIST_SORTS)).default('name'),
   order: z.enum(['<', '>']).default('<'),
   start: looseInt.pipe(z.number().min(1)).default(1),
   size: looseInt.pipe(z.number().min(1)).optional(),

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { Clock } from '../core/clock.js';
 import { formatTime } from '../core/clock.js';
 import type { FileStoreOptions } from '../core/config.js';
-import { commonErrors, type RoostError } from '../core/errors.js';
+import { commonErrors, isRoostError, type RoostError } from '../core/errors.js';
 import { newId } from '../core/ids.js';
 import { NOONE, holds, servicePermissions, type PermissionMap, type PermissionStore, type Principal } from '../core/permissions.js';
 import { allowedInput, parseInput, setPermissionsInput } from '../core/validation.js';
@@ -255,7 +255,12 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
       if (target.path === '' || isWithin(target, path)) {
         throw commonErrors.validation_failure({ fields: [['newpath', 'invalid']], message: 'A path cannot move onto the root or into itself.', body: { result: false } });
       }
-      await directoryFor('getItem', principal, parsePath(target.parent));
+      try {
+        await directoryFor('getItem', principal, parsePath(target.parent));
+      } catch (err) {
+        if (isRoostError(err) && err.code === 'not_found') throw fileStoreErrors.not_found({ message: 'The directory of newpath does not exist.', fields: [['newpath', 'not_found']] });
+        throw err;
+      }
       try {
         if (await repo.get(target.path)) throw new DuplicatePathError(target.path);
         await repo.moveTree(path.path, target, clock.now());

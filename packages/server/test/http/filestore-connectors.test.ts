@@ -36,7 +36,7 @@ describe('file store: the wire forms of the original connectors', () => {
     assert.deepEqual(await put.json(), { result: true });
     const item = await python('/files/api/site/index.html/@getItem', { path: 'site/index.html' });
     assert.deepEqual([item.body.name, item.body.size, item.body.mime, item.body.header], ['index.html', 14, 'text/html', 'max-age=30']);
-    const list = await python('/files/api/site/@list', { type: null, sort: null, order: null, size: 50, start: 1 });
+    const list = await python('/files/api/site/@list', { type: null, sort: 'path', order: '<', size: 50, start: 1 });
     assert.ok(Array.isArray(list.body.items));
     assert.equal((list.body.items as unknown[]).length, 1);
     const download = await fetch(`${s.url}/files/api/site/index.html`, { headers: { 'x-auth-token': token } });
