@@ -109,6 +109,23 @@ describe('file store: downloads', () => {
     assert.equal(post.status, 404);
   });
 
+  test('with CORS origins, a browser app may send range and conditional headers and read the ETag', async () => {
+    const c = await startServer({ corsOrigins: ['https://app.example'] });
+    try {
+      const t = await c.createUser('dora');
+      await c.request('/files/f.txt/@write', undefined, { token: t, method: 'PUT', raw: 'cors' });
+      const preflight = await fetch(`${c.url}/files/f.txt`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'range, x-auth-token' } });
+      assert.equal(preflight.status, 204);
+      assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /range/);
+      assert.match(preflight.headers.get('access-control-allow-methods') ?? '', /PUT/);
+      const res = await fetch(`${c.url}/files/f.txt`, { headers: { origin: 'https://app.example', 'x-auth-token': t, range: 'bytes=0-1' } });
+      assert.equal(res.status, 206);
+      assert.match(res.headers.get('access-control-expose-headers') ?? '', /etag/);
+    } finally {
+      await c.close();
+    }
+  });
+
   test('a public store serves files to anonymous callers', async () => {
     const p = await startServer({ fileStores: { pub: { read: 'sys:everyone' } } });
     try {
