@@ -7,7 +7,7 @@ import { newId } from '../core/ids.js';
 import { NOONE, holds, servicePermissions, type PermissionMap, type PermissionStore, type Principal } from '../core/permissions.js';
 import { allowedInput, parseInput, setPermissionsInput } from '../core/validation.js';
 import { BlobTooLargeError, HEAD_BYTES, type BlobStore, type ByteRange, type StoredBlob } from '../storage/blob-store.js';
-import { childOf, isWithin, parsePath, type FilePath, ROOT } from './file-paths.js';
+import { childOf, isWithin, parsePath, type FilePath } from './file-paths.js';
 import { fileStoreErrors } from './filestore-errors.js';
 import { listInput, moveInput, newItemInput, removeItemInput, setItemInput, setOwnerInput, writeInput } from './filestore-inputs.js';
 import { fileStorePermissionDefaults, READ_OPERATIONS } from './filestore-permissions.js';
@@ -364,4 +364,3 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
 }
 
 export type FileStore = ReturnType<typeof createFileStoreService>;
-export { ROOT };

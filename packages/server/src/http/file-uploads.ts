@@ -127,7 +127,12 @@ export async function runWithBody(request: FastifyRequest, takesUpload: boolean,
   for await (const part of request.parts({ limits: { fileSize: maxFileBytes + 1 } })) {
     if (part.type === 'file') {
       if (result) part.file.resume();
-      else result = await run({ ...values }, { stream: part.file, mime: part.mimetype });
+      else {
+        result = await run({ ...values }, { stream: part.file, mime: part.mimetype });
+        // An operation that did not want the file (a directory by `newItem`) leaves it unread:
+        // drain it, or the parts after it never come.
+        part.file.resume();
+      }
     } else if (typeof part.value === 'string') {
       if (part.value.includes('\u0000')) throw new RoostError('malformed', 'nul_character', 'Text may not contain the NUL character.');
       values[part.fieldname] = part.value;

@@ -133,6 +133,14 @@ describe('file store: every operation', () => {
     replace.append('file', new Blob([Buffer.from('GIF87a')], { type: 'image/gif' }), 'x.gif');
     assert.equal((await fetch(`${s.url}/files/photo.gif/@write`, { method: 'POST', body: replace, headers: { 'x-auth-token': alice } })).status, 200);
     assert.equal((await op('photo.gif/@getItem')).body.size, 6);
+    const dirWithFile = new FormData();
+    dirWithFile.append('name', 'gallery');
+    dirWithFile.append('type', 'd');
+    dirWithFile.append('file', new Blob([Buffer.alloc(200_000, 7)]), 'ignored.bin');
+    dirWithFile.append('cache', 'after the file');
+    const dir = await fetch(`${s.url}/files/@newItem`, { method: 'POST', body: dirWithFile, headers: { 'x-auth-token': alice } });
+    assert.equal(dir.status, 200);
+    assert.equal((await op('gallery/@getItem')).body.type, 'd');
     const fieldsOnly = new FormData();
     fieldsOnly.append('contents', 'from a form');
     assert.equal((await fetch(`${s.url}/files/photo.gif/@setItem`, { method: 'POST', body: fieldsOnly, headers: { 'x-auth-token': alice } })).status, 200);
