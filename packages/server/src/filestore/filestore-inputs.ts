@@ -10,8 +10,12 @@ import { looseBoolean, looseInt } from '../core/validation.js';
 const TYPE_WORDS: Record<string, 'f' | 'd'> = { f: 'f', file: 'f', d: 'd', dir: 'd', directory: 'd' };
 const entryType = z.preprocess((v) => (typeof v === 'string' ? (TYPE_WORDS[v] ?? v) : v), z.enum(['f', 'd']));
 
-/** A media type such as `text/plain` or `text/html; charset=utf-8`. */
-const mime = z.string().max(255).regex(/^[\w.+-]+\/[\w.+-]+(\s*;\s*[\w.+-]+=("[^"]*"|[\w.+-]+))*$/, { message: 'invalid' });
+const MEDIA_TYPE = /^[\w.+-]+\/[\w.+-]+(\s*;\s*[\w.+-]+=("[^"]*"|[\w.+-]+))*$/;
+
+/** A media type such as `text/plain` or `text/html; charset=utf-8`, short enough to store. */
+export const isMediaType = (text: string) => text.length <= 255 && MEDIA_TYPE.test(text);
+
+const mime = z.string().refine(isMediaType, { message: 'invalid' });
 const cache = z.string().max(255).refine((s) => !/[\r\n]/.test(s), { message: 'invalid' });
 
 /** Contents as text; with `decode` true they are base64 and decoded to bytes. */

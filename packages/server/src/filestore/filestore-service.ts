@@ -9,7 +9,7 @@ import { allowedInput, parseInput, setPermissionsInput } from '../core/validatio
 import { BlobTooLargeError, HEAD_BYTES, type BlobStore, type ByteRange, type StoredBlob } from '../storage/blob-store.js';
 import { childOf, isWithin, parsePath, type FilePath } from './file-paths.js';
 import { fileStoreErrors } from './filestore-errors.js';
-import { listInput, moveInput, newItemInput, removeItemInput, setItemInput, setOwnerInput, writeInput } from './filestore-inputs.js';
+import { isMediaType, listInput, moveInput, newItemInput, removeItemInput, setItemInput, setOwnerInput, writeInput } from './filestore-inputs.js';
 import { fileStorePermissionDefaults, READ_OPERATIONS } from './filestore-permissions.js';
 import { createFileStoreRepo, DuplicatePathError, type FileEntry } from './filestore-repo.js';
 import { mimeOf } from './mime-sniff.js';
@@ -138,7 +138,7 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
   function chooseMime(name: string, blob: StoredBlob, explicit: string | undefined, upload: Upload | undefined): string {
     if (explicit) return explicit;
     const declared = upload?.mime?.trim();
-    if (declared && !UNINFORMATIVE_TYPES.has(declared.split(';')[0]?.trim().toLowerCase() ?? '')) return declared;
+    if (declared && isMediaType(declared) && !UNINFORMATIVE_TYPES.has(declared.split(';')[0]?.trim().toLowerCase() ?? '')) return declared;
     return mimeOf(name, blob.head, blob.size <= HEAD_BYTES);
   }
 
