@@ -40,13 +40,15 @@ export function machineLine(database = 'SQLite'): string {
 }
 
 export function table(rows: readonly Row[], database?: string): string {
+  // NaN: a row measured without latencies.
+  const ms = (n: number) => (Number.isNaN(n) ? '–' : String(n));
   const pct = (r: Row) => (r.baseline ? `${((r.rps / r.baseline.rps) * 100).toFixed(0)}% of ${r.baseline.name}` : 'baseline');
   return [
     machineLine(database),
     '',
     '| operation | requests/s | p50 ms | p99 ms | errors | ratio |',
     '|---|---:|---:|---:|---:|---|',
-    ...rows.map((r) => `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.errors} | ${pct(r)} |`),
+    ...rows.map((r) => `| ${r.name} | ${Math.round(r.rps)} | ${ms(r.p50)} | ${ms(r.p99)} | ${r.errors} | ${pct(r)} |`),
   ].join('\n');
 }
 

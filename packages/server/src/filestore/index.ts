@@ -1,22 +1,47 @@
+import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../core/clock.js';
 import type { Config } from '../core/config.js';
 import type { PermissionStore } from '../core/permissions.js';
+import type { BlobStore } from '../storage/blob-store.js';
+import { createLocalBlobStore } from '../storage/local-blob-store.js';
 import type { Database } from '../storage/schema.js';
+import { createFileStoreRepo } from './filestore-repo.js';
+import { createFileStoreService, type FileStore } from './filestore-service.js';
+
+export type { FileStore, FileContents, Upload } from './filestore-service.js';
+export { parsePath, pathOf, ROOT, API_SEGMENT, type FilePath } from './file-paths.js';
+export { fileStoreErrors } from './filestore-errors.js';
+export { fileStorePermissionDefaults } from './filestore-permissions.js';
 
 export interface FileStoreDeps {
   db: Kysely<Database>;
   clock: Clock;
   permissionStore: PermissionStore;
   config: Config;
+  /** Where contents live; by default files under `<dataDir>/blobs`. */
+  blobs?: BlobStore;
 }
 
-/** Every configured file store, by name. The file store issue fills in the operations. */
+/** Every configured file store, by name. */
 export interface FileStores {
   readonly names: readonly string[];
+  get(name: string): FileStore | undefined;
   close(): Promise<void>;
 }
 
 export function createFileStores(deps: FileStoreDeps): FileStores {
-  return { names: Object.keys(deps.config.fileStores), async close() {} };
+  const local = deps.blobs ? null : createLocalBlobStore(join(deps.config.dataDir, 'blobs'));
+  const blobs = deps.blobs ?? (local as BlobStore);
+  const stores = new Map<string, FileStore>();
+  for (const [name, options] of Object.entries(deps.config.fileStores)) {
+    stores.set(name, createFileStoreService({ name, options, repo: createFileStoreRepo(deps.db, name), blobs, clock: deps.clock, permissionStore: deps.permissionStore }));
+  }
+  return {
+    names: [...stores.keys()],
+    get: (name) => stores.get(name),
+    async close() {
+      local?.close();
+    },
+  };
 }

@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 
 /**
  * CORS for the configured origins only (none by default): credentials allowed, so a browser
- * app on another origin can use the cookie; `x-auth-token` and `content-type` accepted;
- * preflight cached for an hour.
+ * app on another origin can use the cookie; `x-auth-token` and `content-type` accepted, and
+ * the headers of conditional and range downloads; preflight cached for an hour.
  */
 export function installCors(app: FastifyInstance, origins: readonly string[]): void {
   if (origins.length === 0) return;
@@ -14,9 +14,11 @@ export function installCors(app: FastifyInstance, origins: readonly string[]): v
     if (!origin || !allowed.has(origin)) return;
     reply.header('access-control-allow-origin', origin);
     reply.header('access-control-allow-credentials', 'true');
+    // File downloads: a browser app may read these for caching and resumed downloads.
+    reply.header('access-control-expose-headers', 'etag, content-range, accept-ranges');
     if (request.method === 'OPTIONS') {
       reply.header('access-control-allow-methods', 'GET, POST, PUT, DELETE, OPTIONS');
-      reply.header('access-control-allow-headers', 'content-type, x-auth-token, authorization');
+      reply.header('access-control-allow-headers', 'content-type, x-auth-token, authorization, range, if-none-match, if-modified-since, if-range');
       reply.header('access-control-max-age', '3600');
       return reply.code(204).send();
     }

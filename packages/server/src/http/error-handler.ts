@@ -65,7 +65,9 @@ export function installErrorHandler(app: FastifyInstance): void {
     // JSON.parse failures from the content-type parser carry 400 and no Fastify code.
     const status = typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500 ? fastifyError.statusCode : 500;
     if (status >= 500) {
-      request.log.error({ err: error }, 'unhandled error');
+      // A streamed answer whose client hung up before the first byte: nobody to tell, nothing broken.
+      if (request.raw.destroyed) request.log.info({ err: error }, 'the client went away');
+      else request.log.error({ err: error }, 'unhandled error');
       return reply.code(500).send(failureBody('internal_error', GENERIC[500] ?? ''));
     }
     request.log.info({ err: error }, 'client error');

@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 
 type ContentTypeParser = (request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => void;
 import cookie from '@fastify/cookie';
@@ -9,7 +9,7 @@ import { commonErrors } from '../core/errors.js';
 import type { UserService } from '../users/index.js';
 import type { DataStores } from '../datastore/index.js';
 import type { FileStores } from '../filestore/index.js';
-import { installErrorHandler } from './error-handler.js';
+import { failureBody, installErrorHandler } from './error-handler.js';
 import { registerOpenApi } from './openapi.js';
 import { registerUserRoutes } from './routes/user-routes.js';
 import { registerDataStoreRoutes } from './routes/datastore-routes.js';
@@ -34,6 +34,11 @@ export async function buildHttp(services: HttpServices, config: Config): Promise
     trustProxy: config.trustProxy,
     // Ids need not be guessable-proof; they only tie log lines together.
     requestIdHeader: false,
+    // A URL the router cannot decode (`%ff`) gets Roost's failure body, not Fastify's own.
+    frameworkErrors: (_error, _request, reply) => {
+      // The generic reply type of this hook is narrower than any route's; a plain reply it is.
+      (reply as unknown as FastifyReply).code(400).send(failureBody('bad_request', 'The request is malformed.'));
+    },
   });
   app.decorateRequest('roostCaller', null);
   installErrorHandler(app);

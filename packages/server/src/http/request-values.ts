@@ -16,6 +16,11 @@ export function requestValues(request: FastifyRequest): Record<string, unknown> 
   return withoutNulChars({ ...query, ...(body as Record<string, unknown>) });
 }
 
+/** The query parameters alone, for requests whose body is not parameters (a streamed upload). */
+export function queryValues(request: FastifyRequest): Record<string, unknown> {
+  return withoutNulChars({ ...((request.query ?? {}) as Record<string, unknown>) });
+}
+
 /**
  * Text with a NUL character is refused as malformed: PostgreSQL cannot store it (a 500 otherwise)
  * and no legitimate parameter holds one. Walks without recursion, so deep nesting is harmless.

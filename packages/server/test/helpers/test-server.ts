@@ -61,6 +61,14 @@ async function createPostgresDatabase(adminUrl: string): Promise<{ url: string; 
     async drop() {
       const client = new pg.Client({ connectionString: adminUrl });
       await client.connect();
+      // pg's Pool.end() resolves before its connections have closed; a forced drop would
+      // terminate those still closing, and their clients throw an uncaught error (a flaky
+      // test under load). Wait for them to go first (a second at most).
+      for (let i = 0; i < 50; i++) {
+        const { rows } = await client.query<{ n: number }>('select count(*)::int as n from pg_stat_activity where datname = $1', [name]);
+        if (rows[0]?.n === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       await client.query(`drop database if exists ${name} with (force)`);
       await client.end();
     },

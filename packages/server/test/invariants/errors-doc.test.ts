@@ -3,18 +3,19 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { commonErrors } from '../../src/core/errors.js';
 import { userErrors } from '../../src/users/user-errors.js';
+import { fileStoreErrors } from '../../src/filestore/filestore-errors.js';
 
 /** docs/errors.md lists every error code the server can answer, and no code it cannot. */
 const doc = readFileSync(new URL('../../../../docs/errors.md', import.meta.url), 'utf8');
 const documented = new Set([...doc.matchAll(/^\|\s*`([a-z_]+)`\s*\|/gm)].map((m) => m[1]));
 
 test('every registered error code is documented', () => {
-  const codes = [...Object.keys(commonErrors.codes), ...Object.keys(userErrors.codes)];
+  const codes = [...Object.keys(commonErrors.codes), ...Object.keys(userErrors.codes), ...Object.keys(fileStoreErrors.codes)];
   assert.deepEqual(codes.filter((c) => !documented.has(c)), []);
 });
 
 test('the codes raised by the HTTP layer are documented', () => {
-  const http = ['error-handler.ts', 'request-values.ts', 'auth.ts'].map((f) =>
+  const http = ['error-handler.ts', 'request-values.ts', 'auth.ts', 'file-download.ts'].map((f) =>
     readFileSync(new URL(`../../src/http/${f}`, import.meta.url), 'utf8'),
   ).join('\n');
   const raised = [...http.matchAll(/code: '([a-z_]+)'|RoostError\('[a-z_]+', '([a-z_]+)'|failureBody\('([a-z_]+)'/g)].map((m) => m[1] ?? m[2] ?? m[3]);

@@ -1,8 +1,12 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../core/config.js';
-import type { FileStores } from '../../filestore/index.js';
+import { RoostError } from '../../core/errors.js';
+import { API_SEGMENT, fileStoreErrors, parsePath, pathOf, ROOT, type FilePath, type FileStore, type FileStores } from '../../filestore/index.js';
 import type { UserService } from '../../users/index.js';
+import { assertSameOrigin, callerOf } from '../auth.js';
+import { sendFile } from '../file-download.js';
 import { docSchema } from '../openapi.js';
+import { installUploadParsers, pathnameOf, runWithBody } from '../file-uploads.js';
 
 export interface FileStoreRouteOptions {
   fileStores: FileStores;
@@ -10,12 +14,108 @@ export interface FileStoreRouteOptions {
   config: Config;
 }
 
-/** `/<store>/<path>/@<op>`, `/<store>/api/<op>` and plain downloads of every configured file store. */
+/** Operations that change nothing: a cookie-authenticated cross-site request may call them. */
+const READ_ONLY = new Set(['getItem', 'read', 'list', 'allowed', 'getPermissions', 'getOwner', 'ping']);
+/** Operations that take contents: a streamed raw body (`@write`) or a multipart file part. */
+const UPLOADS = new Set(['newItem', 'setItem', 'write']);
+const OPERATIONS = [
+  'getItem', 'newItem', 'setItem', 'read', 'write', 'move', 'removeItem', 'list',
+  'allowed', 'getPermissions', 'setPermissions', 'getOwner', 'setOwner', 'ping',
+];
+
+/** `/<store>[/api]/<path>[/@<op>]` split into decoded path segments and the operation (when any). */
+function locate(request: FastifyRequest, store: string): { path: FilePath; op: string | null } {
+  const raw = pathnameOf(request).slice(store.length + 2);
+  const segments = raw === '' ? [] : raw.split('/');
+  if (segments[0] === API_SEGMENT) segments.shift();
+  let op: string | null = null;
+  const last = segments.at(-1);
+  if (last?.startsWith('@')) {
+    op = last.slice(1);
+    segments.pop();
+  }
+  // One trailing slash names a directory; any other empty segment is refused by `pathOf`.
+  if (segments.at(-1) === '') segments.pop();
+  const decoded = segments.map((s) => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      throw fileStoreErrors.invalid_path({ fields: [['path', 'invalid']], message: 'The path is not valid percent-encoded UTF-8.' });
+    }
+  });
+  return { path: pathOf(decoded), op };
+}
+
+/**
+ * Every configured file store: `/<store>/<path>/@<op>` and `/<store>/api/<path>/@<op>` (as the
+ * connectors build it), `/<store>/api/ping` and `/<store>/api/allowed` (the seed), and a plain
+ * GET of `/<store>/<path>` that downloads the file. Bodies: JSON, form fields, multipart (a file
+ * part is streamed), or for `@write` the raw file, streamed; all up to the store's
+ * `maxFileBytes`. Validation failures answer 422.
+ */
 export async function registerFileStoreRoutes(app: FastifyInstance, options: FileStoreRouteOptions): Promise<void> {
-  const pong = async () => ({ result: 1 });
-  for (const name of options.fileStores.names) {
-    for (const url of [`/${name}/api/ping`, `/${name}/@ping`, `/${name}/api/@ping`]) {
-      app.route({ method: ['GET', 'POST'], url, schema: docSchema({ tags: ['file store'], summary: `Health check of the file store ${name}.`, in: 'none' }), handler: pong });
+  const { fileStores, users, config } = options;
+  if (fileStores.names.length === 0) return;
+  const largest = Math.max(...fileStores.names.map((n) => config.fileStores[n]?.maxFileBytes ?? 0));
+
+  // This plugin is encapsulated: its parsers serve only the file store routes.
+  await installUploadParsers(app, { bodyLimit: config.bodyLimit, largestFile: largest });
+
+  const routeConfig = { validationStatus: 422 };
+  for (const name of fileStores.names) {
+    const store = fileStores.get(name) as FileStore;
+    const maxBytes = store.options.maxFileBytes;
+
+    async function handle(request: FastifyRequest, reply: FastifyReply, fixedOp?: string) {
+      const caller = await callerOf(request, users);
+      const located = fixedOp ? { path: ROOT, op: fixedOp } : locate(request, name);
+      const { op } = located;
+      let path = located.path;
+      if (op === null) {
+        if (request.method !== 'GET' && request.method !== 'HEAD') throw fileStoreErrors.not_found({ message: 'Name an operation (`/@<op>`) to change a file.' });
+        return sendFile(request, reply, await store.contents(caller.principal, path));
+      }
+      if (!OPERATIONS.includes(op)) throw fileStoreErrors.not_found({ message: `There is no operation @${op}.` });
+      if (request.method === 'PUT' && op !== 'write') throw new RoostError('malformed', 'bad_request', 'Only @write takes PUT.');
+      // HEAD must stay safe: it reads a file's headers, it never runs an operation.
+      if (request.method === 'HEAD' && op !== 'read') throw new RoostError('malformed', 'bad_request', 'HEAD is for downloads only.');
+      if (caller.via === 'cookie' && !READ_ONLY.has(op)) assertSameOrigin(request, config.corsOrigins);
+      if (op === 'read') return sendFile(request, reply, await store.contents(caller.principal, path));
+      reply.header('cache-control', 'no-store');
+      try {
+        return await runWithBody(request, UPLOADS.has(op), maxBytes, (values, upload) => {
+          // The AngularJS connector leaves the path out of the URL; the jQuery one repeats it in the body.
+          if (path === ROOT && typeof values.path === 'string' && values.path !== '' && !fixedOp) path = parsePath(values.path);
+          return store.run(op, caller.principal, path, values, upload);
+        });
+      } catch (err) {
+        // An upload refused before its end: close the connection rather than read the rest.
+        if (!request.raw.complete) reply.header('connection', 'close');
+        throw err;
+      }
+    }
+
+    const tags = ['file store'];
+    for (const op of ['ping', 'allowed']) {
+      app.route({
+        method: ['GET', 'POST'],
+        url: `/${name}/api/${op}`,
+        config: routeConfig,
+        schema: docSchema({ tags, summary: `${op} of the file store ${name} (also \`/${name}/<path>/@${op}\`).`, in: 'none' }),
+        handler: (request, reply) => handle(request, reply, op),
+      });
+    }
+    const summary = `File store ${name}: \`/${name}/<path>/@<op>\` (also under \`/${name}/api/\`), op one of ${OPERATIONS.join(', ')}; without an op, GET downloads the file.`;
+    for (const url of [`/${name}`, `/${name}/*`]) {
+      app.route({
+        // HEAD is answered here: Fastify's own HEAD route would say `content-length: 0`.
+        method: ['GET', 'HEAD', 'POST', 'PUT'],
+        exposeHeadRoute: false,
+        url,
+        config: routeConfig,
+        schema: docSchema({ tags, summary, in: 'none' }),
+        handler: (request, reply) => handle(request, reply),
+      });
     }
   }
 }

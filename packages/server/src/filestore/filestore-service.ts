@@ -1,0 +1,366 @@
+import { Readable } from 'node:stream';
+import type { Clock } from '../core/clock.js';
+import { formatTime } from '../core/clock.js';
+import type { FileStoreOptions } from '../core/config.js';
+import { commonErrors, isRoostError, type RoostError } from '../core/errors.js';
+import { newId } from '../core/ids.js';
+import { NOONE, holds, servicePermissions, type PermissionMap, type PermissionStore, type Principal } from '../core/permissions.js';
+import { allowedInput, parseInput, setPermissionsInput } from '../core/validation.js';
+import { BlobTooLargeError, HEAD_BYTES, type BlobStore, type ByteRange, type StoredBlob } from '../storage/blob-store.js';
+import { childOf, isWithin, parsePath, type FilePath } from './file-paths.js';
+import { fileStoreErrors } from './filestore-errors.js';
+import { isMediaType, listInput, moveInput, newItemInput, removeItemInput, setItemInput, setOwnerInput, writeInput } from './filestore-inputs.js';
+import { fileStorePermissionDefaults, READ_OPERATIONS } from './filestore-permissions.js';
+import { createFileStoreRepo, DuplicatePathError, type FileEntry } from './filestore-repo.js';
+import { mimeOf } from './mime-sniff.js';
+
+/** A body streamed by the transport (a raw `@write` body or a multipart file part). */
+export interface Upload {
+  stream: Readable;
+  /** The media type the transport declared (Content-Type of a raw body, a part's type). */
+  mime?: string | undefined;
+  /** The announced size (Content-Length), when known: a larger file is refused unread. */
+  size?: number | undefined;
+}
+
+/** A readable file: what a download needs to answer, and its bytes on demand. */
+export interface FileContents {
+  name: string;
+  size: number;
+  mime: string;
+  /** SHA-256 of the contents, base64url: the ETag. */
+  hash: string;
+  mtime: number;
+  cache: string;
+  open(range?: ByteRange): Promise<Readable>;
+}
+
+export type FileOperation = (principal: Principal, path: FilePath, input: Record<string, unknown>, upload?: Upload) => Promise<Record<string, unknown>>;
+
+export interface FileStoreServiceDeps {
+  name: string;
+  options: FileStoreOptions;
+  repo: ReturnType<typeof createFileStoreRepo>;
+  blobs: BlobStore;
+  clock: Clock;
+  permissionStore: PermissionStore;
+}
+
+/** Types a transport declares when it does not know the file's own type. */
+const UNINFORMATIVE_TYPES = new Set(['', 'application/octet-stream', 'application/x-www-form-urlencoded', 'multipart/form-data']);
+
+/** The entry as the seed shows it; `header` repeats `cache` under the original's name. */
+export function entryView(entry: FileEntry) {
+  return {
+    name: entry.name,
+    type: entry.type,
+    size: entry.type === 'd' ? 0 : entry.size,
+    mime: entry.mime,
+    cache: entry.cache,
+    header: entry.cache,
+    mtime: formatTime(entry.mtime),
+    ctime: formatTime(entry.ctime),
+  };
+}
+
+const rootView = { name: '', type: 'd', size: 0, mime: '', cache: '', header: '', mtime: '', ctime: '' } as const;
+
+const permissionList = (entries: PermissionMap) => Object.entries(entries).map(([permission, groups]) => ({ permission, groups }));
+
+/**
+ * One file store: a tree of files and directories with owners, contents in the blob store.
+ * Every operation takes the caller as a `Principal` and the path already parsed; nothing here
+ * knows HTTP. A file or directory the caller may not read answers `not_found`, so its existence
+ * is not revealed.
+ */
+export function createFileStoreService(deps: FileStoreServiceDeps) {
+  const { repo, blobs, clock, options } = deps;
+  const permissions = servicePermissions(deps.permissionStore, deps.name, fileStorePermissionDefaults(options.read));
+  const maxBytes = options.maxFileBytes;
+
+  const ownedBy = (principal: Principal, entry: FileEntry | null) => entry !== null && principal.userId !== null && entry.owner === principal.userId;
+
+  /** 401 when signing in could help, else 403 (as the user service's `guarded`). */
+  const refusal = (granted: readonly string[], principal: Principal): RoostError =>
+    principal.userId === null && granted.some((g) => g !== NOONE) ? commonErrors.not_signed_in() : commonErrors.not_allowed();
+
+  /** An operation that concerns no entry (permissions): the caller holds it or is refused. */
+  async function guard(op: string, principal: Principal): Promise<void> {
+    const granted = await permissions.granted(op);
+    if (!holds(granted, principal)) throw refusal(granted, principal);
+  }
+
+  /**
+   * Check `op` on the entry at `path` and return it (null for the root). A caller who could not
+   * hold the permission on any entry is refused at once (401/403, which tells nothing about the
+   * path). Otherwise a missing entry, or one the caller may not read, is `not_found`; one it may
+   * read but not change is `not_allowed`.
+   */
+  async function authorize(op: string, principal: Principal, path: FilePath): Promise<FileEntry | null> {
+    const granted = await permissions.granted(op);
+    if (!holds(granted, principal, true)) throw refusal(granted, principal);
+    const entry = path.path === '' ? null : await repo.get(path.path);
+    if (path.path !== '' && entry === null) throw fileStoreErrors.not_found();
+    if (holds(granted, principal, ownedBy(principal, entry))) return entry;
+    const mayRead = !(READ_OPERATIONS as readonly string[]).includes(op) && (await permissions.allows('getItem', principal, ownedBy(principal, entry)));
+    throw mayRead ? refusal(granted, principal) : fileStoreErrors.not_found();
+  }
+
+  const notRoot = (path: FilePath) => {
+    if (path.path === '') throw fileStoreErrors.invalid_path({ fields: [['path', 'invalid']], message: 'The root directory cannot be changed, moved or removed.' });
+  };
+
+  const tooLarge = () => fileStoreErrors.storage_limit({ message: `The file is larger than this store allows (${maxBytes} bytes).`, body: { result: 0 } });
+
+  async function putBlob(stream: Readable): Promise<StoredBlob> {
+    try {
+      return await blobs.put(stream, { maxBytes });
+    } catch (err) {
+      if (err instanceof BlobTooLargeError) throw tooLarge();
+      throw err;
+    }
+  }
+
+  /** Store the contents of an upload or of the `contents` text (base64 with `decode`); null when none was given. */
+  async function storeContents(upload: Upload | undefined, text: string | undefined, decode: boolean): Promise<StoredBlob | null> {
+    if (upload) {
+      if (upload.size !== undefined && upload.size > maxBytes) throw tooLarge();
+      return putBlob(upload.stream);
+    }
+    if (text === undefined) return null;
+    if (decode && !/^[A-Za-z0-9+/_\-=\s]*$/.test(text)) throw commonErrors.validation_failure({ fields: [['contents', 'invalid']] });
+    const bytes = decode ? Buffer.from(text, 'base64') : Buffer.from(text, 'utf8');
+    if (bytes.length > maxBytes) throw tooLarge();
+    return putBlob(Readable.from(bytes.length > 0 ? [bytes] : []));
+  }
+
+  /** The caller's `mime`, else a type the transport declared, else from the name, else sniffed. */
+  function chooseMime(name: string, blob: StoredBlob, explicit: string | undefined, upload: Upload | undefined): string {
+    if (explicit) return explicit;
+    const declared = upload?.mime?.trim();
+    if (declared && isMediaType(declared) && !UNINFORMATIVE_TYPES.has(declared.split(';')[0]?.trim().toLowerCase() ?? '')) return declared;
+    return mimeOf(name, blob.head, blob.size <= HEAD_BYTES);
+  }
+
+  /** Old blobs are deleted after the metadata no longer names them; a failure leaves only an unreferenced file. */
+  const dropBlob = (id: string | null) => (id ? blobs.delete(id).catch(() => {}) : Promise.resolve());
+
+  /** Point the file at a stored blob (retrying when a concurrent write came first), then drop the replaced one. */
+  async function replaceContents(entry: FileEntry, blob: StoredBlob, mime: string): Promise<void> {
+    let expected = entry.blobId;
+    for (let attempt = 0; attempt < 10; attempt++) {
+      if (await repo.replaceContents(entry.id, expected, { blobId: blob.id, size: blob.size, hash: blob.hash, mime, mtime: clock.now() })) {
+        await dropBlob(expected);
+        return;
+      }
+      const current = await repo.byId(entry.id);
+      if (!current) break;
+      expected = current.blobId;
+    }
+    await dropBlob(blob.id);
+    throw fileStoreErrors.not_found();
+  }
+
+  async function createFile(principal: Principal, path: FilePath, blob: StoredBlob, mime: string, cache: string): Promise<void> {
+    const now = clock.now();
+    try {
+      await repo.insert({
+        id: newId(), path: path.path, parent: path.parent, name: path.name, type: 'f', size: blob.size, mime, cache,
+        blobId: blob.id, hash: blob.hash, owner: principal.userId, ctime: now, mtime: now,
+      });
+    } catch (err) {
+      await dropBlob(blob.id);
+      if (err instanceof DuplicatePathError) throw commonErrors.validation_failure({ fields: [['name', 'exists']], body: { result: 0 } });
+      throw err;
+    }
+  }
+
+  /** The directory to create in: the root, or an existing directory the caller may create in. */
+  async function directoryFor(op: string, principal: Principal, dir: FilePath): Promise<void> {
+    const parent = await authorize(op, principal, dir);
+    if (parent !== null && parent.type !== 'd') throw fileStoreErrors.not_a_directory();
+  }
+
+  const operations: Record<string, FileOperation> = {
+    async getItem(principal, path) {
+      const entry = await authorize('getItem', principal, path);
+      return { result: true, ...(entry ? entryView(entry) : rootView) };
+    },
+
+    async newItem(principal, dir, input, upload) {
+      const values = parseInput(newItemInput, input);
+      await directoryFor('newItem', principal, dir);
+      const path = childOf(dir, values.name);
+      if (await repo.get(path.path)) throw commonErrors.validation_failure({ fields: [['name', 'exists']], body: { result: 0 } });
+      const cache = values.cache ?? values.header ?? '';
+      if (values.type === 'd') {
+        const now = clock.now();
+        try {
+          await repo.insert({
+            id: newId(), path: path.path, parent: path.parent, name: path.name, type: 'd', size: 0, mime: '', cache,
+            blobId: null, hash: null, owner: principal.userId, ctime: now, mtime: now,
+          });
+        } catch (err) {
+          if (err instanceof DuplicatePathError) throw commonErrors.validation_failure({ fields: [['name', 'exists']], body: { result: 0 } });
+          throw err;
+        }
+      } else {
+        const blob = (await storeContents(upload, values.contents, values.decode)) ?? (await putBlob(Readable.from([])));
+        await createFile(principal, path, blob, chooseMime(path.name, blob, values.mime, upload), cache);
+      }
+      return { result: 1, success: [path.name] };
+    },
+
+    async setItem(principal, path, input, upload) {
+      const values = parseInput(setItemInput, input);
+      notRoot(path);
+      const entry = (await authorize('setItem', principal, path)) as FileEntry;
+      const cache = values.cache ?? values.header;
+      if (entry.type === 'd') {
+        if (values.contents !== undefined || upload) throw fileStoreErrors.not_a_file({ fields: [['contents', 'invalid']] });
+        if (cache !== undefined) await repo.updateMeta(entry.id, { cache, mtime: clock.now() });
+        return { result: 1 };
+      }
+      const blob = await storeContents(upload, values.contents, values.decode);
+      if (blob) await replaceContents(entry, blob, chooseMime(entry.name, blob, values.mime, upload));
+      const meta = { ...(values.mime !== undefined && !blob ? { mime: values.mime } : {}), ...(cache !== undefined ? { cache } : {}) };
+      if (Object.keys(meta).length > 0) await repo.updateMeta(entry.id, { ...meta, mtime: clock.now() });
+      return { result: 1 };
+    },
+
+    /** New contents of a file; a file that does not exist yet is created (with `newItem`'s permission). */
+    async write(principal, path, input, upload) {
+      const values = parseInput(writeInput, input);
+      notRoot(path);
+      if (!upload && values.contents === undefined) throw commonErrors.validation_failure({ fields: [['contents', 'required']] });
+      const existing = await repo.get(path.path);
+      if (existing === null) {
+        await directoryFor('newItem', principal, parsePath(path.parent));
+        const blob = (await storeContents(upload, values.contents, values.decode)) as StoredBlob;
+        await createFile(principal, path, blob, chooseMime(path.name, blob, values.mime, upload), '');
+        return { result: true };
+      }
+      const entry = (await authorize('write', principal, path)) as FileEntry;
+      if (entry.type !== 'f') throw fileStoreErrors.not_a_file();
+      const blob = (await storeContents(upload, values.contents, values.decode)) as StoredBlob;
+      await replaceContents(entry, blob, chooseMime(entry.name, blob, values.mime, upload));
+      return { result: true };
+    },
+
+    async move(principal, path, input) {
+      const { newpath } = parseInput(moveInput, input);
+      notRoot(path);
+      await authorize('move', principal, path);
+      const target = parsePath(newpath, 'newpath');
+      if (target.path === '' || isWithin(target, path)) {
+        throw commonErrors.validation_failure({ fields: [['newpath', 'invalid']], message: 'A path cannot move onto the root or into itself.', body: { result: false } });
+      }
+      try {
+        await directoryFor('getItem', principal, parsePath(target.parent));
+      } catch (err) {
+        if (isRoostError(err) && err.code === 'not_found') throw fileStoreErrors.not_found({ message: 'The directory of newpath does not exist.', fields: [['newpath', 'not_found']] });
+        throw err;
+      }
+      try {
+        if (await repo.get(target.path)) throw new DuplicatePathError(target.path);
+        await repo.moveTree(path.path, target, clock.now());
+      } catch (err) {
+        if (err instanceof DuplicatePathError) throw commonErrors.validation_failure({ fields: [['newpath', 'exists']], body: { result: false } });
+        throw err;
+      }
+      return { result: true };
+    },
+
+    async removeItem(principal, path, input) {
+      const { recursive } = parseInput(removeItemInput, input);
+      notRoot(path);
+      const entry = (await authorize('removeItem', principal, path)) as FileEntry;
+      if (entry.type === 'd' && !recursive && (await repo.hasChildren(entry.path))) throw fileStoreErrors.not_empty({ body: { result: 0 } });
+      const { count, blobIds } = await repo.removeTree(entry.path);
+      await Promise.all(blobIds.map(dropBlob));
+      return { result: count };
+    },
+
+    async list(principal, path, input) {
+      const query = parseInput(listInput, input);
+      const dir = await authorize('list', principal, path);
+      if (dir !== null && dir.type !== 'd') throw fileStoreErrors.not_a_directory();
+      const size = Math.min(query.size ?? options.defaultPageSize, options.maxPageSize);
+      const { entries, total } = await repo.list(path.path, query, size);
+      return { result: true, items: entries.map(entryView), start: query.start, size, total };
+    },
+
+    async allowed(principal, path, input) {
+      const names = parseInput(allowedInput, input);
+      // Under a path, `sys:owner` counts when the caller owns that entry (which reveals nothing new to it).
+      const entry = path.path === '' ? null : await repo.get(path.path);
+      const out: Record<string, boolean> = {};
+      for (const name of names) out[name] = await permissions.allows(name, principal, ownedBy(principal, entry));
+      return { result: names.every((n) => out[n] === true), ...out };
+    },
+
+    async getPermissions(principal) {
+      await guard('getPermissions', principal);
+      return { result: true, permissions: permissionList(await permissions.entries()) };
+    },
+
+    async setPermissions(principal, _path, input) {
+      await guard('setPermissions', principal);
+      const { permissions: changes } = parseInput(setPermissionsInput, input);
+      const known = permissions.names();
+      if (changes.some((c) => !known.includes(c.permission))) throw commonErrors.unknown_permission({ fields: [['permission', 'unknown_permission']] });
+      return { result: true, permissions: permissionList(await permissions.change(changes)) };
+    },
+
+    async getOwner(principal, path) {
+      const entry = await authorize('getOwner', principal, path);
+      const owner = entry?.owner ? await repo.userName(entry.owner) : null;
+      return { result: true, owner: owner ?? '' };
+    },
+
+    async setOwner(principal, path, input) {
+      const owner = parseInput(setOwnerInput, input);
+      notRoot(path);
+      const entry = (await authorize('setOwner', principal, path)) as FileEntry;
+      const userId = owner === undefined ? null : await repo.userIdOf(owner);
+      if (!userId) throw commonErrors.validation_failure({ fields: [['owner', 'unknown_user']], message: 'There is no such user.', body: { result: false } });
+      await repo.setOwner(entry.id, userId);
+      return { result: true };
+    },
+
+    async ping() {
+      return { result: 1 };
+    },
+  };
+
+  return {
+    name: deps.name,
+    options,
+    permissions,
+    /** Does an operation of this name exist? */
+    has: (op: string) => Object.hasOwn(operations, op),
+    /** Run an operation by its wire name; throws RoostError on every refusal. */
+    run(op: string, principal: Principal, path: FilePath, input: Record<string, unknown>, upload?: Upload): Promise<Record<string, unknown>> {
+      const operation = operations[op];
+      if (!operation) throw new TypeError(`no file store operation ${op}`);
+      return operation(principal, path, input, upload);
+    },
+    /** The contents of a file the caller may `read` (the permission of `@read` and of a plain download). */
+    async contents(principal: Principal, path: FilePath): Promise<FileContents> {
+      const entry = await authorize('read', principal, path);
+      if (entry === null || entry.type !== 'f' || entry.blobId === null) throw fileStoreErrors.not_a_file();
+      const blobId = entry.blobId;
+      return {
+        name: entry.name,
+        size: entry.size,
+        mime: entry.mime,
+        hash: entry.hash ?? '',
+        mtime: entry.mtime,
+        cache: entry.cache,
+        open: (range) => blobs.get(blobId, range),
+      };
+    },
+  };
+}
+
+export type FileStore = ReturnType<typeof createFileStoreService>;

@@ -1,0 +1,94 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { createWriteStream, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { BlobTooLargeError, HEAD_BYTES, type BlobStore, type ByteRange, type StoredBlob } from './blob-store.js';
+
+/** Temporary files untouched this long belong to no running upload (a crash left them). */
+const ORPHAN_AGE_MS = 10 * 60 * 1000;
+const BLOB_ID = /^[0-9a-f-]{36}$/;
+
+/**
+ * Blobs as files under `dir`: `<dir>/<first two characters of the id>/<id>`. An upload is
+ * written to `<dir>/tmp/<id>.part`, synced to disk, then renamed into place (a rename within one
+ * file system is atomic), so a crash or a failed upload never leaves a partial blob under an
+ * id. Temporary files a crash left behind are removed at start and then hourly.
+ */
+export function createLocalBlobStore(dir: string): BlobStore & { sweep(): void; close(): void } {
+  const tmpDir = join(dir, 'tmp');
+  mkdirSync(tmpDir, { recursive: true });
+  const pathOf = (id: string) => {
+    // Ids come from this store (UUIDs); anything else must never become a file name.
+    if (!BLOB_ID.test(id)) throw new Error(`invalid blob id ${JSON.stringify(id)}`);
+    return join(dir, id.slice(0, 2), id);
+  };
+
+  function sweep(): void {
+    const now = Date.now();
+    for (const name of readdirSync(tmpDir)) {
+      const file = join(tmpDir, name);
+      try {
+        if (now - statSync(file).mtimeMs > ORPHAN_AGE_MS) rmSync(file, { force: true });
+      } catch {
+        // removed meanwhile by its own upload
+      }
+    }
+  }
+  sweep();
+  const timer = setInterval(sweep, 3600_000).unref();
+
+  return {
+    sweep,
+    close: () => clearInterval(timer),
+
+    async put(source, { maxBytes }): Promise<StoredBlob> {
+      const id = randomUUID();
+      const tmp = join(tmpDir, `${id}.part`);
+      const hash = createHash('sha256');
+      const head: Buffer[] = [];
+      let headBytes = 0;
+      let size = 0;
+      const meter = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          size += chunk.length;
+          if (size > maxBytes) return done(new BlobTooLargeError(maxBytes));
+          hash.update(chunk);
+          if (headBytes < HEAD_BYTES) {
+            const part = chunk.subarray(0, HEAD_BYTES - headBytes);
+            head.push(part);
+            headBytes += part.length;
+          }
+          done(null, chunk);
+        },
+      });
+      try {
+        // `flush`: the data is on disk before the rename makes it visible.
+        await pipeline(source, meter, createWriteStream(tmp, { flags: 'wx', flush: true, highWaterMark: 256 * 1024 }));
+      } catch (err) {
+        await rm(tmp, { force: true });
+        throw err;
+      }
+      const target = pathOf(id);
+      try {
+        await mkdir(join(dir, id.slice(0, 2)), { recursive: true });
+        await rename(tmp, target);
+      } catch (err) {
+        await rm(tmp, { force: true });
+        throw err;
+      }
+      return { id, size, hash: hash.digest('base64url'), head: Buffer.concat(head) };
+    },
+
+    async get(id: string, range?: ByteRange): Promise<Readable> {
+      // Opened first, so a missing blob rejects here rather than after the headers went out.
+      const handle = await open(pathOf(id), 'r');
+      return handle.createReadStream({ ...(range ? { start: range.start, end: range.end } : {}), highWaterMark: 64 * 1024 });
+    },
+
+    async delete(id: string): Promise<void> {
+      await rm(pathOf(id), { force: true });
+    },
+  };
+}

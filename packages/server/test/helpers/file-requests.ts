@@ -1,0 +1,62 @@
+import { request as httpRequest } from 'node:http';
+import { Readable } from 'node:stream';
+
+/**
+ * Requests the file store tests need beyond `TestServer.request`: a path sent exactly as
+ * written (fetch would normalise `..` and encodings away), and bodies streamed from a
+ * generator (so a test never holds a large file in memory).
+ */
+export interface RawResult {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  // Whatever the server answered; each test asserts the members it needs.
+  body: any;
+}
+
+export function rawRequest(
+  baseUrl: string,
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer | Readable } = {},
+): Promise<RawResult> {
+  const url = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: url.hostname, port: url.port, path, method: options.method ?? 'GET', headers: options.headers ?? {} },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let body: unknown = text;
+          try {
+            body = text ? JSON.parse(text) : undefined;
+          } catch {
+            // not JSON
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    const body = options.body;
+    if (body instanceof Readable) body.pipe(req);
+    else req.end(body);
+  });
+}
+
+/** `total` bytes of a repeating pattern, produced chunk by chunk. */
+export function generatedBody(total: number, chunkSize = 256 * 1024): Readable {
+  const chunk = Buffer.alloc(chunkSize);
+  for (let i = 0; i < chunkSize; i++) chunk[i] = i % 251;
+  let sent = 0;
+  return new Readable({
+    read() {
+      if (sent >= total) return void this.push(null);
+      const n = Math.min(chunkSize, total - sent);
+      sent += n;
+      this.push(n === chunkSize ? chunk : chunk.subarray(0, n));
+    },
+  });
+}
