@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import type { DataStoreOptions } from '../core/config.js';
+import { looseInt } from '../core/validation.js';
+
+/**
+ * The input shapes of the data store operations, in the original's wire forms: an address is a
+ * `key` or an `id`, each also as a list; items come as `items` (one object or a list) or as
+ * `key`/`value` at the top level. Reasons are the seed's (`required`, `too long`, `invalid`).
+ */
+export type DataStoreLimits = Pick<DataStoreOptions, 'maxKeyLength' | 'maxValueBytes' | 'maxBatch' | 'defaultPageSize' | 'maxPageSize'>;
+
+/** An item named by its key or by its id. */
+export type Address = { key: string; id?: undefined } | { id: number; key?: undefined };
+
+/** Control characters make keys unprintable and unsafe in logs and URLs; lone surrogates cannot be stored as UTF-8. */
+const BAD_CHARS = /[\p{Cc}\p{Cs}]/u;
+const LONE_SURROGATE = /\p{Cs}/u;
+const OWNER_MAX = 320;
+
+const asList = (v: unknown) => (v !== undefined && !Array.isArray(v) ? [v] : v);
+const objectAsList = (v: unknown) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? [v] : v);
+
+export function createDataStoreInputs(limits: DataStoreLimits) {
+  const key = z
+    .string()
+    .refine((s) => s.trim().length > 0, { message: 'required', abort: true })
+    .refine((s) => s.length <= limits.maxKeyLength, { message: 'too long', abort: true })
+    .refine((s) => !BAD_CHARS.test(s), { message: 'invalid' });
+  const value = z.union([
+    z
+      .string()
+      .refine((s) => !LONE_SURROGATE.test(s), { message: 'invalid', abort: true })
+      .refine((s) => Buffer.byteLength(s) <= limits.maxValueBytes, { message: 'too long' }),
+    z.number().refine(Number.isFinite, { message: 'invalid' }),
+  ]);
+  const id = looseInt.pipe(z.number().min(1));
+  const owner = z.string().min(1).max(OWNER_MAX);
+  const keys = z.preprocess(asList, z.array(key).min(1));
+  const ids = z.preprocess(asList, z.array(id).min(1));
+
+  /** Whichever of key, id or items addresses the items; a single key or id is answered as one item. */
+  // `newOwner` belongs to setOwner only; the other operations ignore it like any unknown field.
+  const addressed = z
+    .object({
+      key: keys.optional(),
+      id: ids.optional(),
+      items: z.preprocess(objectAsList, z.array(z.object({ key: key.optional(), id: id.optional(), owner: owner.optional() }))).optional(),
+      owner: owner.optional(),
+      newOwner: owner.optional(),
+    })
+    .superRefine((v, ctx) => {
+      if (!v.key && !v.id && !v.items?.length) ctx.addIssue({ code: 'custom', message: 'required', path: ['key'] });
+      v.items?.forEach((item, i) => {
+        if (item.key === undefined && item.id === undefined) ctx.addIssue({ code: 'custom', message: 'required', path: ['items', i, 'key'] });
+      });
+    });
+
+  const writeItem = z.object({ key: key.optional(), id: id.optional(), value, owner: owner.optional() });
+  const writes = (byId: boolean) =>
+    z
+      .object({
+        items: z.preprocess(objectAsList, z.array(writeItem).min(1)).optional(),
+        key: key.optional(),
+        id: id.optional(),
+        value: value.optional(),
+        owner: owner.optional(),
+      })
+      .superRefine((v, ctx) => {
+        const list = v.items ?? [];
+        const prefix = v.items ? (i: number) => ['items', i] : () => [];
+        if (!v.items) {
+          if (v.key === undefined && (!byId || v.id === undefined)) ctx.addIssue({ code: 'custom', message: 'required', path: ['key'] });
+          if (v.value === undefined) ctx.addIssue({ code: 'custom', message: 'required', path: ['value'] });
+        }
+        list.forEach((item, i) => {
+          if (item.key === undefined && (!byId || item.id === undefined)) ctx.addIssue({ code: 'custom', message: 'required', path: [...prefix(i), 'key'] });
+        });
+      });
+
+  const page = {
+    order: z.enum(['<', '>']).default('<'),
+    start: looseInt.pipe(z.number().min(1)).default(1),
+    size: looseInt.pipe(z.number().min(0)).optional(),
+    owner: owner.optional(),
+  };
+
+  return {
+    limits,
+    addressed,
+    newItem: writes(false),
+    setItem: writes(true),
+    list: z.object({ key: keys.optional(), sort: z.enum(['key', 'value', 'timestamp']).default('key'), ...page }),
+    keys: z.object(page),
+    setOwner: addressed,
+  };
+}
+
+export type DataStoreInputs = ReturnType<typeof createDataStoreInputs>;
+export type WriteInput = z.output<DataStoreInputs['setItem']>;
+export type AddressedInput = z.output<DataStoreInputs['addressed']>;
+export type PageInput = z.output<DataStoreInputs['keys']>;
+export type ListInput = z.output<DataStoreInputs['list']>;

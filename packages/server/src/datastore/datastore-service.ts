@@ -1,0 +1,81 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../core/clock.js';
+import type { DataStoreOptions } from '../core/config.js';
+import { allowedAnswer, changePermissionsAnswer, permissionsAnswer } from '../core/permission-ops.js';
+import { servicePermissions, type PermissionStore, type Principal } from '../core/permissions.js';
+import type { Database } from '../storage/schema.js';
+import { createAccess } from './datastore-access.js';
+import { assertBatchSize, type DataStoreContext, type Operation } from './datastore-context.js';
+import { createDataStoreInputs } from './datastore-inputs.js';
+import { dataStorePermissionDefaults } from './datastore-permissions.js';
+import { readOps } from './datastore-read-ops.js';
+import { createDataStoreRepo } from './datastore-repo.js';
+import { writeOps } from './datastore-write-ops.js';
+
+export interface DataStoreDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  permissionStore: PermissionStore;
+}
+
+/**
+ * One data store: `run(operation, principal, input)` checks the operation's permission and
+ * runs it, throwing a RoostError on every refusal. Its items and permission entries are its
+ * own (both keyed by the store name), so stores never see each other's data.
+ */
+export function createDataStore(name: string, options: DataStoreOptions, deps: DataStoreDeps) {
+  const permissions = servicePermissions(deps.permissionStore, name, dataStorePermissionDefaults(options.read));
+  const ctx: DataStoreContext = {
+    name,
+    repo: createDataStoreRepo(deps.db, name),
+    clock: deps.clock,
+    permissions,
+    access: createAccess(permissions),
+    inputs: createDataStoreInputs(options),
+  };
+  const { access } = ctx;
+
+  const operations: Record<string, Operation> = {
+    ...readOps(ctx),
+    ...writeOps(ctx),
+    async allowed(principal, input) {
+      await access.require('allowed', principal);
+      return allowedAnswer(permissions, principal, input);
+    },
+    async getPermissions(principal) {
+      await access.require('getPermissions', principal);
+      return permissionsAnswer(permissions);
+    },
+    async setPermissions(principal, input) {
+      await access.require('setPermissions', principal);
+      return changePermissionsAnswer(permissions, input);
+    },
+    async ping(principal) {
+      await access.require('ping', principal);
+      return { result: 1 };
+    },
+  };
+
+  return {
+    name,
+    options,
+    permissions,
+    /** The input schemas, which also document the routes. */
+    inputs: ctx.inputs,
+    /** Run an operation by its wire name. */
+    run(op: string, principal: Principal, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+      const operation = operations[op];
+      if (!operation) throw new TypeError(`no data store operation ${op}`);
+      assertBatchSize(input, options.maxBatch);
+      return operation(principal, input);
+    },
+  };
+}
+
+export type DataStore = ReturnType<typeof createDataStore>;
+
+/** Every operation of a data store, by its wire name (the permission names too). */
+export const DATASTORE_OPERATIONS = [
+  'getItem', 'newItem', 'setItem', 'removeItem', 'list', 'keys', 'allowed',
+  'getPermissions', 'setPermissions', 'getOwner', 'setOwner', 'ping',
+] as const;
