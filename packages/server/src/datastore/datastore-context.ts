@@ -1,5 +1,5 @@
 import type { Clock } from '../core/clock.js';
-import { commonErrors, type FieldProblem } from '../core/errors.js';
+import { commonErrors, isRoostError, RoostError, type FieldProblem } from '../core/errors.js';
 import type { Principal, ServicePermissions } from '../core/permissions.js';
 import type { Access } from './datastore-access.js';
 import { dataStoreErrors } from './datastore-errors.js';
@@ -19,6 +19,18 @@ export interface DataStoreContext {
 export type Operation = (principal: Principal, input: Record<string, unknown>) => Promise<Record<string, unknown>>;
 
 export const invalidField = (field: string, reason: string) => commonErrors.validation_failure({ fields: [[field, reason]] });
+
+/** The original answers failed writes with `result: 0` and an empty `success` list; so does Roost. */
+export function withFailureBody(op: Operation): Operation {
+  return async (principal, input) => {
+    try {
+      return await op(principal, input);
+    } catch (err) {
+      if (!isRoostError(err)) throw err;
+      throw new RoostError(err.kind, err.code, err.message, { fields: err.fields, cause: err.cause, body: { ...err.body, result: 0, success: [] } });
+    }
+  };
+}
 
 /**
  * A list longer than `maxBatch` is refused before anything is parsed or stored (413): the
@@ -58,7 +70,8 @@ export interface Target {
 
 /** A single key or id (not a list, not `items`) answers as one item; anything else as `items`. */
 export function isSingle(raw: Record<string, unknown>): boolean {
-  return raw.items === undefined && !Array.isArray(raw.key) && !Array.isArray(raw.id) && (raw.key === undefined || raw.id === undefined);
+  const absent = (v: unknown) => v === undefined || v === null;
+  return absent(raw.items) && !Array.isArray(raw.key) && !Array.isArray(raw.id) && (absent(raw.key) || absent(raw.id));
 }
 
 export function targetsOf(input: AddressedInput): Target[] {

@@ -5,12 +5,14 @@ import { allowedAnswer, changePermissionsAnswer, permissionsAnswer } from '../co
 import { servicePermissions, type PermissionStore, type Principal } from '../core/permissions.js';
 import type { Database } from '../storage/schema.js';
 import { createAccess } from './datastore-access.js';
-import { assertBatchSize, type DataStoreContext, type Operation } from './datastore-context.js';
+import { assertBatchSize, withFailureBody, type DataStoreContext, type Operation } from './datastore-context.js';
 import { createDataStoreInputs } from './datastore-inputs.js';
 import { dataStorePermissionDefaults } from './datastore-permissions.js';
 import { readOps } from './datastore-read-ops.js';
 import { createDataStoreRepo } from './datastore-repo.js';
 import { writeOps } from './datastore-write-ops.js';
+
+const WRITES = new Set(['newItem', 'setItem', 'removeItem', 'setOwner']);
 
 export interface DataStoreDeps {
   db: Kysely<Database>;
@@ -35,7 +37,7 @@ export function createDataStore(name: string, options: DataStoreOptions, deps: D
   };
   const { access } = ctx;
 
-  const operations: Record<string, Operation> = {
+  const all: Record<string, Operation> = {
     ...readOps(ctx),
     ...writeOps(ctx),
     async allowed(principal, input) {
@@ -55,6 +57,16 @@ export function createDataStore(name: string, options: DataStoreOptions, deps: D
       return { result: 1 };
     },
   };
+  // Every operation refuses over-long lists first (413); the writes answer each failure with
+  // the original's `result: 0, success: []`.
+  const operations: Record<string, Operation> = {};
+  for (const [op, run] of Object.entries(all)) {
+    const limited: Operation = (principal, input) => {
+      assertBatchSize(input, options.maxBatch);
+      return run(principal, input);
+    };
+    operations[op] = WRITES.has(op) ? withFailureBody(limited) : limited;
+  }
 
   return {
     name,
@@ -66,7 +78,6 @@ export function createDataStore(name: string, options: DataStoreOptions, deps: D
     run(op: string, principal: Principal, input: Record<string, unknown>): Promise<Record<string, unknown>> {
       const operation = operations[op];
       if (!operation) throw new TypeError(`no data store operation ${op}`);
-      assertBatchSize(input, options.maxBatch);
       return operation(principal, input);
     },
   };

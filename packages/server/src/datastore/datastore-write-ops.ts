@@ -1,4 +1,4 @@
-import { commonErrors, isRoostError, RoostError } from '../core/errors.js';
+import { commonErrors } from '../core/errors.js';
 import type { Principal } from '../core/permissions.js';
 import { parseInput } from '../core/validation.js';
 import { covers, type Scope } from './datastore-access.js';
@@ -35,18 +35,6 @@ function entriesOf(input: WriteInput): WriteEntry[] {
       value: item.value,
     };
   });
-}
-
-/** The original answers failed writes with `result: 0` and an empty `success` list; so does Roost. */
-function withFailureBody(op: Operation): Operation {
-  return async (principal, input) => {
-    try {
-      return await op(principal, input);
-    } catch (err) {
-      if (!isRoostError(err)) throw err;
-      throw new RoostError(err.kind, err.code, err.message, { fields: err.fields, cause: err.cause, body: { ...err.body, result: 0, success: [] } });
-    }
-  };
 }
 
 /** newItem, setItem, removeItem and setOwner: each call is one transaction, stored whole or not at all. */
@@ -205,10 +193,5 @@ export function writeOps(ctx: DataStoreContext): Record<string, Operation> {
     });
   }
 
-  return {
-    newItem: withFailureBody(newItem),
-    setItem: withFailureBody(setItem),
-    removeItem: withFailureBody(removeItem),
-    setOwner: withFailureBody(setOwner),
-  };
+  return { newItem, setItem, removeItem, setOwner };
 }
