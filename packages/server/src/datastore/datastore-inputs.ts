@@ -17,7 +17,7 @@ const BAD_CHARS = /[\p{Cc}\p{Cs}]/u;
 const LONE_SURROGATE = /\p{Cs}/u;
 const OWNER_MAX = 320;
 
-const asList = (v: unknown) => (v !== undefined && !Array.isArray(v) ? [v] : v);
+const asList = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? [v] : v);
 const objectAsList = (v: unknown) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? [v] : v);
 
 export function createDataStoreInputs(limits: DataStoreLimits) {
