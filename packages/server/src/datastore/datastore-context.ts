@@ -1,7 +1,7 @@
 import type { Clock } from '../core/clock.js';
 import { commonErrors, isRoostError, RoostError, type FieldProblem } from '../core/errors.js';
 import type { Principal, ServicePermissions } from '../core/permissions.js';
-import type { Access } from './datastore-access.js';
+import type { Grants } from './datastore-access.js';
 import { dataStoreErrors } from './datastore-errors.js';
 import type { AddressedInput, DataStoreInputs } from './datastore-inputs.js';
 import type { DataStoreRepo, Item, StoreQueries } from './datastore-repo.js';
@@ -12,19 +12,24 @@ export interface DataStoreContext {
   repo: DataStoreRepo;
   clock: Clock;
   permissions: ServicePermissions;
-  access: Access;
   inputs: DataStoreInputs;
 }
 
-export type Operation = (principal: Principal, input: Record<string, unknown>) => Promise<Record<string, unknown>>;
+/** Who calls, and what it may do (read once per call, see `grantsOf`). */
+export interface Call {
+  principal: Principal;
+  grants: Grants;
+}
+
+export type Operation = (call: Call, input: Record<string, unknown>) => Promise<Record<string, unknown>>;
 
 export const invalidField = (field: string, reason: string) => commonErrors.validation_failure({ fields: [[field, reason]] });
 
 /** The original answers failed writes with `result: 0` and an empty `success` list; so does Roost. */
 export function withFailureBody(op: Operation): Operation {
-  return async (principal, input) => {
+  return async (call, input) => {
     try {
-      return await op(principal, input);
+      return await op(call, input);
     } catch (err) {
       if (!isRoostError(err)) throw err;
       throw new RoostError(err.kind, err.code, err.message, { fields: err.fields, cause: err.cause, body: { ...err.body, result: 0, success: [] } });
@@ -48,12 +53,15 @@ export function pageSize(ctx: DataStoreContext, size: number | undefined): numbe
   return Math.min(size ?? ctx.inputs.limits.defaultPageSize, ctx.inputs.limits.maxPageSize);
 }
 
-/** Turns names, emails or ids of users into user ids, asking the database once per name. */
-export function ownerResolver(ctx: DataStoreContext) {
+/**
+ * Turns names, emails or ids of users into user ids, asking once per name. Inside a
+ * transaction, pass its queries: on SQLite anything else would wait for the transaction's end.
+ */
+export function ownerResolver(queries: Pick<StoreQueries, 'userId'>) {
   const known = new Map<string, Promise<string | null>>();
   return (identity: string) => {
     let id = known.get(identity);
-    if (!id) known.set(identity, (id = ctx.repo.userId(identity)));
+    if (!id) known.set(identity, (id = queries.userId(identity)));
     return id;
   };
 }
@@ -87,13 +95,13 @@ export function targetsOf(input: AddressedInput): Target[] {
 }
 
 /** The item each target names (undefined when there is none, or when the owner filter does not match). */
-export async function findTargets(ctx: DataStoreContext, repo: StoreQueries, targets: readonly Target[]): Promise<Array<Item | undefined>> {
+export async function findTargets(repo: StoreQueries, targets: readonly Target[]): Promise<Array<Item | undefined>> {
   const keys = targets.flatMap((t) => (t.key !== undefined ? [t.key] : []));
   const ids = targets.flatMap((t) => (t.id !== undefined ? [t.id] : []));
   const [byKey, byId] = await Promise.all([repo.byKeys(keys), repo.byIds(ids)]);
   const keyed = new Map(byKey.map((it) => [it.key, it]));
   const numbered = new Map(byId.map((it) => [it.id, it]));
-  const ownerId = ownerResolver(ctx);
+  const ownerId = ownerResolver(repo);
   return Promise.all(
     targets.map(async (t) => {
       const item = t.key !== undefined ? keyed.get(t.key) : numbered.get(t.id ?? 0);

@@ -4,7 +4,7 @@ import type { DataStoreOptions } from '../core/config.js';
 import { allowedAnswer, changePermissionsAnswer, permissionsAnswer } from '../core/permission-ops.js';
 import { servicePermissions, type PermissionStore, type Principal } from '../core/permissions.js';
 import type { Database } from '../storage/schema.js';
-import { createAccess } from './datastore-access.js';
+import { grantsOf } from './datastore-access.js';
 import { assertBatchSize, withFailureBody, type DataStoreContext, type Operation } from './datastore-context.js';
 import { createDataStoreInputs } from './datastore-inputs.js';
 import { dataStorePermissionDefaults } from './datastore-permissions.js';
@@ -32,28 +32,26 @@ export function createDataStore(name: string, options: DataStoreOptions, deps: D
     repo: createDataStoreRepo(deps.db, name),
     clock: deps.clock,
     permissions,
-    access: createAccess(permissions),
     inputs: createDataStoreInputs(options),
   };
-  const { access } = ctx;
 
   const all: Record<string, Operation> = {
     ...readOps(ctx),
     ...writeOps(ctx),
-    async allowed(principal, input) {
-      await access.require('allowed', principal);
+    async allowed({ grants, principal }, input) {
+      grants.require('allowed');
       return allowedAnswer(permissions, principal, input);
     },
-    async getPermissions(principal) {
-      await access.require('getPermissions', principal);
+    async getPermissions({ grants }) {
+      grants.require('getPermissions');
       return permissionsAnswer(permissions);
     },
-    async setPermissions(principal, input) {
-      await access.require('setPermissions', principal);
+    async setPermissions({ grants }, input) {
+      grants.require('setPermissions');
       return changePermissionsAnswer(permissions, input);
     },
-    async ping(principal) {
-      await access.require('ping', principal);
+    async ping({ grants }) {
+      grants.require('ping');
       return { result: 1 };
     },
   };
@@ -61,9 +59,9 @@ export function createDataStore(name: string, options: DataStoreOptions, deps: D
   // the original's `result: 0, success: []`.
   const operations: Record<string, Operation> = {};
   for (const [op, run] of Object.entries(all)) {
-    const limited: Operation = (principal, input) => {
+    const limited: Operation = (call, input) => {
       assertBatchSize(input, options.maxBatch);
-      return run(principal, input);
+      return run(call, input);
     };
     operations[op] = WRITES.has(op) ? withFailureBody(limited) : limited;
   }
@@ -75,10 +73,10 @@ export function createDataStore(name: string, options: DataStoreOptions, deps: D
     /** The input schemas, which also document the routes. */
     inputs: ctx.inputs,
     /** Run an operation by its wire name. */
-    run(op: string, principal: Principal, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+    async run(op: string, principal: Principal, input: Record<string, unknown>): Promise<Record<string, unknown>> {
       const operation = operations[op];
       if (!operation) throw new TypeError(`no data store operation ${op}`);
-      return operation(principal, input);
+      return operation({ principal, grants: await grantsOf(permissions, principal) }, input);
     },
   };
 }

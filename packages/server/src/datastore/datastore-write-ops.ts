@@ -1,13 +1,13 @@
 import { commonErrors } from '../core/errors.js';
-import type { Principal } from '../core/permissions.js';
 import { parseInput } from '../core/validation.js';
-import { covers, type Scope } from './datastore-access.js';
+import type { Grants } from './datastore-access.js';
 import {
   duplicateProblems,
   findTargets,
   invalidField,
   ownerResolver,
   targetsOf,
+  type Call,
   type DataStoreContext,
   type Operation,
   type Target,
@@ -39,7 +39,7 @@ function entriesOf(input: WriteInput): WriteEntry[] {
 
 /** newItem, setItem, removeItem and setOwner: each call is one transaction, stored whole or not at all. */
 export function writeOps(ctx: DataStoreContext): Record<string, Operation> {
-  const { access, inputs, repo, clock } = ctx;
+  const { inputs, repo, clock } = ctx;
 
   const exists = (keys: readonly string[]) => dataStoreErrors.item_exists({ fields: keys.map((k) => [k, 'exists']) });
 
@@ -50,7 +50,7 @@ export function writeOps(ctx: DataStoreContext): Record<string, Operation> {
 
   /** Owners named in a write, as user ids; an unknown user is an invalid field. */
   async function resolveOwners(entries: readonly WriteEntry[]): Promise<Map<WriteEntry, string>> {
-    const resolve = ownerResolver(ctx);
+    const resolve = ownerResolver(repo);
     const out = new Map<WriteEntry, string>();
     for (const entry of entries) {
       if (entry.owner === undefined) continue;
@@ -62,9 +62,9 @@ export function writeOps(ctx: DataStoreContext): Record<string, Operation> {
   }
 
   /** The owner of a new item: the caller, or another user when the caller may give items away (`setOwner`). */
-  async function creationOwner(principal: Principal, asked: string | undefined): Promise<string | null> {
+  function creationOwner({ principal, grants }: Call, asked: string | undefined): string | null {
     if (asked === undefined || asked === principal.userId) return principal.userId;
-    if ((await access.scope('setOwner', principal)) !== 'all') throw await access.refusal('setOwner', principal);
+    if (grants.scope('setOwner') !== 'all') throw grants.refusal('setOwner');
     return asked;
   }
 
@@ -72,9 +72,8 @@ export function writeOps(ctx: DataStoreContext): Record<string, Operation> {
    * Why an item the caller may not change is refused: 403 when it may read the item, else the
    * same 404 as for an absent item (its existence is not revealed).
    */
-  async function refuseItem(principal: Principal, item: Item, field: string): Promise<never> {
-    const readable = covers(await access.scope('getItem', principal), item, principal);
-    throw readable ? commonErrors.not_allowed() : dataStoreErrors.item_not_found({ fields: [[field, 'not found']] });
+  function refuseItem(grants: Grants, item: Item, field: string): never {
+    throw grants.covers('getItem', item) ? commonErrors.not_allowed() : dataStoreErrors.item_not_found({ fields: [[field, 'not found']] });
   }
 
   /** A unique-index race (another call created one of the keys meanwhile) is retried once, then answered 409. */
@@ -89,13 +88,12 @@ export function writeOps(ctx: DataStoreContext): Record<string, Operation> {
     }
   }
 
-  async function newItem(principal: Principal, input: Record<string, unknown>) {
-    await access.require('newItem', principal);
+  async function newItem(call: Call, input: Record<string, unknown>) {
+    call.grants.require('newItem');
     const entries = entriesOf(parseInput(inputs.newItem, input));
     assertNoDuplicates(entries);
     const owners = await resolveOwners(entries);
-    const items: NewItem[] = [];
-    for (const entry of entries) items.push({ key: entry.key ?? '', value: entry.value, owner: await creationOwner(principal, owners.get(entry)) });
+    const items: NewItem[] = entries.map((entry) => ({ key: entry.key ?? '', value: entry.value, owner: creationOwner(call, owners.get(entry)) }));
     const keys = items.map((it) => it.key);
     const now = clock.now();
     let stored: Item[];
@@ -113,9 +111,9 @@ export function writeOps(ctx: DataStoreContext): Record<string, Operation> {
     return { result: stored.length, success: stored.map((it, i) => [it.key, it.id, timestampOf(it), i + 1]) };
   }
 
-  async function setItem(principal: Principal, input: Record<string, unknown>) {
-    const [createScope, replaceScope] = await Promise.all([access.scope('newItem', principal), access.scope('setItem', principal)]);
-    if (createScope === 'none' && replaceScope === 'none') throw await access.refusal('setItem', principal);
+  async function setItem(call: Call, input: Record<string, unknown>) {
+    const { grants } = call;
+    if (grants.scope('newItem') === 'none' && grants.scope('setItem') === 'none') throw grants.refusal('setItem');
     const entries = entriesOf(parseInput(inputs.setItem, input));
     assertNoDuplicates(entries);
     const owners = await resolveOwners(entries);
@@ -124,19 +122,19 @@ export function writeOps(ctx: DataStoreContext): Record<string, Operation> {
 
     const write = () =>
       repo.transaction(async (trx) => {
-        const found = await findTargets(ctx, trx, entries.map((e) => ({ ...e, owner: undefined })));
+        const found = await findTargets(trx, entries.map((e) => ({ ...e, owner: undefined })));
         const creations: NewItem[] = [];
         const replacements: Array<{ item: Item; value: string | number }> = [];
         for (const [i, entry] of entries.entries()) {
           const item = found[i];
           if (item) {
-            if (!covers(replaceScope, item, principal)) await refuseItem(principal, item, entry.field);
+            if (!grants.covers('setItem', item)) refuseItem(grants, item, entry.field);
             replacements.push({ item, value: entry.value });
           } else if (entry.key === undefined) {
             throw dataStoreErrors.item_not_found({ fields: [[entry.field, 'not found']] });
           } else {
-            if (createScope === 'none') throw await access.refusal('newItem', principal);
-            creations.push({ key: entry.key, value: entry.value, owner: await creationOwner(principal, owners.get(entry)) });
+            if (grants.scope('newItem') === 'none') throw grants.refusal('newItem');
+            creations.push({ key: entry.key, value: entry.value, owner: creationOwner(call, owners.get(entry)) });
           }
         }
         for (const r of replacements) await trx.replaceValue(r.item.id, r.value, now);
@@ -146,20 +144,18 @@ export function writeOps(ctx: DataStoreContext): Record<string, Operation> {
     return { result: entries.length, success: entries.map((e, i) => [e.label, now / 1000, i + 1]) };
   }
 
-  async function removeItem(principal: Principal, input: Record<string, unknown>) {
-    const scope = await access.require('removeItem', principal);
+  async function removeItem({ grants }: Call, input: Record<string, unknown>) {
+    grants.require('removeItem');
     const targets = targetsOf(parseInput(inputs.addressed, input));
     return repo.transaction(async (trx) => {
-      const found = await findTargets(ctx, trx, targets);
+      const found = await findTargets(trx, targets);
       const removed = new Map<number, string | number>();
-      let readScope: Scope | undefined;
       for (const [i, target] of targets.entries()) {
         const item = found[i];
         if (!item || removed.has(item.id)) continue;
-        if (!covers(scope, item, principal)) {
-          readScope ??= await access.scope('getItem', principal);
+        if (!grants.covers('removeItem', item)) {
           // An item the caller cannot even read counts as absent.
-          if (covers(readScope, item, principal)) throw commonErrors.not_allowed();
+          if (grants.covers('getItem', item)) throw commonErrors.not_allowed();
           continue;
         }
         removed.set(item.id, target.label);
@@ -169,23 +165,23 @@ export function writeOps(ctx: DataStoreContext): Record<string, Operation> {
     });
   }
 
-  async function setOwner(principal: Principal, input: Record<string, unknown>) {
-    const scope = await access.require('setOwner', principal);
+  async function setOwner({ grants }: Call, input: Record<string, unknown>) {
+    grants.require('setOwner');
     const parsed = parseInput(inputs.setOwner, input);
     // `newOwner` (the Python connector) names the new owner, and `owner` is then a filter on
     // the current one; without `newOwner`, `owner` is the new owner (the jQuery connector).
     const [asked, field, filter] = parsed.newOwner !== undefined ? [parsed.newOwner, 'newOwner', parsed.owner] : [parsed.owner, 'owner', undefined];
     if (asked === undefined) throw invalidField('newOwner', 'required');
-    const ownerId = await ownerResolver(ctx)(asked);
+    const ownerId = await ownerResolver(repo)(asked);
     if (!ownerId) throw invalidField(field, 'unknown_user');
     const targets = targetsOf({ ...parsed, owner: filter });
     return repo.transaction(async (trx) => {
-      const found = await findTargets(ctx, trx, targets);
+      const found = await findTargets(trx, targets);
       const items: Item[] = [];
       for (const [i, target] of targets.entries()) {
         const item = found[i];
         if (!item) throw dataStoreErrors.item_not_found({ fields: [[target.field, 'not found']] });
-        if (!covers(scope, item, principal)) await refuseItem(principal, item, target.field);
+        if (!grants.covers('setOwner', item)) refuseItem(grants, item, target.field);
         items.push(item);
       }
       await trx.setOwner(items.map((it) => it.id), ownerId);
