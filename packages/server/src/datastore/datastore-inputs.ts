@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { DataStoreOptions } from '../core/config.js';
-import { looseInt } from '../core/validation.js';
+import { looseInt, withoutNulls } from '../core/validation.js';
 
 /**
  * The input shapes of the data store operations, in the original's wire forms: an address is a
@@ -18,13 +18,17 @@ const LONE_SURROGATE = /\p{Cs}/u;
 const OWNER_MAX = 320;
 
 const asList = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? [v] : v);
-const objectAsList = (v: unknown) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? [v] : v);
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const objectAsList = (v: unknown) => (isObject(v) ? [v] : v);
+/** Inside `items` too, a `null` member counts as absent. */
+const nullsDropped = (v: unknown) => (isObject(v) ? withoutNulls(v) : v);
 
 export function createDataStoreInputs(limits: DataStoreLimits) {
   const key = z
     .string()
     .refine((s) => s.trim().length > 0, { message: 'required', abort: true })
-    .refine((s) => s.length <= limits.maxKeyLength, { message: 'too long', abort: true })
+    // Counted in characters (code points), as a user sees them, not in UTF-16 units.
+    .refine((s) => s.length <= limits.maxKeyLength || [...s].length <= limits.maxKeyLength, { message: 'too long', abort: true })
     .refine((s) => !BAD_CHARS.test(s), { message: 'invalid' });
   const value = z.union([
     z
@@ -44,7 +48,7 @@ export function createDataStoreInputs(limits: DataStoreLimits) {
     .object({
       key: keys.optional(),
       id: ids.optional(),
-      items: z.preprocess(objectAsList, z.array(z.object({ key: key.optional(), id: id.optional(), owner: owner.optional() }))).optional(),
+      items: z.preprocess(objectAsList, z.array(z.preprocess(nullsDropped, z.object({ key: key.optional(), id: id.optional(), owner: owner.optional() })))).optional(),
       owner: owner.optional(),
       newOwner: owner.optional(),
     })
@@ -55,7 +59,7 @@ export function createDataStoreInputs(limits: DataStoreLimits) {
       });
     });
 
-  const writeItem = z.object({ key: key.optional(), id: id.optional(), value, owner: owner.optional() });
+  const writeItem = z.preprocess(nullsDropped, z.object({ key: key.optional(), id: id.optional(), value: value.optional(), owner: owner.optional() }));
   const writes = (byId: boolean) =>
     z
       .object({
@@ -74,6 +78,7 @@ export function createDataStoreInputs(limits: DataStoreLimits) {
         }
         list.forEach((item, i) => {
           if (item.key === undefined && (!byId || item.id === undefined)) ctx.addIssue({ code: 'custom', message: 'required', path: [...prefix(i), 'key'] });
+          if (item.value === undefined) ctx.addIssue({ code: 'custom', message: 'required', path: [...prefix(i), 'value'] });
         });
       });
 

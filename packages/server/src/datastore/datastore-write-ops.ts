@@ -32,7 +32,8 @@ function entriesOf(input: WriteInput): WriteEntry[] {
       label: (byId ? item.id : item.key) ?? '',
       field: `${prefix}${byId ? 'id' : 'key'}`,
       owner: item.owner,
-      value: item.value,
+      // The schema has made sure every item has a value.
+      value: item.value ?? '',
     };
   });
 }
