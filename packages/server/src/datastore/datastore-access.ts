@@ -28,25 +28,38 @@ export const covers = (scope: Scope, item: Pick<Item, 'owner'>, principal: Princ
  * one would wait for itself.
  */
 export async function grantsOf(permissions: ServicePermissions, principal: Principal): Promise<Grants> {
-  const entries: PermissionMap = await permissions.entries();
-  const scope = (permission: string): Scope => {
-    const granted = entries[permission] ?? [];
-    if (holds(granted, principal, false)) return 'all';
-    return principal.userId !== null && granted.includes(OWNER) ? 'own' : 'none';
-  };
-  const refusal = (permission: string): RoostError => {
-    const granted = entries[permission] ?? [];
-    const signingInCouldHelp = principal.userId === null && granted.some((g) => g !== NOONE);
+  return new EntryGrants(await permissions.entries(), principal);
+}
+
+/** A class rather than closures: one of these is made for every request. */
+class EntryGrants implements Grants {
+  readonly #entries: PermissionMap;
+  readonly #principal: Principal;
+
+  constructor(entries: PermissionMap, principal: Principal) {
+    this.#entries = entries;
+    this.#principal = principal;
+  }
+
+  scope(permission: string): Scope {
+    const granted = this.#entries[permission] ?? [];
+    if (holds(granted, this.#principal, false)) return 'all';
+    return this.#principal.userId !== null && granted.includes(OWNER) ? 'own' : 'none';
+  }
+
+  refusal(permission: string): RoostError {
+    const granted = this.#entries[permission] ?? [];
+    const signingInCouldHelp = this.#principal.userId === null && granted.some((g) => g !== NOONE);
     return signingInCouldHelp ? commonErrors.not_signed_in() : commonErrors.not_allowed();
-  };
-  return {
-    scope,
-    refusal,
-    require(permission) {
-      const held = scope(permission);
-      if (held === 'none') throw refusal(permission);
-      return held;
-    },
-    covers: (permission, item) => covers(scope(permission), item, principal),
-  };
+  }
+
+  require(permission: string): Exclude<Scope, 'none'> {
+    const held = this.scope(permission);
+    if (held === 'none') throw this.refusal(permission);
+    return held;
+  }
+
+  covers(permission: string, item: Pick<Item, 'owner'>): boolean {
+    return covers(this.scope(permission), item, this.#principal);
+  }
 }

@@ -77,8 +77,9 @@ export interface Target {
 }
 
 /** A single key or id (not a list, not `items`) answers as one item; anything else as `items`. */
+export const absent = (v: unknown) => v === undefined || v === null;
+
 export function isSingle(raw: Record<string, unknown>): boolean {
-  const absent = (v: unknown) => v === undefined || v === null;
   return absent(raw.items) && !Array.isArray(raw.key) && !Array.isArray(raw.id) && (absent(raw.key) || absent(raw.id));
 }
 

@@ -91,6 +91,7 @@ export function createDataStoreInputs(limits: DataStoreLimits) {
 
   return {
     limits,
+    singleKey: z.object({ key }),
     addressed,
     newItem: writes(false),
     setItem: writes(true),

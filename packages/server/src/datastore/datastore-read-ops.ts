@@ -1,5 +1,5 @@
 import { parseInput } from '../core/validation.js';
-import { findTargets, isSingle, ownerResolver, pageSize, targetsOf, type Call, type DataStoreContext, type Operation } from './datastore-context.js';
+import { absent, findTargets, isSingle, ownerResolver, pageSize, targetsOf, type Call, type DataStoreContext, type Operation } from './datastore-context.js';
 import { dataStoreErrors } from './datastore-errors.js';
 import type { Item } from './datastore-repo.js';
 import { itemView, ownerView, single } from './datastore-views.js';
@@ -15,6 +15,13 @@ export function readOps(ctx: DataStoreContext): Record<string, Operation> {
   function addressedRead(permission: string, view: (item: Item) => object): Operation {
     return async ({ grants }, input) => {
       grants.require(permission);
+      // The common case, one key and nothing else, takes one indexed query.
+      if (typeof input.key === 'string' && absent(input.id) && absent(input.items) && absent(input.owner)) {
+        const { key } = parseInput(inputs.singleKey, input);
+        const item = await repo.byKey(key);
+        if (!item || !grants.covers(permission, item)) throw dataStoreErrors.item_not_found({ fields: [['key', 'not found']] });
+        return single(view(item));
+      }
       const targets = targetsOf(parseInput(inputs.addressed, input));
       const found = await findTargets(repo, targets);
       const visible = found.filter((it): it is Item => it !== undefined && grants.covers(permission, it));

@@ -55,23 +55,50 @@ type Db = Kysely<Database> | Transaction<Database>;
 
 /** The items of every data store, in the one table `datastore_items`, each query scoped by store. */
 export function createDataStoreRepo(db: Kysely<Database>, store: string) {
+  const compiled = compileHotQueries(db);
   return {
-    ...storeQueries(db, store),
+    ...storeQueries(db, store, compiled),
     /** Run `work` in one transaction: every write in it happens, or none. */
     transaction<T>(work: (queries: StoreQueries) => Promise<T>): Promise<T> {
-      return db.transaction().execute((trx) => work(storeQueries(trx, store)));
+      return db.transaction().execute((trx) => work(storeQueries(trx, store, compiled)));
     },
   };
 }
 
-function storeQueries(db: Db, store: string) {
+/**
+ * The queries of the hot paths (getItem and setItem of one key), compiled once: building and
+ * compiling a Kysely query takes longer than SQLite takes to run it. Only the parameters
+ * change between calls, in the order of the placeholders below.
+ */
+function compileHotQueries(db: Kysely<Database>) {
+  return {
+    /** Parameters: store, key. */
+    byKey: db.selectFrom('datastore_items').selectAll().where('store', '=', '').where('key', '=', '').compile(),
+    /** Parameters: value, number, updated, store, id. */
+    replaceValue: db.updateTable('datastore_items').set({ value: '', number: 0, updated: 0 }).where('store', '=', '').where('id', '=', 0).compile(),
+    /** Parameters: value, number, updated, store, key. */
+    replaceByKey: db.updateTable('datastore_items').set({ value: '', number: 0, updated: 0 }).where('store', '=', '').where('key', '=', '').compile(),
+    /** Parameters: value, number, updated, store, key, owner. */
+    replaceOwnByKey: db
+      .updateTable('datastore_items')
+      .set({ value: '', number: 0, updated: 0 })
+      .where('store', '=', '')
+      .where('key', '=', '')
+      .where('owner', '=', '')
+      .compile(),
+  };
+}
+
+type HotQueries = ReturnType<typeof compileHotQueries>;
+
+function storeQueries(db: Db, store: string, compiled: HotQueries) {
   const items = () => db.selectFrom('datastore_items').selectAll().where('store', '=', store);
 
   return {
 
     async byKey(key: string): Promise<Item | null> {
-      const row = await items().where('key', '=', key).executeTakeFirst();
-      return row ? toItem(row) : null;
+      const { rows } = await db.executeQuery<Selectable<DataStoreItemsTable>>({ ...compiled.byKey, parameters: [store, key] });
+      return rows[0] ? toItem(rows[0]) : null;
     },
 
     async byKeys(keys: readonly string[]): Promise<Item[]> {
@@ -113,7 +140,21 @@ function storeQueries(db: Db, store: string) {
     },
 
     async replaceValue(id: number, value: string | number, now: number): Promise<void> {
-      await db.updateTable('datastore_items').set({ ...valueColumns(value), updated: now }).where('store', '=', store).where('id', '=', id).execute();
+      const { value: text, number } = valueColumns(value);
+      await db.executeQuery({ ...compiled.replaceValue, parameters: [text, number, now, store, id] });
+    },
+
+    /**
+     * Replace the value of an existing key in one statement, only when `owner` owns it (any
+     * owner when null). False when nothing was replaced: no such key, or another owner's.
+     */
+    async replaceByKey(key: string, value: string | number, now: number, owner: string | null): Promise<boolean> {
+      const { value: text, number } = valueColumns(value);
+      const result =
+        owner === null
+          ? await db.executeQuery({ ...compiled.replaceByKey, parameters: [text, number, now, store, key] })
+          : await db.executeQuery({ ...compiled.replaceOwnByKey, parameters: [text, number, now, store, key, owner] });
+      return Number(result.numAffectedRows ?? 0) > 0;
     },
 
     async setOwner(ids: readonly number[], owner: string): Promise<void> {

@@ -113,13 +113,23 @@ export function writeOps(ctx: DataStoreContext): Record<string, Operation> {
   }
 
   async function setItem(call: Call, input: Record<string, unknown>) {
-    const { grants } = call;
+    const { grants, principal } = call;
     if (grants.scope('newItem') === 'none' && grants.scope('setItem') === 'none') throw grants.refusal('setItem');
     const entries = entriesOf(parseInput(inputs.setItem, input));
+    const now = clock.now();
+    const success = () => ({ result: entries.length, success: entries.map((e, i) => [e.label, now / 1000, i + 1]) });
+
+    // The common case, replacing one item the caller may replace, is one UPDATE that checks
+    // the owner itself. Anything else (a new key, another's item, an id) takes the full path.
+    const [one] = entries;
+    const replace = grants.scope('setItem');
+    if (entries.length === 1 && one?.key !== undefined && one.owner === undefined && replace !== 'none') {
+      if (await repo.replaceByKey(one.key, one.value, now, replace === 'own' ? principal.userId : null)) return success();
+    }
+
     assertNoDuplicates(entries);
     const owners = await resolveOwners(entries);
     const keys = entries.flatMap((e) => (e.key !== undefined ? [e.key] : []));
-    const now = clock.now();
 
     const write = () =>
       repo.transaction(async (trx) => {
@@ -142,7 +152,7 @@ export function writeOps(ctx: DataStoreContext): Record<string, Operation> {
         await trx.insert(creations, now);
       });
     await retryOnDuplicate(keys, write);
-    return { result: entries.length, success: entries.map((e, i) => [e.label, now / 1000, i + 1]) };
+    return success();
   }
 
   async function removeItem({ grants }: Call, input: Record<string, unknown>) {

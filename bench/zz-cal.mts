@@ -1,0 +1,10 @@
+import { measure, measureBare, start, table } from './lib.js';
+const bare = await measureBare();
+const roost = await start<{ url: string; token: string }>('datastore-server.ts');
+const { url, token } = roost.info;
+const rows = [bare];
+rows.push(await measure('identity', { url: `${url}/users/api/identity`, headers: { 'x-auth-token': token } }, bare));
+rows.push(await measure('ping', { url: `${url}/data/api/ping`, headers: { 'x-auth-token': token } }, bare));
+rows.push(await measure('getItem', { url: `${url}/data/api/getItem?key=k500`, headers: { 'x-auth-token': token } }, bare));
+roost.child.kill();
+console.log(table(rows));

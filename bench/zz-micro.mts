@@ -1,0 +1,31 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseConfig } from '../packages/server/src/core/config.js';
+import { createRoost } from '../packages/server/src/roost.js';
+const roost = await createRoost(parseConfig({ dataDir: mkdtempSync(join(tmpdir(), 'rb-')), logLevel: 'error' }));
+const u = await roost.users.createUser({ name: 'bench', email: 'b@e.com', password: 'bench-password', realname: '', data: '', notify: false, groups: [], state: 'active', pending: null });
+const p = { userId: u.id, name: u.name, groups: [] };
+const store = roost.dataStores.get('data')!;
+for (let s = 0; s < 1000; s += 100) await store.run('newItem', p, { items: Array.from({ length: 100 }, (_, i) => ({ key: `k${s + i}`, value: `v${s + i}` })) });
+async function time(label: string, f: () => Promise<unknown>, n = 20000) {
+  for (let i = 0; i < 2000; i++) await f();
+  const t = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) await f();
+  console.log(label, (Number(process.hrtime.bigint() - t) / n / 1000).toFixed(1), 'µs');
+}
+await time('getItem fast', () => store.run('getItem', p, { key: 'k500' }));
+await time('getItem list', () => store.run('getItem', p, { key: ['k500'] }));
+await time('setItem', () => store.run('setItem', p, { key: 'k502', value: 'x' }), 5000);
+await time('list 20', () => store.run('list', p, { start: 101, size: 20 }), 5000);
+await time('ping', () => store.run('ping', p, {}));
+import { createDataStoreRepo } from '../packages/server/src/datastore/datastore-repo.js';
+import { createDataStoreInputs } from '../packages/server/src/datastore/datastore-inputs.js';
+import { parseInput } from '../packages/server/src/core/validation.js';
+const repo = createDataStoreRepo(roost.db, 'data');
+await time('repo.byKey', () => repo.byKey('k500'));
+await time('kysely select 1 raw', () => roost.db.executeQuery({ sql: 'select 1', parameters: [], query: { kind: 'RawNode' } as never, queryId: { queryId: 'x' } }));
+const inputs = createDataStoreInputs(roost.config.dataStores.data!);
+await time('zod singleKey', async () => parseInput(inputs.singleKey, { key: 'k500' }));
+await time('grants', () => store.permissions.entries());
+await roost.close();
