@@ -4,6 +4,7 @@ import type { Principal, ServicePermissions } from '../core/permissions.js';
 import type { Grants } from './datastore-access.js';
 import { dataStoreErrors } from './datastore-errors.js';
 import type { AddressedInput, DataStoreInputs } from './datastore-inputs.js';
+import { parseInput } from '../core/validation.js';
 import type { DataStoreRepo, Item, StoreQueries } from './datastore-repo.js';
 
 /** Everything the operations of one store share: made once per store by `createDataStore`. */
@@ -81,6 +82,15 @@ export const absent = (v: unknown) => v === undefined || v === null;
 
 export function isSingle(raw: Record<string, unknown>): boolean {
   return absent(raw.items) && !Array.isArray(raw.key) && !Array.isArray(raw.id) && (absent(raw.key) || absent(raw.id));
+}
+
+/**
+ * The addressing fields of a read, removal or owner change. A single key is checked on its
+ * own first, so that its problem is reported as `key` (not `key.0` of the list it becomes).
+ */
+export function parseAddressed(inputs: DataStoreInputs, input: Record<string, unknown>): AddressedInput {
+  if (typeof input.key === 'string') parseInput(inputs.singleKey, input);
+  return parseInput(inputs.addressed, input);
 }
 
 export function targetsOf(input: AddressedInput): Target[] {

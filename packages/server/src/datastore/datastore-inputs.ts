@@ -97,7 +97,6 @@ export function createDataStoreInputs(limits: DataStoreLimits) {
     setItem: writes(true),
     list: z.object({ key: keys.optional(), sort: z.enum(['key', 'value', 'timestamp']).default('key'), ...page }),
     keys: z.object(page),
-    setOwner: addressed,
   };
 }
 

@@ -1,5 +1,5 @@
 import { parseInput } from '../core/validation.js';
-import { absent, findTargets, isSingle, ownerResolver, pageSize, targetsOf, type Call, type DataStoreContext, type Operation } from './datastore-context.js';
+import { absent, findTargets, parseAddressed, isSingle, ownerResolver, pageSize, targetsOf, type Call, type DataStoreContext, type Operation } from './datastore-context.js';
 import { dataStoreErrors } from './datastore-errors.js';
 import type { Item } from './datastore-repo.js';
 import { itemView, ownerView, single } from './datastore-views.js';
@@ -22,7 +22,7 @@ export function readOps(ctx: DataStoreContext): Record<string, Operation> {
         if (!item || !grants.covers(permission, item)) throw dataStoreErrors.item_not_found({ fields: [['key', 'not found']] });
         return single(view(item));
       }
-      const targets = targetsOf(parseInput(inputs.addressed, input));
+      const targets = targetsOf(parseAddressed(inputs, input));
       const found = await findTargets(repo, targets);
       const visible = found.filter((it): it is Item => it !== undefined && grants.covers(permission, it));
       if (!isSingle(input)) return { items: visible.map(view) };

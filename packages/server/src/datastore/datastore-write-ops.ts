@@ -5,6 +5,7 @@ import {
   duplicateProblems,
   findTargets,
   invalidField,
+  parseAddressed,
   ownerResolver,
   targetsOf,
   type Call,
@@ -157,7 +158,7 @@ export function writeOps(ctx: DataStoreContext): Record<string, Operation> {
 
   async function removeItem({ grants }: Call, input: Record<string, unknown>) {
     grants.require('removeItem');
-    const targets = targetsOf(parseInput(inputs.addressed, input));
+    const targets = targetsOf(parseAddressed(inputs, input));
     return repo.transaction(async (trx) => {
       const found = await findTargets(trx, targets);
       const removed = new Map<number, string | number>();
@@ -178,7 +179,7 @@ export function writeOps(ctx: DataStoreContext): Record<string, Operation> {
 
   async function setOwner({ grants }: Call, input: Record<string, unknown>) {
     grants.require('setOwner');
-    const parsed = parseInput(inputs.setOwner, input);
+    const parsed = parseAddressed(inputs, input);
     // `newOwner` (the Python connector) names the new owner, and `owner` is then a filter on
     // the current one; without `newOwner`, `owner` is the new owner (the jQuery connector).
     const [asked, field, filter] = parsed.newOwner !== undefined ? [parsed.newOwner, 'newOwner', parsed.owner] : [parsed.owner, 'owner', undefined];

@@ -74,7 +74,8 @@ describe('data store: validation and hostile input', () => {
 
     const addressed: Array<[name: string, body: Record<string, unknown>, invalid: Array<[string, string]>]> = [
       ['no key or id', {}, [['key', 'required']]],
-      ['empty key', { key: '' }, [['key.0', 'required']]],
+      ['empty key', { key: '' }, [['key', 'required']]],
+      ['key with a control character', { key: 'a\u0001' }, [['key', 'invalid']]],
       ['empty key in a list', { key: ['a', ''] }, [['key.1', 'required']]],
       ['id 0', { id: 0 }, [['id.0', 'too short']]],
       ['id as words', { id: 'seven' }, [['id.0', 'invalid']]],

@@ -34,7 +34,7 @@ export function dataStoreRoutes(store: DataStore): DataStoreRoute[] {
     { op: 'list', read: true, input: i.list, summary: 'A page of items: `key` filter, `owner`, `sort` (key, value, timestamp), `order`, `start`, `size`; with `total`.' },
     { op: 'keys', read: true, input: i.keys, summary: 'A page of keys: `owner`, `order`, `start`, `size`; with `total`.' },
     { op: 'getOwner', read: true, input: i.addressed, summary: 'The owners of items by `key` or `id`.' },
-    { op: 'setOwner', admin: true, input: i.setOwner, summary: 'Give items (`key`, `id`, `items`) to `newOwner` (or `owner`).' },
+    { op: 'setOwner', admin: true, input: i.addressed, summary: 'Give items (`key`, `id`, `items`) to `newOwner` (or `owner`).' },
     { op: 'allowed', read: true, input: allowedInput, summary: 'Does the caller hold these permissions?' },
     { op: 'getPermissions', admin: true, read: true, summary: 'The permission entries of this store.' },
     { op: 'setPermissions', admin: true, input: setPermissionsInput, summary: 'Add, replace or revoke groups of permission entries.' },
