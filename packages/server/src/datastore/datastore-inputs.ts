@@ -24,12 +24,17 @@ const objectAsList = (v: unknown) => (isObject(v) ? [v] : v);
 const nullsDropped = (v: unknown) => (isObject(v) ? withoutNulls(v) : v);
 
 export function createDataStoreInputs(limits: DataStoreLimits) {
-  const key = z
-    .string()
-    .refine((s) => s.trim().length > 0, { message: 'required', abort: true })
+  /** The reason a key is refused, or null: the one rule behind the schemas and the getItem fast path. */
+  const keyProblem = (s: string): 'required' | 'too long' | 'invalid' | null => {
+    if (s.trim().length === 0) return 'required';
     // Counted in characters (code points), as a user sees them, not in UTF-16 units.
-    .refine((s) => s.length <= limits.maxKeyLength || [...s].length <= limits.maxKeyLength, { message: 'too long', abort: true })
-    .refine((s) => !BAD_CHARS.test(s), { message: 'invalid' });
+    if (s.length > limits.maxKeyLength && [...s].length > limits.maxKeyLength) return 'too long';
+    return BAD_CHARS.test(s) ? 'invalid' : null;
+  };
+  const key = z.string().superRefine((s, ctx) => {
+    const problem = keyProblem(s);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
   const value = z.union([
     z
       .string()
@@ -91,6 +96,7 @@ export function createDataStoreInputs(limits: DataStoreLimits) {
 
   return {
     limits,
+    keyProblem,
     singleKey: z.object({ key }),
     addressed,
     newItem: writes(false),

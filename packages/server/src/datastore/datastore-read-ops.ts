@@ -1,5 +1,5 @@
 import { parseInput } from '../core/validation.js';
-import { absent, findTargets, parseAddressed, isSingle, ownerResolver, pageSize, targetsOf, type Call, type DataStoreContext, type Operation } from './datastore-context.js';
+import { absent, findTargets, invalidField, parseAddressed, isSingle, ownerResolver, pageSize, targetsOf, type Call, type DataStoreContext, type Operation } from './datastore-context.js';
 import { dataStoreErrors } from './datastore-errors.js';
 import type { Item } from './datastore-repo.js';
 import { itemView, ownerView, single } from './datastore-views.js';
@@ -17,7 +17,9 @@ export function readOps(ctx: DataStoreContext): Record<string, Operation> {
       grants.require(permission);
       // The common case, one key and nothing else, takes one indexed query.
       if (typeof input.key === 'string' && absent(input.id) && absent(input.items) && absent(input.owner)) {
-        const { key } = parseInput(inputs.singleKey, input);
+        const key = input.key;
+        const problem = inputs.keyProblem(key);
+        if (problem) throw invalidField('key', problem);
         const item = await repo.byKey(key);
         if (!item || !grants.covers(permission, item)) throw dataStoreErrors.item_not_found({ fields: [['key', 'not found']] });
         return single(view(item));
