@@ -1,5 +1,6 @@
 // Roost with one signed-in user who owns 1000 items k0..k999 of the store `data`.
 import { startBenchRoost } from './roost-setup.js';
+import './cpu-probe.js';
 
 const { url, token } = await startBenchRoost();
 for (let start = 0; start < 1000; start += 100) {
