@@ -9,9 +9,6 @@ import { looseInt, withoutNulls } from '../core/validation.js';
  */
 export type DataStoreLimits = Pick<DataStoreOptions, 'maxKeyLength' | 'maxValueBytes' | 'maxBatch' | 'defaultPageSize' | 'maxPageSize'>;
 
-/** An item named by its key or by its id. */
-export type Address = { key: string; id?: undefined } | { id: number; key?: undefined };
-
 /** Control characters make keys unprintable and unsafe in logs and URLs; lone surrogates cannot be stored as UTF-8. */
 const BAD_CHARS = /[\p{Cc}\p{Cs}]/u;
 const LONE_SURROGATE = /\p{Cs}/u;
@@ -47,8 +44,8 @@ export function createDataStoreInputs(limits: DataStoreLimits) {
   const keys = z.preprocess(asList, z.array(key).min(1));
   const ids = z.preprocess(asList, z.array(id).min(1));
 
-  /** Whichever of key, id or items addresses the items; a single key or id is answered as one item. */
-  // `newOwner` belongs to setOwner only; the other operations ignore it like any unknown field.
+  // Whichever of key, id or items addresses the items. `newOwner` belongs to setOwner only;
+  // the other operations ignore it like any unknown field.
   const addressed = z
     .object({
       key: keys.optional(),
@@ -109,5 +106,3 @@ export function createDataStoreInputs(limits: DataStoreLimits) {
 export type DataStoreInputs = ReturnType<typeof createDataStoreInputs>;
 export type WriteInput = z.output<DataStoreInputs['setItem']>;
 export type AddressedInput = z.output<DataStoreInputs['addressed']>;
-export type PageInput = z.output<DataStoreInputs['keys']>;
-export type ListInput = z.output<DataStoreInputs['list']>;

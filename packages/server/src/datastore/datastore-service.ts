@@ -82,9 +82,3 @@ export function createDataStore(name: string, options: DataStoreOptions, deps: D
 }
 
 export type DataStore = ReturnType<typeof createDataStore>;
-
-/** Every operation of a data store, by its wire name (the permission names too). */
-export const DATASTORE_OPERATIONS = [
-  'getItem', 'newItem', 'setItem', 'removeItem', 'list', 'keys', 'allowed',
-  'getPermissions', 'setPermissions', 'getOwner', 'setOwner', 'ping',
-] as const;

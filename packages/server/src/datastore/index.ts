@@ -1,7 +1,7 @@
 import type { Config } from '../core/config.js';
 import { createDataStore, type DataStore, type DataStoreDeps } from './datastore-service.js';
 
-export { DATASTORE_OPERATIONS, type DataStore } from './datastore-service.js';
+export type { DataStore } from './datastore-service.js';
 export { dataStoreErrors } from './datastore-errors.js';
 export { dataStorePermissionDefaults } from './datastore-permissions.js';
 
