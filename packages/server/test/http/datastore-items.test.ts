@@ -221,6 +221,16 @@ describe('data store: items', () => {
     assert.deepEqual((await ds(s, 'ping')).body, { result: 1 });
   });
 
+  test('every operation of every store is in /openapi.json', async () => {
+    const { body } = await s.request('/openapi.json');
+    for (const store of ['data', 'other']) {
+      for (const op of ['getItem', 'newItem', 'setItem', 'removeItem', 'list', 'keys', 'allowed', 'getPermissions', 'setPermissions', 'getOwner', 'setOwner', 'ping']) {
+        const path = body.paths[`/${store}/api/${op}`];
+        assert.ok(path?.get && path?.post, `${store} ${op}`);
+      }
+    }
+  });
+
   test('answers are not cached', async () => {
     const res = await ds(s, 'getItem', { key: 'n1' }, { token: alice });
     assert.equal(res.headers.get('cache-control'), 'no-store');
