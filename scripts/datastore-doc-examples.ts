@@ -110,7 +110,7 @@ async function main(): Promise<void> {
 
     section('setItem', 'A missing key is created (checked against `newItem`), an existing item replaced (checked against `setItem`: by default its owner and administrators); id and owner stay. `success` holds `[key or id, timestamp, n]`.');
     await call({ op: 'setItem', token: alice, body: { items: [{ key: 'color', value: 'green' }, { key: 'shape', value: 'round' }] } });
-    await call({ title: 'Top level, and by id', op: 'setItem', token: alice, body: { id: colorId, value: 'teal' } });
+    await call({ title: 'By id', op: 'setItem', token: alice, body: { id: colorId, value: 'teal' } });
     await call({ title: "Failure: another user's item", op: 'setItem', token: bob, body: { key: 'color', value: 'red' } });
 
     section('removeItem', '`result` counts the removed items; keys that do not exist are not counted.');
