@@ -91,7 +91,7 @@ async function main(): Promise<void> {
     secret((await s.users('identity', {}, { token: alice })).body.id, 'alice-id');
     secret((await s.users('identity', {}, { token: bob })).body.id, 'bob-id');
 
-    out('## Items');
+    out('## Item operations');
     out();
     section('newItem', 'The caller becomes the owner. `success` holds `[key, id, timestamp, n]` per stored item.');
     await call({ op: 'newItem', token: alice, body: { items: [{ key: 'color', value: 'blue' }, { key: 'answer', value: 42 }] } });
@@ -131,7 +131,7 @@ async function main(): Promise<void> {
     section('keys', 'The same paging as `list`, over keys in key order.');
     await call({ op: 'keys', token: bob, body: { order: '>', start: 1, size: 3 } });
 
-    out('## Owners');
+    out('## Owner operations');
     out();
     section('getOwner', '`owner` is the user id of the owner (`id` of `/users/api/identity`).');
     await call({ op: 'getOwner', token: bob, body: { key: 'color' } });
@@ -143,7 +143,7 @@ async function main(): Promise<void> {
     await call({ title: 'Failure: unknown user', op: 'setOwner', token: admin, body: { key: 'color', newOwner: 'nobody' } });
     await call({ title: 'Failure: not an administrator', op: 'setOwner', token: alice, body: { key: 'bob-1', newOwner: 'alice' } });
 
-    out('## Permissions');
+    out('## Permission operations');
     out();
     section('allowed', 'Permissions that depend on the item (granted to `sys:owner`) count as held by a signed-in caller.');
     await call({ op: 'allowed', token: bob, body: { permission: ['getItem', 'setItem', 'setOwner'] } });
