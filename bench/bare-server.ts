@@ -1,5 +1,6 @@
 // The baseline: a bare Fastify JSON route, the ceiling for a Node JSON service on this machine.
 import Fastify from 'fastify';
+import './cpu-probe.js';
 
 const app = Fastify({ logger: false });
 app.get('/json', async () => ({ result: 1 }));

@@ -1,12 +1,13 @@
-// Roost as the benchmarks run it: SQLite in a temporary data directory, no rate limits (they
-// would measure the limiter), and one signed-in user `bench`.
+// Roost as the benchmarks run it: SQLite in a temporary data directory, listening on 127.0.0.1,
+// no rate limits (they would measure the limiter), and one signed-in user `bench`: what every
+// bench server script starts from.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig, type ConfigInput } from '../packages/server/src/core/config.js';
-import { createRoost } from '../packages/server/src/roost.js';
+import { createRoost, type Roost } from '../packages/server/src/roost.js';
 
-export async function startBenchRoost(input: ConfigInput = {}): Promise<{ url: string; token: string }> {
+export async function startBenchRoost(input: ConfigInput = {}): Promise<{ roost: Roost; url: string; token: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'roost-bench-'));
   const config = parseConfig({ dataDir, port: 0, logLevel: 'error', rateLimit: { max: 10_000_000 }, ...input });
   const roost = await createRoost(config);
@@ -18,5 +19,5 @@ export async function startBenchRoost(input: ConfigInput = {}): Promise<{ url: s
     method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: 'bench', password: 'bench-password' }),
   });
   const { token } = (await res.json()) as { token: string };
-  return { url, token };
+  return { roost, url, token };
 }

@@ -10,6 +10,7 @@ import { startServer, tokenFromMail, type CallOptions, type CallResult, type Tes
 import { userRoutes } from '../packages/server/src/http/routes/user-routes.ts';
 import { USER_PERMISSION_DEFAULTS } from '../packages/server/src/users/user-permissions.ts';
 import type { OutboxMail } from '../packages/server/src/mail/outbox-mailer.ts';
+import { pretty } from './doc-format.ts';
 
 const BASE = 'http://127.0.0.1:8080';
 const placeholders = new Map<string, string>();
@@ -27,20 +28,6 @@ function tidy(text: string): string {
   for (const [value, name] of [...placeholders].sort((a, b) => b[0].length - a[0].length)) out = out.replaceAll(value, name);
   // Ids of users without a placeholder of their own.
   return out.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<id>');
-}
-
-/** JSON as a person would write it: anything that fits on a line stays on one line. */
-function flat(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(flat).join(', ')}]`;
-  if (value !== null && typeof value === 'object') return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${flat(v)}`).join(', ')}}`;
-  return JSON.stringify(value) ?? 'undefined';
-}
-function pretty(value: unknown, indent = ''): string {
-  const line = flat(value);
-  if (line.length + indent.length <= 90 || value === null || typeof value !== 'object') return line;
-  const inner = indent + '  ';
-  if (Array.isArray(value)) return `[\n${value.map((v) => inner + pretty(v, inner)).join(',\n')}\n${indent}]`;
-  return `{\n${Object.entries(value).map(([k, v]) => `${inner}${JSON.stringify(k)}: ${pretty(v, inner)}`).join(',\n')}\n${indent}}`;
 }
 
 const lines: string[] = [];

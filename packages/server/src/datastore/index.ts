@@ -1,21 +1,21 @@
-import type { Kysely } from 'kysely';
-import type { Clock } from '../core/clock.js';
 import type { Config } from '../core/config.js';
-import type { PermissionStore } from '../core/permissions.js';
-import type { Database } from '../storage/schema.js';
+import { createDataStore, type DataStore, type DataStoreDeps } from './datastore-service.js';
 
-export interface DataStoreDeps {
-  db: Kysely<Database>;
-  clock: Clock;
-  permissionStore: PermissionStore;
+export type { DataStore } from './datastore-service.js';
+export { dataStoreErrors } from './datastore-errors.js';
+export { dataStorePermissionDefaults } from './datastore-permissions.js';
+
+export interface DataStoresDeps extends DataStoreDeps {
   config: Config;
 }
 
-/** Every configured data store, by name. The data store issue fills in the operations. */
+/** Every configured data store, by name. */
 export interface DataStores {
   readonly names: readonly string[];
+  get(name: string): DataStore | undefined;
 }
 
-export function createDataStores(deps: DataStoreDeps): DataStores {
-  return { names: Object.keys(deps.config.dataStores) };
+export function createDataStores(deps: DataStoresDeps): DataStores {
+  const stores = new Map(Object.entries(deps.config.dataStores).map(([name, options]) => [name, createDataStore(name, options, deps)]));
+  return { names: [...stores.keys()], get: (name) => stores.get(name) };
 }

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDialectConfig, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
 
@@ -30,7 +30,7 @@ export function openDatabase(options: { databaseUrl?: string | undefined; dataDi
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) }), dialect: 'sqlite' };
+  return { db: new Kysely<Database>({ dialect: new FairSqliteDialect({ database: withStatementCache(sqlite) }) }), dialect: 'sqlite' };
 }
 
 /**
@@ -52,4 +52,42 @@ function withStatementCache(sqlite: SQLite.Database, max = 500): SqliteDatabase 
     },
     close: () => sqlite.close(),
   };
+}
+
+/**
+ * Kysely's SQLite driver guards its one connection with a mutex that wakes every waiter on
+ * each release; all but one go back to sleep. Under 50 concurrent requests that made a point
+ * select cost three times what it costs alone. Callers queue here instead, first come first
+ * served, and each release wakes exactly one, so the driver's own mutex is never contended.
+ */
+class FairSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+
+  override createDriver(): Driver {
+    return new FairSqliteDriver(this.#config);
+  }
+}
+
+class FairSqliteDriver extends SqliteDriver {
+  #busy = false;
+  readonly #waiting: Array<() => void> = [];
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    if (this.#busy) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    this.#busy = true;
+    return super.acquireConnection();
+  }
+
+  override async releaseConnection(): Promise<void> {
+    await super.releaseConnection();
+    const next = this.#waiting.shift();
+    // The connection passes straight to the next caller (`#busy` stays set), so none can overtake it.
+    if (next) next();
+    else this.#busy = false;
+  }
 }

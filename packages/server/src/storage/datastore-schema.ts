@@ -1,3 +1,23 @@
 /** Row types of the data store tables (see `migrations/2026-11-22-01-datastore.ts`). */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in by the data store service
-export interface DataStoreTables {}
+import type { Generated } from 'kysely';
+
+/**
+ * One item of one data store. A value is kept as text; a number is kept in `number` as well,
+ * so that sorting by value orders numbers numerically, and is given back as a number.
+ */
+export interface DataStoreItemsTable {
+  /** Never reused (SQLite `autoincrement`, a PostgreSQL sequence): an id names one item for good. */
+  id: Generated<number>;
+  store: string;
+  key: string;
+  value: string;
+  number: number | null;
+  /** The owner's user id; null for an item created without a signed-in user (none today). */
+  owner: string | null;
+  /** Time of the last write, milliseconds since the epoch. */
+  updated: number;
+}
+
+export interface DataStoreTables {
+  datastore_items: DataStoreItemsTable;
+}

@@ -1,6 +1,7 @@
 import { randomToken, hashToken } from '../core/ids.js';
 import { holds } from '../core/permissions.js';
-import { allowedInput, parseInput } from '../core/validation.js';
+import { parseInput } from '../core/validation.js';
+import { allowedAnswer } from '../core/permission-ops.js';
 import { commonErrors } from '../core/errors.js';
 import type { Mail } from '../core/mailer.js';
 import { hashPassword, verifyPassword } from './passwords.js';
@@ -61,12 +62,7 @@ export function accountOps(ctx: UserContext): Record<string, Operation> {
       return { result };
     },
 
-    async allowed(caller, input) {
-      const names = parseInput(allowedInput, input);
-      const out: Record<string, unknown> = {};
-      for (const name of names) out[name] = await ctx.permissions.allows(name, caller.principal, caller.user !== null);
-      return { result: names.every((n) => out[n] === true), ...out };
-    },
+    allowed: (caller, input) => allowedAnswer(ctx.permissions, caller.principal, input),
 
     async update(caller, input) {
       const user = requireUser(caller);

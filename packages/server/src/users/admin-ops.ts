@@ -1,6 +1,6 @@
-import { commonErrors } from '../core/errors.js';
+import { changePermissionsAnswer, permissionsAnswer } from '../core/permission-ops.js';
 import { hashPassword } from './passwords.js';
-import { parseInput, setPermissionsInput } from '../core/validation.js';
+import { parseInput } from '../core/validation.js';
 import { userErrors } from './user-errors.js';
 import { welcomeMail } from './user-mails.js';
 import { DuplicateUserError, type User, type UserChanges } from './user-repo.js';
@@ -104,18 +104,8 @@ export function adminOps(ctx: UserContext): Record<string, Operation> {
       return { ...page, users: page.users.map(identityView) };
     },
 
-    async getPermissions() {
-      const entries = await ctx.permissions.entries();
-      return { result: true, permissions: Object.entries(entries).map(([permission, groups]) => ({ permission, groups })) };
-    },
+    getPermissions: () => permissionsAnswer(ctx.permissions),
 
-    async setPermissions(_caller, input) {
-      const { permissions } = parseInput(setPermissionsInput, input);
-      const known = ctx.permissions.names();
-      const unknown = permissions.find((p) => !known.includes(p.permission));
-      if (unknown) throw commonErrors.unknown_permission({ fields: [['permission', 'unknown_permission']] });
-      const entries = await ctx.permissions.change(permissions);
-      return { result: true, permissions: Object.entries(entries).map(([permission, groups]) => ({ permission, groups })) };
-    },
+    setPermissions: (_caller, input) => changePermissionsAnswer(ctx.permissions, input),
   };
 }

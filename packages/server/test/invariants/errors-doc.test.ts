@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { commonErrors } from '../../src/core/errors.js';
 import { userErrors } from '../../src/users/user-errors.js';
+import { dataStoreErrors } from '../../src/datastore/datastore-errors.js';
 import { fileStoreErrors } from '../../src/filestore/filestore-errors.js';
 
 /** docs/errors.md lists every error code the server can answer, and no code it cannot. */
@@ -10,7 +11,10 @@ const doc = readFileSync(new URL('../../../../docs/errors.md', import.meta.url),
 const documented = new Set([...doc.matchAll(/^\|\s*`([a-z_]+)`\s*\|/gm)].map((m) => m[1]));
 
 test('every registered error code is documented', () => {
-  const codes = [...Object.keys(commonErrors.codes), ...Object.keys(userErrors.codes), ...Object.keys(fileStoreErrors.codes)];
+  const codes = [
+    ...Object.keys(commonErrors.codes), ...Object.keys(userErrors.codes),
+    ...Object.keys(dataStoreErrors.codes), ...Object.keys(fileStoreErrors.codes),
+  ];
   assert.deepEqual(codes.filter((c) => !documented.has(c)), []);
 });
 

@@ -1,0 +1,65 @@
+import { commonErrors, type RoostError } from '../core/errors.js';
+import { NOONE, OWNER, holds, type PermissionMap, type Principal, type ServicePermissions } from '../core/permissions.js';
+import type { Item } from './datastore-repo.js';
+
+/**
+ * How far a caller holds a permission: on every item (`all`), on the items it owns (`own`,
+ * through `sys:owner`), or not at all.
+ */
+export type Scope = 'all' | 'own' | 'none';
+
+/** What one caller may do, read once per call: everything below answers without I/O. */
+export interface Grants {
+  scope(permission: string): Scope;
+  /** The scope, or the refusal when there is none. */
+  require(permission: string): Exclude<Scope, 'none'>;
+  /** 401 when signing in could help, else 403. */
+  refusal(permission: string): RoostError;
+  /** May the caller do `permission` to this item? */
+  covers(permission: string, item: Pick<Item, 'owner'>): boolean;
+}
+
+export const covers = (scope: Scope, item: Pick<Item, 'owner'>, principal: Principal) =>
+  scope === 'all' || (scope === 'own' && item.owner !== null && item.owner === principal.userId);
+
+/**
+ * The caller's grants from the store's entries. Reading them once, before any transaction,
+ * matters on SQLite: its one connection is held by a transaction, so a permission read inside
+ * one would wait for itself.
+ */
+export async function grantsOf(permissions: ServicePermissions, principal: Principal): Promise<Grants> {
+  return new EntryGrants(await permissions.entries(), principal);
+}
+
+/** A class rather than closures: one of these is made for every request. */
+class EntryGrants implements Grants {
+  readonly #entries: PermissionMap;
+  readonly #principal: Principal;
+
+  constructor(entries: PermissionMap, principal: Principal) {
+    this.#entries = entries;
+    this.#principal = principal;
+  }
+
+  scope(permission: string): Scope {
+    const granted = this.#entries[permission] ?? [];
+    if (holds(granted, this.#principal, false)) return 'all';
+    return this.#principal.userId !== null && granted.includes(OWNER) ? 'own' : 'none';
+  }
+
+  refusal(permission: string): RoostError {
+    const granted = this.#entries[permission] ?? [];
+    const signingInCouldHelp = this.#principal.userId === null && granted.some((g) => g !== NOONE);
+    return signingInCouldHelp ? commonErrors.not_signed_in() : commonErrors.not_allowed();
+  }
+
+  require(permission: string): Exclude<Scope, 'none'> {
+    const held = this.scope(permission);
+    if (held === 'none') throw this.refusal(permission);
+    return held;
+  }
+
+  covers(permission: string, item: Pick<Item, 'owner'>): boolean {
+    return covers(this.scope(permission), item, this.#principal);
+  }
+}

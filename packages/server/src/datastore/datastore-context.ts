@@ -1,0 +1,135 @@
+import type { Clock } from '../core/clock.js';
+import { commonErrors, isRoostError, RoostError, type FieldProblem } from '../core/errors.js';
+import type { Principal, ServicePermissions } from '../core/permissions.js';
+import type { Grants } from './datastore-access.js';
+import { dataStoreErrors } from './datastore-errors.js';
+import type { AddressedInput, DataStoreInputs } from './datastore-inputs.js';
+import { parseInput } from '../core/validation.js';
+import type { DataStoreRepo, Item, StoreQueries } from './datastore-repo.js';
+
+/** Everything the operations of one store share: made once per store by `createDataStore`. */
+export interface DataStoreContext {
+  name: string;
+  repo: DataStoreRepo;
+  clock: Clock;
+  permissions: ServicePermissions;
+  inputs: DataStoreInputs;
+}
+
+/** Who calls, and what it may do (read once per call, see `grantsOf`). */
+export interface Call {
+  principal: Principal;
+  grants: Grants;
+}
+
+export type Operation = (call: Call, input: Record<string, unknown>) => Promise<Record<string, unknown>>;
+
+export const invalidField = (field: string, reason: string) => commonErrors.validation_failure({ fields: [[field, reason]] });
+
+/** The original answers failed writes with `result: 0` and an empty `success` list; so does Roost. */
+export function withFailureBody(op: Operation): Operation {
+  return async (call, input) => {
+    try {
+      return await op(call, input);
+    } catch (err) {
+      if (!isRoostError(err)) throw err;
+      throw new RoostError(err.kind, err.code, err.message, { fields: err.fields, cause: err.cause, body: { ...err.body, result: 0, success: [] } });
+    }
+  };
+}
+
+/**
+ * A list longer than `maxBatch` is refused before anything is parsed or stored (413): the
+ * original answers "too many items" with its own status.
+ */
+export function assertBatchSize(input: Record<string, unknown>, max: number): void {
+  for (const field of ['items', 'key', 'id']) {
+    const value = input[field];
+    if (Array.isArray(value) && value.length > max) throw dataStoreErrors.too_many_items({ fields: [[field, 'too many']] });
+  }
+}
+
+/** The page size asked for, within the store's maximum (larger sizes are capped, as the original's analogue does). */
+export function pageSize(ctx: DataStoreContext, size: number | undefined): number {
+  return Math.min(size ?? ctx.inputs.limits.defaultPageSize, ctx.inputs.limits.maxPageSize);
+}
+
+/**
+ * Turns names, emails or ids of users into user ids, asking once per name. Inside a
+ * transaction, pass its queries: on SQLite anything else would wait for the transaction's end.
+ */
+export function ownerResolver(queries: Pick<StoreQueries, 'userId'>) {
+  const known = new Map<string, Promise<string | null>>();
+  return (identity: string) => {
+    let id = known.get(identity);
+    if (!id) known.set(identity, (id = queries.userId(identity)));
+    return id;
+  };
+}
+
+/** One addressed item: how the caller named it (`label`: its key or id), and an optional owner filter. */
+export interface Target {
+  key?: string | undefined;
+  id?: number | undefined;
+  label: string | number;
+  /** Where a problem with this target is reported. */
+  field: string;
+  owner?: string | undefined;
+}
+
+/** A single key or id (not a list, not `items`) answers as one item; anything else as `items`. */
+export const absent = (v: unknown) => v === undefined || v === null;
+
+export function isSingle(raw: Record<string, unknown>): boolean {
+  return absent(raw.items) && !Array.isArray(raw.key) && !Array.isArray(raw.id) && (absent(raw.key) || absent(raw.id));
+}
+
+/**
+ * The addressing fields of a read, removal or owner change. A single key is checked on its
+ * own first, so that its problem is reported as `key` (not `key.0` of the list it becomes).
+ */
+export function parseAddressed(inputs: DataStoreInputs, input: Record<string, unknown>): AddressedInput {
+  if (typeof input.key === 'string') parseInput(inputs.singleKey, input);
+  return parseInput(inputs.addressed, input);
+}
+
+export function targetsOf(input: AddressedInput): Target[] {
+  const targets: Target[] = [];
+  input.key?.forEach((key, i) => targets.push({ key, label: key, field: input.key!.length > 1 ? `key.${i}` : 'key', owner: input.owner }));
+  input.id?.forEach((id, i) => targets.push({ id, label: id, field: input.id!.length > 1 ? `id.${i}` : 'id', owner: input.owner }));
+  input.items?.forEach((item, i) => {
+    const field = `items.${i}`;
+    if (item.key !== undefined) targets.push({ key: item.key, label: item.key, field: `${field}.key`, owner: item.owner ?? input.owner });
+    else if (item.id !== undefined) targets.push({ id: item.id, label: item.id, field: `${field}.id`, owner: item.owner ?? input.owner });
+  });
+  return targets;
+}
+
+/** The item each target names (undefined when there is none, or when the owner filter does not match). */
+export async function findTargets(repo: StoreQueries, targets: readonly Target[]): Promise<Array<Item | undefined>> {
+  const keys = targets.flatMap((t) => (t.key !== undefined ? [t.key] : []));
+  const ids = targets.flatMap((t) => (t.id !== undefined ? [t.id] : []));
+  const [byKey, byId] = await Promise.all([repo.byKeys(keys), repo.byIds(ids)]);
+  const keyed = new Map(byKey.map((it) => [it.key, it]));
+  const numbered = new Map(byId.map((it) => [it.id, it]));
+  const ownerId = ownerResolver(repo);
+  return Promise.all(
+    targets.map(async (t) => {
+      const item = t.key !== undefined ? keyed.get(t.key) : numbered.get(t.id ?? 0);
+      if (!item || t.owner === undefined) return item;
+      return item.owner !== null && item.owner === (await ownerId(t.owner)) ? item : undefined;
+    }),
+  );
+}
+
+/** Two targets naming one item would make a batch mean two things at once. */
+export function duplicateProblems(targets: readonly Target[]): FieldProblem[] {
+  const seen = new Set<string>();
+  const problems: FieldProblem[] = [];
+  for (const t of targets) {
+    const id = t.key !== undefined ? `k:${t.key}` : `i:${t.id}`;
+    if (seen.has(id)) problems.push([t.field, 'duplicate']);
+    seen.add(id);
+  }
+  return problems;
+}

@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import type { DataStoreOptions } from '../core/config.js';
+import { looseInt, withoutNulls } from '../core/validation.js';
+
+/**
+ * The input shapes of the data store operations, in the original's wire forms: an address is a
+ * `key` or an `id`, each also as a list; items come as `items` (one object or a list) or as
+ * `key`/`value` at the top level. Reasons are the seed's (`required`, `too long`, `invalid`).
+ */
+export type DataStoreLimits = Pick<DataStoreOptions, 'maxKeyLength' | 'maxValueBytes' | 'maxBatch' | 'defaultPageSize' | 'maxPageSize'>;
+
+/** Control characters make keys unprintable and unsafe in logs and URLs; lone surrogates cannot be stored as UTF-8. */
+const BAD_CHARS = /[\p{Cc}\p{Cs}]/u;
+const LONE_SURROGATE = /\p{Cs}/u;
+const OWNER_MAX = 320;
+
+const asList = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? [v] : v);
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const objectAsList = (v: unknown) => (isObject(v) ? [v] : v);
+/** Inside `items` too, a `null` member counts as absent. */
+const nullsDropped = (v: unknown) => (isObject(v) ? withoutNulls(v) : v);
+
+export function createDataStoreInputs(limits: DataStoreLimits) {
+  /** The reason a key is refused, or null: the one rule behind the schemas and the getItem fast path. */
+  const keyProblem = (s: string): 'required' | 'too long' | 'invalid' | null => {
+    if (s.trim().length === 0) return 'required';
+    // Counted in characters (code points), as a user sees them, not in UTF-16 units.
+    if (s.length > limits.maxKeyLength && [...s].length > limits.maxKeyLength) return 'too long';
+    return BAD_CHARS.test(s) ? 'invalid' : null;
+  };
+  const key = z.string().superRefine((s, ctx) => {
+    const problem = keyProblem(s);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+  const value = z.union([
+    z
+      .string()
+      .refine((s) => !LONE_SURROGATE.test(s), { message: 'invalid', abort: true })
+      .refine((s) => Buffer.byteLength(s) <= limits.maxValueBytes, { message: 'too long' }),
+    z.number().refine(Number.isFinite, { message: 'invalid' }),
+  ]);
+  const id = looseInt.pipe(z.number().min(1));
+  const owner = z.string().min(1).max(OWNER_MAX);
+  const keys = z.preprocess(asList, z.array(key).min(1));
+  const ids = z.preprocess(asList, z.array(id).min(1));
+
+  // Whichever of key, id or items addresses the items. `newOwner` belongs to setOwner only;
+  // the other operations ignore it like any unknown field.
+  const addressed = z
+    .object({
+      key: keys.optional(),
+      id: ids.optional(),
+      items: z.preprocess(objectAsList, z.array(z.preprocess(nullsDropped, z.object({ key: key.optional(), id: id.optional(), owner: owner.optional() })))).optional(),
+      owner: owner.optional(),
+      newOwner: owner.optional(),
+    })
+    .superRefine((v, ctx) => {
+      if (!v.key && !v.id && !v.items?.length) ctx.addIssue({ code: 'custom', message: 'required', path: ['key'] });
+      v.items?.forEach((item, i) => {
+        if (item.key === undefined && item.id === undefined) ctx.addIssue({ code: 'custom', message: 'required', path: ['items', i, 'key'] });
+      });
+    });
+
+  const writeItem = z.preprocess(nullsDropped, z.object({ key: key.optional(), id: id.optional(), value: value.optional(), owner: owner.optional() }));
+  const writes = (byId: boolean) =>
+    z
+      .object({
+        items: z.preprocess(objectAsList, z.array(writeItem).min(1)).optional(),
+        key: key.optional(),
+        id: id.optional(),
+        value: value.optional(),
+        owner: owner.optional(),
+      })
+      .superRefine((v, ctx) => {
+        const list = v.items ?? [];
+        const prefix = v.items ? (i: number) => ['items', i] : () => [];
+        if (!v.items) {
+          if (v.key === undefined && (!byId || v.id === undefined)) ctx.addIssue({ code: 'custom', message: 'required', path: ['key'] });
+          if (v.value === undefined) ctx.addIssue({ code: 'custom', message: 'required', path: ['value'] });
+        }
+        list.forEach((item, i) => {
+          if (item.key === undefined && (!byId || item.id === undefined)) ctx.addIssue({ code: 'custom', message: 'required', path: [...prefix(i), 'key'] });
+          if (item.value === undefined) ctx.addIssue({ code: 'custom', message: 'required', path: [...prefix(i), 'value'] });
+        });
+      });
+
+  const page = {
+    order: z.enum(['<', '>']).default('<'),
+    start: looseInt.pipe(z.number().min(1)).default(1),
+    size: looseInt.pipe(z.number().min(0)).optional(),
+    owner: owner.optional(),
+  };
+
+  return {
+    limits,
+    keyProblem,
+    singleKey: z.object({ key }),
+    addressed,
+    newItem: writes(false),
+    setItem: writes(true),
+    list: z.object({ key: keys.optional(), sort: z.enum(['key', 'value', 'timestamp']).default('key'), ...page }),
+    keys: z.object(page),
+  };
+}
+
+export type DataStoreInputs = ReturnType<typeof createDataStoreInputs>;
+export type WriteInput = z.output<DataStoreInputs['setItem']>;
+export type AddressedInput = z.output<DataStoreInputs['addressed']>;

@@ -1,0 +1,223 @@
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { DataStoreItemsTable } from '../storage/datastore-schema.js';
+import type { Database } from '../storage/schema.js';
+
+/** An item as the domain sees it: a number value comes back as a number. */
+export interface Item {
+  id: number;
+  key: string;
+  value: string | number;
+  owner: string | null;
+  /** Milliseconds since the epoch. */
+  updated: number;
+}
+
+export interface NewItem {
+  key: string;
+  value: string | number;
+  owner: string | null;
+}
+
+export interface PageQuery {
+  keys?: readonly string[] | undefined;
+  owner?: string | undefined;
+  sort: 'key' | 'value' | 'timestamp';
+  order: '<' | '>';
+  start: number;
+  size: number;
+}
+
+/** Raised when an insert meets the unique (store, key) index: another call stored the key first. */
+export class DuplicateKeyError extends Error {
+  override readonly name = 'DuplicateKeyError';
+}
+
+const toItem = (row: Selectable<DataStoreItemsTable>): Item => ({
+  id: row.id,
+  key: row.key,
+  value: row.number ?? row.value,
+  owner: row.owner,
+  updated: row.updated,
+});
+
+const valueColumns = (value: string | number) =>
+  typeof value === 'number' ? { value: String(value), number: value } : { value, number: null };
+
+const isUniqueViolation = (err: unknown) => {
+  const code = (err as { code?: unknown }).code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
+};
+
+/** Rows per INSERT: SQLite binds at most 32 766 values in one statement. */
+const INSERT_CHUNK = 1000;
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** The items of every data store, in the one table `datastore_items`, each query scoped by store. */
+export function createDataStoreRepo(db: Kysely<Database>, store: string) {
+  const compiled = compileHotQueries(db);
+  return {
+    ...storeQueries(db, store, compiled),
+    /** Run `work` in one transaction: every write in it happens, or none. */
+    transaction<T>(work: (queries: StoreQueries) => Promise<T>): Promise<T> {
+      return db.transaction().execute((trx) => work(storeQueries(trx, store, compiled)));
+    },
+  };
+}
+
+/**
+ * The queries of the hot paths (getItem and setItem of one key), compiled once: building and
+ * compiling a Kysely query takes longer than SQLite takes to run it. Only the parameters
+ * change between calls, in the order of the placeholders below.
+ */
+function compileHotQueries(db: Kysely<Database>) {
+  return {
+    /** Parameters: store, key. */
+    byKey: db.selectFrom('datastore_items').selectAll().where('store', '=', '').where('key', '=', '').compile(),
+    /** Parameters: value, number, updated, store, id. */
+    replaceValue: db.updateTable('datastore_items').set({ value: '', number: 0, updated: 0 }).where('store', '=', '').where('id', '=', 0).compile(),
+    /** Parameters: value, number, updated, store, key. */
+    replaceByKey: db.updateTable('datastore_items').set({ value: '', number: 0, updated: 0 }).where('store', '=', '').where('key', '=', '').compile(),
+    /** Parameters: value, number, updated, store, key, owner. */
+    replaceOwnByKey: db
+      .updateTable('datastore_items')
+      .set({ value: '', number: 0, updated: 0 })
+      .where('store', '=', '')
+      .where('key', '=', '')
+      .where('owner', '=', '')
+      .compile(),
+  };
+}
+
+type HotQueries = ReturnType<typeof compileHotQueries>;
+
+function storeQueries(db: Db, store: string, compiled: HotQueries) {
+  const items = () => db.selectFrom('datastore_items').selectAll().where('store', '=', store);
+
+  return {
+
+    async byKey(key: string): Promise<Item | null> {
+      const { rows } = await db.executeQuery<Selectable<DataStoreItemsTable>>({ ...compiled.byKey, parameters: [store, key] });
+      return rows[0] ? toItem(rows[0]) : null;
+    },
+
+    async byKeys(keys: readonly string[]): Promise<Item[]> {
+      if (keys.length === 0) return [];
+      return (await items().where('key', 'in', keys).execute()).map(toItem);
+    },
+
+    async byIds(ids: readonly number[]): Promise<Item[]> {
+      if (ids.length === 0) return [];
+      return (await items().where('id', 'in', ids).execute()).map(toItem);
+    },
+
+    /** Keys of `keys` that exist in this store. */
+    async existingKeys(keys: readonly string[]): Promise<string[]> {
+      if (keys.length === 0) return [];
+      const rows = await db.selectFrom('datastore_items').select('key').where('store', '=', store).where('key', 'in', keys).execute();
+      return rows.map((r) => r.key);
+    },
+
+    /** Insert new items; a key that exists throws DuplicateKeyError. Gives back the stored items in input order. */
+    async insert(newItems: readonly NewItem[], now: number): Promise<Item[]> {
+      const stored: Item[] = [];
+      try {
+        for (let i = 0; i < newItems.length; i += INSERT_CHUNK) {
+          const chunk = newItems.slice(i, i + INSERT_CHUNK);
+          const rows = await db
+            .insertInto('datastore_items')
+            .values(chunk.map((it) => ({ store, key: it.key, ...valueColumns(it.value), owner: it.owner, updated: now })))
+            .returning(['id', 'key'])
+            .execute();
+          const ids = new Map(rows.map((r) => [r.key, r.id]));
+          for (const it of chunk) stored.push({ id: ids.get(it.key) ?? 0, key: it.key, value: it.value, owner: it.owner, updated: now });
+        }
+      } catch (err) {
+        if (isUniqueViolation(err)) throw new DuplicateKeyError('key exists', { cause: err });
+        throw err;
+      }
+      return stored;
+    },
+
+    async replaceValue(id: number, value: string | number, now: number): Promise<void> {
+      const { value: text, number } = valueColumns(value);
+      await db.executeQuery({ ...compiled.replaceValue, parameters: [text, number, now, store, id] });
+    },
+
+    /**
+     * Replace the value of an existing key in one statement, only when `owner` owns it (any
+     * owner when null). False when nothing was replaced: no such key, or another owner's.
+     */
+    async replaceByKey(key: string, value: string | number, now: number, owner: string | null): Promise<boolean> {
+      const { value: text, number } = valueColumns(value);
+      const result =
+        owner === null
+          ? await db.executeQuery({ ...compiled.replaceByKey, parameters: [text, number, now, store, key] })
+          : await db.executeQuery({ ...compiled.replaceOwnByKey, parameters: [text, number, now, store, key, owner] });
+      return Number(result.numAffectedRows ?? 0) > 0;
+    },
+
+    async setOwner(ids: readonly number[], owner: string): Promise<void> {
+      if (ids.length === 0) return;
+      await db.updateTable('datastore_items').set({ owner }).where('store', '=', store).where('id', 'in', ids).execute();
+    },
+
+    async remove(ids: readonly number[]): Promise<number> {
+      if (ids.length === 0) return 0;
+      const result = await db.deleteFrom('datastore_items').where('store', '=', store).where('id', 'in', ids).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
+    /** One page of items, and how many match in all. `size` 0 counts only. */
+    async page(query: PageQuery): Promise<{ items: Item[]; total: number }> {
+      let q = db.selectFrom('datastore_items').where('store', '=', store);
+      if (query.keys) q = q.where('key', 'in', query.keys);
+      if (query.owner !== undefined) q = q.where('owner', '=', query.owner);
+      const counted = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const total = Number(counted.n);
+      if (query.size === 0 || query.start > total) return { items: [], total };
+      const direction = query.order === '>' ? 'desc' : 'asc';
+      let ordered = q.selectAll();
+      if (query.sort === 'value') {
+        // Numbers before text, numbers by size, text byte-wise; the key breaks ties.
+        ordered = ordered.orderBy(sql`(number is null)`, direction).orderBy('number', direction).orderBy('value', direction).orderBy('key', direction);
+      } else if (query.sort === 'timestamp') {
+        ordered = ordered.orderBy('updated', direction).orderBy('id', direction);
+      } else {
+        ordered = ordered.orderBy('key', direction);
+      }
+      const rows = await ordered.limit(query.size).offset(query.start - 1).execute();
+      return { items: rows.map(toItem), total };
+    },
+
+    /** One page of keys only. */
+    async keyPage(query: Omit<PageQuery, 'sort' | 'keys'>): Promise<{ keys: string[]; total: number }> {
+      let q = db.selectFrom('datastore_items').where('store', '=', store);
+      if (query.owner !== undefined) q = q.where('owner', '=', query.owner);
+      const counted = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const total = Number(counted.n);
+      if (query.size === 0 || query.start > total) return { keys: [], total };
+      const rows = await q
+        .select('key')
+        .orderBy('key', query.order === '>' ? 'desc' : 'asc')
+        .limit(query.size)
+        .offset(query.start - 1)
+        .execute();
+      return { keys: rows.map((r) => r.key), total };
+    },
+
+    /** The id of the account a name, email or id names, or null. Owners are kept by user id. */
+    async userId(identity: string): Promise<string | null> {
+      const lower = identity.toLowerCase();
+      const row = await db
+        .selectFrom('users')
+        .select('id')
+        .where((eb) => eb.or([eb('id', '=', identity), eb('name_key', '=', lower), eb('email_key', '=', lower)]))
+        .executeTakeFirst();
+      return row?.id ?? null;
+    },
+  };
+}
+
+export type StoreQueries = ReturnType<typeof storeQueries>;
+export type DataStoreRepo = ReturnType<typeof createDataStoreRepo>;

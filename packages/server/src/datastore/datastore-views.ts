@@ -1,0 +1,21 @@
+import type { Item } from './datastore-repo.js';
+
+/** The original's item timestamp: float seconds since the epoch (UTC). */
+export const timestampOf = (item: Pick<Item, 'updated'>) => item.updated / 1000;
+
+/** An item on the wire: key, value, timestamp, id and owner (the owner's user id). */
+export function itemView(item: Item) {
+  return { key: item.key, value: item.value, timestamp: timestampOf(item), id: item.id, owner: item.owner };
+}
+
+export function ownerView(item: Item) {
+  return { key: item.key, owner: item.owner, id: item.id };
+}
+
+/**
+ * One item answers as itself and as a one-item `items` list: the seed and the API docs show
+ * the bare item, the Python connector reads `items`.
+ */
+export function single<T extends object>(view: T): T & { items: T[] } {
+  return { ...view, items: [view] };
+}

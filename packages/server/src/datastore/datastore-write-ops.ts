@@ -1,0 +1,205 @@
+import { commonErrors } from '../core/errors.js';
+import { parseInput } from '../core/validation.js';
+import type { Grants } from './datastore-access.js';
+import {
+  duplicateProblems,
+  findTargets,
+  invalidField,
+  parseAddressed,
+  ownerResolver,
+  targetsOf,
+  type Call,
+  type DataStoreContext,
+  type Operation,
+  type Target,
+} from './datastore-context.js';
+import { dataStoreErrors } from './datastore-errors.js';
+import type { WriteInput } from './datastore-inputs.js';
+import { DuplicateKeyError, type Item, type NewItem } from './datastore-repo.js';
+import { timestampOf } from './datastore-views.js';
+
+/** One item of a newItem or setItem call, with where its problems are reported. */
+interface WriteEntry extends Target {
+  value: string | number;
+}
+
+function entriesOf(input: WriteInput): WriteEntry[] {
+  const list = input.items ?? [{ key: input.key, id: input.id, value: input.value ?? '', owner: input.owner }];
+  return list.map((item, i) => {
+    const prefix = input.items ? `items.${i}.` : '';
+    const byId = item.key === undefined && item.id !== undefined;
+    return {
+      ...(byId ? { id: item.id } : { key: item.key }),
+      label: (byId ? item.id : item.key) ?? '',
+      field: `${prefix}${byId ? 'id' : 'key'}`,
+      owner: item.owner,
+      // The schema has made sure every item has a value.
+      value: item.value ?? '',
+    };
+  });
+}
+
+/** newItem, setItem, removeItem and setOwner: each call is one transaction, stored whole or not at all. */
+export function writeOps(ctx: DataStoreContext): Record<string, Operation> {
+  const { inputs, repo, clock } = ctx;
+
+  const exists = (keys: readonly string[]) => dataStoreErrors.item_exists({ fields: keys.map((k) => [k, 'exists']) });
+
+  function assertNoDuplicates(targets: readonly Target[]): void {
+    const problems = duplicateProblems(targets);
+    if (problems.length > 0) throw commonErrors.validation_failure({ fields: problems });
+  }
+
+  /** Owners named in a write, as user ids; an unknown user is an invalid field. */
+  async function resolveOwners(entries: readonly WriteEntry[]): Promise<Map<WriteEntry, string>> {
+    const resolve = ownerResolver(repo);
+    const out = new Map<WriteEntry, string>();
+    for (const entry of entries) {
+      if (entry.owner === undefined) continue;
+      const id = await resolve(entry.owner);
+      if (!id) throw invalidField(entry.field.replace(/(key|id)$/, 'owner'), 'unknown_user');
+      out.set(entry, id);
+    }
+    return out;
+  }
+
+  /** The owner of a new item: the caller, or another user when the caller may give items away (`setOwner`). */
+  function creationOwner({ principal, grants }: Call, asked: string | undefined): string | null {
+    if (asked === undefined || asked === principal.userId) return principal.userId;
+    if (grants.scope('setOwner') !== 'all') throw grants.refusal('setOwner');
+    return asked;
+  }
+
+  /**
+   * Why an item the caller may not change is refused: 403 when it may read the item, else the
+   * same 404 as for an absent item (its existence is not revealed).
+   */
+  function refuseItem(grants: Grants, item: Item, field: string): never {
+    throw grants.covers('getItem', item) ? commonErrors.not_allowed() : dataStoreErrors.item_not_found({ fields: [[field, 'not found']] });
+  }
+
+  /** A unique-index race (another call created one of the keys meanwhile) is retried once, then answered 409. */
+  async function retryOnDuplicate<T>(keys: readonly string[], work: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await work();
+      } catch (err) {
+        if (!(err instanceof DuplicateKeyError)) throw err;
+        if (attempt > 0) throw exists(await repo.existingKeys(keys));
+      }
+    }
+  }
+
+  async function newItem(call: Call, input: Record<string, unknown>) {
+    call.grants.require('newItem');
+    const entries = entriesOf(parseInput(inputs.newItem, input));
+    assertNoDuplicates(entries);
+    const owners = await resolveOwners(entries);
+    const items: NewItem[] = entries.map((entry) => ({ key: entry.key ?? '', value: entry.value, owner: creationOwner(call, owners.get(entry)) }));
+    const keys = items.map((it) => it.key);
+    const now = clock.now();
+    let stored: Item[];
+    try {
+      stored = await repo.transaction(async (trx) => {
+        const existing = await trx.existingKeys(keys);
+        if (existing.length > 0) throw exists(existing);
+        return trx.insert(items, now);
+      });
+    } catch (err) {
+      // Another call stored one of the keys between the check and the insert: the unique index refused it.
+      if (err instanceof DuplicateKeyError) throw exists(await repo.existingKeys(keys));
+      throw err;
+    }
+    return { result: stored.length, success: stored.map((it, i) => [it.key, it.id, timestampOf(it), i + 1]) };
+  }
+
+  async function setItem(call: Call, input: Record<string, unknown>) {
+    const { grants, principal } = call;
+    if (grants.scope('newItem') === 'none' && grants.scope('setItem') === 'none') throw grants.refusal('setItem');
+    const entries = entriesOf(parseInput(inputs.setItem, input));
+    const now = clock.now();
+    const success = () => ({ result: entries.length, success: entries.map((e, i) => [e.label, now / 1000, i + 1]) });
+
+    // The common case, replacing one item the caller may replace, is one UPDATE that checks
+    // the owner itself. Anything else (a new key, another's item, an id) takes the full path.
+    const [one] = entries;
+    const replace = grants.scope('setItem');
+    if (entries.length === 1 && one?.key !== undefined && one.owner === undefined && replace !== 'none') {
+      if (await repo.replaceByKey(one.key, one.value, now, replace === 'own' ? principal.userId : null)) return success();
+    }
+
+    assertNoDuplicates(entries);
+    const owners = await resolveOwners(entries);
+    const keys = entries.flatMap((e) => (e.key !== undefined ? [e.key] : []));
+
+    const write = () =>
+      repo.transaction(async (trx) => {
+        const found = await findTargets(trx, entries.map((e) => ({ ...e, owner: undefined })));
+        const creations: NewItem[] = [];
+        const replacements: Array<{ item: Item; value: string | number }> = [];
+        for (const [i, entry] of entries.entries()) {
+          const item = found[i];
+          if (item) {
+            if (!grants.covers('setItem', item)) refuseItem(grants, item, entry.field);
+            replacements.push({ item, value: entry.value });
+          } else if (entry.key === undefined) {
+            throw dataStoreErrors.item_not_found({ fields: [[entry.field, 'not found']] });
+          } else {
+            if (grants.scope('newItem') === 'none') throw grants.refusal('newItem');
+            creations.push({ key: entry.key, value: entry.value, owner: creationOwner(call, owners.get(entry)) });
+          }
+        }
+        for (const r of replacements) await trx.replaceValue(r.item.id, r.value, now);
+        await trx.insert(creations, now);
+      });
+    await retryOnDuplicate(keys, write);
+    return success();
+  }
+
+  async function removeItem({ grants }: Call, input: Record<string, unknown>) {
+    grants.require('removeItem');
+    const targets = targetsOf(parseAddressed(inputs, input));
+    return repo.transaction(async (trx) => {
+      const found = await findTargets(trx, targets);
+      const removed = new Map<number, string | number>();
+      for (const [i, target] of targets.entries()) {
+        const item = found[i];
+        if (!item || removed.has(item.id)) continue;
+        if (!grants.covers('removeItem', item)) {
+          // An item the caller cannot even read counts as absent.
+          if (grants.covers('getItem', item)) throw commonErrors.not_allowed();
+          continue;
+        }
+        removed.set(item.id, target.label);
+      }
+      await trx.remove([...removed.keys()]);
+      return { result: removed.size, success: [...removed.values()] };
+    });
+  }
+
+  async function setOwner({ grants }: Call, input: Record<string, unknown>) {
+    grants.require('setOwner');
+    const parsed = parseAddressed(inputs, input);
+    // `newOwner` (the Python connector) names the new owner, and `owner` is then a filter on
+    // the current one; without `newOwner`, `owner` is the new owner (the jQuery connector).
+    const [asked, field, filter] = parsed.newOwner !== undefined ? [parsed.newOwner, 'newOwner', parsed.owner] : [parsed.owner, 'owner', undefined];
+    if (asked === undefined) throw invalidField('newOwner', 'required');
+    const ownerId = await ownerResolver(repo)(asked);
+    if (!ownerId) throw invalidField(field, 'unknown_user');
+    const targets = targetsOf({ ...parsed, owner: filter });
+    return repo.transaction(async (trx) => {
+      const found = await findTargets(trx, targets);
+      const items: Item[] = [];
+      for (const [i, target] of targets.entries()) {
+        const item = found[i];
+        if (!item) throw dataStoreErrors.item_not_found({ fields: [[target.field, 'not found']] });
+        if (!grants.covers('setOwner', item)) refuseItem(grants, item, target.field);
+        items.push(item);
+      }
+      await trx.setOwner(items.map((it) => it.id), ownerId);
+      return { result: items.length, success: items.map((it, i) => [targets[i]?.label ?? it.key, timestampOf(it), i + 1]) };
+    });
+  }
+
+  return { newItem, setItem, removeItem, setOwner };
+}

@@ -1,0 +1,69 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, type TestServer } from '../helpers/test-server.js';
+import { ds } from '../helpers/datastore.js';
+
+const PARALLEL = 50;
+
+describe('data store: concurrency', () => {
+  let s: TestServer;
+  let tokens: string[];
+  before(async () => {
+    s = await startServer();
+    tokens = await Promise.all(Array.from({ length: 5 }, (_, i) => s.createUser(`racer${i}`)));
+  });
+  after(() => s.close());
+  const token = (i: number) => tokens[i % tokens.length];
+
+  test(`${PARALLEL} parallel newItem of one key: exactly one wins, the rest get 409`, async () => {
+    const results = await Promise.all(Array.from({ length: PARALLEL }, (_, i) => ds(s, 'newItem', { key: 'contested', value: i }, { token: token(i) })));
+    const won = results.filter((r) => r.status === 200);
+    const lost = results.filter((r) => r.status === 409);
+    assert.equal(won.length, 1, `statuses: ${results.map((r) => r.status).join(',')}`);
+    assert.equal(lost.length, PARALLEL - 1);
+    for (const r of lost) {
+      assert.equal(r.body.code, 'item_exists');
+      assert.equal(r.body.result, 0);
+      assert.deepEqual(r.body.success, []);
+    }
+    const winner = won[0]!.body.success[0];
+    const stored = await ds(s, 'getItem', { key: 'contested' }, { token: token(0) });
+    assert.equal(stored.body.id, winner[1]);
+    assert.equal((await ds(s, 'list', { key: 'contested' }, { token: token(0) })).body.total, 1);
+  });
+
+  test(`${PARALLEL} parallel setItem of one new key by its future owner: all succeed, one item remains`, async () => {
+    const results = await Promise.all(Array.from({ length: PARALLEL }, (_, i) => ds(s, 'setItem', { key: 'upserted', value: i }, { token: tokens[0] })));
+    assert.deepEqual([...new Set(results.map((r) => r.status))], [200], JSON.stringify(results.find((r) => r.status !== 200)?.body));
+    const list = await ds(s, 'list', { key: 'upserted' }, { token: tokens[0] });
+    assert.equal(list.body.total, 1);
+    assert.equal(typeof list.body.items[0].value, 'number');
+  });
+
+  test(`${PARALLEL} parallel newItem batches of distinct keys: every item stored once, ids unique`, async () => {
+    const results = await Promise.all(
+      Array.from({ length: PARALLEL }, (_, i) => ds(s, 'newItem', { items: [{ key: `d${i}a`, value: i }, { key: `d${i}b`, value: i }] }, { token: token(i) })),
+    );
+    assert.ok(results.every((r) => r.status === 200));
+    const ids = results.flatMap((r) => r.body.success.map((x: unknown[]) => x[1]));
+    assert.equal(new Set(ids).size, PARALLEL * 2);
+    assert.equal((await ds(s, 'keys', { size: 0 }, { token: token(0) })).body.total, PARALLEL * 2 + 2);
+  });
+
+  test('overlapping all-or-nothing batches: no batch is half stored', async () => {
+    // Batch i holds keys o<i> and o<i+1>: neighbours collide, so some batches lose, but never in part.
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => ds(s, 'newItem', { items: [{ key: `o${i}`, value: i }, { key: `o${i + 1}`, value: i }] }, { token: token(i) })),
+    );
+    const stored = new Set<string>((await ds(s, 'list', { size: 100, owner: undefined, key: Array.from({ length: 21 }, (_, i) => `o${i}`) }, { token: token(0) })).body.items.map((it: { key: string }) => it.key));
+    for (const [i, r] of results.entries()) {
+      if (r.status === 200) {
+        assert.ok(stored.has(`o${i}`) && stored.has(`o${i + 1}`));
+      } else {
+        assert.equal(r.status, 409);
+      }
+    }
+    const winners = results.filter((r) => r.status === 200).length;
+    assert.equal(stored.size, winners * 2, 'only whole batches were stored');
+  });
+});
