@@ -74,9 +74,9 @@ function report(rows: readonly PairedRow[]): string {
       `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.errors} | ${pct(r.rps / (r.baseline?.rps ?? r.rps))} | ${r.cpu.toFixed(0)} (${r.bareCpu.toFixed(0)}) | ${pct(r.bareCpu / r.cpu)} |`),
     '',
     `Each row alternates ${SLICES} slices of the bare Fastify route and ${SLICES} of the operation (${DURATION / SLICES} s each), after an`,
-    "unmeasured warm-up of both; its ratios are to the bare route's mean over the same slices. Two other engineers",
-    "share this machine's two cores, so requests per second move from run to run and even within one (the load",
-    "generator competes for the same cores). The last column divides the bare route's server CPU time per request",
+    "unmeasured warm-up of both; its ratios are to the bare route's mean over the same slices. The load generator",
+    "shares the machine's cores with the server, so requests per second move from run to run and even within one.",
+    "The last column divides the bare route's server CPU time per request",
     "by the operation's: how many of the operation's requests one core could serve per bare-route request; it does",
     'not depend on how much CPU the load generator gets.',
   ].join('\n');

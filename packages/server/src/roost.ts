@@ -55,7 +55,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   const mailer = overrides.mailer ?? createMailer(config);
   const permissionStore = createPermissionStore(db, clock);
   const users = createUserService({ db, clock, mailer, permissionStore, config });
-  const dataStores = createDataStores({ db, clock, permissionStore, config });
+  const dataStores = createDataStores({ db, dialect, clock, permissionStore, config });
   const fileStores = createFileStores({ db, clock, permissionStore, config });
   // Expired sessions and single-use tokens are dead rows; clear them once an hour. A failed
   // purge changes nothing and is tried again the next hour.

@@ -29,6 +29,8 @@ const dataStoreOptions = z
     maxBatch: z.number().int().min(1).max(10_000).default(100),
     defaultPageSize: z.number().int().min(1).max(10_000).default(50),
     maxPageSize: z.number().int().min(1).max(10_000).default(500),
+    /** Memory for items read on SQLite (one process owns the file); 0 turns the cache off. */
+    itemCacheBytes: z.number().int().min(0).default(16 * 1024 * 1024),
   })
   .strict();
 

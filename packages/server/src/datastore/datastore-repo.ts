@@ -1,6 +1,8 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DataStoreItemsTable } from '../storage/datastore-schema.js';
 import type { Database } from '../storage/schema.js';
+import { executeGrouped, executeNow } from '../storage/database.js';
+import type { ItemCache } from './item-cache.js';
 
 /** An item as the domain sees it: a number value comes back as a number. */
 export interface Item {
@@ -54,13 +56,14 @@ const INSERT_CHUNK = 1000;
 type Db = Kysely<Database> | Transaction<Database>;
 
 /** The items of every data store, in the one table `datastore_items`, each query scoped by store. */
-export function createDataStoreRepo(db: Kysely<Database>, store: string) {
+export function createDataStoreRepo(db: Kysely<Database>, store: string, cache: ItemCache | null = null) {
   const compiled = compileHotQueries(db);
   return {
-    ...storeQueries(db, store, compiled),
+    ...storeQueries(db, store, compiled, cache && { cache, readThrough: true }),
     /** Run `work` in one transaction: every write in it happens, or none. */
     transaction<T>(work: (queries: StoreQueries) => Promise<T>): Promise<T> {
-      return db.transaction().execute((trx) => work(storeQueries(trx, store, compiled)));
+      // Inside a transaction reads may see its own uncommitted writes: they never fill the cache.
+      return db.transaction().execute((trx) => work(storeQueries(trx, store, compiled, cache && { cache, readThrough: false })));
     },
   };
 }
@@ -91,14 +94,21 @@ function compileHotQueries(db: Kysely<Database>) {
 
 type HotQueries = ReturnType<typeof compileHotQueries>;
 
-function storeQueries(db: Db, store: string, compiled: HotQueries) {
+function storeQueries(db: Db, store: string, compiled: HotQueries, cached: { cache: ItemCache; readThrough: boolean } | null) {
   const items = () => db.selectFrom('datastore_items').selectAll().where('store', '=', store);
+  const cache = cached?.cache;
+  const readCache = cached?.readThrough ? cached.cache : undefined;
 
   return {
 
     async byKey(key: string): Promise<Item | null> {
-      const { rows } = await db.executeQuery<Selectable<DataStoreItemsTable>>({ ...compiled.byKey, parameters: [store, key] });
-      return rows[0] ? toItem(rows[0]) : null;
+      const hit = readCache?.get(key);
+      if (hit) return hit;
+      const version = readCache?.version ?? 0;
+      const { rows } = await executeNow<Selectable<DataStoreItemsTable>>(db, { ...compiled.byKey, parameters: [store, key] });
+      const item = rows[0] ? toItem(rows[0]) : null;
+      if (item) readCache?.put(item, version);
+      return item;
     },
 
     async byKeys(keys: readonly string[]): Promise<Item[]> {
@@ -120,6 +130,7 @@ function storeQueries(db: Db, store: string, compiled: HotQueries) {
 
     /** Insert new items; a key that exists throws DuplicateKeyError. Gives back the stored items in input order. */
     async insert(newItems: readonly NewItem[], now: number): Promise<Item[]> {
+      cache?.forget(newItems.map((it) => it.key));
       const stored: Item[] = [];
       try {
         for (let i = 0; i < newItems.length; i += INSERT_CHUNK) {
@@ -140,8 +151,9 @@ function storeQueries(db: Db, store: string, compiled: HotQueries) {
     },
 
     async replaceValue(id: number, value: string | number, now: number): Promise<void> {
+      cache?.forgetAll();
       const { value: text, number } = valueColumns(value);
-      await db.executeQuery({ ...compiled.replaceValue, parameters: [text, number, now, store, id] });
+      await executeNow(db, { ...compiled.replaceValue, parameters: [text, number, now, store, id] });
     },
 
     /**
@@ -150,20 +162,25 @@ function storeQueries(db: Db, store: string, compiled: HotQueries) {
      */
     async replaceByKey(key: string, value: string | number, now: number, owner: string | null): Promise<boolean> {
       const { value: text, number } = valueColumns(value);
+      cache?.forget([key]);
       const result =
         owner === null
-          ? await db.executeQuery({ ...compiled.replaceByKey, parameters: [text, number, now, store, key] })
-          : await db.executeQuery({ ...compiled.replaceOwnByKey, parameters: [text, number, now, store, key, owner] });
+          ? await executeGrouped(db, { ...compiled.replaceByKey, parameters: [text, number, now, store, key] })
+          : await executeGrouped(db, { ...compiled.replaceOwnByKey, parameters: [text, number, now, store, key, owner] });
+      // A read between the forget and the commit may have cached the old value: forget again.
+      cache?.forget([key]);
       return Number(result.numAffectedRows ?? 0) > 0;
     },
 
     async setOwner(ids: readonly number[], owner: string): Promise<void> {
       if (ids.length === 0) return;
+      cache?.forgetAll();
       await db.updateTable('datastore_items').set({ owner }).where('store', '=', store).where('id', 'in', ids).execute();
     },
 
     async remove(ids: readonly number[]): Promise<number> {
       if (ids.length === 0) return 0;
+      cache?.forgetAll();
       const result = await db.deleteFrom('datastore_items').where('store', '=', store).where('id', 'in', ids).executeTakeFirst();
       return Number(result.numDeletedRows);
     },

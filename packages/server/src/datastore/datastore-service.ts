@@ -3,6 +3,7 @@ import type { Clock } from '../core/clock.js';
 import type { DataStoreOptions } from '../core/config.js';
 import { allowedAnswer, changePermissionsAnswer, permissionsAnswer } from '../core/permission-ops.js';
 import { servicePermissions, type PermissionStore, type Principal } from '../core/permissions.js';
+import type { Dialect } from '../storage/database.js';
 import type { Database } from '../storage/schema.js';
 import { grantsOf } from './datastore-access.js';
 import { assertBatchSize, withFailureBody, type DataStoreContext, type Operation } from './datastore-context.js';
@@ -11,11 +12,14 @@ import { dataStorePermissionDefaults } from './datastore-permissions.js';
 import { readOps } from './datastore-read-ops.js';
 import { createDataStoreRepo } from './datastore-repo.js';
 import { writeOps } from './datastore-write-ops.js';
+import { ItemCache } from './item-cache.js';
 
 const WRITES = new Set(['newItem', 'setItem', 'removeItem', 'setOwner']);
 
 export interface DataStoreDeps {
   db: Kysely<Database>;
+  /** On SQLite one process owns the database, so items may be cached in memory (see item-cache.ts). */
+  dialect: Dialect;
   clock: Clock;
   permissionStore: PermissionStore;
 }
@@ -29,7 +33,7 @@ export function createDataStore(name: string, options: DataStoreOptions, deps: D
   const permissions = servicePermissions(deps.permissionStore, name, dataStorePermissionDefaults(options.read));
   const ctx: DataStoreContext = {
     name,
-    repo: createDataStoreRepo(deps.db, name),
+    repo: createDataStoreRepo(deps.db, name, deps.dialect === 'sqlite' && options.itemCacheBytes > 0 ? new ItemCache(options.itemCacheBytes) : null),
     clock: deps.clock,
     permissions,
     inputs: createDataStoreInputs(options),

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDialectConfig, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type QueryResult, type SqliteDialectConfig, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
 
@@ -30,7 +30,43 @@ export function openDatabase(options: { databaseUrl?: string | undefined; dataDi
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  return { db: new Kysely<Database>({ dialect: new FairSqliteDialect({ database: withStatementCache(sqlite) }) }), dialect: 'sqlite' };
+  const dialect = new FairSqliteDialect({ database: withStatementCache(sqlite) });
+  const db = new Kysely<Database>({ dialect });
+  directRunners.set(db, (query) => dialect.runIfIdle(query));
+  groupedWriters.set(db, (query) => dialect.writeGrouped(db, query));
+  return { db, dialect: 'sqlite' };
+}
+
+type GroupedWriter = (query: CompiledQuery) => Promise<QueryResult<unknown>>;
+const groupedWriters = new WeakMap<object, GroupedWriter>();
+
+/**
+ * Run a write of one statement that cannot fail on its own (an UPDATE by key, say), on SQLite
+ * together with the other such writes of the same event-loop turn, in one transaction: each
+ * commit writes the WAL, and one commit for many writes costs a fraction of one per write.
+ * The promise resolves once the transaction is committed, so an acknowledged write is stored.
+ * Elsewhere (PostgreSQL, or `db` a transaction) it is one query as usual.
+ */
+export function executeGrouped<R>(db: Kysely<Database>, query: CompiledQuery<R>): Promise<QueryResult<R>> {
+  const writer = groupedWriters.get(db);
+  return (writer ? writer(query) : db.executeQuery(query)) as Promise<QueryResult<R>>;
+}
+
+type DirectRunner = (query: CompiledQuery) => QueryResult<unknown> | null;
+const directRunners = new WeakMap<object, DirectRunner>();
+
+/**
+ * Run a compiled query, on SQLite at once when nothing holds the connection. Kysely's path
+ * (connection provider, driver mutex, several awaits) costs more than SQLite's point select
+ * itself; the hot paths (one item, one file entry) take this one. It is exact: while the
+ * connection is free no transaction is open, and a statement runs to its end synchronously.
+ * In a transaction (`db` is then the transaction), on PostgreSQL, or while the connection is
+ * taken, the query goes through Kysely as usual.
+ */
+export async function executeNow<R>(db: Kysely<Database>, query: CompiledQuery<R>): Promise<QueryResult<R>> {
+  const direct = directRunners.get(db)?.(query);
+  if (direct) return direct as QueryResult<R>;
+  return db.executeQuery(query);
 }
 
 /**
@@ -62,6 +98,7 @@ function withStatementCache(sqlite: SQLite.Database, max = 500): SqliteDatabase 
  */
 class FairSqliteDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;
+  #driver: FairSqliteDriver | null = null;
 
   constructor(config: SqliteDialectConfig) {
     super(config);
@@ -69,12 +106,81 @@ class FairSqliteDialect extends SqliteDialect {
   }
 
   override createDriver(): Driver {
-    return new FairSqliteDriver(this.#config);
+    this.#driver = new FairSqliteDriver(this.#config);
+    return this.#driver;
+  }
+
+  /** The query's result, run now, or null when the connection is taken (or not yet opened). */
+  runIfIdle(query: CompiledQuery): QueryResult<unknown> | null {
+    if (!this.#driver || this.#driver.busy) return null;
+    return this.#run(query);
+  }
+
+  #run(query: CompiledQuery): QueryResult<unknown> {
+    // The statement cache of `withStatementCache` (the same one Kysely's driver uses).
+    const statement = (this.#config.database as SqliteDatabase).prepare(query.sql);
+    if (statement.reader) return { rows: statement.all(query.parameters) };
+    const { changes, lastInsertRowid } = statement.run(query.parameters);
+    return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
+  }
+
+  #group: Array<{ query: CompiledQuery; resolve: (r: QueryResult<unknown>) => void; reject: (e: unknown) => void }> = [];
+
+  writeGrouped(db: Kysely<Database>, query: CompiledQuery): Promise<QueryResult<unknown>> {
+    return new Promise((resolve, reject) => {
+      if (this.#group.push({ query, resolve, reject }) === 1) setImmediate(() => this.#flush(db));
+    });
+  }
+
+  #flush(db: Kysely<Database>): void {
+    const group = this.#group;
+    this.#group = [];
+    if (!this.#driver || this.#driver.busy) {
+      // A transaction holds the connection: each write waits its turn through Kysely.
+      for (const w of group) db.executeQuery(w.query).then(w.resolve, w.reject);
+      return;
+    }
+    const results: Array<QueryResult<unknown> | { error: unknown }> = [];
+    try {
+      this.#run(BEGIN);
+      for (const w of group) {
+        try {
+          results.push(this.#run(w.query));
+        } catch (error) {
+          // SQLite undoes the failed statement only; the others stay in the transaction.
+          results.push({ error });
+        }
+      }
+      this.#run(COMMIT);
+    } catch (error) {
+      try {
+        this.#run(ROLLBACK);
+      } catch {
+        // no transaction left to roll back
+      }
+      for (const w of group) w.reject(error);
+      return;
+    }
+    group.forEach((w, i) => {
+      const result = results[i]!;
+      if ('error' in result) w.reject(result.error);
+      else w.resolve(result);
+    });
   }
 }
 
+// BEGIN IMMEDIATE takes the write lock at once, so the commit cannot meet a lock taken in between.
+const BEGIN = CompiledQuery.raw('begin immediate');
+const COMMIT = CompiledQuery.raw('commit');
+const ROLLBACK = CompiledQuery.raw('rollback');
+
 class FairSqliteDriver extends SqliteDriver {
   #busy = false;
+
+  /** Someone holds the connection (a query or a transaction is under way). */
+  get busy(): boolean {
+    return this.#busy;
+  }
   readonly #waiting: Array<() => void> = [];
 
   override async acquireConnection(): Promise<DatabaseConnection> {
