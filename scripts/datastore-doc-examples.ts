@@ -133,7 +133,7 @@ async function main(): Promise<void> {
 
     out('## Owner operations');
     out();
-    section('getOwner', '`owner` is the user id of the owner (`id` of `/users/api/identity`).');
+    section('getOwner', '`owner` is the name of the owning account (`""` when the account is gone).');
     await call({ op: 'getOwner', token: bob, body: { key: 'color' } });
     await call({ title: 'Several', op: 'getOwner', token: bob, body: { key: ['color', 'bob-1'] } });
 

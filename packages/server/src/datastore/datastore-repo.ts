@@ -9,7 +9,10 @@ export interface Item {
   id: number;
   key: string;
   value: string | number;
+  /** The owner's user id: what permissions compare. */
   owner: string | null;
+  /** The owner's user name, as answers show it; null when the account is gone (or unknown). */
+  ownerName: string | null;
   /** Milliseconds since the epoch. */
   updated: number;
 }
@@ -34,13 +37,20 @@ export class DuplicateKeyError extends Error {
   override readonly name = 'DuplicateKeyError';
 }
 
-const toItem = (row: Selectable<DataStoreItemsTable>): Item => ({
+type ItemRow = Selectable<DataStoreItemsTable> & { owner_name: string | null };
+
+const toItem = (row: ItemRow): Item => ({
   id: row.id,
   key: row.key,
   value: row.number ?? row.value,
   owner: row.owner,
+  ownerName: row.owner_name,
   updated: row.updated,
 });
+
+/** Items with their owner's name: owners are kept as user ids (a renamed account keeps its items), answers show names. */
+const withOwnerName = (db: Db) =>
+  db.selectFrom('datastore_items').leftJoin('users', 'users.id', 'datastore_items.owner').selectAll('datastore_items').select('users.name as owner_name');
 
 const valueColumns = (value: string | number) =>
   typeof value === 'number' ? { value: String(value), number: value } : { value, number: null };
@@ -76,7 +86,7 @@ export function createDataStoreRepo(db: Kysely<Database>, store: string, cache: 
 function compileHotQueries(db: Kysely<Database>) {
   return {
     /** Parameters: store, key. */
-    byKey: db.selectFrom('datastore_items').selectAll().where('store', '=', '').where('key', '=', '').compile(),
+    byKey: withOwnerName(db).where('datastore_items.store', '=', '').where('datastore_items.key', '=', '').compile(),
     /** Parameters: value, number, updated, store, id. */
     replaceValue: db.updateTable('datastore_items').set({ value: '', number: 0, updated: 0 }).where('store', '=', '').where('id', '=', 0).compile(),
     /** Parameters: value, number, updated, store, key. */
@@ -95,9 +105,17 @@ function compileHotQueries(db: Kysely<Database>) {
 type HotQueries = ReturnType<typeof compileHotQueries>;
 
 function storeQueries(db: Db, store: string, compiled: HotQueries, cached: { cache: ItemCache; readThrough: boolean } | null) {
-  const items = () => db.selectFrom('datastore_items').selectAll().where('store', '=', store);
+  const items = () => withOwnerName(db).where('datastore_items.store', '=', store);
   const cache = cached?.cache;
   const readCache = cached?.readThrough ? cached.cache : undefined;
+
+  /** The names of these accounts by id (ids of removed accounts are left out). */
+  async function ownerNames(ids: ReadonlyArray<string | null>): Promise<Map<string, string>> {
+    const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
+    if (wanted.length === 0) return new Map();
+    const rows = await db.selectFrom('users').select(['id', 'name']).where('id', 'in', wanted).execute();
+    return new Map(rows.map((r) => [r.id, r.name]));
+  }
 
   return {
 
@@ -105,7 +123,7 @@ function storeQueries(db: Db, store: string, compiled: HotQueries, cached: { cac
       const hit = readCache?.get(key);
       if (hit) return hit;
       const version = readCache?.version ?? 0;
-      const { rows } = await executeNow<Selectable<DataStoreItemsTable>>(db, { ...compiled.byKey, parameters: [store, key] });
+      const { rows } = await executeNow<ItemRow>(db, { ...compiled.byKey, parameters: [store, key] });
       const item = rows[0] ? toItem(rows[0]) : null;
       if (item) readCache?.put(item, version);
       return item;
@@ -113,12 +131,12 @@ function storeQueries(db: Db, store: string, compiled: HotQueries, cached: { cac
 
     async byKeys(keys: readonly string[]): Promise<Item[]> {
       if (keys.length === 0) return [];
-      return (await items().where('key', 'in', keys).execute()).map(toItem);
+      return (await items().where('datastore_items.key', 'in', keys).execute()).map(toItem);
     },
 
     async byIds(ids: readonly number[]): Promise<Item[]> {
       if (ids.length === 0) return [];
-      return (await items().where('id', 'in', ids).execute()).map(toItem);
+      return (await items().where('datastore_items.id', 'in', ids).execute()).map(toItem);
     },
 
     /** Keys of `keys` that exist in this store. */
@@ -141,7 +159,7 @@ function storeQueries(db: Db, store: string, compiled: HotQueries, cached: { cac
             .returning(['id', 'key'])
             .execute();
           const ids = new Map(rows.map((r) => [r.key, r.id]));
-          for (const it of chunk) stored.push({ id: ids.get(it.key) ?? 0, key: it.key, value: it.value, owner: it.owner, updated: now });
+          for (const it of chunk) stored.push({ id: ids.get(it.key) ?? 0, key: it.key, value: it.value, owner: it.owner, ownerName: null, updated: now });
         }
       } catch (err) {
         if (isUniqueViolation(err)) throw new DuplicateKeyError('key exists', { cause: err });
@@ -204,7 +222,8 @@ function storeQueries(db: Db, store: string, compiled: HotQueries, cached: { cac
         ordered = ordered.orderBy('key', direction);
       }
       const rows = await ordered.limit(query.size).offset(query.start - 1).execute();
-      return { items: rows.map(toItem), total };
+      const names = await ownerNames(rows.map((r) => r.owner));
+      return { items: rows.map((r) => toItem({ ...r, owner_name: (r.owner && names.get(r.owner)) ?? null })), total };
     },
 
     /** One page of keys only. */

@@ -20,6 +20,8 @@ export interface DataStoreDeps {
   db: Kysely<Database>;
   /** On SQLite one process owns the database, so items may be cached in memory (see item-cache.ts). */
   dialect: Dialect;
+  /** How long a cached item may show its owner's old name after a rename. */
+  itemCacheMaxAgeMs: number;
   clock: Clock;
   permissionStore: PermissionStore;
 }
@@ -33,7 +35,7 @@ export function createDataStore(name: string, options: DataStoreOptions, deps: D
   const permissions = servicePermissions(deps.permissionStore, name, dataStorePermissionDefaults(options.read));
   const ctx: DataStoreContext = {
     name,
-    repo: createDataStoreRepo(deps.db, name, deps.dialect === 'sqlite' && options.itemCacheBytes > 0 ? new ItemCache(options.itemCacheBytes) : null),
+    repo: createDataStoreRepo(deps.db, name, deps.dialect === 'sqlite' && options.itemCacheBytes > 0 ? new ItemCache(options.itemCacheBytes, deps.itemCacheMaxAgeMs, deps.clock) : null),
     clock: deps.clock,
     permissions,
     inputs: createDataStoreInputs(options),

@@ -3,13 +3,16 @@ import type { Item } from './datastore-repo.js';
 /** The original's item timestamp: float seconds since the epoch (UTC). */
 export const timestampOf = (item: Pick<Item, 'updated'>) => item.updated / 1000;
 
-/** An item on the wire: key, value, timestamp, id and owner (the owner's user id). */
+/** The owner as answers show it: the user name, as the file store and the original connectors show it; `""` when the account is gone. */
+const ownerOf = (item: Item) => item.ownerName ?? '';
+
+/** An item on the wire: key, value, timestamp, id and owner (the owner's user name). */
 export function itemView(item: Item) {
-  return { key: item.key, value: item.value, timestamp: timestampOf(item), id: item.id, owner: item.owner };
+  return { key: item.key, value: item.value, timestamp: timestampOf(item), id: item.id, owner: ownerOf(item) };
 }
 
 export function ownerView(item: Item) {
-  return { key: item.key, owner: item.owner, id: item.id };
+  return { key: item.key, owner: ownerOf(item), id: item.id };
 }
 
 /**

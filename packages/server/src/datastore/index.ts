@@ -5,7 +5,7 @@ export type { DataStore } from './datastore-service.js';
 export { dataStoreErrors } from './datastore-errors.js';
 export { dataStorePermissionDefaults } from './datastore-permissions.js';
 
-export interface DataStoresDeps extends DataStoreDeps {
+export interface DataStoresDeps extends Omit<DataStoreDeps, 'itemCacheMaxAgeMs'> {
   config: Config;
 }
 
@@ -16,6 +16,6 @@ export interface DataStores {
 }
 
 export function createDataStores(deps: DataStoresDeps): DataStores {
-  const stores = new Map(Object.entries(deps.config.dataStores).map(([name, options]) => [name, createDataStore(name, options, deps)]));
+  const stores = new Map(Object.entries(deps.config.dataStores).map(([name, options]) => [name, createDataStore(name, options, { ...deps, itemCacheMaxAgeMs: deps.config.users.sessionCacheSeconds * 1000 })]));
   return { names: [...stores.keys()], get: (name) => stores.get(name) };
 }

@@ -1,3 +1,4 @@
+import type { Clock } from '../core/clock.js';
 import type { Item } from './datastore-repo.js';
 
 /**
@@ -10,15 +11,23 @@ import type { Item } from './datastore-repo.js';
  * A read that started before a write must not put its (old) result back afterwards: each
  * write bumps `version`, and a read caches its result only if the version it started with is
  * still current.
+ *
+ * Entries also age out after `maxAgeMs`: an item shows its owner's name, and a renamed account
+ * is a write of the user service, not of the store. Names follow a rename as soon as sessions
+ * do (`users.sessionCacheSeconds`).
  */
 export class ItemCache {
-  readonly #items = new Map<string, Item>();
+  readonly #items = new Map<string, { item: Item; at: number }>();
   #bytes = 0;
   #version = 0;
   readonly #maxBytes: number;
+  readonly #maxAgeMs: number;
+  readonly #clock: Clock;
 
-  constructor(maxBytes: number) {
+  constructor(maxBytes: number, maxAgeMs: number, clock: Clock) {
     this.#maxBytes = maxBytes;
+    this.#maxAgeMs = maxAgeMs;
+    this.#clock = clock;
   }
 
   get version(): number {
@@ -26,7 +35,8 @@ export class ItemCache {
   }
 
   get(key: string): Item | undefined {
-    return this.#items.get(key);
+    const entry = this.#items.get(key);
+    return entry && this.#clock.now() - entry.at < this.#maxAgeMs ? entry.item : undefined;
   }
 
   /** Keep an item read at `version` (ignored when a write came in between, or it is too large). */
@@ -37,8 +47,8 @@ export class ItemCache {
     // Full: start again rather than track recency on every hit; hot items come back at once.
     if (this.#bytes + size > this.#maxBytes) this.#clear();
     const old = this.#items.get(item.key);
-    if (old) this.#bytes -= sizeOf(old);
-    this.#items.set(item.key, item);
+    if (old) this.#bytes -= sizeOf(old.item);
+    this.#items.set(item.key, { item, at: this.#clock.now() });
     this.#bytes += size;
   }
 
@@ -48,7 +58,7 @@ export class ItemCache {
     for (const key of keys) {
       const old = this.#items.get(key);
       if (!old) continue;
-      this.#bytes -= sizeOf(old);
+      this.#bytes -= sizeOf(old.item);
       this.#items.delete(key);
     }
   }
@@ -66,4 +76,4 @@ export class ItemCache {
 }
 
 /** Roughly what an item holds in memory: its text twice over (UTF-16) and a fixed overhead. */
-const sizeOf = (item: Item) => 2 * (item.key.length + (typeof item.value === 'string' ? item.value.length : 8)) + 100;
+const sizeOf = (item: Item) => 2 * (item.key.length + (typeof item.value === 'string' ? item.value.length : 8) + (item.ownerName?.length ?? 0)) + 100;

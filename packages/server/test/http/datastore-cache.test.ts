@@ -38,7 +38,7 @@ describe('data store: every change is seen by the next read', () => {
 
     await ds(s, 'setOwner', { key: 'c1', newOwner: 'admin' }, { token: admin });
     assert.equal((await read('c1')).status, 200, 'the store is readable by signed-in users');
-    assert.notEqual((await ds(s, 'getOwner', { key: 'c1' }, { token: owner })).body.owner, 'cacheowner');
+    assert.equal((await ds(s, 'getOwner', { key: 'c1' }, { token: owner })).body.owner, 'admin');
     const replaced = await ds(s, 'setItem', { key: 'c1', value: 'not mine' }, { token: owner });
     assert.equal(replaced.status, 403, 'the former owner may no longer replace it');
     assert.equal((await read('c1')).body.value, 4);
@@ -72,5 +72,29 @@ describe('data store: every change is seen by the next read', () => {
     assert.equal(refused.status, 409);
     assert.equal((await read('keep')).body.value, 'kept');
     assert.equal((await read('fresh')).status, 404);
+  });
+});
+
+describe('data store: owners are shown by name', () => {
+  let now = Date.now();
+  const clock = { now: () => now };
+  let s: TestServer;
+  before(async () => {
+    s = await startServer({}, { clock });
+  });
+  after(() => s.close());
+
+  test('the name of a removed account gives way to "" once cached items age out (users.sessionCacheSeconds)', async () => {
+    const token = await s.createUser('leaving');
+    const admin = await s.adminToken();
+    await ds(s, 'newItem', { key: 'left', value: 'behind' }, { token });
+    assert.equal((await ds(s, 'getItem', { key: 'left' }, { token: admin })).body.owner, 'leaving');
+    assert.deepEqual((await ds(s, 'list', {}, { token: admin })).body.items.map((i: { owner: string }) => i.owner), ['leaving']);
+    await s.users('removeUser', { identity: 'leaving' }, { token: admin });
+    assert.deepEqual((await ds(s, 'list', {}, { token: admin })).body.items.map((i: { owner: string }) => i.owner), [''], 'lists read the names afresh');
+    now += 2000;
+    const item = await ds(s, 'getItem', { key: 'left' }, { token: admin });
+    assert.equal(item.body.owner, '');
+    assert.equal(item.body.value, 'behind', 'the item stays');
   });
 });

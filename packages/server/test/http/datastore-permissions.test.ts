@@ -57,7 +57,7 @@ describe('data store: permissions and owners', () => {
     test('the refused calls changed nothing', async () => {
       const res = await ds(s, 'getItem', { key: 'a1' }, { token: alice });
       assert.equal(res.body.value, 'alice 1');
-      assert.equal(res.body.owner, aliceId);
+      assert.equal(res.body.owner, 'alice');
       assert.equal((await ds(s, 'getItem', { key: 'anon-new' }, { token: alice })).status, 404);
     });
     test('an invalid token is anonymous', async () => {
@@ -73,7 +73,7 @@ describe('data store: permissions and owners', () => {
       assert.equal((await ds(s, 'getItem', { key: 'p1' }, { store: 'public' })).body.value, 'public');
       assert.equal((await ds(s, 'list', {}, { store: 'public' })).body.total, 1);
       assert.deepEqual((await ds(s, 'keys', {}, { store: 'public' })).body.keys, ['p1']);
-      assert.equal((await ds(s, 'getOwner', { key: 'p1' }, { store: 'public' })).body.owner, aliceId);
+      assert.equal((await ds(s, 'getOwner', { key: 'p1' }, { store: 'public' })).body.owner, 'alice');
       assert.equal((await ds(s, 'newItem', { key: 'p2', value: 1 }, { store: 'public' })).status, 401);
       assert.equal((await ds(s, 'getItem', { key: 'nope' }, { store: 'public' })).status, 404);
     });
@@ -100,7 +100,7 @@ describe('data store: permissions and owners', () => {
       assert.equal((await ds(s, 'setItem', { key: 'b1', value: 'bob 1b' }, { token: bob })).status, 200);
       const created = await ds(s, 'setItem', { key: 'b2', value: 'new' }, { token: bob });
       assert.equal(created.status, 200);
-      assert.equal((await ds(s, 'getOwner', { key: 'b2' }, { token: alice })).body.owner, bobId);
+      assert.equal((await ds(s, 'getOwner', { key: 'b2' }, { token: alice })).body.owner, 'bob');
       assert.deepEqual((await ds(s, 'removeItem', { key: 'b2' }, { token: bob })).body, { result: 1, success: ['b2'] });
     });
     test('administrators replace and remove any item', async () => {
@@ -108,7 +108,7 @@ describe('data store: permissions and owners', () => {
       assert.equal((await ds(s, 'setItem', { key: 'a3', value: 2 }, { token: admin })).status, 200);
       const got = await ds(s, 'getItem', { key: 'a3' }, { token: alice });
       assert.equal(got.body.value, 2);
-      assert.equal(got.body.owner, aliceId, 'replacing keeps the owner');
+      assert.equal(got.body.owner, 'alice', 'replacing keeps the owner');
       assert.equal((await ds(s, 'removeItem', { key: 'a3' }, { token: admin })).body.result, 1);
     });
     test('newItem for another owner needs setOwner; an administrator may', async () => {
@@ -119,7 +119,7 @@ describe('data store: permissions and owners', () => {
       assert.equal(self.status, 200, 'naming oneself is fine');
       const byAdmin = await ds(s, 'newItem', { items: [{ key: 'gift', value: 1, owner: 'bob' }] }, { token: admin });
       assert.equal(byAdmin.status, 200);
-      assert.equal((await ds(s, 'getOwner', { key: 'gift' }, { token: bob })).body.owner, bobId);
+      assert.equal((await ds(s, 'getOwner', { key: 'gift' }, { token: bob })).body.owner, 'bob');
       const unknown = await ds(s, 'newItem', { items: [{ key: 'gift2', value: 1, owner: 'nobody' }] }, { token: admin });
       assert.equal(unknown.status, 422);
       assert.deepEqual(unknown.body.invalid, [['items.0.owner', 'unknown_user']]);
@@ -135,11 +135,11 @@ describe('data store: permissions and owners', () => {
     test('getOwner by key, list and id', async () => {
       const one = await ds(s, 'getOwner', { key: 'a1' }, { token: bob });
       assert.equal(one.status, 200);
-      assert.equal(one.body.owner, aliceId);
+      assert.equal(one.body.owner, 'alice');
       assert.equal(one.body.key, 'a1');
-      assert.deepEqual(one.body.items, [{ key: 'a1', owner: aliceId, id: one.body.id }]);
+      assert.deepEqual(one.body.items, [{ key: 'a1', owner: 'alice', id: one.body.id }]);
       const list = await ds(s, 'getOwner', { key: ['a1', 'b1'] }, { token: bob });
-      assert.deepEqual(list.body.items.map((i: { owner: string }) => i.owner), [aliceId, bobId]);
+      assert.deepEqual(list.body.items.map((i: { owner: string }) => i.owner), ['alice', 'bob']);
       const byId = await ds(s, 'getOwner', { id: one.body.id }, { token: bob });
       assert.equal(byId.body.key, 'a1');
       assert.equal((await ds(s, 'getOwner', { key: 'nope' }, { token: bob })).status, 404);
@@ -171,7 +171,7 @@ describe('data store: permissions and owners', () => {
       assert.equal(match.body.success[0][0], id);
       const items = await ds(s, 'setOwner', { items: [{ key: 'o1' }, { key: 'o2' }], newOwner: aliceId }, { token: admin });
       assert.equal(items.body.result, 2);
-      assert.equal((await ds(s, 'getOwner', { key: 'o2' }, { token: bob })).body.owner, aliceId);
+      assert.equal((await ds(s, 'getOwner', { key: 'o2' }, { token: bob })).body.owner, 'alice');
     });
     test('unknown new owner 422, missing owner 422, unknown item 404; nothing changed', async () => {
       const unknown = await ds(s, 'setOwner', { key: 'o1', newOwner: 'ghost' }, { token: admin });
@@ -184,7 +184,7 @@ describe('data store: permissions and owners', () => {
       const gone = await ds(s, 'setOwner', { key: ['o1', 'nothing'], newOwner: 'bob' }, { token: admin });
       assert.equal(gone.status, 404);
       assert.deepEqual(gone.body.invalid, [['key.1', 'not found']]);
-      assert.equal((await ds(s, 'getOwner', { key: 'o1' }, { token: bob })).body.owner, aliceId, 'all or nothing');
+      assert.equal((await ds(s, 'getOwner', { key: 'o1' }, { token: bob })).body.owner, 'alice', 'all or nothing');
     });
   });
 
