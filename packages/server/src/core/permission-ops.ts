@@ -7,11 +7,15 @@ import { allowedInput, parseInput, setPermissionsInput } from './validation.js';
  * everyone), `getPermissions` and `setPermissions` (administrators, checked by the caller).
  */
 
-/** `{result: <all held>, <name>: bool, ...}`; a permission that depends on ownership counts as held. */
-export async function allowedAnswer(permissions: ServicePermissions, principal: Principal, input: Record<string, unknown>) {
+/**
+ * `{result: <all held>, <name>: bool, ...}`. `isOwner` says whether `sys:owner` counts: by
+ * default for any signed-in caller (a permission that depends on ownership counts as held);
+ * the file store passes whether the caller owns the entry at hand.
+ */
+export async function allowedAnswer(permissions: ServicePermissions, principal: Principal, input: Record<string, unknown>, isOwner = principal.userId !== null) {
   const names = parseInput(allowedInput, input);
   const out: Record<string, unknown> = {};
-  for (const name of names) out[name] = await permissions.allows(name, principal, principal.userId !== null);
+  for (const name of names) out[name] = await permissions.allows(name, principal, isOwner);
   return { result: names.every((n) => out[n] === true), ...out };
 }
 

@@ -4,6 +4,8 @@
  * Pseudo-groups: `sys:everyone` (anyone), `sys:authenticated` (any signed-in user),
  * `sys:owner` (the owner of the item or entry at hand), `sys:noone` (nobody).
  */
+import { commonErrors, type RoostError } from './errors.js';
+
 export const EVERYONE = 'sys:everyone';
 export const AUTHENTICATED = 'sys:authenticated';
 export const OWNER = 'sys:owner';
@@ -46,6 +48,39 @@ export function holds(granted: readonly string[], principal: Principal, isOwner 
     if (principal.groups.includes(group)) return true;
   }
   return false;
+}
+
+/**
+ * Why a caller who does not hold a permission granted to `granted` is refused: 401 when it is
+ * anonymous and signing in could help (the permission is open to someone), else 403. So a
+ * sign-up policy switched off (`sys:noone` only) answers 403 to everybody.
+ */
+export function refusal(granted: readonly string[], principal: Principal): RoostError {
+  const signingInCouldHelp = principal.userId === null && granted.some((g) => g !== NOONE);
+  return signingInCouldHelp ? commonErrors.not_signed_in() : commonErrors.not_allowed();
+}
+
+/** Who may read a store by default, per its configuration. */
+export type StoreReadGroup = typeof EVERYONE | typeof AUTHENTICATED;
+
+/**
+ * The default entries of a store, the model data and file stores share, one entry per
+ * operation: `reads` go to the store's `read` group and administrators; anyone signed in may
+ * create (`newItem`), and the creator owns what it created; `changes` are for the owner
+ * (`sys:owner`) and administrators; ownership and permissions for administrators only.
+ * Made once per store: the permission store caches merged entries per defaults object.
+ */
+export function storePermissionDefaults(read: StoreReadGroup, ops: { reads: readonly string[]; changes: readonly string[] }): PermissionMap {
+  return Object.freeze({
+    ...Object.fromEntries(ops.reads.map((op) => [op, [read, ADMINS]])),
+    newItem: [AUTHENTICATED],
+    ...Object.fromEntries(ops.changes.map((op) => [op, [OWNER, ADMINS]])),
+    setOwner: [ADMINS],
+    getPermissions: [ADMINS],
+    setPermissions: [ADMINS],
+    allowed: [EVERYONE],
+    ping: [EVERYONE],
+  });
 }
 
 /** The groups after one change; `add` keeps order and drops duplicates. */

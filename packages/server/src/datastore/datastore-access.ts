@@ -1,5 +1,5 @@
-import { commonErrors, type RoostError } from '../core/errors.js';
-import { NOONE, OWNER, holds, type PermissionMap, type Principal, type ServicePermissions } from '../core/permissions.js';
+import type { RoostError } from '../core/errors.js';
+import { OWNER, holds, refusal, type PermissionMap, type Principal, type ServicePermissions } from '../core/permissions.js';
 import type { Item } from './datastore-repo.js';
 
 /**
@@ -48,9 +48,7 @@ class EntryGrants implements Grants {
   }
 
   refusal(permission: string): RoostError {
-    const granted = this.#entries[permission] ?? [];
-    const signingInCouldHelp = this.#principal.userId === null && granted.some((g) => g !== NOONE);
-    return signingInCouldHelp ? commonErrors.not_signed_in() : commonErrors.not_allowed();
+    return refusal(this.#entries[permission] ?? [], this.#principal);
   }
 
   require(permission: string): Exclude<Scope, 'none'> {

@@ -180,12 +180,11 @@ function storeQueries(db: Db, store: string, compiled: HotQueries, cached: { cac
      */
     async replaceByKey(key: string, value: string | number, now: number, owner: string | null): Promise<boolean> {
       const { value: text, number } = valueColumns(value);
-      cache?.forget([key]);
       const result =
         owner === null
           ? await executeGrouped(db, { ...compiled.replaceByKey, parameters: [text, number, now, store, key] })
           : await executeGrouped(db, { ...compiled.replaceOwnByKey, parameters: [text, number, now, store, key, owner] });
-      // A read between the forget and the commit may have cached the old value: forget again.
+      // Until the commit, reads may still see (and cache) the old value; after it, none may.
       cache?.forget([key]);
       return Number(result.numAffectedRows ?? 0) > 0;
     },

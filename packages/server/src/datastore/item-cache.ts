@@ -5,7 +5,8 @@ import type { Item } from './datastore-repo.js';
  * Items of one store kept in memory on SQLite, where one server process owns the database:
  * a point read then costs a map lookup instead of a SQLite statement (whose file locking is
  * most of a getItem's own time). Every write through the repository drops what it touches
- * before it runs, so a read in this process never sees an old value. PostgreSQL deployments
+ * (in a transaction as it runs, a grouped write once it is committed), so no read after a
+ * write is acknowledged sees an old value. PostgreSQL deployments
  * run several processes, which would not see each other's writes: there is no cache there.
  *
  * A read that started before a write must not put its (old) result back afterwards: each

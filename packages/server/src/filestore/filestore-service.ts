@@ -2,10 +2,11 @@ import { Readable } from 'node:stream';
 import type { Clock } from '../core/clock.js';
 import { formatTime } from '../core/clock.js';
 import type { FileStoreOptions } from '../core/config.js';
-import { commonErrors, isRoostError, type RoostError } from '../core/errors.js';
+import { commonErrors, isRoostError } from '../core/errors.js';
 import { newId } from '../core/ids.js';
-import { NOONE, holds, servicePermissions, type PermissionMap, type PermissionStore, type Principal } from '../core/permissions.js';
-import { allowedInput, parseInput, setPermissionsInput } from '../core/validation.js';
+import { holds, refusal, servicePermissions, type PermissionStore, type Principal } from '../core/permissions.js';
+import { allowedAnswer, changePermissionsAnswer, permissionsAnswer } from '../core/permission-ops.js';
+import { parseInput } from '../core/validation.js';
 import { BlobTooLargeError, HEAD_BYTES, type BlobStore, type ByteRange, type StoredBlob } from '../storage/blob-store.js';
 import { childOf, isWithin, parsePath, type FilePath } from './file-paths.js';
 import { fileStoreErrors } from './filestore-errors.js';
@@ -65,8 +66,6 @@ export function entryView(entry: FileEntry) {
 
 const rootView = { name: '', type: 'd', size: 0, mime: '', cache: '', header: '', mtime: '', ctime: '' } as const;
 
-const permissionList = (entries: PermissionMap) => Object.entries(entries).map(([permission, groups]) => ({ permission, groups }));
-
 /**
  * One file store: a tree of files and directories with owners, contents in the blob store.
  * Every operation takes the caller as a `Principal` and the path already parsed; nothing here
@@ -79,10 +78,6 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
   const maxBytes = options.maxFileBytes;
 
   const ownedBy = (principal: Principal, entry: FileEntry | null) => entry !== null && principal.userId !== null && entry.owner === principal.userId;
-
-  /** 401 when signing in could help, else 403 (as the user service's `guarded`). */
-  const refusal = (granted: readonly string[], principal: Principal): RoostError =>
-    principal.userId === null && granted.some((g) => g !== NOONE) ? commonErrors.not_signed_in() : commonErrors.not_allowed();
 
   /** An operation that concerns no entry (permissions): the caller holds it or is refused. */
   async function guard(op: string, principal: Principal): Promise<void> {
@@ -291,25 +286,19 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
     },
 
     async allowed(principal, path, input) {
-      const names = parseInput(allowedInput, input);
       // Under a path, `sys:owner` counts when the caller owns that entry (which reveals nothing new to it).
       const entry = path.path === '' ? null : await repo.get(path.path);
-      const out: Record<string, boolean> = {};
-      for (const name of names) out[name] = await permissions.allows(name, principal, ownedBy(principal, entry));
-      return { result: names.every((n) => out[n] === true), ...out };
+      return allowedAnswer(permissions, principal, input, ownedBy(principal, entry));
     },
 
     async getPermissions(principal) {
       await guard('getPermissions', principal);
-      return { result: true, permissions: permissionList(await permissions.entries()) };
+      return permissionsAnswer(permissions);
     },
 
     async setPermissions(principal, _path, input) {
       await guard('setPermissions', principal);
-      const { permissions: changes } = parseInput(setPermissionsInput, input);
-      const known = permissions.names();
-      if (changes.some((c) => !known.includes(c.permission))) throw commonErrors.unknown_permission({ fields: [['permission', 'unknown_permission']] });
-      return { result: true, permissions: permissionList(await permissions.change(changes)) };
+      return changePermissionsAnswer(permissions, input);
     },
 
     async getOwner(principal, path) {

@@ -78,3 +78,12 @@ export function setAuthCookie(request: FastifyRequest, reply: FastifyReply, toke
 export function clearAuthCookie(request: FastifyRequest, reply: FastifyReply): void {
   reply.clearCookie(AUTH_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: request.protocol === 'https' });
 }
+
+/**
+ * A write's CSRF check: only a request the browser authenticated by itself (the cookie) can be
+ * forged by another site; a token in a header never is. Every route module calls this for its
+ * writes, so the rule lives here once.
+ */
+export function assertWriteOrigin(request: FastifyRequest, caller: RequestCaller, trustedOrigins: readonly string[]): void {
+  if (caller.via === 'cookie') assertSameOrigin(request, trustedOrigins);
+}

@@ -32,13 +32,12 @@ export function openDatabase(options: { databaseUrl?: string | undefined; dataDi
   sqlite.pragma('busy_timeout = 5000');
   const dialect = new FairSqliteDialect({ database: withStatementCache(sqlite) });
   const db = new Kysely<Database>({ dialect });
-  directRunners.set(db, (query) => dialect.runIfIdle(query));
-  groupedWriters.set(db, (query) => dialect.writeGrouped(db, query));
+  sqliteDialects.set(db, dialect);
   return { db, dialect: 'sqlite' };
 }
 
-type GroupedWriter = (query: CompiledQuery) => Promise<QueryResult<unknown>>;
-const groupedWriters = new WeakMap<object, GroupedWriter>();
+/** The dialect of each SQLite database opened here: the fast paths below need its connection. */
+const sqliteDialects = new WeakMap<object, FairSqliteDialect>();
 
 /**
  * Run a write of one statement that cannot fail on its own (an UPDATE by key, say), on SQLite
@@ -48,12 +47,9 @@ const groupedWriters = new WeakMap<object, GroupedWriter>();
  * Elsewhere (PostgreSQL, or `db` a transaction) it is one query as usual.
  */
 export function executeGrouped<R>(db: Kysely<Database>, query: CompiledQuery<R>): Promise<QueryResult<R>> {
-  const writer = groupedWriters.get(db);
-  return (writer ? writer(query) : db.executeQuery(query)) as Promise<QueryResult<R>>;
+  const dialect = sqliteDialects.get(db);
+  return (dialect ? dialect.writeGrouped(db, query) : db.executeQuery(query)) as Promise<QueryResult<R>>;
 }
-
-type DirectRunner = (query: CompiledQuery) => QueryResult<unknown> | null;
-const directRunners = new WeakMap<object, DirectRunner>();
 
 /**
  * Run a compiled query, on SQLite at once when nothing holds the connection. Kysely's path
@@ -64,7 +60,7 @@ const directRunners = new WeakMap<object, DirectRunner>();
  * taken, the query goes through Kysely as usual.
  */
 export async function executeNow<R>(db: Kysely<Database>, query: CompiledQuery<R>): Promise<QueryResult<R>> {
-  const direct = directRunners.get(db)?.(query);
+  const direct = sqliteDialects.get(db)?.runIfIdle(query);
   if (direct) return direct as QueryResult<R>;
   return db.executeQuery(query);
 }

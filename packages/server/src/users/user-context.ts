@@ -1,7 +1,7 @@
 import type { Clock } from '../core/clock.js';
 import { commonErrors } from '../core/errors.js';
 import type { Mailer } from '../core/mailer.js';
-import { NOONE, holds, type Principal, type ServicePermissions } from '../core/permissions.js';
+import { holds, refusal, type Principal, type ServicePermissions } from '../core/permissions.js';
 import type { UserInputs } from './user-inputs.js';
 import type { User, UserRepo } from './user-repo.js';
 
@@ -57,10 +57,7 @@ export type Operation = (caller: Caller, input: Record<string, unknown>) => Prom
 export function guarded(ctx: UserContext, permission: string, op: Operation): Operation {
   return async (caller, input) => {
     const granted = await ctx.permissions.granted(permission);
-    if (!holds(granted, caller.principal, caller.user !== null)) {
-      const signingInCouldHelp = !caller.user && granted.some((g) => g !== NOONE);
-      throw signingInCouldHelp ? commonErrors.not_signed_in() : commonErrors.not_allowed();
-    }
+    if (!holds(granted, caller.principal, caller.user !== null)) throw refusal(granted, caller.principal);
     return op(caller, input);
   };
 }

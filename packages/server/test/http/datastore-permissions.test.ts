@@ -23,7 +23,6 @@ describe('data store: permissions and owners', () => {
   let alice: string;
   let bob: string;
   let aliceId: string;
-  let bobId: string;
   const replace = (permission: string, groups: string[], store = 'data') =>
     ds(s, 'setPermissions', { permissions: [{ permission, groups, action: 'replace' }] }, { token: admin, store });
 
@@ -33,7 +32,6 @@ describe('data store: permissions and owners', () => {
     alice = await s.createUser('alice');
     bob = await s.createUser('bob');
     aliceId = await userIdOf(s, alice);
-    bobId = await userIdOf(s, bob);
     await ds(s, 'newItem', { items: [{ key: 'a1', value: 'alice 1' }, { key: 'a2', value: 'alice 2' }] }, { token: alice });
     await ds(s, 'newItem', { items: [{ key: 'b1', value: 'bob 1' }] }, { token: bob });
   });

@@ -4,7 +4,7 @@ import type { Config } from '../../core/config.js';
 import { allowedInput, setPermissionsInput } from '../../core/validation.js';
 import type { DataStore, DataStores } from '../../datastore/index.js';
 import type { UserService } from '../../users/index.js';
-import { assertSameOrigin, callerOf } from '../auth.js';
+import { assertWriteOrigin, callerOf } from '../auth.js';
 import { docSchema } from '../openapi.js';
 import { requestValues } from '../request-values.js';
 
@@ -55,7 +55,7 @@ export async function registerDataStoreRoutes(app: FastifyInstance, options: Dat
         // Items may be private to their owner: no browser or proxy cache keeps them.
         reply.header('cache-control', 'no-store');
         const caller = await callerOf(request, users);
-        if (caller.via === 'cookie' && !route.read) assertSameOrigin(request, config.corsOrigins);
+        if (!route.read) assertWriteOrigin(request, caller, config.corsOrigins);
         return store.run(route.op, caller.principal, requestValues(request));
       };
       const url = `/${name}/api/${route.op}`;

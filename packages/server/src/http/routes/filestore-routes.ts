@@ -3,7 +3,7 @@ import type { Config } from '../../core/config.js';
 import { RoostError } from '../../core/errors.js';
 import { API_SEGMENT, fileStoreErrors, parsePath, pathOf, ROOT, type FilePath, type FileStore, type FileStores } from '../../filestore/index.js';
 import type { UserService } from '../../users/index.js';
-import { assertSameOrigin, callerOf } from '../auth.js';
+import { assertWriteOrigin, callerOf } from '../auth.js';
 import { sendFile } from '../file-download.js';
 import { docSchema } from '../openapi.js';
 import { installUploadParsers, pathnameOf, runWithBody } from '../file-uploads.js';
@@ -79,7 +79,7 @@ export async function registerFileStoreRoutes(app: FastifyInstance, options: Fil
       if (request.method === 'PUT' && op !== 'write') throw new RoostError('malformed', 'bad_request', 'Only @write takes PUT.');
       // HEAD must stay safe: it reads a file's headers, it never runs an operation.
       if (request.method === 'HEAD' && op !== 'read') throw new RoostError('malformed', 'bad_request', 'HEAD is for downloads only.');
-      if (caller.via === 'cookie' && !READ_ONLY.has(op)) assertSameOrigin(request, config.corsOrigins);
+      if (!READ_ONLY.has(op)) assertWriteOrigin(request, caller, config.corsOrigins);
       if (op === 'read') return sendFile(request, reply, await store.contents(caller.principal, path));
       reply.header('cache-control', 'no-store');
       try {

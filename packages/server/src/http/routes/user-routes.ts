@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Config } from '../../core/config.js';
 import { allowedInput, setPermissionsInput } from '../../core/validation.js';
 import type { UserService } from '../../users/index.js';
-import { assertSameOrigin, callerOf, clearAuthCookie, setAuthCookie } from '../auth.js';
+import { assertSameOrigin, assertWriteOrigin, callerOf, clearAuthCookie, setAuthCookie } from '../auth.js';
 import { requestValues } from '../request-values.js';
 import { docSchema } from '../openapi.js';
 
@@ -93,7 +93,8 @@ export async function registerUserRoutes(app: FastifyInstance, options: { users:
       // Tokens and profiles must not stay in a browser's or a proxy's cache.
       reply.header('cache-control', 'no-store');
       const caller = await callerOf(request, users);
-      if (route.sameOrigin || (caller.via === 'cookie' && !route.read)) assertSameOrigin(request, config.corsOrigins);
+      if (route.sameOrigin) assertSameOrigin(request, config.corsOrigins);
+      else if (!route.read) assertWriteOrigin(request, caller, config.corsOrigins);
       const result = await users.run(route.op, caller, requestValues(request));
       return route.after ? route.after(request, reply, result) : result;
     };
