@@ -4,6 +4,7 @@ import { systemClock, type Clock } from './core/clock.js';
 import type { Config } from './core/config.js';
 import type { Mailer } from './core/mailer.js';
 import { buildHttp } from './http/http-app.js';
+import { registerAdminPages, registerAdminStorePages, registerPageAssets, registerUserPages } from './admin/index.js';
 import { createMailer, outboxDir } from './mail/create-mailer.js';
 import { openDatabase, type Dialect } from './storage/database.js';
 import { migrateToLatest } from './storage/migrations/index.js';
@@ -81,7 +82,14 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
  */
 export async function createRoost(config: Config, overrides: RoostOverrides = {}): Promise<Roost> {
   const services = await openServices(config, overrides);
-  const http = await buildHttp({ users: services.users, dataStores: services.dataStores, fileStores: services.fileStores }, config);
+  const httpServices = { users: services.users, dataStores: services.dataStores, fileStores: services.fileStores };
+  const http = await buildHttp(httpServices, config);
+  // The pages sit on top of the HTTP app (the http layer never imports them).
+  const pageDeps = { services: httpServices, config, db: services.db };
+  await http.register(registerPageAssets);
+  await http.register(registerAdminPages, pageDeps);
+  await http.register(registerAdminStorePages, pageDeps);
+  await http.register(registerUserPages, pageDeps);
   return {
     ...services,
     config,

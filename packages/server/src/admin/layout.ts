@@ -1,0 +1,42 @@
+import { escapeHtml } from '@roost/forms';
+
+/**
+ * The one page shell of every server-rendered page (admin and user pages): one stylesheet at
+ * `/static/roost.css`, no script needed; `head` takes a form's `htmlHead()` when a page has one.
+ */
+export interface PageInit {
+  title: string;
+  /** Trusted HTML of the page's main part. */
+  body: string;
+  /** Trusted HTML for the head (form assets). */
+  head?: string;
+  /** Navigation links, shown in the header; the admin pages pass theirs. */
+  nav?: readonly { href: string; label: string; current?: boolean }[];
+  /** Messages flashed from the previous request, shown above the body. */
+  messages?: readonly string[];
+  /** The signed-in user's name, shown with a sign-out button when set. */
+  user?: { name: string; signoutAction: string; csrfToken: string };
+}
+
+export function renderPage(page: PageInit): string {
+  const nav = page.nav?.length
+    ? `<nav class="site-nav" aria-label="Sections"><ul>${page.nav
+        .map((l) => `<li><a href="${escapeHtml(l.href)}"${l.current ? ' aria-current="page"' : ''}>${escapeHtml(l.label)}</a></li>`)
+        .join('')}</ul></nav>`
+    : '';
+  const user = page.user
+    ? `<form class="signout" method="post" action="${escapeHtml(page.user.signoutAction)}"><span>${escapeHtml(page.user.name)}</span>` +
+      `<input type="hidden" name="csrf" value="${escapeHtml(page.user.csrfToken)}"><button type="submit">Sign out</button></form>`
+    : '';
+  const messages = page.messages?.length
+    ? `<div class="messages" role="status">${page.messages.map((m) => `<p>${escapeHtml(m)}</p>`).join('')}</div>`
+    : '';
+  return (
+    `<!doctype html><html lang="en"><head><meta charset="utf-8">` +
+    `<meta name="viewport" content="width=device-width, initial-scale=1">` +
+    `<title>${escapeHtml(page.title)} · Roost</title>` +
+    `<link rel="stylesheet" href="/static/roost.css">${page.head ?? ''}</head>` +
+    `<body><header class="site-header"><a class="brand" href="/admin">Roost</a>${nav}${user}</header>` +
+    `<main><h1>${escapeHtml(page.title)}</h1>${messages}${page.body}</main></body></html>`
+  );
+}
