@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ADMINS } from '../core/permissions.js';
 import { callerOf, type RequestCaller } from '../http/auth.js';
 import type { UserService } from '../users/index.js';
@@ -10,4 +10,21 @@ import type { UserService } from '../users/index.js';
 export async function adminCaller(request: FastifyRequest, users: UserService): Promise<RequestCaller | null> {
   const caller = await callerOf(request, users);
   return caller.user && caller.user.groups.includes(ADMINS) ? caller : null;
+}
+
+/**
+ * For page routes: the administrator, or null after answering — a redirect to the admin
+ * sign-in page for a browser that is not signed in as one (a signed-in non-administrator gets
+ * 403 and no page).
+ */
+export async function requireAdminPage(request: FastifyRequest, reply: FastifyReply, users: UserService): Promise<RequestCaller | null> {
+  const admin = await adminCaller(request, users);
+  if (admin) return admin;
+  const caller = await callerOf(request, users);
+  if (caller.user) {
+    await reply.code(403).type('text/html; charset=utf-8').send('<!doctype html><title>Forbidden</title><p>This page is for administrators.</p>');
+  } else {
+    await reply.redirect(`/admin/signin?next=${encodeURIComponent(request.url)}`, 303);
+  }
+  return null;
 }
