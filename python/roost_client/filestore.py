@@ -8,12 +8,11 @@ from http.client import HTTPResponse
 from typing import IO, Any, Iterable, Literal, Mapping, Sequence, Union
 from urllib.parse import quote
 
-from .transport import Answer, Body, Connector, Options, PermissionEntry, camel_case_aliases, permission_entries
+from .transport import CHUNK, Answer, Body, Connector, Options, PermissionEntry, camel_case_aliases, permission_entries
 
 Contents = Union[bytes, str, IO[bytes], Iterable[bytes]]
 """File contents: bytes, text (sent as UTF-8), a binary file or an iterable of bytes chunks."""
 Permissions = Union[str, Sequence[str]]
-CHUNK = 64 * 1024
 
 
 @camel_case_aliases

@@ -1,9 +1,11 @@
-"""Options and HTTP transport shared by the three connectors (urllib and json only)."""
+"""Options and HTTP transport shared by the three connectors (standard library only:
+http.client for the requests, http.cookiejar for cookie mode, json)."""
 from __future__ import annotations
 
+import http.client
 import json
 import re
-import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from http.client import HTTPResponse
@@ -21,6 +23,7 @@ FailureCallback = Callable[[RoostError], None]
 Body = Union[bytes, IO[bytes], Iterable[bytes], None]
 
 DEFAULT_TIMEOUT = 30.0
+CHUNK = 64 * 1024
 
 # Option names as the TypeScript connector spells them, accepted as aliases.
 _ALIASES = {"baseUrl": "base_url", "onSuccess": "on_success", "onFailure": "on_failure"}
@@ -98,10 +101,6 @@ class Transport:
 
     def __init__(self, options: Options) -> None:
         self.options = options
-        handlers: list[urllib.request.BaseHandler] = []
-        if options.cookies is not None:
-            handlers.append(urllib.request.HTTPCookieProcessor(options.cookies))
-        self._opener = urllib.request.build_opener(*handlers)
 
     @property
     def token(self) -> str | None:
@@ -148,29 +147,41 @@ class Transport:
         A failure status raises :class:`RoostError` built from the JSON error body. The caller
         closes the response (``with`` works). ``data`` may be bytes, a binary file or an iterable
         of bytes; a file or iterable without a ``content-length`` header is sent chunked, so
-        uploads are streamed.
+        uploads are streamed. When the server refuses an upload before its end (a file over the
+        store's limit) and closes the connection, its answer is still read and raised.
         """
         all_headers = {"accept": "application/json", **self.options.headers, **(headers or {})}
         if self.options.token:
             all_headers["x-auth-token"] = self.options.token
-        request = urllib.request.Request(self.url(path), data=data, headers=all_headers, method=method)
+        # One connection per request, as urllib does; "close" lets the socket go with the response.
+        all_headers["connection"] = "close"
+        url = self.url(path)
+        # A urllib Request only carries the cookies: CookieJar reads and fills it.
+        cookie_request = urllib.request.Request(url, headers=all_headers, method=method)
+        if self.options.cookies is not None:
+            self.options.cookies.add_cookie_header(cookie_request)
+        parts = urllib.parse.urlsplit(url)
+        target = parts.path + (f"?{parts.query}" if parts.query else "")
+        connection_class = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+        connection = connection_class(parts.hostname or "", parts.port, timeout=self.options.timeout, blocksize=CHUNK)
         try:
-            return self._opener.open(request, timeout=self.options.timeout)
-        except urllib.error.HTTPError as err:
-            with err:
-                error = self._http_error(operation, err)
-        except urllib.error.URLError as err:
-            timed_out = isinstance(err.reason, TimeoutError)
-            error = RoostError(
-                f"cannot reach {self.options.base_url}: {err.reason}",
-                code="timeout" if timed_out else "network_error",
-                operation=operation,
-            )
+            try:
+                connection.request(method, target, body=data, headers=dict(cookie_request.header_items()))
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the server stopped reading the body early; its answer tells why
+            response = connection.getresponse()
         except TimeoutError:
-            error = RoostError(f"no answer within {self.options.timeout:g} s", code="timeout", operation=operation)
-        except OSError as err:
-            error = RoostError(f"connection to {self.options.base_url} failed: {err}", code="network_error", operation=operation)
-        self.fail(error)
+            connection.close()
+            self.fail(RoostError(f"no answer within {self.options.timeout:g} s", code="timeout", operation=operation))
+        except (OSError, http.client.HTTPException) as err:
+            connection.close()
+            self.fail(RoostError(f"cannot reach {self.options.base_url}: {err}", code="network_error", operation=operation))
+        if self.options.cookies is not None:
+            self.options.cookies.extract_cookies(response, cookie_request)  # type: ignore[arg-type]
+        if response.status >= 400:
+            with response:
+                self.fail(self._http_error(operation, response))
+        return response
 
     def succeed(self, operation: str, result: Any) -> Any:
         """Report a success to ``on_success`` and hand the result back."""
@@ -196,19 +207,18 @@ class Transport:
         return answer
 
     @staticmethod
-    def _http_error(operation: str, err: urllib.error.HTTPError) -> RoostError:
+    def _http_error(operation: str, response: HTTPResponse) -> RoostError:
         try:
-            body = json.loads(err.read().decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError, OSError):
+            body = json.loads(response.read().decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError, OSError, http.client.HTTPException):
             body = None
         if not isinstance(body, dict):
-            body = {"message": f"{operation} failed with HTTP {err.code}"}
-        error = RoostError.from_answer(operation, err.code, body)
-        retry_after = err.headers.get("retry-after") if err.headers else None
+            body = {"message": f"{operation} failed with HTTP {response.status}"}
+        error = RoostError.from_answer(operation, response.status, body)
+        retry_after = response.headers.get("retry-after")
         if retry_after:
             error.body.setdefault("retryAfter", retry_after)
         return error
-
 
 class Connector:
     """What the three connectors share: their options, token and transport."""

@@ -79,7 +79,8 @@ class RoostServer:
                     listening.set()
             listening.set()
 
-        threading.Thread(target=drain, daemon=True).start()
+        self._drain = threading.Thread(target=drain, daemon=True)
+        self._drain.start()
         if not listening.wait(START_SECONDS) or not self.base_url:
             self.stop()
             raise RuntimeError("Roost did not start:\n" + "".join(self.log[-30:]))
@@ -92,6 +93,9 @@ class RoostServer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+            self._drain.join(5)
+            if self.process.stdout is not None:
+                self.process.stdout.close()
         shutil.rmtree(self.dir, ignore_errors=True)
 
     # Connectors
