@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import unittest
 import uuid
 from pathlib import Path
 from typing import Any
@@ -161,3 +162,28 @@ def server() -> RoostServer:
         atexit.register(started.stop)
         _server = started
     return _server
+
+
+class TwoUsersTestCase(unittest.TestCase):
+    """Connectors of one store for two users, alice and bob, and for the administrator.
+
+    A subclass says which store with ``connect(**options)``.
+    """
+
+    alice: Any
+    bob: Any
+    admin: Any
+    alice_name: str
+    bob_name: str
+
+    @staticmethod
+    def connect(**options: Any) -> Any:
+        raise NotImplementedError
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.alice_name, _, alice_token = server().new_user("alice")
+        cls.bob_name, _, bob_token = server().new_user("bob")
+        cls.alice = cls.connect(token=alice_token)
+        cls.bob = cls.connect(token=bob_token)
+        cls.admin = cls.connect(token=server().admin_token())

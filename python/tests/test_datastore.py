@@ -2,26 +2,17 @@
 from __future__ import annotations
 
 import unittest
+from typing import Any
 
 import roost_client
 from roost_client import RoostError
-from tests.roost_server import server, unique
+from tests.roost_server import TwoUsersTestCase, server, unique
 
 
-class DataStoreTest(unittest.TestCase):
-    alice: roost_client.DataStore
-    bob: roost_client.DataStore
-    admin: roost_client.DataStore
-    alice_name: str
-    bob_name: str
-
-    @classmethod
-    def setUpClass(cls) -> None:
-        cls.alice_name, _, alice_token = server().new_user("alice")
-        cls.bob_name, _, bob_token = server().new_user("bob")
-        cls.alice = server().datastore(token=alice_token)
-        cls.bob = server().datastore(token=bob_token)
-        cls.admin = server().datastore(token=server().admin_token())
+class DataStoreTest(TwoUsersTestCase):
+    @staticmethod
+    def connect(**options: Any) -> roost_client.DataStore:
+        return server().datastore(**options)
 
     def setUp(self) -> None:
         self.prefix = unique("k")

@@ -6,27 +6,18 @@ import io
 import os
 import tempfile
 import unittest
+from typing import Any
 from pathlib import Path
 
 import roost_client
 from roost_client import RoostError
-from tests.roost_server import MAX_FILE_BYTES, server, unique
+from tests.roost_server import TwoUsersTestCase, MAX_FILE_BYTES, server, unique
 
 
-class FileStoreTest(unittest.TestCase):
-    alice: roost_client.FileStore
-    bob: roost_client.FileStore
-    admin: roost_client.FileStore
-    alice_name: str
-    bob_name: str
-
-    @classmethod
-    def setUpClass(cls) -> None:
-        cls.alice_name, _, alice_token = server().new_user("alice")
-        cls.bob_name, _, bob_token = server().new_user("bob")
-        cls.alice = server().filestore(token=alice_token)
-        cls.bob = server().filestore(token=bob_token)
-        cls.admin = server().filestore(token=server().admin_token())
+class FileStoreTest(TwoUsersTestCase):
+    @staticmethod
+    def connect(**options: Any) -> roost_client.FileStore:
+        return server().filestore(**options)
 
     def setUp(self) -> None:
         # Each test works in a directory of its own, owned by alice.
