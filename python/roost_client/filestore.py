@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 import stat
 from http.client import HTTPResponse
 from typing import IO, Any, Iterable, Literal, Mapping, Sequence, Union
 from urllib.parse import quote
 
+from .errors import RoostError
 from .transport import CHUNK, Answer, Body, Connector, Options, PermissionEntry, camel_case_aliases, permission_entries
 
 Contents = Union[bytes, str, IO[bytes], Iterable[bytes]]
@@ -90,7 +92,7 @@ class FileStore(Connector):
 
     def read(self, path: str, *, start: int | None = None, end: int | None = None) -> bytes:
         """The contents of a file, whole or the bytes ``start`` to ``end`` (inclusive)."""
-        with self.stream(path, start=start, end=end) as response:
+        with self.stream(path, start=start, end=end) as response, self._transport.reading("read"):
             return response.read()
 
     def stream(self, path: str, *, start: int | None = None, end: int | None = None) -> HTTPResponse:
@@ -103,15 +105,36 @@ class FileStore(Connector):
 
     def download(self, path: str, target: str | os.PathLike[str] | IO[bytes]) -> int:
         """Stream a file into ``target`` (a file name or a binary file); returns the bytes written.
-        A file name is written only when the download succeeds."""
+        A file name is written as ``<name>.part`` and renamed only when the download is complete."""
         with self.stream(path) as response:
             if hasattr(target, "write"):
-                return _copy(response, target)  # type: ignore[arg-type]
+                return self._copy(response, target)  # type: ignore[arg-type]
             partial = f"{os.fspath(target)}.part"
-            with open(partial, "wb") as out:
-                written = _copy(response, out)
+            try:
+                with open(partial, "wb") as out:
+                    written = self._copy(response, out)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.remove(partial)
+                raise
             os.replace(partial, target)
             return written
+
+    def _copy(self, response: HTTPResponse, out: IO[bytes]) -> int:
+        written = 0
+        while True:
+            with self._transport.reading("read"):
+                chunk = response.read(CHUNK)
+            if not chunk:
+                break
+            out.write(chunk)
+            written += len(chunk)
+        if response.length:
+            # http.client's read(amount) ends quietly when the connection breaks early.
+            self._transport.fail(
+                RoostError(f"the download broke off after {written} bytes", code="network_error", operation="read")
+            )
+        return written
 
     def write(self, path: str, contents: Contents, *, mime: str | None = None) -> Answer:
         """New contents for a file (created when missing), sent as the raw body of a PUT and
@@ -182,10 +205,3 @@ def _size_of(contents: Any) -> int | None:
     except (AttributeError, OSError, ValueError):
         return None
 
-
-def _copy(response: HTTPResponse, out: IO[bytes]) -> int:
-    written = 0
-    while chunk := response.read(CHUNK):
-        out.write(chunk)
-        written += len(chunk)
-    return written

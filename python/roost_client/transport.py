@@ -7,10 +7,11 @@ import json
 import re
 import urllib.parse
 import urllib.request
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.client import HTTPResponse
 from http.cookiejar import CookieJar
-from typing import IO, Any, Callable, Iterable, Mapping, NoReturn, TypeVar, Union
+from typing import IO, Any, Callable, Iterable, Iterator, Mapping, NoReturn, TypeVar, Union
 
 from .errors import RoostError
 
@@ -164,24 +165,36 @@ class Transport:
         target = parts.path + (f"?{parts.query}" if parts.query else "")
         connection_class = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
         connection = connection_class(parts.hostname or "", parts.port, timeout=self.options.timeout, blocksize=CHUNK)
-        try:
+        with self.reading(operation, cleanup=connection.close):
             try:
                 connection.request(method, target, body=data, headers=dict(cookie_request.header_items()))
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the server stopped reading the body early; its answer tells why
             response = connection.getresponse()
-        except TimeoutError:
-            connection.close()
-            self.fail(RoostError(f"no answer within {self.options.timeout:g} s", code="timeout", operation=operation))
-        except (OSError, http.client.HTTPException) as err:
-            connection.close()
-            self.fail(RoostError(f"cannot reach {self.options.base_url}: {err}", code="network_error", operation=operation))
+        if connection.sock is not None:
+            # The server kept the connection open although asked not to: the socket closes with
+            # the response, as it does otherwise (socket.close waits for the response's file).
+            connection.sock.close()
+            connection.sock = None
         if self.options.cookies is not None:
             self.options.cookies.extract_cookies(response, cookie_request)  # type: ignore[arg-type]
         if response.status >= 400:
             with response:
                 self.fail(self._http_error(operation, response))
         return response
+
+    @contextmanager
+    def reading(self, operation: str, cleanup: Callable[[], None] | None = None) -> Iterator[None]:
+        """Turn a timeout or a broken connection inside the block into :class:`RoostError`
+        (``timeout`` or ``network_error``, status 0); ``cleanup`` runs first."""
+        try:
+            yield
+        except (TimeoutError, OSError, http.client.HTTPException) as err:
+            if cleanup is not None:
+                cleanup()
+            if isinstance(err, TimeoutError):
+                self.fail(RoostError(f"no answer within {self.options.timeout:g} s", code="timeout", operation=operation))
+            self.fail(RoostError(f"connection to {self.options.base_url} failed: {err}", code="network_error", operation=operation))
 
     def succeed(self, operation: str, result: Any) -> Any:
         """Report a success to ``on_success`` and hand the result back."""
@@ -196,7 +209,7 @@ class Transport:
         raise error
 
     def _json(self, operation: str, response: HTTPResponse) -> Answer:
-        with response:
+        with response, self.reading(operation):
             raw = response.read()
         try:
             answer = json.loads(raw.decode("utf-8")) if raw else {}

@@ -1,8 +1,11 @@
 """The connector itself: options, cookie mode, callbacks, transport failures, names."""
 from __future__ import annotations
 
+import os
 import re
 import socket
+import tempfile
+import threading
 import unittest
 from http.cookiejar import CookieJar
 from pathlib import Path
@@ -123,6 +126,27 @@ class TransportFailureTest(unittest.TestCase):
             with self.assertRaises(RoostError) as caught:
                 roost_client.datastore("data", base_url=f"http://127.0.0.1:{port}", timeout=0.3).ping()
         self.assertEqual((caught.exception.status, caught.exception.code), (0, "timeout"))
+
+    def test_a_download_cut_short_raises_and_leaves_no_file(self) -> None:
+        # A server that promises 1000 bytes and hangs up after 10: the connection breaks mid-body.
+        with socket.socket() as listener, tempfile.TemporaryDirectory() as folder:
+            listener.bind(("127.0.0.1", 0))
+            listener.listen(1)
+
+            def answer_short() -> None:
+                connection, _ = listener.accept()
+                with connection:
+                    connection.recv(65536)
+                    connection.sendall(b"HTTP/1.1 200 OK\r\ncontent-length: 1000\r\n\r\n0123456789")
+
+            thread = threading.Thread(target=answer_short)
+            thread.start()
+            files = roost_client.filestore("files", base_url=f"http://127.0.0.1:{listener.getsockname()[1]}", timeout=5)
+            with self.assertRaises(RoostError) as caught:
+                files.download("a.bin", Path(folder, "a.bin"))
+            thread.join()
+            self.assertEqual((caught.exception.status, caught.exception.code), (0, "network_error"))
+            self.assertEqual(os.listdir(folder), [])
 
     def test_anonymous_and_oversized_requests(self) -> None:
         with self.assertRaises(RoostError) as caught:
