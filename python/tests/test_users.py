@@ -70,6 +70,17 @@ class SignupTest(AdminTestCase):
         self.assertEqual((identity["name"], identity["email"], identity["realname"]), (name, email, "Direct D."))
         self.assertEqual(identity["id"], identity["reference"])
 
+    def test_token_without_keeping_it(self) -> None:
+        name, email, password = account("unkept")
+        users = server().users()
+        users.signup_direct(name, email, password)
+        answer = users.token(email, password, store=False)
+        self.assertIsNone(users.options.token)
+        self.assertEqual(server().users(token=answer["token"]).identity()["name"], name)
+        with self.assertRaises(RoostError) as caught:
+            users.token(name, "wrong-password")
+        self.assertEqual((caught.exception.status, caught.exception.code), (401, "invalid_credentials"))
+
     def test_validation_failure_raises_with_fields_although_http_200(self) -> None:
         with self.assertRaises(RoostError) as caught:
             server().users().signupDirect("al", "alice-at-example", "")
