@@ -1,0 +1,185 @@
+"""The connector of the user identity service (``/users/api/<operation>``)."""
+from __future__ import annotations
+
+from typing import Any, Literal, Mapping, Sequence, Union
+
+from .transport import Answer, Connector, PermissionEntry, camel_case_aliases, permission_entries
+
+Permissions = Union[str, Sequence[str]]
+ReviewAction = Literal["accept", "optin", "activate", "reject", "disable"]
+
+
+@camel_case_aliases
+class Users(Connector):
+    """One method per operation of the user service; each returns the JSON answer as a dict.
+
+    Failures raise :class:`~roost_client.RoostError` (validation failures too, although the
+    server answers them with HTTP 200). The service name is always ``users``.
+    """
+
+    def _call(self, operation: str, values: Mapping[str, Any] | None = None) -> Answer:
+        return self._transport.call(operation, f"/users/api/{operation}", values)
+
+    # Service
+
+    def ping(self) -> Answer:
+        """Health check: ``{"result": 1}``."""
+        return self._call("ping")
+
+    # Tokens and sessions
+
+    def token(self, identity: str, password: str, *, store: bool = True) -> Answer:
+        """Exchange identity (name or email) and password for ``{"token", "expires"}``.
+
+        With ``store`` (the default) the connector keeps the token and sends it from now on.
+        """
+        answer = self._call("token", {"identity": identity, "password": password})
+        if store:
+            self._transport.token = answer.get("token")
+        return answer
+
+    def signin(self, identity: str, password: str) -> Answer:
+        """Sign in with the cookie ``auth``: in cookie mode the jar keeps it (a browser's way)."""
+        return self._call("signin", {"identity": identity, "password": password})
+
+    def signout(self) -> Answer:
+        """Revoke the token of this connector (header or cookie) and forget it."""
+        answer = self._call("signout")
+        self._transport.token = None
+        return answer
+
+    # The signed-in user
+
+    def identity(self) -> Answer:
+        """``{name, realname, email, id, reference}`` of the signed-in user."""
+        return self._call("identity")
+
+    def name(self) -> Answer:
+        """``{name, realname}`` (``name`` holds the email under the identity policy ``email``)."""
+        return self._call("name")
+
+    def profile(self) -> Answer:
+        """The profile of the signed-in user."""
+        return self._call("profile")
+
+    def authenticated(self, groups: Permissions | None = None) -> bool:
+        """Signed in (and, with ``groups``, a member of at least one of them)?"""
+        return bool(self._call("authenticated", {"groups": groups}).get("result"))
+
+    def allowed(self, permissions: Permissions) -> Answer:
+        """Does the caller hold these permissions? ``{"result": all held, <permission>: bool, ...}``."""
+        return self._call("allowed", {"permission": permissions})
+
+    # Sign-up and activation
+
+    def signup_direct(self, name: str, email: str, password: str, **profile: Any) -> Answer:
+        """Sign up, active at once. ``profile`` may hold ``realname``, ``notify``, ``data``."""
+        return self._call("signupDirect", {"name": name, "email": email, "password": password, **profile})
+
+    def signup_optin(self, name: str, email: str, password: str, **profile: Any) -> Answer:
+        """Sign up, pending until the mailed activation token is used (:meth:`activate`)."""
+        return self._call("signupOptin", {"name": name, "email": email, "password": password, **profile})
+
+    def signup_review(self, name: str, email: str, password: str, **profile: Any) -> Answer:
+        """Sign up, pending until an administrator reviews the account (:meth:`review`)."""
+        return self._call("signupReview", {"name": name, "email": email, "password": password, **profile})
+
+    def signup_sendpw(self, name: str, email: str, **profile: Any) -> Answer:
+        """Sign up, active, with a generated password sent by mail."""
+        return self._call("signupSendpw", {"name": name, "email": email, **profile})
+
+    def signup_uid(self, password: str, email: str | None = None, **profile: Any) -> Answer:
+        """Sign up with a generated name, answered as ``name``."""
+        return self._call("signupUid", {"password": password, "email": email, **profile})
+
+    def activate(self, token: str) -> Answer:
+        """Activate a pending account with its mailed token."""
+        return self._call("activate", {"token": token})
+
+    # Changing the own account
+
+    def update(self, *, realname: str | None = None, notify: bool | None = None, data: Any = None) -> Answer:
+        """Change realname, notify or data (an object is stored as its JSON text)."""
+        return self._call("update", {"realname": realname, "notify": notify, "data": data})
+
+    def update_password(self, password: str, newpassword: str) -> Answer:
+        """Change the password; other sessions of the user are revoked."""
+        return self._call("updatePassword", {"password": password, "newpassword": newpassword})
+
+    def update_email(self, email: str) -> Answer:
+        """Change the email at once, without verification (administrators by default)."""
+        return self._call("updateEmail", {"email": email})
+
+    def verify_email(self, email: str) -> Answer:
+        """Mail a verification token to a new address."""
+        return self._call("verifyEmail", {"email": email})
+
+    def verify_email2(self, token: str) -> Answer:
+        """Take the new address with its verification token."""
+        return self._call("verifyEmail2", {"token": token})
+
+    def reset_password(self, identity: str) -> Answer:
+        """Mail a reset token (answers the same whether or not the account exists)."""
+        return self._call("resetPassword", {"identity": identity})
+
+    def reset_password2(self, token: str, newpassword: str) -> Answer:
+        """Set a new password with the reset token."""
+        return self._call("resetPassword2", {"token": token, "newpassword": newpassword})
+
+    def message(self, message: str) -> Answer:
+        """Mail a message (at most 5000 characters) to the administrator."""
+        return self._call("message", {"message": message})
+
+    def disable(self) -> Answer:
+        """Disable the own account and sign out."""
+        answer = self._call("disable")
+        self._transport.token = None
+        return answer
+
+    def delete(self) -> Answer:
+        """Remove the own account for good."""
+        answer = self._call("delete")
+        self._transport.token = None
+        return answer
+
+    # Administrator functions
+
+    def review(self, identity: str, action: ReviewAction) -> Answer:
+        """Review a pending sign-up: ``accept``, ``optin``, ``activate``, ``reject`` or ``disable``."""
+        return self._call("review", {"identity": identity, "action": action})
+
+    def get_user(self, identity: str) -> Answer:
+        """A profile (plus ``state`` and ``created``) by name, email or id."""
+        return self._call("getUser", {"identity": identity})
+
+    def set_user(self, identity: str, values: Mapping[str, Any]) -> Answer:
+        """Change a user: ``values`` may hold realname, email, name, notify, data, groups,
+        password, active and pending."""
+        return self._call("setUser", {"identity": identity, "values": dict(values)})
+
+    def remove_user(self, identity: str) -> Answer:
+        """Remove a user; name and email become free."""
+        return self._call("removeUser", {"identity": identity})
+
+    def list(self, **search: Any) -> Answer:
+        """Users with their profiles: ``{users, start, size, total}``.
+
+        Search: ``active``, ``pending``, ``name``, ``email``, ``search``, ``group``; paging:
+        ``start`` (1-based), ``size``, ``sort``, ``order`` (``<`` or ``>``).
+        """
+        return self._call("list", search)
+
+    def identities(self, **search: Any) -> Answer:
+        """Users as identities (name, realname, email, id); the parameters of :meth:`list`."""
+        return self._call("identities", search)
+
+    def get_permissions(self) -> Answer:
+        """``{"result": true, "permissions": [{permission, groups}, ...]}``."""
+        return self._call("getPermissions")
+
+    def set_permissions(self, permissions: PermissionEntry | Sequence[PermissionEntry]) -> Answer:
+        """Add, replace or revoke groups of permission entries; answers the entries after it."""
+        return self._call("setPermissions", {"permissions": permission_entries(permissions)})
+
+    # The original connectors' name of ``updateEmail`` (the server answers both).
+    update_mail = update_email
