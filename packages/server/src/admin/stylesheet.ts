@@ -65,9 +65,11 @@ td.num{text-align:right;white-space:nowrap}
 .tabs [aria-current]{border-color:var(--accent);font-weight:600}
 .generated-name{font-size:1.1rem}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+table.responsive{margin-bottom:1rem}
 .filter .control-group{display:inline-block;vertical-align:top;margin-right:.75rem;min-width:12rem}
 @media (max-width:40rem){
   .facts{grid-template-columns:1fr}
+  table.responsive td.num{text-align:left}
   .filter .control-group{display:block;margin-right:0}
   main{padding:1rem}
   .site-header{padding:.5rem 1rem}

@@ -134,7 +134,8 @@ async function deletePage(ctx: StorePageContext, request: FastifyRequest, reply:
     request: admin.form,
     formid: 'delete-form',
     csrfToken: admin.csrf,
-    fields: [],
+    // The form library wants a field; the question's answer is the button, this only says "asked".
+    fields: [{ id: 'confirm', datatype: 'hidden', default: 'yes' }],
     actions: [{ id: 'remove', method: 'submit', name: 'Delete item', cssClass: 'btn danger' }],
     perform: async () => {
       const result = await store.run('removeItem', admin.principal, { id: item.id });

@@ -192,7 +192,8 @@ export async function deleteView(page: FilePage) {
   const parent = parsePath(page.path.parent);
   const form = new PageForm({
     ...formBase(page, 'delete-form'),
-    fields: [],
+    // The form library wants a field; the question's answer is the button, this only says "asked".
+    fields: [{ id: 'confirm', datatype: 'hidden', default: 'yes' }],
     actions: [{ id: 'remove', method: 'submit', name: directory ? 'Delete directory and contents' : 'Delete file', cssClass: 'btn danger' }],
     perform: async () => {
       const removed = await page.store.run('removeItem', page.admin.principal, page.path, { recursive: true });
