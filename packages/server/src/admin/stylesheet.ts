@@ -34,6 +34,8 @@ input,select,textarea{font:inherit;max-width:100%}
 .form-control{width:100%;padding:.4rem .5rem;border:1px solid var(--line);border-radius:.375rem;background:#fff}
 textarea.form-control{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9rem}
 .form-control.is-invalid,.is-invalid{border-color:var(--danger)}
+.roost-form .control-group.error{background:none;border:0;color:inherit}
+.roost-form .control-group.error .control-label{color:var(--danger)}
 .invalid-feedback{color:var(--danger);font-size:.9rem;margin-top:.2rem}
 .help-block{color:var(--muted);font-size:.875rem;margin:.2rem 0 0}
 .form-check{display:inline-flex;align-items:center;gap:.35rem;margin-right:1rem}

@@ -39,7 +39,7 @@ const REASONS: Readonly<Record<string, string>> = {
 /** The hidden action of a form's first showing; added to the page's own actions. */
 const START: ActionConf = { id: 'default', method: 'startForm', name: 'Initialize', hidden: true };
 
-/** Form-level messages: the error's own sentence, unless it only says "some fields are invalid". */
+/** Codes whose sentence only says "some fields are invalid": the reasons speak instead. */
 const GENERAL_CODES = new Set(['validation_failure']);
 
 /**
@@ -90,18 +90,23 @@ export class PageForm extends HTMLForm {
     return this.finishFormProcessing(data, data, outcome.message ? [outcome.message] : [], undefined, { ...kw, ...redirect }, true);
   }
 
-  /** A refusal as the form shows it: field problems at the fields the form has, the rest above. */
+  /**
+   * A refusal as the form shows it: each field problem at its field, in the page's words, else
+   * the error's own sentence (a specific one, such as why a name is refused), else the reason's
+   * general words; problems of fields the form lacks, and errors without fields, above the form.
+   */
   async #explain(err: RoostError): Promise<{ messages: string[]; errors: FieldError[] }> {
     const ids = new Set((await this.compiled()).map((c) => c.field.id));
-    const messages = GENERAL_CODES.has(err.code) ? [] : [err.message];
+    const specific = !GENERAL_CODES.has(err.code);
+    const messages: string[] = [];
     const errors: FieldError[] = [];
     for (const [raw, reason] of err.fields) {
       const field = this.#aliases[raw] ?? raw;
-      const words = this.#describe?.(field, reason) ?? REASONS[reason] ?? reason;
+      const words = this.#describe?.(field, reason) ?? (specific ? err.message : (REASONS[reason] ?? reason));
       if (ids.has(field)) errors.push({ field, messages: [words] });
-      else messages.push(`${field}: ${words}`);
+      else messages.push(specific ? words : `${field}: ${words}`);
     }
-    if (messages.length === 0 && errors.length === 0) messages.push(err.message);
+    if (errors.length === 0 && messages.length === 0) messages.push(err.message);
     return { messages, errors };
   }
 }
