@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { FormRequest } from '@roost/forms';
+import type { FormRequest, HTMLForm } from '@roost/forms';
 import type { Principal } from '../../core/permissions.js';
 import { assertSameOrigin } from '../../http/auth.js';
 import type { UserService } from '../../users/index.js';
@@ -8,7 +8,7 @@ import { adminNav } from '../admin-nav.js';
 import { assertCsrf, csrfTokenOf } from '../csrf.js';
 import { renderPage, type PageInit } from '../layout.js';
 import { readFormRequest, type PageBodyLimits } from './page-body.js';
-import { takeFlash } from './page-reply.js';
+import { sendFormResponse, sendHtml, takeFlash } from './page-reply.js';
 
 /** Where the page header's sign-out button posts (the sign-in pages own the route). */
 export const ADMIN_SIGNOUT = '/admin/signout';
@@ -50,4 +50,21 @@ export function renderAdminPage(request: FastifyRequest, reply: FastifyReply, ad
     nav: adminNav(path),
     user: { name: admin.name, signoutAction: ADMIN_SIGNOUT, csrfToken: admin.csrf },
   });
+}
+
+/**
+ * Run a page's forms and send the page: the first form with a response of its own (a redirect,
+ * an ajax answer) sends that instead; a refused submission answers 422 with the page.
+ */
+export async function sendAdminForms(request: FastifyRequest, reply: FastifyReply, admin: AdminRequest, title: string, forms: readonly HTMLForm[], body: (html: string[]) => string) {
+  const htmls: string[] = [];
+  let refused = false;
+  for (const form of forms) {
+    const { result, html, response } = await form.process();
+    if (response) return sendFormResponse(request, reply, response);
+    refused ||= result === false;
+    htmls.push(html);
+  }
+  const head = forms[0] ? await forms[0].htmlHead() : '';
+  return sendHtml(reply, renderAdminPage(request, reply, admin, { title, body: body(htmls), head }), refused ? 422 : 200);
 }

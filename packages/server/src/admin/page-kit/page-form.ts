@@ -1,5 +1,5 @@
 import { escapeHtml, HTMLForm, type ActionConf, type ActionKw, type ActionResult, type FieldError, type FormInit } from '@roost/forms';
-import { isRoostError, type RoostError } from '../../core/errors.js';
+import { commonErrors, isRoostError, type RoostError } from '../../core/errors.js';
 
 /** What a page does with valid input: one call of a domain service. */
 export type Perform = (data: Record<string, unknown>) => Promise<PerformOutcome | void>;
@@ -39,8 +39,8 @@ const REASONS: Readonly<Record<string, string>> = {
 /** The hidden action of a form's first showing; added to the page's own actions. */
 const START: ActionConf = { id: 'default', method: 'startForm', name: 'Initialize', hidden: true };
 
-/** Codes whose sentence only says "some fields are invalid": the reasons speak instead. */
-const GENERAL_CODES = new Set(['validation_failure']);
+/** An error whose sentence only says "some fields are invalid": the reasons speak instead. */
+const isGeneral = (err: RoostError) => err.code === 'validation_failure' && err.message === commonErrors.codes.validation_failure.message;
 
 /**
  * A page form whose saving action calls one domain service (`perform`): the form library
@@ -97,7 +97,7 @@ export class PageForm extends HTMLForm {
    */
   async #explain(err: RoostError): Promise<{ messages: string[]; errors: FieldError[] }> {
     const ids = new Set((await this.compiled()).map((c) => c.field.id));
-    const specific = !GENERAL_CODES.has(err.code);
+    const specific = !isGeneral(err);
     const messages: string[] = [];
     const errors: FieldError[] = [];
     for (const [raw, reason] of err.fields) {

@@ -1,12 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { escapeHtml, type HTMLForm } from '@roost/forms';
+import { escapeHtml } from '@roost/forms';
 import { formatTime } from '../../core/clock.js';
 import { commonErrors, isRoostError, RoostError } from '../../core/errors.js';
 import type { DataStore } from '../../datastore/index.js';
-import { renderAdminPage, type AdminRequest } from '../page-kit/admin-page.js';
+import { sendAdminForms, type AdminRequest } from '../page-kit/admin-page.js';
 import { PageForm } from '../page-kit/page-form.js';
 import { facts, link } from '../page-kit/page-parts.js';
-import { sendFormResponse, sendHtml } from '../page-kit/page-reply.js';
 import { dataStoreOf, ownerText, valueFields, valuePreview, type ItemView } from './data-store-pages.js';
 import { dataStoreUrl, itemUrl, type StorePageContext } from './store-page-context.js';
 
@@ -33,18 +32,6 @@ const describe = (store: DataStore) => (field: string, reason: string) => {
 async function itemOf(store: DataStore, admin: AdminRequest, id: string): Promise<ItemView> {
   if (!/^\d{1,15}$/.test(id)) throw new RoostError('not_found', 'item_not_found', 'There is no such item.');
   return (await store.run('getItem', admin.principal, { id: Number(id) })) as unknown as ItemView;
-}
-
-/** Send the page of a form, or the form's own response (a redirect). */
-async function answer(request: FastifyRequest, reply: FastifyReply, admin: AdminRequest, title: string, forms: HTMLForm[], body: (html: string[]) => string) {
-  const htmls: string[] = [];
-  for (const form of forms) {
-    const { html, response } = await form.process();
-    if (response) return sendFormResponse(request, reply, response);
-    htmls.push(html);
-  }
-  const head = forms[0] ? await forms[0].htmlHead() : '';
-  return sendHtml(reply, renderAdminPage(request, reply, admin, { title, body: body(htmls), head }));
 }
 
 const backTo = (store: string) => `<p class="actions">${link(dataStoreUrl(store), `← Items of ${store}`)}</p>`;
@@ -78,7 +65,7 @@ async function newItemPage(ctx: StorePageContext, request: FastifyRequest, reply
       }
     },
   });
-  return answer(request, reply, admin, `New item in ${name}`, [form], ([html]) => backTo(name) + html);
+  return sendAdminForms(request, reply, admin, `New item in ${name}`, [form], ([html]) => backTo(name) + html);
 }
 
 /** `/admin/data/<store>/items/<id>`: the item, its value (edit) and its owner (change). */
@@ -117,7 +104,7 @@ async function itemPage(ctx: StorePageContext, request: FastifyRequest, reply: F
     ['Changed', escapeHtml(formatTime(item.timestamp * 1000))],
     ['Value', valuePreview(item.value)],
   ]);
-  return answer(request, reply, admin, `Item of ${params.store}`, [valueForm, ownerForm], ([value, owner]) =>
+  return sendAdminForms(request, reply, admin, `Item of ${params.store}`, [valueForm, ownerForm], ([value, owner]) =>
     backTo(params.store) +
     `<section class="card">${about}</section>` +
     `<section class="card"><h2>Value</h2>${value}</section>` +
@@ -142,7 +129,7 @@ async function deletePage(ctx: StorePageContext, request: FastifyRequest, reply:
       return { message: result.result === 1 ? `Item “${item.key}” deleted.` : `Item “${item.key}” was gone already.`, redirect: dataStoreUrl(params.store) };
     },
   });
-  return answer(request, reply, admin, 'Delete item', [form], ([html]) =>
+  return sendAdminForms(request, reply, admin, 'Delete item', [form], ([html]) =>
     `<div class="card confirm"><p>Delete the item <code class="key">${escapeHtml(item.key)}</code> of ${escapeHtml(params.store)} for good? This cannot be undone.</p>` +
     `${html}<p>${link(itemUrl(params.store, item.id), 'Cancel')}</p></div>`,
   );

@@ -2,10 +2,9 @@ import { createReadStream } from 'node:fs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { escapeHtml, formatBytes, isUploadedFile, type HTMLForm } from '@roost/forms';
 import { childOf, parsePath, pathOf, type FilePath, type FileStore } from '../../filestore/index.js';
-import { renderAdminPage, type AdminRequest } from '../page-kit/admin-page.js';
+import { sendAdminForms, type AdminRequest } from '../page-kit/admin-page.js';
 import { PageForm } from '../page-kit/page-form.js';
 import { facts, link, pager, positiveInt, table, type Column } from '../page-kit/page-parts.js';
-import { sendFormResponse, sendHtml } from '../page-kit/page-reply.js';
 import { downloadUrl, fileUrl } from './store-page-context.js';
 
 /** An entry as the file store answers `getItem` and `list`. */
@@ -46,17 +45,9 @@ function breadcrumbs(page: FilePage): string {
   return `<nav class="breadcrumbs" aria-label="Path">${link('/admin/files', 'File stores')} / ${steps.join(' / ')}</nav>`;
 }
 
-/** Run the page's forms; the first with a response (a redirect, an ajax answer) is sent as is. */
-async function answer(page: FilePage, title: string, forms: HTMLForm[], body: (html: string[]) => string) {
-  const htmls: string[] = [];
-  for (const form of forms) {
-    const { html, response } = await form.process();
-    if (response) return sendFormResponse(page.request, page.reply, response);
-    htmls.push(html);
-  }
-  const head = forms[0] ? await forms[0].htmlHead() : '';
-  return sendHtml(page.reply, renderAdminPage(page.request, page.reply, page.admin, { title, body: breadcrumbs(page) + body(htmls), head }));
-}
+/** Send the page of `forms` under the path's breadcrumbs. */
+const answer = (page: FilePage, title: string, forms: HTMLForm[], body: (html: string[]) => string) =>
+  sendAdminForms(page.request, page.reply, page.admin, title, forms, (htmls) => breadcrumbs(page) + body(htmls));
 
 const formBase = (page: FilePage, formid: string) => ({ request: page.admin.form, formid, csrfToken: page.admin.csrf });
 
@@ -67,8 +58,9 @@ function moveForm(page: FilePage): PageForm {
     fields: [{ id: 'newpath', name: 'New path', datatype: 'string', required: true, default: shown(page.path), description: 'Inside this store, from its root: /folder/new-name' }],
     actions: [{ id: 'move', method: 'submit', name: 'Move or rename', cssClass: 'btn secondary' }],
     perform: async (data) => {
-      const target = parsePath(String(data.newpath), 'newpath');
-      await page.store.run('move', page.admin.principal, page.path, { newpath: target.path });
+      const newpath = String(data.newpath);
+      await page.store.run('move', page.admin.principal, page.path, { newpath });
+      const target = parsePath(newpath, 'newpath');
       return { message: `Moved ${shown(page.path)} to ${shown(target)}.`, redirect: urlOf(page, target, page.entry.type) };
     },
   });

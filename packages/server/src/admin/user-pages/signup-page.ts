@@ -104,5 +104,5 @@ export async function signupPage(deps: PageDeps, request: FastifyRequest, reply:
           .join('')}</ul></nav>`
       : '';
   const body = `${choice}<section class="card narrow"><h2>${escapeHtml(LABELS[policy].title)}</h2>${html}<p class="muted">Have an account? ${link('/users/signin', 'Sign in')}.</p></section>`;
-  return sendHtml(reply, renderPublicPage(request, reply, { title: 'Sign up', body, head: await signup.htmlHead() }));
+  return sendHtml(reply, renderPublicPage(request, reply, { title: 'Sign up', body, head: await signup.htmlHead() }), result === false ? 422 : 200);
 }

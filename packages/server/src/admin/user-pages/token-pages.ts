@@ -49,7 +49,7 @@ export async function tokenPage(deps: PageDeps, spec: TokenPage, request: Fastif
     return sendHtml(reply, renderPublicPage(request, reply, { title: spec.title, body: successPanel(messages, signInLink) }));
   }
   const body = `<section class="card narrow"><p>${escapeHtml(spec.intro)}</p>${html}</section>${await extraForms(form)}${spec.after ?? ''}`;
-  return sendHtml(reply, renderPublicPage(request, reply, { title: spec.title, body, head: await page.htmlHead() }));
+  return sendHtml(reply, renderPublicPage(request, reply, { title: spec.title, body, head: await page.htmlHead() }), result === false ? 422 : 200);
 }
 
 export const ACTIVATE: TokenPage = {
