@@ -137,29 +137,19 @@ async function deletePage(ctx: StorePageContext, request: FastifyRequest, reply:
 
 /** Register the item pages: create, show and edit, delete. */
 export function registerDataItemPages(app: FastifyInstance, ctx: StorePageContext): void {
-  const method = ['GET', 'POST'] as const;
-  app.route<{ Params: { store: string } }>({
-    method: [...method],
-    url: '/admin/data/:store/new',
-    handler: async (request, reply) => {
-      const admin = await ctx.admin(request, reply);
-      return admin ? newItemPage(ctx, request, reply, admin, request.params.store) : reply;
-    },
-  });
-  app.route<{ Params: ItemParams }>({
-    method: [...method],
-    url: '/admin/data/:store/items/:id',
-    handler: async (request, reply) => {
-      const admin = await ctx.admin(request, reply);
-      return admin ? itemPage(ctx, request, reply, admin, request.params) : reply;
-    },
-  });
-  app.route<{ Params: ItemParams }>({
-    method: [...method],
-    url: '/admin/data/:store/items/:id/delete',
-    handler: async (request, reply) => {
-      const admin = await ctx.admin(request, reply);
-      return admin ? deletePage(ctx, request, reply, admin, request.params) : reply;
-    },
-  });
+  const pages: Array<[string, (request: FastifyRequest<{ Params: ItemParams }>, reply: FastifyReply, admin: AdminRequest) => Promise<unknown>]> = [
+    ['/admin/data/:store/new', (request, reply, admin) => newItemPage(ctx, request, reply, admin, request.params.store)],
+    ['/admin/data/:store/items/:id', (request, reply, admin) => itemPage(ctx, request, reply, admin, request.params)],
+    ['/admin/data/:store/items/:id/delete', (request, reply, admin) => deletePage(ctx, request, reply, admin, request.params)],
+  ];
+  for (const [url, page] of pages) {
+    app.route<{ Params: ItemParams }>({
+      method: ['GET', 'POST'],
+      url,
+      handler: async (request, reply) => {
+        const admin = await ctx.admin(request, reply);
+        return admin ? page(request, reply, admin) : reply;
+      },
+    });
+  }
 }
