@@ -103,8 +103,13 @@ function uploadForm(page: FilePage): PageForm {
       const name = typeof data.name === 'string' && data.name !== '' ? data.name : file.filename;
       const target = childOf(page.path, name, 'name');
       const upload = { stream: createReadStream(file.path), mime: file.mime, size: file.size };
-      if (data.replace === true) await page.store.run('write', page.admin.principal, target, {}, upload);
-      else await page.store.run('newItem', page.admin.principal, page.path, { name }, upload);
+      try {
+        if (data.replace === true) await page.store.run('write', page.admin.principal, target, {}, upload);
+        else await page.store.run('newItem', page.admin.principal, page.path, { name }, upload);
+      } finally {
+        // A refusal before the store read the file leaves the stream open: close it.
+        upload.stream.destroy();
+      }
       return { message: `Uploaded “${name}” (${formatBytes(file.size)}).`, redirect: urlOf(page, page.path, 'd') };
     },
   });
