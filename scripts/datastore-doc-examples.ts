@@ -126,6 +126,7 @@ async function main(): Promise<void> {
     await call({ title: 'By value, descending, second page of 2', op: 'list', token: bob, body: { sort: 'value', order: '>', start: 3, size: 2 } });
     await call({ title: "One user's items (`owner`: name, email or id)", op: 'list', token: bob, body: { owner: 'bob' } });
     await call({ title: 'Some keys', op: 'list', token: bob, body: { key: ['answer', 'bob-2'] } });
+    await call({ title: 'Keys that start with a text (`prefix`, also for `keys`)', op: 'list', token: bob, body: { prefix: 'bob-' } });
     await call({ title: 'Past the end', op: 'list', token: bob, body: { start: 50 } });
 
     section('keys', 'The same paging as `list`, over keys in key order.');

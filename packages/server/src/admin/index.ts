@@ -5,6 +5,8 @@ import type { Config } from '../core/config.js';
 import type { Database } from '../storage/schema.js';
 import type { HttpServices } from '../http/http-app.js';
 import { roostCss } from './stylesheet.js';
+import { registerStorePages } from './store-pages/index.js';
+import { registerPublicUserPages } from './user-pages/index.js';
 
 export interface PageDeps {
   services: HttpServices;
@@ -26,7 +28,11 @@ export async function registerPageAssets(app: FastifyInstance): Promise<void> {
 export async function registerAdminPages(_app: FastifyInstance, _deps: PageDeps): Promise<void> {}
 
 /** `/admin/data/...` and `/admin/files/...`: browsing the data and file stores (issue 3). */
-export async function registerAdminStorePages(_app: FastifyInstance, _deps: PageDeps): Promise<void> {}
+export async function registerAdminStorePages(app: FastifyInstance, deps: PageDeps): Promise<void> {
+  await registerStorePages(app, deps);
+}
 
 /** `/users/<page>`: the pages the mails link to, and sign-in and sign-up (issue 3). */
-export async function registerUserPages(_app: FastifyInstance, _deps: PageDeps): Promise<void> {}
+export async function registerUserPages(app: FastifyInstance, deps: PageDeps): Promise<void> {
+  await registerPublicUserPages(app, deps);
+}

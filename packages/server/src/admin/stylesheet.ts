@@ -27,7 +27,52 @@ button.danger{background:var(--danger);border-color:var(--danger)}
 input,select,textarea{font:inherit;max-width:100%}
 .card{background:var(--card);border:1px solid var(--line);border-radius:.5rem;padding:1rem;margin-bottom:1rem}
 .pager{display:flex;gap:1rem;align-items:center;margin:1rem 0}
+/* Pages built with the form library (one column: label, input, errors, help) */
+.roost-form .control-group{margin:0 0 .9rem}
+.roost-form .control-label{display:block;font-weight:600;margin-bottom:.2rem}
+.roost-form .control-label.required::after{content:" *";color:var(--danger)}
+.form-control{width:100%;padding:.4rem .5rem;border:1px solid var(--line);border-radius:.375rem;background:#fff}
+textarea.form-control{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9rem}
+.form-control.is-invalid,.is-invalid{border-color:var(--danger)}
+.roost-form .control-group.error{background:none;border:0;color:inherit}
+.roost-form .control-group.error .control-label{color:var(--danger)}
+.invalid-feedback{color:var(--danger);font-size:.9rem;margin-top:.2rem}
+.help-block{color:var(--muted);font-size:.875rem;margin:.2rem 0 0}
+.form-check{display:inline-flex;align-items:center;gap:.35rem;margin-right:1rem}
+.form-actions{margin-top:1rem}
+.alert{border:1px solid var(--ok);background:#eaf6ef;padding:.5rem 1rem;border-radius:.375rem;margin-bottom:1rem}
+.alert-warning{border-color:var(--danger);background:#fdecea;color:var(--danger)}
+.error-summary h4{margin:.25rem 0}
+.error-summary a{color:var(--danger)}
+.btn.secondary{background:var(--card);color:var(--accent)}
+.btn.danger,.button.danger{background:var(--danger);border-color:var(--danger);color:#fff}
+/* Store and user pages */
+h2{font-size:1.15rem;margin:0 0 .75rem}
+.actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
+.columns{display:grid;grid-template-columns:repeat(auto-fit,minmax(18rem,1fr));gap:0 1rem}
+.card.narrow{max-width:34rem}
+.card.confirm{border-color:var(--danger)}
+details.card>summary{cursor:pointer;font-weight:600}
+details.card[open]>summary{margin-bottom:.75rem}
+.facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem;margin:0 0 .5rem}
+.facts dt{font-weight:600;color:var(--muted)}
+.facts dd{margin:0;overflow-wrap:anywhere}
+code.key{background:#eef1f6;padding:.05rem .3rem;border-radius:.25rem;overflow-wrap:anywhere}
+.tag{display:inline-block;font-size:.75rem;padding:0 .35rem;border:1px solid var(--line);border-radius:.25rem;color:var(--muted)}
+.muted,.empty{color:var(--muted)}
+td.num{text-align:right;white-space:nowrap}
+.breadcrumbs{margin:-.5rem 0 1rem;overflow-wrap:anywhere}
+.tabs ul{display:flex;flex-wrap:wrap;gap:.5rem;list-style:none;margin:0 0 1rem;padding:0}
+.tabs li>*{display:inline-block;padding:.3rem .75rem;border:1px solid var(--line);border-radius:1rem;background:var(--card);text-decoration:none}
+.tabs [aria-current]{border-color:var(--accent);font-weight:600}
+.generated-name{font-size:1.1rem}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+table.responsive{margin-bottom:1rem}
+.filter .control-group{display:inline-block;vertical-align:top;margin-right:.75rem;min-width:12rem}
 @media (max-width:40rem){
+  .facts{grid-template-columns:1fr}
+  table.responsive td.num{text-align:left}
+  .filter .control-group{display:block;margin-right:0}
   main{padding:1rem}
   .site-header{padding:.5rem 1rem}
   table.responsive thead{display:none}

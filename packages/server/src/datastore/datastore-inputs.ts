@@ -89,6 +89,8 @@ export function createDataStoreInputs(limits: DataStoreLimits) {
     start: looseInt.pipe(z.number().min(1)).default(1),
     size: looseInt.pipe(z.number().min(0)).optional(),
     owner: owner.optional(),
+    /** Only keys that start with this text (the admin pages' key filter; any client may use it). */
+    prefix: z.string().max(limits.maxKeyLength).optional(),
   };
 
   return {

@@ -55,7 +55,7 @@ export function readOps(ctx: DataStoreContext): Record<string, Operation> {
       const owner = await listedOwner('list', call, query.owner);
       const size = pageSize(ctx, query.size);
       const { items, total } =
-        owner === null ? { items: [], total: 0 } : await repo.page({ keys: query.key, owner, sort: query.sort, order: query.order, start: query.start, size });
+        owner === null ? { items: [], total: 0 } : await repo.page({ keys: query.key, prefix: query.prefix, owner, sort: query.sort, order: query.order, start: query.start, size });
       return { items: items.map(itemView), start: query.start, size, total };
     },
 
@@ -64,7 +64,7 @@ export function readOps(ctx: DataStoreContext): Record<string, Operation> {
       const query = parseInput(inputs.keys, input);
       const owner = await listedOwner('keys', call, query.owner);
       const size = pageSize(ctx, query.size);
-      const { keys, total } = owner === null ? { keys: [], total: 0 } : await repo.keyPage({ owner, order: query.order, start: query.start, size });
+      const { keys, total } = owner === null ? { keys: [], total: 0 } : await repo.keyPage({ prefix: query.prefix, owner, order: query.order, start: query.start, size });
       return { keys, start: query.start, size, total };
     },
   };

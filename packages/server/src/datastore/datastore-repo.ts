@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { sql, type Kysely, type Selectable, type SelectQueryBuilder, type Transaction } from 'kysely';
 import type { DataStoreItemsTable } from '../storage/datastore-schema.js';
 import type { Database } from '../storage/schema.js';
 import { executeGrouped, executeNow } from '../storage/database.js';
@@ -25,6 +25,8 @@ export interface NewItem {
 
 export interface PageQuery {
   keys?: readonly string[] | undefined;
+  /** Keys starting with this text; empty or undefined means any key. */
+  prefix?: string | undefined;
   owner?: string | undefined;
   sort: 'key' | 'value' | 'timestamp';
   order: '<' | '>';
@@ -61,6 +63,15 @@ const isUniqueViolation = (err: unknown) => {
 };
 
 /** Rows per INSERT: SQLite binds at most 32 766 values in one statement. */
+/**
+ * Keys that start with `prefix`, compared as the key's first characters: `substr` counts
+ * characters on SQLite and PostgreSQL alike, and unlike LIKE no wildcard, case rule or collation
+ * changes the meaning. The length is a number Roost computed, so it goes in as a literal.
+ */
+function withPrefix<O>(q: SelectQueryBuilder<Database, 'datastore_items', O>, prefix: string | undefined) {
+  return prefix ? q.where(sql<string>`substr(key, 1, ${sql.lit([...prefix].length)})`, '=', prefix) : q;
+}
+
 const INSERT_CHUNK = 1000;
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -206,6 +217,7 @@ function storeQueries(db: Db, store: string, compiled: HotQueries, cached: { cac
     async page(query: PageQuery): Promise<{ items: Item[]; total: number }> {
       let q = db.selectFrom('datastore_items').where('store', '=', store);
       if (query.keys) q = q.where('key', 'in', query.keys);
+      q = withPrefix(q, query.prefix);
       if (query.owner !== undefined) q = q.where('owner', '=', query.owner);
       const counted = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       const total = Number(counted.n);
@@ -227,7 +239,7 @@ function storeQueries(db: Db, store: string, compiled: HotQueries, cached: { cac
 
     /** One page of keys only. */
     async keyPage(query: Omit<PageQuery, 'sort' | 'keys'>): Promise<{ keys: string[]; total: number }> {
-      let q = db.selectFrom('datastore_items').where('store', '=', store);
+      let q = withPrefix(db.selectFrom('datastore_items').where('store', '=', store), query.prefix);
       if (query.owner !== undefined) q = q.where('owner', '=', query.owner);
       const counted = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       const total = Number(counted.n);

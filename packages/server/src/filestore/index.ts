@@ -10,7 +10,7 @@ import { createFileStoreRepo } from './filestore-repo.js';
 import { createFileStoreService, type FileStore } from './filestore-service.js';
 
 export type { FileStore, FileContents, Upload } from './filestore-service.js';
-export { parsePath, pathOf, ROOT, API_SEGMENT, type FilePath } from './file-paths.js';
+export { childOf, parsePath, pathOf, ROOT, API_SEGMENT, type FilePath } from './file-paths.js';
 export { fileStoreErrors } from './filestore-errors.js';
 export { fileStorePermissionDefaults } from './filestore-permissions.js';
 

@@ -1,8 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isRoostError, type ErrorKind, type FieldProblem } from '../core/errors.js';
 
-/** The one table from error kind to HTTP status. */
-const STATUS: Record<ErrorKind, number> = {
+/** The one table from error kind to HTTP status (the pages answer by it too). */
+export const STATUS: Record<ErrorKind, number> = {
   invalid: 422,
   malformed: 400,
   unauthenticated: 401,

@@ -83,6 +83,24 @@ describe('data store: list and keys', () => {
     assert.equal(several.body.total, 2);
   });
 
+  test('prefix filter on list and keys: literal characters (no wildcards, case kept), paged with its total', async () => {
+    const k1 = await ds(s, 'list', { prefix: 'k1', size: 2 }, { token: alice });
+    assert.deepEqual(keysOf(k1), ['k10', 'k11']);
+    assert.equal(k1.body.total, 3);
+    assert.deepEqual((await ds(s, 'keys', { prefix: 'b', order: '>' }, { token: alice })).body.keys, ['b3', 'b2', 'b1']);
+    for (const prefix of ['k_', '%', 'K', 'k01x']) assert.equal((await ds(s, 'list', { prefix }, { token: alice })).body.total, 0, prefix);
+    assert.equal((await ds(s, 'list', { prefix: '' }, { token: alice })).body.total, 15);
+    // Characters, not bytes or UTF-16 units: a two-unit character is one.
+    await ds(s, 'newItem', { items: [{ key: '𝄞ü-1', value: 1 }, { key: '𝄞üx', value: 2 }] }, { token: alice });
+    try {
+      assert.deepEqual(keysOf(await ds(s, 'list', { prefix: '𝄞ü-' }, { token: alice })), ['𝄞ü-1']);
+    } finally {
+      await ds(s, 'removeItem', { key: ['𝄞ü-1', '𝄞üx'] }, { token: alice });
+    }
+    const long = await ds(s, 'list', { prefix: 'x'.repeat(600) }, { token: alice });
+    assert.equal(long.status, 422);
+  });
+
   test('owner filter by name, email or id; an unknown owner matches nothing', async () => {
     const byName = await ds(s, 'list', { owner: 'bob' }, { token: alice });
     assert.deepEqual(keysOf(byName), ['b1', 'b2', 'b3']);

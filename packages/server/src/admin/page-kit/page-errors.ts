@@ -1,0 +1,60 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { escapeHtml, isXhr } from '@roost/forms';
+import { isRoostError } from '../../core/errors.js';
+import { STATUS } from '../../http/error-handler.js';
+import { renderPage } from '../layout.js';
+
+const TITLES: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Sign in first',
+  403: 'Not allowed',
+  404: 'Not found',
+  409: 'Conflict',
+  413: 'Too large',
+  422: 'Invalid input',
+  429: 'Too many requests',
+  503: 'Unavailable',
+};
+
+/** Safe sentences for the framework's own errors; anything else says only its status. */
+const FRAMEWORK_MESSAGES: Record<string, string> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Send the form as the page does (form fields or multipart).',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'The form is too large.',
+  FST_INVALID_MULTIPART_CONTENT_TYPE: 'The form is not valid multipart data.',
+};
+
+/** Where "try again" leads: the page itself, by GET, without its query string. */
+const pageUrlOf = (request: FastifyRequest) => (request.raw.url ?? '/').split('?')[0] ?? '/';
+
+/**
+ * Pages answer failures as pages: the status, a title and the error's safe message, with a
+ * link back to the page. An ajax request (the upload form) gets the message alone, which the
+ * form script puts where the form was. Unknown errors are logged and shown as a fixed sentence.
+ */
+export function installPageErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
+    let status = 500;
+    let message = 'Something went wrong on our side.';
+    if (isRoostError(error)) {
+      status = STATUS[error.kind];
+      message = error.message;
+    } else {
+      const code = (error as FastifyError).code;
+      const given = (error as FastifyError).statusCode;
+      if (typeof given === 'number' && given >= 400 && given < 500) {
+        status = given;
+        message = (code && FRAMEWORK_MESSAGES[code]) || TITLES[status] || 'The request cannot be served.';
+      }
+    }
+    if (status >= 500) request.log.error({ err: error }, 'page failed');
+    else request.log.info({ err: error }, 'page refused');
+    // A request refused before its body was read: close rather than read the rest.
+    if (!request.raw.complete) reply.header('connection', 'close');
+    reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store');
+    const again = `<p><a href="${escapeHtml(pageUrlOf(request))}">Load the page again</a></p>`;
+    if (isXhr({ headers: request.headers })) {
+      return reply.header('x-result', 'false').send(`<div class="messages error" role="alert"><p>${escapeHtml(message)}</p>${again}</div>`);
+    }
+    return reply.send(renderPage({ title: TITLES[status] ?? 'Error', body: `<div class="messages error" role="alert"><p>${escapeHtml(message)}</p></div>${again}` }));
+  });
+}

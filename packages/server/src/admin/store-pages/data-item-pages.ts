@@ -1,0 +1,155 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { escapeHtml } from '@roost/forms';
+import { formatTime } from '../../core/clock.js';
+import { commonErrors, isRoostError, RoostError } from '../../core/errors.js';
+import type { DataStore } from '../../datastore/index.js';
+import { sendAdminForms, type AdminRequest } from '../page-kit/admin-page.js';
+import { PageForm } from '../page-kit/page-form.js';
+import { facts, link } from '../page-kit/page-parts.js';
+import { dataStoreOf, ownerText, valueFields, valuePreview, type ItemView } from './data-store-pages.js';
+import { dataStoreUrl, itemUrl, type StorePageContext } from './store-page-context.js';
+
+type ItemParams = { store: string; id: string };
+
+/** The value a form sent, as the store keeps it: text as typed, or a finite number. */
+function valueOf(data: Record<string, unknown>): string | number {
+  const text = typeof data.value === 'string' ? data.value : '';
+  if (data.type !== 'number') return text;
+  const n = text.trim() === '' ? Number.NaN : Number(text.trim());
+  if (!Number.isFinite(n)) throw commonErrors.validation_failure({ fields: [['value', 'not a number']] });
+  return n;
+}
+
+const describe = (store: DataStore) => (field: string, reason: string) => {
+  if (field === 'key' && reason === 'too long') return `Too long: at most ${store.options.maxKeyLength} characters.`;
+  if (field === 'key' && reason === 'invalid') return 'A key may not hold control characters.';
+  if (field === 'value' && reason === 'too long') return `Too long: at most ${store.options.maxValueBytes} bytes.`;
+  if (field === 'value' && reason === 'not a number') return 'Not a number.';
+  return undefined;
+};
+
+/** The item the url names, by its id; a malformed id is as absent as a missing item. */
+async function itemOf(store: DataStore, admin: AdminRequest, id: string): Promise<ItemView> {
+  if (!/^\d{1,15}$/.test(id)) throw new RoostError('not_found', 'item_not_found', 'There is no such item.');
+  return (await store.run('getItem', admin.principal, { id: Number(id) })) as unknown as ItemView;
+}
+
+const backTo = (store: string) => `<p class="actions">${link(dataStoreUrl(store), `← Items of ${store}`)}</p>`;
+
+/** `/admin/data/<store>/new`: create an item (key, value, optional owner). */
+async function newItemPage(ctx: StorePageContext, request: FastifyRequest, reply: FastifyReply, admin: AdminRequest, name: string) {
+  const store = dataStoreOf(ctx, name);
+  const form = new PageForm({
+    request: admin.form,
+    formid: 'new-item',
+    csrfToken: admin.csrf,
+    fields: [
+      { id: 'key', name: 'Key', datatype: 'string', required: true, description: `Unique in the store, at most ${store.options.maxKeyLength} characters.` },
+      ...valueFields(store, undefined),
+      { id: 'owner', name: 'Owner', datatype: 'string', description: 'Name, email or id of a user; empty: you.' },
+    ],
+    actions: [{ id: 'create', method: 'submit', name: 'Create item' }],
+    describe: describe(store),
+    perform: async (data) => {
+      const key = String(data.key ?? '');
+      const input: Record<string, unknown> = { key, value: valueOf(data) };
+      if (typeof data.owner === 'string' && data.owner !== '') input.owner = data.owner;
+      try {
+        const result = await store.run('newItem', admin.principal, input);
+        const [created] = result.success as Array<[string, number]>;
+        return { message: `Item “${key}” created.`, redirect: itemUrl(name, created?.[1] ?? 0) };
+      } catch (err) {
+        // The store names a taken key by the key itself; the form has it at its `key` field.
+        if (isRoostError(err) && err.code === 'item_exists') throw new RoostError('conflict', 'item_exists', err.message, { fields: [['key', 'exists']] });
+        throw err;
+      }
+    },
+  });
+  return sendAdminForms(request, reply, admin, `New item in ${name}`, [form], ([html]) => backTo(name) + html);
+}
+
+/** `/admin/data/<store>/items/<id>`: the item, its value (edit) and its owner (change). */
+async function itemPage(ctx: StorePageContext, request: FastifyRequest, reply: FastifyReply, admin: AdminRequest, params: ItemParams) {
+  const store = dataStoreOf(ctx, params.store);
+  const item = await itemOf(store, admin, params.id);
+  const here = itemUrl(params.store, item.id);
+  const valueForm = new PageForm({
+    request: admin.form,
+    formid: 'value-form',
+    csrfToken: admin.csrf,
+    fields: valueFields(store, item.value),
+    actions: [{ id: 'save', method: 'submit', name: 'Save value' }],
+    describe: describe(store),
+    perform: async (data) => {
+      await store.run('setItem', admin.principal, { id: item.id, value: valueOf(data) });
+      return { message: `Item “${item.key}” saved.`, redirect: here };
+    },
+  });
+  const ownerForm = new PageForm({
+    request: admin.form,
+    formid: 'owner-form',
+    csrfToken: admin.csrf,
+    fields: [{ id: 'owner', name: 'New owner', datatype: 'string', required: true, default: item.owner, description: 'Name, email or id of a user.' }],
+    actions: [{ id: 'give', method: 'submit', name: 'Change owner', cssClass: 'btn secondary' }],
+    fieldAliases: { newOwner: 'owner' },
+    perform: async (data) => {
+      await store.run('setOwner', admin.principal, { id: item.id, newOwner: data.owner });
+      return { message: `Item “${item.key}” now belongs to ${String(data.owner)}.`, redirect: here };
+    },
+  });
+  const about = facts([
+    ['Key', `<code class="key">${escapeHtml(item.key)}</code>`],
+    ['Id', escapeHtml(item.id)],
+    ['Owner', ownerText(item.owner)],
+    ['Changed', escapeHtml(formatTime(item.timestamp * 1000))],
+    ['Value', valuePreview(item.value)],
+  ]);
+  return sendAdminForms(request, reply, admin, `Item of ${params.store}`, [valueForm, ownerForm], ([value, owner]) =>
+    backTo(params.store) +
+    `<section class="card">${about}</section>` +
+    `<section class="card"><h2>Value</h2>${value}</section>` +
+    `<section class="card"><h2>Owner</h2>${owner}</section>` +
+    `<section class="card"><h2>Delete</h2><p>${link(`${here}/delete`, 'Delete this item…', ' class="button danger"')}</p></section>`,
+  );
+}
+
+/** `/admin/data/<store>/items/<id>/delete`: ask, then remove the item. */
+async function deletePage(ctx: StorePageContext, request: FastifyRequest, reply: FastifyReply, admin: AdminRequest, params: ItemParams) {
+  const store = dataStoreOf(ctx, params.store);
+  const item = await itemOf(store, admin, params.id);
+  const form = new PageForm({
+    request: admin.form,
+    formid: 'delete-form',
+    csrfToken: admin.csrf,
+    // The form library wants a field; the question's answer is the button, this only says "asked".
+    fields: [{ id: 'confirm', datatype: 'hidden', default: 'yes' }],
+    actions: [{ id: 'remove', method: 'submit', name: 'Delete item', cssClass: 'btn danger' }],
+    perform: async () => {
+      const result = await store.run('removeItem', admin.principal, { id: item.id });
+      return { message: result.result === 1 ? `Item “${item.key}” deleted.` : `Item “${item.key}” was gone already.`, redirect: dataStoreUrl(params.store) };
+    },
+  });
+  return sendAdminForms(request, reply, admin, 'Delete item', [form], ([html]) =>
+    `<div class="card confirm"><p>Delete the item <code class="key">${escapeHtml(item.key)}</code> of ${escapeHtml(params.store)} for good? This cannot be undone.</p>` +
+    `${html}<p>${link(itemUrl(params.store, item.id), 'Cancel')}</p></div>`,
+  );
+}
+
+/** Register the item pages: create, show and edit, delete. */
+export function registerDataItemPages(app: FastifyInstance, ctx: StorePageContext): void {
+  const pages: Array<[string, (request: FastifyRequest<{ Params: ItemParams }>, reply: FastifyReply, admin: AdminRequest) => Promise<unknown>]> = [
+    ['/admin/data/:store/new', (request, reply, admin) => newItemPage(ctx, request, reply, admin, request.params.store)],
+    ['/admin/data/:store/items/:id', (request, reply, admin) => itemPage(ctx, request, reply, admin, request.params)],
+    ['/admin/data/:store/items/:id/delete', (request, reply, admin) => deletePage(ctx, request, reply, admin, request.params)],
+  ];
+  for (const [url, page] of pages) {
+    app.route<{ Params: ItemParams }>({
+      method: ['GET', 'POST'],
+      url,
+      handler: async (request, reply) => {
+        const admin = await ctx.admin(request, reply);
+        return admin ? page(request, reply, admin) : reply;
+      },
+    });
+  }
+}

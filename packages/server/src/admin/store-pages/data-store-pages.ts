@@ -1,0 +1,163 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { escapeHtml, HTMLForm, type FieldConf } from '@roost/forms';
+import { formatTime } from '../../core/clock.js';
+import { isRoostError } from '../../core/errors.js';
+import type { DataStore } from '../../datastore/index.js';
+import { renderAdminPage, type AdminRequest } from '../page-kit/admin-page.js';
+import { link, pager, positiveInt, table, textParam, type Column } from '../page-kit/page-parts.js';
+import { sendHtml } from '../page-kit/page-reply.js';
+import { dataStoreUrl, itemUrl, unknownStore, type StorePageContext } from './store-page-context.js';
+
+/** An item as the data store answers it. */
+export interface ItemView {
+  key: string;
+  value: string | number;
+  timestamp: number;
+  id: number;
+  owner: string;
+}
+
+const PAGE_SIZE = 20;
+const SORTS = ['key', 'timestamp', 'value'] as const;
+
+/** A value as a table shows it: numbers marked, long text cut (the item page shows it whole). */
+export function valuePreview(value: string | number): string {
+  if (typeof value === 'number') return `<span class="tag">number</span> ${escapeHtml(value)}`;
+  const text = value.length > 120 ? `${value.slice(0, 119)}…` : value;
+  return text === '' ? '<span class="muted">(empty)</span>' : escapeHtml(text);
+}
+
+export const ownerText = (owner: string) => (owner ? escapeHtml(owner) : '<span class="muted">(nobody)</span>');
+
+const changedAt = (item: ItemView) => escapeHtml(formatTime(item.timestamp * 1000));
+
+export function dataStoreOf(ctx: StorePageContext, name: string): DataStore {
+  const store = ctx.deps.services.dataStores.get(name);
+  if (!store) throw unknownStore('data');
+  return store;
+}
+
+/** `/admin/data`: the configured data stores with their size and limits. */
+async function storesPage(ctx: StorePageContext, request: FastifyRequest, reply: FastifyReply, admin: AdminRequest) {
+  const { dataStores } = ctx.deps.services;
+  const rows = await Promise.all(
+    dataStores.names.map(async (name) => {
+      const store = dataStores.get(name) as DataStore;
+      const counted = await store.run('list', admin.principal, { size: 0 }).catch(() => null);
+      return { name, store, total: counted ? String(counted.total) : '–' };
+    }),
+  );
+  const columns: Column<(typeof rows)[number]>[] = [
+    { label: 'Store', cell: (r) => link(dataStoreUrl(r.name), r.name) },
+    { label: 'Items', cell: (r) => escapeHtml(r.total), className: 'num' },
+    { label: 'Read by', cell: (r) => escapeHtml(r.store.options.read) },
+    { label: 'Key / value limit', cell: (r) => escapeHtml(`${r.store.options.maxKeyLength} characters / ${r.store.options.maxValueBytes} bytes`) },
+  ];
+  const body = table('Data stores', columns, rows, 'No data store is configured.');
+  return sendHtml(reply, renderAdminPage(request, reply, admin, { title: 'Data stores', body }));
+}
+
+/** The filter of the item list, a GET form. */
+function filterForm(admin: AdminRequest): HTMLForm {
+  return new HTMLForm({
+    request: admin.form,
+    method: 'GET',
+    formid: 'filter',
+    css_class: 'form filter',
+    widget: { item_template: 'field_onecolumn', action_template: 'form_actions_onecolumn' },
+    fields: [
+      { id: 'prefix', name: 'Key starts with', datatype: 'string' },
+      { id: 'owner', name: 'Owner', datatype: 'string', settings: { placeholder: 'name, email or id' } },
+      { id: 'sort', name: 'Sort by', datatype: 'list', listItems: SORTS.map((s) => ({ id: s, name: s === 'timestamp' ? 'changed' : s })) },
+      { id: 'order', name: 'Order', datatype: 'list', listItems: [{ id: '<', name: 'ascending' }, { id: '>', name: 'descending' }] },
+    ],
+    actions: [
+      { id: 'default', method: 'startRequestGET', hidden: true },
+      { id: 'filter', method: 'startRequestGET', name: 'Filter', cssClass: 'btn secondary' },
+    ],
+  });
+}
+
+/** `/admin/data/<store>`: a page of items, filtered by key prefix and owner, sorted. */
+async function itemsPage(ctx: StorePageContext, request: FastifyRequest, reply: FastifyReply, admin: AdminRequest, name: string) {
+  const store = dataStoreOf(ctx, name);
+  const q = admin.form.query ?? {};
+  const sortParam = textParam(q.sort);
+  const query = {
+    start: positiveInt(q.start, 1),
+    size: positiveInt(q.size, PAGE_SIZE, store.options.maxPageSize),
+    sort: (SORTS as readonly string[]).includes(sortParam) ? sortParam : 'key',
+    order: textParam(q.order) === '>' ? '>' : '<',
+    prefix: textParam(q.prefix),
+    owner: textParam(q.owner).trim(),
+  };
+  const input: Record<string, unknown> = { start: query.start, size: query.size, sort: query.sort, order: query.order };
+  if (query.prefix) input.prefix = query.prefix;
+  if (query.owner) input.owner = query.owner;
+
+  const messages: string[] = [];
+  let items: ItemView[] = [];
+  let total = 0;
+  try {
+    const listing = await store.run('list', admin.principal, input);
+    items = listing.items as ItemView[];
+    total = listing.total as number;
+  } catch (err) {
+    // A filter the store refuses (a prefix longer than any key) shows as a message, not an error page.
+    if (!isRoostError(err) || err.kind !== 'invalid') throw err;
+    messages.push(`The filter is not valid: ${err.fields.map(([f, r]) => `${f} ${r}`).join(', ') || err.message}`);
+  }
+
+  const href = (start: number) => {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries({ ...query, start })) if (v !== '' && !(k === 'size' && v === PAGE_SIZE)) params.set(k, String(v));
+    return `${dataStoreUrl(name)}?${params}`;
+  };
+  const filter = filterForm(admin);
+  const { html: filterHtml } = await filter.process();
+  const columns: Column<ItemView>[] = [
+    { label: 'Key', cell: (it) => link(itemUrl(name, it.id), it.key) },
+    { label: 'Value', cell: (it) => valuePreview(it.value) },
+    { label: 'Owner', cell: (it) => ownerText(it.owner) },
+    { label: 'Changed', cell: changedAt },
+  ];
+  const page = { start: query.start, size: query.size, total, shown: items.length };
+  const body =
+    `<p class="actions">${link(`${dataStoreUrl(name)}/new`, 'New item', ' class="button"')} ${link('/admin/data', 'All data stores', ' class="button secondary"')}</p>` +
+    `<details class="card" ${query.prefix || query.owner ? 'open' : ''}><summary>Filter and sort</summary>${filterHtml}</details>` +
+    pager('items', page, href) +
+    table(`Items of ${name}`, columns, items, query.prefix || query.owner ? 'No item matches the filter.' : 'This store has no items yet.') +
+    (items.length > 0 ? pager('items', page, href) : '');
+  return sendHtml(reply, renderAdminPage(request, reply, admin, { title: `Data store ${name}`, body, head: await filter.htmlHead(), messages }));
+}
+
+/** The value and its type, as the create and edit forms have them. */
+export const valueFields = (store: DataStore, value: string | number | undefined): FieldConf[] => [
+  {
+    id: 'value',
+    name: 'Value',
+    datatype: 'text',
+    settings: { rows: 6 },
+    default: value === undefined ? '' : String(value),
+    description: `Text (at most ${store.options.maxValueBytes} bytes) or a number.`,
+  },
+  {
+    id: 'type',
+    name: 'Stored as',
+    datatype: 'radio',
+    default: typeof value === 'number' ? 'number' : 'text',
+    listItems: [{ id: 'text', name: 'text' }, { id: 'number', name: 'number' }],
+  },
+];
+
+/** Register `/admin/data` and `/admin/data/<store>`; the item pages are in data-item-pages.ts. */
+export function registerDataStoreListPages(app: FastifyInstance, ctx: StorePageContext): void {
+  app.get('/admin/data', async (request, reply) => {
+    const admin = await ctx.admin(request, reply);
+    return admin ? storesPage(ctx, request, reply, admin) : reply;
+  });
+  app.get<{ Params: { store: string } }>('/admin/data/:store', async (request, reply) => {
+    const admin = await ctx.admin(request, reply);
+    return admin ? itemsPage(ctx, request, reply, admin, request.params.store) : reply;
+  });
+}

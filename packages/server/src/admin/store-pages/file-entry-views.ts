@@ -1,0 +1,208 @@
+import { createReadStream } from 'node:fs';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { escapeHtml, formatBytes, isUploadedFile, type HTMLForm } from '@roost/forms';
+import { childOf, parsePath, pathOf, type FilePath, type FileStore } from '../../filestore/index.js';
+import { sendAdminForms, type AdminRequest } from '../page-kit/admin-page.js';
+import { PageForm } from '../page-kit/page-form.js';
+import { facts, link, pager, positiveInt, table, type Column } from '../page-kit/page-parts.js';
+import { downloadUrl, fileUrl } from './store-page-context.js';
+
+/** An entry as the file store answers `getItem` and `list`. */
+export interface EntryView {
+  name: string;
+  type: 'f' | 'd';
+  size: number;
+  mime: string;
+  mtime: string;
+  ctime: string;
+}
+
+/** Everything a view of one path needs. */
+export interface FilePage {
+  request: FastifyRequest;
+  reply: FastifyReply;
+  admin: AdminRequest;
+  store: FileStore;
+  /** The store's name. */
+  name: string;
+  path: FilePath;
+  entry: EntryView;
+}
+
+const PAGE_SIZE = 50;
+
+/** The page of a directory, or of a file: `/admin/files/<store>/<path>` (directories end in `/`). */
+const urlOf = (page: Pick<FilePage, 'name'>, path: FilePath, type: 'f' | 'd') => fileUrl(page.name, path.segments, type === 'd');
+const shown = (path: FilePath) => `/${path.path}`;
+
+/** `store / a / b` with each step linked. */
+function breadcrumbs(page: FilePage): string {
+  const steps = [link(fileUrl(page.name, [], true), page.name)];
+  page.path.segments.forEach((segment, i) => {
+    const last = i === page.path.segments.length - 1;
+    steps.push(last ? `<span aria-current="page">${escapeHtml(segment)}</span>` : link(fileUrl(page.name, page.path.segments.slice(0, i + 1), true), segment));
+  });
+  return `<nav class="breadcrumbs" aria-label="Path">${link('/admin/files', 'File stores')} / ${steps.join(' / ')}</nav>`;
+}
+
+/** Send the page of `forms` under the path's breadcrumbs. */
+const answer = (page: FilePage, title: string, forms: HTMLForm[], body: (html: string[]) => string) =>
+  sendAdminForms(page.request, page.reply, page.admin, title, forms, (htmls) => breadcrumbs(page) + body(htmls));
+
+const formBase = (page: FilePage, formid: string) => ({ request: page.admin.form, formid, csrfToken: page.admin.csrf });
+
+/** Move or rename: the new path inside the store. */
+function moveForm(page: FilePage): PageForm {
+  return new PageForm({
+    ...formBase(page, 'move-form'),
+    fields: [{ id: 'newpath', name: 'New path', datatype: 'string', required: true, default: shown(page.path), description: 'Inside this store, from its root: /folder/new-name' }],
+    actions: [{ id: 'move', method: 'submit', name: 'Move or rename', cssClass: 'btn secondary' }],
+    perform: async (data) => {
+      const newpath = String(data.newpath);
+      await page.store.run('move', page.admin.principal, page.path, { newpath });
+      const target = parsePath(newpath, 'newpath');
+      return { message: `Moved ${shown(page.path)} to ${shown(target)}.`, redirect: urlOf(page, target, page.entry.type) };
+    },
+  });
+}
+
+function ownerForm(page: FilePage, owner: string): PageForm {
+  return new PageForm({
+    ...formBase(page, 'owner-form'),
+    fields: [{ id: 'owner', name: 'New owner', datatype: 'string', required: true, default: owner, description: 'Name, email or id of a user.' }],
+    actions: [{ id: 'give', method: 'submit', name: 'Change owner', cssClass: 'btn secondary' }],
+    fieldAliases: { newOwner: 'owner' },
+    perform: async (data) => {
+      await page.store.run('setOwner', page.admin.principal, page.path, { owner: data.owner });
+      return { message: `${shown(page.path)} now belongs to ${String(data.owner)}.`, redirect: urlOf(page, page.path, page.entry.type) };
+    },
+  });
+}
+
+async function ownerOf(page: FilePage): Promise<string> {
+  const answer = await page.store.run('getOwner', page.admin.principal, page.path, {});
+  return typeof answer.owner === 'string' ? answer.owner : '';
+}
+
+/** Upload into this directory: through the form library's file widget, by ajax with its progress bar. */
+function uploadForm(page: FilePage): PageForm {
+  return new PageForm({
+    ...formBase(page, 'upload-form'),
+    use_ajax: true,
+    uploadProgressBar: 'auto',
+    fields: [
+      { id: 'file', name: 'File', datatype: 'file', required: true, description: `At most ${formatBytes(page.store.options.maxFileBytes)}.` },
+      { id: 'name', name: 'Save as', datatype: 'string', description: "Empty: the file's own name." },
+      { id: 'replace', name: 'Replace a file of the same name', datatype: 'checkbox' },
+    ],
+    actions: [{ id: 'upload', method: 'submit', name: 'Upload' }],
+    describe: (field, reason) => (field === 'name' && reason === 'exists' ? 'A file or directory of this name exists here; tick “Replace” to overwrite a file.' : undefined),
+    perform: async (data) => {
+      const file = data.file;
+      if (!isUploadedFile(file) || !file.path) throw new TypeError('the upload form read no file');
+      const name = typeof data.name === 'string' && data.name !== '' ? data.name : file.filename;
+      const target = childOf(page.path, name, 'name');
+      const upload = { stream: createReadStream(file.path), mime: file.mime, size: file.size };
+      try {
+        if (data.replace === true) await page.store.run('write', page.admin.principal, target, {}, upload);
+        else await page.store.run('newItem', page.admin.principal, page.path, { name }, upload);
+      } finally {
+        // A refusal before the store read the file leaves the stream open: close it.
+        upload.stream.destroy();
+      }
+      return { message: `Uploaded “${name}” (${formatBytes(file.size)}).`, redirect: urlOf(page, page.path, 'd') };
+    },
+  });
+}
+
+function mkdirForm(page: FilePage): PageForm {
+  return new PageForm({
+    ...formBase(page, 'mkdir-form'),
+    fields: [{ id: 'dirname', name: 'Name', datatype: 'string', required: true }],
+    actions: [{ id: 'mkdir', method: 'submit', name: 'Create directory', cssClass: 'btn secondary' }],
+    fieldAliases: { name: 'dirname' },
+    perform: async (data) => {
+      const name = String(data.dirname);
+      await page.store.run('newItem', page.admin.principal, page.path, { name, type: 'd' });
+      return { message: `Directory “${name}” created.`, redirect: urlOf(page, page.path, 'd') };
+    },
+  });
+}
+
+/** A directory: its entries (directories first), upload, new directory; below the root also move, owner, delete. */
+export async function directoryView(page: FilePage) {
+  const start = positiveInt(page.admin.form.query?.start, 1);
+  const listing = await page.store.run('list', page.admin.principal, page.path, { sort: 'type', start, size: PAGE_SIZE });
+  const entries = listing.items as EntryView[];
+  const total = listing.total as number;
+  const childPath = (e: EntryView) => pathOf([...page.path.segments, e.name]);
+  const columns: Column<EntryView>[] = [
+    { label: 'Name', cell: (e) => (e.type === 'd' ? '<span class="tag">dir</span> ' : '') + link(urlOf(page, childPath(e), e.type), e.name) },
+    { label: 'Size', cell: (e) => (e.type === 'd' ? '' : escapeHtml(formatBytes(e.size))), className: 'num' },
+    { label: 'Type', cell: (e) => escapeHtml(e.mime) },
+    { label: 'Changed', cell: (e) => escapeHtml(e.mtime) },
+    { label: 'Download', cell: (e) => (e.type === 'f' ? link(downloadUrl(page.name, childPath(e).segments), 'Download', ' download') : '') },
+  ];
+  const forms = [uploadForm(page), mkdirForm(page)];
+  const below = page.path.path !== '';
+  const owner = below ? await ownerOf(page) : '';
+  if (below) forms.push(moveForm(page), ownerForm(page, owner));
+  const href = (s: number) => `${urlOf(page, page.path, 'd')}${s > 1 ? `?start=${s}` : ''}`;
+  const list = { start, size: PAGE_SIZE, total, shown: entries.length };
+  return answer(page, below ? `Directory ${page.path.name}` : `File store ${page.name}`, forms, ([upload, mkdir, move, give]) =>
+    pager('entries', list, href) +
+    table(`Entries of ${shown(page.path)}`, columns, entries, 'This directory is empty.') +
+    `<div class="columns"><section class="card"><h2>Upload a file</h2>${upload}</section>` +
+    `<section class="card"><h2>New directory</h2>${mkdir}</section></div>` +
+    (below
+      ? `<div class="columns"><section class="card"><h2>Move or rename</h2>${move}</section>` +
+        `<section class="card"><h2>Owner</h2><p>Owned by ${owner ? escapeHtml(owner) : '<span class="muted">(nobody)</span>'}.</p>${give}</section></div>` +
+        `<section class="card"><h2>Delete</h2><p>${link(`${urlOf(page, page.path, 'd')}?delete`, 'Delete this directory and everything in it…', ' class="button danger"')}</p></section>`
+      : ''),
+  );
+}
+
+/** A file: its facts, download, move, owner, delete. */
+export async function fileView(page: FilePage) {
+  const { entry } = page;
+  const owner = await ownerOf(page);
+  const about = facts([
+    ['Name', escapeHtml(entry.name)],
+    ['Size', escapeHtml(`${formatBytes(entry.size)} (${entry.size} bytes)`)],
+    ['Type', escapeHtml(entry.mime)],
+    ['Changed', escapeHtml(entry.mtime)],
+    ['Created', escapeHtml(entry.ctime)],
+    ['Owner', owner ? escapeHtml(owner) : '<span class="muted">(nobody)</span>'],
+  ]);
+  const here = urlOf(page, page.path, 'f');
+  return answer(page, `File ${entry.name}`, [moveForm(page), ownerForm(page, owner)], ([move, give]) =>
+    `<section class="card">${about}<p class="actions">${link(downloadUrl(page.name, page.path.segments), 'Download', ' class="button" download')}</p></section>` +
+    `<div class="columns"><section class="card"><h2>Move or rename</h2>${move}</section>` +
+    `<section class="card"><h2>Owner</h2>${give}</section></div>` +
+    `<section class="card"><h2>Delete</h2><p>${link(`${here}?delete`, 'Delete this file…', ' class="button danger"')}</p></section>`,
+  );
+}
+
+/** `?delete`: ask, then remove the file, or the directory with everything below it. */
+export async function deleteView(page: FilePage) {
+  const directory = page.entry.type === 'd';
+  const parent = parsePath(page.path.parent);
+  const form = new PageForm({
+    ...formBase(page, 'delete-form'),
+    // The form library wants a field; the question's answer is the button, this only says "asked".
+    fields: [{ id: 'confirm', datatype: 'hidden', default: 'yes' }],
+    actions: [{ id: 'remove', method: 'submit', name: directory ? 'Delete directory and contents' : 'Delete file', cssClass: 'btn danger' }],
+    perform: async () => {
+      const removed = await page.store.run('removeItem', page.admin.principal, page.path, { recursive: true });
+      const count = Number(removed.result);
+      return { message: `Deleted ${shown(page.path)}${directory ? ` (${count} ${count === 1 ? 'entry' : 'entries'})` : ''}.`, redirect: urlOf(page, parent, 'd') };
+    },
+  });
+  const children = directory ? Number((await page.store.run('list', page.admin.principal, page.path, { size: 1 })).total) : 0;
+  const what = directory
+    ? `the directory <code class="key">${escapeHtml(shown(page.path))}</code>${children > 0 ? ` and everything in it (${children} ${children === 1 ? 'entry' : 'entries'} directly inside, and all below them)` : ' (it is empty)'}`
+    : `the file <code class="key">${escapeHtml(shown(page.path))}</code>`;
+  return answer(page, directory ? 'Delete directory' : 'Delete file', [form], ([html]) =>
+    `<div class="card confirm"><p>Delete ${what} for good? This cannot be undone.</p>${html}<p>${link(urlOf(page, page.path, page.entry.type), 'Cancel')}</p></div>`,
+  );
+}

@@ -1,0 +1,34 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { PageDeps } from '../index.js';
+import { installPageBodies } from '../page-kit/page-body.js';
+import { installPageErrorHandler } from '../page-kit/page-errors.js';
+import { resetPasswordPage } from './reset-password-page.js';
+import { signupPage } from './signup-page.js';
+import { ACTIVATE, tokenPage, VERIFY_EMAIL } from './token-pages.js';
+
+type Page = (deps: PageDeps, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+
+/** The public pages, under the urls the user service's mails link to by default. */
+const PAGES: Record<string, Page> = {
+  '/users/signup': signupPage,
+  '/users/activate': (deps, request, reply) => tokenPage(deps, ACTIVATE, request, reply),
+  '/users/verify-email': (deps, request, reply) => tokenPage(deps, VERIFY_EMAIL, request, reply),
+  '/users/reset-password': resetPasswordPage,
+};
+
+/**
+ * `/users/<page>`: sign-up and the pages the mails link to, for people who are not signed in,
+ * in one encapsulated plugin (its multipart parser and error pages serve these routes only).
+ * Every action is one call of the user service; a POST is rate limited like the API operation
+ * it runs, and must come from this site.
+ */
+export async function registerPublicUserPages(app: FastifyInstance, deps: PageDeps): Promise<void> {
+  await installPageBodies(app, deps.config.bodyLimit);
+  installPageErrorHandler(app);
+  const limit = app.rateLimit({ max: deps.config.rateLimit.max, timeWindow: deps.config.rateLimit.windowSeconds * 1000 });
+  for (const [url, page] of Object.entries(PAGES)) {
+    const handler = (request: FastifyRequest, reply: FastifyReply) => page(deps, request, reply);
+    app.get(url, handler);
+    app.post(url, { onRequest: limit }, handler);
+  }
+}

@@ -1,0 +1,36 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FormRequest } from '@roost/forms';
+import { assertSameOrigin } from '../../http/auth.js';
+import { renderPage, type PageInit } from '../layout.js';
+import { readFormRequest } from '../page-kit/page-body.js';
+import { takeFlash } from '../page-kit/page-reply.js';
+
+/** The links of the public pages' header. */
+export const USER_NAV = [
+  { href: '/users/signin', label: 'Sign in' },
+  { href: '/users/signup', label: 'Sign up' },
+] as const;
+
+/**
+ * The form request of a public page. Nobody is signed in here, so there is no session to
+ * derive a CSRF token from: a POST must come from this site by Fetch Metadata or Origin (what
+ * the API's sign-in checks too), checked before the body is read. No file is taken.
+ */
+export async function publicFormRequest(request: FastifyRequest, reply: FastifyReply, options: { fieldBytes: number; trustedOrigins: readonly string[] }): Promise<FormRequest> {
+  if (request.method === 'POST') assertSameOrigin(request, options.trustedOrigins);
+  return readFormRequest(request, reply, { fieldBytes: options.fieldBytes, fileBytes: 0, uploadDir: '' });
+}
+
+export function renderPublicPage(request: FastifyRequest, reply: FastifyReply, page: Omit<PageInit, 'nav' | 'user'>): string {
+  const path = (request.raw.url ?? '/').split('?')[0] ?? '/';
+  return renderPage({
+    ...page,
+    messages: [...takeFlash(request, reply), ...(page.messages ?? [])],
+    nav: USER_NAV.map((l) => ({ ...l, current: l.href === path })),
+  });
+}
+
+/** The success panel of a public form: its message, then what to do next. */
+export const successPanel = (messagesHtml: string, next = '') => `<div class="card done">${messagesHtml}${next}</div>`;
+
+export const signInLink = '<p><a class="button" href="/users/signin">Sign in</a></p>';

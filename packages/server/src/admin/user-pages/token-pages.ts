@@ -1,0 +1,80 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { escapeHtml, type FieldConf } from '@roost/forms';
+import { callerOf } from '../../http/auth.js';
+import type { PageDeps } from '../index.js';
+import { PageForm } from '../page-kit/page-form.js';
+import { textParam } from '../page-kit/page-parts.js';
+import { sendFormResponse, sendHtml } from '../page-kit/page-reply.js';
+import { accountWords } from './account-words.js';
+import { publicFormRequest, renderPublicPage, signInLink, successPanel } from './public-page.js';
+
+/** One page a mail links to: a token (from the link, or typed in), perhaps more fields, one operation. */
+export interface TokenPage {
+  title: string;
+  intro: string;
+  /** The user operation that takes the token. */
+  operation: 'activate' | 'verifyEmail2' | 'resetPassword2';
+  button: string;
+  done: string;
+  /** Fields after the token. */
+  fields?: (deps: PageDeps) => FieldConf[];
+  /** Trusted HTML after the form (another form, links). */
+  after?: string;
+}
+
+const tokenField: FieldConf = { id: 'token', name: 'Code from the mail', datatype: 'string', required: true, settings: { autocomplete: 'off' }, description: 'Filled in when you came by the link in the mail.' };
+
+/**
+ * The token pages work in two steps on purpose: the link only shows the form (mail scanners
+ * that open links must not use the single-use token), the button posts it. A wrong, used or
+ * expired token is said at the field and changes nothing.
+ */
+export async function tokenPage(deps: PageDeps, spec: TokenPage, request: FastifyRequest, reply: FastifyReply, extraForms: (form: Awaited<ReturnType<typeof publicFormRequest>>) => Promise<string> = async () => '') {
+  const form = await publicFormRequest(request, reply, { fieldBytes: deps.config.bodyLimit, trustedOrigins: deps.config.corsOrigins });
+  const caller = await callerOf(request, deps.services.users);
+  const page = new PageForm({
+    request: form,
+    formid: 'token-form',
+    fields: [tokenField, ...(spec.fields?.(deps) ?? [])],
+    actions: [{ id: 'confirm', method: 'submit', name: spec.button }],
+    describe: accountWords(deps),
+    perform: async (data) => {
+      await deps.services.users.run(spec.operation, caller, data);
+    },
+  });
+  const { result, html, response } = await page.process({ renderSuccess: false, defaultData: { token: textParam(form.query?.token) } });
+  if (response) return sendFormResponse(request, reply, response);
+  if (result && page.isRequestAction('confirm')) {
+    const messages = `<div class="alert alert-success" role="status"><div>${escapeHtml(spec.done)}</div></div>`;
+    return sendHtml(reply, renderPublicPage(request, reply, { title: spec.title, body: successPanel(messages, signInLink) }));
+  }
+  const body = `<section class="card narrow"><p>${escapeHtml(spec.intro)}</p>${html}</section>${await extraForms(form)}${spec.after ?? ''}`;
+  return sendHtml(reply, renderPublicPage(request, reply, { title: spec.title, body, head: await page.htmlHead() }), result === false ? 422 : 200);
+}
+
+export const ACTIVATE: TokenPage = {
+  title: 'Activate your account',
+  intro: 'Confirm your address to activate your account.',
+  operation: 'activate',
+  button: 'Activate my account',
+  done: 'Your account is active. You can sign in now.',
+};
+
+export const VERIFY_EMAIL: TokenPage = {
+  title: 'Confirm your new email address',
+  intro: 'Confirm that the address this mail came to is your new one.',
+  operation: 'verifyEmail2',
+  button: 'Confirm my address',
+  done: 'Your new email address is confirmed and in use.',
+};
+
+export const RESET_PASSWORD: TokenPage = {
+  title: 'Choose a new password',
+  intro: 'Enter the code from the mail and your new password (twice).',
+  operation: 'resetPassword2',
+  button: 'Set new password',
+  done: 'Your password has been changed. Sign in with the new one; other devices were signed out.',
+  fields: (deps) => [
+    { id: 'newpassword', name: 'New password', datatype: 'password', required: true, size: 256, settings: { minLength: deps.config.users.passwordMinLength, autocomplete: 'new-password' }, description: `At least ${deps.config.users.passwordMinLength} characters.` },
+  ],
+};
