@@ -13,11 +13,11 @@ export const MAX_FILE_BYTES = 256 * 1024;
  * items a call (for 413), the file store `files` with a small size limit, an administrator
  * address for `message`.
  */
-export function startRoost(): Promise<TestServer> {
+export function startRoost(options: { maxFileBytes?: number } = {}): Promise<TestServer> {
   return startServer({
     mail: { adminAddress: ADMIN_ADDRESS },
     dataStores: { data: {}, notes: { maxBatch: 2 } },
-    fileStores: { files: { maxFileBytes: MAX_FILE_BYTES } },
+    fileStores: { files: { maxFileBytes: options.maxFileBytes ?? MAX_FILE_BYTES } },
   });
 }
 
