@@ -72,6 +72,22 @@ export async function openPage(browser: Browser, baseUrl: string, parts: { html?
   };
 }
 
+/**
+ * Run `work` with the page's uploads slowed to `bytesPerSecond` (chromium's network emulation),
+ * so an upload on 127.0.0.1 lasts long enough to report progress more than once.
+ */
+export async function withSlowUploads<T>(page: Page, bytesPerSecond: number, work: () => Promise<T>): Promise<T> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: bytesPerSecond });
+  try {
+    return await work();
+  } finally {
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    await cdp.detach();
+  }
+}
+
 /** No uncaught error in the page. */
 export function assertNoPageErrors(testPage: TestPage): void {
   assert.deepEqual(testPage.errors.map((e) => e.message), []);
