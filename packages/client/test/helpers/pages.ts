@@ -1,39 +1,39 @@
 import assert from 'node:assert/strict';
-import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
 
 export { launchBrowser, screenshot } from '../../../server/test/helpers/browser.js';
 
+/** Source text to bundle, as a file of `dir` would be (so its imports resolve from there). */
+export interface PageSource {
+  contents: string;
+  loader: 'ts' | 'js' | 'jsx' | 'tsx';
+  dir: string;
+}
+
 /**
- * Bundle a test page's script (TypeScript) for the browser with esbuild, React or Vue included.
- * With `coreFromServer`, imports of the core (`src/index.ts`) stay imports of
- * `/static/roost-client.js`, so the page runs the bundle Roost serves.
+ * Bundle a page's script for the browser with esbuild, React or Vue included: a file, or
+ * source text (a code block of the docs). `vueFullBuild` bundles Vue with its template
+ * compiler, for components with string templates.
  */
-export async function bundlePage(entry: URL, options: { coreFromServer?: boolean } = {}): Promise<string> {
-  const core = fileURLToPath(new URL('../../src/index.js', import.meta.url));
-  const served: Plugin = {
-    name: 'core-from-server',
-    setup(b) {
-      b.onResolve({ filter: /index\.js$/ }, (args) => (resolve(args.resolveDir, args.path) === core ? { path: '/static/roost-client.js', external: true } : undefined));
-    },
-  };
+export async function bundlePage(entry: URL | PageSource, options: { vueFullBuild?: boolean } = {}): Promise<string> {
   const result = await build({
-    entryPoints: [fileURLToPath(entry)],
+    ...(entry instanceof URL ? { entryPoints: [fileURLToPath(entry)] } : { stdin: { contents: entry.contents, loader: entry.loader, resolveDir: entry.dir, sourcefile: `page.${entry.loader}` } }),
     bundle: true,
     format: 'esm',
     platform: 'browser',
     target: 'es2022',
+    jsx: 'automatic',
     write: false,
     minify: true,
     define: {
       'process.env.NODE_ENV': '"production"',
-      __VUE_OPTIONS_API__: 'false',
+      __VUE_OPTIONS_API__: options.vueFullBuild ? 'true' : 'false',
       __VUE_PROD_DEVTOOLS__: 'false',
       __VUE_PROD_HYDRATION_MISMATCH_DETAILS__: 'false',
     },
-    plugins: options.coreFromServer ? [served] : [],
+    ...(options.vueFullBuild ? { alias: { vue: 'vue/dist/vue.esm-bundler.js' } } : {}),
     logLevel: 'silent',
   });
   return result.outputFiles[0]?.text ?? '';
