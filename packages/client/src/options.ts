@@ -55,6 +55,7 @@ export interface CallOptions<T> {
 }
 
 export const DEFAULT_TIMEOUT = 30_000;
+const CREDENTIALS = new Set<unknown>(['include', 'same-origin', 'omit']);
 const KNOWN = new Set(['baseUrl', 'token', 'credentials', 'timeout', 'headers', 'onSuccess', 'onFailure']);
 
 /** Check and complete the options; a mistake throws `TypeError` at once rather than failing every call. */
@@ -65,6 +66,7 @@ export function resolveOptions(options: RoostOptions = {}): ConnectorOptions {
   if (!/^https?:\/\/[^/]/.test(baseUrl)) throw new TypeError('the option baseUrl is an http:// or https:// address (required outside a browser)');
   const timeout = options.timeout ?? DEFAULT_TIMEOUT;
   if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout < 0) throw new TypeError('the option timeout is a number of milliseconds, 0 or more');
+  if (options.credentials !== undefined && !CREDENTIALS.has(options.credentials)) throw new TypeError("the option credentials is 'include', 'same-origin' or 'omit'");
   const token = options.token;
   if (token != null && typeof token !== 'string' && typeof token !== 'function') throw new TypeError('the option token is a string or a function');
   return {
@@ -78,9 +80,9 @@ export function resolveOptions(options: RoostOptions = {}): ConnectorOptions {
   };
 }
 
-/** A store's name is one path segment. */
+/** A store's name, as Roost's configuration allows them (so it is one plain path segment). */
 export function checkStoreName(name: unknown): string {
-  if (typeof name !== 'string' || name === '' || /[/?#%\s]/.test(name)) throw new TypeError('a store name is a non-empty string without "/", "?", "#", "%" or spaces');
+  if (typeof name !== 'string' || !/^[a-z0-9][a-z0-9_-]{0,62}$/.test(name)) throw new TypeError('a store name is 1-63 characters of a-z, 0-9, - and _, starting with a letter or digit');
   return name;
 }
 

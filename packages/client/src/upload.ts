@@ -48,7 +48,7 @@ function asBody(contents: Contents): BodyInit {
   return bytesOf(contents);
 }
 
-/** The bytes a view shows (a SharedArrayBuffer cannot be sent; views of one are copied by the platform). */
+/** The bytes a view shows, as the body types want them (typed for an ArrayBuffer: a view of a SharedArrayBuffer cannot be sent). */
 function bytesOf(view: ArrayBufferView): Uint8Array<ArrayBuffer> {
   return new Uint8Array(view.buffer as ArrayBuffer, view.byteOffset, view.byteLength);
 }

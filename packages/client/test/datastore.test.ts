@@ -131,7 +131,8 @@ describe('datastore connector (Node)', () => {
     coverage.assertCalled(routes);
   });
 
-  test('a store name is one path segment', () => {
-    for (const name of ['', 'a/b', 'a b', 'x?y']) assert.throws(() => datastore(name, { baseUrl: s.url }), TypeError);
+  test('a store name is what Roost allows (one plain path segment)', () => {
+    for (const name of ['', 'a/b', 'a b', 'x?y', '..', 'Data', '-data']) assert.throws(() => datastore(name, { baseUrl: s.url }), TypeError);
+    assert.equal(datastore('my_store-2', { baseUrl: s.url }).name, 'my_store-2');
   });
 });

@@ -182,6 +182,7 @@ describe('connector failures', () => {
     assert.throws(() => users({}), /baseUrl/);
     assert.throws(() => users({ baseUrl: 'ftp://example.com' }), /baseUrl/);
     assert.throws(() => datastore('data', { baseUrl: s.url, timeout: -1 }), /timeout/);
+    assert.throws(() => users({ baseUrl: s.url, credentials: true as never }), /credentials/);
   });
 
   test('isRoostError: by class, and by name and shape across realms', () => {
