@@ -15,7 +15,7 @@ import type {
 } from './datastore-types.js';
 import type { CallOptions, ConnectorOptions } from './options.js';
 import type { AllowedAnswer, PermissionChange, PermissionsAnswer, PingAnswer } from './shared-types.js';
-import { Transport } from './transport.js';
+import { Connector } from './connector.js';
 
 /** Options of a write: `owner` creates the items for another user (needs the `setOwner` permission). */
 export type WriteOptions<T> = CallOptions<T> & { owner?: string };
@@ -36,22 +36,16 @@ export type Items = string | string[] | ItemAddress;
  * await data.newItem('color', 'blue');
  * const { value } = await data.getItem('color');
  */
-export class DataStore {
-  readonly name: string;
-  readonly #transport: Transport;
-
-  constructor(name: string, options: ConnectorOptions) {
-    this.name = name;
-    this.#transport = new Transport(options);
-  }
-
-  /** The connector's options; `options.token` and `options.headers` may be changed at any time. */
-  get options(): ConnectorOptions {
-    return this.#transport.options;
+export class DataStore extends Connector {
+  constructor(
+    readonly name: string,
+    options: ConnectorOptions,
+  ) {
+    super(options);
   }
 
   #call<T>(operation: string, values: object, call?: CallOptions<T>): Promise<T> {
-    return this.#transport.call(operation, `/${this.name}/api/${operation}`, values, call);
+    return this.transport.call(operation, `/${this.name}/api/${operation}`, values, call);
   }
 
   // Items

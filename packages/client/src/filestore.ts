@@ -12,7 +12,8 @@ import type {
 import { RoostError } from './errors.js';
 import type { CallOptions, ConnectorOptions } from './options.js';
 import type { AllowedAnswer, DoneAnswer, PermissionChange, PermissionsAnswer, PingAnswer } from './shared-types.js';
-import { Transport, type Deadline } from './transport.js';
+import { Connector } from './connector.js';
+import type { Deadline } from './transport.js';
 import { upload } from './upload.js';
 
 /** Fields of a new entry; small contents may go as JSON (text, or bytes sent base64). */
@@ -61,22 +62,17 @@ export interface ReadOptions<A extends keyof ReadResults> extends CallOptions<Re
  * await files.upload('docs/photo.png', fileInput.files[0], { onProgress: (p) => console.log(p.loaded) });
  * const blob = await files.read('docs/photo.png', { as: 'blob' });
  */
-export class FileStore {
-  readonly name: string;
-  readonly #transport: Transport;
-
-  constructor(name: string, options: ConnectorOptions) {
-    this.name = name;
-    this.#transport = new Transport(options);
-  }
-
-  get options(): ConnectorOptions {
-    return this.#transport.options;
+export class FileStore extends Connector {
+  constructor(
+    readonly name: string,
+    options: ConnectorOptions,
+  ) {
+    super(options);
   }
 
   /** The address of `path` (a download link: in cookie mode an `<a href>` or `<img src>` works), or of one of its operations. */
   url(path = '', operation?: string): string {
-    return this.#transport.url(this.#location(path, operation));
+    return this.transport.url(this.#location(path, operation));
   }
 
   /**
@@ -95,7 +91,7 @@ export class FileStore {
   }
 
   #call<T>(operation: string, path: string, values: object = {}, call?: CallOptions<T>): Promise<T> {
-    return this.#transport.settle(operation, call, async () => this.#transport.request<T>(operation, this.#location(path, operation), values, call));
+    return this.transport.settle(operation, call, async () => this.transport.request<T>(operation, this.#location(path, operation), values, call));
   }
 
   // Entries
@@ -139,12 +135,12 @@ export class FileStore {
    */
   read<A extends keyof ReadResults = 'arrayBuffer'>(path: string, options: ReadOptions<A> = {}): Promise<ReadResults[A]> {
     const { as = 'arrayBuffer', start, end, onProgress, ...call } = options;
-    return this.#transport.settle('read', call as CallOptions<ReadResults[A]>, async () => {
+    return this.transport.settle('read', call as CallOptions<ReadResults[A]>, async () => {
       const headers: Record<string, string> = { accept: '*/*' };
       if (start !== undefined || end !== undefined) headers.range = `bytes=${start ?? 0}-${end ?? ''}`;
-      const deadline = this.#transport.deadline(call);
+      const deadline = this.transport.deadline(call);
       try {
-        const response = await this.#transport.send('read', this.#location(path, 'read'), { method: 'GET', headers }, deadline);
+        const response = await this.transport.send('read', this.#location(path, 'read'), { method: 'GET', headers }, deadline);
         return (await contentsOf(response, as, deadline, this.options.baseUrl, onProgress)) as ReadResults[A];
       } finally {
         deadline.clear();
@@ -158,11 +154,11 @@ export class FileStore {
    */
   write(path: string, contents: Contents, options: WriteOptions = {}): Promise<DoneAnswer> {
     const { mime, onProgress, ...call } = options;
-    return this.#transport.settle('write', call, async () => {
-      const deadline = this.#transport.deadline(call);
+    return this.transport.settle('write', call, async () => {
+      const deadline = this.transport.deadline(call);
       try {
         const request = { operation: 'write', path: this.#location(path, 'write'), contents, mime: mime ?? 'application/octet-stream', onProgress };
-        return (await upload(this.#transport, request, deadline)) as unknown as DoneAnswer;
+        return (await upload(this.transport, request, deadline)) as unknown as DoneAnswer;
       } finally {
         deadline.clear();
       }
@@ -201,7 +197,7 @@ export class FileStore {
 
   /** Health check at `/<store>/api/ping`. */
   ping(call?: CallOptions<PingAnswer>): Promise<PingAnswer> {
-    return this.#transport.call('ping', `/${this.name}/api/ping`, {}, call);
+    return this.transport.call('ping', `/${this.name}/api/ping`, {}, call);
   }
 }
 

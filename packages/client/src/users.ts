@@ -1,6 +1,6 @@
-import type { CallOptions, ConnectorOptions } from './options.js';
+import type { CallOptions } from './options.js';
 import type { AllowedAnswer, DoneAnswer, PermissionChange, PermissionsAnswer, PingAnswer } from './shared-types.js';
-import { Transport } from './transport.js';
+import { Connector } from './connector.js';
 import type {
   Identity,
   NameAnswer,
@@ -26,26 +26,15 @@ import type {
  * await auth.token('alice', 'alice-password-1'); // keeps the token
  * const me = await auth.identity();
  */
-export class Users {
-  readonly #transport: Transport;
-
-  constructor(options: ConnectorOptions) {
-    this.#transport = new Transport(options);
-  }
-
-  /** The connector's options; `options.token` and `options.headers` may be changed at any time. */
-  get options(): ConnectorOptions {
-    return this.#transport.options;
-  }
-
+export class Users extends Connector {
   #call<T>(operation: string, values: object = {}, call?: CallOptions<T>): Promise<T> {
-    return this.#transport.call(operation, `/users/api/${operation}`, values, call);
+    return this.transport.call(operation, `/users/api/${operation}`, values, call);
   }
 
   /** An operation after which the token is dead (sign-out, disable, delete): the connector forgets it. */
   #ending(operation: string, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
-    return this.#transport.settle(operation, call, async () => {
-      const answer = await this.#transport.request<DoneAnswer>(operation, `/users/api/${operation}`, {}, call);
+    return this.transport.settle(operation, call, async () => {
+      const answer = await this.transport.request<DoneAnswer>(operation, `/users/api/${operation}`, {}, call);
       this.options.token = undefined;
       return answer;
     });
@@ -66,8 +55,8 @@ export class Users {
    */
   token(identity: string, password: string, call: CallOptions<TokenAnswer> & { store?: boolean } = {}): Promise<TokenAnswer> {
     const { store = true, ...rest } = call;
-    return this.#transport.settle('token', rest, async () => {
-      const answer = await this.#transport.request<TokenAnswer>('token', '/users/api/token', { identity, password }, rest);
+    return this.transport.settle('token', rest, async () => {
+      const answer = await this.transport.request<TokenAnswer>('token', '/users/api/token', { identity, password }, rest);
       if (store) this.options.token = answer.token;
       return answer;
     });

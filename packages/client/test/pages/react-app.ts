@@ -51,7 +51,9 @@ function ItemPanel() {
 }
 
 function ListPanel() {
-  const { items, page, pages, total, loading, next, previous, refresh } = useList(data, { size: 2, sort: 'key' });
+  const [owner, setOwner] = useState<string | undefined>(undefined);
+  // A query written inline: a new owner filter starts again at page 1.
+  const { items, page, pages, total, loading, next, previous, refresh } = useList(data, { size: 2, sort: 'key', ...(owner ? { owner } : {}) });
   return h(
     'section',
     { 'aria-label': 'list' },
@@ -59,6 +61,7 @@ function ListPanel() {
     h('button', { onClick: () => void previous() }, 'Previous'),
     h('button', { onClick: () => void next() }, 'Next'),
     h('button', { onClick: () => void refresh() }, 'Refresh'),
+    h('button', { onClick: () => setOwner(owner ? undefined : 'bob') }, 'Only bob'),
   );
 }
 
