@@ -157,11 +157,13 @@ export class Deadline {
   #timedOut = false;
   readonly #caller: AbortSignal | undefined;
 
+  readonly #onCallerAbort = () => this.#controller.abort(this.#caller?.reason);
+
   constructor(timeout: number, caller?: AbortSignal) {
     this.#timeout = timeout;
     this.#caller = caller;
     if (caller?.aborted) this.#controller.abort(caller.reason);
-    else caller?.addEventListener('abort', () => this.#controller.abort(caller.reason), { once: true });
+    else caller?.addEventListener('abort', this.#onCallerAbort, { once: true });
     this.touch();
   }
 
@@ -179,8 +181,10 @@ export class Deadline {
     }
   }
 
+  /** The call is over: no timer left, and a long-lived caller's signal keeps no listener of it. */
   clear(): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#caller?.removeEventListener('abort', this.#onCallerAbort);
   }
 
   /** The error of a request that got no (complete) answer. */
