@@ -1,2 +1,59 @@
-/** The interface release the connector speaks; the connector itself comes with its own issue. */
+/**
+ * The Roost connector for browsers and Node: `fetch` based, no dependencies. One connector per
+ * service, each built from options; one method per operation, resolving with the server's JSON
+ * answer and rejecting with {@link RoostError}.
+ *
+ * @example
+ * import { users, datastore, filestore, isRoostError } from '@roost/client';
+ * const auth = users({ baseUrl: 'http://127.0.0.1:8080' });
+ * await auth.token('alice', 'alice-password-1');
+ * const data = datastore('data', { baseUrl: 'http://127.0.0.1:8080', token: auth.options.token });
+ */
+import { DataStore } from './datastore.js';
+import { FileStore } from './filestore.js';
+import { checkStoreName, resolveOptions, type RoostOptions } from './options.js';
+import { Users } from './users.js';
+
+/** The interface release the connector speaks. */
 export const PROTOCOL_RELEASE = '0.9.1';
+
+/**
+ * The connector of the user service. Its name is fixed (`users`): a `name` option throws `TypeError`.
+ *
+ * @example
+ * const auth = users({ baseUrl: 'http://127.0.0.1:8080' });
+ */
+export function users(options: RoostOptions = {}): Users {
+  if (options !== null && typeof options === 'object' && 'name' in options) throw new TypeError("the user service is always called 'users': it takes no name option");
+  return new Users(resolveOptions(options));
+}
+
+/**
+ * The connector of the data store `name` (`data` out of the box).
+ *
+ * @example
+ * const data = datastore('data', { baseUrl: 'http://127.0.0.1:8080', token });
+ */
+export function datastore(name: string, options: RoostOptions = {}): DataStore {
+  return new DataStore(checkStoreName(name), resolveOptions(options));
+}
+
+/**
+ * The connector of the file store `name` (`files` out of the box).
+ *
+ * @example
+ * const files = filestore('files', { baseUrl: 'http://127.0.0.1:8080', token });
+ */
+export function filestore(name: string, options: RoostOptions = {}): FileStore {
+  return new FileStore(checkStoreName(name), resolveOptions(options));
+}
+
+export { DataStore, FileStore, Users };
+export { RoostError, isRoostError, type FieldProblem, type RoostErrorInit, type TransportCode } from './errors.js';
+export type { CallOptions, ConnectorOptions, RoostOptions, TokenSource } from './options.js';
+export type * from './shared-types.js';
+export type * from './users-types.js';
+export type * from './datastore-types.js';
+export type * from './filestore-types.js';
+export type { Items, OneItem, WriteOptions as ItemWriteOptions } from './datastore.js';
+export type { EntryFields, ReadOptions, ReadResults, WriteOptions as FileWriteOptions } from './filestore.js';

@@ -4,6 +4,7 @@ import { systemClock, type Clock } from './core/clock.js';
 import type { Config } from './core/config.js';
 import type { Mailer } from './core/mailer.js';
 import { buildHttp } from './http/http-app.js';
+import { registerClientBundle } from './http/client-bundle.js';
 import { registerAdminPages, registerAdminStorePages, registerPageAssets, registerUserPages } from './admin/index.js';
 import { createMailer, outboxDir } from './mail/create-mailer.js';
 import { openDatabase, type Dialect } from './storage/database.js';
@@ -87,6 +88,7 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
   // The pages sit on top of the HTTP app (the http layer never imports them).
   const pageDeps = { services: httpServices, config, db: services.db };
   await http.register(registerPageAssets);
+  await http.register(registerClientBundle);
   await http.register(registerAdminPages, pageDeps);
   await http.register(registerAdminStorePages, pageDeps);
   await http.register(registerUserPages, pageDeps);

@@ -1,0 +1,226 @@
+import type { CallOptions } from './options.js';
+import type { AllowedAnswer, DoneAnswer, PermissionChange, PermissionsAnswer, PingAnswer } from './shared-types.js';
+import { Connector } from './connector.js';
+import type {
+  Identity,
+  NameAnswer,
+  Profile,
+  ProfileFields,
+  ReviewAction,
+  SignupUidAnswer,
+  TokenAnswer,
+  UserAnswer,
+  UserRecord,
+  UserSearch,
+  UsersPage,
+  UserValues,
+} from './users-types.js';
+
+/**
+ * The user identity service, `/users/api/<operation>`: one method per operation (docs/users.md).
+ * Each resolves with the server's JSON answer and rejects with `RoostError`, also for the
+ * validation failures the server answers with HTTP 200 and `result: false`.
+ *
+ * @example
+ * const auth = users({ baseUrl: 'http://127.0.0.1:8080' });
+ * await auth.token('alice', 'alice-password-1'); // keeps the token
+ * const me = await auth.identity();
+ */
+export class Users extends Connector {
+  #call<T>(operation: string, values: object = {}, call?: CallOptions<T>): Promise<T> {
+    return this.transport.call(operation, `/users/api/${operation}`, values, call);
+  }
+
+  /** An operation after which the token is dead (sign-out, disable, delete): the connector forgets it. */
+  #ending(operation: string, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.transport.settle(operation, call, async () => {
+      const answer = await this.transport.request<DoneAnswer>(operation, `/users/api/${operation}`, {}, call);
+      this.options.token = undefined;
+      return answer;
+    });
+  }
+
+  // Service
+
+  /** Health check: `{result: 1}`. */
+  ping(call?: CallOptions<PingAnswer>): Promise<PingAnswer> {
+    return this.#call('ping', {}, call);
+  }
+
+  // Tokens and sessions
+
+  /**
+   * Exchange an identity (name or email) and a password for a token. The connector keeps it
+   * and sends it from now on, unless `store: false`.
+   */
+  token(identity: string, password: string, call: CallOptions<TokenAnswer> & { store?: boolean } = {}): Promise<TokenAnswer> {
+    const { store = true, ...rest } = call;
+    return this.transport.settle('token', rest, async () => {
+      const answer = await this.transport.request<TokenAnswer>('token', '/users/api/token', { identity, password }, rest);
+      if (store) this.options.token = answer.token;
+      return answer;
+    });
+  }
+
+  /** Sign in with the HttpOnly cookie `auth`, which the browser keeps and sends (cookie mode). */
+  signin(identity: string, password: string, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#call('signin', { identity, password }, call);
+  }
+
+  /** Revoke this connector's token (header or cookie) on the server, clear the cookie, and forget the token. */
+  signout(call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#ending('signout', call);
+  }
+
+  // The signed-in user
+
+  /** `{name, realname, email, id, reference}` of the signed-in user. */
+  identity(call?: CallOptions<Identity>): Promise<Identity> {
+    return this.#call('identity', {}, call);
+  }
+
+  /** `{name, realname}`; `name` holds the email under the identity policy `email`. */
+  name(call?: CallOptions<NameAnswer>): Promise<NameAnswer> {
+    return this.#call('name', {}, call);
+  }
+
+  profile(call?: CallOptions<Profile>): Promise<Profile> {
+    return this.#call('profile', {}, call);
+  }
+
+  /** `{result}`: signed in, and with `groups` a member of at least one of them? */
+  authenticated(groups?: string | string[], call?: CallOptions<{ result: boolean }>): Promise<{ result: boolean }> {
+    return this.#call('authenticated', { groups }, call);
+  }
+
+  /** Does the caller hold these permissions? */
+  allowed(permissions: string | string[], call?: CallOptions<AllowedAnswer>): Promise<AllowedAnswer> {
+    return this.#call('allowed', { permission: permissions }, call);
+  }
+
+  // Sign-up and activation (each policy must be granted with setPermissions first)
+
+  /** Sign up, active at once. */
+  signupDirect(name: string, email: string, password: string, fields: ProfileFields = {}, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#call('signupDirect', { ...fields, name, email, password }, call);
+  }
+
+  /** Sign up, pending until the mailed activation token is used ({@link activate}). */
+  signupOptin(name: string, email: string, password: string, fields: ProfileFields = {}, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#call('signupOptin', { ...fields, name, email, password }, call);
+  }
+
+  /** Sign up, pending until an administrator reviews the account ({@link review}). */
+  signupReview(name: string, email: string, password: string, fields: ProfileFields = {}, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#call('signupReview', { ...fields, name, email, password }, call);
+  }
+
+  /** Sign up, active, with a generated password sent by mail. */
+  signupSendpw(name: string, email: string, fields: ProfileFields = {}, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#call('signupSendpw', { ...fields, name, email }, call);
+  }
+
+  /** Sign up with a generated name, answered as `name`; the email may be left out under the identity policy `name`. */
+  signupUid(password: string, email?: string, fields: ProfileFields = {}, call?: CallOptions<SignupUidAnswer>): Promise<SignupUidAnswer> {
+    return this.#call('signupUid', { ...fields, password, email }, call);
+  }
+
+  /** Activate a pending account with its mailed token. */
+  activate(token: string, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#call('activate', { token }, call);
+  }
+
+  // Changing the own account
+
+  /** Change realname, notify or data. */
+  update(fields: ProfileFields, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#call('update', fields, call);
+  }
+
+  /** Change the password (other sessions of the user are revoked). */
+  updatePassword(password: string, newpassword: string, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#call('updatePassword', { password, newpassword }, call);
+  }
+
+  /** Change the email at once, without verification (administrators by default). */
+  updateEmail(email: string, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#call('updateEmail', { email }, call);
+  }
+
+  /** The original connectors' name of {@link updateEmail}. */
+  updateMail(email: string, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.updateEmail(email, call);
+  }
+
+  /** Mail a verification token to a new address; {@link verifyEmail2} takes the address. */
+  verifyEmail(email: string, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#call('verifyEmail', { email }, call);
+  }
+
+  verifyEmail2(token: string, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#call('verifyEmail2', { token }, call);
+  }
+
+  /** Mail a reset token (the answer is the same whether or not the account exists). */
+  resetPassword(identity: string, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#call('resetPassword', { identity }, call);
+  }
+
+  resetPassword2(token: string, newpassword: string, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#call('resetPassword2', { token, newpassword }, call);
+  }
+
+  /** Mail a message (at most 5000 characters) to the administrator. */
+  message(message: string, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#call('message', { message }, call);
+  }
+
+  /** Disable the own account and sign out. */
+  disable(call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#ending('disable', call);
+  }
+
+  /** Remove the own account for good. */
+  delete(call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#ending('delete', call);
+  }
+
+  // Administrator functions
+
+  /** Review a pending sign-up. */
+  review(identity: string, action: ReviewAction, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#call('review', { identity, action }, call);
+  }
+
+  /** A user by name, email or id. */
+  getUser(identity: string, call?: CallOptions<UserAnswer>): Promise<UserAnswer> {
+    return this.#call('getUser', { identity }, call);
+  }
+
+  setUser(identity: string, values: UserValues, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#call('setUser', { identity, values }, call);
+  }
+
+  removeUser(identity: string, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#call('removeUser', { identity }, call);
+  }
+
+  /** Users with their profiles, a page at a time. */
+  list(search: UserSearch = {}, call?: CallOptions<UsersPage<UserRecord>>): Promise<UsersPage<UserRecord>> {
+    return this.#call('list', search, call);
+  }
+
+  /** Users as identities, a page at a time. */
+  identities(search: UserSearch = {}, call?: CallOptions<UsersPage<Identity>>): Promise<UsersPage<Identity>> {
+    return this.#call('identities', search, call);
+  }
+
+  getPermissions(call?: CallOptions<PermissionsAnswer>): Promise<PermissionsAnswer> {
+    return this.#call('getPermissions', {}, call);
+  }
+
+  /** Add, replace or revoke groups of permission entries (`action` defaults to `add`). */
+  setPermissions(permissions: PermissionChange | PermissionChange[], call?: CallOptions<PermissionsAnswer>): Promise<PermissionsAnswer> {
+    return this.#call('setPermissions', { permissions }, call);
+  }
+}

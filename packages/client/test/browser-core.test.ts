@@ -1,0 +1,336 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import type { Browser } from 'playwright-core';
+import { datastore, filestore } from '../src/index.js';
+import { assertNoPageErrors, launchBrowser, openPage, withSlowUploads, type TestPage } from './helpers/pages.js';
+import { documentedOperations, passwordFromMail, PASSWORD, startRoost, tokenFromMail, type TestServer } from './helpers/roost.js';
+
+/**
+ * The browser bundle Roost serves (`/static/roost-client.js`), loaded by a plain
+ * `<script type="module">` in chromium on Roost's origin: every operation of every service,
+ * cookie mode with `credentials`, an upload with progress events (XMLHttpRequest), downloads,
+ * and failures.
+ */
+
+type Roost = typeof import('../src/index.js');
+/** What the page's module script leaves on `window`. */
+interface PageGlobals {
+  roost: Roost;
+  /** `<service>.<operation>` of every success, from the connectors' `onSuccess`. */
+  called: string[];
+  track(service: string): { onSuccess(operation: string): void };
+}
+
+const PAGE = `<!doctype html>
+<html><head><meta charset="utf-8"><title>Roost connector</title></head>
+<body>
+<script type="module">
+  import * as roost from '/static/roost-client.js';
+  window.roost = roost;
+  window.called = [];
+  window.track = (service) => ({ onSuccess: (operation) => window.called.push(service + '.' + operation) });
+  document.body.dataset.ready = 'yes';
+</script>
+</body></html>`;
+
+const UPLOAD_BYTES = 3 * 1024 * 1024;
+
+describe('the served browser bundle in chromium', () => {
+  let s: TestServer;
+  let browser: Browser;
+  let tp: TestPage;
+  let adminToken: string;
+
+  before(async () => {
+    s = await startRoost({ maxFileBytes: 4 * 1024 * 1024 });
+    adminToken = await s.adminToken();
+    browser = await launchBrowser();
+    tp = await openPage(browser, s.url, { html: PAGE });
+    await tp.page.waitForSelector('body[data-ready=yes]', { state: 'attached' });
+  });
+  after(async () => {
+    await tp?.close();
+    await browser?.close();
+    await s?.close();
+  });
+
+  test('the bundle is ESM JavaScript with an ETag, and a plain module script loads it', async () => {
+    const res = await fetch(`${s.url}/static/roost-client.js`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'text/javascript; charset=utf-8');
+    const etag = res.headers.get('etag') as string;
+    assert.match(etag, /^"[\w-]{43}"$/);
+    const code = await res.text();
+    assert.match(code, /export\{/);
+    assert.doesNotMatch(code, /\bimport\s*[{*]|\brequire\(/, 'the bundle has no imports left');
+    assert.equal((await fetch(`${s.url}/static/roost-client.js`, { headers: { 'if-none-match': etag } })).status, 304);
+    const exported = await tp.page.evaluate(() => Object.keys((window as unknown as PageGlobals).roost).sort());
+    assert.deepEqual(exported, ['DataStore', 'FileStore', 'PROTOCOL_RELEASE', 'RoostError', 'Users', 'datastore', 'filestore', 'isRoostError', 'users']);
+  });
+
+  test('cookie mode: signin sets the HttpOnly cookie the browser sends with every connector; signout ends it', async () => {
+    await s.grant('signupDirect', ['sys:everyone']);
+    const result = await tp.page.evaluate(async (password) => {
+      const { roost, track } = window as unknown as PageGlobals;
+      const options = { credentials: 'same-origin' as const };
+      const auth = roost.users({ ...options, ...track('users') });
+      await auth.signupDirect('alice', 'alice@example.com', password, { realname: 'Alice Adams' });
+      const anonymous = await auth.authenticated();
+      await auth.signin('alice', password);
+      const identity = await auth.identity();
+      const data = roost.datastore('data', { ...options, ...track('data') });
+      await data.newItem('color', 'blue');
+      const item = await data.getItem('color');
+      const files = roost.filestore('files', { ...options, ...track('files') });
+      await files.newItem('', 'alice', { type: 'd' });
+      // A plain link to the file works with the cookie too.
+      await files.write('alice/note.txt', 'cookie note', { mime: 'text/plain' });
+      const viaLink = await (await fetch(files.url('alice/note.txt'))).text();
+      const cookieVisible = document.cookie.includes('auth=');
+      await auth.signout();
+      const after = await auth.authenticated();
+      const refused = await data.getItem('color').then(
+        () => null,
+        (e: InstanceType<Roost['RoostError']>) => [e.status, e.code],
+      );
+      return { baseUrl: auth.options.baseUrl, anonymous: anonymous.result, name: identity.name, owner: item.owner, viaLink, cookieVisible, after: after.result, refused };
+    }, PASSWORD);
+    assert.deepEqual(result, {
+      baseUrl: s.url,
+      anonymous: false,
+      name: 'alice',
+      owner: 'alice',
+      viaLink: 'cookie note',
+      cookieVisible: false,
+      after: false,
+      refused: [401, 'not_signed_in'],
+    });
+    // What the page stored is on the server.
+    const alice = await s.createUser('alice2');
+    assert.equal((await datastore('data', { baseUrl: s.url, token: alice }).getItem('color')).value, 'blue');
+  });
+
+  test('the user service: every operation, mailed tokens read by the test', async () => {
+    await s.grant('signupOptin', ['sys:everyone']);
+    await s.grant('signupReview', ['sys:everyone']);
+    await s.grant('signupSendpw', ['sys:everyone']);
+    await s.grant('signupUid', ['sys:everyone']);
+    const page = tp.page;
+    const first = await page.evaluate(
+      async ({ password, adminToken }) => {
+        const { roost, track } = window as unknown as PageGlobals;
+        const anyone = roost.users(track('users'));
+        const admin = roost.users({ token: adminToken, ...track('users') });
+        await anyone.ping();
+        await admin.getPermissions();
+        await admin.setPermissions({ permission: 'message', groups: ['sys:authenticated'], action: 'replace' });
+        await anyone.signupOptin('olga', 'olga@example.com', password);
+        await anyone.signupReview('rita', 'rita@example.com', password);
+        await admin.review('rita', 'accept');
+        await anyone.signupSendpw('sven', 'sven@example.com');
+        const uid = await anyone.signupUid(password, 'uid@example.com');
+        const bert = roost.users(track('users'));
+        await anyone.signupDirect('bert', 'bert@example.com', password);
+        const token = await bert.token('bert', password);
+        const name = await bert.name();
+        const profile = await bert.profile();
+        const allowed = await bert.allowed(['profile', 'getUser']);
+        const member = await bert.authenticated('admins');
+        await bert.update({ realname: 'Bert B.', notify: true });
+        await bert.updatePassword(password, 'bert-password-2');
+        await admin.updateEmail('root@example.com');
+        await bert.verifyEmail('bert@example.org');
+        await bert.message('Hello from the browser');
+        return { uid: uid.name.length, kept: bert.options.token === token.token, name, realname: profile.realname, allowed, member: member.result };
+      },
+      { password: PASSWORD, adminToken },
+    );
+    assert.deepEqual(first, { uid: 30, kept: true, name: { name: 'bert', realname: '' }, realname: '', allowed: { result: false, profile: true, getUser: false }, member: false });
+
+    const tokens = {
+      activation: tokenFromMail(await s.lastMail('olga@example.com')),
+      verify: tokenFromMail(await s.lastMail('bert@example.org')),
+      sendpw: passwordFromMail((await s.lastMail('sven@example.com')).text),
+    };
+    const second = await page.evaluate(
+      async ({ password, adminToken, tokens }) => {
+        const { roost, track } = window as unknown as PageGlobals;
+        const anyone = roost.users(track('users'));
+        const admin = roost.users({ token: adminToken, ...track('users') });
+        await anyone.activate(tokens.activation);
+        await anyone.verifyEmail2(tokens.verify);
+        const sven = roost.users(track('users'));
+        await sven.token('sven', tokens.sendpw);
+        await anyone.resetPassword('olga');
+        const user = await admin.getUser('bert');
+        await admin.setUser('bert', { groups: ['editors'] });
+        const list = await admin.list({ search: 'bert' });
+        const identities = await admin.identities({ name: 'olga' });
+        await admin.removeUser('rita');
+        const dora = roost.users(track('users'));
+        await anyone.signupDirect('dora', 'dora@example.com', password);
+        await dora.token('dora', password);
+        await dora.disable();
+        const dirk = roost.users(track('users'));
+        await anyone.signupDirect('dirk', 'dirk@example.com', password);
+        await dirk.token('dirk', password);
+        await dirk.delete();
+        await sven.signout();
+        return { email: user.email, groups: list.users[0]?.groups, identities: identities.users.map((u) => u.name), forgotten: [dora.options.token, dirk.options.token, sven.options.token] };
+      },
+      { password: PASSWORD, adminToken, tokens },
+    );
+    assert.deepEqual(second, { email: 'bert@example.org', groups: ['editors'], identities: ['olga'], forgotten: [undefined, undefined, undefined] });
+
+    const reset = tokenFromMail(await s.lastMail('olga@example.com'));
+    await page.evaluate(async (token) => {
+      const { roost, track } = window as unknown as PageGlobals;
+      await roost.users(track('users')).resetPassword2(token, 'olga-password-2');
+    }, reset);
+    assert.match((await s.lastMail('postmaster@example.com')).text, /Hello from the browser/);
+  });
+
+  test('a data store: every operation', async () => {
+    const token = await s.createUser('carol');
+    const result = await tp.page.evaluate(
+      async ({ token, adminToken }) => {
+        const { roost, track } = window as unknown as PageGlobals;
+        const data = roost.datastore('data', { token, ...track('data') });
+        const admin = roost.datastore('data', { token: adminToken, ...track('data') });
+        await data.ping();
+        await data.newItem([{ key: 'c1', value: 1 }, { key: 'c2', value: 'two' }]);
+        await data.setItem('c1', 10);
+        const one = await data.getItem('c1');
+        const page = await data.list({ owner: 'carol', sort: 'key', order: '>', size: 1, start: 2 });
+        const keys = await data.keys({ owner: 'carol' });
+        const owner = await data.getOwner('c2');
+        const allowed = await data.allowed(['newItem', 'setOwner']);
+        await admin.getPermissions();
+        await admin.setPermissions({ permission: 'keys', groups: 'sys:everyone' });
+        await admin.setOwner('admin', 'c2');
+        const removed = await data.removeItem(['c1', 'missing']);
+        return { value: one.value, page: [page.items.map((i) => i.key), page.total], keys: keys.keys, owner: owner.owner, allowed, removed: removed.result };
+      },
+      { token, adminToken },
+    );
+    assert.deepEqual(result, { value: 10, page: [['c1'], 2], keys: ['c1', 'c2'], owner: 'carol', allowed: { result: false, newItem: true, setOwner: false }, removed: 1 });
+  });
+
+  test('a file store: every operation; an upload with progress events (XMLHttpRequest); downloads as Blob, ArrayBuffer, text and stream', async () => {
+    const token = await s.createUser('dave');
+    const result = await withSlowUploads(tp.page, 6 * 1024 * 1024, () => tp.page.evaluate(
+      async ({ token, adminToken, size }) => {
+        const { roost, track } = window as unknown as PageGlobals;
+        const files = roost.filestore('files', { token, ...track('files') });
+        const admin = roost.filestore('files', { token: adminToken, ...track('files') });
+        await files.ping();
+        await files.newItem('', 'dave', { type: 'd' });
+        const bytes = new Uint8Array(size);
+        for (let i = 0; i < size; i++) bytes[i] = (i * 7) % 251;
+        const events: { loaded: number; total: number | undefined }[] = [];
+        await files.upload('dave/photo.bin', new Blob([bytes], { type: 'application/x-photo' }), { onProgress: (p) => events.push(p) });
+        const through = performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/files/dave/photo.bin/@write')).map((e) => (e as PerformanceResourceTiming).initiatorType);
+        const entry = await files.getItem('dave/photo.bin');
+        const blob = await files.read('dave/photo.bin', { as: 'blob' });
+        const buffer = await files.read('dave/photo.bin', { start: 0, end: 9 });
+        const stream = await files.read('dave/photo.bin', { as: 'stream' });
+        let streamed = 0;
+        for (const reader = stream.getReader(); ; ) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          streamed += value.byteLength;
+        }
+        await files.newItem('dave', 'hello.txt', { contents: 'hello' });
+        await files.setItem('dave/hello.txt', { contents: 'hello again', cache: 'max-age=60' });
+        const text = await files.read('dave/hello.txt', { as: 'text' });
+        await files.move('dave/hello.txt', 'dave/renamed.txt');
+        const listing = await files.list('dave', { sort: 'size' });
+        const owner = await files.getOwner('dave/photo.bin');
+        const allowed = await files.allowed(['write', 'setOwner'], 'dave/photo.bin');
+        await admin.getPermissions();
+        await admin.setPermissions({ permission: 'list', groups: ['sys:authenticated', 'admins'], action: 'replace' });
+        await admin.setOwner('dave/renamed.txt', 'admin');
+        const removed = (await files.removeItem('dave', { recursive: true })).result;
+        const digest = Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', await blob.arrayBuffer())), (b) => b.toString(16).padStart(2, '0')).join('');
+        return {
+          events: events.length,
+          increasing: events.every((e, i) => i === 0 || e.loaded >= (events[i - 1]?.loaded ?? 0)),
+          last: events.at(-1),
+          through,
+          entry: [entry.size, entry.mime],
+          blob: [blob.size, blob.type],
+          digest,
+          head: Array.from(new Uint8Array(buffer)),
+          streamed,
+          text,
+          listing: listing.items.map((e) => e.name),
+          owner: owner.owner,
+          allowed,
+          removed,
+        };
+      },
+      { token, adminToken, size: UPLOAD_BYTES },
+    ));
+    const bytes = Buffer.alloc(UPLOAD_BYTES);
+    for (let i = 0; i < UPLOAD_BYTES; i++) bytes[i] = (i * 7) % 251;
+    assert.ok(result.events >= 3, `${result.events} progress events`);
+    assert.equal(result.increasing, true);
+    assert.deepEqual(result.last, { loaded: UPLOAD_BYTES, total: UPLOAD_BYTES });
+    assert.deepEqual(result.through, ['xmlhttprequest']);
+    assert.deepEqual(result.entry, [UPLOAD_BYTES, 'application/x-photo']);
+    assert.deepEqual(result.blob, [UPLOAD_BYTES, 'application/x-photo']);
+    assert.equal(result.digest, createHash('sha256').update(bytes).digest('hex'));
+    assert.deepEqual(result.head, [...bytes.subarray(0, 10)]);
+    assert.equal(result.streamed, UPLOAD_BYTES);
+    assert.equal(result.text, 'hello again');
+    assert.deepEqual(result.listing, ['renamed.txt', 'photo.bin']);
+    assert.equal(result.owner, 'dave');
+    assert.deepEqual(result.allowed, { result: false, write: true, setOwner: false });
+    // The directory and its two files; the check is on the directory, which dave owns.
+    assert.equal(result.removed, 3);
+    const check = filestore('files', { baseUrl: s.url, token });
+    await assert.rejects(check.getItem('dave'), { code: 'not_found' });
+  });
+
+  test('failures in the browser: 401, 413 during an XHR upload, 200 with result false, a network error', async () => {
+    const token = await s.createUser('erin');
+    const result = await tp.page.evaluate(
+      async ({ token }) => {
+        const { roost } = window as unknown as PageGlobals;
+        const summary = (e: unknown) => {
+          const error = e as InstanceType<Roost['RoostError']>;
+          return { guard: roost.isRoostError(e), status: error.status, code: error.code, fields: error.fields };
+        };
+        const fail = (promise: Promise<unknown>) => promise.then(() => null, summary);
+        const files = roost.filestore('files', { token });
+        const progress: number[] = [];
+        return {
+          anonymous: await fail(roost.users({ credentials: 'omit' }).profile()),
+          tooLarge: await fail(files.upload('big.bin', new Blob([new Uint8Array(5 * 1024 * 1024)]), { onProgress: (p) => progress.push(p.loaded) })),
+          validation: await fail(roost.users({ token }).update({ data: 'x'.repeat(10_001) })),
+          network: await fail(roost.users({ baseUrl: 'http://127.0.0.1:9' }).ping()),
+        };
+      },
+      { token },
+    );
+    assert.deepEqual(result, {
+      anonymous: { guard: true, status: 401, code: 'not_signed_in', fields: [] },
+      tooLarge: { guard: true, status: 413, code: 'storage_limit', fields: [] },
+      validation: { guard: true, status: 200, code: 'validation_failure', fields: [['data', 'too long']] },
+      network: { guard: true, status: 0, code: 'network_error', fields: [] },
+    });
+    await assert.rejects(datastore('data', { baseUrl: s.url, token }).getItem('big.bin'), { status: 404 });
+  });
+
+  test('every operation of every service was called through the served bundle', async () => {
+    const called = new Set(await tp.page.evaluate(() => (window as unknown as PageGlobals).called));
+    const missing = [
+      ...documentedOperations('users').map((op) => `users.${op}`),
+      ...documentedOperations('datastore').map((op) => `data.${op}`),
+      ...documentedOperations('filestore').map((op) => `files.${op}`),
+    ].filter((op) => !called.has(op));
+    assert.deepEqual(missing, []);
+    assertNoPageErrors(tp);
+  });
+});

@@ -1,0 +1,118 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser, Page } from 'playwright-core';
+import { datastore, filestore } from '../../src/index.js';
+import { assertNoPageErrors, bundlePage, launchBrowser, openPage, screenshot, withSlowUploads, type TestPage } from './pages.js';
+import { PASSWORD, startRoost, type TestServer } from './roost.js';
+
+/**
+ * The bindings' page, the same for React (`pages/react-app.ts`) and Vue (`pages/vue-app.ts`):
+ * one panel per hook or composable (useUser twice, useItem, useList, useUpload), served from
+ * Roost's origin and driven like a user would, against a real server.
+ */
+export function describeBindingsPage(framework: 'React' | 'Vue', entry: URL): void {
+  describe(`${framework} bindings in chromium`, () => {
+    let s: TestServer;
+    let browser: Browser;
+    let tp: TestPage;
+    let page: Page;
+    let aliceToken: string;
+
+    before(async () => {
+      s = await startRoost({ maxFileBytes: 4 * 1024 * 1024 });
+      aliceToken = await s.createUser('alice');
+      const data = datastore('data', { baseUrl: s.url, token: aliceToken });
+      await data.newItem(['a', 'b', 'c', 'd', 'e'].map((key) => ({ key: `list-${key}`, value: key })));
+      await data.newItem('note-2', 'second note');
+      await filestore('files', { baseUrl: s.url, token: aliceToken }).newItem('', 'uploads', { type: 'd' });
+      await datastore('data', { baseUrl: s.url, token: await s.createUser('bob') }).newItem('bob-note', 'from bob');
+      const [script] = await Promise.all([bundlePage(entry), (async () => (browser = await launchBrowser()))()]);
+      tp = await openPage(browser, s.url, { script });
+      page = tp.page;
+    });
+    after(async () => {
+      await tp?.close();
+      await browser?.close();
+      await s?.close();
+    });
+
+    const text = (id: string) => page.getByTestId(id);
+
+    test('useUser: anonymous, a failed sign-in shows the error, then signed in (in every view)', async () => {
+      await assert.doesNotReject(text('user').filter({ hasText: 'anonymous' }).waitFor());
+      await page.getByLabel('identity').fill('alice');
+      await page.getByLabel('password').fill('wrong-password');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await text('user-error').filter({ hasText: '401 invalid_credentials' }).waitFor();
+      await page.getByLabel('password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await text('user').filter({ hasText: 'signed in as alice' }).waitFor();
+      await text('greeting').filter({ hasText: 'Hello, alice' }).waitFor();
+      assert.equal(await text('user-error').count(), 0, 'the error went with the successful sign-in');
+    });
+
+    test('useItem: none yet, save (stored on the server), switch keys, remove', async () => {
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      // Signed in now: the item panel asks again when its key changes.
+      await page.getByLabel('key').selectOption('note-2');
+      await text('item').filter({ hasText: 'note-2 = second note (alice)' }).waitFor();
+      await page.getByLabel('key').selectOption('note-1');
+      await text('item').filter({ hasText: 'note-1: none' }).waitFor();
+      await page.getByLabel('value').fill(`written in ${framework}`);
+      await page.getByRole('button', { name: 'Save' }).click();
+      await text('item').filter({ hasText: `note-1 = written in ${framework} (alice)` }).waitFor();
+      const data = datastore('data', { baseUrl: s.url, token: aliceToken });
+      assert.equal((await data.getItem('note-1')).value, `written in ${framework}`);
+      await page.getByRole('button', { name: 'Remove' }).click();
+      await text('item').filter({ hasText: 'note-1: none' }).waitFor();
+      await assert.rejects(data.getItem('note-1'), { code: 'item_not_found' });
+    });
+
+    test('useList: pages of two, next and previous; a changed query starts again', async () => {
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      await text('list').filter({ hasText: 'page 1 of 4, 7 items: bob-note, list-a' }).waitFor();
+      await page.getByRole('button', { name: 'Next' }).click();
+      await text('list').filter({ hasText: 'page 2 of 4, 7 items: list-b, list-c' }).waitFor();
+      await page.getByRole('button', { name: 'Next' }).click();
+      await text('list').filter({ hasText: 'page 3 of 4, 7 items: list-d, list-e' }).waitFor();
+      await page.getByRole('button', { name: 'Next' }).click();
+      await text('list').filter({ hasText: 'page 4 of 4, 7 items: note-2' }).waitFor();
+      // Past the last page Next stays there.
+      await page.getByRole('button', { name: 'Next' }).click();
+      await page.getByRole('button', { name: 'Previous' }).click();
+      await text('list').filter({ hasText: 'page 3 of 4, 7 items: list-d, list-e' }).waitFor();
+      // A new owner filter starts again at page 1 (Vue: the query is a getter).
+      await page.getByRole('button', { name: 'Only bob' }).click();
+      await text('list').filter({ hasText: 'page 1 of 1, 1 items: bob-note' }).waitFor();
+      await page.getByRole('button', { name: 'Only bob' }).click();
+      await text('list').filter({ hasText: 'page 1 of 4, 7 items: bob-note, list-a' }).waitFor();
+    });
+
+    test('useUpload: a file chosen in the page is uploaded with progress and stored', async () => {
+      const size = 2 * 1024 * 1024;
+      const buffer = Buffer.alloc(size, 7);
+      await withSlowUploads(page, 4 * 1024 * 1024, async () => {
+        await page.getByLabel('file').setInputFiles({ name: 'photo.bin', mimeType: 'application/x-photo', buffer });
+        await text('upload').filter({ hasText: 'uploading' }).waitFor();
+        await text('upload').filter({ hasText: `done: uploads/photo.bin, ${size} of ${size} bytes` }).waitFor();
+      });
+      const seen = (await text('upload-seen').textContent())?.split(' ').map(Number) ?? [];
+      assert.equal(seen[0], 0);
+      assert.equal(seen.at(-1), size);
+      assert.ok(seen.length >= 4, `progress seen: ${seen.join(' ')}`);
+      assert.ok(seen.every((n, i) => i === 0 || n > (seen[i - 1] as number)), seen.join(' '));
+      const entry = await filestore('files', { baseUrl: s.url, token: aliceToken }).getItem('uploads/photo.bin');
+      assert.deepEqual([entry.size, entry.mime], [size, 'application/x-photo']);
+      await screenshot(page, 'client', `${framework.toLowerCase()}-bindings`);
+    });
+
+    test('signing out shows in every view; the item panel then reports 401', async () => {
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await text('user').filter({ hasText: 'anonymous' }).waitFor();
+      await text('greeting').filter({ hasText: 'Hello, guest' }).waitFor();
+      await page.getByLabel('key').selectOption('note-2');
+      await text('item-error').filter({ hasText: '401 not_signed_in' }).waitFor();
+      assertNoPageErrors(tp);
+    });
+  });
+}

@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { startServer, tokenFromMail, PASSWORD, type TestServer } from '../../../server/test/helpers/test-server.js';
+
+export { PASSWORD, tokenFromMail, type TestServer };
+
+export const ADMIN_ADDRESS = 'postmaster@example.com';
+/** Small enough that a test can exceed it cheaply. */
+export const MAX_FILE_BYTES = 256 * 1024;
+
+/**
+ * A real Roost for the connector tests: the store `data`, the store `notes` taking at most two
+ * items a call (for 413), the file store `files` with a small size limit, an administrator
+ * address for `message`.
+ */
+export function startRoost(options: { maxFileBytes?: number } = {}): Promise<TestServer> {
+  return startServer({
+    mail: { adminAddress: ADMIN_ADDRESS },
+    dataStores: { data: {}, notes: { maxBatch: 2 } },
+    fileStores: { files: { maxFileBytes: options.maxFileBytes ?? MAX_FILE_BYTES } },
+  });
+}
+
+/** The operations of a service as its page in docs/ lists them (`### \`op\``). */
+export function documentedOperations(service: 'users' | 'datastore' | 'filestore'): string[] {
+  const text = readFileSync(new URL(`../../../../docs/${service}.md`, import.meta.url), 'utf8');
+  return [...text.matchAll(/^### `([A-Za-z0-9]+)`/gm)].map((m) => m[1] as string);
+}
+
+/** Records the operations that succeeded through connectors built with its `onSuccess`. */
+export class Coverage {
+  readonly called = new Set<string>();
+  readonly onSuccess = (operation: string) => {
+    this.called.add(operation);
+  };
+
+  /** Every one of `operations` succeeded at least once. */
+  assertCalled(operations: string[]): void {
+    assert.deepEqual(operations.filter((op) => !this.called.has(op)), [], 'operations never called successfully through the connector');
+  }
+}
+
+/** The generated password of a `signupSendpw` mail. */
+export function passwordFromMail(text: string): string {
+  const match = /password: (\S+)/.exec(text);
+  assert.ok(match?.[1], text);
+  return match[1];
+}

@@ -1,0 +1,97 @@
+/**
+ * A React page exercising every hook of `@roost/client/react` against the Roost that serves it
+ * (bundled by esbuild in browser-react.test.ts). Written with createElement, no JSX step.
+ */
+import { createElement as h, StrictMode, useEffect, useState } from 'react';
+import { createRoot } from 'react-dom/client';
+import { datastore, filestore, users } from '../../src/index.js';
+import { useItem, useList, useUpload, useUser } from '../../src/react/index.js';
+
+// Same origin: the connectors use the page's origin and the browser's `auth` cookie.
+const auth = users();
+const data = datastore('data');
+const files = filestore('files');
+
+function UserPanel() {
+  const { user, loading, error, signin, signout } = useUser(auth);
+  const [identity, setIdentity] = useState('');
+  const [password, setPassword] = useState('');
+  return h(
+    'section',
+    { 'aria-label': 'user' },
+    h('p', { 'data-testid': 'user' }, loading ? 'loading' : user ? `signed in as ${user.name}` : 'anonymous'),
+    error && h('p', { role: 'alert', 'data-testid': 'user-error' }, `${error.status} ${error.code}`),
+    h('input', { 'aria-label': 'identity', value: identity, onChange: (e: { target: { value: string } }) => setIdentity(e.target.value) }),
+    h('input', { 'aria-label': 'password', type: 'password', value: password, onChange: (e: { target: { value: string } }) => setPassword(e.target.value) }),
+    h('button', { onClick: () => void signin(identity, password) }, 'Sign in'),
+    h('button', { onClick: () => void signout() }, 'Sign out'),
+  );
+}
+
+/** A second view of the same connector: the session is shared. */
+function Greeting() {
+  const { user } = useUser(auth);
+  return h('p', { 'data-testid': 'greeting' }, user ? `Hello, ${user.realname || user.name}` : 'Hello, guest');
+}
+
+function ItemPanel() {
+  const [key, setKey] = useState('note-1');
+  const { item, loading, error, save, remove } = useItem(data, key);
+  const [value, setValue] = useState('');
+  return h(
+    'section',
+    { 'aria-label': 'item' },
+    h('select', { 'aria-label': 'key', value: key, onChange: (e: { target: { value: string } }) => setKey(e.target.value) }, h('option', { value: 'note-1' }, 'note-1'), h('option', { value: 'note-2' }, 'note-2')),
+    h('p', { 'data-testid': 'item' }, loading ? 'loading' : item ? `${item.key} = ${item.value} (${item.owner})` : `${key}: none`),
+    error && h('p', { role: 'alert', 'data-testid': 'item-error' }, `${error.status} ${error.code}`),
+    h('input', { 'aria-label': 'value', value, onChange: (e: { target: { value: string } }) => setValue(e.target.value) }),
+    h('button', { onClick: () => void save(value) }, 'Save'),
+    h('button', { onClick: () => void remove() }, 'Remove'),
+  );
+}
+
+function ListPanel() {
+  const [owner, setOwner] = useState<string | undefined>(undefined);
+  // A query written inline: a new owner filter starts again at page 1.
+  const { items, page, pages, total, loading, next, previous, refresh } = useList(data, { size: 2, sort: 'key', ...(owner ? { owner } : {}) });
+  return h(
+    'section',
+    { 'aria-label': 'list' },
+    h('p', { 'data-testid': 'list' }, loading ? 'loading' : `page ${page} of ${pages}, ${total} items: ${items.map((i) => i.key).join(', ')}`),
+    h('button', { onClick: () => void previous() }, 'Previous'),
+    h('button', { onClick: () => void next() }, 'Next'),
+    h('button', { onClick: () => void refresh() }, 'Refresh'),
+    h('button', { onClick: () => setOwner(owner ? undefined : 'bob') }, 'Only bob'),
+  );
+}
+
+function UploadPanel() {
+  const { upload, progress, fraction, uploading, done, error } = useUpload(files);
+  // Every progress the hook reported, in order.
+  const [seen, setSeen] = useState<number[]>([]);
+  useEffect(() => {
+    if (progress) setSeen((before) => (before.at(-1) === progress.loaded ? before : [...before, progress.loaded]));
+  }, [progress]);
+  return h(
+    'section',
+    { 'aria-label': 'upload' },
+    h('input', {
+      type: 'file',
+      'aria-label': 'file',
+      onChange: (e: { target: { files: FileList | null } }) => {
+        const file = e.target.files?.[0];
+        if (file) void upload(`uploads/${file.name}`, file);
+      },
+    }),
+    h('progress', { value: fraction, max: 1 }),
+    h('p', { 'data-testid': 'upload' }, uploading ? 'uploading' : done ? `done: ${done}, ${progress?.loaded} of ${progress?.total} bytes` : 'idle'),
+    h('p', { 'data-testid': 'upload-seen' }, seen.join(' ')),
+    error && h('p', { role: 'alert', 'data-testid': 'upload-error' }, `${error.status} ${error.code}`),
+  );
+}
+
+function App() {
+  return h('main', null, h('h1', null, 'Roost with React'), h(UserPanel), h(Greeting), h(ItemPanel), h(ListPanel), h(UploadPanel));
+}
+
+createRoot(document.getElementById('app') as HTMLElement).render(h(StrictMode, null, h(App)));

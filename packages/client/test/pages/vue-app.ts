@@ -1,0 +1,87 @@
+/**
+ * A Vue page exercising every composable of `@roost/client/vue` against the Roost that serves
+ * it (bundled by esbuild in browser-vue.test.ts). Render functions, no template compiler.
+ */
+import { createApp, defineComponent, h, ref, watch } from 'vue';
+import { datastore, filestore, users } from '../../src/index.js';
+import { useItem, useList, useUpload, useUser } from '../../src/vue/index.js';
+
+const auth = users();
+const data = datastore('data');
+const files = filestore('files');
+
+const UserPanel = defineComponent(() => {
+  const { user, loading, error, signin, signout } = useUser(auth);
+  const identity = ref('');
+  const password = ref('');
+  return () =>
+    h('section', { 'aria-label': 'user' }, [
+      h('p', { 'data-testid': 'user' }, loading.value ? 'loading' : user.value ? `signed in as ${user.value.name}` : 'anonymous'),
+      error.value && h('p', { role: 'alert', 'data-testid': 'user-error' }, `${error.value.status} ${error.value.code}`),
+      h('input', { 'aria-label': 'identity', value: identity.value, onInput: (e: Event) => (identity.value = (e.target as HTMLInputElement).value) }),
+      h('input', { 'aria-label': 'password', type: 'password', value: password.value, onInput: (e: Event) => (password.value = (e.target as HTMLInputElement).value) }),
+      h('button', { onClick: () => void signin(identity.value, password.value) }, 'Sign in'),
+      h('button', { onClick: () => void signout() }, 'Sign out'),
+    ]);
+});
+
+/** A second view of the same connector: the session is shared. */
+const Greeting = defineComponent(() => {
+  const { user } = useUser(auth);
+  return () => h('p', { 'data-testid': 'greeting' }, user.value ? `Hello, ${user.value.realname || user.value.name}` : 'Hello, guest');
+});
+
+const ItemPanel = defineComponent(() => {
+  const key = ref('note-1');
+  // The key is a ref: choosing another one loads its item.
+  const { item, loading, error, save, remove } = useItem(data, key);
+  const value = ref('');
+  return () =>
+    h('section', { 'aria-label': 'item' }, [
+      h('select', { 'aria-label': 'key', value: key.value, onChange: (e: Event) => (key.value = (e.target as HTMLSelectElement).value) }, [h('option', { value: 'note-1' }, 'note-1'), h('option', { value: 'note-2' }, 'note-2')]),
+      h('p', { 'data-testid': 'item' }, loading.value ? 'loading' : item.value ? `${item.value.key} = ${item.value.value} (${item.value.owner})` : `${key.value}: none`),
+      error.value && h('p', { role: 'alert', 'data-testid': 'item-error' }, `${error.value.status} ${error.value.code}`),
+      h('input', { 'aria-label': 'value', value: value.value, onInput: (e: Event) => (value.value = (e.target as HTMLInputElement).value) }),
+      h('button', { onClick: () => void save(value.value) }, 'Save'),
+      h('button', { onClick: () => void remove() }, 'Remove'),
+    ]);
+});
+
+const ListPanel = defineComponent(() => {
+  const owner = ref<string | undefined>(undefined);
+  // A getter: changing the owner filter starts again at page 1.
+  const { items, page, pages, total, loading, next, previous, refresh } = useList(data, () => ({ size: 2, sort: 'key' as const, ...(owner.value ? { owner: owner.value } : {}) }));
+  return () =>
+    h('section', { 'aria-label': 'list' }, [
+      h('p', { 'data-testid': 'list' }, loading.value ? 'loading' : `page ${page.value} of ${pages.value}, ${total.value} items: ${items.value.map((i) => i.key).join(', ')}`),
+      h('button', { onClick: () => void previous() }, 'Previous'),
+      h('button', { onClick: () => void next() }, 'Next'),
+      h('button', { onClick: () => void refresh() }, 'Refresh'),
+      h('button', { onClick: () => (owner.value = owner.value ? undefined : 'bob') }, 'Only bob'),
+    ]);
+});
+
+const UploadPanel = defineComponent(() => {
+  const { upload, progress, fraction, uploading, done, error } = useUpload(files);
+  const seen = ref<number[]>([]);
+  watch(progress, (p) => {
+    if (p && seen.value.at(-1) !== p.loaded) seen.value = [...seen.value, p.loaded];
+  });
+  return () =>
+    h('section', { 'aria-label': 'upload' }, [
+      h('input', {
+        type: 'file',
+        'aria-label': 'file',
+        onChange: (e: Event) => {
+          const file = (e.target as HTMLInputElement).files?.[0];
+          if (file) void upload(`uploads/${file.name}`, file);
+        },
+      }),
+      h('progress', { value: fraction.value, max: 1 }),
+      h('p', { 'data-testid': 'upload' }, uploading.value ? 'uploading' : done.value ? `done: ${done.value}, ${progress.value?.loaded} of ${progress.value?.total} bytes` : 'idle'),
+      h('p', { 'data-testid': 'upload-seen' }, seen.value.join(' ')),
+      error.value && h('p', { role: 'alert', 'data-testid': 'upload-error' }, `${error.value.status} ${error.value.code}`),
+    ]);
+});
+
+createApp(defineComponent(() => () => h('main', [h('h1', 'Roost with Vue'), h(UserPanel), h(Greeting), h(ItemPanel), h(ListPanel), h(UploadPanel)]))).mount('#app');

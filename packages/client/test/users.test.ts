@@ -1,0 +1,204 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { users, isRoostError, RoostError, type Users } from '../src/index.js';
+import { userRoutes } from '../../server/src/http/routes/user-routes.js';
+import { Coverage, documentedOperations, passwordFromMail, PASSWORD, startRoost, tokenFromMail, type TestServer } from './helpers/roost.js';
+
+/**
+ * Every operation of the user service through the TypeScript connector in Node, against a real
+ * Roost: the answers' shapes, the token the connector keeps, and the failures it raises.
+ */
+
+describe('users connector (Node)', () => {
+  let s: TestServer;
+  let admin: Users;
+  const coverage = new Coverage();
+  const connect = (token?: string) => users({ baseUrl: s.url, onSuccess: coverage.onSuccess, ...(token ? { token } : {}) });
+
+  before(async () => {
+    s = await startRoost();
+    admin = connect(await s.adminToken());
+  });
+  after(() => s.close());
+
+  test('ping, getPermissions and setPermissions open the sign-up policies', async () => {
+    assert.deepEqual(await connect().ping(), { result: 1 });
+    const before = await admin.getPermissions();
+    assert.equal(before.result, true);
+    assert.deepEqual(before.permissions.find((p) => p.permission === 'signupDirect'), { permission: 'signupDirect', groups: ['sys:noone'] });
+    const policies = ['signupDirect', 'signupOptin', 'signupReview', 'signupSendpw', 'signupUid'];
+    const changed = await admin.setPermissions(policies.map((permission) => ({ permission, groups: ['sys:everyone'], action: 'replace' as const })));
+    for (const permission of policies) assert.deepEqual(changed.permissions.find((p) => p.permission === permission)?.groups, ['sys:everyone']);
+  });
+
+  test('signupDirect, token (kept by the connector), identity, name, profile, authenticated, allowed', async () => {
+    const alice = connect();
+    assert.deepEqual(await alice.signupDirect('alice', 'alice@example.com', PASSWORD, { realname: 'Alice Adams', data: { theme: 'dark' } }), { result: true });
+    const token = await alice.token('alice', PASSWORD);
+    assert.equal(token.result, true);
+    assert.equal(typeof token.token, 'string');
+    assert.ok(token.expires > Date.now());
+    assert.equal(alice.options.token, token.token);
+
+    const identity = await alice.identity();
+    assert.deepEqual(Object.keys(identity).sort(), ['email', 'id', 'name', 'realname', 'reference']);
+    assert.equal(identity.name, 'alice');
+    assert.equal(identity.reference, identity.id);
+    assert.deepEqual(await alice.name(), { name: 'alice', realname: 'Alice Adams' });
+    const profile = await alice.profile();
+    assert.equal(profile.data, '{"theme":"dark"}');
+    assert.equal(profile.active, true);
+    assert.equal(profile.pending, false);
+    assert.deepEqual(profile.groups, []);
+    assert.match(profile.activity, /^\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d$/);
+
+    assert.deepEqual(await alice.authenticated(), { result: true });
+    assert.deepEqual(await alice.authenticated('admins'), { result: false });
+    assert.deepEqual(await admin.authenticated(['editors', 'admins']), { result: true });
+    assert.deepEqual(await connect().authenticated(), { result: false });
+    assert.deepEqual(await alice.allowed(['profile', 'getUser']), { result: false, profile: true, getUser: false });
+
+    // `store: false` answers the token without keeping it.
+    const other = connect();
+    const kept = await other.token('alice@example.com', PASSWORD, { store: false });
+    assert.equal(other.options.token, undefined);
+    assert.notEqual(kept.token, token.token);
+  });
+
+  test('signupOptin and activate with the mailed token', async () => {
+    assert.deepEqual(await connect().signupOptin('olga', 'olga@example.com', PASSWORD), { result: true });
+    await assert.rejects(connect().token('olga', PASSWORD), (e: RoostError) => e.status === 401 && e.code === 'invalid_credentials');
+    assert.deepEqual(await connect().activate(tokenFromMail(await s.lastMail('olga@example.com'))), { result: true });
+    assert.equal((await connect().token('olga', PASSWORD)).result, true);
+  });
+
+  test('signupReview, then review by an administrator', async () => {
+    await connect().signupReview('rita', 'rita@example.com', PASSWORD);
+    await connect().signupReview('rolf', 'rolf@example.com', PASSWORD);
+    assert.equal((await admin.getUser('rita')).state, 'pending');
+    assert.deepEqual(await admin.review('rita', 'accept'), { result: true });
+    assert.deepEqual(await admin.review('rolf@example.com', 'reject'), { result: true });
+    assert.equal((await admin.getUser('rita')).state, 'active');
+    await assert.rejects(admin.getUser('rolf'), (e: RoostError) => e.status === 404 && e.code === 'unknown_user');
+  });
+
+  test('signupSendpw mails a password that works; signupUid answers the generated name', async () => {
+    await connect().signupSendpw('sven', 'sven@example.com', { realname: 'Sven' });
+    const password = passwordFromMail((await s.lastMail('sven@example.com')).text);
+    assert.equal((await connect().token('sven', password)).result, true);
+
+    const uid = await connect().signupUid(PASSWORD, 'uid@example.com');
+    assert.equal(uid.result, true);
+    assert.equal(uid.name.length, 30);
+    assert.equal((await connect().token(uid.name, PASSWORD)).result, true);
+  });
+
+  test('update, updatePassword, updateEmail (and updateMail), verifyEmail, verifyEmail2', async () => {
+    await connect().signupDirect('bert', 'bert@example.com', PASSWORD);
+    const bert = connect();
+    await bert.token('bert', PASSWORD);
+    assert.deepEqual(await bert.update({ realname: 'Bert B.', notify: true, data: 'plain' }), { result: true });
+    const profile = await bert.profile();
+    assert.equal(profile.realname, 'Bert B.');
+    assert.equal(profile.notify, true);
+    assert.equal(profile.data, 'plain');
+
+    assert.deepEqual(await bert.updatePassword(PASSWORD, 'bert-password-2'), { result: true });
+    assert.equal((await connect().token('bert', 'bert-password-2')).result, true);
+
+    assert.deepEqual(await admin.updateEmail('root@example.com'), { result: true });
+    assert.deepEqual(await admin.updateMail('admin@example.com'), { result: true });
+    assert.equal((await admin.identity()).email, 'admin@example.com');
+    await assert.rejects(bert.updateEmail('b@example.com'), (e: RoostError) => e.status === 403 && e.code === 'not_allowed');
+
+    assert.deepEqual(await bert.verifyEmail('bert@example.org'), { result: true });
+    assert.deepEqual(await connect().verifyEmail2(tokenFromMail(await s.lastMail('bert@example.org'))), { result: true });
+    assert.equal((await bert.identity()).email, 'bert@example.org');
+  });
+
+  test('resetPassword and resetPassword2; message to the administrator', async () => {
+    assert.deepEqual(await connect().resetPassword('bert'), { result: true });
+    const token = tokenFromMail(await s.lastMail('bert@example.org'));
+    assert.deepEqual(await connect().resetPassword2(token, 'bert-password-3'), { result: true });
+    const bert = connect();
+    await bert.token('bert', 'bert-password-3');
+    assert.deepEqual(await bert.message('Hello from the connector'), { result: true });
+    const mail = await s.lastMail('postmaster@example.com');
+    assert.match(mail.text, /Hello from the connector/);
+  });
+
+  test('signin answers without a token in the body; signout revokes the token and forgets it', async () => {
+    const carl = connect();
+    await connect().signupDirect('carl', 'carl@example.com', PASSWORD);
+    // Node's fetch keeps no cookies: the cookie itself is checked in chromium (browser.test.ts).
+    assert.deepEqual(await carl.signin('carl', PASSWORD), { result: true });
+    await carl.token('carl', PASSWORD);
+    const token = carl.options.token as string;
+    assert.deepEqual(await carl.signout(), { result: true });
+    assert.equal(carl.options.token, undefined);
+    await assert.rejects(connect(token).identity(), (e: RoostError) => e.status === 401 && e.code === 'not_signed_in');
+  });
+
+  test('administrators: getUser, setUser, list, identities, removeUser', async () => {
+    const record = await admin.getUser('alice');
+    assert.equal(record.result, true);
+    assert.equal(record.name, 'alice');
+    assert.equal(record.state, 'active');
+    assert.match(record.created, /^\d{4}\/\d\d\/\d\d/);
+    assert.deepEqual(await admin.setUser('alice', { groups: ['editors'], realname: 'Alice A.' }), { result: true });
+    assert.deepEqual((await admin.getUser(record.id)).groups, ['editors']);
+
+    const all = await admin.list({ active: true, sort: 'name', size: 100 });
+    assert.ok(all.users.some((u) => u.name === 'alice' && u.state === 'active' && u.groups[0] === 'editors'));
+    const page = await admin.list({ active: true, sort: 'name', order: '<', start: 2, size: 2 });
+    assert.deepEqual(page.users.map((u) => u.name), all.users.slice(1, 3).map((u) => u.name));
+    assert.deepEqual([page.start, page.size, page.total], [2, 2, all.total]);
+    const identities = await admin.identities({ search: 'alice' });
+    assert.deepEqual(identities.users, [{ name: 'alice', realname: 'Alice A.', email: 'alice@example.com', id: record.id, reference: record.id }]);
+
+    assert.deepEqual(await admin.setUser('sven', { active: false }), { result: true });
+    assert.equal((await admin.getUser('sven')).state, 'disabled');
+    assert.deepEqual(await admin.removeUser('sven'), { result: true });
+    await assert.rejects(admin.removeUser('sven'), (e: RoostError) => e.status === 404 && e.code === 'unknown_user' && e.reason('identity') === 'unknown_user');
+  });
+
+  test('disable and delete end the own account and forget the token', async () => {
+    await connect().signupDirect('dora', 'dora@example.com', PASSWORD);
+    await connect().signupDirect('dirk', 'dirk@example.com', PASSWORD);
+    const dora = connect();
+    await dora.token('dora', PASSWORD);
+    assert.deepEqual(await dora.disable(), { result: true });
+    assert.equal(dora.options.token, undefined);
+    assert.equal((await admin.getUser('dora')).state, 'disabled');
+    const dirk = connect();
+    await dirk.token('dirk', PASSWORD);
+    assert.deepEqual(await dirk.delete(), { result: true });
+    assert.equal(dirk.options.token, undefined);
+    // The name is free again.
+    assert.deepEqual(await connect().signupDirect('dirk', 'dirk@example.com', PASSWORD), { result: true });
+  });
+
+  test('validation failures (HTTP 200, result false) reject with the field pairs', async () => {
+    const error = await connect()
+      .signupDirect('al', 'alice-at-example', '')
+      .then(() => assert.fail('resolved'), (e: unknown) => e);
+    assert.ok(isRoostError(error));
+    assert.equal(error.status, 200);
+    assert.equal(error.code, 'validation_failure');
+    assert.equal(error.operation, 'signupDirect');
+    assert.equal(error.message, 'Some fields are missing or invalid.');
+    assert.deepEqual(error.fields, [['name', 'too short'], ['email', 'invalid_email'], ['password', 'required']]);
+    assert.deepEqual(error.messages, ['Some fields are missing or invalid.']);
+    assert.equal(error.body.result, false);
+  });
+
+  test('every operation of the user service was called through the connector', () => {
+    const routes = userRoutes(s.roost.users, s.roost.config).map((r) => r.op);
+    assert.deepEqual([...routes].sort(), [...documentedOperations('users')].sort());
+    coverage.assertCalled(routes);
+  });
+
+  test('a name option is refused: the service is always `users`', () => {
+    assert.throws(() => users({ baseUrl: s.url, name: 'accounts' } as never), TypeError);
+  });
+});
