@@ -6,6 +6,7 @@ import type { Mailer } from './core/mailer.js';
 import { buildHttp } from './http/http-app.js';
 import { registerAdminPages, registerAdminStorePages, registerPageAssets, registerUserPages } from './admin/index.js';
 import { createMailer, outboxDir } from './mail/create-mailer.js';
+import { openBlobStores, type BlobStores } from './storage/blob-stores.js';
 import { openDatabase, type Dialect } from './storage/database.js';
 import { migrateToLatest } from './storage/migrations/index.js';
 import { createPermissionStore } from './storage/permission-store.js';
@@ -27,6 +28,8 @@ export interface Roost {
   users: UserService;
   dataStores: DataStores;
   fileStores: FileStores;
+  /** The blob store of each file store. */
+  blobs: BlobStores;
   /** Where outbox mails are written when no SMTP server is configured. */
   outboxDir: string;
   /** Listen on the configured host and port (or the given ones); resolves to the base URL. */
@@ -40,6 +43,7 @@ export interface Services {
   users: UserService;
   dataStores: DataStores;
   fileStores: FileStores;
+  blobs: BlobStores;
   close(): Promise<void>;
 }
 
@@ -57,7 +61,8 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   const permissionStore = createPermissionStore(db, clock);
   const users = createUserService({ db, clock, mailer, permissionStore, config });
   const dataStores = createDataStores({ db, dialect, clock, permissionStore, config });
-  const fileStores = createFileStores({ db, clock, permissionStore, config });
+  const blobs = openBlobStores(config);
+  const fileStores = createFileStores({ db, clock, permissionStore, config, blobs });
   // Expired sessions and single-use tokens are dead rows; clear them once an hour. A failed
   // purge changes nothing and is tried again the next hour.
   const purge = setInterval(() => void users.purgeExpired().catch(() => {}), 3600_000).unref();
@@ -67,9 +72,10 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     users,
     dataStores,
     fileStores,
+    blobs,
     async close() {
       clearInterval(purge);
-      await fileStores.close();
+      blobs.close();
       await mailer.close();
       await db.destroy();
     },

@@ -6,6 +6,7 @@ import { parseConfig, type ConfigInput } from '../../src/core/config.js';
 import { newId } from '../../src/core/ids.js';
 import { readOutbox, type OutboxMail } from '../../src/mail/outbox-mailer.js';
 import { createRoost, type Roost, type RoostOverrides } from '../../src/roost.js';
+import { sharedS3 } from './s3-server.js';
 
 export interface CallOptions {
   token?: string;
@@ -85,11 +86,15 @@ function postgresAdminUrl(): string {
 export async function startServer(input: ConfigInput = {}, overrides: RoostOverrides = {}): Promise<TestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'roost-test-'));
   const pgDb = process.env.ROOST_TEST_DIALECT === 'postgres' && input.databaseUrl === undefined ? await createPostgresDatabase(postgresAdminUrl()) : null;
+  // With ROOST_TEST_BLOBS=s3 (the PostgreSQL pass of `npm test`), file contents go to a bucket
+  // of their own on a real S3-compatible server, as in a deployment of several processes.
+  const s3Blobs = process.env.ROOST_TEST_BLOBS === 's3' && input.blobs === undefined ? await (await sharedS3()).newBucket() : null;
   const config = parseConfig({
     port: 0,
     host: '127.0.0.1',
     logLevel: 'silent',
     rateLimit: { max: 10_000 },
+    ...(s3Blobs ? { blobs: s3Blobs } : {}),
     ...input,
     dataDir,
     ...(pgDb ? { databaseUrl: pgDb.url } : {}),
