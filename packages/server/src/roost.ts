@@ -7,6 +7,7 @@ import { buildHttp } from './http/http-app.js';
 import { registerAdminPages, registerAdminStorePages, registerPageAssets, registerUserPages } from './admin/index.js';
 import { createMailer, outboxDir } from './mail/create-mailer.js';
 import { openBlobStores, type BlobStores } from './storage/blob-stores.js';
+import { openPostgresChangeFeed } from './storage/change-feed.js';
 import { openDatabase, type Dialect } from './storage/database.js';
 import { migrateToLatest } from './storage/migrations/index.js';
 import { createPermissionStore } from './storage/permission-store.js';
@@ -57,9 +58,11 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     throw err;
   }
   const clock = overrides.clock ?? systemClock;
+  // Processes sharing a PostgreSQL database tell each other what to forget (storage/change-feed.ts).
+  const changes = config.databaseUrl ? await openPostgresChangeFeed(config.databaseUrl, db, (err) => console.error(`roost: change feed down, retrying: ${err.message}`)) : null;
   const mailer = overrides.mailer ?? createMailer(config);
-  const permissionStore = createPermissionStore(db, clock);
-  const users = createUserService({ db, clock, mailer, permissionStore, config });
+  const permissionStore = createPermissionStore(db, clock, 1000, changes);
+  const users = createUserService({ db, clock, mailer, permissionStore, config, changes });
   const dataStores = createDataStores({ db, dialect, clock, permissionStore, config });
   const blobs = openBlobStores(config);
   const fileStores = createFileStores({ db, clock, permissionStore, config, blobs });
@@ -76,6 +79,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     async close() {
       clearInterval(purge);
       blobs.close();
+      await changes?.close();
       await mailer.close();
       await db.destroy();
     },
