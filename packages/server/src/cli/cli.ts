@@ -4,6 +4,7 @@ import { formatTime } from '../core/clock.js';
 import { createRoost, openServices } from '../roost.js';
 import { DuplicateUserError } from '../users/index.js';
 import { backup, restore } from './backup.js';
+import { sweepBlobs } from './sweep.js';
 
 const USAGE = `Usage: roost <command> [options]
 
@@ -19,6 +20,9 @@ Commands:
   restore <dir | file.tar[.gz]> [--keep-sessions]
                               load a backup into an empty database (and the configured blob
                               stores); sessions are left out unless --keep-sessions
+  sweep-blobs [--min-age-minutes N]
+                              delete stored file contents no file refers to (left by a crash
+                              between upload and commit), older than N minutes (60)
 
 Configuration comes from roost.config.json / roost.config.ts in the working directory and
 ROOST_* environment variables (ROOST_PORT, ROOST_HOST, ROOST_DATA_DIR, ROOST_DATABASE_URL,
@@ -39,6 +43,8 @@ export async function main(argv: string[]): Promise<number> {
         return await backupCommand(rest);
       case 'restore':
         return await restoreCommand(rest);
+      case 'sweep-blobs':
+        return await sweepCommand(rest);
       case 'help':
       case '--help':
       case '-h':
@@ -103,6 +109,19 @@ async function restoreCommand(args: string[]): Promise<number> {
   const summary = await restore(config, positionals[0]!, { keepSessions: values['keep-sessions'] === true });
   const rows = summary.tables.reduce((n, t) => n + t.rows, 0);
   console.log(`restored ${summary.tables.length} tables, ${rows} rows, ${summary.blobs} files${summary.skipped.length ? ` (left out: ${summary.skipped.join(', ')}; users sign in again)` : ''}`);
+  return 0;
+}
+
+async function sweepCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, strict: true, options: { 'min-age-minutes': { type: 'string' } } });
+  const minutes = values['min-age-minutes'] === undefined ? 60 : Number(values['min-age-minutes']);
+  if (!Number.isFinite(minutes) || minutes < 0) {
+    console.error('roost sweep-blobs: --min-age-minutes takes a number of minutes (0 or more)');
+    return 2;
+  }
+  const config = await loadConfig();
+  const { checked, deleted } = await sweepBlobs(config, { minAgeMs: minutes * 60_000 });
+  console.log(`checked ${checked} stored contents, deleted ${deleted} that no file refers to`);
   return 0;
 }
 
