@@ -43,8 +43,6 @@ export interface SnapshotOptions {
   migrations?: Readonly<Record<string, Migration>>;
 }
 
-type AnyDb = Kysely<any>;
-
 /** A file's contents vanished between the snapshot and the copy (a concurrent write replaced it). */
 class BlobGoneError extends Error {}
 

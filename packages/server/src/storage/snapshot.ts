@@ -18,7 +18,12 @@ const PAGE = 1000;
 
 /** Every table of Roost's schema, parents before the tables that reference them. */
 export async function listTables(db: AnyDb, dialect: Dialect): Promise<string[]> {
-  const names = (await db.introspection.getTables()).map((t) => t.name).filter((n) => !INTERNAL.test(n)).sort();
+  // On PostgreSQL, only the schema Roost's queries use (a database may hold others).
+  const schema = dialect === 'postgres' ? (await sql<{ name: string }>`select current_schema() as name`.execute(db)).rows[0]?.name : undefined;
+  const names = (await db.introspection.getTables())
+    .filter((t) => !t.isView && !INTERNAL.test(t.name) && (schema === undefined || t.schema === schema))
+    .map((t) => t.name)
+    .sort();
   const parents = new Map<string, Set<string>>(names.map((n) => [n, new Set<string>()]));
   for (const [child, parent] of await foreignKeys(db, dialect)) {
     if (child !== parent && parents.has(child) && parents.has(parent)) parents.get(child)!.add(parent);

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { sql, type Kysely, type Migration } from 'kysely';
 import { backup, restore } from '../../src/cli/backup.js';
 import { parseConfig, type Config, type ConfigInput } from '../../src/core/config.js';
+import { createRoost } from '../../src/roost.js';
 import { openDatabase } from '../../src/storage/database.js';
 import { migrateToLatest, migrations } from '../../src/storage/migrations/index.js';
 import { generatedBody, rawRequest } from '../helpers/file-requests.js';
@@ -192,6 +193,40 @@ describe('roost backup and roost restore', () => {
       }
     } finally {
       await s.close();
+      await target.drop();
+    }
+  });
+
+  test('a backup of SQLite with files on disk restores into PostgreSQL with files on S3', { skip: onPostgres ? false : 'needs the PostgreSQL pass' }, async () => {
+    const dataDir = join(work, 'sqlite-source');
+    const lite = await createRoost(parseConfig({ dataDir, logLevel: 'silent', rateLimit: { max: 10_000 } }));
+    const target = await freshTarget();
+    const file = join(work, 'from-sqlite.tar');
+    try {
+      assert.equal(lite.dialect, 'sqlite');
+      const url = await lite.listen({ port: 0, host: '127.0.0.1' });
+      await lite.users.createUser({ name: 'dora', email: 'dora@example.com', password: PASSWORD, realname: 'Dora', data: '', notify: false, groups: [], state: 'active', pending: null });
+      const token = ((await (await fetch(`${url}/users/api/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: 'dora', password: PASSWORD }) })).json()) as { token: string }).token;
+      const headers = { 'x-auth-token': token, 'content-type': 'application/json' };
+      await fetch(`${url}/data/api/setItem`, { method: 'POST', headers, body: JSON.stringify({ key: 'from', value: 'sqlite' }) });
+      await fetch(`${url}/files/note.txt/@write`, { method: 'PUT', headers: { 'x-auth-token': token }, body: 'on disk' });
+      await backup(lite.config, file);
+    } finally {
+      await lite.close();
+    }
+    try {
+      await restore(target.config, file);
+      const server = await startServer(target.input);
+      try {
+        assert.equal(server.roost.dialect, 'postgres');
+        const token = (await server.users('token', { identity: 'dora', password: PASSWORD })).body.token as string;
+        assert.equal((await server.request('/data/api/getItem', { key: 'from' }, { token })).body.value, 'sqlite');
+        assert.equal(await (await fetch(`${server.url}/files/note.txt`, { headers: { 'x-auth-token': token } })).text(), 'on disk');
+        assert.equal(server.roost.config.blobs.kind, 's3');
+      } finally {
+        await server.close();
+      }
+    } finally {
       await target.drop();
     }
   });
