@@ -59,7 +59,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   }
   const clock = overrides.clock ?? systemClock;
   // Processes sharing a PostgreSQL database tell each other what to forget (storage/change-feed.ts).
-  const changes = config.databaseUrl ? await openPostgresChangeFeed(config.databaseUrl, db, (err) => console.error(`roost: change feed down, retrying: ${err.message}`)) : null;
+  const changes = config.databaseUrl ? await openPostgresChangeFeed(config.databaseUrl, db, (err) => console.error(`roost: change feed between processes: ${err.message}`)) : null;
   const mailer = overrides.mailer ?? createMailer(config);
   const permissionStore = createPermissionStore(db, clock, 1000, changes);
   const users = createUserService({ db, clock, mailer, permissionStore, config, changes });

@@ -12,7 +12,7 @@ import type { Database } from './schema.js';
 export interface ChangeFeed {
   /**
    * Tell the other processes that `key` of `topic` changed. Call it after the change is
-   * committed: a process that reloads on the message must find the new state.
+   * committed: a process that reloads on the message must find the new state. Never rejects.
    */
   publish(topic: string, key: string): Promise<void>;
   /** Called for every change another process published, and with `null` after the feed was down: forget everything. */
@@ -87,7 +87,9 @@ export async function openPostgresChangeFeed(databaseUrl: string, db: Kysely<Dat
       return live;
     },
     async publish(topic, key) {
-      await sql`select pg_notify(${CHANNEL}, ${`${origin}\n${topic}\n${key}`})`.execute(db);
+      // The change itself is committed: a failure to tell is logged, not the caller's failure.
+      // (The database is then unreachable for the others' feeds too, and they stop caching.)
+      await sql`select pg_notify(${CHANNEL}, ${`${origin}\n${topic}\n${key}`})`.execute(db).catch((err: Error) => onError(err));
     },
     subscribe(listener) {
       listeners.push(listener);
