@@ -26,7 +26,7 @@ Commands:
 
 Configuration comes from roost.config.json / roost.config.ts in the working directory and
 ROOST_* environment variables (ROOST_PORT, ROOST_HOST, ROOST_DATA_DIR, ROOST_DATABASE_URL,
-ROOST_PUBLIC_URL, ROOST_SMTP_URL, ROOST_LOG_LEVEL, ROOST_CONFIG). See docs/configuration.md.`;
+ROOST_PUBLIC_URL, ROOST_SMTP_URL, ROOST_REDIS_URL, ROOST_LOG_LEVEL, ROOST_CONFIG). See docs/configuration.md.`;
 
 /** Runs one command; resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
