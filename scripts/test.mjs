@@ -55,11 +55,12 @@ function run(list, env) {
 let status = files.length ? run(files, { ROOST_TEST_DIALECT: 'sqlite' }) : 0;
 
 // Pass 2: the server's tests again on PostgreSQL, when a server is configured
-// (.ci/run starts one and sets ROOST_TEST_DATABASE_URL).
+// (.ci/run starts one and sets ROOST_TEST_DATABASE_URL), with file contents on an S3-compatible
+// server (s3rver on 127.0.0.1): the shape of a deployment of several processes.
 const serverFiles = files.filter((f) => f.startsWith('packages/server/'));
 if (process.env.ROOST_TEST_DATABASE_URL && serverFiles.length) {
-  console.log('\n# PostgreSQL pass: packages/server tests against', new URL(process.env.ROOST_TEST_DATABASE_URL).host);
-  status = run(serverFiles, { ROOST_TEST_DIALECT: 'postgres' }) || status;
+  console.log('\n# PostgreSQL pass: packages/server tests against', new URL(process.env.ROOST_TEST_DATABASE_URL).host, 'with file contents on S3 (s3rver)');
+  status = run(serverFiles, { ROOST_TEST_DIALECT: 'postgres', ROOST_TEST_BLOBS: 's3' }) || status;
 } else {
   console.log('\n# PostgreSQL pass skipped: set ROOST_TEST_DATABASE_URL to run the server tests on PostgreSQL too');
 }

@@ -7,6 +7,8 @@ import { buildHttp } from './http/http-app.js';
 import { registerClientBundle } from './http/client-bundle.js';
 import { registerAdminPages, registerAdminStorePages, registerPageAssets, registerUserPages } from './admin/index.js';
 import { createMailer, outboxDir } from './mail/create-mailer.js';
+import { openBlobStores, type BlobStores } from './storage/blob-stores.js';
+import { openPostgresChangeFeed } from './storage/change-feed.js';
 import { openDatabase, type Dialect } from './storage/database.js';
 import { migrateToLatest } from './storage/migrations/index.js';
 import { createPermissionStore } from './storage/permission-store.js';
@@ -28,6 +30,8 @@ export interface Roost {
   users: UserService;
   dataStores: DataStores;
   fileStores: FileStores;
+  /** The blob store of each file store. */
+  blobs: BlobStores;
   /** Where outbox mails are written when no SMTP server is configured. */
   outboxDir: string;
   /** Listen on the configured host and port (or the given ones); resolves to the base URL. */
@@ -41,6 +45,7 @@ export interface Services {
   users: UserService;
   dataStores: DataStores;
   fileStores: FileStores;
+  blobs: BlobStores;
   close(): Promise<void>;
 }
 
@@ -54,11 +59,14 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     throw err;
   }
   const clock = overrides.clock ?? systemClock;
+  // Processes sharing a PostgreSQL database tell each other what to forget (storage/change-feed.ts).
+  const changes = config.databaseUrl ? await openPostgresChangeFeed(config.databaseUrl, db, (err) => console.error(`roost: change feed between processes: ${err.message}`)) : null;
   const mailer = overrides.mailer ?? createMailer(config);
-  const permissionStore = createPermissionStore(db, clock);
-  const users = createUserService({ db, clock, mailer, permissionStore, config });
+  const permissionStore = createPermissionStore(db, clock, 1000, changes);
+  const users = createUserService({ db, clock, mailer, permissionStore, config, changes });
   const dataStores = createDataStores({ db, dialect, clock, permissionStore, config });
-  const fileStores = createFileStores({ db, clock, permissionStore, config });
+  const blobs = openBlobStores(config);
+  const fileStores = createFileStores({ db, clock, permissionStore, config, blobs });
   // Expired sessions and single-use tokens are dead rows; clear them once an hour. A failed
   // purge changes nothing and is tried again the next hour.
   const purge = setInterval(() => void users.purgeExpired().catch(() => {}), 3600_000).unref();
@@ -68,9 +76,11 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     users,
     dataStores,
     fileStores,
+    blobs,
     async close() {
       clearInterval(purge);
-      await fileStores.close();
+      blobs.close();
+      await changes?.close();
       await mailer.close();
       await db.destroy();
     },

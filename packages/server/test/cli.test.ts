@@ -5,6 +5,7 @@ import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createPostgresDatabase } from './helpers/test-server.js';
 
 const BIN = fileURLToPath(new URL('../bin/roost.js', import.meta.url));
 
@@ -49,18 +50,28 @@ function roost(args: string[], options: { cwd: string; env?: Record<string, stri
 describe('cli', () => {
   let cwd: string;
   let dataDir: string;
+  // In the PostgreSQL pass the commands work on a database of their own there, as `serve` does.
+  let pgDb: { url: string; drop(): Promise<void> } | null = null;
+  let database: Record<string, string> = {};
   before(async () => {
     cwd = await mkdtemp(join(tmpdir(), 'roost-cli-'));
     dataDir = join(cwd, 'data');
+    if (process.env.ROOST_TEST_DIALECT === 'postgres') {
+      pgDb = await createPostgresDatabase();
+      database = { ROOST_DATABASE_URL: pgDb.url };
+    }
   });
-  after(() => rm(cwd, { recursive: true, force: true }));
+  after(async () => {
+    await pgDb?.drop();
+    await rm(cwd, { recursive: true, force: true });
+  });
 
-  const run = (args: string[], extra: Record<string, string> = {}) => roost(args, { cwd, env: { ROOST_DATA_DIR: dataDir, ...extra } });
+  const run = (args: string[], extra: Record<string, string> = {}) => roost(args, { cwd, env: { ROOST_DATA_DIR: dataDir, ...database, ...extra } });
 
   test('migrate brings a fresh database up to date', async () => {
     const res = await run(['migrate']);
     assert.equal(res.code, 0, res.stderr);
-    assert.match(res.stdout, /database schema is up to date \(sqlite\)/);
+    assert.match(res.stdout, new RegExp(`database schema is up to date \\(${pgDb ? 'postgres' : 'sqlite'}\\)`));
   });
 
   test('user add makes an administrator; user list shows it; a duplicate name fails with 1', async () => {
@@ -131,7 +142,7 @@ describe('cli', () => {
     let exited: Promise<number | null>;
 
     before(async () => {
-      child = spawn(process.execPath, [BIN, 'serve'], { cwd, env: env({ ROOST_DATA_DIR: dataDir, ROOST_PORT: '0', ROOST_HOST: '127.0.0.1' }) });
+      child = spawn(process.execPath, [BIN, 'serve'], { cwd, env: env({ ROOST_DATA_DIR: dataDir, ROOST_PORT: '0', ROOST_HOST: '127.0.0.1', ...database }) });
       exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
       url = await new Promise<string>((resolve, reject) => {
         let out = '';

@@ -3,6 +3,8 @@ import { ConfigError, loadConfig, type Config } from '../core/config.js';
 import { formatTime } from '../core/clock.js';
 import { createRoost, openServices } from '../roost.js';
 import { DuplicateUserError } from '../users/index.js';
+import { backup, restore } from './backup.js';
+import { sweepBlobs } from './sweep.js';
 
 const USAGE = `Usage: roost <command> [options]
 
@@ -12,10 +14,19 @@ Commands:
   user add --name N --email E --password P [--group G ...] [--realname R]
                               create an active account (--group admins makes an administrator)
   user list                   list the accounts
+  backup <dir | file.tar[.gz]>
+                              a consistent copy of the database and every file's contents
+                              (the server may keep running)
+  restore <dir | file.tar[.gz]> [--keep-sessions]
+                              load a backup into an empty database (and the configured blob
+                              stores); sessions are left out unless --keep-sessions
+  sweep-blobs [--min-age-minutes N]
+                              delete stored file contents no file refers to (left by a crash
+                              between upload and commit), older than N minutes (60)
 
 Configuration comes from roost.config.json / roost.config.ts in the working directory and
 ROOST_* environment variables (ROOST_PORT, ROOST_HOST, ROOST_DATA_DIR, ROOST_DATABASE_URL,
-ROOST_PUBLIC_URL, ROOST_SMTP_URL, ROOST_LOG_LEVEL, ROOST_CONFIG). See docs/configuration.md.`;
+ROOST_PUBLIC_URL, ROOST_SMTP_URL, ROOST_REDIS_URL, ROOST_LOG_LEVEL, ROOST_CONFIG). See docs/configuration.md.`;
 
 /** Runs one command; resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
@@ -28,6 +39,12 @@ export async function main(argv: string[]): Promise<number> {
         return await migrate();
       case 'user':
         return await user(rest);
+      case 'backup':
+        return await backupCommand(rest);
+      case 'restore':
+        return await restoreCommand(rest);
+      case 'sweep-blobs':
+        return await sweepCommand(rest);
       case 'help':
       case '--help':
       case '-h':
@@ -66,6 +83,45 @@ async function migrate(): Promise<number> {
   const services = await openServices(config);
   await services.close();
   console.log(`database schema is up to date (${services.dialect})`);
+  return 0;
+}
+
+async function backupCommand(args: string[]): Promise<number> {
+  const { positionals } = parseArgs({ args, allowPositionals: true, strict: true });
+  if (positionals.length !== 1) {
+    console.error(`roost backup: give one directory or .tar / .tar.gz file\n\n${USAGE}`);
+    return 2;
+  }
+  const config = await loadConfig();
+  const manifest = await backup(config, positionals[0]!);
+  const rows = manifest.tables.reduce((n, t) => n + t.rows, 0);
+  console.log(`backup written to ${positionals[0]}: ${manifest.tables.length} tables, ${rows} rows, ${manifest.blobs.count} files (${manifest.blobs.bytes} bytes) from ${manifest.dialect}`);
+  return 0;
+}
+
+async function restoreCommand(args: string[]): Promise<number> {
+  const { positionals, values } = parseArgs({ args, allowPositionals: true, strict: true, options: { 'keep-sessions': { type: 'boolean' } } });
+  if (positionals.length !== 1) {
+    console.error(`roost restore: give one backup directory or file\n\n${USAGE}`);
+    return 2;
+  }
+  const config = await loadConfig();
+  const summary = await restore(config, positionals[0]!, { keepSessions: values['keep-sessions'] === true });
+  const rows = summary.tables.reduce((n, t) => n + t.rows, 0);
+  console.log(`restored ${summary.tables.length} tables, ${rows} rows, ${summary.blobs} files${summary.skipped.length ? ` (left out: ${summary.skipped.join(', ')}; users sign in again)` : ''}`);
+  return 0;
+}
+
+async function sweepCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, strict: true, options: { 'min-age-minutes': { type: 'string' } } });
+  const minutes = values['min-age-minutes'] === undefined ? 60 : Number(values['min-age-minutes']);
+  if (!Number.isFinite(minutes) || minutes < 0) {
+    console.error('roost sweep-blobs: --min-age-minutes takes a number of minutes (0 or more)');
+    return 2;
+  }
+  const config = await loadConfig();
+  const { checked, deleted } = await sweepBlobs(config, { minAgeMs: minutes * 60_000 });
+  console.log(`checked ${checked} stored contents, deleted ${deleted} that no file refers to`);
   return 0;
 }
 

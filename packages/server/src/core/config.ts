@@ -34,12 +34,49 @@ const dataStoreOptions = z
   })
   .strict();
 
+/**
+ * Where file contents live: files under a directory (the default, `<dataDir>/blobs`), or an
+ * S3-compatible bucket, which several processes on several machines can share.
+ */
+const blobStoreOptions = z.discriminatedUnion('kind', [
+  z
+    .object({
+      kind: z.literal('local'),
+      /** Relative to `dataDir`'s parent like `dataDir` itself; unset means `<dataDir>/blobs`. */
+      dir: z.string().min(1).optional(),
+    })
+    .strict(),
+  z
+    .object({
+      kind: z.literal('s3'),
+      bucket: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'a bucket name is 3-63 characters of a-z, 0-9, . and -'),
+      /** The service's address for anything but AWS itself (MinIO, Ceph, R2, ...); unset means AWS. */
+      endpoint: z.string().url().optional(),
+      region: z.string().min(1).default('us-east-1'),
+      /** Leave both unset to use the AWS SDK's own chain (AWS_ACCESS_KEY_ID, instance roles, ...). */
+      accessKeyId: z.string().min(1).optional(),
+      secretAccessKey: z.string().min(1).optional(),
+      /** `https://endpoint/bucket/key` instead of `https://bucket.endpoint/key` (most non-AWS servers want it). */
+      forcePathStyle: z.boolean().default(false),
+      /** Put before every key, so several stores or deployments can share a bucket (`roost/files/`). */
+      prefix: z.string().max(512).regex(/^[^\\]*$/, 'no backslashes').default(''),
+      /** Uploads larger than this go up in parts of this size (S3's minimum is 5 MiB). */
+      partSizeBytes: z.number().int().min(5 * 1024 * 1024).max(5 * 1024 * 1024 * 1024).default(8 * 1024 * 1024),
+    })
+    .strict()
+    .refine((o) => (o.accessKeyId === undefined) === (o.secretAccessKey === undefined), {
+      message: 'give accessKeyId and secretAccessKey together, or neither',
+    }),
+]);
+
 const fileStoreOptions = z
   .object({
     read: z.enum(['sys:everyone', 'sys:authenticated']).default('sys:authenticated'),
     maxFileBytes: z.number().int().min(1).default(1024 * 1024 * 1024),
     defaultPageSize: z.number().int().min(1).max(10_000).default(50),
     maxPageSize: z.number().int().min(1).max(10_000).default(1000),
+    /** This store's contents elsewhere than the global `blobs`. */
+    blobs: blobStoreOptions.optional(),
   })
   .strict();
 
@@ -48,6 +85,8 @@ const rateLimit = z
     /** Requests per window and client address, for each guarded operation. */
     max: z.number().int().min(1).default(20),
     windowSeconds: seconds.default(60),
+    /** `redis://...`: counters shared by every process using this Redis; unset keeps them per process. */
+    redisUrl: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
   })
   .strict();
 
@@ -104,6 +143,8 @@ export const configSchema = z
       .strict()
       .prefault({}),
     rateLimit: rateLimit.prefault({}),
+    /** Where file contents live, for every file store without `blobs` of its own. */
+    blobs: blobStoreOptions.default({ kind: 'local' }),
     dataStores: z.record(storeName, dataStoreOptions.prefault({})).prefault({ data: {} }),
     fileStores: z.record(storeName, fileStoreOptions.prefault({})).prefault({ files: {} }),
   })
@@ -120,6 +161,7 @@ export type ConfigInput = z.input<typeof configSchema>;
 type ParsedConfig = z.output<typeof configSchema>;
 export type DataStoreOptions = z.output<typeof dataStoreOptions>;
 export type FileStoreOptions = z.output<typeof fileStoreOptions>;
+export type BlobStoreOptions = z.output<typeof blobStoreOptions>;
 
 /** The validated configuration; `publicUrl` and `dataDir` are always filled in. */
 export type Config = Readonly<ParsedConfig & { publicUrl: string; dataDir: string }>;
@@ -141,6 +183,9 @@ const ENV_KEYS: Record<string, (input: Record<string, unknown>, value: string) =
   ROOST_SMTP_URL: (c, v) => {
     c.mail = { ...(c.mail as object | undefined), smtpUrl: v };
   },
+  ROOST_REDIS_URL: (c, v) => {
+    c.rateLimit = { ...(c.rateLimit as object | undefined), redisUrl: v };
+  },
 };
 
 /** Validate a configuration object (from a file, the environment or a test). */
@@ -153,6 +198,11 @@ export function parseConfig(input: unknown, baseDir = process.cwd()): Config {
   }
   const c = parsed.data;
   const dataDir = isAbsolute(c.dataDir) ? c.dataDir : resolve(baseDir, c.dataDir);
+  // A local blob directory given relative is relative to the working directory, as `dataDir` is.
+  const absoluteBlobs = <T extends BlobStoreOptions | undefined>(b: T): T =>
+    b?.kind === 'local' && b.dir !== undefined ? ({ ...b, dir: isAbsolute(b.dir) ? b.dir : resolve(baseDir, b.dir) } as T) : b;
+  c.blobs = absoluteBlobs(c.blobs);
+  for (const store of Object.values(c.fileStores)) if (store.blobs) store.blobs = absoluteBlobs(store.blobs);
   const publicUrl = (c.publicUrl ?? `http://localhost:${c.port}`).replace(/\/+$/, '');
   return deepFreeze({ ...c, dataDir, publicUrl });
 }

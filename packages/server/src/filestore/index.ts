@@ -1,10 +1,8 @@
-import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../core/clock.js';
 import type { Config } from '../core/config.js';
 import type { PermissionStore } from '../core/permissions.js';
 import type { BlobStore } from '../storage/blob-store.js';
-import { createLocalBlobStore } from '../storage/local-blob-store.js';
 import type { Database } from '../storage/schema.js';
 import { createFileStoreRepo } from './filestore-repo.js';
 import { createFileStoreService, type FileStore } from './filestore-service.js';
@@ -19,29 +17,23 @@ export interface FileStoreDeps {
   clock: Clock;
   permissionStore: PermissionStore;
   config: Config;
-  /** Where contents live; by default files under `<dataDir>/blobs`. */
-  blobs?: BlobStore;
+  /** Where each store's contents live. */
+  blobs: { forStore(store: string): BlobStore };
 }
 
 /** Every configured file store, by name. */
 export interface FileStores {
   readonly names: readonly string[];
   get(name: string): FileStore | undefined;
-  close(): Promise<void>;
 }
 
 export function createFileStores(deps: FileStoreDeps): FileStores {
-  const local = deps.blobs ? null : createLocalBlobStore(join(deps.config.dataDir, 'blobs'));
-  const blobs = deps.blobs ?? (local as BlobStore);
   const stores = new Map<string, FileStore>();
   for (const [name, options] of Object.entries(deps.config.fileStores)) {
-    stores.set(name, createFileStoreService({ name, options, repo: createFileStoreRepo(deps.db, name), blobs, clock: deps.clock, permissionStore: deps.permissionStore }));
+    stores.set(name, createFileStoreService({ name, options, repo: createFileStoreRepo(deps.db, name), blobs: deps.blobs.forStore(name), clock: deps.clock, permissionStore: deps.permissionStore }));
   }
   return {
     names: [...stores.keys()],
     get: (name) => stores.get(name),
-    async close() {
-      local?.close();
-    },
   };
 }

@@ -4,6 +4,7 @@ type ContentTypeParser = (request: FastifyRequest, body: string | Buffer, done: 
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
+import { Redis } from 'ioredis';
 import type { Config } from '../core/config.js';
 import { commonErrors } from '../core/errors.js';
 import type { UserService } from '../users/index.js';
@@ -23,6 +24,30 @@ export interface HttpServices {
 }
 
 export const ROOST_VERSION = '0.1.0';
+
+/**
+ * With `rateLimit.redisUrl`, counters live in Redis, shared by every process that uses it.
+ * When Redis cannot be reached, requests are let through (logged once per outage) rather than
+ * refused: sign-in stays guarded by the per-account lockout, which is in the database. Commands
+ * fail at once while disconnected instead of queueing, so a request never waits for Redis.
+ */
+function sharedCounters(app: FastifyInstance, redisUrl: string | undefined): { redis: Redis; skipOnError: true; nameSpace: string } | Record<string, never> {
+  if (!redisUrl) return {};
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 });
+  let down = false;
+  redis.on('error', (err: Error) => {
+    if (!down) app.log.warn({ err }, 'rate limit counters: Redis unreachable, requests are not limited until it is back');
+    down = true;
+  });
+  redis.on('ready', () => {
+    if (down) app.log.info('rate limit counters: Redis is back');
+    down = false;
+  });
+  app.addHook('onClose', async () => {
+    await redis.quit().catch(() => redis.disconnect());
+  });
+  return { redis, skipOnError: true, nameSpace: 'roost-rate-limit:' };
+}
 
 /** The Fastify app with every route; `listen` is the caller's business (tests listen on port 0). */
 export async function buildHttp(services: HttpServices, config: Config): Promise<FastifyInstance> {
@@ -77,6 +102,7 @@ export async function buildHttp(services: HttpServices, config: Config): Promise
   await app.register(rateLimit, {
     global: false,
     errorResponseBuilder: () => commonErrors.rate_limited(),
+    ...sharedCounters(app, config.rateLimit.redisUrl),
   });
   installCors(app, config.corsOrigins);
   await registerOpenApi(app, ROOST_VERSION);

@@ -1,10 +1,11 @@
-import type { Readable } from 'node:stream';
+import { createHash } from 'node:crypto';
+import { Transform, type Readable } from 'node:stream';
 
 /**
  * Where file contents live, apart from their metadata (which is in the database). Blobs are
  * immutable: new contents are a new blob, and the old one is deleted once the metadata points
  * to the new one, so a reader never sees half a file. The local-disk store is the default; an
- * S3-compatible store implements the same three calls.
+ * S3-compatible store (`s3-blob-store.ts`) implements the same calls.
  */
 export interface BlobStore {
   /**
@@ -16,6 +17,14 @@ export interface BlobStore {
   get(id: string, range?: ByteRange): Promise<Readable>;
   /** Remove a blob; removing one that is gone is not an error. */
   delete(id: string): Promise<void>;
+  /** Every stored blob (for sweeping orphans: blobs a crash left unreferenced). */
+  list(): AsyncIterable<ListedBlob>;
+}
+
+export interface ListedBlob {
+  id: string;
+  /** When it was stored, in ms since the epoch. */
+  modified: number;
 }
 
 export interface StoredBlob {
@@ -41,4 +50,30 @@ export class BlobTooLargeError extends Error {
   constructor(readonly maxBytes: number) {
     super(`blob larger than ${maxBytes} bytes`);
   }
+}
+
+/**
+ * A pass-through that counts, hashes and keeps the head of what flows through it, and fails
+ * with `BlobTooLargeError` once more than `maxBytes` went by: what every store's `put` needs,
+ * whatever the bytes are written to. `result()` is valid once the stream has ended.
+ */
+export function blobMeter(maxBytes: number): { stream: Transform; result(): Omit<StoredBlob, 'id'> } {
+  const hash = createHash('sha256');
+  const head: Buffer[] = [];
+  let headBytes = 0;
+  let size = 0;
+  const stream = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      size += chunk.length;
+      if (size > maxBytes) return done(new BlobTooLargeError(maxBytes));
+      hash.update(chunk);
+      if (headBytes < HEAD_BYTES) {
+        const part = chunk.subarray(0, HEAD_BYTES - headBytes);
+        head.push(part);
+        headBytes += part.length;
+      }
+      done(null, chunk);
+    },
+  });
+  return { stream, result: () => ({ size, hash: hash.digest('base64url'), head: Buffer.concat(head) }) };
 }

@@ -1,10 +1,10 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createWriteStream, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { BlobTooLargeError, HEAD_BYTES, type BlobStore, type ByteRange, type StoredBlob } from './blob-store.js';
+import { blobMeter, type BlobStore, type ByteRange, type ListedBlob, type StoredBlob } from './blob-store.js';
 
 /** Temporary files untouched this long belong to no running upload (a crash left them). */
 const ORPHAN_AGE_MS = 10 * 60 * 1000;
@@ -46,26 +46,10 @@ export function createLocalBlobStore(dir: string): BlobStore & { sweep(): void; 
     async put(source, { maxBytes }): Promise<StoredBlob> {
       const id = randomUUID();
       const tmp = join(tmpDir, `${id}.part`);
-      const hash = createHash('sha256');
-      const head: Buffer[] = [];
-      let headBytes = 0;
-      let size = 0;
-      const meter = new Transform({
-        transform(chunk: Buffer, _encoding, done) {
-          size += chunk.length;
-          if (size > maxBytes) return done(new BlobTooLargeError(maxBytes));
-          hash.update(chunk);
-          if (headBytes < HEAD_BYTES) {
-            const part = chunk.subarray(0, HEAD_BYTES - headBytes);
-            head.push(part);
-            headBytes += part.length;
-          }
-          done(null, chunk);
-        },
-      });
+      const meter = blobMeter(maxBytes);
       try {
         // `flush`: the data is on disk before the rename makes it visible.
-        await pipeline(source, meter, createWriteStream(tmp, { flags: 'wx', flush: true, highWaterMark: 256 * 1024 }));
+        await pipeline(source, meter.stream, createWriteStream(tmp, { flags: 'wx', flush: true, highWaterMark: 256 * 1024 }));
       } catch (err) {
         await rm(tmp, { force: true });
         throw err;
@@ -78,7 +62,7 @@ export function createLocalBlobStore(dir: string): BlobStore & { sweep(): void; 
         await rm(tmp, { force: true });
         throw err;
       }
-      return { id, size, hash: hash.digest('base64url'), head: Buffer.concat(head) };
+      return { id, ...meter.result() };
     },
 
     async get(id: string, range?: ByteRange): Promise<Readable> {
@@ -89,6 +73,17 @@ export function createLocalBlobStore(dir: string): BlobStore & { sweep(): void; 
 
     async delete(id: string): Promise<void> {
       await rm(pathOf(id), { force: true });
+    },
+
+    async *list(): AsyncIterable<ListedBlob> {
+      for (const folder of await readdir(dir)) {
+        if (!/^[0-9a-f]{2}$/.test(folder)) continue;
+        for (const id of await readdir(join(dir, folder))) {
+          if (!BLOB_ID.test(id)) continue;
+          const info = await stat(join(dir, folder, id)).catch(() => null);
+          if (info) yield { id, modified: info.mtimeMs };
+        }
+      }
     },
   };
 }

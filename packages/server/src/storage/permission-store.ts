@@ -1,26 +1,37 @@
 import type { Kysely } from 'kysely';
 import { applyChange, type PermissionChange, type PermissionMap, type PermissionStore } from '../core/permissions.js';
 import type { Clock } from '../core/clock.js';
+import type { ChangeFeed } from './change-feed.js';
 import type { Database } from './schema.js';
 
 /**
  * Permission entries in the `permissions` table over the service's defaults. Reads are served
  * from memory for `cacheMs`, because every request checks a permission; a change made by this
- * process is seen at once, one made by another process within `cacheMs`.
+ * process is seen at once, one made by another process as its message on the change feed
+ * arrives (PostgreSQL), else within `cacheMs`.
  */
-export function createPermissionStore(db: Kysely<Database>, clock: Clock, cacheMs = 1000): PermissionStore {
+export function createPermissionStore(db: Kysely<Database>, clock: Clock, cacheMs = 1000, feed: ChangeFeed | null = null): PermissionStore {
   // Per service: the stored rows, when they were read, and the entries merged over the defaults
   // (a service passes the same defaults object every time, so the merge is kept with the rows).
   const cache = new Map<string, { at: number; rows: Record<string, string[]>; merged: WeakMap<PermissionMap, PermissionMap> }>();
 
+  // Bumped by every change: a read that started before one does not keep its (old) rows.
+  let generation = 0;
+  feed?.subscribe((change) => {
+    generation++;
+    if (change === null) cache.clear();
+    else if (change.topic === 'permissions') cache.delete(change.key);
+  });
+
   async function stored(service: string) {
     const hit = cache.get(service);
-    if (hit && clock.now() - hit.at < cacheMs) return hit;
+    if (hit && clock.now() - hit.at < cacheMs && (feed === null || feed.live)) return hit;
+    const started = generation;
     const rows = await db.selectFrom('permissions').select(['permission', 'groups']).where('service', '=', service).execute();
     const map: Record<string, string[]> = {};
     for (const row of rows) map[row.permission] = JSON.parse(row.groups) as string[];
     const entry = { at: clock.now(), rows: map, merged: new WeakMap<PermissionMap, PermissionMap>() };
-    cache.set(service, entry);
+    if (generation === started) cache.set(service, entry);
     return entry;
   }
 
@@ -56,7 +67,9 @@ export function createPermissionStore(db: Kysely<Database>, clock: Clock, cacheM
             .execute();
         }
       });
+      generation++;
       cache.delete(service);
+      await feed?.publish('permissions', service);
       return entries(service, defaults);
     },
   };

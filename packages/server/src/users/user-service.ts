@@ -6,6 +6,7 @@ import { newId } from '../core/ids.js';
 import type { FieldProblem } from '../core/errors.js';
 import { fieldProblems } from '../core/validation.js';
 import { ANONYMOUS, servicePermissions, type PermissionStore } from '../core/permissions.js';
+import type { ChangeFeed } from '../storage/change-feed.js';
 import type { Database } from '../storage/schema.js';
 import { accountOps } from './account-ops.js';
 import { hashPassword } from './passwords.js';
@@ -24,6 +25,8 @@ export interface UserServiceDeps {
   mailer: Mailer;
   permissionStore: PermissionStore;
   config: Config;
+  /** How other server processes learn of signouts and account changes (PostgreSQL); none on SQLite. */
+  changes?: ChangeFeed | null;
 }
 
 export const ANONYMOUS_CALLER: Caller = Object.freeze({ principal: ANONYMOUS, user: null, tokenHash: null });
@@ -52,7 +55,7 @@ function settingsFrom(config: Config): UserSettings {
  */
 export function createUserService(deps: UserServiceDeps) {
   const ctx: UserContext = {
-    repo: withSessionCache(createUserRepo(deps.db), deps.clock, deps.config.users.sessionCacheSeconds * 1000),
+    repo: withSessionCache(createUserRepo(deps.db), deps.clock, deps.config.users.sessionCacheSeconds * 1000, deps.changes ?? null),
     clock: deps.clock,
     mailer: deps.mailer,
     permissions: servicePermissions(deps.permissionStore, 'users', USER_PERMISSION_DEFAULTS),

@@ -6,6 +6,7 @@ import { parseConfig, type ConfigInput } from '../../src/core/config.js';
 import { newId } from '../../src/core/ids.js';
 import { readOutbox, type OutboxMail } from '../../src/mail/outbox-mailer.js';
 import { createRoost, type Roost, type RoostOverrides } from '../../src/roost.js';
+import { sharedS3 } from './s3-server.js';
 
 export interface CallOptions {
   token?: string;
@@ -48,7 +49,7 @@ export const PASSWORD = 'a-good-password';
  * PostgreSQL server of `ROOST_TEST_DATABASE_URL` (whose own database is only used to create and
  * drop the per-test ones).
  */
-async function createPostgresDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createPostgresDatabase(adminUrl: string = postgresAdminUrl()): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `roost_test_${newId().replaceAll('-', '').slice(0, 16)}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
@@ -75,21 +76,29 @@ async function createPostgresDatabase(adminUrl: string): Promise<{ url: string; 
   };
 }
 
-function postgresAdminUrl(): string {
+export function postgresAdminUrl(): string {
   const url = process.env.ROOST_TEST_DATABASE_URL;
   if (!url) throw new Error('ROOST_TEST_DIALECT=postgres needs ROOST_TEST_DATABASE_URL (postgres://user:password@127.0.0.1:5432/postgres)');
   return url;
 }
 
-/** Start a real Roost on 127.0.0.1 (random port) with a fresh data directory. */
+/**
+ * Start a real Roost on 127.0.0.1 (random port) with a fresh data directory (or the given
+ * `dataDir`, which is then the caller's to remove).
+ */
 export async function startServer(input: ConfigInput = {}, overrides: RoostOverrides = {}): Promise<TestServer> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'roost-test-'));
+  const ownDataDir = input.dataDir === undefined;
+  const dataDir = input.dataDir ?? (await mkdtemp(join(tmpdir(), 'roost-test-')));
   const pgDb = process.env.ROOST_TEST_DIALECT === 'postgres' && input.databaseUrl === undefined ? await createPostgresDatabase(postgresAdminUrl()) : null;
+  // With ROOST_TEST_BLOBS=s3 (the PostgreSQL pass of `npm test`), file contents go to a bucket
+  // of their own on a real S3-compatible server, as in a deployment of several processes.
+  const s3Blobs = process.env.ROOST_TEST_BLOBS === 's3' && input.blobs === undefined ? await (await sharedS3()).newBucket() : null;
   const config = parseConfig({
     port: 0,
     host: '127.0.0.1',
     logLevel: 'silent',
     rateLimit: { max: 10_000 },
+    ...(s3Blobs ? { blobs: s3Blobs } : {}),
     ...input,
     dataDir,
     ...(pgDb ? { databaseUrl: pgDb.url } : {}),
@@ -159,7 +168,7 @@ export async function startServer(input: ConfigInput = {}, overrides: RoostOverr
     async close() {
       await roost.close();
       await pgDb?.drop();
-      await rm(dataDir, { recursive: true, force: true });
+      if (ownDataDir) await rm(dataDir, { recursive: true, force: true });
     },
   };
   return server;

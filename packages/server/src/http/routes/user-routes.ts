@@ -102,7 +102,8 @@ export async function registerUserRoutes(app: FastifyInstance, options: { users:
     // store) per operation, as a hook of each route. A per-route `config.rateLimit` would give
     // every method a store, and so a counter, of its own (`groupId` does not join them).
     const routeConfig = { validationStatus: 200 };
-    const limit = route.limited ? { onRequest: app.rateLimit(rateLimit) } : {};
+    // The key names the operation: a shared (Redis) store would otherwise count every operation together.
+    const limit = route.limited ? { onRequest: app.rateLimit({ ...rateLimit, keyGenerator: (request) => `${route.op}:${request.ip}` }) } : {};
     for (const name of [route.op, ...(route.aliases ?? [])]) {
       const url = `/users/api/${name}`;
       app.post(url, { schema: docSchema({ ...docs, in: 'body' }), config: routeConfig, ...limit }, handler);

@@ -4,19 +4,30 @@ import * as datastore from './2026-11-22-01-datastore.js';
 import * as filestore from './2026-11-22-02-filestore.js';
 
 /** Every migration in order. Never edit one that has been released; add a new file. */
-const migrations: Record<string, Migration> = {
+export const migrations: Readonly<Record<string, Migration>> = {
   '2026-11-21-01-users': users,
   '2026-11-22-01-datastore': datastore,
   '2026-11-22-02-filestore': filestore,
 };
 
 /** Bring the database to the latest schema; throws with the failing migration's name. */
-export async function migrateToLatest(db: Kysely<unknown>): Promise<MigrationResultSet['results']> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
-  const { error, results } = await migrator.migrateToLatest();
+export async function migrateToLatest(db: Kysely<unknown>, list: Readonly<Record<string, Migration>> = migrations): Promise<MigrationResultSet['results']> {
+  return migrateTo(db, null, list);
+}
+
+/** Bring the database to the schema of migration `target` (null: the latest), never down. */
+export async function migrateTo(db: Kysely<unknown>, target: string | null, list: Readonly<Record<string, Migration>> = migrations): Promise<MigrationResultSet['results']> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => ({ ...list }) } });
+  const { error, results } = target === null ? await migrator.migrateToLatest() : await migrator.migrateTo(target);
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`migration ${failed} failed`, { cause: error });
   }
   return results;
+}
+
+/** The names of the migrations applied to this database, in order. */
+export async function appliedMigrations(db: Kysely<unknown>, list: Readonly<Record<string, Migration>> = migrations): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => ({ ...list }) } });
+  return (await migrator.getMigrations()).filter((m) => m.executedAt !== undefined).map((m) => m.name);
 }

@@ -1,0 +1,40 @@
+import { join } from 'node:path';
+import type { BlobStoreOptions, Config } from '../core/config.js';
+import type { BlobStore } from './blob-store.js';
+import { createLocalBlobStore } from './local-blob-store.js';
+import { createS3BlobStore } from './s3-blob-store.js';
+
+/** The blob store of each configured file store; stores with the same settings share one. */
+export interface BlobStores {
+  forStore(store: string): BlobStore;
+  close(): void;
+}
+
+export function openBlobStore(options: BlobStoreOptions, dataDir: string): BlobStore & { close(): void } {
+  return options.kind === 's3' ? createS3BlobStore(options) : createLocalBlobStore(options.dir ?? join(dataDir, 'blobs'));
+}
+
+export function openBlobStores(config: Config): BlobStores {
+  const opened = new Map<string, BlobStore & { close(): void }>();
+  const byStore = new Map<string, BlobStore>();
+  for (const [name, store] of Object.entries(config.fileStores)) {
+    const options = store.blobs ?? config.blobs;
+    const key = JSON.stringify(options);
+    let blobs = opened.get(key);
+    if (!blobs) {
+      blobs = openBlobStore(options, config.dataDir);
+      opened.set(key, blobs);
+    }
+    byStore.set(name, blobs);
+  }
+  return {
+    forStore(store) {
+      const blobs = byStore.get(store);
+      if (!blobs) throw new Error(`no file store ${store}`);
+      return blobs;
+    },
+    close() {
+      for (const blobs of opened.values()) blobs.close();
+    },
+  };
+}

@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import { pipeline } from 'node:stream';
+import { Readable } from 'node:stream';
+import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import type { BlobStoreOptions } from '../core/config.js';
+import { blobMeter, type BlobStore, type ByteRange, type ListedBlob, type StoredBlob } from './blob-store.js';
+
+export type S3BlobStoreOptions = Extract<BlobStoreOptions, { kind: 's3' }>;
+
+const BLOB_ID = /^[0-9a-f-]{36}$/;
+
+/**
+ * Blobs as objects of an S3-compatible bucket, under `<prefix><id>`. S3 makes an object visible
+ * only once its upload completed (a single PUT, or the CompleteMultipartUpload of a multipart
+ * one), so a crash or a failed upload never leaves a partial object under a key: what is left is
+ * an unfinished multipart upload, which no read sees (a bucket lifecycle rule
+ * `AbortIncompleteMultipartUpload` removes those; see docs/scaling.md). Uploads are streamed:
+ * at most `partSizeBytes` × 2 of a file is in memory at once.
+ */
+export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore & { close(): void } {
+  const clientConfig: S3ClientConfig = {
+    region: options.region,
+    forcePathStyle: options.forcePathStyle,
+    // The SDK's default since 2025 sends a CRC32 trailer in an aws-chunked body on every upload;
+    // many S3-compatible servers store that framing as the contents. Checksums only where an
+    // operation requires one; Roost keeps its own SHA-256 of every blob.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+    ...(options.accessKeyId && options.secretAccessKey
+      ? { credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } }
+      : {}),
+  };
+  // The SDK is pinned to the last release that supports Node 20 (docs/decisions.md); its
+  // warning that later releases need Node 22 tells an operator nothing to do. The SDK's own switch.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const client = new S3Client(clientConfig);
+  const Bucket = options.bucket;
+  const keyOf = (id: string) => {
+    // Ids come from this store (UUIDs); anything else must never become a key.
+    if (!BLOB_ID.test(id)) throw new Error(`invalid blob id ${JSON.stringify(id)}`);
+    return `${options.prefix}${id}`;
+  };
+
+  return {
+    close: () => client.destroy(),
+
+    async put(source, { maxBytes }): Promise<StoredBlob> {
+      const id = randomUUID();
+      const meter = blobMeter(maxBytes);
+      // The meter's own failure (too large) is the one to report, not the upload's echo of it.
+      let failure: unknown = null;
+      pipeline(source, meter.stream, (err) => {
+        if (err) failure ??= err;
+      });
+      const upload = new Upload({
+        client,
+        params: { Bucket, Key: keyOf(id), Body: meter.stream },
+        partSize: options.partSizeBytes,
+        queueSize: 2,
+        // A failed multipart upload is aborted, so its parts do not linger (and cost) in the bucket.
+        leavePartsOnError: false,
+      });
+      try {
+        await upload.done();
+      } catch (err) {
+        meter.stream.destroy();
+        throw failure ?? err;
+      }
+      if (failure) {
+        // The body ended early but the upload completed: the object holds less than was sent.
+        await client.send(new DeleteObjectCommand({ Bucket, Key: keyOf(id) })).catch(() => {});
+        throw failure;
+      }
+      return { id, ...meter.result() };
+    },
+
+    async get(id: string, range?: ByteRange): Promise<Readable> {
+      // The request completes with the headers, so a missing object rejects here, before any answer went out.
+      const res = await client.send(new GetObjectCommand({ Bucket, Key: keyOf(id), ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }));
+      if (!(res.Body instanceof Readable)) throw new Error('S3 answered without a body stream');
+      return res.Body;
+    },
+
+    async delete(id: string): Promise<void> {
+      await client.send(new DeleteObjectCommand({ Bucket, Key: keyOf(id) }));
+    },
+
+    async *list(): AsyncIterable<ListedBlob> {
+      let ContinuationToken: string | undefined;
+      do {
+        const page = await client.send(new ListObjectsV2Command({ Bucket, Prefix: options.prefix, ...(ContinuationToken ? { ContinuationToken } : {}) }));
+        for (const object of page.Contents ?? []) {
+          const id = object.Key?.slice(options.prefix.length) ?? '';
+          if (BLOB_ID.test(id)) yield { id, modified: object.LastModified?.getTime() ?? 0 };
+        }
+        ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (ContinuationToken);
+    },
+  };
+}

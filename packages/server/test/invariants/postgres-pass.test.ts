@@ -1,0 +1,33 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+/**
+ * The PostgreSQL pass of `npm test` runs every server test again with ROOST_TEST_DIALECT=
+ * postgres. `startServer` honours it; a test that builds its own configuration, or starts the
+ * `roost` command with an environment of its own, runs on SQLite twice unless it asks for a
+ * PostgreSQL database itself. This finds such tests that do not.
+ */
+const testDir = new URL('..', import.meta.url).pathname;
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? files(path) : path.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+const OWN_DATABASE = /createRoost\(parseConfig|openServices\(parseConfig|bin\/roost\.js/;
+const ASKS_FOR_POSTGRES = /createPostgresDatabase|onPostgres|ROOST_TEST_DIALECT/;
+
+test('tests that configure Roost themselves take part in the PostgreSQL pass', () => {
+  const offenders = files(testDir)
+    .filter((f) => !f.includes(`${join('test', 'invariants')}`))
+    .filter((f) => {
+      const text = readFileSync(f, 'utf8');
+      return OWN_DATABASE.test(text) && !ASKS_FOR_POSTGRES.test(text);
+    })
+    .map((f) => relative(testDir, f));
+  assert.deepEqual(offenders, []);
+});
