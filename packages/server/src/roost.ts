@@ -10,6 +10,8 @@ import { createMailer, outboxDir } from './mail/create-mailer.js';
 import { openDatabase, type Dialect } from './storage/database.js';
 import { migrateToLatest } from './storage/migrations/index.js';
 import { createPermissionStore } from './storage/permission-store.js';
+import { createSettingsStore } from './storage/settings-store.js';
+import { createRuntimeSettings, type RuntimeSettingsService } from './core/runtime-settings.js';
 import type { Database } from './storage/schema.js';
 import { createUserService, type UserService } from './users/index.js';
 import { createDataStores, type DataStores } from './datastore/index.js';
@@ -38,6 +40,9 @@ export interface Roost {
 export interface Services {
   db: Kysely<Database>;
   dialect: Dialect;
+  /** Settings an administrator changes while Roost runs (stored over the boot configuration). */
+  settings: RuntimeSettingsService;
+  mailer: Mailer;
   users: UserService;
   dataStores: DataStores;
   fileStores: FileStores;
@@ -54,9 +59,10 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     throw err;
   }
   const clock = overrides.clock ?? systemClock;
-  const mailer = overrides.mailer ?? createMailer(config);
+  const settings = createRuntimeSettings(config, createSettingsStore(db, clock));
+  const mailer = overrides.mailer ?? createMailer(config, settings);
   const permissionStore = createPermissionStore(db, clock);
-  const users = createUserService({ db, clock, mailer, permissionStore, config });
+  const users = createUserService({ db, clock, mailer, permissionStore, runtimeSettings: settings, config });
   const dataStores = createDataStores({ db, dialect, clock, permissionStore, config });
   const fileStores = createFileStores({ db, clock, permissionStore, config });
   // Expired sessions and single-use tokens are dead rows; clear them once an hour. A failed
@@ -65,6 +71,8 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   return {
     db,
     dialect,
+    settings,
+    mailer,
     users,
     dataStores,
     fileStores,
@@ -86,7 +94,7 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
   const httpServices = { users: services.users, dataStores: services.dataStores, fileStores: services.fileStores };
   const http = await buildHttp(httpServices, config);
   // The pages sit on top of the HTTP app (the http layer never imports them).
-  const pageDeps = { services: httpServices, config, db: services.db };
+  const pageDeps = { services: httpServices, config, db: services.db, settings: services.settings, mailer: services.mailer, outboxDir: outboxDir(config) };
   await http.register(registerPageAssets);
   await http.register(registerClientBundle);
   await http.register(registerAdminPages, pageDeps);

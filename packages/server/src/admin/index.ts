@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { formAssets } from '@roost/forms';
 import type { Kysely } from 'kysely';
 import type { Config } from '../core/config.js';
+import type { Mailer } from '../core/mailer.js';
+import type { RuntimeSettingsService } from '../core/runtime-settings.js';
 import type { Database } from '../storage/schema.js';
 import type { HttpServices } from '../http/http-app.js';
 import { roostCss } from './stylesheet.js';
@@ -12,6 +14,11 @@ export interface PageDeps {
   services: HttpServices;
   config: Config;
   db: Kysely<Database>;
+  /** The runtime settings (settings page) and the mailer that follows them (test mail). */
+  settings: RuntimeSettingsService;
+  mailer: Mailer;
+  /** Where the outbox mailer writes (mail outbox page). */
+  outboxDir: string;
 }
 
 /** The stylesheet and the form library's assets, shared by every page. */
