@@ -97,7 +97,7 @@ describe('HTML form options', () => {
     const d = await render({ hiddenValues: { csrf: 'a"b<c', next: '/x' } });
     const hidden = d.filter((e) => e.tagName === 'input' && attr(e, 'type') === 'hidden');
     assert.deepEqual(hidden.map((e) => [attr(e, 'name'), attr(e, 'value')]), [['csrf', 'a"b<c'], ['next', '/x']]);
-    assert.ok(hidden.every((e) => inside(formTag(d), (x) => x === e).length === 1), 'inside the form');
+    assert.ok(hidden.every((e) => inside(formTag(d)!, (x) => x === e).length === 1), 'inside the form');
     assert.equal((await render()).filter((e) => attr(e, 'type') === 'hidden').length, 0, 'none by default');
   });
 
