@@ -13,7 +13,7 @@ import { hashPassword } from './passwords.js';
 import { adminOps } from './admin-ops.js';
 import { signupOps } from './signup-ops.js';
 import { authenticate } from './sessions.js';
-import { guarded, type Caller, type Operation, type UserContext, type UserRuntimeSettings, type UserSettings } from './user-context.js';
+import { findForAdmin, guarded, type Caller, type Operation, type UserContext, type UserRuntimeSettings, type UserSettings } from './user-context.js';
 import { createUserInputs } from './user-inputs.js';
 import { USER_PERMISSION_DEFAULTS } from './user-permissions.js';
 import { createUserRepo, type NewUser } from './user-repo.js';
@@ -106,6 +106,8 @@ export function createUserService(deps: UserServiceDeps) {
       return parsed.success ? [] : fieldProblems(parsed.error);
     },
     listUsers: (query: Parameters<typeof ctx.repo.list>[0], size: number) => ctx.repo.list(query, size),
+    /** For the admin pages: the account named by name, email or id (as administrators name them), or null. */
+    findUser: (identity: string) => findForAdmin(ctx, identity),
     purgeExpired: () => ctx.repo.purgeExpired(ctx.clock.now()),
   };
 }

@@ -1,0 +1,130 @@
+import { escapeHtml, WorkflowForm, type ContentObject, type FieldConf } from '@roost/forms';
+import { formatTime } from '../../core/clock.js';
+import { isRoostError } from '../../core/errors.js';
+import { REVIEW_ACTIONS, userErrors, type User, type UserService } from '../../users/index.js';
+import type { AdminPages, AdminRequest } from '../admin-page.js';
+import { formBase, link, pager, table } from '../page-parts.js';
+import { textOf } from '../page-request.js';
+
+/**
+ * `/admin/signups`: the accounts waiting (for a review, or for their own mail confirmation),
+ * each with a `WorkflowForm` of the review actions; `/admin/signups/<id>` shows one and takes
+ * its decision. The decision runs the user service's `review`. With the form script, a decision
+ * replaces its form by the result; without it, the page reloads with the result on top.
+ */
+
+type ReviewAction = (typeof REVIEW_ACTIONS)[number];
+
+const DECISIONS: Record<ReviewAction, { label: string; done: (name: string) => string }> = {
+  accept: { label: 'Accept (active; welcome mail)', done: (n) => `${n} was accepted and is active.` },
+  optin: { label: 'Accept with email verification', done: (n) => `${n} was accepted; the account is active once the mailed link is used.` },
+  activate: { label: 'Activate (no mail)', done: (n) => `${n} was activated.` },
+  reject: { label: 'Reject (remove)', done: (n) => `${n} was rejected and removed.` },
+  disable: { label: 'Disable', done: (n) => `${n} was disabled.` },
+};
+
+const PAGE_SIZE = 20;
+
+const decisionField: FieldConf = {
+  id: 'action',
+  name: 'Decision',
+  datatype: 'list',
+  required: true,
+  listItems: [{ id: '', name: 'Choose…' }, ...REVIEW_ACTIONS.map((id) => ({ id, name: DECISIONS[id].label }))],
+};
+
+/** A pending account as a content object with the review workflow; a transition runs `review`. */
+function pendingObject(users: UserService, page: AdminRequest, user: User): ContentObject {
+  return {
+    id: user.id,
+    type: 'signup',
+    data: { name: user.name, email: user.email ?? '' },
+    meta: { pool_wfa: user.state },
+    parent: undefined,
+    // The transitions are the review actions, all from `pending`; `review` checks them.
+    configuration: undefined,
+    update: async () => false,
+    create: () => Promise.reject(new Error('sign-ups have no children')),
+    children: async () => [],
+    async wfAction(action) {
+      try {
+        await users.run('review', page.admin, { identity: user.id, action });
+        return true;
+      } catch (err) {
+        // Reviewed meanwhile (by someone else, or by its own activation): the form says so.
+        if (isRoostError(err) && err.code === 'not_pending') return false;
+        throw err;
+      }
+    },
+  };
+}
+
+function reviewForm(users: UserService, page: AdminRequest, user: User, n: number): WorkflowForm {
+  return new WorkflowForm({
+    ...formBase(`review-${n}`, page.hidden, `/admin/signups/${encodeURIComponent(user.id)}`),
+    request: page.form,
+    context: pendingObject(users, page, user),
+    fields: [decisionField],
+    actions: [
+      { id: 'default', method: 'startForm', hidden: true },
+      { id: 'submit', method: 'callWf', name: 'Decide', cssClass: 'btn btn-primary' },
+    ],
+    use_ajax: true,
+    css_class: 'form inline-form',
+    widget: { item_template: 'field_onecolumn', action_template: 'form_actions_onecolumn' },
+  });
+}
+
+const waitsFor = (user: User) => (user.pending === 'optin' ? 'its mail confirmation' : 'a review');
+
+async function listPage(users: UserService, page: AdminRequest) {
+  const startText = textOf(page.form.query, 'start') || '1';
+  if (!/^\d{1,9}$/.test(startText) || Number(startText) < 1) return { title: 'Sign-ups', body: '<p class="alert alert-warning" role="alert">Start must be a whole number, 1 or more.</p>', status: 422 };
+  const start = Number(startText);
+  const { users: pending, total } = await users.listUsers(users.inputs.list.parse({ pending: true, start, sort: 'created' }), PAGE_SIZE);
+  const rows = await Promise.all(
+    pending.map(async (user, i) => {
+      const form = reviewForm(users, page, user, i + 1);
+      const { html } = await form.process();
+      return [
+        link(`/admin/signups/${encodeURIComponent(user.id)}`, user.name),
+        escapeHtml(user.email ?? ''),
+        escapeHtml(user.realname),
+        escapeHtml(formatTime(user.created)),
+        escapeHtml(waitsFor(user)),
+        html,
+      ];
+    }),
+  );
+  const head = pending.length ? await reviewForm(users, page, pending[0]!, 0).htmlHead() : '';
+  const body =
+    `<p class="muted">Accounts that signed up and are not active yet. Sign-ups by <code>signupReview</code> wait for you; those by <code>signupOptin</code> (or accepted with email verification) wait for their own mail confirmation, which you may also take over.</p>` +
+    table(['Name', 'Email', 'Real name', 'Signed up (UTC)', 'Waits for', 'Decision'], rows, 'No sign-up is waiting.') +
+    pager('/admin/signups', {}, start, PAGE_SIZE, total);
+  return { title: 'Sign-ups', body, head };
+}
+
+async function reviewPage(users: UserService, page: AdminRequest) {
+  const user = await users.findUser(page.params.id ?? '');
+  if (!user) throw userErrors.unknown_user();
+  if (user.state !== 'pending') return { redirect: '/admin/signups', messages: [`${user.name} is not waiting for a review.`] };
+  const chosen = textOf(page.form.body, 'action') as ReviewAction;
+  const form = reviewForm(users, page, user, 0);
+  const done = DECISIONS[chosen]?.done(user.name);
+  const { result, html, response } = await form.process({
+    ...(done ? { success_message: done } : {}),
+    // Without the script the page reloads with the result; with it only the form is replaced.
+    ...(page.xhr ? { renderSuccess: false } : { redirectSuccess: '/admin/signups' }),
+  });
+  if (response) return { response };
+  const body =
+    `<div class="card"><dl class="facts"><dt>Name</dt><dd>${escapeHtml(user.name)}</dd><dt>Email</dt><dd>${escapeHtml(user.email ?? '')}</dd>` +
+    `<dt>Real name</dt><dd>${escapeHtml(user.realname)}</dd><dt>Waits for</dt><dd>${escapeHtml(waitsFor(user))}</dd></dl>${html}</div>` +
+    `<p>${link('/admin/signups', '← All sign-ups')}</p>`;
+  return { title: `Sign-up of ${user.name}`, body, head: await form.htmlHead(), status: result === false ? 422 : 200 };
+}
+
+export function registerSignupsPages(pages: AdminPages, users: UserService): void {
+  pages.page('/admin/signups', (page) => listPage(users, page), { post: false });
+  pages.page('/admin/signups/:id', (page) => reviewPage(users, page));
+}
