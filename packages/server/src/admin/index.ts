@@ -1,14 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import { formAssets } from '@roost/forms';
-import type { Kysely } from 'kysely';
-import type { Config } from '../core/config.js';
 import type { Mailer } from '../core/mailer.js';
 import type { RuntimeSettingsService } from '../core/runtime-settings.js';
-import type { Database } from '../storage/schema.js';
-import type { HttpServices } from '../http/http-app.js';
-import { roostCss } from './stylesheet.js';
-import { registerStorePages } from './store-pages/index.js';
-import { registerPublicUserPages } from './user-pages/index.js';
 import { adminPages } from './admin-page.js';
 import { installPageErrorHandler } from './page-errors.js';
 import { installPageBodyParsers } from './page-request.js';
@@ -20,9 +11,15 @@ import { registerToolsPage } from './pages/tools-page.js';
 import { registerSettingsPage } from './pages/settings-page.js';
 import { registerSignupsPages } from './pages/signups-page.js';
 import { registerUsersPages } from './pages/users-pages.js';
-
-/** Scripts, styles, images and forms of the pages come from Roost only; no page may be framed. */
-const PAGE_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'; object-src 'none'";
+import type { FastifyInstance } from 'fastify';
+import { formAssets } from '@roost/forms';
+import type { Kysely } from 'kysely';
+import type { Config } from '../core/config.js';
+import type { Database } from '../storage/schema.js';
+import type { HttpServices } from '../http/http-app.js';
+import { roostCss } from './stylesheet.js';
+import { registerStorePages } from './store-pages/index.js';
+import { registerPublicUserPages } from './user-pages/index.js';
 
 export interface PageDeps {
   services: HttpServices;
@@ -44,6 +41,9 @@ export async function registerPageAssets(app: FastifyInstance): Promise<void> {
     return reply.type(asset.contentType).header('cache-control', 'public, max-age=300').send(asset.body);
   });
 }
+
+/** Scripts, styles, images and forms of the pages come from Roost only; no page may be framed. */
+const PAGE_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'; object-src 'none'";
 
 /**
  * `/admin/...`: the management backend (issue 3), and the sign-in pages (`/admin/signin`,

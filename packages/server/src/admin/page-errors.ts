@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { escapeHtml, isXhr } from '@roost/forms';
 import { isRoostError } from '../core/errors.js';
-import { statusOfKind } from '../http/error-handler.js';
+import { STATUS } from '../http/error-handler.js';
 import { renderPage } from './layout.js';
 
 /**
@@ -34,7 +34,7 @@ const FRAMEWORK: Record<string, { status: number; message: string }> = {
 };
 
 function describe(error: FastifyError | Error): { status: number; message: string } {
-  if (isRoostError(error)) return { status: statusOfKind(error.kind), message: error.message };
+  if (isRoostError(error)) return { status: STATUS[error.kind], message: error.message };
   const code = (error as FastifyError).code;
   const known = code ? FRAMEWORK[code] : undefined;
   if (known) return known;

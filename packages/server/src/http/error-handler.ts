@@ -14,9 +14,6 @@ export const STATUS: Record<ErrorKind, number> = {
   unavailable: 503,
 };
 
-/** The status of an error kind (the pages answer with the same statuses as the API). */
-export const statusOfKind = (kind: ErrorKind): number => STATUS[kind];
-
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Status of validation failures on this route: 200 in the user service (the original's way), 422 elsewhere. */
