@@ -24,6 +24,8 @@ export interface RoostOverrides {
 
 export interface Roost {
   config: Config;
+  /** Settings an administrator changes while Roost runs (stored over the boot configuration). */
+  settings: RuntimeSettingsService;
   http: FastifyInstance;
   db: Kysely<Database>;
   dialect: Dialect;

@@ -25,7 +25,8 @@ const seconds = z.number().int().positive();
  * stored values with these same schemas; the boot configuration is their default).
  */
 export const identityPolicySchema = z.enum(['name', 'email', 'either']);
-export const pageUrlSchema = z.string().url();
+/** Only http(s): a `javascript:` or `data:` link in a mail would be an attack, not a page. */
+export const pageUrlSchema = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
 export const smtpUrlSchema = z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL');
 export const mailFromSchema = z.string().min(3);
 export const mailAddressSchema = z.string().email();

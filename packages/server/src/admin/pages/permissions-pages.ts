@@ -6,7 +6,6 @@ import { ROOT } from '../../filestore/index.js';
 import type { HttpServices } from '../../http/http-app.js';
 import type { AdminPages, AdminRequest } from '../admin-page.js';
 import { formBase, link, table } from '../page-parts.js';
-import { textOf } from '../page-request.js';
 
 /**
  * `/admin/permissions`: the services (the user service, every data store, every file store);
@@ -135,11 +134,13 @@ async function servicePage(services: HttpServices, page: AdminRequest) {
     itemLabel: (item) => `${String(item.permission)}: ${Array.isArray(item.groups) ? item.groups.join(', ') : ''}`,
     widget: { item_template: 'field_onecolumn', action_template: 'form_actions_onecolumn' },
   });
+  let deleted = false;
+  form.listenEvent('delete', () => void (deleted = true));
   const { result, html, action } = await form.process();
   // After a change the page is loaded again, so the list shows the entries as they are now.
   if (result !== false && page.request.method === 'POST') {
     if (action.id === 'edit') return { redirect: url, messages: ['Entry saved. The API follows it now.'] };
-    if (textOf(page.form.body, form.delKey)) return { redirect: url, messages: ['Entry deleted: nobody holds the permission now.'] };
+    if (deleted) return { redirect: url, messages: ['Entry deleted: nobody holds the permission now.'] };
   }
   const nobody = current.filter((e) => e.groups.length === 0).map((e) => e.permission);
   const body =

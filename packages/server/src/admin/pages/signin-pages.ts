@@ -103,7 +103,7 @@ async function signinPage(deps: SigninDeps, audience: Audience, request: Fastify
     ],
     widget: { item_template: 'field_onecolumn', action_template: 'form_actions_onecolumn' },
   });
-  const { html } = await htmlForm.process({ defaultData: { next } });
+  const { result, html } = await htmlForm.process({ defaultData: { next } });
   if (token) {
     setAuthCookie(request, reply, token, config.users.tokenLifetimeSeconds);
     return reply.redirect(safeNext(next, audience), 303);
@@ -112,6 +112,7 @@ async function signinPage(deps: SigninDeps, audience: Audience, request: Fastify
   if (textOf(form.query, 'signedout')) notices.push('You are signed out.');
   if (audience === 'admin' && caller.user && !isAdmin) notices.push(`You are signed in as ${caller.user.name}, who is not an administrator.`);
   return reply
+    .code(result === false ? 422 : 200)
     .type('text/html; charset=utf-8')
     .send(renderPage({ title: place.title, body: `<div class="card narrow">${html}${signinLinks(audience)}</div>`, head: await htmlForm.htmlHead(), messages: notices, home: place.home }));
 }

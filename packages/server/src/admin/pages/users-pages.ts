@@ -190,7 +190,9 @@ async function removePage(users: UserService, page: AdminRequest) {
   const user = await findUser(users, page);
   const self = user.id === page.admin.user.id;
   const remove: ActionCallback = async function (this: HTMLForm) {
-    if (self) return [false, await this.render({}, ['You cannot remove your own account here.'], undefined, false, false)];
+    const [ok, data, errors] = await this.validate(this.getFormValues());
+    if (!ok) return [false, await this.render(data, [], errors)];
+    if (self) return [false, await this.render(data, ['You cannot remove your own account here.'], undefined, false, false)];
     await users.run('removeUser', page.admin, { identity: user.id });
     return [true, ''];
   };
