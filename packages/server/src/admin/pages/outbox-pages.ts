@@ -1,4 +1,5 @@
 import { escapeHtml } from '@roost/forms';
+import { formatTime } from '../../core/clock.js';
 import { RoostError } from '../../core/errors.js';
 import type { RuntimeSettingsService } from '../../core/runtime-settings.js';
 import { readOutboxMail, readOutboxPage } from '../../mail/outbox-mailer.js';
@@ -34,7 +35,7 @@ async function listPage(deps: OutboxDeps, page: AdminRequest) {
   const start = Number(startText);
   const { mails, total } = await readOutboxPage(deps.outboxDir, start, PAGE_SIZE);
   const rows = mails.map((m) => [
-    escapeHtml(m.date.slice(0, 19).replace('T', ' ')),
+    escapeHtml(formatTime(Date.parse(m.date))),
     escapeHtml(m.to),
     link(`/admin/outbox/${encodeURIComponent(m.id)}`, m.subject || '(no subject)'),
     escapeHtml(m.kind),
@@ -48,7 +49,7 @@ async function mailPage(deps: OutboxDeps, page: AdminRequest) {
   if (!mail) throw new RoostError('not_found', 'not_found', 'There is no such mail in the outbox.');
   const body =
     `<div class="card"><dl class="facts"><dt>From</dt><dd>${escapeHtml(mail.from)}</dd><dt>To</dt><dd>${escapeHtml(mail.to)}</dd>` +
-    `<dt>Subject</dt><dd>${escapeHtml(mail.subject)}</dd><dt>Written</dt><dd>${escapeHtml(mail.date)}</dd><dt>Kind</dt><dd>${escapeHtml(mail.kind)}</dd></dl></div>` +
+    `<dt>Subject</dt><dd>${escapeHtml(mail.subject)}</dd><dt>Written (UTC)</dt><dd>${escapeHtml(formatTime(Date.parse(mail.date)))}</dd><dt>Kind</dt><dd>${escapeHtml(mail.kind)}</dd></dl></div>` +
     `<h2>Text</h2><pre class="mail-text">${escapeHtml(mail.text)}</pre>` +
     `<h2>HTML</h2><iframe class="mail-html" title="The HTML part" sandbox srcdoc="${escapeHtml(mail.html)}"></iframe>` +
     `<p>${link('/admin/outbox', '← All mails')}</p>`;
