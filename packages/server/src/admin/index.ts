@@ -1,24 +1,24 @@
-import type { Mailer } from '../core/mailer.js';
-import type { RuntimeSettingsService } from '../core/runtime-settings.js';
-import { adminPages } from './admin-page.js';
-import { installPageErrorHandler } from './page-errors.js';
-import { installPageBodyParsers } from './page-request.js';
-import { registerDashboard } from './pages/dashboard-page.js';
-import { registerSigninPages } from './pages/signin-pages.js';
-import { registerOutboxPages } from './pages/outbox-pages.js';
-import { registerPermissionsPages } from './pages/permissions-pages.js';
-import { registerToolsPage } from './pages/tools-page.js';
-import { registerSettingsPage } from './pages/settings-page.js';
-import { registerSignupsPages } from './pages/signups-page.js';
-import { registerUsersPages } from './pages/users-pages.js';
 import type { FastifyInstance } from 'fastify';
 import { formAssets } from '@roost/forms';
 import type { Kysely } from 'kysely';
 import type { Config } from '../core/config.js';
-import type { Database } from '../storage/schema.js';
+import type { Mailer } from '../core/mailer.js';
+import type { RuntimeSettingsService } from '../core/runtime-settings.js';
 import type { HttpServices } from '../http/http-app.js';
-import { roostCss } from './stylesheet.js';
+import type { Database } from '../storage/schema.js';
+import { installPageBodies } from './page-kit/page-body.js';
+import { installPageErrorHandler } from './page-kit/page-errors.js';
+import { adminPages } from './pages/admin-routes.js';
+import { registerDashboard } from './pages/dashboard-page.js';
+import { registerOutboxPages } from './pages/outbox-pages.js';
+import { registerPermissionsPages } from './pages/permissions-pages.js';
+import { registerSettingsPage } from './pages/settings-page.js';
+import { registerSigninPages } from './pages/signin-pages.js';
+import { registerSignupsPages } from './pages/signups-page.js';
+import { registerToolsPage } from './pages/tools-page.js';
+import { registerUsersPages } from './pages/users-pages.js';
 import { registerStorePages } from './store-pages/index.js';
+import { roostCss } from './stylesheet.js';
 import { registerPublicUserPages } from './user-pages/index.js';
 
 export interface PageDeps {
@@ -55,7 +55,7 @@ export async function registerAdminPages(app: FastifyInstance, deps: PageDeps): 
   app.addHook('onRequest', async (_request, reply) => {
     reply.header('content-security-policy', PAGE_CSP);
   });
-  await installPageBodyParsers(app, deps.config.bodyLimit);
+  await installPageBodies(app, deps.config.bodyLimit);
   const { users } = deps.services;
   registerSigninPages(app, { users, config: deps.config });
   const pages = adminPages(app, { users, bodyLimit: deps.config.bodyLimit });

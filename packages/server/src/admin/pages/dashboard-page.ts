@@ -1,6 +1,6 @@
 import { escapeHtml } from '@roost/forms';
 import type { HttpServices } from '../../http/http-app.js';
-import type { AdminPages } from '../admin-page.js';
+import type { AdminPages } from './admin-routes.js';
 
 /** `/admin`: what there is at a glance (accounts, sign-ups waiting, stores), with the way to each. */
 export function registerDashboard(pages: AdminPages, services: HttpServices): void {

@@ -3,9 +3,9 @@ import { formatTime } from '../../core/clock.js';
 import { RoostError } from '../../core/errors.js';
 import type { RuntimeSettingsService } from '../../core/runtime-settings.js';
 import { readOutboxMail, readOutboxPage } from '../../mail/outbox-mailer.js';
-import type { AdminPages, AdminRequest } from '../admin-page.js';
-import { link, pager, table } from '../page-parts.js';
-import { textOf } from '../page-request.js';
+import { startOf, type AdminPages, type AdminPageRequest } from './admin-routes.js';
+import { facts, link, pager, table } from '../page-kit/page-parts.js';
+import type { OutboxMail } from '../../mail/outbox-mailer.js';
 import { maskSmtpUrl } from './settings-page.js';
 
 /**
@@ -29,27 +29,34 @@ async function transportNote(settings: RuntimeSettingsService): Promise<string> 
     : `<p class="muted">No SMTP server is set (Settings): every mail Roost sends is kept here instead of being delivered.</p>`;
 }
 
-async function listPage(deps: OutboxDeps, page: AdminRequest) {
-  const startText = textOf(page.form.query, 'start') || '1';
-  if (!/^\d{1,9}$/.test(startText) || Number(startText) < 1) throw new RoostError('invalid', 'validation_failure', 'Start must be a whole number, 1 or more.');
-  const start = Number(startText);
+async function listPage(deps: OutboxDeps, page: AdminPageRequest) {
+  const start = startOf(page);
   const { mails, total } = await readOutboxPage(deps.outboxDir, start, PAGE_SIZE);
-  const rows = mails.map((m) => [
-    escapeHtml(formatTime(Date.parse(m.date))),
-    escapeHtml(m.to),
-    link(`/admin/outbox/${encodeURIComponent(m.id)}`, m.subject || '(no subject)'),
-    escapeHtml(m.kind),
-  ]);
-  const body = (await transportNote(deps.settings)) + table(['Written (UTC)', 'To', 'Subject', 'Kind'], rows, 'The outbox is empty.') + pager('/admin/outbox', {}, start, PAGE_SIZE, total);
+  const columns = [
+    { label: 'Written (UTC)', cell: (m: OutboxMail) => escapeHtml(formatTime(Date.parse(m.date))) },
+    { label: 'To', cell: (m: OutboxMail) => escapeHtml(m.to) },
+    { label: 'Subject', cell: (m: OutboxMail) => link(`/admin/outbox/${encodeURIComponent(m.id)}`, m.subject || '(no subject)') },
+    { label: 'Kind', cell: (m: OutboxMail) => escapeHtml(m.kind) },
+  ];
+  const body =
+    (await transportNote(deps.settings)) +
+    table('Mails in the outbox, newest first', columns, mails, 'The outbox is empty.') +
+    pager('mails', { start, size: PAGE_SIZE, total, shown: mails.length }, (n) => `/admin/outbox?start=${n}`);
   return { title: 'Mail outbox', body };
 }
 
-async function mailPage(deps: OutboxDeps, page: AdminRequest) {
+async function mailPage(deps: OutboxDeps, page: AdminPageRequest) {
   const mail = await readOutboxMail(deps.outboxDir, page.params.id ?? '');
   if (!mail) throw new RoostError('not_found', 'not_found', 'There is no such mail in the outbox.');
+  const about = facts([
+    ['From', escapeHtml(mail.from)],
+    ['To', escapeHtml(mail.to)],
+    ['Subject', escapeHtml(mail.subject)],
+    ['Written (UTC)', escapeHtml(formatTime(Date.parse(mail.date)))],
+    ['Kind', escapeHtml(mail.kind)],
+  ]);
   const body =
-    `<div class="card"><dl class="facts"><dt>From</dt><dd>${escapeHtml(mail.from)}</dd><dt>To</dt><dd>${escapeHtml(mail.to)}</dd>` +
-    `<dt>Subject</dt><dd>${escapeHtml(mail.subject)}</dd><dt>Written (UTC)</dt><dd>${escapeHtml(formatTime(Date.parse(mail.date)))}</dd><dt>Kind</dt><dd>${escapeHtml(mail.kind)}</dd></dl></div>` +
+    `<div class="card">${about}</div>` +
     `<h2>Text</h2><pre class="mail-text">${escapeHtml(mail.text)}</pre>` +
     `<h2>HTML</h2><iframe class="mail-html" title="The HTML part" sandbox srcdoc="${escapeHtml(mail.html)}"></iframe>` +
     `<p>${link('/admin/outbox', '← All mails')}</p>`;

@@ -4,8 +4,8 @@ import { ADMINS, AUTHENTICATED, EVERYONE, NOONE, OWNER } from '../../core/permis
 import type { Principal } from '../../core/permissions.js';
 import { ROOT } from '../../filestore/index.js';
 import type { HttpServices } from '../../http/http-app.js';
-import type { AdminPages, AdminRequest } from '../admin-page.js';
-import { formBase, link, table } from '../page-parts.js';
+import { formBase, type AdminPages, type AdminPageRequest } from './admin-routes.js';
+import { link, table } from '../page-kit/page-parts.js';
 
 /**
  * `/admin/permissions`: the services (the user service, every data store, every file store);
@@ -28,7 +28,7 @@ interface PermissionService {
   set(changes: { permission: string; groups: string[]; action: 'replace' }[]): Promise<void>;
 }
 
-function servicesOf(services: HttpServices, admin: AdminRequest['admin']): PermissionService[] {
+function servicesOf(services: HttpServices, admin: AdminPageRequest['admin']): PermissionService[] {
   const principal: Principal = admin.principal;
   const entries = (answer: Record<string, unknown>) => answer.permissions as Entry[];
   return [
@@ -114,12 +114,16 @@ function entriesObject(service: PermissionService, current: Entry[]): ContentObj
   };
 }
 
-async function indexPage(services: HttpServices, page: AdminRequest) {
-  const rows = servicesOf(services, page.admin).map((s) => [link(`/admin/permissions/${encodeURIComponent(s.name)}`, s.name), escapeHtml(s.kind)]);
-  return { title: 'Permissions', body: `<p class="muted">Each service keeps its own entries: permission → the groups that hold it.</p>${table(['Service', 'Kind'], rows, 'No services.')}` };
+async function indexPage(services: HttpServices, page: AdminPageRequest) {
+  const columns = [
+    { label: 'Service', cell: (s: PermissionService) => link(`/admin/permissions/${encodeURIComponent(s.name)}`, s.name) },
+    { label: 'Kind', cell: (s: PermissionService) => escapeHtml(s.kind) },
+  ];
+  const list = table('Services', columns, servicesOf(services, page.admin), 'No services.');
+  return { title: 'Permissions', body: `<p class="muted">Each service keeps its own entries: permission → the groups that hold it.</p>${list}` };
 }
 
-async function servicePage(services: HttpServices, page: AdminRequest) {
+async function servicePage(services: HttpServices, page: AdminPageRequest) {
   const service = servicesOf(services, page.admin).find((s) => s.name === page.params.service);
   if (!service) throw new RoostError('not_found', 'not_found', 'There is no service of that name.');
   const current = await service.get();

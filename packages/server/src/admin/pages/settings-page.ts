@@ -6,9 +6,8 @@ import { EVERYONE, NOONE } from '../../core/permissions.js';
 import { RUNTIME_SETTINGS, type RuntimeSettingKey, type RuntimeSettings, type RuntimeSettingsService, type StoredSetting } from '../../core/runtime-settings.js';
 import { mailRoute } from '../../mail/create-mailer.js';
 import type { UserService } from '../../users/index.js';
-import type { AdminPages, AdminRequest } from '../admin-page.js';
-import { formBase } from '../page-parts.js';
-import { textOf } from '../page-request.js';
+import { formBase, type AdminPages, type AdminPageRequest } from './admin-routes.js';
+import { textParam } from '../page-kit/page-parts.js';
 
 /**
  * `/admin/settings`: the runtime settings (identity policy, the pages the mails link to, mail
@@ -166,12 +165,12 @@ function formData(current: RuntimeSettings, policies: Map<string, readonly strin
   return data;
 }
 
-async function userPermissions(users: UserService, page: AdminRequest): Promise<Map<string, readonly string[]>> {
+async function userPermissions(users: UserService, page: AdminPageRequest): Promise<Map<string, readonly string[]>> {
   const answer = await users.run('getPermissions', page.admin, {});
   return new Map((answer.permissions as { permission: string; groups: string[] }[]).map((e) => [e.permission, e.groups]));
 }
 
-async function settingsPage(deps: SettingsPageDeps, page: AdminRequest) {
+async function settingsPage(deps: SettingsPageDeps, page: AdminPageRequest) {
   const { users, settings, mailer } = deps;
   const policies = await userPermissions(users, page);
   const current = await settings.current();
@@ -207,7 +206,7 @@ async function settingsPage(deps: SettingsPageDeps, page: AdminRequest) {
   const sendTest: ActionCallback = async function (this: HTMLForm) {
     const values: FormValues = this.getFormValues();
     const [, data] = await this.extract(values);
-    const to = textOf(values, 'testMailTo').trim() || current.adminAddress || '';
+    const to = textParam(values?.['testMailTo']).trim() || current.adminAddress || '';
     const problem = to ? await schemaCheck('adminAddress')(to, { field: { id: 'testMailTo' }, form: this, values, t: this.t }) : 'Enter an address: no administrator address is set.';
     if (problem) return [false, await this.render(data, [], [{ field: 'testMailTo', messages: [problem] }])];
     const route = mailRoute(current) === 'smtp' ? `through the SMTP server ${maskSmtpUrl(current.smtpUrl)}` : 'to the outbox';

@@ -5,10 +5,12 @@ import { isRoostError } from '../../core/errors.js';
 import { ADMINS } from '../../core/permissions.js';
 import { assertSameOrigin, callerOf, clearAuthCookie, setAuthCookie, type RequestCaller } from '../../http/auth.js';
 import type { UserService } from '../../users/index.js';
-import { CSRF_FIELD } from '../admin-page.js';
 import { assertCsrf, csrfTokenOf } from '../csrf.js';
-import { renderPage } from '../layout.js';
-import { formRequestOf, textOf } from '../page-request.js';
+import { renderPage, type PageInit } from '../layout.js';
+import { readFormRequest } from '../page-kit/page-body.js';
+import { textParam } from '../page-kit/page-parts.js';
+import { sendHtml } from '../page-kit/page-reply.js';
+import { renderPublicPage } from '../user-pages/public-page.js';
 
 /**
  * Sign-in and sign-out pages: `/admin/signin` (administrators only: an account outside `admins`
@@ -51,19 +53,19 @@ interface SigninDeps {
 async function signinPage(deps: SigninDeps, audience: Audience, request: FastifyRequest, reply: FastifyReply) {
   const { users, config } = deps;
   const place = PLACES[audience];
-  const form = await formRequestOf(request, config.bodyLimit);
+  // The Origin / Fetch-Metadata check comes before the body is read (login CSRF).
+  if (request.method === 'POST') assertSameOrigin(request, config.corsOrigins);
+  const form = await readFormRequest(request, reply, { fieldBytes: config.bodyLimit, fileBytes: 0, uploadDir: '' });
   const caller = await callerOf(request, users);
   const isAdmin = Boolean(caller.user?.groups.includes(ADMINS));
-  const next = textOf(form.query, 'next') || textOf(form.body, 'next');
+  const next = textParam(form.query?.['next']) || textParam(form.body?.['next']);
   reply.header('cache-control', 'no-store');
 
   // Already signed in: administrators go on; a user page shows who is signed in.
   if (request.method === 'GET' && caller.user && (audience === 'user' || isAdmin)) {
     if (audience === 'admin' || next) return reply.redirect(safeNext(next, audience), 303);
-    return reply.type('text/html; charset=utf-8').send(signedInPage(request, caller, place));
+    return sendHtml(reply, shell(request, reply, audience, signedInPage(request, caller, place)));
   }
-  if (request.method === 'POST') assertSameOrigin(request, config.corsOrigins);
-
   let token: string | undefined;
   const signin: ActionCallback = async function (this: HTMLForm) {
     const [ok, data, errors] = await this.validate(this.getFormValues());
@@ -109,12 +111,15 @@ async function signinPage(deps: SigninDeps, audience: Audience, request: Fastify
     return reply.redirect(safeNext(next, audience), 303);
   }
   const notices: string[] = [];
-  if (textOf(form.query, 'signedout')) notices.push('You are signed out.');
+  if (textParam(form.query?.['signedout'])) notices.push('You are signed out.');
   if (audience === 'admin' && caller.user && !isAdmin) notices.push(`You are signed in as ${caller.user.name}, who is not an administrator.`);
-  return reply
-    .code(result === false ? 422 : 200)
-    .type('text/html; charset=utf-8')
-    .send(renderPage({ title: place.title, body: `<div class="card narrow">${html}${signinLinks(audience)}</div>`, head: await htmlForm.htmlHead(), messages: notices, home: place.home }));
+  const page = { title: place.title, body: `<div class="card narrow">${html}${signinLinks(audience)}</div>`, head: await htmlForm.htmlHead(), messages: notices };
+  return sendHtml(reply, shell(request, reply, audience, page), result === false ? 422 : 200);
+}
+
+/** The page shell: the public pages' (with their links and flashed messages) for users, a bare one for the backend. */
+function shell(request: FastifyRequest, reply: FastifyReply, audience: Audience, page: Omit<PageInit, 'nav' | 'user'>): string {
+  return audience === 'user' ? renderPublicPage(request, reply, { ...page, home: PLACES.user.home }) : renderPage({ ...page, home: PLACES.admin.home });
 }
 
 function signinLinks(audience: Audience): string {
@@ -123,21 +128,21 @@ function signinLinks(audience: Audience): string {
   return `<p class="muted"><a href="/users/reset-password">Forgot your password?</a> · <a href="/users/signup">Create an account</a></p>`;
 }
 
-function signedInPage(request: FastifyRequest, caller: RequestCaller, place: (typeof PLACES)[Audience]): string {
+function signedInPage(request: FastifyRequest, caller: RequestCaller, place: (typeof PLACES)[Audience]): Omit<PageInit, 'nav' | 'user'> {
   const name = caller.user?.name ?? '';
   const body =
     `<div class="card narrow"><p>You are signed in as <strong>${escapeHtml(name)}</strong>.</p>` +
-    `<form method="post" action="${place.signout}"><input type="hidden" name="${CSRF_FIELD}" value="${escapeHtml(csrfTokenOf(request))}">` +
+    `<form method="post" action="${place.signout}"><input type="hidden" name="csrf" value="${escapeHtml(csrfTokenOf(request))}">` +
     `<button type="submit" class="btn btn-primary">Sign out</button></form></div>`;
-  return renderPage({ title: 'Signed in', body, home: place.home });
+  return { title: 'Signed in', body };
 }
 
 async function signoutRoute(deps: SigninDeps, audience: Audience, request: FastifyRequest, reply: FastifyReply) {
   const caller = await callerOf(request, deps.users);
   if (caller.user) {
     assertSameOrigin(request, []);
-    const form = await formRequestOf(request, deps.config.bodyLimit);
-    assertCsrf(request, textOf(form.body, CSRF_FIELD));
+    const form = await readFormRequest(request, reply, { fieldBytes: deps.config.bodyLimit, fileBytes: 0, uploadDir: '' });
+    assertCsrf(request, textParam(form.body?.csrf));
     await deps.users.run('signout', caller, {});
   }
   clearAuthCookie(request, reply);

@@ -2,9 +2,8 @@ import { escapeHtml, WorkflowForm, type ContentObject, type FieldConf } from '@r
 import { formatTime } from '../../core/clock.js';
 import { isRoostError } from '../../core/errors.js';
 import { REVIEW_ACTIONS, userErrors, type User, type UserService } from '../../users/index.js';
-import type { AdminPages, AdminRequest } from '../admin-page.js';
-import { formBase, link, pager, table } from '../page-parts.js';
-import { textOf } from '../page-request.js';
+import { formBase, startOf, type AdminPages, type AdminPageRequest } from './admin-routes.js';
+import { facts, link, pager, table, textParam } from '../page-kit/page-parts.js';
 
 /**
  * `/admin/signups`: the accounts waiting (for a review, or for their own mail confirmation),
@@ -34,7 +33,7 @@ const decisionField: FieldConf = {
 };
 
 /** A pending account as a content object with the review workflow; a transition runs `review`. */
-function pendingObject(users: UserService, page: AdminRequest, user: User): ContentObject {
+function pendingObject(users: UserService, page: AdminPageRequest, user: User): ContentObject {
   return {
     id: user.id,
     type: 'signup',
@@ -59,7 +58,7 @@ function pendingObject(users: UserService, page: AdminRequest, user: User): Cont
   };
 }
 
-function reviewForm(users: UserService, page: AdminRequest, user: User, n: number): WorkflowForm {
+function reviewForm(users: UserService, page: AdminPageRequest, user: User, n: number): WorkflowForm {
   return new WorkflowForm({
     ...formBase(`review-${n}`, page.hidden, `/admin/signups/${encodeURIComponent(user.id)}`),
     request: page.form,
@@ -77,38 +76,32 @@ function reviewForm(users: UserService, page: AdminRequest, user: User, n: numbe
 
 const waitsFor = (user: User) => (user.pending === 'optin' ? 'its mail confirmation' : 'a review');
 
-async function listPage(users: UserService, page: AdminRequest) {
-  const startText = textOf(page.form.query, 'start') || '1';
-  if (!/^\d{1,9}$/.test(startText) || Number(startText) < 1) return { title: 'Sign-ups', body: '<p class="alert alert-warning" role="alert">Start must be a whole number, 1 or more.</p>', status: 422 };
-  const start = Number(startText);
+async function listPage(users: UserService, page: AdminPageRequest) {
+  const start = startOf(page);
   const { users: pending, total } = await users.listUsers(users.inputs.list.parse({ pending: true, start, sort: 'created' }), PAGE_SIZE);
-  const rows = await Promise.all(
-    pending.map(async (user, i) => {
-      const form = reviewForm(users, page, user, i + 1);
-      const { html } = await form.process();
-      return [
-        link(`/admin/signups/${encodeURIComponent(user.id)}`, user.name),
-        escapeHtml(user.email ?? ''),
-        escapeHtml(user.realname),
-        escapeHtml(formatTime(user.created)),
-        escapeHtml(waitsFor(user)),
-        html,
-      ];
-    }),
-  );
+  const rows = await Promise.all(pending.map(async (user, i) => ({ user, form: (await reviewForm(users, page, user, i + 1).process()).html })));
+  type Row = (typeof rows)[number];
+  const columns = [
+    { label: 'Name', cell: (r: Row) => link(`/admin/signups/${encodeURIComponent(r.user.id)}`, r.user.name) },
+    { label: 'Email', cell: (r: Row) => escapeHtml(r.user.email ?? '') },
+    { label: 'Real name', cell: (r: Row) => escapeHtml(r.user.realname) },
+    { label: 'Signed up (UTC)', cell: (r: Row) => escapeHtml(formatTime(r.user.created)) },
+    { label: 'Waits for', cell: (r: Row) => escapeHtml(waitsFor(r.user)) },
+    { label: 'Decision', cell: (r: Row) => r.form },
+  ];
   const head = pending.length ? await reviewForm(users, page, pending[0]!, 0).htmlHead() : '';
   const body =
     `<p class="muted">Accounts that signed up and are not active yet. Sign-ups by <code>signupReview</code> wait for you; those by <code>signupOptin</code> (or accepted with email verification) wait for their own mail confirmation, which you may also take over.</p>` +
-    table(['Name', 'Email', 'Real name', 'Signed up (UTC)', 'Waits for', 'Decision'], rows, 'No sign-up is waiting.') +
-    pager('/admin/signups', {}, start, PAGE_SIZE, total);
+    table('Sign-ups waiting', columns, rows, 'No sign-up is waiting.') +
+    pager('sign-ups', { start, size: PAGE_SIZE, total, shown: rows.length }, (n) => `/admin/signups?start=${n}`);
   return { title: 'Sign-ups', body, head };
 }
 
-async function reviewPage(users: UserService, page: AdminRequest) {
+async function reviewPage(users: UserService, page: AdminPageRequest) {
   const user = await users.findUser(page.params.id ?? '');
   if (!user) throw userErrors.unknown_user();
   if (user.state !== 'pending') return { redirect: '/admin/signups', messages: [`${user.name} is not waiting for a review.`] };
-  const chosen = textOf(page.form.body, 'action') as ReviewAction;
+  const chosen = textParam(page.form.body?.['action']) as ReviewAction;
   const form = reviewForm(users, page, user, 0);
   const done = DECISIONS[chosen]?.done(user.name);
   const { result, html, response } = await form.process({
@@ -118,8 +111,7 @@ async function reviewPage(users: UserService, page: AdminRequest) {
   });
   if (response) return { response };
   const body =
-    `<div class="card"><dl class="facts"><dt>Name</dt><dd>${escapeHtml(user.name)}</dd><dt>Email</dt><dd>${escapeHtml(user.email ?? '')}</dd>` +
-    `<dt>Real name</dt><dd>${escapeHtml(user.realname)}</dd><dt>Waits for</dt><dd>${escapeHtml(waitsFor(user))}</dd></dl>${html}</div>` +
+    `<div class="card">${facts([['Name', escapeHtml(user.name)], ['Email', escapeHtml(user.email ?? '')], ['Real name', escapeHtml(user.realname)], ['Waits for', escapeHtml(waitsFor(user))]])}${html}</div>` +
     `<p>${link('/admin/signups', '← All sign-ups')}</p>`;
   return { title: `Sign-up of ${user.name}`, body, head: await form.htmlHead(), status: result === false ? 422 : 200 };
 }

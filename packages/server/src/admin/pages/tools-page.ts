@@ -1,7 +1,6 @@
 import { ToolForm, type ContentTool, type ToolConf, type ToolResult } from '@roost/forms';
 import { USER_PAGE, type UserService } from '../../users/index.js';
-import type { AdminPages, AdminRequest } from '../admin-page.js';
-import { formBase } from '../page-parts.js';
+import { formBase, type AdminPages, type AdminPageRequest } from './admin-routes.js';
 
 /**
  * `/admin/tools`: maintenance as `ToolForm`s. "Export users" downloads the accounts as CSV
@@ -22,7 +21,7 @@ export function csvField(value: unknown): string {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-async function usersCsv(users: UserService, admin: AdminRequest['admin'], filter: Record<string, unknown>): Promise<{ csv: string; count: number }> {
+async function usersCsv(users: UserService, admin: AdminPageRequest['admin'], filter: Record<string, unknown>): Promise<{ csv: string; count: number }> {
   const lines = [CSV_COLUMNS.join(',')];
   for (let start = 1; ; start += USER_PAGE.max) {
     const page = await users.run('list', admin, { ...filter, start, size: USER_PAGE.max, sort: 'name' });
@@ -38,7 +37,7 @@ function tool(configuration: ToolConf): ContentTool {
   return { configuration, target: undefined, run: async (values, ctx) => configuration.run(values, { ...ctx, target: undefined }) };
 }
 
-async function toolsPage(users: UserService, page: AdminRequest) {
+async function toolsPage(users: UserService, page: AdminPageRequest) {
   let download: { csv: string; count: number } | undefined;
   const exportTool = tool({
     id: 'export-users',

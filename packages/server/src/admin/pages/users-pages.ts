@@ -2,8 +2,8 @@ import { escapeHtml, HTMLForm, ObjectForm, type ActionCallback, type ContentObje
 import { ADMINS } from '../../core/permissions.js';
 import { isRoostError } from '../../core/errors.js';
 import type { UserService } from '../../users/index.js';
-import type { AdminPages, AdminRequest } from '../admin-page.js';
-import { badge, formBase, link, pager, table } from '../page-parts.js';
+import { formBase, type AdminPages, type AdminPageRequest } from './admin-routes.js';
+import { facts, link, pager, table } from '../page-kit/page-parts.js';
 
 /**
  * `/admin/users`: the accounts with search and paging; `/admin/users/<id>`: edit one
@@ -22,8 +22,9 @@ type AdminView = Record<string, unknown> & { id: string; name: string; email: st
 
 const STATE_LABELS: Record<string, string> = { active: 'active', disabled: 'disabled', pending: 'pending' };
 
+/** A state as a small badge. */
 export function stateBadge(state: string): string {
-  return badge(STATE_LABELS[state] ?? state, state);
+  return `<span class="badge badge-${escapeHtml(state)}">${escapeHtml(STATE_LABELS[state] ?? state)}</span>`;
 }
 
 const searchFields: FieldConf[] = [
@@ -43,7 +44,7 @@ const searchFields: FieldConf[] = [
   { id: 'start', name: 'Start', datatype: 'number', hidden: true, validator: (v) => (typeof v === 'number' && (v < 1 || v > 1e9) ? 'Start must be 1 or more.' : undefined) },
 ];
 
-async function listPage(users: UserService, { admin, form }: AdminRequest) {
+async function listPage(users: UserService, { admin, form }: AdminPageRequest) {
   const search = new HTMLForm({
     ...formBase('search', {}, '/admin/users'),
     request: form,
@@ -70,27 +71,28 @@ async function listPage(users: UserService, { admin, form }: AdminRequest) {
   const found = page.users as AdminView[];
   const total = Number(page.total);
 
-  const rows = found.map((u) => [
-    link(`/admin/users/${encodeURIComponent(u.id)}`, u.name),
-    escapeHtml(u.realname),
-    escapeHtml(u.email),
-    escapeHtml(u.groups.join(', ')),
-    stateBadge(u.state),
-    escapeHtml(u.activity),
-    `${link(`/admin/users/${encodeURIComponent(u.id)}`, 'Edit')} · ${link(`/admin/users/${encodeURIComponent(u.id)}/remove`, 'Remove')}`,
-  ]);
+  const url = (u: AdminView) => `/admin/users/${encodeURIComponent(u.id)}`;
+  const columns = [
+    { label: 'Name', cell: (u: AdminView) => link(url(u), u.name) },
+    { label: 'Real name', cell: (u: AdminView) => escapeHtml(u.realname) },
+    { label: 'Email', cell: (u: AdminView) => escapeHtml(u.email) },
+    { label: 'Groups', cell: (u: AdminView) => escapeHtml(u.groups.join(', ')) },
+    { label: 'State', cell: (u: AdminView) => stateBadge(u.state) },
+    { label: 'Last activity', cell: (u: AdminView) => escapeHtml(u.activity) },
+    { label: 'Actions', cell: (u: AdminView) => `${link(url(u), 'Edit')} · ${link(`${url(u)}/remove`, 'Remove')}` },
+  ];
   const params: Record<string, string> = {};
   for (const key of ['search', 'group'] as const) if (typeof data[key] === 'string' && data[key]) params[key] = data[key];
   if (state !== 'all') params.state = state;
   const body =
     `<div class="card">${formHtml}</div>` +
-    table(['Name', 'Real name', 'Email', 'Groups', 'State', 'Last activity', ''], rows, 'No account matches.') +
-    pager('/admin/users', params, start, PAGE_SIZE, total);
+    table('Accounts', columns, found, 'No account matches.') +
+    pager('accounts', { start, size: PAGE_SIZE, total, shown: found.length }, (n) => `/admin/users?${new URLSearchParams({ ...params, start: String(n) })}`);
   return { title: 'Users', body };
 }
 
 /** The account as a content object, so an `ObjectForm` edits it; saving runs `setUser`. */
-function userObject(users: UserService, page: AdminRequest, user: AdminView): ContentObject {
+function userObject(users: UserService, page: AdminPageRequest, user: AdminView): ContentObject {
   return {
     id: user.id,
     type: 'user',
@@ -112,7 +114,7 @@ function userObject(users: UserService, page: AdminRequest, user: AdminView): Co
   };
 }
 
-function editFields(users: UserService, page: AdminRequest, user: AdminView): FieldConf[] {
+function editFields(users: UserService, page: AdminPageRequest, user: AdminView): FieldConf[] {
   const self = user.id === page.admin.user.id;
   return [
     { id: 'realname', name: 'Real name', datatype: 'string', size: 255 },
@@ -157,18 +159,21 @@ function editFields(users: UserService, page: AdminRequest, user: AdminView): Fi
   ];
 }
 
-async function findUser(users: UserService, page: AdminRequest): Promise<AdminView> {
+async function findUser(users: UserService, page: AdminPageRequest): Promise<AdminView> {
   return (await users.run('getUser', page.admin, { identity: page.params.id ?? '' })) as AdminView;
 }
 
 function summary(user: AdminView): string {
-  return (
-    `<dl class="facts"><dt>Name</dt><dd>${escapeHtml(user.name)}</dd><dt>State</dt><dd>${stateBadge(user.state)}</dd>` +
-    `<dt>Created</dt><dd>${escapeHtml(user.created)}</dd><dt>Last activity</dt><dd>${escapeHtml(user.activity || '–')}</dd><dt>Id</dt><dd><code>${escapeHtml(user.id)}</code></dd></dl>`
-  );
+  return facts([
+    ['Name', escapeHtml(user.name)],
+    ['State', stateBadge(user.state)],
+    ['Created', escapeHtml(user.created)],
+    ['Last activity', escapeHtml(user.activity || '–')],
+    ['Id', `<code>${escapeHtml(user.id)}</code>`],
+  ]);
 }
 
-async function editPage(users: UserService, page: AdminRequest) {
+async function editPage(users: UserService, page: AdminPageRequest) {
   const user = await findUser(users, page);
   const url = `/admin/users/${encodeURIComponent(user.id)}`;
   const form = new ObjectForm({
@@ -186,7 +191,7 @@ async function editPage(users: UserService, page: AdminRequest) {
   return { title: `User ${user.name}`, body, head: await form.htmlHead(), status: result === false ? 422 : 200 };
 }
 
-async function removePage(users: UserService, page: AdminRequest) {
+async function removePage(users: UserService, page: AdminPageRequest) {
   const user = await findUser(users, page);
   const self = user.id === page.admin.user.id;
   const remove: ActionCallback = async function (this: HTMLForm) {
