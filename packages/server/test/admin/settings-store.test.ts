@@ -1,8 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { createRoost, type Roost } from '../../src/roost.js';
+import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp-server.js';
 import { authCookie, csrfOf, getPage, postForm, textOf } from '../helpers/pages.js';
 import { PASSWORD, startServer, type TestServer } from '../helpers/test-server.js';
 
@@ -17,9 +16,8 @@ describe('runtime settings: stored over the boot configuration, applied without 
   let s: TestServer;
   let second: Roost;
   let secondUrl: string;
-  let smtp: SMTPServer;
+  let smtp: TestSmtpServer;
   let smtpPort: number;
-  const received: { to: string[]; raw: string }[] = [];
   let admin: string;
   let csrf: string;
   const BOOT_ACTIVATION = 'https://boot.example/activate';
@@ -38,31 +36,9 @@ describe('runtime settings: stored over the boot configuration, applied without 
   }
 
   before(async () => {
-    smtp = new SMTPServer({
-      // Plain SMTP on loopback with a login: the password Roost sends must be the stored one.
-      disabledCommands: ['STARTTLS'],
-      allowInsecureAuth: true,
-      authOptional: true,
-      onAuth(auth, _session, callback) {
-        if (auth.username === 'roost' && auth.password === 's3cret-pw') callback(null, { user: auth.username });
-        else callback(new Error('Invalid username or password'));
-      },
-      logger: false,
-      closeTimeout: 200,
-      onData(stream, session, callback) {
-        const chunks: Buffer[] = [];
-        stream.on('data', (c: Buffer) => chunks.push(c));
-        stream.on('end', () => {
-          received.push({ to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString('utf8') });
-          callback();
-        });
-      },
-    });
-    await new Promise<void>((resolve, reject) => {
-      smtp.once('error', reject);
-      smtp.listen(0, '127.0.0.1', () => resolve());
-    });
-    smtpPort = (smtp.server.address() as AddressInfo).port;
+    // Plain SMTP on loopback with a login: the password Roost sends must be the stored one.
+    smtp = await startSmtpServer({ login: { user: 'roost', password: 's3cret-pw' } });
+    smtpPort = smtp.port;
     s = await startServer({ users: { identityPolicy: 'name', activationUrl: BOOT_ACTIVATION }, mail: { from: 'Boot <boot@example.com>' } });
     await s.adminToken();
     await s.createUser('bob');
@@ -75,7 +51,7 @@ describe('runtime settings: stored over the boot configuration, applied without 
   after(async () => {
     await second?.close();
     await s?.close();
-    await new Promise<void>((resolve) => smtp.close(() => resolve()));
+    await smtp?.close();
   });
 
   test('the page shows the boot values; a saved value wins at once, in this process and (within a second) in the other', async () => {
@@ -130,8 +106,7 @@ describe('runtime settings: stored over the boot configuration, applied without 
     const outboxBefore = (await s.outbox()).length;
     const test = await postForm(s, '/admin/settings', { csrf, testMailTo: '', test$: 'test$' }, { cookie: admin, headers: { origin: s.url } });
     assert.equal(test.status, 303, textOf(test.html));
-    await eventually(async () => received.some((m) => m.to.includes('ops@example.org')), 'the test mail over SMTP');
-    const testMail = received.find((m) => m.to.includes('ops@example.org'))!;
+    const testMail = await smtp.waitFor((m) => m.to.includes('ops@example.org'));
     assert.match(testMail.raw, /^Subject: Roost test mail/m);
     assert.match(testMail.raw, /^From: Roost <roost@example\.org>/m);
     assert.doesNotMatch(testMail.raw, /s3cret-pw/);
@@ -140,7 +115,7 @@ describe('runtime settings: stored over the boot configuration, applied without 
     await eventually(async () => (await second.settings.current()).smtpUrl === smtpUrl, 'the second process seeing the SMTP server');
     const optin = await fetch(`${secondUrl}/users/api/signupOptin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'pia', email: 'pia@example.com', password: PASSWORD }) });
     assert.deepEqual(await optin.json(), { result: true });
-    await eventually(async () => received.some((m) => m.to.includes('pia@example.com')), 'the activation mail over SMTP');
+    const piaMail = await smtp.waitFor((m) => m.to.includes('pia@example.com'));
     assert.equal((await s.outbox()).length, outboxBefore, 'nothing went to the outbox meanwhile');
     const outboxPage = textOf((await getPage(s, '/admin/outbox', admin)).html);
     assert.match(outboxPage, /Mail goes out through the SMTP server smtp:\/\/roost:\*\*\*\*@127\.0\.0\.1/);
@@ -153,7 +128,7 @@ describe('runtime settings: stored over the boot configuration, applied without 
     assert.match(textOf(failed.html), /The test mail could not be sent through the SMTP server smtp:\/\/127\.0\.0\.1:1\/?: .*ECONNREFUSED/);
     // Back to the outbox, so the activation of pia's account by its token works as usual.
     await postForm(s, '/admin/settings', { csrf, reset$: 'reset$' }, { cookie: admin, headers: { origin: s.url } });
-    const raw = received.find((m) => m.to.includes('pia@example.com'))!.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+    const raw = piaMail.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
     const activation = /token=([A-Za-z0-9_-]+)/.exec(raw)?.[1];
     assert.ok(activation);
     assert.deepEqual((await s.users('activate', { token: activation })).body, { result: true });

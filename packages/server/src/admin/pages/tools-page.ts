@@ -1,6 +1,7 @@
 import { ToolForm, type ContentTool, type ToolConf, type ToolResult } from '@roost/forms';
 import { USER_PAGE, type UserService } from '../../users/index.js';
 import { formBase, type AdminPages, type AdminPageRequest } from './admin-routes.js';
+import { STATE_FILTER, stateQuery } from './users-pages.js';
 
 /**
  * `/admin/tools`: maintenance as `ToolForm`s. "Export users" downloads the accounts as CSV
@@ -43,25 +44,11 @@ async function toolsPage(users: UserService, page: AdminPageRequest) {
     id: 'export-users',
     name: 'Export users as CSV',
     data: [
-      {
-        id: 'state',
-        name: 'Accounts',
-        datatype: 'list',
-        required: true,
-        listItems: [
-          { id: 'all', name: 'All' },
-          { id: 'active', name: 'Active' },
-          { id: 'disabled', name: 'Disabled' },
-          { id: 'pending', name: 'Pending' },
-        ],
-      },
+      { id: 'state', name: 'Accounts', datatype: 'list', required: true, listItems: STATE_FILTER },
       { id: 'group', name: 'Only the group', datatype: 'string', size: 100, description: 'Empty: any group.' },
     ],
     async run(values): Promise<ToolResult> {
-      const filter: Record<string, unknown> = {};
-      if (values.state === 'active') filter.active = true;
-      if (values.state === 'disabled') filter.active = false;
-      if (values.state === 'pending') filter.pending = true;
+      const filter: Record<string, unknown> = stateQuery(values.state);
       if (typeof values.group === 'string' && values.group) filter.group = values.group;
       download = await usersCsv(users, page.admin, filter);
       return { ok: true, output: `${download.count} accounts exported.` };
@@ -77,24 +64,19 @@ async function toolsPage(users: UserService, page: AdminPageRequest) {
     },
   });
 
-  const exportForm = new ToolForm({
-    ...formBase('export', page.hidden, '/admin/tools'),
-    request: page.form,
-    context: exportTool,
-    actions: [
-      { id: 'default', method: 'startForm', hidden: true },
-      { id: 'export', method: 'runTool', name: 'Download CSV', cssClass: 'btn btn-primary' },
-    ],
-  });
-  const purgeForm = new ToolForm({
-    ...formBase('purge', page.hidden, '/admin/tools'),
-    request: page.form,
-    context: purgeTool,
-    actions: [
-      { id: 'default', method: 'startForm', hidden: true },
-      { id: 'purge', method: 'runTool', name: 'Purge now', cssClass: 'btn btn-primary' },
-    ],
-  });
+  // Both forms post to this page; each runs on its own action id (`export$`, `purge$`).
+  const toolForm = (id: string, context: ContentTool, button: string) =>
+    new ToolForm({
+      ...formBase(id, page.hidden, '/admin/tools'),
+      request: page.form,
+      context,
+      actions: [
+        { id: 'default', method: 'startForm', hidden: true },
+        { id, method: 'runTool', name: button, cssClass: 'btn btn-primary' },
+      ],
+    });
+  const exportForm = toolForm('export', exportTool, 'Download CSV');
+  const purgeForm = toolForm('purge', purgeTool, 'Purge now');
   const exported = await exportForm.process({ defaultData: { state: 'all' } });
   if (download) {
     const day = new Date().toISOString().slice(0, 10);

@@ -27,19 +27,21 @@ export function stateBadge(state: string): string {
   return `<span class="badge badge-${escapeHtml(state)}">${escapeHtml(STATE_LABELS[state] ?? state)}</span>`;
 }
 
+/** The account states a list filters by (`all` for any), and what each asks `list` for. */
+export const STATE_FILTER = [
+  { id: 'all', name: 'All' },
+  { id: 'active', name: 'Active' },
+  { id: 'disabled', name: 'Disabled' },
+  { id: 'pending', name: 'Pending' },
+];
+
+export function stateQuery(state: unknown): Record<string, boolean> {
+  return state === 'active' ? { active: true } : state === 'disabled' ? { active: false } : state === 'pending' ? { pending: true } : {};
+}
+
 const searchFields: FieldConf[] = [
   { id: 'search', name: 'Search', datatype: 'string', size: 254, description: 'Part of a name, email or real name.' },
-  {
-    id: 'state',
-    name: 'State',
-    datatype: 'list',
-    listItems: [
-      { id: 'all', name: 'All' },
-      { id: 'active', name: 'Active' },
-      { id: 'disabled', name: 'Disabled' },
-      { id: 'pending', name: 'Pending' },
-    ],
-  },
+  { id: 'state', name: 'State', datatype: 'list', listItems: STATE_FILTER },
   { id: 'group', name: 'Group', datatype: 'string', size: 100 },
   { id: 'start', name: 'Start', datatype: 'number', hidden: true, validator: (v) => (typeof v === 'number' && (v < 1 || v > 1e9) ? 'Start must be 1 or more.' : undefined) },
 ];
@@ -61,12 +63,9 @@ async function listPage(users: UserService, { admin, form }: AdminPageRequest) {
 
   const start = typeof data.start === 'number' ? data.start : 1;
   const state = typeof data.state === 'string' ? data.state : 'all';
-  const query: Record<string, unknown> = { start, size: PAGE_SIZE, sort: 'name' };
+  const query: Record<string, unknown> = { start, size: PAGE_SIZE, sort: 'name', ...stateQuery(state) };
   if (data.search) query.search = data.search;
   if (data.group) query.group = data.group;
-  if (state === 'active') query.active = true;
-  if (state === 'disabled') query.active = false;
-  if (state === 'pending') query.pending = true;
   const page = await users.run('list', admin, query);
   const found = page.users as AdminView[];
   const total = Number(page.total);
