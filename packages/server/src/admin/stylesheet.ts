@@ -80,12 +80,8 @@ table.responsive{margin-bottom:1rem}
   table.responsive td{display:block;border:0;padding:.15rem .5rem}
   table.responsive td[data-label]::before{content:attr(data-label) ": ";font-weight:600}
 }
-/* The management backend's pages (admin/pages): the form library's default class names, tables, tiles */
-h2{font-size:1.15rem;margin:0 0 .5rem}
-.muted{color:var(--muted)}
-.narrow{max-width:30rem}
+/* The management backend's pages (admin/pages): the three-column form layout, tiles, badges, mails */
 .danger-link{color:var(--danger)}
-.table-wrap{overflow-x:auto}
 .tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(12rem,1fr));gap:1rem}
 .tile{display:flex;flex-direction:column;gap:.25rem;background:var(--card);border:1px solid var(--line);border-radius:.5rem;padding:1rem;text-decoration:none;color:var(--fg)}
 .tile:hover{border-color:var(--accent)}
@@ -94,37 +90,19 @@ h2{font-size:1.15rem;margin:0 0 .5rem}
 .badge-active{border-color:var(--ok);color:var(--ok)}
 .badge-disabled{border-color:var(--danger);color:var(--danger)}
 .badge-pending{border-color:#b54708;color:#b54708}
-.facts{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.25rem 1rem;margin:0 0 1rem}
-.facts dt{font-weight:600}
-.facts dd{margin:0;overflow-wrap:anywhere}
 .mail-text{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--card);border:1px solid var(--line);padding:1rem;border-radius:.375rem}
 .mail-html{width:100%;min-height:12rem;border:1px solid var(--line);border-radius:.375rem;background:#fff}
 .tool-output{white-space:pre-wrap;margin:.5rem 0}
-.btn.secondary,button.secondary,.btn-warning{background:var(--card);color:var(--accent)}
-.btn.danger{background:var(--danger);border-color:var(--danger);color:#fff}
+.btn-warning{background:var(--card);color:var(--accent)}
 .btn-link{background:none;border:0;padding:0;color:var(--danger);text-decoration:underline}
-.alert{padding:.6rem 1rem;border:1px solid;border-radius:.375rem;margin:0 0 1rem}
-.alert-success{border-color:var(--ok);background:#eaf6ef}
-.alert-warning{border-color:#b54708;background:#fffaeb;color:#7a2e0e}
-.error-summary h4{margin:0 0 .25rem;font-size:1rem}
-.error-summary ul{margin:.25rem 0 0;padding-left:1.25rem}
-.error-summary a{color:inherit}
+.form-control{max-width:36rem;border-color:#8a94a6;color:var(--fg)}
+.form-control:focus,.form-check-input:focus{outline:2px solid var(--accent);outline-offset:1px}
 .roost-form .form-group.row{display:grid;grid-template-columns:minmax(9rem,15rem) minmax(0,1fr);gap:.25rem 1rem;align-items:start;padding:.6rem 0;border-bottom:1px solid var(--line)}
 .roost-form .form-group.row>.col-md-3{grid-column:2}
 .roost-form .form-group.row>.col-md-3:empty{display:none}
-.col-form-label,.control-label{font-weight:600}
-.col-form-label{padding-top:.35rem}
-.control-group{margin-bottom:.85rem}
-.control-label{display:block;margin-bottom:.25rem}
-.required::after{content:" *";color:var(--danger)}
-.form-control{width:100%;max-width:36rem;padding:.4rem .55rem;border:1px solid #b9c1cf;border-radius:.375rem;background:#fff;color:var(--fg)}
-.form-control:focus,.form-check-input:focus{outline:2px solid var(--accent);outline-offset:1px}
-.is-invalid{border-color:var(--danger)}
-.invalid-feedback{color:var(--danger);font-size:.9rem;margin-top:.25rem}
-.help-block{color:var(--muted);font-size:.875rem;margin:.25rem 0 0}
+.col-form-label{font-weight:600;padding-top:.35rem}
+.col-form-label.required::after{content:" *";color:var(--danger)}
 [role=radiogroup],[role=group]{display:flex;flex-wrap:wrap;gap:.15rem 1.25rem;padding-top:.3rem}
-.form-check{display:flex;align-items:center;gap:.4rem}
-.form-actions{margin-top:1rem}
 .form-actions .row{display:grid;grid-template-columns:minmax(9rem,15rem) minmax(0,1fr);gap:1rem}
 .form-actions button{margin:.25rem .35rem .25rem 0}
 .search-form{display:flex;flex-wrap:wrap;align-items:flex-end;gap:.5rem 1rem}
@@ -135,7 +113,7 @@ h2{font-size:1.15rem;margin:0 0 .5rem}
 .inline-form{display:flex;flex-wrap:wrap;align-items:flex-end;gap:.25rem .5rem}
 .inline-form .control-group{margin:0}
 .inline-form .control-label{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
-.inline-form .form-control{width:auto;max-width:100%}
+.inline-form .form-control{width:auto}
 .inline-form .form-actions{margin:0}
 .roost-sequence{list-style:none;margin:1rem 0 0;padding:0;border-top:1px solid var(--line)}
 .roost-sequence li{display:flex;flex-wrap:wrap;align-items:center;gap:.25rem 1rem;padding:.5rem 0;border-bottom:1px solid var(--line)}
@@ -145,7 +123,6 @@ h2{font-size:1.15rem;margin:0 0 .5rem}
   .roost-form .form-group.row,.form-actions .row{grid-template-columns:minmax(0,1fr)}
   .roost-form .form-group.row>.col-md-3{grid-column:1}
   .form-actions .row>:first-child{display:none}
-  .facts{grid-template-columns:minmax(0,1fr)}
   .facts dd{margin-bottom:.35rem}
   .signout span{display:none}
 }
