@@ -141,9 +141,9 @@ describe('admin pages: bad input is said on the page and changes nothing', () =>
     const hostile = await entry({ permission: 'ping', groups: '<img src=x onerror=alert(1)>' });
     refused(hostile, 422, /is not a group/, 'hostile group');
     assert.doesNotMatch(hostile.html, /<img src=x/);
-    refused(await entry({ permission: 'ping', groups: 'admins' }), 422, /Item exists!/, 'a second entry of one permission');
-    refused(await entry({ permission: 'ping', groups: 'admins', cc397785: '999' }), 422, /Item not found/, 'edit out of range');
-    refused(await post('/admin/permissions/users', { aa876352: '999' }), 422, /Item not found/, 'delete out of range');
+    refused(await entry({ permission: 'ping', groups: 'admins' }), 422, /This permission has an entry already/, 'a second entry of one permission');
+    refused(await entry({ permission: 'ping', groups: 'admins', cc397785: '999' }), 422, /There is no such entry/, 'edit out of range');
+    refused(await post('/admin/permissions/users', { aa876352: '999' }), 422, /There is no such entry/, 'delete out of range');
     refused(await post('/admin/permissions/data', { aa876352: '-1' }), 200, /Permission/, 'a malformed position deletes nothing');
     refused(await getPage(s, '/admin/permissions/nope', admin), 404, /no service of that name/, 'unknown service');
     assert.deepEqual(await state(), before);

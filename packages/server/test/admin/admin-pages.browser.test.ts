@@ -55,7 +55,6 @@ describe('admin pages in a browser', { skip }, () => {
   test('sign in through the page: the sign-in form, then the overview', async () => {
     await page.goto('/admin/users');
     await page.waitForURL(/\/admin\/signin\?next=%2Fadmin%2Fusers$/);
-    await screenshot(page, SUITE, 'signin-laptop');
     await page.fill('#signin-identity', 'admin');
     await page.fill('#signin-password', 'wrong password');
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -274,8 +273,11 @@ describe('admin pages in a browser', { skip }, () => {
     const anonymous = await browser.newContext({ baseURL: s.url, viewport: VIEWPORTS.phone });
     const anonymousPage = await anonymous.newPage();
     for (const path of ['/admin/signin', '/users/signin']) {
-      await anonymousPage.goto(path);
-      await screenshot(anonymousPage, SUITE, `${path.slice(1).replace('/', '-')}-phone`);
+      for (const viewport of ['laptop', 'phone'] as const) {
+        await anonymousPage.setViewportSize(VIEWPORTS[viewport]);
+        await anonymousPage.goto(path);
+        await screenshot(anonymousPage, SUITE, `${path.slice(1).replace('/', '-')}-${viewport}`);
+      }
     }
     await anonymousPage.fill('#signin-identity', 'bob');
     await anonymousPage.fill('#signin-password', PASSWORD);

@@ -135,6 +135,8 @@ async function servicePage(services: HttpServices, page: AdminPageRequest) {
     jsonDataField: 'entries',
     jsonUniqueID: 'permission',
     fields: entryFields(current.map((e) => e.permission)),
+    // The library's words, said for this list.
+    catalogs: { en: { 'Item exists!': 'This permission has an entry already: edit it in the list below.', 'Item not found': 'There is no such entry (the list has changed): load the page again.' } },
     itemLabel: (item) => `${String(item.permission)}: ${Array.isArray(item.groups) ? item.groups.join(', ') : ''}`,
     widget: { item_template: 'field_onecolumn', action_template: 'form_actions_onecolumn' },
   });

@@ -69,6 +69,7 @@ function reviewForm(users: UserService, page: AdminPageRequest, user: User, n: n
       { id: 'submit', method: 'callWf', name: 'Decide', cssClass: 'btn btn-primary' },
     ],
     use_ajax: true,
+    catalogs: { en: { 'Workflow action not allowed': 'This account is not waiting any more: it was reviewed or activated meanwhile.' } },
     css_class: 'form inline-form',
     widget: { item_template: 'field_onecolumn', action_template: 'form_actions_onecolumn' },
   });
