@@ -64,6 +64,7 @@ export { formAssets } from './render/assets.js';
 export type { FormAsset } from './render/assets.js';
 export { defaultClasses } from './render/form-classes.js';
 export type { FormClasses } from './render/form-classes.js';
+export { hiddenValueInputs } from './render/form-renderer.js';
 export { attrs, cls, escapeHtml, textOrHtml } from './render/html.js';
 export { defaultStaticUrl, formRequirements, headTags } from './render/html-head.js';
 export { actionTemplates, itemTemplates } from './render/templates.js';

@@ -114,6 +114,22 @@ describe('browser', () => {
     await context.close();
   });
 
+  test('with use_ajax and a field named "action": the post goes to the form\'s action url', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const navigations: string[] = [];
+    await page.goto(`${server.url}/ajax-action-field`);
+    page.on('framenavigated', (f) => navigations.push(f.url()));
+    const posted: string[] = [];
+    page.on('request', (r) => void (r.method() === 'POST' && posted.push(new URL(r.url()).pathname)));
+    await page.selectOption('#decide-action', 'no');
+    await page.click('button[name="send$"]');
+    await page.waitForSelector('[role=status]');
+    assert.equal((await page.textContent('[role=status]'))?.trim(), 'Thank you!');
+    assert.deepEqual([posted, navigations], [['/ajax-action-field'], []]);
+    await context.close();
+  });
+
   test('upload progress bar (auto): appears after 500 ms of a slow upload and grows', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();

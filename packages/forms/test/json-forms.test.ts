@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { JsonMappingForm, JsonSequenceForm, type ContentObject, type FieldConf, type FormRequest, type KyselyContent } from '../src/index.js';
 import { post, useSqliteContent } from './helpers/content-db.js';
 import { contentOptions } from './helpers/fixtures.js';
-import { alerts, attr, dom, text } from './helpers/html.js';
+import { alerts, attr, dom, inside, text } from './helpers/html.js';
 
 const user = { id: 'u' };
 
@@ -127,6 +127,22 @@ describe('JsonSequenceForm', () => {
     assert.deepEqual([del.result, alerts(del.html)], [true, ['Item deleted!']]);
     assert.deepEqual(await links(obj), [{ name: 'b2', url: 'https://b.example' }]);
     assert.deepEqual(events.at(-1), ['delete', [{ name: 'b2', url: 'https://b.example' }]]);
+  });
+
+  test('hiddenValues go into every delete form too; itemLabel labels the items', async () => {
+    const obj = await root.create('type1', { fnumber: 1, links: [{ name: 'a', url: 'https://a.example' }, { name: 'b' }] }, user);
+    const form = new JsonSequenceForm({
+      context: obj, fields, jsonDataField: 'links', user, request: post({}),
+      hiddenValues: { csrf: 'tok' },
+      itemLabel: (item, n) => `${n}. ${String(item.name)} → ${String(item.url ?? '<none>')}`,
+    });
+    const d = dom((await form.process()).html);
+    const forms = d.tag('form');
+    assert.equal(forms.length, 3, 'the form and one delete form per item');
+    for (const f of forms) assert.equal(attr(inside(f, (e) => attr(e, 'name') === 'csrf')[0], 'value'), 'tok');
+    const labels = d.filter((e) => e.tagName === 'li').map((li) => text(li.childNodes[0] as never));
+    assert.deepEqual(labels, ['1. a → https://a.example', '2. b → <none>']);
+    assert.equal(attr(d.find((e) => attr(e, 'name') === 'aa876352'), 'aria-label'), 'Delete: 1. a → https://a.example');
   });
 
   test('"Item exists!" for a new item (or a renamed one) with the unique id of another item', async () => {

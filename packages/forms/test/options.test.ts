@@ -93,6 +93,14 @@ describe('HTML form options', () => {
     assert.equal(text(d.tag('em')[0]), 'fine print');
   });
 
+  test('hiddenValues: escaped hidden inputs inside the form tag (a CSRF token)', async () => {
+    const d = await render({ hiddenValues: { csrf: 'a"b<c', next: '/x' } });
+    const hidden = d.filter((e) => e.tagName === 'input' && attr(e, 'type') === 'hidden');
+    assert.deepEqual(hidden.map((e) => [attr(e, 'name'), attr(e, 'value')]), [['csrf', 'a"b<c'], ['next', '/x']]);
+    assert.ok(hidden.every((e) => inside(formTag(d)!, (x) => x === e).length === 1), 'inside the form');
+    assert.equal((await render()).filter((e) => attr(e, 'type') === 'hidden').length, 0, 'none by default');
+  });
+
   test('applyOptions: widget.* keys, useAjax alias, other keys as attributes', () => {
     const form = new HTMLForm({ fields, actions });
     form.applyOptions({ useAjax: true, 'widget.item_template': 'field_onecolumn', 'widget.settings': { column1_css: 'c1' }, custom: 1 });

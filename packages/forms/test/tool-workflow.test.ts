@@ -66,6 +66,18 @@ describe('ToolForm', () => {
     assert.deepEqual([noTool.result, alerts(noTool.html)], [false, ['Tool not found']]);
   });
 
+  test('a tool without parameters is its run button alone; other forms still need fields', async () => {
+    let runs = 0;
+    const conf = { id: 'purge', data: [], run: () => ({ ok: true, output: `purged ${++runs}` }) };
+    const tool = { configuration: conf, target: undefined, run: async () => conf.run() };
+    const start = await new ToolForm({ context: tool, actions: toolActions, request: post({}) }).process();
+    const d = dom(start.html);
+    assert.deepEqual([d.tag('form').length, d.tag('input').length, d.tag('button').length], [1, 0, 2]);
+    const ran = await new ToolForm({ context: tool, actions: toolActions, request: post({ run$: '1' }) }).process();
+    assert.deepEqual([ran.result, text(dom(ran.html).find((e) => attr(e, 'class') === 'tool-output'))], [true, 'purged 1']);
+    await assert.rejects(new WorkflowForm({ fields: [], loadFromType: { id: 'x', data: [] } }).setup(), /No form fields defined/);
+  });
+
   test('an unknown action id in a subset is an error (other forms skip it)', async () => {
     const form = new ToolForm({ app: store.content, context: store.content.tool('count', store.root), subsets: { s: { actions: ['run', 'nope'] } } });
     await assert.rejects(form.setup('s'), ConfigurationError);

@@ -12,6 +12,8 @@ import { openPostgresChangeFeed } from './storage/change-feed.js';
 import { openDatabase, type Dialect } from './storage/database.js';
 import { migrateToLatest } from './storage/migrations/index.js';
 import { createPermissionStore } from './storage/permission-store.js';
+import { createSettingsStore } from './storage/settings-store.js';
+import { createRuntimeSettings, type RuntimeSettingsService } from './core/runtime-settings.js';
 import type { Database } from './storage/schema.js';
 import { createUserService, type UserService } from './users/index.js';
 import { createDataStores, type DataStores } from './datastore/index.js';
@@ -24,6 +26,8 @@ export interface RoostOverrides {
 
 export interface Roost {
   config: Config;
+  /** Settings an administrator changes while Roost runs (stored over the boot configuration). */
+  settings: RuntimeSettingsService;
   http: FastifyInstance;
   db: Kysely<Database>;
   dialect: Dialect;
@@ -42,6 +46,9 @@ export interface Roost {
 export interface Services {
   db: Kysely<Database>;
   dialect: Dialect;
+  /** Settings an administrator changes while Roost runs (stored over the boot configuration). */
+  settings: RuntimeSettingsService;
+  mailer: Mailer;
   users: UserService;
   dataStores: DataStores;
   fileStores: FileStores;
@@ -61,9 +68,10 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   const clock = overrides.clock ?? systemClock;
   // Processes sharing a PostgreSQL database tell each other what to forget (storage/change-feed.ts).
   const changes = config.databaseUrl ? await openPostgresChangeFeed(config.databaseUrl, db, (err) => console.error(`roost: change feed between processes: ${err.message}`)) : null;
-  const mailer = overrides.mailer ?? createMailer(config);
+  const settings = createRuntimeSettings(config, createSettingsStore(db, clock));
+  const mailer = overrides.mailer ?? createMailer(config, settings);
   const permissionStore = createPermissionStore(db, clock, 1000, changes);
-  const users = createUserService({ db, clock, mailer, permissionStore, config, changes });
+  const users = createUserService({ db, clock, mailer, permissionStore, runtimeSettings: settings, config, changes });
   const dataStores = createDataStores({ db, dialect, clock, permissionStore, config });
   const blobs = openBlobStores(config);
   const fileStores = createFileStores({ db, clock, permissionStore, config, blobs });
@@ -73,6 +81,8 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   return {
     db,
     dialect,
+    settings,
+    mailer,
     users,
     dataStores,
     fileStores,
@@ -96,7 +106,7 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
   const httpServices = { users: services.users, dataStores: services.dataStores, fileStores: services.fileStores };
   const http = await buildHttp(httpServices, config);
   // The pages sit on top of the HTTP app (the http layer never imports them).
-  const pageDeps = { services: httpServices, config, db: services.db };
+  const pageDeps = { services: httpServices, config, db: services.db, settings: services.settings, mailer: services.mailer, outboxDir: outboxDir(config) };
   await http.register(registerPageAssets);
   await http.register(registerClientBundle);
   await http.register(registerAdminPages, pageDeps);

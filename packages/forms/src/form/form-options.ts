@@ -36,6 +36,12 @@ export interface FormOptions {
   novalidate: boolean;
   /** Trusted html rendered at the end of the form, before the buttons. */
   footer: string;
+  /**
+   * Hidden inputs (name → value) in every form tag the form renders: the form itself and the
+   * delete forms of `JsonSequenceForm`'s item list. For values the host checks on every post,
+   * such as a CSRF token.
+   */
+  hiddenValues: Readonly<Record<string, string>>;
   /** Adds `autocomplete="off"` to the form tag. */
   autofill?: string | boolean;
   /** Locale for messages and labels (`en`, `de`, ...). Default `en`. */
@@ -71,6 +77,7 @@ export const defaultFormOptions: Readonly<FormOptions> = Object.freeze({
   startEmpty: false,
   novalidate: false,
   footer: '',
+  hiddenValues: {},
   locale: 'en',
   catalogs: {},
   skipUnselectedControls: false,

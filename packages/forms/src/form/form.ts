@@ -236,7 +236,7 @@ export class Form extends FormEvents {
     if (subset && !own && !fromType) throw new ConfigurationError(`Unknown form subset (${subset})`);
 
     const source = own?.fields ?? fromType?.fields ?? (this.fields.length ? this.fields : undefined) ?? this.defaultFieldSource(config);
-    if (source.length === 0) throw new ConfigurationError('No form fields defined');
+    if (source.length === 0 && !this.fieldsOptional()) throw new ConfigurationError('No form fields defined');
     const fields: FieldConf[] = [];
     for (const entry of source) {
       if (typeof entry !== 'string') fields.push(entry);
@@ -259,6 +259,11 @@ export class Form extends FormEvents {
     const options = own?.options ?? fromType?.options;
     if (options) this.applyOptions(options);
     await this.signal('setup');
+  }
+
+  /** Whether a form without fields is valid (a tool without parameters is); others throw "No form fields defined". */
+  protected fieldsOptional(): boolean {
+    return false;
   }
 
   /** Fields when neither the subset nor the form names any: the app's meta fields and the type's data. */

@@ -2,6 +2,7 @@
    edited with the form's fields. Items are addressed by their 1-based position. */
 import type { ActionConf, ActionKw, ActionResult } from '../conf/action-conf.js';
 import { isContentObject } from '../content/model.js';
+import { hiddenValueInputs } from '../render/form-renderer.js';
 import { attrs, escapeHtml } from '../render/html.js';
 import { msgObjectNotFound, msgSaved } from './content-messages.js';
 import type { FormInit } from './form.js';
@@ -15,6 +16,8 @@ export interface JsonSequenceFormInit extends FormInit {
   jsonUniqueID?: string;
   /** Items with this key set are read-only: not listed, not editable, not deletable. Default `readonly`. */
   readonlyKey?: string;
+  /** The label of an item in the list (plain text, escaped). Default: its unique id value, else its first field value, else `#<position>`. */
+  itemLabel?: (item: Readonly<Record<string, unknown>>, position: number) => string;
 }
 
 const msgNotFound = 'Item not found';
@@ -35,14 +38,16 @@ export class JsonSequenceForm extends HTMLForm {
   jsonDataField: string;
   jsonUniqueID: string;
   readonlyKey: string;
+  itemLabel: ((item: Readonly<Record<string, unknown>>, position: number) => string) | undefined;
   /** Request key naming the item to delete (POST only: a link must not delete). */
   delKey = 'aa876352';
   /** Request key (and hidden field) naming the item being edited. */
   editKey = 'cc397785';
 
   constructor(init: JsonSequenceFormInit = {}) {
-    const { jsonDataField, jsonUniqueID, readonlyKey, ...rest } = init;
+    const { jsonDataField, jsonUniqueID, readonlyKey, itemLabel, ...rest } = init;
     super(rest);
+    this.itemLabel = itemLabel;
     this.jsonDataField = jsonDataField ?? 'data';
     this.jsonUniqueID = jsonUniqueID ?? 'name';
     this.readonlyKey = readonlyKey ?? 'readonly';
@@ -150,10 +155,10 @@ export class JsonSequenceForm extends HTMLForm {
     const rows = items.flatMap((item, i) => {
       if (!this.#editable(item)) return [];
       const n = i + 1;
-      const label = this.#label(item, n);
+      const label = this.itemLabel ? this.itemLabel(item, n) : this.#label(item, n);
       const edit = `<a${attrs({ href: `${action}${sep}${this.editKey}=${n}`, class: 'roost-sequence-edit' })}>${escapeHtml(this.t('Edit'))}</a>`;
       const del =
-        `<form${attrs({ method: 'post', action: action || undefined, class: 'roost-sequence-delete' })}>` +
+        `<form${attrs({ method: 'post', action: action || undefined, class: 'roost-sequence-delete' })}>${hiddenValueInputs(this.options.hiddenValues)}` +
         `<button${attrs({ type: 'submit', name: this.delKey, value: String(n), class: 'btn btn-link', 'aria-label': `${this.t('Delete')}: ${label}` })}>${escapeHtml(this.t('Delete'))}</button></form>`;
       return [`<li${attrs({ id: `${formid}-item-${n}` })}><span>${escapeHtml(label)}</span> ${edit} ${del}</li>`];
     });

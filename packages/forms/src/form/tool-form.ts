@@ -38,6 +38,11 @@ export class ToolForm extends HTMLForm {
     return [...(config?.data ?? [])];
   }
 
+  /** A tool may have no parameters: its form is the run button alone. */
+  protected override fieldsOptional(): boolean {
+    return true;
+  }
+
   /** Unlike other forms, an unknown action id in a subset is an error. */
   protected override resolveActionId(id: string, known: readonly ActionConf[]): ActionConf[] {
     const found = super.resolveActionId(id, known);

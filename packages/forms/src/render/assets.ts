@@ -31,7 +31,8 @@ const script = String.raw`(function () {
       var data = new FormData(form);
       if (ev.submitter && ev.submitter.name) data.append(ev.submitter.name, ev.submitter.value);
       var method = (form.getAttribute('method') || 'post').toUpperCase();
-      var url = form.action;
+      // Not form.action: a field named "action" (WorkflowForm has one) shadows that property.
+      var url = form.getAttribute('action') || location.href;
       var xhr = new XMLHttpRequest();
       if (method === 'GET') {
         var u = new URL(url, location.href);

@@ -91,6 +91,18 @@ export function renderActions(input: Pick<RenderInput, 'options' | 'layout' | 't
   return template({ formid: input.options.formid, postfix: input.options.actionPostfix, actions: [...input.actions], layout: input.layout, t: input.t });
 }
 
+/**
+ * The `hiddenValues` option as hidden inputs (escaped).
+ *
+ * @example
+ * hiddenValueInputs({ csrf: 'abc' }); // '<input type="hidden" name="csrf" value="abc">'
+ */
+export function hiddenValueInputs(values: Readonly<Record<string, string>>): string {
+  return Object.entries(values)
+    .map(([name, value]) => `<input${attrs({ type: 'hidden', name, value })}>`)
+    .join('');
+}
+
 /** The whole form: container, messages, form tag, error summary, items, footer, progress bar, buttons. */
 export function renderForm(input: RenderInput, messagesHtml: string): string {
   const { options, layout } = input;
@@ -116,7 +128,7 @@ export function renderForm(input: RenderInput, messagesHtml: string): string {
   return (
     `<div${attrs({ id: `${options.formid}-container`, class: cls('roost-form'), 'data-roost-form-container': true })}>` +
     messagesHtml +
-    `<form${formAttrs}>${errorSummary(input)}${renderItems(input)}${footer}${progress}${renderActions(input)}</form>` +
+    `<form${formAttrs}>${hiddenValueInputs(options.hiddenValues)}${errorSummary(input)}${renderItems(input)}${footer}${progress}${renderActions(input)}</form>` +
     `</div>`
   );
 }

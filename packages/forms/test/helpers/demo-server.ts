@@ -37,6 +37,13 @@ const fields: FieldConf[] = [
 const pages: Record<string, FormInit> = {
   '/plain': { fields, novalidate: true },
   '/ajax': { fields, novalidate: true, use_ajax: true, formid: 'ajaxform' },
+  // A field named "action" shadows the form element's own \`action\` property in the DOM.
+  '/ajax-action-field': {
+    fields: [{ id: 'action', name: 'Decision', datatype: 'list', required: true, listItems: [{ id: 'yes', name: 'Yes' }, { id: 'no', name: 'No' }] }],
+    use_ajax: true,
+    formid: 'decide',
+    action: '/ajax-action-field',
+  },
   '/upload': {
     fields: [{ id: 'title', name: 'Title' }, { id: 'doc', name: 'Document', datatype: 'file', required: true }],
     use_ajax: true,

@@ -2,16 +2,34 @@ import type { FastifyInstance } from 'fastify';
 import { formAssets } from '@roost/forms';
 import type { Kysely } from 'kysely';
 import type { Config } from '../core/config.js';
-import type { Database } from '../storage/schema.js';
+import type { Mailer } from '../core/mailer.js';
+import type { RuntimeSettingsService } from '../core/runtime-settings.js';
 import type { HttpServices } from '../http/http-app.js';
-import { roostCss } from './stylesheet.js';
+import type { Database } from '../storage/schema.js';
+import { installPageBodies } from './page-kit/page-body.js';
+import { installPageErrorHandler } from './page-kit/page-errors.js';
+import { adminPages } from './pages/admin-routes.js';
+import { registerDashboard } from './pages/dashboard-page.js';
+import { registerOutboxPages } from './pages/outbox-pages.js';
+import { registerPermissionsPages } from './pages/permissions-pages.js';
+import { registerSettingsPage } from './pages/settings-page.js';
+import { registerSigninPages } from './pages/signin-pages.js';
+import { registerSignupsPages } from './pages/signups-page.js';
+import { registerToolsPage } from './pages/tools-page.js';
+import { registerUsersPages } from './pages/users-pages.js';
 import { registerStorePages } from './store-pages/index.js';
+import { roostCss } from './stylesheet.js';
 import { registerPublicUserPages } from './user-pages/index.js';
 
 export interface PageDeps {
   services: HttpServices;
   config: Config;
   db: Kysely<Database>;
+  /** The runtime settings (settings page) and the mailer that follows them (test mail). */
+  settings: RuntimeSettingsService;
+  mailer: Mailer;
+  /** Where the outbox mailer writes (mail outbox page). */
+  outboxDir: string;
 }
 
 /** The stylesheet and the form library's assets, shared by every page. */
@@ -24,8 +42,31 @@ export async function registerPageAssets(app: FastifyInstance): Promise<void> {
   });
 }
 
-/** `/admin/...`: the management backend (issue 3). */
-export async function registerAdminPages(_app: FastifyInstance, _deps: PageDeps): Promise<void> {}
+/** Scripts, styles, images and forms of the pages come from Roost only; no page may be framed. */
+const PAGE_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'; object-src 'none'";
+
+/**
+ * `/admin/...`: the management backend (issue 3), and the sign-in pages (`/admin/signin`,
+ * `/users/signin`). Pages answer failures as pages (page-errors.ts) and carry a strict
+ * Content-Security-Policy: everything they load comes from Roost itself.
+ */
+export async function registerAdminPages(app: FastifyInstance, deps: PageDeps): Promise<void> {
+  installPageErrorHandler(app);
+  app.addHook('onRequest', async (_request, reply) => {
+    reply.header('content-security-policy', PAGE_CSP);
+  });
+  await installPageBodies(app, deps.config.bodyLimit);
+  const { users } = deps.services;
+  registerSigninPages(app, { users, config: deps.config });
+  const pages = adminPages(app, { users, bodyLimit: deps.config.bodyLimit });
+  registerDashboard(pages, deps.services);
+  registerUsersPages(pages, users);
+  registerSignupsPages(pages, users);
+  registerPermissionsPages(pages, deps.services);
+  registerOutboxPages(pages, { outboxDir: deps.outboxDir, settings: deps.settings });
+  registerToolsPage(pages, users);
+  registerSettingsPage(pages, { users, settings: deps.settings, mailer: deps.mailer, config: deps.config });
+}
 
 /** `/admin/data/...` and `/admin/files/...`: browsing the data and file stores (issue 3). */
 export async function registerAdminStorePages(app: FastifyInstance, deps: PageDeps): Promise<void> {

@@ -16,6 +16,8 @@ export interface PageInit {
   messages?: readonly string[];
   /** The signed-in user's name, shown with a sign-out button when set. */
   user?: { name: string; signoutAction: string; csrfToken: string };
+  /** Where the brand link in the header leads. Default `/admin`. */
+  home?: string;
 }
 
 export function renderPage(page: PageInit): string {
@@ -36,7 +38,7 @@ export function renderPage(page: PageInit): string {
     `<meta name="viewport" content="width=device-width, initial-scale=1">` +
     `<title>${escapeHtml(page.title)} · Roost</title>` +
     `<link rel="stylesheet" href="/static/roost.css">${page.head ?? ''}</head>` +
-    `<body><header class="site-header"><a class="brand" href="/admin">Roost</a>${nav}${user}</header>` +
+    `<body><header class="site-header"><a class="brand" href="${escapeHtml(page.home ?? '/admin')}">Roost</a>${nav}${user}</header>` +
     `<main><h1>${escapeHtml(page.title)}</h1>${messages}${page.body}</main></body></html>`
   );
 }

@@ -80,4 +80,50 @@ table.responsive{margin-bottom:1rem}
   table.responsive td{display:block;border:0;padding:.15rem .5rem}
   table.responsive td[data-label]::before{content:attr(data-label) ": ";font-weight:600}
 }
+/* The management backend's pages (admin/pages): the three-column form layout, tiles, badges, mails */
+.danger-link{color:var(--danger)}
+.tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(12rem,1fr));gap:1rem}
+.tile{display:flex;flex-direction:column;gap:.25rem;background:var(--card);border:1px solid var(--line);border-radius:.5rem;padding:1rem;text-decoration:none;color:var(--fg)}
+.tile:hover{border-color:var(--accent)}
+.tile .figure{font-size:2rem;font-weight:700;line-height:1.1;color:var(--accent)}
+.badge{display:inline-block;padding:0 .5rem;border-radius:999px;font-size:.8rem;border:1px solid var(--line);white-space:nowrap}
+.badge-active{border-color:var(--ok);color:var(--ok)}
+.badge-disabled{border-color:var(--danger);color:var(--danger)}
+.badge-pending{border-color:#b54708;color:#b54708}
+.mail-text{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--card);border:1px solid var(--line);padding:1rem;border-radius:.375rem}
+.mail-html{width:100%;min-height:12rem;border:1px solid var(--line);border-radius:.375rem;background:#fff}
+.tool-output{white-space:pre-wrap;margin:.5rem 0}
+.btn-warning{background:var(--card);color:var(--accent)}
+.btn-link{background:none;border:0;padding:0;color:var(--danger);text-decoration:underline}
+.form-control{max-width:36rem;border-color:#8a94a6;color:var(--fg)}
+.form-control:focus,.form-check-input:focus{outline:2px solid var(--accent);outline-offset:1px}
+.roost-form .form-group.row{display:grid;grid-template-columns:minmax(9rem,15rem) minmax(0,1fr);gap:.25rem 1rem;align-items:start;padding:.6rem 0;border-bottom:1px solid var(--line)}
+.roost-form .form-group.row>.col-md-3{grid-column:2}
+.roost-form .form-group.row>.col-md-3:empty{display:none}
+.col-form-label{font-weight:600;padding-top:.35rem}
+.col-form-label.required::after{content:" *";color:var(--danger)}
+[role=radiogroup],[role=group]{display:flex;flex-wrap:wrap;gap:.15rem 1.25rem;padding-top:.3rem}
+.form-actions .row{display:grid;grid-template-columns:minmax(9rem,15rem) minmax(0,1fr);gap:1rem}
+.form-actions button{margin:.25rem .35rem .25rem 0}
+.search-form{display:flex;flex-wrap:wrap;align-items:flex-end;gap:.5rem 1rem}
+.search-form>*{margin:0}
+.search-form .control-group{margin:0;flex:1 1 12rem}
+.search-form .form-actions{margin:0}
+.search-form .help-block{display:none}
+.inline-form{display:flex;flex-wrap:wrap;align-items:flex-end;gap:.25rem .5rem}
+.inline-form .control-group{margin:0}
+.inline-form .control-label{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+.inline-form .form-control{width:auto}
+.inline-form .form-actions{margin:0}
+.roost-sequence{list-style:none;margin:1rem 0 0;padding:0;border-top:1px solid var(--line)}
+.roost-sequence li{display:flex;flex-wrap:wrap;align-items:center;gap:.25rem 1rem;padding:.5rem 0;border-bottom:1px solid var(--line)}
+.roost-sequence li>span{flex:1 1 16rem;overflow-wrap:anywhere;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9rem}
+.roost-sequence-delete{margin:0}
+@media (max-width:40rem){
+  .roost-form .form-group.row,.form-actions .row{grid-template-columns:minmax(0,1fr)}
+  .roost-form .form-group.row>.col-md-3{grid-column:1}
+  .form-actions .row>:first-child{display:none}
+  .facts dd{margin-bottom:.35rem}
+  .signout span{display:none}
+}
 `;

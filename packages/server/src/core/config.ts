@@ -20,6 +20,17 @@ const storeName = z
 
 const seconds = z.number().int().positive();
 
+/*
+ * Keys an administrator may also change at run time (core/runtime-settings.ts validates the
+ * stored values with these same schemas; the boot configuration is their default).
+ */
+export const identityPolicySchema = z.enum(['name', 'email', 'either']);
+/** Only http(s): a `javascript:` or `data:` link in a mail would be an attack, not a page. */
+export const pageUrlSchema = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
+export const smtpUrlSchema = z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL');
+export const mailFromSchema = z.string().min(3);
+export const mailAddressSchema = z.string().email();
+
 const dataStoreOptions = z
   .object({
     /** Who may read items: `sys:everyone` (public store) or `sys:authenticated`. */
@@ -112,7 +123,7 @@ export const configSchema = z
     users: z
       .object({
         /** What identifies a user at sign-in, token and reset: the name, the email or either. */
-        identityPolicy: z.enum(['name', 'email', 'either']).default('either'),
+        identityPolicy: identityPolicySchema.default('either'),
         tokenLifetimeSeconds: seconds.default(14 * 24 * 3600),
         /** How long a process may answer from its memory of a session; 0 always asks the database. */
         sessionCacheSeconds: z.number().min(0).max(60).default(2),
@@ -123,9 +134,9 @@ export const configSchema = z
         nameMinLength: z.number().int().min(1).max(40).default(3),
         dataMaxLength: z.number().int().min(0).max(1024 * 1024).default(10_000),
         /** Pages the mails link to; by default Roost's own pages under `publicUrl`. */
-        activationUrl: z.string().url().optional(),
-        verifyEmailUrl: z.string().url().optional(),
-        resetPasswordUrl: z.string().url().optional(),
+        activationUrl: pageUrlSchema.optional(),
+        verifyEmailUrl: pageUrlSchema.optional(),
+        resetPasswordUrl: pageUrlSchema.optional(),
         /** Failed sign-ins of one account before it is locked for `lockoutSeconds`. */
         lockoutThreshold: z.number().int().min(1).default(10),
         lockoutSeconds: seconds.default(15 * 60),
@@ -135,10 +146,10 @@ export const configSchema = z
     mail: z
       .object({
         /** `smtp://user:pass@host:port` or `smtps://...`; unset keeps mails in the outbox. */
-        smtpUrl: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
-        from: z.string().min(3).default('Roost <roost@localhost>'),
+        smtpUrl: smtpUrlSchema.optional(),
+        from: mailFromSchema.default('Roost <roost@localhost>'),
         /** Receives `message` mails and sign-up notifications. */
-        adminAddress: z.string().email().optional(),
+        adminAddress: mailAddressSchema.optional(),
       })
       .strict()
       .prefault({}),

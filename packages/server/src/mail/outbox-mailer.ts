@@ -43,3 +43,33 @@ export async function readOutbox(dir: string): Promise<OutboxMail[]> {
   }
   return Promise.all(names.map(async (n) => JSON.parse(await readFile(join(dir, n), 'utf8')) as OutboxMail));
 }
+
+/** Names of outbox mails look like this: `<15-digit time>-<uuid>`; nothing else is read. */
+const OUTBOX_ID = /^\d{15}-[0-9a-f-]{36}$/;
+
+async function outboxIds(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5)).filter((id) => OUTBOX_ID.test(id));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+}
+
+/** One page of the outbox, newest first (`start` 1-based); only the page's files are read. */
+export async function readOutboxPage(dir: string, start: number, size: number): Promise<{ mails: OutboxMail[]; total: number }> {
+  const ids = (await outboxIds(dir)).sort().reverse();
+  const page = ids.slice(start - 1, start - 1 + size);
+  return { mails: await Promise.all(page.map(async (id) => JSON.parse(await readFile(join(dir, `${id}.json`), 'utf8')) as OutboxMail)), total: ids.length };
+}
+
+/** The outbox mail with this id, or null (also for an id that is not an outbox name: no path ever leaves `dir`). */
+export async function readOutboxMail(dir: string, id: string): Promise<OutboxMail | null> {
+  if (!OUTBOX_ID.test(id)) return null;
+  try {
+    return JSON.parse(await readFile(join(dir, `${id}.json`), 'utf8')) as OutboxMail;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+}

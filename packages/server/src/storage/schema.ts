@@ -56,9 +56,12 @@ export interface PermissionsTable {
   groups: string;
 }
 
+/** Runtime settings (core/runtime-settings.ts): JSON values by configuration path. */
 export interface SettingsTable {
   key: string;
   value: string;
+  changed: number | null;
+  changed_by: string | null;
 }
 
 /** Tables of the user identity service and the shared ones (permissions, settings). */

@@ -48,7 +48,7 @@ export function accountOps(ctx: UserContext): Record<string, Operation> {
     },
 
     async name(caller) {
-      return nameView(requireUser(caller), settings.identityPolicy);
+      return nameView(requireUser(caller), (await ctx.runtime()).identityPolicy);
     },
 
     async profile(caller) {
@@ -97,7 +97,7 @@ export function accountOps(ctx: UserContext): Record<string, Operation> {
       const now = clock.now();
       await repo.deleteTokens(user.id, 'verify_email');
       await repo.insertToken({ tokenHash: hashToken(token), userId: user.id, purpose: 'verify_email', payload: email, created: now, expires: now + settings.verifyEmailLifetimeMs });
-      await sendMail(ctx, verifyEmailMail(email, user.name, settings.verifyEmailUrl, token));
+      await sendMail(ctx, verifyEmailMail(email, user.name, (await ctx.runtime()).verifyEmailUrl, token));
       return { result: true };
     },
 
@@ -118,7 +118,7 @@ export function accountOps(ctx: UserContext): Record<string, Operation> {
         const now = clock.now();
         await repo.deleteTokens(user.id, 'reset');
         await repo.insertToken({ tokenHash: hashToken(token), userId: user.id, purpose: 'reset', payload: null, created: now, expires: now + settings.resetLifetimeMs });
-        await sendMail(ctx, resetMail(user.email, user.name, settings.resetPasswordUrl, token));
+        await sendMail(ctx, resetMail(user.email, user.name, (await ctx.runtime()).resetPasswordUrl, token));
       }
       return { result: true };
     },
@@ -136,8 +136,9 @@ export function accountOps(ctx: UserContext): Record<string, Operation> {
     async message(caller, input) {
       const user = requireUser(caller);
       const { message } = parseInput(inputs.message, input);
-      if (!settings.adminAddress) throw userErrors.no_admin_address();
-      await sendMail(ctx, contactMail(settings.adminAddress, user, message));
+      const { adminAddress } = await ctx.runtime();
+      if (!adminAddress) throw userErrors.no_admin_address();
+      await sendMail(ctx, contactMail(adminAddress, user, message));
       return { result: true };
     },
 

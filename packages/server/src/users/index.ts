@@ -5,3 +5,4 @@ export { DuplicateUserError } from './user-repo.js';
 export { profileView, adminView, identityView } from './user-views.js';
 export { USER_PERMISSION_DEFAULTS } from './user-permissions.js';
 export { USER_PAGE, REVIEW_ACTIONS } from './admin-ops.js';
+export { userErrors } from './user-errors.js';

@@ -55,7 +55,7 @@ export async function sendActivation(ctx: UserContext, user: User): Promise<void
   const now = ctx.clock.now();
   await ctx.repo.deleteTokens(user.id, 'activate');
   await ctx.repo.insertToken({ tokenHash: hashToken(token), userId: user.id, purpose: 'activate', payload: null, created: now, expires: now + ctx.settings.activationLifetimeMs });
-  await sendMail(ctx, activationMail(user.email, user.name, ctx.settings.activationUrl, token));
+  await sendMail(ctx, activationMail(user.email, user.name, (await ctx.runtime()).activationUrl, token));
 }
 
 /**
@@ -73,7 +73,7 @@ async function unlessMailFails(ctx: UserContext, user: User, send: () => Promise
 
 /** The five sign-up policies and `activate`; each policy is guarded by its own permission. */
 export function signupOps(ctx: UserContext): Record<string, Operation> {
-  const { inputs, settings } = ctx;
+  const { inputs } = ctx;
 
   return {
     async signupDirect(_caller, input) {
@@ -92,7 +92,8 @@ export function signupOps(ctx: UserContext): Record<string, Operation> {
     async signupReview(_caller, input) {
       const values = parseInput(inputs.signup, input);
       const user = await createAccount(ctx, values, 'pending', 'review');
-      if (settings.adminAddress) await sendMail(ctx, reviewNotificationMail(settings.adminAddress, user));
+      const { adminAddress } = await ctx.runtime();
+      if (adminAddress) await sendMail(ctx, reviewNotificationMail(adminAddress, user));
       return { result: true };
     },
 
@@ -100,7 +101,7 @@ export function signupOps(ctx: UserContext): Record<string, Operation> {
       const values = parseInput(inputs.signupSendpw, input);
       const password = generatePassword(randomBytes);
       const user = await createAccount(ctx, { ...values, password }, 'active', null);
-      const identity = settings.identityPolicy === 'email' ? { kind: 'email' as const, value: values.email } : { kind: 'name' as const, value: user.name };
+      const identity = (await ctx.runtime()).identityPolicy === 'email' ? { kind: 'email' as const, value: values.email } : { kind: 'name' as const, value: user.name };
       await sendMail(ctx, passwordMail(values.email, user.name, password, identity));
       return { result: true };
     },
@@ -108,7 +109,7 @@ export function signupOps(ctx: UserContext): Record<string, Operation> {
     async signupUid(_caller, input) {
       const values = parseInput(inputs.signupUid, input);
       // Without an email nobody could reset the password, so only the name policy may omit it.
-      if (!values.email && settings.identityPolicy !== 'name') {
+      if (!values.email && (await ctx.runtime()).identityPolicy !== 'name') {
         throw commonErrors.validation_failure({ fields: [['email', 'required']] });
       }
       const user = await createAccount(ctx, { ...values, email: values.email ?? null, name: randomName(GENERATED_NAME_LENGTH) }, 'active', null);

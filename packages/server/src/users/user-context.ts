@@ -13,14 +13,19 @@ export interface Caller {
   tokenHash: string | null;
 }
 
+/** Settings fixed at start (boot configuration). */
 export interface UserSettings {
-  identityPolicy: 'name' | 'email' | 'either';
   tokenLifetimeMs: number;
   activationLifetimeMs: number;
   verifyEmailLifetimeMs: number;
   resetLifetimeMs: number;
   lockoutThreshold: number;
   lockoutMs: number;
+}
+
+/** Settings an administrator may change while Roost runs (core/runtime-settings.ts). */
+export interface UserRuntimeSettings {
+  identityPolicy: 'name' | 'email' | 'either';
   activationUrl: string;
   verifyEmailUrl: string;
   resetPasswordUrl: string;
@@ -35,6 +40,8 @@ export interface UserContext {
   permissions: ServicePermissions;
   inputs: UserInputs;
   settings: UserSettings;
+  /** The runtime settings in force now (cached by the settings store; read them per operation). */
+  runtime(): Promise<UserRuntimeSettings>;
 }
 
 /** The principal of a signed-in user: its own groups; `sys:*` groups are implied by `holds`. */
@@ -64,7 +71,7 @@ export function guarded(ctx: UserContext, permission: string, op: Operation): Op
 
 /** Find an account by identity, as the identity policy says (either: an `@` means email). */
 export async function findByIdentity(ctx: UserContext, identity: string): Promise<User | null> {
-  const policy = ctx.settings.identityPolicy;
+  const policy = (await ctx.runtime()).identityPolicy;
   const asEmail = policy === 'email' || (policy === 'either' && identity.includes('@'));
   return asEmail ? ctx.repo.byEmail(identity) : ctx.repo.byName(identity);
 }

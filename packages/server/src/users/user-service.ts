@@ -6,6 +6,7 @@ import { newId } from '../core/ids.js';
 import type { FieldProblem } from '../core/errors.js';
 import { fieldProblems } from '../core/validation.js';
 import { ANONYMOUS, servicePermissions, type PermissionStore } from '../core/permissions.js';
+import type { RuntimeSettings, RuntimeSettingsService } from '../core/runtime-settings.js';
 import type { ChangeFeed } from '../storage/change-feed.js';
 import type { Database } from '../storage/schema.js';
 import { accountOps } from './account-ops.js';
@@ -13,7 +14,7 @@ import { hashPassword } from './passwords.js';
 import { adminOps } from './admin-ops.js';
 import { signupOps } from './signup-ops.js';
 import { authenticate } from './sessions.js';
-import { guarded, type Caller, type Operation, type UserContext, type UserSettings } from './user-context.js';
+import { findForAdmin, guarded, type Caller, type Operation, type UserContext, type UserRuntimeSettings, type UserSettings } from './user-context.js';
 import { createUserInputs } from './user-inputs.js';
 import { USER_PERMISSION_DEFAULTS } from './user-permissions.js';
 import { createUserRepo, type NewUser } from './user-repo.js';
@@ -24,6 +25,8 @@ export interface UserServiceDeps {
   clock: Clock;
   mailer: Mailer;
   permissionStore: PermissionStore;
+  /** Identity policy, page urls and administrator address, changeable at run time. */
+  runtimeSettings: RuntimeSettingsService;
   config: Config;
   /** How other server processes learn of signouts and account changes (PostgreSQL); none on SQLite. */
   changes?: ChangeFeed | null;
@@ -33,19 +36,25 @@ export const ANONYMOUS_CALLER: Caller = Object.freeze({ principal: ANONYMOUS, us
 
 function settingsFrom(config: Config): UserSettings {
   const u = config.users;
-  const page = (path: string) => `${config.publicUrl}/users/${path}`;
   return {
-    identityPolicy: u.identityPolicy,
     tokenLifetimeMs: u.tokenLifetimeSeconds * 1000,
     activationLifetimeMs: u.activationLifetimeSeconds * 1000,
     verifyEmailLifetimeMs: u.verifyEmailLifetimeSeconds * 1000,
     resetLifetimeMs: u.resetLifetimeSeconds * 1000,
     lockoutThreshold: u.lockoutThreshold,
     lockoutMs: u.lockoutSeconds * 1000,
-    activationUrl: u.activationUrl ?? page('activate'),
-    verifyEmailUrl: u.verifyEmailUrl ?? page('verify-email'),
-    resetPasswordUrl: u.resetPasswordUrl ?? page('reset-password'),
-    adminAddress: config.mail.adminAddress,
+  };
+}
+
+/** The user service's view of the runtime settings: a url left unset is Roost's own page. */
+function runtimeFrom(config: Config, s: RuntimeSettings): UserRuntimeSettings {
+  const page = (path: string) => `${config.publicUrl}/users/${path}`;
+  return {
+    identityPolicy: s.identityPolicy,
+    activationUrl: s.activationUrl ?? page('activate'),
+    verifyEmailUrl: s.verifyEmailUrl ?? page('verify-email'),
+    resetPasswordUrl: s.resetPasswordUrl ?? page('reset-password'),
+    adminAddress: s.adminAddress ?? undefined,
   };
 }
 
@@ -54,6 +63,8 @@ function settingsFrom(config: Config): UserSettings {
  * and runs it; `authenticate` turns a token into a caller. Nothing here knows HTTP.
  */
 export function createUserService(deps: UserServiceDeps) {
+  // Derived once per settings snapshot (the runtime settings hand out the same object while cached).
+  const runtimeViews = new WeakMap<RuntimeSettings, UserRuntimeSettings>();
   const ctx: UserContext = {
     repo: withSessionCache(createUserRepo(deps.db), deps.clock, deps.config.users.sessionCacheSeconds * 1000, deps.changes ?? null),
     clock: deps.clock,
@@ -61,6 +72,12 @@ export function createUserService(deps: UserServiceDeps) {
     permissions: servicePermissions(deps.permissionStore, 'users', USER_PERMISSION_DEFAULTS),
     inputs: createUserInputs(deps.config.users),
     settings: settingsFrom(deps.config),
+    runtime: async () => {
+      const s = await deps.runtimeSettings.current();
+      let view = runtimeViews.get(s);
+      if (!view) runtimeViews.set(s, (view = runtimeFrom(deps.config, s)));
+      return view;
+    },
   };
   const all = { ...accountOps(ctx), ...signupOps(ctx), ...adminOps(ctx) };
   const operations: Record<string, Operation> = {};
@@ -71,6 +88,7 @@ export function createUserService(deps: UserServiceDeps) {
   return {
     inputs: ctx.inputs,
     settings: ctx.settings,
+    runtime: ctx.runtime,
     permissions: ctx.permissions,
     /** Run an operation by its wire name; throws RoostError on every refusal. */
     run(name: string, caller: Caller, input: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -91,6 +109,8 @@ export function createUserService(deps: UserServiceDeps) {
       return parsed.success ? [] : fieldProblems(parsed.error);
     },
     listUsers: (query: Parameters<typeof ctx.repo.list>[0], size: number) => ctx.repo.list(query, size),
+    /** For the admin pages: the account named by name, email or id (as administrators name them), or null. */
+    findUser: (identity: string) => findForAdmin(ctx, identity),
     purgeExpired: () => ctx.repo.purgeExpired(ctx.clock.now()),
   };
 }

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { commonErrors } from '../../src/core/errors.js';
 import { userErrors } from '../../src/users/user-errors.js';
 import { dataStoreErrors } from '../../src/datastore/datastore-errors.js';
@@ -16,6 +17,15 @@ test('every registered error code is documented', () => {
     ...Object.keys(dataStoreErrors.codes), ...Object.keys(fileStoreErrors.codes),
   ];
   assert.deepEqual(codes.filter((c) => !documented.has(c)), []);
+});
+
+test('the codes raised by the pages are documented', () => {
+  const dir = new URL('../../src/admin/', import.meta.url).pathname;
+  const files = readdirSync(dir, { recursive: true }).map(String).filter((f) => f.endsWith('.ts'));
+  const pages = files.map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
+  const raised = [...pages.matchAll(/RoostError\('[a-z_]+', '([a-z_]+)'/g)].map((m) => m[1]);
+  assert.ok(raised.length >= 3, `found only ${raised.length} codes in the pages`);
+  assert.deepEqual(raised.filter((c) => c && !documented.has(c)), []);
 });
 
 test('the codes raised by the HTTP layer are documented', () => {

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FormRequest, HTMLForm } from '@roost/forms';
 import type { Principal } from '../../core/permissions.js';
-import { assertSameOrigin } from '../../http/auth.js';
-import type { UserService } from '../../users/index.js';
+import { assertSameOrigin, type RequestCaller } from '../../http/auth.js';
+import type { User, UserService } from '../../users/index.js';
 import { requireAdminPage } from '../admin-guard.js';
 import { adminNav } from '../admin-nav.js';
 import { assertCsrf, csrfTokenOf } from '../csrf.js';
@@ -15,6 +15,8 @@ export const ADMIN_SIGNOUT = '/admin/signout';
 
 /** An administrator's page request: who, the form values, the CSRF token for the forms. */
 export interface AdminRequest {
+  /** The administrator as a caller of the user service (`users.run`). */
+  caller: RequestCaller & { user: User };
   principal: Principal;
   name: string;
   form: FormRequest;
@@ -38,7 +40,7 @@ export async function adminRequest(request: FastifyRequest, reply: FastifyReply,
   if (request.method === 'POST') assertSameOrigin(request, options.trustedOrigins);
   const form = await readFormRequest(request, reply, options);
   if (request.method === 'POST') assertCsrf(request, form.body?.csrf);
-  return { principal: admin.principal, name: admin.user.name, form, csrf: csrfTokenOf(request) };
+  return { caller: { ...admin, user: admin.user }, principal: admin.principal, name: admin.user.name, form, csrf: csrfTokenOf(request) };
 }
 
 /** An admin page: the shell with the sections, the signed-in administrator and flashed messages. */

@@ -1,4 +1,4 @@
-import { escapeHtml, HTMLForm, type ActionConf, type ActionKw, type ActionResult, type FieldError, type FormInit } from '@roost/forms';
+import { HTMLForm, type ActionConf, type ActionKw, type ActionResult, type FieldError, type FormInit } from '@roost/forms';
 import { commonErrors, isRoostError, type RoostError } from '../../core/errors.js';
 
 /** What a page does with valid input: one call of a domain service. */
@@ -65,7 +65,7 @@ export class PageForm extends HTMLForm {
     super({
       actions: actions?.some((a) => a.id === START.id) ? actions : [...(actions ?? []), { ...START }],
       widget: { item_template: 'field_onecolumn', action_template: 'form_actions_onecolumn', action_css_class: 'btn' },
-      ...(csrfToken !== undefined ? { footer: `<input type="hidden" name="csrf" value="${escapeHtml(csrfToken)}">` } : {}),
+      ...(csrfToken !== undefined ? { hiddenValues: { csrf: csrfToken } } : {}),
       ...rest,
     });
     this.#perform = perform;

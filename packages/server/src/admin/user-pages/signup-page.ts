@@ -43,10 +43,10 @@ function doneMessage(policy: SignupPolicy, data: Record<string, unknown>, answer
 }
 
 /** The fields a policy asks for. */
-function fieldsOf(policy: SignupPolicy, deps: PageDeps): FieldConf[] {
+function fieldsOf(policy: SignupPolicy, deps: PageDeps, identityPolicy: 'name' | 'email' | 'either'): FieldConf[] {
   const { nameMinLength, passwordMinLength } = deps.config.users;
   const name: FieldConf = { id: 'name', name: 'User name', datatype: 'string', required: true, size: 40, description: `At least ${nameMinLength} characters: letters, digits, ".", "_" and "-".`, settings: { autocomplete: 'username' } };
-  const emailOptional = policy === 'signupUid' && deps.services.users.settings.identityPolicy === 'name';
+  const emailOptional = policy === 'signupUid' && identityPolicy === 'name';
   const email: FieldConf = { id: 'email', name: 'Email', datatype: 'email', required: !emailOptional, size: 254, settings: { autocomplete: 'email' }, ...(emailOptional ? { description: 'Optional: without it, a forgotten password cannot be reset.' } : {}) };
   const password: FieldConf = { id: 'password', name: 'Password', datatype: 'password', required: true, size: 256, settings: { minLength: passwordMinLength }, description: `At least ${passwordMinLength} characters.` };
   const realname: FieldConf = { id: 'realname', name: 'Your name (optional)', datatype: 'string', size: 255, settings: { autocomplete: 'name' } };
@@ -82,7 +82,8 @@ export async function signupPage(deps: PageDeps, request: FastifyRequest, reply:
   const signup = new PageForm({
     request: form,
     formid: 'signup',
-    fields: fieldsOf(policy, deps),
+    // The identity policy is a runtime setting: read it for each request.
+    fields: fieldsOf(policy, deps, (await deps.services.users.runtime()).identityPolicy),
     actions: [{ id: 'signup', method: 'submit', name: LABELS[policy].button }],
     describe: accountWords(deps),
     perform: async (data) => {

@@ -2,12 +2,14 @@ import { Migrator, type Kysely, type Migration, type MigrationResultSet } from '
 import * as users from './2026-11-21-01-users.js';
 import * as datastore from './2026-11-22-01-datastore.js';
 import * as filestore from './2026-11-22-02-filestore.js';
+import * as settingsAudit from './2026-11-23-01-settings-audit.js';
 
 /** Every migration in order. Never edit one that has been released; add a new file. */
 export const migrations: Readonly<Record<string, Migration>> = {
   '2026-11-21-01-users': users,
   '2026-11-22-01-datastore': datastore,
   '2026-11-22-02-filestore': filestore,
+  '2026-11-23-01-settings-audit': settingsAudit,
 };
 
 /** Bring the database to the latest schema; throws with the failing migration's name. */

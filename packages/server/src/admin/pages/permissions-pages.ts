@@ -1,0 +1,163 @@
+import { escapeHtml, JsonSequenceForm, type ContentObject, type FieldConf } from '@roost/forms';
+import { RoostError } from '../../core/errors.js';
+import { ADMINS, AUTHENTICATED, EVERYONE, NOONE, OWNER } from '../../core/permissions.js';
+import type { Principal } from '../../core/permissions.js';
+import { ROOT } from '../../filestore/index.js';
+import type { HttpServices } from '../../http/http-app.js';
+import { formBase, type AdminPages, type AdminPageRequest } from './admin-routes.js';
+import { link, table } from '../page-kit/page-parts.js';
+
+/**
+ * `/admin/permissions`: the services (the user service, every data store, every file store);
+ * `/admin/permissions/<service>`: its entries, edited as a list with a `JsonSequenceForm`
+ * (one item per permission granted to somebody; deleting an item grants it to nobody). Saving
+ * runs the service's own `setPermissions` with `replace` for each entry that changed, so the
+ * API follows at once (other processes within a second, as the permission store caches).
+ */
+
+interface Entry {
+  permission: string;
+  groups: string[];
+}
+
+/** One service's permission operations, whatever its kind. */
+interface PermissionService {
+  name: string;
+  kind: 'user service' | 'data store' | 'file store';
+  get(): Promise<Entry[]>;
+  set(changes: { permission: string; groups: string[]; action: 'replace' }[]): Promise<void>;
+}
+
+function servicesOf(services: HttpServices, admin: AdminPageRequest['admin']): PermissionService[] {
+  const principal: Principal = admin.principal;
+  const entries = (answer: Record<string, unknown>) => answer.permissions as Entry[];
+  return [
+    {
+      name: 'users',
+      kind: 'user service',
+      get: async () => entries(await services.users.run('getPermissions', admin, {})),
+      set: async (permissions) => void (await services.users.run('setPermissions', admin, { permissions })),
+    },
+    ...services.dataStores.names.map((name): PermissionService => {
+      const store = services.dataStores.get(name)!;
+      return {
+        name,
+        kind: 'data store',
+        get: async () => entries(await store.run('getPermissions', principal, {})),
+        set: async (permissions) => void (await store.run('setPermissions', principal, { permissions })),
+      };
+    }),
+    ...services.fileStores.names.map((name): PermissionService => {
+      const store = services.fileStores.get(name)!;
+      return {
+        name,
+        kind: 'file store',
+        get: async () => entries(await store.run('getPermissions', principal, ROOT, {})),
+        set: async (permissions) => void (await store.run('setPermissions', principal, ROOT, { permissions })),
+      };
+    }),
+  ];
+}
+
+const PSEUDO_GROUPS = [EVERYONE, AUTHENTICATED, OWNER, NOONE];
+const GROUP_NAME = /^[\p{L}\p{N}][\p{L}\p{N}._:@-]{0,99}$/u;
+
+function entryFields(names: readonly string[]): FieldConf[] {
+  return [
+    { id: 'permission', name: 'Permission', datatype: 'list', required: true, settings: { addempty: true }, listItems: names.map((n) => ({ id: n, name: n })) },
+    {
+      id: 'groups',
+      name: 'Groups',
+      datatype: 'lines',
+      size: 5000,
+      required: true,
+      settings: { rows: 3 },
+      description: `One group per line: a group of accounts (e.g. ${ADMINS}) or ${PSEUDO_GROUPS.join(', ')}.`,
+      validator(value) {
+        const groups = Array.isArray(value) ? (value as string[]) : [];
+        if (groups.length > 50) return 'At most 50 groups.';
+        const bad = groups.find((g) => !(PSEUDO_GROUPS.includes(g) || (GROUP_NAME.test(g) && !g.startsWith('sys:'))));
+        return bad === undefined ? undefined : `"${bad.slice(0, 40)}" is not a group: letters, digits and . _ : @ - (at most 100), or one of ${PSEUDO_GROUPS.join(', ')}.`;
+      },
+    },
+  ];
+}
+
+/**
+ * The service's entries as a content object: `data.entries` lists those granted to somebody;
+ * `update` compares by permission name (not by position, which may have moved meanwhile) and
+ * replaces what changed; a permission left out is granted to nobody.
+ */
+function entriesObject(service: PermissionService, current: Entry[]): ContentObject {
+  const granted = current.filter((e) => e.groups.length > 0);
+  return {
+    id: service.name,
+    type: 'permissions',
+    data: { entries: granted },
+    meta: {},
+    parent: undefined,
+    configuration: undefined,
+    async update(values) {
+      const next = new Map(((values.entries as Entry[] | undefined) ?? []).map((e) => [e.permission, [...new Set(e.groups)]]));
+      const changes: { permission: string; groups: string[]; action: 'replace' }[] = [];
+      for (const [permission, groups] of next) {
+        const before = current.find((e) => e.permission === permission)?.groups ?? [];
+        if (groups.join('\n') !== before.join('\n')) changes.push({ permission, groups, action: 'replace' });
+      }
+      for (const e of granted) if (!next.has(e.permission)) changes.push({ permission: e.permission, groups: [], action: 'replace' });
+      if (changes.length) await service.set(changes);
+      return true;
+    },
+    create: () => Promise.reject(new Error('permission lists have no children')),
+    children: async () => [],
+    wfAction: async () => false,
+  };
+}
+
+async function indexPage(services: HttpServices, page: AdminPageRequest) {
+  const columns = [
+    { label: 'Service', cell: (s: PermissionService) => link(`/admin/permissions/${encodeURIComponent(s.name)}`, s.name) },
+    { label: 'Kind', cell: (s: PermissionService) => escapeHtml(s.kind) },
+  ];
+  const list = table('Services', columns, servicesOf(services, page.admin), 'No services.');
+  return { title: 'Permissions', body: `<p class="muted">Each service keeps its own entries: permission → the groups that hold it.</p>${list}` };
+}
+
+async function servicePage(services: HttpServices, page: AdminPageRequest) {
+  const service = servicesOf(services, page.admin).find((s) => s.name === page.params.service);
+  if (!service) throw new RoostError('not_found', 'not_found', 'There is no service of that name.');
+  const current = await service.get();
+  const url = `/admin/permissions/${encodeURIComponent(service.name)}`;
+  const form = new JsonSequenceForm({
+    ...formBase('permission', page.hidden, url),
+    request: page.form,
+    context: entriesObject(service, current),
+    jsonDataField: 'entries',
+    jsonUniqueID: 'permission',
+    fields: entryFields(current.map((e) => e.permission)),
+    // The library's words, said for this list.
+    catalogs: { en: { 'Item exists!': 'This permission has an entry already: edit it in the list below.', 'Item not found': 'There is no such entry (the list has changed): load the page again.' } },
+    itemLabel: (item) => `${String(item.permission)}: ${Array.isArray(item.groups) ? item.groups.join(', ') : ''}`,
+    widget: { item_template: 'field_onecolumn', action_template: 'form_actions_onecolumn' },
+  });
+  let deleted = false;
+  form.listenEvent('delete', () => void (deleted = true));
+  const { result, html, action } = await form.process();
+  // After a change the page is loaded again, so the list shows the entries as they are now.
+  if (result !== false && page.request.method === 'POST') {
+    if (action.id === 'edit') return { redirect: url, messages: ['Entry saved. The API follows it now.'] };
+    if (deleted) return { redirect: url, messages: ['Entry deleted: nobody holds the permission now.'] };
+  }
+  const nobody = current.filter((e) => e.groups.length === 0).map((e) => e.permission);
+  const body =
+    `<p class="muted">The ${escapeHtml(service.kind)} <strong>${escapeHtml(service.name)}</strong>. Add an entry, or edit or delete one below; deleting grants the permission to nobody.</p>` +
+    `<div class="card permissions">${html}</div>` +
+    (nobody.length ? `<p class="muted">Granted to nobody: ${escapeHtml(nobody.join(', '))}.</p>` : '') +
+    `<p>${link('/admin/permissions', '← All services')}</p>`;
+  return { title: `Permissions of ${service.name}`, body, head: await form.htmlHead(), status: result === false ? 422 : 200 };
+}
+
+export function registerPermissionsPages(pages: AdminPages, services: HttpServices): void {
+  pages.page('/admin/permissions', (page) => indexPage(services, page), { post: false });
+  pages.page('/admin/permissions/:service', (page) => servicePage(services, page));
+}

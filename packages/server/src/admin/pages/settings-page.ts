@@ -1,0 +1,252 @@
+import { escapeHtml, HTMLForm, type ActionCallback, type FieldConf, type FieldValidator, type FormValues } from '@roost/forms';
+import type { Config } from '../../core/config.js';
+import { formatTime } from '../../core/clock.js';
+import type { Mailer } from '../../core/mailer.js';
+import { EVERYONE, NOONE } from '../../core/permissions.js';
+import { RUNTIME_SETTINGS, type RuntimeSettingKey, type RuntimeSettings, type RuntimeSettingsService, type StoredSetting } from '../../core/runtime-settings.js';
+import { mailRoute } from '../../mail/create-mailer.js';
+import type { UserService } from '../../users/index.js';
+import { formBase, type AdminPages, type AdminPageRequest } from './admin-routes.js';
+import { textParam } from '../page-kit/page-parts.js';
+
+/**
+ * `/admin/settings`: the runtime settings (identity policy, the pages the mails link to, mail
+ * sender, administrator address, SMTP server), which sign-up policies are on, and a test mail.
+ * Settings are stored in the database over the boot configuration (core/runtime-settings.ts)
+ * and apply without a restart; "on" and "off" of a sign-up policy are its permission entry
+ * (`sys:everyone` or `sys:noone`), changed through `setPermissions` like the API does.
+ */
+
+export interface SettingsPageDeps {
+  users: UserService;
+  settings: RuntimeSettingsService;
+  mailer: Mailer;
+  config: Config;
+}
+
+export const SIGNUP_POLICIES = [
+  { id: 'signupDirect', name: 'Direct sign-up', help: 'Active at once, no mail.' },
+  { id: 'signupOptin', name: 'Sign-up with mail confirmation', help: 'Active once the mailed activation link is used.' },
+  { id: 'signupReview', name: 'Sign-up with review', help: 'Waits for an administrator on the Sign-ups page.' },
+  { id: 'signupSendpw', name: 'Sign-up with mailed password', help: 'Active; a generated password is mailed.' },
+  { id: 'signupUid', name: 'Sign-up with generated name', help: 'Active, under a random 30-character name.' },
+] as const;
+
+/** A sign-up policy's state from its permission entry: on (everyone), off (nobody), or granted to some groups. */
+export function policyState(groups: readonly string[]): 'on' | 'off' | 'custom' {
+  if (groups.includes(EVERYONE)) return 'on';
+  if (groups.every((g) => g === NOONE)) return 'off';
+  return 'custom';
+}
+
+/** The SMTP url with its password shown as `****` (the page never puts a password into html). */
+export function maskSmtpUrl(url: string | null): string {
+  if (!url) return '';
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '****';
+    return u.toString();
+  } catch {
+    return '';
+  }
+}
+
+/** A submitted SMTP url with `****` as password keeps the stored password when user, host and port are the same. */
+export function unmaskSmtpUrl(submitted: string, stored: string | null): string {
+  if (!stored) return submitted;
+  try {
+    const s = new URL(submitted);
+    const c = new URL(stored);
+    if (s.password !== '****' || s.protocol !== c.protocol || s.username !== c.username || s.host !== c.host) return submitted;
+    s.password = c.password;
+    return s.toString();
+  } catch {
+    return submitted;
+  }
+}
+
+const REASONS: Partial<Record<RuntimeSettingKey, string>> = {
+  activationUrl: 'Enter an http:// or https:// url, or leave it empty.',
+  verifyEmailUrl: 'Enter an http:// or https:// url, or leave it empty.',
+  resetPasswordUrl: 'Enter an http:// or https:// url, or leave it empty.',
+  mailFrom: 'Enter a sender such as Roost <roost@example.com> (3 to 300 characters).',
+  adminAddress: 'Enter an email address, or leave it empty.',
+  smtpUrl: 'Enter an smtp:// or smtps:// url (smtp://user:password@host:587), or leave it empty.',
+};
+
+/** The field validator of a setting: the same schema the settings store validates with. */
+function schemaCheck(key: RuntimeSettingKey): FieldValidator {
+  return (value) => {
+    if (value === '' || value === null || value === undefined) return undefined;
+    return RUNTIME_SETTINGS[key].schema.safeParse(value).success ? undefined : (REASONS[key] ?? 'Invalid value.');
+  };
+}
+
+function origin(key: RuntimeSettingKey, boot: RuntimeSettings, overrides: Partial<Record<RuntimeSettingKey, StoredSetting>>, shown: (v: unknown) => string): string {
+  const row = overrides[key];
+  const bootText = `Boot configuration: ${shown(boot[key]) || '(none)'}.`;
+  if (!row) return `${bootText} Not changed here.`;
+  return `${bootText} Set here${row.changed ? ` ${formatTime(row.changed)} UTC` : ''}${row.changedBy ? ` by ${row.changedBy}` : ''}.`;
+}
+
+async function settingsFields(deps: SettingsPageDeps, policies: Map<string, readonly string[]>): Promise<FieldConf[]> {
+  const { settings, config } = deps;
+  const overrides = await settings.overrides();
+  const boot = settings.boot;
+  const said = (key: RuntimeSettingKey, shown: (v: unknown) => string = (v) => (v === null ? '' : String(v))) => origin(key, boot, overrides, shown);
+  const page = (path: string) => `${config.publicUrl}/users/${path}`;
+  const pageUrl = (key: 'activationUrl' | 'verifyEmailUrl' | 'resetPasswordUrl', name: string, path: string): FieldConf => ({
+    id: key,
+    name,
+    datatype: 'string',
+    size: 2000,
+    validator: schemaCheck(key),
+    description: `Empty: Roost's own page, ${page(path)}. ${said(key)}`,
+  });
+  const policyFields: FieldConf[] = SIGNUP_POLICIES.map((p) => {
+    const groups = policies.get(p.id) ?? [];
+    const state = policyState(groups);
+    return {
+      id: p.id,
+      name: p.name,
+      datatype: 'radio',
+      required: true,
+      description: `${p.help} Permission ${p.id}: ${groups.join(', ') || '(nobody)'}.`,
+      listItems: [
+        { id: 'on', name: 'On' },
+        { id: 'off', name: 'Off' },
+        ...(state === 'custom' ? [{ id: 'custom', name: `Only ${groups.join(', ')} (kept)` }] : []),
+      ],
+    };
+  });
+  return [
+    {
+      id: 'identityPolicy',
+      name: 'Users sign in with',
+      datatype: 'radio',
+      required: true,
+      listItems: [
+        { id: 'name', name: 'Name' },
+        { id: 'email', name: 'Email' },
+        { id: 'either', name: 'Name or email (with an @: email)' },
+      ],
+      description: `Also for tokens and password reset. ${said('identityPolicy')}`,
+    },
+    ...policyFields,
+    pageUrl('activationUrl', 'Activation page', 'activate'),
+    pageUrl('verifyEmailUrl', 'Email verification page', 'verify-email'),
+    pageUrl('resetPasswordUrl', 'Password reset page', 'reset-password'),
+    { id: 'mailFrom', name: 'Mail sender', datatype: 'string', size: 300, required: true, validator: schemaCheck('mailFrom'), description: said('mailFrom') },
+    { id: 'adminAddress', name: 'Administrator address', datatype: 'string', size: 254, validator: schemaCheck('adminAddress'), description: `Gets message mails and sign-up notices. ${said('adminAddress')}` },
+    {
+      id: 'smtpUrl',
+      name: 'SMTP server',
+      datatype: 'string',
+      size: 2000,
+      validator: schemaCheck('smtpUrl'),
+      settings: { autocomplete: 'off' },
+      description: `Empty: mails go to the outbox (Mail outbox page). A password shows as ****; leave it so to keep it. ${said('smtpUrl', (v) => maskSmtpUrl(v as string | null))}`,
+    },
+    { id: 'testMailTo', name: 'Send a test mail to', datatype: 'string', size: 254, validator: schemaCheck('adminAddress'), description: 'With the saved settings. Empty: the administrator address.' },
+  ];
+}
+
+function formData(current: RuntimeSettings, policies: Map<string, readonly string[]>): Record<string, unknown> {
+  const data: Record<string, unknown> = {
+    identityPolicy: current.identityPolicy,
+    activationUrl: current.activationUrl ?? '',
+    verifyEmailUrl: current.verifyEmailUrl ?? '',
+    resetPasswordUrl: current.resetPasswordUrl ?? '',
+    mailFrom: current.mailFrom,
+    adminAddress: current.adminAddress ?? '',
+    smtpUrl: maskSmtpUrl(current.smtpUrl),
+  };
+  for (const p of SIGNUP_POLICIES) data[p.id] = policyState(policies.get(p.id) ?? []);
+  return data;
+}
+
+async function userPermissions(users: UserService, page: AdminPageRequest): Promise<Map<string, readonly string[]>> {
+  const answer = await users.run('getPermissions', page.admin, {});
+  return new Map((answer.permissions as { permission: string; groups: string[] }[]).map((e) => [e.permission, e.groups]));
+}
+
+async function settingsPage(deps: SettingsPageDeps, page: AdminPageRequest) {
+  const { users, settings, mailer } = deps;
+  const policies = await userPermissions(users, page);
+  const current = await settings.current();
+  const by = page.admin.user.name;
+  let done: string | undefined;
+
+  const save: ActionCallback = async function (this: HTMLForm) {
+    const [ok, data, errors] = await this.validate(this.getFormValues());
+    if (!ok) return [false, await this.render(data, [], errors)];
+    const text = (key: string) => (typeof data[key] === 'string' ? (data[key] as string) : '');
+    await settings.change(
+      {
+        identityPolicy: data.identityPolicy,
+        activationUrl: text('activationUrl') || null,
+        verifyEmailUrl: text('verifyEmailUrl') || null,
+        resetPasswordUrl: text('resetPasswordUrl') || null,
+        mailFrom: data.mailFrom,
+        adminAddress: text('adminAddress') || null,
+        smtpUrl: text('smtpUrl') ? unmaskSmtpUrl(text('smtpUrl'), current.smtpUrl) : null,
+      },
+      by,
+    );
+    const changes = SIGNUP_POLICIES.flatMap((p) => {
+      const wanted = data[p.id];
+      if (wanted === 'custom' || wanted === policyState(policies.get(p.id) ?? [])) return [];
+      return [{ permission: p.id, groups: [wanted === 'on' ? EVERYONE : NOONE], action: 'replace' }];
+    });
+    if (changes.length) await users.run('setPermissions', page.admin, { permissions: changes });
+    done = 'Settings saved. They apply now.';
+    return [true, ''];
+  };
+
+  const sendTest: ActionCallback = async function (this: HTMLForm) {
+    const values: FormValues = this.getFormValues();
+    const [, data] = await this.extract(values);
+    const to = textParam(values?.['testMailTo']).trim() || current.adminAddress || '';
+    const problem = to ? await schemaCheck('adminAddress')(to, { field: { id: 'testMailTo' }, form: this, values, t: this.t }) : 'Enter an address: no administrator address is set.';
+    if (problem) return [false, await this.render(data, [], [{ field: 'testMailTo', messages: [problem] }])];
+    const route = mailRoute(current) === 'smtp' ? `through the SMTP server ${maskSmtpUrl(current.smtpUrl)}` : 'to the outbox';
+    const text = `This is a test mail from Roost at ${deps.config.publicUrl}, sent by ${by}. Mail goes ${route}; the sender is ${current.mailFrom}.`;
+    try {
+      await mailer.send({ to, subject: 'Roost test mail', text: `${text}\n`, html: `<!doctype html><html><body><p>${escapeHtml(text)}</p></body></html>`, kind: 'test' });
+    } catch (err) {
+      // The administrator needs the transport's reason (refused, no such host, login failed); the url's password is not in it.
+      const reason = err instanceof Error ? err.message.slice(0, 300) : 'unknown error';
+      return [false, await this.render(data, [`The test mail could not be sent ${route}: ${reason}`], undefined, false, false)];
+    }
+    done = `A test mail to ${to} went ${route}.`;
+    return [true, ''];
+  };
+
+  const reset: ActionCallback = async function () {
+    await settings.reset(by);
+    done = 'Every setting follows the boot configuration again (sign-up policies are unchanged).';
+    return [true, ''];
+  };
+
+  const form = new HTMLForm({
+    ...formBase('settings', page.hidden, '/admin/settings'),
+    request: page.form,
+    fields: await settingsFields(deps, policies),
+    actions: [
+      { id: 'default', method: 'startForm', hidden: true },
+      { id: 'save', method: save, name: 'Save', cssClass: 'btn btn-primary' },
+      { id: 'test', method: sendTest, name: 'Send test mail', cssClass: 'btn secondary' },
+      { id: 'reset', method: reset, name: 'Use the boot configuration', cssClass: 'btn secondary' },
+    ],
+  });
+  const { result, html } = await form.process({ defaultData: formData(current, policies) });
+  if (result && done) return { redirect: '/admin/settings', messages: [done] };
+  const body =
+    `<p class="muted">Values set here are stored in the database and win over the configuration file and environment; ` +
+    `each applies at once here and within a second in every other Roost process on the same database.</p><div class="card">${html}</div>`;
+  return { title: 'Settings', body, head: await form.htmlHead(), status: result === false ? 422 : 200 };
+}
+
+export function registerSettingsPage(pages: AdminPages, deps: SettingsPageDeps): void {
+  pages.page('/admin/settings', (page) => settingsPage(deps, page));
+}

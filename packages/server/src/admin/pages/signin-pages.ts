@@ -1,0 +1,162 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { escapeHtml, HTMLForm, type ActionCallback, type FieldConf } from '@roost/forms';
+import type { Config } from '../../core/config.js';
+import { isRoostError } from '../../core/errors.js';
+import { ADMINS } from '../../core/permissions.js';
+import { assertSameOrigin, callerOf, clearAuthCookie, setAuthCookie, type RequestCaller } from '../../http/auth.js';
+import type { UserService } from '../../users/index.js';
+import { assertCsrf, csrfTokenOf } from '../csrf.js';
+import { renderPage, type PageInit } from '../layout.js';
+import { readFormRequest } from '../page-kit/page-body.js';
+import { textParam } from '../page-kit/page-parts.js';
+import { sendHtml } from '../page-kit/page-reply.js';
+import { renderPublicPage } from '../user-pages/public-page.js';
+
+/**
+ * Sign-in and sign-out pages: `/admin/signin` (administrators only: an account outside `admins`
+ * gets no session from it) and `/users/signin` for everybody, each with its sign-out. The
+ * sign-in form has no session yet, so no CSRF token: it is guarded against login CSRF by the
+ * Origin / Fetch-Metadata check, and rate-limited like the API's `signin`.
+ */
+
+type Audience = 'admin' | 'user';
+
+const PLACES: Record<Audience, { signin: string; signout: string; home: string; title: string }> = {
+  admin: { signin: '/admin/signin', signout: '/admin/signout', home: '/admin', title: 'Sign in to the management backend' },
+  user: { signin: '/users/signin', signout: '/users/signout', home: '/users/signin', title: 'Sign in' },
+};
+
+const NOT_ADMIN = 'This account has no access to the management backend.';
+
+/**
+ * Where to go after signing in: a local path only (no `//host`, no scheme: an open redirect
+ * would let a link send a fresh session's browser anywhere); for the admin pages, one under
+ * `/admin`.
+ */
+export function safeNext(next: string, audience: Audience): string {
+  const local = /^\/(?![/\\])[^\s]*$/.test(next) && next.length <= 2000;
+  if (!local) return PLACES[audience].home;
+  if (audience === 'admin' && !(next === '/admin' || next.startsWith('/admin/') || next.startsWith('/admin?'))) return PLACES.admin.home;
+  if (next.startsWith('/admin/signin') || next.startsWith('/users/signin')) return PLACES[audience].home;
+  return next;
+}
+
+function identityLabel(policy: 'name' | 'email' | 'either'): string {
+  return policy === 'name' ? 'Name' : policy === 'email' ? 'Email' : 'Name or email';
+}
+
+interface SigninDeps {
+  users: UserService;
+  config: Config;
+}
+
+async function signinPage(deps: SigninDeps, audience: Audience, request: FastifyRequest, reply: FastifyReply) {
+  const { users, config } = deps;
+  const place = PLACES[audience];
+  // The Origin / Fetch-Metadata check comes before the body is read (login CSRF).
+  if (request.method === 'POST') assertSameOrigin(request, config.corsOrigins);
+  const form = await readFormRequest(request, reply, { fieldBytes: config.bodyLimit, fileBytes: 0, uploadDir: '' });
+  const caller = await callerOf(request, users);
+  const isAdmin = Boolean(caller.user?.groups.includes(ADMINS));
+  const next = textParam(form.query?.['next']) || textParam(form.body?.['next']);
+  reply.header('cache-control', 'no-store');
+
+  // Already signed in: administrators go on; a user page shows who is signed in.
+  if (request.method === 'GET' && caller.user && (audience === 'user' || isAdmin)) {
+    if (audience === 'admin' || next) return reply.redirect(safeNext(next, audience), 303);
+    return sendHtml(reply, shell(request, reply, audience, signedInPage(request, caller, place)));
+  }
+  let token: string | undefined;
+  const signin: ActionCallback = async function (this: HTMLForm) {
+    const [ok, data, errors] = await this.validate(this.getFormValues());
+    if (!ok) return [false, await this.render(data, [], errors)];
+    const again = { identity: data.identity, next: data.next };
+    let issued: string;
+    try {
+      issued = String((await users.run('signin', caller, { identity: data.identity, password: data.password })).token);
+    } catch (err) {
+      if (!isRoostError(err)) throw err;
+      return [false, await this.render(again, [err.message], undefined, false, false)];
+    }
+    const who = await users.authenticate(issued);
+    if (audience === 'admin' && !who?.user?.groups.includes(ADMINS)) {
+      // No admin session: the token just issued is revoked at once.
+      if (who) await users.run('signout', who, {});
+      return [false, await this.render(again, [NOT_ADMIN], undefined, false, false)];
+    }
+    token = issued;
+    return [true, ''];
+  };
+
+  const policy = (await users.runtime()).identityPolicy;
+  const fields: FieldConf[] = [
+    { id: 'identity', name: identityLabel(policy), datatype: 'string', size: 254, required: true, settings: { autocomplete: 'username' } },
+    { id: 'password', name: 'Password', datatype: 'password', size: 256, required: true, settings: { single: true, minLength: 1, autocomplete: 'current-password' } },
+    { id: 'next', datatype: 'string', size: 2000, hidden: true },
+  ];
+  const htmlForm = new HTMLForm({
+    request: form,
+    formid: 'signin',
+    action: place.signin,
+    fields,
+    actions: [
+      { id: 'default', method: 'startForm', hidden: true },
+      { id: 'signin', method: signin, name: 'Sign in', cssClass: 'btn btn-primary' },
+    ],
+    widget: { item_template: 'field_onecolumn', action_template: 'form_actions_onecolumn' },
+  });
+  const { result, html } = await htmlForm.process({ defaultData: { next } });
+  if (token) {
+    setAuthCookie(request, reply, token, config.users.tokenLifetimeSeconds);
+    return reply.redirect(safeNext(next, audience), 303);
+  }
+  const notices: string[] = [];
+  if (textParam(form.query?.['signedout'])) notices.push('You are signed out.');
+  if (audience === 'admin' && caller.user && !isAdmin) notices.push(`You are signed in as ${caller.user.name}, who is not an administrator.`);
+  const page = { title: place.title, body: `<div class="card narrow">${html}${signinLinks(audience)}</div>`, head: await htmlForm.htmlHead(), messages: notices };
+  return sendHtml(reply, shell(request, reply, audience, page), result === false ? 422 : 200);
+}
+
+/** The page shell: the public pages' (with their links and flashed messages) for users, a bare one for the backend. */
+function shell(request: FastifyRequest, reply: FastifyReply, audience: Audience, page: Omit<PageInit, 'nav' | 'user'>): string {
+  return audience === 'user' ? renderPublicPage(request, reply, { ...page, home: PLACES.user.home }) : renderPage({ ...page, home: PLACES.admin.home });
+}
+
+function signinLinks(audience: Audience): string {
+  if (audience === 'admin') return '';
+  // The pages of the `pages` part of issue 3; a configured reset page url replaces Roost's own.
+  return `<p class="muted"><a href="/users/reset-password">Forgot your password?</a> · <a href="/users/signup">Create an account</a></p>`;
+}
+
+function signedInPage(request: FastifyRequest, caller: RequestCaller, place: (typeof PLACES)[Audience]): Omit<PageInit, 'nav' | 'user'> {
+  const name = caller.user?.name ?? '';
+  const body =
+    `<div class="card narrow"><p>You are signed in as <strong>${escapeHtml(name)}</strong>.</p>` +
+    `<form method="post" action="${place.signout}"><input type="hidden" name="csrf" value="${escapeHtml(csrfTokenOf(request))}">` +
+    `<button type="submit" class="btn btn-primary">Sign out</button></form></div>`;
+  return { title: 'Signed in', body };
+}
+
+async function signoutRoute(deps: SigninDeps, audience: Audience, request: FastifyRequest, reply: FastifyReply) {
+  const caller = await callerOf(request, deps.users);
+  if (caller.user) {
+    assertSameOrigin(request, []);
+    const form = await readFormRequest(request, reply, { fieldBytes: deps.config.bodyLimit, fileBytes: 0, uploadDir: '' });
+    assertCsrf(request, textParam(form.body?.csrf));
+    await deps.users.run('signout', caller, {});
+  }
+  clearAuthCookie(request, reply);
+  reply.header('cache-control', 'no-store');
+  return reply.redirect(`${PLACES[audience].signin}?signedout=1`, 303);
+}
+
+export function registerSigninPages(app: FastifyInstance, deps: SigninDeps): void {
+  const limit = { onRequest: app.rateLimit({ max: deps.config.rateLimit.max, timeWindow: deps.config.rateLimit.windowSeconds * 1000 }) };
+  for (const audience of ['admin', 'user'] as const) {
+    const place = PLACES[audience];
+    app.get(place.signin, (request, reply) => signinPage(deps, audience, request, reply));
+    app.post(place.signin, limit, (request, reply) => signinPage(deps, audience, request, reply));
+    app.post(place.signout, (request, reply) => signoutRoute(deps, audience, request, reply));
+    app.get(place.signout, (_request, reply) => reply.redirect(place.signin, 303));
+  }
+}

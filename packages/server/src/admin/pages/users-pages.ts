@@ -1,0 +1,227 @@
+import { escapeHtml, HTMLForm, ObjectForm, type ActionCallback, type ContentObject, type FieldConf } from '@roost/forms';
+import { ADMINS } from '../../core/permissions.js';
+import { isRoostError } from '../../core/errors.js';
+import type { UserService } from '../../users/index.js';
+import { formBase, type AdminPages, type AdminPageRequest } from './admin-routes.js';
+import { facts, link, pager, table } from '../page-kit/page-parts.js';
+
+/**
+ * `/admin/users`: the accounts with search and paging; `/admin/users/<id>`: edit one
+ * (realname, email, groups, active: disabling and reactivating); `/admin/users/<id>/remove`:
+ * remove one after a confirmation. Every change runs the user service's administrator
+ * operations (`setUser`, `removeUser`) with the administrator as caller, so the pages and the
+ * API follow the same rules.
+ */
+
+const PAGE_SIZE = 20;
+
+/** Group names a page may give: letters, digits and `. _ : @ -` (never a `sys:` pseudo-group). */
+const GROUP_NAME = /^[\p{L}\p{N}][\p{L}\p{N}._:@-]{0,99}$/u;
+
+type AdminView = Record<string, unknown> & { id: string; name: string; email: string; realname: string; groups: string[]; state: string; activity: string; created: string };
+
+const STATE_LABELS: Record<string, string> = { active: 'active', disabled: 'disabled', pending: 'pending' };
+
+/** A state as a small badge. */
+export function stateBadge(state: string): string {
+  return `<span class="badge badge-${escapeHtml(state)}">${escapeHtml(STATE_LABELS[state] ?? state)}</span>`;
+}
+
+/** The account states a list filters by (`all` for any), and what each asks `list` for. */
+export const STATE_FILTER = [
+  { id: 'all', name: 'All' },
+  { id: 'active', name: 'Active' },
+  { id: 'disabled', name: 'Disabled' },
+  { id: 'pending', name: 'Pending' },
+];
+
+export function stateQuery(state: unknown): Record<string, boolean> {
+  return state === 'active' ? { active: true } : state === 'disabled' ? { active: false } : state === 'pending' ? { pending: true } : {};
+}
+
+const searchFields: FieldConf[] = [
+  { id: 'search', name: 'Search', datatype: 'string', size: 254, description: 'Part of a name, email or real name.' },
+  { id: 'state', name: 'State', datatype: 'list', listItems: STATE_FILTER },
+  { id: 'group', name: 'Group', datatype: 'string', size: 100 },
+  { id: 'start', name: 'Start', datatype: 'number', hidden: true, validator: (v) => (typeof v === 'number' && (v < 1 || v > 1e9) ? 'Start must be 1 or more.' : undefined) },
+];
+
+async function listPage(users: UserService, { admin, form }: AdminPageRequest) {
+  const search = new HTMLForm({
+    ...formBase('search', {}, '/admin/users'),
+    request: form,
+    method: 'GET',
+    css_class: 'form search-form',
+    fields: searchFields,
+    widget: { item_template: 'field_onecolumn', action_template: 'form_actions_onecolumn' },
+    actions: [{ id: 'search', method: 'startForm', name: 'Search', cssClass: 'btn btn-primary' }],
+  });
+  await search.setup();
+  const [ok, data, errors] = await search.validate(search.getFormValues());
+  const formHtml = await search.render(data, [], errors);
+  if (!ok) return { title: 'Users', body: `<div class="card">${formHtml}</div>`, status: 422 };
+
+  const start = typeof data.start === 'number' ? data.start : 1;
+  const state = typeof data.state === 'string' ? data.state : 'all';
+  const query: Record<string, unknown> = { start, size: PAGE_SIZE, sort: 'name', ...stateQuery(state) };
+  if (data.search) query.search = data.search;
+  if (data.group) query.group = data.group;
+  const page = await users.run('list', admin, query);
+  const found = page.users as AdminView[];
+  const total = Number(page.total);
+
+  const url = (u: AdminView) => `/admin/users/${encodeURIComponent(u.id)}`;
+  const columns = [
+    { label: 'Name', cell: (u: AdminView) => link(url(u), u.name) },
+    { label: 'Real name', cell: (u: AdminView) => escapeHtml(u.realname) },
+    { label: 'Email', cell: (u: AdminView) => escapeHtml(u.email) },
+    { label: 'Groups', cell: (u: AdminView) => escapeHtml(u.groups.join(', ')) },
+    { label: 'State', cell: (u: AdminView) => stateBadge(u.state) },
+    { label: 'Last activity', cell: (u: AdminView) => escapeHtml(u.activity) },
+    { label: 'Actions', cell: (u: AdminView) => `${link(url(u), 'Edit')} · ${link(`${url(u)}/remove`, 'Remove')}` },
+  ];
+  const params: Record<string, string> = {};
+  for (const key of ['search', 'group'] as const) if (typeof data[key] === 'string' && data[key]) params[key] = data[key];
+  if (state !== 'all') params.state = state;
+  const body =
+    `<div class="card">${formHtml}</div>` +
+    table('Accounts', columns, found, 'No account matches.') +
+    pager('accounts', { start, size: PAGE_SIZE, total, shown: found.length }, (n) => `/admin/users?${new URLSearchParams({ ...params, start: String(n) })}`);
+  return { title: 'Users', body };
+}
+
+/** The account as a content object, so an `ObjectForm` edits it; saving runs `setUser`. */
+function userObject(users: UserService, page: AdminPageRequest, user: AdminView): ContentObject {
+  return {
+    id: user.id,
+    type: 'user',
+    data: { realname: user.realname, email: user.email, groups: user.groups, active: user.state === 'active' },
+    meta: {},
+    parent: undefined,
+    configuration: undefined,
+    async update(values) {
+      const change: Record<string, unknown> = { realname: values.realname ?? '', groups: values.groups ?? [] };
+      if (typeof values.email === 'string' && values.email !== '' && values.email !== user.email) change.email = values.email;
+      // A pending account stays pending unless it is activated here (its review is on the sign-ups page).
+      if (!(user.state === 'pending' && values.active !== true)) change.active = values.active === true;
+      await users.run('setUser', page.admin, { identity: user.id, values: change });
+      return true;
+    },
+    create: () => Promise.reject(new Error('accounts have no children')),
+    children: async () => [],
+    wfAction: async () => false,
+  };
+}
+
+function editFields(users: UserService, page: AdminPageRequest, user: AdminView): FieldConf[] {
+  const self = user.id === page.admin.user.id;
+  return [
+    { id: 'realname', name: 'Real name', datatype: 'string', size: 255 },
+    {
+      id: 'email',
+      name: 'Email',
+      datatype: 'email',
+      size: 254,
+      required: user.email !== '',
+      async validator(value) {
+        if (typeof value !== 'string' || value === '' || value.toLowerCase() === user.email.toLowerCase()) return undefined;
+        const owner = await users.run('getUser', page.admin, { identity: value }).catch((err: unknown) => {
+          if (isRoostError(err) && err.code === 'unknown_user') return null;
+          throw err;
+        });
+        return owner && owner.id !== user.id ? 'Another account has this email.' : undefined;
+      },
+    },
+    {
+      id: 'groups',
+      name: 'Groups',
+      datatype: 'lines',
+      size: 5000,
+      settings: { rows: 3 },
+      description: 'One group per line, e.g. admins.',
+      validator(value) {
+        const groups = Array.isArray(value) ? (value as string[]) : [];
+        if (groups.length > 100) return 'At most 100 groups.';
+        const bad = groups.find((g) => g.startsWith('sys:') || !GROUP_NAME.test(g));
+        if (bad !== undefined) return `"${bad.slice(0, 40)}" is not a group name: letters, digits and . _ : @ - (at most 100), not starting with sys:.`;
+        if (self && !groups.includes(ADMINS)) return 'You cannot take yourself out of admins here.';
+        return undefined;
+      },
+    },
+    {
+      id: 'active',
+      name: 'Active',
+      datatype: 'checkbox',
+      description: user.state === 'pending' ? 'Pending: check to activate without a review.' : 'Uncheck to disable the account (it is signed out); check to reactivate it.',
+      validator: (value) => (self && value === false ? 'You cannot disable your own account here.' : undefined),
+    },
+  ];
+}
+
+async function findUser(users: UserService, page: AdminPageRequest): Promise<AdminView> {
+  return (await users.run('getUser', page.admin, { identity: page.params.id ?? '' })) as AdminView;
+}
+
+function summary(user: AdminView): string {
+  return facts([
+    ['Name', escapeHtml(user.name)],
+    ['State', stateBadge(user.state)],
+    ['Created', escapeHtml(user.created)],
+    ['Last activity', escapeHtml(user.activity || '–')],
+    ['Id', `<code>${escapeHtml(user.id)}</code>`],
+  ]);
+}
+
+async function editPage(users: UserService, page: AdminPageRequest) {
+  const user = await findUser(users, page);
+  const url = `/admin/users/${encodeURIComponent(user.id)}`;
+  const form = new ObjectForm({
+    ...formBase('user', page.hidden, url),
+    request: page.form,
+    context: userObject(users, page, user),
+    fields: editFields(users, page, user),
+  });
+  await form.setup('edit');
+  const { result, html, response } = await form.process({ redirectSuccess: url, redirectCancel: '/admin/users' });
+  if (response) return { response };
+  const body =
+    `<div class="card">${summary(user)}</div><div class="card">${html}</div>` +
+    `<p>${link('/admin/users', '← All users')} · ${link(`${url}/remove`, 'Remove this account', 'danger-link')}</p>`;
+  return { title: `User ${user.name}`, body, head: await form.htmlHead(), status: result === false ? 422 : 200 };
+}
+
+async function removePage(users: UserService, page: AdminPageRequest) {
+  const user = await findUser(users, page);
+  const self = user.id === page.admin.user.id;
+  const remove: ActionCallback = async function (this: HTMLForm) {
+    const [ok, data, errors] = await this.validate(this.getFormValues());
+    if (!ok) return [false, await this.render(data, [], errors)];
+    if (self) return [false, await this.render(data, ['You cannot remove your own account here.'], undefined, false, false)];
+    await users.run('removeUser', page.admin, { identity: user.id });
+    return [true, ''];
+  };
+  const form = new HTMLForm({
+    ...formBase('remove', page.hidden, `/admin/users/${encodeURIComponent(user.id)}/remove`),
+    request: page.form,
+    // The post names the account it removes: a form loaded for one account never removes another.
+    fields: [{ id: 'confirm', datatype: 'string', hidden: true, required: true, default: user.id, validator: (v) => (v === user.id ? undefined : 'The form was for another account.') }],
+    actions: [
+      { id: 'default', method: 'startForm', hidden: true },
+      { id: 'remove', method: remove, name: 'Remove for good', cssClass: 'btn danger' },
+      { id: 'cancel', method: 'cancel', name: 'Cancel', cssClass: 'btn secondary' },
+    ],
+  });
+  const { result, html, response, action } = await form.process({ redirectCancel: `/admin/users/${encodeURIComponent(user.id)}` });
+  if (response) return { response };
+  if (action.id === 'remove' && result) return { redirect: '/admin/users', messages: [`The account ${user.name} was removed.`] };
+  const body =
+    `<div class="card"><p>Remove the account <strong>${escapeHtml(user.name)}</strong>${user.email ? ` (${escapeHtml(user.email)})` : ''}? ` +
+    `It cannot be restored; its name and email become free for new accounts. Items and files it owns stay in the stores.</p>${summary(user)}${html}</div>`;
+  return { title: `Remove ${user.name}`, body, status: result === false ? 422 : 200 };
+}
+
+export function registerUsersPages(pages: AdminPages, users: UserService): void {
+  pages.page('/admin/users', (page) => listPage(users, page), { post: false });
+  pages.page('/admin/users/:id', (page) => editPage(users, page));
+  pages.page('/admin/users/:id/remove', (page) => removePage(users, page));
+}

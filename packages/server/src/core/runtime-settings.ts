@@ -1,0 +1,145 @@
+import { z } from 'zod';
+import {
+  identityPolicySchema,
+  mailAddressSchema,
+  mailFromSchema,
+  pageUrlSchema,
+  smtpUrlSchema,
+  type Config,
+} from './config.js';
+import { commonErrors, type FieldProblem } from './errors.js';
+
+/**
+ * Settings an administrator changes at run time, in the management backend: the boot
+ * configuration (file and environment) gives their defaults, a value stored in the database wins
+ * over it. Stored under the key's configuration path (`users.identityPolicy`, `mail.smtpUrl`) and
+ * validated with the same schema as the configuration key. `null` means "none" (no SMTP server:
+ * the outbox; no administrator address; Roost's own page instead of a configured url).
+ */
+export const RUNTIME_SETTINGS = {
+  identityPolicy: { path: 'users.identityPolicy', schema: identityPolicySchema },
+  activationUrl: { path: 'users.activationUrl', schema: pageUrlSchema.nullable() },
+  verifyEmailUrl: { path: 'users.verifyEmailUrl', schema: pageUrlSchema.nullable() },
+  resetPasswordUrl: { path: 'users.resetPasswordUrl', schema: pageUrlSchema.nullable() },
+  mailFrom: { path: 'mail.from', schema: mailFromSchema.max(300) },
+  adminAddress: { path: 'mail.adminAddress', schema: mailAddressSchema.max(254).nullable() },
+  smtpUrl: { path: 'mail.smtpUrl', schema: smtpUrlSchema.pipe(z.string().max(2000)).nullable() },
+} as const;
+
+export type RuntimeSettingKey = keyof typeof RUNTIME_SETTINGS;
+export type RuntimeSettings = { readonly [K in RuntimeSettingKey]: z.output<(typeof RUNTIME_SETTINGS)[K]['schema']> };
+
+/** One stored value, with when and by whom it was set. */
+export interface StoredSetting {
+  value: unknown;
+  changed: number | null;
+  changedBy: string | null;
+}
+
+/**
+ * The port to the stored values (storage/settings-store.ts). `read` may answer from memory for a
+ * short, bounded time; `write` sets (`value` given) or removes (`value` undefined) keys at once.
+ */
+export interface SettingsStore {
+  read(): Promise<ReadonlyMap<string, StoredSetting>>;
+  write(changes: readonly { key: string; value?: unknown }[], by: string | null): Promise<void>;
+}
+
+const KEYS = Object.keys(RUNTIME_SETTINGS) as RuntimeSettingKey[];
+
+/** The settings as the boot configuration has them. */
+export function bootSettings(config: Config): RuntimeSettings {
+  return Object.freeze({
+    identityPolicy: config.users.identityPolicy,
+    activationUrl: config.users.activationUrl ?? null,
+    verifyEmailUrl: config.users.verifyEmailUrl ?? null,
+    resetPasswordUrl: config.users.resetPasswordUrl ?? null,
+    mailFrom: config.mail.from,
+    adminAddress: config.mail.adminAddress ?? null,
+    smtpUrl: config.mail.smtpUrl ?? null,
+  });
+}
+
+export interface RuntimeSettingsService {
+  /** The boot configuration's values: the defaults. */
+  readonly boot: RuntimeSettings;
+  /** The values in force: stored ones over the boot configuration. */
+  current(): Promise<RuntimeSettings>;
+  /** The keys set in the database, with when and by whom. */
+  overrides(): Promise<Partial<Record<RuntimeSettingKey, StoredSetting>>>;
+  /**
+   * Validates and stores the given keys (all or none; throws `validation_failure` with the
+   * problems by key). A value equal to the boot configuration's removes the stored one, so the
+   * key follows the configuration again. Answers the values in force afterwards.
+   */
+  change(values: Partial<Record<RuntimeSettingKey, unknown>>, by: string | null): Promise<RuntimeSettings>;
+  /** Removes every stored value: the boot configuration applies again. */
+  reset(by: string | null): Promise<RuntimeSettings>;
+}
+
+/**
+ * The runtime settings over a store. A stored value that no longer passes its schema (edited by
+ * hand, or from an older release) is ignored, so the boot value applies.
+ */
+export function createRuntimeSettings(config: Config, store: SettingsStore): RuntimeSettingsService {
+  const boot = bootSettings(config);
+  // The merge is kept with the map it came from: the store hands out the same map while cached.
+  const merged = new WeakMap<ReadonlyMap<string, StoredSetting>, RuntimeSettings>();
+
+  function parsed(stored: ReadonlyMap<string, StoredSetting>): Partial<Record<RuntimeSettingKey, unknown>> {
+    const out: Partial<Record<RuntimeSettingKey, unknown>> = {};
+    for (const key of KEYS) {
+      const row = stored.get(RUNTIME_SETTINGS[key].path);
+      if (!row) continue;
+      const value = RUNTIME_SETTINGS[key].schema.safeParse(row.value);
+      if (value.success) out[key] = value.data;
+    }
+    return out;
+  }
+
+  async function current(): Promise<RuntimeSettings> {
+    const stored = await store.read();
+    let settings = merged.get(stored);
+    if (!settings) {
+      settings = Object.freeze({ ...boot, ...parsed(stored) }) as RuntimeSettings;
+      merged.set(stored, settings);
+    }
+    return settings;
+  }
+
+  return {
+    boot,
+    current,
+    async overrides() {
+      const stored = await store.read();
+      const valid = parsed(stored);
+      const out: Partial<Record<RuntimeSettingKey, StoredSetting>> = {};
+      for (const key of KEYS) {
+        const row = stored.get(RUNTIME_SETTINGS[key].path);
+        if (row && key in valid) out[key] = row;
+      }
+      return out;
+    },
+    async change(values, by) {
+      const problems: FieldProblem[] = [];
+      const changes: { key: string; value?: unknown }[] = [];
+      for (const [key, raw] of Object.entries(values)) {
+        const setting = RUNTIME_SETTINGS[key as RuntimeSettingKey];
+        if (!setting) {
+          problems.push([key, 'unknown']);
+          continue;
+        }
+        const value = setting.schema.safeParse(raw);
+        if (!value.success) problems.push([key, 'invalid']);
+        else changes.push(value.data === boot[key as RuntimeSettingKey] ? { key: setting.path } : { key: setting.path, value: value.data });
+      }
+      if (problems.length) throw commonErrors.validation_failure({ fields: problems });
+      if (changes.length) await store.write(changes, by);
+      return current();
+    },
+    async reset(by) {
+      await store.write(KEYS.map((key) => ({ key: RUNTIME_SETTINGS[key].path })), by);
+      return current();
+    },
+  };
+}
