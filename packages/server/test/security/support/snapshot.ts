@@ -1,0 +1,69 @@
+import { readdir } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { sql } from 'kysely';
+import type { Roost } from '../../../src/roost.js';
+
+/**
+ * Everything Roost has stored, as one comparable value: every row of every table (found by
+ * introspection, so a table added later is covered without touching this file), the files
+ * under the data directory's `blobs` (their names: blobs are immutable) and the outbox mails.
+ * Two equal snapshots mean a request stored, changed and deleted nothing.
+ */
+export interface StoreSnapshot {
+  tables: Record<string, Record<string, unknown>[]>;
+  files: string[];
+}
+
+/** Columns left out of a comparison, per table. */
+export type IgnoredColumns = Readonly<Record<string, readonly string[]>>;
+
+/**
+ * A failed sign-in (401) counts against the account: the lockout counter is state a refusal
+ * is meant to change. Comparisons around sign-in attempts leave these out.
+ */
+export const SIGNIN_COUNTERS: IgnoredColumns = { users: ['failed_signins', 'locked_until'] };
+
+export async function snapshot(roost: Roost): Promise<StoreSnapshot> {
+  const tables: StoreSnapshot['tables'] = {};
+  const names = (await roost.db.introspection.getTables()).map((t) => t.name).filter((n) => !n.startsWith('kysely_'));
+  for (const name of names) {
+    const { rows } = await sql<Record<string, unknown>>`select * from ${sql.table(name)}`.execute(roost.db);
+    tables[name] = rows;
+  }
+  const files = [...(await filesUnder(join(roost.config.dataDir, 'blobs'))), ...(await filesUnder(roost.outboxDir))]
+    .map((f) => relative(roost.config.dataDir, f))
+    .sort();
+  return { tables, files };
+}
+
+async function filesUnder(dir: string): Promise<string[]> {
+  try {
+    const entries = await readdir(dir, { withFileTypes: true, recursive: true });
+    return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+  } catch {
+    return [];
+  }
+}
+
+function rowsOf(snap: StoreSnapshot, table: string, ignore: IgnoredColumns): string[] {
+  const skip = new Set(ignore[table] ?? []);
+  return (snap.tables[table] ?? [])
+    .map((row) => JSON.stringify(Object.keys(row).filter((c) => !skip.has(c)).sort().map((c) => [c, row[c]])))
+    .sort();
+}
+
+/** What differs between two snapshots, one line per table or the files; empty when equal. */
+export function snapshotDiff(before: StoreSnapshot, after: StoreSnapshot, ignore: IgnoredColumns = {}): string[] {
+  const out: string[] = [];
+  for (const table of new Set([...Object.keys(before.tables), ...Object.keys(after.tables)])) {
+    const a = rowsOf(before, table, ignore);
+    const b = rowsOf(after, table, ignore);
+    const gone = a.filter((r) => !b.includes(r));
+    const added = b.filter((r) => !a.includes(r));
+    if (gone.length || added.length) out.push(`${table}: -${gone.join(' ').slice(0, 400)} +${added.join(' ').slice(0, 400)}`);
+  }
+  const goneFiles = before.files.filter((f) => !after.files.includes(f));
+  const addedFiles = after.files.filter((f) => !before.files.includes(f));
+  if (goneFiles.length || addedFiles.length) out.push(`files: -${goneFiles.join(',')} +${addedFiles.join(',')}`);
+  return out;
+}
