@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { startServer, type TestServer } from '../helpers/test-server.js';
 import { operationsOf } from './support/operations.js';
-import { checkOperation, PropertyWorld, PROPERTY_RUNS, PROPERTY_SEED } from './support/property-run.js';
+import { checkOperation, describeStats, PropertyWorld, PROPERTY_RUNS, PROPERTY_SEED } from './support/property-run.js';
 
 /** Valid values of each data store operation, for the fixture user and its item. */
 const TEMPLATES: Record<string, (w: PropertyWorld) => Record<string, unknown>> = {
@@ -32,7 +32,7 @@ describe(`property: data store operations under hostile input (seed ${PROPERTY_S
         const res = await s.request('/data/api/setItem', { key: `fixture-${w.userName}`, value: 'fixture value' }, { token: w.credentials.user });
         assert.equal(res.status, 200, JSON.stringify(res.body));
       },
-      ['/data/api'],
+      [(op) => `/data/api/${op}`],
     );
     await world.setUp();
   });
@@ -44,10 +44,11 @@ describe(`property: data store operations under hostile input (seed ${PROPERTY_S
   });
 
   for (const op of Object.keys(TEMPLATES)) {
-    test(`${op}: answers below 500 with the failure body, and a refusal stores nothing`, async () => {
+    test(`${op}: answers below 500 with the failure body, and a refusal stores nothing`, async (t) => {
       const info = operationsOf(s.roost).find((o) => o.service === 'datastore' && o.op === op);
       assert.ok(info, `${op} is not in the route table any more`);
-      await checkOperation(world, { info, path: fc.constant(`/data/api/${op}`), template: TEMPLATES[op] as (w: PropertyWorld) => Record<string, unknown> });
+      const stats = await checkOperation(world, { info, path: () => fc.constant(`/data/api/${op}`), template: TEMPLATES[op] as (w: PropertyWorld) => Record<string, unknown> });
+      t.diagnostic(describeStats(stats));
     });
   }
 });
