@@ -55,21 +55,25 @@ export class PropertyWorld {
     return res.body.permissions;
   }
 
-  async renewUsers(): Promise<void> {
+  /** New fixture accounts (a new name each time: the old one may be disabled or removed). */
+  async renewUsers(which: { user?: boolean; admin?: boolean } = { user: true, admin: true }): Promise<void> {
     const n = this.#generation++;
-    this.userName = `prop-user-${n}`;
-    const account = (name: string, groups: string[]) => ({ name, email: `${name}@example.com`, password: PASSWORD, realname: '', data: '', notify: false, groups, state: 'active' as const, pending: null });
-    await this.s.roost.users.createUser(account(this.userName, []));
-    await this.s.roost.users.createUser(account(`prop-admin-${n}`, ['admins']));
-    const token = async (identity: string) => (await this.s.users('token', { identity, password: PASSWORD })).body.token as string;
-    this.credentials = { user: await token(this.userName), admin: await token(`prop-admin-${n}`) };
+    const account = async (name: string, groups: string[]) => {
+      await this.s.roost.users.createUser({ name, email: `${name}@example.com`, password: PASSWORD, realname: '', data: '', notify: false, groups, state: 'active', pending: null });
+      return (await this.s.users('token', { identity: name, password: PASSWORD })).body.token as string;
+    };
+    if (which.user) {
+      this.userName = `prop-user-${n}`;
+      this.credentials.user = await account(this.userName, []);
+    }
+    if (which.admin) this.credentials.admin = await account(`prop-admin-${n}`, ['admins']);
   }
 
   /** After a successful change: make sure the fixtures still stand, then take a new baseline. */
   async restore(): Promise<void> {
     const user = await this.s.users('identity', {}, { token: this.credentials.user });
     const admin = await this.s.users('getPermissions', {}, { token: this.credentials.admin });
-    if (user.status !== 200 || admin.status !== 200) await this.renewUsers();
+    if (user.status !== 200 || admin.status !== 200) await this.renewUsers({ user: user.status !== 200, admin: admin.status !== 200 });
     for (const [url, entries] of this.#permissions) {
       const now = await this.#entries(url);
       if (JSON.stringify(now) === JSON.stringify(entries)) continue;

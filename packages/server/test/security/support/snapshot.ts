@@ -23,10 +23,17 @@ export type IgnoredColumns = Readonly<Record<string, readonly string[]>>;
  */
 export const SIGNIN_COUNTERS: IgnoredColumns = { users: ['failed_signins', 'locked_until'] };
 
+/** Table names per server: introspection is a handful of catalog queries, and tables come only with a migration. */
+const tableNames = new WeakMap<Roost, Promise<string[]>>();
+
 export async function snapshot(roost: Roost): Promise<StoreSnapshot> {
   const tables: StoreSnapshot['tables'] = {};
-  const names = (await roost.db.introspection.getTables()).map((t) => t.name).filter((n) => !n.startsWith('kysely_'));
-  for (const name of names) {
+  let names = tableNames.get(roost);
+  if (!names) {
+    names = roost.db.introspection.getTables().then((list) => list.map((t) => t.name).filter((n) => !n.startsWith('kysely_')));
+    tableNames.set(roost, names);
+  }
+  for (const name of await names) {
     const { rows } = await sql<Record<string, unknown>>`select * from ${sql.table(name)}`.execute(roost.db);
     tables[name] = rows;
   }
