@@ -10,7 +10,9 @@ import { snapshot, snapshotDiff, type IgnoredColumns, type StoreSnapshot } from 
  * The property every operation must have: whatever arrives, the answer is below 500, JSON with
  * the failure body when it refuses, free of stack traces, and a refusal stores nothing (the
  * whole store is compared before and after). Runs are bounded and reproducible: a fixed seed
- * unless `ROOST_PROPERTY_SEED` names another, `ROOST_PROPERTY_RUNS` runs per operation.
+ * unless `ROOST_PROPERTY_SEED` names another, `ROOST_PROPERTY_RUNS` runs per operation (25), and
+ * `ROOST_PROPERTY_SHRINK=1` to have fast-check shrink a failure to a smaller example (slow, as
+ * every step is a request).
  */
 export const PROPERTY_SEED = Number(process.env.ROOST_PROPERTY_SEED ?? 20_261_123);
 export const PROPERTY_RUNS = Number(process.env.ROOST_PROPERTY_RUNS ?? 25);
