@@ -23,7 +23,8 @@ function files(dir: string): string[] {
 const SECRET = /(token|secret|csrf|password|passwordHash|tokenHash|apiKey)$/i;
 /** What a secret may be compared with: absence, a length, a type, a fixed text (a mask such as `'****'`). */
 const HARMLESS = /^(undefined|null|\d+|'[^']*'|"[^"]*"|true|false)$|\.length$|^typeof\b/;
-const COMPARISON = /([\w$.?[\]'"]+)\s*(===|!==|==|!=)\s*([\w$.?[\]'"]+)/g;
+const OPERAND = String.raw`('[^']*'|"[^"]*"|[\w$.?[\]]+)`;
+const COMPARISON = new RegExp(String.raw`${OPERAND}\s*(===|!==|==|!=)\s*${OPERAND}`, 'g');
 
 function secretComparisons(text: string): string[] {
   const found: string[] = [];
