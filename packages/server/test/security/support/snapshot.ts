@@ -2,11 +2,13 @@ import { readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { sql } from 'kysely';
 import type { Roost } from '../../../src/roost.js';
+import { openBlobStore } from '../../../src/storage/blob-stores.js';
 
 /**
  * Everything Roost has stored, as one comparable value: every row of every table (found by
  * introspection, so a table added later is covered without touching this file), the files
- * under the data directory's `blobs` (their names: blobs are immutable) and the outbox mails.
+ * under the data directory's `blobs` (their names: blobs are immutable), the objects of an S3
+ * blob store, and the outbox mails.
  * Two equal snapshots mean a request stored, changed and deleted nothing.
  */
 export interface StoreSnapshot {
@@ -38,9 +40,31 @@ export async function snapshot(roost: Roost): Promise<StoreSnapshot> {
     tables[name] = rows;
   }
   const files = [...(await filesUnder(join(roost.config.dataDir, 'blobs'))), ...(await filesUnder(roost.outboxDir))]
-    .map((f) => relative(roost.config.dataDir, f))
-    .sort();
-  return { tables, files };
+    .map((f) => relative(roost.config.dataDir, f));
+  files.push(...(await s3Blobs(roost)));
+  return { tables, files: files.sort() };
+}
+
+/**
+ * The objects of file stores whose contents live on S3 (the PostgreSQL pass of `npm test`), as
+ * the blob store lists them; local blobs are the files above already.
+ */
+async function s3Blobs(roost: Roost): Promise<string[]> {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const store of Object.values(roost.config.fileStores)) {
+    const options = store.blobs ?? roost.config.blobs;
+    const key = JSON.stringify(options);
+    if (options.kind !== 's3' || seen.has(key)) continue;
+    seen.add(key);
+    const blobs = openBlobStore(options, roost.config.dataDir);
+    try {
+      for await (const blob of blobs.list()) out.push(`s3:${blob.id}`);
+    } finally {
+      blobs.close();
+    }
+  }
+  return out;
 }
 
 async function filesUnder(dir: string): Promise<string[]> {
