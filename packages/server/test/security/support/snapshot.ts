@@ -2,6 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { sql } from 'kysely';
 import type { Roost } from '../../../src/roost.js';
+import type { BlobStore } from '../../../src/storage/blob-store.js';
 import { openBlobStore } from '../../../src/storage/blob-stores.js';
 
 /**
@@ -45,25 +46,40 @@ export async function snapshot(roost: Roost): Promise<StoreSnapshot> {
   return { tables, files: files.sort() };
 }
 
+/** An S3 blob store per server for listing, made once (an S3 client is costly to make) and closed with the server. */
+const s3Listers = new WeakMap<Roost, Array<BlobStore & { close(): void }>>();
+
+function s3StoresOf(roost: Roost): Array<BlobStore & { close(): void }> {
+  let stores = s3Listers.get(roost);
+  if (stores) return stores;
+  const seen = new Set<string>();
+  stores = [];
+  for (const store of Object.values(roost.config.fileStores)) {
+    const options = store.blobs ?? roost.config.blobs;
+    const key = JSON.stringify(options);
+    if (options.kind !== 's3' || seen.has(key)) continue;
+    seen.add(key);
+    stores.push(openBlobStore(options, roost.config.dataDir));
+  }
+  s3Listers.set(roost, stores);
+  if (stores.length > 0) {
+    const close = roost.close.bind(roost);
+    const opened = stores;
+    roost.close = async () => {
+      for (const blobs of opened) blobs.close();
+      await close();
+    };
+  }
+  return stores;
+}
+
 /**
  * The objects of file stores whose contents live on S3 (the PostgreSQL pass of `npm test`), as
  * the blob store lists them; local blobs are the files above already.
  */
 async function s3Blobs(roost: Roost): Promise<string[]> {
   const out: string[] = [];
-  const seen = new Set<string>();
-  for (const store of Object.values(roost.config.fileStores)) {
-    const options = store.blobs ?? roost.config.blobs;
-    const key = JSON.stringify(options);
-    if (options.kind !== 's3' || seen.has(key)) continue;
-    seen.add(key);
-    const blobs = openBlobStore(options, roost.config.dataDir);
-    try {
-      for await (const blob of blobs.list()) out.push(`s3:${blob.id}`);
-    } finally {
-      blobs.close();
-    }
-  }
+  for (const blobs of s3StoresOf(roost)) for await (const blob of blobs.list()) out.push(`s3:${blob.id}`);
   return out;
 }
 
