@@ -36,10 +36,13 @@ export async function snapshot(roost: Roost): Promise<StoreSnapshot> {
     names = roost.db.introspection.getTables().then((list) => list.map((t) => t.name).filter((n) => !n.startsWith('kysely_')));
     tableNames.set(roost, names);
   }
-  for (const name of await names) {
-    const { rows } = await sql<Record<string, unknown>>`select * from ${sql.table(name)}`.execute(roost.db);
-    tables[name] = rows;
-  }
+  // In parallel: PostgreSQL answers them on connections of its pool (SQLite one after another).
+  // Each table is read on its own; snapshots are taken while no request runs.
+  await Promise.all(
+    (await names).map(async (name) => {
+      tables[name] = (await sql<Record<string, unknown>>`select * from ${sql.table(name)}`.execute(roost.db)).rows;
+    }),
+  );
   const files = [...(await filesUnder(join(roost.config.dataDir, 'blobs'))), ...(await filesUnder(roost.outboxDir))]
     .map((f) => relative(roost.config.dataDir, f));
   files.push(...(await s3Blobs(roost)));
