@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { Agent, request as httpRequest } from 'node:http';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -231,14 +231,25 @@ describe(`crash safety: SIGKILL during a stream of writes (${process.env.ROOST_T
       await Promise.race([waitFor('writes to be acknowledged', enough, 60_000), failed]);
       stalledUpload(server, token);
       const tmp = join(dataDir, 'blobs', 'tmp');
-      await Promise.race([waitFor('an upload in progress', async () => ((await readdir(tmp)).some((f) => f.endsWith('.part')) ? true : undefined)), failed]);
+      // The stalled upload's temporary file: one that stays, at the same size, while the other
+      // uploads come and go.
+      const stalled = async () => {
+        const sizes = async () => new Map(await Promise.all((await readdir(tmp)).filter((f) => f.endsWith('.part')).map(async (f) => [f, (await stat(join(tmp, f)).catch(() => null))?.size] as const)));
+        const first = await sizes();
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const second = await sizes();
+        return [...first].find(([f, size]) => size !== undefined && size > 0 && second.get(f) === size)?.[0];
+      };
+      const half = await Promise.race([waitFor('the stalled upload to be half written', stalled), failed]);
       failed.catch(() => {});
 
       stop.now = true;
-      server.process.kill('SIGKILL');
-      assert.equal(await server.exited, 'SIGKILL');
+      const killed = server;
+      server = undefined;
+      killed.process.kill('SIGKILL');
+      assert.equal(await killed.exited, 'SIGKILL');
       await writing;
-      assert.ok((await readdir(tmp)).some((f) => f.endsWith('.part')), 'the kill left a half upload behind');
+      assert.ok((await readdir(tmp)).includes(half), 'the kill left the half upload behind');
       if (existsSync(join(dataDir, 'roost.db'))) {
         const db = new SQLite(join(dataDir, 'roost.db'));
         assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
