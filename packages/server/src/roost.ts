@@ -121,7 +121,14 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
       return http.listen({ port: options.port ?? config.port, host: options.host ?? config.host });
     },
     async close() {
-      await http.close();
+      // Fastify closes the idle keep-alive connections once, when the stop begins; one whose
+      // answer ends later would hold the stop for the keep-alive timeout (72 s). Sweep until done.
+      const sweep = setInterval(() => http.server.closeIdleConnections(), 100);
+      try {
+        await http.close();
+      } finally {
+        clearInterval(sweep);
+      }
       await services.close();
     },
   };

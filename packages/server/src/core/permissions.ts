@@ -14,6 +14,15 @@ export const ADMINS = 'admins';
 
 export type PermissionMap = Readonly<Record<string, readonly string[]>>;
 
+/**
+ * The groups `map` grants `permission`; none for a name it does not hold. Names come from
+ * callers (`allowed`), so only own entries count: `constructor` or `toString` would otherwise
+ * find a member every object inherits.
+ */
+export function grantedIn(map: PermissionMap, permission: string): readonly string[] {
+  return Object.hasOwn(map, permission) ? (map[permission] ?? []) : [];
+}
+
 export type PermissionAction = 'add' | 'replace' | 'revoke';
 
 export interface PermissionChange {
@@ -122,11 +131,11 @@ export function servicePermissions(
   return {
     entries: () => store.entries(service, defaults),
     async granted(permission) {
-      return (await store.entries(service, defaults))[permission] ?? [];
+      return grantedIn(await store.entries(service, defaults), permission);
     },
     async allows(permission, principal, isOwner = false) {
       const map = await store.entries(service, defaults);
-      return holds(map[permission] ?? [], principal, isOwner);
+      return holds(grantedIn(map, permission), principal, isOwner);
     },
     change: (changes) => store.change(service, defaults, changes),
     names: () => Object.keys(defaults),

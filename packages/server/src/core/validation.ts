@@ -10,6 +10,14 @@ import { commonErrors, type FieldProblem } from './errors.js';
 const TRUE_WORDS = new Set(['1', 'true', 'True', 'yes', 'on', 'checked']);
 const FALSE_WORDS = new Set(['0', 'false', 'False', 'no', 'off']);
 
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * Text that can be stored as it is: no unpaired surrogate. Such a string is not valid Unicode;
+ * SQLite and PostgreSQL store UTF-8, and the conversion would silently turn it into U+FFFD.
+ */
+export const isWellFormed = (text: string) => !LONE_SURROGATE.test(text);
+
 /** A boolean that also accepts the words and numbers the connectors and HTML forms send. */
 export const looseBoolean = z.preprocess((v) => {
   if (typeof v === 'string') {

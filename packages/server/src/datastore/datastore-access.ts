@@ -1,5 +1,5 @@
 import type { RoostError } from '../core/errors.js';
-import { OWNER, holds, refusal, type PermissionMap, type Principal, type ServicePermissions } from '../core/permissions.js';
+import { OWNER, grantedIn, holds, refusal, type PermissionMap, type Principal, type ServicePermissions } from '../core/permissions.js';
 import type { Item } from './datastore-repo.js';
 
 /**
@@ -42,13 +42,13 @@ class EntryGrants implements Grants {
   }
 
   scope(permission: string): Scope {
-    const granted = this.#entries[permission] ?? [];
+    const granted = grantedIn(this.#entries, permission);
     if (holds(granted, this.#principal, false)) return 'all';
     return this.#principal.userId !== null && granted.includes(OWNER) ? 'own' : 'none';
   }
 
   refusal(permission: string): RoostError {
-    return refusal(this.#entries[permission] ?? [], this.#principal);
+    return refusal(grantedIn(this.#entries, permission), this.#principal);
   }
 
   require(permission: string): Exclude<Scope, 'none'> {

@@ -1,3 +1,4 @@
+import { isWellFormed } from '../core/validation.js';
 import { fileStoreErrors } from './filestore-errors.js';
 
 /**
@@ -38,6 +39,8 @@ export function nameProblem(name: string): { reason: string; message: string } |
   if (name === '.' || name === '..') return { reason: 'invalid', message: 'A name may not be "." or "..".' };
   if (name.includes('/') || name.includes('\\')) return { reason: 'invalid', message: 'A name may not contain "/" or "\\".' };
   if (CONTROL.test(name)) return { reason: 'invalid', message: 'A name may not contain control characters (NUL, newline, ...).' };
+  // Stored as UTF-8, an unpaired surrogate would become U+FFFD: two names would be one.
+  if (!isWellFormed(name)) return { reason: 'invalid', message: 'A name may not contain unpaired surrogates (text that is not valid Unicode).' };
   if (PERCENT_ENCODED.test(name)) return { reason: 'invalid', message: 'A name may not contain percent-encoded text (the path was encoded twice).' };
   if (name.startsWith('@')) return { reason: 'invalid', message: 'A name may not start with "@" (it marks an operation).' };
   if (name.trim() !== name) return { reason: 'invalid', message: 'A name may not start or end with white space.' };

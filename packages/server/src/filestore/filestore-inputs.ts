@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { looseBoolean, looseInt } from '../core/validation.js';
+import { isWellFormed, looseBoolean, looseInt } from '../core/validation.js';
 
 /**
  * Input schemas of the file store operations. Parameters come from a JSON or form body or the
@@ -16,7 +16,7 @@ const MEDIA_TYPE = /^[\w.+-]+\/[\w.+-]+(\s*;\s*[\w.+-]+=("[^"]*"|[\w.+-]+))*$/;
 export const isMediaType = (text: string) => text.length <= 255 && MEDIA_TYPE.test(text);
 
 const mime = z.string().refine(isMediaType, { message: 'invalid' });
-const cache = z.string().max(255).refine((s) => !/[\r\n]/.test(s), { message: 'invalid' });
+const cache = z.string().max(255).refine((s) => !/[\r\n]/.test(s) && isWellFormed(s), { message: 'invalid' });
 
 /** Contents as text; with `decode` true they are base64 and decoded to bytes. */
 const contents = {

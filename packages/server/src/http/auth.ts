@@ -45,24 +45,39 @@ export function callerOf(request: FastifyRequest, users: UserService): Promise<R
 /**
  * CSRF protection for requests a browser authenticates with the cookie: a cross-site page must
  * not be able to act for the user. Fetch Metadata (`Sec-Fetch-Site`) and `Origin` tell where a
- * browser request comes from; configured CORS origins are trusted. Requests with neither header
- * do not come from a browser that would attach the cookie on its own.
+ * browser request comes from; configured CORS origins are trusted. A POST (or PUT, DELETE) with
+ * neither header does not come from a browser that would attach the cookie on its own: every
+ * browser that sends cookies on cross-site posts sends `Origin` with them. A GET does not carry
+ * `Origin`, and SameSite=Lax sends the cookie on a cross-site link or redirect; a browser
+ * without Fetch Metadata (Safari before 16.4, say) then says nothing about where it came from.
+ * So a write by GET needs positive evidence: Fetch Metadata, an own or trusted `Origin`, or a
+ * `Referer` from Roost's own origin (an attacker can remove a Referer, never forge one).
  */
 export function assertSameOrigin(request: FastifyRequest, trustedOrigins: readonly string[]): void {
   const origin = request.headers.origin;
   if (origin && trustedOrigins.includes(origin)) return;
   const site = request.headers['sec-fetch-site'];
   if (site === 'same-origin' || site === 'none') return;
-  if (site === undefined && origin !== undefined) {
-    try {
-      if (new URL(origin).host === request.headers.host) return;
-    } catch {
-      // an unparsable Origin is treated as foreign
+  if (site === undefined) {
+    if (origin !== undefined) {
+      if (hostOf(origin) === request.headers.host) return;
+    } else if (request.method !== 'GET' && request.method !== 'HEAD') {
+      return;
+    } else {
+      const referer = request.headers.referer;
+      if (referer !== undefined && hostOf(referer) === request.headers.host) return;
     }
-  } else if (site === undefined) {
-    return;
   }
   throw new RoostError('forbidden', 'cross_site_request', 'Cross-site requests authenticated by cookie are not accepted.');
+}
+
+/** The host of an Origin or Referer; null when it cannot be parsed (treated as foreign). */
+function hostOf(url: string): string | null {
+  try {
+    return new URL(url).host;
+  } catch {
+    return null;
+  }
 }
 
 export function setAuthCookie(request: FastifyRequest, reply: FastifyReply, token: string, maxAgeSeconds: number): void {

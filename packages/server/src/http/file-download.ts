@@ -17,6 +17,9 @@ export async function sendFile(request: FastifyRequest, reply: FastifyReply, fil
   reply.header('cache-control', cacheControlOf(file.cache));
   reply.header('accept-ranges', 'bytes');
   reply.header('content-security-policy', "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; media-src 'self'; sandbox");
+  // Other sites may embed a file (a public store's images); a private one needs a token or the
+  // cookie, which SameSite=Lax does not send with another site's <img>.
+  reply.header('cross-origin-resource-policy', 'cross-origin');
 
   const method = request.method;
   if ((method === 'GET' || method === 'HEAD') && notModified(request, etag, file.mtime)) return reply.code(304).send();

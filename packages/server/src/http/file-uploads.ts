@@ -3,7 +3,7 @@ import { parse as parseQuery } from 'node:querystring';
 import { PassThrough, Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { RoostError } from '../core/errors.js';
+import { isRoostError, RoostError } from '../core/errors.js';
 import type { Upload } from '../filestore/index.js';
 import { queryValues, requestValues } from './request-values.js';
 
@@ -124,19 +124,42 @@ export async function runWithBody(request: FastifyRequest, takesUpload: boolean,
   if (!takesUpload || !request.isMultipart()) return run(requestValues(request));
   const values: Record<string, unknown> = { ...queryValues(request) };
   let result: Record<string, unknown> | undefined;
-  for await (const part of request.parts({ limits: { fileSize: maxFileBytes + 1 } })) {
-    if (part.type === 'file') {
-      if (result) part.file.resume();
-      else {
-        result = await run({ ...values }, { stream: part.file, mime: part.mimetype });
-        // An operation that did not want the file (a directory by `newItem`) leaves it unread:
-        // drain it, or the parts after it never come.
-        part.file.resume();
+  // The errors of the operation itself (a refusal, a storage failure) pass through as they are;
+  // what busboy throws about the body (no boundary, cut short) is the client's malformed
+  // request, also when it surfaces through the file stream the operation was reading.
+  let operationError: unknown;
+  let bodyError: unknown;
+  try {
+    for await (const part of request.parts({ limits: { fileSize: maxFileBytes + 1 } })) {
+      if (part.type === 'file') {
+        part.file.once('error', (err) => (bodyError ??= err));
+        if (result) part.file.resume();
+        else {
+          result = await run({ ...values }, { stream: part.file, mime: part.mimetype }).catch((err: unknown) => {
+            operationError = err;
+            throw err;
+          });
+          // An operation that did not want the file (a directory by `newItem`) leaves it unread:
+          // drain it, or the parts after it never come.
+          part.file.resume();
+        }
+      } else if (typeof part.value === 'string') {
+        if (part.value.includes('\u0000')) throw new RoostError('malformed', 'nul_character', 'Text may not contain the NUL character.');
+        values[part.fieldname] = part.value;
       }
-    } else if (typeof part.value === 'string') {
-      if (part.value.includes('\u0000')) throw new RoostError('malformed', 'nul_character', 'Text may not contain the NUL character.');
-      values[part.fieldname] = part.value;
     }
+  } catch (err) {
+    // Once the body has failed, a non-Roost error of the operation is its consequence (a stream
+    // destroyed before the operation got to read it fails with an error of its own).
+    const fromBody = (bodyError !== undefined && !isRoostError(err)) || (err !== operationError && !isRoostError(err) && !hasClientStatus(err));
+    if (fromBody) throw new RoostError('malformed', 'malformed_multipart', 'The multipart body is malformed (no boundary, or cut short).', { cause: err });
+    throw err;
   }
   return result ?? run(values);
 }
+
+/** Errors of @fastify/multipart's own limits carry their status (413 and the like). */
+const hasClientStatus = (err: unknown) => {
+  const status = (err as { statusCode?: unknown } | null)?.statusCode;
+  return typeof status === 'number' && status >= 400 && status < 500;
+};

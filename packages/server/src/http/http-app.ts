@@ -16,6 +16,8 @@ import { registerUserRoutes } from './routes/user-routes.js';
 import { registerDataStoreRoutes } from './routes/datastore-routes.js';
 import { registerFileStoreRoutes } from './routes/filestore-routes.js';
 import { installCors } from './cors.js';
+import { answerClientError } from './client-errors.js';
+import { installSecurityHeaders } from './security-headers.js';
 
 export interface HttpServices {
   users: UserService;
@@ -64,6 +66,9 @@ export async function buildHttp(services: HttpServices, config: Config): Promise
       // The generic reply type of this hook is narrower than any route's; a plain reply it is.
       (reply as unknown as FastifyReply).code(400).send(failureBody('bad_request', 'The request is malformed.'));
     },
+    // What Node's HTTP parser refuses (headers over 16 KiB, a broken request line) never reaches
+    // a route; it still gets Roost's failure body.
+    clientErrorHandler: answerClientError,
   });
   app.decorateRequest('roostCaller', null);
   installErrorHandler(app);
@@ -89,13 +94,7 @@ export async function buildHttp(services: HttpServices, config: Config): Promise
     done(Object.assign(new Error('unsupported media type'), { code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 }), undefined);
   });
 
-  // Answers are data, never pages to sniff or frame.
-  app.addHook('onRequest', (_request, reply, done) => {
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('x-frame-options', 'DENY');
-    reply.header('referrer-policy', 'no-referrer');
-    done();
-  });
+  installSecurityHeaders(app);
 
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: config.bodyLimit });

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifySchema } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { z } from 'zod';
+import { PAGE_CSP } from './security-headers.js';
 
 /**
  * Route schemas exist for the documentation only: the operations validate their input with
@@ -55,6 +56,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       },
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  // Swagger UI sets one inline style; the pages' CSP otherwise (scripts stay its own files).
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: `${PAGE_CSP}; style-src 'self' 'unsafe-inline'` });
   app.get('/openapi.json', { schema: { hide: true } as FastifySchema }, async () => app.swagger());
 }

@@ -21,18 +21,30 @@ export function queryValues(request: FastifyRequest): Record<string, unknown> {
   return withoutNulChars({ ...((request.query ?? {}) as Record<string, unknown>) });
 }
 
+/** Containers (objects, arrays) a parameter may be nested in, the body counted as the first. */
+export const MAX_DEPTH = 64;
+
 /**
  * Text with a NUL character is refused as malformed: PostgreSQL cannot store it (a 500 otherwise)
- * and no legitimate parameter holds one. Walks without recursion, so deep nesting is harmless.
+ * and no legitimate parameter holds one. So is nesting deeper than `MAX_DEPTH`: what reads the
+ * values further on (schemas, JSON.stringify of a profile's `data`, the logger) recurses, and a
+ * body of a few kilobytes could otherwise exhaust the stack (a 500). Walks without recursion.
  */
 function withoutNulChars(values: Record<string, unknown>): Record<string, unknown> {
+  // Two stacks rather than one of pairs: no allocation per value on this per-request path.
   const stack: unknown[] = [values];
+  const depths: number[] = [1];
   while (stack.length > 0) {
     const value = stack.pop();
+    const depth = depths.pop() ?? 0;
     if (typeof value === 'string') {
       if (value.includes('\u0000')) throw new RoostError('malformed', 'nul_character', 'Text may not contain the NUL character.');
     } else if (value !== null && typeof value === 'object') {
-      for (const [key, member] of Object.entries(value)) stack.push(key, member);
+      if (depth > MAX_DEPTH) throw new RoostError('malformed', 'too_deep', `Parameters may be nested at most ${MAX_DEPTH} levels deep.`);
+      for (const [key, member] of Object.entries(value)) {
+        stack.push(key, member);
+        depths.push(depth, depth + 1);
+      }
     }
   }
   return values;

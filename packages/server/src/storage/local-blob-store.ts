@@ -1,6 +1,7 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -9,12 +10,37 @@ import { blobMeter, type BlobStore, type ByteRange, type ListedBlob, type Stored
 /** Temporary files untouched this long belong to no running upload (a crash left them). */
 const ORPHAN_AGE_MS = 10 * 60 * 1000;
 const BLOB_ID = /^[0-9a-f-]{36}$/;
+/** This host, short: temporary files name the host and process writing them. */
+const HOST = createHash('sha256').update(hostname()).digest('hex').slice(0, 8);
+const TMP_NAME = /^[0-9a-f-]{36}\.(\d+)@([0-9a-f]{8})\.part$/;
+
+/** Is process `pid` of this host running? (EPERM: it runs, as another user.) */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * A temporary file no upload will finish: untouched for `ORPHAN_AGE_MS`, or written by a process
+ * of this host that is gone (a crash or a kill). Another host's file (a shared directory) is
+ * judged by its age alone.
+ */
+function isOrphan(name: string, mtimeMs: number, now: number): boolean {
+  if (now - mtimeMs > ORPHAN_AGE_MS) return true;
+  const match = TMP_NAME.exec(name);
+  return match !== null && match[2] === HOST && Number(match[1]) !== process.pid && !isRunning(Number(match[1]));
+}
 
 /**
  * Blobs as files under `dir`: `<dir>/<first two characters of the id>/<id>`. An upload is
- * written to `<dir>/tmp/<id>.part`, synced to disk, then renamed into place (a rename within one
- * file system is atomic), so a crash or a failed upload never leaves a partial blob under an
- * id. Temporary files a crash left behind are removed at start and then hourly.
+ * written to `<dir>/tmp/<id>.<pid>@<host>.part`, synced to disk, then renamed into place (a
+ * rename within one file system is atomic), so a crash or a failed upload never leaves a partial
+ * blob under an id. Temporary files a crash left behind are removed at start (a gone process's
+ * of this host at once, the others once untouched for `ORPHAN_AGE_MS`) and then hourly.
  */
 export function createLocalBlobStore(dir: string): BlobStore & { sweep(): void; close(): void } {
   const tmpDir = join(dir, 'tmp');
@@ -30,7 +56,7 @@ export function createLocalBlobStore(dir: string): BlobStore & { sweep(): void; 
     for (const name of readdirSync(tmpDir)) {
       const file = join(tmpDir, name);
       try {
-        if (now - statSync(file).mtimeMs > ORPHAN_AGE_MS) rmSync(file, { force: true });
+        if (isOrphan(name, statSync(file).mtimeMs, now)) rmSync(file, { force: true });
       } catch {
         // removed meanwhile by its own upload
       }
@@ -45,7 +71,7 @@ export function createLocalBlobStore(dir: string): BlobStore & { sweep(): void; 
 
     async put(source, { maxBytes }): Promise<StoredBlob> {
       const id = randomUUID();
-      const tmp = join(tmpDir, `${id}.part`);
+      const tmp = join(tmpDir, `${id}.${process.pid}@${HOST}.part`);
       const meter = blobMeter(maxBytes);
       try {
         // `flush`: the data is on disk before the rename makes it visible.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { looseBoolean, looseInt, requiredText, stringList } from '../core/validation.js';
+import { isWellFormed, looseBoolean, looseInt, requiredText, stringList } from '../core/validation.js';
 
 /**
  * The input shape of every user operation, with the seed's field reasons (`required`,
@@ -24,11 +24,11 @@ export function createUserInputs(limits: UserLimits) {
   const name = requiredText(NAME_MAX, limits.nameMinLength).refine((s) => NAME_CHARS.test(s), { message: 'invalid' });
   const email = requiredText(EMAIL_MAX).pipe(z.email());
   const password = requiredText(PASSWORD_MAX, limits.passwordMinLength);
-  const realname = z.string().max(255);
+  const realname = z.string().max(255).refine(isWellFormed, { message: 'invalid' });
   const data = z
     .union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())])
     .transform((d) => (typeof d === 'string' ? d : JSON.stringify(d)))
-    .pipe(z.string().max(limits.dataMaxLength));
+    .pipe(z.string().max(limits.dataMaxLength).refine(isWellFormed, { message: 'invalid' }));
   const token = requiredText(200);
   const identity = requiredText(EMAIL_MAX);
 

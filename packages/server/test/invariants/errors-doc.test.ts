@@ -29,7 +29,7 @@ test('the codes raised by the pages are documented', () => {
 });
 
 test('the codes raised by the HTTP layer are documented', () => {
-  const http = ['error-handler.ts', 'request-values.ts', 'auth.ts', 'file-download.ts'].map((f) =>
+  const http = ['error-handler.ts', 'request-values.ts', 'auth.ts', 'file-download.ts', 'file-uploads.ts', 'client-errors.ts'].map((f) =>
     readFileSync(new URL(`../../src/http/${f}`, import.meta.url), 'utf8'),
   ).join('\n');
   const raised = [...http.matchAll(/code: '([a-z_]+)'|RoostError\('[a-z_]+', '([a-z_]+)'|failureBody\('([a-z_]+)'/g)].map((m) => m[1] ?? m[2] ?? m[3]);

@@ -15,10 +15,11 @@ export interface FileStoreRouteOptions {
 }
 
 /** Operations that change nothing: a cookie-authenticated cross-site request may call them. */
-const READ_ONLY = new Set(['getItem', 'read', 'list', 'allowed', 'getPermissions', 'getOwner', 'ping']);
+export const READ_ONLY = new Set(['getItem', 'read', 'list', 'allowed', 'getPermissions', 'getOwner', 'ping']);
 /** Operations that take contents: a streamed raw body (`@write`) or a multipart file part. */
-const UPLOADS = new Set(['newItem', 'setItem', 'write']);
-const OPERATIONS = [
+export const UPLOADS = new Set(['newItem', 'setItem', 'write']);
+/** Every operation of a file store, `/<store>/<path>/@<op>` (the security tests enumerate them from here). */
+export const OPERATIONS = [
   'getItem', 'newItem', 'setItem', 'read', 'write', 'move', 'removeItem', 'list',
   'allowed', 'getPermissions', 'setPermissions', 'getOwner', 'setOwner', 'ping',
 ];

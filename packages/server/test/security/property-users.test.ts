@@ -1,0 +1,78 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { PASSWORD, startServer, type TestServer } from '../helpers/test-server.js';
+import { operationsOf } from './support/operations.js';
+import { checkOperation, describeStats, PropertyWorld, PROPERTY_RUNS, PROPERTY_SEED } from './support/property-run.js';
+import { SIGNIN_COUNTERS } from './support/snapshot.js';
+
+type Template = (w: PropertyWorld) => Record<string, unknown>;
+
+const newAccount = (name: string) => () => ({ name, email: `${name}@example.com`, password: PASSWORD, realname: 'New', notify: true, data: '{"a":1}' });
+const someToken = () => ({ token: 'T'.repeat(43) });
+
+/** Valid values of each user operation, for the fixture user (sign-up policies are open here). */
+const TEMPLATES: Record<string, Template> = {
+  ping: () => ({}),
+  token: (w) => ({ identity: w.userName, password: PASSWORD }),
+  signin: (w) => ({ identity: w.userName, password: PASSWORD }),
+  signout: () => ({}),
+  identity: () => ({}),
+  name: () => ({}),
+  profile: () => ({}),
+  authenticated: () => ({ groups: ['admins', 'editors'] }),
+  allowed: () => ({ permission: ['profile', 'signupDirect'] }),
+  signupDirect: newAccount('direct'),
+  signupOptin: newAccount('optin'),
+  signupReview: newAccount('review'),
+  signupSendpw: () => ({ name: 'sendpw', email: 'sendpw@example.com' }),
+  signupUid: () => ({ password: PASSWORD, email: 'uid@example.com' }),
+  activate: someToken,
+  update: () => ({ realname: 'Property', notify: true, data: { theme: 'dark' } }),
+  updatePassword: () => ({ password: PASSWORD, newpassword: PASSWORD }),
+  updateEmail: (w) => ({ email: `${w.userName}@example.org` }),
+  updateMail: (w) => ({ email: `${w.userName}@example.net` }),
+  verifyEmail: (w) => ({ email: `${w.userName}@example.com` }),
+  verifyEmail2: someToken,
+  resetPassword: (w) => ({ identity: w.userName }),
+  resetPassword2: () => ({ ...someToken(), newpassword: 'a-new-password' }),
+  message: () => ({ message: 'Hello administrator' }),
+  disable: () => ({}),
+  delete: () => ({}),
+  review: () => ({ identity: 'review', action: 'accept' }),
+  getUser: (w) => ({ identity: w.userName }),
+  setUser: (w) => ({ identity: w.userName, values: { realname: 'Set', notify: false } }),
+  removeUser: () => ({ identity: 'nobody-here' }),
+  list: () => ({ search: 'prop', active: true, start: 1, size: 5, sort: 'name', order: '<' }),
+  identities: () => ({ search: 'prop', start: 2, size: 5, sort: 'email', order: '>' }),
+  getPermissions: () => ({}),
+  setPermissions: () => ({ permissions: [{ permission: 'ping', groups: ['sys:everyone'], action: 'replace' }] }),
+};
+
+describe(`property: user service operations under hostile input (seed ${PROPERTY_SEED}, ${PROPERTY_RUNS} runs each)`, () => {
+  let s: TestServer;
+  let world: PropertyWorld;
+  before(async () => {
+    s = await startServer({ mail: { adminAddress: 'admin@example.com' }, users: { lockoutThreshold: 1000 } });
+    // Sign-up policies open, so their validation and storage are reached too.
+    for (const op of ['signupDirect', 'signupOptin', 'signupReview', 'signupSendpw', 'signupUid']) await s.grant(op, ['sys:everyone']);
+    world = new PropertyWorld(s, async () => {}, [(op) => `/users/api/${op}`]);
+    await world.setUp();
+  });
+  after(() => s.close());
+
+  test('every operation of the route table has a property case', () => {
+    const ops = operationsOf(s.roost).filter((o) => o.service === 'users').map((o) => o.op);
+    assert.deepEqual(ops.filter((op) => !TEMPLATES[op]), []);
+  });
+
+  for (const [op, template] of Object.entries(TEMPLATES)) {
+    test(`${op}: answers below 500 with the failure body, and a refusal stores nothing`, async (t) => {
+      const info = operationsOf(s.roost).find((o) => o.service === 'users' && o.op === op);
+      assert.ok(info, `${op} is not in the route table any more`);
+      const ignore = op === 'token' || op === 'signin' ? SIGNIN_COUNTERS : {};
+      const stats = await checkOperation(world, { info, path: () => fc.constant(`/users/api/${op}`), template, ignore });
+      t.diagnostic(describeStats(stats));
+    });
+  }
+});

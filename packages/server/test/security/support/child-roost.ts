@@ -1,0 +1,62 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/**
+ * Roost as users run it: `node packages/server/bin/roost.js serve` in a process of its own,
+ * configured by a JSON file (ROOST_CONFIG), so a test can kill it (SIGKILL: no handler, no
+ * flush, no goodbye) and start it again on the same data.
+ */
+const root = new URL('../../../../../', import.meta.url).pathname;
+const BIN = join(root, 'packages/server/bin/roost.js');
+
+export interface ChildRoost {
+  url: string;
+  process: ChildProcess;
+  /** Every line the server logged (pino JSON), for checks of what it said. */
+  lines: string[];
+  /** Resolves with the exit code or the signal. */
+  exited: Promise<number | string>;
+}
+
+export async function writeConfig(dir: string, config: Record<string, unknown>): Promise<string> {
+  const file = join(dir, 'roost.config.json');
+  await writeFile(file, JSON.stringify(config));
+  return file;
+}
+
+export function startChild(configFile: string, timeoutMs = 60_000): Promise<ChildRoost> {
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    cwd: root,
+    env: { ...process.env, ROOST_CONFIG: configFile, ROOST_DATABASE_URL: '', ROOST_DATA_DIR: '', ROOST_PORT: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`roost did not start within ${timeoutMs} ms:\n${lines.join('\n')}`));
+    }, timeoutMs);
+    let buffered = '';
+    const onData = (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      const parts = buffered.split('\n');
+      buffered = parts.pop() ?? '';
+      for (const line of parts) {
+        lines.push(line);
+        const url = /Roost listens on (http:\/\/[^\s]+) /.exec(line)?.[1];
+        if (url) {
+          clearTimeout(timer);
+          resolve({ url, process: child, lines, exited });
+        }
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`roost exited (${code}) before it listened:\n${lines.join('\n')}`));
+    });
+  });
+}
