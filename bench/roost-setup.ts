@@ -7,10 +7,23 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig, type ConfigInput } from '../packages/server/src/core/config.js';
+import { systemClock, type Clock } from '../packages/server/src/core/clock.js';
 import { createRoost, type Roost } from '../packages/server/src/roost.js';
 import { createBenchDatabase, onStop } from './postgres.js';
 
 export const BENCH_USER = { name: 'bench', password: 'bench-password' };
+
+/**
+ * Roost's clock, slowed by `BENCH_CLOCK_RATE` (0.02: a fiftieth of real time). bench/
+ * instructions.ts runs the server under valgrind, fifty times slower: its caches (sessions,
+ * permission entries, items) would expire fifty times as often per request as at full speed.
+ */
+function benchClock(): Clock {
+  const rate = Number(process.env.BENCH_CLOCK_RATE ?? 1);
+  if (rate === 1) return systemClock;
+  const start = Date.now();
+  return { now: () => start + (Date.now() - start) * rate };
+}
 
 export interface BenchRoost {
   roost: Roost;
@@ -27,7 +40,7 @@ export async function startBenchRoost(input: ConfigInput = {}): Promise<BenchRoo
     dataDir, port: 0, logLevel: 'error', rateLimit: { max: 10_000_000 }, ...input, ...(postgres ? { databaseUrl: postgres.url } : {}),
   });
   onStop(async () => rmSync(dataDir, { recursive: true, force: true }));
-  const roost = await createRoost(config);
+  const roost = await createRoost(config, { clock: benchClock() });
   onStop(() => roost.close());
   await roost.users.createUser({
     name: BENCH_USER.name, email: 'bench@example.com', password: BENCH_USER.password, realname: 'Bench', data: '', notify: false, groups: [], state: 'active', pending: null,
