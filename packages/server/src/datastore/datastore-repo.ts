@@ -92,12 +92,21 @@ type Db = Kysely<Database> | Transaction<Database>;
 /** The items of every data store, in the one table `datastore_items`, each query scoped by store. */
 export function createDataStoreRepo(db: Kysely<Database>, store: string, cache: ItemCache | null = null) {
   const compiled = compileHotQueries(db);
+  const queries = storeQueries(db, store, compiled, cache && { cache, readThrough: true });
+  /** Run `work` in one transaction: every write in it happens, or none. */
+  const transaction = <T>(work: (queries: StoreQueries) => Promise<T>): Promise<T> =>
+    // Inside a transaction reads may see its own uncommitted writes: they never fill the cache.
+    db.transaction().execute((trx) => work(storeQueries(trx, store, compiled, cache && { cache, readThrough: false })));
   return {
-    ...storeQueries(db, store, compiled, cache && { cache, readThrough: true }),
-    /** Run `work` in one transaction: every write in it happens, or none. */
-    transaction<T>(work: (queries: StoreQueries) => Promise<T>): Promise<T> {
-      // Inside a transaction reads may see its own uncommitted writes: they never fill the cache.
-      return db.transaction().execute((trx) => work(storeQueries(trx, store, compiled, cache && { cache, readThrough: false })));
+    ...queries,
+    transaction,
+    /**
+     * Insert new items, all or none: in one statement when they fit in one (the unique index
+     * then refuses the whole statement for one existing key), else in one transaction. Throws
+     * DuplicateKeyError when a key exists.
+     */
+    insertAll(newItems: readonly NewItem[], now: number): Promise<Item[]> {
+      return newItems.length <= INSERT_CHUNK ? queries.insert(newItems, now) : transaction((trx) => trx.insert(newItems, now));
     },
   };
 }

@@ -114,13 +114,10 @@ export function writeOps(ctx: DataStoreContext): Record<string, Operation> {
     const now = clock.now();
     let stored: Item[];
     try {
-      stored = await repo.transaction(async (trx) => {
-        const existing = await trx.existingKeys(keys);
-        if (existing.length > 0) throw exists(existing);
-        return trx.insert(items, now);
-      });
+      // No check first: the unique index refuses an existing key, and nothing is stored. (A
+      // check and the insert in a transaction cost PostgreSQL three more round trips.)
+      stored = await repo.insertAll(items, now);
     } catch (err) {
-      // Another call stored one of the keys between the check and the insert: the unique index refused it.
       if (err instanceof DuplicateKeyError) throw exists(await repo.existingKeys(keys));
       throw err;
     }
