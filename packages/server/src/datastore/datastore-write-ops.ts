@@ -29,14 +29,13 @@ function entriesOf(input: WriteInput): WriteEntry[] {
   return list.map((item, i) => {
     const prefix = input.items ? `items.${i}.` : '';
     const byId = item.key === undefined && item.id !== undefined;
-    return {
-      ...(byId ? { id: item.id } : { key: item.key }),
-      label: (byId ? item.id : item.key) ?? '',
-      field: `${prefix}${byId ? 'id' : 'key'}`,
-      owner: item.owner,
-      // The schema has made sure every item has a value.
-      value: item.value ?? '',
-    };
+    // The schema has made sure every item has a value.
+    const value = item.value ?? '';
+    // Two literals rather than a spread with fields added: V8 misses its inline cache on each
+    // field written after a spread, a trip into its runtime per field (setItem's hot path).
+    return byId
+      ? { id: item.id, label: item.id ?? '', field: `${prefix}id`, owner: item.owner, value }
+      : { key: item.key, label: item.key ?? '', field: `${prefix}key`, owner: item.owner, value };
   });
 }
 
