@@ -259,6 +259,20 @@ export async function compare(targets: readonly Target[], options: { slices?: nu
   });
 }
 
+// ---- one autocannon run per row: what bench/suite-scaling.ts (its own slicing) builds on ----
+
+/** Seconds per row of a suite that measures a row in one run (`BENCH_SECONDS`). */
+export const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
+
+export interface Row { name: string; rps: number; p50: number; p99: number; errors: number; baseline?: { name: string; rps: number } }
+
+export async function measure(name: string, options: autocannon.Options, baseline?: Row): Promise<Row> {
+  const r = await autocannon({ duration: DURATION, connections: CONNECTIONS, ...options });
+  const row: Row = { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx };
+  if (baseline) row.baseline = { name: baseline.name, rps: baseline.rps };
+  return row;
+}
+
 // ---- reporting ----
 
 /** The machine, as each section's first line says it. */
@@ -346,6 +360,6 @@ export function readResults(): Record<string, SuiteResults> {
 }
 
 /** A run with failed requests is not a measurement: fail the command. */
-export function reportErrors(rows: readonly Measured[]): void {
+export function reportErrors(rows: ReadonlyArray<Pick<Measured, 'name' | 'errors'>>): void {
   for (const r of rows) if (r.errors > 0) { console.error(`${r.name}: ${r.errors} errors`); process.exitCode = 1; }
 }
