@@ -10,7 +10,7 @@
  * does not depend on how much of the machine the server got.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { cpus, loadavg, release, totalmem } from 'node:os';
+import { cpus, release, totalmem } from 'node:os';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 
@@ -279,7 +279,7 @@ export async function measure(name: string, options: autocannon.Options, baselin
 export function machineLine(detail: string): string {
   const cpu = cpus()[0]?.model.trim() ?? 'unknown cpu';
   return `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpus().length} × ${cpu}, ` +
-    `${Math.round(totalmem() / 2 ** 30)} GiB, Linux ${release()}, Node ${process.version}; load average ${loadavg()[0]!.toFixed(2)} at the start. ${detail}`;
+    `${Math.round(totalmem() / 2 ** 30)} GiB, Linux ${release()}, Node ${process.version}. ${detail}`;
 }
 
 /** How the slices were taken, for a section's text. */
