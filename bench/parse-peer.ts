@@ -18,7 +18,9 @@ export async function peerUnavailable(): Promise<string | null> {
 }
 
 export function startParse(): Promise<Server<ParseInfo>> {
-  return start<ParseInfo>('peers/parse-server.ts', {}, { quiet: true });
+  // No log files in the working directory: Parse's logger writes ./logs from its first line
+  // on, before its `logsFolder` option is read.
+  return start<ParseInfo>('peers/parse-server.ts', { PARSE_SERVER_LOGS_FOLDER: 'null' }, { quiet: true });
 }
 
 /** The headers Parse's REST API asks of a signed-in caller. */
