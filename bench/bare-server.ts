@@ -2,21 +2,15 @@
 // for a Node JSON service on this machine), and a raw upload streamed to a file, synced and
 // renamed into place (what Roost's file store does with a `@write` body, without the rest).
 import { randomUUID } from 'node:crypto';
-import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { rename } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import Fastify from 'fastify';
+import { tempDir } from './server-lifecycle.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'roost-bench-bare-'));
-const cleanUp = () => rmSync(dir, { recursive: true, force: true });
-process.once('SIGTERM', () => {
-  cleanUp();
-  process.exit(0);
-});
-process.once('disconnect', cleanUp);
+const dir = tempDir('roost-bench-bare-');
 
 const app = Fastify({ logger: false });
 app.get('/json', async () => ({ result: 1 }));

@@ -6,18 +6,12 @@
 //   getItem.
 // - `argon2id-verify`: checking a password against a hash with Roost's own parameters
 //   (users/passwords.ts), 10 at once as the sign-in rows' 10 connections ask: the ceiling of sign-in.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { hashPassword, verifyPassword } from '../packages/server/src/users/passwords.js';
+import { tempDir } from './server-lifecycle.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'roost-bench-ceiling-'));
-process.once('disconnect', () => rmSync(dir, { recursive: true, force: true }));
-process.once('SIGTERM', () => {
-  rmSync(dir, { recursive: true, force: true });
-  process.exit(0);
-});
+const dir = tempDir('roost-bench-ceiling-');
 
 const sqlite = new SQLite(join(dir, 'items.db'));
 sqlite.pragma('journal_mode = WAL');

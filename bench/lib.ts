@@ -359,6 +359,19 @@ export function readResults(): Record<string, SuiteResults> {
   return existsSync(resultsFile) ? (JSON.parse(readFileSync(resultsFile, 'utf8')) as Record<string, SuiteResults>) : {};
 }
 
+/**
+ * A suite's results: its rows kept in results.json, its section of RESULTS.md written (the
+ * machine, how the slices were taken, how much other work ran meanwhile, then `body`), and the
+ * command failed when a request failed.
+ */
+export function publish(suite: string, machine: string, slices: string, rows: Record<string, Measured>, body: string[]): void {
+  recordResults(suite, machine, rows);
+  const text = [machine, slices, contentionLine(Object.values(rows)), '', ...body].join('\n');
+  console.log(text);
+  writeSection(suite, text);
+  reportErrors(Object.values(rows));
+}
+
 /** A run with failed requests is not a measurement: fail the command. */
 export function reportErrors(rows: ReadonlyArray<Pick<Measured, 'name' | 'errors'>>): void {
   for (const r of rows) if (r.errors > 0) { console.error(`${r.name}: ${r.errors} errors`); process.exitCode = 1; }

@@ -1,6 +1,7 @@
 // A PostgreSQL database of its own for a bench server, dropped when the server stops.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { onStop } from './server-lifecycle.js';
 
 /**
  * The server the PostgreSQL rows run on: `ROOST_BENCH_DATABASE_URL`, else the tests'
@@ -45,29 +46,4 @@ export async function createBenchDatabase(prefix: string): Promise<{ name: strin
   const drop = () => adminQuery(`drop database if exists ${name} with (force)`);
   onStop(drop);
   return { name, url: url.toString() };
-}
-
-const cleanups: Array<() => Promise<void>> = [];
-
-async function cleanUpAndExit(code: number): Promise<never> {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch((err: unknown) => console.error(err));
-  process.exit(code);
-}
-
-/**
- * Run `cleanup` (close the server, drop its database) when the bench stops this process, when
- * the bench is interrupted, or when the server fails while setting up; then exit.
- */
-export function onStop(cleanup: () => Promise<void>): void {
-  if (cleanups.length === 0) {
-    process.once('SIGTERM', () => void cleanUpAndExit(0));
-    process.once('SIGINT', () => void cleanUpAndExit(130));
-    // The bench itself went away without stopping its servers.
-    process.once('disconnect', () => void cleanUpAndExit(0));
-    process.once('uncaughtException', (err) => {
-      console.error(err);
-      void cleanUpAndExit(1);
-    });
-  }
-  cleanups.push(cleanup);
 }

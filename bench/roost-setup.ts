@@ -3,13 +3,11 @@
 // 127.0.0.1, no rate limits (they would measure the limiter), and one signed-in user `bench`:
 // what every bench server script starts from. Its first IPC message carries the URL, the token
 // and the database, so lib.ts counts the database's CPU time as the server's.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseConfig, type ConfigInput } from '../packages/server/src/core/config.js';
 import { systemClock, type Clock } from '../packages/server/src/core/clock.js';
 import { createRoost, type Roost } from '../packages/server/src/roost.js';
-import { createBenchDatabase, onStop } from './postgres.js';
+import { createBenchDatabase } from './postgres.js';
+import { onStop, tempDir } from './server-lifecycle.js';
 
 export const BENCH_USER = { name: 'bench', password: 'bench-password' };
 
@@ -34,12 +32,11 @@ export interface BenchRoost {
 }
 
 export async function startBenchRoost(input: ConfigInput = {}): Promise<BenchRoost> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'roost-bench-'));
+  const dataDir = tempDir('roost-bench-');
   const postgres = process.env.BENCH_POSTGRES === '1' ? await createBenchDatabase('roost') : null;
   const config = parseConfig({
     dataDir, port: 0, logLevel: 'error', rateLimit: { max: 10_000_000 }, ...input, ...(postgres ? { databaseUrl: postgres.url } : {}),
   });
-  onStop(async () => rmSync(dataDir, { recursive: true, force: true }));
   const roost = await createRoost(config, { clock: benchClock() });
   onStop(() => roost.close());
   await roost.users.createUser({

@@ -2,7 +2,9 @@
 // connections, beside the bare Fastify route and Parse Server's get and update of an object
 // (on PostgreSQL) at the same concurrency. Writes bench/concurrency.svg.
 import { writeFileSync } from 'node:fs';
-import { compare, contentionLine, here, httpTarget, machineLine, recordResults, reportErrors, formatCpu, formatRps, start, stop, writeSection, type Measured, type Server, type Target } from './lib.js';
+import {
+  compare, formatCpu, formatRps, here, httpTarget, machineLine, publish, start, stop, type Measured, type Server, type Target,
+} from './lib.js';
 import { parseHeaders, peerUnavailable, startParse, type ParseInfo } from './parse-peer.js';
 import { plotSvg, type Series } from './plot.js';
 
@@ -54,7 +56,6 @@ export async function run(): Promise<void> {
       const measured = await compare(targets.map(([, t]) => t), { slices: SLICES, seconds: SECONDS, warmup: connections === LEVELS[0] ? 2 : 0.5 });
       targets.forEach(([op], i) => (rows[`${op}@${connections}`] = measured[i]!));
     }
-    recordResults('concurrency', machine, rows);
     const ops = (Object.keys(LABELS) as Op[]).filter((op) => rows[`${op}@1`]);
     const series = (op: Op, color: string, dashed: boolean): Series => ({
       name: LABELS[op], color, dashed, points: LEVELS.map((c) => [c, rows[`${op}@${c}`]?.rps ?? 0] as const),
@@ -66,10 +67,7 @@ export async function run(): Promise<void> {
     writeFileSync(`${here}concurrency.svg`, svg);
     const header = `| operation | ${LEVELS.map((c) => `${c}`).join(' | ')} |`;
     const table = (pick: (m: Measured) => string) => ops.map((op) => `| ${LABELS[op]} | ${LEVELS.map((c) => pick(rows[`${op}@${c}`]!)).join(' | ')} |`);
-    const text = [
-      machine,
-      `Each point: ${SLICES} slices of ${SECONDS} s per target, the targets of one concurrency in turns. ${contentionLine(Object.values(rows))}`,
-      '',
+    publish('concurrency', machine, `Each point: ${SLICES} slices of ${SECONDS} s per target, the targets of one concurrency in turns.`, rows, [
       '![Requests per second against connections](concurrency.svg)',
       '',
       `Requests per second by connections:`,
@@ -83,10 +81,7 @@ export async function run(): Promise<void> {
       header,
       `|---|${LEVELS.map(() => '---:').join('|')}|`,
       ...table((m) => `${m.p99} ms, ${formatCpu(m.cpuUs)} µs`),
-    ].join('\n');
-    console.log(text);
-    writeSection('concurrency', text);
-    reportErrors(Object.values(rows));
+    ]);
   } finally {
     await stop(bare, roost, parse);
   }

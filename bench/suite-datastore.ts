@@ -1,7 +1,7 @@
 // The data store (SQLite) against the bare Fastify route, and better-sqlite3's point read in
 // process (the storage ceiling), all in the same minute. One signed-in user owns the 1000
 // items k0..k999 of the store `data` (roost-server.ts).
-import { compare, contentionLine, httpTarget, loopTarget, machineLine, recordResults, renderTable, reportErrors, slicesLine, start, stop, writeSection } from './lib.js';
+import { compare, httpTarget, loopTarget, machineLine, publish, renderTable, slicesLine, start, stop } from './lib.js';
 
 export async function run(): Promise<void> {
   const machine = machineLine('SQLite.');
@@ -23,12 +23,7 @@ export async function run(): Promise<void> {
       loopTarget('better-sqlite3 point read in-process (storage ceiling)', ceilings, 'sqlite-point-read'),
     ]);
     const rows = { bare: bareRow!, getItem: getItem!, setItem: setItem!, list: list!, keys: keys!, pointRead: pointRead! };
-    recordResults('datastore', machine, rows);
-    const text = [
-      machine,
-      slicesLine(),
-      contentionLine(Object.values(rows)),
-      '',
+    publish('datastore', machine, slicesLine(), rows, [
       renderTable([
         { label: rows.bare.name, m: rows.bare },
         { label: rows.getItem.name, m: rows.getItem, baseline: rows.bare },
@@ -38,10 +33,7 @@ export async function run(): Promise<void> {
         { label: rows.pointRead.name, m: rows.pointRead },
         { label: `${rows.getItem.name} against the storage ceiling`, m: rows.getItem, baseline: rows.pointRead },
       ]),
-    ].join('\n');
-    console.log(text);
-    writeSection('datastore', text);
-    reportErrors(Object.values(rows));
+    ]);
   } finally {
     await stop(bare, roost, ceilings);
   }

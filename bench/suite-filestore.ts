@@ -1,7 +1,7 @@
 // The file store (SQLite) against @fastify/static serving the same file and directory, and a
 // bare Fastify upload route, in the same minute.
 import { Agent, request } from 'node:http';
-import { compare, contentionLine, httpTarget, machineLine, recordResults, renderTable, reportErrors, slicesLine, start, stop, writeSection, type Server, type Target } from './lib.js';
+import { compare, httpTarget, machineLine, publish, renderTable, slicesLine, start, stop, type Server, type Target } from './lib.js';
 import { bigFile } from './filestore-fixture.js';
 
 // 1 MiB bodies (and listings of 1000 entries): 10 connections, so that the load generator,
@@ -79,12 +79,7 @@ export async function run(): Promise<void> {
       staticRead: staticRead!, read: roostRead!, readToken: roostReadToken!, staticDownload: staticDownload!, download: roostDownload!,
       bareUpload: bareUpload!, write: roostWrite!, staticList: staticList!, list: roostList!,
     };
-    recordResults('filestore', machine, rows);
-    const text = [
-      machine,
-      slicesLine(CONNECTIONS),
-      contentionLine(Object.values(rows)),
-      '',
+    publish('filestore', machine, slicesLine(CONNECTIONS), rows, [
       renderTable([
         { label: rows.staticRead.name, m: rows.staticRead },
         { label: rows.read.name, m: rows.read, baseline: rows.staticRead },
@@ -96,10 +91,7 @@ export async function run(): Promise<void> {
         { label: rows.staticList.name, m: rows.staticList },
         { label: rows.list.name, m: rows.list, baseline: rows.staticList },
       ]),
-    ].join('\n');
-    console.log(text);
-    writeSection('filestore', text);
-    reportErrors(Object.values(rows));
+    ]);
   } finally {
     await stop(files, served, bare);
   }

@@ -2,8 +2,7 @@
 // same minute: sign-up, sign-in, the signed-in user, and an object created, read, replaced and
 // listed. Roost runs twice, on PostgreSQL (like for like) and on SQLite (its default).
 import {
-  compare, contentionLine, PASSWORD_CONNECTIONS, httpTarget, machineLine, recordResults, renderTable, reportErrors, slicesLine, start, stop, writeSection,
-  type HttpTargetOptions, type Measured, type Server,
+  compare, httpTarget, machineLine, PASSWORD_CONNECTIONS, publish, renderTable, slicesLine, start, stop, type HttpTargetOptions, type Measured, type Server,
 } from './lib.js';
 import { APP_ID, parseHeaders, peerUnavailable, startParse, type ParseInfo } from './parse-peer.js';
 
@@ -102,11 +101,7 @@ export async function run(): Promise<void> {
         { label: 'Roost on SQLite', m: lite!, baseline: p! },
       );
     }
-    recordResults('peers', machine, rows);
-    const text = [machine, `${slicesLine()} Sign-up and sign-in: ${PASSWORD_CONNECTIONS} connections.`, contentionLine(Object.values(rows)), '', renderTable(table, 'Parse Server')].join('\n');
-    console.log(text);
-    writeSection('peers', text);
-    reportErrors(Object.values(rows));
+    publish('peers', machine, `${slicesLine()} Sign-up and sign-in: ${PASSWORD_CONNECTIONS} connections.`, rows, [renderTable(table, 'Parse Server')]);
   } finally {
     await stop(parse, postgres, sqlite);
   }

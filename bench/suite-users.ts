@@ -1,6 +1,6 @@
 // The user identity service (SQLite): identity with a bearer token against the bare Fastify
 // route, sign-in (`token`) against argon2id's own ceiling, in the same minute.
-import { PASSWORD_CONNECTIONS, compare, contentionLine, httpTarget, loopTarget, machineLine, recordResults, renderTable, reportErrors, slicesLine, start, stop, writeSection } from './lib.js';
+import { compare, httpTarget, loopTarget, machineLine, PASSWORD_CONNECTIONS, publish, renderTable, slicesLine, start, stop } from './lib.js';
 
 export async function run(): Promise<void> {
   const machine = machineLine('SQLite.');
@@ -23,12 +23,7 @@ export async function run(): Promise<void> {
       }),
     ]);
     const rows = { bare: bareRow!, ping: ping!, identity: identity!, argon2: argon2!, token: signIn! };
-    recordResults('users', machine, rows);
-    const text = [
-      machine,
-      `${slicesLine()} Sign-in: ${PASSWORD_CONNECTIONS} connections.`,
-      contentionLine(Object.values(rows)),
-      '',
+    publish('users', machine, `${slicesLine()} Sign-in: ${PASSWORD_CONNECTIONS} connections.`, rows, [
       renderTable([
         { label: rows.bare.name, m: rows.bare },
         { label: rows.ping.name, m: rows.ping, baseline: rows.bare },
@@ -36,10 +31,7 @@ export async function run(): Promise<void> {
         { label: rows.argon2.name, m: rows.argon2 },
         { label: rows.token.name, m: rows.token, baseline: rows.argon2 },
       ]),
-    ].join('\n');
-    console.log(text);
-    writeSection('users', text);
-    reportErrors(Object.values(rows));
+    ]);
   } finally {
     await stop(bare, roost, ceilings);
   }

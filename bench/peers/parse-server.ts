@@ -4,7 +4,8 @@
 // `Item` ({key, value}) that the user owns. The class asks for a signed-in caller to find, get,
 // create and update (Roost's data store: `sys:authenticated` reads and creates), and each
 // object's ACL lets everyone read it and only its owner write it (Roost: `sys:owner` replaces).
-import { createBenchDatabase, onStop } from '../postgres.js';
+import { createBenchDatabase } from '../postgres.js';
+import { onStop } from '../server-lifecycle.js';
 
 export const APP_ID = 'roost-bench';
 const MASTER_KEY = 'roost-bench-master-key';
