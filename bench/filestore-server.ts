@@ -3,7 +3,7 @@
 import { bigFile, DIRECTORY_ENTRIES, entryBody, entryName } from './filestore-fixture.js';
 import { startBenchRoost } from './roost-setup.js';
 
-const { url, token } = await startBenchRoost({ fileStores: { files: { read: 'sys:everyone' } } });
+const { url, token, database } = await startBenchRoost({ fileStores: { files: { read: 'sys:everyone' } } });
 const call = async (path: string, init: RequestInit) => {
   const res = await fetch(url + path, { ...init, headers: { 'x-auth-token': token, ...init.headers } });
   if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
@@ -11,4 +11,4 @@ const call = async (path: string, init: RequestInit) => {
 await call('/files/big.bin/@write', { method: 'PUT', body: bigFile });
 await call('/files/@newItem', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'many', type: 'd' }) });
 for (let i = 0; i < DIRECTORY_ENTRIES; i++) await call(`/files/many/${entryName(i)}/@write`, { method: 'PUT', body: entryBody(i) });
-process.send?.({ url, token });
+process.send?.({ url, token, database });

@@ -1,14 +1,14 @@
 // The baseline of the file store suite: @fastify/static serving the same files from disk, with
 // JSON directory listings (`extended`: each entry with its size and times, as Roost's list gives;
 // and under /names/ the bare names).
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import fastifyStatic from '@fastify/static';
 import { bigFile, DIRECTORY_ENTRIES, entryBody, entryName } from './filestore-fixture.js';
+import { tempDir } from './server-lifecycle.js';
 
-const root = mkdtempSync(join(tmpdir(), 'roost-bench-static-'));
+const root = tempDir('roost-bench-static-');
 writeFileSync(join(root, 'big.bin'), bigFile);
 mkdirSync(join(root, 'many'));
 for (let i = 0; i < DIRECTORY_ENTRIES; i++) writeFileSync(join(root, 'many', entryName(i)), entryBody(i));

@@ -1,79 +1,98 @@
-// The file store against @fastify/static serving the same file and directory in the same run.
+// The file store (SQLite) against @fastify/static serving the same file and directory, and a
+// bare Fastify upload route, in the same minute.
 import { Agent, request } from 'node:http';
-import { DURATION, measure, reportErrors, start, table, writeSection, type Row } from './lib.js';
+import { compare, httpTarget, machineLine, publish, renderTable, slicesLine, start, stop, type Server, type Target } from './lib.js';
+import { bigFile } from './filestore-fixture.js';
 
-// 1 MiB answers: fewer connections, so that the load generator (which parses every byte in
-// JavaScript) is not what is measured.
-const FILE = { connections: 10 };
+// 1 MiB bodies (and listings of 1000 entries): 10 connections, so that the load generator,
+// which parses every byte in JavaScript, is less what is measured.
+const CONNECTIONS = 10;
 
 /**
- * Downloads per second with Node's own HTTP client discarding the bodies (llhttp in C): a
- * second opinion on the 1 MiB rows, since autocannon parses bodies in JavaScript and may be
- * what sets the pace there. Latency is not measured here.
+ * Downloads with Node's own HTTP client discarding the bodies (llhttp in C), 10 keep-alive
+ * connections: a second opinion on the 1 MiB rows, since autocannon parses bodies in
+ * JavaScript and may be what sets the pace there. Latency is not measured here.
  */
-async function downloads(name: string, url: string, headers: Record<string, string>, baseline?: Row): Promise<Row> {
-  const agent = new Agent({ keepAlive: true, maxSockets: FILE.connections });
-  const until = Date.now() + DURATION * 1000;
-  let done = 0;
-  let errors = 0;
-  const one = () =>
-    new Promise<void>((resolve) => {
-      request(url, { agent, headers }, (res) => {
-        if (res.statusCode !== 200) errors++;
-        res.resume();
-        res.on('end', () => {
-          done++;
-          resolve();
+function downloadTarget(name: string, server: Server<unknown>, url: string, headers: Record<string, string>): Target {
+  return {
+    name,
+    server,
+    async slice(seconds) {
+      const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+      const begin = performance.now();
+      const until = begin + seconds * 1000;
+      let done = 0;
+      let errors = 0;
+      const one = () =>
+        new Promise<void>((resolve) => {
+          request(url, { agent, headers }, (res) => {
+            if (res.statusCode !== 200) errors++;
+            res.resume();
+            res.on('end', () => {
+              done++;
+              resolve();
+            });
+          })
+            .on('error', () => {
+              errors++;
+              resolve();
+            })
+            .end();
         });
-      })
-        .on('error', () => {
-          errors++;
-          resolve();
-        })
-        .end();
-    });
-  await Promise.all(Array.from({ length: FILE.connections }, async () => {
-    while (Date.now() < until) await one();
-  }));
-  agent.destroy();
-  const row: Row = { name: `${name} (node:http client)`, rps: done / DURATION, p50: Number.NaN, p99: Number.NaN, errors };
-  if (baseline) row.baseline = { name: baseline.name, rps: baseline.rps };
-  return row;
+      await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
+        while (performance.now() < until) await one();
+      }));
+      agent.destroy();
+      return { requests: done, seconds: (performance.now() - begin) / 1000, p50: Number.NaN, p99: Number.NaN, errors };
+    },
+  };
 }
 
 export async function run(): Promise<void> {
-  const rows: Row[] = [];
-  const baseline = await start('static-server.ts');
-  let staticFile: Row;
-  let staticDownloads: Row;
-  let staticList: Row;
-  let staticNames: Row;
+  const machine = machineLine('SQLite.');
+  const files = await start<{ url: string; token: string }>('filestore-server.ts');
+  const served = await start('static-server.ts');
+  const bare = await start('bare-server.ts');
   try {
-    staticFile = await measure('@fastify/static: GET 1 MiB file', { ...FILE, url: `${baseline.info.url}/big.bin` });
-    staticDownloads = await downloads('@fastify/static: GET 1 MiB file', `${baseline.info.url}/big.bin`, {});
-    staticList = await measure('@fastify/static: JSON listing of 1000 entries (extended)', { url: `${baseline.info.url}/many/` });
-    staticNames = await measure('@fastify/static: JSON listing of 1000 names', { url: `${baseline.info.url}/names/many/` });
+    const { url, token } = files.info;
+    const auth = { authorization: `Bearer ${token}` };
+    const big = { connections: CONNECTIONS };
+    const [staticRead, roostRead, roostReadToken] = await compare([
+      httpTarget('@fastify/static: GET 1 MiB file', served, { ...big, url: `${served.info.url}/big.bin` }),
+      httpTarget('file read 1 MiB (GET, anonymous, public store)', files, { ...big, url: `${url}/files/big.bin` }),
+      httpTarget('file read 1 MiB (GET with token)', files, { ...big, url: `${url}/files/api/big.bin`, headers: auth }),
+    ]);
+    const [staticDownload, roostDownload] = await compare([
+      downloadTarget('@fastify/static: GET 1 MiB file, node:http client', served, `${served.info.url}/big.bin`, {}),
+      downloadTarget('file read 1 MiB (GET with token), node:http client', files, `${url}/files/api/big.bin`, auth),
+    ]);
+    const upload = { ...big, method: 'PUT' as const, body: bigFile, headers: { 'content-type': 'application/octet-stream' } };
+    const [bareUpload, roostWrite] = await compare([
+      httpTarget('bare Fastify upload: 1 MiB streamed to a file, synced, renamed', bare, { ...upload, url: `${bare.info.url}/upload` }),
+      httpTarget('file write 1 MiB (PUT @write with token)', files, { ...upload, url: `${url}/files/api/written.bin/@write`, headers: { ...upload.headers, ...auth } }),
+    ]);
+    const [staticList, roostList] = await compare([
+      httpTarget('@fastify/static: JSON listing of 1000 entries (extended)', served, { ...big, url: `${served.info.url}/many/` }),
+      httpTarget('directory listing of 1000 entries (@list, size=1000)', files, { ...big, url: `${url}/files/many/@list?size=1000` }),
+    ]);
+    const rows = {
+      staticRead: staticRead!, read: roostRead!, readToken: roostReadToken!, staticDownload: staticDownload!, download: roostDownload!,
+      bareUpload: bareUpload!, write: roostWrite!, staticList: staticList!, list: roostList!,
+    };
+    publish('filestore', machine, slicesLine(CONNECTIONS), rows, [
+      renderTable([
+        { label: rows.staticRead.name, m: rows.staticRead },
+        { label: rows.read.name, m: rows.read, baseline: rows.staticRead },
+        { label: rows.readToken.name, m: rows.readToken, baseline: rows.staticRead },
+        { label: rows.staticDownload.name, m: rows.staticDownload },
+        { label: rows.download.name, m: rows.download, baseline: rows.staticDownload },
+        { label: rows.bareUpload.name, m: rows.bareUpload },
+        { label: rows.write.name, m: rows.write, baseline: rows.bareUpload },
+        { label: rows.staticList.name, m: rows.staticList },
+        { label: rows.list.name, m: rows.list, baseline: rows.staticList },
+      ]),
+    ]);
   } finally {
-    baseline.child.kill();
+    await stop(files, served, bare);
   }
-  rows.push(staticFile);
-  const roost = await start<{ url: string; token: string }>('filestore-server.ts');
-  try {
-    const { url, token } = roost.info;
-    rows.push(await measure('Roost: GET 1 MiB file (anonymous, public store)', { ...FILE, url: `${url}/files/big.bin` }, staticFile));
-    rows.push(await measure('Roost: GET 1 MiB file with token', { ...FILE, url: `${url}/files/api/big.bin`, headers: { 'x-auth-token': token } }, staticFile));
-    rows.push(await measure('Roost: @read 1 MiB file (POST)', { ...FILE, url: `${url}/files/api/big.bin/@read`, method: 'POST', headers: { 'x-auth-token': token, 'content-type': 'application/json' }, body: '{}' }, staticFile));
-    rows.push(staticDownloads);
-    rows.push(await downloads('Roost: GET 1 MiB file (anonymous)', `${url}/files/big.bin`, {}, staticDownloads));
-    rows.push(await downloads('Roost: GET 1 MiB file with token', `${url}/files/api/big.bin`, { 'x-auth-token': token }, staticDownloads));
-    rows.push(staticList);
-    const list = await measure('Roost: @list of 1000 entries (size=1000)', { url: `${url}/files/many/@list?size=1000` }, staticList);
-    rows.push(list, staticNames, { ...list, baseline: { name: staticNames.name, rps: staticNames.rps } });
-  } finally {
-    roost.child.kill();
-  }
-  const text = table(rows);
-  console.log(text);
-  writeSection('filestore', text);
-  reportErrors(rows);
 }

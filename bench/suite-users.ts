@@ -1,27 +1,38 @@
-// The user identity service against the bare Fastify route.
-import { measure, measureBare, reportErrors, start, table, writeSection, type Row } from './lib.js';
+// The user identity service (SQLite): identity with a bearer token against the bare Fastify
+// route, sign-in (`token`) against argon2id's own ceiling, in the same minute.
+import { compare, httpTarget, loopTarget, machineLine, PASSWORD_CONNECTIONS, publish, renderTable, slicesLine, start, stop } from './lib.js';
 
 export async function run(): Promise<void> {
-  const bare = await measureBare();
-  const rows: Row[] = [bare];
+  const machine = machineLine('SQLite.');
+  const bare = await start('bare-server.ts');
   const roost = await start<{ url: string; token: string }>('roost-server.ts');
+  const ceilings = await start('ceilings.ts');
   try {
     const { url, token } = roost.info;
-    const auth = { 'x-auth-token': token };
-    rows.push(await measure('ping (GET /users/api/ping)', { url: `${url}/users/api/ping` }, bare));
-    rows.push(await measure('identity with token (GET)', { url: `${url}/users/api/identity`, headers: auth }, bare));
-    rows.push(await measure('profile with token (POST JSON)', {
-      url: `${url}/users/api/profile`, method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{}',
-    }, bare));
-    rows.push(await measure('token (sign-in, argon2id)', {
-      url: `${url}/users/api/token`, method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ identity: 'bench', password: 'bench-password' }),
-    }, bare));
+    const [bareRow, ping, identity] = await compare([
+      httpTarget('bare Fastify route', bare, { url: `${bare.info.url}/json` }),
+      httpTarget('ping (GET /users/api/ping)', roost, { url: `${url}/users/api/ping` }),
+      httpTarget('identity (GET, Authorization: Bearer)', roost, { url: `${url}/users/api/identity`, headers: { authorization: `Bearer ${token}` } }),
+    ]);
+    const [argon2, signIn] = await compare([
+      loopTarget('argon2id verify in-process (Roost\'s parameters, 10 at once)', ceilings, 'argon2id-verify'),
+      httpTarget('token (sign-in, POST JSON)', roost, {
+        connections: PASSWORD_CONNECTIONS,
+        url: `${url}/users/api/token`, method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ identity: 'bench', password: 'bench-password' }),
+      }),
+    ]);
+    const rows = { bare: bareRow!, ping: ping!, identity: identity!, argon2: argon2!, token: signIn! };
+    publish('users', machine, `${slicesLine()} Sign-in: ${PASSWORD_CONNECTIONS} connections.`, rows, [
+      renderTable([
+        { label: rows.bare.name, m: rows.bare },
+        { label: rows.ping.name, m: rows.ping, baseline: rows.bare },
+        { label: rows.identity.name, m: rows.identity, baseline: rows.bare },
+        { label: rows.argon2.name, m: rows.argon2 },
+        { label: rows.token.name, m: rows.token, baseline: rows.argon2 },
+      ]),
+    ]);
   } finally {
-    roost.child.kill();
+    await stop(bare, roost, ceilings);
   }
-  const text = table(rows);
-  console.log(text);
-  writeSection('users', text);
-  reportErrors(rows);
 }

@@ -32,13 +32,16 @@ export function createDataStoreInputs(limits: DataStoreLimits) {
     const problem = keyProblem(s);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
-  const value = z.union([
-    z
-      .string()
-      .refine((s) => !LONE_SURROGATE.test(s), { message: 'invalid', abort: true })
-      .refine((s) => Buffer.byteLength(s) <= limits.maxValueBytes, { message: 'too long' }),
-    z.number().refine(Number.isFinite, { message: 'invalid' }),
-  ]);
+  /** The reason a value is refused, or null: the one rule behind the schemas and the setItem fast path. */
+  const valueProblem = (v: string | number): 'too long' | 'invalid' | null => {
+    if (typeof v === 'number') return Number.isFinite(v) ? null : 'invalid';
+    if (LONE_SURROGATE.test(v)) return 'invalid';
+    return Buffer.byteLength(v) > limits.maxValueBytes ? 'too long' : null;
+  };
+  const value = z.union([z.string(), z.number()]).superRefine((v, ctx) => {
+    const problem = valueProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
   const id = looseInt.pipe(z.number().min(1));
   const owner = z.string().min(1).max(OWNER_MAX);
   const keys = z.preprocess(asList, z.array(key).min(1));
@@ -96,6 +99,7 @@ export function createDataStoreInputs(limits: DataStoreLimits) {
   return {
     limits,
     keyProblem,
+    valueProblem,
     singleKey: z.object({ key }),
     addressed,
     newItem: writes(false),

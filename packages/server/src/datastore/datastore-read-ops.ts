@@ -22,7 +22,7 @@ export function readOps(ctx: DataStoreContext): Record<string, Operation> {
         if (problem) throw invalidField('key', problem);
         const item = await repo.byKey(key);
         if (!item || !grants.covers(permission, item)) throw dataStoreErrors.item_not_found({ fields: [['key', 'not found']] });
-        return single(view(item));
+        return single(item, view);
       }
       const targets = targetsOf(parseAddressed(inputs, input));
       const found = await findTargets(repo, targets);
@@ -30,7 +30,7 @@ export function readOps(ctx: DataStoreContext): Record<string, Operation> {
       if (!isSingle(input)) return { items: visible.map(view) };
       const [item] = visible;
       if (!item) throw dataStoreErrors.item_not_found({ fields: [[targets[0]?.field ?? 'key', 'not found']] });
-      return single(view(item));
+      return single(item, view);
     };
   }
 

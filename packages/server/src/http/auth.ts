@@ -28,17 +28,33 @@ export function tokenOf(request: FastifyRequest): { token: string; via: 'header'
   return null;
 }
 
+const ANONYMOUS_REQUEST_CALLER: RequestCaller = Object.freeze({ ...ANONYMOUS_CALLER, via: null });
+
+/** A request caller per caller and way: `authenticate` hands out one caller per cached session. */
+const requestCallers = { header: new WeakMap<Caller, RequestCaller>(), cookie: new WeakMap<Caller, RequestCaller>() };
+
+function requestCaller(caller: Caller, via: 'header' | 'cookie'): RequestCaller {
+  let found = requestCallers[via].get(caller);
+  if (!found) {
+    found = Object.freeze({ ...caller, via });
+    requestCallers[via].set(caller, found);
+  }
+  return found;
+}
+
+async function resolveCaller(request: FastifyRequest, users: UserService): Promise<RequestCaller> {
+  const found = tokenOf(request);
+  if (!found) return ANONYMOUS_REQUEST_CALLER;
+  const caller = await users.authenticate(found.token);
+  return caller ? requestCaller(caller, found.via) : ANONYMOUS_REQUEST_CALLER;
+}
+
 /**
  * Who is calling. An unknown, expired or revoked token makes an anonymous caller: operations
  * open to everyone still work, the others answer 401.
  */
 export function callerOf(request: FastifyRequest, users: UserService): Promise<RequestCaller> {
-  request.roostCaller ??= (async () => {
-    const found = tokenOf(request);
-    if (!found) return { ...ANONYMOUS_CALLER, via: null };
-    const caller = await users.authenticate(found.token);
-    return caller ? { ...caller, via: found.via } : { ...ANONYMOUS_CALLER, via: null };
-  })();
+  request.roostCaller ??= resolveCaller(request, users);
   return request.roostCaller;
 }
 

@@ -41,8 +41,10 @@ function withoutNulChars(values: Record<string, unknown>): Record<string, unknow
       if (value.includes('\u0000')) throw new RoostError('malformed', 'nul_character', 'Text may not contain the NUL character.');
     } else if (value !== null && typeof value === 'object') {
       if (depth > MAX_DEPTH) throw new RoostError('malformed', 'too_deep', `Parameters may be nested at most ${MAX_DEPTH} levels deep.`);
-      for (const [key, member] of Object.entries(value)) {
-        stack.push(key, member);
+      // for-in, not Object.entries: no array of pairs per object (Object.entries took a trip
+      // into V8's runtime on every request). Parsed bodies and queries inherit nothing enumerable.
+      for (const key in value) {
+        stack.push(key, (value as Record<string, unknown>)[key]);
         depths.push(depth, depth + 1);
       }
     }
