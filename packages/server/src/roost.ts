@@ -1,4 +1,5 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { pino } from 'pino';
 import type { Kysely } from 'kysely';
 import { systemClock, type Clock } from './core/clock.js';
 import type { Config } from './core/config.js';
@@ -26,6 +27,8 @@ export interface RoostOverrides {
 
 export interface Roost {
   config: Config;
+  /** Roost's log: JSON lines on standard output, at `logLevel`. */
+  log: FastifyBaseLogger;
   /** Settings an administrator changes while Roost runs (stored over the boot configuration). */
   settings: RuntimeSettingsService;
   http: FastifyInstance;
@@ -44,6 +47,7 @@ export interface Roost {
 }
 
 export interface Services {
+  log: FastifyBaseLogger;
   db: Kysely<Database>;
   dialect: Dialect;
   /** Settings an administrator changes while Roost runs (stored over the boot configuration). */
@@ -58,6 +62,7 @@ export interface Services {
 
 /** Storage, migrated, and the domain services on it: what the CLI needs, without HTTP. */
 export async function openServices(config: Config, overrides: RoostOverrides = {}): Promise<Services> {
+  const log = pino({ level: config.logLevel });
   const { db, dialect } = openDatabase(config);
   try {
     await migrateToLatest(db as Kysely<unknown>);
@@ -67,7 +72,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   }
   const clock = overrides.clock ?? systemClock;
   // Processes sharing a PostgreSQL database tell each other what to forget (storage/change-feed.ts).
-  const changes = config.databaseUrl ? await openPostgresChangeFeed(config.databaseUrl, db, (err) => console.error(`roost: change feed between processes: ${err.message}`)) : null;
+  const changes = config.databaseUrl ? await openPostgresChangeFeed(config.databaseUrl, db, (err) => log.error({ err }, 'change feed between processes')) : null;
   const settings = createRuntimeSettings(config, createSettingsStore(db, clock));
   const mailer = overrides.mailer ?? createMailer(config, settings);
   const permissionStore = createPermissionStore(db, clock, 1000, changes);
@@ -79,6 +84,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   // purge changes nothing and is tried again the next hour.
   const purge = setInterval(() => void users.purgeExpired().catch(() => {}), 3600_000).unref();
   return {
+    log,
     db,
     dialect,
     settings,
@@ -104,7 +110,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
 export async function createRoost(config: Config, overrides: RoostOverrides = {}): Promise<Roost> {
   const services = await openServices(config, overrides);
   const httpServices = { users: services.users, dataStores: services.dataStores, fileStores: services.fileStores };
-  const http = await buildHttp(httpServices, config);
+  const http = await buildHttp(httpServices, config, services.log);
   // The pages sit on top of the HTTP app (the http layer never imports them).
   const pageDeps = { services: httpServices, config, db: services.db, settings: services.settings, mailer: services.mailer, outboxDir: outboxDir(config) };
   await http.register(registerPageAssets);

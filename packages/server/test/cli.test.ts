@@ -140,12 +140,13 @@ describe('cli', () => {
     let child: ChildProcess;
     let url: string;
     let exited: Promise<number | null>;
+    /** What serve wrote to standard output: its log, a JSON object per line. */
+    let out = '';
 
     before(async () => {
       child = spawn(process.execPath, [BIN, 'serve'], { cwd, env: env({ ROOST_DATA_DIR: dataDir, ROOST_PORT: '0', ROOST_HOST: '127.0.0.1', ...database }) });
       exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
       url = await new Promise<string>((resolve, reject) => {
-        let out = '';
         const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}`)), 20_000);
         child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
         child.stdout?.on('data', (d: Buffer) => {
@@ -172,6 +173,23 @@ describe('cli', () => {
         child.kill('SIGTERM');
         await exited;
       }
+    });
+
+    test("a refused request's log line names the request and the reason", async () => {
+      const res = await fetch(`${url}/users/api/profile`);
+      assert.equal(res.status, 401);
+      const logged = async () => {
+        for (let waited = 0; waited < 5000; waited += 50) {
+          const entries = out.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+          const entry = entries.find((e) => e.code === 'not_signed_in');
+          if (entry) return entry;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        throw new Error(`no log line for the refusal in: ${out}`);
+      };
+      const entry = await logged();
+      assert.match(String(entry.reqId), /^req-/);
+      assert.equal(entry.level, 30, 'a refusal is logged at info');
     });
 
     test('answers /users/api/ping', async () => {

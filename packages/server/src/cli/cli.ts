@@ -68,7 +68,7 @@ async function serve(): Promise<number> {
   const config = await loadConfig();
   const roost = await createRoost(config);
   const url = await roost.listen();
-  roost.http.log.info(`Roost listens on ${url} (${roost.dialect}, data in ${config.dataDir})`);
+  roost.log.info(`Roost listens on ${url} (${roost.dialect}, data in ${config.dataDir})`);
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);

@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 
 type ContentTypeParser = (request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => void;
 import cookie from '@fastify/cookie';
@@ -18,6 +18,7 @@ import { registerFileStoreRoutes } from './routes/filestore-routes.js';
 import { installCors } from './cors.js';
 import { answerClientError } from './client-errors.js';
 import { installSecurityHeaders } from './security-headers.js';
+import { requestLogger } from './request-logger.js';
 
 export interface HttpServices {
   users: UserService;
@@ -33,16 +34,16 @@ export const ROOST_VERSION = '0.1.0';
  * refused: sign-in stays guarded by the per-account lockout, which is in the database. Commands
  * fail at once while disconnected instead of queueing, so a request never waits for Redis.
  */
-function sharedCounters(app: FastifyInstance, redisUrl: string | undefined): { redis: Redis; skipOnError: true; nameSpace: string } | Record<string, never> {
+function sharedCounters(app: FastifyInstance, log: FastifyBaseLogger, redisUrl: string | undefined): { redis: Redis; skipOnError: true; nameSpace: string } | Record<string, never> {
   if (!redisUrl) return {};
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 });
   let down = false;
   redis.on('error', (err: Error) => {
-    if (!down) app.log.warn({ err }, 'rate limit counters: Redis unreachable, requests are not limited until it is back');
+    if (!down) log.warn({ err }, 'rate limit counters: Redis unreachable, requests are not limited until it is back');
     down = true;
   });
   redis.on('ready', () => {
-    if (down) app.log.info('rate limit counters: Redis is back');
+    if (down) log.info('rate limit counters: Redis is back');
     down = false;
   });
   app.addHook('onClose', async () => {
@@ -52,10 +53,14 @@ function sharedCounters(app: FastifyInstance, redisUrl: string | undefined): { r
 }
 
 /** The Fastify app with every route; `listen` is the caller's business (tests listen on port 0). */
-export async function buildHttp(services: HttpServices, config: Config): Promise<FastifyInstance> {
+export async function buildHttp(services: HttpServices, config: Config, log: FastifyBaseLogger): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: { level: config.logLevel },
-    // One line per request would cost more than many operations; failures are logged by the error handler.
+    // Fastify's own logger stays off: with one, Fastify adds listeners and clock readings to
+    // every request for its request log, which Roost does not write (one line per request would
+    // cost more than many operations; failures are logged by the error handler). A request's
+    // lines go to Roost's log, tagged with the request id (request-logger.ts).
+    logger: false,
+    childLoggerFactory: (_off, bindings, options) => requestLogger(log, bindings, options),
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
@@ -101,7 +106,7 @@ export async function buildHttp(services: HttpServices, config: Config): Promise
   await app.register(rateLimit, {
     global: false,
     errorResponseBuilder: () => commonErrors.rate_limited(),
-    ...sharedCounters(app, config.rateLimit.redisUrl),
+    ...sharedCounters(app, log, config.rateLimit.redisUrl),
   });
   installCors(app, config.corsOrigins);
   await registerOpenApi(app, ROOST_VERSION);

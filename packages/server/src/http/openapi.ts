@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { PAGE_CSP } from './security-headers.js';
 
 /**
- * Route schemas exist for the documentation only: the operations validate their input with
+ * Input schemas exist for the documentation only: the operations validate their input with
  * the domain's zod schemas, so that failures carry the seed's field reasons. Fastify's own
  * validation is switched off in `http-app.ts`.
  */
@@ -15,11 +15,17 @@ export function docSchema(options: {
   input?: z.ZodType | undefined;
   /** Where the parameters go: a JSON body (POST), the query (GET), or nowhere. */
   in: 'body' | 'querystring' | 'none';
+  /**
+   * The JSON schema of the success answer. Unlike the input, it is used: Fastify writes the
+   * answer by it, and leaves out what it does not name.
+   */
+  answer?: object | undefined;
 }): FastifySchema {
   const schema: FastifySchema & { tags: string[]; summary: string } = { tags: options.tags, summary: options.summary };
   if (options.input && options.in !== 'none') {
     schema[options.in] = jsonSchemaOf(options.input);
   }
+  if (options.answer) schema.response = { 200: options.answer };
   return schema;
 }
 

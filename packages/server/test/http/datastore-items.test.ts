@@ -82,6 +82,31 @@ describe('data store: items', () => {
       assert.deepEqual(res.body.items, [{ key: 'n1', value: 'one', timestamp: res.body.timestamp, id: res.body.id, owner: 'alice' }]);
     });
 
+    test('text and numbers of every sort come back as stored, through getItem and list (answers written by their schema)', async () => {
+      const values = [
+        'back\\slash "quote"',
+        1e21,
+        0,
+        -0.000123,
+        Number.MAX_SAFE_INTEGER,
+        'line\nbreak\ttab "quoted" \u0001 control, emoji 🦉, é',
+        '</script><script>alert(1)</script>',
+        '',
+      ];
+      const items = values.map((value, i) => ({ key: `kind${i}`, value }));
+      const created = await ds(s, 'newItem', { items }, { token: alice });
+      assert.equal(created.status, 200, JSON.stringify(created.body));
+      for (const { key, value } of items) {
+        const res = await ds(s, 'getItem', { key }, { token: alice });
+        assert.deepEqual(res.body.value, value, key);
+        assert.deepEqual(res.body.items[0].value, value, key);
+      }
+      const listed = await ds(s, 'list', { prefix: 'kind', size: 20 }, { token: alice });
+      assert.deepEqual(Object.keys(listed.body).sort(), ['items', 'size', 'start', 'total']);
+      assert.deepEqual(listed.body.items.map((i: { key: string; value: unknown }) => [i.key, i.value]), items.map((i) => [i.key, i.value]));
+      assert.deepEqual(Object.keys(listed.body.items[0]).sort(), ['id', 'key', 'owner', 'timestamp', 'value']);
+    });
+
     test('a list of keys: the items that exist, in the asked order', async () => {
       const res = await ds(s, 'getItem', { key: ['n3', 'missing', 'n1'] }, { token: alice });
       assert.equal(res.status, 200);
