@@ -109,13 +109,15 @@ export function applyChange(current: readonly string[], change: PermissionChange
  * from the service's defaults.
  */
 export interface PermissionStore {
-  entries(service: string, defaults: PermissionMap): Promise<PermissionMap>;
+  /** The entries; kept ones come back as they are, without a promise (every request asks). */
+  entries(service: string, defaults: PermissionMap): PermissionMap | Promise<PermissionMap>;
   change(service: string, defaults: PermissionMap, changes: PermissionChange[]): Promise<PermissionMap>;
 }
 
 /** A service's view of its own entries: check and change, with its defaults bound. */
 export interface ServicePermissions {
-  entries(): Promise<PermissionMap>;
+  /** The entries; kept ones come back as they are, without a promise (every request asks). */
+  entries(): PermissionMap | Promise<PermissionMap>;
   /** The groups granted a permission (none for an unknown name). */
   granted(permission: string): Promise<readonly string[]>;
   allows(permission: string, principal: Principal, isOwner?: boolean): Promise<boolean>;

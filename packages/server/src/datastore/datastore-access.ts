@@ -27,8 +27,9 @@ export const covers = (scope: Scope, item: Pick<Item, 'owner'>, principal: Princ
  * matters on SQLite: its one connection is held by a transaction, so a permission read inside
  * one would wait for itself.
  */
-export async function grantsOf(permissions: ServicePermissions, principal: Principal): Promise<Grants> {
-  return new EntryGrants(await permissions.entries(), principal);
+export function grantsOf(permissions: ServicePermissions, principal: Principal): Grants | Promise<Grants> {
+  const entries = permissions.entries();
+  return entries instanceof Promise ? entries.then((kept) => new EntryGrants(kept, principal)) : new EntryGrants(entries, principal);
 }
 
 /** A class rather than closures: one of these is made for every request. */

@@ -23,9 +23,13 @@ export function createPermissionStore(db: Kysely<Database>, clock: Clock, cacheM
     else if (change.topic === 'permissions') cache.delete(change.key);
   });
 
-  async function stored(service: string) {
+  /** The kept rows of a service, while they may be used; else undefined. */
+  function kept(service: string) {
     const hit = cache.get(service);
-    if (hit && clock.now() - hit.at < cacheMs && (feed === null || feed.live)) return hit;
+    return hit && clock.now() - hit.at < cacheMs && (feed === null || feed.live) ? hit : undefined;
+  }
+
+  async function stored(service: string) {
     const started = generation;
     const rows = await db.selectFrom('permissions').select(['permission', 'groups']).where('service', '=', service).execute();
     const map: Record<string, string[]> = {};
@@ -35,8 +39,7 @@ export function createPermissionStore(db: Kysely<Database>, clock: Clock, cacheM
     return entry;
   }
 
-  async function entries(service: string, defaults: PermissionMap): Promise<PermissionMap> {
-    const entry = await stored(service);
+  function mergedOver(entry: NonNullable<ReturnType<typeof kept>>, defaults: PermissionMap): PermissionMap {
     let merged = entry.merged.get(defaults);
     if (!merged) {
       const out: Record<string, readonly string[]> = {};
@@ -45,6 +48,12 @@ export function createPermissionStore(db: Kysely<Database>, clock: Clock, cacheM
       entry.merged.set(defaults, merged);
     }
     return merged;
+  }
+
+  /** Kept entries answer at once, without a promise: every request asks for them. */
+  function entries(service: string, defaults: PermissionMap): PermissionMap | Promise<PermissionMap> {
+    const hit = kept(service);
+    return hit ? mergedOver(hit, defaults) : stored(service).then((entry) => mergedOver(entry, defaults));
   }
 
   return {
