@@ -1,6 +1,6 @@
 // One Roost process against two on one PostgreSQL database (docs/scaling.md), and what the
-// session cache saves there. Needs PostgreSQL: BENCH_DATABASE_URL or ROOST_TEST_DATABASE_URL
-// (an administrative URL; a database of its own is created and dropped).
+// session cache saves there. Needs the bench's PostgreSQL (postgres.ts: ROOST_BENCH_DATABASE_URL,
+// else ROOST_TEST_DATABASE_URL, else the tests' local one); a database of its own is created and dropped.
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { parseConfig } from '../packages/server/src/core/config.js';
 import { newId } from '../packages/server/src/core/ids.js';
 import { openServices } from '../packages/server/src/roost.js';
 import { CONNECTIONS, DURATION, measure, reportErrors, start, writeSection, type Row } from './lib.js';
+import { adminUrl, postgresReachable } from './postgres.js';
 
 /** Slices per comparison: the two sides take turns, so a burst of load elsewhere on the (shared) machine hits both. */
 const SLICES = Math.max(2, Math.round(DURATION / 2));
@@ -74,9 +75,8 @@ async function compare(options: (urls: string[]) => autocannon.Options, left: Si
 }
 
 export async function run(): Promise<void> {
-  const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.ROOST_TEST_DATABASE_URL;
-  if (!adminUrl) {
-    console.log('scaling: skipped (set BENCH_DATABASE_URL or ROOST_TEST_DATABASE_URL to a PostgreSQL server)');
+  if (!(await postgresReachable())) {
+    console.log(`scaling: skipped (PostgreSQL is not reachable at ${new URL(adminUrl).host}; set ROOST_BENCH_DATABASE_URL)`);
     return;
   }
   const name = `roost_bench_${newId().replaceAll('-', '').slice(0, 12)}`;
