@@ -42,19 +42,14 @@ export async function registerPageAssets(app: FastifyInstance): Promise<void> {
   });
 }
 
-/** Scripts, styles, images and forms of the pages come from Roost only; no page may be framed. */
-const PAGE_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'; object-src 'none'";
-
 /**
  * `/admin/...`: the management backend (issue 3), and the sign-in pages (`/admin/signin`,
- * `/users/signin`). Pages answer failures as pages (page-errors.ts) and carry a strict
- * Content-Security-Policy: everything they load comes from Roost itself.
+ * `/users/signin`). Pages answer failures as pages (page-errors.ts); like every HTML answer they
+ * carry the pages' Content-Security-Policy (http/security-headers.ts): everything they load
+ * comes from Roost itself.
  */
 export async function registerAdminPages(app: FastifyInstance, deps: PageDeps): Promise<void> {
   installPageErrorHandler(app);
-  app.addHook('onRequest', async (_request, reply) => {
-    reply.header('content-security-policy', PAGE_CSP);
-  });
   await installPageBodies(app, deps.config.bodyLimit);
   const { users } = deps.services;
   registerSigninPages(app, { users, config: deps.config });

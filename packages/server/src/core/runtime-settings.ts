@@ -124,7 +124,8 @@ export function createRuntimeSettings(config: Config, store: SettingsStore): Run
       const problems: FieldProblem[] = [];
       const changes: { key: string; value?: unknown }[] = [];
       for (const [key, raw] of Object.entries(values)) {
-        const setting = RUNTIME_SETTINGS[key as RuntimeSettingKey];
+        // Own keys only: `constructor` is no setting.
+        const setting = Object.hasOwn(RUNTIME_SETTINGS, key) ? RUNTIME_SETTINGS[key as RuntimeSettingKey] : undefined;
         if (!setting) {
           problems.push([key, 'unknown']);
           continue;

@@ -151,7 +151,7 @@ export async function runWithBody(request: FastifyRequest, takesUpload: boolean,
   } catch (err) {
     // Once the body has failed, a non-Roost error of the operation is its consequence (a stream
     // destroyed before the operation got to read it fails with an error of its own).
-    const fromBody = (bodyError !== undefined && !isRoostError(err)) || (err !== operationError && !isRoostError(err) && !hasClientStatus(err));
+    const fromBody = !isRoostError(err) && (bodyError !== undefined || (err !== operationError && !hasClientStatus(err)));
     if (fromBody) throw new RoostError('malformed', 'malformed_multipart', 'The multipart body is malformed (no boundary, or cut short).', { cause: err });
     throw err;
   }

@@ -13,7 +13,8 @@ import type { Database } from './schema.js';
 export function createPermissionStore(db: Kysely<Database>, clock: Clock, cacheMs = 1000, feed: ChangeFeed | null = null): PermissionStore {
   // Per service: the stored rows, when they were read, and the entries merged over the defaults
   // (a service passes the same defaults object every time, so the merge is kept with the rows).
-  const cache = new Map<string, { at: number; rows: Record<string, string[]>; merged: WeakMap<PermissionMap, PermissionMap> }>();
+  type Kept = { at: number; rows: Record<string, string[]>; merged: WeakMap<PermissionMap, PermissionMap> };
+  const cache = new Map<string, Kept>();
 
   // Bumped by every change: a read that started before one does not keep its (old) rows.
   let generation = 0;
@@ -24,22 +25,22 @@ export function createPermissionStore(db: Kysely<Database>, clock: Clock, cacheM
   });
 
   /** The kept rows of a service, while they may be used; else undefined. */
-  function kept(service: string) {
+  function kept(service: string): Kept | undefined {
     const hit = cache.get(service);
     return hit && clock.now() - hit.at < cacheMs && (feed === null || feed.live) ? hit : undefined;
   }
 
-  async function stored(service: string) {
+  async function stored(service: string): Promise<Kept> {
     const started = generation;
     const rows = await db.selectFrom('permissions').select(['permission', 'groups']).where('service', '=', service).execute();
     const map: Record<string, string[]> = {};
     for (const row of rows) map[row.permission] = JSON.parse(row.groups) as string[];
-    const entry = { at: clock.now(), rows: map, merged: new WeakMap<PermissionMap, PermissionMap>() };
+    const entry: Kept = { at: clock.now(), rows: map, merged: new WeakMap() };
     if (generation === started) cache.set(service, entry);
     return entry;
   }
 
-  function mergedOver(entry: NonNullable<ReturnType<typeof kept>>, defaults: PermissionMap): PermissionMap {
+  function mergedOver(entry: Kept, defaults: PermissionMap): PermissionMap {
     let merged = entry.merged.get(defaults);
     if (!merged) {
       const out: Record<string, readonly string[]> = {};
