@@ -4,12 +4,12 @@ import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { dirname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { sql, type Kysely, type Migration, type Transaction } from 'kysely';
+import { sql, type Kysely, type Migration } from 'kysely';
 import type { Config } from '../core/config.js';
 import { openBlobStores, type BlobStores } from '../storage/blob-stores.js';
 import { openDatabase, type Dialect } from '../storage/database.js';
 import { migrateTo, migrateToLatest, migrations as allMigrations } from '../storage/migrations/index.js';
-import { inSnapshot, insertRows, listTables, nonEmptyTables, resetSequences, tableRows } from '../storage/snapshot.js';
+import { inSnapshot, insertRows, listTables, nonEmptyTables, resetSequences, tableRows, type AnyTransaction } from '../storage/snapshot.js';
 import { isArchiveName, packDirectory, unpackArchive } from './tar.js';
 
 /**
@@ -92,7 +92,7 @@ export async function backup(config: Config, target: string, options: SnapshotOp
   }
 }
 
-async function writeSnapshot(trx: Transaction<any>, dialect: Dialect, blobs: BlobStores, dir: string): Promise<Manifest> {
+async function writeSnapshot(trx: AnyTransaction, dialect: Dialect, blobs: BlobStores, dir: string): Promise<Manifest> {
   const migrations = (await sql<{ name: string }>`select name from kysely_migration order by name`.execute(trx)).rows.map((r) => r.name);
   const tables: Manifest['tables'] = [];
   const files: Array<{ store: string; blobId: string; hash: string | null }> = [];

@@ -12,6 +12,8 @@ import type { Dialect } from './database.js';
 type Row = Record<string, unknown>;
 // The snapshot works below the typed schema: tables it has never heard of included.
 type AnyDb = Kysely<any>;
+/** A transaction below the typed schema, as AnyDb. */
+export type AnyTransaction = Transaction<any>;
 
 const INTERNAL = /^(kysely_migration|kysely_migration_lock|sqlite_.*)$/;
 const PAGE = 1000;
@@ -59,7 +61,7 @@ async function foreignKeys(db: AnyDb, dialect: Dialect): Promise<Array<[child: s
  * Run `read` in one read-only snapshot of the whole database: REPEATABLE READ on PostgreSQL,
  * a read transaction on SQLite (WAL: writers go on, the snapshot does not see them).
  */
-export async function inSnapshot<T>(db: AnyDb, dialect: Dialect, read: (trx: Transaction<any>) => Promise<T>): Promise<T> {
+export async function inSnapshot<T>(db: AnyDb, dialect: Dialect, read: (trx: AnyTransaction) => Promise<T>): Promise<T> {
   if (dialect === 'postgres') {
     return db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
       await sql`set transaction read only`.execute(trx);
@@ -73,7 +75,7 @@ export async function inSnapshot<T>(db: AnyDb, dialect: Dialect, read: (trx: Tra
  * Every row of `table`, a page at a time, in the engine's physical order (PostgreSQL's `ctid`,
  * SQLite's `rowid`: stable inside a snapshot, and no primary key needs to be known).
  */
-export async function* tableRows(trx: Transaction<any>, dialect: Dialect, table: string): AsyncIterable<Row> {
+export async function* tableRows(trx: AnyTransaction, dialect: Dialect, table: string): AsyncIterable<Row> {
   const position = dialect === 'postgres' ? sql.raw('ctid') : sql.raw('rowid');
   let after: unknown = dialect === 'postgres' ? '(0,0)' : -1;
   for (;;) {
@@ -89,7 +91,7 @@ export async function* tableRows(trx: Transaction<any>, dialect: Dialect, table:
 }
 
 /** Insert rows into `table`, in batches small enough for either engine's parameter limit. */
-export async function insertRows(trx: Transaction<any>, table: string, rows: Row[]): Promise<void> {
+export async function insertRows(trx: AnyTransaction, table: string, rows: Row[]): Promise<void> {
   if (rows.length === 0) return;
   const columns = Object.keys(rows[0]!).length || 1;
   const batch = Math.max(1, Math.floor(30_000 / columns));
@@ -110,7 +112,7 @@ export async function nonEmptyTables(db: AnyDb, tables: string[]): Promise<strin
  * After rows came in with their own ids, PostgreSQL's sequences (`bigserial` columns) still
  * start at 1: move each past the largest id. SQLite's AUTOINCREMENT keeps up by itself.
  */
-export async function resetSequences(trx: Transaction<any>, dialect: Dialect): Promise<void> {
+export async function resetSequences(trx: AnyTransaction, dialect: Dialect): Promise<void> {
   if (dialect !== 'postgres') return;
   const { rows } = await sql<{ table_name: string; column_name: string }>`
     select table_name, column_name from information_schema.columns
