@@ -29,6 +29,21 @@ export function withSessionCache(repo: UserRepo, clock: Clock, ttlMs: number, fe
     generation++;
     entries.delete(tokenHash);
   };
+  /**
+   * Forget before the write and again once it has committed. The first forget stops answers
+   * from the cache at once; the second drops what a lookup running during the write read from
+   * the database (the old row) and cached, and its generation bump stops lookups still in flight
+   * from caching it. Without the second, a busy token kept working for a cache lifetime after
+   * its revocation had answered (test/http/session-revocation.test.ts).
+   */
+  async function forgetAround<T>(forget: () => void, write: () => Promise<T>): Promise<T> {
+    forget();
+    try {
+      return await write();
+    } finally {
+      forget();
+    }
+  }
   /** Tell the other processes, once the change is committed. */
   const publish = (topic: 'user' | 'session', key: string) => feed?.publish(topic, key);
 
@@ -62,23 +77,19 @@ export function withSessionCache(repo: UserRepo, clock: Clock, ttlMs: number, fe
       await repo.extendSession(tokenHash, expires);
     },
     async deleteSession(tokenHash) {
-      forgetSession(tokenHash);
-      await repo.deleteSession(tokenHash);
+      await forgetAround(() => forgetSession(tokenHash), () => repo.deleteSession(tokenHash));
       await publish('session', tokenHash);
     },
     async deleteSessions(userId, keep) {
-      forgetUser(userId);
-      await repo.deleteSessions(userId, keep);
+      await forgetAround(() => forgetUser(userId), () => repo.deleteSessions(userId, keep));
       await publish('user', userId);
     },
     async update(id, changes) {
-      forgetUser(id);
-      await repo.update(id, changes);
+      await forgetAround(() => forgetUser(id), () => repo.update(id, changes));
       await publish('user', id);
     },
     async remove(id) {
-      forgetUser(id);
-      const removed = await repo.remove(id);
+      const removed = await forgetAround(() => forgetUser(id), () => repo.remove(id));
       await publish('user', id);
       return removed;
     },
