@@ -93,9 +93,12 @@ const fileStoreOptions = z
 
 const rateLimit = z
   .object({
-    /** Requests per window and client address, for each guarded operation. */
+    /** Requests per window and client address, for each guarded operation (not sign-in: see below). */
     max: z.number().int().min(1).default(20),
     windowSeconds: seconds.default(60),
+    /** Failed sign-ins per client address and window before that address is refused (successful ones do not count). */
+    signinFailures: z.number().int().min(1).default(100),
+    signinFailureWindowSeconds: seconds.default(15 * 60),
     /** `redis://...`: counters shared by every process using this Redis; unset keeps them per process. */
     redisUrl: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
   })
@@ -137,9 +140,11 @@ export const configSchema = z
         activationUrl: pageUrlSchema.optional(),
         verifyEmailUrl: pageUrlSchema.optional(),
         resetPasswordUrl: pageUrlSchema.optional(),
-        /** Failed sign-ins of one account before it is locked for `lockoutSeconds`. */
+        /** Failed sign-ins of one account before it is locked (docs/security.md, "Guessing is slowed"). */
         lockoutThreshold: z.number().int().min(1).default(10),
-        lockoutSeconds: seconds.default(15 * 60),
+        /** The first lock; each further lock in a row lasts twice as long, up to `lockoutMaxSeconds`. */
+        lockoutSeconds: seconds.default(60),
+        lockoutMaxSeconds: seconds.default(15 * 60),
       })
       .strict()
       .prefault({}),

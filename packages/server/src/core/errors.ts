@@ -22,6 +22,8 @@ export interface RoostErrorOptions {
   cause?: unknown;
   /** Extra members of the failure body (for example `result: 0, success: []`). */
   body?: Record<string, unknown>;
+  /** For `rate_limited`: when to try again (the HTTP layer sends it as Retry-After). */
+  retryAfterSeconds?: number;
 }
 
 export class RoostError extends Error {
@@ -31,6 +33,7 @@ export class RoostError extends Error {
   readonly code: string;
   readonly fields: FieldProblem[];
   readonly body: Record<string, unknown>;
+  readonly retryAfterSeconds: number | undefined;
 
   constructor(kind: ErrorKind, code: string, message: string, options: RoostErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -38,6 +41,7 @@ export class RoostError extends Error {
     this.code = code;
     this.fields = options.fields ?? [];
     this.body = options.body ?? {};
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 

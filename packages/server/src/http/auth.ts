@@ -118,3 +118,8 @@ export function clearAuthCookie(request: FastifyRequest, reply: FastifyReply): v
 export function assertWriteOrigin(request: FastifyRequest, caller: RequestCaller, trustedOrigins: readonly string[]): void {
   if (caller.via === 'cookie') assertSameOrigin(request, trustedOrigins);
 }
+
+/** The caller with the client's address, for the operations that throttle by it (sign-in: users/signin-throttle.ts). */
+export function withAddress<C extends Caller>(caller: C, request: FastifyRequest): C {
+  return { ...caller, address: request.ip };
+}

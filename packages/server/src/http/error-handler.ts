@@ -54,6 +54,7 @@ export function installErrorHandler(app: FastifyInstance): void {
       if (status >= 500) request.log.error({ err: error.cause ?? error, code: error.code }, error.message);
       else request.log.info({ code: error.code }, error.message);
       if (error.kind === 'unauthenticated' && error.code === 'not_signed_in') reply.header('www-authenticate', 'Bearer');
+      if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
       return reply.code(status).send(failureBody(error.code, error.message, error.fields, error.body));
     }
     const fastifyError = error as FastifyError;

@@ -29,6 +29,15 @@ export interface UsersTable {
   activity: number | null;
   failed_signins: number;
   locked_until: number | null;
+  /** Locks in a row: each lasts longer (users/signin-throttle.ts). */
+  lockouts: number;
+}
+
+/** Failed sign-ins per client address in the current window (users/signin-throttle.ts). */
+export interface SigninFailuresTable {
+  address: string;
+  window_start: number;
+  failures: number;
 }
 
 export interface SessionsTable {
@@ -71,6 +80,7 @@ export interface CoreTables {
   user_tokens: UserTokensTable;
   permissions: PermissionsTable;
   settings: SettingsTable;
+  signin_failures: SigninFailuresTable;
 }
 
 export interface Database extends CoreTables, DataStoreTables, FileStoreTables {}

@@ -32,9 +32,9 @@ export function accountOps(ctx: UserContext): Record<string, Operation> {
       return { result: 1 };
     },
 
-    async token(_caller, input) {
+    async token(caller, input) {
       const { identity, password } = parseInput(inputs.credentials, input);
-      const issued = await issueToken(ctx, identity, password);
+      const issued = await issueToken(ctx, identity, password, caller.address ?? null);
       return { result: true, token: issued.token, expires: issued.expires };
     },
 
@@ -127,7 +127,7 @@ export function accountOps(ctx: UserContext): Record<string, Operation> {
       const { token, newpassword } = parseInput(inputs.resetPassword2, input);
       const taken = await repo.takeToken(hashToken(token), 'reset', clock.now());
       if (!taken) throw userErrors.invalid_token({ fields: [['token', 'invalid']] });
-      await repo.update(taken.userId, { passwordHash: await hashPassword(newpassword), failedSignins: 0, lockedUntil: null });
+      await repo.update(taken.userId, { passwordHash: await hashPassword(newpassword), failedSignins: 0, lockedUntil: null, lockouts: 0 });
       // Whoever knew the old password is signed out everywhere.
       await repo.deleteSessions(taken.userId);
       return { result: true };

@@ -74,7 +74,7 @@ export function adminOps(ctx: UserContext): Record<string, Operation> {
       const { password, active, pending, ...rest } = values;
       const changes: UserChanges = { ...rest };
       if (password !== undefined) changes.passwordHash = await hashPassword(password);
-      if (active === true) Object.assign(changes, { state: 'active', pending: null, failedSignins: 0, lockedUntil: null });
+      if (active === true) Object.assign(changes, { state: 'active', pending: null, failedSignins: 0, lockedUntil: null, lockouts: 0 });
       if (active === false) Object.assign(changes, { state: 'disabled', pending: null });
       if (pending === true && active !== true) Object.assign(changes, { state: 'pending', pending: 'review' });
       try {

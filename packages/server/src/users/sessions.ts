@@ -1,5 +1,6 @@
 import { hashToken, randomToken } from '../core/ids.js';
 import { burnPasswordCheck, verifyPassword } from './passwords.js';
+import { claimAccount, claimAddress } from './signin-throttle.js';
 import { userErrors } from './user-errors.js';
 import { findByIdentity, principalOf, type Caller, type UserContext } from './user-context.js';
 
@@ -9,28 +10,34 @@ import { findByIdentity, principalOf, type Caller, type UserContext } from './us
  * lifetime at most, so reads stay reads).
  */
 
-/** Check identity and password and issue a token. Every failure answers the same, so the answer tells nothing about which accounts exist. */
-export async function issueToken(ctx: UserContext, identity: string, password: string): Promise<{ token: string; expires: number }> {
-  const now = ctx.clock.now();
+/**
+ * Check identity and password and issue a token. Every failure answers the same, so the answer
+ * tells nothing about which accounts exist; attempts are throttled by account and by `address`
+ * (signin-throttle.ts).
+ */
+export async function issueToken(ctx: UserContext, identity: string, password: string, address: string | null): Promise<{ token: string; expires: number }> {
+  const fromAddress = await claimAddress(ctx, address);
   const user = await findByIdentity(ctx, identity);
   if (!user) {
     await burnPasswordCheck(password);
     throw userErrors.invalid_credentials();
   }
-  const locked = user.lockedUntil !== null && user.lockedUntil > now;
-  const ok = await verifyPassword(user.passwordHash, password);
-  if (!ok && !locked) {
-    const failed = user.failedSignins + 1;
-    const lock = failed >= ctx.settings.lockoutThreshold;
-    await ctx.repo.update(user.id, { failedSignins: lock ? 0 : failed, lockedUntil: lock ? now + ctx.settings.lockoutMs : user.lockedUntil });
+  const attempt = await claimAccount(ctx, user);
+  // A locked account costs the caller the same time as any other failure.
+  const ok = attempt.allowed ? await verifyPassword(user.passwordHash, password) : (await burnPasswordCheck(password), false);
+  if (!ok) {
+    await attempt.failed();
+    throw userErrors.invalid_credentials();
   }
-  // Pending and disabled accounts cannot sign in; neither can a locked one, even with the right password.
-  if (!ok || locked || user.state !== 'active') throw userErrors.invalid_credentials();
+  // Pending and disabled accounts cannot sign in (the password was right: the attempt does not count).
+  await attempt.succeeded();
+  await fromAddress.succeeded();
+  if (user.state !== 'active') throw userErrors.invalid_credentials();
 
+  const now = ctx.clock.now();
   const token = randomToken();
   const expires = now + ctx.settings.tokenLifetimeMs;
   await ctx.repo.insertSession(hashToken(token), user.id, now, expires);
-  await ctx.repo.update(user.id, { activity: now, failedSignins: 0, lockedUntil: null });
   return { token, expires };
 }
 

@@ -11,6 +11,8 @@ export interface Caller {
   user: User | null;
   /** Hash of the token the caller signed in with, when it did. */
   tokenHash: string | null;
+  /** The client's address, given to the operations that throttle by it (sign-in: signin-throttle.ts). */
+  address?: string;
 }
 
 /** Settings fixed at start (boot configuration). */
@@ -20,7 +22,12 @@ export interface UserSettings {
   verifyEmailLifetimeMs: number;
   resetLifetimeMs: number;
   lockoutThreshold: number;
+  /** The first lock; each one in a row lasts twice as long, up to `lockoutMaxMs`. */
   lockoutMs: number;
+  lockoutMaxMs: number;
+  /** Failed sign-ins per client address and window before that address is refused. */
+  addressFailures: number;
+  addressWindowMs: number;
 }
 
 /** Settings an administrator may change while Roost runs (core/runtime-settings.ts). */

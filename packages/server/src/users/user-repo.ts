@@ -18,6 +18,8 @@ export interface User {
   activity: number | null;
   failedSignins: number;
   lockedUntil: number | null;
+  /** Locks in a row; each lasts longer (signin-throttle.ts). */
+  lockouts: number;
 }
 
 export interface NewUser {
@@ -59,6 +61,7 @@ const toUser = (row: Selectable<UsersTable>): User => ({
   activity: row.activity,
   failedSignins: row.failed_signins,
   lockedUntil: row.locked_until,
+  lockouts: row.lockouts,
 });
 
 function toColumns(changes: UserChanges): Partial<Selectable<UsersTable>> {
@@ -75,6 +78,7 @@ function toColumns(changes: UserChanges): Partial<Selectable<UsersTable>> {
   if (changes.activity !== undefined) out.activity = changes.activity;
   if (changes.failedSignins !== undefined) out.failed_signins = changes.failedSignins;
   if (changes.lockedUntil !== undefined) out.locked_until = changes.lockedUntil;
+  if (changes.lockouts !== undefined) out.lockouts = changes.lockouts;
   return out;
 }
 
@@ -114,6 +118,7 @@ export function createUserRepo(db: Kysely<Database>) {
         activity: null,
         failed_signins: 0,
         locked_until: null,
+        lockouts: 0,
       };
       try {
         await db.insertInto('users').values(row).execute();
@@ -158,6 +163,64 @@ export function createUserRepo(db: Kysely<Database>) {
         if (field) throw new DuplicateUserError(field);
         throw err;
       }
+    },
+
+    /**
+     * Count one sign-in attempt of an account before its password is checked, unless it is
+     * locked (then null). Counting first, in one statement, is what makes parallel attempts
+     * count each (users/signin-throttle.ts).
+     */
+    async claimSigninAttempt(id: string, now: number): Promise<{ failures: number; lockouts: number } | null> {
+      const row = await db
+        .updateTable('users')
+        .set((eb) => ({ failed_signins: eb('failed_signins', '+', 1) }))
+        .where('id', '=', id)
+        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+        .returning(['failed_signins', 'lockouts'])
+        .executeTakeFirst();
+      return row ? { failures: row.failed_signins, lockouts: row.lockouts } : null;
+    },
+
+    /** Lock the account until `until` once `threshold` attempts have counted; the count starts again. */
+    async lockAfter(id: string, threshold: number, now: number, until: number): Promise<void> {
+      await db
+        .updateTable('users')
+        .set((eb) => ({ locked_until: until, lockouts: eb('lockouts', '+', 1), failed_signins: 0 }))
+        .where('id', '=', id)
+        .where('failed_signins', '>=', threshold)
+        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+        .execute();
+    },
+
+    /**
+     * Count one sign-in attempt from a client address in the window starting `windowStart` or
+     * later (an older window starts again); the count after this one.
+     */
+    async claimAddressAttempt(address: string, now: number, windowStart: number): Promise<number> {
+      const row = await db
+        .insertInto('signin_failures')
+        .values({ address, window_start: now, failures: 1 })
+        .onConflict((oc) =>
+          oc.column('address').doUpdateSet({
+            failures: sql<number>`case when signin_failures.window_start < ${windowStart} then 1 else signin_failures.failures + 1 end`,
+            window_start: sql<number>`case when signin_failures.window_start < ${windowStart} then ${now} else signin_failures.window_start end`,
+          }),
+        )
+        .returning('failures')
+        .executeTakeFirstOrThrow();
+      // A new window: forget the addresses whose windows have passed (the table stays small).
+      if (row.failures === 1) await db.deleteFrom('signin_failures').where('window_start', '<', windowStart).execute();
+      return row.failures;
+    },
+
+    /** A successful sign-in gives its address's attempt back: only failures count. */
+    async refundAddressAttempt(address: string): Promise<void> {
+      await db
+        .updateTable('signin_failures')
+        .set((eb) => ({ failures: eb('failures', '-', 1) }))
+        .where('address', '=', address)
+        .where('failures', '>', 0)
+        .execute();
     },
 
     /** Removes the account with its sessions and tokens; its name and email become free. */

@@ -43,6 +43,9 @@ function settingsFrom(config: Config): UserSettings {
     resetLifetimeMs: u.resetLifetimeSeconds * 1000,
     lockoutThreshold: u.lockoutThreshold,
     lockoutMs: u.lockoutSeconds * 1000,
+    lockoutMaxMs: Math.max(u.lockoutSeconds, u.lockoutMaxSeconds) * 1000,
+    addressFailures: config.rateLimit.signinFailures,
+    addressWindowMs: config.rateLimit.signinFailureWindowSeconds * 1000,
   };
 }
 

@@ -3,7 +3,7 @@ import { escapeHtml, HTMLForm, type ActionCallback, type FieldConf } from '@roos
 import type { Config } from '../../core/config.js';
 import { isRoostError } from '../../core/errors.js';
 import { ADMINS } from '../../core/permissions.js';
-import { assertSameOrigin, callerOf, clearAuthCookie, setAuthCookie, type RequestCaller } from '../../http/auth.js';
+import { assertSameOrigin, callerOf, clearAuthCookie, setAuthCookie, withAddress, type RequestCaller } from '../../http/auth.js';
 import type { UserService } from '../../users/index.js';
 import { assertCsrf, csrfTokenOf } from '../csrf.js';
 import { renderPage, type PageInit } from '../layout.js';
@@ -16,7 +16,8 @@ import { renderPublicPage } from '../user-pages/public-page.js';
  * Sign-in and sign-out pages: `/admin/signin` (administrators only: an account outside `admins`
  * gets no session from it) and `/users/signin` for everybody, each with its sign-out. The
  * sign-in form has no session yet, so no CSRF token: it is guarded against login CSRF by the
- * Origin / Fetch-Metadata check, and rate-limited like the API's `signin`.
+ * Origin / Fetch-Metadata check, and throttled like the API's `signin`: by failed attempts per
+ * account and address (users/signin-throttle.ts), shared with `token` and `signin`.
  */
 
 type Audience = 'admin' | 'user';
@@ -73,7 +74,7 @@ async function signinPage(deps: SigninDeps, audience: Audience, request: Fastify
     const again = { identity: data.identity, next: data.next };
     let issued: string;
     try {
-      issued = String((await users.run('signin', caller, { identity: data.identity, password: data.password })).token);
+      issued = String((await users.run('signin', withAddress(caller, request), { identity: data.identity, password: data.password })).token);
     } catch (err) {
       if (!isRoostError(err)) throw err;
       return [false, await this.render(again, [err.message], undefined, false, false)];
@@ -151,11 +152,10 @@ async function signoutRoute(deps: SigninDeps, audience: Audience, request: Fasti
 }
 
 export function registerSigninPages(app: FastifyInstance, deps: SigninDeps): void {
-  const limit = { onRequest: app.rateLimit({ max: deps.config.rateLimit.max, timeWindow: deps.config.rateLimit.windowSeconds * 1000 }) };
   for (const audience of ['admin', 'user'] as const) {
     const place = PLACES[audience];
     app.get(place.signin, (request, reply) => signinPage(deps, audience, request, reply));
-    app.post(place.signin, limit, (request, reply) => signinPage(deps, audience, request, reply));
+    app.post(place.signin, (request, reply) => signinPage(deps, audience, request, reply));
     app.post(place.signout, (request, reply) => signoutRoute(deps, audience, request, reply));
     app.get(place.signout, (_request, reply) => reply.redirect(place.signin, 303));
   }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Config } from '../../core/config.js';
 import { allowedInput, setPermissionsInput } from '../../core/validation.js';
 import type { UserService } from '../../users/index.js';
-import { assertSameOrigin, assertWriteOrigin, callerOf, clearAuthCookie, setAuthCookie } from '../auth.js';
+import { assertSameOrigin, assertWriteOrigin, callerOf, clearAuthCookie, setAuthCookie, withAddress } from '../auth.js';
 import { requestValues } from '../request-values.js';
 import { docSchema } from '../openapi.js';
 
@@ -15,6 +15,8 @@ interface UserRoute {
   del?: boolean;
   /** Brute-force guarded: answers 429 past the configured rate. */
   limited?: boolean;
+  /** Throttled by failed attempts per account and address in the domain (users/signin-throttle.ts), not by requests. */
+  signin?: boolean;
   /** Changes nothing, so a cross-site cookie request may call it. */
   read?: boolean;
   /** Checked for a same-origin browser request even without a cookie (sign-in: login CSRF). */
@@ -38,12 +40,12 @@ export function userRoutes(users: UserService, config: Config): UserRoute[] {
   };
   return [
     { op: 'ping', summary: 'Health check: answers `result: 1`.', read: true },
-    { op: 'token', summary: 'Exchange identity and password for a token (send it as `x-auth-token` or `Authorization: Bearer`).', limited: true, input: i.credentials },
+    { op: 'token', summary: 'Exchange identity and password for a token (send it as `x-auth-token` or `Authorization: Bearer`).', signin: true, input: i.credentials },
     {
       op: 'signin',
       sameOrigin: true,
       summary: 'Sign in: sets the HttpOnly cookie `auth`.',
-      limited: true,
+      signin: true,
       input: i.credentials,
       after(request, reply, result) {
         setAuthCookie(request, reply, String(result.token), config.users.tokenLifetimeSeconds);
@@ -95,7 +97,7 @@ export async function registerUserRoutes(app: FastifyInstance, options: { users:
       const caller = await callerOf(request, users);
       if (route.sameOrigin) assertSameOrigin(request, config.corsOrigins);
       else if (!route.read) assertWriteOrigin(request, caller, config.corsOrigins);
-      const result = await users.run(route.op, caller, requestValues(request));
+      const result = await users.run(route.op, route.signin ? withAddress(caller, request) : caller, requestValues(request));
       return route.after ? route.after(request, reply, result) : result;
     };
     // GET, POST and DELETE of one operation share one rate-limit counter: one limiter (one

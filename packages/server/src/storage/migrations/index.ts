@@ -3,6 +3,7 @@ import * as users from './2026-11-21-01-users.js';
 import * as datastore from './2026-11-22-01-datastore.js';
 import * as filestore from './2026-11-22-02-filestore.js';
 import * as settingsAudit from './2026-11-23-01-settings-audit.js';
+import * as signinThrottle from './2026-11-24-01-signin-throttle.js';
 
 /** Every migration in order. Never edit one that has been released; add a new file. */
 export const migrations: Readonly<Record<string, Migration>> = {
@@ -10,6 +11,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026-11-22-01-datastore': datastore,
   '2026-11-22-02-filestore': filestore,
   '2026-11-23-01-settings-audit': settingsAudit,
+  '2026-11-24-01-signin-throttle': signinThrottle,
 };
 
 /** Bring the database to the latest schema; throws with the failing migration's name. */

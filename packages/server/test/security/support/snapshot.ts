@@ -21,10 +21,10 @@ export interface StoreSnapshot {
 export type IgnoredColumns = Readonly<Record<string, readonly string[]>>;
 
 /**
- * A failed sign-in (401) counts against the account: the lockout counter is state a refusal
- * is meant to change. Comparisons around sign-in attempts leave these out.
+ * A failed sign-in (401) counts against the account and its client address
+ * (users/signin-throttle.ts): the counters are state a refusal is meant to change. Comparisons around sign-in attempts leave these out.
  */
-export const SIGNIN_COUNTERS: IgnoredColumns = { users: ['failed_signins', 'locked_until'] };
+export const SIGNIN_COUNTERS: IgnoredColumns = { users: ['failed_signins', 'locked_until', 'lockouts'], signin_failures: ['failures', 'window_start'] };
 
 /** Table names per server: introspection is a handful of catalog queries, and tables come only with a migration. */
 const tableNames = new WeakMap<Roost, Promise<string[]>>();
