@@ -10,7 +10,9 @@ import { isWellFormed, looseBoolean, looseInt } from '../core/validation.js';
 const TYPE_WORDS: Record<string, 'f' | 'd'> = { f: 'f', file: 'f', d: 'd', dir: 'd', directory: 'd' };
 const entryType = z.preprocess((v) => (typeof v === 'string' ? (TYPE_WORDS[v] ?? v) : v), z.enum(['f', 'd']));
 
-const MEDIA_TYPE = /^[\w.+-]+\/[\w.+-]+(\s*;\s*[\w.+-]+=("[^"]*"|[\w.+-]+))*$/;
+// A quoted parameter value holds printable ASCII only: the type is sent back as a header, and
+// a character outside Latin-1, a CR or an LF there made the file unreadable (a 500 on every read).
+const MEDIA_TYPE = /^[\w.+-]+\/[\w.+-]+(\s*;\s*[\w.+-]+=("[\x20\x21\x23-\x5b\x5d-\x7e]*"|[\w.+-]+))*$/;
 
 /** A media type such as `text/plain` or `text/html; charset=utf-8`, short enough to store. */
 export const isMediaType = (text: string) => text.length <= 255 && MEDIA_TYPE.test(text);

@@ -24,7 +24,7 @@ export async function sendFile(request: FastifyRequest, reply: FastifyReply, fil
   const method = request.method;
   if ((method === 'GET' || method === 'HEAD') && notModified(request, etag, file.mtime)) return reply.code(304).send();
 
-  reply.header('content-type', (file.mime && contentType(file.mime)) || file.mime || 'application/octet-stream');
+  reply.header('content-type', servableType(file.mime));
   const range = rangeOf(request, etag, lastModified, file.size);
   if (range === 'unsatisfiable') {
     reply.header('content-range', `bytes */${file.size}`);
@@ -39,6 +39,15 @@ export async function sendFile(request: FastifyRequest, reply: FastifyReply, fil
   }
   if (method === 'HEAD' || length === 0) return reply.send();
   return reply.send(await file.open(range ?? undefined));
+}
+
+/**
+ * The stored type as a header, or `application/octet-stream` where it cannot be one: rows
+ * stored before types were checked as printable ASCII (filestore-inputs.ts) stay readable.
+ */
+function servableType(mime: string): string {
+  const type = (mime && contentType(mime)) || mime;
+  return type && /^[\x20-\x7e]+$/.test(type) ? type : 'application/octet-stream';
 }
 
 const CACHE_DIRECTIVE = /^(public|private|no-cache|no-store|no-transform|must-revalidate|proxy-revalidate|immutable|must-understand|(max-age|s-maxage|stale-while-revalidate|stale-if-error)=\d{1,10})$/i;

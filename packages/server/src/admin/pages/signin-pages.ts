@@ -39,7 +39,18 @@ export function safeNext(next: string, audience: Audience): string {
   if (!local) return PLACES[audience].home;
   if (audience === 'admin' && !(next === '/admin' || next.startsWith('/admin/') || next.startsWith('/admin?'))) return PLACES.admin.home;
   if (next.startsWith('/admin/signin') || next.startsWith('/users/signin')) return PLACES[audience].home;
-  return next;
+  return asciiLocation(next);
+}
+
+/**
+ * A header value must be Latin-1 without control characters, and a path outside ASCII (`/☃`, a
+ * lone surrogate) made the redirect fail with a 500 after signing the user in: every character
+ * outside printable ASCII is sent percent-encoded as UTF-8 (a lone surrogate as U+FFFD), which
+ * is what a browser does with such a link; `%` sequences already there stay as they are.
+ */
+function asciiLocation(path: string): string {
+  const wellFormed = path.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+  return wellFormed.replace(/[^\x21-\x7e]+/g, (run) => encodeURIComponent(run));
 }
 
 function identityLabel(policy: 'name' | 'email' | 'either'): string {
