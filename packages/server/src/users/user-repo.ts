@@ -233,6 +233,20 @@ export function createUserRepo(db: Kysely<Database>) {
       });
     },
 
+    /** The email addresses of the active members of `group` (at most `limit`), in the order they joined. */
+    async activeEmailsOf(group: string, limit: number): Promise<string[]> {
+      const rows = await db
+        .selectFrom('users')
+        .select('email')
+        .where('state', '=', 'active')
+        .where('email', 'is not', null)
+        .where(sql<boolean>`${sql.ref('groups')} like ${`%${escapeLike(JSON.stringify(group))}%`} escape '\\'`)
+        .orderBy('created')
+        .limit(limit)
+        .execute();
+      return rows.flatMap((r) => (r.email ? [r.email] : []));
+    },
+
     async list(query: ListQuery, size: number): Promise<{ users: User[]; total: number }> {
       let q = db.selectFrom('users');
       if (query.active !== undefined) q = q.where('state', '=', query.active ? 'active' : 'disabled');

@@ -790,7 +790,7 @@ describe('users: message to the administrator', () => {
     assert.ok((await s.lastMail(ADMIN_ADDRESS)).text.includes('y'.repeat(5000)));
   });
 
-  test('message without a configured administrator address answers 503', async () => {
+  test('message without a configured administrator address goes to the active administrators; 503 only when there is none', async () => {
     const t = await startServer();
     try {
       const token = await t.createUser('lonely');
@@ -799,6 +799,16 @@ describe('users: message to the administrator', () => {
       assert.equal(res.body.result, false);
       assert.equal(res.body.code, 'no_admin_address');
       assert.deepEqual(await t.outbox(), []);
+
+      await t.createUser('boss', { groups: ['admins'] });
+      await t.createUser('deputy', { groups: ['editors', 'admins'] });
+      await t.createUser('gone', { groups: ['admins'] });
+      await t.createUser('adminsish', { groups: ['admins2'] });
+      assert.equal((await t.users('setUser', { identity: 'gone', values: { active: false } }, { token: await t.adminToken() })).body.result, true);
+      const sent = await t.users('message', { message: 'hello admins' }, { token });
+      assert.deepEqual(sent.body, { result: true });
+      const to = (await t.outbox()).filter((m) => m.text.includes('hello admins')).map((m) => m.to).sort();
+      assert.deepEqual(to, ['admin@example.com', 'boss@example.com', 'deputy@example.com'], 'every active member of admins, nobody else');
     } finally {
       await t.close();
     }
