@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
+import { needsRowLocks } from '../storage/database.js';
 import type { Database } from '../storage/schema.js';
 import type { FileEntriesTable, FileEntryType } from '../storage/filestore-schema.js';
 import type { ListQuery } from './filestore-inputs.js';
@@ -34,6 +35,11 @@ export class DuplicatePathError extends Error {
   override readonly name = 'DuplicatePathError';
 }
 
+/** Raised when an entry would be made in a directory that no longer exists (a concurrent removal or move). */
+export class MissingParentError extends Error {
+  override readonly name = 'MissingParentError';
+}
+
 const toEntry = (row: Selectable<FileEntriesTable>): FileEntry => ({
   id: row.id,
   path: row.path,
@@ -62,6 +68,25 @@ export function createFileStoreRepo(db: Kysely<Database>, store: string) {
   const subtree = (path: string) =>
     sql<boolean>`(${sql.ref('path')} = ${path} or substr(${sql.ref('path')}, 1, ${[...path].length + 1}) = ${`${path}/`})`;
 
+  const rowLocks = needsRowLocks(db);
+  /**
+   * No entry may outlive its parent (issue 18.6): whatever makes an entry in a directory takes
+   * a shared lock on that directory's row in its transaction, and whatever removes or moves a
+   * directory first locks its row (and the rows below it) for update. On PostgreSQL the one
+   * waits for the other: a removal that comes second sees the new entry in its next statement
+   * and removes it too; an insert that comes second finds its parent gone. On SQLite the
+   * transactions do not interleave at all.
+   */
+  async function lockDirectory(trx: Kysely<Database>, path: string): Promise<void> {
+    if (path === '') return;
+    const query = trx.selectFrom('file_entries').select('type').where('store', '=', store).where('path', '=', path);
+    const found = await (rowLocks ? query.forShare() : query).executeTakeFirst();
+    if (found?.type !== 'd') throw new MissingParentError(path);
+  }
+  async function lockSubtree(trx: Kysely<Database>, path: string): Promise<void> {
+    if (rowLocks) await trx.selectFrom('file_entries').select('id').where('store', '=', store).where(subtree(path)).forUpdate().execute();
+  }
+
   return {
     async get(path: string): Promise<FileEntry | null> {
       const row = await entries().where('path', '=', path).executeTakeFirst();
@@ -73,16 +98,21 @@ export function createFileStoreRepo(db: Kysely<Database>, store: string) {
       return row ? toEntry(row) : null;
     },
 
+    /** Enter `entry` in its directory, which must still exist (else MissingParentError). */
     async insert(entry: FileEntry): Promise<void> {
+      const values = {
+        id: entry.id, store, path: entry.path, parent: entry.parent, name: entry.name, type: entry.type,
+        size: entry.size, mime: entry.mime, cache: entry.cache, blob_id: entry.blobId, hash: entry.hash,
+        owner: entry.owner, ctime: entry.ctime, mtime: entry.mtime,
+      };
       try {
-        await db
-          .insertInto('file_entries')
-          .values({
-            id: entry.id, store, path: entry.path, parent: entry.parent, name: entry.name, type: entry.type,
-            size: entry.size, mime: entry.mime, cache: entry.cache, blob_id: entry.blobId, hash: entry.hash,
-            owner: entry.owner, ctime: entry.ctime, mtime: entry.mtime,
-          })
-          .execute();
+        if (entry.parent === '') await db.insertInto('file_entries').values(values).execute();
+        else {
+          await db.transaction().execute(async (trx) => {
+            await lockDirectory(trx, entry.parent);
+            await trx.insertInto('file_entries').values(values).execute();
+          });
+        }
       } catch (err) {
         if (isUniqueViolation(err)) throw new DuplicatePathError(entry.path);
         throw err;
@@ -133,8 +163,9 @@ export function createFileStoreRepo(db: Kysely<Database>, store: string) {
     /** Remove the entry and everything below it in one transaction; the blobs are the caller's to delete. */
     async removeTree(path: string): Promise<{ count: number; blobIds: string[] }> {
       return db.transaction().execute(async (trx) => {
-        const rows = await trx.selectFrom('file_entries').select('blob_id').where('store', '=', store).where(subtree(path)).execute();
-        await trx.deleteFrom('file_entries').where('store', '=', store).where(subtree(path)).execute();
+        await lockSubtree(trx, path);
+        // A statement of its own after the locks: it sees what was made inside while they were awaited.
+        const rows = await trx.deleteFrom('file_entries').where('store', '=', store).where(subtree(path)).returning('blob_id').execute();
         return { count: rows.length, blobIds: rows.flatMap((r) => (r.blob_id ? [r.blob_id] : [])) };
       });
     },
@@ -146,6 +177,8 @@ export function createFileStoreRepo(db: Kysely<Database>, store: string) {
       const newPrefix = sql<string>`cast(${to.path} as varchar(1024))`;
       try {
         await db.transaction().execute(async (trx) => {
+          await lockSubtree(trx, from);
+          await lockDirectory(trx, to.parent);
           await trx
             .updateTable('file_entries')
             .set({

@@ -12,7 +12,7 @@ import { childOf, isWithin, parsePath, type FilePath } from './file-paths.js';
 import { fileStoreErrors } from './filestore-errors.js';
 import { isMediaType, listInput, moveInput, newItemInput, removeItemInput, setItemInput, setOwnerInput, writeInput } from './filestore-inputs.js';
 import { fileStorePermissionDefaults, READ_OPERATIONS } from './filestore-permissions.js';
-import { createFileStoreRepo, DuplicatePathError, type FileEntry } from './filestore-repo.js';
+import { createFileStoreRepo, DuplicatePathError, MissingParentError, type FileEntry } from './filestore-repo.js';
 import { mimeOf } from './mime-sniff.js';
 
 /** A body streamed by the transport (a raw `@write` body or a multipart file part). */
@@ -143,7 +143,9 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
   /** Point the file at a stored blob (retrying when a concurrent write came first), then drop the replaced one. */
   async function replaceContents(entry: FileEntry, blob: StoredBlob, mime: string): Promise<void> {
     let expected = entry.blobId;
-    for (let attempt = 0; attempt < 10; attempt++) {
+    // Each failed compare-and-set means another write succeeded, so this ends; a fixed number of
+    // tries answered 404 to some of 50 concurrent writers on PostgreSQL (filestore-races.test.ts).
+    for (;;) {
       if (await repo.replaceContents(entry.id, expected, { blobId: blob.id, size: blob.size, hash: blob.hash, mime, mtime: clock.now() })) {
         await dropBlob(expected);
         return;
@@ -156,18 +158,38 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
     throw fileStoreErrors.not_found();
   }
 
-  async function createFile(principal: Principal, path: FilePath, blob: StoredBlob, mime: string, cache: string): Promise<void> {
+  /** Enter a file with stored contents; false when the path exists (the blob is then still the caller's). */
+  async function insertFile(principal: Principal, path: FilePath, blob: StoredBlob, mime: string, cache: string): Promise<boolean> {
     const now = clock.now();
     try {
       await repo.insert({
         id: newId(), path: path.path, parent: path.parent, name: path.name, type: 'f', size: blob.size, mime, cache,
         blobId: blob.id, hash: blob.hash, owner: principal.userId, ctime: now, mtime: now,
       });
+      return true;
     } catch (err) {
+      if (err instanceof DuplicatePathError) return false;
       await dropBlob(blob.id);
-      if (err instanceof DuplicatePathError) throw commonErrors.validation_failure({ fields: [['name', 'exists']], body: { result: 0 } });
+      if (err instanceof MissingParentError) throw fileStoreErrors.not_found();
       throw err;
     }
+  }
+
+  async function createFile(principal: Principal, path: FilePath, blob: StoredBlob, mime: string, cache: string): Promise<void> {
+    if (await insertFile(principal, path, blob, mime, cache)) return;
+    await dropBlob(blob.id);
+    throw commonErrors.validation_failure({ fields: [['name', 'exists']], body: { result: 0 } });
+  }
+
+  /** The file at `path` if the caller may write it. */
+  async function writableFile(principal: Principal, path: FilePath): Promise<FileEntry> {
+    const entry = (await authorize('write', principal, path)) as FileEntry;
+    if (entry.type !== 'f') throw fileStoreErrors.not_a_file();
+    return entry;
+  }
+
+  async function replaceExisting(principal: Principal, path: FilePath, blob: StoredBlob, mime: string): Promise<void> {
+    await replaceContents(await writableFile(principal, path), blob, mime);
   }
 
   /** The directory to create in: the root, or an existing directory the caller may create in. */
@@ -197,6 +219,7 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
           });
         } catch (err) {
           if (err instanceof DuplicatePathError) throw commonErrors.validation_failure({ fields: [['name', 'exists']], body: { result: 0 } });
+          if (err instanceof MissingParentError) throw fileStoreErrors.not_found();
           throw err;
         }
       } else {
@@ -232,11 +255,17 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
       if (existing === null) {
         await directoryFor('newItem', principal, parsePath(path.parent));
         const blob = (await storeContents(upload, values.contents, values.decode)) as StoredBlob;
-        await createFile(principal, path, blob, chooseMime(path.name, blob, values.mime, upload), '');
+        const mime = chooseMime(path.name, blob, values.mime, upload);
+        if (await insertFile(principal, path, blob, mime, '')) return { result: true };
+        // A concurrent write created the file first: create-or-replace replaces it, as setItem
+        // does in the data store, if the caller may write it.
+        await replaceExisting(principal, path, blob, mime).catch(async (err: unknown) => {
+          await dropBlob(blob.id);
+          throw err;
+        });
         return { result: true };
       }
-      const entry = (await authorize('write', principal, path)) as FileEntry;
-      if (entry.type !== 'f') throw fileStoreErrors.not_a_file();
+      const entry = await writableFile(principal, path);
       const blob = (await storeContents(upload, values.contents, values.decode)) as StoredBlob;
       await replaceContents(entry, blob, chooseMime(entry.name, blob, values.mime, upload));
       return { result: true };
@@ -250,8 +279,9 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
       if (target.path === '' || isWithin(target, path)) {
         throw commonErrors.validation_failure({ fields: [['newpath', 'invalid']], message: 'A path cannot move onto the root or into itself.', body: { result: false } });
       }
+      // Moving into a directory creates there: it needs what newItem there needs.
       try {
-        await directoryFor('getItem', principal, parsePath(target.parent));
+        await directoryFor('newItem', principal, parsePath(target.parent));
       } catch (err) {
         if (isRoostError(err) && err.code === 'not_found') throw fileStoreErrors.not_found({ message: 'The directory of newpath does not exist.', fields: [['newpath', 'not_found']] });
         throw err;
@@ -261,6 +291,7 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
         await repo.moveTree(path.path, target, clock.now());
       } catch (err) {
         if (err instanceof DuplicatePathError) throw commonErrors.validation_failure({ fields: [['newpath', 'exists']], body: { result: false } });
+        if (err instanceof MissingParentError) throw fileStoreErrors.not_found({ message: 'The directory of newpath does not exist.', fields: [['newpath', 'not_found']] });
         throw err;
       }
       return { result: true };

@@ -40,6 +40,15 @@ export function openDatabase(options: { databaseUrl?: string | undefined; dataDi
 const sqliteDialects = new WeakMap<object, FairSqliteDialect>();
 
 /**
+ * Whether row locks (`FOR SHARE`, `FOR UPDATE`) are needed: on PostgreSQL transactions run side
+ * by side; on SQLite a transaction holds the one connection, so transactions never interleave
+ * (and SQLite has no such clauses).
+ */
+export function needsRowLocks(db: Kysely<Database>): boolean {
+  return !sqliteDialects.has(db);
+}
+
+/**
  * Run a write of one statement that cannot fail on its own (an UPDATE by key, say), on SQLite
  * together with the other such writes of the same event-loop turn, in one transaction: each
  * commit writes the WAL, and one commit for many writes costs a fraction of one per write.
