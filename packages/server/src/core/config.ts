@@ -99,6 +99,10 @@ const rateLimit = z
     /** Failed sign-ins per client address and window before that address is refused (successful ones do not count). */
     signinFailures: z.number().int().min(1).default(100),
     signinFailureWindowSeconds: seconds.default(15 * 60),
+    /** Mails one account may have sent (verifyEmail, message), and mails one address may receive, per mail window. */
+    mailsPerAccount: z.number().int().min(1).default(10),
+    mailsPerRecipient: z.number().int().min(1).default(5),
+    mailWindowSeconds: seconds.default(3600),
     /** `redis://...`: counters shared by every process using this Redis; unset keeps them per process. */
     redisUrl: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
   })

@@ -33,11 +33,11 @@ export interface UsersTable {
   lockouts: number;
 }
 
-/** Failed sign-ins per client address in the current window (users/signin-throttle.ts). */
-export interface SigninFailuresTable {
-  address: string;
+/** Counts per key in the current window: failed sign-ins per address, mails per account and recipient (users/throttle-counts.ts). */
+export interface ThrottleCountsTable {
+  key: string;
   window_start: number;
-  failures: number;
+  count: number;
 }
 
 export interface SessionsTable {
@@ -80,7 +80,7 @@ export interface CoreTables {
   user_tokens: UserTokensTable;
   permissions: PermissionsTable;
   settings: SettingsTable;
-  signin_failures: SigninFailuresTable;
+  throttle_counts: ThrottleCountsTable;
 }
 
 export interface Database extends CoreTables, DataStoreTables, FileStoreTables {}

@@ -5,6 +5,7 @@ import { allowedAnswer } from '../core/permission-ops.js';
 import { commonErrors } from '../core/errors.js';
 import type { Mail } from '../core/mailer.js';
 import { hashPassword, verifyPassword } from './passwords.js';
+import { claimRecipientMail, claimSenderMail } from './mail-limits.js';
 import { userErrors } from './user-errors.js';
 import { contactMail, resetMail, verifyEmailMail } from './user-mails.js';
 import { DuplicateUserError } from './user-repo.js';
@@ -22,6 +23,8 @@ export async function sendMail(ctx: UserContext, mail: Mail): Promise<void> {
 }
 
 export const invalidField = (field: string, reason: string) => commonErrors.validation_failure({ fields: [[field, reason]] });
+
+const tooManyMails = (ctx: UserContext) => userErrors.too_many_mails({ retryAfterSeconds: ctx.settings.mailWindowMs / 1000 });
 
 /** `message` without `mail.adminAddress` writes to the active administrators, this many at most. */
 const MAX_ADMIN_RECIPIENTS = 20;
@@ -96,6 +99,7 @@ export function accountOps(ctx: UserContext): Record<string, Operation> {
       const { email } = parseInput(inputs.email, input);
       const owner = await repo.byEmail(email);
       if (owner && owner.id !== user.id) throw invalidField('email', 'exists');
+      if (!(await claimSenderMail(ctx, user.id)) || !(await claimRecipientMail(ctx, email))) throw tooManyMails(ctx);
       const token = randomToken();
       const now = clock.now();
       await repo.deleteTokens(user.id, 'verify_email');
@@ -116,7 +120,8 @@ export function accountOps(ctx: UserContext): Record<string, Operation> {
     async resetPassword(_caller, input) {
       const { identity } = parseInput(inputs.identity, input);
       const user = await findByIdentity(ctx, identity);
-      if (user && user.state === 'active' && user.email) {
+      // Past the recipient's mail limit nothing is sent, and the answer stays the same.
+      if (user && user.state === 'active' && user.email && (await claimRecipientMail(ctx, user.email))) {
         const token = randomToken();
         const now = clock.now();
         await repo.deleteTokens(user.id, 'reset');
@@ -144,7 +149,11 @@ export function accountOps(ctx: UserContext): Record<string, Operation> {
       const { adminAddress } = await ctx.runtime();
       const to = adminAddress ? [adminAddress] : await repo.activeEmailsOf(ADMINS, MAX_ADMIN_RECIPIENTS);
       if (to.length === 0) throw userErrors.no_admin_address();
-      for (const address of to) await sendMail(ctx, contactMail(address, user, message));
+      if (!(await claimSenderMail(ctx, user.id))) throw tooManyMails(ctx);
+      const allowed: string[] = [];
+      for (const address of to) if (await claimRecipientMail(ctx, address)) allowed.push(address);
+      if (allowed.length === 0) throw tooManyMails(ctx);
+      for (const address of allowed) await sendMail(ctx, contactMail(address, user, message));
       return { result: true };
     },
 

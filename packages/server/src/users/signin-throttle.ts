@@ -14,7 +14,7 @@ import type { User } from './user-repo.js';
  * - per client address: more than `addressFailures` failures within `addressWindowMs` are
  *   refused as `rate_limited` before any password is checked.
  * Each attempt is counted before its password is checked, in one statement (user-repo.ts
- * `claimSigninAttempt`, `claimAddressAttempt`): parallel attempts cannot read the same count,
+ * `claimSigninAttempt`, `countAttempt`): parallel attempts cannot read the same count,
  * so a burst gets no more password checks than the threshold allows.
  */
 export interface SigninAttempt {
@@ -28,9 +28,10 @@ export interface SigninAttempt {
 export async function claimAddress(ctx: UserContext, address: string | null): Promise<{ succeeded(): Promise<void> }> {
   if (address === null) return { succeeded: async () => {} };
   const now = ctx.clock.now();
-  const failures = await ctx.repo.claimAddressAttempt(address, now, now - ctx.settings.addressWindowMs);
+  const key = `signin:${address}`;
+  const failures = await ctx.repo.countAttempt(key, now, now - ctx.settings.addressWindowMs);
   if (failures > ctx.settings.addressFailures) throw commonErrors.rate_limited({ retryAfterSeconds: ctx.settings.addressWindowMs / 1000 });
-  return { succeeded: () => ctx.repo.refundAddressAttempt(address) };
+  return { succeeded: () => ctx.repo.refundAttempt(key) };
 }
 
 /** Count an attempt on `user`'s account; locked accounts are not counted further. */

@@ -28,6 +28,10 @@ export interface UserSettings {
   /** Failed sign-ins per client address and window before that address is refused. */
   addressFailures: number;
   addressWindowMs: number;
+  /** Mails per sending account, and per recipient address, in `mailWindowMs` (mail-limits.ts). */
+  mailsPerAccount: number;
+  mailsPerRecipient: number;
+  mailWindowMs: number;
 }
 
 /** Settings an administrator may change while Roost runs (core/runtime-settings.ts). */

@@ -193,33 +193,34 @@ export function createUserRepo(db: Kysely<Database>) {
     },
 
     /**
-     * Count one sign-in attempt from a client address in the window starting `windowStart` or
-     * later (an older window starts again); the count after this one.
+     * Count one attempt under `key` in the window starting `windowStart` or later (an older
+     * window starts again), in one statement so that parallel attempts each count; the count
+     * after this one.
      */
-    async claimAddressAttempt(address: string, now: number, windowStart: number): Promise<number> {
+    async countAttempt(key: string, now: number, windowStart: number): Promise<number> {
       const row = await db
-        .insertInto('signin_failures')
-        .values({ address, window_start: now, failures: 1 })
+        .insertInto('throttle_counts')
+        .values({ key, window_start: now, count: 1 })
         .onConflict((oc) =>
-          oc.column('address').doUpdateSet({
-            failures: sql<number>`case when signin_failures.window_start < ${windowStart} then 1 else signin_failures.failures + 1 end`,
-            window_start: sql<number>`case when signin_failures.window_start < ${windowStart} then ${now} else signin_failures.window_start end`,
+          oc.column('key').doUpdateSet({
+            count: sql<number>`case when throttle_counts.window_start < ${windowStart} then 1 else throttle_counts.count + 1 end`,
+            window_start: sql<number>`case when throttle_counts.window_start < ${windowStart} then ${now} else throttle_counts.window_start end`,
           }),
         )
-        .returning('failures')
+        .returning('count')
         .executeTakeFirstOrThrow();
-      // A new window: forget the addresses whose windows have passed (the table stays small).
-      if (row.failures === 1) await db.deleteFrom('signin_failures').where('window_start', '<', windowStart).execute();
-      return row.failures;
+      // A new window: forget the keys whose windows have passed (the table stays small).
+      if (row.count === 1) await db.deleteFrom('throttle_counts').where('window_start', '<', windowStart).where('key', 'like', `${key.split(':')[0]}:%`).execute();
+      return row.count;
     },
 
-    /** A successful sign-in gives its address's attempt back: only failures count. */
-    async refundAddressAttempt(address: string): Promise<void> {
+    /** Give an attempt back (a successful sign-in: only failures count). */
+    async refundAttempt(key: string): Promise<void> {
       await db
-        .updateTable('signin_failures')
-        .set((eb) => ({ failures: eb('failures', '-', 1) }))
-        .where('address', '=', address)
-        .where('failures', '>', 0)
+        .updateTable('throttle_counts')
+        .set((eb) => ({ count: eb('count', '-', 1) }))
+        .where('key', '=', key)
+        .where('count', '>', 0)
         .execute();
     },
 

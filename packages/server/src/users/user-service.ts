@@ -46,6 +46,9 @@ function settingsFrom(config: Config): UserSettings {
     lockoutMaxMs: Math.max(u.lockoutSeconds, u.lockoutMaxSeconds) * 1000,
     addressFailures: config.rateLimit.signinFailures,
     addressWindowMs: config.rateLimit.signinFailureWindowSeconds * 1000,
+    mailsPerAccount: config.rateLimit.mailsPerAccount,
+    mailsPerRecipient: config.rateLimit.mailsPerRecipient,
+    mailWindowMs: config.rateLimit.mailWindowSeconds * 1000,
   };
 }
 

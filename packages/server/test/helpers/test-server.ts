@@ -97,7 +97,7 @@ export async function startServer(input: ConfigInput = {}, overrides: RoostOverr
     port: 0,
     host: '127.0.0.1',
     logLevel: 'silent',
-    rateLimit: { max: 10_000, signinFailures: 10_000 },
+    rateLimit: { max: 10_000, signinFailures: 10_000, mailsPerAccount: 10_000, mailsPerRecipient: 10_000 },
     ...(s3Blobs ? { blobs: s3Blobs } : {}),
     ...input,
     dataDir,

@@ -24,7 +24,7 @@ export type IgnoredColumns = Readonly<Record<string, readonly string[]>>;
  * A failed sign-in (401) counts against the account and its client address
  * (users/signin-throttle.ts): the counters are state a refusal is meant to change. Comparisons around sign-in attempts leave these out.
  */
-export const SIGNIN_COUNTERS: IgnoredColumns = { users: ['failed_signins', 'locked_until', 'lockouts'], signin_failures: ['failures', 'window_start'] };
+export const SIGNIN_COUNTERS: IgnoredColumns = { users: ['failed_signins', 'locked_until', 'lockouts'], throttle_counts: ['count', 'window_start'] };
 
 /** Table names per server: introspection is a handful of catalog queries, and tables come only with a migration. */
 const tableNames = new WeakMap<Roost, Promise<string[]>>();
