@@ -114,6 +114,12 @@ export const configSchema = z
     host: z.string().min(1).default('127.0.0.1'),
     /** Where the SQLite file, file blobs and the mail outbox live. */
     dataDir: z.string().min(1).default('./data'),
+    /**
+     * `full`: an acknowledged write survives a power loss (SQLite `synchronous=FULL`, local blobs'
+     * directories synced after each rename). `fast`: it survives a crash of Roost, not of the
+     * machine (SQLite `synchronous=NORMAL`). docs/security.md, "Durability".
+     */
+    durability: z.enum(['full', 'fast']).default('full'),
     /** `postgres://...` selects PostgreSQL; unset means SQLite in `dataDir/roost.db`. */
     databaseUrl: z
       .string()

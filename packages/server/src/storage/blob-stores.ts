@@ -10,8 +10,8 @@ export interface BlobStores {
   close(): void;
 }
 
-export function openBlobStore(options: BlobStoreOptions, dataDir: string): BlobStore & { close(): void } {
-  return options.kind === 's3' ? createS3BlobStore(options) : createLocalBlobStore(options.dir ?? join(dataDir, 'blobs'));
+export function openBlobStore(options: BlobStoreOptions, dataDir: string, durability: 'full' | 'fast' = 'full'): BlobStore & { close(): void } {
+  return options.kind === 's3' ? createS3BlobStore(options) : createLocalBlobStore(options.dir ?? join(dataDir, 'blobs'), { syncDirectories: durability === 'full' });
 }
 
 export function openBlobStores(config: Config): BlobStores {
@@ -22,7 +22,7 @@ export function openBlobStores(config: Config): BlobStores {
     const key = JSON.stringify(options);
     let blobs = opened.get(key);
     if (!blobs) {
-      blobs = openBlobStore(options, config.dataDir);
+      blobs = openBlobStore(options, config.dataDir, config.durability);
       opened.set(key, blobs);
     }
     byStore.set(name, blobs);

@@ -19,7 +19,7 @@ pg.types.setTypeParser(20, (v) => Number(v));
  * Open the database: PostgreSQL when `databaseUrl` is given, else the SQLite file
  * `dataDir/roost.db` (WAL mode, so readers never wait for the single writer).
  */
-export function openDatabase(options: { databaseUrl?: string | undefined; dataDir: string }): OpenedDatabase {
+export function openDatabase(options: { databaseUrl?: string | undefined; dataDir: string; durability?: 'full' | 'fast' }): OpenedDatabase {
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
     return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: 'postgres' };
@@ -27,7 +27,9 @@ export function openDatabase(options: { databaseUrl?: string | undefined; dataDi
   mkdirSync(options.dataDir, { recursive: true });
   const sqlite = new SQLite(join(options.dataDir, 'roost.db'));
   sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
+  // In WAL mode NORMAL syncs only at checkpoints: a commit survives a crash of the process but
+  // may be lost with power; FULL syncs the WAL at every commit (config.ts `durability`).
+  sqlite.pragma(options.durability === 'fast' ? 'synchronous = NORMAL' : 'synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const dialect = new FairSqliteDialect({ database: withStatementCache(sqlite) });

@@ -42,7 +42,7 @@ function isOrphan(name: string, mtimeMs: number, now: number): boolean {
  * blob under an id. Temporary files a crash left behind are removed at start (a gone process's
  * of this host at once, the others once untouched for `ORPHAN_AGE_MS`) and then hourly.
  */
-export function createLocalBlobStore(dir: string): BlobStore & { sweep(): void; close(): void } {
+export function createLocalBlobStore(dir: string, { syncDirectories = true } = {}): BlobStore & { sweep(): void; close(): void } {
   const tmpDir = join(dir, 'tmp');
   mkdirSync(tmpDir, { recursive: true });
   const pathOf = (id: string) => {
@@ -82,8 +82,14 @@ export function createLocalBlobStore(dir: string): BlobStore & { sweep(): void; 
       }
       const target = pathOf(id);
       try {
-        await mkdir(join(dir, id.slice(0, 2)), { recursive: true });
+        const made = await mkdir(join(dir, id.slice(0, 2)), { recursive: true });
         await rename(tmp, target);
+        // A rename is on disk once its directory is: without this, a power loss right after the
+        // answer could lose the blob's name though its contents were flushed (config `durability`).
+        if (syncDirectories) {
+          if (made !== undefined) await syncDirectory(dir);
+          await syncDirectory(join(dir, id.slice(0, 2)));
+        }
       } catch (err) {
         await rm(tmp, { force: true });
         throw err;
@@ -112,4 +118,14 @@ export function createLocalBlobStore(dir: string): BlobStore & { sweep(): void; 
       }
     },
   };
+}
+
+/** fsync a directory, so that the names created or renamed in it survive a power loss. */
+async function syncDirectory(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
