@@ -14,10 +14,11 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import time
 import unittest
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import roost_client
 
@@ -131,8 +132,19 @@ class RoostServer:
             return []
         return [json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))]
 
+    def mails_where(self, matches: Callable[[dict[str, Any]], bool], timeout: float = 10.0) -> list[dict[str, Any]]:
+        """The outbox mails that match, once there is at least one: Roost delivers mails from a
+        queue after it has answered (packages/server/src/mail/mail-queue.ts), so a mail may land
+        a moment after the call that sent it."""
+        deadline = time.monotonic() + timeout
+        while True:
+            mails = [m for m in self.outbox() if matches(m)]
+            if mails or time.monotonic() > deadline:
+                return mails
+            time.sleep(0.02)
+
     def last_mail(self, to: str, kind: str) -> dict[str, Any]:
-        mails = [m for m in self.outbox() if m["to"] == to and m["kind"] == kind]
+        mails = self.mails_where(lambda m: m["to"] == to and m["kind"] == kind)
         if not mails:
             raise AssertionError(f"no {kind} mail to {to}")
         return mails[-1]

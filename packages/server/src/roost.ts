@@ -8,6 +8,8 @@ import { buildHttp } from './http/http-app.js';
 import { registerClientBundle } from './http/client-bundle.js';
 import { registerAdminPages, registerAdminStorePages, registerPageAssets, registerUserPages } from './admin/index.js';
 import { createMailer, outboxDir } from './mail/create-mailer.js';
+import { createMailQueue, type MailQueue } from './mail/mail-queue.js';
+import { createMailQueueStore } from './storage/mail-queue-store.js';
 import { openBlobStores, type BlobStores } from './storage/blob-stores.js';
 import { openPostgresChangeFeed } from './storage/change-feed.js';
 import { openDatabase, type Dialect } from './storage/database.js';
@@ -22,6 +24,7 @@ import { createFileStores, type FileStores } from './filestore/index.js';
 
 export interface RoostOverrides {
   clock?: Clock;
+  /** The transport the mail queue delivers through (default: SMTP or the outbox, by the settings). */
   mailer?: Mailer;
 }
 
@@ -41,6 +44,8 @@ export interface Roost {
   blobs: BlobStores;
   /** Where outbox mails are written when no SMTP server is configured. */
   outboxDir: string;
+  /** Mails waiting for delivery (mail/mail-queue.ts); every mail of the services goes through it. */
+  mailQueue: MailQueue;
   /** Listen on the configured host and port (or the given ones); resolves to the base URL. */
   listen(options?: { port?: number; host?: string }): Promise<string>;
   close(): Promise<void>;
@@ -52,7 +57,9 @@ export interface Services {
   dialect: Dialect;
   /** Settings an administrator changes while Roost runs (stored over the boot configuration). */
   settings: RuntimeSettingsService;
+  /** The mail transport, following the runtime settings: the queue delivers through it; the settings page's test mail uses it directly. */
   mailer: Mailer;
+  mailQueue: MailQueue;
   users: UserService;
   dataStores: DataStores;
   fileStores: FileStores;
@@ -75,8 +82,11 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   const changes = config.databaseUrl ? await openPostgresChangeFeed(config.databaseUrl, db, (err) => log.error({ err }, 'change feed between processes')) : null;
   const settings = createRuntimeSettings(config, createSettingsStore(db, clock));
   const mailer = overrides.mailer ?? createMailer(config, settings);
+  const mailQueue = createMailQueue(createMailQueueStore(db), mailer, clock, (err, item) =>
+    log.warn({ err, kind: item.mail.kind, attempts: item.attempts + 1 }, 'a mail could not be delivered; it is tried again later'),
+  );
   const permissionStore = createPermissionStore(db, clock, 1000, changes);
-  const users = createUserService({ db, clock, mailer, permissionStore, runtimeSettings: settings, config, changes });
+  const users = createUserService({ db, clock, mailer: mailQueue, permissionStore, runtimeSettings: settings, config, changes });
   const dataStores = createDataStores({ db, dialect, clock, permissionStore, config });
   const blobs = openBlobStores(config);
   const fileStores = createFileStores({ db, clock, permissionStore, config, blobs });
@@ -89,6 +99,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     dialect,
     settings,
     mailer,
+    mailQueue,
     users,
     dataStores,
     fileStores,
@@ -97,7 +108,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
       clearInterval(purge);
       blobs.close();
       await changes?.close();
-      await mailer.close();
+      await mailQueue.close();
       await db.destroy();
     },
   };
@@ -118,6 +129,7 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
   await http.register(registerAdminPages, pageDeps);
   await http.register(registerAdminStorePages, pageDeps);
   await http.register(registerUserPages, pageDeps);
+  services.mailQueue.start();
   return {
     ...services,
     config,

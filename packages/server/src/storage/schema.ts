@@ -33,6 +33,21 @@ export interface UsersTable {
   lockouts: number;
 }
 
+/** Mails waiting to be delivered (storage/mail-queue-store.ts). */
+export interface MailQueueTable {
+  id: string;
+  kind: string;
+  recipient: string;
+  /** The mail as JSON (core/mailer.ts `Mail`). */
+  mail: string;
+  created: number;
+  attempts: number;
+  /** When to try next; null once given up. */
+  next_attempt: number | null;
+  claimed_until: number | null;
+  last_error: string | null;
+}
+
 /** Counts per key in the current window: failed sign-ins per address, mails per account and recipient (users/throttle-counts.ts). */
 export interface ThrottleCountsTable {
   key: string;
@@ -81,6 +96,7 @@ export interface CoreTables {
   permissions: PermissionsTable;
   settings: SettingsTable;
   throttle_counts: ThrottleCountsTable;
+  mail_queue: MailQueueTable;
 }
 
 export interface Database extends CoreTables, DataStoreTables, FileStoreTables {}

@@ -18,9 +18,10 @@ export interface TestSmtpServer {
 
 /**
  * npm's smtp-server on 127.0.0.1 (random port), plain SMTP (no certificate to offer, so no
- * STARTTLS). With `login`, clients may authenticate with exactly that user and password.
+ * STARTTLS). With `login`, clients may authenticate with exactly that user and password; with
+ * `delayMs`, it takes that long to accept each mail (a slow or distant server).
  */
-export async function startSmtpServer(options: { login?: { user: string; password: string } } = {}): Promise<TestSmtpServer> {
+export async function startSmtpServer(options: { login?: { user: string; password: string }; delayMs?: number } = {}): Promise<TestSmtpServer> {
   const received: ReceivedMail[] = [];
   const waiting = new Set<() => void>();
   const { login } = options;
@@ -44,8 +45,10 @@ export async function startSmtpServer(options: { login?: { user: string; passwor
           to: session.envelope.rcptTo.map((r) => r.address),
           raw: Buffer.concat(chunks).toString('utf8'),
         });
-        callback();
-        for (const wake of waiting) wake();
+        setTimeout(() => {
+          callback();
+          for (const wake of waiting) wake();
+        }, options.delayMs ?? 0);
       });
     },
   });

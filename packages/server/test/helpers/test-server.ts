@@ -30,8 +30,9 @@ export interface TestServer {
   users(op: string, body?: unknown, options?: CallOptions): Promise<CallResult>;
   /** Any path, any method. */
   request(path: string, body?: unknown, options?: CallOptions): Promise<CallResult>;
+  /** The outbox's mails, once the mail queue has delivered what was due (mails leave the request path). */
   outbox(): Promise<OutboxMail[]>;
-  /** The newest outbox mail to `to` (throws when there is none). */
+  /** The newest outbox mail to `to` (throws when there is none), after the queue's deliveries. */
   lastMail(to: string): Promise<OutboxMail>;
   /** Create an account directly (no permission needed) and return its token. */
   createUser(name: string, options?: { groups?: string[]; password?: string; email?: string }): Promise<string>;
@@ -133,8 +134,12 @@ export async function startServer(input: ConfigInput = {}, overrides: RoostOverr
     roost,
     request,
     users: (op, body = {}, options = {}) => request(`/users/api/${op}`, body, { method: 'POST', ...options }),
-    outbox: () => readOutbox(roost.outboxDir),
+    async outbox() {
+      await roost.mailQueue.idle();
+      return readOutbox(roost.outboxDir);
+    },
     async lastMail(to) {
+      await roost.mailQueue.idle();
       const mails = (await readOutbox(roost.outboxDir)).filter((m) => m.to === to);
       const mail = mails.at(-1);
       if (!mail) throw new Error(`no mail to ${to}`);

@@ -30,6 +30,8 @@ export const SIGNIN_COUNTERS: IgnoredColumns = { users: ['failed_signins', 'lock
 const tableNames = new WeakMap<Roost, Promise<string[]>>();
 
 export async function snapshot(roost: Roost): Promise<StoreSnapshot> {
+  // Mails of earlier requests are delivered first: a delivery is not the next request's doing.
+  await roost.mailQueue.idle();
   const tables: StoreSnapshot['tables'] = {};
   let names = tableNames.get(roost);
   if (!names) {

@@ -1,0 +1,105 @@
+import type { Clock } from '../core/clock.js';
+import { newId } from '../core/ids.js';
+import type { Mailer, MailQueueCounts, MailQueueStore, QueuedMail } from '../core/mailer.js';
+
+/**
+ * Mail off the request path (docs/operations.md, "Mail"): `send` only stores the mail in the
+ * queue (storage/mail-queue-store.ts) and wakes the worker, so no answer waits for SMTP and an
+ * answer's timing says nothing about whether a mail went out (`resetPassword` must not tell
+ * which accounts exist). The worker delivers through `transport` (the runtime settings' SMTP
+ * server or the outbox, mail/create-mailer.ts); a failed delivery is tried again after
+ * 5 s, 10 s, 20 s ... up to an hour between tries, `MAX_ATTEMPTS` times in all, then kept as
+ * failed. Queued mails survive a restart: a process's worker picks up whatever is due,
+ * including mails another process claimed and did not finish within `LEASE_MS`.
+ */
+export interface MailQueue extends Mailer {
+  /** Start delivering (serve does; the CLI only queues). */
+  start(): void;
+  /** Resolves once nothing is due and no delivery is under way in this process (tests, shutdown). */
+  idle(timeoutMs?: number): Promise<void>;
+  counts(): Promise<MailQueueCounts>;
+}
+
+export const MAX_ATTEMPTS = 10;
+const LEASE_MS = 60_000;
+const POLL_MS = 1000;
+const BATCH = 20;
+
+/** The wait before try `attempts + 1`, after `attempts` failures. */
+export function retryDelayMs(attempts: number): number {
+  return Math.min(3600_000, 5000 * 2 ** Math.min(attempts - 1, 20));
+}
+
+export function createMailQueue(store: MailQueueStore, transport: Mailer, clock: Clock, onError: (err: unknown, mail: QueuedMail) => void = () => {}): MailQueue {
+  let running: Promise<void> | null = null;
+  let again = false;
+  let timer: NodeJS.Timeout | null = null;
+  let closed = false;
+
+  async function deliver(item: QueuedMail): Promise<void> {
+    try {
+      await transport.send(item.mail);
+      await store.delivered(item.id);
+    } catch (err) {
+      const attempts = item.attempts + 1;
+      onError(err, item);
+      await store.failed(item.id, attempts, attempts >= MAX_ATTEMPTS ? null : clock.now() + retryDelayMs(attempts), err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  async function drain(): Promise<void> {
+    do {
+      again = false;
+      for (;;) {
+        const batch = await store.claimDue(clock.now(), LEASE_MS, BATCH);
+        if (batch.length === 0) break;
+        await Promise.all(batch.map(deliver));
+      }
+    } while (again && !closed);
+  }
+
+  /** Run the worker now, or once more after the run under way. */
+  function wake(): Promise<void> {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = drain()
+      .catch(() => {
+        // The database is unreachable: the next poll tries again.
+      })
+      .finally(() => {
+        running = null;
+      });
+    return running;
+  }
+
+  return {
+    async send(mail) {
+      await store.enqueue(newId(), mail, clock.now());
+      if (timer) void wake();
+    },
+    start() {
+      if (timer || closed) return;
+      timer = setInterval(() => void wake(), POLL_MS).unref();
+      void wake();
+    },
+    async idle(timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        await wake();
+        if ((await store.counts(clock.now())).due === 0 && !running) return;
+        if (Date.now() > deadline) throw new Error('mail queue: mails still due after the timeout');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    },
+    counts: () => store.counts(clock.now()),
+    async close() {
+      closed = true;
+      if (timer) clearInterval(timer);
+      timer = null;
+      await running;
+      await transport.close();
+    },
+  };
+}
