@@ -196,8 +196,8 @@ describe('connector failures', () => {
   });
 });
 
-/** A Roost allowing one `token` call a minute per client. */
+/** A Roost allowing one failed `token` call a minute per client. */
 async function startRoostWithLimit(): Promise<TestServer> {
   const { startServer } = await import('../../server/test/helpers/test-server.js');
-  return startServer({ rateLimit: { max: 1, windowSeconds: 60 } });
+  return startServer({ rateLimit: { max: 1, windowSeconds: 60, signinFailures: 1, signinFailureWindowSeconds: 60 } });
 }

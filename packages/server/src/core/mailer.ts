@@ -14,6 +14,15 @@ export interface Mailer {
   close(): Promise<void>;
 }
 
+/**
+ * What the services send mail through (mail/mail-queue.ts): `send` queues a mail; `later` runs
+ * work that looks things up and queues mails after the answer has gone, so that the answer's
+ * timing cannot tell what the work found (`resetPassword` must not tell which accounts exist).
+ */
+export interface QueuingMailer extends Mailer {
+  later(work: () => Promise<void>): void;
+}
+
 /** A mail waiting in the queue, as a worker claimed it. */
 export interface QueuedMail {
   id: string;

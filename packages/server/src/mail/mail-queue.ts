@@ -1,6 +1,6 @@
 import type { Clock } from '../core/clock.js';
 import { newId } from '../core/ids.js';
-import type { Mailer, MailQueueCounts, MailQueueStore, QueuedMail } from '../core/mailer.js';
+import type { Mailer, MailQueueCounts, MailQueueStore, QueuedMail, QueuingMailer } from '../core/mailer.js';
 
 /**
  * Mail off the request path (docs/operations.md, "Mail"): `send` only stores the mail in the
@@ -12,10 +12,10 @@ import type { Mailer, MailQueueCounts, MailQueueStore, QueuedMail } from '../cor
  * failed. Queued mails survive a restart: a process's worker picks up whatever is due,
  * including mails another process claimed and did not finish within `LEASE_MS`.
  */
-export interface MailQueue extends Mailer {
+export interface MailQueue extends QueuingMailer {
   /** Start delivering (serve does; the CLI only queues). */
   start(): void;
-  /** Resolves once nothing is due and no delivery is under way in this process (tests, shutdown). */
+  /** Resolves once no `later` work is pending, nothing is due and no delivery is under way in this process (tests, shutdown). */
   idle(timeoutMs?: number): Promise<void>;
   counts(): Promise<MailQueueCounts>;
 }
@@ -30,8 +30,9 @@ export function retryDelayMs(attempts: number): number {
   return Math.min(3600_000, 5000 * 2 ** Math.min(attempts - 1, 20));
 }
 
-export function createMailQueue(store: MailQueueStore, transport: Mailer, clock: Clock, onError: (err: unknown, mail: QueuedMail) => void = () => {}): MailQueue {
+export function createMailQueue(store: MailQueueStore, transport: Mailer, clock: Clock, onError: (err: unknown, mail: QueuedMail | null) => void = () => {}): MailQueue {
   let running: Promise<void> | null = null;
+  const pendingWork = new Set<Promise<void>>();
   let again = false;
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
@@ -79,6 +80,14 @@ export function createMailQueue(store: MailQueueStore, transport: Mailer, clock:
       await store.enqueue(newId(), mail, clock.now());
       if (timer) void wake();
     },
+    later(work) {
+      // After the answer: the work starts on a later turn of the event loop.
+      const done: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
+        .then(work)
+        .catch((err: unknown) => onError(err, null))
+        .finally(() => pendingWork.delete(done));
+      pendingWork.add(done);
+    },
     start() {
       if (timer || closed) return;
       timer = setInterval(() => void wake(), POLL_MS).unref();
@@ -87,8 +96,9 @@ export function createMailQueue(store: MailQueueStore, transport: Mailer, clock:
     async idle(timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
+        await Promise.all(pendingWork);
         await wake();
-        if ((await store.counts(clock.now())).due === 0 && !running) return;
+        if ((await store.counts(clock.now())).due === 0 && !running && pendingWork.size === 0) return;
         if (Date.now() > deadline) throw new Error('mail queue: mails still due after the timeout');
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
@@ -98,6 +108,7 @@ export function createMailQueue(store: MailQueueStore, transport: Mailer, clock:
       closed = true;
       if (timer) clearInterval(timer);
       timer = null;
+      await Promise.all(pendingWork);
       await running;
       await transport.close();
     },

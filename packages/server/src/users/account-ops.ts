@@ -33,6 +33,18 @@ const MAX_ADMIN_RECIPIENTS = 20;
 export function accountOps(ctx: UserContext): Record<string, Operation> {
   const { repo, clock, inputs, settings } = ctx;
 
+  /** A reset token by mail to the account behind `identity`, if it is active and has an address. */
+  async function mailResetToken(identity: string): Promise<void> {
+    const user = await findByIdentity(ctx, identity);
+    // Past the recipient's mail limit nothing is sent; the answer was the same anyway.
+    if (!user || user.state !== 'active' || !user.email || !(await claimRecipientMail(ctx, user.email))) return;
+    const token = randomToken();
+    const now = clock.now();
+    await repo.deleteTokens(user.id, 'reset');
+    await repo.insertToken({ tokenHash: hashToken(token), userId: user.id, purpose: 'reset', payload: null, created: now, expires: now + settings.resetLifetimeMs });
+    await ctx.mailer.send(resetMail(user.email, user.name, (await ctx.runtime()).resetPasswordUrl, token));
+  }
+
   return {
     async ping() {
       return { result: 1 };
@@ -116,18 +128,11 @@ export function accountOps(ctx: UserContext): Record<string, Operation> {
       return { result: true };
     },
 
-    // Answers the same whether or not the account exists, so it cannot be used to find accounts.
+    // Answers the same, in the same time, whether or not the account exists, so it cannot be
+    // used to find accounts: the look-up and the mail happen after the answer (mail/mail-queue.ts).
     async resetPassword(_caller, input) {
       const { identity } = parseInput(inputs.identity, input);
-      const user = await findByIdentity(ctx, identity);
-      // Past the recipient's mail limit nothing is sent, and the answer stays the same.
-      if (user && user.state === 'active' && user.email && (await claimRecipientMail(ctx, user.email))) {
-        const token = randomToken();
-        const now = clock.now();
-        await repo.deleteTokens(user.id, 'reset');
-        await repo.insertToken({ tokenHash: hashToken(token), userId: user.id, purpose: 'reset', payload: null, created: now, expires: now + settings.resetLifetimeMs });
-        await sendMail(ctx, resetMail(user.email, user.name, (await ctx.runtime()).resetPasswordUrl, token));
-      }
+      ctx.mailer.later(() => mailResetToken(identity));
       return { result: true };
     },
 

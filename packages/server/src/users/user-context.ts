@@ -1,6 +1,6 @@
 import type { Clock } from '../core/clock.js';
 import { commonErrors } from '../core/errors.js';
-import type { Mailer } from '../core/mailer.js';
+import type { QueuingMailer } from '../core/mailer.js';
 import { holds, refusal, type Principal, type ServicePermissions } from '../core/permissions.js';
 import type { UserInputs } from './user-inputs.js';
 import type { User, UserRepo } from './user-repo.js';
@@ -47,7 +47,7 @@ export interface UserRuntimeSettings {
 export interface UserContext {
   repo: UserRepo;
   clock: Clock;
-  mailer: Mailer;
+  mailer: QueuingMailer;
   permissions: ServicePermissions;
   inputs: UserInputs;
   settings: UserSettings;

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../core/clock.js';
 import type { Config } from '../core/config.js';
-import type { Mailer } from '../core/mailer.js';
+import type { QueuingMailer } from '../core/mailer.js';
 import { newId } from '../core/ids.js';
 import type { FieldProblem } from '../core/errors.js';
 import { fieldProblems } from '../core/validation.js';
@@ -23,7 +23,7 @@ import { withSessionCache } from './session-cache.js';
 export interface UserServiceDeps {
   db: Kysely<Database>;
   clock: Clock;
-  mailer: Mailer;
+  mailer: QueuingMailer;
   permissionStore: PermissionStore;
   /** Identity policy, page urls and administrator address, changeable at run time. */
   runtimeSettings: RuntimeSettingsService;
