@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { pino } from 'pino';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { systemClock, type Clock } from './core/clock.js';
 import type { Config } from './core/config.js';
 import type { Mailer } from './core/mailer.js';
@@ -13,7 +13,8 @@ import { createMailQueueStore } from './storage/mail-queue-store.js';
 import { openBlobStores, type BlobStores } from './storage/blob-stores.js';
 import { openPostgresChangeFeed } from './storage/change-feed.js';
 import { openDatabase, type Dialect } from './storage/database.js';
-import { migrateToLatest } from './storage/migrations/index.js';
+import { appliedMigrations, migrateToLatest, migrations } from './storage/migrations/index.js';
+import type { Readiness } from './http/routes/health-routes.js';
 import { createPermissionStore } from './storage/permission-store.js';
 import { createSettingsStore } from './storage/settings-store.js';
 import { createRuntimeSettings, type RuntimeSettingsService } from './core/runtime-settings.js';
@@ -121,7 +122,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
  */
 export async function createRoost(config: Config, overrides: RoostOverrides = {}): Promise<Roost> {
   const services = await openServices(config, overrides);
-  const httpServices = { users: services.users, dataStores: services.dataStores, fileStores: services.fileStores };
+  const httpServices = { users: services.users, dataStores: services.dataStores, fileStores: services.fileStores, readiness: readinessOf(services) };
   const http = await buildHttp(httpServices, config, services.log);
   // The pages sit on top of the HTTP app (the http layer never imports them).
   const pageDeps = { services: httpServices, config, db: services.db, settings: services.settings, mailer: services.mailer, outboxDir: outboxDir(config) };
@@ -152,3 +153,27 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
     },
   };
 }
+
+/** What `/ready` checks (http/routes/health-routes.ts): the database, its migrations, the blob stores. */
+function readinessOf(services: Services): Readiness {
+  const problem = (what: string, err: unknown) => {
+    services.log.warn({ err }, `not ready: ${what}`);
+    return what;
+  };
+  return {
+    async problems() {
+      const problems: string[] = [];
+      try {
+        await sql`select 1`.execute(services.db);
+        const applied = await appliedMigrations(services.db as Kysely<unknown>);
+        if (applied.length < Object.keys(migrations).length) problems.push('database migrations are not all applied (run roost migrate)');
+      } catch (err) {
+        problems.push(problem('the database cannot be reached', err));
+      }
+      const checks = await Promise.allSettled(services.blobs.all().map((blobs) => blobs.check()));
+      for (const check of checks) if (check.status === 'rejected') problems.push(problem('a blob store cannot be reached', check.reason));
+      return [...new Set(problems)];
+    },
+  };
+}
+

@@ -12,6 +12,7 @@ import type { DataStores } from '../datastore/index.js';
 import type { FileStores } from '../filestore/index.js';
 import { failureBody, installErrorHandler } from './error-handler.js';
 import { registerOpenApi } from './openapi.js';
+import { registerHealthRoutes, type Readiness } from './routes/health-routes.js';
 import { registerUserRoutes } from './routes/user-routes.js';
 import { registerDataStoreRoutes } from './routes/datastore-routes.js';
 import { registerFileStoreRoutes } from './routes/filestore-routes.js';
@@ -24,6 +25,8 @@ export interface HttpServices {
   users: UserService;
   dataStores: DataStores;
   fileStores: FileStores;
+  /** For `/ready` (routes/health-routes.ts); without it `/ready` says ready once the process runs. */
+  readiness?: Readiness;
 }
 
 export const ROOST_VERSION = '0.1.0';
@@ -111,6 +114,7 @@ export async function buildHttp(services: HttpServices, config: Config, log: Fas
   installCors(app, config.corsOrigins);
   await registerOpenApi(app, ROOST_VERSION);
 
+  await app.register(registerHealthRoutes, { readiness: services.readiness ?? { problems: async () => [] } });
   await app.register(registerUserRoutes, { users: services.users, config });
   await app.register(registerDataStoreRoutes, { dataStores: services.dataStores, users: services.users, config });
   await app.register(registerFileStoreRoutes, { fileStores: services.fileStores, users: services.users, config });

@@ -19,6 +19,8 @@ export interface BlobStore {
   delete(id: string): Promise<void>;
   /** Every stored blob (for sweeping orphans: blobs a crash left unreferenced). */
   list(): AsyncIterable<ListedBlob>;
+  /** Rejects when the store cannot be reached or written (for `/ready`). */
+  check(): Promise<void>;
 }
 
 export interface ListedBlob {

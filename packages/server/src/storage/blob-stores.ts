@@ -7,6 +7,8 @@ import { createS3BlobStore } from './s3-blob-store.js';
 /** The blob store of each configured file store; stores with the same settings share one. */
 export interface BlobStores {
   forStore(store: string): BlobStore;
+  /** Each distinct blob store once. */
+  all(): BlobStore[];
   close(): void;
 }
 
@@ -28,6 +30,7 @@ export function openBlobStores(config: Config): BlobStores {
     byStore.set(name, blobs);
   }
   return {
+    all: () => [...opened.values()],
     forStore(store) {
       const blobs = byStore.get(store);
       if (!blobs) throw new Error(`no file store ${store}`);

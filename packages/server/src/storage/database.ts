@@ -22,6 +22,10 @@ pg.types.setTypeParser(20, (v) => Number(v));
 export function openDatabase(options: { databaseUrl?: string | undefined; dataDir: string; durability?: 'full' | 'fast' }): OpenedDatabase {
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+    // An idle connection that the server ends (a restart, a failover, an administrator) emits
+    // `error` on the pool; unhandled, that would end the process. The pool drops the connection
+    // and the next query opens a new one; `/ready` reports the database while it is away.
+    pool.on('error', () => {});
     return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: 'postgres' };
   }
   mkdirSync(options.dataDir, { recursive: true });

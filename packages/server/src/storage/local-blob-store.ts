@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { access, constants, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -105,6 +105,10 @@ export function createLocalBlobStore(dir: string, { syncDirectories = true } = {
 
     async delete(id: string): Promise<void> {
       await rm(pathOf(id), { force: true });
+    },
+
+    async check(): Promise<void> {
+      await access(tmpDir, constants.W_OK);
     },
 
     async *list(): AsyncIterable<ListedBlob> {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { pipeline } from 'node:stream';
 import { Readable } from 'node:stream';
-import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, ListObjectsV2Command, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { BlobStoreOptions } from '../core/config.js';
 import { blobMeter, type BlobStore, type ByteRange, type ListedBlob, type StoredBlob } from './blob-store.js';
@@ -81,6 +81,10 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore & { cl
       const res = await client.send(new GetObjectCommand({ Bucket, Key: keyOf(id), ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }));
       if (!(res.Body instanceof Readable)) throw new Error('S3 answered without a body stream');
       return res.Body;
+    },
+
+    async check(): Promise<void> {
+      await client.send(new HeadBucketCommand({ Bucket }));
     },
 
     async delete(id: string): Promise<void> {

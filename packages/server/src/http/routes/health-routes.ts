@@ -1,0 +1,27 @@
+import type { FastifyInstance } from 'fastify';
+import { failureBody } from '../error-handler.js';
+
+/**
+ * For load balancers and orchestrators (docs/operations.md, "Health and readiness"):
+ * `/health` answers while the process serves requests (a liveness probe: touches nothing);
+ * `/ready` answers 200 only when the database answers, its migrations are all applied and every
+ * blob store can be reached, else 503 `not_ready` naming what is not (the causes go to the log).
+ * Both answer GET and HEAD, without authentication, and are never cached.
+ */
+export interface Readiness {
+  /** What is not ready, in words for an operator; empty when all is. */
+  problems(): Promise<string[]>;
+}
+
+export async function registerHealthRoutes(app: FastifyInstance, options: { readiness: Readiness }): Promise<void> {
+  app.get('/health', async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
+    return { result: true, status: 'ok' };
+  });
+  app.get('/ready', async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
+    const problems = await options.readiness.problems();
+    if (problems.length === 0) return { result: true, status: 'ready' };
+    return reply.code(503).send(failureBody('not_ready', `Not ready: ${problems.join('; ')}.`, [], { problems }));
+  });
+}
