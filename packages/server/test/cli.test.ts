@@ -68,6 +68,11 @@ describe('cli', () => {
 
   const run = (args: string[], extra: Record<string, string> = {}) => roost(args, { cwd, env: { ROOST_DATA_DIR: dataDir, ...database, ...extra } });
 
+  test('--version prints the version', async () => {
+    const res = await run(['--version']);
+    assert.deepEqual([res.code, res.stdout.trim()], [0, 'roost 0.1.0']);
+  });
+
   test('migrate brings a fresh database up to date', async () => {
     const res = await run(['migrate']);
     assert.equal(res.code, 0, res.stderr);
@@ -190,6 +195,41 @@ describe('cli', () => {
       const entry = await logged();
       assert.match(String(entry.reqId), /^req-/);
       assert.equal(entry.level, 30, 'a refusal is logged at info');
+    });
+
+    /** serve's log entries so far (whole lines only). */
+    const entries = () =>
+      out.split('\n').filter((line) => line.startsWith('{') && line.endsWith('}')).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const eventually = async (find: (e: Record<string, unknown>) => boolean, what: string) => {
+      for (let waited = 0; waited < 5000; waited += 50) {
+        const entry = entries().find(find);
+        if (entry) return entry;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error(`no log line for ${what} in: ${out}`);
+    };
+
+    test('the start names the version, database, data directory, admin backend and API docs', async () => {
+      const started = await eventually((e) => /Roost listens on/.test(String(e.msg)), 'the start');
+      assert.equal(started.version, '0.1.0');
+      assert.equal(started.database, process.env.ROOST_TEST_DIALECT === 'postgres' ? 'postgres' : 'sqlite');
+      assert.equal(started.dataDir, dataDir);
+      const where = await eventually((e) => /Admin backend:/.test(String(e.msg)), 'the addresses');
+      assert.match(String(where.msg), new RegExp(`Admin backend: ${url}/admin · API docs: ${url}/docs`));
+    });
+
+    test('one line per request at info: method, route, status, ms, request id, user id, address; a failure with the code the client got', async () => {
+      await fetch(`${url}/users/api/ping`);
+      const ok = await eventually((e) => e.msg === 'request' && e.route === '/users/api/ping', 'ping');
+      assert.deepEqual([ok.level, ok.method, ok.status, ok.userId, ok.address, ok.code], [30, 'GET', 200, null, '127.0.0.1', undefined]);
+      assert.equal(typeof ok.ms, 'number');
+      assert.match(String(ok.reqId), /^req-/);
+      await fetch(`${url}/users/api/profile`);
+      const refused = await eventually((e) => e.msg === 'request' && e.route === '/users/api/profile' && e.status === 401, 'the refusal');
+      assert.equal(refused.code, 'not_signed_in');
+      await fetch(`${url}/nowhere/at/all`);
+      const missing = await eventually((e) => e.msg === 'request' && e.status === 404 && e.code === 'not_found', 'a missing route');
+      assert.equal(missing.method, 'GET');
     });
 
     test('answers /users/api/ping', async () => {

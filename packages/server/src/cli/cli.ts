@@ -1,4 +1,7 @@
 import { parseArgs } from 'node:util';
+import { sql, type Kysely } from 'kysely';
+import { ROOST_VERSION } from '../http/http-app.js';
+import type { Database } from '../storage/schema.js';
 import { ConfigError, loadConfig, type Config } from '../core/config.js';
 import { formatTime } from '../core/clock.js';
 import { createRoost, openServices } from '../roost.js';
@@ -10,6 +13,7 @@ const USAGE = `Usage: roost <command> [options]
 
 Commands:
   serve                       start the server (the default)
+  --version                   print the version
   migrate                     bring the database schema up to date
   user add --name N --email E --password P [--group G ...] [--realname R]
                               create an active account (--group admins makes an administrator)
@@ -45,6 +49,11 @@ export async function main(argv: string[]): Promise<number> {
         return await restoreCommand(rest);
       case 'sweep-blobs':
         return await sweepCommand(rest);
+      case 'version':
+      case '--version':
+      case '-v':
+        console.log(`roost ${ROOST_VERSION}`);
+        return 0;
       case 'help':
       case '--help':
       case '-h':
@@ -68,14 +77,26 @@ async function serve(): Promise<number> {
   const config = await loadConfig();
   const roost = await createRoost(config);
   const url = await roost.listen();
-  roost.log.info(`Roost listens on ${url} (${roost.dialect}, data in ${config.dataDir})`);
+  roost.log.info({ version: ROOST_VERSION, database: roost.dialect, dataDir: config.dataDir, listen: url }, `Roost listens on ${url} (${roost.dialect}, data in ${config.dataDir})`);
+  // What a newcomer looks for first (docs/operations.md, "First run").
+  roost.log.info(`Admin backend: ${url}/admin · API docs: ${url}/docs (OpenAPI at ${url}/openapi.json) · health: ${url}/health, ${url}/ready`);
+  if (!(await hasAdministrator(roost.db))) {
+    roost.log.warn(`No administrator yet. Make one with: npx roost user add --name admin --email you@example.com --password '<a long secret>' --group admins`);
+  }
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
   await roost.close();
+  roost.log.info({ version: ROOST_VERSION }, 'Roost stopped');
   return 0;
+}
+
+/** Whether an active account is in `admins` (the start log's hint for a first run). */
+async function hasAdministrator(db: Kysely<Database>): Promise<boolean> {
+  const row = await db.selectFrom('users').select('id').where('state', '=', 'active').where(sql<boolean>`${sql.ref('groups')} like ${'%"admins"%'}`).executeTakeFirst();
+  return row !== undefined;
 }
 
 async function migrate(): Promise<number> {

@@ -128,6 +128,8 @@ export const configSchema = z
     /** The address users reach Roost at; links in mails start with it. */
     publicUrl: z.string().url().optional(),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** One log line per request at `info` (method, route, status, ms, request id, user id, address, failure code). */
+    logRequests: z.boolean().default(true),
     /** Largest request body in bytes (file uploads have their own limit). */
     bodyLimit: z.number().int().min(1024).default(1024 * 1024),
     trustProxy: z.boolean().default(false),

@@ -15,6 +15,10 @@ export const STATUS: Record<ErrorKind, number> = {
 };
 
 declare module 'fastify' {
+  interface FastifyRequest {
+    /** The `code` of the failure body this request was answered with, for the request log (request-log.ts). */
+    failureCode: string | null;
+  }
   interface FastifyContextConfig {
     /** Status of validation failures on this route: 200 in the user service (the original's way), 422 elsewhere. */
     validationStatus?: number;
@@ -47,6 +51,12 @@ export function failureBody(code: string, message: string, fields: FieldProblem[
  * one goes to the log only. 4xx are logged at info, 5xx at error.
  */
 export function installErrorHandler(app: FastifyInstance): void {
+  app.decorateRequest('failureCode', null);
+  /** Send a failure, keeping its code for the request's log line: the code logged is the code sent. */
+  const fail = (request: FastifyRequest, reply: FastifyReply, status: number, body: ReturnType<typeof failureBody>) => {
+    request.failureCode = body.code;
+    return reply.code(status).send(body);
+  };
   app.setErrorHandler((error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
     if (isRoostError(error)) {
       const status =
@@ -55,13 +65,13 @@ export function installErrorHandler(app: FastifyInstance): void {
       else request.log.info({ code: error.code }, error.message);
       if (error.kind === 'unauthenticated' && error.code === 'not_signed_in') reply.header('www-authenticate', 'Bearer');
       if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
-      return reply.code(status).send(failureBody(error.code, error.message, error.fields, error.body));
+      return fail(request, reply, status, failureBody(error.code, error.message, error.fields, error.body));
     }
     const fastifyError = error as FastifyError;
     const known = fastifyError.code ? FASTIFY_ERRORS[fastifyError.code] : undefined;
     if (known) {
-      request.log.info({ code: fastifyError.code }, known.message);
-      return reply.code(known.status).send(failureBody(known.code, known.message));
+      request.log.info({ code: known.code, fastifyCode: fastifyError.code }, known.message);
+      return fail(request, reply, known.status, failureBody(known.code, known.message));
     }
     // JSON.parse failures from the content-type parser carry 400 and no Fastify code.
     const status = typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500 ? fastifyError.statusCode : 500;
@@ -69,14 +79,14 @@ export function installErrorHandler(app: FastifyInstance): void {
       // A streamed answer whose client hung up before the first byte: nobody to tell, nothing broken.
       if (request.raw.destroyed) request.log.info({ err: error }, 'the client went away');
       else request.log.error({ err: error }, 'unhandled error');
-      return reply.code(500).send(failureBody('internal_error', GENERIC[500] ?? ''));
+      return fail(request, reply, 500, failureBody('internal_error', GENERIC[500] ?? ''));
     }
     request.log.info({ err: error }, 'client error');
     const message = error instanceof SyntaxError ? 'The body is not valid JSON.' : (GENERIC[status] ?? 'The request cannot be served.');
-    return reply.code(status).send(failureBody(error instanceof SyntaxError ? 'malformed_json' : 'bad_request', message));
+    return fail(request, reply, status, failureBody(error instanceof SyntaxError ? 'malformed_json' : 'bad_request', message));
   });
 
   app.setNotFoundHandler((request, reply) => {
-    reply.code(404).send(failureBody('not_found', `Nothing at ${request.method} ${request.url.split('?')[0]}.`));
+    fail(request, reply, 404, failureBody('not_found', `Nothing at ${request.method} ${request.url.split('?')[0]}.`));
   });
 }

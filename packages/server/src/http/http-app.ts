@@ -19,6 +19,7 @@ import { registerFileStoreRoutes } from './routes/filestore-routes.js';
 import { installCors } from './cors.js';
 import { answerClientError } from './client-errors.js';
 import { installSecurityHeaders } from './security-headers.js';
+import { installRequestLog } from './request-log.js';
 import { requestLogger } from './request-logger.js';
 
 export interface HttpServices {
@@ -103,6 +104,7 @@ export async function buildHttp(services: HttpServices, config: Config, log: Fas
   });
 
   installSecurityHeaders(app);
+  installRequestLog(app, log, config.logRequests);
 
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: config.bodyLimit });
