@@ -68,6 +68,38 @@ describe('cli', () => {
 
   const run = (args: string[], extra: Record<string, string> = {}) => roost(args, { cwd, env: { ROOST_DATA_DIR: dataDir, ...database, ...extra } });
 
+  test('user passwd, groups, disable, enable, remove: account recovery from the shell, with the rules of the API and the pages', async () => {
+    assert.equal((await run(['user', 'add', '--name', 'carl', '--email', 'carl@example.com', '--password', 'carl-secret-1'])).code, 0);
+    const badGroup = await run(['user', 'add', '--name', 'dora', '--email', 'dora@example.com', '--password', 'dora-secret-1', '--group', 'sys:owner']);
+    assert.equal(badGroup.code, 2);
+    assert.match(badGroup.stderr, /"sys:owner" is not a group name: letters, digits/);
+    const short = await run(['user', 'add', '--name', 'dora', '--email', 'dora@example.com', '--password', 'short']);
+    assert.equal(short.code, 2);
+    assert.match(short.stderr, /password too short \(a password has 8 to 256 characters\)/);
+
+    const spaced = await run(['user', 'groups', 'carl', '--group', 'editors', '--group', 'bad group']);
+    assert.equal(spaced.code, 2);
+    assert.match(spaced.stderr, /"bad group" is not a group name/);
+    const groups = await run(['user', 'groups', 'carl', '--group', 'editors']);
+    assert.equal(groups.code, 0, groups.stderr);
+    assert.match(groups.stdout, /groups set for carl \(database: /);
+    assert.match((await run(['user', 'list'])).stdout, /^carl .* active +editors/m);
+    assert.equal((await run(['user', 'disable', 'carl'])).code, 0);
+    assert.match((await run(['user', 'list'])).stdout, /^carl .* disabled/m);
+    assert.equal((await run(['user', 'enable', 'carl@example.com'])).code, 0);
+    assert.match((await run(['user', 'list'])).stdout, /^carl .* active/m);
+    const tooShort = await run(['user', 'passwd', 'carl', '--password', 'short']);
+    assert.equal(tooShort.code, 1);
+    assert.match(tooShort.stderr, /password too short; a password has 8 to 256 characters/);
+    assert.equal((await run(['user', 'passwd', 'carl'])).code, 2, 'no --password');
+    assert.equal((await run(['user', 'passwd', 'carl', '--password', 'carl-secret-2'])).code, 0);
+    assert.equal((await run(['user', 'remove', 'carl'])).code, 0);
+    const gone = await run(['user', 'remove', 'carl']);
+    assert.equal(gone.code, 1);
+    assert.match(gone.stderr, /no such user/i);
+    assert.doesNotMatch((await run(['user', 'list'])).stdout, /^carl/m);
+  });
+
   test('--version prints the version', async () => {
     const res = await run(['--version']);
     assert.deepEqual([res.code, res.stdout.trim()], [0, 'roost 0.1.0']);
@@ -76,7 +108,7 @@ describe('cli', () => {
   test('migrate brings a fresh database up to date', async () => {
     const res = await run(['migrate']);
     assert.equal(res.code, 0, res.stderr);
-    assert.match(res.stdout, new RegExp(`database schema is up to date \\(${pgDb ? 'postgres' : 'sqlite'}\\)`));
+    assert.match(res.stdout, new RegExp(`database schema is up to date \\(database: ${pgDb ? 'PostgreSQL' : 'SQLite'} .*; data directory: `));
   });
 
   test('user add makes an administrator; user list shows it; a duplicate name fails with 1', async () => {
@@ -88,7 +120,7 @@ describe('cli', () => {
     const line = list.stdout.split('\n').find((l) => l.startsWith('root '));
     assert.ok(line, list.stdout);
     assert.match(line, /root@example\.com\s+active\s+admins/);
-    assert.match(list.stdout, /^1 user$/m);
+    assert.match(list.stdout, /^1 user \(database: (SQLite|PostgreSQL) .*; data directory: .*\)$/m);
     const dup = await run(['user', 'add', '--name', 'root', '--email', 'other@example.com', '--password', 'a-good-password']);
     assert.equal(dup.code, 1);
     assert.match(dup.stderr, /exists/);
@@ -96,7 +128,7 @@ describe('cli', () => {
     assert.equal(dupMail.code, 1);
     assert.match(dupMail.stderr, /email exists/);
     const after = await run(['user', 'list']);
-    assert.match(after.stdout, /^1 user$/m);
+    assert.match(after.stdout, /^1 user \(/m);
   });
 
   test('missing options exit 2 naming them; invalid values exit 2', async () => {

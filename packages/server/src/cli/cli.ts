@@ -8,6 +8,7 @@ import { createRoost, openServices } from '../roost.js';
 import { DuplicateUserError } from '../users/index.js';
 import { backup, restore } from './backup.js';
 import { sweepBlobs } from './sweep.js';
+import { groupProblem, userChange, USER_CHANGES, whereLine, type UserChange } from './user-commands.js';
 
 const USAGE = `Usage: roost <command> [options]
 
@@ -18,6 +19,13 @@ Commands:
   user add --name N --email E --password P [--group G ...] [--realname R]
                               create an active account (--group admins makes an administrator)
   user list                   list the accounts
+  user passwd <who> --password P
+                              set an account's password (ends its sessions)
+  user groups <who> [--group G ...]
+                              set an account's groups (none without --group)
+  user disable <who> | user enable <who> | user remove <who>
+                              disable (and sign out), enable, or remove an account
+                              (<who>: a name, an email or an id)
   backup <dir | file.tar[.gz]>
                               a consistent copy of the database and every file's contents
                               (the server may keep running)
@@ -103,7 +111,7 @@ async function migrate(): Promise<number> {
   const config = await loadConfig();
   const services = await openServices(config);
   await services.close();
-  console.log(`database schema is up to date (${services.dialect})`);
+  console.log(`database schema is up to date (${whereLine(config)})`);
   return 0;
 }
 
@@ -151,6 +159,7 @@ async function user(args: string[]): Promise<number> {
   const config = await loadConfig();
   if (sub === 'add') return userAdd(config, rest);
   if (sub === 'list') return userList(config);
+  if ((USER_CHANGES as readonly string[]).includes(sub ?? '')) return userChange(config, sub as UserChange, rest);
   console.error(`roost: unknown user command "${sub ?? ''}"\n\n${USAGE}`);
   return 2;
 }
@@ -172,11 +181,21 @@ async function userAdd(config: Config, args: string[]): Promise<number> {
     console.error(`roost user add: missing ${missing.map((m) => `--${m}`).join(', ')}`);
     return 2;
   }
+  const groupsProblem = groupProblem(values.group ?? []);
+  if (groupsProblem) {
+    console.error(`roost user add: ${groupsProblem}`);
+    return 2;
+  }
   const services = await openServices(config);
   try {
     const problems = services.users.checkNewAccount({ name: values.name!, email: values.email!, password: values.password! });
     if (problems.length) {
-      console.error(`roost user add: ${problems.map(([f, r]) => `${f} ${r}`).join(', ')}`);
+      const rules: Record<string, string> = {
+        name: `a name has ${config.users.nameMinLength} to 40 characters`,
+        password: `a password has ${config.users.passwordMinLength} to 256 characters`,
+        email: 'an email address looks like name@example.com',
+      };
+      console.error(`roost user add: ${problems.map(([f, r]) => `${f} ${r} (${rules[f] ?? 'see docs/users.md'})`).join(', ')}`);
       return 2;
     }
     const created = await services.users.createUser({
@@ -190,7 +209,7 @@ async function userAdd(config: Config, args: string[]): Promise<number> {
       state: 'active',
       pending: null,
     });
-    console.log(`created ${created.name} (${created.id})${created.groups.length ? ` in ${created.groups.join(', ')}` : ''}`);
+    console.log(`created ${created.name} (${created.id})${created.groups.length ? ` in ${created.groups.join(', ')}` : ''} (${whereLine(config)})`);
     return 0;
   } catch (err) {
     if (err instanceof DuplicateUserError) {
@@ -213,7 +232,7 @@ async function userList(config: Config): Promise<number> {
     const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
     console.log(line(header));
     for (const r of rows) console.log(line(r));
-    console.log(`${total} user${total === 1 ? '' : 's'}`);
+    console.log(`${total} user${total === 1 ? '' : 's'} (${whereLine(config)})`);
     return 0;
   } finally {
     await services.close();

@@ -143,3 +143,13 @@ export function servicePermissions(
     names: () => Object.keys(defaults),
   };
 }
+
+/** What a group an administrator gives may look like (the admin pages and the CLI check by it). */
+export const GROUP_NAME_RULE = 'letters, digits and . _ : @ - (at most 100), not starting with sys:';
+const GROUP_NAME = /^[\p{L}\p{N}][\p{L}\p{N}._:@-]{0,99}$/u;
+
+/** A group an account can be put in: not a `sys:` pseudo-group, and of the characters of `GROUP_NAME_RULE`. */
+export function isGroupName(group: string): boolean {
+  return !group.startsWith('sys:') && GROUP_NAME.test(group);
+}
+

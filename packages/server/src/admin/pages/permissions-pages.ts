@@ -1,6 +1,6 @@
 import { escapeHtml, JsonSequenceForm, type ContentObject, type FieldConf } from '@roost/forms';
 import { RoostError } from '../../core/errors.js';
-import { ADMINS, AUTHENTICATED, EVERYONE, NOONE, OWNER } from '../../core/permissions.js';
+import { ADMINS, AUTHENTICATED, EVERYONE, isGroupName, NOONE, OWNER } from '../../core/permissions.js';
 import type { Principal } from '../../core/permissions.js';
 import { ROOT } from '../../filestore/index.js';
 import type { HttpServices } from '../../http/http-app.js';
@@ -60,7 +60,6 @@ function servicesOf(services: HttpServices, admin: AdminPageRequest['admin']): P
 }
 
 const PSEUDO_GROUPS = [EVERYONE, AUTHENTICATED, OWNER, NOONE];
-const GROUP_NAME = /^[\p{L}\p{N}][\p{L}\p{N}._:@-]{0,99}$/u;
 
 function entryFields(names: readonly string[]): FieldConf[] {
   return [
@@ -76,7 +75,7 @@ function entryFields(names: readonly string[]): FieldConf[] {
       validator(value) {
         const groups = Array.isArray(value) ? (value as string[]) : [];
         if (groups.length > 50) return 'At most 50 groups.';
-        const bad = groups.find((g) => !(PSEUDO_GROUPS.includes(g) || (GROUP_NAME.test(g) && !g.startsWith('sys:'))));
+        const bad = groups.find((g) => !(PSEUDO_GROUPS.includes(g) || isGroupName(g)));
         return bad === undefined ? undefined : `"${bad.slice(0, 40)}" is not a group: letters, digits and . _ : @ - (at most 100), or one of ${PSEUDO_GROUPS.join(', ')}.`;
       },
     },

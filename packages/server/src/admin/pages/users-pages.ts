@@ -1,5 +1,5 @@
 import { escapeHtml, HTMLForm, ObjectForm, type ActionCallback, type ContentObject, type FieldConf } from '@roost/forms';
-import { ADMINS } from '../../core/permissions.js';
+import { ADMINS, GROUP_NAME_RULE, isGroupName } from '../../core/permissions.js';
 import { isRoostError } from '../../core/errors.js';
 import type { UserService } from '../../users/index.js';
 import { formBase, type AdminPages, type AdminPageRequest } from './admin-routes.js';
@@ -16,7 +16,6 @@ import { facts, link, pager, table } from '../page-kit/page-parts.js';
 const PAGE_SIZE = 20;
 
 /** Group names a page may give: letters, digits and `. _ : @ -` (never a `sys:` pseudo-group). */
-const GROUP_NAME = /^[\p{L}\p{N}][\p{L}\p{N}._:@-]{0,99}$/u;
 
 type AdminView = Record<string, unknown> & { id: string; name: string; email: string; realname: string; groups: string[]; state: string; activity: string; created: string };
 
@@ -142,8 +141,8 @@ function editFields(users: UserService, page: AdminPageRequest, user: AdminView)
       validator(value) {
         const groups = Array.isArray(value) ? (value as string[]) : [];
         if (groups.length > 100) return 'At most 100 groups.';
-        const bad = groups.find((g) => g.startsWith('sys:') || !GROUP_NAME.test(g));
-        if (bad !== undefined) return `"${bad.slice(0, 40)}" is not a group name: letters, digits and . _ : @ - (at most 100), not starting with sys:.`;
+        const bad = groups.find((g) => !isGroupName(g));
+        if (bad !== undefined) return `"${bad.slice(0, 40)}" is not a group name: ${GROUP_NAME_RULE}.`;
         if (self && !groups.includes(ADMINS)) return 'You cannot take yourself out of admins here.';
         return undefined;
       },
