@@ -12,7 +12,8 @@ import { createMailQueue, type MailQueue } from './mail/mail-queue.js';
 import { createMailQueueStore } from './storage/mail-queue-store.js';
 import { openBlobStores, type BlobStores } from './storage/blob-stores.js';
 import { openPostgresChangeFeed } from './storage/change-feed.js';
-import { openDatabase, type Dialect } from './storage/database.js';
+import type { Dialect } from './storage/database.js';
+import { connectDatabase } from './storage/database-errors.js';
 import { appliedMigrations, migrateToLatest, migrations } from './storage/migrations/index.js';
 import type { Readiness } from './http/routes/health-routes.js';
 import { createPermissionStore } from './storage/permission-store.js';
@@ -71,7 +72,7 @@ export interface Services {
 /** Storage, migrated, and the domain services on it: what the CLI needs, without HTTP. */
 export async function openServices(config: Config, overrides: RoostOverrides = {}): Promise<Services> {
   const log = pino({ level: config.logLevel });
-  const { db, dialect } = openDatabase(config);
+  const { db, dialect } = await connectDatabase(config);
   try {
     await migrateToLatest(db as Kysely<unknown>);
   } catch (err) {
@@ -122,7 +123,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
  */
 export async function createRoost(config: Config, overrides: RoostOverrides = {}): Promise<Roost> {
   const services = await openServices(config, overrides);
-  const httpServices = { users: services.users, dataStores: services.dataStores, fileStores: services.fileStores, readiness: readinessOf(services) };
+  const httpServices = { users: services.users, dataStores: services.dataStores, fileStores: services.fileStores, readiness: readinessOf(services), mailQueueCounts: () => services.mailQueue.counts() };
   const http = await buildHttp(httpServices, config, services.log);
   // The pages sit on top of the HTTP app (the http layer never imports them).
   const pageDeps = { services: httpServices, config, db: services.db, settings: services.settings, mailer: services.mailer, outboxDir: outboxDir(config) };

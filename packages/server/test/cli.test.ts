@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createPostgresDatabase } from './helpers/test-server.js';
 
@@ -139,7 +140,7 @@ describe('cli', () => {
     const short = await run(['user', 'add', '--name', 'shorty', '--email', 'not-an-email', '--password', 'short']);
     assert.equal(short.code, 2);
     assert.match(short.stderr, /email invalid_email/);
-    assert.match(short.stderr, /password too short/);
+    assert.match(short.stderr, /password too short \(a password has 8 to 256 characters\)/);
     const unknown = await run(['frobnicate']);
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /unknown command/);
@@ -162,6 +163,51 @@ describe('cli', () => {
     assert.match(res.stderr, /prot/);
     assert.match(res.stderr, /identityPolicyy/);
     assert.doesNotMatch(res.stderr, /\n\s+at /, 'no stack trace');
+  });
+
+  test('a database that cannot be used names the cause and the setting that fixes it, without the password', async () => {
+    const cases: Array<[string, RegExp]> = [
+      ['postgres://roost:secret-pw@127.0.0.1:1/roost', /PostgreSQL at 127\.0\.0\.1:1 refuses connections: start it .* or fix host and port in databaseUrl \(ROOST_DATABASE_URL\)/],
+      ['postgres://roost:secret-pw@no-such-host.invalid/roost', /the PostgreSQL host in databaseUrl \(ROOST_DATABASE_URL\) is not known: no-such-host\.invalid/],
+    ];
+    if (process.env.ROOST_TEST_DATABASE_URL) {
+      const server = new URL(process.env.ROOST_TEST_DATABASE_URL);
+      const at = (user: string, password: string, database: string) => `postgres://${user}:${password}@${server.host}/${database}`;
+      cases.push([at(server.username, 'secret-pw', 'postgres'), new RegExp(`PostgreSQL refused the password of user "${server.username}": fix the user or password in databaseUrl`)]);
+      cases.push([at(server.username, server.password, 'no_such_database_here'), /the database "no_such_database_here" does not exist on .*: create it \(createdb -O \w+ no_such_database_here\)/]);
+    }
+    for (const [i, [url, expected]] of cases.entries()) {
+      // Every command checks the database the same way (storage/database-errors.ts): all of them for one case.
+      for (const command of i === 0 ? [['migrate'], ['user', 'list'], ['serve'], ['backup', join(cwd, 'never')]] : [['migrate']]) {
+        const res = await run(command, { ROOST_DATABASE_URL: url, ROOST_PORT: '0' });
+        assert.equal(res.code, 1, `${command.join(' ')}: ${res.stderr}`);
+        assert.match(res.stderr, expected, command.join(' '));
+        assert.doesNotMatch(res.stderr, /secret-pw/, 'the password is never printed');
+        assert.doesNotMatch(res.stderr, /migration unknown failed|\n\s+at /);
+      }
+    }
+    // A data directory that is a file: the SQLite case names dataDir.
+    const file = join(cwd, 'a-file');
+    await writeFile(file, 'not a directory');
+    const sqlite = await roost(['migrate'], { cwd, env: { ROOST_DATA_DIR: file } });
+    assert.equal(sqlite.code, 1);
+    assert.match(sqlite.stderr, /cannot open the SQLite database .*a-file\/roost\.db: make dataDir \(ROOST_DATA_DIR\) a directory this user may write/);
+  });
+
+  test('a port in use names it and the setting; a host that is not this machine names host', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as AddressInfo).port;
+    try {
+      const res = await run(['serve'], { ROOST_PORT: String(port), ROOST_HOST: '127.0.0.1' });
+      assert.equal(res.code, 1, res.stderr);
+      assert.match(res.stderr, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is in use by another program .*ROOST_PORT`));
+    } finally {
+      blocker.close();
+    }
+    const foreign = await run(['serve'], { ROOST_PORT: '0', ROOST_HOST: '192.0.2.1' });
+    assert.equal(foreign.code, 1, foreign.stderr);
+    assert.match(foreign.stderr, /host 192\.0\.2\.1 is not an address of this machine: set host \(ROOST_HOST\)/);
   });
 
   test('a roost.config.json that is not JSON exits 1', async () => {

@@ -7,7 +7,8 @@ import { pipeline } from 'node:stream/promises';
 import { sql, type Kysely, type Migration } from 'kysely';
 import type { Config } from '../core/config.js';
 import { openBlobStores, type BlobStores } from '../storage/blob-stores.js';
-import { openDatabase, type Dialect } from '../storage/database.js';
+import type { Dialect } from '../storage/database.js';
+import { connectDatabase } from '../storage/database-errors.js';
 import { migrateTo, migrateToLatest, migrations as allMigrations } from '../storage/migrations/index.js';
 import { inSnapshot, insertRows, listTables, nonEmptyTables, resetSequences, tableRows, type AnyTransaction } from '../storage/snapshot.js';
 import { isArchiveName, packDirectory, unpackArchive } from './tar.js';
@@ -41,6 +42,15 @@ export interface Manifest {
 export interface SnapshotOptions {
   /** The migrations this code knows (tests add one to show a new table is included). */
   migrations?: Readonly<Record<string, Migration>>;
+  /** Told as rows and files go by (the CLI draws it on a terminal: cli/progress.ts). */
+  onProgress?: (progress: Progress) => void;
+}
+
+/** How far a backup or restore has come: rows of every table, files and their bytes so far. */
+export interface Progress {
+  rows: number;
+  files: number;
+  bytes: number;
 }
 
 /** A file's contents vanished between the snapshot and the copy (a concurrent write replaced it). */
@@ -65,7 +75,7 @@ export async function backup(config: Config, target: string, options: SnapshotOp
   const archive = isArchiveName(path);
   if (existsSync(path) && (archive || (await readdir(path)).length > 0)) throw new Error(`${target} exists; a backup goes to a new file or an empty directory`);
   const work = archive ? `${path}.partial-${randomUUID().slice(0, 8)}` : path;
-  const { db, dialect } = openDatabase(config);
+  const { db, dialect } = await connectDatabase(config);
   const blobs = openBlobStores(config);
   try {
     await migrateToLatest(db as Kysely<unknown>, options.migrations);
@@ -74,7 +84,7 @@ export async function backup(config: Config, target: string, options: SnapshotOp
       await mkdir(join(work, 'tables'), { recursive: true });
       await mkdir(join(work, 'blobs'));
       try {
-        const manifest = await inSnapshot(db, dialect, (trx) => writeSnapshot(trx, dialect, blobs, work));
+        const manifest = await inSnapshot(db, dialect, (trx) => writeSnapshot(trx, dialect, blobs, work, options.onProgress ?? (() => {})));
         await writeFile(join(work, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
         if (archive) await packDirectory(work, path);
         return manifest;
@@ -92,7 +102,8 @@ export async function backup(config: Config, target: string, options: SnapshotOp
   }
 }
 
-async function writeSnapshot(trx: AnyTransaction, dialect: Dialect, blobs: BlobStores, dir: string): Promise<Manifest> {
+async function writeSnapshot(trx: AnyTransaction, dialect: Dialect, blobs: BlobStores, dir: string, onProgress: (progress: Progress) => void): Promise<Manifest> {
+  const progress: Progress = { rows: 0, files: 0, bytes: 0 };
   const migrations = (await sql<{ name: string }>`select name from kysely_migration order by name`.execute(trx)).rows.map((r) => r.name);
   const tables: Manifest['tables'] = [];
   const files: Array<{ store: string; blobId: string; hash: string | null }> = [];
@@ -102,6 +113,8 @@ async function writeSnapshot(trx: AnyTransaction, dialect: Dialect, blobs: BlobS
     for await (const row of tableRows(trx, dialect, table)) {
       if (!out.write(`${encode(row)}\n`)) await new Promise<void>((r) => out.once('drain', () => r()));
       rows++;
+      progress.rows++;
+      onProgress(progress);
       if (table === 'file_entries' && typeof row.blob_id === 'string') files.push({ store: String(row.store), blobId: row.blob_id, hash: (row.hash as string | null) ?? null });
     }
     await new Promise<void>((r, j) => out.end((err?: Error | null) => (err ? j(err) : r())));
@@ -121,10 +134,14 @@ async function writeSnapshot(trx: AnyTransaction, dialect: Dialect, blobs: BlobS
       for await (const chunk of chunks) {
         hash.update(chunk);
         bytes += chunk.length;
+        progress.bytes += chunk.length;
+        onProgress(progress);
         yield chunk;
       }
     }, createWriteStream(join(dir, 'blobs', file.blobId)));
     if (file.hash !== null && hash.digest('base64url') !== file.hash) throw new BlobGoneError(`contents ${file.blobId} changed while copied`);
+    progress.files++;
+    onProgress(progress);
   }
   return { format: FORMAT, version: VERSION, created: new Date().toISOString(), dialect, migrations, tables, blobs: { count: files.length, bytes } };
 }
@@ -137,6 +154,8 @@ export interface RestoreOptions extends SnapshotOptions {
 export interface RestoreSummary {
   tables: Array<{ name: string; rows: number }>;
   blobs: number;
+  /** Bytes of file contents restored. */
+  bytes: number;
   skipped: string[];
 }
 
@@ -156,15 +175,22 @@ export async function restore(config: Config, source: string, options: RestoreOp
 async function restoreDirectory(config: Config, dir: string, options: RestoreOptions): Promise<RestoreSummary> {
   const manifestFile = join(dir, 'manifest.json');
   if (!existsSync(manifestFile)) throw new Error('no manifest.json: not a Roost backup, or an incomplete one');
-  const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as Manifest;
+  let manifest: Manifest;
+  try {
+    manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as Manifest;
+  } catch (err) {
+    throw new Error(`${manifestFile} is damaged (${(err as Error).message}): the backup cannot be read`, { cause: err });
+  }
   if (manifest.format !== FORMAT || manifest.version !== VERSION) throw new Error(`not a Roost backup of version ${VERSION}`);
   const known = Object.keys(options.migrations ?? allMigrations);
   const last = manifest.migrations.at(-1);
   if (manifest.migrations.some((name, i) => known[i] !== name)) throw new Error('the backup was made by a newer or different Roost (its migrations are not a prefix of this version\'s)');
 
-  const { db, dialect } = openDatabase(config);
+  const { db, dialect } = await connectDatabase(config);
   const blobs = openBlobStores(config);
   const uploaded: Array<{ store: string; id: string }> = [];
+  const progress: Progress = { rows: 0, files: 0, bytes: 0 };
+  const onProgress = options.onProgress ?? (() => {});
   try {
     const existing = await listTables(db, dialect);
     const full = await nonEmptyTables(db, existing);
@@ -184,6 +210,9 @@ async function restoreDirectory(config: Config, dir: string, options: RestoreOpt
       if (!config.fileStores[store]) throw new Error(`the backup has files of the store "${store}", which is not configured`);
       const stored = await blobs.forStore(store).put(createReadStream(join(dir, 'blobs', row.blob_id)), { maxBytes: Number.MAX_SAFE_INTEGER });
       uploaded.push({ store, id: stored.id });
+      progress.files++;
+      progress.bytes += stored.size;
+      onProgress(progress);
       if (row.hash !== null && stored.hash !== row.hash) throw new Error(`contents ${row.blob_id} do not match their hash: the backup is damaged`);
       blobIds.set(row.blob_id, stored.id);
     }
@@ -200,16 +229,20 @@ async function restoreDirectory(config: Config, dir: string, options: RestoreOpt
           rows++;
           if (batch.length >= 1000) {
             await insertRows(trx, table, batch);
+            progress.rows += batch.length;
+            onProgress(progress);
             batch = [];
           }
         }
         await insertRows(trx, table, batch);
+        progress.rows += batch.length;
+        onProgress(progress);
         restored.push({ name: table, rows });
       }
       await resetSequences(trx, dialect);
     });
     await migrateToLatest(db as Kysely<unknown>, options.migrations);
-    return { tables: restored, blobs: uploaded.length, skipped };
+    return { tables: restored, blobs: uploaded.length, bytes: progress.bytes, skipped };
   } catch (err) {
     // Nothing of a failed restore stays: the rows were one transaction; the contents go too.
     for (const { store, id } of uploaded) await blobs.forStore(store).delete(id).catch(() => {});
@@ -223,5 +256,16 @@ async function restoreDirectory(config: Config, dir: string, options: RestoreOpt
 async function* readRows(dir: string, table: string, manifest: Manifest): AsyncIterable<Record<string, unknown>> {
   if (!manifest.tables.some((t) => t.name === table)) return;
   const lines = createInterface({ input: createReadStream(join(dir, 'tables', `${table}.jsonl`)), crlfDelay: Infinity });
-  for await (const line of lines) if (line.trim() !== '') yield decode(line);
+  let number = 0;
+  for await (const line of lines) {
+    number++;
+    if (line.trim() === '') continue;
+    let row: Record<string, unknown>;
+    try {
+      row = decode(line);
+    } catch (err) {
+      throw new Error(`tables/${table}.jsonl line ${number} is damaged (${(err as Error).message}): the backup cannot be restored`, { cause: err });
+    }
+    yield row;
+  }
 }

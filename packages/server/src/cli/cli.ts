@@ -8,6 +8,7 @@ import { createRoost, openServices } from '../roost.js';
 import { DuplicateUserError } from '../users/index.js';
 import { backup, restore } from './backup.js';
 import { sweepBlobs } from './sweep.js';
+import { formatBytes, progressLine } from './progress.js';
 import { groupProblem, userChange, USER_CHANGES, whereLine, type UserChange } from './user-commands.js';
 
 const USAGE = `Usage: roost <command> [options]
@@ -26,12 +27,13 @@ Commands:
   user disable <who> | user enable <who> | user remove <who>
                               disable (and sign out), enable, or remove an account
                               (<who>: a name, an email or an id)
-  backup <dir | file.tar[.gz]>
+  backup <dir | file.tar[.gz]> [--progress]
                               a consistent copy of the database and every file's contents
                               (the server may keep running)
-  restore <dir | file.tar[.gz]> [--keep-sessions]
+  restore <dir | file.tar[.gz]> [--keep-sessions] [--progress]
                               load a backup into an empty database (and the configured blob
                               stores); sessions are left out unless --keep-sessions
+                              (progress is drawn on a terminal, or always with --progress)
   sweep-blobs [--min-age-minutes N]
                               delete stored file contents no file refers to (left by a crash
                               between upload and commit), older than N minutes (60)
@@ -84,7 +86,13 @@ export async function main(argv: string[]): Promise<number> {
 async function serve(): Promise<number> {
   const config = await loadConfig();
   const roost = await createRoost(config);
-  const url = await roost.listen();
+  let url: string;
+  try {
+    url = await roost.listen();
+  } catch (err) {
+    await roost.close();
+    throw explainListenError(err, config);
+  }
   roost.log.info({ version: ROOST_VERSION, database: roost.dialect, dataDir: config.dataDir, listen: url }, `Roost listens on ${url} (${roost.dialect}, data in ${config.dataDir})`);
   // What a newcomer looks for first (docs/operations.md, "First run").
   roost.log.info(`Admin backend: ${url}/admin · API docs: ${url}/docs (OpenAPI at ${url}/openapi.json) · health: ${url}/health, ${url}/ready`);
@@ -99,6 +107,17 @@ async function serve(): Promise<number> {
   await roost.close();
   roost.log.info({ version: ROOST_VERSION }, 'Roost stopped');
   return 0;
+}
+
+/** Why Roost cannot listen, with the setting that fixes it (docs/operations.md, "When Roost does not start"). */
+function explainListenError(err: unknown, config: Config): Error {
+  const code = (err as { code?: unknown }).code;
+  const where = `${config.host}:${config.port}`;
+  const explained = (message: string) => new Error(`${message} (${(err as Error).message})`, { cause: err });
+  if (code === 'EADDRINUSE') return explained(`port ${config.port} on ${config.host} is in use by another program (another Roost?): stop it, or set port in roost.config.json or ROOST_PORT to a free one`);
+  if (code === 'EACCES') return explained(`this user may not listen on ${where}: ports below 1024 need privileges; use a port above 1023 (ROOST_PORT) behind a reverse proxy`);
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') return explained(`host ${config.host} is not an address of this machine: set host (ROOST_HOST) to 127.0.0.1, 0.0.0.0 or one of its addresses`);
+  return err instanceof Error ? err : new Error(String(err));
 }
 
 /** Whether an active account is in `admins` (the start log's hint for a first run). */
@@ -116,30 +135,38 @@ async function migrate(): Promise<number> {
 }
 
 async function backupCommand(args: string[]): Promise<number> {
-  const { positionals } = parseArgs({ args, allowPositionals: true, strict: true });
+  const { positionals, values } = parseArgs({ args, allowPositionals: true, strict: true, options: { progress: { type: 'boolean' } } });
   if (positionals.length !== 1) {
     console.error(`roost backup: give one directory or .tar / .tar.gz file\n\n${USAGE}`);
     return 2;
   }
   const config = await loadConfig();
-  const manifest = await backup(config, positionals[0]!);
+  const started = Date.now();
+  const progress = progressLine('backup', { force: values.progress === true });
+  const manifest = await backup(config, positionals[0]!, { onProgress: progress.update });
+  progress.done();
   const rows = manifest.tables.reduce((n, t) => n + t.rows, 0);
-  console.log(`backup written to ${positionals[0]}: ${manifest.tables.length} tables, ${rows} rows, ${manifest.blobs.count} files (${manifest.blobs.bytes} bytes) from ${manifest.dialect}`);
+  console.log(`backup written to ${positionals[0]}: ${manifest.tables.length} tables, ${rows} rows, ${manifest.blobs.count} files (${manifest.blobs.bytes} bytes, ${formatBytes(manifest.blobs.bytes)}) from ${manifest.dialect} in ${seconds(started)} (${whereLine(config)})`);
   return 0;
 }
 
 async function restoreCommand(args: string[]): Promise<number> {
-  const { positionals, values } = parseArgs({ args, allowPositionals: true, strict: true, options: { 'keep-sessions': { type: 'boolean' } } });
+  const { positionals, values } = parseArgs({ args, allowPositionals: true, strict: true, options: { 'keep-sessions': { type: 'boolean' }, progress: { type: 'boolean' } } });
   if (positionals.length !== 1) {
     console.error(`roost restore: give one backup directory or file\n\n${USAGE}`);
     return 2;
   }
   const config = await loadConfig();
-  const summary = await restore(config, positionals[0]!, { keepSessions: values['keep-sessions'] === true });
+  const started = Date.now();
+  const progress = progressLine('restore', { force: values.progress === true });
+  const summary = await restore(config, positionals[0]!, { keepSessions: values['keep-sessions'] === true, onProgress: progress.update });
+  progress.done();
   const rows = summary.tables.reduce((n, t) => n + t.rows, 0);
-  console.log(`restored ${summary.tables.length} tables, ${rows} rows, ${summary.blobs} files${summary.skipped.length ? ` (left out: ${summary.skipped.join(', ')}; users sign in again)` : ''}`);
+  console.log(`restored ${summary.tables.length} tables, ${rows} rows, ${summary.blobs} files (${formatBytes(summary.bytes)}) in ${seconds(started)}${summary.skipped.length ? ` (left out: ${summary.skipped.join(', ')}; users sign in again)` : ''} (${whereLine(config)})`);
   return 0;
 }
+
+const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
 
 async function sweepCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: { 'min-age-minutes': { type: 'string' } } });

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../core/config.js';
 import { openBlobStores } from '../storage/blob-stores.js';
-import { openDatabase } from '../storage/database.js';
+import { connectDatabase } from '../storage/database-errors.js';
 import { migrateToLatest } from '../storage/migrations/index.js';
 
 /**
@@ -12,7 +12,7 @@ import { migrateToLatest } from '../storage/migrations/index.js';
  */
 export async function sweepBlobs(config: Config, options: { minAgeMs?: number; now?: number } = {}): Promise<{ checked: number; deleted: number }> {
   const minAgeMs = options.minAgeMs ?? 3600_000;
-  const { db } = openDatabase(config);
+  const { db } = await connectDatabase(config);
   const blobs = openBlobStores(config);
   try {
     await migrateToLatest(db as Kysely<unknown>);

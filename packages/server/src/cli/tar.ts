@@ -80,6 +80,9 @@ export async function unpackArchive(file: string, dir: string): Promise<void> {
   let current: { out: Writable; left: number; pad: number } | null = null;
   let skip = 0;
   let ended = false;
+  /** Bytes read so far and where the current header starts, for a message about a damaged archive. */
+  let read = 0;
+  let offset = 0;
 
   async function consume(): Promise<void> {
     for (;;) {
@@ -107,10 +110,12 @@ export async function unpackArchive(file: string, dir: string): Promise<void> {
       if (ended || buffered.length < BLOCK) return;
       const block = buffered.subarray(0, BLOCK);
       buffered = buffered.subarray(BLOCK);
+      offset = read - buffered.length - BLOCK;
       if (block.every((b) => b === 0)) {
         ended = true;
         return;
       }
+      if (!checksumMatches(block)) throw new DamagedArchiveError(`${file} is not a tar archive or is damaged (a header at byte ${offset} fails its checksum)`);
       const text = (from: number, length: number) => block.subarray(from, from + length).toString('utf8').replace(/\0.*$/s, '');
       const prefix = text(345, 155);
       const name = (prefix ? `${prefix}/` : '') + text(0, 100);
@@ -130,10 +135,32 @@ export async function unpackArchive(file: string, dir: string): Promise<void> {
   const source = createReadStream(file);
   const input = gzipped(file) ? source.pipe(createGunzip()) : source.pipe(new PassThrough());
   source.on('error', (err) => input.destroy(err));
-  for await (const chunk of input) {
-    buffered = buffered.length ? Buffer.concat([buffered, chunk as Buffer]) : (chunk as Buffer);
-    await consume();
+  try {
+    for await (const chunk of input) {
+      read += (chunk as Buffer).length;
+      buffered = buffered.length ? Buffer.concat([buffered, chunk as Buffer]) : (chunk as Buffer);
+      await consume();
+    }
+  } catch (err) {
+    // zlib's own words ("incorrect header check") name no file and no way out.
+    if (typeof (err as { code?: unknown }).code === 'string' && (err as { code: string }).code.startsWith('Z_')) {
+      throw new DamagedArchiveError(`${file} is not a gzip file or is damaged (${(err as Error).message}); a backup ending in .tar.gz must be the file roost backup wrote`, { cause: err });
+    }
+    throw err;
   }
   await consume();
-  if (current) throw new Error('archive ends inside a file');
+  if (current || !ended) throw new DamagedArchiveError(`${file} ends early: the backup is incomplete or damaged (was it still being copied?)`);
+}
+
+/** An archive that is not one, or is cut short or corrupted. */
+export class DamagedArchiveError extends Error {
+  override readonly name = 'DamagedArchiveError';
+}
+
+/** A ustar header's checksum: the sum of its bytes with the checksum field read as spaces. */
+function checksumMatches(block: Buffer): boolean {
+  const stored = parseInt(block.subarray(148, 156).toString('latin1').replace(/[\0 ]+$/g, '').trim(), 8);
+  let sum = 0;
+  for (let i = 0; i < BLOCK; i++) sum += i >= 148 && i < 156 ? 0x20 : block[i]!;
+  return stored === sum;
 }

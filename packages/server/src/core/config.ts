@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /**
@@ -11,7 +12,7 @@ import { z } from 'zod';
 
 const STORE_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 /** First path segments Roost itself uses; a store may not take them. */
-const RESERVED_NAMES = new Set(['users', 'admin', 'openapi.json', 'docs', 'api', 'static', 'health']);
+const RESERVED_NAMES = new Set(['users', 'admin', 'openapi.json', 'docs', 'api', 'static', 'health', 'ready', 'metrics']);
 
 const storeName = z
   .string()
@@ -19,6 +20,17 @@ const storeName = z
   .refine((n) => !RESERVED_NAMES.has(n), { message: 'this name is reserved by Roost' });
 
 const seconds = z.number().int().positive();
+
+/** An IPv4 or IPv6 address, or a CIDR range of them. */
+const addressOrRange = z.string().refine(
+  (entry) => {
+    const [address = '', bits, extra] = entry.split('/');
+    const version = isIP(address);
+    if (version === 0 || extra !== undefined) return false;
+    return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (version === 4 ? 32 : 128));
+  },
+  { message: 'must be an IP address or a CIDR range such as 10.0.0.0/8' },
+);
 
 /*
  * Keys an administrator may also change at run time (core/runtime-settings.ts validates the
@@ -171,6 +183,15 @@ export const configSchema = z
       .strict()
       .prefault({}),
     rateLimit: rateLimit.prefault({}),
+    metrics: z
+      .object({
+        /** `/metrics` and the per-request counting behind it (http/metrics.ts). */
+        enabled: z.boolean().default(true),
+        /** Addresses or CIDR ranges (`10.0.0.0/8`, `::1`) that may read /metrics without signing in; administrators always may. */
+        allow: z.array(addressOrRange).default([]),
+      })
+      .strict()
+      .prefault({}),
     /** Where file contents live, for every file store without `blobs` of its own. */
     blobs: blobStoreOptions.default({ kind: 'local' }),
     dataStores: z.record(storeName, dataStoreOptions.prefault({})).prefault({ data: {} }),

@@ -1,3 +1,4 @@
+import { processStats } from '../core/process-stats.js';
 import type { Clock } from '../core/clock.js';
 import type { Item } from './datastore-repo.js';
 
@@ -37,7 +38,12 @@ export class ItemCache {
 
   get(key: string): Item | undefined {
     const entry = this.#items.get(key);
-    return entry && this.#clock.now() - entry.at < this.#maxAgeMs ? entry.item : undefined;
+    if (entry && this.#clock.now() - entry.at < this.#maxAgeMs) {
+      processStats.caches.item.hits++;
+      return entry.item;
+    }
+    processStats.caches.item.misses++;
+    return undefined;
   }
 
   /** Keep an item read at `version` (ignored when a write came in between, or it is too large). */

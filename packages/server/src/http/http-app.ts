@@ -20,6 +20,8 @@ import { installCors } from './cors.js';
 import { answerClientError } from './client-errors.js';
 import { installSecurityHeaders } from './security-headers.js';
 import { installRequestLog } from './request-log.js';
+import { registerMetrics } from './metrics.js';
+import type { MailQueueCounts } from '../core/mailer.js';
 import { requestLogger } from './request-logger.js';
 
 export interface HttpServices {
@@ -28,6 +30,8 @@ export interface HttpServices {
   fileStores: FileStores;
   /** For `/ready` (routes/health-routes.ts); without it `/ready` says ready once the process runs. */
   readiness?: Readiness;
+  /** The mail queue's counts, for /metrics (metrics.ts). */
+  mailQueueCounts?: () => Promise<MailQueueCounts>;
 }
 
 export const ROOST_VERSION = '0.1.0';
@@ -105,6 +109,8 @@ export async function buildHttp(services: HttpServices, config: Config, log: Fas
 
   installSecurityHeaders(app);
   installRequestLog(app, log, config.logRequests);
+  // On the root instance, not in a plugin: its hook must count every route, pages included.
+  if (config.metrics.enabled) await registerMetrics(app, { allow: config.metrics.allow, users: services.users, mailQueue: services.mailQueueCounts });
 
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: config.bodyLimit });

@@ -1,3 +1,4 @@
+import { processStats } from '../core/process-stats.js';
 import type { Clock } from '../core/clock.js';
 import type { ChangeFeed } from '../storage/change-feed.js';
 import type { User, UserRepo } from './user-repo.js';
@@ -60,7 +61,11 @@ export function withSessionCache(repo: UserRepo, clock: Clock, ttlMs: number, fe
     async sessionUser(tokenHash, now) {
       const usable = feed === null || feed.live;
       const hit = entries.get(tokenHash);
-      if (usable && hit && clock.now() - hit.at < ttlMs && hit.found.expires > now) return hit.found;
+      if (usable && hit && clock.now() - hit.at < ttlMs && hit.found.expires > now) {
+        processStats.caches.session.hits++;
+        return hit.found;
+      }
+      processStats.caches.session.misses++;
       const started = generation;
       const found = await repo.sessionUser(tokenHash, now);
       if (found && usable && generation === started) {

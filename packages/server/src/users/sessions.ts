@@ -1,3 +1,4 @@
+import { processStats } from '../core/process-stats.js';
 import { hashToken, randomToken } from '../core/ids.js';
 import { burnPasswordCheck, verifyPassword } from './passwords.js';
 import { claimAccount, claimAddress } from './signin-throttle.js';
@@ -20,6 +21,7 @@ export async function issueToken(ctx: UserContext, identity: string, password: s
   const user = await findByIdentity(ctx, identity);
   if (!user) {
     await burnPasswordCheck(password);
+    processStats.signinFailures++;
     throw userErrors.invalid_credentials();
   }
   const attempt = await claimAccount(ctx, user);
@@ -27,6 +29,7 @@ export async function issueToken(ctx: UserContext, identity: string, password: s
   const ok = attempt.allowed ? await verifyPassword(user.passwordHash, password) : (await burnPasswordCheck(password), false);
   if (!ok) {
     await attempt.failed();
+    processStats.signinFailures++;
     throw userErrors.invalid_credentials();
   }
   // Pending and disabled accounts cannot sign in (the password was right: the attempt does not count).

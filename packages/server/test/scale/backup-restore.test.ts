@@ -119,9 +119,12 @@ describe('roost backup and roost restore', () => {
   test('the CLI backs up to a directory and restores into a new instance (sessions left out)', async () => {
     await source.adminToken();
     const dir = join(work, 'backup-dir');
-    const made = await roost(['backup', dir], work);
+    const made = await roost(['backup', dir, '--progress'], work);
     assert.equal(made.code, 0, made.stderr);
-    assert.match(made.stdout, /backup written to .*: \d+ tables, \d+ rows, 3 files/);
+    assert.match(made.stdout, /backup written to .*: \d+ tables, \d+ rows, 3 files \(\d+ bytes, [\d.]+ (B|KiB|MiB)\) from \w+ in [\d.]+ s/);
+    // Progress goes to standard error (drawn on a terminal, here forced), ending with the totals.
+    const lines = made.stderr.trim().split('\n');
+    assert.match(lines.at(-1) ?? '', /^backup: \d+ rows, 3 files, [\d.]+ (KiB|MiB)$/);
     const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as { tables: Array<{ name: string }>; migrations: string[] };
     for (const table of ['users', 'sessions', 'permissions', 'datastore_items', 'file_entries']) assert.ok(manifest.tables.some((t) => t.name === table), table);
     assert.deepEqual(manifest.migrations, Object.keys(migrations));
@@ -129,9 +132,10 @@ describe('roost backup and roost restore', () => {
 
     const target = await freshTarget();
     try {
-      const restored = await roost(['restore', dir], target.cwd);
+      const restored = await roost(['restore', dir, '--progress'], target.cwd);
       assert.equal(restored.code, 0, restored.stderr);
-      assert.match(restored.stdout, /restored .* 3 files \(left out: sessions, user_tokens/);
+      assert.match(restored.stderr.trim().split('\n').at(-1) ?? '', /^restore: \d+ rows, 3 files, [\d.]+ (KiB|MiB)$/);
+      assert.match(restored.stdout, /restored .* 3 files .*\(left out: sessions, user_tokens/);
       await assert.rejects(restore(target.config, dir), /not empty/);
       const server = await startServer(target.input);
       try {
@@ -239,6 +243,43 @@ describe('roost backup and roost restore', () => {
     try {
       await assert.rejects(restore(target.config, work), /no manifest\.json/);
       await assert.rejects(restore(target.config, join(work, 'nothing-here')), /does not exist/);
+    } finally {
+      await target.drop();
+    }
+  });
+
+  test('a damaged backup is named as such, with where it breaks, and restores nothing', async () => {
+    const good = join(work, 'good.tar');
+    await backup(source.roost.config, good);
+    const bytes = await readFile(good);
+    const damaged = {
+      'not-gzip.tar.gz': Buffer.from('this is not gzip'),
+      'cut.tar.gz': (await import('node:zlib')).gzipSync(bytes).subarray(0, 200),
+      'noise.tar': Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 256)),
+      'cut.tar': bytes.subarray(0, 1536),
+      // A flipped bit in the first header (the entry's name).
+      'flipped.tar': Buffer.concat([bytes.subarray(0, 10), Buffer.from([bytes[10]! ^ 0x01]), bytes.subarray(11)]),
+    };
+    const target = await freshTarget();
+    try {
+      for (const [name, contents] of Object.entries(damaged)) {
+        const file = join(work, name);
+        await writeFile(file, contents);
+        await assert.rejects(restore(target.config, file), /is not a (gzip file|tar archive) or is damaged|ends early|damaged/, name);
+      }
+      // A directory backup whose files were edited by hand.
+      const dir = join(work, 'edited');
+      await backup(source.roost.config, dir);
+      const table = join(dir, 'tables', 'users.jsonl');
+      await writeFile(table, `${await readFile(table, 'utf8')}{"id": oops\n`);
+      await assert.rejects(restore(target.config, dir), /tables\/users\.jsonl line \d+ is damaged/);
+      await writeFile(join(dir, 'manifest.json'), '{"format": "roost-backup", ');
+      await assert.rejects(restore(target.config, dir), /manifest\.json is damaged/);
+      // The failed attempts left the target empty: a good backup restores into it.
+      const cli = await roost(['restore', join(work, 'not-gzip.tar.gz')], target.cwd);
+      assert.equal(cli.code, 1);
+      assert.match(cli.stderr, /^roost: .*not-gzip\.tar\.gz is not a gzip file or is damaged \(incorrect header check\)/);
+      await restore(target.config, good);
     } finally {
       await target.drop();
     }

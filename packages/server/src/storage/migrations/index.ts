@@ -27,7 +27,7 @@ export async function migrateTo(db: Kysely<unknown>, target: string | null, list
   const { error, results } = target === null ? await migrator.migrateToLatest() : await migrator.migrateTo(target);
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new Error(`migration ${failed} failed`, { cause: error });
+    throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
   return results;
 }

@@ -1,0 +1,128 @@
+import { BlockList, isIP } from 'node:net';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { commonErrors } from '../core/errors.js';
+import { ADMINS } from '../core/permissions.js';
+import { processStats } from '../core/process-stats.js';
+import type { MailQueueCounts } from '../core/mailer.js';
+import type { UserService } from '../users/index.js';
+import { callerOf } from './auth.js';
+
+/**
+ * `/metrics` in Prometheus' text format (docs/operations.md, "Metrics"), made with prom-client
+ * (docs/decisions.md): requests by method, route and status with their latency, sign-in
+ * failures, throttled requests, cache hits, the mail queue, open connections, and Node's own
+ * (event-loop delay, heap, GC, CPU). Only administrators and the configured addresses may read
+ * it: route names and counts describe the deployment.
+ */
+export interface MetricsOptions {
+  /** Addresses and CIDR ranges that may read /metrics without a token (config `metrics.allow`). */
+  allow: readonly string[];
+  users: UserService;
+  /** The mail queue's counts, read at scrape time (absent: no mail metrics). */
+  mailQueue?: () => Promise<MailQueueCounts>;
+}
+
+/**
+ * Node's metrics belong to the process, not to one Roost: registered once, so that the event
+ * loop is watched by one monitor however many Roost instances a process starts (the tests).
+ */
+let processRegistry: Registry | null = null;
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
+/** Latency buckets in seconds: most operations answer in about a millisecond, uploads take seconds. */
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export async function registerMetrics(app: FastifyInstance, options: MetricsOptions): Promise<void> {
+  const own = new Registry();
+  const registers = [own];
+  const requests = new Counter({ name: 'roost_http_requests_total', help: 'HTTP requests answered, by method, route pattern and status.', labelNames: ['method', 'route', 'status'], registers });
+  const latency = new Histogram({ name: 'roost_http_request_duration_seconds', help: 'Time from request to answer, by method and route pattern.', labelNames: ['method', 'route'], buckets: LATENCY_BUCKETS, registers });
+  const throttled = new Counter({ name: 'roost_http_throttled_requests_total', help: 'Requests refused with 429 (rate limits, sign-in throttling, mail limits), by route pattern.', labelNames: ['route'], registers });
+  new Counter({
+    name: 'roost_signin_failures_total',
+    help: 'Sign-ins refused for a wrong identity or password or a locked account (every sign-in route; counted by this process).',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(processStats.signinFailures);
+    },
+  });
+  for (const kind of ['hits', 'misses'] as const) {
+    new Counter({
+      name: `roost_cache_${kind}_total`,
+      help: `Lookups ${kind === 'hits' ? 'answered from' : 'not found in'} an in-memory cache: session (users) or item (data stores on SQLite).`,
+      labelNames: ['cache'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [cache, stats] of Object.entries(processStats.caches)) this.inc({ cache }, stats[kind]);
+      },
+    });
+  }
+  new Gauge({
+    name: 'roost_open_connections',
+    help: 'Open HTTP connections of this process.',
+    registers,
+    async collect() {
+      this.set(await new Promise<number>((resolve) => app.server.getConnections((err, count) => resolve(err ? 0 : count))));
+    },
+  });
+  const mailQueue = options.mailQueue;
+  if (mailQueue) {
+    new Gauge({
+      name: 'roost_mail_queue',
+      help: 'Mails in the queue (shared by every process on the database): due, retrying after a failure, failed for good.',
+      labelNames: ['state'],
+      registers,
+      async collect() {
+        const counts = await mailQueue();
+        for (const [state, count] of Object.entries(counts)) this.set({ state }, count);
+      },
+    });
+  }
+
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const status = reply.statusCode;
+    requests.inc({ method: request.method, route, status });
+    latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    if (status === 429) throttled.inc({ route });
+  });
+
+  const allowed = allowList(options.allow);
+  const registry = Registry.merge([processMetrics(), own]);
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    if (!allowed(request.ip)) await assertAdmin(request, options.users);
+    reply.header('cache-control', 'no-store').type(registry.contentType);
+    return registry.metrics();
+  });
+}
+
+async function assertAdmin(request: FastifyRequest, users: UserService): Promise<void> {
+  const caller = await callerOf(request, users);
+  if (!caller.user) throw commonErrors.not_signed_in({ message: 'Sign in as an administrator, or scrape from an address in metrics.allow.' });
+  if (!caller.user.groups.includes(ADMINS)) throw commonErrors.not_allowed({ message: 'Only administrators may read the metrics.' });
+}
+
+/** Whether an address is one of `entries` (addresses or CIDR ranges, IPv4 or IPv6; an IPv4-mapped IPv6 address counts as IPv4). */
+export function allowList(entries: readonly string[]): (address: string) => boolean {
+  if (entries.length === 0) return () => false;
+  const list = new BlockList();
+  for (const entry of entries) {
+    const [address = '', bits] = entry.split('/');
+    const type = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+    if (bits === undefined) list.addAddress(address, type);
+    else list.addSubnet(address, Number(bits), type);
+  }
+  return (address) => {
+    const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
+    return isIP(v4) === 4 ? list.check(v4, 'ipv4') : isIP(address) === 6 && list.check(address, 'ipv6');
+  };
+}
