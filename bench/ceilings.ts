@@ -7,7 +7,7 @@
 // - `argon2id-verify`: checking a password against a hash with Roost's own parameters
 //   (users/passwords.ts), 10 at once as the sign-in rows' 10 connections ask: the ceiling of sign-in.
 import { join } from 'node:path';
-import SQLite from 'better-sqlite3';
+import { SQLite } from '../packages/server/src/storage/sqlite-driver.js';
 import { hashPassword, verifyPassword } from '../packages/server/src/users/passwords.js';
 import { tempDir } from './server-lifecycle.js';
 

@@ -7,6 +7,9 @@ import { readdirSync, statSync, existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
+// The packages' sources, not their builds (scripts/build.mjs): this process, the test runner and
+// every Roost a test starts as a child resolve @roost/* to src/.
+process.env.NODE_OPTIONS = [process.env.NODE_OPTIONS, '--conditions=roost-source'].filter(Boolean).join(' ');
 const args = process.argv.slice(2);
 const skipTypecheck = args.includes('--no-typecheck');
 const filters = args.filter((a) => !a.startsWith('--'));

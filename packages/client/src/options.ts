@@ -1,7 +1,11 @@
 import type { RoostError } from './errors.js';
 
-/** A token, or a function asked for it before each request (to share one sign-in between connectors). */
-export type TokenSource = string | null | undefined | (() => string | null | undefined);
+/**
+ * A token, or a function asked for it before each request (to share one sign-in between
+ * connectors). The function may answer another connector's source as it stands,
+ * `token: () => auth.options.token`, which is itself a token or a function: it is followed.
+ */
+export type TokenSource = string | null | undefined | (() => TokenSource);
 
 /**
  * The options of a connector.

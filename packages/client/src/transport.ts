@@ -26,9 +26,11 @@ export class Transport {
 
   /** The token to send now (the option may be a function). */
   token(): string | undefined {
-    const source = this.options.token;
-    const token = typeof source === 'function' ? source() : source;
-    return token ? token : undefined;
+    let token = this.options.token;
+    // A function may hand on another connector's source (options.ts, TokenSource): follow it,
+    // a few steps at most, so a source that answers itself cannot loop for ever.
+    for (let depth = 0; typeof token === 'function' && depth < 8; depth++) token = token();
+    return typeof token === 'string' && token ? token : undefined;
   }
 
   /** The headers of every request: the option's, the token, and `extra`. */

@@ -58,6 +58,14 @@ describe('users connector (Node)', () => {
     assert.deepEqual(await connect().authenticated(), { result: false });
     assert.deepEqual(await alice.allowed(['profile', 'getUser']), { result: false, profile: true, getUser: false });
 
+    // A token function may hand on another connector's source, itself a function: it is followed.
+    const follower = users({ baseUrl: s.url, token: () => alice.options.token });
+    const chained = users({ baseUrl: s.url, onSuccess: coverage.onSuccess, token: () => follower.options.token });
+    assert.equal((await chained.identity()).name, 'alice');
+    alice.options.token = () => token.token;
+    assert.equal((await chained.identity()).name, 'alice');
+    alice.options.token = token.token;
+
     // `store: false` answers the token without keeping it.
     const other = connect();
     const kept = await other.token('alice@example.com', PASSWORD, { store: false });

@@ -2,7 +2,8 @@
    test file, dropped afterwards) when ROOST_TEST_DATABASE_URL is set. No mocks. */
 import { randomBytes } from 'node:crypto';
 import { after } from 'node:test';
-import SQLite from 'better-sqlite3';
+// The server's choice of better-sqlite3 for this Node (server/src/storage/sqlite-driver.ts).
+import { SQLite } from '../../../server/src/storage/sqlite-driver.js';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { createKyselyContent, type ContentObject, type FormRequest, type FormValues, type KyselyContent, type KyselyContentOptions } from '../../src/index.js';

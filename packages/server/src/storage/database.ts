@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import SQLite from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { SQLite } from './sqlite-driver.js';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type QueryResult, type SqliteDialectConfig, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
@@ -85,7 +86,7 @@ export async function executeNow<R>(db: Kysely<Database>, query: CompiledQuery<R
  * Statements are kept by their SQL text (our queries have a bounded set of shapes; the cap
  * guards against an unbounded one). Reuse is safe: a statement runs to its end synchronously.
  */
-function withStatementCache(sqlite: SQLite.Database, max = 500): SqliteDatabase {
+function withStatementCache(sqlite: BetterSqlite3.Database, max = 500): SqliteDatabase {
   const cache = new Map<string, SqliteStatement>();
   return {
     prepare(sql) {

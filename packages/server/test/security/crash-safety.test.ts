@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import SQLite from 'better-sqlite3';
+import { SQLite } from '../../src/storage/sqlite-driver.js';
 import { parseConfig } from '../../src/core/config.js';
 import { openServices } from '../../src/roost.js';
 import { createPostgresDatabase, PASSWORD, postgresAdminUrl } from '../helpers/test-server.js';

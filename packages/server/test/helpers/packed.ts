@@ -1,0 +1,60 @@
+import { execFile } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+/**
+ * The packages as another project gets them: `npm pack` of a workspace (its `prepack` builds
+ * dist/, scripts/build.mjs) installed with npm into a fresh project outside this repository.
+ */
+const run = promisify(execFile);
+const root = new URL('../../../../', import.meta.url).pathname;
+
+/**
+ * The environment of a consumer: without the `roost-source` condition that scripts/test.mjs sets
+ * (a consumer resolves the packages' builds, never their sources) and without the test runner's
+ * own variables.
+ */
+export function consumerEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('NODE_TEST') && key !== 'NODE_OPTIONS' && !key.startsWith('ROOST_')) env[key] = value;
+  return { ...env, ...extra };
+}
+
+/** `npm pack` the workspace `@roost/<name>` into `dir`; resolves to the tarball's path. */
+export async function pack(name: 'client' | 'forms' | 'server', dir: string): Promise<string> {
+  const { stdout } = await run('npm', ['pack', '-w', `@roost/${name}`, '--pack-destination', dir, '--json', '--silent'], { cwd: root, env: consumerEnv(), maxBuffer: 64 * 1024 * 1024 });
+  const [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  if (!packed) throw new Error(`npm pack @roost/${name} printed nothing`);
+  return join(dir, packed.filename);
+}
+
+/** The paths a tarball holds (as `npm pack --json` would list them). */
+export async function tarballFiles(tarball: string): Promise<string[]> {
+  const { stdout } = await run('tar', ['tzf', tarball]);
+  return stdout.split('\n').filter(Boolean).map((path) => path.replace(/^package\//, ''));
+}
+
+/** A new project in `dir` depending on `dependencies` (tarball paths or registry ranges), installed with npm. */
+export async function consumerProject(dir: string, dependencies: Record<string, string>, options: { extra?: Record<string, unknown> } = {}): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, 'package.json'), `${JSON.stringify({ name: 'roost-consumer', private: true, type: 'module', dependencies, ...options.extra }, null, 2)}\n`);
+  await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, env: consumerEnv(), maxBuffer: 64 * 1024 * 1024 });
+}
+
+/** Run `node` (this one) in the consumer project. */
+export async function nodeIn(dir: string, args: string[], env: Record<string, string> = {}): Promise<{ stdout: string; stderr: string }> {
+  return run(process.execPath, args, { cwd: dir, env: consumerEnv(env) });
+}
+
+/** The repository's TypeScript compiler on a consumer's tsconfig.json; resolves to its output (it fails with it). */
+export async function tscIn(dir: string): Promise<string> {
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  try {
+    const { stdout } = await run(process.execPath, [tsc, '-p', dir], { cwd: dir, env: consumerEnv() });
+    return stdout;
+  } catch (err) {
+    const { stdout = '', stderr = '' } = err as { stdout?: string; stderr?: string };
+    throw new Error(`tsc failed in ${dir}:\n${stdout}${stderr}`);
+  }
+}

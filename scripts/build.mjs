@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+// Builds the packages other projects install: @roost/client and @roost/forms to ESM JavaScript
+// with declarations in their dist/ (docs/decisions.md, "Packages"). Runs on `npm install` (the
+// root's `prepare`) and before `npm pack`. Inside this repository nothing needs dist/: the
+// packages' exports name src/ under the condition `roost-source`, which the tests, `npm start`
+// and the typecheck use, so an edit is seen without a build.
+import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const tsc = createRequire(join(root, 'package.json')).resolve('typescript/bin/tsc');
+const wanted = process.argv.slice(2);
+const packages = wanted.length ? wanted : ['client', 'forms'];
+for (const name of packages) {
+  const dir = join(root, 'packages', name);
+  rmSync(join(dir, 'dist'), { recursive: true, force: true });
+  const result = spawnSync(process.execPath, [tsc, '-p', join(dir, 'tsconfig.build.json')], { stdio: 'inherit' });
+  if (result.status !== 0) {
+    console.error(`build of @roost/${name} failed`);
+    process.exit(result.status ?? 1);
+  }
+}
+console.log(`built ${packages.map((p) => `@roost/${p}`).join(', ')}`);
