@@ -6,6 +6,7 @@ import type { Config } from './core/config.js';
 import type { Mailer } from './core/mailer.js';
 import { buildHttp } from './http/http-app.js';
 import { registerClientBundle } from './http/client-bundle.js';
+import { createSetupLinks, type SetupLinks } from './admin/setup-links.js';
 import { registerAdminPages, registerAdminStorePages, registerPageAssets, registerUserPages } from './admin/index.js';
 import { createMailer, outboxDir } from './mail/create-mailer.js';
 import { createMailQueue, type MailQueue } from './mail/mail-queue.js';
@@ -48,6 +49,8 @@ export interface Roost {
   outboxDir: string;
   /** Mails waiting for delivery (mail/mail-queue.ts); every mail of the services goes through it. */
   mailQueue: MailQueue;
+  /** The first run's setup link: `serve` issues one while no administrator exists (admin/setup-links.ts). */
+  setupLinks: SetupLinks;
   /** Listen on the configured host and port (or the given ones); resolves to the base URL. */
   listen(options?: { port?: number; host?: string }): Promise<string>;
   close(): Promise<void>;
@@ -126,7 +129,8 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
   const httpServices = { users: services.users, dataStores: services.dataStores, fileStores: services.fileStores, readiness: readinessOf(services), mailQueueCounts: () => services.mailQueue.counts() };
   const http = await buildHttp(httpServices, config, services.log);
   // The pages sit on top of the HTTP app (the http layer never imports them).
-  const pageDeps = { services: httpServices, config, db: services.db, settings: services.settings, mailer: services.mailer, outboxDir: outboxDir(config) };
+  const setupLinks = createSetupLinks(overrides.clock ?? systemClock);
+  const pageDeps = { services: httpServices, config, db: services.db, settings: services.settings, mailer: services.mailer, outboxDir: outboxDir(config), setupLinks };
   await http.register(registerPageAssets);
   await http.register(registerClientBundle);
   await http.register(registerAdminPages, pageDeps);
@@ -138,6 +142,7 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
     config,
     http,
     outboxDir: outboxDir(config),
+    setupLinks,
     async listen(options = {}) {
       return http.listen({ port: options.port ?? config.port, host: options.host ?? config.host });
     },

@@ -210,6 +210,40 @@ describe('cli', () => {
     assert.match(foreign.stderr, /host 192\.0\.2\.1 is not an address of this machine: set host \(ROOST_HOST\)/);
   });
 
+  test('serve without an administrator prints a setup link that makes the first one in the browser', async () => {
+    const fresh = await mkdtemp(join(tmpdir(), 'roost-first-run-'));
+    const ownDb = process.env.ROOST_TEST_DIALECT === 'postgres' ? await createPostgresDatabase() : null;
+    const child = spawn(process.execPath, [BIN, 'serve'], { cwd: fresh, env: env({ ROOST_DATA_DIR: join(fresh, 'data'), ROOST_PORT: '0', ...(ownDb ? { ROOST_DATABASE_URL: ownDb.url } : {}) }) });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    try {
+      let link = '';
+      for (let waited = 0; !link && waited < 20_000; waited += 100) {
+        link = /"setupUrl":"([^"]+)"/.exec(out)?.[1] ?? '';
+        if (!link) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.match(link, /^http:\/\/127\.0\.0\.1:\d+\/admin\/setup\?token=[\w-]{20,}$/, out);
+      assert.match(out, /No administrator yet\. Open http:.* within 60 minutes .* or run: npx roost user add/);
+      assert.equal((await fetch(link)).status, 200);
+      const origin = new URL(link).origin;
+      const made = await fetch(`${origin}/admin/setup`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin },
+        body: new URLSearchParams({ 'create$': 'Create', name: 'first', email: 'first@example.com', password: 'first-password-1', 'password-confirm': 'first-password-1', token: new URL(link).searchParams.get('token') ?? '' }),
+      });
+      assert.equal(made.status, 303);
+      assert.equal((await fetch(link)).status, 410, 'used');
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+      await ownDb?.drop();
+      await rm(fresh, { recursive: true, force: true });
+    }
+  });
+
   test('a roost.config.json that is not JSON exits 1', async () => {
     const dir = join(cwd, 'brokenjson');
     await mkdir(dir);

@@ -13,7 +13,9 @@ import { registerDashboard } from './pages/dashboard-page.js';
 import { registerOutboxPages } from './pages/outbox-pages.js';
 import { registerPermissionsPages } from './pages/permissions-pages.js';
 import { registerSettingsPage } from './pages/settings-page.js';
+import { registerSetupPage } from './pages/setup-page.js';
 import { registerSigninPages } from './pages/signin-pages.js';
+import type { SetupLinks } from './setup-links.js';
 import { registerSignupsPages } from './pages/signups-page.js';
 import { registerToolsPage } from './pages/tools-page.js';
 import { registerUsersPages } from './pages/users-pages.js';
@@ -30,6 +32,8 @@ export interface PageDeps {
   mailer: Mailer;
   /** Where the outbox mailer writes (mail outbox page). */
   outboxDir: string;
+  /** The first run's setup link (setup-links.ts, pages/setup-page.ts). */
+  setupLinks: SetupLinks;
 }
 
 /** The stylesheet and the form library's assets, shared by every page. */
@@ -53,6 +57,7 @@ export async function registerAdminPages(app: FastifyInstance, deps: PageDeps): 
   await installPageBodies(app, deps.config.bodyLimit);
   const { users } = deps.services;
   registerSigninPages(app, { users, config: deps.config });
+  registerSetupPage(app, deps);
   const pages = adminPages(app, { users, bodyLimit: deps.config.bodyLimit });
   registerDashboard(pages, deps.services);
   registerUsersPages(pages, users);

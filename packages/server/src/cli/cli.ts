@@ -1,10 +1,9 @@
 import { parseArgs } from 'node:util';
-import { sql, type Kysely } from 'kysely';
 import { ROOST_VERSION } from '../http/http-app.js';
-import type { Database } from '../storage/schema.js';
 import { ConfigError, loadConfig, type Config } from '../core/config.js';
 import { formatTime } from '../core/clock.js';
 import { createRoost, openServices } from '../roost.js';
+import { SETUP_LINK_MINUTES } from '../admin/setup-links.js';
 import { DuplicateUserError } from '../users/index.js';
 import { backup, restore } from './backup.js';
 import { sweepBlobs } from './sweep.js';
@@ -96,8 +95,12 @@ async function serve(): Promise<number> {
   roost.log.info({ version: ROOST_VERSION, database: roost.dialect, dataDir: config.dataDir, listen: url }, `Roost listens on ${url} (${roost.dialect}, data in ${config.dataDir})`);
   // What a newcomer looks for first (docs/operations.md, "First run").
   roost.log.info(`Admin backend: ${url}/admin · API docs: ${url}/docs (OpenAPI at ${url}/openapi.json) · health: ${url}/health, ${url}/ready`);
-  if (!(await hasAdministrator(roost.db))) {
-    roost.log.warn(`No administrator yet. Make one with: npx roost user add --name admin --email you@example.com --password '<a long secret>' --group admins`);
+  if (!(await roost.users.hasAdministrator())) {
+    const link = `${url}/admin/setup?token=${roost.setupLinks.issue()}`;
+    roost.log.warn(
+      { setupUrl: link },
+      `No administrator yet. Open ${link} within ${SETUP_LINK_MINUTES} minutes to make the first one in the browser (the link works once), or run: npx roost user add --name admin --email you@example.com --password '<a long secret>' --group admins`,
+    );
   }
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
@@ -118,12 +121,6 @@ function explainListenError(err: unknown, config: Config): Error {
   if (code === 'EACCES') return explained(`this user may not listen on ${where}: ports below 1024 need privileges; use a port above 1023 (ROOST_PORT) behind a reverse proxy`);
   if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') return explained(`host ${config.host} is not an address of this machine: set host (ROOST_HOST) to 127.0.0.1, 0.0.0.0 or one of its addresses`);
   return err instanceof Error ? err : new Error(String(err));
-}
-
-/** Whether an active account is in `admins` (the start log's hint for a first run). */
-async function hasAdministrator(db: Kysely<Database>): Promise<boolean> {
-  const row = await db.selectFrom('users').select('id').where('state', '=', 'active').where(sql<boolean>`${sql.ref('groups')} like ${'%"admins"%'}`).executeTakeFirst();
-  return row !== undefined;
 }
 
 async function migrate(): Promise<number> {

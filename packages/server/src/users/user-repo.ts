@@ -234,6 +234,18 @@ export function createUserRepo(db: Kysely<Database>) {
       });
     },
 
+    /** Whether an active account is in `group` (the first run: is there an administrator?). */
+    async hasActiveMember(group: string): Promise<boolean> {
+      const row = await db
+        .selectFrom('users')
+        .select('id')
+        .where('state', '=', 'active')
+        .where(memberOf(group))
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
     /** The email addresses of the active members of `group` (at most `limit`), in the order they joined. */
     async activeEmailsOf(group: string, limit: number): Promise<string[]> {
       const rows = await db
@@ -241,7 +253,7 @@ export function createUserRepo(db: Kysely<Database>) {
         .select('email')
         .where('state', '=', 'active')
         .where('email', 'is not', null)
-        .where(sql<boolean>`${sql.ref('groups')} like ${`%${escapeLike(JSON.stringify(group))}%`} escape '\\'`)
+        .where(memberOf(group))
         .orderBy('created')
         .limit(limit)
         .execute();
@@ -258,7 +270,7 @@ export function createUserRepo(db: Kysely<Database>) {
         const pattern = containing(query.search);
         q = q.where(sql<boolean>`(name_key like ${pattern} escape '\\' or email_key like ${pattern} escape '\\' or lower(realname) like ${pattern} escape '\\')`);
       }
-      if (query.group) q = q.where(sql<boolean>`${sql.ref('groups')} like ${`%${escapeLike(JSON.stringify(query.group))}%`} escape '\\'`);
+      if (query.group) q = q.where(memberOf(query.group));
       const counted = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       const column = query.sort === 'name' ? 'name_key' : query.sort === 'email' ? 'email_key' : query.sort;
       const direction = query.order === '>' ? 'desc' : 'asc';
@@ -347,6 +359,11 @@ export function createUserRepo(db: Kysely<Database>) {
       return Number(a.numDeletedRows) + Number(b.numDeletedRows);
     },
   };
+}
+
+/** Rows whose JSON list of groups holds `group` (its quotes keep `admins` from matching `admins2`). */
+function memberOf(group: string) {
+  return sql<boolean>`${sql.ref('groups')} like ${`%${escapeLike(JSON.stringify(group))}%`} escape '\\'`;
 }
 
 export type UserRepo = ReturnType<typeof createUserRepo>;

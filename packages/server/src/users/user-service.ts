@@ -1,3 +1,4 @@
+import { ADMINS } from '../core/permissions.js';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../core/clock.js';
 import type { Config } from '../core/config.js';
@@ -114,6 +115,8 @@ export function createUserService(deps: UserServiceDeps) {
       const parsed = ctx.inputs.signup.safeParse(values);
       return parsed.success ? [] : fieldProblems(parsed.error);
     },
+    /** Whether an active administrator exists (the start's first-run hint, the setup page). */
+    hasAdministrator: () => ctx.repo.hasActiveMember(ADMINS),
     listUsers: (query: Parameters<typeof ctx.repo.list>[0], size: number) => ctx.repo.list(query, size),
     /** For the admin pages: the account named by name, email or id (as administrators name them), or null. */
     findUser: (identity: string) => findForAdmin(ctx, identity),
