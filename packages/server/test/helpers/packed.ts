@@ -35,11 +35,17 @@ export async function tarballFiles(tarball: string): Promise<string[]> {
   return stdout.split('\n').filter(Boolean).map((path) => path.replace(/^package\//, ''));
 }
 
-/** A new project in `dir` depending on `dependencies` (tarball paths or registry ranges), installed with npm. */
-export async function consumerProject(dir: string, dependencies: Record<string, string>, options: { ignoreScripts?: boolean } = {}): Promise<void> {
+/**
+ * A new project in `dir` depending on `dependencies` (tarball paths, registry ranges, or `file:`
+ * links into this repository's node_modules), installed with npm. Install scripts never run:
+ * for a linked package they would run in this repository's own node_modules (a rebuild of
+ * better-sqlite3 there pulls its addon from under the tests running beside), and a native
+ * addon the consumer needs is provided by the test that needs it (packed-server.test.ts).
+ */
+export async function consumerProject(dir: string, dependencies: Record<string, string>): Promise<void> {
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, 'package.json'), `${JSON.stringify({ name: 'roost-consumer', private: true, type: 'module', dependencies }, null, 2)}\n`);
-  const flags = ['--no-audit', '--no-fund', '--loglevel=error', '--prefer-offline', ...(options.ignoreScripts ? ['--ignore-scripts'] : [])];
+  const flags = ['--no-audit', '--no-fund', '--loglevel=error', '--prefer-offline', '--ignore-scripts'];
   await run('npm', ['install', ...flags], { cwd: dir, env: consumerEnv(), maxBuffer: 64 * 1024 * 1024 });
 }
 
