@@ -8,6 +8,7 @@ import type { HttpServices } from '../http/http-app.js';
 import type { Database } from '../storage/schema.js';
 import { installPageBodies } from './page-kit/page-body.js';
 import { installPageErrorHandler } from './page-kit/page-errors.js';
+import { registerAccountPages } from './pages/account-pages.js';
 import { adminPages } from './pages/admin-routes.js';
 import { registerDashboard } from './pages/dashboard-page.js';
 import { registerOutboxPages } from './pages/outbox-pages.js';
@@ -60,6 +61,7 @@ export async function registerAdminPages(app: FastifyInstance, deps: PageDeps): 
   registerSetupPage(app, deps);
   const pages = adminPages(app, { users, bodyLimit: deps.config.bodyLimit });
   registerDashboard(pages, deps.services);
+  registerAccountPages(pages, users, deps.config.users);
   registerUsersPages(pages, users);
   registerSignupsPages(pages, users);
   registerPermissionsPages(pages, deps.services);

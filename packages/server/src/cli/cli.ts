@@ -8,7 +8,8 @@ import { DuplicateUserError } from '../users/index.js';
 import { backup, restore } from './backup.js';
 import { sweepBlobs } from './sweep.js';
 import { formatBytes, progressLine } from './progress.js';
-import { groupProblem, userChange, USER_CHANGES, whereLine, type UserChange } from './user-commands.js';
+import { userChange, USER_CHANGES, whereLine, type UserChange } from './user-commands.js';
+import { groupListProblem } from '../core/permissions.js';
 
 const USAGE = `Usage: roost <command> [options]
 
@@ -205,7 +206,7 @@ async function userAdd(config: Config, args: string[]): Promise<number> {
     console.error(`roost user add: missing ${missing.map((m) => `--${m}`).join(', ')}`);
     return 2;
   }
-  const groupsProblem = groupProblem(values.group ?? []);
+  const groupsProblem = groupListProblem(values.group ?? []);
   if (groupsProblem) {
     console.error(`roost user add: ${groupsProblem}`);
     return 2;

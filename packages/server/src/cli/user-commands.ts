@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '../core/config.js';
 import { isRoostError } from '../core/errors.js';
-import { ADMINS, GROUP_NAME_RULE, isGroupName } from '../core/permissions.js';
+import { ADMINS, groupListProblem } from '../core/permissions.js';
 import { openServices } from '../roost.js';
 import type { Caller } from '../users/index.js';
 
@@ -17,10 +17,6 @@ export const USER_CHANGES = ['passwd', 'groups', 'disable', 'enable', 'remove'] 
 export type UserChange = (typeof USER_CHANGES)[number];
 
 /** The first offending group of `groups`, with the rule, or null (the admin pages check the same). */
-export function groupProblem(groups: readonly string[]): string | null {
-  const bad = groups.find((g) => !isGroupName(g));
-  return bad === undefined ? null : `"${bad}" is not a group name: ${GROUP_NAME_RULE}`;
-}
 
 /** Where a command worked: the database and the data directory (no password shown). */
 export function whereLine(config: Config): string {
@@ -47,7 +43,7 @@ export async function userChange(config: Config, change: UserChange, args: strin
       break;
     case 'groups': {
       const groups = values.group ?? [];
-      const problem = groupProblem(groups);
+      const problem = groupListProblem(groups);
       if (problem) {
         console.error(`roost user groups: ${problem}`);
         return 2;

@@ -19,7 +19,7 @@ describe('admin pages: only administrators, only from this site, only with the C
   const ids: Record<string, string> = {};
 
   const PAGES = [
-    '/admin', '/admin/users', '/admin/users/BOB', '/admin/users/BOB/remove', '/admin/signups', '/admin/signups/CAROL',
+    '/admin', '/admin/users', '/admin/users/new', '/admin/users/BOB', '/admin/users/BOB/remove', '/admin/users/BOB/password', '/admin/users/BOB/reset', '/admin/signups', '/admin/signups/CAROL',
     '/admin/settings', '/admin/permissions', '/admin/permissions/users', '/admin/permissions/data', '/admin/permissions/files',
     '/admin/outbox', '/admin/outbox/MAIL', '/admin/tools',
   ];
@@ -28,6 +28,9 @@ describe('admin pages: only administrators, only from this site, only with the C
     ['edit a user', '/admin/users/BOB', { realname: 'Hacked', email: 'bob@example.com', groups: 'admins', active: 'true', edit$: 'edit$' }],
     ['disable a user', '/admin/users/BOB', { realname: '', email: 'bob@example.com', groups: '', edit$: 'edit$' }],
     ['remove a user', '/admin/users/BOB/remove', { confirm: 'BOB', remove$: 'remove$' }],
+    ['create a user', '/admin/users/new', { name: 'mallory', email: 'mallory@example.com', password: 'mallory-password-1', 'password-confirm': 'mallory-password-1', groups: 'admins', create$: 'create$' }],
+    ['set a password', '/admin/users/BOB/password', { password: 'hijacked-password-1', 'password-confirm': 'hijacked-password-1', set$: 'set$' }],
+    ['send a reset mail', '/admin/users/BOB/reset', { confirm: 'BOB', send$: 'send$' }],
     ['review a sign-up', '/admin/signups/CAROL', { action: 'accept', submit$: 'submit$' }],
     [
       'save settings',

@@ -142,6 +142,53 @@ describe('admin pages in a browser', { skip }, () => {
     assert.equal((await api('getUser', { identity: 'erin' }, adminToken)).status, 404);
   });
 
+  test('account recovery: create an account, set its password, send it the reset mail', async () => {
+    await page.goto('/admin/users');
+    await page.getByRole('link', { name: 'New account' }).click();
+    await page.waitForURL(/\/admin\/users\/new$/);
+    // The rules of the API and the CLI, said at the fields.
+    await page.fill('#newuser-name', 'x');
+    await page.fill('#newuser-email', 'dora@example.com');
+    await page.fill('#newuser-password', 'short');
+    await page.fill('#newuser-password-confirm', 'short');
+    await page.fill('#newuser-groups', 'editors\nsys:owner');
+    await page.getByRole('button', { name: 'Create the account' }).click();
+    await page.waitForSelector('#item-groups .invalid-feedback');
+    assert.match(await page.locator('#item-groups').innerText(), /not a group name/);
+    assert.equal((await api('getUser', { identity: 'dora@example.com' }, adminToken)).status, 404, 'nothing made');
+
+    await page.fill('#newuser-name', 'dora');
+    await page.fill('#newuser-password', 'dora-password-1');
+    await page.fill('#newuser-password-confirm', 'dora-password-1');
+    await page.fill('#newuser-groups', 'editors');
+    await screenshot(page, SUITE, 'user-new-laptop');
+    await page.getByRole('button', { name: 'Create the account' }).click();
+    await page.waitForURL(/\/admin\/users\/[0-9a-f-]{36}$/);
+    assert.match(await flashed(), /The account dora was created/);
+    assert.equal((await api('token', { identity: 'dora', password: 'dora-password-1' })).status, 200);
+    const doraToken = (await api('token', { identity: 'dora', password: 'dora-password-1' })).body.token as string;
+    assert.deepEqual((await api('getUser', { identity: 'dora' }, adminToken)).body.groups, ['editors']);
+
+    await page.getByRole('link', { name: 'Set a password' }).click();
+    await page.fill('#password-password', 'dora-password-2');
+    await page.fill('#password-password-confirm', 'dora-password-2');
+    await page.getByRole('button', { name: 'Set the password' }).click();
+    await page.waitForURL(/\/admin\/users\/[0-9a-f-]{36}$/);
+    assert.match(await flashed(), /The password of dora was set/);
+    assert.equal((await api('token', { identity: 'dora', password: 'dora-password-1' })).status, 401, 'the old password is gone');
+    assert.equal((await s.request('/users/api/profile', undefined, { token: doraToken })).status, 401, 'its sessions ended');
+    assert.equal((await api('token', { identity: 'dora', password: 'dora-password-2' })).status, 200);
+
+    await page.getByRole('link', { name: 'Send a password-reset mail' }).click();
+    await page.getByRole('button', { name: 'Send the reset mail' }).click();
+    await page.waitForURL(/\/admin\/users\/[0-9a-f-]{36}$/);
+    assert.match(await flashed(), /A password-reset mail to dora@example\.com is queued/);
+    const mail = await s.lastMail('dora@example.com');
+    assert.match(mail.text, /reset-password/);
+    // The suites after this one count the accounts.
+    assert.equal((await api('removeUser', { identity: 'dora' }, adminToken)).status, 200);
+  });
+
   test('a permission changed on the page: the API follows at once', async () => {
     const bobToken = (await api('token', { identity: 'bob', password: PASSWORD })).body.token as string;
     const newItem = (key: string, token: string) => s.request('/data/api/newItem', { key, value: 'v' }, { token });

@@ -1,5 +1,6 @@
 import { escapeHtml, HTMLForm, ObjectForm, type ActionCallback, type ContentObject, type FieldConf } from '@roost/forms';
-import { ADMINS, GROUP_NAME_RULE, isGroupName } from '../../core/permissions.js';
+import { ADMINS } from '../../core/permissions.js';
+import { groupsProblem } from './account-pages.js';
 import { isRoostError } from '../../core/errors.js';
 import type { UserService } from '../../users/index.js';
 import { formBase, type AdminPages, type AdminPageRequest } from './admin-routes.js';
@@ -84,6 +85,7 @@ async function listPage(users: UserService, { admin, form }: AdminPageRequest) {
   if (state !== 'all') params.state = state;
   const body =
     `<div class="card">${formHtml}</div>` +
+    `<p>${link('/admin/users/new', 'New account', ' class="btn btn-primary"')}</p>` +
     table('Accounts', columns, found, 'No account matches.') +
     pager('accounts', { start, size: PAGE_SIZE, total, shown: found.length }, (n) => `/admin/users?${new URLSearchParams({ ...params, start: String(n) })}`);
   return { title: 'Users', body };
@@ -140,11 +142,8 @@ function editFields(users: UserService, page: AdminPageRequest, user: AdminView)
       description: 'One group per line, e.g. admins.',
       validator(value) {
         const groups = Array.isArray(value) ? (value as string[]) : [];
-        if (groups.length > 100) return 'At most 100 groups.';
-        const bad = groups.find((g) => !isGroupName(g));
-        if (bad !== undefined) return `"${bad.slice(0, 40)}" is not a group name: ${GROUP_NAME_RULE}.`;
-        if (self && !groups.includes(ADMINS)) return 'You cannot take yourself out of admins here.';
-        return undefined;
+        if (self && !groups.includes(ADMINS)) return groupsProblem(groups) ?? 'You cannot take yourself out of admins here.';
+        return groupsProblem(groups);
       },
     },
     {
@@ -185,7 +184,7 @@ async function editPage(users: UserService, page: AdminPageRequest) {
   if (response) return { response };
   const body =
     `<div class="card">${summary(user)}</div><div class="card">${html}</div>` +
-    `<p>${link('/admin/users', '← All users')} · ${link(`${url}/remove`, 'Remove this account', 'danger-link')}</p>`;
+    `<p>${link('/admin/users', '← All users')} · ${link(`${url}/password`, 'Set a password')} · ${link(`${url}/reset`, 'Send a password-reset mail')} · ${link(`${url}/remove`, 'Remove this account', ' class="danger-link"')}</p>`;
   return { title: `User ${user.name}`, body, head: await form.htmlHead(), status: result === false ? 422 : 200 };
 }
 
