@@ -17,7 +17,11 @@ const root = new URL('../../../../', import.meta.url).pathname;
  */
 export function consumerEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('NODE_TEST') && key !== 'NODE_OPTIONS' && !key.startsWith('ROOST_')) env[key] = value;
+  // npm passes its configuration to the scripts it runs as npm_config_* (this repository's
+  // .npmrc sets engine-strict): a consumer has its own. Only where Node's headers are (pass 4
+  // on another Node) is kept, for a native build.
+  const npmOwn = (key: string) => key.toLowerCase().startsWith('npm_') && key.toLowerCase() !== 'npm_config_nodedir';
+  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('NODE_TEST') && key !== 'NODE_OPTIONS' && !key.startsWith('ROOST_') && !npmOwn(key)) env[key] = value;
   return { ...env, ...extra };
 }
 

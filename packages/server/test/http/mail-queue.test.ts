@@ -37,7 +37,9 @@ describe('the mail queue', () => {
         existing.push(await timed('exists'));
         missing.push(await timed(`missing-${i}`));
       }
-      assert.ok(Math.max(...existing) < 150, `no answer waits for the SMTP server's 300 ms: ${existing.map((x) => x.toFixed(1)).join(', ')}`);
+      // An answer that waited for the SMTP server would take its 300 ms at least; a busy machine
+      // (the whole suite runs two files at once) stretches the others, so the bound is exactly that.
+      assert.ok(Math.max(...existing) < 300, `no answer waits for the SMTP server's 300 ms: ${existing.map((x) => x.toFixed(1)).join(', ')}`);
       assert.ok(median(existing) < median(missing) * 2 + 5, `medians ${median(existing).toFixed(2)} against ${median(missing).toFixed(2)} ms`);
       // The mails do go out (5 per recipient per hour by default).
       await smtp.waitFor((m) => m.to.includes('exists@example.com'));
