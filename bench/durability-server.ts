@@ -1,10 +1,12 @@
 // Roost as roost-server.ts starts it, with `durability` from BENCH_DURABILITY (`full`, the
-// default, or `fast`), a file `note.txt` of the store `files` and the item k0 of `data`, both
-// owned by the signed-in user: for suite-durability.ts.
+// default, or `fast`) and /metrics off with BENCH_METRICS=off, a file `note.txt` of the store
+// `files` and the item k0 of `data`, both owned by the signed-in user: for suite-durability.ts
+// and suite-metrics.ts.
 import { startBenchRoost } from './roost-setup.js';
 
 const durability = process.env.BENCH_DURABILITY === 'fast' ? 'fast' : 'full';
-const { url, token, database } = await startBenchRoost({ durability });
+const metrics = { enabled: process.env.BENCH_METRICS !== 'off' };
+const { url, token, database } = await startBenchRoost({ durability, metrics });
 const headers = { 'content-type': 'application/json', 'x-auth-token': token };
 for (const [path, body] of [
   ['/data/api/newItem', { key: 'k0', value: 'first' }],

@@ -20,7 +20,7 @@ import { installCors } from './cors.js';
 import { answerClientError } from './client-errors.js';
 import { installSecurityHeaders } from './security-headers.js';
 import { installRequestLog } from './request-log.js';
-import { registerMetrics } from './metrics.js';
+import { createHttpMetrics, registerMetrics } from './metrics.js';
 import type { MailQueueCounts } from '../core/mailer.js';
 import { requestLogger } from './request-logger.js';
 
@@ -62,6 +62,7 @@ function sharedCounters(app: FastifyInstance, log: FastifyBaseLogger, redisUrl: 
 
 /** The Fastify app with every route; `listen` is the caller's business (tests listen on port 0). */
 export async function buildHttp(services: HttpServices, config: Config, log: FastifyBaseLogger): Promise<FastifyInstance> {
+  const metrics = config.metrics.enabled ? createHttpMetrics() : null;
   const app = Fastify({
     // Fastify's own logger stays off: with one, Fastify adds listeners and clock readings to
     // every request for its request log, which Roost does not write (one line per request would
@@ -109,8 +110,7 @@ export async function buildHttp(services: HttpServices, config: Config, log: Fas
 
   installSecurityHeaders(app);
   installRequestLog(app, log, config.logRequests);
-  // On the root instance, not in a plugin: its hook must count every route, pages included.
-  if (config.metrics.enabled) await registerMetrics(app, { allow: config.metrics.allow, users: services.users, mailQueue: services.mailQueueCounts });
+  if (metrics) await registerMetrics(app, metrics, { allow: config.metrics.allow, users: services.users, mailQueue: services.mailQueueCounts });
 
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: config.bodyLimit });

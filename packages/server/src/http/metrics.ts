@@ -1,5 +1,5 @@
 import { BlockList, isIP } from 'node:net';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { commonErrors } from '../core/errors.js';
 import { ADMINS } from '../core/permissions.js';
@@ -39,7 +39,19 @@ function processMetrics(): Registry {
 /** Latency buckets in seconds: most operations answer in about a millisecond, uploads take seconds. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-export async function registerMetrics(app: FastifyInstance, options: MetricsOptions): Promise<void> {
+/**
+ * The request counters. They are counted once the response has finished (an `onResponse` hook,
+ * registerMetrics), which makes Fastify follow each response's end: about 10 µs a request, the
+ * cost of /metrics (bench/suite-metrics.ts; bench/RESULTS.md, "Changes for issue 24"). With the
+ * request log on (the default at `info`) Fastify follows it anyway.
+ */
+export interface HttpMetrics {
+  readonly registry: Registry;
+  /** Count one finished request. */
+  record(request: FastifyRequest, reply: FastifyReply): void;
+}
+
+export function createHttpMetrics(): HttpMetrics {
   const own = new Registry();
   const registers = [own];
   const requests = new Counter({ name: 'roost_http_requests_total', help: 'HTTP requests answered, by method, route pattern and status.', labelNames: ['method', 'route', 'status'], registers });
@@ -66,6 +78,60 @@ export async function registerMetrics(app: FastifyInstance, options: MetricsOpti
       },
     });
   }
+
+  // The labelled series of each method, route and status, looked up once: prom-client hashes a
+  // label object on every call. Bounded: routes are patterns, and every URL that no route
+  // matches shares the label `unmatched`.
+  const series = new Map<string, { count: ReturnType<typeof requests.labels>; time: ReturnType<typeof latency.labels> }>();
+  const record = (request: FastifyRequest, reply: FastifyReply) => {
+    const method = request.method;
+    // `request.routeOptions` builds a new object on every read (it cost getItem a seventh of its
+    // throughput): the handler's wrapper (registerMetrics) leaves the pattern on the request;
+    // only a request refused before its handler asks Fastify.
+    const route = request.is404 ? 'unmatched' : (request.metricsRoute ?? request.routeOptions.url ?? 'unmatched');
+    const status = reply.statusCode;
+    const key = `${method} ${status} ${route}`;
+    let found = series.get(key);
+    if (!found) {
+      found = { count: requests.labels(method, route, String(status)), time: latency.labels(method, route) };
+      series.set(key, found);
+    }
+    found.count.inc();
+    found.time.observe(reply.elapsedTime / 1000);
+    if (status === 429) throttled.inc({ route });
+  };
+
+  return { registry: own, record };
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The route's pattern, left by its handler's wrapper for the request counters. */
+    metricsRoute: string | null;
+  }
+}
+
+/**
+ * `/metrics`, the hook that counts requests, and the gauges read when it is scraped. Registered
+ * before the routes: each route's handler is wrapped to note its pattern on the request (a
+ * function call; `request.routeOptions` would build an object for every request).
+ */
+export async function registerMetrics(app: FastifyInstance, metrics: HttpMetrics, options: MetricsOptions): Promise<void> {
+  app.decorateRequest('metricsRoute', null);
+  // On the root instance, not in a plugin: every route is counted, pages included.
+  app.addHook('onResponse', (request, reply, done) => {
+    metrics.record(request, reply);
+    done();
+  });
+  app.addHook('onRoute', (route) => {
+    const handler = route.handler;
+    const url = route.url;
+    route.handler = function (this: FastifyInstance, request, reply) {
+      request.metricsRoute = url;
+      return handler.call(this, request, reply);
+    };
+  });
+  const registers = [metrics.registry];
   new Gauge({
     name: 'roost_open_connections',
     help: 'Open HTTP connections of this process.',
@@ -88,16 +154,8 @@ export async function registerMetrics(app: FastifyInstance, options: MetricsOpti
     });
   }
 
-  app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    const status = reply.statusCode;
-    requests.inc({ method: request.method, route, status });
-    latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);
-    if (status === 429) throttled.inc({ route });
-  });
-
   const allowed = allowList(options.allow);
-  const registry = Registry.merge([processMetrics(), own]);
+  const registry = Registry.merge([processMetrics(), metrics.registry]);
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
     if (!allowed(request.ip)) await assertAdmin(request, options.users);
     reply.header('cache-control', 'no-store').type(registry.contentType);
