@@ -22,6 +22,8 @@ import { registerToolsPage } from './pages/tools-page.js';
 import { registerUsersPages } from './pages/users-pages.js';
 import { registerStorePages } from './store-pages/index.js';
 import { roostCss } from './stylesheet.js';
+import { renderPage } from './layout.js';
+import { sendHtml } from './page-kit/page-reply.js';
 import { registerPublicUserPages } from './user-pages/index.js';
 
 export interface PageDeps {
@@ -37,8 +39,14 @@ export interface PageDeps {
   setupLinks: SetupLinks;
 }
 
-/** The stylesheet and the form library's assets, shared by every page. */
+/** Roost's icon: a roof over a perch, in the pages' blue. */
+const FAVICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f4fa8"/><path d="M6 15 16 7l10 8" fill="none" stroke="#fff" stroke-width="3" stroke-linecap="round" stroke-linejoin="round"/><path d="M10 23h12" stroke="#fff" stroke-width="3" stroke-linecap="round"/></svg>';
+
+/** The stylesheet, the icon and the form library's assets, shared by every page. */
 export async function registerPageAssets(app: FastifyInstance): Promise<void> {
+  for (const path of ['/favicon.svg', '/favicon.ico']) {
+    app.get(path, async (_request, reply) => reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(FAVICON));
+  }
   app.get('/static/roost.css', async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=300').send(roostCss));
   app.get<{ Params: { name: string } }>('/forms-static/:name', async (request, reply) => {
     const asset = formAssets[request.params.name];
@@ -68,6 +76,15 @@ export async function registerAdminPages(app: FastifyInstance, deps: PageDeps): 
   registerOutboxPages(pages, { outboxDir: deps.outboxDir, settings: deps.settings });
   registerToolsPage(pages, users);
   registerSettingsPage(pages, { users, settings: deps.settings, mailer: deps.mailer, config: deps.config });
+  // A mistyped backend address answers a page, not the API's JSON body.
+  await app.register(
+    async (admin) => {
+      admin.setNotFoundHandler((_request, reply) =>
+        sendHtml(reply, renderPage({ title: 'Not found', body: '<div class="card narrow"><p>There is no such page in the management backend.</p><p><a class="btn btn-primary" href="/admin">To the dashboard</a></p></div>' }), 404),
+      );
+    },
+    { prefix: '/admin' },
+  );
 }
 
 /** `/admin/data/...` and `/admin/files/...`: browsing the data and file stores (issue 3). */

@@ -37,7 +37,7 @@ export function renderPage(page: PageInit): string {
     `<!doctype html><html lang="en"><head><meta charset="utf-8">` +
     `<meta name="viewport" content="width=device-width, initial-scale=1">` +
     `<title>${escapeHtml(page.title)} · Roost</title>` +
-    `<link rel="stylesheet" href="/static/roost.css">${page.head ?? ''}</head>` +
+    `<link rel="icon" href="/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/static/roost.css">${page.head ?? ''}</head>` +
     `<body><header class="site-header"><a class="brand" href="${escapeHtml(page.home ?? '/admin')}">Roost</a>${nav}${user}</header>` +
     `<main><h1>${escapeHtml(page.title)}</h1>${messages}${page.body}</main></body></html>`
   );

@@ -20,7 +20,7 @@ h1{font-size:1.5rem;margin:0 0 1rem}
 .messages p{margin:.25rem 0}
 .error,.messages.error{border-color:var(--danger);background:#fdecea;color:var(--danger)}
 table{width:100%;border-collapse:collapse;background:var(--card)}
-th,td{text-align:left;padding:.5rem;border-bottom:1px solid var(--line);vertical-align:top;overflow-wrap:anywhere}
+th,td{text-align:left;padding:.5rem;border-bottom:1px solid var(--line);vertical-align:top;overflow-wrap:break-word}
 button,.button{font:inherit;padding:.4rem .9rem;border:1px solid var(--accent);border-radius:.375rem;background:var(--accent);color:#fff;cursor:pointer;text-decoration:none;display:inline-block}
 button.secondary,.button.secondary{background:var(--card);color:var(--accent)}
 button.danger{background:var(--danger);border-color:var(--danger)}
