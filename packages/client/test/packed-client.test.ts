@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { consumerProject, nodeIn, pack, tarballFiles, tscIn } from '../../server/test/helpers/packed.js';
+import { consumerProject, nodeIn, pack, repoPackage, tarballFiles, tscIn } from '../../server/test/helpers/packed.js';
 import { startServer, type TestServer } from '../../server/test/helpers/test-server.js';
 import { launchBrowser } from './helpers/pages.js';
 
@@ -16,7 +16,6 @@ import { launchBrowser } from './helpers/pages.js';
  */
 
 const root = new URL('../../../', import.meta.url).pathname;
-const repoModules = join(root, 'node_modules');
 const doc = await readFile(join(root, 'docs', 'clients.md'), 'utf8');
 
 /** The ```ts blocks of docs/clients.md. */
@@ -33,13 +32,12 @@ describe('the packed @roost/client', () => {
     app = join(work, 'app');
     // Types and frameworks come from this repository's install (the same registry packages),
     // linked, so the test needs no download beyond the tarball's own (it has no dependencies).
-    const linked = (name: string) => `file:${join(repoModules, name)}`;
     await consumerProject(app, {
       '@roost/client': `file:${tarball}`,
-      '@types/node': linked('@types/node'),
-      '@types/react': linked('@types/react'),
-      react: linked('react'),
-      vue: linked('vue'),
+      '@types/node': repoPackage('@types/node'),
+      '@types/react': repoPackage('@types/react'),
+      react: repoPackage('react'),
+      vue: repoPackage('vue'),
     });
     s = await startServer();
     await s.createUser('alice', { password: 'alice-password-1' });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { consumerProject, nodeIn, pack, tarballFiles, tscIn } from '../../server/test/helpers/packed.js';
+import { consumerProject, nodeIn, pack, repoPackage, tarballFiles, tscIn } from '../../server/test/helpers/packed.js';
 
 /**
  * @roost/forms as another project installs it: `npm pack`, `npm install` of the tarball in a
@@ -11,8 +11,6 @@ import { consumerProject, nodeIn, pack, tarballFiles, tscIn } from '../../server
  * the README's examples.
  */
 
-const root = new URL('../../../', import.meta.url).pathname;
-const repoModules = join(root, 'node_modules');
 const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
 const examples = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1] as string);
 
@@ -26,14 +24,13 @@ describe('the packed @roost/forms', () => {
     app = join(work, 'app');
     // Its dependencies (kysely, zod) and the examples' (better-sqlite3 and types) are linked from
     // this repository's install: the same registry packages, no download.
-    const linked = (name: string) => `file:${join(repoModules, name)}`;
     await consumerProject(app, {
       '@roost/forms': `file:${tarball}`,
-      kysely: linked('kysely'),
-      zod: linked('zod'),
-      'better-sqlite3': linked('better-sqlite3'),
-      '@types/better-sqlite3': linked('@types/better-sqlite3'),
-      '@types/node': linked('@types/node'),
+      kysely: repoPackage('kysely'),
+      zod: repoPackage('zod'),
+      'better-sqlite3': repoPackage('better-sqlite3'),
+      '@types/better-sqlite3': repoPackage('@types/better-sqlite3'),
+      '@types/node': repoPackage('@types/node'),
     });
   });
   after(async () => {

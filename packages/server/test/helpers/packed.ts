@@ -25,6 +25,11 @@ export function consumerEnv(extra: Record<string, string> = {}): NodeJS.ProcessE
   return { ...env, ...extra };
 }
 
+/** A `file:` dependency on a package of this repository's own install (the same registry package, no download). */
+export function repoPackage(name: string): string {
+  return `file:${join(root, 'node_modules', name)}`;
+}
+
 /** `npm pack` the workspace `@roost/<name>` into `dir`; resolves to the tarball's path. */
 export async function pack(name: 'client' | 'forms' | 'server', dir: string): Promise<string> {
   const { stdout } = await run('npm', ['pack', '-w', `@roost/${name}`, '--pack-destination', dir, '--json', '--silent'], { cwd: root, env: consumerEnv(), maxBuffer: 64 * 1024 * 1024 });
