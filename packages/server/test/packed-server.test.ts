@@ -30,8 +30,9 @@ function finished(child: ChildProcess): Promise<{ code: number | null; out: stri
 }
 
 /**
- * The native addon of `name` in the consumer: this repository's build when it is the same
- * version (copied, as npm would have built it), else built there by `npm rebuild`.
+ * The native addon of `name` in the consumer: none to make when the package ships prebuilt ones,
+ * else this repository's build when it is the same version (copied, as npm would have built it),
+ * else built there by `npm rebuild`.
  */
 async function provideAddon(app: string, name: string): Promise<void> {
   const target = join(app, 'node_modules', name);
@@ -39,6 +40,8 @@ async function provideAddon(app: string, name: string): Promise<void> {
   // Not installed in the consumer, or not in this repository: npm skipped it for this Node
   // (better-sqlite3 13 on Node 20, .npmrc engine-strict), and Roost never loads it here.
   if (!existsSync(target) || !existsSync(source)) return;
+  // better-sqlite3 13 ships its N-API addon prebuilt for each platform and builds nothing.
+  if (existsSync(join(target, 'prebuilds'))) return;
   const version = async (dir: string) => (JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
   if (existsSync(join(source, 'build', 'Release')) && (await version(source)) === (await version(target))) {
     await cp(join(source, 'build', 'Release', 'better_sqlite3.node'), join(target, 'build', 'Release', 'better_sqlite3.node'));

@@ -68,7 +68,7 @@ export async function registerAdminPages(app: FastifyInstance, deps: PageDeps): 
   registerSigninPages(app, { users, config: deps.config });
   registerSetupPage(app, deps);
   const pages = adminPages(app, { users, bodyLimit: deps.config.bodyLimit });
-  registerDashboard(pages, deps.services);
+  registerDashboard(pages, deps);
   registerAccountPages(pages, users, deps.config.users);
   registerUsersPages(pages, users);
   registerSignupsPages(pages, users);

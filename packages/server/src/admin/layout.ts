@@ -21,10 +21,14 @@ export interface PageInit {
 }
 
 export function renderPage(page: PageInit): string {
-  const nav = page.nav?.length
-    ? `<nav class="site-nav" aria-label="Sections"><ul>${page.nav
-        .map((l) => `<li><a href="${escapeHtml(l.href)}"${l.current ? ' aria-current="page"' : ''}>${escapeHtml(l.label)}</a></li>`)
-        .join('')}</ul></nav>`
+  // On a phone the links fold into a menu (a <details>, so no script is needed); the stylesheet
+  // shows one of the two below 40rem and the other above (admin/stylesheet.ts).
+  const links = page.nav?.length
+    ? `<ul>${page.nav.map((l) => `<li><a href="${escapeHtml(l.href)}"${l.current ? ' aria-current="page"' : ''}>${escapeHtml(l.label)}</a></li>`).join('')}</ul>`
+    : '';
+  const nav = links
+    ? `<nav class="site-nav" aria-label="Sections">${links}</nav>` +
+      `<details class="site-menu"><summary>Menu</summary><nav aria-label="Sections">${links}</nav></details>`
     : '';
   const user = page.user
     ? `<form class="signout" method="post" action="${escapeHtml(page.user.signoutAction)}"><span>${escapeHtml(page.user.name)}</span>` +

@@ -14,6 +14,14 @@ a{color:var(--accent)}
 .site-nav a{text-decoration:none}
 .site-nav a[aria-current="page"]{font-weight:600;text-decoration:underline}
 .signout{margin-left:auto;display:flex;align-items:center;gap:.5rem}
+.site-menu{display:none}
+.site-menu summary{cursor:pointer;padding:.25rem .75rem;border:1px solid var(--line);border-radius:.375rem;list-style:none}
+.site-menu summary::-webkit-details-marker{display:none}
+.site-menu summary::before{content:"\\2630  "}
+.site-menu[open]{flex-basis:100%;order:3}
+.site-menu ul{list-style:none;margin:.5rem 0 0;padding:0}
+.site-menu li a{display:block;padding:.6rem .25rem;border-top:1px solid var(--line);text-decoration:none}
+.site-menu a[aria-current="page"]{font-weight:600}
 main{max-width:72rem;margin:0 auto;padding:1.5rem}
 h1{font-size:1.5rem;margin:0 0 1rem}
 .messages{border:1px solid var(--ok);background:#eaf6ef;padding:.5rem 1rem;border-radius:.375rem;margin-bottom:1rem}
@@ -75,6 +83,8 @@ table.responsive{margin-bottom:1rem}
   .filter .control-group{display:block;margin-right:0}
   main{padding:1rem}
   .site-header{padding:.5rem 1rem}
+  .site-nav{display:none}
+  .site-menu{display:block}
   table.responsive thead{display:none}
   table.responsive tr{display:block;border-bottom:1px solid var(--line);padding:.5rem 0}
   table.responsive td{display:block;border:0;padding:.15rem .5rem}
@@ -85,6 +95,8 @@ table.responsive{margin-bottom:1rem}
 .tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(12rem,1fr));gap:1rem}
 .tile{display:flex;flex-direction:column;gap:.25rem;background:var(--card);border:1px solid var(--line);border-radius:.5rem;padding:1rem;text-decoration:none;color:var(--fg)}
 .tile:hover{border-color:var(--accent)}
+.dashboard{display:grid;grid-template-columns:repeat(auto-fit,minmax(20rem,1fr));gap:1rem;margin-top:1rem}
+.dashboard h2{font-size:1.1rem;margin:0 0 .5rem}
 .tile .figure{font-size:2rem;font-weight:700;line-height:1.1;color:var(--accent)}
 .badge{display:inline-block;padding:0 .5rem;border-radius:999px;font-size:.8rem;border:1px solid var(--line);white-space:nowrap}
 .badge-active{border-color:var(--ok);color:var(--ok)}
@@ -125,5 +137,7 @@ table.responsive{margin-bottom:1rem}
   .form-actions .row>:first-child{display:none}
   .facts dd{margin-bottom:.35rem}
   .signout span{display:none}
+  .tiles{grid-template-columns:repeat(2,minmax(0,1fr));gap:.5rem}
+  .tile .figure{font-size:1.5rem}
 }
 `;

@@ -235,6 +235,12 @@ function storeQueries(db: Db, store: string, compiled: HotQueries, cached: { cac
       return Number(result.numDeletedRows);
     },
 
+    /** How many items the store holds. */
+    async count(): Promise<number> {
+      const row = await db.selectFrom('datastore_items').where('store', '=', store).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+
     /** One page of items, and how many match in all. `size` 0 counts only. */
     async page(query: PageQuery): Promise<{ items: Item[]; total: number }> {
       let q = db.selectFrom('datastore_items').where('store', '=', store);

@@ -78,6 +78,8 @@ export function createDataStore(name: string, options: DataStoreOptions, deps: D
     permissions,
     /** The input schemas, which also document the routes. */
     inputs: ctx.inputs,
+    /** How many items the store holds (the admin dashboard; no permission check: callers are administrators). */
+    usage: async () => ({ items: await ctx.repo.count() }),
     /** Run an operation by its wire name. */
     async run(op: string, principal: Principal, input: Record<string, unknown>): Promise<Record<string, unknown>> {
       const operation = operations[op];

@@ -155,6 +155,17 @@ export function createFileStoreRepo(db: Kysely<Database>, store: string) {
       return { entries: rows.map(toEntry), total: Number(count.n) };
     },
 
+    /** How many files the store holds, and their bytes in all. */
+    async usage(): Promise<{ files: number; bytes: number }> {
+      const row = await db
+        .selectFrom('file_entries')
+        .where('store', '=', store)
+        .where('type', '=', 'f')
+        .select((eb) => [eb.fn.countAll<number>().as('files'), eb.fn.sum<number | string | null>('size').as('bytes')])
+        .executeTakeFirstOrThrow();
+      return { files: Number(row.files), bytes: Number(row.bytes ?? 0) };
+    },
+
     async hasChildren(path: string): Promise<boolean> {
       const row = await db.selectFrom('file_entries').select('id').where('store', '=', store).where('parent', '=', path).limit(1).executeTakeFirst();
       return row !== undefined;

@@ -359,6 +359,8 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
     permissions,
     /** Does an operation of this name exist? */
     has: (op: string) => Object.hasOwn(operations, op),
+    /** How many files the store holds and their bytes (the admin dashboard; no permission check: callers are administrators). */
+    usage: () => deps.repo.usage(),
     /** Run an operation by its wire name; throws RoostError on every refusal. */
     run(op: string, principal: Principal, path: FilePath, input: Record<string, unknown>, upload?: Upload): Promise<Record<string, unknown>> {
       const operation = operations[op];

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 import { newId } from '../core/ids.js';
 import type { Mailer, MailQueueCounts, MailQueueStore, QueuedMail, QueuingMailer } from '../core/mailer.js';
@@ -24,6 +25,7 @@ export const MAX_ATTEMPTS = 10;
 const LEASE_MS = 60_000;
 const POLL_MS = 1000;
 const BATCH = 20;
+const LATER_SPREAD_MS = 50;
 
 /** The wait before try `attempts + 1`, after `attempts` failures. */
 export function retryDelayMs(attempts: number): number {
@@ -81,8 +83,11 @@ export function createMailQueue(store: MailQueueStore, transport: Mailer, clock:
       if (timer) void wake();
     },
     later(work) {
-      // After the answer: the work starts on a later turn of the event loop.
-      const done: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
+      // After the answer has gone out: a timer, not setImmediate, so the event loop first polls
+      // its sockets (with SQLite the work blocks the loop for its writes). The moment is drawn
+      // from LATER_SPREAD_MS so that a request that follows a `resetPassword` cannot tell by its
+      // own wait whether that one found an account (docs/security.md, "Mail").
+      const done: Promise<void> = new Promise<void>((resolve) => setTimeout(resolve, randomInt(1, LATER_SPREAD_MS)))
         .then(work)
         .catch((err: unknown) => onError(err, null))
         .finally(() => pendingWork.delete(done));

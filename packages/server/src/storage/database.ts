@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { SQLite } from './sqlite-driver.js';
-import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type QueryResult, type SqliteDialectConfig, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, sql, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type QueryResult, type SqliteDialectConfig, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
 
@@ -41,6 +41,15 @@ export function openDatabase(options: { databaseUrl?: string | undefined; dataDi
   const db = new Kysely<Database>({ dialect });
   sqliteDialects.set(db, dialect);
   return { db, dialect: 'sqlite' };
+}
+
+/** Bytes the database takes on disk (SQLite: its main file's pages; PostgreSQL: the database), for the dashboard. */
+export async function databaseBytes(db: Kysely<Database>): Promise<number> {
+  const query = needsRowLocks(db)
+    ? sql<{ bytes: number | string }>`select pg_database_size(current_database()) as bytes`
+    : sql<{ bytes: number | string }>`select page_count * page_size as bytes from pragma_page_count(), pragma_page_size()`;
+  const row = (await query.execute(db)).rows[0];
+  return Number(row?.bytes ?? 0);
 }
 
 /** The dialect of each SQLite database opened here: the fast paths below need its connection. */

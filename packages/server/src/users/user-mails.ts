@@ -1,19 +1,7 @@
 import type { Mail } from '../core/mailer.js';
+import { composeMail as mail } from '../core/mail-body.js';
 
 /** Builders of every mail the user service sends; no transport in here. */
-
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
-
-function mail(kind: string, to: string, subject: string, paragraphs: string[], link?: { url: string; label: string }): Mail {
-  const text = [...paragraphs, ...(link ? [`${link.label}: ${link.url}`] : [])].join('\n\n') + '\n';
-  const html =
-    `<!doctype html><html><body>` +
-    paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('') +
-    (link ? `<p><a href="${escapeHtml(link.url)}">${escapeHtml(link.label)}</a></p>` : '') +
-    `</body></html>`;
-  return { kind, to, subject, text, html };
-}
 
 export const withToken = (page: string, token: string) =>
   `${page}${page.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}`;

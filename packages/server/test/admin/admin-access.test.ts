@@ -19,7 +19,7 @@ describe('admin pages: only administrators, only from this site, only with the C
   const ids: Record<string, string> = {};
 
   const PAGES = [
-    '/admin', '/admin/users', '/admin/users/new', '/admin/users/BOB', '/admin/users/BOB/remove', '/admin/users/BOB/password', '/admin/users/BOB/reset', '/admin/signups', '/admin/signups/CAROL',
+    '/admin', '/admin/users', '/admin/users/new', '/admin/users/BOB', '/admin/users/BOB/remove', '/admin/users/BOB/password', '/admin/users/BOB/reset', '/admin/signups', '/admin/signups/CAROL', '/admin/signups/CAROL/reject',
     '/admin/settings', '/admin/permissions', '/admin/permissions/users', '/admin/permissions/data', '/admin/permissions/files',
     '/admin/outbox', '/admin/outbox/MAIL', '/admin/tools',
   ];
@@ -32,6 +32,7 @@ describe('admin pages: only administrators, only from this site, only with the C
     ['set a password', '/admin/users/BOB/password', { password: 'hijacked-password-1', 'password-confirm': 'hijacked-password-1', set$: 'set$' }],
     ['send a reset mail', '/admin/users/BOB/reset', { confirm: 'BOB', send$: 'send$' }],
     ['review a sign-up', '/admin/signups/CAROL', { action: 'accept', submit$: 'submit$' }],
+    ['reject a sign-up', '/admin/signups/CAROL/reject', { confirm: 'CAROL', reject$: 'reject$' }],
     [
       'save settings',
       '/admin/settings',
@@ -41,11 +42,12 @@ describe('admin pages: only administrators, only from this site, only with the C
     ['reset settings', '/admin/settings', { reset$: 'reset$' }],
     ['change a permission', '/admin/permissions/users', { permission: 'ping', groups: 'sys:noone', cc397785: '1', edit$: 'edit$' }],
     ['delete a permission', '/admin/permissions/data', { aa876352: '1' }],
+    ['delete a permission, confirmed', '/admin/permissions/data', { aa876352: '1', confirm: 'PERMISSION' }],
     ['export users', '/admin/tools', { state: 'all', export$: 'export$' }],
     ['purge expired', '/admin/tools', { purge$: 'purge$' }],
   ];
   const at = (path: string) => path.replace('BOB', ids.bob!).replace('CAROL', ids.carol!).replace('MAIL', ids.mail!);
-  const fields = (values: Record<string, string>) => Object.fromEntries(Object.entries(values).map(([k, v]) => [k, v === 'BOB' ? ids.bob! : v]));
+  const fields = (values: Record<string, string>) => Object.fromEntries(Object.entries(values).map(([k, v]) => [k, v === 'BOB' ? ids.bob! : v === 'CAROL' ? ids.carol! : v === 'PERMISSION' ? ids.permission! : v]));
 
   /** What every refused action must leave as it was. */
   async function state() {
@@ -73,6 +75,9 @@ describe('admin pages: only administrators, only from this site, only with the C
     ids.carol = (await s.users('getUser', { identity: 'carol' }, { token: adminToken })).body.id;
     await s.users('resetPassword', { identity: 'bob' });
     ids.mail = (await s.lastMail('bob@example.com')).id;
+    // The entry a delete button of /admin/permissions/data at position 1 names.
+    const dataPermissions = (await s.request('/data/api/getPermissions', {}, { token: adminToken })).body.permissions as { permission: string; groups: string[] }[];
+    ids.permission = dataPermissions.find((e) => e.groups.length > 0)!.permission;
     admin = await authCookie(s, 'admin');
     alice = await authCookie(s, 'alice');
     adminCsrf = csrfOf((await getPage(s, '/admin', admin)).html);
@@ -143,6 +148,24 @@ describe('admin pages: only administrators, only from this site, only with the C
     const edited = await post('/admin/users/BOB', { realname: 'Bob B', email: 'bob@example.com', groups: 'editors', active: 'true', edit$: 'edit$' });
     assert.equal(edited.status, 302);
     assert.equal((await s.users('getUser', { identity: 'bob' }, { token: adminToken })).body.realname, 'Bob B');
+    // A delete button asks first; the confirmation's post deletes.
+    const groupsOf = async () => ((await s.request('/data/api/getPermissions', {}, { token: adminToken })).body.permissions as { permission: string; groups: string[] }[]).find((e) => e.permission === ids.permission)!.groups;
+    const held = await groupsOf();
+    const asked = await post('/admin/permissions/data', { aa876352: '1' });
+    assert.equal(asked.status, 200);
+    assert.match(textOf(asked.html), new RegExp(`Delete the entry ${ids.permission}`));
+    assert.deepEqual(await groupsOf(), held);
+    const deleted = await post('/admin/permissions/data', { aa876352: '1', confirm: 'PERMISSION' });
+    assert.equal(deleted.status, 303);
+    assert.deepEqual(await groupsOf(), []);
+    await s.request('/data/api/setPermissions', { permissions: [{ permission: ids.permission, groups: held, action: 'replace' }] }, { token: adminToken });
+    // Rejecting a sign-up asks first too (/admin/signups/<id>/reject), then removes the account.
+    const decided = await post('/admin/signups/CAROL', { action: 'reject', submit$: 'submit$' });
+    assert.deepEqual([decided.status, decided.location], [303, at('/admin/signups/CAROL/reject')]);
+    assert.equal((await s.users('getUser', { identity: 'carol' }, { token: adminToken })).status, 200);
+    const rejected = await post('/admin/signups/CAROL/reject', { confirm: 'CAROL', reject$: 'reject$' });
+    assert.deepEqual([rejected.status, rejected.location], [303, '/admin/signups']);
+    assert.equal((await s.users('getUser', { identity: 'carol' }, { token: adminToken })).status, 404);
   });
 
   describe('sign-in and sign-out', () => {

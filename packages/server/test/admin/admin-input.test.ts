@@ -109,6 +109,12 @@ describe('admin pages: bad input is said on the page and changes nothing', () =>
     assert.ok(flashed);
     assert.match(textOf((await getPage(s, notPending.location!, `${admin}; ${flashed}`)).html), /bob is not waiting for a review/);
     refused(await getPage(s, '/admin/signups/nobody', admin), 404, /no such user/, 'unknown');
+    // The rejection's confirmation: it names the account it was loaded for.
+    refused(await post(`/admin/signups/${ids.carol}/reject`, { reject$: 'reject$' }), 422, /Required/, 'rejection without the confirmation');
+    refused(await post(`/admin/signups/${ids.carol}/reject`, { confirm: ids.bob!, reject$: 'reject$' }), 422, /The form was for another account/, 'rejection confirmed for another account');
+    refused(await post('/admin/signups/nobody/reject', { confirm: 'nobody', reject$: 'reject$' }), 404, /no such user/, 'rejection of an unknown account');
+    const rejectActive = await post(`/admin/signups/${ids.bob}/reject`, { confirm: ids.bob!, reject$: 'reject$' });
+    assert.deepEqual([rejectActive.status, rejectActive.location], [303, '/admin/signups'], 'an active account is not rejected');
     refused(await getPage(s, '/admin/signups?start=0', admin), 422, /Start must be/, 'bad start');
     assert.deepEqual(await state(), before);
   });
@@ -145,6 +151,10 @@ describe('admin pages: bad input is said on the page and changes nothing', () =>
     refused(await entry({ permission: 'ping', groups: 'admins', cc397785: '999' }), 422, /There is no such entry/, 'edit out of range');
     refused(await post('/admin/permissions/users', { aa876352: '999' }), 422, /There is no such entry/, 'delete out of range');
     refused(await post('/admin/permissions/data', { aa876352: '-1' }), 200, /Permission/, 'a malformed position deletes nothing');
+    // A confirmation that names another permission than the one at the position asks again.
+    const moved = await post('/admin/permissions/data', { aa876352: '1', confirm: 'not-this-one' });
+    assert.equal(moved.status, 200);
+    assert.match(textOf(moved.html), /Delete the entry/);
     refused(await getPage(s, '/admin/permissions/nope', admin), 404, /no service of that name/, 'unknown service');
     assert.deepEqual(await state(), before);
   });

@@ -65,6 +65,13 @@ describe('admin pages in a browser', { skip }, () => {
     await page.goto('/admin');
     const tiles = await page.locator('.tile').allInnerTexts();
     assert.deepEqual(tiles.map((t) => t.replace(/\s+/g, ' ').trim()), ['3 accounts', '0 sign-ups wait for review', '0 disabled accounts', '1 data store', '1 file store']);
+    // The server at a glance, and the latest sign-ups, newest first.
+    const server = await page.locator('.dashboard section', { hasText: 'Server' }).innerText();
+    assert.match(server, /Version\s+0\.1\.0/);
+    assert.match(server, /Running for\s+\d+ (s|min)/);
+    assert.match(server, /Database\s+SQLite, .*roost\.db: [\d.]+ (kB|MB)/);
+    assert.match(server, /File stores\s+0 files, 0 B in the directory /);
+    assert.deepEqual((await page.locator('.dashboard table tbody tr td:first-child').allInnerTexts()).sort(), ['admin', 'bob', 'erin']);
   });
 
   test('a pending sign-up reviewed on the page, from the mail to the active account (with and without the script)', async () => {
@@ -82,6 +89,13 @@ describe('admin pages in a browser', { skip }, () => {
     await assert.doesNotReject(carolRow.locator('[role=status]').waitFor());
     assert.match(await carolRow.locator('[role=status]').innerText(), /carol was accepted; the account is active once the mailed link is used/);
     assert.ok(page.url().endsWith('/admin/signups'));
+    // With the script too, a rejection goes to its confirmation page (not into the row).
+    const daveRow = page.locator('tr', { hasText: 'dave@example.com' });
+    await daveRow.locator('select').selectOption('reject');
+    await daveRow.getByRole('button', { name: 'Decide' }).click();
+    await page.waitForURL(/\/admin\/signups\/[0-9a-f-]{36}\/reject$/);
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.waitForURL(/\/admin\/signups\/[0-9a-f-]{36}$/);
 
     // The mail, its link's token, and the account active.
     const mail = await s.lastMail('carol@example.com');
@@ -96,8 +110,17 @@ describe('admin pages in a browser', { skip }, () => {
     await plain.goto('/admin/signups');
     await plain.getByRole('link', { name: 'dave' }).click();
     await screenshot(plain, SUITE, 'signup-review-laptop');
+    // Rejecting removes the account, so it asks first: cancelled, dave still waits.
     await plain.locator('select').selectOption('reject');
     await plain.getByRole('button', { name: 'Decide' }).click();
+    await plain.waitForURL(/\/admin\/signups\/[0-9a-f-]{36}\/reject$/);
+    assert.match(await plain.locator('main').innerText(), /Reject the sign-up of dave/);
+    await screenshot(plain, SUITE, 'signup-reject-laptop');
+    await plain.getByRole('button', { name: 'Cancel' }).click();
+    await plain.waitForURL(/\/admin\/signups\/[0-9a-f-]{36}$/);
+    await plain.locator('select').selectOption('reject');
+    await plain.getByRole('button', { name: 'Decide' }).click();
+    await plain.getByRole('button', { name: 'Reject and remove' }).click();
     await plain.waitForURL(/\/admin\/signups$/);
     assert.match(await plain.locator('main .messages').innerText(), /dave was rejected and removed/);
     assert.match(await plain.locator('main').innerText(), /No sign-up is waiting/);
@@ -209,6 +232,9 @@ describe('admin pages in a browser', { skip }, () => {
 
     // Delete: nobody holds it; add it again for everyone signed in.
     await page.locator('.roost-sequence li', { hasText: 'newItem:' }).getByRole('button', { name: /Delete/ }).click();
+    assert.match(await page.locator('main').innerText(), /Delete the entry newItem \(admins\) of data\?/);
+    await screenshot(page, SUITE, 'permission-delete-laptop');
+    await page.getByRole('button', { name: 'Delete the entry' }).click();
     assert.match(await flashed(), /nobody holds the permission/);
     assert.match(await page.locator('main').innerText(), /Granted to nobody: newItem/);
     assert.equal((await newItem('three', adminToken)).status, 403);
@@ -316,6 +342,15 @@ describe('admin pages in a browser', { skip }, () => {
         assert.ok(width <= VIEWPORTS[viewport].width, `${name} is ${width}px wide on the ${viewport}`);
       }
     }
+    // On a phone the sections fold into a menu.
+    await phonePage.goto('/admin');
+    assert.equal(await phonePage.locator('.site-nav').isVisible(), false);
+    assert.equal(await phonePage.getByRole('link', { name: 'Permissions' }).isVisible(), false);
+    await phonePage.locator('.site-menu summary').click();
+    await screenshot(phonePage, SUITE, 'menu-phone');
+    await phonePage.getByRole('link', { name: 'Permissions' }).click();
+    await phonePage.waitForURL(/\/admin\/permissions$/);
+    assert.equal(await page.locator('.site-menu').isVisible(), false, 'no menu on a laptop');
     // The sign-in pages, anonymous, and the user sign-in page signed in.
     const anonymous = await browser.newContext({ baseURL: s.url, viewport: VIEWPORTS.phone });
     const anonymousPage = await anonymous.newPage();
@@ -331,7 +366,14 @@ describe('admin pages in a browser', { skip }, () => {
     await anonymousPage.getByRole('button', { name: 'Sign in' }).click();
     assert.match(await anonymousPage.locator('main').innerText(), /You are signed in as bob/);
     await screenshot(anonymousPage, SUITE, 'users-signed-in-phone');
-    await anonymousPage.getByRole('button', { name: 'Sign out' }).click();
+    // Every public page's header shows who is signed in, with the way out, not the sign-in link.
+    await anonymousPage.goto('/users/signup');
+    assert.equal(await anonymousPage.locator('header .signout').count(), 1);
+    assert.equal(await anonymousPage.locator('header a', { hasText: 'Sign in' }).count(), 0);
+    await anonymousPage.setViewportSize(VIEWPORTS.laptop);
+    assert.match(await anonymousPage.locator('header').innerText(), /bob/);
+    await anonymousPage.goto('/users/signin');
+    await anonymousPage.locator('main').getByRole('button', { name: 'Sign out' }).click();
     assert.match(await anonymousPage.locator('main').innerText(), /You are signed out/);
     await anonymous.close();
     await phone.close();

@@ -110,11 +110,14 @@ describe('user pages in a browser', { skip }, () => {
 
   test('password reset: the mail asked for on the page, the new password from its link; the old one stops working', async () => {
     await s.createUser('petra', { password: 'petra-old-password' });
+    // Without a code the page starts with the request of one; the code's form waits folded.
     await page.goto('/users/reset-password');
-    await page.locator('details summary').click();
+    assert.equal(await page.locator('#token-form-newpassword').isVisible(), false);
     await page.fill('#request-form-identity', 'petra@example.com');
     await page.click('#request-formrequest\\$');
-    assert.match(await page.locator('details').innerText(), /If an account matches, we sent a mail/);
+    assert.match(await page.locator('main section.card').innerText(), /If an account matches, we sent a mail/);
+    // Asked for: the form for the code stands open.
+    assert.equal(await page.locator('#token-form-newpassword').isVisible(), true);
     await shoot('reset-password-request');
     await page.goto(linkOf((await s.lastMail('petra@example.com')).text));
     await shoot('reset-password');

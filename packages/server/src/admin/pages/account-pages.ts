@@ -1,4 +1,4 @@
-import { escapeHtml, HTMLForm, type ActionCallback, type FieldConf } from '@roost/forms';
+import { escapeHtml, type FieldConf } from '@roost/forms';
 import type { Config } from '../../core/config.js';
 import { commonErrors } from '../../core/errors.js';
 import { withAddress } from '../../http/auth.js';
@@ -6,6 +6,7 @@ import { groupListProblem } from '../../core/permissions.js';
 import { ANONYMOUS_CALLER, DuplicateUserError, type UserService } from '../../users/index.js';
 import { PageForm } from '../page-kit/page-form.js';
 import { link } from '../page-kit/page-parts.js';
+import { accountConfirmForm } from './confirm-form.js';
 import { formBase, type AdminPages, type AdminPageRequest } from './admin-routes.js';
 
 /**
@@ -102,22 +103,16 @@ async function passwordPage(users: UserService, rules: AccountRules, page: Admin
 async function resetPage(users: UserService, page: AdminPageRequest) {
   const user = await findAccount(users, page);
   const url = `${userUrl(user.id)}/reset`;
-  const send: ActionCallback = async function (this: HTMLForm) {
-    const [ok, data, errors] = await this.validate(this.getFormValues());
-    if (!ok) return [false, await this.render(data, [], errors)];
-    // The API's operation, as the user would call it: it sends the mail with the reset link.
-    await users.run('resetPassword', withAddress(ANONYMOUS_CALLER, page.request), { identity: user.email });
-    return [true, ''];
-  };
-  const form = new HTMLForm({
-    ...formBase('reset', page.hidden, url),
-    request: page.form,
-    fields: [{ id: 'confirm', datatype: 'string', hidden: true, required: true, default: user.id, validator: (v) => (v === user.id ? undefined : 'The form was for another account.') }],
-    actions: [
-      { id: 'default', method: 'startForm', hidden: true },
-      { id: 'send', method: send, name: 'Send the reset mail', cssClass: 'btn btn-primary' },
-      { id: 'cancel', method: 'cancel', name: 'Cancel', cssClass: 'btn secondary' },
-    ],
+  const form = accountConfirmForm(page, {
+    formid: 'reset',
+    url,
+    accountId: user.id,
+    action: { id: 'send', name: 'Send the reset mail', cssClass: 'btn btn-primary' },
+    async run() {
+      // The API's operation, as the user would call it: it sends the mail with the reset link.
+      await users.run('resetPassword', withAddress(ANONYMOUS_CALLER, page.request), { identity: user.email });
+      return undefined;
+    },
   });
   if (!user.email) {
     return { title: `Reset mail for ${user.name}`, body: `<div class="card narrow"><p>${escapeHtml(user.name)} has no email address: set one on the account's page, or set a password here: ${link(`${userUrl(user.id)}/password`, 'Set a password')}.</p></div>`, status: 409 };

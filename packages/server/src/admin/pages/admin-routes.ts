@@ -67,6 +67,9 @@ export function adminPages(app: FastifyInstance, deps: { users: UserService; bod
     const outcome = await handler(page);
     if ('redirect' in outcome) {
       flash(request, reply, outcome.messages ?? []);
+      // The form script (@roost/forms assets) goes where X-Relocate says; an XMLHttpRequest
+      // would follow a 303 itself and put the whole next page in the form's place.
+      if (page.xhr) return reply.header('cache-control', 'no-store').header('x-relocate', outcome.redirect).send('');
       return reply.header('cache-control', 'no-store').redirect(outcome.redirect, 303);
     }
     if ('response' in outcome) return sendFormResponse(request, reply, outcome.response);

@@ -1,24 +1,91 @@
-import { escapeHtml } from '@roost/forms';
-import type { HttpServices } from '../../http/http-app.js';
+import { escapeHtml, formatBytes } from '@roost/forms';
+import { formatTime } from '../../core/clock.js';
+import { ROOST_VERSION } from '../../http/http-app.js';
+import { redactedUrl } from '../../storage/database-errors.js';
+import { databaseBytes } from '../../storage/database.js';
+import type { User } from '../../users/index.js';
+import type { PageDeps } from '../index.js';
 import type { AdminPages } from './admin-routes.js';
+import { stateBadge } from './users-pages.js';
+import { facts, link, table } from '../page-kit/page-parts.js';
 
-/** `/admin`: what there is at a glance (accounts, sign-ups waiting, stores), with the way to each. */
-export function registerDashboard(pages: AdminPages, services: HttpServices): void {
+const RECENT_SIGNUPS = 5;
+
+/** "3 d 4 h", "2 h 5 min", "40 s": how long the process has run, to the two largest units. */
+export function formatUptime(seconds: number): string {
+  const parts: [number, string][] = [
+    [Math.floor(seconds / 86400), 'd'],
+    [Math.floor(seconds / 3600) % 24, 'h'],
+    [Math.floor(seconds / 60) % 60, 'min'],
+    [Math.floor(seconds) % 60, 's'],
+  ];
+  const first = parts.findIndex(([n]) => n > 0);
+  if (first === -1) return '0 s';
+  return parts
+    .slice(first, first + 2)
+    .filter(([n]) => n > 0)
+    .map(([n, unit]) => `${n} ${unit}`)
+    .join(' ');
+}
+
+/**
+ * `/admin`: what there is at a glance (accounts, sign-ups waiting, stores) with the way to each,
+ * then the server (version, uptime, database, storage use) and the latest sign-ups. Every figure
+ * is read when the page loads: one count per store, one size query, so it stays cheap.
+ */
+export function registerDashboard(pages: AdminPages, deps: PageDeps): void {
+  const { services, config, db } = deps;
   pages.page(
     '/admin',
     async ({ admin }) => {
       const count = async (search: Record<string, unknown>) => Number((await services.users.run('list', admin, { ...search, size: 0 })).total);
-      const [users, pending, disabled] = await Promise.all([count({}), count({ pending: true }), count({ active: false })]);
+      const dataStores = services.dataStores.names.map((name) => services.dataStores.get(name)!);
+      const fileStores = services.fileStores.names.map((name) => services.fileStores.get(name)!);
+      const [users, pending, disabled, dbBytes, dataUsage, fileUsage, recent] = await Promise.all([
+        count({}),
+        count({ pending: true }),
+        count({ active: false }),
+        databaseBytes(db),
+        Promise.all(dataStores.map((s) => s.usage())),
+        Promise.all(fileStores.map((s) => s.usage())),
+        services.users.listUsers(services.users.inputs.list.parse({ sort: 'created', order: '>' }), RECENT_SIGNUPS),
+      ]);
       const tile = (href: string, figure: number, label: string) =>
         `<a class="tile" href="${escapeHtml(href)}"><span class="figure">${figure}</span><span>${escapeHtml(label)}</span></a>`;
-      const body =
+      const tiles =
         `<div class="tiles">` +
         tile('/admin/users', users, users === 1 ? 'account' : 'accounts') +
         tile('/admin/signups', pending, pending === 1 ? 'sign-up waits for review' : 'sign-ups wait for review') +
         tile('/admin/users?state=disabled', disabled, disabled === 1 ? 'disabled account' : 'disabled accounts') +
-        tile('/admin/data', services.dataStores.names.length, services.dataStores.names.length === 1 ? 'data store' : 'data stores') +
-        tile('/admin/files', services.fileStores.names.length, services.fileStores.names.length === 1 ? 'file store' : 'file stores') +
+        tile('/admin/data', dataStores.length, dataStores.length === 1 ? 'data store' : 'data stores') +
+        tile('/admin/files', fileStores.length, fileStores.length === 1 ? 'file store' : 'file stores') +
         `</div>`;
+
+      const database = config.databaseUrl ? `PostgreSQL, ${redactedUrl(config.databaseUrl)}` : `SQLite, ${config.dataDir}/roost.db`;
+      const blobs = config.blobs.kind === 's3' ? `S3 bucket ${config.blobs.bucket}` : `the directory ${config.blobs.dir ?? `${config.dataDir}/blobs`}`;
+      const items = dataUsage.reduce((n, u) => n + u.items, 0);
+      const files = fileUsage.reduce((n, u) => n + u.files, 0);
+      const fileBytes = fileUsage.reduce((n, u) => n + u.bytes, 0);
+      const server = facts([
+        ['Version', escapeHtml(ROOST_VERSION)],
+        ['Running for', escapeHtml(`${formatUptime(process.uptime())} (Node ${process.versions.node})`)],
+        ['Database', escapeHtml(`${database}: ${formatBytes(dbBytes)}`)],
+        ['Data stores', escapeHtml(`${items} ${items === 1 ? 'item' : 'items'}`)],
+        ['File stores', escapeHtml(`${files} ${files === 1 ? 'file' : 'files'}, ${formatBytes(fileBytes)} in ${blobs}`)],
+      ]);
+
+      const columns = [
+        { label: 'Name', cell: (u: User) => link(`/admin/users/${encodeURIComponent(u.id)}`, u.name) },
+        { label: 'Email', cell: (u: User) => escapeHtml(u.email ?? '') },
+        { label: 'State', cell: (u: User) => stateBadge(u.state) },
+        { label: 'Signed up (UTC)', cell: (u: User) => escapeHtml(formatTime(u.created)) },
+      ];
+      const signups = table('Latest sign-ups', columns, recent.users, 'Nobody has signed up yet.');
+
+      const body =
+        tiles +
+        `<div class="dashboard"><section class="card"><h2>Server</h2>${server}</section>` +
+        `<section class="card"><h2>Latest sign-ups</h2>${signups}<p>${link('/admin/users', 'All accounts')} · ${link('/admin/signups', 'Sign-ups waiting')}</p></section></div>`;
       return { title: 'Overview', body };
     },
     { post: false },

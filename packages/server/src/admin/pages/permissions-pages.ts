@@ -5,7 +5,7 @@ import type { Principal } from '../../core/permissions.js';
 import { ROOT } from '../../filestore/index.js';
 import type { HttpServices } from '../../http/http-app.js';
 import { formBase, type AdminPages, type AdminPageRequest } from './admin-routes.js';
-import { link, table } from '../page-kit/page-parts.js';
+import { link, table, textParam } from '../page-kit/page-parts.js';
 
 /**
  * `/admin/permissions`: the services (the user service, every data store, every file store);
@@ -139,6 +139,8 @@ async function servicePage(services: HttpServices, page: AdminPageRequest) {
     itemLabel: (item) => `${String(item.permission)}: ${Array.isArray(item.groups) ? item.groups.join(', ') : ''}`,
     widget: { item_template: 'field_onecolumn', action_template: 'form_actions_onecolumn' },
   });
+  const asked = deleteToConfirm(form, page, current);
+  if (asked) return confirmDeletePage(service, page, url, form.delKey, asked);
   let deleted = false;
   form.listenEvent('delete', () => void (deleted = true));
   const { result, html, action } = await form.process();
@@ -154,6 +156,33 @@ async function servicePage(services: HttpServices, page: AdminPageRequest) {
     (nobody.length ? `<p class="muted">Granted to nobody: ${escapeHtml(nobody.join(', '))}.</p>` : '') +
     `<p>${link('/admin/permissions', '← All services')}</p>`;
   return { title: `Permissions of ${service.name}`, body, head: await form.htmlHead(), status: result === false ? 422 : 200 };
+}
+
+/**
+ * A delete button posts the entry's position; like the other deletions of the backend it asks
+ * first. The confirmation posts the permission's name beside the position, so an entry that
+ * moved meanwhile is not the one deleted (the library answers "Item not found" then).
+ * Returns the entry to ask about, or undefined when the post goes ahead.
+ */
+function deleteToConfirm(form: JsonSequenceForm, page: AdminPageRequest, current: Entry[]): { position: number; entry: Entry } | undefined {
+  const body = page.request.method === 'POST' ? page.form.body : undefined;
+  const position = Number(textParam(body?.[form.delKey]));
+  if (!Number.isInteger(position) || position < 1) return undefined;
+  const entry = current.filter((e) => e.groups.length > 0)[position - 1];
+  if (!entry) return undefined;
+  if (textParam(body?.['confirm']) === entry.permission) return undefined;
+  return { position, entry };
+}
+
+function confirmDeletePage(service: PermissionService, page: AdminPageRequest, url: string, delKey: string, asked: { position: number; entry: Entry }) {
+  const hidden = Object.entries({ ...page.hidden, [delKey]: String(asked.position), confirm: asked.entry.permission })
+    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
+    .join('');
+  const body =
+    `<div class="card confirm"><p>Delete the entry <code>${escapeHtml(asked.entry.permission)}</code> (${escapeHtml(asked.entry.groups.join(', '))}) of ${escapeHtml(service.name)}? ` +
+    `Nobody holds the permission then, until it is granted again.</p>` +
+    `<form method="post" action="${escapeHtml(url)}">${hidden}<button type="submit" class="btn danger">Delete the entry</button> ${link(url, 'Cancel')}</form></div>`;
+  return { title: `Delete ${asked.entry.permission}?`, body };
 }
 
 export function registerPermissionsPages(pages: AdminPages, services: HttpServices): void {

@@ -1,6 +1,7 @@
 import { escapeHtml, HTMLForm, type ActionCallback, type FieldConf, type FieldValidator, type FormValues } from '@roost/forms';
 import type { Config } from '../../core/config.js';
 import { formatTime } from '../../core/clock.js';
+import { composeMail } from '../../core/mail-body.js';
 import type { Mailer } from '../../core/mailer.js';
 import { EVERYONE, NOONE } from '../../core/permissions.js';
 import { RUNTIME_SETTINGS, type RuntimeSettingKey, type RuntimeSettings, type RuntimeSettingsService, type StoredSetting } from '../../core/runtime-settings.js';
@@ -212,7 +213,7 @@ async function settingsPage(deps: SettingsPageDeps, page: AdminPageRequest) {
     const route = mailRoute(current) === 'smtp' ? `through the SMTP server ${maskSmtpUrl(current.smtpUrl)}` : 'to the outbox';
     const text = `This is a test mail from Roost at ${deps.config.publicUrl}, sent by ${by}. Mail goes ${route}; the sender is ${current.mailFrom}.`;
     try {
-      await mailer.send({ to, subject: 'Roost test mail', text: `${text}\n`, html: `<!doctype html><html><body><p>${escapeHtml(text)}</p></body></html>`, kind: 'test' });
+      await mailer.send(composeMail('test', to, 'Roost test mail', [text]));
     } catch (err) {
       // The administrator needs the transport's reason (refused, no such host, login failed); the url's password is not in it.
       const reason = err instanceof Error ? err.message.slice(0, 300) : 'unknown error';

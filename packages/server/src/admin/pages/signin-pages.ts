@@ -76,7 +76,7 @@ async function signinPage(deps: SigninDeps, audience: Audience, request: Fastify
   // Already signed in: administrators go on; a user page shows who is signed in.
   if (request.method === 'GET' && caller.user && (audience === 'user' || isAdmin)) {
     if (audience === 'admin' || next) return reply.redirect(safeNext(next, audience), 303);
-    return sendHtml(reply, shell(request, reply, audience, signedInPage(request, caller, place)));
+    return sendHtml(reply, await shell(users, request, reply, audience, signedInPage(request, caller, place)));
   }
   let token: string | undefined;
   const signin: ActionCallback = async function (this: HTMLForm) {
@@ -126,12 +126,12 @@ async function signinPage(deps: SigninDeps, audience: Audience, request: Fastify
   if (textParam(form.query?.['signedout'])) notices.push('You are signed out.');
   if (audience === 'admin' && caller.user && !isAdmin) notices.push(`You are signed in as ${caller.user.name}, who is not an administrator.`);
   const page = { title: place.title, body: `<div class="card narrow">${html}${signinLinks(audience)}</div>`, head: await htmlForm.htmlHead(), messages: notices };
-  return sendHtml(reply, shell(request, reply, audience, page), result === false ? 422 : 200);
+  return sendHtml(reply, await shell(users, request, reply, audience, page), result === false ? 422 : 200);
 }
 
 /** The page shell: the public pages' (with their links and flashed messages) for users, a bare one for the backend. */
-function shell(request: FastifyRequest, reply: FastifyReply, audience: Audience, page: Omit<PageInit, 'nav' | 'user'>): string {
-  return audience === 'user' ? renderPublicPage(request, reply, { ...page, home: PLACES.user.home }) : renderPage({ ...page, home: PLACES.admin.home });
+async function shell(users: UserService, request: FastifyRequest, reply: FastifyReply, audience: Audience, page: Omit<PageInit, 'nav' | 'user'>): Promise<string> {
+  return audience === 'user' ? await renderPublicPage(request, reply, users, { ...page, home: PLACES.user.home }) : renderPage({ ...page, home: PLACES.admin.home });
 }
 
 function signinLinks(audience: Audience): string {

@@ -3,6 +3,7 @@ import { formatTime } from '../../core/clock.js';
 import { isRoostError } from '../../core/errors.js';
 import { REVIEW_ACTIONS, userErrors, type User, type UserService } from '../../users/index.js';
 import { formBase, startOf, type AdminPages, type AdminPageRequest } from './admin-routes.js';
+import { accountConfirmForm } from './confirm-form.js';
 import { facts, link, pager, table, textParam } from '../page-kit/page-parts.js';
 
 /**
@@ -18,7 +19,7 @@ const DECISIONS: Record<ReviewAction, { label: string; done: (name: string) => s
   accept: { label: 'Accept (active; welcome mail)', done: (n) => `${n} was accepted and is active.` },
   optin: { label: 'Accept with email verification', done: (n) => `${n} was accepted; the account is active once the mailed link is used.` },
   activate: { label: 'Activate (no mail)', done: (n) => `${n} was activated.` },
-  reject: { label: 'Reject (remove)', done: (n) => `${n} was rejected and removed.` },
+  reject: { label: 'Reject (remove, asks first)', done: (n) => `${n} was rejected and removed.` },
   disable: { label: 'Disable', done: (n) => `${n} was disabled.` },
 };
 
@@ -103,6 +104,8 @@ async function reviewPage(users: UserService, page: AdminPageRequest) {
   if (!user) throw userErrors.unknown_user();
   if (user.state !== 'pending') return { redirect: '/admin/signups', messages: [`${user.name} is not waiting for a review.`] };
   const chosen = textParam(page.form.body?.['action']) as ReviewAction;
+  // Rejecting removes the account, so it asks first, as the backend's other deletions do.
+  if (page.request.method === 'POST' && chosen === 'reject') return { redirect: rejectUrl(user) };
   const form = reviewForm(users, page, user, 0);
   const done = DECISIONS[chosen]?.done(user.name);
   const { result, html, response } = await form.process({
@@ -117,7 +120,39 @@ async function reviewPage(users: UserService, page: AdminPageRequest) {
   return { title: `Sign-up of ${user.name}`, body, head: await form.htmlHead(), status: result === false ? 422 : 200 };
 }
 
+const rejectUrl = (user: User) => `/admin/signups/${encodeURIComponent(user.id)}/reject`;
+
+/** `/admin/signups/<id>/reject`: the confirmation of a rejection, which removes the account. */
+async function rejectPage(users: UserService, page: AdminPageRequest) {
+  const user = await users.findUser(page.params.id ?? '');
+  if (!user) throw userErrors.unknown_user();
+  if (user.state !== 'pending') return { redirect: '/admin/signups', messages: [`${user.name} is not waiting for a review.`] };
+  const form = accountConfirmForm(page, {
+    formid: 'reject',
+    url: rejectUrl(user),
+    accountId: user.id,
+    action: { id: 'reject', name: 'Reject and remove', cssClass: 'btn danger' },
+    async run() {
+      try {
+        await users.run('review', page.admin, { identity: user.id, action: 'reject' });
+        return undefined;
+      } catch (err) {
+        if (!(isRoostError(err) && err.code === 'not_pending')) throw err;
+        return 'This account is not waiting any more: it was reviewed or activated meanwhile.';
+      }
+    },
+  });
+  const { result, html, response, action } = await form.process({ redirectCancel: `/admin/signups/${encodeURIComponent(user.id)}` });
+  if (response) return { response };
+  if (action.id === 'reject' && result) return { redirect: '/admin/signups', messages: [DECISIONS.reject.done(user.name)] };
+  const body =
+    `<div class="card confirm"><p>Reject the sign-up of <strong>${escapeHtml(user.name)}</strong>${user.email ? ` (${escapeHtml(user.email)})` : ''}? ` +
+    `The account is removed; no mail is sent, and the name and email become free for new sign-ups.</p>${html}</div>`;
+  return { title: `Reject ${user.name}?`, body, status: result === false ? 422 : 200 };
+}
+
 export function registerSignupsPages(pages: AdminPages, users: UserService): void {
   pages.page('/admin/signups', (page) => listPage(users, page), { post: false });
   pages.page('/admin/signups/:id', (page) => reviewPage(users, page));
+  pages.page('/admin/signups/:id/reject', (page) => rejectPage(users, page));
 }

@@ -1,9 +1,10 @@
-import { escapeHtml, HTMLForm, ObjectForm, type ActionCallback, type ContentObject, type FieldConf } from '@roost/forms';
+import { escapeHtml, HTMLForm, ObjectForm, type ContentObject, type FieldConf } from '@roost/forms';
 import { ADMINS } from '../../core/permissions.js';
 import { groupsProblem } from './account-pages.js';
 import { isRoostError } from '../../core/errors.js';
 import type { UserService } from '../../users/index.js';
 import { formBase, type AdminPages, type AdminPageRequest } from './admin-routes.js';
+import { accountConfirmForm } from './confirm-form.js';
 import { facts, link, pager, table } from '../page-kit/page-parts.js';
 
 /**
@@ -191,23 +192,16 @@ async function editPage(users: UserService, page: AdminPageRequest) {
 async function removePage(users: UserService, page: AdminPageRequest) {
   const user = await findUser(users, page);
   const self = user.id === page.admin.user.id;
-  const remove: ActionCallback = async function (this: HTMLForm) {
-    const [ok, data, errors] = await this.validate(this.getFormValues());
-    if (!ok) return [false, await this.render(data, [], errors)];
-    if (self) return [false, await this.render(data, ['You cannot remove your own account here.'], undefined, false, false)];
-    await users.run('removeUser', page.admin, { identity: user.id });
-    return [true, ''];
-  };
-  const form = new HTMLForm({
-    ...formBase('remove', page.hidden, `/admin/users/${encodeURIComponent(user.id)}/remove`),
-    request: page.form,
-    // The post names the account it removes: a form loaded for one account never removes another.
-    fields: [{ id: 'confirm', datatype: 'string', hidden: true, required: true, default: user.id, validator: (v) => (v === user.id ? undefined : 'The form was for another account.') }],
-    actions: [
-      { id: 'default', method: 'startForm', hidden: true },
-      { id: 'remove', method: remove, name: 'Remove for good', cssClass: 'btn danger' },
-      { id: 'cancel', method: 'cancel', name: 'Cancel', cssClass: 'btn secondary' },
-    ],
+  const form = accountConfirmForm(page, {
+    formid: 'remove',
+    url: `/admin/users/${encodeURIComponent(user.id)}/remove`,
+    accountId: user.id,
+    action: { id: 'remove', name: 'Remove for good', cssClass: 'btn danger' },
+    async run() {
+      if (self) return 'You cannot remove your own account here.';
+      await users.run('removeUser', page.admin, { identity: user.id });
+      return undefined;
+    },
   });
   const { result, html, response, action } = await form.process({ redirectCancel: `/admin/users/${encodeURIComponent(user.id)}` });
   if (response) return { response };

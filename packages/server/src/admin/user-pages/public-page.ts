@@ -1,6 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FormRequest } from '@roost/forms';
-import { assertSameOrigin } from '../../http/auth.js';
+import { assertSameOrigin, callerOf } from '../../http/auth.js';
+import type { UserService } from '../../users/index.js';
+import { csrfTokenOf } from '../csrf.js';
 import { renderPage, type PageInit } from '../layout.js';
 import { readFormRequest } from '../page-kit/page-body.js';
 import { takeFlash } from '../page-kit/page-reply.js';
@@ -21,12 +23,18 @@ export async function publicFormRequest(request: FastifyRequest, reply: FastifyR
   return readFormRequest(request, reply, { fieldBytes: options.fieldBytes, fileBytes: 0, uploadDir: '' });
 }
 
-export function renderPublicPage(request: FastifyRequest, reply: FastifyReply, page: Omit<PageInit, 'nav' | 'user'>): string {
+/**
+ * A public page in the shell. Who is signed in (by the cookie: what a browser has) sees the
+ * name and a sign-out button in the header instead of the sign-in and sign-up links.
+ */
+export async function renderPublicPage(request: FastifyRequest, reply: FastifyReply, users: UserService, page: Omit<PageInit, 'nav' | 'user'>): Promise<string> {
   const path = (request.raw.url ?? '/').split('?')[0] ?? '/';
+  const caller = await callerOf(request, users);
+  const signedIn = caller.user && caller.via === 'cookie' ? { name: caller.user.name, signoutAction: '/users/signout', csrfToken: csrfTokenOf(request) } : undefined;
   return renderPage({
     ...page,
     messages: [...takeFlash(request, reply), ...(page.messages ?? [])],
-    nav: USER_NAV.map((l) => ({ ...l, current: l.href === path })),
+    ...(signedIn ? { user: signedIn } : { nav: USER_NAV.map((l) => ({ ...l, current: l.href === path })) }),
   });
 }
 

@@ -74,7 +74,7 @@ export async function signupPage(deps: PageDeps, request: FastifyRequest, reply:
   const form = await publicFormRequest(request, reply, { fieldBytes: deps.config.bodyLimit, trustedOrigins: deps.config.corsOrigins });
   const open = await openPolicies(deps);
   if (open.length === 0) {
-    return sendHtml(reply, renderPublicPage(request, reply, { title: 'Sign up', body: '<div class="card"><p>Sign-up is closed. Ask an administrator for an account.</p></div>' }));
+    return sendHtml(reply, await renderPublicPage(request, reply, deps.services.users, { title: 'Sign up', body: '<div class="card"><p>Sign-up is closed. Ask an administrator for an account.</p></div>' }));
   }
   const asked = textParam(form.query?.policy);
   const policy = open.find((p) => p === asked) ?? open[0] as SignupPolicy;
@@ -96,7 +96,7 @@ export async function signupPage(deps: PageDeps, request: FastifyRequest, reply:
   if (result && signup.isRequestAction('signup')) {
     const done = doneMessage(policy, result as Record<string, unknown>, answer);
     const messages = `<div class="alert alert-success" role="status"><div>${escapeHtml(done.message)}</div></div>`;
-    return sendHtml(reply, renderPublicPage(request, reply, { title: 'Sign up', body: successPanel(messages, done.next) }));
+    return sendHtml(reply, await renderPublicPage(request, reply, deps.services.users, { title: 'Sign up', body: successPanel(messages, done.next) }));
   }
   const choice =
     open.length > 1
@@ -105,5 +105,5 @@ export async function signupPage(deps: PageDeps, request: FastifyRequest, reply:
           .join('')}</ul></nav>`
       : '';
   const body = `${choice}<section class="card narrow"><h2>${escapeHtml(LABELS[policy].title)}</h2>${html}<p class="muted">Have an account? ${link('/users/signin', 'Sign in')}.</p></section>`;
-  return sendHtml(reply, renderPublicPage(request, reply, { title: 'Sign up', body, head: await signup.htmlHead() }), result === false ? 422 : 200);
+  return sendHtml(reply, await renderPublicPage(request, reply, deps.services.users, { title: 'Sign up', body, head: await signup.htmlHead() }), result === false ? 422 : 200);
 }

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { escapeHtml, type FieldConf } from '@roost/forms';
+import { escapeHtml, type FieldConf, type FormRequest } from '@roost/forms';
 import { callerOf } from '../../http/auth.js';
 import type { PageDeps } from '../index.js';
 import { PageForm } from '../page-kit/page-form.js';
@@ -22,6 +22,13 @@ export interface TokenPage {
   after?: string;
 }
 
+/**
+ * The page around the token form (`tokenSection`: its intro and form, trusted HTML): its title
+ * and body, with any other forms. `tokenPosted` says whether this request posted the token form.
+ * By default the token form alone, in a card.
+ */
+export type ComposeTokenPage = (form: FormRequest, tokenSection: string, tokenPosted: boolean) => Promise<{ title: string; body: string }>;
+
 const tokenField: FieldConf = { id: 'token', name: 'Code from the mail', datatype: 'string', required: true, settings: { autocomplete: 'off' }, description: 'Filled in when you came by the link in the mail.' };
 
 /**
@@ -29,7 +36,7 @@ const tokenField: FieldConf = { id: 'token', name: 'Code from the mail', datatyp
  * that open links must not use the single-use token), the button posts it. A wrong, used or
  * expired token is said at the field and changes nothing.
  */
-export async function tokenPage(deps: PageDeps, spec: TokenPage, request: FastifyRequest, reply: FastifyReply, extraForms: (form: Awaited<ReturnType<typeof publicFormRequest>>) => Promise<string> = async () => '') {
+export async function tokenPage(deps: PageDeps, spec: TokenPage, request: FastifyRequest, reply: FastifyReply, compose: ComposeTokenPage = async (_form, tokenSection) => ({ title: spec.title, body: `<section class="card narrow">${tokenSection}</section>` })) {
   const form = await publicFormRequest(request, reply, { fieldBytes: deps.config.bodyLimit, trustedOrigins: deps.config.corsOrigins });
   const caller = await callerOf(request, deps.services.users);
   const page = new PageForm({
@@ -46,10 +53,11 @@ export async function tokenPage(deps: PageDeps, spec: TokenPage, request: Fastif
   if (response) return sendFormResponse(request, reply, response);
   if (result && page.isRequestAction('confirm')) {
     const messages = `<div class="alert alert-success" role="status"><div>${escapeHtml(spec.done)}</div></div>`;
-    return sendHtml(reply, renderPublicPage(request, reply, { title: spec.title, body: successPanel(messages, signInLink) }));
+    return sendHtml(reply, await renderPublicPage(request, reply, deps.services.users, { title: spec.title, body: successPanel(messages, signInLink) }));
   }
-  const body = `<section class="card narrow"><p>${escapeHtml(spec.intro)}</p>${html}</section>${await extraForms(form)}${spec.after ?? ''}`;
-  return sendHtml(reply, renderPublicPage(request, reply, { title: spec.title, body, head: await page.htmlHead() }), result === false ? 422 : 200);
+  const composed = await compose(form, `<p>${escapeHtml(spec.intro)}</p>${html}`, page.isRequestAction('confirm'));
+  const body = composed.body + (spec.after ?? '');
+  return sendHtml(reply, await renderPublicPage(request, reply, deps.services.users, { title: composed.title, body, head: await page.htmlHead() }), result === false ? 422 : 200);
 }
 
 export const ACTIVATE: TokenPage = {
