@@ -9,7 +9,7 @@ import pg from 'pg';
 import type autocannon from 'autocannon';
 import { parseConfig } from '../packages/server/src/core/config.js';
 import { newId } from '../packages/server/src/core/ids.js';
-import { openServices } from '../packages/server/src/roost.js';
+import { openServices } from '../packages/server/src/services.js';
 import { CONNECTIONS, DURATION, measure, reportErrors, start, writeSection, type Row } from './lib.js';
 import { adminUrl, postgresReachable } from './postgres.js';
 

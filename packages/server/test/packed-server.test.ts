@@ -17,6 +17,7 @@ import { consumerEnv, consumerProject, pack } from './helpers/packed.js';
 
 const root = new URL('../../../', import.meta.url).pathname;
 const onPostgres = process.env.ROOST_TEST_DIALECT === 'postgres';
+const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 
 function npx(dir: string, args: string[], env: Record<string, string> = {}): ChildProcess {
   return spawn('npx', ['--no-install', 'roost', ...args], { cwd: dir, env: consumerEnv(env) });
@@ -42,6 +43,8 @@ async function provideAddon(app: string, name: string): Promise<void> {
   if (!existsSync(target) || !existsSync(source)) return;
   // better-sqlite3 13 ships its N-API addon prebuilt for each platform and builds nothing.
   if (existsSync(join(target, 'prebuilds'))) return;
+  // Where 13 is there, Node 22 and later never load 12 (src/storage/sqlite-driver.ts).
+  if (name === 'better-sqlite3' && NODE_MAJOR >= 22 && existsSync(join(app, 'node_modules', 'better-sqlite3-napi'))) return;
   const version = async (dir: string) => (JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
   if (existsSync(join(source, 'build', 'Release')) && (await version(source)) === (await version(target))) {
     await cp(join(source, 'build', 'Release', 'better_sqlite3.node'), join(target, 'build', 'Release', 'better_sqlite3.node'));

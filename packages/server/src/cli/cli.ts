@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import { ROOST_VERSION } from '../http/http-app.js';
+import { ROOST_VERSION } from '../core/version.js';
 import { ConfigError, loadConfig, type Config } from '../core/config.js';
 import { formatTime } from '../core/clock.js';
-import { createRoost, openServices } from '../roost.js';
+import { openServices } from '../services.js';
 import { SETUP_LINK_MINUTES } from '../admin/setup-links.js';
 import { DuplicateUserError } from '../users/index.js';
 import { backup, restore } from './backup.js';
@@ -85,6 +85,8 @@ export async function main(argv: string[]): Promise<number> {
 
 async function serve(): Promise<number> {
   const config = await loadConfig();
+  // Loaded here, not at the top: the other commands need no web server (src/services.ts).
+  const { createRoost } = await import('../roost.js');
   const roost = await createRoost(config);
   let url: string;
   try {

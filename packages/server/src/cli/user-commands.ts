@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../core/config.js';
 import { isRoostError } from '../core/errors.js';
 import { ADMINS, groupListProblem } from '../core/permissions.js';
-import { openServices } from '../roost.js';
+import { openServices } from '../services.js';
 import type { Caller } from '../users/index.js';
 
 /**

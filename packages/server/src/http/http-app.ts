@@ -1,4 +1,5 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { ROOST_VERSION } from '../core/version.js';
 
 type ContentTypeParser = (request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => void;
 import cookie from '@fastify/cookie';
@@ -33,8 +34,6 @@ export interface HttpServices {
   /** The mail queue's counts, for /metrics (metrics.ts). */
   mailQueueCounts?: () => Promise<MailQueueCounts>;
 }
-
-export const ROOST_VERSION = '0.1.0';
 
 /**
  * With `rateLimit.redisUrl`, counters live in Redis, shared by every process that uses it.

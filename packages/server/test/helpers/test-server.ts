@@ -5,7 +5,8 @@ import pg from 'pg';
 import { parseConfig, type ConfigInput } from '../../src/core/config.js';
 import { newId } from '../../src/core/ids.js';
 import { readOutbox, type OutboxMail } from '../../src/mail/outbox-mailer.js';
-import { createRoost, type Roost, type RoostOverrides } from '../../src/roost.js';
+import { createRoost, type Roost } from '../../src/roost.js';
+import type { RoostOverrides } from '../../src/services.js';
 import { sharedS3 } from './s3-server.js';
 
 export interface CallOptions {

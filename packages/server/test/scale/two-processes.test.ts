@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { parseConfig, type BlobStoreOptions } from '../../src/core/config.js';
-import { openServices } from '../../src/roost.js';
+import { openServices } from '../../src/services.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { s3Credentials, sharedS3 } from '../helpers/s3-server.js';
 import { createPostgresDatabase, PASSWORD } from '../helpers/test-server.js';

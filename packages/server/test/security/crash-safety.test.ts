@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { SQLite } from '../../src/storage/sqlite-driver.js';
 import { parseConfig } from '../../src/core/config.js';
-import { openServices } from '../../src/roost.js';
+import { openServices } from '../../src/services.js';
 import { createPostgresDatabase, PASSWORD, postgresAdminUrl } from '../helpers/test-server.js';
 import { startChild, writeConfig, type ChildRoost } from './support/child-roost.js';
 

@@ -1,6 +1,6 @@
 import { escapeHtml, formatBytes } from '@roost/forms';
 import { formatTime } from '../../core/clock.js';
-import { ROOST_VERSION } from '../../http/http-app.js';
+import { ROOST_VERSION } from '../../core/version.js';
 import { redactedUrl } from '../../storage/database-errors.js';
 import { databaseBytes } from '../../storage/database.js';
 import type { User } from '../../users/index.js';

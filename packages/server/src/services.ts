@@ -1,0 +1,97 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { pino } from 'pino';
+import type { Kysely } from 'kysely';
+import { systemClock, type Clock } from './core/clock.js';
+import type { Config } from './core/config.js';
+import type { Mailer } from './core/mailer.js';
+import { createRuntimeSettings, type RuntimeSettingsService } from './core/runtime-settings.js';
+import { createMailer } from './mail/create-mailer.js';
+import { createMailQueue, type MailQueue } from './mail/mail-queue.js';
+import { openBlobStores, type BlobStores } from './storage/blob-stores.js';
+import { openPostgresChangeFeed } from './storage/change-feed.js';
+import type { Dialect } from './storage/database.js';
+import { connectDatabase } from './storage/database-errors.js';
+import { createMailQueueStore } from './storage/mail-queue-store.js';
+import { migrateToLatest } from './storage/migrations/index.js';
+import { createPermissionStore } from './storage/permission-store.js';
+import type { Database } from './storage/schema.js';
+import { createSettingsStore } from './storage/settings-store.js';
+import { createUserService, type UserService } from './users/index.js';
+import { createDataStores, type DataStores } from './datastore/index.js';
+import { createFileStores, type FileStores } from './filestore/index.js';
+
+/**
+ * Storage and the domain services on it, without HTTP: what the CLI opens (cli/cli.ts), and what
+ * roost.ts builds the server on. Kept apart from roost.ts so a CLI command loads no web server.
+ */
+
+export interface RoostOverrides {
+  clock?: Clock;
+  /** The transport the mail queue delivers through (default: SMTP or the outbox, by the settings). */
+  mailer?: Mailer;
+}
+
+export interface Services {
+  log: FastifyBaseLogger;
+  db: Kysely<Database>;
+  dialect: Dialect;
+  /** Settings an administrator changes while Roost runs (stored over the boot configuration). */
+  settings: RuntimeSettingsService;
+  /** The mail transport, following the runtime settings: the queue delivers through it; the settings page's test mail uses it directly. */
+  mailer: Mailer;
+  mailQueue: MailQueue;
+  users: UserService;
+  dataStores: DataStores;
+  fileStores: FileStores;
+  blobs: BlobStores;
+  close(): Promise<void>;
+}
+
+/** Storage, migrated, and the domain services on it: what the CLI needs, without HTTP. */
+export async function openServices(config: Config, overrides: RoostOverrides = {}): Promise<Services> {
+  const log = pino({ level: config.logLevel });
+  const { db, dialect } = await connectDatabase(config);
+  try {
+    await migrateToLatest(db as Kysely<unknown>);
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+  const clock = overrides.clock ?? systemClock;
+  // Processes sharing a PostgreSQL database tell each other what to forget (storage/change-feed.ts).
+  const changes = config.databaseUrl ? await openPostgresChangeFeed(config.databaseUrl, db, (err) => log.error({ err }, 'change feed between processes')) : null;
+  const settings = createRuntimeSettings(config, createSettingsStore(db, clock));
+  const mailer = overrides.mailer ?? createMailer(config, settings);
+  const mailQueue = createMailQueue(createMailQueueStore(db), mailer, clock, (err, item) => {
+    if (item) log.warn({ err, kind: item.mail.kind, attempts: item.attempts + 1 }, 'a mail could not be delivered; it is tried again later');
+    else log.error({ err }, 'mail work after an answer failed');
+  });
+  const permissionStore = createPermissionStore(db, clock, 1000, changes);
+  const users = createUserService({ db, clock, mailer: mailQueue, permissionStore, runtimeSettings: settings, config, changes });
+  const dataStores = createDataStores({ db, dialect, clock, permissionStore, config });
+  const blobs = openBlobStores(config);
+  const fileStores = createFileStores({ db, clock, permissionStore, config, blobs });
+  // Expired sessions and single-use tokens are dead rows; clear them once an hour. A failed
+  // purge changes nothing and is tried again the next hour.
+  const purge = setInterval(() => void users.purgeExpired().catch(() => {}), 3600_000).unref();
+  return {
+    log,
+    db,
+    dialect,
+    settings,
+    mailer,
+    mailQueue,
+    users,
+    dataStores,
+    fileStores,
+    blobs,
+    async close() {
+      clearInterval(purge);
+      blobs.close();
+      await changes?.close();
+      await mailQueue.close();
+      await db.destroy();
+    },
+  };
+}
+
