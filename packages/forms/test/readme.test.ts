@@ -19,6 +19,20 @@ test('README example: one ts block under 30 lines that imports the public surfac
   assert.match(block, /form\.process\(/);
 });
 
+/**
+ * The better-sqlite3 this Node loads, as the server picks it (packages/server/src/storage/sqlite-driver.ts):
+ * 13, installed as `better-sqlite3-napi`, on Node 22 and later; 12 otherwise. Same API.
+ */
+function sqlitePackage(require: NodeJS.Require): string {
+  if (Number(process.versions.node.split('.')[0]) < 22) return 'better-sqlite3';
+  try {
+    require.resolve('better-sqlite3-napi');
+    return 'better-sqlite3-napi';
+  } catch {
+    return 'better-sqlite3';
+  }
+}
+
 test('README content example runs: ObjectForm creates and edits an object, ToolForm runs a tool', async () => {
   const block = blocks.find((b) => b.includes('createKyselyContent(db'));
   assert.ok(block, 'the content example is in the README');
@@ -26,7 +40,7 @@ test('README content example runs: ObjectForm creates and edits an object, ToolF
   const require = createRequire(new URL('../package.json', import.meta.url));
   const source = block
     .replace("'@roost/forms'", `'${pathToFileURL(new URL('../src/index.ts', import.meta.url).pathname).href}'`)
-    .replace("'better-sqlite3'", `'${pathToFileURL(require.resolve('better-sqlite3')).href}'`)
+    .replace("'better-sqlite3'", `'${pathToFileURL(require.resolve(sqlitePackage(require))).href}'`)
     .replace("'kysely'", `'${pathToFileURL(require.resolve('kysely')).href}'`);
   const dir = mkdtempSync(join(tmpdir(), 'roost-readme-'));
   const file = join(dir, 'content-example.mts');
