@@ -18,7 +18,10 @@ app.post('/json', async () => ({ result: 1 }));
 app.addContentTypeParser('application/octet-stream', (_request, payload, done) => done(null, payload));
 app.put('/upload', async (request) => {
   const tmp = join(dir, `${randomUUID()}.part`);
-  await pipeline(request.body as Readable, createWriteStream(tmp, { flags: 'wx', flush: true, highWaterMark: 256 * 1024 }));
+  await pipeline(
+    request.body as Readable,
+    createWriteStream(tmp, { flags: 'wx', flush: true, highWaterMark: 256 * 1024 }),
+  );
   await rename(tmp, join(dir, 'uploaded.bin'));
   return { result: 1 };
 });

@@ -22,7 +22,8 @@ sqlite.exec(`create table datastore_items (id integer primary key autoincrement,
 sqlite.exec('create unique index datastore_items_key on datastore_items (store, key)');
 const insert = sqlite.prepare('insert into datastore_items (store, key, value, owner, updated) values (?, ?, ?, ?, ?)');
 sqlite.transaction(() => {
-  for (let i = 0; i < 1000; i++) insert.run('data', `k${i}`, JSON.stringify(`value of item ${i}`), 'bench-user-id', Date.now());
+  for (let i = 0; i < 1000; i++)
+    insert.run('data', `k${i}`, JSON.stringify(`value of item ${i}`), 'bench-user-id', Date.now());
 })();
 const select = sqlite.prepare('select * from datastore_items where store = ? and key = ?');
 

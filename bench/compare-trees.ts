@@ -9,7 +9,17 @@
  * default; also create), `BENCH_POSTGRES=1` for PostgreSQL, and the slices of lib.ts.
  */
 import { fork } from 'node:child_process';
-import { compare, formatCpu, httpTarget, percent, start, stop, type HttpTargetOptions, type Measured, type Server } from './lib.js';
+import {
+  compare,
+  formatCpu,
+  httpTarget,
+  percent,
+  start,
+  stop,
+  type HttpTargetOptions,
+  type Measured,
+  type Server,
+} from './lib.js';
 
 type RoostInfo = { url: string; token: string; database?: string };
 const [treeA, treeB] = process.argv.slice(2);
@@ -19,7 +29,11 @@ if (!treeA || !treeB) {
 }
 
 function startTree(dir: string): Promise<Server<RoostInfo>> {
-  const child = fork(`${dir}/bench/roost-server.ts`, { cwd: dir, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(`${dir}/bench/roost-server.ts`, {
+    cwd: dir,
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   return new Promise((resolve, reject) => {
     child.once('message', (message) => {
       const info = message as RoostInfo;
@@ -34,15 +48,24 @@ const OPS: Record<string, (info: RoostInfo) => HttpTargetOptions> = {
   identity: (i) => ({ url: `${i.url}/users/api/identity`, headers: { authorization: `Bearer ${i.token}` } }),
   getItem: (i) => ({ url: `${i.url}/data/api/getItem?key=k500`, headers: { authorization: `Bearer ${i.token}` } }),
   setItem: (i) => ({
-    url: `${i.url}/data/api/setItem`, method: 'POST', headers: { authorization: `Bearer ${i.token}`, 'content-type': 'application/json' },
+    url: `${i.url}/data/api/setItem`,
+    method: 'POST',
+    headers: { authorization: `Bearer ${i.token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ key: 'k502', value: 'a new value of item 502' }),
   }),
   create: (i) => ({
     url: i.url,
-    requests: [{
-      method: 'POST', path: '/data/api/newItem', headers: { authorization: `Bearer ${i.token}`, 'content-type': 'application/json' },
-      setupRequest: (request) => ({ ...request, body: JSON.stringify({ key: `c${process.pid}x${serial++}`, value: 'v' }) }),
-    }],
+    requests: [
+      {
+        method: 'POST',
+        path: '/data/api/newItem',
+        headers: { authorization: `Bearer ${i.token}`, 'content-type': 'application/json' },
+        setupRequest: (request) => ({
+          ...request,
+          body: JSON.stringify({ key: `c${process.pid}x${serial++}`, value: 'v' }),
+        }),
+      },
+    ],
   }),
 };
 
@@ -50,7 +73,8 @@ const wanted = (process.env.OPS ?? 'identity,getItem,setItem').split(',');
 const bare = await start('bare-server.ts');
 const a = await startTree(treeA);
 const b = await startTree(treeB);
-const describe = (m: Measured, base: Measured) => `${Math.round(m.rps)}/s (${percent(m.rps / base.rps)}), ${formatCpu(m.cpuUs)} µs`;
+const describe = (m: Measured, base: Measured) =>
+  `${Math.round(m.rps)}/s (${percent(m.rps / base.rps)}), ${formatCpu(m.cpuUs)} µs`;
 try {
   for (const op of wanted) {
     const options = OPS[op];
@@ -60,8 +84,10 @@ try {
       httpTarget(`${op} A`, a, options(a.info)),
       httpTarget(`${op} B`, b, options(b.info)),
     ]);
-    console.log(`${op}: bare ${Math.round(base!.rps)}/s, ${formatCpu(base!.cpuUs)} µs | A ${describe(ma!, base!)} | B ${describe(mb!, base!)} | ` +
-      `other work ${ma!.otherCores?.toFixed(2) ?? '–'} cores`);
+    console.log(
+      `${op}: bare ${Math.round(base!.rps)}/s, ${formatCpu(base!.cpuUs)} µs | A ${describe(ma!, base!)} | B ${describe(mb!, base!)} | ` +
+        `other work ${ma!.otherCores?.toFixed(2) ?? '–'} cores`,
+    );
   }
 } finally {
   await stop(bare, a, b);

@@ -9,6 +9,11 @@ const call = async (path: string, init: RequestInit) => {
   if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
 };
 await call('/files/big.bin/@write', { method: 'PUT', body: bigFile });
-await call('/files/@newItem', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'many', type: 'd' }) });
-for (let i = 0; i < DIRECTORY_ENTRIES; i++) await call(`/files/many/${entryName(i)}/@write`, { method: 'PUT', body: entryBody(i) });
+await call('/files/@newItem', {
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ name: 'many', type: 'd' }),
+});
+for (let i = 0; i < DIRECTORY_ENTRIES; i++)
+  await call(`/files/many/${entryName(i)}/@write`, { method: 'PUT', body: entryBody(i) });
 process.send?.({ url, token, database });

@@ -48,16 +48,27 @@ const OPS: Record<string, Op> = {
   bare: { server: 'bare-server.ts', options: (i) => ({ url: `${i.url}/json` }) },
   ping: { server: 'roost-server.ts', options: (i) => ({ url: `${i.url}/users/api/ping` }) },
   identity: { server: 'roost-server.ts', options: (i) => ({ url: `${i.url}/users/api/identity`, headers: auth(i) }) },
-  getItem: { server: 'roost-server.ts', options: (i) => ({ url: `${i.url}/data/api/getItem?key=k500`, headers: auth(i) }) },
+  getItem: {
+    server: 'roost-server.ts',
+    options: (i) => ({ url: `${i.url}/data/api/getItem?key=k500`, headers: auth(i) }),
+  },
   setItem: {
     server: 'roost-server.ts',
     options: (i) => ({
-      url: `${i.url}/data/api/setItem`, method: 'POST', headers: { ...auth(i), 'content-type': 'application/json' },
+      url: `${i.url}/data/api/setItem`,
+      method: 'POST',
+      headers: { ...auth(i), 'content-type': 'application/json' },
       body: JSON.stringify({ key: 'k502', value: 'a new value of item 502' }),
     }),
   },
-  list: { server: 'roost-server.ts', options: (i) => ({ url: `${i.url}/data/api/list?start=101&size=50`, headers: auth(i) }) },
-  keys: { server: 'roost-server.ts', options: (i) => ({ url: `${i.url}/data/api/keys?start=101&size=50`, headers: auth(i) }) },
+  list: {
+    server: 'roost-server.ts',
+    options: (i) => ({ url: `${i.url}/data/api/list?start=101&size=50`, headers: auth(i) }),
+  },
+  keys: {
+    server: 'roost-server.ts',
+    options: (i) => ({ url: `${i.url}/data/api/keys?start=101&size=50`, headers: auth(i) }),
+  },
 };
 
 const wanted = positionals.length > 0 ? positionals : Object.keys(OPS);
@@ -72,29 +83,44 @@ mkdirSync(outDir, { recursive: true });
 
 function startUnderValgrind(script: string): Promise<{ child: ChildProcess; info: Info }> {
   const name = script.replace(/\.ts$/, '');
-  const child = spawn('valgrind', [
-    '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${outDir}callgrind.${name}.%p`,
-    // One thread for V8's compiler and collector, so that their work lands in the windows it
-    // belongs to; no memory reducer (it collects on timers, which fire fifty times as often
-    // per request here); the names of JIT code in /tmp/perf-<pid>.map.
-    process.execPath, '--single-threaded', '--no-memory-reducer', '--perf-basic-prof', '--import', 'tsx', here + script,
-  ], {
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    // Roost's clock at a fiftieth of real time, so that its caches expire as often per request
-    // as at full speed (roost-setup.ts).
-    env: { ...process.env, BENCH_CLOCK_RATE: '0.02' },
-  });
+  const child = spawn(
+    'valgrind',
+    [
+      '--tool=callgrind',
+      '--instr-atstart=no',
+      `--callgrind-out-file=${outDir}callgrind.${name}.%p`,
+      // One thread for V8's compiler and collector, so that their work lands in the windows it
+      // belongs to; no memory reducer (it collects on timers, which fire fifty times as often
+      // per request here); the names of JIT code in /tmp/perf-<pid>.map.
+      process.execPath,
+      '--single-threaded',
+      '--no-memory-reducer',
+      '--perf-basic-prof',
+      '--import',
+      'tsx',
+      here + script,
+    ],
+    {
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      // Roost's clock at a fiftieth of real time, so that its caches expire as often per request
+      // as at full speed (roost-setup.ts).
+      env: { ...process.env, BENCH_CLOCK_RATE: '0.02' },
+    },
+  );
   return new Promise((resolve, reject) => {
     child.once('message', (info) => resolve({ child, info: info as Info }));
     child.once('exit', (code) => reject(new Error(`valgrind ${script} exited with ${code}`)));
   });
 }
 
-const control = (pid: number, ...args: string[]) => execFileSync('callgrind_control', [...args, String(pid)], { stdio: 'ignore' });
+const control = (pid: number, ...args: string[]) =>
+  execFileSync('callgrind_control', [...args, String(pid)], { stdio: 'ignore' });
 
 /** The newest dump of a server process (they are numbered <name>.<pid>.1, .2, ...). */
 function lastDump(pid: number): string {
-  const dumps = readdirSync(outDir).map((f) => new RegExp(`\\.${pid}\\.(\\d+)$`).exec(f)).filter((m) => m !== null);
+  const dumps = readdirSync(outDir)
+    .map((f) => new RegExp(`\\.${pid}\\.(\\d+)$`).exec(f))
+    .filter((m) => m !== null);
   const newest = dumps.sort((a, b) => Number(b[1]) - Number(a[1]))[0];
   if (!newest) throw new Error(`no callgrind dump of ${pid}`);
   return outDir + newest.input;
@@ -120,28 +146,34 @@ function functionsOf(file: string): { functions: Map<string, number>; collecting
   for (const line of text.split('\n')) {
     if (line.startsWith('fn=')) current = nameOf(line.slice(3));
     else if (line.startsWith('cfn=')) callee = nameOf(line.slice(4));
-    else if (line.startsWith('calls=')) callCost = true; // the next cost line is the callee's, inclusive
+    else if (line.startsWith('calls='))
+      callCost = true; // the next cost line is the callee's, inclusive
     else if (/^[0-9+\-*]/.test(line)) {
       const cost = Number(line.trim().split(/\s+/).at(-1));
       if (!callCost) self.set(current, (self.get(current) ?? 0) + cost);
-      else if (callee.startsWith('v8::internal::Heap::CollectGarbage') && !current.startsWith('v8::internal::Heap::')) collecting += cost;
+      else if (callee.startsWith('v8::internal::Heap::CollectGarbage') && !current.startsWith('v8::internal::Heap::'))
+        collecting += cost;
       callCost = false;
     }
   }
   const pid = /^pid: (\d+)/m.exec(text)?.[1];
   const map = `/tmp/perf-${pid}.map`;
   const ranges = existsSync(map)
-    ? readFileSync(map, 'utf8').split('\n').flatMap((l) => {
-      const m = /^([0-9a-f]+) ([0-9a-f]+) (.*)$/.exec(l);
-      return m ? [{ start: parseInt(m[1]!, 16), end: parseInt(m[1]!, 16) + parseInt(m[2]!, 16), name: m[3]! }] : [];
-    })
+    ? readFileSync(map, 'utf8')
+        .split('\n')
+        .flatMap((l) => {
+          const m = /^([0-9a-f]+) ([0-9a-f]+) (.*)$/.exec(l);
+          return m ? [{ start: parseInt(m[1]!, 16), end: parseInt(m[1]!, 16) + parseInt(m[2]!, 16), name: m[3]! }] : [];
+        })
     : [];
   const jitName = (name: string) => {
     const m = /^0x([0-9a-f]+)$/.exec(name);
     if (!m) return name.replace(/ \[[^\]]*\]$/, '');
     const address = parseInt(m[1]!, 16);
     // The latest mapping wins: code is compiled again at the same place after a deopt.
-    for (let i = ranges.length - 1; i >= 0; i--) if (address >= ranges[i]!.start && address < ranges[i]!.end) return ranges[i]!.name.replace(`file://${here}../`, '');
+    for (let i = ranges.length - 1; i >= 0; i--)
+      if (address >= ranges[i]!.start && address < ranges[i]!.end)
+        return ranges[i]!.name.replace(`file://${here}../`, '');
     return name;
   };
   const named = new Map<string, number>();
@@ -153,7 +185,8 @@ function functionsOf(file: string): { functions: Map<string, number>; collecting
 }
 
 /** V8 compiling (parsing, bytecode, Sparkplug, TurboFan): work of the warm-up, not of the request. */
-const COMPILING = /^(v8::internal::(compiler|maglev|baseline|interpreter)::|v8::internal::(Parser|PreParser|Scanner|Compiler|Zone|OptimizedCompilationJob|TurbofanCompilationJob|CodeGenerator)\b)/;
+const COMPILING =
+  /^(v8::internal::(compiler|maglev|baseline|interpreter)::|v8::internal::(Parser|PreParser|Scanner|Compiler|Zone|OptimizedCompilationJob|TurbofanCompilationJob|CodeGenerator)\b)/;
 
 interface Window {
   /** Instructions per request, V8's compiling left out. */
@@ -173,7 +206,13 @@ function windowOf(file: string, requests: number): Window {
     total += cost;
     if (COMPILING.test(name)) compiling += cost;
   }
-  return { perRequest: (total - compiling) / requests, collecting: collecting / requests, compiling: compiling / requests, file, functions };
+  return {
+    perRequest: (total - compiling) / requests,
+    collecting: collecting / requests,
+    compiling: compiling / requests,
+    file,
+    functions,
+  };
 }
 
 /** The figure two windows must agree on: without garbage collection, the steadiest part. */
@@ -191,7 +230,8 @@ for (const server of [...new Set(wanted.map((op) => OPS[op]!.server))]) {
       const warm = await autocannon({ ...options, amount: WARMUP });
       if (warm.non2xx + warm.errors > 0) throw new Error(`${op}: ${warm.non2xx + warm.errors} failed requests`);
       const windows: Window[] = [];
-      const settled = () => windows.length >= 2 && Math.abs(steady(windows.at(-1)!) / steady(windows.at(-2)!) - 1) < 0.02;
+      const settled = () =>
+        windows.length >= 2 && Math.abs(steady(windows.at(-1)!) / steady(windows.at(-2)!) - 1) < 0.02;
       while (windows.length < MAX_WINDOWS && !settled()) {
         control(pid, '--instr=on');
         const run = await autocannon({ ...options, amount: REQUESTS });
@@ -202,12 +242,21 @@ for (const server of [...new Set(wanted.map((op) => OPS[op]!.server))]) {
       }
       const last = windows.at(-1)!;
       results.push({ op, perRequest: last.perRequest, withoutGc: steady(last) });
-      const trail = windows.map((w) => `${Math.round(steady(w))} + ${Math.round(w.collecting)} GC${w.compiling >= 1 ? ` (+${Math.round(w.compiling)} compiling)` : ''}`).join(', ');
-      console.log(`${op}: ${Math.round(last.perRequest)} instructions per request, ${Math.round(steady(last))} without GC${settled() ? '' : ' (NOT settled)'}; windows: ${trail}; ${last.file}`);
+      const trail = windows
+        .map(
+          (w) =>
+            `${Math.round(steady(w))} + ${Math.round(w.collecting)} GC${w.compiling >= 1 ? ` (+${Math.round(w.compiling)} compiling)` : ''}`,
+        )
+        .join(', ');
+      console.log(
+        `${op}: ${Math.round(last.perRequest)} instructions per request, ${Math.round(steady(last))} without GC${settled() ? '' : ' (NOT settled)'}; windows: ${trail}; ${last.file}`,
+      );
       if (FUNCTIONS > 0) {
         const total = [...last.functions.values()].reduce((a, b) => a + b, 0);
         for (const [name, cost] of [...last.functions].sort((a, b) => b[1] - a[1]).slice(0, FUNCTIONS)) {
-          console.log(`  ${String(Math.round((cost * last.perRequest) / total)).padStart(7)}  ${((cost / total) * 100).toFixed(1).padStart(4)}%  ${name.slice(0, 140)}`);
+          console.log(
+            `  ${String(Math.round((cost * last.perRequest) / total)).padStart(7)}  ${((cost / total) * 100).toFixed(1).padStart(4)}%  ${name.slice(0, 140)}`,
+          );
         }
       }
     }
@@ -217,7 +266,11 @@ for (const server of [...new Set(wanted.map((op) => OPS[op]!.server))]) {
 }
 const bare = results.find((r) => r.op === 'bare');
 const ratio = (a: number | undefined, b: number) => (a ? `${((a / b) * 100).toFixed(0)}%` : '–');
-console.log('\n| operation | instructions per request | without GC | bare route / operation | without GC |\n|---|---:|---:|---:|---:|');
+console.log(
+  '\n| operation | instructions per request | without GC | bare route / operation | without GC |\n|---|---:|---:|---:|---:|',
+);
 for (const r of results) {
-  console.log(`| ${r.op} | ${Math.round(r.perRequest)} | ${Math.round(r.withoutGc)} | ${ratio(bare?.perRequest, r.perRequest)} | ${ratio(bare?.withoutGc, r.withoutGc)} |`);
+  console.log(
+    `| ${r.op} | ${Math.round(r.perRequest)} | ${Math.round(r.withoutGc)} | ${ratio(bare?.perRequest, r.perRequest)} | ${ratio(bare?.withoutGc, r.withoutGc)} |`,
+  );
 }

@@ -15,8 +15,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 
 /** Seconds per measured slice, slices per target, HTTP connections: `BENCH_SLICE_SECONDS`, `BENCH_SLICES`, `BENCH_CONNECTIONS`. */
-export const SLICE_SECONDS = Number(process.env.BENCH_SLICE_SECONDS ?? 2);
-export const SLICES = Number(process.env.BENCH_SLICES ?? 3);
+const SLICE_SECONDS = Number(process.env.BENCH_SLICE_SECONDS ?? 2);
+const SLICES = Number(process.env.BENCH_SLICES ?? 3);
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 /**
  * Connections for the operations that hash a password (sign-in, sign-up): each takes tens of
@@ -36,9 +36,17 @@ export interface Server<Info = { url: string }> {
  * Fork a server script of bench/; it answers with one IPC message (its URL and whatever else it
  * set up). `quiet` drops its standard output (Parse Server's page of notices at start).
  */
-export function start<Info = { url: string }>(script: string, env: Record<string, string> = {}, options: { quiet?: boolean } = {}): Promise<Server<Info>> {
+export function start<Info = { url: string }>(
+  script: string,
+  env: Record<string, string> = {},
+  options: { quiet?: boolean } = {},
+): Promise<Server<Info>> {
   const stdio = ['ignore', options.quiet ? 'ignore' : 'inherit', 'inherit', 'ipc'] as const;
-  const child = fork(here + script, { execArgv: ['--import', 'tsx'], stdio: [...stdio], env: { ...process.env, ...env } });
+  const child = fork(here + script, {
+    execArgv: ['--import', 'tsx'],
+    stdio: [...stdio],
+    env: { ...process.env, ...env },
+  });
   return new Promise((resolve, reject) => {
     child.once('message', (info) => {
       const database = (info as { database?: unknown }).database;
@@ -50,17 +58,19 @@ export function start<Info = { url: string }>(script: string, env: Record<string
 
 /** Stop servers and wait until they are gone (a PostgreSQL server drops its database on the way out). */
 export async function stop(...servers: ReadonlyArray<Server<unknown> | undefined>): Promise<void> {
-  await Promise.all(servers.map((server) => {
-    if (!server || server.child.exitCode !== null) return undefined;
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(() => server.child.kill('SIGKILL'), 15_000);
-      server.child.once('exit', () => {
-        clearTimeout(timer);
-        resolve();
+  await Promise.all(
+    servers.map((server) => {
+      if (!server || server.child.exitCode !== null) return undefined;
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(() => server.child.kill('SIGKILL'), 15_000);
+        server.child.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        server.child.kill('SIGTERM');
       });
-      server.child.kill('SIGTERM');
-    });
-  }));
+    }),
+  );
 }
 
 // ---- CPU time, from /proc (Linux; elsewhere the CPU columns stay empty) ----
@@ -115,7 +125,7 @@ const ownCpuUs = () => {
 
 // ---- targets and slices ----
 
-export interface Slice {
+interface Slice {
   requests: number;
   seconds: number;
   /** Latency percentiles in milliseconds (NaN when the target measures none). */
@@ -143,7 +153,13 @@ export function httpTarget(name: string, server: Server<unknown>, options: HttpT
     server,
     async slice(seconds) {
       const r = await autocannon({ connections: CONNECTIONS, ...options, duration: seconds });
-      return { requests: r.requests.total, seconds: r.duration, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx };
+      return {
+        requests: r.requests.total,
+        seconds: r.duration,
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        errors: r.errors + r.timeouts + r.non2xx,
+      };
     },
   };
 }
@@ -159,7 +175,13 @@ export function loopTarget(name: string, server: Server<unknown>, loop: string):
           const done = message as { loop?: string; requests?: number; seconds?: number };
           if (done.loop !== loop || typeof done.requests !== 'number') return;
           server.child.off('message', onMessage);
-          resolve({ requests: done.requests, seconds: done.seconds ?? seconds, p50: Number.NaN, p99: Number.NaN, errors: 0 });
+          resolve({
+            requests: done.requests,
+            seconds: done.seconds ?? seconds,
+            p50: Number.NaN,
+            p99: Number.NaN,
+            errors: 0,
+          });
         };
         server.child.on('message', onMessage);
         server.child.send({ loop, seconds });
@@ -221,7 +243,10 @@ async function measuredSlice(target: Target, seconds: number) {
  * route's code before), then `SLICES` rounds in which every target gets one slice, so a burst
  * of load elsewhere on the machine hits them all alike. Results in the order of `targets`.
  */
-export async function compare(targets: readonly Target[], options: { slices?: number; seconds?: number; warmup?: number } = {}): Promise<Measured[]> {
+export async function compare(
+  targets: readonly Target[],
+  options: { slices?: number; seconds?: number; warmup?: number } = {},
+): Promise<Measured[]> {
   const seconds = options.seconds ?? SLICE_SECONDS;
   const rounds = options.slices ?? SLICES;
   const warmup = options.warmup ?? seconds;
@@ -245,7 +270,9 @@ export async function compare(targets: readonly Target[], options: { slices?: nu
     const requests = own.reduce((sum, s) => sum + s.requests, 0);
     const time = own.reduce((sum, s) => sum + s.seconds, 0);
     const cpu = own.every((s) => s.cpuUs !== null) ? own.reduce((sum, s) => sum + (s.cpuUs ?? 0), 0) : null;
-    const others = own.every((s) => s.otherCores !== null) ? own.reduce((sum, s) => sum + (s.otherCores ?? 0), 0) / own.length : null;
+    const others = own.every((s) => s.otherCores !== null)
+      ? own.reduce((sum, s) => sum + (s.otherCores ?? 0), 0) / own.length
+      : null;
     return {
       name: target.name,
       rps: requests / time,
@@ -264,11 +291,24 @@ export async function compare(targets: readonly Target[], options: { slices?: nu
 /** Seconds per row of a suite that measures a row in one run (`BENCH_SECONDS`). */
 export const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 
-export interface Row { name: string; rps: number; p50: number; p99: number; errors: number; baseline?: { name: string; rps: number } }
+export interface Row {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  baseline?: { name: string; rps: number };
+}
 
 export async function measure(name: string, options: autocannon.Options, baseline?: Row): Promise<Row> {
   const r = await autocannon({ duration: DURATION, connections: CONNECTIONS, ...options });
-  const row: Row = { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx };
+  const row: Row = {
+    name,
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.timeouts + r.non2xx,
+  };
   if (baseline) row.baseline = { name: baseline.name, rps: baseline.rps };
   return row;
 }
@@ -278,23 +318,29 @@ export async function measure(name: string, options: autocannon.Options, baselin
 /** The machine, as each section's first line says it. */
 export function machineLine(detail: string): string {
   const cpu = cpus()[0]?.model.trim() ?? 'unknown cpu';
-  return `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpus().length} × ${cpu}, ` +
-    `${Math.round(totalmem() / 2 ** 30)} GiB, Linux ${release()}, Node ${process.version}. ${detail}`;
+  return (
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpus().length} × ${cpu}, ` +
+    `${Math.round(totalmem() / 2 ** 30)} GiB, Linux ${release()}, Node ${process.version}. ${detail}`
+  );
 }
 
 /** How the slices were taken, for a section's text. */
 export function slicesLine(connections = CONNECTIONS): string {
-  return `${connections} connections from autocannon (in the bench process) unless a row says otherwise; ` +
-    `each target measured in ${SLICES} slices of ${SLICE_SECONDS} s, in turns with the others of its table, after a warm-up slice each.`;
+  return (
+    `${connections} connections from autocannon (in the bench process) unless a row says otherwise; ` +
+    `each target measured in ${SLICES} slices of ${SLICE_SECONDS} s, in turns with the others of its table, after a warm-up slice each.`
+  );
 }
 
 export const formatRps = (rps: number) => (rps >= 100 ? String(Math.round(rps)) : rps.toFixed(1));
 // null: a NaN (no latency measured) after a round trip through results.json.
 export const formatMs = (ms: number | null) => (ms === null || Number.isNaN(ms) ? '–' : String(ms));
-export const formatCpu = (us: number | null) => (us === null ? '–' : us >= 100 ? String(Math.round(us)) : us.toFixed(1));
+export const formatCpu = (us: number | null) =>
+  us === null ? '–' : us >= 100 ? String(Math.round(us)) : us.toFixed(1);
 export const percent = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(0)}%` : '–');
 /** How much capacity `cpu` leaves compared with `baselineCpu` (both per request): the ratio by CPU. */
-export const cpuRatio = (cpu: number | null, baselineCpu: number | null) => (cpu && baselineCpu ? baselineCpu / cpu : Number.NaN);
+export const cpuRatio = (cpu: number | null, baselineCpu: number | null) =>
+  cpu && baselineCpu ? baselineCpu / cpu : Number.NaN;
 
 export interface TableRow {
   label: string;
@@ -311,7 +357,9 @@ export interface TableRow {
  */
 export function renderTable(rows: readonly TableRow[], baselineName = 'baseline'): string {
   const line = (r: TableRow) => {
-    const vs = r.baseline ? [percent(r.m.rps / r.baseline.rps), percent(cpuRatio(r.m.cpuUs, r.baseline.cpuUs))] : [baselineName, baselineName];
+    const vs = r.baseline
+      ? [percent(r.m.rps / r.baseline.rps), percent(cpuRatio(r.m.cpuUs, r.baseline.cpuUs))]
+      : [baselineName, baselineName];
     return `| ${r.label} | ${formatRps(r.m.rps)} | ${formatMs(r.m.p50)} | ${formatMs(r.m.p99)} | ${r.m.errors} | ${formatCpu(r.m.cpuUs)} | ${vs.join(' | ')} | ${r.m.slices.join(', ')} |`;
   };
   return [
@@ -331,7 +379,7 @@ export function contentionLine(rows: readonly Measured[]): string {
 
 /** Replace the section between `<!-- marker:begin -->` and `<!-- marker:end -->` (appended when missing). */
 export function writeSection(marker: string, text: string): void {
-  const file = here + 'RESULTS.md';
+  const file = `${here}RESULTS.md`;
   const begin = `<!-- ${marker}:begin -->`;
   const end = `<!-- ${marker}:end -->`;
   const current = readFileSync(file, 'utf8');
@@ -341,7 +389,7 @@ export function writeSection(marker: string, text: string): void {
   writeFileSync(file, next);
 }
 
-const resultsFile = here + 'results.json';
+const resultsFile = `${here}results.json`;
 
 export interface SuiteResults {
   measured: string;
@@ -349,7 +397,7 @@ export interface SuiteResults {
 }
 
 /** Keep a suite's rows (by a stable key) in bench/results.json, for the summary and the plot. */
-export function recordResults(suite: string, measured: string, rows: Record<string, Measured>): void {
+function recordResults(suite: string, measured: string, rows: Record<string, Measured>): void {
   const all = readResults();
   all[suite] = { measured, rows };
   writeFileSync(resultsFile, `${JSON.stringify(all, null, 1)}\n`);
@@ -364,7 +412,13 @@ export function readResults(): Record<string, SuiteResults> {
  * machine, how the slices were taken, how much other work ran meanwhile, then `body`), and the
  * command failed when a request failed.
  */
-export function publish(suite: string, machine: string, slices: string, rows: Record<string, Measured>, body: string[]): void {
+export function publish(
+  suite: string,
+  machine: string,
+  slices: string,
+  rows: Record<string, Measured>,
+  body: string[],
+): void {
   recordResults(suite, machine, rows);
   const text = [machine, slices, contentionLine(Object.values(rows)), '', ...body].join('\n');
   console.log(text);
@@ -374,5 +428,9 @@ export function publish(suite: string, machine: string, slices: string, rows: Re
 
 /** A run with failed requests is not a measurement: fail the command. */
 export function reportErrors(rows: ReadonlyArray<Pick<Measured, 'name' | 'errors'>>): void {
-  for (const r of rows) if (r.errors > 0) { console.error(`${r.name}: ${r.errors} errors`); process.exitCode = 1; }
+  for (const r of rows)
+    if (r.errors > 0) {
+      console.error(`${r.name}: ${r.errors} errors`);
+      process.exitCode = 1;
+    }
 }

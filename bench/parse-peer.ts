@@ -6,7 +6,11 @@ import { here, start, type Server } from './lib.js';
 import { postgresReachable } from './postgres.js';
 
 export const APP_ID = 'roost-bench'; // as peers/parse-server.ts sets it
-export interface ParseInfo { url: string; token: string; ids: string[] }
+export interface ParseInfo {
+  url: string;
+  token: string;
+  ids: string[];
+}
 
 /** PostgreSQL reachable and Parse Server installed (installing it if need be); else why not. */
 export async function peerUnavailable(): Promise<string | null> {
@@ -24,4 +28,7 @@ export function startParse(): Promise<Server<ParseInfo>> {
 }
 
 /** The headers Parse's REST API asks of a signed-in caller. */
-export const parseHeaders = (info: ParseInfo) => ({ 'x-parse-application-id': APP_ID, 'x-parse-session-token': info.token });
+export const parseHeaders = (info: ParseInfo) => ({
+  'x-parse-application-id': APP_ID,
+  'x-parse-session-token': info.token,
+});

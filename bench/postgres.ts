@@ -8,7 +8,10 @@ import { onStop } from './server-lifecycle.js';
  * `ROOST_TEST_DATABASE_URL`, else the local one the project's tests use. Its own database only
  * serves to create and drop the bench's.
  */
-export const adminUrl = process.env.ROOST_BENCH_DATABASE_URL ?? process.env.ROOST_TEST_DATABASE_URL ?? 'postgres://roost_test:roost_test@127.0.0.1:5432/postgres';
+export const adminUrl =
+  process.env.ROOST_BENCH_DATABASE_URL ??
+  process.env.ROOST_TEST_DATABASE_URL ??
+  'postgres://roost_test:roost_test@127.0.0.1:5432/postgres';
 
 /** Can the bench reach PostgreSQL? (The PostgreSQL rows are skipped, with a note, when not.) */
 export async function postgresReachable(): Promise<boolean> {

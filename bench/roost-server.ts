@@ -8,7 +8,11 @@ const itemValue = (i: number) => `value of item ${i}`;
 const { roost, url, token, database } = await startBenchRoost();
 
 const post = async (path: string, body: unknown, auth: string) => {
-  const res = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-auth-token': auth }, body: JSON.stringify(body) });
+  const res = await fetch(url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-auth-token': auth },
+    body: JSON.stringify(body),
+  });
   if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
   return (await res.json()) as Record<string, unknown>;
 };
@@ -20,9 +24,21 @@ for (let start = 0; start < ITEMS; start += 100) {
 
 // An administrator opens sign-up, as an operator who wants self-service accounts would.
 await roost.users.createUser({
-  name: 'bench-admin', email: 'admin@example.com', password: BENCH_USER.password, realname: '', data: '', notify: false, groups: ['admins'], state: 'active', pending: null,
+  name: 'bench-admin',
+  email: 'admin@example.com',
+  password: BENCH_USER.password,
+  realname: '',
+  data: '',
+  notify: false,
+  groups: ['admins'],
+  state: 'active',
+  pending: null,
 });
 const admin = await post('/users/api/token', { identity: 'bench-admin', password: BENCH_USER.password }, '');
-await post('/users/api/setPermissions', { permissions: [{ permission: 'signupDirect', groups: ['sys:everyone'], action: 'replace' }] }, String(admin.token));
+await post(
+  '/users/api/setPermissions',
+  { permissions: [{ permission: 'signupDirect', groups: ['sys:everyone'], action: 'replace' }] },
+  String(admin.token),
+);
 
 process.send?.({ url, token, database });

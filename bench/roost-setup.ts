@@ -35,16 +35,31 @@ export async function startBenchRoost(input: ConfigInput = {}): Promise<BenchRoo
   const dataDir = tempDir('roost-bench-');
   const postgres = process.env.BENCH_POSTGRES === '1' ? await createBenchDatabase('roost') : null;
   const config = parseConfig({
-    dataDir, port: 0, logLevel: 'error', rateLimit: { max: 10_000_000 }, ...input, ...(postgres ? { databaseUrl: postgres.url } : {}),
+    dataDir,
+    port: 0,
+    logLevel: 'error',
+    rateLimit: { max: 10_000_000 },
+    ...input,
+    ...(postgres ? { databaseUrl: postgres.url } : {}),
   });
   const roost = await createRoost(config, { clock: benchClock() });
   onStop(() => roost.close());
   await roost.users.createUser({
-    name: BENCH_USER.name, email: 'bench@example.com', password: BENCH_USER.password, realname: 'Bench', data: '', notify: false, groups: [], state: 'active', pending: null,
+    name: BENCH_USER.name,
+    email: 'bench@example.com',
+    password: BENCH_USER.password,
+    realname: 'Bench',
+    data: '',
+    notify: false,
+    groups: [],
+    state: 'active',
+    pending: null,
   });
   const url = await roost.listen({ port: 0, host: '127.0.0.1' });
   const res = await fetch(`${url}/users/api/token`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: BENCH_USER.name, password: BENCH_USER.password }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ identity: BENCH_USER.name, password: BENCH_USER.password }),
   });
   const { token } = (await res.json()) as { token: string };
   return { roost, url, token, ...(postgres ? { database: postgres.name } : {}) };

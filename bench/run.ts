@@ -8,7 +8,10 @@ import { readdirSync } from 'node:fs';
 import { here } from './lib.js';
 import { writeSummary } from './summary.js';
 
-const available = readdirSync(here).filter((f) => /^suite-.+\.ts$/.test(f)).map((f) => f.slice(6, -3)).sort();
+const available = readdirSync(here)
+  .filter((f) => /^suite-.+\.ts$/.test(f))
+  .map((f) => f.slice(6, -3))
+  .sort();
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !available.includes(w));
 if (unknown.length > 0) {

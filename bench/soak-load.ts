@@ -26,7 +26,15 @@ export interface SoakLedger {
 }
 
 export function newLedger(): SoakLedger {
-  return { items: new Map(), files: new Map(), realnames: new Map(), updates: 0, requests: 0, errors: [], staleReads: 0 };
+  return {
+    items: new Map(),
+    files: new Map(),
+    realnames: new Map(),
+    updates: 0,
+    requests: 0,
+    errors: [],
+    staleReads: 0,
+  };
 }
 
 interface Answer {
@@ -34,7 +42,15 @@ interface Answer {
   text: string;
 }
 
-function send(agent: Agent, base: URL, method: string, path: string, token: string, body?: string, type = 'application/json'): Promise<Answer> {
+function send(
+  agent: Agent,
+  base: URL,
+  method: string,
+  path: string,
+  token: string,
+  body?: string,
+  type = 'application/json',
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { 'x-auth-token': token };
     if (body !== undefined) {
@@ -85,34 +101,56 @@ export async function runSoak(options: SoakOptions, ledger: SoakLedger = newLedg
   };
 
   // Each worker's directory exists before the clock starts.
-  await Promise.all(options.tokens.map(async (token, w) => {
-    const res = await send(agent, base, 'POST', '/files/@newItem', token, JSON.stringify({ name: `soak-${w}`, type: 'd' }));
-    if (res.status !== 200) throw new Error(`worker ${w}: no directory: ${res.status} ${res.text}`);
-  }));
+  await Promise.all(
+    options.tokens.map(async (token, w) => {
+      const res = await send(
+        agent,
+        base,
+        'POST',
+        '/files/@newItem',
+        token,
+        JSON.stringify({ name: `soak-${w}`, type: 'd' }),
+      );
+      if (res.status !== 200) throw new Error(`worker ${w}: no directory: ${res.status} ${res.text}`);
+    }),
+  );
 
   async function worker(w: number, token: string): Promise<void> {
     for (let n = 0; Date.now() < until; n++) {
       try {
         const key = `w${w}-${n}`;
         const value = itemValue(key, n);
-        if (expect('setItem', await send(agent, base, 'POST', '/data/api/setItem', token, JSON.stringify({ key, value })))) ledger.items.set(key, value);
+        if (
+          expect('setItem', await send(agent, base, 'POST', '/data/api/setItem', token, JSON.stringify({ key, value })))
+        )
+          ledger.items.set(key, value);
         const read = await send(agent, base, 'POST', '/data/api/getItem', token, JSON.stringify({ key }));
-        if (expect('getItem', read) && (JSON.parse(read.text) as { value?: unknown }).value !== value) ledger.staleReads++;
+        if (expect('getItem', read) && (JSON.parse(read.text) as { value?: unknown }).value !== value)
+          ledger.staleReads++;
 
         const path = `soak-${w}/f${n}.txt`;
         const text = fileText(path, n);
-        if (expect('@write', await send(agent, base, 'PUT', `/files/${path}/@write`, token, text, 'text/plain'))) ledger.files.set(path, sha(text));
+        if (expect('@write', await send(agent, base, 'PUT', `/files/${path}/@write`, token, text, 'text/plain')))
+          ledger.files.set(path, sha(text));
         const download = await send(agent, base, 'GET', `/files/${path}`, token);
         if (expect('download', download) && download.text !== text) ledger.staleReads++;
 
         const realname = `worker ${w} cycle ${n}`;
-        if (expect('update', await send(agent, base, 'POST', '/users/api/update', token, JSON.stringify({ realname })))) {
+        if (
+          expect('update', await send(agent, base, 'POST', '/users/api/update', token, JSON.stringify({ realname })))
+        ) {
           ledger.realnames.set(w, realname);
           ledger.updates++;
         }
         expect('identity', await send(agent, base, 'GET', '/users/api/identity', token));
-        expect('keys', await send(agent, base, 'POST', '/data/api/keys', token, JSON.stringify({ size: 20, order: '>' })));
-        expect('@list', await send(agent, base, 'POST', `/files/soak-${w}/@list`, token, JSON.stringify({ size: 20, order: '>' })));
+        expect(
+          'keys',
+          await send(agent, base, 'POST', '/data/api/keys', token, JSON.stringify({ size: 20, order: '>' })),
+        );
+        expect(
+          '@list',
+          await send(agent, base, 'POST', `/files/soak-${w}/@list`, token, JSON.stringify({ size: 20, order: '>' })),
+        );
       } catch (err) {
         ledger.requests++;
         ledger.errors.push(`worker ${w}: ${(err as Error).message}`);
@@ -154,7 +192,14 @@ export async function verifySoak(url: string, tokens: readonly string[], ledger:
   try {
     const stored = new Map<string, string>();
     for (let start = 1; ; start += 500) {
-      const res = await send(agent, base, 'POST', '/data/api/list', token, JSON.stringify({ start, size: 500, sort: 'key' }));
+      const res = await send(
+        agent,
+        base,
+        'POST',
+        '/data/api/list',
+        token,
+        JSON.stringify({ start, size: 500, sort: 'key' }),
+      );
       const page = JSON.parse(res.text) as { items?: Array<{ key: string; value: unknown }> };
       for (const item of page.items ?? []) stored.set(item.key, String(item.value));
       if ((page.items ?? []).length < 500) break;
@@ -172,17 +217,19 @@ export async function verifySoak(url: string, tokens: readonly string[], ledger:
     const files = { acknowledged: ledger.files.size, found: 0, wrong: 0 };
     const paths = [...ledger.files];
     const next = () => paths.pop();
-    await Promise.all(Array.from({ length: 16 }, async () => {
-      for (let entry = next(); entry; entry = next()) {
-        const [path, hash] = entry;
-        const res = await send(agent, base, 'GET', `/files/${path}`, token);
-        if (res.status !== 200) note(`file ${path}: ${res.status}`);
-        else if (sha(res.text) !== hash) {
-          files.wrong++;
-          note(`file ${path} has other contents`);
-        } else files.found++;
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        for (let entry = next(); entry; entry = next()) {
+          const [path, hash] = entry;
+          const res = await send(agent, base, 'GET', `/files/${path}`, token);
+          if (res.status !== 200) note(`file ${path}: ${res.status}`);
+          else if (sha(res.text) !== hash) {
+            files.wrong++;
+            note(`file ${path} has other contents`);
+          } else files.found++;
+        }
+      }),
+    );
 
     const realnames = { checked: 0, wrong: 0 };
     for (const [w, realname] of ledger.realnames) {

@@ -9,8 +9,22 @@ const { roost, url } = await startBenchRoost();
 const tokens: string[] = [];
 for (let i = 0; i < connections; i++) {
   const name = `soak${i}`;
-  await roost.users.createUser({ name, email: `${name}@example.com`, password: 'soak-password', realname: '', data: '', notify: false, groups: [], state: 'active', pending: null });
-  const res = await fetch(`${url}/users/api/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: name, password: 'soak-password' }) });
+  await roost.users.createUser({
+    name,
+    email: `${name}@example.com`,
+    password: 'soak-password',
+    realname: '',
+    data: '',
+    notify: false,
+    groups: [],
+    state: 'active',
+    pending: null,
+  });
+  const res = await fetch(`${url}/users/api/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ identity: name, password: 'soak-password' }),
+  });
   tokens.push(((await res.json()) as { token: string }).token);
 }
 

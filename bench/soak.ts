@@ -27,7 +27,11 @@ interface Memory {
   heapUsed: number;
 }
 
-const server = fork(`${here}soak-server.ts`, { execArgv: ['--import', 'tsx', '--expose-gc'], env: { ...process.env, SOAK_CONNECTIONS: String(CONNECTIONS) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const server = fork(`${here}soak-server.ts`, {
+  execArgv: ['--import', 'tsx', '--expose-gc'],
+  env: { ...process.env, SOAK_CONNECTIONS: String(CONNECTIONS) },
+  stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+});
 const { url, tokens } = await new Promise<{ url: string; tokens: string[] }>((resolve, reject) => {
   server.once('message', (info) => resolve(info as { url: string; tokens: string[] }));
   server.once('exit', (code) => reject(new Error(`soak-server exited with ${code}`)));
@@ -53,20 +57,23 @@ const sample = async (at: number, requests: number) => samples.push({ at, reques
 console.log(`soak: ${SECONDS} s, ${CONNECTIONS} connections, ${url}`);
 await sample(0, 0);
 let sampling = false;
-const ledger = await runSoak({
-  url,
-  tokens,
-  seconds: SECONDS,
-  async onTick(at, requests) {
-    if (at % 10 !== 0 && at !== WARMUP_SECONDS) return;
-    if (sampling) return;
-    sampling = true;
-    await sample(at, requests);
-    sampling = false;
-    const last = samples.at(-1) as Memory;
-    console.log(`  ${at} s: ${requests} requests, rss ${mib(last.rss)} MiB, heap ${mib(last.heapUsed)} MiB`);
+const ledger = await runSoak(
+  {
+    url,
+    tokens,
+    seconds: SECONDS,
+    async onTick(at, requests) {
+      if (at % 10 !== 0 && at !== WARMUP_SECONDS) return;
+      if (sampling) return;
+      sampling = true;
+      await sample(at, requests);
+      sampling = false;
+      const last = samples.at(-1) as Memory;
+      console.log(`  ${at} s: ${requests} requests, rss ${mib(last.rss)} MiB, heap ${mib(last.heapUsed)} MiB`);
+    },
   },
-}, newLedger());
+  newLedger(),
+);
 await sample(SECONDS, ledger.requests);
 const check = await verifySoak(url, tokens, ledger);
 server.kill();
@@ -77,7 +84,9 @@ if (!warm || !end) throw new Error('no memory samples');
 const heapGrowth = end.heapUsed - warm.heapUsed;
 const rssGrowth = end.rss - warm.rss;
 const failures = [
-  ...(ledger.errors.length ? [`${ledger.errors.length} failed requests, first: ${ledger.errors.slice(0, 3).join(' | ')}`] : []),
+  ...(ledger.errors.length
+    ? [`${ledger.errors.length} failed requests, first: ${ledger.errors.slice(0, 3).join(' | ')}`]
+    : []),
   ...(ledger.staleReads ? [`${ledger.staleReads} reads did not see the write before them`] : []),
   ...check.problems,
   ...(heapGrowth > HEAP_BOUND ? [`heap grew by ${mib(heapGrowth)} MiB (bound ${mib(HEAP_BOUND)})`] : []),
@@ -88,7 +97,9 @@ const writes = check.items.acknowledged + check.files.acknowledged + ledger.upda
 const text = [
   `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model ?? 'unknown cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ` +
     `server (SQLite) and load generator on 127.0.0.1, ${CONNECTIONS} connections for ${SECONDS} s. The machine is shared with other work ` +
-    `(load average at the end ${loadavg().map((l) => l.toFixed(1)).join(' / ')}), so the rate says little; the counts and the memory do.`,
+    `(load average at the end ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' / ')}), so the rate says little; the counts and the memory do.`,
   '',
   'Each connection is one user going round a cycle: setItem of a new key, getItem of it, `@write` of a new file, its download, `update` of the realname, `identity`, a page of `keys`, a page of the own directory (3 writes, 5 reads).',
   '',

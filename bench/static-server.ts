@@ -14,8 +14,18 @@ mkdirSync(join(root, 'many'));
 for (let i = 0; i < DIRECTORY_ENTRIES; i++) writeFileSync(join(root, 'many', entryName(i)), entryBody(i));
 
 const app = Fastify({ logger: false });
-await app.register(fastifyStatic, { root, index: false, list: { format: 'json', names: ['/'], jsonFormat: 'extended' } });
+await app.register(fastifyStatic, {
+  root,
+  index: false,
+  list: { format: 'json', names: ['/'], jsonFormat: 'extended' },
+});
 // The same files under /names/: listings of the bare names (a readdir, no stat per entry).
-await app.register(fastifyStatic, { root, prefix: '/names/', decorateReply: false, index: false, list: { format: 'json', names: ['/'], jsonFormat: 'names' } });
+await app.register(fastifyStatic, {
+  root,
+  prefix: '/names/',
+  decorateReply: false,
+  index: false,
+  list: { format: 'json', names: ['/'], jsonFormat: 'names' },
+});
 const url = await app.listen({ port: 0, host: '127.0.0.1' });
 process.send?.({ url });

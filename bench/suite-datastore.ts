@@ -16,13 +16,29 @@ export async function run(): Promise<void> {
       httpTarget('bare Fastify route', bare, { url: `${bare.info.url}/json` }),
       httpTarget('getItem (GET ?key=)', roost, { url: `${url}/data/api/getItem?key=k500`, headers: auth }),
       httpTarget('setItem, replace (POST JSON)', roost, {
-        url: `${url}/data/api/setItem`, method: 'POST', headers: json, body: JSON.stringify({ key: 'k502', value: 'a new value of item 502' }),
+        url: `${url}/data/api/setItem`,
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ key: 'k502', value: 'a new value of item 502' }),
       }),
-      httpTarget('list, page of 50 of 1000 (GET)', roost, { url: `${url}/data/api/list?start=101&size=50`, headers: auth }),
-      httpTarget('keys, page of 50 of 1000 (GET)', roost, { url: `${url}/data/api/keys?start=101&size=50`, headers: auth }),
+      httpTarget('list, page of 50 of 1000 (GET)', roost, {
+        url: `${url}/data/api/list?start=101&size=50`,
+        headers: auth,
+      }),
+      httpTarget('keys, page of 50 of 1000 (GET)', roost, {
+        url: `${url}/data/api/keys?start=101&size=50`,
+        headers: auth,
+      }),
       loopTarget('better-sqlite3 point read in-process (storage ceiling)', ceilings, 'sqlite-point-read'),
     ]);
-    const rows = { bare: bareRow!, getItem: getItem!, setItem: setItem!, list: list!, keys: keys!, pointRead: pointRead! };
+    const rows = {
+      bare: bareRow!,
+      getItem: getItem!,
+      setItem: setItem!,
+      list: list!,
+      keys: keys!,
+      pointRead: pointRead!,
+    };
     publish('datastore', machine, slicesLine(), rows, [
       renderTable([
         { label: rows.bare.name, m: rows.bare },

@@ -10,12 +10,14 @@ export async function run(): Promise<void> {
   const fast = await start<{ url: string; token: string }>('durability-server.ts', { BENCH_DURABILITY: 'fast' });
   try {
     const setItem = (server: typeof full) => ({
-      url: `${server.info.url}/data/api/setItem`, method: 'POST' as const,
+      url: `${server.info.url}/data/api/setItem`,
+      method: 'POST' as const,
       headers: { 'x-auth-token': server.info.token, 'content-type': 'application/json' },
       body: JSON.stringify({ key: 'k0', value: 'a replacing value' }),
     });
     const write = (server: typeof full) => ({
-      url: `${server.info.url}/files/note.txt/@write`, method: 'PUT' as const,
+      url: `${server.info.url}/files/note.txt/@write`,
+      method: 'PUT' as const,
       headers: { 'x-auth-token': server.info.token, 'content-type': 'text/plain' },
       body: 'x'.repeat(1024),
     });

@@ -1,7 +1,18 @@
 // The file store (SQLite) against @fastify/static serving the same file and directory, and a
 // bare Fastify upload route, in the same minute.
 import { Agent, request } from 'node:http';
-import { compare, httpTarget, machineLine, publish, renderTable, slicesLine, start, stop, type Server, type Target } from './lib.js';
+import {
+  compare,
+  httpTarget,
+  machineLine,
+  publish,
+  renderTable,
+  slicesLine,
+  start,
+  stop,
+  type Server,
+  type Target,
+} from './lib.js';
 import { bigFile } from './filestore-fixture.js';
 
 // 1 MiB bodies (and listings of 1000 entries): 10 connections, so that the load generator,
@@ -39,9 +50,11 @@ function downloadTarget(name: string, server: Server<unknown>, url: string, head
             })
             .end();
         });
-      await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-        while (performance.now() < until) await one();
-      }));
+      await Promise.all(
+        Array.from({ length: CONNECTIONS }, async () => {
+          while (performance.now() < until) await one();
+        }),
+      );
       agent.destroy();
       return { requests: done, seconds: (performance.now() - begin) / 1000, p50: Number.NaN, p99: Number.NaN, errors };
     },
@@ -66,18 +79,43 @@ export async function run(): Promise<void> {
       downloadTarget('@fastify/static: GET 1 MiB file, node:http client', served, `${served.info.url}/big.bin`, {}),
       downloadTarget('file read 1 MiB (GET with token), node:http client', files, `${url}/files/api/big.bin`, auth),
     ]);
-    const upload = { ...big, method: 'PUT' as const, body: bigFile, headers: { 'content-type': 'application/octet-stream' } };
+    const upload = {
+      ...big,
+      method: 'PUT' as const,
+      body: bigFile,
+      headers: { 'content-type': 'application/octet-stream' },
+    };
     const [bareUpload, roostWrite] = await compare([
-      httpTarget('bare Fastify upload: 1 MiB streamed to a file, synced, renamed', bare, { ...upload, url: `${bare.info.url}/upload` }),
-      httpTarget('file write 1 MiB (PUT @write with token)', files, { ...upload, url: `${url}/files/api/written.bin/@write`, headers: { ...upload.headers, ...auth } }),
+      httpTarget('bare Fastify upload: 1 MiB streamed to a file, synced, renamed', bare, {
+        ...upload,
+        url: `${bare.info.url}/upload`,
+      }),
+      httpTarget('file write 1 MiB (PUT @write with token)', files, {
+        ...upload,
+        url: `${url}/files/api/written.bin/@write`,
+        headers: { ...upload.headers, ...auth },
+      }),
     ]);
     const [staticList, roostList] = await compare([
-      httpTarget('@fastify/static: JSON listing of 1000 entries (extended)', served, { ...big, url: `${served.info.url}/many/` }),
-      httpTarget('directory listing of 1000 entries (@list, size=1000)', files, { ...big, url: `${url}/files/many/@list?size=1000` }),
+      httpTarget('@fastify/static: JSON listing of 1000 entries (extended)', served, {
+        ...big,
+        url: `${served.info.url}/many/`,
+      }),
+      httpTarget('directory listing of 1000 entries (@list, size=1000)', files, {
+        ...big,
+        url: `${url}/files/many/@list?size=1000`,
+      }),
     ]);
     const rows = {
-      staticRead: staticRead!, read: roostRead!, readToken: roostReadToken!, staticDownload: staticDownload!, download: roostDownload!,
-      bareUpload: bareUpload!, write: roostWrite!, staticList: staticList!, list: roostList!,
+      staticRead: staticRead!,
+      read: roostRead!,
+      readToken: roostReadToken!,
+      staticDownload: staticDownload!,
+      download: roostDownload!,
+      bareUpload: bareUpload!,
+      write: roostWrite!,
+      staticList: staticList!,
+      list: roostList!,
     };
     publish('filestore', machine, slicesLine(CONNECTIONS), rows, [
       renderTable([

@@ -8,9 +8,14 @@ export async function run(): Promise<void> {
   const on = await start<{ url: string; token: string }>('durability-server.ts', { BENCH_METRICS: 'on' });
   const off = await start<{ url: string; token: string }>('durability-server.ts', { BENCH_METRICS: 'off' });
   try {
-    const getItem = (server: typeof on) => ({ url: `${server.info.url}/data/api/getItem?key=k0`, method: 'GET' as const, headers: { 'x-auth-token': server.info.token } });
+    const getItem = (server: typeof on) => ({
+      url: `${server.info.url}/data/api/getItem?key=k0`,
+      method: 'GET' as const,
+      headers: { 'x-auth-token': server.info.token },
+    });
     const setItem = (server: typeof on) => ({
-      url: `${server.info.url}/data/api/setItem`, method: 'POST' as const,
+      url: `${server.info.url}/data/api/setItem`,
+      method: 'POST' as const,
       headers: { 'x-auth-token': server.info.token, 'content-type': 'application/json' },
       body: JSON.stringify({ key: 'k0', value: 'a replacing value' }),
     });

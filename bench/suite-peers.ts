@@ -2,7 +2,18 @@
 // same minute: sign-up, sign-in, the signed-in user, and an object created, read, replaced and
 // listed. Roost runs twice, on PostgreSQL (like for like) and on SQLite (its default).
 import {
-  compare, httpTarget, machineLine, PASSWORD_CONNECTIONS, publish, renderTable, slicesLine, start, stop, type HttpTargetOptions, type Measured, type Server,
+  compare,
+  httpTarget,
+  machineLine,
+  PASSWORD_CONNECTIONS,
+  publish,
+  renderTable,
+  slicesLine,
+  start,
+  stop,
+  type HttpTargetOptions,
+  type Measured,
+  type Server,
 } from './lib.js';
 import { APP_ID, parseHeaders, peerUnavailable, startParse, type ParseInfo } from './parse-peer.js';
 
@@ -10,11 +21,20 @@ type RoostInfo = { url: string; token: string };
 
 /** A request body that differs on every request (sign-ups and new items need fresh names). */
 let serial = 0;
-function fresh(method: 'POST', path: string, headers: Record<string, string>, body: (n: string) => unknown): HttpTargetOptions['requests'] {
-  return [{
-    method, path, headers,
-    setupRequest: (request) => ({ ...request, body: JSON.stringify(body(`n${process.pid}x${serial++}`)) }),
-  }];
+function fresh(
+  method: 'POST',
+  path: string,
+  headers: Record<string, string>,
+  body: (n: string) => unknown,
+): HttpTargetOptions['requests'] {
+  return [
+    {
+      method,
+      path,
+      headers,
+      setupRequest: (request) => ({ ...request, body: JSON.stringify(body(`n${process.pid}x${serial++}`)) }),
+    },
+  ];
 }
 
 interface Operation {
@@ -30,39 +50,95 @@ const password = 'bench-password';
 
 const OPERATIONS: Operation[] = [
   {
-    key: 'signup', label: 'sign-up (new account; Parse: bcrypt, Roost: argon2id)',
-    parse: (p) => ({ url: p.url, connections: PASSWORD_CONNECTIONS, requests: fresh('POST', '/parse/users', { ...json, 'x-parse-application-id': APP_ID }, (n) => ({ username: n, email: `${n}@example.com`, password })) }),
-    roost: (r) => ({ url: r.url, connections: PASSWORD_CONNECTIONS, requests: fresh('POST', '/users/api/signupDirect', json, (n) => ({ name: n, email: `${n}@example.com`, password })) }),
+    key: 'signup',
+    label: 'sign-up (new account; Parse: bcrypt, Roost: argon2id)',
+    parse: (p) => ({
+      url: p.url,
+      connections: PASSWORD_CONNECTIONS,
+      requests: fresh('POST', '/parse/users', { ...json, 'x-parse-application-id': APP_ID }, (n) => ({
+        username: n,
+        email: `${n}@example.com`,
+        password,
+      })),
+    }),
+    roost: (r) => ({
+      url: r.url,
+      connections: PASSWORD_CONNECTIONS,
+      requests: fresh('POST', '/users/api/signupDirect', json, (n) => ({
+        name: n,
+        email: `${n}@example.com`,
+        password,
+      })),
+    }),
   },
   {
-    key: 'login', label: 'sign-in (Parse: POST /login; Roost: token)',
-    parse: (p) => ({ url: `${p.url}/login`, connections: PASSWORD_CONNECTIONS, method: 'POST', headers: { ...json, 'x-parse-application-id': APP_ID }, body: JSON.stringify({ username: 'bench', password }) }),
-    roost: (r) => ({ url: `${r.url}/users/api/token`, connections: PASSWORD_CONNECTIONS, method: 'POST', headers: json, body: JSON.stringify({ identity: 'bench', password }) }),
+    key: 'login',
+    label: 'sign-in (Parse: POST /login; Roost: token)',
+    parse: (p) => ({
+      url: `${p.url}/login`,
+      connections: PASSWORD_CONNECTIONS,
+      method: 'POST',
+      headers: { ...json, 'x-parse-application-id': APP_ID },
+      body: JSON.stringify({ username: 'bench', password }),
+    }),
+    roost: (r) => ({
+      url: `${r.url}/users/api/token`,
+      connections: PASSWORD_CONNECTIONS,
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ identity: 'bench', password }),
+    }),
   },
   {
-    key: 'me', label: 'the signed-in user (Parse: GET /users/me; Roost: identity)',
+    key: 'me',
+    label: 'the signed-in user (Parse: GET /users/me; Roost: identity)',
     parse: (p) => ({ url: `${p.url}/users/me`, headers: parseHeaders(p) }),
     roost: (r) => ({ url: `${r.url}/users/api/identity`, headers: roostHeaders(r) }),
   },
   {
-    key: 'create', label: 'create an object (Parse: POST /classes/Item; Roost: newItem)',
+    key: 'create',
+    label: 'create an object (Parse: POST /classes/Item; Roost: newItem)',
     parse: (p) => ({
-      url: p.url, requests: fresh('POST', '/parse/classes/Item', { ...json, ...parseHeaders(p) }, (n) => ({ key: n, value: `value of ${n}`, ACL: { '*': { read: true } } })),
+      url: p.url,
+      requests: fresh('POST', '/parse/classes/Item', { ...json, ...parseHeaders(p) }, (n) => ({
+        key: n,
+        value: `value of ${n}`,
+        ACL: { '*': { read: true } },
+      })),
     }),
-    roost: (r) => ({ url: r.url, requests: fresh('POST', '/data/api/newItem', { ...json, ...roostHeaders(r) }, (n) => ({ key: n, value: `value of ${n}` })) }),
+    roost: (r) => ({
+      url: r.url,
+      requests: fresh('POST', '/data/api/newItem', { ...json, ...roostHeaders(r) }, (n) => ({
+        key: n,
+        value: `value of ${n}`,
+      })),
+    }),
   },
   {
-    key: 'get', label: 'get an object (Parse: GET /classes/Item/<id>; Roost: getItem)',
+    key: 'get',
+    label: 'get an object (Parse: GET /classes/Item/<id>; Roost: getItem)',
     parse: (p) => ({ url: `${p.url}/classes/Item/${p.ids[500]}`, headers: parseHeaders(p) }),
     roost: (r) => ({ url: `${r.url}/data/api/getItem?key=k500`, headers: roostHeaders(r) }),
   },
   {
-    key: 'update', label: 'replace a value (Parse: PUT /classes/Item/<id>; Roost: setItem)',
-    parse: (p) => ({ url: `${p.url}/classes/Item/${p.ids[502]}`, method: 'PUT', headers: { ...json, ...parseHeaders(p) }, body: JSON.stringify({ value: 'a new value of item 502' }) }),
-    roost: (r) => ({ url: `${r.url}/data/api/setItem`, method: 'POST', headers: { ...json, ...roostHeaders(r) }, body: JSON.stringify({ key: 'k502', value: 'a new value of item 502' }) }),
+    key: 'update',
+    label: 'replace a value (Parse: PUT /classes/Item/<id>; Roost: setItem)',
+    parse: (p) => ({
+      url: `${p.url}/classes/Item/${p.ids[502]}`,
+      method: 'PUT',
+      headers: { ...json, ...parseHeaders(p) },
+      body: JSON.stringify({ value: 'a new value of item 502' }),
+    }),
+    roost: (r) => ({
+      url: `${r.url}/data/api/setItem`,
+      method: 'POST',
+      headers: { ...json, ...roostHeaders(r) },
+      body: JSON.stringify({ key: 'k502', value: 'a new value of item 502' }),
+    }),
   },
   {
-    key: 'list', label: 'a page of 50 of 1000 by key, with the total (Parse: GET /classes/Item?count=1; Roost: list)',
+    key: 'list',
+    label: 'a page of 50 of 1000 by key, with the total (Parse: GET /classes/Item?count=1; Roost: list)',
     parse: (p) => ({ url: `${p.url}/classes/Item?limit=50&skip=100&order=key&count=1`, headers: parseHeaders(p) }),
     roost: (r) => ({ url: `${r.url}/data/api/list?start=101&size=50`, headers: roostHeaders(r) }),
   },
@@ -75,7 +151,9 @@ export async function run(): Promise<void> {
     process.exitCode = 1;
     return;
   }
-  const machine = machineLine('PostgreSQL 15 on the same machine for Parse Server and one Roost; SQLite for the other.');
+  const machine = machineLine(
+    'PostgreSQL 15 on the same machine for Parse Server and one Roost; SQLite for the other.',
+  );
   let parse: Server<ParseInfo> | undefined;
   let postgres: Server<RoostInfo> | undefined;
   let sqlite: Server<RoostInfo> | undefined;
@@ -101,7 +179,9 @@ export async function run(): Promise<void> {
         { label: 'Roost on SQLite', m: lite!, baseline: p! },
       );
     }
-    publish('peers', machine, `${slicesLine()} Sign-up and sign-in: ${PASSWORD_CONNECTIONS} connections.`, rows, [renderTable(table, 'Parse Server')]);
+    publish('peers', machine, `${slicesLine()} Sign-up and sign-in: ${PASSWORD_CONNECTIONS} connections.`, rows, [
+      renderTable(table, 'Parse Server'),
+    ]);
   } finally {
     await stop(parse, postgres, sqlite);
   }

@@ -48,7 +48,11 @@ interface Measured {
 }
 
 /** Alternating slices of `left` and `right` on the same request; each side's mean. */
-async function compare(options: (urls: string[]) => autocannon.Options, left: Side, right: Side): Promise<[Measured, Measured]> {
+async function compare(
+  options: (urls: string[]) => autocannon.Options,
+  left: Side,
+  right: Side,
+): Promise<[Measured, Measured]> {
   const duration = DURATION / SLICES;
   const run = async (side: Side) => {
     const urls = side.servers.map((s) => s.url);
@@ -59,7 +63,8 @@ async function compare(options: (urls: string[]) => autocannon.Options, left: Si
     return { rps: row.rps, p99: row.p99, errors: row.errors, cpu: used / Math.max(1, row.rps * duration) };
   };
   // Unmeasured warm-up of both (cold code costs more than it will).
-  for (const side of [left, right]) await measure('warm-up', { ...options(side.servers.map((s) => s.url)), duration: 2 });
+  for (const side of [left, right])
+    await measure('warm-up', { ...options(side.servers.map((s) => s.url)), duration: 2 });
   const results: [Measured[], Measured[]] = [[], []];
   for (let i = 0; i < SLICES; i++) {
     results[0].push(await run(left));
@@ -76,7 +81,9 @@ async function compare(options: (urls: string[]) => autocannon.Options, left: Si
 
 export async function run(): Promise<void> {
   if (!(await postgresReachable())) {
-    console.log(`scaling: skipped (PostgreSQL is not reachable at ${new URL(adminUrl).host}; set ROOST_BENCH_DATABASE_URL)`);
+    console.log(
+      `scaling: skipped (PostgreSQL is not reachable at ${new URL(adminUrl).host}; set ROOST_BENCH_DATABASE_URL)`,
+    );
     return;
   }
   const name = `roost_bench_${newId().replaceAll('-', '').slice(0, 12)}`;
@@ -89,24 +96,49 @@ export async function run(): Promise<void> {
   const servers: Server[] = [];
   try {
     // The schema and one user, before the servers start.
-    const services = await openServices(parseConfig({ databaseUrl, logLevel: 'error', dataDir: mkdtempSync(join(tmpdir(), 'roost-bench-')) }));
-    await services.users.createUser({ name: 'bench', email: 'bench@example.com', password: 'bench-password', realname: '', data: '', notify: false, groups: [], state: 'active', pending: null });
+    const services = await openServices(
+      parseConfig({ databaseUrl, logLevel: 'error', dataDir: mkdtempSync(join(tmpdir(), 'roost-bench-')) }),
+    );
+    await services.users.createUser({
+      name: 'bench',
+      email: 'bench@example.com',
+      password: 'bench-password',
+      realname: '',
+      data: '',
+      notify: false,
+      groups: [],
+      state: 'active',
+      pending: null,
+    });
     await services.close();
 
     const startOne = async (sessionCache: number) => {
-      const s = await start<{ url: string }>('scaling-server.ts', { BENCH_DATABASE_URL: databaseUrl, BENCH_SESSION_CACHE: String(sessionCache) });
+      const s = await start<{ url: string }>('scaling-server.ts', {
+        BENCH_DATABASE_URL: databaseUrl,
+        BENCH_SESSION_CACHE: String(sessionCache),
+      });
       const server = { child: s.child, url: s.info.url };
       servers.push(server);
       return server;
     };
     const [a, b, uncached] = await Promise.all([startOne(2), startOne(2), startOne(0)]);
-    const token = ((await (await fetch(`${a.url}/users/api/token`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: 'bench', password: 'bench-password' }),
-    })).json()) as { token: string }).token;
+    const token = (
+      (await (
+        await fetch(`${a.url}/users/api/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ identity: 'bench', password: 'bench-password' }),
+        })
+      ).json()) as { token: string }
+    ).token;
     const auth = { 'x-auth-token': token };
     for (let i = 0; i < 1000; i += 100) {
       const items = Array.from({ length: 100 }, (_, j) => ({ key: `k${i + j}`, value: `value of item ${i + j}` }));
-      await fetch(`${a.url}/data/api/newItem`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ items }) });
+      await fetch(`${a.url}/data/api/newItem`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ items }),
+      });
     }
 
     const one: Side = { name: '1 process', servers: [a] };
@@ -115,22 +147,41 @@ export async function run(): Promise<void> {
     const cases: Array<[string, (urls: string[]) => autocannon.Options]> = [
       ['identity with token (GET)', (urls) => ({ url: multi(urls, '/users/api/identity'), headers: auth })],
       ['getItem (GET ?key=)', (urls) => ({ url: multi(urls, '/data/api/getItem?key=k500'), headers: auth })],
-      ['setItem, replace (POST JSON)', (urls) => ({ url: multi(urls, '/data/api/setItem'), method: 'POST', headers: json, body: JSON.stringify({ key: 'k42', value: 'replaced' }) })],
+      [
+        'setItem, replace (POST JSON)',
+        (urls) => ({
+          url: multi(urls, '/data/api/setItem'),
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ key: 'k42', value: 'replaced' }),
+        }),
+      ],
     ];
     const lines: string[] = [];
     const errors: Row[] = [];
     for (const [label, options] of cases) {
       const [l, r] = await compare(options, one, two);
-      lines.push(`| ${label} | ${Math.round(l.rps)} | ${Math.round(r.rps)} | ${(r.rps / l.rps).toFixed(2)} × | ${Math.round(l.cpu)} / ${Math.round(r.cpu)} | ${l.p99} / ${r.p99} |`);
-      errors.push({ name: `${label}, 1 process`, rps: l.rps, p50: 0, p99: l.p99, errors: l.errors }, { name: `${label}, 2 processes`, rps: r.rps, p50: 0, p99: r.p99, errors: r.errors });
+      lines.push(
+        `| ${label} | ${Math.round(l.rps)} | ${Math.round(r.rps)} | ${(r.rps / l.rps).toFixed(2)} × | ${Math.round(l.cpu)} / ${Math.round(r.cpu)} | ${l.p99} / ${r.p99} |`,
+      );
+      errors.push(
+        { name: `${label}, 1 process`, rps: l.rps, p50: 0, p99: l.p99, errors: l.errors },
+        { name: `${label}, 2 processes`, rps: r.rps, p50: 0, p99: r.p99, errors: r.errors },
+      );
     }
-    const [cached, plain] = await compare((urls) => ({ url: multi(urls, '/users/api/identity'), headers: auth }), one, { name: 'no session cache', servers: [uncached] });
-    errors.push({ name: 'identity, cached', rps: cached.rps, p50: 0, p99: cached.p99, errors: cached.errors }, { name: 'identity, no cache', rps: plain.rps, p50: 0, p99: plain.p99, errors: plain.errors });
+    const [cached, plain] = await compare((urls) => ({ url: multi(urls, '/users/api/identity'), headers: auth }), one, {
+      name: 'no session cache',
+      servers: [uncached],
+    });
+    errors.push(
+      { name: 'identity, cached', rps: cached.rps, p50: 0, p99: cached.p99, errors: cached.errors },
+      { name: 'identity, no cache', rps: plain.rps, p50: 0, p99: plain.p99, errors: plain.errors },
+    );
 
     const text = [
       `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model ?? 'unknown cpu'}, Node ${process.version}, PostgreSQL on 127.0.0.1; ` +
         `autocannon ${CONNECTIONS} connections (spread evenly over the processes), ${SLICES} alternating slices of ${(DURATION / SLICES).toFixed(1)} s per side. ` +
-        'The machine is shared with other work (other developers\' builds and tests ran meanwhile): compare the two columns of a row, measured in turns in the same run, not figures across runs.',
+        "The machine is shared with other work (other developers' builds and tests ran meanwhile): compare the two columns of a row, measured in turns in the same run, not figures across runs.",
       '',
       '| operation | 1 process req/s | 2 processes req/s | 2 vs 1 | server CPU µs/request (1 / 2) | p99 ms (1 / 2) |',
       '|---|---:|---:|---:|---:|---:|',

@@ -1,6 +1,17 @@
 // The user identity service (SQLite): identity with a bearer token against the bare Fastify
 // route, sign-in (`token`) against argon2id's own ceiling, in the same minute.
-import { compare, httpTarget, loopTarget, machineLine, PASSWORD_CONNECTIONS, publish, renderTable, slicesLine, start, stop } from './lib.js';
+import {
+  compare,
+  httpTarget,
+  loopTarget,
+  machineLine,
+  PASSWORD_CONNECTIONS,
+  publish,
+  renderTable,
+  slicesLine,
+  start,
+  stop,
+} from './lib.js';
 
 export async function run(): Promise<void> {
   const machine = machineLine('SQLite.');
@@ -12,13 +23,18 @@ export async function run(): Promise<void> {
     const [bareRow, ping, identity] = await compare([
       httpTarget('bare Fastify route', bare, { url: `${bare.info.url}/json` }),
       httpTarget('ping (GET /users/api/ping)', roost, { url: `${url}/users/api/ping` }),
-      httpTarget('identity (GET, Authorization: Bearer)', roost, { url: `${url}/users/api/identity`, headers: { authorization: `Bearer ${token}` } }),
+      httpTarget('identity (GET, Authorization: Bearer)', roost, {
+        url: `${url}/users/api/identity`,
+        headers: { authorization: `Bearer ${token}` },
+      }),
     ]);
     const [argon2, signIn] = await compare([
-      loopTarget('argon2id verify in-process (Roost\'s parameters, 10 at once)', ceilings, 'argon2id-verify'),
+      loopTarget("argon2id verify in-process (Roost's parameters, 10 at once)", ceilings, 'argon2id-verify'),
       httpTarget('token (sign-in, POST JSON)', roost, {
         connections: PASSWORD_CONNECTIONS,
-        url: `${url}/users/api/token`, method: 'POST', headers: { 'content-type': 'application/json' },
+        url: `${url}/users/api/token`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ identity: 'bench', password: 'bench-password' }),
       }),
     ]);

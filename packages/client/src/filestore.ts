@@ -83,7 +83,11 @@ export class FileStore extends Connector {
   #location(path: string, operation?: string): string {
     const names = path.split('/').filter((s) => s !== '');
     if (names.some((name) => name === '.' || name === '..')) {
-      throw new RoostError('A name may not be "." or "..".', { code: 'invalid_path', fields: [['path', 'invalid']], operation: operation ?? '' });
+      throw new RoostError('A name may not be "." or "..".', {
+        code: 'invalid_path',
+        fields: [['path', 'invalid']],
+        operation: operation ?? '',
+      });
     }
     const segments = names.map(encodeURIComponent);
     if (operation) segments.push(`@${operation}`);
@@ -91,7 +95,9 @@ export class FileStore extends Connector {
   }
 
   #call<T>(operation: string, path: string, values: object = {}, call?: CallOptions<T>): Promise<T> {
-    return this.transport.settle(operation, call, async () => this.transport.request<T>(operation, this.#location(path, operation), values, call));
+    return this.transport.settle(operation, call, async () =>
+      this.transport.request<T>(operation, this.#location(path, operation), values, call),
+    );
   }
 
   // Entries
@@ -102,12 +108,21 @@ export class FileStore extends Connector {
   }
 
   /** Create the file or directory `name` in the directory `path`. For large files use {@link upload}. */
-  newItem(path: string, name: string, fields: EntryFields = {}, call?: CallOptions<NewEntryAnswer>): Promise<NewEntryAnswer> {
+  newItem(
+    path: string,
+    name: string,
+    fields: EntryFields = {},
+    call?: CallOptions<NewEntryAnswer>,
+  ): Promise<NewEntryAnswer> {
     return this.#call('newItem', path, { ...fields, name, ...contentsField(fields.contents) }, call);
   }
 
   /** Change a file's contents and/or its `mime` and `cache` (a directory takes `cache` only). */
-  setItem(path: string, fields: Omit<EntryFields, 'type'>, call?: CallOptions<SetEntryAnswer>): Promise<SetEntryAnswer> {
+  setItem(
+    path: string,
+    fields: Omit<EntryFields, 'type'>,
+    call?: CallOptions<SetEntryAnswer>,
+  ): Promise<SetEntryAnswer> {
     return this.#call('setItem', path, { ...fields, ...contentsField(fields.contents) }, call);
   }
 
@@ -117,7 +132,11 @@ export class FileStore extends Connector {
   }
 
   /** Remove a file or a directory (one with entries only with `recursive`); `result` counts the removed entries. */
-  removeItem(path: string, options: { recursive?: boolean } = {}, call?: CallOptions<RemoveEntryAnswer>): Promise<RemoveEntryAnswer> {
+  removeItem(
+    path: string,
+    options: { recursive?: boolean } = {},
+    call?: CallOptions<RemoveEntryAnswer>,
+  ): Promise<RemoveEntryAnswer> {
     return this.#call('removeItem', path, options, call);
   }
 
@@ -133,14 +152,22 @@ export class FileStore extends Connector {
    * and/or `end` only those bytes (inclusive). The timeout restarts with each piece that
    * arrives; a stream is the caller's to read at its own pace (the timeout ends with its headers).
    */
-  read<A extends keyof ReadResults = 'arrayBuffer'>(path: string, options: ReadOptions<A> = {}): Promise<ReadResults[A]> {
+  read<A extends keyof ReadResults = 'arrayBuffer'>(
+    path: string,
+    options: ReadOptions<A> = {},
+  ): Promise<ReadResults[A]> {
     const { as = 'arrayBuffer', start, end, onProgress, ...call } = options;
     return this.transport.settle('read', call as CallOptions<ReadResults[A]>, async () => {
       const headers: Record<string, string> = { accept: '*/*' };
       if (start !== undefined || end !== undefined) headers.range = `bytes=${start ?? 0}-${end ?? ''}`;
       const deadline = this.transport.deadline(call);
       try {
-        const response = await this.transport.send('read', this.#location(path, 'read'), { method: 'GET', headers }, deadline);
+        const response = await this.transport.send(
+          'read',
+          this.#location(path, 'read'),
+          { method: 'GET', headers },
+          deadline,
+        );
         return (await contentsOf(response, as, deadline, this.options.baseUrl, onProgress)) as ReadResults[A];
       } finally {
         deadline.clear();
@@ -157,7 +184,13 @@ export class FileStore extends Connector {
     return this.transport.settle('write', call, async () => {
       const deadline = this.transport.deadline(call);
       try {
-        const request = { operation: 'write', path: this.#location(path, 'write'), contents, mime: mime ?? 'application/octet-stream', onProgress };
+        const request = {
+          operation: 'write',
+          path: this.#location(path, 'write'),
+          contents,
+          mime: mime ?? 'application/octet-stream',
+          onProgress,
+        };
         return (await upload(this.transport, request, deadline)) as unknown as DoneAnswer;
       } finally {
         deadline.clear();
@@ -191,7 +224,10 @@ export class FileStore extends Connector {
     return this.#call('getPermissions', '', {}, call);
   }
 
-  setPermissions(permissions: PermissionChange | PermissionChange[], call?: CallOptions<PermissionsAnswer>): Promise<PermissionsAnswer> {
+  setPermissions(
+    permissions: PermissionChange | PermissionChange[],
+    call?: CallOptions<PermissionsAnswer>,
+  ): Promise<PermissionsAnswer> {
     return this.#call('setPermissions', '', { permissions }, call);
   }
 
@@ -204,14 +240,23 @@ export class FileStore extends Connector {
 /** Contents as JSON carries them: text as it is, bytes base64 with `decode: true`. */
 function contentsField(contents: EntryFields['contents']): object {
   if (contents === undefined || typeof contents === 'string') return {};
-  const bytes = contents instanceof ArrayBuffer ? new Uint8Array(contents) : new Uint8Array(contents.buffer, contents.byteOffset, contents.byteLength);
+  const bytes =
+    contents instanceof ArrayBuffer
+      ? new Uint8Array(contents)
+      : new Uint8Array(contents.buffer, contents.byteOffset, contents.byteLength);
   let binary = '';
   for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   return { contents: btoa(binary), decode: true };
 }
 
 /** The body of a download in the asked form, counting progress (and restarting the timeout) as it arrives. */
-async function contentsOf(response: Response, as: keyof ReadResults, deadline: Deadline, baseUrl: string, onProgress?: (p: Progress) => void): Promise<ReadResults[keyof ReadResults]> {
+async function contentsOf(
+  response: Response,
+  as: keyof ReadResults,
+  deadline: Deadline,
+  baseUrl: string,
+  onProgress?: (p: Progress) => void,
+): Promise<ReadResults[keyof ReadResults]> {
   const length = Number(response.headers.get('content-length'));
   const total = Number.isFinite(length) && response.headers.has('content-length') ? length : undefined;
   const type = response.headers.get('content-type') ?? '';
@@ -233,7 +278,11 @@ async function contentsOf(response: Response, as: keyof ReadResults, deadline: D
   } catch (err) {
     throw deadline.failure('read', err, baseUrl);
   }
-  if (total !== undefined && blob.size !== total) throw new RoostError(`The download broke off after ${blob.size} of ${total} bytes.`, { code: 'network_error', operation: 'read' });
+  if (total !== undefined && blob.size !== total)
+    throw new RoostError(`The download broke off after ${blob.size} of ${total} bytes.`, {
+      code: 'network_error',
+      operation: 'read',
+    });
   if (as === 'blob') return blob;
   return as === 'text' ? blob.text() : blob.arrayBuffer();
 }

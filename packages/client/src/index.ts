@@ -24,7 +24,8 @@ export const PROTOCOL_RELEASE = '0.9.1';
  * const auth = users({ baseUrl: 'http://127.0.0.1:8080' });
  */
 export function users(options: RoostOptions = {}): Users {
-  if (options !== null && typeof options === 'object' && 'name' in options) throw new TypeError("the user service is always called 'users': it takes no name option");
+  if (options !== null && typeof options === 'object' && 'name' in options)
+    throw new TypeError("the user service is always called 'users': it takes no name option");
   return new Users(resolveOptions(options));
 }
 

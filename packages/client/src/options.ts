@@ -58,7 +58,7 @@ export interface CallOptions<T> {
   failure?: (error: RoostError) => void;
 }
 
-export const DEFAULT_TIMEOUT = 30_000;
+const DEFAULT_TIMEOUT = 30_000;
 const CREDENTIALS = new Set<unknown>(['include', 'same-origin', 'omit']);
 const KNOWN = new Set(['baseUrl', 'token', 'credentials', 'timeout', 'headers', 'onSuccess', 'onFailure']);
 
@@ -67,12 +67,16 @@ export function resolveOptions(options: RoostOptions = {}): ConnectorOptions {
   const unknown = Object.keys(options).filter((key) => !KNOWN.has(key));
   if (unknown.length > 0) throw new TypeError(`unknown connector option(s): ${unknown.join(', ')}`);
   const baseUrl = (options.baseUrl ?? pageOrigin()).replace(/\/+$/, '');
-  if (!/^https?:\/\/[^/]/.test(baseUrl)) throw new TypeError('the option baseUrl is an http:// or https:// address (required outside a browser)');
+  if (!/^https?:\/\/[^/]/.test(baseUrl))
+    throw new TypeError('the option baseUrl is an http:// or https:// address (required outside a browser)');
   const timeout = options.timeout ?? DEFAULT_TIMEOUT;
-  if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout < 0) throw new TypeError('the option timeout is a number of milliseconds, 0 or more');
-  if (options.credentials !== undefined && !CREDENTIALS.has(options.credentials)) throw new TypeError("the option credentials is 'include', 'same-origin' or 'omit'");
+  if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout < 0)
+    throw new TypeError('the option timeout is a number of milliseconds, 0 or more');
+  if (options.credentials !== undefined && !CREDENTIALS.has(options.credentials))
+    throw new TypeError("the option credentials is 'include', 'same-origin' or 'omit'");
   const token = options.token;
-  if (token != null && typeof token !== 'string' && typeof token !== 'function') throw new TypeError('the option token is a string or a function');
+  if (token != null && typeof token !== 'string' && typeof token !== 'function')
+    throw new TypeError('the option token is a string or a function');
   return {
     baseUrl,
     token,
@@ -86,7 +90,8 @@ export function resolveOptions(options: RoostOptions = {}): ConnectorOptions {
 
 /** A store's name, as Roost's configuration allows them (so it is one plain path segment). */
 export function checkStoreName(name: unknown): string {
-  if (typeof name !== 'string' || !/^[a-z0-9][a-z0-9_-]{0,62}$/.test(name)) throw new TypeError('a store name is 1-63 characters of a-z, 0-9, - and _, starting with a letter or digit');
+  if (typeof name !== 'string' || !/^[a-z0-9][a-z0-9_-]{0,62}$/.test(name))
+    throw new TypeError('a store name is 1-63 characters of a-z, 0-9, - and _, starting with a letter or digit');
   return name;
 }
 

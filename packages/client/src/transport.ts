@@ -47,10 +47,20 @@ export class Transport {
   }
 
   /** {@link call} without the callbacks, for methods that do more before they settle. */
-  async request<T>(operation: string, path: string, values: object = {}, call?: { signal?: AbortSignal; timeout?: number }): Promise<T> {
+  async request<T>(
+    operation: string,
+    path: string,
+    values: object = {},
+    call?: { signal?: AbortSignal; timeout?: number },
+  ): Promise<T> {
     const deadline = this.deadline(call);
     try {
-      const response = await this.send(operation, path, { method: 'POST', body: JSON.stringify(values), headers: { 'content-type': 'application/json' } }, deadline);
+      const response = await this.send(
+        operation,
+        path,
+        { method: 'POST', body: JSON.stringify(values), headers: { 'content-type': 'application/json' } },
+        deadline,
+      );
       return (await this.answer(operation, response, deadline)) as T;
     } finally {
       deadline.clear();
@@ -97,9 +107,12 @@ export class Transport {
   /** The JSON answer in `text` (of a fetch or an XMLHttpRequest). */
   parseAnswer(operation: string, status: number, text: string): Answer {
     const answer = parseObject(text);
-    if (status >= 400) throw errorFromAnswer(operation, status, answer ?? { message: `${operation} failed with HTTP ${status}` });
-    if (!answer) throw new RoostError('The answer is not a JSON object.', { status, code: 'invalid_answer', operation });
-    if ((answer.result === false || answer.result === 0) && typeof answer.code === 'string') throw errorFromAnswer(operation, status, answer);
+    if (status >= 400)
+      throw errorFromAnswer(operation, status, answer ?? { message: `${operation} failed with HTTP ${status}` });
+    if (!answer)
+      throw new RoostError('The answer is not a JSON object.', { status, code: 'invalid_answer', operation });
+    if ((answer.result === false || answer.result === 0) && typeof answer.code === 'string')
+      throw errorFromAnswer(operation, status, answer);
     return answer;
   }
 
@@ -112,7 +125,9 @@ export class Transport {
         return result;
       },
       (err: unknown) => {
-        const error = isRoostError(err) ? err : new RoostError(String((err as Error)?.message ?? err), { code: 'error', operation, cause: err });
+        const error = isRoostError(err)
+          ? err
+          : new RoostError(String((err as Error)?.message ?? err), { code: 'error', operation, cause: err });
         this.options.onFailure?.(error);
         call?.failure?.(error);
         throw error;
@@ -131,7 +146,11 @@ export class Transport {
     } catch {
       // the body broke off: the status alone tells what failed
     }
-    const error = errorFromAnswer(operation, response.status, body ?? { message: `${operation} failed with HTTP ${response.status}` });
+    const error = errorFromAnswer(
+      operation,
+      response.status,
+      body ?? { message: `${operation} failed with HTTP ${response.status}` },
+    );
     const retryAfter = response.headers.get('retry-after');
     if (retryAfter) error.body.retryAfter ??= retryAfter;
     return error;
@@ -192,9 +211,15 @@ export class Deadline {
   /** The error of a request that got no (complete) answer. */
   failure(operation: string, cause: unknown, baseUrl: string): RoostError {
     if (isRoostError(cause)) return cause;
-    if (this.#timedOut) return new RoostError(`No answer within ${this.#timeout} ms.`, { code: 'timeout', operation, cause });
+    if (this.#timedOut)
+      return new RoostError(`No answer within ${this.#timeout} ms.`, { code: 'timeout', operation, cause });
     if (this.#caller?.aborted) return new RoostError('The call was aborted.', { code: 'aborted', operation, cause });
-    const detail = cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause);
-    return new RoostError(`The connection to ${baseUrl} failed: ${detail}`, { code: 'network_error', operation, cause });
+    const detail =
+      cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause);
+    return new RoostError(`The connection to ${baseUrl} failed: ${detail}`, {
+      code: 'network_error',
+      operation,
+      cause,
+    });
   }
 }

@@ -36,15 +36,27 @@ export async function upload(transport: Transport, request: UploadRequest, deadl
     return sendWithXhr(transport, request, body, headers, deadline, progress);
   }
   let body: BodyInit = asBody(contents);
-  if (progress) body = pieces(contents instanceof ReadableStream ? contents : new Blob([asBody(contents) as BlobPart]), progress);
+  if (progress)
+    body = pieces(contents instanceof ReadableStream ? contents : new Blob([asBody(contents) as BlobPart]), progress);
   const streamed = body instanceof ReadableStream;
-  const response = await transport.send(operation, path, { method: 'PUT', body, headers, ...(streamed ? { duplex: 'half' as const } : {}) }, deadline);
+  const response = await transport.send(
+    operation,
+    path,
+    { method: 'PUT', body, headers, ...(streamed ? { duplex: 'half' as const } : {}) },
+    deadline,
+  );
   return transport.answer(operation, response, deadline);
 }
 
 /** Text as UTF-8; views and buffers as their bytes; Blobs and streams as they are. */
 function asBody(contents: Contents): BodyInit {
-  if (typeof contents === 'string' || contents instanceof Blob || contents instanceof ReadableStream || contents instanceof ArrayBuffer) return contents;
+  if (
+    typeof contents === 'string' ||
+    contents instanceof Blob ||
+    contents instanceof ReadableStream ||
+    contents instanceof ArrayBuffer
+  )
+    return contents;
   return bytesOf(contents);
 }
 
@@ -54,7 +66,10 @@ function bytesOf(view: ArrayBufferView): Uint8Array<ArrayBuffer> {
 }
 
 /** `source` as a stream of at most 64 KiB pieces, telling `progress` how much was pulled. */
-function pieces(source: Blob | ReadableStream<Uint8Array>, progress: (p: Progress) => void): ReadableStream<Uint8Array> {
+function pieces(
+  source: Blob | ReadableStream<Uint8Array>,
+  progress: (p: Progress) => void,
+): ReadableStream<Uint8Array> {
   const total = source instanceof Blob ? source.size : undefined;
   const reader = (source instanceof Blob ? source.stream() : source).getReader();
   let loaded = 0;
@@ -94,7 +109,8 @@ function sendWithXhr(
     xhr.open('PUT', transport.url(request.path));
     for (const [name, value] of Object.entries(transport.headers(headers))) xhr.setRequestHeader(name, value);
     xhr.withCredentials = transport.options.credentials === 'include';
-    xhr.upload.onprogress = (event) => progress({ loaded: event.loaded, total: event.lengthComputable ? event.total : undefined });
+    xhr.upload.onprogress = (event) =>
+      progress({ loaded: event.loaded, total: event.lengthComputable ? event.total : undefined });
     const abort = () => xhr.abort();
     deadline.signal.addEventListener('abort', abort, { once: true });
     const fail = (cause: unknown) => reject(deadline.failure(request.operation, cause, transport.options.baseUrl));

@@ -53,10 +53,19 @@ export class Users extends Connector {
    * Exchange an identity (name or email) and a password for a token. The connector keeps it
    * and sends it from now on, unless `store: false`.
    */
-  token(identity: string, password: string, call: CallOptions<TokenAnswer> & { store?: boolean } = {}): Promise<TokenAnswer> {
+  token(
+    identity: string,
+    password: string,
+    call: CallOptions<TokenAnswer> & { store?: boolean } = {},
+  ): Promise<TokenAnswer> {
     const { store = true, ...rest } = call;
     return this.transport.settle('token', rest, async () => {
-      const answer = await this.transport.request<TokenAnswer>('token', '/users/api/token', { identity, password }, rest);
+      const answer = await this.transport.request<TokenAnswer>(
+        'token',
+        '/users/api/token',
+        { identity, password },
+        rest,
+      );
       if (store) this.options.token = answer.token;
       return answer;
     });
@@ -101,27 +110,55 @@ export class Users extends Connector {
   // Sign-up and activation (each policy must be granted with setPermissions first)
 
   /** Sign up, active at once. */
-  signupDirect(name: string, email: string, password: string, fields: ProfileFields = {}, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+  signupDirect(
+    name: string,
+    email: string,
+    password: string,
+    fields: ProfileFields = {},
+    call?: CallOptions<DoneAnswer>,
+  ): Promise<DoneAnswer> {
     return this.#call('signupDirect', { ...fields, name, email, password }, call);
   }
 
   /** Sign up, pending until the mailed activation token is used ({@link activate}). */
-  signupOptin(name: string, email: string, password: string, fields: ProfileFields = {}, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+  signupOptin(
+    name: string,
+    email: string,
+    password: string,
+    fields: ProfileFields = {},
+    call?: CallOptions<DoneAnswer>,
+  ): Promise<DoneAnswer> {
     return this.#call('signupOptin', { ...fields, name, email, password }, call);
   }
 
   /** Sign up, pending until an administrator reviews the account ({@link review}). */
-  signupReview(name: string, email: string, password: string, fields: ProfileFields = {}, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+  signupReview(
+    name: string,
+    email: string,
+    password: string,
+    fields: ProfileFields = {},
+    call?: CallOptions<DoneAnswer>,
+  ): Promise<DoneAnswer> {
     return this.#call('signupReview', { ...fields, name, email, password }, call);
   }
 
   /** Sign up, active, with a generated password sent by mail. */
-  signupSendpw(name: string, email: string, fields: ProfileFields = {}, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+  signupSendpw(
+    name: string,
+    email: string,
+    fields: ProfileFields = {},
+    call?: CallOptions<DoneAnswer>,
+  ): Promise<DoneAnswer> {
     return this.#call('signupSendpw', { ...fields, name, email }, call);
   }
 
   /** Sign up with a generated name, answered as `name`; the email may be left out under the identity policy `name`. */
-  signupUid(password: string, email?: string, fields: ProfileFields = {}, call?: CallOptions<SignupUidAnswer>): Promise<SignupUidAnswer> {
+  signupUid(
+    password: string,
+    email?: string,
+    fields: ProfileFields = {},
+    call?: CallOptions<SignupUidAnswer>,
+  ): Promise<SignupUidAnswer> {
     return this.#call('signupUid', { ...fields, password, email }, call);
   }
 
@@ -220,7 +257,10 @@ export class Users extends Connector {
   }
 
   /** Add, replace or revoke groups of permission entries (`action` defaults to `add`). */
-  setPermissions(permissions: PermissionChange | PermissionChange[], call?: CallOptions<PermissionsAnswer>): Promise<PermissionsAnswer> {
+  setPermissions(
+    permissions: PermissionChange | PermissionChange[],
+    call?: CallOptions<PermissionsAnswer>,
+  ): Promise<PermissionsAnswer> {
     return this.#call('setPermissions', { permissions }, call);
   }
 }

@@ -4,7 +4,14 @@ import { createHash } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { datastore, filestore } from '../src/index.js';
 import { assertNoPageErrors, launchBrowser, openPage, withSlowUploads, type TestPage } from './helpers/pages.js';
-import { documentedOperations, passwordFromMail, PASSWORD, startRoost, tokenFromMail, type TestServer } from './helpers/roost.js';
+import {
+  documentedOperations,
+  passwordFromMail,
+  PASSWORD,
+  startRoost,
+  tokenFromMail,
+  type TestServer,
+} from './helpers/roost.js';
 
 /**
  * The browser bundle Roost serves (`/static/roost-client.js`), loaded by a plain
@@ -66,7 +73,17 @@ describe('the served browser bundle in chromium', () => {
     assert.doesNotMatch(code, /\bimport\s*[{*]|\brequire\(/, 'the bundle has no imports left');
     assert.equal((await fetch(`${s.url}/static/roost-client.js`, { headers: { 'if-none-match': etag } })).status, 304);
     const exported = await tp.page.evaluate(() => Object.keys((window as unknown as PageGlobals).roost).sort());
-    assert.deepEqual(exported, ['DataStore', 'FileStore', 'PROTOCOL_RELEASE', 'RoostError', 'Users', 'datastore', 'filestore', 'isRoostError', 'users']);
+    assert.deepEqual(exported, [
+      'DataStore',
+      'FileStore',
+      'PROTOCOL_RELEASE',
+      'RoostError',
+      'Users',
+      'datastore',
+      'filestore',
+      'isRoostError',
+      'users',
+    ]);
   });
 
   test('cookie mode: signin sets the HttpOnly cookie the browser sends with every connector; signout ends it', async () => {
@@ -94,7 +111,16 @@ describe('the served browser bundle in chromium', () => {
         () => null,
         (e: InstanceType<Roost['RoostError']>) => [e.status, e.code],
       );
-      return { baseUrl: auth.options.baseUrl, anonymous: anonymous.result, name: identity.name, owner: item.owner, viaLink, cookieVisible, after: after.result, refused };
+      return {
+        baseUrl: auth.options.baseUrl,
+        anonymous: anonymous.result,
+        name: identity.name,
+        owner: item.owner,
+        viaLink,
+        cookieVisible,
+        after: after.result,
+        refused,
+      };
     }, PASSWORD);
     assert.deepEqual(result, {
       baseUrl: s.url,
@@ -142,11 +168,25 @@ describe('the served browser bundle in chromium', () => {
         await admin.updateEmail('root@example.com');
         await bert.verifyEmail('bert@example.org');
         await bert.message('Hello from the browser');
-        return { uid: uid.name.length, kept: bert.options.token === token.token, name, realname: profile.realname, allowed, member: member.result };
+        return {
+          uid: uid.name.length,
+          kept: bert.options.token === token.token,
+          name,
+          realname: profile.realname,
+          allowed,
+          member: member.result,
+        };
       },
       { password: PASSWORD, adminToken },
     );
-    assert.deepEqual(first, { uid: 30, kept: true, name: { name: 'bert', realname: '' }, realname: '', allowed: { result: false, profile: true, getUser: false }, member: false });
+    assert.deepEqual(first, {
+      uid: 30,
+      kept: true,
+      name: { name: 'bert', realname: '' },
+      realname: '',
+      allowed: { result: false, profile: true, getUser: false },
+      member: false,
+    });
 
     const tokens = {
       activation: tokenFromMail(await s.lastMail('olga@example.com')),
@@ -177,11 +217,21 @@ describe('the served browser bundle in chromium', () => {
         await dirk.token('dirk', password);
         await dirk.delete();
         await sven.signout();
-        return { email: user.email, groups: list.users[0]?.groups, identities: identities.users.map((u) => u.name), forgotten: [dora.options.token, dirk.options.token, sven.options.token] };
+        return {
+          email: user.email,
+          groups: list.users[0]?.groups,
+          identities: identities.users.map((u) => u.name),
+          forgotten: [dora.options.token, dirk.options.token, sven.options.token],
+        };
       },
       { password: PASSWORD, adminToken, tokens },
     );
-    assert.deepEqual(second, { email: 'bert@example.org', groups: ['editors'], identities: ['olga'], forgotten: [undefined, undefined, undefined] });
+    assert.deepEqual(second, {
+      email: 'bert@example.org',
+      groups: ['editors'],
+      identities: ['olga'],
+      forgotten: [undefined, undefined, undefined],
+    });
 
     const reset = tokenFromMail(await s.lastMail('olga@example.com'));
     await page.evaluate(async (token) => {
@@ -199,7 +249,10 @@ describe('the served browser bundle in chromium', () => {
         const data = roost.datastore('data', { token, ...track('data') });
         const admin = roost.datastore('data', { token: adminToken, ...track('data') });
         await data.ping();
-        await data.newItem([{ key: 'c1', value: 1 }, { key: 'c2', value: 'two' }]);
+        await data.newItem([
+          { key: 'c1', value: 1 },
+          { key: 'c2', value: 'two' },
+        ]);
         await data.setItem('c1', 10);
         const one = await data.getItem('c1');
         const page = await data.list({ owner: 'carol', sort: 'key', order: '>', size: 1, start: 2 });
@@ -210,68 +263,96 @@ describe('the served browser bundle in chromium', () => {
         await admin.setPermissions({ permission: 'keys', groups: 'sys:everyone' });
         await admin.setOwner('admin', 'c2');
         const removed = await data.removeItem(['c1', 'missing']);
-        return { value: one.value, page: [page.items.map((i) => i.key), page.total], keys: keys.keys, owner: owner.owner, allowed, removed: removed.result };
+        return {
+          value: one.value,
+          page: [page.items.map((i) => i.key), page.total],
+          keys: keys.keys,
+          owner: owner.owner,
+          allowed,
+          removed: removed.result,
+        };
       },
       { token, adminToken },
     );
-    assert.deepEqual(result, { value: 10, page: [['c1'], 2], keys: ['c1', 'c2'], owner: 'carol', allowed: { result: false, newItem: true, setOwner: false }, removed: 1 });
+    assert.deepEqual(result, {
+      value: 10,
+      page: [['c1'], 2],
+      keys: ['c1', 'c2'],
+      owner: 'carol',
+      allowed: { result: false, newItem: true, setOwner: false },
+      removed: 1,
+    });
   });
 
   test('a file store: every operation; an upload with progress events (XMLHttpRequest); downloads as Blob, ArrayBuffer, text and stream', async () => {
     const token = await s.createUser('dave');
-    const result = await withSlowUploads(tp.page, 6 * 1024 * 1024, () => tp.page.evaluate(
-      async ({ token, adminToken, size }) => {
-        const { roost, track } = window as unknown as PageGlobals;
-        const files = roost.filestore('files', { token, ...track('files') });
-        const admin = roost.filestore('files', { token: adminToken, ...track('files') });
-        await files.ping();
-        await files.newItem('', 'dave', { type: 'd' });
-        const bytes = new Uint8Array(size);
-        for (let i = 0; i < size; i++) bytes[i] = (i * 7) % 251;
-        const events: { loaded: number; total: number | undefined }[] = [];
-        await files.upload('dave/photo.bin', new Blob([bytes], { type: 'application/x-photo' }), { onProgress: (p) => events.push(p) });
-        const through = performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/files/dave/photo.bin/@write')).map((e) => (e as PerformanceResourceTiming).initiatorType);
-        const entry = await files.getItem('dave/photo.bin');
-        const blob = await files.read('dave/photo.bin', { as: 'blob' });
-        const buffer = await files.read('dave/photo.bin', { start: 0, end: 9 });
-        const stream = await files.read('dave/photo.bin', { as: 'stream' });
-        let streamed = 0;
-        for (const reader = stream.getReader(); ; ) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          streamed += value.byteLength;
-        }
-        await files.newItem('dave', 'hello.txt', { contents: 'hello' });
-        await files.setItem('dave/hello.txt', { contents: 'hello again', cache: 'max-age=60' });
-        const text = await files.read('dave/hello.txt', { as: 'text' });
-        await files.move('dave/hello.txt', 'dave/renamed.txt');
-        const listing = await files.list('dave', { sort: 'size' });
-        const owner = await files.getOwner('dave/photo.bin');
-        const allowed = await files.allowed(['write', 'setOwner'], 'dave/photo.bin');
-        await admin.getPermissions();
-        await admin.setPermissions({ permission: 'list', groups: ['sys:authenticated', 'admins'], action: 'replace' });
-        await admin.setOwner('dave/renamed.txt', 'admin');
-        const removed = (await files.removeItem('dave', { recursive: true })).result;
-        const digest = Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', await blob.arrayBuffer())), (b) => b.toString(16).padStart(2, '0')).join('');
-        return {
-          events: events.length,
-          increasing: events.every((e, i) => i === 0 || e.loaded >= (events[i - 1]?.loaded ?? 0)),
-          last: events.at(-1),
-          through,
-          entry: [entry.size, entry.mime],
-          blob: [blob.size, blob.type],
-          digest,
-          head: Array.from(new Uint8Array(buffer)),
-          streamed,
-          text,
-          listing: listing.items.map((e) => e.name),
-          owner: owner.owner,
-          allowed,
-          removed,
-        };
-      },
-      { token, adminToken, size: UPLOAD_BYTES },
-    ));
+    const result = await withSlowUploads(tp.page, 6 * 1024 * 1024, () =>
+      tp.page.evaluate(
+        async ({ token, adminToken, size }) => {
+          const { roost, track } = window as unknown as PageGlobals;
+          const files = roost.filestore('files', { token, ...track('files') });
+          const admin = roost.filestore('files', { token: adminToken, ...track('files') });
+          await files.ping();
+          await files.newItem('', 'dave', { type: 'd' });
+          const bytes = new Uint8Array(size);
+          for (let i = 0; i < size; i++) bytes[i] = (i * 7) % 251;
+          const events: { loaded: number; total: number | undefined }[] = [];
+          await files.upload('dave/photo.bin', new Blob([bytes], { type: 'application/x-photo' }), {
+            onProgress: (p) => events.push(p),
+          });
+          const through = performance
+            .getEntriesByType('resource')
+            .filter((e) => e.name.endsWith('/files/dave/photo.bin/@write'))
+            .map((e) => (e as PerformanceResourceTiming).initiatorType);
+          const entry = await files.getItem('dave/photo.bin');
+          const blob = await files.read('dave/photo.bin', { as: 'blob' });
+          const buffer = await files.read('dave/photo.bin', { start: 0, end: 9 });
+          const stream = await files.read('dave/photo.bin', { as: 'stream' });
+          let streamed = 0;
+          for (const reader = stream.getReader(); ; ) {
+            const { done, value } = await reader.read();
+            if (done) break;
+            streamed += value.byteLength;
+          }
+          await files.newItem('dave', 'hello.txt', { contents: 'hello' });
+          await files.setItem('dave/hello.txt', { contents: 'hello again', cache: 'max-age=60' });
+          const text = await files.read('dave/hello.txt', { as: 'text' });
+          await files.move('dave/hello.txt', 'dave/renamed.txt');
+          const listing = await files.list('dave', { sort: 'size' });
+          const owner = await files.getOwner('dave/photo.bin');
+          const allowed = await files.allowed(['write', 'setOwner'], 'dave/photo.bin');
+          await admin.getPermissions();
+          await admin.setPermissions({
+            permission: 'list',
+            groups: ['sys:authenticated', 'admins'],
+            action: 'replace',
+          });
+          await admin.setOwner('dave/renamed.txt', 'admin');
+          const removed = (await files.removeItem('dave', { recursive: true })).result;
+          const digest = Array.from(
+            new Uint8Array(await crypto.subtle.digest('SHA-256', await blob.arrayBuffer())),
+            (b) => b.toString(16).padStart(2, '0'),
+          ).join('');
+          return {
+            events: events.length,
+            increasing: events.every((e, i) => i === 0 || e.loaded >= (events[i - 1]?.loaded ?? 0)),
+            last: events.at(-1),
+            through,
+            entry: [entry.size, entry.mime],
+            blob: [blob.size, blob.type],
+            digest,
+            head: Array.from(new Uint8Array(buffer)),
+            streamed,
+            text,
+            listing: listing.items.map((e) => e.name),
+            owner: owner.owner,
+            allowed,
+            removed,
+          };
+        },
+        { token, adminToken, size: UPLOAD_BYTES },
+      ),
+    );
     const bytes = Buffer.alloc(UPLOAD_BYTES);
     for (let i = 0; i < UPLOAD_BYTES; i++) bytes[i] = (i * 7) % 251;
     assert.ok(result.events >= 3, `${result.events} progress events`);
@@ -307,7 +388,11 @@ describe('the served browser bundle in chromium', () => {
         const progress: number[] = [];
         return {
           anonymous: await fail(roost.users({ credentials: 'omit' }).profile()),
-          tooLarge: await fail(files.upload('big.bin', new Blob([new Uint8Array(5 * 1024 * 1024)]), { onProgress: (p) => progress.push(p.loaded) })),
+          tooLarge: await fail(
+            files.upload('big.bin', new Blob([new Uint8Array(5 * 1024 * 1024)]), {
+              onProgress: (p) => progress.push(p.loaded),
+            }),
+          ),
           validation: await fail(roost.users({ token }).update({ data: 'x'.repeat(10_001) })),
           network: await fail(roost.users({ baseUrl: 'http://127.0.0.1:9' }).ping()),
         };

@@ -7,7 +7,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { filestore } from '../src/index.js';
 import { assertNoPageErrors, bundlePage, launchBrowser, openPage, type TestPage } from './helpers/pages.js';
-import { type TestServer } from './helpers/roost.js';
+import type { TestServer } from './helpers/roost.js';
 import { startServer } from '../../server/test/helpers/test-server.js';
 
 /**
@@ -30,7 +30,7 @@ function section(title: string): string {
 }
 
 function blocks(text: string, language: string): string[] {
-  return [...text.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1] as string);
+  return [...text.matchAll(new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1] as string);
 }
 
 /** `console.log(x) // value` becomes a check that `x` shows as `value`. */
@@ -75,7 +75,10 @@ describe('docs/clients.md: the TypeScript examples', () => {
             const found = LOG_CHECK.exec(line);
             if (!found) return line;
             expected++;
-            return line.replace(LOG_CHECK, `globalThis.__docCheck(${JSON.stringify(found[3])}, ${found[1]})${found[2]}`);
+            return line.replace(
+              LOG_CHECK,
+              `globalThis.__docCheck(${JSON.stringify(found[3])}, ${found[1]})${found[2]}`,
+            );
           })
           .join('\n');
         const file = join(work, `block-${i}.mts`);
@@ -95,7 +98,10 @@ describe('docs/clients.md: the TypeScript examples', () => {
     await signup.getByLabel('name').fill('x');
     await signup.getByLabel('email').fill('not-an-address');
     await signup.getByRole('button', { name: 'Sign up' }).click();
-    await page.getByRole('status').filter({ hasText: 'validation_failure name too short, email invalid_email, password required' }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'validation_failure name too short, email invalid_email, password required' })
+      .waitFor();
     await signup.getByLabel('name').fill(name);
     await signup.getByLabel('email').fill(`${name}@example.com`);
     await signup.getByLabel('password').fill(`${name}-password-1`);
@@ -112,13 +118,21 @@ describe('docs/clients.md: the TypeScript examples', () => {
     await page.getByRole('button', { name: 'Save note' }).click();
     await page.getByText(`Saved: a note of ${name}`).waitFor();
 
-    await page.getByLabel('file').setInputFiles({ name: `${name}.txt`, mimeType: 'text/plain', buffer: Buffer.from(`hello from ${name}`) });
+    await page
+      .getByLabel('file')
+      .setInputFiles({ name: `${name}.txt`, mimeType: 'text/plain', buffer: Buffer.from(`hello from ${name}`) });
     const link = page.locator(`a[href$="/files/${name}.txt"]`);
     await link.waitFor();
     // The link downloads the file with the browser's cookie.
-    assert.equal(await page.evaluate(async (href) => (await fetch(href)).text(), (await link.getAttribute('href')) as string), `hello from ${name}`);
+    assert.equal(
+      await page.evaluate(async (href) => (await fetch(href)).text(), (await link.getAttribute('href')) as string),
+      `hello from ${name}`,
+    );
     const token = await s.createUser(`${name}-check`);
-    assert.equal(await filestore('files', { baseUrl: s.url, token }).read(`${name}.txt`, { as: 'text' }), `hello from ${name}`);
+    assert.equal(
+      await filestore('files', { baseUrl: s.url, token }).read(`${name}.txt`, { as: 'text' }),
+      `hello from ${name}`,
+    );
   }
 
   async function runPage(parts: { html?: string; script?: string }, name: string): Promise<void> {
@@ -146,6 +160,9 @@ describe('docs/clients.md: the TypeScript examples', () => {
   test('the Vue app (string templates: the full build)', async () => {
     const [js] = blocks(section('Vue'), 'js');
     assert.ok(js);
-    await runPage({ script: await bundlePage({ contents: js, loader: 'js', dir: TEST_DIR }, { vueFullBuild: true }) }, 'dave');
+    await runPage(
+      { script: await bundlePage({ contents: js, loader: 'js', dir: TEST_DIR }, { vueFullBuild: true }) },
+      'dave',
+    );
   });
 });

@@ -54,7 +54,7 @@ describe('connector failures', () => {
   });
   after(() => s.close());
 
-  test('200 with result false: the user service\'s validation failure', async () => {
+  test("200 with result false: the user service's validation failure", async () => {
     const error = await failure(users({ baseUrl: s.url, token }).updatePassword(PASSWORD, 'short'));
     assert.deepEqual([error.status, error.code, error.operation], [200, 'validation_failure', 'updatePassword']);
     assert.deepEqual(error.fields, [['newpassword', 'too short']]);
@@ -65,9 +65,15 @@ describe('connector failures', () => {
 
   test('401 not signed in, 403 not allowed, 404 not found', async () => {
     const anonymous = await failure(users({ baseUrl: s.url }).profile());
-    assert.deepEqual([anonymous.status, anonymous.code, anonymous.message, anonymous.fields], [401, 'not_signed_in', 'Sign in first.', []]);
+    assert.deepEqual(
+      [anonymous.status, anonymous.code, anonymous.message, anonymous.fields],
+      [401, 'not_signed_in', 'Sign in first.', []],
+    );
     const forbidden = await failure(users({ baseUrl: s.url, token }).getUser('bob'));
-    assert.deepEqual([forbidden.status, forbidden.code, forbidden.message], [403, 'not_allowed', 'You are not allowed to do this.']);
+    assert.deepEqual(
+      [forbidden.status, forbidden.code, forbidden.message],
+      [403, 'not_allowed', 'You are not allowed to do this.'],
+    );
     const missing = await failure(datastore('data', { baseUrl: s.url, token }).getItem('nothing'));
     assert.deepEqual([missing.status, missing.code, missing.fields], [404, 'item_not_found', [['key', 'not found']]]);
     // A store the server does not have: 404 from the router, still a RoostError with a code.
@@ -76,12 +82,17 @@ describe('connector failures', () => {
   });
 
   test('413 too large, 422 invalid, 429 rate limited (with its Retry-After)', async () => {
-    const tooLarge = await failure(filestore('files', { baseUrl: s.url, token }).write('big.bin', new Uint8Array(MAX_FILE_BYTES + 1)));
+    const tooLarge = await failure(
+      filestore('files', { baseUrl: s.url, token }).write('big.bin', new Uint8Array(MAX_FILE_BYTES + 1)),
+    );
     assert.deepEqual([tooLarge.status, tooLarge.code], [413, 'storage_limit']);
     const bodyTooLarge = await failure(users({ baseUrl: s.url, token }).update({ data: 'x'.repeat(2 * 1024 * 1024) }));
     assert.deepEqual([bodyTooLarge.status, bodyTooLarge.code], [413, 'body_too_large']);
     const invalid = await failure(datastore('data', { baseUrl: s.url, token }).list({ sort: 'colour' as never }));
-    assert.deepEqual([invalid.status, invalid.code, invalid.fields], [422, 'validation_failure', [['sort', 'invalid']]]);
+    assert.deepEqual(
+      [invalid.status, invalid.code, invalid.fields],
+      [422, 'validation_failure', [['sort', 'invalid']]],
+    );
 
     const limited = await startRoostWithLimit();
     try {
@@ -102,21 +113,23 @@ describe('connector failures', () => {
     assert.ok(error.cause instanceof Error);
   });
 
-  test('timeout: no answer within the option\'s time (or the call\'s own)', async () => {
+  test("timeout: no answer within the option's time (or the call's own)", async () => {
     const silent = await silentServer();
     try {
       const error = await failure(users({ baseUrl: silent.url, timeout: 200 }).ping());
       assert.deepEqual([error.status, error.code, error.message], [0, 'timeout', 'No answer within 200 ms.']);
       const own = await failure(users({ baseUrl: silent.url }).ping({ timeout: 100 }));
       assert.equal(own.code, 'timeout');
-      const upload = await failure(filestore('files', { baseUrl: silent.url, timeout: 200 }).write('a.txt', 'x', { onProgress: () => {} }));
+      const upload = await failure(
+        filestore('files', { baseUrl: silent.url, timeout: 200 }).write('a.txt', 'x', { onProgress: () => {} }),
+      );
       assert.equal(upload.code, 'timeout');
     } finally {
       await silent.close();
     }
   });
 
-  test('aborted by the caller\'s signal', async () => {
+  test("aborted by the caller's signal", async () => {
     const silent = await silentServer();
     try {
       const controller = new AbortController();
@@ -129,7 +142,7 @@ describe('connector failures', () => {
     }
   });
 
-  test('not Roost answering (a proxy\'s page): invalid_answer for a 200, http_<status> for a failure status', async () => {
+  test("not Roost answering (a proxy's page): invalid_answer for a 200, http_<status> for a failure status", async () => {
     const proxy = createHttpServer((request, response) => {
       response.writeHead(request.url?.endsWith('/ping') ? 200 : 502, { 'content-type': 'text/html' });
       response.end('<html>Bad gateway</html>');
@@ -138,9 +151,15 @@ describe('connector failures', () => {
     const baseUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
     try {
       const notJson = await failure(users({ baseUrl }).ping());
-      assert.deepEqual([notJson.status, notJson.code, notJson.message], [200, 'invalid_answer', 'The answer is not a JSON object.']);
+      assert.deepEqual(
+        [notJson.status, notJson.code, notJson.message],
+        [200, 'invalid_answer', 'The answer is not a JSON object.'],
+      );
       const gateway = await failure(users({ baseUrl }).profile());
-      assert.deepEqual([gateway.status, gateway.code, gateway.message, gateway.fields], [502, 'http_502', 'profile failed with HTTP 502', []]);
+      assert.deepEqual(
+        [gateway.status, gateway.code, gateway.message, gateway.fields],
+        [502, 'http_502', 'profile failed with HTTP 502', []],
+      );
       const upload = await failure(filestore('files', { baseUrl }).write('a.txt', 'x', { onProgress: () => {} }));
       assert.deepEqual([upload.status, upload.code], [502, 'http_502']);
     } finally {
@@ -158,7 +177,12 @@ describe('connector failures', () => {
     const answer = await auth.ping({ success: (result) => seen.push(`call success ${result.result}`) });
     assert.deepEqual(answer, { result: 1 });
     await failure(auth.profile({ failure: (error) => seen.push(`call failure ${error.status}`) }));
-    assert.deepEqual(seen, ['options success ping', 'call success 1', 'options failure profile not_signed_in', 'call failure 401']);
+    assert.deepEqual(seen, [
+      'options success ping',
+      'call success 1',
+      'options failure profile not_signed_in',
+      'call failure 401',
+    ]);
   });
 
   test('a failure callback handles the failure: an unawaited call is no unhandled rejection', async () => {
@@ -190,7 +214,9 @@ describe('connector failures', () => {
     assert.equal(isRoostError(new Error('x')), false);
     assert.equal(isRoostError({ name: 'RoostError' }), false);
     assert.equal(isRoostError(null), false);
-    const foreign: unknown = runInNewContext('const e = new Error("x"); e.name = "RoostError"; e.status = 404; e.code = "not_found"; e.fields = []; e');
+    const foreign: unknown = runInNewContext(
+      'const e = new Error("x"); e.name = "RoostError"; e.status = 404; e.code = "not_found"; e.fields = []; e',
+    );
     assert.equal(foreign instanceof Error, false);
     assert.equal(isRoostError(foreign), true);
   });

@@ -49,11 +49,27 @@ describe('the packed @roost/client', () => {
 
   test('the tarball holds the built JavaScript, its declarations and the license, no TypeScript sources', async () => {
     const files = await tarballFiles(join(work, 'roost-client-0.1.0.tgz'));
-    for (const file of ['package.json', 'LICENSE', 'README.md', 'CHANGELOG.md', 'dist/index.js', 'dist/index.d.ts', 'dist/react/index.js', 'dist/react/index.d.ts', 'dist/vue/index.js', 'dist/vue/index.d.ts']) {
+    for (const file of [
+      'package.json',
+      'LICENSE',
+      'README.md',
+      'CHANGELOG.md',
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/react/index.js',
+      'dist/react/index.d.ts',
+      'dist/vue/index.js',
+      'dist/vue/index.d.ts',
+    ]) {
       assert.ok(files.includes(file), `${file} in ${files.join(', ')}`);
     }
-    assert.deepEqual(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')), []);
-    const manifest = JSON.parse(await readFile(join(app, 'node_modules', '@roost', 'client', 'package.json'), 'utf8')) as { peerDependenciesMeta: Record<string, { optional: boolean }> };
+    assert.deepEqual(
+      files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')),
+      [],
+    );
+    const manifest = JSON.parse(
+      await readFile(join(app, 'node_modules', '@roost', 'client', 'package.json'), 'utf8'),
+    ) as { peerDependenciesMeta: Record<string, { optional: boolean }> };
     assert.deepEqual(manifest.peerDependenciesMeta, { react: { optional: true }, vue: { optional: true } });
   });
 
@@ -77,12 +93,23 @@ console.log(JSON.stringify({ value: item.value, owner: item.owner, code }));
 
   test("tsc --strict passes on a consumer of every entry and on docs/clients.md's TypeScript examples", async () => {
     assert.ok(tsBlocks.length >= 4, `${tsBlocks.length} TypeScript blocks in docs/clients.md`);
-    const strict = { strict: true, noEmit: true, skipLibCheck: false, target: 'ES2022', module: 'nodenext', moduleResolution: 'nodenext', lib: ['ES2022', 'DOM', 'DOM.Iterable'] };
+    const strict = {
+      strict: true,
+      noEmit: true,
+      skipLibCheck: false,
+      target: 'ES2022',
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      lib: ['ES2022', 'DOM', 'DOM.Iterable'],
+    };
     // Node: the docs' examples, each a module of its own (they use top-level await).
     const docs = join(app, 'docs');
     await mkdir(docs, { recursive: true });
     for (const [i, block] of tsBlocks.entries()) await writeFile(join(docs, `example-${i + 1}.mts`), block);
-    await writeFile(join(docs, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...strict, types: ['node'] }, include: ['*.mts'] }));
+    await writeFile(
+      join(docs, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { ...strict, types: ['node'] }, include: ['*.mts'] }),
+    );
     await tscIn(docs);
     // A browser app: no Node types at all, the React and Vue entries beside the core.
     const web = join(app, 'typed');
@@ -107,10 +134,16 @@ export async function run(): Promise<string> {
 export const hooks = [useItem, useUser, useList];
 `,
     );
-    await writeFile(join(web, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...strict, types: [] }, include: ['*.mts'] }));
+    await writeFile(
+      join(web, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { ...strict, types: [] }, include: ['*.mts'] }),
+    );
     await tscIn(web);
     // A mistake is still caught: the declarations are real, not `any`.
-    await writeFile(join(web, 'wrong.mts'), `import { datastore } from '@roost/client';\nconst size: string = (await datastore('data').list()).total;\nexport { size };\n`);
+    await writeFile(
+      join(web, 'wrong.mts'),
+      `import { datastore } from '@roost/client';\nconst size: string = (await datastore('data').list()).total;\nexport { size };\n`,
+    );
     await assert.rejects(tscIn(web), /wrong\.mts.*TS2322/s);
   });
 
@@ -126,7 +159,10 @@ export const hooks = [useItem, useUser, useList];
     test('Vite bundles the package; the page signs in, writes and reads an item in chromium', async () => {
       const web = join(app, 'web');
       await mkdir(web, { recursive: true });
-      await writeFile(join(web, 'index.html'), `<!doctype html><html><head><meta charset="utf-8"><title>packed</title></head><body><output id="out">…</output><script type="module" src="./main.js"></script></body></html>`);
+      await writeFile(
+        join(web, 'index.html'),
+        `<!doctype html><html><head><meta charset="utf-8"><title>packed</title></head><body><output id="out">…</output><script type="module" src="./main.js"></script></body></html>`,
+      );
       await writeFile(
         join(web, 'main.js'),
         `import { datastore, users } from '@roost/client';
@@ -145,10 +181,22 @@ try {
       const { build } = await import('vite');
       const outDir = join(web, 'dist');
       // Vite resolves @roost/client in the consumer's node_modules, under the browser's conditions.
-      await build({ root: web, base: '/app/', logLevel: 'silent', configFile: false, build: { outDir, emptyOutDir: true } });
-      const bundled = (await readFile(join(outDir, 'index.html'), 'utf8')).match(/src="\/app\/(assets\/[^"]+\.js)"/)?.[1];
+      await build({
+        root: web,
+        base: '/app/',
+        logLevel: 'silent',
+        configFile: false,
+        build: { outDir, emptyOutDir: true },
+      });
+      const bundled = (await readFile(join(outDir, 'index.html'), 'utf8')).match(
+        /src="\/app\/(assets\/[^"]+\.js)"/,
+      )?.[1];
       assert.ok(bundled, 'the built page loads one bundled script');
-      assert.doesNotMatch(await readFile(join(outDir, bundled), 'utf8'), /from\s*["']@roost\/client["']/, 'the package is bundled, not left as a bare import');
+      assert.doesNotMatch(
+        await readFile(join(outDir, bundled), 'utf8'),
+        /from\s*["']@roost\/client["']/,
+        'the package is bundled, not left as a bare import',
+      );
 
       // The built files served under Roost's origin, as a reverse proxy in front of both would.
       const context = await browser.newContext({ baseURL: s.url });
@@ -156,10 +204,16 @@ try {
         const page = await context.newPage();
         const errors: Error[] = [];
         page.on('pageerror', (error) => errors.push(error));
-        const types: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8' };
+        const types: Record<string, string> = {
+          '.html': 'text/html; charset=utf-8',
+          '.js': 'text/javascript; charset=utf-8',
+        };
         await page.route(`${s.url}/app/**`, async (route) => {
           const path = new URL(route.request().url()).pathname.slice('/app/'.length) || 'index.html';
-          await route.fulfill({ contentType: types[extname(path)] ?? 'application/octet-stream', body: await readFile(join(outDir, path)) });
+          await route.fulfill({
+            contentType: types[extname(path)] ?? 'application/octet-stream',
+            body: await readFile(join(outDir, path)),
+          });
         });
         await page.goto('/app/index.html');
         await page.waitForFunction(() => document.getElementById('out')?.textContent !== '…');

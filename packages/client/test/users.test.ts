@@ -1,8 +1,16 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { users, isRoostError, RoostError, type Users } from '../src/index.js';
+import { users, isRoostError, type RoostError, type Users } from '../src/index.js';
 import { userRoutes } from '../../server/src/http/routes/user-routes.js';
-import { Coverage, documentedOperations, passwordFromMail, PASSWORD, startRoost, tokenFromMail, type TestServer } from './helpers/roost.js';
+import {
+  Coverage,
+  documentedOperations,
+  passwordFromMail,
+  PASSWORD,
+  startRoost,
+  tokenFromMail,
+  type TestServer,
+} from './helpers/roost.js';
 
 /**
  * Every operation of the user service through the TypeScript connector in Node, against a real
@@ -13,7 +21,8 @@ describe('users connector (Node)', () => {
   let s: TestServer;
   let admin: Users;
   const coverage = new Coverage();
-  const connect = (token?: string) => users({ baseUrl: s.url, onSuccess: coverage.onSuccess, ...(token ? { token } : {}) });
+  const connect = (token?: string) =>
+    users({ baseUrl: s.url, onSuccess: coverage.onSuccess, ...(token ? { token } : {}) });
 
   before(async () => {
     s = await startRoost();
@@ -25,15 +34,27 @@ describe('users connector (Node)', () => {
     assert.deepEqual(await connect().ping(), { result: 1 });
     const before = await admin.getPermissions();
     assert.equal(before.result, true);
-    assert.deepEqual(before.permissions.find((p) => p.permission === 'signupDirect'), { permission: 'signupDirect', groups: ['sys:noone'] });
+    assert.deepEqual(
+      before.permissions.find((p) => p.permission === 'signupDirect'),
+      { permission: 'signupDirect', groups: ['sys:noone'] },
+    );
     const policies = ['signupDirect', 'signupOptin', 'signupReview', 'signupSendpw', 'signupUid'];
-    const changed = await admin.setPermissions(policies.map((permission) => ({ permission, groups: ['sys:everyone'], action: 'replace' as const })));
-    for (const permission of policies) assert.deepEqual(changed.permissions.find((p) => p.permission === permission)?.groups, ['sys:everyone']);
+    const changed = await admin.setPermissions(
+      policies.map((permission) => ({ permission, groups: ['sys:everyone'], action: 'replace' as const })),
+    );
+    for (const permission of policies)
+      assert.deepEqual(changed.permissions.find((p) => p.permission === permission)?.groups, ['sys:everyone']);
   });
 
   test('signupDirect, token (kept by the connector), identity, name, profile, authenticated, allowed', async () => {
     const alice = connect();
-    assert.deepEqual(await alice.signupDirect('alice', 'alice@example.com', PASSWORD, { realname: 'Alice Adams', data: { theme: 'dark' } }), { result: true });
+    assert.deepEqual(
+      await alice.signupDirect('alice', 'alice@example.com', PASSWORD, {
+        realname: 'Alice Adams',
+        data: { theme: 'dark' },
+      }),
+      { result: true },
+    );
     const token = await alice.token('alice', PASSWORD);
     assert.equal(token.result, true);
     assert.equal(typeof token.token, 'string');
@@ -75,7 +96,10 @@ describe('users connector (Node)', () => {
 
   test('signupOptin and activate with the mailed token', async () => {
     assert.deepEqual(await connect().signupOptin('olga', 'olga@example.com', PASSWORD), { result: true });
-    await assert.rejects(connect().token('olga', PASSWORD), (e: RoostError) => e.status === 401 && e.code === 'invalid_credentials');
+    await assert.rejects(
+      connect().token('olga', PASSWORD),
+      (e: RoostError) => e.status === 401 && e.code === 'invalid_credentials',
+    );
     assert.deepEqual(await connect().activate(tokenFromMail(await s.lastMail('olga@example.com'))), { result: true });
     assert.equal((await connect().token('olga', PASSWORD)).result, true);
   });
@@ -117,10 +141,15 @@ describe('users connector (Node)', () => {
     assert.deepEqual(await admin.updateEmail('root@example.com'), { result: true });
     assert.deepEqual(await admin.updateMail('admin@example.com'), { result: true });
     assert.equal((await admin.identity()).email, 'admin@example.com');
-    await assert.rejects(bert.updateEmail('b@example.com'), (e: RoostError) => e.status === 403 && e.code === 'not_allowed');
+    await assert.rejects(
+      bert.updateEmail('b@example.com'),
+      (e: RoostError) => e.status === 403 && e.code === 'not_allowed',
+    );
 
     assert.deepEqual(await bert.verifyEmail('bert@example.org'), { result: true });
-    assert.deepEqual(await connect().verifyEmail2(tokenFromMail(await s.lastMail('bert@example.org'))), { result: true });
+    assert.deepEqual(await connect().verifyEmail2(tokenFromMail(await s.lastMail('bert@example.org'))), {
+      result: true,
+    });
     assert.equal((await bert.identity()).email, 'bert@example.org');
   });
 
@@ -159,15 +188,23 @@ describe('users connector (Node)', () => {
     const all = await admin.list({ active: true, sort: 'name', size: 100 });
     assert.ok(all.users.some((u) => u.name === 'alice' && u.state === 'active' && u.groups[0] === 'editors'));
     const page = await admin.list({ active: true, sort: 'name', order: '<', start: 2, size: 2 });
-    assert.deepEqual(page.users.map((u) => u.name), all.users.slice(1, 3).map((u) => u.name));
+    assert.deepEqual(
+      page.users.map((u) => u.name),
+      all.users.slice(1, 3).map((u) => u.name),
+    );
     assert.deepEqual([page.start, page.size, page.total], [2, 2, all.total]);
     const identities = await admin.identities({ search: 'alice' });
-    assert.deepEqual(identities.users, [{ name: 'alice', realname: 'Alice A.', email: 'alice@example.com', id: record.id, reference: record.id }]);
+    assert.deepEqual(identities.users, [
+      { name: 'alice', realname: 'Alice A.', email: 'alice@example.com', id: record.id, reference: record.id },
+    ]);
 
     assert.deepEqual(await admin.setUser('sven', { active: false }), { result: true });
     assert.equal((await admin.getUser('sven')).state, 'disabled');
     assert.deepEqual(await admin.removeUser('sven'), { result: true });
-    await assert.rejects(admin.removeUser('sven'), (e: RoostError) => e.status === 404 && e.code === 'unknown_user' && e.reason('identity') === 'unknown_user');
+    await assert.rejects(
+      admin.removeUser('sven'),
+      (e: RoostError) => e.status === 404 && e.code === 'unknown_user' && e.reason('identity') === 'unknown_user',
+    );
   });
 
   test('disable and delete end the own account and forget the token', async () => {
@@ -189,13 +226,20 @@ describe('users connector (Node)', () => {
   test('validation failures (HTTP 200, result false) reject with the field pairs', async () => {
     const error = await connect()
       .signupDirect('al', 'alice-at-example', '')
-      .then(() => assert.fail('resolved'), (e: unknown) => e);
+      .then(
+        () => assert.fail('resolved'),
+        (e: unknown) => e,
+      );
     assert.ok(isRoostError(error));
     assert.equal(error.status, 200);
     assert.equal(error.code, 'validation_failure');
     assert.equal(error.operation, 'signupDirect');
     assert.equal(error.message, 'Some fields are missing or invalid.');
-    assert.deepEqual(error.fields, [['name', 'too short'], ['email', 'invalid_email'], ['password', 'required']]);
+    assert.deepEqual(error.fields, [
+      ['name', 'too short'],
+      ['email', 'invalid_email'],
+      ['password', 'required'],
+    ]);
     assert.deepEqual(error.messages, ['Some fields are missing or invalid.']);
     assert.equal(error.body.result, false);
   });

@@ -10,7 +10,14 @@
 export type { ActionCallback, ActionConf, ActionKw, ActionResult, Conf, RedirectTarget } from './conf/action-conf.js';
 export { ConfigurationError } from './conf/configuration-error.js';
 export { fieldDatatype, fieldSize } from './conf/field-conf.js';
-export type { Datatype, FieldConf, FieldValidator, ListItem, ListItemsCallback, ValidatorContext } from './conf/field-conf.js';
+export type {
+  Datatype,
+  FieldConf,
+  FieldValidator,
+  ListItem,
+  ListItemsCallback,
+  ValidatorContext,
+} from './conf/field-conf.js';
 export type { FormApp, Subset, Subsets, TypeConf } from './conf/subset.js';
 export { checkboxChoice, radioChoice, selectInput, singleCheckbox } from './fields/choice-widgets.js';
 export { fileUpload, formatBytes } from './fields/file-widget.js';

@@ -19,14 +19,20 @@ describe('browser', () => {
   let closeContent: (() => Promise<void>) | undefined;
 
   before(async () => {
-    assert.ok(existsSync(executablePath), `${executablePath} is missing: apt-get install -y --no-install-recommends chromium`);
+    assert.ok(
+      existsSync(executablePath),
+      `${executablePath} is missing: apt-get install -y --no-install-recommends chromium`,
+    );
     mkdirSync(artifacts, { recursive: true });
     ({ content, close: closeContent } = await openContent('sqlite', {
       metaFields: [{ id: 'title', name: 'Title', datatype: 'string', required: true }],
       types: [{ id: 'article', name: 'Article', data: [{ id: 'body', name: 'Text', datatype: 'text' }] }],
     }));
     server = await startDemoServer(content);
-    browser = await chromium.launch({ executablePath, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    browser = await chromium.launch({
+      executablePath,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
   });
 
   after(async () => {
@@ -56,7 +62,10 @@ describe('browser', () => {
     assert.equal((await page.textContent('[role=status]'))?.trim(), 'OK. Data saved.');
     assert.equal(await page.inputValue('#upload-title'), 'Renamed');
     const stored = await content.get(id);
-    assert.deepEqual([stored?.type, stored?.meta.title, stored?.data.body, stored?.meta.pool_createdby], ['article', 'Renamed', 'Body <b>text</b>', 'browser']);
+    assert.deepEqual(
+      [stored?.type, stored?.meta.title, stored?.data.body, stored?.meta.pool_createdby],
+      ['article', 'Renamed', 'Body <b>text</b>', 'browser'],
+    );
     await page.screenshot({ path: `${artifacts}object-edited.png`, fullPage: true });
     await context.close();
   });
@@ -69,7 +78,7 @@ describe('browser', () => {
     await page.fill('#upload-email', 'not-an-email');
     await page.click('button[name="send$"]');
     await page.waitForSelector('#upload-errors');
-    assert.match(await page.textContent('#upload-errors') ?? '', /Name: Required/);
+    assert.match((await page.textContent('#upload-errors')) ?? '', /Name: Required/);
     assert.equal(await page.getAttribute('#upload-email', 'aria-invalid'), 'true');
     assert.equal(await page.inputValue('#upload-email'), 'not-an-email');
     await page.screenshot({ path: `${artifacts}plain-errors.png`, fullPage: true });
@@ -94,19 +103,25 @@ describe('browser', () => {
     assert.equal(await page.isVisible('#item-phone'), false, 'the phone field is hidden while "E-mail" is selected');
     await page.selectOption('#ajaxform-contact', 'phone');
     assert.equal(await page.isVisible('#item-phone'), true);
-    await page.evaluate(() => { (window as unknown as { marker: number }).marker = 1; });
+    await page.evaluate(() => {
+      (window as unknown as { marker: number }).marker = 1;
+    });
     const navigations: string[] = [];
     page.on('framenavigated', (f) => navigations.push(f.url()));
     await page.click('button[name="send$"]');
     await page.waitForSelector('#ajaxform-errors');
-    assert.match(await page.textContent('#ajaxform-errors') ?? '', /Name: Required/);
+    assert.match((await page.textContent('#ajaxform-errors')) ?? '', /Name: Required/);
     await page.screenshot({ path: `${artifacts}ajax-errors.png`, fullPage: true });
     await page.fill('#ajaxform-name', 'Ada');
     await page.fill('#ajaxform-email', 'ada@example.org');
     await page.click('button[name="send$"]');
     await page.waitForSelector('[role=status]');
     assert.equal((await page.textContent('[role=status]'))?.trim(), 'Thank you!');
-    assert.equal(await page.evaluate(() => (window as unknown as { marker?: number }).marker), 1, 'no page load happened');
+    assert.equal(
+      await page.evaluate(() => (window as unknown as { marker?: number }).marker),
+      1,
+      'no page load happened',
+    );
     assert.deepEqual(navigations, []);
     assert.equal(await page.isVisible('#item-phone'), true, 'the replaced form is initialised again');
     assert.deepEqual(pageErrors, []);
@@ -136,7 +151,11 @@ describe('browser', () => {
     await page.goto(`${server.url}/upload`);
     assert.equal(await page.isVisible('[data-roost-progress]'), false);
     const size = 20 * 1024 * 1024;
-    await page.setInputFiles('#up-doc', { name: 'big.bin', mimeType: 'application/octet-stream', buffer: Buffer.alloc(size, 7) });
+    await page.setInputFiles('#up-doc', {
+      name: 'big.bin',
+      mimeType: 'application/octet-stream',
+      buffer: Buffer.alloc(size, 7),
+    });
     // Sample the bar from inside the page so no state change is missed.
     // A string, not a function: tsx would inject its __name helper into the page otherwise.
     await page.evaluate(`(() => {
@@ -160,12 +179,26 @@ describe('browser', () => {
     const firstVisible = samples.find(([, visible]) => visible);
     assert.ok(firstVisible, 'the bar became visible');
     assert.ok(firstVisible[0] >= 450, `shown after the 500 ms delay, not at ${Math.round(firstVisible[0])} ms`);
-    assert.ok(samples.some(([t, visible]) => t < 400 && !visible), 'hidden during the first 500 ms');
+    assert.ok(
+      samples.some(([t, visible]) => t < 400 && !visible),
+      'hidden during the first 500 ms',
+    );
     const values = samples.filter(([, v]) => v).map(([, , p]) => Number(p));
-    assert.ok(values.every((v, i) => i === 0 || v >= (values[i - 1] ?? 0)), 'progress never goes back');
-    assert.ok(values.every((v) => v <= 98), 'capped at 98% until the answer');
-    assert.ok(new Set(values).size > 2 && Math.max(...values) > Math.min(...values), `the bar grows: ${[...new Set(values)].join(',')}`);
-    console.log(`upload: visible at ${Math.round(firstVisible[0])} ms, values ${[...new Set(values)].join(',')}, last sample ${Math.round(samples.at(-1)?.[0] ?? 0)} ms`);
+    assert.ok(
+      values.every((v, i) => i === 0 || v >= (values[i - 1] ?? 0)),
+      'progress never goes back',
+    );
+    assert.ok(
+      values.every((v) => v <= 98),
+      'capped at 98% until the answer',
+    );
+    assert.ok(
+      new Set(values).size > 2 && Math.max(...values) > Math.min(...values),
+      `the bar grows: ${[...new Set(values)].join(',')}`,
+    );
+    console.log(
+      `upload: visible at ${Math.round(firstVisible[0])} ms, values ${[...new Set(values)].join(',')}, last sample ${Math.round(samples.at(-1)?.[0] ?? 0)} ms`,
+    );
     await context.close();
   });
 
@@ -174,7 +207,11 @@ describe('browser', () => {
     const page = await context.newPage();
     await page.goto(`${server.url}/upload-always`);
     assert.equal(await page.isVisible('[data-roost-progress]'), false);
-    await page.setInputFiles('#up-doc', { name: 'a.bin', mimeType: 'application/octet-stream', buffer: Buffer.alloc(8 * 1024 * 1024, 1) });
+    await page.setInputFiles('#up-doc', {
+      name: 'a.bin',
+      mimeType: 'application/octet-stream',
+      buffer: Buffer.alloc(8 * 1024 * 1024, 1),
+    });
     await page.evaluate(`document.querySelector('form').addEventListener('submit', () => {
       queueMicrotask(() => { window.shownAtSend = !document.querySelector('[data-roost-progress]').hidden; });
     })`);

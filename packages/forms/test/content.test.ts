@@ -3,7 +3,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql, type Kysely } from 'kysely';
-import { ContentError, contentUrls, createContentView, createKyselyContent, type ContentObject, type KyselyContent } from '../src/index.js';
+import {
+  ContentError,
+  contentUrls,
+  createContentView,
+  createKyselyContent,
+  type ContentObject,
+  type KyselyContent,
+} from '../src/index.js';
 import { contentOptions } from './helpers/fixtures.js';
 import { dialects, openContent, openDatabase, postgresSkip, testRootId } from './helpers/content-db.js';
 
@@ -42,7 +49,15 @@ for (const dialect of dialects) {
       const folder = await root.create('folder', { title: 'Docs', comment: 'c' }, user);
       const obj = await folder.create(
         'type1',
-        { title: 'First', ftext: 'Some text', fnumber: 12, fjson: { a: [1, 2], ü: 'ß' }, pool_type: 'type2', pool_create: 'x', upload: { filename: 'a.txt', size: 1 } },
+        {
+          title: 'First',
+          ftext: 'Some text',
+          fnumber: 12,
+          fjson: { a: [1, 2], ü: 'ß' },
+          pool_type: 'type2',
+          pool_create: 'x',
+          upload: { filename: 'a.txt', size: 1 },
+        },
         user,
       );
       assert.equal(obj.type, 'type1');
@@ -59,14 +74,23 @@ for (const dialect of dialects) {
       assert.equal(loaded.parent?.parent?.id, root.id);
       assert.equal(loaded.configuration?.id, 'type1');
       const children = await root.children();
-      assert.deepEqual(children.map((c) => c.id), [folder.id]);
+      assert.deepEqual(
+        children.map((c) => c.id),
+        [folder.id],
+      );
     });
 
     test('create refuses unknown types and types the parent does not allow', async () => {
       await freshRoot();
-      await assert.rejects(root.create('nope', {}, user), (e) => e instanceof ContentError && e.code === 'unknown_type');
+      await assert.rejects(
+        root.create('nope', {}, user),
+        (e) => e instanceof ContentError && e.code === 'unknown_type',
+      );
       const obj = await root.create('type1', { fnumber: 1 }, user);
-      await assert.rejects(obj.create('folder', {}, user), (e) => e instanceof ContentError && e.code === 'type_not_allowed');
+      await assert.rejects(
+        obj.create('folder', {}, user),
+        (e) => e instanceof ContentError && e.code === 'type_not_allowed',
+      );
       const child = await obj.create('type2', { fstr: 'ok' }, user);
       assert.equal(child.parent?.id, obj.id);
     });
@@ -86,7 +110,11 @@ for (const dialect of dialects) {
 
     test('insertAtPosition: first, last, after a sibling; refuses strangers and unknown siblings', async () => {
       await freshRoot();
-      const [a, b, c] = [await root.create('type2', { fstr: 'a' }, user), await root.create('type2', { fstr: 'b' }, user), await root.create('type2', { fstr: 'c' }, user)];
+      const [a, b, c] = [
+        await root.create('type2', { fstr: 'a' }, user),
+        await root.create('type2', { fstr: 'b' }, user),
+        await root.create('type2', { fstr: 'c' }, user),
+      ];
       const order = async (): Promise<string[]> => (await root.children()).map((x) => String(x.data.fstr));
       assert.deepEqual(await order(), ['a', 'b', 'c']);
       await root.insertAtPosition?.(c, 'first', user);
@@ -96,8 +124,14 @@ for (const dialect of dialects) {
       await root.insertAtPosition?.(a, b.id, user);
       assert.deepEqual(await order(), ['b', 'a', 'c']);
       const other = await content.root(testRootId());
-      await assert.rejects(other.insertAtPosition!(a, 'first', user), (e) => e instanceof ContentError && e.code === 'not_found');
-      await assert.rejects(root.insertAtPosition!(a, 'nope', user), (e) => e instanceof ContentError && e.code === 'invalid_position');
+      await assert.rejects(
+        other.insertAtPosition!(a, 'first', user),
+        (e) => e instanceof ContentError && e.code === 'not_found',
+      );
+      await assert.rejects(
+        root.insertAtPosition!(a, 'nope', user),
+        (e) => e instanceof ContentError && e.code === 'invalid_position',
+      );
     });
 
     test('wfAction: by action from the current state, by transition id, refused otherwise', async () => {
@@ -119,7 +153,10 @@ for (const dialect of dialects) {
       await root.create('type2', { fstr: 'x' }, user);
       const tool = content.tool('count', root);
       assert.ok(tool);
-      assert.deepEqual(await tool.run({ parameter1: 'n' }, { user, view: undefined, request: undefined }), { ok: true, output: 'n: 1 children' });
+      assert.deepEqual(await tool.run({ parameter1: 'n' }, { user, view: undefined, request: undefined }), {
+        ok: true,
+        output: 'n: 1 children',
+      });
       assert.equal(content.tool('nope'), undefined);
       assert.equal(content.getToolConf('count')?.id, 'count');
     });
@@ -158,8 +195,13 @@ test('createKyselyContent accepts the host database typed with its own tables', 
     await content.ensureSchema();
     const root = await content.root();
     assert.equal((await root.create('type2', { fstr: 'x' }, 'u')).type, 'type2');
-    const tables = await sql<{ name: string }>`select name from sqlite_master where type = 'table' order by name`.execute(hostDb);
-    assert.deepEqual(tables.rows.map((r) => r.name), ['roost_form_objects', 'users']);
+    const tables = await sql<{
+      name: string;
+    }>`select name from sqlite_master where type = 'table' order by name`.execute(hostDb);
+    assert.deepEqual(
+      tables.rows.map((r) => r.name),
+      ['roost_form_objects', 'users'],
+    );
   } finally {
     await database.close();
   }

@@ -1,7 +1,15 @@
 // Every event with its arguments and order.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Form, HTMLForm, JsonMappingForm, JsonSequenceForm, ObjectForm, type ActionConf, type FormListener } from '../src/index.js';
+import {
+  Form,
+  HTMLForm,
+  JsonMappingForm,
+  JsonSequenceForm,
+  ObjectForm,
+  type ActionConf,
+  type FormListener,
+} from '../src/index.js';
 import { post, useSqliteContent } from './helpers/content-db.js';
 import { contentOptions } from './helpers/fixtures.js';
 
@@ -12,7 +20,18 @@ const actions: ActionConf[] = [
   { id: 'send', method: 'returnDataOnSuccess' },
   { id: 'cancel', method: 'cancel' },
 ];
-const EVENTS = ['setup', 'validate', 'process', 'loadDataObj', 'loadDefault', 'cancel', 'render', 'success', 'messages', 'delete'];
+const EVENTS = [
+  'setup',
+  'validate',
+  'process',
+  'loadDataObj',
+  'loadDefault',
+  'cancel',
+  'render',
+  'success',
+  'messages',
+  'delete',
+];
 
 function record(form: Form): Array<[string, Record<string, unknown>]> {
   const log: Array<[string, Record<string, unknown>]> = [];
@@ -24,7 +43,9 @@ describe('events', () => {
   test('setup() after fields are loaded', async () => {
     const form = new Form({ fields });
     let count = -1;
-    form.listenEvent('setup', () => { count = form.getFields().length; });
+    form.listenEvent('setup', () => {
+      count = form.getFields().length;
+    });
     await form.setup();
     assert.equal(count, 1);
   });
@@ -33,7 +54,10 @@ describe('events', () => {
     const form = new HTMLForm({ fields, actions, request: { body: { name: ' Ada ', save$: '1' } } });
     const log = record(form);
     await form.process({ success_message: 'ok' });
-    assert.deepEqual(log.map(([e]) => e), ['setup', 'validate', 'process', 'success', 'messages', 'render']);
+    assert.deepEqual(
+      log.map(([e]) => e),
+      ['setup', 'validate', 'process', 'success', 'messages', 'render'],
+    );
     assert.deepEqual(log[1]?.[1], { data: { name: ' Ada ', save$: '1' } }, 'validate gets the raw values');
     assert.deepEqual(log[2]?.[1], { data: { name: 'Ada' } }, 'process gets the validated data');
     assert.deepEqual(log[3]?.[1], { data: { name: 'Ada' } });
@@ -45,7 +69,10 @@ describe('events', () => {
     const form = new HTMLForm({ fields, actions, request: { body: { name: '', send$: '1' } } });
     const log = record(form);
     await form.process();
-    assert.deepEqual(log.map(([e]) => e), ['setup', 'validate', 'render']);
+    assert.deepEqual(
+      log.map(([e]) => e),
+      ['setup', 'validate', 'render'],
+    );
     assert.deepEqual(log[2]?.[1], { data: { name: '' } });
   });
 
@@ -55,12 +82,17 @@ describe('events', () => {
     const log = record(form);
     await form.validateSchema({ name: 'x' });
     await form.extract({ name: 'x' });
-    assert.deepEqual(log.map(([e]) => e), ['validate']);
+    assert.deepEqual(
+      log.map(([e]) => e),
+      ['validate'],
+    );
   });
 
   test('validate listeners may change the data before validation', async () => {
     const form = new Form({ fields });
-    form.listenEvent('validate', ({ data }) => { (data as Record<string, unknown>).name = 'filled'; });
+    form.listenEvent('validate', ({ data }) => {
+      (data as Record<string, unknown>).name = 'filled';
+    });
     assert.deepEqual(await form.validate({}), [true, { name: 'filled' }, []]);
   });
 
@@ -70,14 +102,20 @@ describe('events', () => {
     const obj = { data: { name: 'stored' } };
     await form.loadObjData(obj);
     await form.loadDefaultData();
-    assert.deepEqual(log.slice(1), [['loadDataObj', { data: { name: 'stored' }, obj }], ['loadDefault', { data: { name: 'n' } }]]);
+    assert.deepEqual(log.slice(1), [
+      ['loadDataObj', { data: { name: 'stored' }, obj }],
+      ['loadDefault', { data: { name: 'n' } }],
+    ]);
   });
 
   test('startForm fires loadDefault (with defaultData too) and render', async () => {
     const form = new HTMLForm({ fields, actions });
     const log = record(form);
     await form.process({ defaultData: { name: 'given' } });
-    assert.deepEqual(log.map(([e]) => e), ['setup', 'loadDefault', 'render']);
+    assert.deepEqual(
+      log.map(([e]) => e),
+      ['setup', 'loadDefault', 'render'],
+    );
     assert.deepEqual(log[1]?.[1], { data: { name: 'given' } });
   });
 
@@ -85,20 +123,29 @@ describe('events', () => {
     const form = new HTMLForm({ fields, actions, request: { body: { cancel$: '1' } } });
     const log = record(form);
     await form.process();
-    assert.deepEqual(log, [['setup', {}], ['cancel', {}]]);
+    assert.deepEqual(log, [
+      ['setup', {}],
+      ['cancel', {}],
+    ]);
   });
 
   test('renderSuccess false: messages fires, render does not', async () => {
     const form = new HTMLForm({ fields, actions, renderSuccess: false, request: { body: { name: 'x', save$: '1' } } });
     const log = record(form);
     await form.process();
-    assert.deepEqual(log.map(([e]) => e), ['setup', 'validate', 'process', 'success', 'messages']);
+    assert.deepEqual(
+      log.map(([e]) => e),
+      ['setup', 'validate', 'process', 'success', 'messages'],
+    );
   });
 
   test('listeners: method names, removal, results, exceptions propagate', async () => {
     class F extends Form {
       calls: unknown[] = [];
-      onSetup(args: unknown) { this.calls.push(args); return 'from method'; }
+      onSetup(args: unknown) {
+        this.calls.push(args);
+        return 'from method';
+      }
     }
     const form = new F({ fields });
     const fn: FormListener = () => 'from fn';
@@ -110,7 +157,9 @@ describe('events', () => {
     assert.deepEqual(await form.signal('setup'), ['from method']);
     form.removeListener('setup');
     assert.deepEqual(await form.signal('setup'), []);
-    form.listenEvent('success', () => { throw new Error('listener failed'); });
+    form.listenEvent('success', () => {
+      throw new Error('listener failed');
+    });
     await assert.rejects(form.signal('success'), /listener failed/);
     form.listenEvent('x', 'missing');
     await assert.rejects(form.signal('x'), /not found/);
@@ -119,8 +168,13 @@ describe('events', () => {
   test('async listeners are awaited in order', async () => {
     const form = new Form({ fields });
     const order: number[] = [];
-    form.listenEvent('e', async () => { await new Promise((r) => setTimeout(r, 10)); order.push(1); });
-    form.listenEvent('e', () => { order.push(2); });
+    form.listenEvent('e', async () => {
+      await new Promise((r) => setTimeout(r, 10));
+      order.push(1);
+    });
+    form.listenEvent('e', () => {
+      order.push(2);
+    });
     await form.signal('e');
     assert.deepEqual(order, [1, 2]);
   });
@@ -131,38 +185,80 @@ describe('events of the content forms', () => {
 
   test('ObjectForm create: setup → validate → process → success(obj) → messages → render; update: success(obj) with the context', async () => {
     const { content, root } = await store.open();
-    const form = new ObjectForm({ app: content, loadFromType: 'type2', context: root, request: post({ fstr: 'x', create$: '1' }) });
+    const form = new ObjectForm({
+      app: content,
+      loadFromType: 'type2',
+      context: root,
+      request: post({ fstr: 'x', create$: '1' }),
+    });
     const log = record(form);
     const { result } = await form.process();
-    assert.deepEqual(log.map(([e]) => e), ['setup', 'validate', 'process', 'success', 'messages', 'render']);
+    assert.deepEqual(
+      log.map(([e]) => e),
+      ['setup', 'validate', 'process', 'success', 'messages', 'render'],
+    );
     assert.deepEqual(log[3]?.[1], { obj: result });
-    const edit = new ObjectForm({ app: content, loadFromType: 'type2', context: result, request: post({ fstr: 'y', edit$: '1' }) });
+    const edit = new ObjectForm({
+      app: content,
+      loadFromType: 'type2',
+      context: result,
+      request: post({ fstr: 'y', edit$: '1' }),
+    });
     const log2 = record(edit);
     await edit.setup('edit');
     await edit.process();
     assert.deepEqual(log2.find(([e]) => e === 'success')?.[1], { obj: result });
-    const cancel = new ObjectForm({ app: content, loadFromType: 'type2', context: result, request: post({ cancel$: '1' }) });
+    const cancel = new ObjectForm({
+      app: content,
+      loadFromType: 'type2',
+      context: result,
+      request: post({ cancel$: '1' }),
+    });
     const log3 = record(cancel);
     await cancel.process();
-    assert.deepEqual(log3, [['setup', {}], ['cancel', {}]]);
+    assert.deepEqual(log3, [
+      ['setup', {}],
+      ['cancel', {}],
+    ]);
   });
 
   test('JSON forms: success(data) with the dictionary / the whole list; delete(data) with the remaining list', async () => {
     const { root } = await store.open();
     const obj = await root.create('type2', { fstr: 'x' }, 'u');
-    const mapping = new JsonMappingForm({ context: obj, fields: [{ id: 'a' }], jsonDataField: 'm', request: post({ a: '1', edit$: '1' }) });
+    const mapping = new JsonMappingForm({
+      context: obj,
+      fields: [{ id: 'a' }],
+      jsonDataField: 'm',
+      request: post({ a: '1', edit$: '1' }),
+    });
     const log = record(mapping);
     await mapping.process();
     assert.deepEqual(log.find(([e]) => e === 'success')?.[1], { data: { a: '1' } });
-    const add = new JsonSequenceForm({ context: obj, fields: [{ id: 'name' }], jsonDataField: 's', request: post({ name: 'n', edit$: '1' }) });
+    const add = new JsonSequenceForm({
+      context: obj,
+      fields: [{ id: 'name' }],
+      jsonDataField: 's',
+      request: post({ name: 'n', edit$: '1' }),
+    });
     const log2 = record(add);
     await add.process();
-    assert.deepEqual(log2.map(([e]) => e), ['setup', 'validate', 'process', 'success', 'render']);
+    assert.deepEqual(
+      log2.map(([e]) => e),
+      ['setup', 'validate', 'process', 'success', 'render'],
+    );
     assert.deepEqual(log2[3]?.[1], { data: [{ name: 'n' }] });
-    const del = new JsonSequenceForm({ context: obj, fields: [{ id: 'name' }], jsonDataField: 's', request: post({ aa876352: '1' }) });
+    const del = new JsonSequenceForm({
+      context: obj,
+      fields: [{ id: 'name' }],
+      jsonDataField: 's',
+      request: post({ aa876352: '1' }),
+    });
     const log3 = record(del);
     await del.process();
-    assert.deepEqual(log3.map(([e]) => e), ['setup', 'delete', 'render']);
+    assert.deepEqual(
+      log3.map(([e]) => e),
+      ['setup', 'delete', 'render'],
+    );
     assert.deepEqual(log3[1]?.[1], { data: [] });
   });
 });

@@ -3,8 +3,21 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
-import { ConfigurationError, Form, HTMLForm, ValidationError, compileField, createTranslator, datatypes, registerWidget, textInput, type ActionConf, type FieldNode, type StandardSchemaV1 } from '../src/index.js';
-import { app, fullData, type1, type2 } from './helpers/fixtures.js';
+import {
+  ConfigurationError,
+  Form,
+  HTMLForm,
+  ValidationError,
+  compileField,
+  createTranslator,
+  datatypes,
+  registerWidget,
+  textInput,
+  type ActionConf,
+  type FieldNode,
+  type StandardSchemaV1,
+} from '../src/index.js';
+import { app, fullData, type1 } from './helpers/fixtures.js';
 import { attr, dom, text } from './helpers/html.js';
 
 const actions: ActionConf[] = [
@@ -15,7 +28,14 @@ const actions: ActionConf[] = [
 
 describe('HTMLForm smoke (test_form)', () => {
   test('setup from the type, lookups and every start method run', async () => {
-    const form = new HTMLForm({ app, loadFromType: 'type1', fields: [], subsets: {}, actions, request: { query: { ftext: 'from get' }, body: { ftext: 'from post' } } });
+    const form = new HTMLForm({
+      app,
+      loadFromType: 'type1',
+      fields: [],
+      subsets: {},
+      actions,
+      request: { query: { ftext: 'from get' }, body: { ftext: 'from post' } },
+    });
     await form.setup();
     assert.ok(form.getFields().length > 0);
     assert.equal(form.getField('unknown'), undefined);
@@ -96,7 +116,12 @@ describe('Validate / Extract (test_values)', () => {
   });
 
   test('validateSchema and extractSchema take app values', async () => {
-    const form = new Form({ fields: [{ id: 'n', datatype: 'number', required: true }, { id: 'l', datatype: 'multilist' }] });
+    const form = new Form({
+      fields: [
+        { id: 'n', datatype: 'number', required: true },
+        { id: 'l', datatype: 'multilist' },
+      ],
+    });
     assert.deepEqual(await form.validateSchema({ n: 5, l: ['x'] }), [true, { n: 5, l: ['x'] }, []]);
     const [ok, data, errors] = await form.validateSchema({ l: 'x' });
     assert.equal(ok, false);
@@ -111,27 +136,40 @@ describe('subsets (test_values2/3)', () => {
   test('a subset with ids validates the partial data', async () => {
     const form = new Form({ app, loadFromType: 'type1', subsets: { s: { fields: ['ftext', 'title'] } } });
     await form.setup('s');
-    assert.deepEqual(form.getFields().map((f) => f.id), ['ftext', 'title']);
+    assert.deepEqual(
+      form.getFields().map((f) => f.id),
+      ['ftext', 'title'],
+    );
     assert.equal((await form.validate({ ftext: 'x' }))[0], true);
   });
 
   test('subsets of the type configuration are used when the form has none', async () => {
     const form = new Form({ app, loadFromType: 'type1' });
     await form.setup('partial');
-    assert.deepEqual(form.getFields().map((f) => f.id), ['ftext', 'fnumber']);
+    assert.deepEqual(
+      form.getFields().map((f) => f.id),
+      ['ftext', 'fnumber'],
+    );
   });
 
   test('inline FieldConf and inline custom schema work', async () => {
     const form = new Form({
       app,
       loadFromType: 'type1',
-      subsets: { s: { fields: ['ftext', { id: 'mail', datatype: 'email' }, { id: 'code', schema: z.string().regex(/^[A-Z]{3}$/) }] } },
+      subsets: {
+        s: {
+          fields: ['ftext', { id: 'mail', datatype: 'email' }, { id: 'code', schema: z.string().regex(/^[A-Z]{3}$/) }],
+        },
+      },
     });
     await form.setup('s');
     assert.equal((await form.validate({ mail: 'a@b.example', code: 'ABC' }))[0], true);
     const [ok, , errors] = await form.validate({ mail: 'nope', code: 'abc' });
     assert.equal(ok, false);
-    assert.deepEqual(errors.map((e) => e.field), ['mail', 'code']);
+    assert.deepEqual(
+      errors.map((e) => e.field),
+      ['mail', 'code'],
+    );
   });
 
   test('any Standard Schema implementation works (not only zod), sync or async', async () => {
@@ -139,7 +177,10 @@ describe('subsets (test_values2/3)', () => {
       '~standard': {
         version: 1,
         vendor: 'handmade',
-        validate: async (v) => (typeof v === 'string' && v === v.toUpperCase() ? { value: `<${v}>` } : { issues: [{ message: 'Upper case only' }] }),
+        validate: async (v) =>
+          typeof v === 'string' && v === v.toUpperCase()
+            ? { value: `<${v}>` }
+            : { issues: [{ message: 'Upper case only' }] },
       },
     };
     const form = new Form({ fields: [{ id: 'code', schema: upper, required: true }] });
@@ -158,9 +199,16 @@ describe('subsets (test_values2/3)', () => {
   });
 
   test('subset actions and options apply', async () => {
-    const form = new HTMLForm({ fields: [{ id: 'a' }], actions, subsets: { s: { actions: ['create', 'nope'], options: { formid: 'sub' } } } });
+    const form = new HTMLForm({
+      fields: [{ id: 'a' }],
+      actions,
+      subsets: { s: { actions: ['create', 'nope'], options: { formid: 'sub' } } },
+    });
     await form.setup('s');
-    assert.deepEqual(form.getActions().map((a) => a.id), ['create']);
+    assert.deepEqual(
+      form.getActions().map((a) => a.id),
+      ['create'],
+    );
     assert.equal(form.options.formid, 'sub');
   });
 });
@@ -176,7 +224,11 @@ describe('HTML (test_html*)', () => {
     assert.equal(ok2, true);
     const good = dom(await form.render(data2));
     assert.equal(attr(good.byId('upload-fnumber'), 'value'), '123456');
-    const sub = new HTMLForm({ app, loadFromType: 'type1', subsets: { s: { fields: ['ftext', { id: 'extra', datatype: 'number', name: 'Extra' }] } } });
+    const sub = new HTMLForm({
+      app,
+      loadFromType: 'type1',
+      subsets: { s: { fields: ['ftext', { id: 'extra', datatype: 'number', name: 'Extra' }] } },
+    });
     await sub.setup('s');
     const d = dom(await sub.render({ extra: 5 }));
     assert.equal(attr(d.byId('upload-extra'), 'value'), '5');
@@ -194,11 +246,34 @@ describe('actions (test_actions)', () => {
 
 describe('FieldConf → node (test_reformed)', () => {
   test('every datatype has a conversion, and an unknown one is a configuration error', () => {
-    for (const dt of ['string', 'text', 'number', 'float', 'bool', 'datetime', 'date', 'time', 'list', 'radio', 'multilist', 'checkbox', 'email', 'url', 'password', 'json', 'lines', 'file', 'hidden']) {
+    for (const dt of [
+      'string',
+      'text',
+      'number',
+      'float',
+      'bool',
+      'datetime',
+      'date',
+      'time',
+      'list',
+      'radio',
+      'multilist',
+      'checkbox',
+      'email',
+      'url',
+      'password',
+      'json',
+      'lines',
+      'file',
+      'hidden',
+    ]) {
       assert.ok(datatypes[dt], dt);
       compileField({ id: 'x', datatype: dt }, { t: createTranslator(), items: [] });
     }
-    assert.throws(() => compileField({ id: 'x', datatype: 'timestamp' }, { t: createTranslator(), items: [] }), ConfigurationError);
+    assert.throws(
+      () => compileField({ id: 'x', datatype: 'timestamp' }, { t: createTranslator(), items: [] }),
+      ConfigurationError,
+    );
   });
 
   test('a hidden field renders one hidden input and no label', async () => {
@@ -218,24 +293,51 @@ describe('FieldConf → node (test_reformed)', () => {
     assert.deepEqual((await form.validate({ x: 'a' }))[1], { x: 'node:a' });
     assert.equal(dom(await form.render({})).tag('textarea').length, 1);
     const [forced] = await form.defaultSchemaFactory([field], true);
-    assert.deepEqual(await forced!.node.parse('a', { t: createTranslator(), form, values: {} }), { ok: false, messages: ['"a" is not a number'] });
+    assert.deepEqual(await forced!.node.parse('a', { t: createTranslator(), form, values: {} }), {
+      ok: false,
+      messages: ['"a" is not a number'],
+    });
   });
 
   test('validators: sync, async, returning a message, throwing ValidationError', async () => {
     const form = new Form({
       fields: [
         { id: 'a', validator: (v) => (v === 'bad' ? 'Bad value' : undefined) },
-        { id: 'b', validator: async (v) => { await new Promise((r) => setTimeout(r, 5)); if (v === 'taken') throw new ValidationError('"${val}" is taken', { val: v }); } },
+        {
+          id: 'b',
+          validator: async (v) => {
+            await new Promise((r) => setTimeout(r, 5));
+            if (v === 'taken') throw new ValidationError('"${val}" is taken', { val: v });
+          },
+        },
       ],
     });
     assert.equal((await form.validate({ a: 'ok', b: 'free' }))[0], true);
     const [, , errors] = await form.validate({ a: 'bad', b: 'taken' });
-    assert.deepEqual(errors, [{ field: 'a', messages: ['Bad value'] }, { field: 'b', messages: ['"taken" is taken'] }]);
+    assert.deepEqual(errors, [
+      { field: 'a', messages: ['Bad value'] },
+      { field: 'b', messages: ['"taken" is taken'] },
+    ]);
   });
 
   test('a validator gets the form and all values; other exceptions propagate', async () => {
     const seen: unknown[] = [];
-    const form = new Form({ fields: [{ id: 'a', validator: (_v, ctx) => { seen.push(ctx.form, ctx.values.other); } }, { id: 'boom', validator: () => { throw new Error('db down'); } }] });
+    const form = new Form({
+      fields: [
+        {
+          id: 'a',
+          validator: (_v, ctx) => {
+            seen.push(ctx.form, ctx.values.other);
+          },
+        },
+        {
+          id: 'boom',
+          validator: () => {
+            throw new Error('db down');
+          },
+        },
+      ],
+    });
     await assert.rejects(form.validate({ a: 'x', other: 'y', boom: 'z' }), /db down/);
     assert.equal(seen[0], form);
     assert.equal(seen[1], 'y');
@@ -243,7 +345,12 @@ describe('FieldConf → node (test_reformed)', () => {
 
   test('widget as a registered name or as an object', async () => {
     registerWidget('color', textInput('color'));
-    const form = new HTMLForm({ fields: [{ id: 'c', widget: 'color' }, { id: 's', widget: textInput('search') }] });
+    const form = new HTMLForm({
+      fields: [
+        { id: 'c', widget: 'color' },
+        { id: 's', widget: textInput('search') },
+      ],
+    });
     const d = dom(await form.render({}));
     assert.equal(attr(d.byId('upload-c'), 'type'), 'color');
     assert.equal(attr(d.byId('upload-s'), 'type'), 'search');
@@ -251,14 +358,25 @@ describe('FieldConf → node (test_reformed)', () => {
   });
 
   test('required and optional with a default', async () => {
-    const form = new HTMLForm({ fields: [{ id: 'r', required: true }, { id: 'o', default: 'dflt' }] });
+    const form = new HTMLForm({
+      fields: [
+        { id: 'r', required: true },
+        { id: 'o', default: 'dflt' },
+      ],
+    });
     assert.deepEqual(await form.loadDefaultData(), { o: 'dflt' });
     const [, , errors] = await form.validate({ r: '   ' });
     assert.deepEqual(errors, [{ field: 'r', messages: ['Required'] }]);
   });
 
   test('hidden actions produce no button', async () => {
-    const form = new HTMLForm({ fields: [{ id: 'a' }], actions: [{ id: 'default', method: 'startForm', hidden: true }, { id: 'save', method: 'processForm', name: 'Save' }] });
+    const form = new HTMLForm({
+      fields: [{ id: 'a' }],
+      actions: [
+        { id: 'default', method: 'startForm', hidden: true },
+        { id: 'save', method: 'processForm', name: 'Save' },
+      ],
+    });
     const d = dom(await form.render({}));
     const buttons = d.tag('button');
     assert.equal(buttons.length, 1);
@@ -266,16 +384,42 @@ describe('FieldConf → node (test_reformed)', () => {
   });
 
   test('loadObjData reads data, meta and files, blanks passwords', async () => {
-    const form = new Form({ fields: [{ id: 'title' }, { id: 'owner' }, { id: 'pw', datatype: 'password' }, { id: 'doc', datatype: 'file' }, { id: 'ro', readonly: true }] });
-    const obj = { data: { title: 'T', pw: 'secret', ro: 1 }, meta: { owner: 'ann' }, files: { doc: { filename: 'a.txt', size: 3 } } };
-    assert.deepEqual(await form.loadObjData(obj), { title: 'T', owner: 'ann', pw: '', doc: { filename: 'a.txt', size: 3 } });
+    const form = new Form({
+      fields: [
+        { id: 'title' },
+        { id: 'owner' },
+        { id: 'pw', datatype: 'password' },
+        { id: 'doc', datatype: 'file' },
+        { id: 'ro', readonly: true },
+      ],
+    });
+    const obj = {
+      data: { title: 'T', pw: 'secret', ro: 1 },
+      meta: { owner: 'ann' },
+      files: { doc: { filename: 'a.txt', size: 3 } },
+    };
+    assert.deepEqual(await form.loadObjData(obj), {
+      title: 'T',
+      owner: 'ann',
+      pw: '',
+      doc: { filename: 'a.txt', size: 3 },
+    });
     const ctxForm = new Form({ fields: [{ id: 'title' }], context: obj });
     assert.deepEqual(await ctxForm.loadObjData(), { title: 'T' });
   });
 
   test('convertFileUpload builds the file object', () => {
-    const form = new Form({ fields: [{ id: 'f', datatype: 'file' }], request: { body: { f: { filename: 'a.txt', size: 3, data: new Uint8Array(3) } } } });
-    assert.deepEqual(form.convertFileUpload('f'), { filename: 'a.txt', size: 3, data: new Uint8Array(3), filekey: 'f', tempfile: true });
+    const form = new Form({
+      fields: [{ id: 'f', datatype: 'file' }],
+      request: { body: { f: { filename: 'a.txt', size: 3, data: new Uint8Array(3) } } },
+    });
+    assert.deepEqual(form.convertFileUpload('f'), {
+      filename: 'a.txt',
+      size: 3,
+      data: new Uint8Array(3),
+      filekey: 'f',
+      tempfile: true,
+    });
     assert.equal(form.convertFileUpload('nope'), undefined);
   });
 });

@@ -2,7 +2,14 @@
 // pool_type/pepos checklist items, bad input), on SQLite and, when configured, PostgreSQL.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigurationError, ObjectForm, type ActionConf, type ContentObject, type FormRequest, type KyselyContent } from '../src/index.js';
+import {
+  ConfigurationError,
+  ObjectForm,
+  type ActionConf,
+  type ContentObject,
+  type FormRequest,
+  type KyselyContent,
+} from '../src/index.js';
 import { dialects, openContent, post, postgresSkip, testRootId } from './helpers/content-db.js';
 import { contentOptions, fullData } from './helpers/fixtures.js';
 import { alerts, attr, dom, text } from './helpers/html.js';
@@ -24,7 +31,8 @@ for (const dialect of dialects) {
     after(() => close?.());
 
     /** A folder to create in, under a root of its own. */
-    const folder = async (): Promise<ContentObject> => (await content.root(testRootId())).create('folder', { title: 'Folder' }, user);
+    const folder = async (): Promise<ContentObject> =>
+      (await content.root(testRootId())).create('folder', { title: 'Folder' }, user);
     const count = async (obj: ContentObject): Promise<number> => (await obj.children()).length;
     const createForm = (context: ContentObject, request: FormRequest, extra = {}): ObjectForm =>
       new ObjectForm({ app: content, loadFromType: 'type1', context, request, user, addTypeField: true, ...extra });
@@ -39,7 +47,13 @@ for (const dialect of dialects) {
       const r0 = await start.process();
       assert.ok(r0.result);
       assert.equal(r0.action.id, 'default');
-      assert.equal(attr(dom(r0.html).find((e) => attr(e, 'name') === 'pool_type'), 'value'), 'type1');
+      assert.equal(
+        attr(
+          dom(r0.html).find((e) => attr(e, 'name') === 'pool_type'),
+          'value',
+        ),
+        'type1',
+      );
       assert.equal(await count(parent), 0);
 
       const r1 = await createForm(parent, post({ ...fullData, create$: '1' })).process({ values: { fnumber: 999 } });
@@ -64,9 +78,14 @@ for (const dialect of dialects) {
     test('create with a subset of fields and actions, and with an inline email field', async () => {
       const parent = await folder();
       const subsets = { mini: { fields: ['ftext', 'fnumber'], actions: ['default', 'create', 'cancel'] } };
-      const form = createForm(parent, post({ ftext: 'a', fnumber: '7', pool_type: 'type1', create$: '1' }), { subsets });
+      const form = createForm(parent, post({ ftext: 'a', fnumber: '7', pool_type: 'type1', create$: '1' }), {
+        subsets,
+      });
       await form.setup('mini', true);
-      assert.deepEqual(form.getFields().map((f) => f.id), ['ftext', 'fnumber', 'pool_type']);
+      assert.deepEqual(
+        form.getFields().map((f) => f.id),
+        ['ftext', 'fnumber', 'pool_type'],
+      );
       const r = await form.process();
       assert.deepEqual((r.result as ContentObject).data, { ftext: 'a', fnumber: 7 });
       const inline = createForm(parent, post({ email: 'a@b.example', fnumber: '1', create$: '1' }), {
@@ -74,14 +93,19 @@ for (const dialect of dialects) {
       });
       await inline.setup('mail', true);
       const r2 = await inline.process();
-      assert.equal((r2.result as ContentObject).data.email, 'a@b.example', 'the type comes from the form when pool_type is not posted');
+      assert.equal(
+        (r2.result as ContentObject).data.email,
+        'a@b.example',
+        'the type comes from the form when pool_type is not posted',
+      );
       assert.equal(await count(parent), 2);
     });
 
     test('edit (test_obj2): start shows stored values, save stores, cancel, loadObjData; no object created', async () => {
       const parent = await folder();
       const obj = await parent.create('type1', { ftext: 'old', fnumber: 1, flist: 'item 1' }, user);
-      const mk = (request: FormRequest) => new ObjectForm({ app: content, loadFromType: 'type1', context: obj, request, user, actions: editActions });
+      const mk = (request: FormRequest) =>
+        new ObjectForm({ app: content, loadFromType: 'type1', context: obj, request, user, actions: editActions });
       const r0 = await mk(post({})).process();
       assert.equal(r0.result, true);
       assert.equal(text(dom(r0.html).byId('upload-ftext')), 'old');
@@ -100,9 +124,18 @@ for (const dialect of dialects) {
     test('edit through the class subset `edit` with kw values; unknown subset is a ConfigurationError', async () => {
       const parent = await folder();
       const obj = await parent.create('type1', { ftext: 'x', fnumber: 1 }, user);
-      const form = new ObjectForm({ app: content, loadFromType: 'type1', context: obj, user, request: post({ ftext: 'y', fnumber: '5', edit$: '1' }) });
+      const form = new ObjectForm({
+        app: content,
+        loadFromType: 'type1',
+        context: obj,
+        user,
+        request: post({ ftext: 'y', fnumber: '5', edit$: '1' }),
+      });
       await form.setup('edit');
-      assert.deepEqual(form.getActions(true).map((a) => a.id), ['edit', 'cancel']);
+      assert.deepEqual(
+        form.getActions(true).map((a) => a.id),
+        ['edit', 'cancel'],
+      );
       const r = await form.process({ values: { fnumber: 333 } });
       assert.equal(r.action.id, 'edit');
       assert.equal((await content.get(obj.id))?.data.fnumber, 333);
@@ -111,31 +144,58 @@ for (const dialect of dialects) {
       const r0 = await start.process();
       assert.equal(r0.action.id, 'defaultEdit');
       assert.equal(attr(dom(r0.html).byId('upload-fnumber'), 'value'), '333');
-      const inline = new ObjectForm({ app: content, loadFromType: 'type1', context: obj, request: post({ link: 'https://example.org', edit$: '1' }), subsets: { url: { fields: [{ id: 'link', datatype: 'url' }], actions: ['edit'] } } });
+      const inline = new ObjectForm({
+        app: content,
+        loadFromType: 'type1',
+        context: obj,
+        request: post({ link: 'https://example.org', edit$: '1' }),
+        subsets: { url: { fields: [{ id: 'link', datatype: 'url' }], actions: ['edit'] } },
+      });
       await inline.setup('url');
       await inline.process();
       assert.equal((await content.get(obj.id))?.data.link, 'https://example.org');
-      await assert.rejects(new ObjectForm({ app: content, loadFromType: 'type1', context: obj }).setup('test3'), ConfigurationError);
+      await assert.rejects(
+        new ObjectForm({ app: content, loadFromType: 'type1', context: obj }).setup('test3'),
+        ConfigurationError,
+      );
     });
 
     test('startFormRequest: request values over kw.defaults over field defaults; the defaults option replaces them', async () => {
       const parent = await folder();
-      const subsets = { s: { fields: [{ id: 'a', default: 'field' }, { id: 'b', default: 'field' }, { id: 'c', datatype: 'number', default: 1 }] } };
-      const mk = (request: FormRequest, extra = {}) => new ObjectForm({ app: content, loadFromType: 'type1', context: parent, request, subsets, ...extra });
+      const subsets = {
+        s: {
+          fields: [
+            { id: 'a', default: 'field' },
+            { id: 'b', default: 'field' },
+            { id: 'c', datatype: 'number', default: 1 },
+          ],
+        },
+      };
+      const mk = (request: FormRequest, extra = {}) =>
+        new ObjectForm({ app: content, loadFromType: 'type1', context: parent, request, subsets, ...extra });
       const form = mk({ query: { b: 'query', c: '5' } });
       await form.setup('s');
       const [ok, html] = await form.startFormRequest(form.getActions()[0]!, { defaults: { a: 'kw', b: 'kw' } });
       assert.equal(ok, true);
       const d = dom(html);
-      assert.deepEqual(['a', 'b', 'c'].map((id) => attr(d.byId(`upload-${id}`), 'value')), ['kw', 'query', '5']);
-      const preset = mk({ query: { b: 'query' } }, { defaults: (f: ObjectForm) => ({ a: `fn:${f instanceof ObjectForm}` }) });
+      assert.deepEqual(
+        ['a', 'b', 'c'].map((id) => attr(d.byId(`upload-${id}`), 'value')),
+        ['kw', 'query', '5'],
+      );
+      const preset = mk(
+        { query: { b: 'query' } },
+        { defaults: (f: ObjectForm) => ({ a: `fn:${f instanceof ObjectForm}` }) },
+      );
       await preset.setup('s');
       const [, html2] = await preset.startFormRequest(preset.getActions()[0]!, {});
       assert.equal(attr(dom(html2).byId('upload-a'), 'value'), 'fn:true');
       assert.equal(attr(dom(html2).byId('upload-b'), 'value') ?? '', '', 'request values are not read');
       const empty = mk({ query: { a: 'q' } }, { startEmpty: true });
       await empty.setup('s');
-      assert.equal(attr(dom((await empty.startFormRequest(empty.getActions()[0]!))[1]).byId('upload-a'), 'value') ?? '', '');
+      assert.equal(
+        attr(dom((await empty.startFormRequest(empty.getActions()[0]!))[1]).byId('upload-a'), 'value') ?? '',
+        '',
+      );
     });
 
     test('startForm adds pool_type and pepos to the default data', async () => {
@@ -145,8 +205,20 @@ for (const dialect of dialects) {
       assert.ok(form.getField('pepos')?.hidden);
       const [, html] = await form.startForm(form.getActions()[0]!, { defaultData: { ftext: 'd' } });
       const d = dom(html);
-      assert.equal(attr(d.find((e) => attr(e, 'name') === 'pool_type'), 'value'), 'type1');
-      assert.equal(attr(d.find((e) => attr(e, 'name') === 'pepos'), 'value'), 'first');
+      assert.equal(
+        attr(
+          d.find((e) => attr(e, 'name') === 'pool_type'),
+          'value',
+        ),
+        'type1',
+      );
+      assert.equal(
+        attr(
+          d.find((e) => attr(e, 'name') === 'pepos'),
+          'value',
+        ),
+        'first',
+      );
       assert.equal(text(d.byId('upload-ftext')), 'd');
     });
 
@@ -154,11 +226,15 @@ for (const dialect of dialects) {
       const parent = await folder();
       const a = await parent.create('type1', { fnumber: 1 }, user);
       await parent.create('type1', { fnumber: 2 }, user);
-      const create = (pepos: string) => createForm(parent, post({ fnumber: '3', pool_type: 'type1', pepos, create$: '1' })).process();
+      const create = (pepos: string) =>
+        createForm(parent, post({ fnumber: '3', pool_type: 'type1', pepos, create$: '1' })).process();
       const first = (await create('first')).result as ContentObject;
       assert.equal((await parent.children())[0]?.id, first.id);
       const after = (await create(a.id)).result as ContentObject;
-      assert.deepEqual((await parent.children()).map((c) => c.data.fnumber), [3, 1, 3, 2]);
+      assert.deepEqual(
+        (await parent.children()).map((c) => c.data.fnumber),
+        [3, 1, 3, 2],
+      );
       assert.equal((await parent.children())[2]?.id, after.id);
       const bad = await create('nope');
       assert.equal(bad.result, false);
@@ -173,7 +249,12 @@ for (const dialect of dialects) {
       form.listenEvent('success', ({ obj }) => void seen.push(obj));
       const r = await form.process();
       assert.deepEqual(seen, [r.result]);
-      const edit = new ObjectForm({ app: content, loadFromType: 'type1', context: r.result, request: post({ fnumber: '2', edit$: '1' }) });
+      const edit = new ObjectForm({
+        app: content,
+        loadFromType: 'type1',
+        context: r.result,
+        request: post({ fnumber: '2', edit$: '1' }),
+      });
       edit.listenEvent('success', ({ obj }) => void seen.push(obj));
       await edit.setup('edit');
       await edit.process();
@@ -187,13 +268,27 @@ for (const dialect of dialects) {
       assert.match(text(dom(wrong.html).byId('upload-errors')), /fnumber: "abc" is not a number/);
       const other = await createForm(parent, post({ fnumber: '1', pool_type: 'type2', create$: '1' })).process();
       assert.deepEqual([other.result, alerts(other.html)], [false, ['Object type not allowed.']]);
-      const untyped = new ObjectForm({ app: content, context: parent, fields: [{ id: 'x' }], request: post({ x: '1', create$: '1' }) });
+      const untyped = new ObjectForm({
+        app: content,
+        context: parent,
+        fields: [{ id: 'x' }],
+        request: post({ x: '1', create$: '1' }),
+      });
       assert.deepEqual(alerts((await untyped.process()).html), ['Unknown object type']);
-      const unknownType = new ObjectForm({ app: content, context: parent, fields: [{ id: 'x' }], request: post({ x: '1', create$: '1' }) });
+      const unknownType = new ObjectForm({
+        app: content,
+        context: parent,
+        fields: [{ id: 'x' }],
+        request: post({ x: '1', create$: '1' }),
+      });
       const r = await unknownType.process({ pool_type: 'nope' });
       assert.deepEqual([r.result, alerts(r.html)], [false, ['Unknown object type']]);
       assert.equal(await count(parent), 0);
-      const noContext = await new ObjectForm({ app: content, loadFromType: 'type1', request: post({ fnumber: '1', edit$: '1' }) }).process();
+      const noContext = await new ObjectForm({
+        app: content,
+        loadFromType: 'type1',
+        request: post({ fnumber: '1', edit$: '1' }),
+      }).process();
       assert.deepEqual([noContext.result, alerts(noContext.html)], [false, ['Object not found']]);
       const startMissing = new ObjectForm({ app: content, loadFromType: 'type1', request: post({}) });
       await startMissing.setup('edit');
@@ -201,7 +296,12 @@ for (const dialect of dialects) {
       assert.deepEqual([sm.result, dom(sm.html).tag('form').length], [false, 0]);
       const gone = await parent.create('type1', { fnumber: 1 }, user);
       await content.db.deleteFrom('form_objects').where('id', '=', gone.id).execute();
-      const g = await new ObjectForm({ app: content, loadFromType: 'type1', context: gone, request: post({ fnumber: '2', edit$: '1' }) }).process();
+      const g = await new ObjectForm({
+        app: content,
+        loadFromType: 'type1',
+        context: gone,
+        request: post({ fnumber: '2', edit$: '1' }),
+      }).process();
       assert.deepEqual([g.result, alerts(g.html)], [false, ['Object not found']]);
       const unknownAction = await createForm(parent, post({ fnumber: '1', nope$: '1' })).process();
       assert.equal(unknownAction.action.id, 'default', 'an unknown action key runs the default action');
@@ -212,7 +312,10 @@ for (const dialect of dialects) {
     test('hostile strings are stored verbatim and escaped in the HTML', async () => {
       const parent = await folder();
       const hostile = `<script>alert(1)</script>"><img src=x onerror=alert(2)>`;
-      const r = await createForm(parent, post({ ftext: hostile, title: hostile, fnumber: '1', create$: '1' })).process();
+      const r = await createForm(
+        parent,
+        post({ ftext: hostile, title: hostile, fnumber: '1', create$: '1' }),
+      ).process();
       const obj = await content.get((r.result as ContentObject).id);
       assert.equal(obj?.data.ftext, hostile);
       const edit = new ObjectForm({ app: content, loadFromType: 'type1', context: obj, request: post({}) });

@@ -5,7 +5,10 @@ import { HTMLForm, type ActionConf, type FormInit } from '../src/index.js';
 import { attr, classes, dom, hasAttr, inside, text } from './helpers/html.js';
 
 const fields = [{ id: 'name', name: 'Name', description: 'Help' }];
-const actions: ActionConf[] = [{ id: 'default', method: 'startForm', hidden: true }, { id: 'save', method: 'processForm', name: 'Save' }];
+const actions: ActionConf[] = [
+  { id: 'default', method: 'startForm', hidden: true },
+  { id: 'save', method: 'processForm', name: 'Save' },
+];
 const render = async (init: FormInit = {}) => dom(await new HTMLForm({ fields, actions, ...init }).render({}));
 const formTag = (d: ReturnType<typeof dom>) => d.tag('form')[0];
 
@@ -44,7 +47,12 @@ describe('HTML form options', () => {
     const f = formTag(await render({ method: 'GET' }));
     assert.equal(attr(f, 'method'), 'get');
     assert.equal(hasAttr(f, 'enctype'), false);
-    const form = new HTMLForm({ fields, actions, method: 'GET', request: { query: { name: 'q', save$: '1' }, body: { name: 'b' } } });
+    const form = new HTMLForm({
+      fields,
+      actions,
+      method: 'GET',
+      request: { query: { name: 'q', save$: '1' }, body: { name: 'b' } },
+    });
     assert.deepEqual((await form.process()).result, { name: 'q' });
   });
 
@@ -62,22 +70,52 @@ describe('HTML form options', () => {
     const bar = auto.find((e) => hasAttr(e, 'data-roost-progress'));
     assert.ok(bar && hasAttr(bar, 'hidden'), 'the bar starts hidden');
     assert.equal(attr(inside(bar, (e) => attr(e, 'role') === 'progressbar')[0], 'aria-valuemax'), '100');
-    assert.equal(attr(formTag(await render({ use_ajax: true, uploadProgressBar: 'always' })), 'data-progress'), 'always');
+    assert.equal(
+      attr(formTag(await render({ use_ajax: true, uploadProgressBar: 'always' })), 'data-progress'),
+      'always',
+    );
     const none = await render({ use_ajax: true, uploadProgressBar: 'none' });
-    assert.equal(none.find((e) => hasAttr(e, 'data-roost-progress')), undefined);
-    assert.equal((await render({ uploadProgressBar: 'always' })).find((e) => hasAttr(e, 'data-roost-progress')), undefined, 'no bar without ajax');
+    assert.equal(
+      none.find((e) => hasAttr(e, 'data-roost-progress')),
+      undefined,
+    );
+    assert.equal(
+      (await render({ uploadProgressBar: 'always' })).find((e) => hasAttr(e, 'data-roost-progress')),
+      undefined,
+      'no bar without ajax',
+    );
   });
 
   test('renderSuccess, successResponseBody, redirectSuccess, redirectCancel as options', async () => {
     const post = (body: Record<string, string>) => ({ body });
-    const rs = await new HTMLForm({ fields, actions, renderSuccess: false, request: post({ name: 'x', save$: '1' }) }).process({ success_message: 'm' });
+    const rs = await new HTMLForm({
+      fields,
+      actions,
+      renderSuccess: false,
+      request: post({ name: 'x', save$: '1' }),
+    }).process({ success_message: 'm' });
     assert.equal(dom(rs.html).tag('form').length, 0);
-    const srb = await new HTMLForm({ fields, actions, successResponseBody: 'body', request: post({ name: 'x', save$: '1' }) }).process();
+    const srb = await new HTMLForm({
+      fields,
+      actions,
+      successResponseBody: 'body',
+      request: post({ name: 'x', save$: '1' }),
+    }).process();
     assert.equal(srb.response?.body, 'body');
-    const red = await new HTMLForm({ fields, actions, redirectSuccess: '/ok', request: post({ name: 'x', save$: '1' }) }).process();
+    const red = await new HTMLForm({
+      fields,
+      actions,
+      redirectSuccess: '/ok',
+      request: post({ name: 'x', save$: '1' }),
+    }).process();
     assert.equal(red.response?.headers.Location, '/ok');
     const cancel: ActionConf[] = [...actions, { id: 'cancel', method: 'cancel' }];
-    const rc = await new HTMLForm({ fields, actions: cancel, redirectCancel: '/back', request: post({ cancel$: '1' }) }).process();
+    const rc = await new HTMLForm({
+      fields,
+      actions: cancel,
+      redirectCancel: '/back',
+      request: post({ cancel$: '1' }),
+    }).process();
     assert.equal(rc.response?.headers.Location, '/back');
   });
 
@@ -96,14 +134,28 @@ describe('HTML form options', () => {
   test('hiddenValues: escaped hidden inputs inside the form tag (a CSRF token)', async () => {
     const d = await render({ hiddenValues: { csrf: 'a"b<c', next: '/x' } });
     const hidden = d.filter((e) => e.tagName === 'input' && attr(e, 'type') === 'hidden');
-    assert.deepEqual(hidden.map((e) => [attr(e, 'name'), attr(e, 'value')]), [['csrf', 'a"b<c'], ['next', '/x']]);
-    assert.ok(hidden.every((e) => inside(formTag(d)!, (x) => x === e).length === 1), 'inside the form');
+    assert.deepEqual(
+      hidden.map((e) => [attr(e, 'name'), attr(e, 'value')]),
+      [
+        ['csrf', 'a"b<c'],
+        ['next', '/x'],
+      ],
+    );
+    assert.ok(
+      hidden.every((e) => inside(formTag(d)!, (x) => x === e).length === 1),
+      'inside the form',
+    );
     assert.equal((await render()).filter((e) => attr(e, 'type') === 'hidden').length, 0, 'none by default');
   });
 
   test('applyOptions: widget.* keys, useAjax alias, other keys as attributes', () => {
     const form = new HTMLForm({ fields, actions });
-    form.applyOptions({ useAjax: true, 'widget.item_template': 'field_onecolumn', 'widget.settings': { column1_css: 'c1' }, custom: 1 });
+    form.applyOptions({
+      useAjax: true,
+      'widget.item_template': 'field_onecolumn',
+      'widget.settings': { column1_css: 'c1' },
+      custom: 1,
+    });
     assert.equal(form.options.use_ajax, true);
     assert.equal(form.widget.item_template, 'field_onecolumn');
     assert.equal(form.widget.settings.column1_css, 'c1');
@@ -121,16 +173,24 @@ describe('layout settings', () => {
     assert.ok(classes(cols[0] as never).includes('col-md-2'));
     assert.ok(classes(cols[1] as never).includes('col-md-7'));
     assert.ok(classes(cols[2] as never).includes('col-md-3'));
-    const custom = await render({ widget: { settings: { column1_css: 'one', column2_css: 'two', column3_css: 'three' } } });
+    const custom = await render({
+      widget: { settings: { column1_css: 'one', column2_css: 'two', column3_css: 'three' } },
+    });
     const c2 = custom.byId('item-name')!.childNodes.filter((n) => 'tagName' in n);
-    assert.deepEqual(c2.map((n) => classes(n as never).at(-1)), ['one', 'two', 'three']);
+    assert.deepEqual(
+      c2.map((n) => classes(n as never).at(-1)),
+      ['one', 'two', 'three'],
+    );
     const actionsRow = custom.find((e) => classes(e).includes('form-actions'))!;
     assert.ok(inside(actionsRow, (e) => classes(e).includes('one')).length === 1);
   });
 
   test('item_template field_onecolumn and action_template form_actions_onecolumn', async () => {
     const form = new HTMLForm({ fields, actions });
-    form.applyOptions({ 'widget.item_template': 'field_onecolumn', 'widget.action_template': 'form_actions_onecolumn' });
+    form.applyOptions({
+      'widget.item_template': 'field_onecolumn',
+      'widget.action_template': 'form_actions_onecolumn',
+    });
     const d = dom(await form.render({}));
     const item = d.byId('item-name')!;
     assert.ok(classes(item).includes('control-group'));

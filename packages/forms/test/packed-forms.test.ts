@@ -39,8 +39,12 @@ describe('the packed @roost/forms', () => {
 
   test('the tarball holds the built JavaScript, declarations and the license, no TypeScript sources', async () => {
     const files = await tarballFiles(join(work, 'roost-forms-0.1.0.tgz'));
-    for (const file of ['package.json', 'LICENSE', 'README.md', 'CHANGELOG.md', 'dist/index.js', 'dist/index.d.ts']) assert.ok(files.includes(file), file);
-    assert.deepEqual(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')), []);
+    for (const file of ['package.json', 'LICENSE', 'README.md', 'CHANGELOG.md', 'dist/index.js', 'dist/index.d.ts'])
+      assert.ok(files.includes(file), file);
+    assert.deepEqual(
+      files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')),
+      [],
+    );
   });
 
   test('a plain node script renders a form, refuses a bad post and accepts a good one', async () => {
@@ -64,20 +68,42 @@ console.log(JSON.stringify({ inputs: (empty.html.match(/<input[^>]+name="(name|e
 `,
     );
     const { stdout } = await nodeIn(app, ['main.js']);
-    assert.deepEqual(JSON.parse(stdout), { inputs: 2, badAccepted: false, badSaysWhy: 2, good: { name: 'Ada', email: 'ada@example.com' }, thanked: true });
+    assert.deepEqual(JSON.parse(stdout), {
+      inputs: 2,
+      badAccepted: false,
+      badSaysWhy: 2,
+      good: { name: 'Ada', email: 'ada@example.com' },
+      thanked: true,
+    });
   });
 
   test("tsc --strict passes on the README's examples against the package's declarations", async () => {
     assert.ok(examples.length >= 2, `${examples.length} TypeScript blocks in the README`);
     const dir = join(app, 'typed');
     await mkdir(dir, { recursive: true });
-    for (const [i, block] of examples.entries()) await writeFile(join(dir, `example-${i + 1}.mts`), `${block}\nexport {};\n`);
+    for (const [i, block] of examples.entries())
+      await writeFile(join(dir, `example-${i + 1}.mts`), `${block}\nexport {};\n`);
     await writeFile(
       join(dir, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { strict: true, noEmit: true, skipLibCheck: false, target: 'ES2022', module: 'nodenext', moduleResolution: 'nodenext', lib: ['ES2022', 'DOM'], types: ['node'] }, include: ['*.mts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          target: 'ES2022',
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          lib: ['ES2022', 'DOM'],
+          types: ['node'],
+        },
+        include: ['*.mts'],
+      }),
     );
     await tscIn(dir);
-    await writeFile(join(dir, 'wrong.mts'), `import { HTMLForm } from '@roost/forms';\nnew HTMLForm({ fields: 42 });\n`);
+    await writeFile(
+      join(dir, 'wrong.mts'),
+      `import { HTMLForm } from '@roost/forms';\nnew HTMLForm({ fields: 42 });\n`,
+    );
     await assert.rejects(tscIn(dir), /wrong\.mts/);
   });
 });

@@ -11,7 +11,11 @@ const actions: ActionConf[] = [
   { id: 'save', method: 'processForm', name: 'Save' },
   { id: 'cancel', method: 'cancel', name: 'Cancel' },
 ];
-const post = (body: FormRequest['body'], headers: FormRequest['headers'] = {}): FormRequest => ({ method: 'POST', body, headers });
+const post = (body: FormRequest['body'], headers: FormRequest['headers'] = {}): FormRequest => ({
+  method: 'POST',
+  body,
+  headers,
+});
 const xhr = { 'x-requested-with': 'XMLHttpRequest' };
 
 describe('action lookup', () => {
@@ -29,7 +33,12 @@ describe('action lookup', () => {
     assert.equal((await new HTMLForm({ fields, actions, request: req }).process()).action.id, 'default');
     assert.equal((await new HTMLForm({ fields, actions, request: req, method: 'GET' }).process()).action.id, 'save');
     assert.equal((await new HTMLForm({ fields, actions, request: req, method: 'ANY' }).process()).action.id, 'save');
-    const both = new HTMLForm({ fields, actions, method: 'ALL', request: { query: { name: 'get' }, body: { name: 'post' } } });
+    const both = new HTMLForm({
+      fields,
+      actions,
+      method: 'ALL',
+      request: { query: { name: 'get' }, body: { name: 'post' } },
+    });
     assert.equal(both.getFormValue('name'), 'post');
     const dict = new HTMLForm({ fields, actions, method: 'GET', request: { values: { save$: '1', name: 'x' } } });
     assert.equal((await dict.process()).action.id, 'save');
@@ -43,7 +52,10 @@ describe('action lookup', () => {
 
   test('action.options are merged into kw, and process kw override them', async () => {
     const seen: ActionKw[] = [];
-    const cb = (_a: ActionConf, kw: ActionKw) => { seen.push(kw); return [true, 'ok'] as const; };
+    const cb = (_a: ActionConf, kw: ActionKw) => {
+      seen.push(kw);
+      return [true, 'ok'] as const;
+    };
     const list: ActionConf[] = [{ id: 'go', method: cb, options: { a: 1, b: 2 } }];
     await new HTMLForm({ fields, actions: list, request: post({ go$: '1' }) }).process({ b: 3, c: 4 });
     assert.deepEqual(seen[0], { a: 1, b: 3, c: 4 });
@@ -51,9 +63,18 @@ describe('action lookup', () => {
 
   test('callbacks are looked up by method name on the instance (subclass methods, original casing)', async () => {
     class MyForm extends HTMLForm {
-      async publish(action: ActionConf, kw: ActionKw) { return [`published:${action.id}:${String(kw.x)}`, ''] as const; }
+      async publish(action: ActionConf, kw: ActionKw) {
+        return [`published:${action.id}:${String(kw.x)}`, ''] as const;
+      }
     }
-    const form = new MyForm({ fields, actions: [{ id: 'pub', method: 'publish' }, { id: 'start', method: 'StartForm' }], request: post({ pub$: '1' }) });
+    const form = new MyForm({
+      fields,
+      actions: [
+        { id: 'pub', method: 'publish' },
+        { id: 'start', method: 'StartForm' },
+      ],
+      request: post({ pub$: '1' }),
+    });
     assert.equal((await form.process({ x: 1 })).result, 'published:pub:1');
     const f2 = new MyForm({ fields, actions: [{ id: 'start', method: 'StartForm' }], defaultAction: 'start' });
     assert.equal((await f2.process()).action.id, 'start');
@@ -68,17 +89,30 @@ describe('action lookup', () => {
       { id: 'b', method: () => ['b', ''] },
       { id: 'c', method: () => ['c', ''] },
     ];
-    const mk = (over = {}) => new HTMLForm({ fields, actions: list, subsets: { s: { actions: ['a'], defaultAction: 'c' }, t: { actions: ['a'] } }, ...over });
+    const mk = (over = {}) =>
+      new HTMLForm({
+        fields,
+        actions: list,
+        subsets: { s: { actions: ['a'], defaultAction: 'c' }, t: { actions: ['a'] } },
+        ...over,
+      });
     const s = mk();
     await s.setup('s');
-    assert.equal((await s.process({ defaultAction: 'a' })).result, 'c', 'subset default first; found outside the subset actions');
+    assert.equal(
+      (await s.process({ defaultAction: 'a' })).result,
+      'c',
+      'subset default first; found outside the subset actions',
+    );
     const t = mk({ defaultAction: 'b' });
     await t.setup('t');
     assert.equal((await t.process({ defaultAction: 'a' })).result, 'a');
     assert.equal((await t.process()).result, 'b');
     assert.equal((await mk().process()).result, 'default');
     const inline = mk();
-    assert.equal((await inline.process({ defaultAction: { id: 'inline', method: () => ['inline', ''] } })).result, 'inline');
+    assert.equal(
+      (await inline.process({ defaultAction: { id: 'inline', method: () => ['inline', ''] } })).result,
+      'inline',
+    );
     await assert.rejects(new HTMLForm({ fields, actions: [] }).process(), ConfigurationError);
   });
 
@@ -94,9 +128,18 @@ describe('action lookup', () => {
 
   test('the HTMLForm defaults: default → startForm (hidden), edit → processForm', async () => {
     const form = new HTMLForm({ fields });
-    assert.deepEqual(form.getActions().map((a) => [a.id, a.method, Boolean(a.hidden)]), [['default', 'startForm', true], ['edit', 'processForm', false]]);
+    assert.deepEqual(
+      form.getActions().map((a) => [a.id, a.method, Boolean(a.hidden)]),
+      [
+        ['default', 'startForm', true],
+        ['edit', 'processForm', false],
+      ],
+    );
     await form.setup('edit');
-    assert.deepEqual(form.getActions().map((a) => a.id), ['edit']);
+    assert.deepEqual(
+      form.getActions().map((a) => a.id),
+      ['edit'],
+    );
     assert.equal((await form.process()).action.id, 'default');
   });
 });
@@ -104,7 +147,12 @@ describe('action lookup', () => {
 describe('built-in actions', () => {
   test('returnDataOnSuccess: the result is the data; success_message shown; redirectSuccess ignored', async () => {
     const list: ActionConf[] = [{ id: 'send', method: 'returnDataOnSuccess' }];
-    const form = new HTMLForm({ fields, actions: list, request: post({ name: 'Ada', send$: '1' }), redirectSuccess: '/away' });
+    const form = new HTMLForm({
+      fields,
+      actions: list,
+      request: post({ name: 'Ada', send$: '1' }),
+      redirectSuccess: '/away',
+    });
     const r = await form.process({ success_message: 'Thanks!', redirectSuccess: '/away' });
     assert.deepEqual(r.result, { name: 'Ada' });
     assert.equal(r.response, undefined);
@@ -117,7 +165,10 @@ describe('built-in actions', () => {
 
   test('no default "OK" message without success_message', async () => {
     const r = await new HTMLForm({ fields, actions, request: post({ name: 'A', save$: '1' }) }).process();
-    assert.equal(dom(r.html).find((e) => attr(e, 'role') === 'status'), undefined);
+    assert.equal(
+      dom(r.html).find((e) => attr(e, 'role') === 'status'),
+      undefined,
+    );
   });
 
   test('cancel redirects to redirectCancel resolved against the form context', async () => {
@@ -147,51 +198,97 @@ describe('finish: redirects, successResponseBody, renderSuccess, ajax', () => {
         const [ok, data, errors] = await this.validate(this.getFormValues());
         if (!ok) return [false, await this.render(data, [], errors)];
         // a stand-in for ObjectForm.CreateObj: the result is the new object
-        return (this as unknown as { finish: (r: unknown, d: unknown, m: string[], k: ActionKw) => Promise<readonly [unknown, string]> }).finish({ id: 42 }, data, ['OK. Data saved.'], kw);
+        return (
+          this as unknown as {
+            finish: (r: unknown, d: unknown, m: string[], k: ActionKw) => Promise<readonly [unknown, string]>;
+          }
+        ).finish({ id: 42 }, data, ['OK. Data saved.'], kw);
       },
     };
     class F extends HTMLForm {
-      finish(r: unknown, d: Record<string, unknown>, m: string[], kw: ActionKw) { return this.finishFormProcessing(r, d, m, undefined, kw); }
+      finish(r: unknown, d: Record<string, unknown>, m: string[], kw: ActionKw) {
+        return this.finishFormProcessing(r, d, m, undefined, kw);
+      }
     }
-    const r = await new F({ fields, actions: [create], view, context: { id: 1 }, request: post({ name: 'x', create$: '1' }) }).process({ redirectSuccess: 'obj_url' });
+    const r = await new F({
+      fields,
+      actions: [create],
+      view,
+      context: { id: 1 },
+      request: post({ name: 'x', create$: '1' }),
+    }).process({ redirectSuccess: 'obj_url' });
     assert.equal(r.response?.headers.Location, '/obj/42');
     assert.deepEqual(r.response?.messages, ['OK. Data saved.']);
-    const pf = await new HTMLForm({ fields, actions, view, context: { id: 1 }, request: post({ name: 'x', save$: '1' }) }).process({ redirectSuccess: 'page_url' });
+    const pf = await new HTMLForm({
+      fields,
+      actions,
+      view,
+      context: { id: 1 },
+      request: post({ name: 'x', save$: '1' }),
+    }).process({ redirectSuccess: 'page_url' });
     assert.equal(pf.response?.headers.Location, '/page/1', 'a data dict result falls back to the context');
-    const fn = await new HTMLForm({ fields, actions, view, context: { id: 5 }, request: post({ name: 'x', save$: '1' }) }).process({ redirectSuccess: (ctx, v) => `/fn/${(ctx as { id: number }).id}/${v === view}` });
+    const fn = await new HTMLForm({
+      fields,
+      actions,
+      view,
+      context: { id: 5 },
+      request: post({ name: 'x', save$: '1' }),
+    }).process({ redirectSuccess: (ctx, v) => `/fn/${(ctx as { id: number }).id}/${v === view}` });
     assert.equal(fn.response?.headers.Location, '/fn/5/true');
   });
 
   test('an XHR redirect becomes the relocate JSON with X-Relocate', async () => {
-    const r = await new HTMLForm({ fields, actions, request: post({ name: 'x', save$: '1' }, xhr) }).process({ redirectSuccess: '/done', success_message: 'Saved' });
+    const r = await new HTMLForm({ fields, actions, request: post({ name: 'x', save$: '1' }, xhr) }).process({
+      redirectSuccess: '/done',
+      success_message: 'Saved',
+    });
     assert.equal(r.response?.status, 200);
     assert.equal(r.response?.headers['X-Relocate'], '/done');
     assert.deepEqual(JSON.parse(r.response?.body ?? ''), { location: '/done', messages: ['Saved'], refresh: true });
   });
 
   test('successResponseBody replaces the body on success (string or callback(form))', async () => {
-    const s = await new HTMLForm({ fields, actions, successResponseBody: '<p>done</p>', request: post({ name: 'x', save$: '1' }) }).process();
+    const s = await new HTMLForm({
+      fields,
+      actions,
+      successResponseBody: '<p>done</p>',
+      request: post({ name: 'x', save$: '1' }),
+    }).process();
     assert.equal(s.response?.body, '<p>done</p>');
     assert.equal(s.response?.headers['X-Result'], 'true');
     const form = new HTMLForm({ fields, actions, request: post({ name: 'x', save$: '1' }) });
     form.applyOptions({ successResponseBody: (f: unknown) => `same:${f === form}` });
     assert.equal((await form.process()).response?.body, 'same:true');
-    const failed = await new HTMLForm({ fields, actions, successResponseBody: 'x', request: post({ save$: '1' }) }).process();
+    const failed = await new HTMLForm({
+      fields,
+      actions,
+      successResponseBody: 'x',
+      request: post({ save$: '1' }),
+    }).process();
     assert.equal(failed.response, undefined);
   });
 
   test('renderSuccess false returns the messages only; kw overrides the option', async () => {
     const req = post({ name: 'x', save$: '1' });
-    const only = await new HTMLForm({ fields, actions, renderSuccess: false, request: req }).process({ success_message: 'Done' });
+    const only = await new HTMLForm({ fields, actions, renderSuccess: false, request: req }).process({
+      success_message: 'Done',
+    });
     const d = dom(only.html);
     assert.equal(d.tag('form').length, 0);
     assert.equal(text(d.find((e) => attr(e, 'role') === 'status')), 'Done');
-    const full = await new HTMLForm({ fields, actions, renderSuccess: false, request: req }).process({ renderSuccess: true });
+    const full = await new HTMLForm({ fields, actions, renderSuccess: false, request: req }).process({
+      renderSuccess: true,
+    });
     assert.equal(dom(full.html).tag('form').length, 1);
   });
 
   test('use_ajax: XHR requests get the form only with X-Result true/false; plain posts the normal path', async () => {
-    const ok = await new HTMLForm({ fields, actions, use_ajax: true, request: post({ name: 'x', save$: '1' }, xhr) }).process({ success_message: 'Yes' });
+    const ok = await new HTMLForm({
+      fields,
+      actions,
+      use_ajax: true,
+      request: post({ name: 'x', save$: '1' }, xhr),
+    }).process({ success_message: 'Yes' });
     assert.equal(ok.response?.headers['X-Result'], 'true');
     assert.equal(ok.response?.body, ok.html);
     const bad = await new HTMLForm({ fields, actions, use_ajax: true, request: post({ save$: '1' }, xhr) }).process();

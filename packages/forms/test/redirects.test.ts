@@ -13,7 +13,6 @@ import {
   ToolForm,
   WorkflowForm,
   type ContentObject,
-  type FormRequest,
   type KyselyContent,
   type MessageStore,
   type TypeConf,
@@ -52,7 +51,9 @@ describe('redirects after create and update', () => {
       const store: MessageStore = { messages: [] };
       const request = post({ fnumber: '5', create$: '1' });
       const view = createContentView({ request, user, context: page, baseUrl: '/c', store });
-      const r = await new ObjectForm({ view, app: content, loadFromType: 'type1' }).process({ redirectSuccess: placeholder });
+      const r = await new ObjectForm({ view, app: content, loadFromType: 'type1' }).process({
+        redirectSuccess: placeholder,
+      });
       const created = r.result as ContentObject;
       assert.notEqual(created.id, page.id);
       assert.equal(r.response?.status, 302);
@@ -90,29 +91,57 @@ describe('redirects after create and update', () => {
     assert.equal(r.response?.headers.Location, `/fn/${(r.result as ContentObject).id}`);
     assert.deepEqual(calls[0], [r.result, view]);
     const cancelView = createContentView({ request: post({ cancel$: '1' }), context: element, baseUrl: '/c' });
-    const c = await new ObjectForm({ view: cancelView, app: content, loadFromType: 'type1' }).process({ redirectCancel: 'parent_url' });
+    const c = await new ObjectForm({ view: cancelView, app: content, loadFromType: 'type1' }).process({
+      redirectCancel: 'parent_url',
+    });
     assert.deepEqual([c.action.id, c.response?.headers.Location], ['cancel', `/c/${page.id}`]);
   });
 
   test('XHR: the redirect becomes the relocate JSON with X-Relocate naming the new object', async () => {
     const store: MessageStore = { messages: [] };
-    const view = createContentView({ request: post({ fnumber: '2', create$: '1' }, xhr), context: page, baseUrl: '/c', store });
-    const r = await new ObjectForm({ view, app: content, loadFromType: 'type1', use_ajax: true }).process({ redirectSuccess: 'obj_url' });
+    const view = createContentView({
+      request: post({ fnumber: '2', create$: '1' }, xhr),
+      context: page,
+      baseUrl: '/c',
+      store,
+    });
+    const r = await new ObjectForm({ view, app: content, loadFromType: 'type1', use_ajax: true }).process({
+      redirectSuccess: 'obj_url',
+    });
     const url = `/c/${(r.result as ContentObject).id}`;
     assert.equal(r.response?.status, 200);
     assert.equal(r.response?.headers['X-Relocate'], url);
-    assert.deepEqual(JSON.parse(r.response?.body ?? ''), { location: url, messages: ['OK. Data saved.'], refresh: true });
+    assert.deepEqual(JSON.parse(r.response?.body ?? ''), {
+      location: url,
+      messages: ['OK. Data saved.'],
+      refresh: true,
+    });
     assert.deepEqual(store.messages, ['OK. Data saved.']);
-    const failed = await new ObjectForm({ view: createContentView({ request: post({ fnumber: 'x', create$: '1' }, xhr), context: page }), app: content, loadFromType: 'type1', use_ajax: true }).process({ redirectSuccess: 'obj_url' });
+    const failed = await new ObjectForm({
+      view: createContentView({ request: post({ fnumber: 'x', create$: '1' }, xhr), context: page }),
+      app: content,
+      loadFromType: 'type1',
+      use_ajax: true,
+    }).process({ redirectSuccess: 'obj_url' });
     assert.equal(failed.response?.headers['X-Result'], 'false', 'a failure never redirects');
   });
 
   test('workflow and JSON mapping redirects resolve against the object; ToolForm never redirects', async () => {
-    const wf = await new WorkflowForm({ view: createContentView({ request: post({ action: 'archive', submit$: '1' }), context: element, baseUrl: '/c' }) }).process({ redirectSuccess: 'page_url_anchor' });
+    const wf = await new WorkflowForm({
+      view: createContentView({ request: post({ action: 'archive', submit$: '1' }), context: element, baseUrl: '/c' }),
+    }).process({ redirectSuccess: 'page_url_anchor' });
     assert.equal(wf.response?.headers.Location, `/c/${page.id}#roost-element-${element.id}`);
-    const jm = await new JsonMappingForm({ view: createContentView({ request: post({ a: 'x', edit$: '1' }), context: element, baseUrl: '/c' }), fields: [{ id: 'a' }], jsonDataField: 'fjson' }).process({ redirectSuccess: 'obj_url' });
+    const jm = await new JsonMappingForm({
+      view: createContentView({ request: post({ a: 'x', edit$: '1' }), context: element, baseUrl: '/c' }),
+      fields: [{ id: 'a' }],
+      jsonDataField: 'fjson',
+    }).process({ redirectSuccess: 'obj_url' });
     assert.equal(jm.response?.headers.Location, `/c/${element.id}`);
-    const tool = await new ToolForm({ context: content.tool('count', page), request: post({ parameter1: 'p', run$: '1' }), redirectSuccess: '/away' }).process({ redirectSuccess: '/away' });
+    const tool = await new ToolForm({
+      context: content.tool('count', page),
+      request: post({ parameter1: 'p', run$: '1' }),
+      redirectSuccess: '/away',
+    }).process({ redirectSuccess: '/away' });
     assert.deepEqual([tool.result, tool.response], [true, undefined]);
   });
 });
@@ -120,7 +149,9 @@ describe('redirects after create and update', () => {
 describe('makeCustomizedViewForm', () => {
   const typeconf: TypeConf = {
     ...contentOptions.types[1]!,
-    forms: { edit: { fields: ['ftext', 'fnumber'], options: { formid: 'fromType', css_class: 'type', action: '/type' } } },
+    forms: {
+      edit: { fields: ['ftext', 'fnumber'], options: { formid: 'fromType', css_class: 'type', action: '/type' } },
+    },
   };
 
   test('a subset name: the type form definition, then module settings, actions, defaults; setup left to the caller', async () => {
@@ -132,9 +163,15 @@ describe('makeCustomizedViewForm', () => {
     });
     assert.ok(form instanceof ObjectForm, 'ObjectForm is the default class');
     assert.equal(subset, 'edit');
-    assert.deepEqual([form.options.formid, form.options.css_class, form.options.anchor, form.options.action], ['fromType', 'module', 'defaults', '/defaults']);
+    assert.deepEqual(
+      [form.options.formid, form.options.css_class, form.options.anchor, form.options.action],
+      ['fromType', 'module', 'defaults', '/defaults'],
+    );
     await form.setup(subset);
-    assert.deepEqual(form.getFields().map((f) => f.id), ['ftext', 'fnumber']);
+    assert.deepEqual(
+      form.getFields().map((f) => f.id),
+      ['ftext', 'fnumber'],
+    );
     assert.equal(form.options.action, '/defaults', 'setup does not apply the subset options again');
     const r = await form.process();
     assert.equal(r.action.id, 'defaultEdit', "the class's subset keeps its default action");
@@ -143,22 +180,39 @@ describe('makeCustomizedViewForm', () => {
 
   test('a settings dict comes last; actions and default action; a type id through the app; other classes', async () => {
     const view = createContentView({ request: post({}), context: element });
-    const actions = [{ id: 'show', method: 'startObject', hidden: true }, { id: 'save', method: 'updateObj', name: 'Save' }];
-    const [form, subset] = MakeCustomizedViewForm(view, element, { formid: 'given', css_class: 'given' }, {
-      typeconf: 'type1',
-      app: content,
-      actions,
-      defaultAction: 'show',
-      defaultSettings: { formid: 'defaults', anchor: 'defaults' },
-    });
+    const actions = [
+      { id: 'show', method: 'startObject', hidden: true },
+      { id: 'save', method: 'updateObj', name: 'Save' },
+    ];
+    const [form, subset] = MakeCustomizedViewForm(
+      view,
+      element,
+      { formid: 'given', css_class: 'given' },
+      {
+        typeconf: 'type1',
+        app: content,
+        actions,
+        defaultAction: 'show',
+        defaultSettings: { formid: 'defaults', anchor: 'defaults' },
+      },
+    );
     assert.equal(subset, undefined);
-    assert.deepEqual([form.options.formid, form.options.css_class, form.options.anchor], ['given', 'given', 'defaults']);
+    assert.deepEqual(
+      [form.options.formid, form.options.css_class, form.options.anchor],
+      ['given', 'given', 'defaults'],
+    );
     await form.setup();
-    assert.deepEqual(form.getActions().map((a) => a.id), ['show', 'save']);
+    assert.deepEqual(
+      form.getActions().map((a) => a.id),
+      ['show', 'save'],
+    );
     assert.equal((await form.process()).action.id, 'show');
     const [json] = makeCustomizedViewForm(view, element, {}, { formClass: JsonMappingForm });
     assert.ok(json instanceof JsonMappingForm);
     assert.throws(() => makeCustomizedViewForm(view, element, 'nope', { typeconf }), ConfigurationError);
-    assert.throws(() => makeCustomizedViewForm(view, element, 'edit', { typeconf: 'nope', app: content }), ConfigurationError);
+    assert.throws(
+      () => makeCustomizedViewForm(view, element, 'edit', { typeconf: 'nope', app: content }),
+      ConfigurationError,
+    );
   });
 });

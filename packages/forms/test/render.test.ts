@@ -2,7 +2,14 @@
 // controlsets, list items, HTMLHead, translations.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HTMLForm, formAssets, formRequestFromWeb, registerWidget, type FieldConf, type ListItemsCallback } from '../src/index.js';
+import {
+  HTMLForm,
+  formAssets,
+  formRequestFromWeb,
+  registerWidget,
+  type FieldConf,
+  type ListItemsCallback,
+} from '../src/index.js';
 import { attr, classes, dom, hasAttr, inside, labelFor, text } from './helpers/html.js';
 
 const XSS = '<script>alert("x")</script>';
@@ -15,10 +22,36 @@ const allTypes: FieldConf[] = [
   { id: 'date', datatype: 'date', name: 'Date' },
   { id: 'time', datatype: 'time', name: 'Time' },
   { id: 'datetime', datatype: 'datetime', name: 'Datetime' },
-  { id: 'list', datatype: 'list', name: 'List', listItems: [{ id: 'a', name: 'A' }, { id: 'b', name: 'B' }], settings: { addempty: true } },
+  {
+    id: 'list',
+    datatype: 'list',
+    name: 'List',
+    listItems: [
+      { id: 'a', name: 'A' },
+      { id: 'b', name: 'B' },
+    ],
+    settings: { addempty: true },
+  },
   { id: 'radio', datatype: 'radio', name: 'Radio', listItems: [{ id: 'a', name: 'A' }] },
-  { id: 'multilist', datatype: 'multilist', name: 'Multi', listItems: [{ id: 'a', name: 'A' }, { id: 'b', name: 'B' }, { id: 'c', name: 'C' }] },
-  { id: 'checkbox', datatype: 'checkbox', name: 'Checks', listItems: [{ id: 'a', name: 'A' }, { id: 'b', name: 'B' }] },
+  {
+    id: 'multilist',
+    datatype: 'multilist',
+    name: 'Multi',
+    listItems: [
+      { id: 'a', name: 'A' },
+      { id: 'b', name: 'B' },
+      { id: 'c', name: 'C' },
+    ],
+  },
+  {
+    id: 'checkbox',
+    datatype: 'checkbox',
+    name: 'Checks',
+    listItems: [
+      { id: 'a', name: 'A' },
+      { id: 'b', name: 'B' },
+    ],
+  },
   { id: 'agree', datatype: 'checkbox', name: 'Agree' },
   { id: 'email', datatype: 'email', name: 'Email' },
   { id: 'url', datatype: 'url', name: 'Url' },
@@ -48,7 +81,14 @@ describe('markup', () => {
   });
 
   test('the widget of each datatype', async () => {
-    const d = dom(await new HTMLForm({ fields: allTypes }).render({ multilist: ['a', 'c'], bool: true, json: { a: 1 }, lines: ['x', 'y'] }));
+    const d = dom(
+      await new HTMLForm({ fields: allTypes }).render({
+        multilist: ['a', 'c'],
+        bool: true,
+        json: { a: 1 },
+        lines: ['x', 'y'],
+      }),
+    );
     const type = (id: string) => attr(d.byId(`upload-${id}`), 'type');
     assert.equal(type('string'), 'text');
     assert.equal(attr(d.byId('upload-string'), 'maxlength'), '20');
@@ -63,10 +103,16 @@ describe('markup', () => {
     assert.equal(type('datetime'), 'datetime-local');
     const list = d.byId('upload-list')!;
     assert.equal(list.tagName, 'select');
-    assert.deepEqual(inside(list, (e) => e.tagName === 'option').map((o) => attr(o, 'value')), ['', 'a', 'b']);
+    assert.deepEqual(
+      inside(list, (e) => e.tagName === 'option').map((o) => attr(o, 'value')),
+      ['', 'a', 'b'],
+    );
     const multi = d.byId('upload-multilist')!;
     assert.ok(hasAttr(multi, 'multiple'));
-    assert.deepEqual(inside(multi, (e) => hasAttr(e, 'selected')).map((o) => attr(o, 'value')), ['a', 'c']);
+    assert.deepEqual(
+      inside(multi, (e) => hasAttr(e, 'selected')).map((o) => attr(o, 'value')),
+      ['a', 'c'],
+    );
     assert.equal(attr(d.byId('upload-checkbox-1'), 'type'), 'checkbox');
     assert.equal(attr(d.byId('upload-checkbox-1'), 'name'), 'checkbox');
     assert.equal(type('agree'), 'checkbox');
@@ -81,7 +127,12 @@ describe('markup', () => {
   });
 
   test('aria: invalid fields, describedby for help and errors, an error summary with links', async () => {
-    const form = new HTMLForm({ fields: [{ id: 'email', name: 'E-mail', datatype: 'email', required: true, description: 'We never share it' }, { id: 'age', datatype: 'number', name: 'Age' }] });
+    const form = new HTMLForm({
+      fields: [
+        { id: 'email', name: 'E-mail', datatype: 'email', required: true, description: 'We never share it' },
+        { id: 'age', datatype: 'number', name: 'Age' },
+      ],
+    });
     const [, data, errors] = await form.validate({ email: 'nope', age: '3' });
     const d = dom(await form.render(data, [], errors));
     const input = d.byId('upload-email')!;
@@ -95,7 +146,10 @@ describe('markup', () => {
     const summary = d.byId('upload-errors')!;
     assert.equal(attr(summary, 'role'), 'alert');
     const links = inside(summary, (e) => e.tagName === 'a');
-    assert.deepEqual(links.map((a) => attr(a, 'href')), ['#upload-email']);
+    assert.deepEqual(
+      links.map((a) => attr(a, 'href')),
+      ['#upload-email'],
+    );
     assert.equal(text(links[0]), 'E-mail: Invalid email address');
     assert.ok(classes(labelFor(d, 'upload-email')).includes('required'));
   });
@@ -124,7 +178,12 @@ describe('markup', () => {
   });
 
   test('file widget: the stored file is shown, a fresh upload after an error is not', async () => {
-    const form = new HTMLForm({ fields: [{ id: 'doc', datatype: 'file', name: 'Doc', required: true }, { id: 'n', datatype: 'number' }] });
+    const form = new HTMLForm({
+      fields: [
+        { id: 'doc', datatype: 'file', name: 'Doc', required: true },
+        { id: 'n', datatype: 'number' },
+      ],
+    });
     const stored = dom(await form.render({ doc: { filename: 'cv <1>.pdf', size: 2048 } }));
     assert.equal(text(stored.byId('upload-doc-current')), 'Current file: cv <1>.pdf (2.0 kB)');
     assert.equal(hasAttr(stored.byId('upload-doc'), 'required'), false, 'a stored file satisfies required');
@@ -151,11 +210,17 @@ describe('list items and controlsets', () => {
     const calls: unknown[][] = [];
     const cb: ListItemsCallback = async (field, context, user) => {
       calls.push([field.id, context, user]);
-      return [{ id: 1, name: 'One' }, { id: 2, name: 'Two' }];
+      return [
+        { id: 1, name: 'One' },
+        { id: 2, name: 'Two' },
+      ];
     };
     const form = new HTMLForm({ context: 'ctx', user: 'ann', fields: [{ id: 'n', datatype: 'list', listItems: cb }] });
     const d = dom(await form.render({ n: 2 }));
-    assert.deepEqual(inside(d.byId('upload-n')!, (e) => hasAttr(e, 'selected')).map((o) => text(o)), ['Two']);
+    assert.deepEqual(
+      inside(d.byId('upload-n')!, (e) => hasAttr(e, 'selected')).map((o) => text(o)),
+      ['Two'],
+    );
     assert.deepEqual(await form.validate({ n: '2' }), [true, { n: 2 }, []]);
     assert.deepEqual(calls, [['n', 'ctx', 'ann']]);
     const viewUser = new HTMLForm({ view: { user: 'bob' }, fields: [{ id: 'n', datatype: 'list', listItems: cb }] });
@@ -169,7 +234,14 @@ describe('list items and controlsets', () => {
     datatype: 'list',
     settings: { controlset: true },
     listItems: [
-      { id: 'post', name: 'Post', fields: [{ id: 'street', name: 'Street', required: true }, { id: 'city', name: 'City' }] },
+      {
+        id: 'post',
+        name: 'Post',
+        fields: [
+          { id: 'street', name: 'Street', required: true },
+          { id: 'city', name: 'City' },
+        ],
+      },
       { id: 'pickup', name: 'Pick-up', fields: [{ id: 'store', name: 'Store' }] },
       { id: 'none', name: 'None' },
     ],
@@ -178,8 +250,15 @@ describe('list items and controlsets', () => {
   test('controlset: item fields become top-level fields right after the controlling field', async () => {
     const form = new HTMLForm({ fields: [shipping, { id: 'note' }] });
     await form.setup();
-    assert.deepEqual(form.getFields().map((f) => f.id), ['ship', 'street', 'city', 'store', 'note']);
-    assert.deepEqual(await form.validate({ ship: 'post', street: 'Main St', city: 'X', store: '' }), [true, { ship: 'post', street: 'Main St', city: 'X', store: '' }, []]);
+    assert.deepEqual(
+      form.getFields().map((f) => f.id),
+      ['ship', 'street', 'city', 'store', 'note'],
+    );
+    assert.deepEqual(await form.validate({ ship: 'post', street: 'Main St', city: 'X', store: '' }), [
+      true,
+      { ship: 'post', street: 'Main St', city: 'X', store: '' },
+      [],
+    ]);
   });
 
   test('controlset markup: data-controlset on select and options, hook class, item wrappers', async () => {
@@ -188,7 +267,10 @@ describe('list items and controlsets', () => {
     assert.deepEqual(JSON.parse(attr(select, 'data-controlset')!), ['street', 'city', 'store']);
     assert.ok(classes(select).includes('input-controlset'));
     const opts = inside(select, (e) => e.tagName === 'option');
-    assert.deepEqual(opts.map((o) => JSON.parse(attr(o, 'data-controlset')!)), [['street', 'city'], ['store'], []]);
+    assert.deepEqual(
+      opts.map((o) => JSON.parse(attr(o, 'data-controlset')!)),
+      [['street', 'city'], ['store'], []],
+    );
     for (const id of ['street', 'city', 'store']) assert.ok(d.byId(`item-${id}`), `item-${id}`);
   });
 
@@ -196,7 +278,11 @@ describe('list items and controlsets', () => {
     const strict = new HTMLForm({ fields: [shipping] });
     assert.equal((await strict.validate({ ship: 'pickup', store: 'S' }))[0], false);
     const lenient = new HTMLForm({ fields: [shipping], skipUnselectedControls: true });
-    assert.deepEqual(await lenient.validate({ ship: 'pickup', store: 'S', street: 'ignored' }), [true, { ship: 'pickup', store: 'S' }, []]);
+    assert.deepEqual(await lenient.validate({ ship: 'pickup', store: 'S', street: 'ignored' }), [
+      true,
+      { ship: 'pickup', store: 'S' },
+      [],
+    ]);
   });
 });
 
@@ -207,14 +293,34 @@ describe('HTMLHead and assets', () => {
       read: (f, v) => v[f.id],
       render: (i) => `<textarea id="${i.oid}" name="${i.field.id}"></textarea>`,
     });
-    const form = new HTMLForm({ fields: [{ id: 'body', widget: 'richtext' }, { id: 'more', widget: 'richtext' }] });
+    const form = new HTMLForm({
+      fields: [
+        { id: 'body', widget: 'richtext' },
+        { id: 'more', widget: 'richtext' },
+      ],
+    });
     const head = await form.htmlHead();
     const d = dom(head);
-    assert.deepEqual(d.all.map((e) => e.tagName), ['link', 'link', 'script', 'script']);
-    assert.deepEqual(d.all.map((e) => attr(e, 'href') ?? attr(e, 'src')), ['/forms-static/roost-forms.css', '/forms-static/editor.css', '/forms-static/roost-forms.js', '/forms-static/editor.js']);
+    assert.deepEqual(
+      d.all.map((e) => e.tagName),
+      ['link', 'link', 'script', 'script'],
+    );
+    assert.deepEqual(
+      d.all.map((e) => attr(e, 'href') ?? attr(e, 'src')),
+      [
+        '/forms-static/roost-forms.css',
+        '/forms-static/editor.css',
+        '/forms-static/roost-forms.js',
+        '/forms-static/editor.js',
+      ],
+    );
     assert.ok(head.includes('\r\n'));
     const ignored = dom(await form.htmlHead(['editor.js', 'https://cdn.example/x/roost-forms.css']));
-    assert.deepEqual(ignored.all.map((e) => attr(e, 'href') ?? attr(e, 'src')), ['/forms-static/editor.css', '/forms-static/roost-forms.js', '/forms-static/jquery.js'], 'a custom ignore list replaces the default');
+    assert.deepEqual(
+      ignored.all.map((e) => attr(e, 'href') ?? attr(e, 'src')),
+      ['/forms-static/editor.css', '/forms-static/roost-forms.js', '/forms-static/jquery.js'],
+      'a custom ignore list replaces the default',
+    );
     const cdn = new HTMLForm({ fields: [{ id: 'a' }], staticUrl: (n) => `https://cdn.example/${n}` });
     assert.equal(attr(dom(await cdn.htmlHead()).all[0], 'href'), 'https://cdn.example/roost-forms.css');
     assert.ok(formAssets['roost-forms.js']?.body.includes('XMLHttpRequest'));
@@ -224,7 +330,14 @@ describe('HTMLHead and assets', () => {
 
 describe('translations', () => {
   test('labels, buttons, help, items and messages in German', async () => {
-    const form = new HTMLForm({ locale: 'de', catalogs: { de: { Title: 'Titel' } }, fields: [{ id: 't', name: 'Title', required: true }, { id: 'b', datatype: 'bool', name: 'Bool' }] });
+    const form = new HTMLForm({
+      locale: 'de',
+      catalogs: { de: { Title: 'Titel' } },
+      fields: [
+        { id: 't', name: 'Title', required: true },
+        { id: 'b', datatype: 'bool', name: 'Bool' },
+      ],
+    });
     const [, data, errors] = await form.validate({});
     const d = dom(await form.render(data, ['OK. Data saved.'], errors));
     assert.equal(text(labelFor(d, 'upload-t')), 'Titel');
@@ -243,13 +356,22 @@ describe('request adapters', () => {
     fd.append('tag', 'a');
     fd.append('tag', 'b');
     fd.append('doc', new Blob(['hello'], { type: 'text/plain' }), 'hello.txt');
-    const req = await formRequestFromWeb(new Request('http://x/form?q=1', { method: 'POST', body: fd, headers: { 'X-Requested-With': 'XMLHttpRequest' } }));
+    const req = await formRequestFromWeb(
+      new Request('http://x/form?q=1', { method: 'POST', body: fd, headers: { 'X-Requested-With': 'XMLHttpRequest' } }),
+    );
     assert.deepEqual(req.query, { q: '1' });
     assert.deepEqual(req.body?.tag, ['a', 'b']);
     const doc = req.body?.doc as { filename: string; size: number; mime: string };
     assert.deepEqual([doc.filename, doc.size, doc.mime], ['hello.txt', 5, 'text/plain']);
-    const form = new HTMLForm({ request: req, use_ajax: true, fields: [{ id: 'doc', datatype: 'file' }], actions: [{ id: 'up', method: 'processForm' }] });
-    const url = await formRequestFromWeb(new Request('http://x/', { method: 'POST', body: new URLSearchParams({ up$: '1' }) }));
+    const form = new HTMLForm({
+      request: req,
+      use_ajax: true,
+      fields: [{ id: 'doc', datatype: 'file' }],
+      actions: [{ id: 'up', method: 'processForm' }],
+    });
+    const url = await formRequestFromWeb(
+      new Request('http://x/', { method: 'POST', body: new URLSearchParams({ up$: '1' }) }),
+    );
     form.request = { ...url, body: { ...url.body, doc: req.body?.doc }, headers: req.headers };
     const r = await form.process();
     assert.equal(r.response?.headers['X-Result'], 'true');

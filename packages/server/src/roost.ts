@@ -15,6 +15,9 @@ import type { Dialect } from './storage/database.js';
 import { appliedMigrations, migrations } from './storage/migrations/index.js';
 import type { Database } from './storage/schema.js';
 import { openServices, type RoostOverrides, type Services } from './services.js';
+
+// The package's entry (@roost/server): Roost with its HTTP app, and the services without it.
+export { openServices, type RoostOverrides, type Services } from './services.js';
 import type { UserService } from './users/index.js';
 import type { DataStores } from './datastore/index.js';
 import type { FileStores } from './filestore/index.js';
@@ -50,11 +53,25 @@ export interface Roost {
  */
 export async function createRoost(config: Config, overrides: RoostOverrides = {}): Promise<Roost> {
   const services = await openServices(config, overrides);
-  const httpServices = { users: services.users, dataStores: services.dataStores, fileStores: services.fileStores, readiness: readinessOf(services), mailQueueCounts: () => services.mailQueue.counts() };
+  const httpServices = {
+    users: services.users,
+    dataStores: services.dataStores,
+    fileStores: services.fileStores,
+    readiness: readinessOf(services),
+    mailQueueCounts: () => services.mailQueue.counts(),
+  };
   const http = await buildHttp(httpServices, config, services.log);
   // The pages sit on top of the HTTP app (the http layer never imports them).
   const setupLinks = createSetupLinks(overrides.clock ?? systemClock);
-  const pageDeps = { services: httpServices, config, db: services.db, settings: services.settings, mailer: services.mailer, outboxDir: outboxDir(config), setupLinks };
+  const pageDeps = {
+    services: httpServices,
+    config,
+    db: services.db,
+    settings: services.settings,
+    mailer: services.mailer,
+    outboxDir: outboxDir(config),
+    setupLinks,
+  };
   await http.register(registerPageAssets);
   await http.register(registerClientBundle);
   await http.register(registerAdminPages, pageDeps);
@@ -96,14 +113,15 @@ function readinessOf(services: Services): Readiness {
       try {
         await sql`select 1`.execute(services.db);
         const applied = await appliedMigrations(services.db as Kysely<unknown>);
-        if (applied.length < Object.keys(migrations).length) problems.push('database migrations are not all applied (run roost migrate)');
+        if (applied.length < Object.keys(migrations).length)
+          problems.push('database migrations are not all applied (run roost migrate)');
       } catch (err) {
         problems.push(problem('the database cannot be reached', err));
       }
       const checks = await Promise.allSettled(services.blobs.all().map((blobs) => blobs.check()));
-      for (const check of checks) if (check.status === 'rejected') problems.push(problem('a blob store cannot be reached', check.reason));
+      for (const check of checks)
+        if (check.status === 'rejected') problems.push(problem('a blob store cannot be reached', check.reason));
       return [...new Set(problems)];
     },
   };
 }
-

@@ -59,15 +59,29 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   }
   const clock = overrides.clock ?? systemClock;
   // Processes sharing a PostgreSQL database tell each other what to forget (storage/change-feed.ts).
-  const changes = config.databaseUrl ? await openPostgresChangeFeed(config.databaseUrl, db, (err) => log.error({ err }, 'change feed between processes')) : null;
+  const changes = config.databaseUrl
+    ? await openPostgresChangeFeed(config.databaseUrl, db, (err) => log.error({ err }, 'change feed between processes'))
+    : null;
   const settings = createRuntimeSettings(config, createSettingsStore(db, clock));
   const mailer = overrides.mailer ?? createMailer(config, settings);
   const mailQueue = createMailQueue(createMailQueueStore(db), mailer, clock, (err, item) => {
-    if (item) log.warn({ err, kind: item.mail.kind, attempts: item.attempts + 1 }, 'a mail could not be delivered; it is tried again later');
+    if (item)
+      log.warn(
+        { err, kind: item.mail.kind, attempts: item.attempts + 1 },
+        'a mail could not be delivered; it is tried again later',
+      );
     else log.error({ err }, 'mail work after an answer failed');
   });
   const permissionStore = createPermissionStore(db, clock, 1000, changes);
-  const users = createUserService({ db, clock, mailer: mailQueue, permissionStore, runtimeSettings: settings, config, changes });
+  const users = createUserService({
+    db,
+    clock,
+    mailer: mailQueue,
+    permissionStore,
+    runtimeSettings: settings,
+    config,
+    changes,
+  });
   const dataStores = createDataStores({ db, dialect, clock, permissionStore, config });
   const blobs = openBlobStores(config);
   const fileStores = createFileStores({ db, clock, permissionStore, config, blobs });
@@ -94,4 +108,3 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     },
   };
 }
-

@@ -12,11 +12,40 @@ const BIN = fileURLToPath(new URL('../bin/roost.js', import.meta.url));
 
 /** Every operation of the user service (and the `updateMail` alias): each has a path. */
 const USER_OPS = [
-  'ping', 'token', 'signin', 'signout', 'identity', 'name', 'profile', 'authenticated', 'allowed',
-  'signupDirect', 'signupOptin', 'signupReview', 'signupSendpw', 'signupUid', 'activate',
-  'update', 'updatePassword', 'updateEmail', 'updateMail', 'verifyEmail', 'verifyEmail2',
-  'resetPassword', 'resetPassword2', 'message', 'disable', 'delete',
-  'review', 'getUser', 'setUser', 'removeUser', 'list', 'identities', 'getPermissions', 'setPermissions',
+  'ping',
+  'token',
+  'signin',
+  'signout',
+  'identity',
+  'name',
+  'profile',
+  'authenticated',
+  'allowed',
+  'signupDirect',
+  'signupOptin',
+  'signupReview',
+  'signupSendpw',
+  'signupUid',
+  'activate',
+  'update',
+  'updatePassword',
+  'updateEmail',
+  'updateMail',
+  'verifyEmail',
+  'verifyEmail2',
+  'resetPassword',
+  'resetPassword2',
+  'message',
+  'disable',
+  'delete',
+  'review',
+  'getUser',
+  'setUser',
+  'removeUser',
+  'list',
+  'identities',
+  'getPermissions',
+  'setPermissions',
 ];
 
 interface Run {
@@ -28,7 +57,8 @@ interface Run {
 /** A clean environment: no ROOST_* of the caller's, a data dir of the test's. */
 function env(extra: Record<string, string>): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('ROOST_') && !k.startsWith('NODE_TEST')) out[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (!k.startsWith('ROOST_') && !k.startsWith('NODE_TEST')) out[k] = v;
   return { ...out, ROOST_LOG_LEVEL: 'info', ...extra };
 }
 
@@ -67,11 +97,26 @@ describe('cli', () => {
     await rm(cwd, { recursive: true, force: true });
   });
 
-  const run = (args: string[], extra: Record<string, string> = {}) => roost(args, { cwd, env: { ROOST_DATA_DIR: dataDir, ...database, ...extra } });
+  const run = (args: string[], extra: Record<string, string> = {}) =>
+    roost(args, { cwd, env: { ROOST_DATA_DIR: dataDir, ...database, ...extra } });
 
   test('user passwd, groups, disable, enable, remove: account recovery from the shell, with the rules of the API and the pages', async () => {
-    assert.equal((await run(['user', 'add', '--name', 'carl', '--email', 'carl@example.com', '--password', 'carl-secret-1'])).code, 0);
-    const badGroup = await run(['user', 'add', '--name', 'dora', '--email', 'dora@example.com', '--password', 'dora-secret-1', '--group', 'sys:owner']);
+    assert.equal(
+      (await run(['user', 'add', '--name', 'carl', '--email', 'carl@example.com', '--password', 'carl-secret-1'])).code,
+      0,
+    );
+    const badGroup = await run([
+      'user',
+      'add',
+      '--name',
+      'dora',
+      '--email',
+      'dora@example.com',
+      '--password',
+      'dora-secret-1',
+      '--group',
+      'sys:owner',
+    ]);
     assert.equal(badGroup.code, 2);
     assert.match(badGroup.stderr, /"sys:owner" is not a group name: letters, digits/);
     const short = await run(['user', 'add', '--name', 'dora', '--email', 'dora@example.com', '--password', 'short']);
@@ -109,11 +154,25 @@ describe('cli', () => {
   test('migrate brings a fresh database up to date', async () => {
     const res = await run(['migrate']);
     assert.equal(res.code, 0, res.stderr);
-    assert.match(res.stdout, new RegExp(`database schema is up to date \\(database: ${pgDb ? 'PostgreSQL' : 'SQLite'} .*; data directory: `));
+    assert.match(
+      res.stdout,
+      new RegExp(`database schema is up to date \\(database: ${pgDb ? 'PostgreSQL' : 'SQLite'} .*; data directory: `),
+    );
   });
 
   test('user add makes an administrator; user list shows it; a duplicate name fails with 1', async () => {
-    const add = await run(['user', 'add', '--name', 'root', '--email', 'root@example.com', '--password', 'a-good-password', '--group', 'admins']);
+    const add = await run([
+      'user',
+      'add',
+      '--name',
+      'root',
+      '--email',
+      'root@example.com',
+      '--password',
+      'a-good-password',
+      '--group',
+      'admins',
+    ]);
     assert.equal(add.code, 0, add.stderr);
     assert.match(add.stdout, /created root \(.+\) in admins/);
     const list = await run(['user', 'list']);
@@ -122,10 +181,28 @@ describe('cli', () => {
     assert.ok(line, list.stdout);
     assert.match(line, /root@example\.com\s+active\s+admins/);
     assert.match(list.stdout, /^1 user \(database: (SQLite|PostgreSQL) .*; data directory: .*\)$/m);
-    const dup = await run(['user', 'add', '--name', 'root', '--email', 'other@example.com', '--password', 'a-good-password']);
+    const dup = await run([
+      'user',
+      'add',
+      '--name',
+      'root',
+      '--email',
+      'other@example.com',
+      '--password',
+      'a-good-password',
+    ]);
     assert.equal(dup.code, 1);
     assert.match(dup.stderr, /exists/);
-    const dupMail = await run(['user', 'add', '--name', 'other', '--email', 'root@example.com', '--password', 'a-good-password']);
+    const dupMail = await run([
+      'user',
+      'add',
+      '--name',
+      'other',
+      '--email',
+      'root@example.com',
+      '--password',
+      'a-good-password',
+    ]);
     assert.equal(dupMail.code, 1);
     assert.match(dupMail.stderr, /email exists/);
     const after = await run(['user', 'list']);
@@ -167,18 +244,35 @@ describe('cli', () => {
 
   test('a database that cannot be used names the cause and the setting that fixes it, without the password', async () => {
     const cases: Array<[string, RegExp]> = [
-      ['postgres://roost:secret-pw@127.0.0.1:1/roost', /PostgreSQL at 127\.0\.0\.1:1 refuses connections: start it .* or fix host and port in databaseUrl \(ROOST_DATABASE_URL\)/],
-      ['postgres://roost:secret-pw@no-such-host.invalid/roost', /the PostgreSQL host in databaseUrl \(ROOST_DATABASE_URL\) is not known: no-such-host\.invalid/],
+      [
+        'postgres://roost:secret-pw@127.0.0.1:1/roost',
+        /PostgreSQL at 127\.0\.0\.1:1 refuses connections: start it .* or fix host and port in databaseUrl \(ROOST_DATABASE_URL\)/,
+      ],
+      [
+        'postgres://roost:secret-pw@no-such-host.invalid/roost',
+        /the PostgreSQL host in databaseUrl \(ROOST_DATABASE_URL\) is not known: no-such-host\.invalid/,
+      ],
     ];
     if (process.env.ROOST_TEST_DATABASE_URL) {
       const server = new URL(process.env.ROOST_TEST_DATABASE_URL);
-      const at = (user: string, password: string, database: string) => `postgres://${user}:${password}@${server.host}/${database}`;
-      cases.push([at(server.username, 'secret-pw', 'postgres'), new RegExp(`PostgreSQL refused the password of user "${server.username}": fix the user or password in databaseUrl`)]);
-      cases.push([at(server.username, server.password, 'no_such_database_here'), /the database "no_such_database_here" does not exist on .*: create it \(createdb -O \w+ no_such_database_here\)/]);
+      const at = (user: string, password: string, database: string) =>
+        `postgres://${user}:${password}@${server.host}/${database}`;
+      cases.push([
+        at(server.username, 'secret-pw', 'postgres'),
+        new RegExp(
+          `PostgreSQL refused the password of user "${server.username}": fix the user or password in databaseUrl`,
+        ),
+      ]);
+      cases.push([
+        at(server.username, server.password, 'no_such_database_here'),
+        /the database "no_such_database_here" does not exist on .*: create it \(createdb -O \w+ no_such_database_here\)/,
+      ]);
     }
     for (const [i, [url, expected]] of cases.entries()) {
       // Every command checks the database the same way (storage/database-errors.ts): all of them for one case.
-      for (const command of i === 0 ? [['migrate'], ['user', 'list'], ['serve'], ['backup', join(cwd, 'never')]] : [['migrate']]) {
+      for (const command of i === 0
+        ? [['migrate'], ['user', 'list'], ['serve'], ['backup', join(cwd, 'never')]]
+        : [['migrate']]) {
         const res = await run(command, { ROOST_DATABASE_URL: url, ROOST_PORT: '0' });
         assert.equal(res.code, 1, `${command.join(' ')}: ${res.stderr}`);
         assert.match(res.stderr, expected, command.join(' '));
@@ -191,7 +285,10 @@ describe('cli', () => {
     await writeFile(file, 'not a directory');
     const sqlite = await roost(['migrate'], { cwd, env: { ROOST_DATA_DIR: file } });
     assert.equal(sqlite.code, 1);
-    assert.match(sqlite.stderr, /cannot open the SQLite database .*a-file\/roost\.db: make dataDir \(ROOST_DATA_DIR\) a directory this user may write/);
+    assert.match(
+      sqlite.stderr,
+      /cannot open the SQLite database .*a-file\/roost\.db: make dataDir \(ROOST_DATA_DIR\) a directory this user may write/,
+    );
   });
 
   test('a port in use names it and the setting; a host that is not this machine names host', async () => {
@@ -213,7 +310,14 @@ describe('cli', () => {
   test('serve without an administrator prints a setup link that makes the first one in the browser', async () => {
     const fresh = await mkdtemp(join(tmpdir(), 'roost-first-run-'));
     const ownDb = process.env.ROOST_TEST_DIALECT === 'postgres' ? await createPostgresDatabase() : null;
-    const child = spawn(process.execPath, [BIN, 'serve'], { cwd: fresh, env: env({ ROOST_DATA_DIR: join(fresh, 'data'), ROOST_PORT: '0', ...(ownDb ? { ROOST_DATABASE_URL: ownDb.url } : {}) }) });
+    const child = spawn(process.execPath, [BIN, 'serve'], {
+      cwd: fresh,
+      env: env({
+        ROOST_DATA_DIR: join(fresh, 'data'),
+        ROOST_PORT: '0',
+        ...(ownDb ? { ROOST_DATABASE_URL: ownDb.url } : {}),
+      }),
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
@@ -232,7 +336,14 @@ describe('cli', () => {
         method: 'POST',
         redirect: 'manual',
         headers: { 'content-type': 'application/x-www-form-urlencoded', origin },
-        body: new URLSearchParams({ 'create$': 'Create', name: 'first', email: 'first@example.com', password: 'first-password-1', 'password-confirm': 'first-password-1', token: new URL(link).searchParams.get('token') ?? '' }),
+        body: new URLSearchParams({
+          create$: 'Create',
+          name: 'first',
+          email: 'first@example.com',
+          password: 'first-password-1',
+          'password-confirm': 'first-password-1',
+          token: new URL(link).searchParams.get('token') ?? '',
+        }),
       });
       assert.equal(made.status, 303);
       assert.equal((await fetch(link)).status, 410, 'used');
@@ -261,7 +372,10 @@ describe('cli', () => {
     let out = '';
 
     before(async () => {
-      child = spawn(process.execPath, [BIN, 'serve'], { cwd, env: env({ ROOST_DATA_DIR: dataDir, ROOST_PORT: '0', ROOST_HOST: '127.0.0.1', ...database }) });
+      child = spawn(process.execPath, [BIN, 'serve'], {
+        cwd,
+        env: env({ ROOST_DATA_DIR: dataDir, ROOST_PORT: '0', ROOST_HOST: '127.0.0.1', ...database }),
+      });
       exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
       url = await new Promise<string>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}`)), 20_000);
@@ -297,7 +411,10 @@ describe('cli', () => {
       assert.equal(res.status, 401);
       const logged = async () => {
         for (let waited = 0; waited < 5000; waited += 50) {
-          const entries = out.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+          const entries = out
+            .split('\n')
+            .filter((line) => line.startsWith('{'))
+            .map((line) => JSON.parse(line) as Record<string, unknown>);
           const entry = entries.find((e) => e.code === 'not_signed_in');
           if (entry) return entry;
           await new Promise((resolve) => setTimeout(resolve, 50));
@@ -311,7 +428,10 @@ describe('cli', () => {
 
     /** serve's log entries so far (whole lines only). */
     const entries = () =>
-      out.split('\n').filter((line) => line.startsWith('{') && line.endsWith('}')).map((line) => JSON.parse(line) as Record<string, unknown>);
+      out
+        .split('\n')
+        .filter((line) => line.startsWith('{') && line.endsWith('}'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
     const eventually = async (find: (e: Record<string, unknown>) => boolean, what: string) => {
       for (let waited = 0; waited < 5000; waited += 50) {
         const entry = entries().find(find);
@@ -333,14 +453,23 @@ describe('cli', () => {
     test('one line per request at info: method, route, status, ms, request id, user id, address; a failure with the code the client got', async () => {
       await fetch(`${url}/users/api/ping`);
       const ok = await eventually((e) => e.msg === 'request' && e.route === '/users/api/ping', 'ping');
-      assert.deepEqual([ok.level, ok.method, ok.status, ok.userId, ok.address, ok.code], [30, 'GET', 200, null, '127.0.0.1', undefined]);
+      assert.deepEqual(
+        [ok.level, ok.method, ok.status, ok.userId, ok.address, ok.code],
+        [30, 'GET', 200, null, '127.0.0.1', undefined],
+      );
       assert.equal(typeof ok.ms, 'number');
       assert.match(String(ok.reqId), /^req-/);
       await fetch(`${url}/users/api/profile`);
-      const refused = await eventually((e) => e.msg === 'request' && e.route === '/users/api/profile' && e.status === 401, 'the refusal');
+      const refused = await eventually(
+        (e) => e.msg === 'request' && e.route === '/users/api/profile' && e.status === 401,
+        'the refusal',
+      );
       assert.equal(refused.code, 'not_signed_in');
       await fetch(`${url}/nowhere/at/all`);
-      const missing = await eventually((e) => e.msg === 'request' && e.status === 404 && e.code === 'not_found', 'a missing route');
+      const missing = await eventually(
+        (e) => e.msg === 'request' && e.status === 404 && e.code === 'not_found',
+        'a missing route',
+      );
       assert.equal(missing.method, 'GET');
     });
 
@@ -357,8 +486,13 @@ describe('cli', () => {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ identity: 'root', password: 'a-good-password' }),
       }).then((r) => r.json() as Promise<{ token: string }>);
-      const list = await fetch(`${url}/users/api/list`, { headers: { 'x-auth-token': token.token } }).then((r) => r.json() as Promise<{ users: Array<{ name: string }> }>);
-      assert.deepEqual(list.users.map((u) => u.name), ['root']);
+      const list = await fetch(`${url}/users/api/list`, { headers: { 'x-auth-token': token.token } }).then(
+        (r) => r.json() as Promise<{ users: Array<{ name: string }> }>,
+      );
+      assert.deepEqual(
+        list.users.map((u) => u.name),
+        ['root'],
+      );
     });
 
     test('GET /openapi.json lists every user operation path', async () => {

@@ -44,17 +44,24 @@ async function provideAddon(app: string, name: string): Promise<void> {
   // better-sqlite3 13 ships its N-API addon prebuilt for each platform and builds nothing.
   if (existsSync(join(target, 'prebuilds'))) return;
   // Where 13 is there, Node 22 and later never load 12 (src/storage/sqlite-driver.ts).
-  if (name === 'better-sqlite3' && NODE_MAJOR >= 22 && existsSync(join(app, 'node_modules', 'better-sqlite3-napi'))) return;
-  const version = async (dir: string) => (JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
+  if (name === 'better-sqlite3' && NODE_MAJOR >= 22 && existsSync(join(app, 'node_modules', 'better-sqlite3-napi')))
+    return;
+  const version = async (dir: string) =>
+    (JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
   if (existsSync(join(source, 'build', 'Release')) && (await version(source)) === (await version(target))) {
-    await cp(join(source, 'build', 'Release', 'better_sqlite3.node'), join(target, 'build', 'Release', 'better_sqlite3.node'));
+    await cp(
+      join(source, 'build', 'Release', 'better_sqlite3.node'),
+      join(target, 'build', 'Release', 'better_sqlite3.node'),
+    );
     return;
   }
   const rebuilt = await finished(spawn('npm', ['rebuild', name], { cwd: app, env: consumerEnv() }));
   assert.equal(rebuilt.code, 0, rebuilt.out);
 }
 
-describe('the packed @roost/server in an empty folder', { skip: onPostgres ? 'once is enough: the SQLite pass installs it' : false }, () => {
+describe('the packed @roost/server in an empty folder', {
+  skip: onPostgres ? 'once is enough: the SQLite pass installs it' : false,
+}, () => {
   let work: string;
   let app: string;
 
@@ -63,7 +70,11 @@ describe('the packed @roost/server in an empty folder', { skip: onPostgres ? 'on
     const [server, client, forms] = [await pack('server', work), await pack('client', work), await pack('forms', work)];
     app = join(work, 'my-backend');
     await mkdir(app);
-    await consumerProject(app, { '@roost/server': `file:${server}`, '@roost/client': `file:${client}`, '@roost/forms': `file:${forms}` });
+    await consumerProject(app, {
+      '@roost/server': `file:${server}`,
+      '@roost/client': `file:${client}`,
+      '@roost/forms': `file:${forms}`,
+    });
     for (const name of ['better-sqlite3', 'better-sqlite3-napi']) await provideAddon(app, name);
   });
   after(async () => {
@@ -71,7 +82,20 @@ describe('the packed @roost/server in an empty folder', { skip: onPostgres ? 'on
   });
 
   test('npx roost user add makes the first administrator and says where it wrote', async () => {
-    const added = await finished(npx(app, ['user', 'add', '--name', 'admin', '--email', 'admin@example.com', '--password', 'admin-password-1', '--group', 'admins']));
+    const added = await finished(
+      npx(app, [
+        'user',
+        'add',
+        '--name',
+        'admin',
+        '--email',
+        'admin@example.com',
+        '--password',
+        'admin-password-1',
+        '--group',
+        'admins',
+      ]),
+    );
     assert.equal(added.code, 0, added.out);
     assert.match(added.out, /sqlite/i);
     assert.match(added.out, new RegExp(join(app, 'data').replaceAll('/', '\\/')));
@@ -79,7 +103,10 @@ describe('the packed @roost/server in an empty folder', { skip: onPostgres ? 'on
 
   test('roost serve answers health, sign-in, the admin backend, the API docs and the browser bundle; SIGTERM stops it', async () => {
     // The bin npx runs, started directly: npx does not hand SIGTERM on to it.
-    const child = spawn(process.execPath, [join(app, 'node_modules', '.bin', 'roost'), 'serve'], { cwd: app, env: consumerEnv({ ROOST_PORT: '0', ROOST_LOG_LEVEL: 'info' }) });
+    const child = spawn(process.execPath, [join(app, 'node_modules', '.bin', 'roost'), 'serve'], {
+      cwd: app,
+      env: consumerEnv({ ROOST_PORT: '0', ROOST_LOG_LEVEL: 'info' }),
+    });
     const done = finished(child);
     let log = '';
     const url = await new Promise<string>((resolve, reject) => {
@@ -97,7 +124,13 @@ describe('the packed @roost/server in an empty folder', { skip: onPostgres ? 'on
     try {
       assert.equal((await fetch(`${url}/health`)).status, 200);
       assert.equal((await fetch(`${url}/ready`)).status, 200);
-      const token = (await (await fetch(`${url}/users/api/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: 'admin', password: 'admin-password-1' }) })).json()) as { token?: string };
+      const token = (await (
+        await fetch(`${url}/users/api/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ identity: 'admin', password: 'admin-password-1' }),
+        })
+      ).json()) as { token?: string };
       assert.equal(typeof token.token, 'string');
       const admin = await fetch(`${url}/admin/signin`);
       assert.equal(admin.status, 200);

@@ -28,7 +28,9 @@ export class ItemController {
       this.state.set({ item, loading: false, error: null });
     } catch (error) {
       if (!isRoostError(error) || error.code === 'aborted') return;
-      this.state.set(error.code === 'item_not_found' ? { item: null, loading: false, error: null } : { loading: false, error });
+      this.state.set(
+        error.code === 'item_not_found' ? { item: null, loading: false, error: null } : { loading: false, error },
+      );
     }
   };
 

@@ -35,7 +35,10 @@ export class ListController {
     const signal = this.#latest.next();
     this.state.set({ loading: true });
     try {
-      const answer = await this.store.list({ ...this.query, size: this.#size, start: (wanted - 1) * this.#size + 1 }, { signal });
+      const answer = await this.store.list(
+        { ...this.query, size: this.#size, start: (wanted - 1) * this.#size + 1 },
+        { signal },
+      );
       const pages = Math.max(1, Math.ceil(answer.total / this.#size));
       this.state.set({ items: answer.items, page: wanted, pages, total: answer.total, loading: false, error: null });
     } catch (error) {

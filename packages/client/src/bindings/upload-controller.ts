@@ -16,17 +16,28 @@ export interface UploadState {
 
 /** Uploads into a file store with their progress, one at a time: a new upload aborts the running one. */
 export class UploadController {
-  readonly state = new Observable<UploadState>({ uploading: false, progress: null, fraction: 0, done: null, error: null });
+  readonly state = new Observable<UploadState>({
+    uploading: false,
+    progress: null,
+    fraction: 0,
+    done: null,
+    error: null,
+  });
   readonly #latest = new Latest();
 
   constructor(readonly files: FileStore) {}
 
   /** Upload `file` to `path`; resolves `true` when it is stored. */
-  readonly upload = async (path: string, file: Blob, options: Omit<WriteOptions, 'onProgress' | 'signal'> = {}): Promise<boolean> => {
+  readonly upload = async (
+    path: string,
+    file: Blob,
+    options: Omit<WriteOptions, 'onProgress' | 'signal'> = {},
+  ): Promise<boolean> => {
     const signal = this.#latest.next();
     this.state.set({ uploading: true, progress: { loaded: 0, total: file.size }, fraction: 0, error: null });
     const onProgress = (progress: Progress) => {
-      if (!signal.aborted) this.state.set({ progress, fraction: progress.total ? progress.loaded / progress.total : 0 });
+      if (!signal.aborted)
+        this.state.set({ progress, fraction: progress.total ? progress.loaded / progress.total : 0 });
     };
     try {
       await this.files.upload(path, file, { ...options, signal, onProgress });

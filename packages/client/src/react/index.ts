@@ -66,13 +66,20 @@ export function useList(store: DataStore, query: Omit<ItemQuery, 'start'> = {}) 
   // A query written inline is a new object each render: `queryKey` changes only when its
   // contents do, and stands for `query` among the memo's dependencies.
   const queryKey = JSON.stringify(query);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: queryKey stands for query (above)
   const controller = useMemo(() => new ListController(store, query), [store, queryKey]);
   useEffect(() => {
     void controller.goTo(1);
     return () => controller.dispose();
   }, [controller]);
   const state = useObservable(controller.state);
-  return { ...state, next: controller.next, previous: controller.previous, goTo: controller.goTo, refresh: controller.refresh };
+  return {
+    ...state,
+    next: controller.next,
+    previous: controller.previous,
+    goTo: controller.goTo,
+    refresh: controller.refresh,
+  };
 }
 
 /**

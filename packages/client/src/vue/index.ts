@@ -24,8 +24,13 @@ export type { ItemState, ListState, UploadState, UserState };
 type Refs<T> = { readonly [K in keyof T]: Readonly<ShallowRef<T[K]>> };
 
 /** Mirror an observable into refs for as long as the calling scope lives. */
-function refsOf<T extends object>(observable: () => Observable<T>, initial: T): { refs: Refs<T>; follow(next: Observable<T>): void } {
-  const refs = Object.fromEntries(Object.entries(initial).map(([key, value]) => [key, shallowRef(value)])) as unknown as Record<keyof T, ShallowRef<unknown>>;
+function refsOf<T extends object>(
+  observable: () => Observable<T>,
+  initial: T,
+): { refs: Refs<T>; follow(next: Observable<T>): void } {
+  const refs = Object.fromEntries(
+    Object.entries(initial).map(([key, value]) => [key, shallowRef(value)]),
+  ) as unknown as Record<keyof T, ShallowRef<unknown>>;
   let stop: (() => void) | undefined;
   const copy = (value: T) => {
     for (const key of Object.keys(refs) as (keyof T)[]) refs[key].value = value[key];

@@ -2,7 +2,15 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { datastore, filestore } from '../../src/index.js';
-import { assertNoPageErrors, bundlePage, launchBrowser, openPage, screenshot, withSlowUploads, type TestPage } from './pages.js';
+import {
+  assertNoPageErrors,
+  bundlePage,
+  launchBrowser,
+  openPage,
+  screenshot,
+  withSlowUploads,
+  type TestPage,
+} from './pages.js';
 import { PASSWORD, startRoost, type TestServer } from './roost.js';
 
 /**
@@ -60,7 +68,9 @@ export function describeBindingsPage(framework: 'React' | 'Vue', entry: URL): vo
       await text('item').filter({ hasText: 'note-1: none' }).waitFor();
       await page.getByLabel('value').fill(`written in ${framework}`);
       await page.getByRole('button', { name: 'Save' }).click();
-      await text('item').filter({ hasText: `note-1 = written in ${framework} (alice)` }).waitFor();
+      await text('item')
+        .filter({ hasText: `note-1 = written in ${framework} (alice)` })
+        .waitFor();
       const data = datastore('data', { baseUrl: s.url, token: aliceToken });
       assert.equal((await data.getItem('note-1')).value, `written in ${framework}`);
       await page.getByRole('button', { name: 'Remove' }).click();
@@ -94,13 +104,18 @@ export function describeBindingsPage(framework: 'React' | 'Vue', entry: URL): vo
       await withSlowUploads(page, 4 * 1024 * 1024, async () => {
         await page.getByLabel('file').setInputFiles({ name: 'photo.bin', mimeType: 'application/x-photo', buffer });
         await text('upload').filter({ hasText: 'uploading' }).waitFor();
-        await text('upload').filter({ hasText: `done: uploads/photo.bin, ${size} of ${size} bytes` }).waitFor();
+        await text('upload')
+          .filter({ hasText: `done: uploads/photo.bin, ${size} of ${size} bytes` })
+          .waitFor();
       });
       const seen = (await text('upload-seen').textContent())?.split(' ').map(Number) ?? [];
       assert.equal(seen[0], 0);
       assert.equal(seen.at(-1), size);
       assert.ok(seen.length >= 4, `progress seen: ${seen.join(' ')}`);
-      assert.ok(seen.every((n, i) => i === 0 || n > (seen[i - 1] as number)), seen.join(' '));
+      assert.ok(
+        seen.every((n, i) => i === 0 || n > (seen[i - 1] as number)),
+        seen.join(' '),
+      );
       const entry = await filestore('files', { baseUrl: s.url, token: aliceToken }).getItem('uploads/photo.bin');
       assert.deepEqual([entry.size, entry.mime], [size, 'application/x-photo']);
       await screenshot(page, 'client', `${framework.toLowerCase()}-bindings`);

@@ -19,7 +19,16 @@ export interface PageSource {
  */
 export async function bundlePage(entry: URL | PageSource, options: { vueFullBuild?: boolean } = {}): Promise<string> {
   const result = await build({
-    ...(entry instanceof URL ? { entryPoints: [fileURLToPath(entry)] } : { stdin: { contents: entry.contents, loader: entry.loader, resolveDir: entry.dir, sourcefile: `page.${entry.loader}` } }),
+    ...(entry instanceof URL
+      ? { entryPoints: [fileURLToPath(entry)] }
+      : {
+          stdin: {
+            contents: entry.contents,
+            loader: entry.loader,
+            resolveDir: entry.dir,
+            sourcefile: `page.${entry.loader}`,
+          },
+        }),
     bundle: true,
     format: 'esm',
     platform: 'browser',
@@ -51,18 +60,28 @@ export interface TestPage {
  * and the test script are answered by the browser's request interception, everything else by
  * the real server.
  */
-export async function openPage(browser: Browser, baseUrl: string, parts: { html?: string; script?: string }): Promise<TestPage> {
+export async function openPage(
+  browser: Browser,
+  baseUrl: string,
+  parts: { html?: string; script?: string },
+): Promise<TestPage> {
   const context = await browser.newContext({ baseURL: baseUrl });
   const page = await context.newPage();
   const errors: Error[] = [];
   page.on('pageerror', (error) => errors.push(error));
   // tsx compiles functions handed to page.evaluate with esbuild's keepNames, which calls `__name`.
   const shim = '<script>window.__name = (f) => f;</script>';
-  const html = parts.html ?? `<!doctype html><html><head><meta charset="utf-8"><title>test</title></head><body><div id="app"></div><script type="module" src="/__test__/page.js"></script></body></html>`;
-  await page.route(`${baseUrl}/__test__/page.html`, (route) => route.fulfill({ contentType: 'text/html; charset=utf-8', body: html.replace('<head>', `<head>${shim}`) }));
+  const html =
+    parts.html ??
+    `<!doctype html><html><head><meta charset="utf-8"><title>test</title></head><body><div id="app"></div><script type="module" src="/__test__/page.js"></script></body></html>`;
+  await page.route(`${baseUrl}/__test__/page.html`, (route) =>
+    route.fulfill({ contentType: 'text/html; charset=utf-8', body: html.replace('<head>', `<head>${shim}`) }),
+  );
   if (parts.script !== undefined) {
     const script = parts.script;
-    await page.route(`${baseUrl}/__test__/page.js`, (route) => route.fulfill({ contentType: 'text/javascript; charset=utf-8', body: script }));
+    await page.route(`${baseUrl}/__test__/page.js`, (route) =>
+      route.fulfill({ contentType: 'text/javascript; charset=utf-8', body: script }),
+    );
   }
   await page.goto('/__test__/page.html');
   return {
@@ -79,16 +98,29 @@ export async function openPage(browser: Browser, baseUrl: string, parts: { html?
 export async function withSlowUploads<T>(page: Page, bytesPerSecond: number, work: () => Promise<T>): Promise<T> {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Network.enable');
-  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: bytesPerSecond });
+  await cdp.send('Network.emulateNetworkConditions', {
+    offline: false,
+    latency: 0,
+    downloadThroughput: -1,
+    uploadThroughput: bytesPerSecond,
+  });
   try {
     return await work();
   } finally {
-    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: -1,
+    });
     await cdp.detach();
   }
 }
 
 /** No uncaught error in the page. */
 export function assertNoPageErrors(testPage: TestPage): void {
-  assert.deepEqual(testPage.errors.map((e) => e.message), []);
+  assert.deepEqual(
+    testPage.errors.map((e) => e.message),
+    [],
+  );
 }

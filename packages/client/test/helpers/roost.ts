@@ -4,7 +4,7 @@ import { startServer, tokenFromMail, PASSWORD, type TestServer } from '../../../
 
 export { PASSWORD, tokenFromMail, type TestServer };
 
-export const ADMIN_ADDRESS = 'postmaster@example.com';
+const ADMIN_ADDRESS = 'postmaster@example.com';
 /** Small enough that a test can exceed it cheaply. */
 export const MAX_FILE_BYTES = 256 * 1024;
 
@@ -36,7 +36,11 @@ export class Coverage {
 
   /** Every one of `operations` succeeded at least once. */
   assertCalled(operations: string[]): void {
-    assert.deepEqual(operations.filter((op) => !this.called.has(op)), [], 'operations never called successfully through the connector');
+    assert.deepEqual(
+      operations.filter((op) => !this.called.has(op)),
+      [],
+      'operations never called successfully through the connector',
+    );
   }
 }
 

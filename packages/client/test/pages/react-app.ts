@@ -21,10 +21,19 @@ function UserPanel() {
     { 'aria-label': 'user' },
     h('p', { 'data-testid': 'user' }, loading ? 'loading' : user ? `signed in as ${user.name}` : 'anonymous'),
     error && h('p', { role: 'alert', 'data-testid': 'user-error' }, `${error.status} ${error.code}`),
-    h('input', { 'aria-label': 'identity', value: identity, onChange: (e: { target: { value: string } }) => setIdentity(e.target.value) }),
-    h('input', { 'aria-label': 'password', type: 'password', value: password, onChange: (e: { target: { value: string } }) => setPassword(e.target.value) }),
-    h('button', { onClick: () => void signin(identity, password) }, 'Sign in'),
-    h('button', { onClick: () => void signout() }, 'Sign out'),
+    h('input', {
+      'aria-label': 'identity',
+      value: identity,
+      onChange: (e: { target: { value: string } }) => setIdentity(e.target.value),
+    }),
+    h('input', {
+      'aria-label': 'password',
+      type: 'password',
+      value: password,
+      onChange: (e: { target: { value: string } }) => setPassword(e.target.value),
+    }),
+    h('button', { type: 'button', onClick: () => void signin(identity, password) }, 'Sign in'),
+    h('button', { type: 'button', onClick: () => void signout() }, 'Sign out'),
   );
 }
 
@@ -41,27 +50,48 @@ function ItemPanel() {
   return h(
     'section',
     { 'aria-label': 'item' },
-    h('select', { 'aria-label': 'key', value: key, onChange: (e: { target: { value: string } }) => setKey(e.target.value) }, h('option', { value: 'note-1' }, 'note-1'), h('option', { value: 'note-2' }, 'note-2')),
-    h('p', { 'data-testid': 'item' }, loading ? 'loading' : item ? `${item.key} = ${item.value} (${item.owner})` : `${key}: none`),
+    h(
+      'select',
+      { 'aria-label': 'key', value: key, onChange: (e: { target: { value: string } }) => setKey(e.target.value) },
+      h('option', { value: 'note-1' }, 'note-1'),
+      h('option', { value: 'note-2' }, 'note-2'),
+    ),
+    h(
+      'p',
+      { 'data-testid': 'item' },
+      loading ? 'loading' : item ? `${item.key} = ${item.value} (${item.owner})` : `${key}: none`,
+    ),
     error && h('p', { role: 'alert', 'data-testid': 'item-error' }, `${error.status} ${error.code}`),
-    h('input', { 'aria-label': 'value', value, onChange: (e: { target: { value: string } }) => setValue(e.target.value) }),
-    h('button', { onClick: () => void save(value) }, 'Save'),
-    h('button', { onClick: () => void remove() }, 'Remove'),
+    h('input', {
+      'aria-label': 'value',
+      value,
+      onChange: (e: { target: { value: string } }) => setValue(e.target.value),
+    }),
+    h('button', { type: 'button', onClick: () => void save(value) }, 'Save'),
+    h('button', { type: 'button', onClick: () => void remove() }, 'Remove'),
   );
 }
 
 function ListPanel() {
   const [owner, setOwner] = useState<string | undefined>(undefined);
   // A query written inline: a new owner filter starts again at page 1.
-  const { items, page, pages, total, loading, next, previous, refresh } = useList(data, { size: 2, sort: 'key', ...(owner ? { owner } : {}) });
+  const { items, page, pages, total, loading, next, previous, refresh } = useList(data, {
+    size: 2,
+    sort: 'key',
+    ...(owner ? { owner } : {}),
+  });
   return h(
     'section',
     { 'aria-label': 'list' },
-    h('p', { 'data-testid': 'list' }, loading ? 'loading' : `page ${page} of ${pages}, ${total} items: ${items.map((i) => i.key).join(', ')}`),
-    h('button', { onClick: () => void previous() }, 'Previous'),
-    h('button', { onClick: () => void next() }, 'Next'),
-    h('button', { onClick: () => void refresh() }, 'Refresh'),
-    h('button', { onClick: () => setOwner(owner ? undefined : 'bob') }, 'Only bob'),
+    h(
+      'p',
+      { 'data-testid': 'list' },
+      loading ? 'loading' : `page ${page} of ${pages}, ${total} items: ${items.map((i) => i.key).join(', ')}`,
+    ),
+    h('button', { type: 'button', onClick: () => void previous() }, 'Previous'),
+    h('button', { type: 'button', onClick: () => void next() }, 'Next'),
+    h('button', { type: 'button', onClick: () => void refresh() }, 'Refresh'),
+    h('button', { type: 'button', onClick: () => setOwner(owner ? undefined : 'bob') }, 'Only bob'),
   );
 }
 
@@ -84,14 +114,27 @@ function UploadPanel() {
       },
     }),
     h('progress', { value: fraction, max: 1 }),
-    h('p', { 'data-testid': 'upload' }, uploading ? 'uploading' : done ? `done: ${done}, ${progress?.loaded} of ${progress?.total} bytes` : 'idle'),
+    h(
+      'p',
+      { 'data-testid': 'upload' },
+      uploading ? 'uploading' : done ? `done: ${done}, ${progress?.loaded} of ${progress?.total} bytes` : 'idle',
+    ),
     h('p', { 'data-testid': 'upload-seen' }, seen.join(' ')),
     error && h('p', { role: 'alert', 'data-testid': 'upload-error' }, `${error.status} ${error.code}`),
   );
 }
 
 function App() {
-  return h('main', null, h('h1', null, 'Roost with React'), h(UserPanel), h(Greeting), h(ItemPanel), h(ListPanel), h(UploadPanel));
+  return h(
+    'main',
+    null,
+    h('h1', null, 'Roost with React'),
+    h(UserPanel),
+    h(Greeting),
+    h(ItemPanel),
+    h(ListPanel),
+    h(UploadPanel),
+  );
 }
 
 createRoot(document.getElementById('app') as HTMLElement).render(h(StrictMode, null, h(App)));

@@ -16,10 +16,24 @@ const UserPanel = defineComponent(() => {
   const password = ref('');
   return () =>
     h('section', { 'aria-label': 'user' }, [
-      h('p', { 'data-testid': 'user' }, loading.value ? 'loading' : user.value ? `signed in as ${user.value.name}` : 'anonymous'),
-      error.value && h('p', { role: 'alert', 'data-testid': 'user-error' }, `${error.value.status} ${error.value.code}`),
-      h('input', { 'aria-label': 'identity', value: identity.value, onInput: (e: Event) => (identity.value = (e.target as HTMLInputElement).value) }),
-      h('input', { 'aria-label': 'password', type: 'password', value: password.value, onInput: (e: Event) => (password.value = (e.target as HTMLInputElement).value) }),
+      h(
+        'p',
+        { 'data-testid': 'user' },
+        loading.value ? 'loading' : user.value ? `signed in as ${user.value.name}` : 'anonymous',
+      ),
+      error.value &&
+        h('p', { role: 'alert', 'data-testid': 'user-error' }, `${error.value.status} ${error.value.code}`),
+      h('input', {
+        'aria-label': 'identity',
+        value: identity.value,
+        onInput: (e: Event) => (identity.value = (e.target as HTMLInputElement).value),
+      }),
+      h('input', {
+        'aria-label': 'password',
+        type: 'password',
+        value: password.value,
+        onInput: (e: Event) => (password.value = (e.target as HTMLInputElement).value),
+      }),
       h('button', { onClick: () => void signin(identity.value, password.value) }, 'Sign in'),
       h('button', { onClick: () => void signout() }, 'Sign out'),
     ]);
@@ -28,7 +42,12 @@ const UserPanel = defineComponent(() => {
 /** A second view of the same connector: the session is shared. */
 const Greeting = defineComponent(() => {
   const { user } = useUser(auth);
-  return () => h('p', { 'data-testid': 'greeting' }, user.value ? `Hello, ${user.value.realname || user.value.name}` : 'Hello, guest');
+  return () =>
+    h(
+      'p',
+      { 'data-testid': 'greeting' },
+      user.value ? `Hello, ${user.value.realname || user.value.name}` : 'Hello, guest',
+    );
 });
 
 const ItemPanel = defineComponent(() => {
@@ -38,10 +57,31 @@ const ItemPanel = defineComponent(() => {
   const value = ref('');
   return () =>
     h('section', { 'aria-label': 'item' }, [
-      h('select', { 'aria-label': 'key', value: key.value, onChange: (e: Event) => (key.value = (e.target as HTMLSelectElement).value) }, [h('option', { value: 'note-1' }, 'note-1'), h('option', { value: 'note-2' }, 'note-2')]),
-      h('p', { 'data-testid': 'item' }, loading.value ? 'loading' : item.value ? `${item.value.key} = ${item.value.value} (${item.value.owner})` : `${key.value}: none`),
-      error.value && h('p', { role: 'alert', 'data-testid': 'item-error' }, `${error.value.status} ${error.value.code}`),
-      h('input', { 'aria-label': 'value', value: value.value, onInput: (e: Event) => (value.value = (e.target as HTMLInputElement).value) }),
+      h(
+        'select',
+        {
+          'aria-label': 'key',
+          value: key.value,
+          onChange: (e: Event) => (key.value = (e.target as HTMLSelectElement).value),
+        },
+        [h('option', { value: 'note-1' }, 'note-1'), h('option', { value: 'note-2' }, 'note-2')],
+      ),
+      h(
+        'p',
+        { 'data-testid': 'item' },
+        loading.value
+          ? 'loading'
+          : item.value
+            ? `${item.value.key} = ${item.value.value} (${item.value.owner})`
+            : `${key.value}: none`,
+      ),
+      error.value &&
+        h('p', { role: 'alert', 'data-testid': 'item-error' }, `${error.value.status} ${error.value.code}`),
+      h('input', {
+        'aria-label': 'value',
+        value: value.value,
+        onInput: (e: Event) => (value.value = (e.target as HTMLInputElement).value),
+      }),
       h('button', { onClick: () => void save(value.value) }, 'Save'),
       h('button', { onClick: () => void remove() }, 'Remove'),
     ]);
@@ -50,10 +90,20 @@ const ItemPanel = defineComponent(() => {
 const ListPanel = defineComponent(() => {
   const owner = ref<string | undefined>(undefined);
   // A getter: changing the owner filter starts again at page 1.
-  const { items, page, pages, total, loading, next, previous, refresh } = useList(data, () => ({ size: 2, sort: 'key' as const, ...(owner.value ? { owner: owner.value } : {}) }));
+  const { items, page, pages, total, loading, next, previous, refresh } = useList(data, () => ({
+    size: 2,
+    sort: 'key' as const,
+    ...(owner.value ? { owner: owner.value } : {}),
+  }));
   return () =>
     h('section', { 'aria-label': 'list' }, [
-      h('p', { 'data-testid': 'list' }, loading.value ? 'loading' : `page ${page.value} of ${pages.value}, ${total.value} items: ${items.value.map((i) => i.key).join(', ')}`),
+      h(
+        'p',
+        { 'data-testid': 'list' },
+        loading.value
+          ? 'loading'
+          : `page ${page.value} of ${pages.value}, ${total.value} items: ${items.value.map((i) => i.key).join(', ')}`,
+      ),
       h('button', { onClick: () => void previous() }, 'Previous'),
       h('button', { onClick: () => void next() }, 'Next'),
       h('button', { onClick: () => void refresh() }, 'Refresh'),
@@ -78,10 +128,24 @@ const UploadPanel = defineComponent(() => {
         },
       }),
       h('progress', { value: fraction.value, max: 1 }),
-      h('p', { 'data-testid': 'upload' }, uploading.value ? 'uploading' : done.value ? `done: ${done.value}, ${progress.value?.loaded} of ${progress.value?.total} bytes` : 'idle'),
+      h(
+        'p',
+        { 'data-testid': 'upload' },
+        uploading.value
+          ? 'uploading'
+          : done.value
+            ? `done: ${done.value}, ${progress.value?.loaded} of ${progress.value?.total} bytes`
+            : 'idle',
+      ),
       h('p', { 'data-testid': 'upload-seen' }, seen.value.join(' ')),
-      error.value && h('p', { role: 'alert', 'data-testid': 'upload-error' }, `${error.value.status} ${error.value.code}`),
+      error.value &&
+        h('p', { role: 'alert', 'data-testid': 'upload-error' }, `${error.value.status} ${error.value.code}`),
     ]);
 });
 
-createApp(defineComponent(() => () => h('main', [h('h1', 'Roost with Vue'), h(UserPanel), h(Greeting), h(ItemPanel), h(ListPanel), h(UploadPanel)]))).mount('#app');
+createApp(
+  defineComponent(
+    () => () =>
+      h('main', [h('h1', 'Roost with Vue'), h(UserPanel), h(Greeting), h(ItemPanel), h(ListPanel), h(UploadPanel)]),
+  ),
+).mount('#app');

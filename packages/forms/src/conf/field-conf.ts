@@ -51,11 +51,7 @@ export interface ListItem {
  * @example
  * const groups: ListItemsCallback = async (field, context, user) => db.groups().map((g) => ({ id: g.id, name: g.title }));
  */
-export type ListItemsCallback = (
-  field: FieldConf,
-  context: unknown,
-  user: unknown,
-) => ListItem[] | Promise<ListItem[]>;
+export type ListItemsCallback = (field: FieldConf, context: unknown, user: unknown) => ListItem[] | Promise<ListItem[]>;
 
 /**
  * What a custom validator receives besides the converted value.
@@ -80,6 +76,7 @@ export interface ValidatorContext {
 export type FieldValidator = (
   value: unknown,
   ctx: ValidatorContext,
+  // biome-ignore lint/suspicious/noConfusingVoidType: a validator that finds nothing wrong may return nothing (public API)
 ) => void | string | undefined | Promise<void | string | undefined>;
 
 /**

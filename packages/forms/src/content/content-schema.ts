@@ -48,5 +48,10 @@ export async function ensureContentSchema(db: Kysely<FormContentDatabase>, table
     .addColumn('created_by', 'text')
     .addColumn('changed_by', 'text')
     .execute();
-  await db.schema.createIndex(`${table}_parent_position`).ifNotExists().on(table).columns(['parent_id', 'position']).execute();
+  await db.schema
+    .createIndex(`${table}_parent_position`)
+    .ifNotExists()
+    .on(table)
+    .columns(['parent_id', 'position'])
+    .execute();
 }

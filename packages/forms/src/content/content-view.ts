@@ -20,7 +20,9 @@ export interface ContentViewInit {
 }
 
 const objectOf = (ctx: unknown): ContentObject | undefined =>
-  typeof ctx === 'object' && ctx !== null && typeof (ctx as ContentObject).id === 'string' ? (ctx as ContentObject) : undefined;
+  typeof ctx === 'object' && ctx !== null && typeof (ctx as ContentObject).id === 'string'
+    ? (ctx as ContentObject)
+    : undefined;
 
 /** The object itself if its type is a page, else its nearest page ancestor, else its root. */
 function pageOf(obj: ContentObject): ContentObject {
@@ -42,7 +44,8 @@ function pageOf(obj: ContentObject): ContentObject {
  * contentUrls('/admin/content').obj_url(obj); // '/admin/content/Xk3...'
  */
 export function contentUrls(baseUrl = ''): Record<string, (context: unknown) => string> {
-  const url = (obj: ContentObject | undefined): string => (obj ? `${baseUrl}/${encodeURIComponent(obj.id)}` : `${baseUrl}/`);
+  const url = (obj: ContentObject | undefined): string =>
+    obj ? `${baseUrl}/${encodeURIComponent(obj.id)}` : `${baseUrl}/`;
   return {
     obj_url: (ctx) => url(objectOf(ctx)),
     obj_folder_url: (ctx) => `${url(objectOf(ctx)).replace(/\/$/, '')}/`,

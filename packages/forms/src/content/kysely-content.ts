@@ -4,7 +4,12 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { FieldConf } from '../conf/field-conf.js';
 import { isUploadedFile } from '../request/form-request.js';
-import { defaultContentTable, ensureContentSchema, type FormContentDatabase, type FormObjectsTable } from './content-schema.js';
+import {
+  defaultContentTable,
+  ensureContentSchema,
+  type FormContentDatabase,
+  type FormObjectsTable,
+} from './content-schema.js';
 import {
   ContentError,
   type ContentApp,
@@ -28,7 +33,16 @@ export interface KyselyContentOptions {
 }
 
 /** Ids the store maintains itself; values under these keys are never taken from forms. */
-const systemIds = new Set(['id', 'pool_type', 'pool_create', 'pool_change', 'pool_createdby', 'pool_changedby', 'pool_wfa', 'pool_sort']);
+const systemIds = new Set([
+  'id',
+  'pool_type',
+  'pool_create',
+  'pool_change',
+  'pool_createdby',
+  'pool_changedby',
+  'pool_wfa',
+  'pool_sort',
+]);
 
 /** A readable id for the audit columns: a string user, or the user's `id` / `name`. */
 function userRef(user: unknown): string | null {
@@ -100,12 +114,28 @@ export class KyselyContent implements ContentApp {
    */
   async root(id = 'root'): Promise<ContentObject> {
     const existing = await this.get(id);
-    if (existing && existing.parent) throw new ContentError('not_found', `Not a root (${id})`);
+    if (existing?.parent) throw new ContentError('not_found', `Not a root (${id})`);
     if (existing) return existing;
     const t = now();
-    const row: FormObjectsTable = { id, parent_id: null, type: 'root', position: 0, data: '{}', meta: '{}', wf_state: null, created_at: t, changed_at: t, created_by: null, changed_by: null };
+    const row: FormObjectsTable = {
+      id,
+      parent_id: null,
+      type: 'root',
+      position: 0,
+      data: '{}',
+      meta: '{}',
+      wf_state: null,
+      created_at: t,
+      changed_at: t,
+      created_by: null,
+      changed_by: null,
+    };
     // A concurrent first use may have inserted it already; the second insert is a no-op.
-    await this.db.insertInto(this.table).values(row).onConflict((oc) => oc.column('id').doNothing()).execute();
+    await this.db
+      .insertInto(this.table)
+      .values(row)
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute();
     return (await this.get(id)) as ContentObject;
   }
 
@@ -164,17 +194,33 @@ export class KyselyContent implements ContentApp {
 
   /** @internal */
   async childRows(parentId: string): Promise<FormObjectsTable[]> {
-    return this.db.selectFrom(this.table).selectAll().where('parent_id', '=', parentId).orderBy('position').orderBy('created_at').execute();
+    return this.db
+      .selectFrom(this.table)
+      .selectAll()
+      .where('parent_id', '=', parentId)
+      .orderBy('position')
+      .orderBy('created_at')
+      .execute();
   }
 
   /** @internal */
-  async insertChild(parent: StoredObject, type: string, values: Readonly<ContentData>, user: unknown): Promise<StoredObject> {
+  async insertChild(
+    parent: StoredObject,
+    type: string,
+    values: Readonly<ContentData>,
+    user: unknown,
+  ): Promise<StoredObject> {
     const conf = this.#types.get(type);
     if (!conf) throw new ContentError('unknown_type', `Unknown object type (${type})`);
     const allowed = parent.configuration?.subtypes;
-    if (allowed && !allowed.includes(type)) throw new ContentError('type_not_allowed', `Object type not allowed (${type})`);
+    if (allowed && !allowed.includes(type))
+      throw new ContentError('type_not_allowed', `Object type not allowed (${type})`);
     const { data, meta } = this.split(values);
-    const last = await this.db.selectFrom(this.table).select((eb) => eb.fn.max('position').as('max')).where('parent_id', '=', parent.id).executeTakeFirst();
+    const last = await this.db
+      .selectFrom(this.table)
+      .select((eb) => eb.fn.max('position').as('max'))
+      .where('parent_id', '=', parent.id)
+      .executeTakeFirst();
     const t = now();
     const row: FormObjectsTable = {
       id: newId(),
@@ -252,7 +298,12 @@ class StoredObject implements ContentObject {
   async update(values: Readonly<ContentData>, user: unknown): Promise<boolean> {
     const { data, meta } = this.#store.split(values);
     const next = { data: { ...this.data, ...data }, meta: { ...this.#meta, ...meta } };
-    const changes = { data: JSON.stringify(next.data), meta: JSON.stringify(next.meta), changed_at: now(), changed_by: userRef(user) };
+    const changes = {
+      data: JSON.stringify(next.data),
+      meta: JSON.stringify(next.meta),
+      changed_at: now(),
+      changed_by: userRef(user),
+    };
     if (!(await this.#store.write(this.id, changes))) return false;
     this.data = next.data;
     this.#meta = next.meta;
@@ -297,7 +348,9 @@ class StoredObject implements ContentObject {
     const transitions = this.configuration?.workflow?.transitions ?? [];
     const state = this.#row.wf_state ?? '';
     const allowed = (t: WorkflowTransition): boolean => t.from === '*' || t.from.includes(state);
-    const chosen = transition ? transitions.find((t) => t.id === transition && allowed(t)) : transitions.find((t) => (t.action ?? t.id) === action && allowed(t));
+    const chosen = transition
+      ? transitions.find((t) => t.id === transition && allowed(t))
+      : transitions.find((t) => (t.action ?? t.id) === action && allowed(t));
     if (!chosen) return false;
     const changes = { wf_state: chosen.to, changed_at: now(), changed_by: userRef(user) };
     if (!(await this.#store.write(this.id, changes))) return false;

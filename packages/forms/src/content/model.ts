@@ -164,7 +164,13 @@ export class ContentError extends Error {
  */
 export function isContentObject(value: unknown): value is ContentObject {
   const v = value as Partial<ContentObject> | null | undefined;
-  return typeof v === 'object' && v !== null && typeof v.update === 'function' && typeof v.create === 'function' && typeof v.id === 'string';
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof v.update === 'function' &&
+    typeof v.create === 'function' &&
+    typeof v.id === 'string'
+  );
 }
 
 /**

@@ -3,7 +3,8 @@ import { attrs, cls, escapeHtml, textOrHtml } from '../render/html.js';
 import { inputAttrs } from './input-attrs.js';
 import { listValue, textValue, type Widget, type WidgetRenderInput } from './widget.js';
 
-const selected = (value: unknown): Set<string> => new Set(listValue(value === true ? 'true' : value === false ? 'false' : value));
+const selected = (value: unknown): Set<string> =>
+  new Set(listValue(value === true ? 'true' : value === false ? 'false' : value));
 
 /**
  * `<select>`, single or `multiple`. With `settings.controlset`, the select and each option carry
@@ -39,7 +40,9 @@ export function selectInput(multiple: boolean): Widget {
         'data-controlset': cs ? JSON.stringify(cs.all) : undefined,
       };
       const a = inputAttrs(input, extra);
-      const withHook = cs ? a.replace(/ class="([^"]*)"/, (_m, c: string) => ` class="${cls(c, input.classes.controlset)}"`) : a;
+      const withHook = cs
+        ? a.replace(/ class="([^"]*)"/, (_m, c: string) => ` class="${cls(c, input.classes.controlset)}"`)
+        : a;
       return `<select${withHook}>${options}</select>`;
     },
   };

@@ -9,12 +9,20 @@ import type { WidgetRenderInput } from './widget.js';
  * @example
  * `<input${inputAttrs(input, { type: 'text', value: 'x' })}>`
  */
-export function inputAttrs(input: WidgetRenderInput, extra: Readonly<Record<string, AttrValue>> = {}, name = input.field.id): string {
+export function inputAttrs(
+  input: WidgetRenderInput,
+  extra: Readonly<Record<string, AttrValue>> = {},
+  name = input.field.id,
+): string {
   const s = input.field.settings ?? {};
   return attrs({
     id: input.oid,
     name,
-    class: cls(input.classes.input, typeof s.css_class === 'string' && s.css_class, input.invalid && input.classes.invalid),
+    class: cls(
+      input.classes.input,
+      typeof s.css_class === 'string' && s.css_class,
+      input.invalid && input.classes.invalid,
+    ),
     placeholder: typeof s.placeholder === 'string' ? s.placeholder : undefined,
     autocomplete: typeof s.autocomplete === 'string' ? s.autocomplete : undefined,
     required: Boolean(input.field.required),

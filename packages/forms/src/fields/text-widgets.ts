@@ -44,7 +44,8 @@ export function textArea(json = false): Widget {
 export const hiddenInput: Widget = {
   hidden: true,
   read: (field, values) => textValue(values[field.id])?.trim(),
-  render: (input) => `<input${attrs({ type: 'hidden', id: input.oid, name: input.field.id, value: displayText(input.value) })}>`,
+  render: (input) =>
+    `<input${attrs({ type: 'hidden', id: input.oid, name: input.field.id, value: displayText(input.value) })}>`,
 };
 
 /**
@@ -75,10 +76,21 @@ export const checkedPasswordInput: Widget = {
   },
   render: (input) => {
     const update = Boolean(input.field.settings?.update);
-    const first = inputAttrs(input, { type: 'password', value: '', placeholder: input.t(update ? '(unchanged)' : 'Password'), autocomplete: 'new-password' });
+    const first = inputAttrs(input, {
+      type: 'password',
+      value: '',
+      placeholder: input.t(update ? '(unchanged)' : 'Password'),
+      autocomplete: 'new-password',
+    });
     const second = inputAttrs(
       { ...input, oid: `${input.oid}-confirm` },
-      { type: 'password', value: '', placeholder: input.t('Confirm Password'), 'aria-label': input.t('Confirm Password'), autocomplete: 'new-password' },
+      {
+        type: 'password',
+        value: '',
+        placeholder: input.t('Confirm Password'),
+        'aria-label': input.t('Confirm Password'),
+        autocomplete: 'new-password',
+      },
       `${input.field.id}-confirm`,
     );
     return `<input${first}> <input${second}>`;

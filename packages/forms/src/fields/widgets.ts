@@ -71,7 +71,12 @@ export function defaultWidgetName(field: FieldConf, items: readonly ListItem[]):
  * @example
  * resolveWidget({ id: 'x', widget: 'textarea' }, [], defaultWidgets);
  */
-export function resolveWidget(field: FieldConf, items: readonly ListItem[], registry: WidgetRegistry, preferred?: string | Widget): Widget {
+export function resolveWidget(
+  field: FieldConf,
+  items: readonly ListItem[],
+  registry: WidgetRegistry,
+  preferred?: string | Widget,
+): Widget {
   const w = preferred ?? (field.hidden ? 'hidden' : field.widget) ?? defaultWidgetName(field, items);
   if (typeof w !== 'string') return w;
   const found = registry.get(w) ?? defaultWidgets.get(w);

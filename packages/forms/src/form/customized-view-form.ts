@@ -18,7 +18,9 @@ export interface CustomizedViewFormOptions<F extends HTMLForm> {
   /** The object type (or its id, looked up in `app`); its `forms` are the subsets. */
   typeconf?: string | TypeConf;
   /** Default `ObjectForm`. */
-  formClass?: new (init: FormInit) => F;
+  formClass?: new (
+    init: FormInit,
+  ) => F;
   actions?: ActionConf[];
   defaultAction?: string | ActionConf;
   defaultSettings?: Readonly<Record<string, unknown>>;
@@ -44,8 +46,10 @@ export function makeCustomizedViewForm<F extends HTMLForm = ObjectForm>(
   options: CustomizedViewFormOptions<F> = {},
 ): [form: F, subset: string | undefined] {
   const FormClass = options.formClass ?? (ObjectForm as unknown as new (init: FormInit) => F);
-  const typeconf = typeof options.typeconf === 'string' ? options.app?.getObjectConf?.(options.typeconf) : options.typeconf;
-  if (typeof options.typeconf === 'string' && !typeconf) throw new ConfigurationError(`Type not found (${options.typeconf})`);
+  const typeconf =
+    typeof options.typeconf === 'string' ? options.app?.getObjectConf?.(options.typeconf) : options.typeconf;
+  if (typeof options.typeconf === 'string' && !typeconf)
+    throw new ConfigurationError(`Type not found (${options.typeconf})`);
   const form = new FormClass({ view, context: forContext, loadFromType: typeconf, app: options.app });
 
   let subset: string | undefined;
@@ -66,7 +70,8 @@ export function makeCustomizedViewForm<F extends HTMLForm = ObjectForm>(
   if (options.actions) form.actions = options.actions;
   if (options.defaultAction) form.defaultAction = options.defaultAction;
   if (options.defaultSettings) form.applyOptions(options.defaultSettings);
-  if (formSettingsOrSubset !== undefined && typeof formSettingsOrSubset !== 'string') form.applyOptions(formSettingsOrSubset);
+  if (formSettingsOrSubset !== undefined && typeof formSettingsOrSubset !== 'string')
+    form.applyOptions(formSettingsOrSubset);
   return [form, subset];
 }
 

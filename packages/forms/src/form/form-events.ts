@@ -42,7 +42,11 @@ export class FormEvents {
    */
   removeListener(signal: string, fn?: FormListener): void {
     if (!fn) this.#listeners.delete(signal);
-    else this.#listeners.set(signal, (this.#listeners.get(signal) ?? []).filter((l) => l !== fn));
+    else
+      this.#listeners.set(
+        signal,
+        (this.#listeners.get(signal) ?? []).filter((l) => l !== fn),
+      );
   }
 
   /**

@@ -10,7 +10,14 @@ import { defaultWidgets, WidgetInvalid, type Widget, type WidgetRegistry } from 
 import type { FormClasses } from '../render/form-classes.js';
 import { defaultClasses } from '../render/form-classes.js';
 import type { FormLayout } from '../render/templates.js';
-import { isUploadedFile, requestValues, type FormRequest, type FormValues, type UploadedFile, type ValueSource } from '../request/form-request.js';
+import {
+  isUploadedFile,
+  requestValues,
+  type FormRequest,
+  type FormValues,
+  type UploadedFile,
+  type ValueSource,
+} from '../request/form-request.js';
 import { compileField, isEmptyValue, type FieldNode } from '../validate/field-adapter.js';
 import { createTranslator, type Translate } from '../validate/messages.js';
 import type { FieldError } from '../validate/validation-error.js';
@@ -81,9 +88,17 @@ export interface CompiledField {
   items: readonly ListItem[];
 }
 
-type ConstructorDefaults = { defaultActions: readonly ActionConf[]; defaultSubsets: Subsets; defaultOptions: Readonly<FormOptions> };
+type ConstructorDefaults = {
+  defaultActions: readonly ActionConf[];
+  defaultSubsets: Subsets;
+  defaultOptions: Readonly<FormOptions>;
+};
 
-function removeNulls(data: Record<string, unknown>, removeNull: boolean, removeEmpty: boolean): Record<string, unknown> {
+function removeNulls(
+  data: Record<string, unknown>,
+  removeNull: boolean,
+  removeEmpty: boolean,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(data)) {
     if (removeNull && (v === null || v === undefined)) continue;
@@ -139,7 +154,22 @@ export class Form extends FormEvents {
   constructor(init: FormInit = {}) {
     super();
     const ctor = new.target as unknown as ConstructorDefaults;
-    const { view, loadFromType, context, request, app, user, fields, actions, subsets, subset, defaultAction, widgets, widget, ...options } = init;
+    const {
+      view,
+      loadFromType,
+      context,
+      request,
+      app,
+      user,
+      fields,
+      actions,
+      subsets,
+      subset,
+      defaultAction,
+      widgets,
+      widget,
+      ...options
+    } = init;
     this.view = view;
     this.loadFromType = loadFromType;
     this.context = context ?? view?.context;
@@ -191,11 +221,22 @@ export class Form extends FormEvents {
         const name = key.slice('widget.'.length);
         const layout = this.widget as unknown as Record<string, unknown>;
         const prev = layout[name];
-        layout[name] = (name === 'settings' || name === 'classes') && typeof prev === 'object' && typeof value === 'object' ? { ...prev, ...value } : value;
+        layout[name] =
+          (name === 'settings' || name === 'classes') && typeof prev === 'object' && typeof value === 'object'
+            ? { ...prev, ...value }
+            : value;
       } else if (key === 'fields' || key === 'actions' || key === 'subsets' || key === 'defaultAction') {
         // Setting these through options mirrors the original, which set any key as an attribute.
         (this as unknown as Record<string, unknown>)[key] = value;
-      } else if (key in defaultFormOptions || key === 'successResponseBody' || key.startsWith('redirect') || key === 'translate' || key === 'staticUrl' || key === 'autofill' || key === 'defaults') {
+      } else if (
+        key in defaultFormOptions ||
+        key === 'successResponseBody' ||
+        key.startsWith('redirect') ||
+        key === 'translate' ||
+        key === 'staticUrl' ||
+        key === 'autofill' ||
+        key === 'defaults'
+      ) {
         (this.options as unknown as Record<string, unknown>)[key] = value;
       } else this.attributes[key] = value;
     }
@@ -235,7 +276,11 @@ export class Form extends FormEvents {
     const fromType = subset ? config?.forms?.[subset] : undefined;
     if (subset && !own && !fromType) throw new ConfigurationError(`Unknown form subset (${subset})`);
 
-    const source = own?.fields ?? fromType?.fields ?? (this.fields.length ? this.fields : undefined) ?? this.defaultFieldSource(config);
+    const source =
+      own?.fields ??
+      fromType?.fields ??
+      (this.fields.length ? this.fields : undefined) ??
+      this.defaultFieldSource(config);
     if (source.length === 0 && !this.fieldsOptional()) throw new ConfigurationError('No form fields defined');
     const fields: FieldConf[] = [];
     for (const entry of source) {
@@ -254,7 +299,8 @@ export class Form extends FormEvents {
     // A type (or tool) configuration may bring its own actions; actions given to the form win.
     const ownActions = this.actions !== this.#defaultActions;
     const known = ownActions ? this.actions : [...(config?.actions ?? []), ...this.actions];
-    const actionSource = own?.actions ?? fromType?.actions ?? (ownActions ? undefined : config?.actions) ?? this.actions;
+    const actionSource =
+      own?.actions ?? fromType?.actions ?? (ownActions ? undefined : config?.actions) ?? this.actions;
     this.#actions = actionSource.flatMap((a) => (typeof a === 'string' ? this.resolveActionId(a, known) : [a]));
     const options = own?.options ?? fromType?.options;
     if (options) this.applyOptions(options);
@@ -302,7 +348,9 @@ export class Form extends FormEvents {
   }
 
   /** The controlled field ids of a controlset field, overall and per item id. */
-  protected async controlsetOf(field: FieldConf): Promise<{ all: string[]; byItem: Map<string, string[]> } | undefined> {
+  protected async controlsetOf(
+    field: FieldConf,
+  ): Promise<{ all: string[]; byItem: Map<string, string[]> } | undefined> {
     if (!field.settings?.controlset) return undefined;
     const byItem = new Map<string, string[]>();
     const all: string[] = [];
@@ -433,7 +481,9 @@ export class Form extends FormEvents {
    * @example
    * const data = await form.loadObjData({ data: { title: 'Hi' } });
    */
-  async loadObjData(obj: FormObject | undefined = this.context as FormObject | undefined): Promise<Record<string, unknown>> {
+  async loadObjData(
+    obj: FormObject | undefined = this.context as FormObject | undefined,
+  ): Promise<Record<string, unknown>> {
     await this.ensureSetup();
     const data: Record<string, unknown> = {};
     if (obj) {
@@ -493,7 +543,7 @@ export class Form extends FormEvents {
     const errors: FieldError[] = [];
     for (const { field, node, widget } of compiled) {
       if (skip.has(field.id)) continue;
-      let value: unknown = opts.fromWidgets ? widget.read(field, data as FormValues) : data[field.id];
+      const value: unknown = opts.fromWidgets ? widget.read(field, data as FormValues) : data[field.id];
       if (value instanceof WidgetInvalid) {
         errors.push({ field: field.id, messages: [this.t(value.msgid)] });
         raw[field.id] = value.value;
@@ -571,7 +621,11 @@ export class Form extends FormEvents {
    * @example
    * const [ok, data] = await form.extractSchema({ age: '42' });
    */
-  async extractSchema(data: Readonly<Record<string, unknown>>, removeNull = false, removeEmpty = false): Promise<ExtractResult> {
+  async extractSchema(
+    data: Readonly<Record<string, unknown>>,
+    removeNull = false,
+    removeEmpty = false,
+  ): Promise<ExtractResult> {
     const r = await this.run(data, { fromWidgets: false, convertOnly: true });
     if (!r.ok) return [false, { ...data }];
     return [true, removeNulls(r.values, removeNull, removeEmpty)];

@@ -70,7 +70,11 @@ export class HTMLForm extends Form {
     const configured = this.getActions();
     let action = configured.find((a) => values[`${a.id}${this.options.actionPostfix}`] !== undefined);
     if (!action) {
-      const def = (this.subset ? this.subsets[this.subset]?.defaultAction : undefined) || kw.defaultAction || this.defaultAction || 'default';
+      const def =
+        (this.subset ? this.subsets[this.subset]?.defaultAction : undefined) ||
+        kw.defaultAction ||
+        this.defaultAction ||
+        'default';
       action = typeof def === 'string' ? [...configured, ...this.actions].find((a) => a.id === def) : def;
     }
     if (!action) throw new ConfigurationError('No action to process the form found');
@@ -109,8 +113,14 @@ export class HTMLForm extends Form {
   removeActionsFromRequest(): void {
     if (!this.request) return;
     const keys = new Set([...this.actions, ...this.getActions()].map((a) => `${a.id}${this.options.actionPostfix}`));
-    const strip = (v: FormValues | undefined): FormValues | undefined => (v ? Object.fromEntries(Object.entries(v).filter(([k]) => !keys.has(k))) : v);
-    this.request = { ...this.request, query: strip(this.request.query), body: strip(this.request.body), values: strip(this.request.values) };
+    const strip = (v: FormValues | undefined): FormValues | undefined =>
+      v ? Object.fromEntries(Object.entries(v).filter(([k]) => !keys.has(k))) : v;
+    this.request = {
+      ...this.request,
+      query: strip(this.request.query),
+      body: strip(this.request.body),
+      values: strip(this.request.values),
+    };
   }
 
   /**
@@ -144,7 +154,9 @@ export class HTMLForm extends Form {
   }
 
   #textValues(method: string): Record<string, unknown> {
-    return Object.fromEntries(Object.entries(this.getFormValues(undefined, method)).filter(([, v]) => !isUploadedFile(v)));
+    return Object.fromEntries(
+      Object.entries(this.getFormValues(undefined, method)).filter(([, v]) => !isUploadedFile(v)),
+    );
   }
 
   /**
@@ -218,7 +230,10 @@ export class HTMLForm extends Form {
     const target = kw.redirectSuccess ?? this.options.redirectSuccess;
     if (allowRedirect && target) {
       const ctx = typeof result === 'object' && result !== data ? result : this.context;
-      this.redirect(resolveRedirect(target, ctx, this.view), msgs.map((m) => this.t(m)));
+      this.redirect(
+        resolveRedirect(target, ctx, this.view),
+        msgs.map((m) => this.t(m)),
+      );
       return [result, ''];
     }
     const body = this.options.successResponseBody;
@@ -264,14 +279,26 @@ export class HTMLForm extends Form {
     } else this.response = { status: 302, headers: { Location: url }, body: '', messages, location: url };
   }
 
-  async #renderInput(data: Readonly<Record<string, unknown>>, errors: readonly FieldError[] | undefined): Promise<RenderInput> {
+  async #renderInput(
+    data: Readonly<Record<string, unknown>>,
+    errors: readonly FieldError[] | undefined,
+  ): Promise<RenderInput> {
     const fields = await this.compiled();
     const controlsets = new Map<string, NonNullable<WidgetRenderInput['controlset']>>();
     for (const { field } of fields) {
       const cs = await this.controlsetOf(field);
       if (cs) controlsets.set(field.id, cs);
     }
-    return { options: this.options, layout: this.widget, t: this.t, fields, actions: this.getActions(), data, errors: errors ?? [], controlsets };
+    return {
+      options: this.options,
+      layout: this.widget,
+      t: this.t,
+      fields,
+      actions: this.getActions(),
+      data,
+      errors: errors ?? [],
+      controlsets,
+    };
   }
 
   /**
@@ -306,7 +333,12 @@ export class HTMLForm extends Form {
    * @example
    * const body = await form.renderBody(data);
    */
-  async renderBody(data: Readonly<Record<string, unknown>>, msgs?: string[], errors?: FieldError[], result?: unknown): Promise<string> {
+  async renderBody(
+    data: Readonly<Record<string, unknown>>,
+    msgs?: string[],
+    errors?: FieldError[],
+    result?: unknown,
+  ): Promise<string> {
     const input = await this.#renderInput(data, errors);
     const warning = Boolean(errors?.length) || result === false;
     return renderMessages(msgs, warning, this.widget, this.t) + renderItems(input) + renderActions(input);
@@ -321,7 +353,10 @@ export class HTMLForm extends Form {
    */
   async htmlHead(ignore: readonly string[] = ['jquery.js', 'jquery-ui.js']): Promise<string> {
     const fields = await this.compiled();
-    const reqs: WidgetRequirements[] = [formRequirements, ...fields.flatMap((c) => (c.widget.requirements ? [c.widget.requirements] : []))];
+    const reqs: WidgetRequirements[] = [
+      formRequirements,
+      ...fields.flatMap((c) => (c.widget.requirements ? [c.widget.requirements] : [])),
+    ];
     const staticUrl = this.options.staticUrl ?? this.view?.staticUrl?.bind(this.view) ?? defaultStaticUrl;
     return headTags(reqs, ignore, staticUrl);
   }

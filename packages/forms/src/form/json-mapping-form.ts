@@ -77,7 +77,10 @@ export class JsonMappingForm extends HTMLForm {
    */
   async startObject(_action: ActionConf, _kw: ActionKw = {}): Promise<ActionResult> {
     const { dict, readable } = this.storedDict();
-    return [true, await this.render(dict, readable ? [] : [msgUnreadable], undefined, false, readable ? undefined : false)];
+    return [
+      true,
+      await this.render(dict, readable ? [] : [msgUnreadable], undefined, false, readable ? undefined : false),
+    ];
   }
 
   /**

@@ -57,7 +57,8 @@ export class JsonSequenceForm extends HTMLForm {
   override async setup(subset?: string): Promise<void> {
     await super.setup(subset);
     const fields = this.getFields(false);
-    if (!fields.some((f) => f.id === this.editKey)) this.setFields([...fields, { id: this.editKey, datatype: 'string', hidden: true }]);
+    if (!fields.some((f) => f.id === this.editKey))
+      this.setFields([...fields, { id: this.editKey, datatype: 'string', hidden: true }]);
   }
 
   /** The stored list (a copy; `[]` when empty or unreadable). */
@@ -95,9 +96,11 @@ export class JsonSequenceForm extends HTMLForm {
     const warn = readable ? [] : [msgUnreadable];
     const del = this.#position(this.getFormValue(this.delKey, undefined, 'POST'));
     if (del) {
-      if (!this.#editable(items[del - 1])) return [false, await this.render({}, [...warn, msgNotFound], undefined, false, false)];
+      if (!this.#editable(items[del - 1]))
+        return [false, await this.render({}, [...warn, msgNotFound], undefined, false, false)];
       const rest = items.filter((_, i) => i !== del - 1);
-      if (!(await this.#store(rest, kw))) return [false, await this.render({}, [msgObjectNotFound], undefined, false, false)];
+      if (!(await this.#store(rest, kw)))
+        return [false, await this.render({}, [msgObjectNotFound], undefined, false, false)];
       await this.signal('delete', { data: rest });
       return [true, await this.render({}, ['Item deleted!'])];
     }
@@ -125,14 +128,17 @@ export class JsonSequenceForm extends HTMLForm {
     const { [this.editKey]: rawPosition, ...item } = data;
     const position = this.#position(rawPosition);
     const { items } = this.storedItems();
-    if (position && !this.#editable(items[position - 1])) return [false, await this.render(data, [msgNotFound], undefined, false, false)];
+    if (position && !this.#editable(items[position - 1]))
+      return [false, await this.render(data, [msgNotFound], undefined, false, false)];
     const uid = this.jsonUniqueID;
-    const clash = uid && item[uid] !== undefined && items.some((x, i) => i !== position - 1 && isDict(x) && x[uid] === item[uid]);
+    const clash =
+      uid && item[uid] !== undefined && items.some((x, i) => i !== position - 1 && isDict(x) && x[uid] === item[uid]);
     if (clash) return [false, await this.render(data, ['Item exists!'], undefined, false, false)];
     const next = [...items];
     if (position) next[position - 1] = item;
     else next.push(item);
-    if (!(await this.#store(next, kw))) return [false, await this.render(data, [msgObjectNotFound], undefined, false, false)];
+    if (!(await this.#store(next, kw)))
+      return [false, await this.render(data, [msgObjectNotFound], undefined, false, false)];
     await this.signal('success', { data: next });
     return [item, await this.render({}, [msgSaved])];
   }
@@ -162,7 +168,9 @@ export class JsonSequenceForm extends HTMLForm {
         `<button${attrs({ type: 'submit', name: this.delKey, value: String(n), class: 'btn btn-link', 'aria-label': `${this.t('Delete')}: ${label}` })}>${escapeHtml(this.t('Delete'))}</button></form>`;
       return [`<li${attrs({ id: `${formid}-item-${n}` })}><span>${escapeHtml(label)}</span> ${edit} ${del}</li>`];
     });
-    return rows.length ? `<ul${attrs({ class: 'roost-sequence', 'aria-label': this.t('Items') })}>${rows.join('')}</ul>` : '';
+    return rows.length
+      ? `<ul${attrs({ class: 'roost-sequence', 'aria-label': this.t('Items') })}>${rows.join('')}</ul>`
+      : '';
   }
 
   /** An item's label: its unique id value, else its first field value, else its position. */

@@ -60,8 +60,12 @@ export class ObjectForm extends HTMLForm {
 
   #withTypeField(fields: FieldConf[]): FieldConf[] {
     const existing = fields.find((f) => f.id === 'pool_type');
-    const out = existing && !existing.readonly ? fields : [...fields.filter((f) => f !== existing), { id: 'pool_type', datatype: 'string', hidden: true }];
-    if (this.#pepos() !== undefined && !out.some((f) => f.id === 'pepos')) out.push({ id: 'pepos', datatype: 'string', hidden: true });
+    const out =
+      existing && !existing.readonly
+        ? fields
+        : [...fields.filter((f) => f !== existing), { id: 'pool_type', datatype: 'string', hidden: true }];
+    if (this.#pepos() !== undefined && !out.some((f) => f.id === 'pepos'))
+      out.push({ id: 'pepos', datatype: 'string', hidden: true });
     return out;
   }
 
@@ -104,10 +108,10 @@ export class ObjectForm extends HTMLForm {
     const preset = this.options.defaults;
     if (this.options.startEmpty) data = {};
     else if (preset !== undefined && preset !== null) {
-      const value: unknown = typeof preset === 'function' ? await (preset as (form: ObjectForm) => unknown)(this) : preset;
+      const value: unknown =
+        typeof preset === 'function' ? await (preset as (form: ObjectForm) => unknown)(this) : preset;
       data = typeof value === 'object' && value !== null ? { ...value } : {};
-    }
-    else {
+    } else {
       const fromKw = typeof kw.defaults === 'object' && kw.defaults !== null ? kw.defaults : {};
       const values = this.getFormValues(undefined, 'ANY');
       const [, extracted] = await this.extract(values, true, true);
@@ -184,7 +188,8 @@ export class ObjectForm extends HTMLForm {
     if (typeof kw.pool_type === 'string' && kw.pool_type) return kw.pool_type;
     const own = this.typeConf()?.id;
     const submitted = data.pool_type;
-    if (submitted === undefined || submitted === null || submitted === '') return own ?? { refused: 'Unknown object type' };
+    if (submitted === undefined || submitted === null || submitted === '')
+      return own ?? { refused: 'Unknown object type' };
     if (typeof submitted !== 'string') return { refused: 'Unknown object type' };
     // A form set up from one type only creates that type: its fields belong to it.
     if (own && submitted !== own) return { refused: 'Object type not allowed.' };

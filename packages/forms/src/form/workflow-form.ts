@@ -53,7 +53,11 @@ export class WorkflowForm extends HTMLForm {
     const obj = this.context;
     if (!isContentObject(obj)) return this.finishFormProcessing(false, data, [msgObjectNotFound], undefined, kw);
     const transition = typeof data.transition === 'string' && data.transition ? data.transition : undefined;
-    const done = await obj.wfAction(typeof data.action === 'string' ? data.action : '', this.actionUser(kw), transition);
+    const done = await obj.wfAction(
+      typeof data.action === 'string' ? data.action : '',
+      this.actionUser(kw),
+      transition,
+    );
     if (!done) return this.finishFormProcessing(false, data, ['Workflow action not allowed'], undefined, kw);
     await this.signal('success', { obj });
     return this.finishFormProcessing(obj, data, [kw.success_message ?? msgSaved], undefined, kw);

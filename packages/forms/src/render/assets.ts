@@ -2,7 +2,7 @@
    the upload progress bar, controlsets) and a few css rules. The host serves them under the
    urls `htmlHead()` produces (see `FormAsset` and `formAssets`). */
 
-const script = String.raw`(function () {
+const script = `(function () {
   'use strict';
   function each(list, fn) { Array.prototype.forEach.call(list, fn); }
   function ids(el) { try { return JSON.parse(el.getAttribute('data-controlset') || '[]'); } catch (e) { return []; } }

@@ -21,7 +21,7 @@ export interface RenderInput {
 }
 
 /** Element id of a field's input. */
-export const fieldOid = (formid: string, fieldId: string): string => `${formid}-${fieldId}`;
+const fieldOid = (formid: string, fieldId: string): string => `${formid}-${fieldId}`;
 
 /**
  * The messages block: nothing without messages, else one `<div>` per (translated, escaped)
@@ -30,9 +30,17 @@ export const fieldOid = (formid: string, fieldId: string): string => `${formid}-
  * @example
  * renderMessages(['OK. Data saved.'], false, defaultClasses, createTranslator());
  */
-export function renderMessages(msgs: readonly string[] | undefined, warning: boolean, layout: FormLayout, t: Translate): string {
+export function renderMessages(
+  msgs: readonly string[] | undefined,
+  warning: boolean,
+  layout: FormLayout,
+  t: Translate,
+): string {
   if (!msgs?.length) return '';
-  const a = attrs({ class: warning ? layout.classes.alertWarning : layout.classes.alertSuccess, role: warning ? 'alert' : 'status' });
+  const a = attrs({
+    class: warning ? layout.classes.alertWarning : layout.classes.alertSuccess,
+    role: warning ? 'alert' : 'status',
+  });
   return `<div${a}>${msgs.map((m) => `<div>${escapeHtml(t(m))}</div>`).join('')}</div>`;
 }
 
@@ -66,8 +74,11 @@ export function renderItems(input: RenderInput): string {
     .map(({ field, widget, items }) => {
       const oid = fieldOid(options.formid, field.id);
       const errors = input.errors.filter((e) => e.field === field.id).flatMap((e) => e.messages);
-      const help = field.description ? textOrHtml(field.html ? field.description : t(field.description), field.html) : '';
-      const describedBy = [errors.length ? `${oid}-error` : '', help ? `${oid}-help` : ''].filter(Boolean).join(' ') || undefined;
+      const help = field.description
+        ? textOrHtml(field.html ? field.description : t(field.description), field.html)
+        : '';
+      const describedBy =
+        [errors.length ? `${oid}-error` : '', help ? `${oid}-help` : ''].filter(Boolean).join(' ') || undefined;
       const widgetHtml = widget.render({
         field,
         oid,
@@ -79,7 +90,17 @@ export function renderItems(input: RenderInput): string {
         t,
         controlset: input.controlsets.get(field.id),
       });
-      return template({ field, oid, widgetHtml, hidden: Boolean(widget.hidden), group: Boolean(widget.group), label: field.html ? (field.name ?? field.id) : t(field.name ?? field.id), help, errors, layout });
+      return template({
+        field,
+        oid,
+        widgetHtml,
+        hidden: Boolean(widget.hidden),
+        group: Boolean(widget.group),
+        label: field.html ? (field.name ?? field.id) : t(field.name ?? field.id),
+        help,
+        errors,
+        layout,
+      });
     })
     .join('');
 }
@@ -88,7 +109,13 @@ export function renderItems(input: RenderInput): string {
 export function renderActions(input: Pick<RenderInput, 'options' | 'layout' | 't' | 'actions'>): string {
   const template = actionTemplates[input.layout.action_template];
   if (!template) throw new ConfigurationError(`Unknown action template "${input.layout.action_template}"`);
-  return template({ formid: input.options.formid, postfix: input.options.actionPostfix, actions: [...input.actions], layout: input.layout, t: input.t });
+  return template({
+    formid: input.options.formid,
+    postfix: input.options.actionPostfix,
+    actions: [...input.actions],
+    layout: input.layout,
+    t: input.t,
+  });
 }
 
 /**

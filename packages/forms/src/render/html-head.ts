@@ -28,10 +28,17 @@ const shortName = (name: string): string => name.split('/').pop()?.split('?')[0]
  * @example
  * headTags([formRequirements], [], defaultStaticUrl);
  */
-export function headTags(requirements: readonly WidgetRequirements[], ignore: readonly string[], staticUrl: (name: string) => string): string {
+export function headTags(
+  requirements: readonly WidgetRequirements[],
+  ignore: readonly string[],
+  staticUrl: (name: string) => string,
+): string {
   const skip = new Set(ignore.map(shortName));
-  const pick = (kind: 'css' | 'js'): string[] => [...new Set(requirements.flatMap((r) => r[kind] ?? []))].filter((n) => !skip.has(shortName(n)));
-  const css = pick('css').map((n) => `<link${attrs({ href: staticUrl(n), rel: 'stylesheet', type: 'text/css', media: 'all' })}>`);
+  const pick = (kind: 'css' | 'js'): string[] =>
+    [...new Set(requirements.flatMap((r) => r[kind] ?? []))].filter((n) => !skip.has(shortName(n)));
+  const css = pick('css').map(
+    (n) => `<link${attrs({ href: staticUrl(n), rel: 'stylesheet', type: 'text/css', media: 'all' })}>`,
+  );
   const js = pick('js').map((n) => `<script${attrs({ src: staticUrl(n), type: 'text/javascript' })}></script>`);
   return [...css, ...js].join('\r\n');
 }

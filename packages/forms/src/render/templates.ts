@@ -67,7 +67,7 @@ function labelTag(ctx: ItemContext, className: string): string {
 const hiddenItem = (ctx: ItemContext): string => `<div${attrs({ id: `item-${ctx.field.id}` })}>${ctx.widgetHtml}</div>`;
 
 /** The default three-column item: label | widget + errors | help text. */
-export const fieldTemplate: ItemTemplate = (ctx) => {
+const fieldTemplate: ItemTemplate = (ctx) => {
   if (ctx.hidden) return hiddenItem(ctx);
   const c = ctx.layout.classes;
   const help = ctx.help ? `<div${attrs({ id: `${ctx.oid}-help`, class: c.help })}>${ctx.help}</div>` : '';
@@ -81,10 +81,11 @@ export const fieldTemplate: ItemTemplate = (ctx) => {
 };
 
 /** One column: label, optional `settings.preface` html, widget, errors, help text. */
-export const fieldOneColumnTemplate: ItemTemplate = (ctx) => {
+const fieldOneColumnTemplate: ItemTemplate = (ctx) => {
   if (ctx.hidden) return hiddenItem(ctx);
   const c = ctx.layout.classes;
-  const preface = typeof ctx.field.settings?.preface === 'string' ? `<div class="preface">${ctx.field.settings.preface}</div>` : '';
+  const preface =
+    typeof ctx.field.settings?.preface === 'string' ? `<div class="preface">${ctx.field.settings.preface}</div>` : '';
   const help = ctx.help ? `<p${attrs({ id: `${ctx.oid}-help`, class: c.helpOneColumn })}>${ctx.help}</p>` : '';
   return (
     `<div${attrs({ id: `item-${ctx.field.id}`, class: cls(ctx.errors.length > 0 && c.error, c.itemOneColumn) })}>` +
@@ -102,18 +103,24 @@ function buttons(ctx: ActionsContext): string {
     .filter((a) => !a.hidden)
     .map((a) => {
       const key = `${a.id}${ctx.postfix}`.replace(/\s/g, '_');
-      const b = attrs({ id: `${ctx.formid}${key}`, name: key, type: 'submit', class: a.cssClass || ctx.layout.action_css_class || ctx.layout.classes.button, value: key });
+      const b = attrs({
+        id: `${ctx.formid}${key}`,
+        name: key,
+        type: 'submit',
+        class: a.cssClass || ctx.layout.action_css_class || ctx.layout.classes.button,
+        value: key,
+      });
       return `<button${b}><span>${escapeHtml(ctx.t(a.name ?? a.id))}</span></button>`;
     })
     .join(' ');
 }
 
 /** Buttons under the widget column of the three-column layout. */
-export const formActionsTemplate: ActionTemplate = (ctx) =>
+const formActionsTemplate: ActionTemplate = (ctx) =>
   `<div${attrs({ class: ctx.layout.classes.actions })}><div class="row"><div${attrs({ class: col(ctx.layout, 1, 'col-md-2') })}></div><div${attrs({ class: col(ctx.layout, 2, 'col-md-7') })}>${buttons(ctx)}</div></div></div>`;
 
 /** Buttons in one column. */
-export const formActionsOneColumnTemplate: ActionTemplate = (ctx) =>
+const formActionsOneColumnTemplate: ActionTemplate = (ctx) =>
   `<div${attrs({ class: ctx.layout.classes.actions })}><div class="">${buttons(ctx)}</div></div>`;
 
 /**

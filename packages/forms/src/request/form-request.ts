@@ -81,7 +81,12 @@ export function isXhr(request: FormRequest | undefined): boolean {
  * isUploadedFile({ filename: 'a.txt', size: 1 }); // true
  */
 export function isUploadedFile(value: unknown): value is UploadedFile {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as UploadedFile).filename === 'string';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    typeof (value as UploadedFile).filename === 'string'
+  );
 }
 
 /**

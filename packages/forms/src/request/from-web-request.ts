@@ -19,12 +19,21 @@ export async function formRequestFromWeb(request: Request): Promise<FormRequest>
   });
   const body: FormValues = {};
   const type = request.headers.get('content-type') ?? '';
-  if (request.method !== 'GET' && request.method !== 'HEAD' && /multipart\/form-data|application\/x-www-form-urlencoded/.test(type)) {
+  if (
+    request.method !== 'GET' &&
+    request.method !== 'HEAD' &&
+    /multipart\/form-data|application\/x-www-form-urlencoded/.test(type)
+  ) {
     const data = await request.formData();
     for (const [k, v] of data) {
       if (typeof v === 'string') addValue(body, k, v);
       else if (v.name !== '' || v.size > 0) {
-        addValue(body, k, { filename: v.name, mime: v.type || undefined, size: v.size, data: new Uint8Array(await v.arrayBuffer()) });
+        addValue(body, k, {
+          filename: v.name,
+          mime: v.type || undefined,
+          size: v.size,
+          data: new Uint8Array(await v.arrayBuffer()),
+        });
       } else addValue(body, k, '');
     }
   }

@@ -104,7 +104,7 @@ const asString = (v: unknown): string | undefined => {
   return undefined;
 };
 
-function choice(field: FieldConf, t: Translate, items: readonly ListItem[], multiple: boolean): z.ZodType {
+function choice(_field: FieldConf, t: Translate, items: readonly ListItem[], multiple: boolean): z.ZodType {
   const byId = new Map(items.map((i) => [String(i.id), i.id]));
   const one = (v: unknown): Check => {
     const s = typeof v === 'number' ? String(v) : v;
@@ -141,7 +141,8 @@ const numberDef = (integer: boolean): DatatypeDef => ({
   empty: null,
   schema: (_f, t) =>
     convert((v) => {
-      if (typeof v === 'number' && Number.isFinite(v) && (!integer || Number.isInteger(v))) return { ok: true, value: v };
+      if (typeof v === 'number' && Number.isFinite(v) && (!integer || Number.isInteger(v)))
+        return { ok: true, value: v };
       const raw = asString(v) ?? String(v);
       const s = integer ? raw : raw.replace(/^([+-]?\d*),(\d+)$/, '$1.$2');
       const re = integer ? /^[+-]?\d+$/ : /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
@@ -164,9 +165,16 @@ const dateLike = (parse: (s: string) => string | undefined, msg: string): Dataty
 });
 
 function linesOf(v: unknown): string[] | undefined {
-  if (Array.isArray(v)) return v.filter((x): x is string => typeof x === 'string').map((x) => x.trim()).filter(Boolean);
+  if (Array.isArray(v))
+    return v
+      .filter((x): x is string => typeof x === 'string')
+      .map((x) => x.trim())
+      .filter(Boolean);
   if (typeof v !== 'string') return undefined;
-  return v.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+  return v
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean);
 }
 
 /**
@@ -185,14 +193,16 @@ export const datatypes: Readonly<Record<string, DatatypeDef>> = {
     schema: (f, t) => {
       const min = Number(f.settings?.minLength ?? 5);
       const max = fieldSize(f);
-      let s = z.string({ error: t('Invalid value') }).min(min, { error: t('Shorter than minimum length ${min}', { min }) });
+      let s = z
+        .string({ error: t('Invalid value') })
+        .min(min, { error: t('Shorter than minimum length ${min}', { min }) });
       if (max) s = s.max(max, { error: t('Longer than maximum length ${max}', { max }) });
       return z.preprocess(firstString, s);
     },
   },
   email: {
     empty: '',
-    schema: (f, t) => z.preprocess((v) => asString(v) ?? v, z.email({ error: t('Invalid email address') })),
+    schema: (_f, t) => z.preprocess((v) => asString(v) ?? v, z.email({ error: t('Invalid email address') })),
   },
   url: {
     empty: '',
@@ -221,7 +231,8 @@ export const datatypes: Readonly<Record<string, DatatypeDef>> = {
       return convert((v) => {
         const lines = linesOf(v);
         if (!lines) return { ok: false, message: t('Invalid value') };
-        if (max && lines.join('\n').length > max) return { ok: false, message: t('Longer than maximum length ${max}', { max }) };
+        if (max && lines.join('\n').length > max)
+          return { ok: false, message: t('Longer than maximum length ${max}', { max }) };
         return { ok: true, value: lines };
       });
     },

@@ -55,7 +55,8 @@ const emptyOf = (empty: EmptyValue): unknown => (Array.isArray(empty) ? [] : emp
  */
 export function compileField(field: FieldConf, opts: { t: Translate; items: readonly ListItem[] }): FieldNode {
   const def = datatypeFor(field, opts.items);
-  if (!def && !field.schema) throw new ConfigurationError(`Unknown datatype "${field.datatype}" of field "${field.id}"`);
+  if (!def && !field.schema)
+    throw new ConfigurationError(`Unknown datatype "${field.datatype}" of field "${field.id}"`);
   const schema = def?.schema(field, opts.t, opts.items);
   const required = Boolean(field.required);
   return {
@@ -74,7 +75,8 @@ export function compileField(field: FieldConf, opts: { t: Translate; items: read
         out = r.data;
       }
       // A required single checkbox must be checked (e.g. "I accept the terms").
-      if (required && out === false && !ctx.convertOnly && def?.empty === false) return { ok: false, messages: [ctx.t('Required')] };
+      if (required && out === false && !ctx.convertOnly && def?.empty === false)
+        return { ok: false, messages: [ctx.t('Required')] };
       if (field.validator && !ctx.convertOnly && !(out === null && !required)) {
         try {
           const msg = await field.validator(out, { field, form: ctx.form, values: ctx.values, t: ctx.t });

@@ -45,7 +45,8 @@ export const catalogDe: Catalog = {
   'Item not found': 'Eintrag nicht gefunden',
   'Workflow action not allowed': 'Workflow-Aktion nicht erlaubt',
   'No workflow action given': 'Keine Workflow-Aktion angegeben',
-  'The stored data could not be read and will be replaced.': 'Die gespeicherten Daten konnten nicht gelesen werden und werden ersetzt.',
+  'The stored data could not be read and will be replaced.':
+    'Die gespeicherten Daten konnten nicht gelesen werden und werden ersetzt.',
   'Tool not found': 'Werkzeug nicht gefunden',
   Items: 'Einträge',
   Edit: 'Bearbeiten',
@@ -92,12 +93,11 @@ export function interpolate(text: string, mapping: Readonly<Record<string, unkno
  * @example
  * const t = createTranslator('de', { de: { Title: 'Titel' } }); t('Required'); // 'Pflichtfeld'
  */
-export function createTranslator(
-  locale = 'en',
-  extra: Readonly<Record<string, Catalog>> = {},
-): Translate {
+export function createTranslator(locale = 'en', extra: Readonly<Record<string, Catalog>> = {}): Translate {
   const lang = locale.toLowerCase().split(/[-_]/)[0] ?? 'en';
-  const catalogs = [extra[locale], extra[lang], builtIn[locale], builtIn[lang]].filter((c): c is Catalog => c !== undefined);
+  const catalogs = [extra[locale], extra[lang], builtIn[locale], builtIn[lang]].filter(
+    (c): c is Catalog => c !== undefined,
+  );
   return (msgid, mapping) => {
     for (const c of catalogs) {
       const hit = c[msgid];

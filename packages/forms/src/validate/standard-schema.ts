@@ -7,7 +7,7 @@ export interface StandardSchemaV1<Input = unknown, Output = Input> {
 }
 
 /** The `~standard` property of a Standard Schema. */
-export interface StandardSchemaV1Props<Input = unknown, Output = Input> {
+interface StandardSchemaV1Props<Input = unknown, Output = Input> {
   readonly version: 1;
   readonly vendor: string;
   readonly validate: (value: unknown) => StandardSchemaV1Result<Output> | Promise<StandardSchemaV1Result<Output>>;
@@ -15,9 +15,14 @@ export interface StandardSchemaV1Props<Input = unknown, Output = Input> {
 }
 
 /** The outcome of a Standard Schema validation. */
-export type StandardSchemaV1Result<Output> =
+type StandardSchemaV1Result<Output> =
   | { readonly value: Output; readonly issues?: undefined }
-  | { readonly issues: ReadonlyArray<{ readonly message: string; readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined }> };
+  | {
+      readonly issues: ReadonlyArray<{
+        readonly message: string;
+        readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined;
+      }>;
+    };
 
 /**
  * Runs any Standard Schema and returns the value or the issue messages.

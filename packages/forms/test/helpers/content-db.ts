@@ -6,7 +6,14 @@ import { after } from 'node:test';
 import { SQLite } from '../../../server/src/storage/sqlite-driver.js';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
-import { createKyselyContent, type ContentObject, type FormRequest, type FormValues, type KyselyContent, type KyselyContentOptions } from '../../src/index.js';
+import {
+  createKyselyContent,
+  type ContentObject,
+  type FormRequest,
+  type FormValues,
+  type KyselyContent,
+  type KyselyContentOptions,
+} from '../../src/index.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -19,7 +26,9 @@ export interface TestDatabase {
 const pgUrl = process.env.ROOST_TEST_DATABASE_URL;
 
 /** Why the PostgreSQL variant is skipped, or false when it runs. */
-export const postgresSkip: string | false = pgUrl ? false : 'PostgreSQL variant skipped: set ROOST_TEST_DATABASE_URL (e.g. postgres://roost_test:roost_test@127.0.0.1:5432/postgres)';
+export const postgresSkip: string | false = pgUrl
+  ? false
+  : 'PostgreSQL variant skipped: set ROOST_TEST_DATABASE_URL (e.g. postgres://roost_test:roost_test@127.0.0.1:5432/postgres)';
 
 export const dialects: readonly DialectName[] = ['sqlite', 'postgres'];
 
@@ -44,7 +53,9 @@ export async function openDatabase(dialect: DialectName): Promise<TestDatabase> 
   await adminQuery(`create database ${name}`);
   const url = new URL(pgUrl);
   url.pathname = `/${name}`;
-  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url.toString(), max: 4 }) }) });
+  const db = new Kysely<unknown>({
+    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url.toString(), max: 4 }) }),
+  });
   return {
     dialect,
     db,
@@ -56,7 +67,10 @@ export async function openDatabase(dialect: DialectName): Promise<TestDatabase> 
 }
 
 /** A content store with its table, on a fresh database. */
-export async function openContent(dialect: DialectName, options: KyselyContentOptions): Promise<{ content: KyselyContent; close(): Promise<void> }> {
+export async function openContent(
+  dialect: DialectName,
+  options: KyselyContentOptions,
+): Promise<{ content: KyselyContent; close(): Promise<void> }> {
   const database = await openDatabase(dialect);
   const content = createKyselyContent(database.db, options);
   await content.ensureSchema();
@@ -67,20 +81,33 @@ export async function openContent(dialect: DialectName, options: KyselyContentOp
 export const testRootId = (): string => `root-${randomBytes(4).toString('hex')}`;
 
 /** A POST request with form values (and headers, e.g. for XHR). */
-export const post = (body: FormValues, headers: FormRequest['headers'] = {}): FormRequest => ({ method: 'POST', body, query: {}, headers });
+export const post = (body: FormValues, headers: FormRequest['headers'] = {}): FormRequest => ({
+  method: 'POST',
+  body,
+  query: {},
+  headers,
+});
 
 /**
  * A SQLite content store for the calling test file, with a root of its own: opened on the first
  * `open()` (call it from a `before` hook), closed after the file. Afterwards `content` and `root`
  * read it directly.
  */
-export function useSqliteContent(options: KyselyContentOptions): { open(): Promise<{ content: KyselyContent; root: ContentObject }>; readonly content: KyselyContent; readonly root: ContentObject } {
+export function useSqliteContent(options: KyselyContentOptions): {
+  open(): Promise<{ content: KyselyContent; root: ContentObject }>;
+  readonly content: KyselyContent;
+  readonly root: ContentObject;
+} {
   let state: Promise<{ content: KyselyContent; root: ContentObject; close(): Promise<void> }> | undefined;
   let opened: { content: KyselyContent; root: ContentObject } | undefined;
   after(async () => (await state)?.close());
   return {
     async open() {
-      state ??= openContent('sqlite', options).then(async ({ content, close }) => ({ content, root: await content.root(testRootId()), close }));
+      state ??= openContent('sqlite', options).then(async ({ content, close }) => ({
+        content,
+        root: await content.root(testRootId()),
+        close,
+      }));
       opened = await state;
       return opened;
     },

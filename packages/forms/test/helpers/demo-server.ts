@@ -39,13 +39,27 @@ const pages: Record<string, FormInit> = {
   '/ajax': { fields, novalidate: true, use_ajax: true, formid: 'ajaxform' },
   // A field named "action" shadows the form element's own \`action\` property in the DOM.
   '/ajax-action-field': {
-    fields: [{ id: 'action', name: 'Decision', datatype: 'list', required: true, listItems: [{ id: 'yes', name: 'Yes' }, { id: 'no', name: 'No' }] }],
+    fields: [
+      {
+        id: 'action',
+        name: 'Decision',
+        datatype: 'list',
+        required: true,
+        listItems: [
+          { id: 'yes', name: 'Yes' },
+          { id: 'no', name: 'No' },
+        ],
+      },
+    ],
     use_ajax: true,
     formid: 'decide',
     action: '/ajax-action-field',
   },
   '/upload': {
-    fields: [{ id: 'title', name: 'Title' }, { id: 'doc', name: 'Document', datatype: 'file', required: true }],
+    fields: [
+      { id: 'title', name: 'Title' },
+      { id: 'doc', name: 'Document', datatype: 'file', required: true },
+    ],
     use_ajax: true,
     formid: 'up',
   },
@@ -75,9 +89,16 @@ function throttled(req: IncomingMessage, delayMs: number): Readable {
   );
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, uploads: number[], content: KyselyContent | undefined): Promise<void> {
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  uploads: number[],
+  content: KyselyContent | undefined,
+): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-  const asset = url.pathname.startsWith('/forms-static/') ? formAssets[url.pathname.slice('/forms-static/'.length)] : undefined;
+  const asset = url.pathname.startsWith('/forms-static/')
+    ? formAssets[url.pathname.slice('/forms-static/'.length)]
+    : undefined;
   if (asset) {
     res.writeHead(200, { 'Content-Type': asset.contentType }).end(asset.body);
     return;
@@ -91,7 +112,9 @@ async function handle(req: IncomingMessage, res: ServerResponse, uploads: number
   const body = hasBody ? (url.pathname.startsWith('/upload') ? throttled(req, 10) : Readable.from(req)) : undefined;
   const webRequest = new Request(url, {
     method: req.method,
-    headers: Object.entries(req.headers).flatMap(([k, v]) => (typeof v === 'string' ? [[k, v] as [string, string]] : [])),
+    headers: Object.entries(req.headers).flatMap(([k, v]) =>
+      typeof v === 'string' ? [[k, v] as [string, string]] : [],
+    ),
     body: body ? (Readable.toWeb(body) as ReadableStream) : undefined,
     ...(body ? { duplex: 'half' } : {}),
   } as RequestInit);
@@ -116,7 +139,12 @@ async function handle(req: IncomingMessage, res: ServerResponse, uploads: number
 }
 
 /** Sends the form's own response, or a page with the form (and flashed messages before it). */
-async function reply(res: ServerResponse, form: HTMLForm, { html, response }: ProcessResult, flashed: string[] = []): Promise<void> {
+async function reply(
+  res: ServerResponse,
+  form: HTMLForm,
+  { html, response }: ProcessResult,
+  flashed: string[] = [],
+): Promise<void> {
   if (response) {
     res.writeHead(response.status, response.headers).end(response.body);
     return;
@@ -130,7 +158,12 @@ async function reply(res: ServerResponse, form: HTMLForm, { html, response }: Pr
 const flash: MessageStore = { messages: [] };
 
 /** `/content/new` creates an article under the root and redirects to it; `/content/<id>` edits it. */
-async function contentPage(id: string, request: FormRequest, res: ServerResponse, content: KyselyContent): Promise<void> {
+async function contentPage(
+  id: string,
+  request: FormRequest,
+  res: ServerResponse,
+  content: KyselyContent,
+): Promise<void> {
   const context = id === 'new' ? await content.root() : await content.get(decodeURIComponent(id));
   if (!context) {
     res.writeHead(404).end('not found');
@@ -156,6 +189,10 @@ export async function startDemoServer(content?: KyselyContent): Promise<DemoServ
   return {
     url: `http://127.0.0.1:${port}`,
     uploads,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -1,12 +1,21 @@
 /* Shared configurations modelled on the original's test app (type1 / type2). */
 import type { ContentTypeConf, FieldConf, FormApp, ToolConf, TypeConf } from '../../src/index.js';
 
-export const type1Fields: FieldConf[] = [
+const type1Fields: FieldConf[] = [
   { id: 'ftext', datatype: 'text', size: 1000, name: 'ftext' },
   { id: 'fnumber', datatype: 'number', required: true, name: 'fnumber' },
   { id: 'fdate', datatype: 'datetime', name: 'fdate' },
   { id: 'ftime', datatype: 'time', name: 'ftime' },
-  { id: 'flist', datatype: 'list', name: 'flist', listItems: [{ id: 'item 1', name: 'Item 1' }, { id: 'item 2', name: 'Item 2' }, { id: 'item 3', name: 'Item 3' }] },
+  {
+    id: 'flist',
+    datatype: 'list',
+    name: 'flist',
+    listItems: [
+      { id: 'item 1', name: 'Item 1' },
+      { id: 'item 2', name: 'Item 2' },
+      { id: 'item 3', name: 'Item 3' },
+    ],
+  },
   { id: 'fmselect', datatype: 'multilist', name: 'fmselect' },
   { id: 'fjson', datatype: 'json', name: 'fjson' },
 ];
@@ -18,7 +27,7 @@ export const type1: TypeConf = {
   forms: { partial: { fields: ['ftext', 'fnumber'] } },
 };
 
-export const type2: TypeConf = {
+const type2: TypeConf = {
   id: 'type2',
   data: [
     { id: 'fstr', datatype: 'string', size: 100 },
@@ -26,7 +35,7 @@ export const type2: TypeConf = {
   ],
 };
 
-export const metaFields: FieldConf[] = [
+const metaFields: FieldConf[] = [
   { id: 'title', datatype: 'string', size: 255, name: 'Title' },
   { id: 'pool_type', datatype: 'string', readonly: true },
   { id: 'pool_create', datatype: 'datetime', readonly: true },
@@ -51,14 +60,14 @@ export const fullData = {
 /* The content model's configuration for the acceptance tests: type1 objects inside folders
    (pages), a workflow, and two tools. */
 
-export const folderType: ContentTypeConf = {
+const folderType: ContentTypeConf = {
   id: 'folder',
   name: 'Folder',
   page: true,
   data: [{ id: 'comment', datatype: 'text', name: 'Comment' }],
 };
 
-export const contentType1: ContentTypeConf = {
+const contentType1: ContentTypeConf = {
   ...type1,
   subtypes: ['type2'],
   workflow: {
@@ -71,9 +80,9 @@ export const contentType1: ContentTypeConf = {
   },
 };
 
-export const contentType2: ContentTypeConf = { ...type2 };
+const contentType2: ContentTypeConf = { ...type2 };
 
-export const countTool: ToolConf = {
+const countTool: ToolConf = {
   id: 'count',
   name: 'Count children',
   data: [

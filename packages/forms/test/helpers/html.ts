@@ -68,5 +68,7 @@ export function labelFor(d: Dom, id: string): El | undefined {
 
 /** The texts of the message blocks (success `role=status`, warnings and error summary `role=alert`). */
 export function alerts(html: string): string[] {
-  return dom(html).filter((e) => attr(e, 'role') === 'status' || attr(e, 'role') === 'alert').map((e) => text(e));
+  return dom(html)
+    .filter((e) => attr(e, 'role') === 'status' || attr(e, 'role') === 'alert')
+    .map((e) => text(e));
 }

@@ -7,9 +7,9 @@ import type { UserService } from '../users/index.js';
  * The administrator behind a page request, or null. Pages authenticate with the `auth` cookie
  * that sign-in sets; only members of the `admins` group get an admin page or action.
  */
-export async function adminCaller(request: FastifyRequest, users: UserService): Promise<RequestCaller | null> {
+async function adminCaller(request: FastifyRequest, users: UserService): Promise<RequestCaller | null> {
   const caller = await callerOf(request, users);
-  return caller.user && caller.user.groups.includes(ADMINS) ? caller : null;
+  return caller.user?.groups.includes(ADMINS) ? caller : null;
 }
 
 /**
@@ -17,12 +17,19 @@ export async function adminCaller(request: FastifyRequest, users: UserService): 
  * sign-in page for a browser that is not signed in as one (a signed-in non-administrator gets
  * 403 and no page).
  */
-export async function requireAdminPage(request: FastifyRequest, reply: FastifyReply, users: UserService): Promise<RequestCaller | null> {
+export async function requireAdminPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  users: UserService,
+): Promise<RequestCaller | null> {
   const admin = await adminCaller(request, users);
   if (admin) return admin;
   const caller = await callerOf(request, users);
   if (caller.user) {
-    await reply.code(403).type('text/html; charset=utf-8').send('<!doctype html><title>Forbidden</title><p>This page is for administrators.</p>');
+    await reply
+      .code(403)
+      .type('text/html; charset=utf-8')
+      .send('<!doctype html><title>Forbidden</title><p>This page is for administrators.</p>');
   } else {
     await reply.redirect(`/admin/signin?next=${encodeURIComponent(request.url)}`, 303);
   }

@@ -1,5 +1,5 @@
 /** The sections of the management backend, in the order of the header. */
-export const ADMIN_SECTIONS = [
+const ADMIN_SECTIONS = [
   { href: '/admin/users', label: 'Users' },
   { href: '/admin/signups', label: 'Sign-ups' },
   { href: '/admin/settings', label: 'Settings' },

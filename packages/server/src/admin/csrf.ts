@@ -18,6 +18,10 @@ export function assertCsrf(request: FastifyRequest, submitted: unknown): void {
   const expected = Buffer.from(csrfTokenOf(request));
   const given = Buffer.from(typeof submitted === 'string' ? submitted : '');
   if (expected.length === 0 || given.length !== expected.length || !timingSafeEqual(given, expected)) {
-    throw new RoostError('forbidden', 'csrf_failed', 'The form is out of date or was sent from another site; load the page and try again.');
+    throw new RoostError(
+      'forbidden',
+      'csrf_failed',
+      'The form is out of date or was sent from another site; load the page and try again.',
+    );
   }
 }

@@ -40,14 +40,19 @@ export interface PageDeps {
 }
 
 /** Roost's icon: a roof over a perch, in the pages' blue. */
-const FAVICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f4fa8"/><path d="M6 15 16 7l10 8" fill="none" stroke="#fff" stroke-width="3" stroke-linecap="round" stroke-linejoin="round"/><path d="M10 23h12" stroke="#fff" stroke-width="3" stroke-linecap="round"/></svg>';
+const FAVICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f4fa8"/><path d="M6 15 16 7l10 8" fill="none" stroke="#fff" stroke-width="3" stroke-linecap="round" stroke-linejoin="round"/><path d="M10 23h12" stroke="#fff" stroke-width="3" stroke-linecap="round"/></svg>';
 
 /** The stylesheet, the icon and the form library's assets, shared by every page. */
 export async function registerPageAssets(app: FastifyInstance): Promise<void> {
   for (const path of ['/favicon.svg', '/favicon.ico']) {
-    app.get(path, async (_request, reply) => reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(FAVICON));
+    app.get(path, async (_request, reply) =>
+      reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(FAVICON),
+    );
   }
-  app.get('/static/roost.css', async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=300').send(roostCss));
+  app.get('/static/roost.css', async (_request, reply) =>
+    reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=300').send(roostCss),
+  );
   app.get<{ Params: { name: string } }>('/forms-static/:name', async (request, reply) => {
     const asset = formAssets[request.params.name];
     if (!asset) return reply.code(404).send({ error: 'not_found', message: 'No such asset.' });
@@ -80,7 +85,14 @@ export async function registerAdminPages(app: FastifyInstance, deps: PageDeps): 
   await app.register(
     async (admin) => {
       admin.setNotFoundHandler((_request, reply) =>
-        sendHtml(reply, renderPage({ title: 'Not found', body: '<div class="card narrow"><p>There is no such page in the management backend.</p><p><a class="btn btn-primary" href="/admin">To the dashboard</a></p></div>' }), 404),
+        sendHtml(
+          reply,
+          renderPage({
+            title: 'Not found',
+            body: '<div class="card narrow"><p>There is no such page in the management backend.</p><p><a class="btn btn-primary" href="/admin">To the dashboard</a></p></div>',
+          }),
+          404,
+        ),
       );
     },
     { prefix: '/admin' },

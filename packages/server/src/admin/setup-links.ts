@@ -26,7 +26,8 @@ const hash = (token: string) => createHash('sha256').update(token).digest();
 export function createSetupLinks(clock: Clock): SetupLinks {
   let current: { hash: Buffer; expires: number; used: boolean } | null = null;
   const matches = (token: string) => current !== null && timingSafeEqual(current.hash, hash(token));
-  const valid = (token: string) => typeof token === 'string' && token.length > 0 && matches(token) && !current!.used && clock.now() < current!.expires;
+  const valid = (token: string) =>
+    typeof token === 'string' && token.length > 0 && matches(token) && !current!.used && clock.now() < current!.expires;
   return {
     issue() {
       const token = randomBytes(24).toString('base64url');

@@ -10,7 +10,15 @@ import { openBlobStores, type BlobStores } from '../storage/blob-stores.js';
 import type { Dialect } from '../storage/database.js';
 import { connectDatabase } from '../storage/database-errors.js';
 import { migrateTo, migrateToLatest, migrations as allMigrations } from '../storage/migrations/index.js';
-import { inSnapshot, insertRows, listTables, nonEmptyTables, resetSequences, tableRows, type AnyTransaction } from '../storage/snapshot.js';
+import {
+  inSnapshot,
+  insertRows,
+  listTables,
+  nonEmptyTables,
+  resetSequences,
+  tableRows,
+  type AnyTransaction,
+} from '../storage/snapshot.js';
 import { isArchiveName, packDirectory, unpackArchive } from './tar.js';
 
 /**
@@ -26,7 +34,7 @@ import { isArchiveName, packDirectory, unpackArchive } from './tar.js';
 const FORMAT = 'roost-backup';
 const VERSION = 1;
 /** Sign-in state a restore leaves out unless asked: restoring must not revive revoked tokens. */
-export const CREDENTIAL_TABLES = ['sessions', 'user_tokens'];
+const CREDENTIAL_TABLES = ['sessions', 'user_tokens'];
 const ATTEMPTS = 3;
 
 export interface Manifest {
@@ -59,7 +67,12 @@ class BlobGoneError extends Error {}
 // JSON has no bytes: a binary value is written as { "$base64": "..." }.
 const encode = (row: Record<string, unknown>) =>
   JSON.stringify(row, (_key, value: unknown) => {
-    if (value && typeof value === 'object' && (value as { type?: string }).type === 'Buffer' && Array.isArray((value as { data?: unknown }).data)) {
+    if (
+      value &&
+      typeof value === 'object' &&
+      (value as { type?: string }).type === 'Buffer' &&
+      Array.isArray((value as { data?: unknown }).data)
+    ) {
       return { $base64: Buffer.from((value as { data: number[] }).data).toString('base64') };
     }
     if (typeof value === 'bigint') return Number(value);
@@ -67,13 +80,16 @@ const encode = (row: Record<string, unknown>) =>
   });
 const decode = (line: string) =>
   JSON.parse(line, (_key, value: unknown) =>
-    value && typeof value === 'object' && typeof (value as { $base64?: unknown }).$base64 === 'string' ? Buffer.from((value as { $base64: string }).$base64, 'base64') : value,
+    value && typeof value === 'object' && typeof (value as { $base64?: unknown }).$base64 === 'string'
+      ? Buffer.from((value as { $base64: string }).$base64, 'base64')
+      : value,
   ) as Record<string, unknown>;
 
 export async function backup(config: Config, target: string, options: SnapshotOptions = {}): Promise<Manifest> {
   const path = resolve(target);
   const archive = isArchiveName(path);
-  if (existsSync(path) && (archive || (await readdir(path)).length > 0)) throw new Error(`${target} exists; a backup goes to a new file or an empty directory`);
+  if (existsSync(path) && (archive || (await readdir(path)).length > 0))
+    throw new Error(`${target} exists; a backup goes to a new file or an empty directory`);
   const work = archive ? `${path}.partial-${randomUUID().slice(0, 8)}` : path;
   const { db, dialect } = await connectDatabase(config);
   const blobs = openBlobStores(config);
@@ -84,7 +100,9 @@ export async function backup(config: Config, target: string, options: SnapshotOp
       await mkdir(join(work, 'tables'), { recursive: true });
       await mkdir(join(work, 'blobs'));
       try {
-        const manifest = await inSnapshot(db, dialect, (trx) => writeSnapshot(trx, dialect, blobs, work, options.onProgress ?? (() => {})));
+        const manifest = await inSnapshot(db, dialect, (trx) =>
+          writeSnapshot(trx, dialect, blobs, work, options.onProgress ?? (() => {})),
+        );
         await writeFile(join(work, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
         if (archive) await packDirectory(work, path);
         return manifest;
@@ -102,9 +120,17 @@ export async function backup(config: Config, target: string, options: SnapshotOp
   }
 }
 
-async function writeSnapshot(trx: AnyTransaction, dialect: Dialect, blobs: BlobStores, dir: string, onProgress: (progress: Progress) => void): Promise<Manifest> {
+async function writeSnapshot(
+  trx: AnyTransaction,
+  dialect: Dialect,
+  blobs: BlobStores,
+  dir: string,
+  onProgress: (progress: Progress) => void,
+): Promise<Manifest> {
   const progress: Progress = { rows: 0, files: 0, bytes: 0 };
-  const migrations = (await sql<{ name: string }>`select name from kysely_migration order by name`.execute(trx)).rows.map((r) => r.name);
+  const migrations = (
+    await sql<{ name: string }>`select name from kysely_migration order by name`.execute(trx)
+  ).rows.map((r) => r.name);
   const tables: Manifest['tables'] = [];
   const files: Array<{ store: string; blobId: string; hash: string | null }> = [];
   for (const table of await listTables(trx, dialect)) {
@@ -115,35 +141,50 @@ async function writeSnapshot(trx: AnyTransaction, dialect: Dialect, blobs: BlobS
       rows++;
       progress.rows++;
       onProgress(progress);
-      if (table === 'file_entries' && typeof row.blob_id === 'string') files.push({ store: String(row.store), blobId: row.blob_id, hash: (row.hash as string | null) ?? null });
+      if (table === 'file_entries' && typeof row.blob_id === 'string')
+        files.push({ store: String(row.store), blobId: row.blob_id, hash: (row.hash as string | null) ?? null });
     }
     await new Promise<void>((r, j) => out.end((err?: Error | null) => (err ? j(err) : r())));
     tables.push({ name: table, rows });
   }
   let bytes = 0;
   for (const file of files) {
-    let source;
+    let source: Awaited<ReturnType<ReturnType<BlobStores['forStore']>['get']>>;
     try {
       source = await blobs.forStore(file.store).get(file.blobId);
     } catch (err) {
-      if (/no file store/.test((err as Error).message)) throw new Error(`files of the store "${file.store}" are in the database, but no such file store is configured`);
+      if (/no file store/.test((err as Error).message))
+        throw new Error(`files of the store "${file.store}" are in the database, but no such file store is configured`);
       throw new BlobGoneError(`contents ${file.blobId} of store ${file.store} are gone`, { cause: err });
     }
     const hash = createHash('sha256');
-    await pipeline(source, async function* (chunks: AsyncIterable<Buffer>) {
-      for await (const chunk of chunks) {
-        hash.update(chunk);
-        bytes += chunk.length;
-        progress.bytes += chunk.length;
-        onProgress(progress);
-        yield chunk;
-      }
-    }, createWriteStream(join(dir, 'blobs', file.blobId)));
-    if (file.hash !== null && hash.digest('base64url') !== file.hash) throw new BlobGoneError(`contents ${file.blobId} changed while copied`);
+    await pipeline(
+      source,
+      async function* (chunks: AsyncIterable<Buffer>) {
+        for await (const chunk of chunks) {
+          hash.update(chunk);
+          bytes += chunk.length;
+          progress.bytes += chunk.length;
+          onProgress(progress);
+          yield chunk;
+        }
+      },
+      createWriteStream(join(dir, 'blobs', file.blobId)),
+    );
+    if (file.hash !== null && hash.digest('base64url') !== file.hash)
+      throw new BlobGoneError(`contents ${file.blobId} changed while copied`);
     progress.files++;
     onProgress(progress);
   }
-  return { format: FORMAT, version: VERSION, created: new Date().toISOString(), dialect, migrations, tables, blobs: { count: files.length, bytes } };
+  return {
+    format: FORMAT,
+    version: VERSION,
+    created: new Date().toISOString(),
+    dialect,
+    migrations,
+    tables,
+    blobs: { count: files.length, bytes },
+  };
 }
 
 export interface RestoreOptions extends SnapshotOptions {
@@ -179,12 +220,18 @@ async function restoreDirectory(config: Config, dir: string, options: RestoreOpt
   try {
     manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as Manifest;
   } catch (err) {
-    throw new Error(`${manifestFile} is damaged (${(err as Error).message}): the backup cannot be read`, { cause: err });
+    throw new Error(`${manifestFile} is damaged (${(err as Error).message}): the backup cannot be read`, {
+      cause: err,
+    });
   }
-  if (manifest.format !== FORMAT || manifest.version !== VERSION) throw new Error(`not a Roost backup of version ${VERSION}`);
+  if (manifest.format !== FORMAT || manifest.version !== VERSION)
+    throw new Error(`not a Roost backup of version ${VERSION}`);
   const known = Object.keys(options.migrations ?? allMigrations);
   const last = manifest.migrations.at(-1);
-  if (manifest.migrations.some((name, i) => known[i] !== name)) throw new Error('the backup was made by a newer or different Roost (its migrations are not a prefix of this version\'s)');
+  if (manifest.migrations.some((name, i) => known[i] !== name))
+    throw new Error(
+      "the backup was made by a newer or different Roost (its migrations are not a prefix of this version's)",
+    );
 
   const { db, dialect } = await connectDatabase(config);
   const blobs = openBlobStores(config);
@@ -194,7 +241,8 @@ async function restoreDirectory(config: Config, dir: string, options: RestoreOpt
   try {
     const existing = await listTables(db, dialect);
     const full = await nonEmptyTables(db, existing);
-    if (full.length > 0) throw new Error(`the database is not empty (${full.join(', ')} hold rows); restore into a new one`);
+    if (full.length > 0)
+      throw new Error(`the database is not empty (${full.join(', ')} hold rows); restore into a new one`);
     // The schema the rows were read from; later migrations run on them afterwards.
     if (last !== undefined) await migrateTo(db as Kysely<unknown>, last, options.migrations);
     const order = await listTables(db, dialect);
@@ -207,13 +255,17 @@ async function restoreDirectory(config: Config, dir: string, options: RestoreOpt
     for await (const row of readRows(dir, 'file_entries', manifest)) {
       if (typeof row.blob_id !== 'string') continue;
       const store = String(row.store);
-      if (!config.fileStores[store]) throw new Error(`the backup has files of the store "${store}", which is not configured`);
-      const stored = await blobs.forStore(store).put(createReadStream(join(dir, 'blobs', row.blob_id)), { maxBytes: Number.MAX_SAFE_INTEGER });
+      if (!config.fileStores[store])
+        throw new Error(`the backup has files of the store "${store}", which is not configured`);
+      const stored = await blobs
+        .forStore(store)
+        .put(createReadStream(join(dir, 'blobs', row.blob_id)), { maxBytes: Number.MAX_SAFE_INTEGER });
       uploaded.push({ store, id: stored.id });
       progress.files++;
       progress.bytes += stored.size;
       onProgress(progress);
-      if (row.hash !== null && stored.hash !== row.hash) throw new Error(`contents ${row.blob_id} do not match their hash: the backup is damaged`);
+      if (row.hash !== null && stored.hash !== row.hash)
+        throw new Error(`contents ${row.blob_id} do not match their hash: the backup is damaged`);
       blobIds.set(row.blob_id, stored.id);
     }
 
@@ -245,7 +297,11 @@ async function restoreDirectory(config: Config, dir: string, options: RestoreOpt
     return { tables: restored, blobs: uploaded.length, bytes: progress.bytes, skipped };
   } catch (err) {
     // Nothing of a failed restore stays: the rows were one transaction; the contents go too.
-    for (const { store, id } of uploaded) await blobs.forStore(store).delete(id).catch(() => {});
+    for (const { store, id } of uploaded)
+      await blobs
+        .forStore(store)
+        .delete(id)
+        .catch(() => {});
     throw err;
   } finally {
     blobs.close();
@@ -255,7 +311,10 @@ async function restoreDirectory(config: Config, dir: string, options: RestoreOpt
 
 async function* readRows(dir: string, table: string, manifest: Manifest): AsyncIterable<Record<string, unknown>> {
   if (!manifest.tables.some((t) => t.name === table)) return;
-  const lines = createInterface({ input: createReadStream(join(dir, 'tables', `${table}.jsonl`)), crlfDelay: Infinity });
+  const lines = createInterface({
+    input: createReadStream(join(dir, 'tables', `${table}.jsonl`)),
+    crlfDelay: Infinity,
+  });
   let number = 0;
   for await (const line of lines) {
     number++;
@@ -264,7 +323,10 @@ async function* readRows(dir: string, table: string, manifest: Manifest): AsyncI
     try {
       row = decode(line);
     } catch (err) {
-      throw new Error(`tables/${table}.jsonl line ${number} is damaged (${(err as Error).message}): the backup cannot be restored`, { cause: err });
+      throw new Error(
+        `tables/${table}.jsonl line ${number} is damaged (${(err as Error).message}): the backup cannot be restored`,
+        { cause: err },
+      );
     }
     yield row;
   }

@@ -95,9 +95,14 @@ async function serve(): Promise<number> {
     await roost.close();
     throw explainListenError(err, config);
   }
-  roost.log.info({ version: ROOST_VERSION, database: roost.dialect, dataDir: config.dataDir, listen: url }, `Roost listens on ${url} (${roost.dialect}, data in ${config.dataDir})`);
+  roost.log.info(
+    { version: ROOST_VERSION, database: roost.dialect, dataDir: config.dataDir, listen: url },
+    `Roost listens on ${url} (${roost.dialect}, data in ${config.dataDir})`,
+  );
   // What a newcomer looks for first (docs/operations.md, "First run").
-  roost.log.info(`Admin backend: ${url}/admin · API docs: ${url}/docs (OpenAPI at ${url}/openapi.json) · health: ${url}/health, ${url}/ready`);
+  roost.log.info(
+    `Admin backend: ${url}/admin · API docs: ${url}/docs (OpenAPI at ${url}/openapi.json) · health: ${url}/health, ${url}/ready`,
+  );
   if (!(await roost.users.hasAdministrator())) {
     const link = `${url}/admin/setup?token=${roost.setupLinks.issue()}`;
     roost.log.warn(
@@ -120,9 +125,18 @@ function explainListenError(err: unknown, config: Config): Error {
   const code = (err as { code?: unknown }).code;
   const where = `${config.host}:${config.port}`;
   const explained = (message: string) => new Error(`${message} (${(err as Error).message})`, { cause: err });
-  if (code === 'EADDRINUSE') return explained(`port ${config.port} on ${config.host} is in use by another program (another Roost?): stop it, or set port in roost.config.json or ROOST_PORT to a free one`);
-  if (code === 'EACCES') return explained(`this user may not listen on ${where}: ports below 1024 need privileges; use a port above 1023 (ROOST_PORT) behind a reverse proxy`);
-  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') return explained(`host ${config.host} is not an address of this machine: set host (ROOST_HOST) to 127.0.0.1, 0.0.0.0 or one of its addresses`);
+  if (code === 'EADDRINUSE')
+    return explained(
+      `port ${config.port} on ${config.host} is in use by another program (another Roost?): stop it, or set port in roost.config.json or ROOST_PORT to a free one`,
+    );
+  if (code === 'EACCES')
+    return explained(
+      `this user may not listen on ${where}: ports below 1024 need privileges; use a port above 1023 (ROOST_PORT) behind a reverse proxy`,
+    );
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return explained(
+      `host ${config.host} is not an address of this machine: set host (ROOST_HOST) to 127.0.0.1, 0.0.0.0 or one of its addresses`,
+    );
   return err instanceof Error ? err : new Error(String(err));
 }
 
@@ -135,7 +149,12 @@ async function migrate(): Promise<number> {
 }
 
 async function backupCommand(args: string[]): Promise<number> {
-  const { positionals, values } = parseArgs({ args, allowPositionals: true, strict: true, options: { progress: { type: 'boolean' } } });
+  const { positionals, values } = parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: { progress: { type: 'boolean' } },
+  });
   if (positionals.length !== 1) {
     console.error(`roost backup: give one directory or .tar / .tar.gz file\n\n${USAGE}`);
     return 2;
@@ -146,12 +165,19 @@ async function backupCommand(args: string[]): Promise<number> {
   const manifest = await backup(config, positionals[0]!, { onProgress: progress.update });
   progress.done();
   const rows = manifest.tables.reduce((n, t) => n + t.rows, 0);
-  console.log(`backup written to ${positionals[0]}: ${manifest.tables.length} tables, ${rows} rows, ${manifest.blobs.count} files (${manifest.blobs.bytes} bytes, ${formatBytes(manifest.blobs.bytes)}) from ${manifest.dialect} in ${seconds(started)} (${whereLine(config)})`);
+  console.log(
+    `backup written to ${positionals[0]}: ${manifest.tables.length} tables, ${rows} rows, ${manifest.blobs.count} files (${manifest.blobs.bytes} bytes, ${formatBytes(manifest.blobs.bytes)}) from ${manifest.dialect} in ${seconds(started)} (${whereLine(config)})`,
+  );
   return 0;
 }
 
 async function restoreCommand(args: string[]): Promise<number> {
-  const { positionals, values } = parseArgs({ args, allowPositionals: true, strict: true, options: { 'keep-sessions': { type: 'boolean' }, progress: { type: 'boolean' } } });
+  const { positionals, values } = parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: { 'keep-sessions': { type: 'boolean' }, progress: { type: 'boolean' } },
+  });
   if (positionals.length !== 1) {
     console.error(`roost restore: give one backup directory or file\n\n${USAGE}`);
     return 2;
@@ -159,10 +185,15 @@ async function restoreCommand(args: string[]): Promise<number> {
   const config = await loadConfig();
   const started = Date.now();
   const progress = progressLine('restore', { force: values.progress === true });
-  const summary = await restore(config, positionals[0]!, { keepSessions: values['keep-sessions'] === true, onProgress: progress.update });
+  const summary = await restore(config, positionals[0]!, {
+    keepSessions: values['keep-sessions'] === true,
+    onProgress: progress.update,
+  });
   progress.done();
   const rows = summary.tables.reduce((n, t) => n + t.rows, 0);
-  console.log(`restored ${summary.tables.length} tables, ${rows} rows, ${summary.blobs} files (${formatBytes(summary.bytes)}) in ${seconds(started)}${summary.skipped.length ? ` (left out: ${summary.skipped.join(', ')}; users sign in again)` : ''} (${whereLine(config)})`);
+  console.log(
+    `restored ${summary.tables.length} tables, ${rows} rows, ${summary.blobs} files (${formatBytes(summary.bytes)}) in ${seconds(started)}${summary.skipped.length ? ` (left out: ${summary.skipped.join(', ')}; users sign in again)` : ''} (${whereLine(config)})`,
+  );
   return 0;
 }
 
@@ -215,14 +246,20 @@ async function userAdd(config: Config, args: string[]): Promise<number> {
   }
   const services = await openServices(config);
   try {
-    const problems = services.users.checkNewAccount({ name: values.name!, email: values.email!, password: values.password! });
+    const problems = services.users.checkNewAccount({
+      name: values.name!,
+      email: values.email!,
+      password: values.password!,
+    });
     if (problems.length) {
       const rules: Record<string, string> = {
         name: `a name has ${config.users.nameMinLength} to 40 characters`,
         password: `a password has ${config.users.passwordMinLength} to 256 characters`,
         email: 'an email address looks like name@example.com',
       };
-      console.error(`roost user add: ${problems.map(([f, r]) => `${f} ${r} (${rules[f] ?? 'see docs/users.md'})`).join(', ')}`);
+      console.error(
+        `roost user add: ${problems.map(([f, r]) => `${f} ${r} (${rules[f] ?? 'see docs/users.md'})`).join(', ')}`,
+      );
       return 2;
     }
     const created = await services.users.createUser({
@@ -236,7 +273,9 @@ async function userAdd(config: Config, args: string[]): Promise<number> {
       state: 'active',
       pending: null,
     });
-    console.log(`created ${created.name} (${created.id})${created.groups.length ? ` in ${created.groups.join(', ')}` : ''} (${whereLine(config)})`);
+    console.log(
+      `created ${created.name} (${created.id})${created.groups.length ? ` in ${created.groups.join(', ')}` : ''} (${whereLine(config)})`,
+    );
     return 0;
   } catch (err) {
     if (err instanceof DuplicateUserError) {
@@ -256,7 +295,11 @@ async function userList(config: Config): Promise<number> {
     const rows = users.map((u) => [u.name, u.email ?? '', u.state, u.groups.join(','), formatTime(u.activity)]);
     const header = ['name', 'email', 'state', 'groups', 'activity'];
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-    const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+    const line = (r: string[]) =>
+      r
+        .map((c, i) => c.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd();
     console.log(line(header));
     for (const r of rows) console.log(line(r));
     console.log(`${total} user${total === 1 ? '' : 's'} (${whereLine(config)})`);

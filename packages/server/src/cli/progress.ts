@@ -6,7 +6,10 @@ import type { Progress } from './backup.js';
  * when standard error is a terminal, or always with `--progress` (a log collector then gets a
  * line per tenth of a second).
  */
-export function progressLine(verb: string, options: { force: boolean; stream?: NodeJS.WriteStream }): { update(progress: Progress): void; done(): void } {
+export function progressLine(
+  verb: string,
+  options: { force: boolean; stream?: NodeJS.WriteStream },
+): { update(progress: Progress): void; done(): void } {
   const stream = options.stream ?? process.stderr;
   const draw = options.force || stream.isTTY === true;
   const terminal = stream.isTTY === true;

@@ -10,7 +10,10 @@ import { migrateToLatest } from '../storage/migrations/index.js';
  * through the API, but it takes space). Only blobs older than `minAgeMs` go: a younger one may
  * belong to an upload another process is about to commit.
  */
-export async function sweepBlobs(config: Config, options: { minAgeMs?: number; now?: number } = {}): Promise<{ checked: number; deleted: number }> {
+export async function sweepBlobs(
+  config: Config,
+  options: { minAgeMs?: number; now?: number } = {},
+): Promise<{ checked: number; deleted: number }> {
   const minAgeMs = options.minAgeMs ?? 3600_000;
   const { db } = await connectDatabase(config);
   const blobs = openBlobStores(config);
@@ -32,7 +35,11 @@ export async function sweepBlobs(config: Config, options: { minAgeMs?: number; n
       // Any store's entry counts: several stores may share one blob store.
       for (let i = 0; i < candidates.length; i += 500) {
         const batch = candidates.slice(i, i + 500);
-        const referenced = new Set((await db.selectFrom('file_entries').select('blob_id').where('blob_id', 'in', batch).execute()).map((r) => r.blob_id));
+        const referenced = new Set(
+          (await db.selectFrom('file_entries').select('blob_id').where('blob_id', 'in', batch).execute()).map(
+            (r) => r.blob_id,
+          ),
+        );
         for (const id of batch) {
           if (referenced.has(id)) continue;
           await blobStore.delete(id);

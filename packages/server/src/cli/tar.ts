@@ -1,7 +1,7 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { PassThrough, Readable, Writable } from 'node:stream';
+import { PassThrough, Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
 
@@ -25,10 +25,11 @@ function header(name: string, size: number, type: '0' | '5'): Buffer {
     const cut = name.lastIndexOf('/', 155);
     prefix = name.slice(0, cut);
     base = name.slice(cut + 1);
-    if (cut <= 0 || Buffer.byteLength(base) > 100 || Buffer.byteLength(prefix) > 155) throw new Error(`name too long for tar: ${name}`);
+    if (cut <= 0 || Buffer.byteLength(base) > 100 || Buffer.byteLength(prefix) > 155)
+      throw new Error(`name too long for tar: ${name}`);
   }
   if (size > MAX_SIZE) throw new Error(`file too large for tar: ${name}`);
-  const octal = (n: number, width: number) => n.toString(8).padStart(width - 1, '0') + '\0';
+  const octal = (n: number, width: number) => `${n.toString(8).padStart(width - 1, '0')}\0`;
   block.write(base, 0);
   block.write(octal(type === '5' ? 0o755 : 0o644, 8), 100);
   block.write(octal(0, 8), 108);
@@ -41,11 +42,14 @@ function header(name: string, size: number, type: '0' | '5'): Buffer {
   block.write(prefix, 345);
   let sum = 0;
   for (const byte of block) sum += byte;
-  block.write(octal(sum, 7) + ' ', 148);
+  block.write(`${octal(sum, 7)} `, 148);
   return block;
 }
 
-async function* entries(root: string, dir = root): AsyncIterable<{ name: string; path: string; size: number; directory: boolean }> {
+async function* entries(
+  root: string,
+  dir = root,
+): AsyncIterable<{ name: string; path: string; size: number; directory: boolean }> {
   for (const name of (await readdir(dir)).sort()) {
     const path = join(dir, name);
     const info = await stat(path);
@@ -115,18 +119,30 @@ export async function unpackArchive(file: string, dir: string): Promise<void> {
         ended = true;
         return;
       }
-      if (!checksumMatches(block)) throw new DamagedArchiveError(`${file} is not a tar archive or is damaged (a header at byte ${offset} fails its checksum)`);
-      const text = (from: number, length: number) => block.subarray(from, from + length).toString('utf8').replace(/\0.*$/s, '');
+      if (!checksumMatches(block))
+        throw new DamagedArchiveError(
+          `${file} is not a tar archive or is damaged (a header at byte ${offset} fails its checksum)`,
+        );
+      const text = (from: number, length: number) =>
+        block
+          .subarray(from, from + length)
+          .toString('utf8')
+          .replace(/\0.*$/s, '');
       const prefix = text(345, 155);
       const name = (prefix ? `${prefix}/` : '') + text(0, 100);
       const size = parseInt(text(124, 12).trim() || '0', 8);
       const type = text(156, 1) || '0';
       const target = resolve(root, name);
-      if (target !== root && !target.startsWith(root + sep)) throw new Error(`archive entry outside the target: ${name}`);
+      if (target !== root && !target.startsWith(root + sep))
+        throw new Error(`archive entry outside the target: ${name}`);
       if (type === '5') await mkdir(target, { recursive: true });
       else if (type === '0') {
         await mkdir(dirname(target), { recursive: true });
-        current = { out: createWriteStream(target, { flags: 'wx' }), left: size, pad: (BLOCK - (size % BLOCK)) % BLOCK };
+        current = {
+          out: createWriteStream(target, { flags: 'wx' }),
+          left: size,
+          pad: (BLOCK - (size % BLOCK)) % BLOCK,
+        };
         if (size === 0) continue;
       } else skip = size + ((BLOCK - (size % BLOCK)) % BLOCK);
     }
@@ -144,22 +160,35 @@ export async function unpackArchive(file: string, dir: string): Promise<void> {
   } catch (err) {
     // zlib's own words ("incorrect header check") name no file and no way out.
     if (typeof (err as { code?: unknown }).code === 'string' && (err as { code: string }).code.startsWith('Z_')) {
-      throw new DamagedArchiveError(`${file} is not a gzip file or is damaged (${(err as Error).message}); a backup ending in .tar.gz must be the file roost backup wrote`, { cause: err });
+      throw new DamagedArchiveError(
+        `${file} is not a gzip file or is damaged (${(err as Error).message}); a backup ending in .tar.gz must be the file roost backup wrote`,
+        { cause: err },
+      );
     }
     throw err;
   }
   await consume();
-  if (current || !ended) throw new DamagedArchiveError(`${file} ends early: the backup is incomplete or damaged (was it still being copied?)`);
+  if (current || !ended)
+    throw new DamagedArchiveError(
+      `${file} ends early: the backup is incomplete or damaged (was it still being copied?)`,
+    );
 }
 
 /** An archive that is not one, or is cut short or corrupted. */
-export class DamagedArchiveError extends Error {
+class DamagedArchiveError extends Error {
   override readonly name = 'DamagedArchiveError';
 }
 
 /** A ustar header's checksum: the sum of its bytes with the checksum field read as spaces. */
 function checksumMatches(block: Buffer): boolean {
-  const stored = parseInt(block.subarray(148, 156).toString('latin1').replace(/[\0 ]+$/g, '').trim(), 8);
+  const stored = parseInt(
+    block
+      .subarray(148, 156)
+      .toString('latin1')
+      .replace(/[\0 ]+$/g, '')
+      .trim(),
+    8,
+  );
   let sum = 0;
   for (let i = 0; i < BLOCK; i++) sum += i >= 148 && i < 156 ? 0x20 : block[i]!;
   return stored === sum;

@@ -11,7 +11,11 @@ import type { Caller } from '../users/index.js';
  * administrator operation (`setUser`, `removeUser`) as the CLI, so its rules and effects are
  * the API's: a new password or a disable ends the account's sessions.
  */
-const CLI_CALLER: Caller = Object.freeze({ principal: Object.freeze({ userId: 'roost-cli', name: 'roost-cli', groups: [ADMINS] }), user: null, tokenHash: null });
+const CLI_CALLER: Caller = Object.freeze({
+  principal: Object.freeze({ userId: 'roost-cli', name: 'roost-cli', groups: [ADMINS] }),
+  user: null,
+  tokenHash: null,
+});
 
 export const USER_CHANGES = ['passwd', 'groups', 'disable', 'enable', 'remove'] as const;
 export type UserChange = (typeof USER_CHANGES)[number];
@@ -26,7 +30,12 @@ export function whereLine(config: Config): string {
 }
 
 export async function userChange(config: Config, change: UserChange, args: string[]): Promise<number> {
-  const { positionals, values } = parseArgs({ args, allowPositionals: true, strict: true, options: { password: { type: 'string' }, group: { type: 'string', multiple: true } } });
+  const { positionals, values } = parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: { password: { type: 'string' }, group: { type: 'string', multiple: true } },
+  });
   if (positionals.length !== 1) {
     console.error(`roost user ${change}: name one account (by name, email or id)`);
     return 2;
@@ -69,7 +78,9 @@ export async function userChange(config: Config, change: UserChange, args: strin
   } catch (err) {
     if (!isRoostError(err)) throw err;
     const fields = err.fields.map(([field, reason]) => `${field.replace(/^values\./, '')} ${reason}`).join(', ');
-    const rule = err.fields.some(([field]) => field.endsWith('password')) ? `; a password has ${config.users.passwordMinLength} to 256 characters` : '';
+    const rule = err.fields.some(([field]) => field.endsWith('password'))
+      ? `; a password has ${config.users.passwordMinLength} to 256 characters`
+      : '';
     console.error(`roost user ${change}: ${err.message}${fields ? ` (${fields}${rule})` : ''} (${whereLine(config)})`);
     return 1;
   } finally {

@@ -12,7 +12,17 @@ import { z } from 'zod';
 
 const STORE_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 /** First path segments Roost itself uses; a store may not take them. */
-const RESERVED_NAMES = new Set(['users', 'admin', 'openapi.json', 'docs', 'api', 'static', 'health', 'ready', 'metrics']);
+const RESERVED_NAMES = new Set([
+  'users',
+  'admin',
+  'openapi.json',
+  'docs',
+  'api',
+  'static',
+  'health',
+  'ready',
+  'metrics',
+]);
 
 const storeName = z
   .string()
@@ -48,12 +58,21 @@ const dataStoreOptions = z
     /** Who may read items: `sys:everyone` (public store) or `sys:authenticated`. */
     read: z.enum(['sys:everyone', 'sys:authenticated']).default('sys:authenticated'),
     maxKeyLength: z.number().int().min(1).max(4096).default(512),
-    maxValueBytes: z.number().int().min(1).max(16 * 1024 * 1024).default(64 * 1024),
+    maxValueBytes: z
+      .number()
+      .int()
+      .min(1)
+      .max(16 * 1024 * 1024)
+      .default(64 * 1024),
     maxBatch: z.number().int().min(1).max(10_000).default(100),
     defaultPageSize: z.number().int().min(1).max(10_000).default(50),
     maxPageSize: z.number().int().min(1).max(10_000).default(500),
     /** Memory for items read on SQLite (one process owns the file); 0 turns the cache off. */
-    itemCacheBytes: z.number().int().min(0).default(16 * 1024 * 1024),
+    itemCacheBytes: z
+      .number()
+      .int()
+      .min(0)
+      .default(16 * 1024 * 1024),
   })
   .strict();
 
@@ -72,7 +91,9 @@ const blobStoreOptions = z.discriminatedUnion('kind', [
   z
     .object({
       kind: z.literal('s3'),
-      bucket: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'a bucket name is 3-63 characters of a-z, 0-9, . and -'),
+      bucket: z
+        .string()
+        .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'a bucket name is 3-63 characters of a-z, 0-9, . and -'),
       /** The service's address for anything but AWS itself (MinIO, Ceph, R2, ...); unset means AWS. */
       endpoint: z.string().url().optional(),
       region: z.string().min(1).default('us-east-1'),
@@ -82,9 +103,18 @@ const blobStoreOptions = z.discriminatedUnion('kind', [
       /** `https://endpoint/bucket/key` instead of `https://bucket.endpoint/key` (most non-AWS servers want it). */
       forcePathStyle: z.boolean().default(false),
       /** Put before every key, so several stores or deployments can share a bucket (`roost/files/`). */
-      prefix: z.string().max(512).regex(/^[^\\]*$/, 'no backslashes').default(''),
+      prefix: z
+        .string()
+        .max(512)
+        .regex(/^[^\\]*$/, 'no backslashes')
+        .default(''),
       /** Uploads larger than this go up in parts of this size (S3's minimum is 5 MiB). */
-      partSizeBytes: z.number().int().min(5 * 1024 * 1024).max(5 * 1024 * 1024 * 1024).default(8 * 1024 * 1024),
+      partSizeBytes: z
+        .number()
+        .int()
+        .min(5 * 1024 * 1024)
+        .max(5 * 1024 * 1024 * 1024)
+        .default(8 * 1024 * 1024),
     })
     .strict()
     .refine((o) => (o.accessKeyId === undefined) === (o.secretAccessKey === undefined), {
@@ -95,7 +125,11 @@ const blobStoreOptions = z.discriminatedUnion('kind', [
 const fileStoreOptions = z
   .object({
     read: z.enum(['sys:everyone', 'sys:authenticated']).default('sys:authenticated'),
-    maxFileBytes: z.number().int().min(1).default(1024 * 1024 * 1024),
+    maxFileBytes: z
+      .number()
+      .int()
+      .min(1)
+      .default(1024 * 1024 * 1024),
     defaultPageSize: z.number().int().min(1).max(10_000).default(50),
     maxPageSize: z.number().int().min(1).max(10_000).default(1000),
     /** This store's contents elsewhere than the global `blobs`. */
@@ -116,7 +150,10 @@ const rateLimit = z
     mailsPerRecipient: z.number().int().min(1).default(5),
     mailWindowSeconds: seconds.default(3600),
     /** `redis://...`: counters shared by every process using this Redis; unset keeps them per process. */
-    redisUrl: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
+    redisUrl: z
+      .string()
+      .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+      .optional(),
   })
   .strict();
 
@@ -143,7 +180,11 @@ export const configSchema = z
     /** One log line per request at `info` (method, route, status, ms, request id, user id, address, failure code). */
     logRequests: z.boolean().default(true),
     /** Largest request body in bytes (file uploads have their own limit). */
-    bodyLimit: z.number().int().min(1024).default(1024 * 1024),
+    bodyLimit: z
+      .number()
+      .int()
+      .min(1024)
+      .default(1024 * 1024),
     trustProxy: z.boolean().default(false),
     /** Origins allowed to call Roost from a browser; none by default. */
     corsOrigins: z.array(z.string().url()).default([]),
@@ -159,7 +200,12 @@ export const configSchema = z
         resetLifetimeSeconds: seconds.default(3600),
         passwordMinLength: z.number().int().min(4).max(128).default(8),
         nameMinLength: z.number().int().min(1).max(40).default(3),
-        dataMaxLength: z.number().int().min(0).max(1024 * 1024).default(10_000),
+        dataMaxLength: z
+          .number()
+          .int()
+          .min(0)
+          .max(1024 * 1024)
+          .default(10_000),
         /** Pages the mails link to; by default Roost's own pages under `publicUrl`. */
         activationUrl: pageUrlSchema.optional(),
         verifyEmailUrl: pageUrlSchema.optional(),
@@ -249,7 +295,9 @@ export function parseConfig(input: unknown, baseDir = process.cwd()): Config {
   const dataDir = isAbsolute(c.dataDir) ? c.dataDir : resolve(baseDir, c.dataDir);
   // A local blob directory given relative is relative to the working directory, as `dataDir` is.
   const absoluteBlobs = <T extends BlobStoreOptions | undefined>(b: T): T =>
-    b?.kind === 'local' && b.dir !== undefined ? ({ ...b, dir: isAbsolute(b.dir) ? b.dir : resolve(baseDir, b.dir) } as T) : b;
+    b?.kind === 'local' && b.dir !== undefined
+      ? ({ ...b, dir: isAbsolute(b.dir) ? b.dir : resolve(baseDir, b.dir) } as T)
+      : b;
   c.blobs = absoluteBlobs(c.blobs);
   for (const store of Object.values(c.fileStores)) if (store.blobs) store.blobs = absoluteBlobs(store.blobs);
   const publicUrl = (c.publicUrl ?? `http://localhost:${c.port}`).replace(/\/+$/, '');
@@ -260,9 +308,7 @@ export function parseConfig(input: unknown, baseDir = process.cwd()): Config {
  * Read the configuration file (`ROOST_CONFIG`, else `roost.config.ts` or `roost.config.json`
  * in `cwd`) and the environment, and validate both.
  */
-export async function loadConfig(
-  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
-): Promise<Config> {
+export async function loadConfig(options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Config> {
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
   const input: Record<string, unknown> = { ...(await readConfigFile(cwd, env.ROOST_CONFIG)) };
@@ -274,7 +320,9 @@ export async function loadConfig(
 }
 
 async function readConfigFile(cwd: string, explicit: string | undefined): Promise<Record<string, unknown>> {
-  const candidates = explicit ? [resolve(cwd, explicit)] : ['roost.config.ts', 'roost.config.json'].map((f) => resolve(cwd, f));
+  const candidates = explicit
+    ? [resolve(cwd, explicit)]
+    : ['roost.config.ts', 'roost.config.json'].map((f) => resolve(cwd, f));
   const file = candidates.find((f) => existsSync(f));
   if (!file) {
     if (explicit) throw new ConfigError([`ROOST_CONFIG: no file at ${candidates[0]}`]);

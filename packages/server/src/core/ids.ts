@@ -12,7 +12,9 @@ const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encodi
 
 /** Only this hash of a token is stored, so a leaked database holds no usable token. */
 export function hashToken(token: string): string {
-  return oneShotHash ? oneShotHash('sha256', token, 'base64url') : createHash('sha256').update(token).digest('base64url');
+  return oneShotHash
+    ? oneShotHash('sha256', token, 'base64url')
+    : createHash('sha256').update(token).digest('base64url');
 }
 
 export function newId(): string {

@@ -15,12 +15,19 @@ const STYLE = {
   card: 'max-width:560px;margin:0 auto;background:#fff;border:1px solid #d9dee7;border-radius:8px;padding:24px',
   heading: 'margin:0 0 16px;font-weight:700;font-size:20px;line-height:1.3;color:#1d2330',
   p: 'margin:0 0 12px;white-space:pre-wrap;overflow-wrap:anywhere',
-  button: 'display:inline-block;padding:10px 18px;background:#2457c5;color:#fff;border-radius:6px;text-decoration:none;font-weight:600',
+  button:
+    'display:inline-block;padding:10px 18px;background:#2457c5;color:#fff;border-radius:6px;text-decoration:none;font-weight:600',
   small: 'margin:16px 0 0;font-size:13px;color:#5b6475;overflow-wrap:anywhere',
 };
 
-export function composeMail(kind: string, to: string, subject: string, paragraphs: string[], link?: { url: string; label: string }): Mail {
-  const text = [...paragraphs, ...(link ? [`${link.label}: ${link.url}`] : [])].join('\n\n') + '\n';
+export function composeMail(
+  kind: string,
+  to: string,
+  subject: string,
+  paragraphs: string[],
+  link?: { url: string; label: string },
+): Mail {
+  const text = `${[...paragraphs, ...(link ? [`${link.label}: ${link.url}`] : [])].join('\n\n')}\n`;
   const button = link
     ? `<p style="margin:20px 0 0"><a href="${escapeHtml(link.url)}" style="${STYLE.button}">${escapeHtml(link.label)}</a></p>` +
       `<p style="${STYLE.small}">Or open this address: <a href="${escapeHtml(link.url)}" style="color:#2457c5">${escapeHtml(link.url)}</a></p>`
@@ -33,4 +40,3 @@ export function composeMail(kind: string, to: string, subject: string, paragraph
     `</div></body></html>`;
   return { kind, to, subject, text, html };
 }
-

@@ -12,7 +12,12 @@ import { allowedInput, parseInput, setPermissionsInput } from './validation.js';
  * default for any signed-in caller (a permission that depends on ownership counts as held);
  * the file store passes whether the caller owns the entry at hand.
  */
-export async function allowedAnswer(permissions: ServicePermissions, principal: Principal, input: Record<string, unknown>, isOwner = principal.userId !== null) {
+export async function allowedAnswer(
+  permissions: ServicePermissions,
+  principal: Principal,
+  input: Record<string, unknown>,
+  isOwner = principal.userId !== null,
+) {
   const names = parseInput(allowedInput, input);
   const out: Record<string, unknown> = {};
   for (const name of names) out[name] = await permissions.allows(name, principal, isOwner);

@@ -23,7 +23,7 @@ export function grantedIn(map: PermissionMap, permission: string): readonly stri
   return Object.hasOwn(map, permission) ? (map[permission] ?? []) : [];
 }
 
-export type PermissionAction = 'add' | 'replace' | 'revoke';
+type PermissionAction = 'add' | 'replace' | 'revoke';
 
 export interface PermissionChange {
   permission: string;
@@ -79,7 +79,10 @@ export type StoreReadGroup = typeof EVERYONE | typeof AUTHENTICATED;
  * (`sys:owner`) and administrators; ownership and permissions for administrators only.
  * Made once per store: the permission store caches merged entries per defaults object.
  */
-export function storePermissionDefaults(read: StoreReadGroup, ops: { reads: readonly string[]; changes: readonly string[] }): PermissionMap {
+export function storePermissionDefaults(
+  read: StoreReadGroup,
+  ops: { reads: readonly string[]; changes: readonly string[] },
+): PermissionMap {
   return Object.freeze({
     ...Object.fromEntries(ops.reads.map((op) => [op, [read, ADMINS]])),
     newItem: [AUTHENTICATED],
@@ -145,7 +148,7 @@ export function servicePermissions(
 }
 
 /** What a group an administrator gives may look like (the admin pages and the CLI check by it). */
-export const GROUP_NAME_RULE = 'letters, digits and . _ : @ - (at most 100), not starting with sys:';
+const GROUP_NAME_RULE = 'letters, digits and . _ : @ - (at most 100), not starting with sys:';
 const GROUP_NAME = /^[\p{L}\p{N}][\p{L}\p{N}._:@-]{0,99}$/u;
 
 /** A group an account can be put in: not a `sys:` pseudo-group, and of the characters of `GROUP_NAME_RULE`. */
@@ -159,4 +162,3 @@ export function groupListProblem(groups: readonly string[]): string | undefined 
   const bad = groups.find((g) => !isGroupName(g));
   return bad === undefined ? undefined : `"${bad.slice(0, 40)}" is not a group name: ${GROUP_NAME_RULE}`;
 }
-

@@ -48,7 +48,7 @@ export interface SettingsStore {
 const KEYS = Object.keys(RUNTIME_SETTINGS) as RuntimeSettingKey[];
 
 /** The settings as the boot configuration has them. */
-export function bootSettings(config: Config): RuntimeSettings {
+function bootSettings(config: Config): RuntimeSettings {
   return Object.freeze({
     identityPolicy: config.users.identityPolicy,
     activationUrl: config.users.activationUrl ?? null,
@@ -132,14 +132,22 @@ export function createRuntimeSettings(config: Config, store: SettingsStore): Run
         }
         const value = setting.schema.safeParse(raw);
         if (!value.success) problems.push([key, 'invalid']);
-        else changes.push(value.data === boot[key as RuntimeSettingKey] ? { key: setting.path } : { key: setting.path, value: value.data });
+        else
+          changes.push(
+            value.data === boot[key as RuntimeSettingKey]
+              ? { key: setting.path }
+              : { key: setting.path, value: value.data },
+          );
       }
       if (problems.length) throw commonErrors.validation_failure({ fields: problems });
       if (changes.length) await store.write(changes, by);
       return current();
     },
     async reset(by) {
-      await store.write(KEYS.map((key) => ({ key: RUNTIME_SETTINGS[key].path })), by);
+      await store.write(
+        KEYS.map((key) => ({ key: RUNTIME_SETTINGS[key].path })),
+        by,
+      );
       return current();
     },
   };

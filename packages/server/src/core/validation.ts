@@ -36,10 +36,7 @@ export const looseInt = z.preprocess(
 );
 
 /** A string or a list of strings, always given back as a list. */
-export const stringList = z.preprocess(
-  (v) => (typeof v === 'string' ? [v] : v),
-  z.array(z.string()),
-);
+export const stringList = z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(z.string()));
 
 /** Drop `null` and `undefined` members: absent and null mean the same. */
 export function withoutNulls(input: Record<string, unknown>): Record<string, unknown> {

@@ -1,12 +1,20 @@
 import type { RoostError } from '../core/errors.js';
-import { OWNER, grantedIn, holds, refusal, type PermissionMap, type Principal, type ServicePermissions } from '../core/permissions.js';
+import {
+  OWNER,
+  grantedIn,
+  holds,
+  refusal,
+  type PermissionMap,
+  type Principal,
+  type ServicePermissions,
+} from '../core/permissions.js';
 import type { Item } from './datastore-repo.js';
 
 /**
  * How far a caller holds a permission: on every item (`all`), on the items it owns (`own`,
  * through `sys:owner`), or not at all.
  */
-export type Scope = 'all' | 'own' | 'none';
+type Scope = 'all' | 'own' | 'none';
 
 /** What one caller may do, read once per call: everything below answers without I/O. */
 export interface Grants {
@@ -19,7 +27,7 @@ export interface Grants {
   covers(permission: string, item: Pick<Item, 'owner'>): boolean;
 }
 
-export const covers = (scope: Scope, item: Pick<Item, 'owner'>, principal: Principal) =>
+const covers = (scope: Scope, item: Pick<Item, 'owner'>, principal: Principal) =>
   scope === 'all' || (scope === 'own' && item.owner !== null && item.owner === principal.userId);
 
 /**
@@ -29,7 +37,9 @@ export const covers = (scope: Scope, item: Pick<Item, 'owner'>, principal: Princ
  */
 export function grantsOf(permissions: ServicePermissions, principal: Principal): Grants | Promise<Grants> {
   const entries = permissions.entries();
-  return entries instanceof Promise ? entries.then((kept) => new EntryGrants(kept, principal)) : new EntryGrants(entries, principal);
+  return entries instanceof Promise
+    ? entries.then((kept) => new EntryGrants(kept, principal))
+    : new EntryGrants(entries, principal);
 }
 
 /** A class rather than closures: one of these is made for every request. */

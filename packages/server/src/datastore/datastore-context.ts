@@ -24,7 +24,8 @@ export interface Call {
 
 export type Operation = (call: Call, input: Record<string, unknown>) => Promise<Record<string, unknown>>;
 
-export const invalidField = (field: string, reason: string) => commonErrors.validation_failure({ fields: [[field, reason]] });
+export const invalidField = (field: string, reason: string) =>
+  commonErrors.validation_failure({ fields: [[field, reason]] });
 
 /** The original answers failed writes with `result: 0` and an empty `success` list; so does Roost. */
 export function withFailureBody(op: Operation): Operation {
@@ -33,7 +34,11 @@ export function withFailureBody(op: Operation): Operation {
       return await op(call, input);
     } catch (err) {
       if (!isRoostError(err)) throw err;
-      throw new RoostError(err.kind, err.code, err.message, { fields: err.fields, cause: err.cause, body: { ...err.body, result: 0, success: [] } });
+      throw new RoostError(err.kind, err.code, err.message, {
+        fields: err.fields,
+        cause: err.cause,
+        body: { ...err.body, result: 0, success: [] },
+      });
     }
   };
 }
@@ -45,7 +50,8 @@ export function withFailureBody(op: Operation): Operation {
 export function assertBatchSize(input: Record<string, unknown>, max: number): void {
   for (const field of ['items', 'key', 'id']) {
     const value = input[field];
-    if (Array.isArray(value) && value.length > max) throw dataStoreErrors.too_many_items({ fields: [[field, 'too many']] });
+    if (Array.isArray(value) && value.length > max)
+      throw dataStoreErrors.too_many_items({ fields: [[field, 'too many']] });
   }
 }
 
@@ -62,7 +68,10 @@ export function ownerResolver(queries: Pick<StoreQueries, 'userId'>) {
   const known = new Map<string, Promise<string | null>>();
   return (identity: string) => {
     let id = known.get(identity);
-    if (!id) known.set(identity, (id = queries.userId(identity)));
+    if (!id) {
+      id = queries.userId(identity);
+      known.set(identity, id);
+    }
     return id;
   };
 }
@@ -95,12 +104,16 @@ export function parseAddressed(inputs: DataStoreInputs, input: Record<string, un
 
 export function targetsOf(input: AddressedInput): Target[] {
   const targets: Target[] = [];
-  input.key?.forEach((key, i) => targets.push({ key, label: key, field: input.key!.length > 1 ? `key.${i}` : 'key', owner: input.owner }));
-  input.id?.forEach((id, i) => targets.push({ id, label: id, field: input.id!.length > 1 ? `id.${i}` : 'id', owner: input.owner }));
+  for (const [i, key] of (input.key ?? []).entries())
+    targets.push({ key, label: key, field: input.key!.length > 1 ? `key.${i}` : 'key', owner: input.owner });
+  for (const [i, id] of (input.id ?? []).entries())
+    targets.push({ id, label: id, field: input.id!.length > 1 ? `id.${i}` : 'id', owner: input.owner });
   input.items?.forEach((item, i) => {
     const field = `items.${i}`;
-    if (item.key !== undefined) targets.push({ key: item.key, label: item.key, field: `${field}.key`, owner: item.owner ?? input.owner });
-    else if (item.id !== undefined) targets.push({ id: item.id, label: item.id, field: `${field}.id`, owner: item.owner ?? input.owner });
+    if (item.key !== undefined)
+      targets.push({ key: item.key, label: item.key, field: `${field}.key`, owner: item.owner ?? input.owner });
+    else if (item.id !== undefined)
+      targets.push({ id: item.id, label: item.id, field: `${field}.id`, owner: item.owner ?? input.owner });
   });
   return targets;
 }

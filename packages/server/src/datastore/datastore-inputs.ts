@@ -7,7 +7,10 @@ import { looseInt, withoutNulls } from '../core/validation.js';
  * `key` or an `id`, each also as a list; items come as `items` (one object or a list) or as
  * `key`/`value` at the top level. Reasons are the seed's (`required`, `too long`, `invalid`).
  */
-export type DataStoreLimits = Pick<DataStoreOptions, 'maxKeyLength' | 'maxValueBytes' | 'maxBatch' | 'defaultPageSize' | 'maxPageSize'>;
+export type DataStoreLimits = Pick<
+  DataStoreOptions,
+  'maxKeyLength' | 'maxValueBytes' | 'maxBatch' | 'defaultPageSize' | 'maxPageSize'
+>;
 
 /** Control characters make keys unprintable and unsafe in logs and URLs; lone surrogates cannot be stored as UTF-8. */
 const BAD_CHARS = /[\p{Cc}\p{Cs}]/u;
@@ -53,18 +56,29 @@ export function createDataStoreInputs(limits: DataStoreLimits) {
     .object({
       key: keys.optional(),
       id: ids.optional(),
-      items: z.preprocess(objectAsList, z.array(z.preprocess(nullsDropped, z.object({ key: key.optional(), id: id.optional(), owner: owner.optional() })))).optional(),
+      items: z
+        .preprocess(
+          objectAsList,
+          z.array(
+            z.preprocess(nullsDropped, z.object({ key: key.optional(), id: id.optional(), owner: owner.optional() })),
+          ),
+        )
+        .optional(),
       owner: owner.optional(),
       newOwner: owner.optional(),
     })
     .superRefine((v, ctx) => {
       if (!v.key && !v.id && !v.items?.length) ctx.addIssue({ code: 'custom', message: 'required', path: ['key'] });
       v.items?.forEach((item, i) => {
-        if (item.key === undefined && item.id === undefined) ctx.addIssue({ code: 'custom', message: 'required', path: ['items', i, 'key'] });
+        if (item.key === undefined && item.id === undefined)
+          ctx.addIssue({ code: 'custom', message: 'required', path: ['items', i, 'key'] });
       });
     });
 
-  const writeItem = z.preprocess(nullsDropped, z.object({ key: key.optional(), id: id.optional(), value: value.optional(), owner: owner.optional() }));
+  const writeItem = z.preprocess(
+    nullsDropped,
+    z.object({ key: key.optional(), id: id.optional(), value: value.optional(), owner: owner.optional() }),
+  );
   const writes = (byId: boolean) =>
     z
       .object({
@@ -78,12 +92,15 @@ export function createDataStoreInputs(limits: DataStoreLimits) {
         const list = v.items ?? [];
         const prefix = v.items ? (i: number) => ['items', i] : () => [];
         if (!v.items) {
-          if (v.key === undefined && (!byId || v.id === undefined)) ctx.addIssue({ code: 'custom', message: 'required', path: ['key'] });
+          if (v.key === undefined && (!byId || v.id === undefined))
+            ctx.addIssue({ code: 'custom', message: 'required', path: ['key'] });
           if (v.value === undefined) ctx.addIssue({ code: 'custom', message: 'required', path: ['value'] });
         }
         list.forEach((item, i) => {
-          if (item.key === undefined && (!byId || item.id === undefined)) ctx.addIssue({ code: 'custom', message: 'required', path: [...prefix(i), 'key'] });
-          if (item.value === undefined) ctx.addIssue({ code: 'custom', message: 'required', path: [...prefix(i), 'value'] });
+          if (item.key === undefined && (!byId || item.id === undefined))
+            ctx.addIssue({ code: 'custom', message: 'required', path: [...prefix(i), 'key'] });
+          if (item.value === undefined)
+            ctx.addIssue({ code: 'custom', message: 'required', path: [...prefix(i), 'value'] });
         });
       });
 

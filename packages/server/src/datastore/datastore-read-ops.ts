@@ -1,5 +1,17 @@
 import { parseInput } from '../core/validation.js';
-import { absent, findTargets, invalidField, parseAddressed, isSingle, ownerResolver, pageSize, targetsOf, type Call, type DataStoreContext, type Operation } from './datastore-context.js';
+import {
+  absent,
+  findTargets,
+  invalidField,
+  parseAddressed,
+  isSingle,
+  ownerResolver,
+  pageSize,
+  targetsOf,
+  type Call,
+  type DataStoreContext,
+  type Operation,
+} from './datastore-context.js';
 import { dataStoreErrors } from './datastore-errors.js';
 import type { Item } from './datastore-repo.js';
 import { itemView, ownerView, single } from './datastore-views.js';
@@ -21,7 +33,8 @@ export function readOps(ctx: DataStoreContext): Record<string, Operation> {
         const problem = inputs.keyProblem(key);
         if (problem) throw invalidField('key', problem);
         const item = await repo.byKey(key);
-        if (!item || !grants.covers(permission, item)) throw dataStoreErrors.item_not_found({ fields: [['key', 'not found']] });
+        if (!item || !grants.covers(permission, item))
+          throw dataStoreErrors.item_not_found({ fields: [['key', 'not found']] });
         return single(item, view);
       }
       const targets = targetsOf(parseAddressed(inputs, input));
@@ -38,7 +51,11 @@ export function readOps(ctx: DataStoreContext): Record<string, Operation> {
    * The owner a listing is narrowed to: the asked one (by name, email or id), and only the
    * caller's own items when it reads through `sys:owner`. `null` means nothing can match.
    */
-  async function listedOwner(permission: string, { grants, principal }: Call, asked: string | undefined): Promise<string | null | undefined> {
+  async function listedOwner(
+    permission: string,
+    { grants, principal }: Call,
+    asked: string | undefined,
+  ): Promise<string | null | undefined> {
     const scope = grants.require(permission);
     const owner = asked === undefined ? undefined : await ownerResolver(repo)(asked);
     if (scope === 'all') return owner;
@@ -55,7 +72,17 @@ export function readOps(ctx: DataStoreContext): Record<string, Operation> {
       const owner = await listedOwner('list', call, query.owner);
       const size = pageSize(ctx, query.size);
       const { items, total } =
-        owner === null ? { items: [], total: 0 } : await repo.page({ keys: query.key, prefix: query.prefix, owner, sort: query.sort, order: query.order, start: query.start, size });
+        owner === null
+          ? { items: [], total: 0 }
+          : await repo.page({
+              keys: query.key,
+              prefix: query.prefix,
+              owner,
+              sort: query.sort,
+              order: query.order,
+              start: query.start,
+              size,
+            });
       return { items: items.map(itemView), start: query.start, size, total };
     },
 
@@ -64,7 +91,10 @@ export function readOps(ctx: DataStoreContext): Record<string, Operation> {
       const query = parseInput(inputs.keys, input);
       const owner = await listedOwner('keys', call, query.owner);
       const size = pageSize(ctx, query.size);
-      const { keys, total } = owner === null ? { keys: [], total: 0 } : await repo.keyPage({ prefix: query.prefix, owner, order: query.order, start: query.start, size });
+      const { keys, total } =
+        owner === null
+          ? { keys: [], total: 0 }
+          : await repo.keyPage({ prefix: query.prefix, owner, order: query.order, start: query.start, size });
       return { keys, start: query.start, size, total };
     },
   };

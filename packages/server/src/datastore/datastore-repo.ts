@@ -1,4 +1,11 @@
-import { sql, type CompiledQuery, type Kysely, type Selectable, type SelectQueryBuilder, type Transaction } from 'kysely';
+import {
+  sql,
+  type CompiledQuery,
+  type Kysely,
+  type Selectable,
+  type SelectQueryBuilder,
+  type Transaction,
+} from 'kysely';
 import type { DataStoreItemsTable } from '../storage/datastore-schema.js';
 import type { Database } from '../storage/schema.js';
 import { executeGrouped, executeNow } from '../storage/database.js';
@@ -23,7 +30,7 @@ export interface NewItem {
   owner: string | null;
 }
 
-export interface PageQuery {
+interface PageQuery {
   keys?: readonly string[] | undefined;
   /** Keys starting with this text; empty or undefined means any key. */
   prefix?: string | undefined;
@@ -65,7 +72,11 @@ const withParameters = <R>(compiled: CompiledQuery<R>, parameters: readonly unkn
 
 /** Items with their owner's name: owners are kept as user ids (a renamed account keeps its items), answers show names. */
 const withOwnerName = (db: Db) =>
-  db.selectFrom('datastore_items').leftJoin('users', 'users.id', 'datastore_items.owner').selectAll('datastore_items').select('users.name as owner_name');
+  db
+    .selectFrom('datastore_items')
+    .leftJoin('users', 'users.id', 'datastore_items.owner')
+    .selectAll('datastore_items')
+    .select('users.name as owner_name');
 
 const valueColumns = (value: string | number) =>
   typeof value === 'number' ? { value: String(value), number: value } : { value, number: null };
@@ -106,7 +117,9 @@ export function createDataStoreRepo(db: Kysely<Database>, store: string, cache: 
      * DuplicateKeyError when a key exists.
      */
     insertAll(newItems: readonly NewItem[], now: number): Promise<Item[]> {
-      return newItems.length <= INSERT_CHUNK ? queries.insert(newItems, now) : transaction((trx) => trx.insert(newItems, now));
+      return newItems.length <= INSERT_CHUNK
+        ? queries.insert(newItems, now)
+        : transaction((trx) => trx.insert(newItems, now));
     },
   };
 }
@@ -121,9 +134,19 @@ function compileHotQueries(db: Kysely<Database>) {
     /** Parameters: store, key. */
     byKey: withOwnerName(db).where('datastore_items.store', '=', '').where('datastore_items.key', '=', '').compile(),
     /** Parameters: value, number, updated, store, id. */
-    replaceValue: db.updateTable('datastore_items').set({ value: '', number: 0, updated: 0 }).where('store', '=', '').where('id', '=', 0).compile(),
+    replaceValue: db
+      .updateTable('datastore_items')
+      .set({ value: '', number: 0, updated: 0 })
+      .where('store', '=', '')
+      .where('id', '=', 0)
+      .compile(),
     /** Parameters: value, number, updated, store, key. */
-    replaceByKey: db.updateTable('datastore_items').set({ value: '', number: 0, updated: 0 }).where('store', '=', '').where('key', '=', '').compile(),
+    replaceByKey: db
+      .updateTable('datastore_items')
+      .set({ value: '', number: 0, updated: 0 })
+      .where('store', '=', '')
+      .where('key', '=', '')
+      .compile(),
     /** Parameters: value, number, updated, store, key, owner. */
     replaceOwnByKey: db
       .updateTable('datastore_items')
@@ -137,7 +160,12 @@ function compileHotQueries(db: Kysely<Database>) {
 
 type HotQueries = ReturnType<typeof compileHotQueries>;
 
-function storeQueries(db: Db, store: string, compiled: HotQueries, cached: { cache: ItemCache; readThrough: boolean } | null) {
+function storeQueries(
+  db: Db,
+  store: string,
+  compiled: HotQueries,
+  cached: { cache: ItemCache; readThrough: boolean } | null,
+) {
   const items = () => withOwnerName(db).where('datastore_items.store', '=', store);
   const cache = cached?.cache;
   const readCache = cached?.readThrough ? cached.cache : undefined;
@@ -151,7 +179,6 @@ function storeQueries(db: Db, store: string, compiled: HotQueries, cached: { cac
   }
 
   return {
-
     async byKey(key: string): Promise<Item | null> {
       const hit = readCache?.get(key);
       if (hit) return hit;
@@ -175,7 +202,12 @@ function storeQueries(db: Db, store: string, compiled: HotQueries, cached: { cac
     /** Keys of `keys` that exist in this store. */
     async existingKeys(keys: readonly string[]): Promise<string[]> {
       if (keys.length === 0) return [];
-      const rows = await db.selectFrom('datastore_items').select('key').where('store', '=', store).where('key', 'in', keys).execute();
+      const rows = await db
+        .selectFrom('datastore_items')
+        .select('key')
+        .where('store', '=', store)
+        .where('key', 'in', keys)
+        .execute();
       return rows.map((r) => r.key);
     },
 
@@ -188,11 +220,21 @@ function storeQueries(db: Db, store: string, compiled: HotQueries, cached: { cac
           const chunk = newItems.slice(i, i + INSERT_CHUNK);
           const rows = await db
             .insertInto('datastore_items')
-            .values(chunk.map((it) => ({ store, key: it.key, ...valueColumns(it.value), owner: it.owner, updated: now })))
+            .values(
+              chunk.map((it) => ({ store, key: it.key, ...valueColumns(it.value), owner: it.owner, updated: now })),
+            )
             .returning(['id', 'key'])
             .execute();
           const ids = new Map(rows.map((r) => [r.key, r.id]));
-          for (const it of chunk) stored.push({ id: ids.get(it.key) ?? 0, key: it.key, value: it.value, owner: it.owner, ownerName: null, updated: now });
+          for (const it of chunk)
+            stored.push({
+              id: ids.get(it.key) ?? 0,
+              key: it.key,
+              value: it.value,
+              owner: it.owner,
+              ownerName: null,
+              updated: now,
+            });
         }
       } catch (err) {
         if (isUniqueViolation(err)) throw new DuplicateKeyError('key exists', { cause: err });
@@ -225,19 +267,32 @@ function storeQueries(db: Db, store: string, compiled: HotQueries, cached: { cac
     async setOwner(ids: readonly number[], owner: string): Promise<void> {
       if (ids.length === 0) return;
       cache?.forgetAll();
-      await db.updateTable('datastore_items').set({ owner }).where('store', '=', store).where('id', 'in', ids).execute();
+      await db
+        .updateTable('datastore_items')
+        .set({ owner })
+        .where('store', '=', store)
+        .where('id', 'in', ids)
+        .execute();
     },
 
     async remove(ids: readonly number[]): Promise<number> {
       if (ids.length === 0) return 0;
       cache?.forgetAll();
-      const result = await db.deleteFrom('datastore_items').where('store', '=', store).where('id', 'in', ids).executeTakeFirst();
+      const result = await db
+        .deleteFrom('datastore_items')
+        .where('store', '=', store)
+        .where('id', 'in', ids)
+        .executeTakeFirst();
       return Number(result.numDeletedRows);
     },
 
     /** How many items the store holds. */
     async count(): Promise<number> {
-      const row = await db.selectFrom('datastore_items').where('store', '=', store).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const row = await db
+        .selectFrom('datastore_items')
+        .where('store', '=', store)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       return Number(row.n);
     },
 
@@ -254,13 +309,20 @@ function storeQueries(db: Db, store: string, compiled: HotQueries, cached: { cac
       let ordered = q.selectAll();
       if (query.sort === 'value') {
         // Numbers before text, numbers by size, text byte-wise; the key breaks ties.
-        ordered = ordered.orderBy(sql`(number is null)`, direction).orderBy('number', direction).orderBy('value', direction).orderBy('key', direction);
+        ordered = ordered
+          .orderBy(sql`(number is null)`, direction)
+          .orderBy('number', direction)
+          .orderBy('value', direction)
+          .orderBy('key', direction);
       } else if (query.sort === 'timestamp') {
         ordered = ordered.orderBy('updated', direction).orderBy('id', direction);
       } else {
         ordered = ordered.orderBy('key', direction);
       }
-      const rows = await ordered.limit(query.size).offset(query.start - 1).execute();
+      const rows = await ordered
+        .limit(query.size)
+        .offset(query.start - 1)
+        .execute();
       const names = await ownerNames(rows.map((r) => r.owner));
       return { items: rows.map((r) => toItem(r, (r.owner && names.get(r.owner)) ?? null)), total };
     },

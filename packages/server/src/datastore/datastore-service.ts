@@ -35,7 +35,13 @@ export function createDataStore(name: string, options: DataStoreOptions, deps: D
   const permissions = servicePermissions(deps.permissionStore, name, dataStorePermissionDefaults(options.read));
   const ctx: DataStoreContext = {
     name,
-    repo: createDataStoreRepo(deps.db, name, deps.dialect === 'sqlite' && options.itemCacheBytes > 0 ? new ItemCache(options.itemCacheBytes, deps.itemCacheMaxAgeMs, deps.clock) : null),
+    repo: createDataStoreRepo(
+      deps.db,
+      name,
+      deps.dialect === 'sqlite' && options.itemCacheBytes > 0
+        ? new ItemCache(options.itemCacheBytes, deps.itemCacheMaxAgeMs, deps.clock)
+        : null,
+    ),
     clock: deps.clock,
     permissions,
     inputs: createDataStoreInputs(options),

@@ -88,7 +88,9 @@ export function writeOps(ctx: DataStoreContext): Record<string, Operation> {
    * same 404 as for an absent item (its existence is not revealed).
    */
   function refuseItem(grants: Grants, item: Item, field: string): never {
-    throw grants.covers('getItem', item) ? commonErrors.not_allowed() : dataStoreErrors.item_not_found({ fields: [[field, 'not found']] });
+    throw grants.covers('getItem', item)
+      ? commonErrors.not_allowed()
+      : dataStoreErrors.item_not_found({ fields: [[field, 'not found']] });
   }
 
   /** A unique-index race (another call created one of the keys meanwhile) is retried once, then answered 409. */
@@ -108,7 +110,11 @@ export function writeOps(ctx: DataStoreContext): Record<string, Operation> {
     const entries = entriesOf(parseInput(inputs.newItem, input));
     assertNoDuplicates(entries);
     const owners = await resolveOwners(entries);
-    const items: NewItem[] = entries.map((entry) => ({ key: entry.key ?? '', value: entry.value, owner: creationOwner(call, owners.get(entry)) }));
+    const items: NewItem[] = entries.map((entry) => ({
+      key: entry.key ?? '',
+      value: entry.value,
+      owner: creationOwner(call, owners.get(entry)),
+    }));
     const keys = items.map((it) => it.key);
     const now = clock.now();
     let stored: Item[];
@@ -135,7 +141,8 @@ export function writeOps(ctx: DataStoreContext): Record<string, Operation> {
     const [one] = entries;
     const replace = grants.scope('setItem');
     if (entries.length === 1 && one?.key !== undefined && one.owner === undefined && replace !== 'none') {
-      if (await repo.replaceByKey(one.key, one.value, now, replace === 'own' ? principal.userId : null)) return success();
+      if (await repo.replaceByKey(one.key, one.value, now, replace === 'own' ? principal.userId : null))
+        return success();
     }
 
     assertNoDuplicates(entries);
@@ -144,7 +151,10 @@ export function writeOps(ctx: DataStoreContext): Record<string, Operation> {
 
     const write = () =>
       repo.transaction(async (trx) => {
-        const found = await findTargets(trx, entries.map((e) => ({ ...e, owner: undefined })));
+        const found = await findTargets(
+          trx,
+          entries.map((e) => ({ ...e, owner: undefined })),
+        );
         const creations: NewItem[] = [];
         const replacements: Array<{ item: Item; value: string | number }> = [];
         for (const [i, entry] of entries.entries()) {
@@ -192,7 +202,8 @@ export function writeOps(ctx: DataStoreContext): Record<string, Operation> {
     const parsed = parseAddressed(inputs, input);
     // `newOwner` (the Python connector) names the new owner, and `owner` is then a filter on
     // the current one; without `newOwner`, `owner` is the new owner (the jQuery connector).
-    const [asked, field, filter] = parsed.newOwner !== undefined ? [parsed.newOwner, 'newOwner', parsed.owner] : [parsed.owner, 'owner', undefined];
+    const [asked, field, filter] =
+      parsed.newOwner !== undefined ? [parsed.newOwner, 'newOwner', parsed.owner] : [parsed.owner, 'owner', undefined];
     if (asked === undefined) throw invalidField('newOwner', 'required');
     const ownerId = await ownerResolver(repo)(asked);
     if (!ownerId) throw invalidField(field, 'unknown_user');
@@ -206,8 +217,14 @@ export function writeOps(ctx: DataStoreContext): Record<string, Operation> {
         if (!grants.covers('setOwner', item)) refuseItem(grants, item, target.field);
         items.push(item);
       }
-      await trx.setOwner(items.map((it) => it.id), ownerId);
-      return { result: items.length, success: items.map((it, i) => [targets[i]?.label ?? it.key, timestampOf(it), i + 1]) };
+      await trx.setOwner(
+        items.map((it) => it.id),
+        ownerId,
+      );
+      return {
+        result: items.length,
+        success: items.map((it, i) => [targets[i]?.label ?? it.key, timestampOf(it), i + 1]),
+      };
     });
   }
 

@@ -2,7 +2,6 @@ import type { Config } from '../core/config.js';
 import { createDataStore, type DataStore, type DataStoreDeps } from './datastore-service.js';
 
 export type { DataStore } from './datastore-service.js';
-export { dataStoreErrors } from './datastore-errors.js';
 export { dataStorePermissionDefaults } from './datastore-permissions.js';
 
 export interface DataStoresDeps extends Omit<DataStoreDeps, 'itemCacheMaxAgeMs'> {
@@ -16,6 +15,11 @@ export interface DataStores {
 }
 
 export function createDataStores(deps: DataStoresDeps): DataStores {
-  const stores = new Map(Object.entries(deps.config.dataStores).map(([name, options]) => [name, createDataStore(name, options, { ...deps, itemCacheMaxAgeMs: deps.config.users.sessionCacheSeconds * 1000 })]));
+  const stores = new Map(
+    Object.entries(deps.config.dataStores).map(([name, options]) => [
+      name,
+      createDataStore(name, options, { ...deps, itemCacheMaxAgeMs: deps.config.users.sessionCacheSeconds * 1000 }),
+    ]),
+  );
   return { names: [...stores.keys()], get: (name) => stores.get(name) };
 }

@@ -83,4 +83,6 @@ export class ItemCache {
 }
 
 /** Roughly what an item holds in memory: its text twice over (UTF-16) and a fixed overhead. */
-const sizeOf = (item: Item) => 2 * (item.key.length + (typeof item.value === 'string' ? item.value.length : 8) + (item.ownerName?.length ?? 0)) + 100;
+const sizeOf = (item: Item) =>
+  2 * (item.key.length + (typeof item.value === 'string' ? item.value.length : 8) + (item.ownerName?.length ?? 0)) +
+  100;

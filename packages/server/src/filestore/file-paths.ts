@@ -21,11 +21,12 @@ export interface FilePath {
 
 export const ROOT: FilePath = Object.freeze({ path: '', segments: [], name: '', parent: '' });
 
-export const PATH_LIMITS = { nameBytes: 255, pathBytes: 1024, depth: 64 } as const;
+const PATH_LIMITS = { nameBytes: 255, pathBytes: 1024, depth: 64 } as const;
 
 /** First path segment that always means the connectors' `/api/` prefix, never a directory. */
 export const API_SEGMENT = 'api';
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
 const CONTROL = /[\u0000-\u001f\u007f]/;
 const PERCENT_ENCODED = /%[0-9a-fA-F]{2}/;
 
@@ -34,22 +35,31 @@ function refuse(field: string, reason: string, message: string): never {
 }
 
 /** Check one name (a path segment): the reason it is refused, or null. */
-export function nameProblem(name: string): { reason: string; message: string } | null {
+function nameProblem(name: string): { reason: string; message: string } | null {
   if (name === '') return { reason: 'required', message: 'A name may not be empty (no "//" and no absolute paths).' };
   if (name === '.' || name === '..') return { reason: 'invalid', message: 'A name may not be "." or "..".' };
-  if (name.includes('/') || name.includes('\\')) return { reason: 'invalid', message: 'A name may not contain "/" or "\\".' };
-  if (CONTROL.test(name)) return { reason: 'invalid', message: 'A name may not contain control characters (NUL, newline, ...).' };
+  if (name.includes('/') || name.includes('\\'))
+    return { reason: 'invalid', message: 'A name may not contain "/" or "\\".' };
+  if (CONTROL.test(name))
+    return { reason: 'invalid', message: 'A name may not contain control characters (NUL, newline, ...).' };
   // Stored as UTF-8, an unpaired surrogate would become U+FFFD: two names would be one.
-  if (!isWellFormed(name)) return { reason: 'invalid', message: 'A name may not contain unpaired surrogates (text that is not valid Unicode).' };
-  if (PERCENT_ENCODED.test(name)) return { reason: 'invalid', message: 'A name may not contain percent-encoded text (the path was encoded twice).' };
-  if (name.startsWith('@')) return { reason: 'invalid', message: 'A name may not start with "@" (it marks an operation).' };
+  if (!isWellFormed(name))
+    return {
+      reason: 'invalid',
+      message: 'A name may not contain unpaired surrogates (text that is not valid Unicode).',
+    };
+  if (PERCENT_ENCODED.test(name))
+    return { reason: 'invalid', message: 'A name may not contain percent-encoded text (the path was encoded twice).' };
+  if (name.startsWith('@'))
+    return { reason: 'invalid', message: 'A name may not start with "@" (it marks an operation).' };
   if (name.trim() !== name) return { reason: 'invalid', message: 'A name may not start or end with white space.' };
-  if (Buffer.byteLength(name) > PATH_LIMITS.nameBytes) return { reason: 'too long', message: `A name may have at most ${PATH_LIMITS.nameBytes} bytes.` };
+  if (Buffer.byteLength(name) > PATH_LIMITS.nameBytes)
+    return { reason: 'too long', message: `A name may have at most ${PATH_LIMITS.nameBytes} bytes.` };
   return null;
 }
 
 /** A valid name, or the `invalid_path` error naming `field`. */
-export function checkName(name: string, field = 'name'): string {
+function checkName(name: string, field = 'name'): string {
   const problem = nameProblem(name);
   if (problem) refuse(field, problem.reason, problem.message);
   return name;
@@ -72,19 +82,24 @@ export function parsePath(text: string, field = 'path'): FilePath {
  */
 export function pathOf(segments: readonly string[], field = 'path'): FilePath {
   if (segments.length === 0) return ROOT;
-  if (segments.length > PATH_LIMITS.depth) refuse(field, 'too long', `A path may have at most ${PATH_LIMITS.depth} segments.`);
+  if (segments.length > PATH_LIMITS.depth)
+    refuse(field, 'too long', `A path may have at most ${PATH_LIMITS.depth} segments.`);
   for (const segment of segments) checkName(segment, field);
-  if (Buffer.byteLength(segments.join('/')) > PATH_LIMITS.pathBytes) refuse(field, 'too long', `A path may have at most ${PATH_LIMITS.pathBytes} bytes.`);
-  if (segments[0] === API_SEGMENT) refuse(field, 'reserved', `"${API_SEGMENT}" at the top of a store is the connectors' prefix, not a name.`);
+  if (Buffer.byteLength(segments.join('/')) > PATH_LIMITS.pathBytes)
+    refuse(field, 'too long', `A path may have at most ${PATH_LIMITS.pathBytes} bytes.`);
+  if (segments[0] === API_SEGMENT)
+    refuse(field, 'reserved', `"${API_SEGMENT}" at the top of a store is the connectors' prefix, not a name.`);
   return fromSegments([...segments]);
 }
 
 /** The entry `name` inside the directory `parent`. */
 export function childOf(parent: FilePath, name: string, field = 'name'): FilePath {
   checkName(name, field);
-  if (parent.path === '' && name === API_SEGMENT) refuse(field, 'reserved', `"${API_SEGMENT}" at the top of a store is the connectors' prefix, not a name.`);
+  if (parent.path === '' && name === API_SEGMENT)
+    refuse(field, 'reserved', `"${API_SEGMENT}" at the top of a store is the connectors' prefix, not a name.`);
   const path = parent.path === '' ? name : `${parent.path}/${name}`;
-  if (Buffer.byteLength(path) > PATH_LIMITS.pathBytes) refuse(field, 'too long', `A path may have at most ${PATH_LIMITS.pathBytes} bytes.`);
+  if (Buffer.byteLength(path) > PATH_LIMITS.pathBytes)
+    refuse(field, 'too long', `A path may have at most ${PATH_LIMITS.pathBytes} bytes.`);
   return fromSegments([...parent.segments, name]);
 }
 

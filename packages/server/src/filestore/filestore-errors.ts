@@ -6,7 +6,10 @@ import { defineErrors } from '../core/errors.js';
  */
 export const fileStoreErrors = defineErrors({
   not_found: { kind: 'not_found', message: 'There is no such file or directory.' },
-  not_empty: { kind: 'invalid', message: 'The directory is not empty; pass recursive: true to remove it with its contents.' },
+  not_empty: {
+    kind: 'invalid',
+    message: 'The directory is not empty; pass recursive: true to remove it with its contents.',
+  },
   storage_limit: { kind: 'too_large', message: 'The file is larger than this store allows.' },
   invalid_path: { kind: 'invalid', message: 'The path is not allowed.' },
   not_a_directory: { kind: 'invalid', message: 'The path names a file, not a directory.' },

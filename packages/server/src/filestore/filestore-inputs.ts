@@ -18,7 +18,10 @@ const MEDIA_TYPE = /^[\w.+-]+\/[\w.+-]+(\s*;\s*[\w.+-]+=("[\x20\x21\x23-\x5b\x5d
 export const isMediaType = (text: string) => text.length <= 255 && MEDIA_TYPE.test(text);
 
 const mime = z.string().refine(isMediaType, { message: 'invalid' });
-const cache = z.string().max(255).refine((s) => !/[\r\n]/.test(s) && isWellFormed(s), { message: 'invalid' });
+const cache = z
+  .string()
+  .max(255)
+  .refine((s) => !/[\r\n]/.test(s) && isWellFormed(s), { message: 'invalid' });
 
 /** Contents as text; with `decode` true they are base64 and decoded to bytes. */
 const contents = {
@@ -47,10 +50,13 @@ export const moveInput = z.object({ newpath: z.string().min(1).max(2048) });
 
 export const removeItemInput = z.object({ recursive: looseBoolean.default(false) });
 
-export const LIST_SORTS = ['name', 'type', 'size', 'mime', 'mtime', 'ctime'] as const;
+const LIST_SORTS = ['name', 'type', 'size', 'mime', 'mtime', 'ctime'] as const;
 
 export const listInput = z.object({
-  type: z.preprocess((v) => (v === 'all' || v === '' ? undefined : typeof v === 'string' ? (TYPE_WORDS[v] ?? v) : v), z.enum(['f', 'd']).optional()),
+  type: z.preprocess(
+    (v) => (v === 'all' || v === '' ? undefined : typeof v === 'string' ? (TYPE_WORDS[v] ?? v) : v),
+    z.enum(['f', 'd']).optional(),
+  ),
   // `path` (the Python connector's example) orders a directory as its names do.
   sort: z.preprocess((v) => (v === 'path' ? 'name' : v), z.enum(LIST_SORTS)).default('name'),
   order: z.enum(['<', '>']).default('<'),

@@ -84,7 +84,14 @@ export function createFileStoreRepo(db: Kysely<Database>, store: string) {
     if (found?.type !== 'd') throw new MissingParentError(path);
   }
   async function lockSubtree(trx: Kysely<Database>, path: string): Promise<void> {
-    if (rowLocks) await trx.selectFrom('file_entries').select('id').where('store', '=', store).where(subtree(path)).forUpdate().execute();
+    if (rowLocks)
+      await trx
+        .selectFrom('file_entries')
+        .select('id')
+        .where('store', '=', store)
+        .where(subtree(path))
+        .forUpdate()
+        .execute();
   }
 
   return {
@@ -101,9 +108,20 @@ export function createFileStoreRepo(db: Kysely<Database>, store: string) {
     /** Enter `entry` in its directory, which must still exist (else MissingParentError). */
     async insert(entry: FileEntry): Promise<void> {
       const values = {
-        id: entry.id, store, path: entry.path, parent: entry.parent, name: entry.name, type: entry.type,
-        size: entry.size, mime: entry.mime, cache: entry.cache, blob_id: entry.blobId, hash: entry.hash,
-        owner: entry.owner, ctime: entry.ctime, mtime: entry.mtime,
+        id: entry.id,
+        store,
+        path: entry.path,
+        parent: entry.parent,
+        name: entry.name,
+        type: entry.type,
+        size: entry.size,
+        mime: entry.mime,
+        cache: entry.cache,
+        blob_id: entry.blobId,
+        hash: entry.hash,
+        owner: entry.owner,
+        ctime: entry.ctime,
+        mtime: entry.mtime,
       };
       try {
         if (entry.parent === '') await db.insertInto('file_entries').values(values).execute();
@@ -149,8 +167,14 @@ export function createFileStoreRepo(db: Kysely<Database>, store: string) {
       let page = q.orderBy(query.sort, direction);
       if (query.sort !== 'name') page = page.orderBy('name', direction);
       const [rows, count] = await Promise.all([
-        page.limit(size).offset(query.start - 1).execute(),
-        q.clearSelect().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+        page
+          .limit(size)
+          .offset(query.start - 1)
+          .execute(),
+        q
+          .clearSelect()
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow(),
       ]);
       return { entries: rows.map(toEntry), total: Number(count.n) };
     },
@@ -167,7 +191,13 @@ export function createFileStoreRepo(db: Kysely<Database>, store: string) {
     },
 
     async hasChildren(path: string): Promise<boolean> {
-      const row = await db.selectFrom('file_entries').select('id').where('store', '=', store).where('parent', '=', path).limit(1).executeTakeFirst();
+      const row = await db
+        .selectFrom('file_entries')
+        .select('id')
+        .where('store', '=', store)
+        .where('parent', '=', path)
+        .limit(1)
+        .executeTakeFirst();
       return row !== undefined;
     },
 
@@ -176,7 +206,12 @@ export function createFileStoreRepo(db: Kysely<Database>, store: string) {
       return db.transaction().execute(async (trx) => {
         await lockSubtree(trx, path);
         // A statement of its own after the locks: it sees what was made inside while they were awaited.
-        const rows = await trx.deleteFrom('file_entries').where('store', '=', store).where(subtree(path)).returning('blob_id').execute();
+        const rows = await trx
+          .deleteFrom('file_entries')
+          .where('store', '=', store)
+          .where(subtree(path))
+          .returning('blob_id')
+          .execute();
         return { count: rows.length, blobIds: rows.flatMap((r) => (r.blob_id ? [r.blob_id] : [])) };
       });
     },
@@ -229,5 +264,3 @@ export function createFileStoreRepo(db: Kysely<Database>, store: string) {
     },
   };
 }
-
-export type FileStoreRepo = ReturnType<typeof createFileStoreRepo>;

@@ -7,12 +7,27 @@ import { newId } from '../core/ids.js';
 import { holds, refusal, servicePermissions, type PermissionStore, type Principal } from '../core/permissions.js';
 import { allowedAnswer, changePermissionsAnswer, permissionsAnswer } from '../core/permission-ops.js';
 import { parseInput } from '../core/validation.js';
-import { BlobTooLargeError, HEAD_BYTES, type BlobStore, type ByteRange, type StoredBlob } from '../storage/blob-store.js';
+import {
+  BlobTooLargeError,
+  HEAD_BYTES,
+  type BlobStore,
+  type ByteRange,
+  type StoredBlob,
+} from '../storage/blob-store.js';
 import { childOf, isWithin, parsePath, type FilePath } from './file-paths.js';
 import { fileStoreErrors } from './filestore-errors.js';
-import { isMediaType, listInput, moveInput, newItemInput, removeItemInput, setItemInput, setOwnerInput, writeInput } from './filestore-inputs.js';
+import {
+  isMediaType,
+  listInput,
+  moveInput,
+  newItemInput,
+  removeItemInput,
+  setItemInput,
+  setOwnerInput,
+  writeInput,
+} from './filestore-inputs.js';
 import { fileStorePermissionDefaults, READ_OPERATIONS } from './filestore-permissions.js';
-import { createFileStoreRepo, DuplicatePathError, MissingParentError, type FileEntry } from './filestore-repo.js';
+import { type createFileStoreRepo, DuplicatePathError, MissingParentError, type FileEntry } from './filestore-repo.js';
 import { mimeOf } from './mime-sniff.js';
 
 /** A body streamed by the transport (a raw `@write` body or a multipart file part). */
@@ -36,7 +51,12 @@ export interface FileContents {
   open(range?: ByteRange): Promise<Readable>;
 }
 
-export type FileOperation = (principal: Principal, path: FilePath, input: Record<string, unknown>, upload?: Upload) => Promise<Record<string, unknown>>;
+type FileOperation = (
+  principal: Principal,
+  path: FilePath,
+  input: Record<string, unknown>,
+  upload?: Upload,
+) => Promise<Record<string, unknown>>;
 
 export interface FileStoreServiceDeps {
   name: string;
@@ -48,10 +68,15 @@ export interface FileStoreServiceDeps {
 }
 
 /** Types a transport declares when it does not know the file's own type. */
-const UNINFORMATIVE_TYPES = new Set(['', 'application/octet-stream', 'application/x-www-form-urlencoded', 'multipart/form-data']);
+const UNINFORMATIVE_TYPES = new Set([
+  '',
+  'application/octet-stream',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data',
+]);
 
 /** The entry as the seed shows it; `header` repeats `cache` under the original's name. */
-export function entryView(entry: FileEntry) {
+function entryView(entry: FileEntry) {
   return {
     name: entry.name,
     type: entry.type,
@@ -77,7 +102,8 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
   const permissions = servicePermissions(deps.permissionStore, deps.name, fileStorePermissionDefaults(options.read));
   const maxBytes = options.maxFileBytes;
 
-  const ownedBy = (principal: Principal, entry: FileEntry | null) => entry !== null && principal.userId !== null && entry.owner === principal.userId;
+  const ownedBy = (principal: Principal, entry: FileEntry | null) =>
+    entry !== null && principal.userId !== null && entry.owner === principal.userId;
 
   /** An operation that concerns no entry (permissions): the caller holds it or is refused. */
   async function guard(op: string, principal: Principal): Promise<void> {
@@ -97,15 +123,25 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
     const entry = path.path === '' ? null : await repo.get(path.path);
     if (path.path !== '' && entry === null) throw fileStoreErrors.not_found();
     if (holds(granted, principal, ownedBy(principal, entry))) return entry;
-    const mayRead = !(READ_OPERATIONS as readonly string[]).includes(op) && (await permissions.allows('getItem', principal, ownedBy(principal, entry)));
+    const mayRead =
+      !(READ_OPERATIONS as readonly string[]).includes(op) &&
+      (await permissions.allows('getItem', principal, ownedBy(principal, entry)));
     throw mayRead ? refusal(granted, principal) : fileStoreErrors.not_found();
   }
 
   const notRoot = (path: FilePath) => {
-    if (path.path === '') throw fileStoreErrors.invalid_path({ fields: [['path', 'invalid']], message: 'The root directory cannot be changed, moved or removed.' });
+    if (path.path === '')
+      throw fileStoreErrors.invalid_path({
+        fields: [['path', 'invalid']],
+        message: 'The root directory cannot be changed, moved or removed.',
+      });
   };
 
-  const tooLarge = () => fileStoreErrors.storage_limit({ message: `The file is larger than this store allows (${maxBytes} bytes).`, body: { result: 0 } });
+  const tooLarge = () =>
+    fileStoreErrors.storage_limit({
+      message: `The file is larger than this store allows (${maxBytes} bytes).`,
+      body: { result: 0 },
+    });
 
   async function putBlob(stream: Readable): Promise<StoredBlob> {
     try {
@@ -117,23 +153,38 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
   }
 
   /** Store the contents of an upload or of the `contents` text (base64 with `decode`); null when none was given. */
-  async function storeContents(upload: Upload | undefined, text: string | undefined, decode: boolean): Promise<StoredBlob | null> {
+  async function storeContents(
+    upload: Upload | undefined,
+    text: string | undefined,
+    decode: boolean,
+  ): Promise<StoredBlob | null> {
     if (upload) {
       if (upload.size !== undefined && upload.size > maxBytes) throw tooLarge();
       return putBlob(upload.stream);
     }
     if (text === undefined) return null;
-    if (decode && !/^[A-Za-z0-9+/_\-=\s]*$/.test(text)) throw commonErrors.validation_failure({ fields: [['contents', 'invalid']] });
+    if (decode && !/^[A-Za-z0-9+/_\-=\s]*$/.test(text))
+      throw commonErrors.validation_failure({ fields: [['contents', 'invalid']] });
     const bytes = decode ? Buffer.from(text, 'base64') : Buffer.from(text, 'utf8');
     if (bytes.length > maxBytes) throw tooLarge();
     return putBlob(Readable.from(bytes.length > 0 ? [bytes] : []));
   }
 
   /** The caller's `mime`, else a type the transport declared, else from the name, else sniffed. */
-  function chooseMime(name: string, blob: StoredBlob, explicit: string | undefined, upload: Upload | undefined): string {
+  function chooseMime(
+    name: string,
+    blob: StoredBlob,
+    explicit: string | undefined,
+    upload: Upload | undefined,
+  ): string {
     if (explicit) return explicit;
     const declared = upload?.mime?.trim();
-    if (declared && isMediaType(declared) && !UNINFORMATIVE_TYPES.has(declared.split(';')[0]?.trim().toLowerCase() ?? '')) return declared;
+    if (
+      declared &&
+      isMediaType(declared) &&
+      !UNINFORMATIVE_TYPES.has(declared.split(';')[0]?.trim().toLowerCase() ?? '')
+    )
+      return declared;
     return mimeOf(name, blob.head, blob.size <= HEAD_BYTES);
   }
 
@@ -146,7 +197,15 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
     // Each failed compare-and-set means another write succeeded, so this ends; a fixed number of
     // tries answered 404 to some of 50 concurrent writers on PostgreSQL (filestore-races.test.ts).
     for (;;) {
-      if (await repo.replaceContents(entry.id, expected, { blobId: blob.id, size: blob.size, hash: blob.hash, mime, mtime: clock.now() })) {
+      if (
+        await repo.replaceContents(entry.id, expected, {
+          blobId: blob.id,
+          size: blob.size,
+          hash: blob.hash,
+          mime,
+          mtime: clock.now(),
+        })
+      ) {
         await dropBlob(expected);
         return;
       }
@@ -159,12 +218,29 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
   }
 
   /** Enter a file with stored contents; false when the path exists (the blob is then still the caller's). */
-  async function insertFile(principal: Principal, path: FilePath, blob: StoredBlob, mime: string, cache: string): Promise<boolean> {
+  async function insertFile(
+    principal: Principal,
+    path: FilePath,
+    blob: StoredBlob,
+    mime: string,
+    cache: string,
+  ): Promise<boolean> {
     const now = clock.now();
     try {
       await repo.insert({
-        id: newId(), path: path.path, parent: path.parent, name: path.name, type: 'f', size: blob.size, mime, cache,
-        blobId: blob.id, hash: blob.hash, owner: principal.userId, ctime: now, mtime: now,
+        id: newId(),
+        path: path.path,
+        parent: path.parent,
+        name: path.name,
+        type: 'f',
+        size: blob.size,
+        mime,
+        cache,
+        blobId: blob.id,
+        hash: blob.hash,
+        owner: principal.userId,
+        ctime: now,
+        mtime: now,
       });
       return true;
     } catch (err) {
@@ -175,7 +251,13 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
     }
   }
 
-  async function createFile(principal: Principal, path: FilePath, blob: StoredBlob, mime: string, cache: string): Promise<void> {
+  async function createFile(
+    principal: Principal,
+    path: FilePath,
+    blob: StoredBlob,
+    mime: string,
+    cache: string,
+  ): Promise<void> {
     if (await insertFile(principal, path, blob, mime, cache)) return;
     await dropBlob(blob.id);
     throw commonErrors.validation_failure({ fields: [['name', 'exists']], body: { result: 0 } });
@@ -208,22 +290,36 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
       const values = parseInput(newItemInput, input);
       await directoryFor('newItem', principal, dir);
       const path = childOf(dir, values.name);
-      if (await repo.get(path.path)) throw commonErrors.validation_failure({ fields: [['name', 'exists']], body: { result: 0 } });
+      if (await repo.get(path.path))
+        throw commonErrors.validation_failure({ fields: [['name', 'exists']], body: { result: 0 } });
       const cache = values.cache ?? values.header ?? '';
       if (values.type === 'd') {
         const now = clock.now();
         try {
           await repo.insert({
-            id: newId(), path: path.path, parent: path.parent, name: path.name, type: 'd', size: 0, mime: '', cache,
-            blobId: null, hash: null, owner: principal.userId, ctime: now, mtime: now,
+            id: newId(),
+            path: path.path,
+            parent: path.parent,
+            name: path.name,
+            type: 'd',
+            size: 0,
+            mime: '',
+            cache,
+            blobId: null,
+            hash: null,
+            owner: principal.userId,
+            ctime: now,
+            mtime: now,
           });
         } catch (err) {
-          if (err instanceof DuplicatePathError) throw commonErrors.validation_failure({ fields: [['name', 'exists']], body: { result: 0 } });
+          if (err instanceof DuplicatePathError)
+            throw commonErrors.validation_failure({ fields: [['name', 'exists']], body: { result: 0 } });
           if (err instanceof MissingParentError) throw fileStoreErrors.not_found();
           throw err;
         }
       } else {
-        const blob = (await storeContents(upload, values.contents, values.decode)) ?? (await putBlob(Readable.from([])));
+        const blob =
+          (await storeContents(upload, values.contents, values.decode)) ?? (await putBlob(Readable.from([])));
         await createFile(principal, path, blob, chooseMime(path.name, blob, values.mime, upload), cache);
       }
       return { result: 1, success: [path.name] };
@@ -235,13 +331,17 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
       const entry = (await authorize('setItem', principal, path)) as FileEntry;
       const cache = values.cache ?? values.header;
       if (entry.type === 'd') {
-        if (values.contents !== undefined || upload) throw fileStoreErrors.not_a_file({ fields: [['contents', 'invalid']] });
+        if (values.contents !== undefined || upload)
+          throw fileStoreErrors.not_a_file({ fields: [['contents', 'invalid']] });
         if (cache !== undefined) await repo.updateMeta(entry.id, { cache, mtime: clock.now() });
         return { result: 1 };
       }
       const blob = await storeContents(upload, values.contents, values.decode);
       if (blob) await replaceContents(entry, blob, chooseMime(entry.name, blob, values.mime, upload));
-      const meta = { ...(values.mime !== undefined && !blob ? { mime: values.mime } : {}), ...(cache !== undefined ? { cache } : {}) };
+      const meta = {
+        ...(values.mime !== undefined && !blob ? { mime: values.mime } : {}),
+        ...(cache !== undefined ? { cache } : {}),
+      };
       if (Object.keys(meta).length > 0) await repo.updateMeta(entry.id, { ...meta, mtime: clock.now() });
       return { result: 1 };
     },
@@ -250,7 +350,8 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
     async write(principal, path, input, upload) {
       const values = parseInput(writeInput, input);
       notRoot(path);
-      if (!upload && values.contents === undefined) throw commonErrors.validation_failure({ fields: [['contents', 'required']] });
+      if (!upload && values.contents === undefined)
+        throw commonErrors.validation_failure({ fields: [['contents', 'required']] });
       const existing = await repo.get(path.path);
       if (existing === null) {
         await directoryFor('newItem', principal, parsePath(path.parent));
@@ -277,21 +378,34 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
       await authorize('move', principal, path);
       const target = parsePath(newpath, 'newpath');
       if (target.path === '' || isWithin(target, path)) {
-        throw commonErrors.validation_failure({ fields: [['newpath', 'invalid']], message: 'A path cannot move onto the root or into itself.', body: { result: false } });
+        throw commonErrors.validation_failure({
+          fields: [['newpath', 'invalid']],
+          message: 'A path cannot move onto the root or into itself.',
+          body: { result: false },
+        });
       }
       // Moving into a directory creates there: it needs what newItem there needs.
       try {
         await directoryFor('newItem', principal, parsePath(target.parent));
       } catch (err) {
-        if (isRoostError(err) && err.code === 'not_found') throw fileStoreErrors.not_found({ message: 'The directory of newpath does not exist.', fields: [['newpath', 'not_found']] });
+        if (isRoostError(err) && err.code === 'not_found')
+          throw fileStoreErrors.not_found({
+            message: 'The directory of newpath does not exist.',
+            fields: [['newpath', 'not_found']],
+          });
         throw err;
       }
       try {
         if (await repo.get(target.path)) throw new DuplicatePathError(target.path);
         await repo.moveTree(path.path, target, clock.now());
       } catch (err) {
-        if (err instanceof DuplicatePathError) throw commonErrors.validation_failure({ fields: [['newpath', 'exists']], body: { result: false } });
-        if (err instanceof MissingParentError) throw fileStoreErrors.not_found({ message: 'The directory of newpath does not exist.', fields: [['newpath', 'not_found']] });
+        if (err instanceof DuplicatePathError)
+          throw commonErrors.validation_failure({ fields: [['newpath', 'exists']], body: { result: false } });
+        if (err instanceof MissingParentError)
+          throw fileStoreErrors.not_found({
+            message: 'The directory of newpath does not exist.',
+            fields: [['newpath', 'not_found']],
+          });
         throw err;
       }
       return { result: true };
@@ -301,7 +415,8 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
       const { recursive } = parseInput(removeItemInput, input);
       notRoot(path);
       const entry = (await authorize('removeItem', principal, path)) as FileEntry;
-      if (entry.type === 'd' && !recursive && (await repo.hasChildren(entry.path))) throw fileStoreErrors.not_empty({ body: { result: 0 } });
+      if (entry.type === 'd' && !recursive && (await repo.hasChildren(entry.path)))
+        throw fileStoreErrors.not_empty({ body: { result: 0 } });
       const { count, blobIds } = await repo.removeTree(entry.path);
       await Promise.all(blobIds.map(dropBlob));
       return { result: count };
@@ -343,7 +458,12 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
       notRoot(path);
       const entry = (await authorize('setOwner', principal, path)) as FileEntry;
       const userId = owner === undefined ? null : await repo.userIdOf(owner);
-      if (!userId) throw commonErrors.validation_failure({ fields: [['owner', 'unknown_user']], message: 'There is no such user.', body: { result: false } });
+      if (!userId)
+        throw commonErrors.validation_failure({
+          fields: [['owner', 'unknown_user']],
+          message: 'There is no such user.',
+          body: { result: false },
+        });
       await repo.setOwner(entry.id, userId);
       return { result: true };
     },
@@ -362,7 +482,13 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
     /** How many files the store holds and their bytes (the admin dashboard; no permission check: callers are administrators). */
     usage: () => deps.repo.usage(),
     /** Run an operation by its wire name; throws RoostError on every refusal. */
-    run(op: string, principal: Principal, path: FilePath, input: Record<string, unknown>, upload?: Upload): Promise<Record<string, unknown>> {
+    run(
+      op: string,
+      principal: Principal,
+      path: FilePath,
+      input: Record<string, unknown>,
+      upload?: Upload,
+    ): Promise<Record<string, unknown>> {
       const operation = operations[op];
       if (!operation) throw new TypeError(`no file store operation ${op}`);
       return operation(principal, path, input, upload);

@@ -10,7 +10,6 @@ import { createFileStoreService, type FileStore } from './filestore-service.js';
 export type { FileStore, FileContents, Upload } from './filestore-service.js';
 export { childOf, parsePath, pathOf, ROOT, API_SEGMENT, type FilePath } from './file-paths.js';
 export { fileStoreErrors } from './filestore-errors.js';
-export { fileStorePermissionDefaults } from './filestore-permissions.js';
 
 export interface FileStoreDeps {
   db: Kysely<Database>;
@@ -30,7 +29,17 @@ export interface FileStores {
 export function createFileStores(deps: FileStoreDeps): FileStores {
   const stores = new Map<string, FileStore>();
   for (const [name, options] of Object.entries(deps.config.fileStores)) {
-    stores.set(name, createFileStoreService({ name, options, repo: createFileStoreRepo(deps.db, name), blobs: deps.blobs.forStore(name), clock: deps.clock, permissionStore: deps.permissionStore }));
+    stores.set(
+      name,
+      createFileStoreService({
+        name,
+        options,
+        repo: createFileStoreRepo(deps.db, name),
+        blobs: deps.blobs.forStore(name),
+        clock: deps.clock,
+        permissionStore: deps.permissionStore,
+      }),
+    );
   }
   return {
     names: [...stores.keys()],

@@ -3,7 +3,7 @@ import { RoostError } from '../core/errors.js';
 import { ANONYMOUS_CALLER, type Caller, type UserService } from '../users/index.js';
 
 /** The cookie `signin` sets (the original's name). */
-export const AUTH_COOKIE = 'auth';
+const AUTH_COOKIE = 'auth';
 
 export interface RequestCaller extends Caller {
   /** How the token came: a header (never a CSRF risk) or the browser's cookie. */
@@ -84,7 +84,11 @@ export function assertSameOrigin(request: FastifyRequest, trustedOrigins: readon
       if (referer !== undefined && hostOf(referer) === request.headers.host) return;
     }
   }
-  throw new RoostError('forbidden', 'cross_site_request', 'Cross-site requests authenticated by cookie are not accepted.');
+  throw new RoostError(
+    'forbidden',
+    'cross_site_request',
+    'Cross-site requests authenticated by cookie are not accepted.',
+  );
 }
 
 /** The host of an Origin or Referer; null when it cannot be parsed (treated as foreign). */
@@ -96,7 +100,12 @@ function hostOf(url: string): string | null {
   }
 }
 
-export function setAuthCookie(request: FastifyRequest, reply: FastifyReply, token: string, maxAgeSeconds: number): void {
+export function setAuthCookie(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  token: string,
+  maxAgeSeconds: number,
+): void {
   reply.setCookie(AUTH_COOKIE, token, {
     path: '/',
     httpOnly: true,
@@ -115,7 +124,11 @@ export function clearAuthCookie(request: FastifyRequest, reply: FastifyReply): v
  * forged by another site; a token in a header never is. Every route module calls this for its
  * writes, so the rule lives here once.
  */
-export function assertWriteOrigin(request: FastifyRequest, caller: RequestCaller, trustedOrigins: readonly string[]): void {
+export function assertWriteOrigin(
+  request: FastifyRequest,
+  caller: RequestCaller,
+  trustedOrigins: readonly string[],
+): void {
   if (caller.via === 'cookie') assertSameOrigin(request, trustedOrigins);
 }
 

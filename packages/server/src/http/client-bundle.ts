@@ -3,9 +3,9 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 
 /** Where a page loads the connector: `<script type="module">import { users } from '/static/roost-client.js'</script>`. */
-export const CLIENT_BUNDLE_PATH = '/static/roost-client.js';
+const CLIENT_BUNDLE_PATH = '/static/roost-client.js';
 
-export interface ClientBundle {
+interface ClientBundle {
   code: string;
   etag: string;
 }
@@ -18,7 +18,7 @@ let building: Promise<ClientBundle> | undefined;
  * Roost runs its sources through tsx without a build step, and tsx brings esbuild along, so
  * building here adds no tool and cannot serve a bundle older than the sources (docs/decisions.md).
  */
-export function clientBundle(): Promise<ClientBundle> {
+function clientBundle(): Promise<ClientBundle> {
   building ??= build();
   // A failed build (esbuild missing, say) is tried again by the next request.
   building.catch(() => {

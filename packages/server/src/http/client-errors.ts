@@ -4,7 +4,11 @@ import { failureBody } from './error-handler.js';
 
 /** Parser errors and what the client is told about them. */
 const PARSER_ERRORS: Record<string, { status: number; code: string; message: string }> = {
-  HPE_HEADER_OVERFLOW: { status: 431, code: 'headers_too_large', message: 'The request line and headers are too large (at most 16 KiB).' },
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    code: 'headers_too_large',
+    message: 'The request line and headers are too large (at most 16 KiB).',
+  },
   ERR_HTTP_REQUEST_TIMEOUT: { status: 408, code: 'request_timeout', message: 'The request took too long to arrive.' },
 };
 const MALFORMED = { status: 400, code: 'malformed_request', message: 'The request cannot be parsed as HTTP.' };

@@ -18,7 +18,10 @@ export function installCors(app: FastifyInstance, origins: readonly string[]): v
     reply.header('access-control-expose-headers', 'etag, content-range, accept-ranges');
     if (request.method === 'OPTIONS') {
       reply.header('access-control-allow-methods', 'GET, POST, PUT, DELETE, OPTIONS');
-      reply.header('access-control-allow-headers', 'content-type, x-auth-token, authorization, range, if-none-match, if-modified-since, if-range');
+      reply.header(
+        'access-control-allow-headers',
+        'content-type, x-auth-token, authorization, range, if-none-match, if-modified-since, if-range',
+      );
       reply.header('access-control-max-age', '3600');
       return reply.code(204).send();
     }

@@ -27,9 +27,17 @@ declare module 'fastify' {
 
 /** Safe texts for Fastify's own errors; anything else falls back to the status' text. */
 const FASTIFY_ERRORS: Record<string, { status: number; code: string; message: string }> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'unsupported_media_type', message: 'Send JSON (application/json) or form fields.' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    status: 415,
+    code: 'unsupported_media_type',
+    message: 'Send JSON (application/json) or form fields.',
+  },
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'body_too_large', message: 'The request body is too large.' },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'malformed_request', message: 'The Content-Length does not match the body.' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
+    status: 400,
+    code: 'malformed_request',
+    message: 'The Content-Length does not match the body.',
+  },
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'malformed_body', message: 'The JSON body is empty.' },
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'malformed_json', message: 'The body is not valid JSON.' },
 };
@@ -41,7 +49,12 @@ const GENERIC: Record<number, string> = {
   500: 'Something went wrong on our side.',
 };
 
-export function failureBody(code: string, message: string, fields: FieldProblem[] = [], extra: Record<string, unknown> = {}) {
+export function failureBody(
+  code: string,
+  message: string,
+  fields: FieldProblem[] = [],
+  extra: Record<string, unknown> = {},
+) {
   return { result: false, code, message, messages: [message, ...fields], invalid: fields, ...extra };
 }
 
@@ -60,11 +73,15 @@ export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
     if (isRoostError(error)) {
       const status =
-        error.kind === 'invalid' ? (request.routeOptions.config.validationStatus ?? STATUS.invalid) : STATUS[error.kind];
+        error.kind === 'invalid'
+          ? (request.routeOptions.config.validationStatus ?? STATUS.invalid)
+          : STATUS[error.kind];
       if (status >= 500) request.log.error({ err: error.cause ?? error, code: error.code }, error.message);
       else request.log.info({ code: error.code }, error.message);
-      if (error.kind === 'unauthenticated' && error.code === 'not_signed_in') reply.header('www-authenticate', 'Bearer');
-      if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
+      if (error.kind === 'unauthenticated' && error.code === 'not_signed_in')
+        reply.header('www-authenticate', 'Bearer');
+      if (error.retryAfterSeconds !== undefined)
+        reply.header('retry-after', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
       return fail(request, reply, status, failureBody(error.code, error.message, error.fields, error.body));
     }
     const fastifyError = error as FastifyError;
@@ -74,7 +91,10 @@ export function installErrorHandler(app: FastifyInstance): void {
       return fail(request, reply, known.status, failureBody(known.code, known.message));
     }
     // JSON.parse failures from the content-type parser carry 400 and no Fastify code.
-    const status = typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500 ? fastifyError.statusCode : 500;
+    const status =
+      typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500
+        ? fastifyError.statusCode
+        : 500;
     if (status >= 500) {
       // A streamed answer whose client hung up before the first byte: nobody to tell, nothing broken.
       if (request.raw.destroyed) request.log.info({ err: error }, 'the client went away');
@@ -82,8 +102,16 @@ export function installErrorHandler(app: FastifyInstance): void {
       return fail(request, reply, 500, failureBody('internal_error', GENERIC[500] ?? ''));
     }
     request.log.info({ err: error }, 'client error');
-    const message = error instanceof SyntaxError ? 'The body is not valid JSON.' : (GENERIC[status] ?? 'The request cannot be served.');
-    return fail(request, reply, status, failureBody(error instanceof SyntaxError ? 'malformed_json' : 'bad_request', message));
+    const message =
+      error instanceof SyntaxError
+        ? 'The body is not valid JSON.'
+        : (GENERIC[status] ?? 'The request cannot be served.');
+    return fail(
+      request,
+      reply,
+      status,
+      failureBody(error instanceof SyntaxError ? 'malformed_json' : 'bad_request', message),
+    );
   });
 
   app.setNotFoundHandler((request, reply) => {

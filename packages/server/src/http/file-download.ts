@@ -9,14 +9,21 @@ import { failureBody } from './error-handler.js';
  * in a sandbox (CSP), so an uploaded HTML page cannot run script on Roost's origin, where the
  * `auth` cookie lives.
  */
-export async function sendFile(request: FastifyRequest, reply: FastifyReply, file: FileContents): Promise<FastifyReply> {
+export async function sendFile(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  file: FileContents,
+): Promise<FastifyReply> {
   const etag = `"${file.hash}"`;
   const lastModified = new Date(Math.floor(file.mtime / 1000) * 1000).toUTCString();
   reply.header('etag', etag);
   reply.header('last-modified', lastModified);
   reply.header('cache-control', cacheControlOf(file.cache));
   reply.header('accept-ranges', 'bytes');
-  reply.header('content-security-policy', "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; media-src 'self'; sandbox");
+  reply.header(
+    'content-security-policy',
+    "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; media-src 'self'; sandbox",
+  );
   // Other sites may embed a file (a public store's images); a private one needs a token or the
   // cookie, which SameSite=Lax does not send with another site's <img>.
   reply.header('cross-origin-resource-policy', 'cross-origin');
@@ -29,7 +36,9 @@ export async function sendFile(request: FastifyRequest, reply: FastifyReply, fil
   if (range === 'unsatisfiable') {
     reply.header('content-range', `bytes */${file.size}`);
     reply.header('content-type', 'application/json; charset=utf-8');
-    return reply.code(416).send(failureBody('range_not_satisfiable', `The range is outside the file (${file.size} bytes).`));
+    return reply
+      .code(416)
+      .send(failureBody('range_not_satisfiable', `The range is outside the file (${file.size} bytes).`));
   }
   const length = range ? range.end - range.start + 1 : file.size;
   reply.header('content-length', String(length));
@@ -50,15 +59,19 @@ function servableType(mime: string): string {
   return type && /^[\x20-\x7e]+$/.test(type) ? type : 'application/octet-stream';
 }
 
-const CACHE_DIRECTIVE = /^(public|private|no-cache|no-store|no-transform|must-revalidate|proxy-revalidate|immutable|must-understand|(max-age|s-maxage|stale-while-revalidate|stale-if-error)=\d{1,10})$/i;
+const CACHE_DIRECTIVE =
+  /^(public|private|no-cache|no-store|no-transform|must-revalidate|proxy-revalidate|immutable|must-understand|(max-age|s-maxage|stale-while-revalidate|stale-if-error)=\d{1,10})$/i;
 
 /**
  * The file's `cache` slot when it holds a Cache-Control value (directives only; the original's
  * `header` slot also held other things, such as `origin=local`, which are not sent). Otherwise
  * `private, no-cache`: caches keep the file but ask again, cheaply, with its ETag.
  */
-export function cacheControlOf(cache: string): string {
-  const directives = cache.split(',').map((d) => d.trim()).filter((d) => d !== '');
+function cacheControlOf(cache: string): string {
+  const directives = cache
+    .split(',')
+    .map((d) => d.trim())
+    .filter((d) => d !== '');
   if (directives.length > 0 && directives.every((d) => CACHE_DIRECTIVE.test(d))) return directives.join(', ');
   return 'private, no-cache';
 }
@@ -66,7 +79,8 @@ export function cacheControlOf(cache: string): string {
 /** If-None-Match wins over If-Modified-Since (RFC 9110 §13.2.2). */
 function notModified(request: FastifyRequest, etag: string, mtime: number): boolean {
   const noneMatch = request.headers['if-none-match'];
-  if (noneMatch !== undefined) return noneMatch.trim() === '*' || noneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+  if (noneMatch !== undefined)
+    return noneMatch.trim() === '*' || noneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
   const since = request.headers['if-modified-since'];
   if (since === undefined) return false;
   const time = Date.parse(since);
@@ -78,7 +92,12 @@ function notModified(request: FastifyRequest, etag: string, mtime: number): bool
  * header or an If-Range that no longer matches mean the whole file (RFC 9110 allows ignoring
  * Range); a range wholly past the end is unsatisfiable.
  */
-function rangeOf(request: FastifyRequest, etag: string, lastModified: string, size: number): { start: number; end: number } | 'unsatisfiable' | null {
+function rangeOf(
+  request: FastifyRequest,
+  etag: string,
+  lastModified: string,
+  size: number,
+): { start: number; end: number } | 'unsatisfiable' | null {
   const header = request.headers.range;
   if (header === undefined) return null;
   const ifRange = request.headers['if-range'];

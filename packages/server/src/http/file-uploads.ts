@@ -17,7 +17,8 @@ const FORM = 'application/x-www-form-urlencoded';
 const JSON_TYPE = 'application/json';
 const MULTIPART = 'multipart/form-data';
 
-export const mediaTypeOf = (request: FastifyRequest) => (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+const mediaTypeOf = (request: FastifyRequest) =>
+  (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
 
 export function pathnameOf(request: FastifyRequest): string {
   const url = request.raw.url ?? '/';
@@ -37,7 +38,8 @@ function isRawUpload(request: FastifyRequest): boolean {
   return request.method === 'PUT' || !(type === '' || type === JSON_TYPE || type === FORM);
 }
 
-const frameworkError = (message: string, code: string, statusCode: number) => Object.assign(new Error(message), { code, statusCode });
+const frameworkError = (message: string, code: string, statusCode: number) =>
+  Object.assign(new Error(message), { code, statusCode });
 
 /** Read a whole (small) body as text, refusing more than `limit` bytes. */
 function readText(payload: Readable, limit: number): Promise<string> {
@@ -64,7 +66,10 @@ function readText(payload: Readable, limit: number): Promise<string> {
  * one parser that passes a raw upload on as a stream and reads the rest as JSON or form fields,
  * like the other routes do; any other type is 415.
  */
-export async function installUploadParsers(app: FastifyInstance, options: { bodyLimit: number; largestFile: number }): Promise<void> {
+export async function installUploadParsers(
+  app: FastifyInstance,
+  options: { bodyLimit: number; largestFile: number },
+): Promise<void> {
   app.removeAllContentTypeParsers();
   await app.register(multipart, {
     throwFileSizeLimit: false,
@@ -115,12 +120,22 @@ export type RunWithValues = (values: Record<string, unknown>, upload?: Upload) =
  * takes one (`takesUpload`): the raw body, or the first file part of a multipart body (the
  * fields before it count, as HTML forms send them first).
  */
-export async function runWithBody(request: FastifyRequest, takesUpload: boolean, maxFileBytes: number, run: RunWithValues): Promise<Record<string, unknown>> {
+export async function runWithBody(
+  request: FastifyRequest,
+  takesUpload: boolean,
+  maxFileBytes: number,
+  run: RunWithValues,
+): Promise<Record<string, unknown>> {
   if (takesUpload && request.body instanceof Readable) {
-    return run(queryValues(request), { stream: uploadStream(request.raw), mime: request.headers['content-type'], size: declaredSize(request) });
+    return run(queryValues(request), {
+      stream: uploadStream(request.raw),
+      mime: request.headers['content-type'],
+      size: declaredSize(request),
+    });
   }
   // Fastify parses no empty body: an empty PUT (only `@write` takes PUT) is a file of 0 bytes.
-  if (takesUpload && request.method === 'PUT') return run(queryValues(request), { stream: Readable.from([]), mime: request.headers['content-type'], size: 0 });
+  if (takesUpload && request.method === 'PUT')
+    return run(queryValues(request), { stream: Readable.from([]), mime: request.headers['content-type'], size: 0 });
   if (!takesUpload || !request.isMultipart()) return run(requestValues(request));
   const values: Record<string, unknown> = { ...queryValues(request) };
   let result: Record<string, unknown> | undefined;
@@ -144,15 +159,23 @@ export async function runWithBody(request: FastifyRequest, takesUpload: boolean,
           part.file.resume();
         }
       } else if (typeof part.value === 'string') {
-        if (part.value.includes('\u0000')) throw new RoostError('malformed', 'nul_character', 'Text may not contain the NUL character.');
+        if (part.value.includes('\u0000'))
+          throw new RoostError('malformed', 'nul_character', 'Text may not contain the NUL character.');
         values[part.fieldname] = part.value;
       }
     }
   } catch (err) {
     // Once the body has failed, a non-Roost error of the operation is its consequence (a stream
     // destroyed before the operation got to read it fails with an error of its own).
-    const fromBody = !isRoostError(err) && (bodyError !== undefined || (err !== operationError && !hasClientStatus(err)));
-    if (fromBody) throw new RoostError('malformed', 'malformed_multipart', 'The multipart body is malformed (no boundary, or cut short).', { cause: err });
+    const fromBody =
+      !isRoostError(err) && (bodyError !== undefined || (err !== operationError && !hasClientStatus(err)));
+    if (fromBody)
+      throw new RoostError(
+        'malformed',
+        'malformed_multipart',
+        'The multipart body is malformed (no boundary, or cut short).',
+        { cause: err },
+      );
     throw err;
   }
   return result ?? run(values);

@@ -1,7 +1,17 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import { ROOST_VERSION } from '../core/version.js';
 
-type ContentTypeParser = (request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => void;
+type ContentTypeParser = (
+  request: FastifyRequest,
+  body: string | Buffer,
+  done: (err: Error | null, body?: unknown) => void,
+) => void;
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
@@ -41,7 +51,11 @@ export interface HttpServices {
  * refused: sign-in stays guarded by the per-account lockout, which is in the database. Commands
  * fail at once while disconnected instead of queueing, so a request never waits for Redis.
  */
-function sharedCounters(app: FastifyInstance, log: FastifyBaseLogger, redisUrl: string | undefined): { redis: Redis; skipOnError: true; nameSpace: string } | Record<string, never> {
+function sharedCounters(
+  app: FastifyInstance,
+  log: FastifyBaseLogger,
+  redisUrl: string | undefined,
+): { redis: Redis; skipOnError: true; nameSpace: string } | Record<string, never> {
   if (!redisUrl) return {};
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 });
   let down = false;
@@ -60,7 +74,11 @@ function sharedCounters(app: FastifyInstance, log: FastifyBaseLogger, redisUrl: 
 }
 
 /** The Fastify app with every route; `listen` is the caller's business (tests listen on port 0). */
-export async function buildHttp(services: HttpServices, config: Config, log: FastifyBaseLogger): Promise<FastifyInstance> {
+export async function buildHttp(
+  services: HttpServices,
+  config: Config,
+  log: FastifyBaseLogger,
+): Promise<FastifyInstance> {
   const metrics = config.metrics.enabled ? createHttpMetrics() : null;
   const app = Fastify({
     // Fastify's own logger stays off: with one, Fastify adds listeners and clock readings to
@@ -104,12 +122,20 @@ export async function buildHttp(services: HttpServices, config: Config, log: Fas
   // header `contentType`); such a body is read as JSON. Any other unknown type is refused.
   app.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
     if (request.headers['content-type'] === undefined) return jsonParser(request, body, done);
-    done(Object.assign(new Error('unsupported media type'), { code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 }), undefined);
+    done(
+      Object.assign(new Error('unsupported media type'), { code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 }),
+      undefined,
+    );
   });
 
   installSecurityHeaders(app);
   installRequestLog(app, log, config.logRequests);
-  if (metrics) await registerMetrics(app, metrics, { allow: config.metrics.allow, users: services.users, mailQueue: services.mailQueueCounts });
+  if (metrics)
+    await registerMetrics(app, metrics, {
+      allow: config.metrics.allow,
+      users: services.users,
+      mailQueue: services.mailQueueCounts,
+    });
 
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: config.bodyLimit });

@@ -54,9 +54,25 @@ export interface HttpMetrics {
 export function createHttpMetrics(): HttpMetrics {
   const own = new Registry();
   const registers = [own];
-  const requests = new Counter({ name: 'roost_http_requests_total', help: 'HTTP requests answered, by method, route pattern and status.', labelNames: ['method', 'route', 'status'], registers });
-  const latency = new Histogram({ name: 'roost_http_request_duration_seconds', help: 'Time from request to answer, by method and route pattern.', labelNames: ['method', 'route'], buckets: LATENCY_BUCKETS, registers });
-  const throttled = new Counter({ name: 'roost_http_throttled_requests_total', help: 'Requests refused with 429 (rate limits, sign-in throttling, mail limits), by route pattern.', labelNames: ['route'], registers });
+  const requests = new Counter({
+    name: 'roost_http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status.',
+    labelNames: ['method', 'route', 'status'],
+    registers,
+  });
+  const latency = new Histogram({
+    name: 'roost_http_request_duration_seconds',
+    help: 'Time from request to answer, by method and route pattern.',
+    labelNames: ['method', 'route'],
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const throttled = new Counter({
+    name: 'roost_http_throttled_requests_total',
+    help: 'Requests refused with 429 (rate limits, sign-in throttling, mail limits), by route pattern.',
+    labelNames: ['route'],
+    registers,
+  });
   new Counter({
     name: 'roost_signin_failures_total',
     help: 'Sign-ins refused for a wrong identity or password or a locked account (every sign-in route; counted by this process).',
@@ -82,7 +98,10 @@ export function createHttpMetrics(): HttpMetrics {
   // The labelled series of each method, route and status, looked up once: prom-client hashes a
   // label object on every call. Bounded: routes are patterns, and every URL that no route
   // matches shares the label `unmatched`.
-  const series = new Map<string, { count: ReturnType<typeof requests.labels>; time: ReturnType<typeof latency.labels> }>();
+  const series = new Map<
+    string,
+    { count: ReturnType<typeof requests.labels>; time: ReturnType<typeof latency.labels> }
+  >();
   const record = (request: FastifyRequest, reply: FastifyReply) => {
     const method = request.method;
     // `request.routeOptions` builds a new object on every read (it cost getItem a seventh of its
@@ -116,7 +135,11 @@ declare module 'fastify' {
  * before the routes: each route's handler is wrapped to note its pattern on the request (a
  * function call; `request.routeOptions` would build an object for every request).
  */
-export async function registerMetrics(app: FastifyInstance, metrics: HttpMetrics, options: MetricsOptions): Promise<void> {
+export async function registerMetrics(
+  app: FastifyInstance,
+  metrics: HttpMetrics,
+  options: MetricsOptions,
+): Promise<void> {
   app.decorateRequest('metricsRoute', null);
   // On the root instance, not in a plugin: every route is counted, pages included.
   app.addHook('onResponse', (request, reply, done) => {
@@ -137,7 +160,9 @@ export async function registerMetrics(app: FastifyInstance, metrics: HttpMetrics
     help: 'Open HTTP connections of this process.',
     registers,
     async collect() {
-      this.set(await new Promise<number>((resolve) => app.server.getConnections((err, count) => resolve(err ? 0 : count))));
+      this.set(
+        await new Promise<number>((resolve) => app.server.getConnections((err, count) => resolve(err ? 0 : count))),
+      );
     },
   });
   const mailQueue = options.mailQueue;
@@ -165,12 +190,16 @@ export async function registerMetrics(app: FastifyInstance, metrics: HttpMetrics
 
 async function assertAdmin(request: FastifyRequest, users: UserService): Promise<void> {
   const caller = await callerOf(request, users);
-  if (!caller.user) throw commonErrors.not_signed_in({ message: 'Sign in as an administrator, or scrape from an address in metrics.allow.' });
-  if (!caller.user.groups.includes(ADMINS)) throw commonErrors.not_allowed({ message: 'Only administrators may read the metrics.' });
+  if (!caller.user)
+    throw commonErrors.not_signed_in({
+      message: 'Sign in as an administrator, or scrape from an address in metrics.allow.',
+    });
+  if (!caller.user.groups.includes(ADMINS))
+    throw commonErrors.not_allowed({ message: 'Only administrators may read the metrics.' });
 }
 
 /** Whether an address is one of `entries` (addresses or CIDR ranges, IPv4 or IPv6; an IPv4-mapped IPv6 address counts as IPv4). */
-export function allowList(entries: readonly string[]): (address: string) => boolean {
+function allowList(entries: readonly string[]): (address: string) => boolean {
   if (entries.length === 0) return () => false;
   const list = new BlockList();
   for (const entry of entries) {

@@ -40,7 +40,7 @@ class RequestLogger implements FastifyBaseLogger {
   static {
     // One function per level on the prototype (not per instance): the request's logger passes the call on.
     for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const) {
-      this.prototype[level] = function (this: RequestLogger, ...args: Parameters<LogFn>) {
+      RequestLogger.prototype[level] = function (this: RequestLogger, ...args: Parameters<LogFn>) {
         const logger = this.#logger();
         logger[level](...args);
       };
@@ -53,6 +53,10 @@ class RequestLogger implements FastifyBaseLogger {
 }
 
 /** Fastify's `childLoggerFactory`: a request's logger, made on first use. */
-export function requestLogger(parent: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
+export function requestLogger(
+  parent: FastifyBaseLogger,
+  bindings: Bindings,
+  options: ChildLoggerOptions,
+): FastifyBaseLogger {
   return new RequestLogger(parent, bindings, options);
 }

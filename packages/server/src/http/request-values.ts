@@ -22,7 +22,7 @@ export function queryValues(request: FastifyRequest): Record<string, unknown> {
 }
 
 /** Containers (objects, arrays) a parameter may be nested in, the body counted as the first. */
-export const MAX_DEPTH = 64;
+const MAX_DEPTH = 64;
 
 /**
  * Text with a NUL character is refused as malformed: PostgreSQL cannot store it (a 500 otherwise)
@@ -38,9 +38,11 @@ function withoutNulChars(values: Record<string, unknown>): Record<string, unknow
     const value = stack.pop();
     const depth = depths.pop() ?? 0;
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) throw new RoostError('malformed', 'nul_character', 'Text may not contain the NUL character.');
+      if (value.includes('\u0000'))
+        throw new RoostError('malformed', 'nul_character', 'Text may not contain the NUL character.');
     } else if (value !== null && typeof value === 'object') {
-      if (depth > MAX_DEPTH) throw new RoostError('malformed', 'too_deep', `Parameters may be nested at most ${MAX_DEPTH} levels deep.`);
+      if (depth > MAX_DEPTH)
+        throw new RoostError('malformed', 'too_deep', `Parameters may be nested at most ${MAX_DEPTH} levels deep.`);
       // for-in, not Object.entries: no array of pairs per object (Object.entries took a trip
       // into V8's runtime on every request). Parsed bodies and queries inherit nothing enumerable.
       for (const key in value) {

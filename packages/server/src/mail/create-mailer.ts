@@ -20,7 +20,10 @@ export function mailRoute(settings: Pick<RuntimeSettings, 'smtpUrl'>): 'smtp' | 
  * SMTP when a URL is set, else to the outbox in the data directory. The transport is kept while
  * the URL and sender stay the same; a replaced one is closed.
  */
-export function createMailer(config: Config, settings: { current(): Promise<Pick<RuntimeSettings, 'smtpUrl' | 'mailFrom'>> }): Mailer {
+export function createMailer(
+  config: Config,
+  settings: { current(): Promise<Pick<RuntimeSettings, 'smtpUrl' | 'mailFrom'>> },
+): Mailer {
   let active: { key: string; mailer: Mailer } | undefined;
   const dir = outboxDir(config);
 

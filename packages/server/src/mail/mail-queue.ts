@@ -21,18 +21,23 @@ export interface MailQueue extends QueuingMailer {
   counts(): Promise<MailQueueCounts>;
 }
 
-export const MAX_ATTEMPTS = 10;
+const MAX_ATTEMPTS = 10;
 const LEASE_MS = 60_000;
 const POLL_MS = 1000;
 const BATCH = 20;
 const LATER_SPREAD_MS = 50;
 
 /** The wait before try `attempts + 1`, after `attempts` failures. */
-export function retryDelayMs(attempts: number): number {
+function retryDelayMs(attempts: number): number {
   return Math.min(3600_000, 5000 * 2 ** Math.min(attempts - 1, 20));
 }
 
-export function createMailQueue(store: MailQueueStore, transport: Mailer, clock: Clock, onError: (err: unknown, mail: QueuedMail | null) => void = () => {}): MailQueue {
+export function createMailQueue(
+  store: MailQueueStore,
+  transport: Mailer,
+  clock: Clock,
+  onError: (err: unknown, mail: QueuedMail | null) => void = () => {},
+): MailQueue {
   let running: Promise<void> | null = null;
   const pendingWork = new Set<Promise<void>>();
   let again = false;
@@ -46,7 +51,12 @@ export function createMailQueue(store: MailQueueStore, transport: Mailer, clock:
     } catch (err) {
       const attempts = item.attempts + 1;
       onError(err, item);
-      await store.failed(item.id, attempts, attempts >= MAX_ATTEMPTS ? null : clock.now() + retryDelayMs(attempts), err instanceof Error ? err.message : String(err));
+      await store.failed(
+        item.id,
+        attempts,
+        attempts >= MAX_ATTEMPTS ? null : clock.now() + retryDelayMs(attempts),
+        err instanceof Error ? err.message : String(err),
+      );
     }
   }
 

@@ -49,7 +49,10 @@ const OUTBOX_ID = /^\d{15}-[0-9a-f-]{36}$/;
 
 async function outboxIds(dir: string): Promise<string[]> {
   try {
-    return (await readdir(dir)).filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5)).filter((id) => OUTBOX_ID.test(id));
+    return (await readdir(dir))
+      .filter((n) => n.endsWith('.json'))
+      .map((n) => n.slice(0, -5))
+      .filter((id) => OUTBOX_ID.test(id));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
@@ -57,10 +60,19 @@ async function outboxIds(dir: string): Promise<string[]> {
 }
 
 /** One page of the outbox, newest first (`start` 1-based); only the page's files are read. */
-export async function readOutboxPage(dir: string, start: number, size: number): Promise<{ mails: OutboxMail[]; total: number }> {
+export async function readOutboxPage(
+  dir: string,
+  start: number,
+  size: number,
+): Promise<{ mails: OutboxMail[]; total: number }> {
   const ids = (await outboxIds(dir)).sort().reverse();
   const page = ids.slice(start - 1, start - 1 + size);
-  return { mails: await Promise.all(page.map(async (id) => JSON.parse(await readFile(join(dir, `${id}.json`), 'utf8')) as OutboxMail)), total: ids.length };
+  return {
+    mails: await Promise.all(
+      page.map(async (id) => JSON.parse(await readFile(join(dir, `${id}.json`), 'utf8')) as OutboxMail),
+    ),
+    total: ids.length,
+  };
 }
 
 /** The outbox mail with this id, or null (also for an id that is not an outbox name: no path ever leaves `dir`). */

@@ -12,8 +12,14 @@ export interface BlobStores {
   close(): void;
 }
 
-export function openBlobStore(options: BlobStoreOptions, dataDir: string, durability: 'full' | 'fast' = 'full'): BlobStore & { close(): void } {
-  return options.kind === 's3' ? createS3BlobStore(options) : createLocalBlobStore(options.dir ?? join(dataDir, 'blobs'), { syncDirectories: durability === 'full' });
+export function openBlobStore(
+  options: BlobStoreOptions,
+  dataDir: string,
+  durability: 'full' | 'fast' = 'full',
+): BlobStore & { close(): void } {
+  return options.kind === 's3'
+    ? createS3BlobStore(options)
+    : createLocalBlobStore(options.dir ?? join(dataDir, 'blobs'), { syncDirectories: durability === 'full' });
 }
 
 export function openBlobStores(config: Config): BlobStores {

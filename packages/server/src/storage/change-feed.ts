@@ -30,7 +30,11 @@ const CHANNEL = 'roost_changes';
  * the connection drops, the feed is not `live` until it is back; then subscribers forget
  * everything, since what was published meanwhile is lost.
  */
-export async function openPostgresChangeFeed(databaseUrl: string, db: Kysely<Database>, onError: (err: Error) => void): Promise<ChangeFeed> {
+export async function openPostgresChangeFeed(
+  databaseUrl: string,
+  db: Kysely<Database>,
+  onError: (err: Error) => void,
+): Promise<ChangeFeed> {
   const origin = randomUUID().slice(0, 8);
   const listeners: Array<(change: { topic: string; key: string } | null) => void> = [];
   let client: pg.Client | null = null;
@@ -89,7 +93,9 @@ export async function openPostgresChangeFeed(databaseUrl: string, db: Kysely<Dat
     async publish(topic, key) {
       // The change itself is committed: a failure to tell is logged, not the caller's failure.
       // (The database is then unreachable for the others' feeds too, and they stop caching.)
-      await sql`select pg_notify(${CHANNEL}, ${`${origin}\n${topic}\n${key}`})`.execute(db).catch((err: Error) => onError(err));
+      await sql`select pg_notify(${CHANNEL}, ${`${origin}\n${topic}\n${key}`})`
+        .execute(db)
+        .catch((err: Error) => onError(err));
     },
     subscribe(listener) {
       listeners.push(listener);

@@ -5,7 +5,7 @@ import { openDatabase, type OpenedDatabase } from './database.js';
  * A database Roost cannot use, in words that name the cause and the setting or step that fixes
  * it (docs/operations.md, "When Roost does not start"). The driver's error stays as `cause`.
  */
-export class DatabaseUnavailableError extends Error {
+class DatabaseUnavailableError extends Error {
   override readonly name = 'DatabaseUnavailableError';
 }
 
@@ -43,17 +43,29 @@ export function redactedUrl(url: string): string {
   }
 }
 
-export function explainDatabaseError(err: unknown, where: Where): DatabaseUnavailableError {
+function explainDatabaseError(err: unknown, where: Where): DatabaseUnavailableError {
   const code = (err as { code?: unknown } | null)?.code;
   const detail = err instanceof Error ? err.message : String(err);
   const explained = (message: string) => new DatabaseUnavailableError(`${message} (${detail})`, { cause: err });
   if (!where.databaseUrl) {
     const file = `${where.dataDir}/roost.db`;
-    if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOTDIR' || code === 'EEXIST' || code === 'SQLITE_CANTOPEN' || code === 'SQLITE_READONLY') {
-      return explained(`cannot open the SQLite database ${file}: make dataDir (ROOST_DATA_DIR) a directory this user may write, or point it elsewhere`);
+    if (
+      code === 'EACCES' ||
+      code === 'EPERM' ||
+      code === 'EROFS' ||
+      code === 'ENOTDIR' ||
+      code === 'EEXIST' ||
+      code === 'SQLITE_CANTOPEN' ||
+      code === 'SQLITE_READONLY'
+    ) {
+      return explained(
+        `cannot open the SQLite database ${file}: make dataDir (ROOST_DATA_DIR) a directory this user may write, or point it elsewhere`,
+      );
     }
     if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
-      return explained(`${file} is not a SQLite database or is damaged: restore it from a backup (roost restore) or point dataDir elsewhere`);
+      return explained(
+        `${file} is not a SQLite database or is damaged: restore it from a backup (roost restore) or point dataDir elsewhere`,
+      );
     }
     return explained(`cannot open the SQLite database ${file}`);
   }
@@ -69,24 +81,38 @@ export function explainDatabaseError(err: unknown, where: Where): DatabaseUnavai
   const database = parsed ? decodeURIComponent(parsed.pathname.slice(1)) : '';
   switch (code) {
     case 'ECONNREFUSED':
-      return explained(`PostgreSQL at ${server} refuses connections: start it (pg_ctlcluster 15 main start, systemctl start postgresql), or fix host and port in databaseUrl (ROOST_DATABASE_URL)`);
+      return explained(
+        `PostgreSQL at ${server} refuses connections: start it (pg_ctlcluster 15 main start, systemctl start postgresql), or fix host and port in databaseUrl (ROOST_DATABASE_URL)`,
+      );
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return explained(`the PostgreSQL host in databaseUrl (ROOST_DATABASE_URL) is not known: ${parsed?.hostname ?? url}`);
+      return explained(
+        `the PostgreSQL host in databaseUrl (ROOST_DATABASE_URL) is not known: ${parsed?.hostname ?? url}`,
+      );
     case 'ETIMEDOUT':
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':
-      return explained(`PostgreSQL at ${server} cannot be reached: check the network, a firewall, and host and port in databaseUrl (ROOST_DATABASE_URL)`);
+      return explained(
+        `PostgreSQL at ${server} cannot be reached: check the network, a firewall, and host and port in databaseUrl (ROOST_DATABASE_URL)`,
+      );
     case '28P01':
-      return explained(`PostgreSQL refused the password of user "${user}": fix the user or password in databaseUrl (ROOST_DATABASE_URL)`);
+      return explained(
+        `PostgreSQL refused the password of user "${user}": fix the user or password in databaseUrl (ROOST_DATABASE_URL)`,
+      );
     case '28000':
-      return explained(`PostgreSQL does not let user "${user}" in from here: add a line for it to pg_hba.conf, or use another user in databaseUrl`);
+      return explained(
+        `PostgreSQL does not let user "${user}" in from here: add a line for it to pg_hba.conf, or use another user in databaseUrl`,
+      );
     case '3D000':
-      return explained(`the database "${database}" does not exist on ${server}: create it (createdb -O ${user || '<user>'} ${database}) or fix the name in databaseUrl`);
+      return explained(
+        `the database "${database}" does not exist on ${server}: create it (createdb -O ${user || '<user>'} ${database}) or fix the name in databaseUrl`,
+      );
     case '57P03':
       return explained(`PostgreSQL at ${server} is starting up or shutting down: try again in a moment`);
     case '42501':
-      return explained(`user "${user}" may not use the database "${database}": grant it (ALTER DATABASE ${database} OWNER TO ${user || '<user>'})`);
+      return explained(
+        `user "${user}" may not use the database "${database}": grant it (ALTER DATABASE ${database} OWNER TO ${user || '<user>'})`,
+      );
     default:
       return explained(`cannot use PostgreSQL at ${url}`);
   }

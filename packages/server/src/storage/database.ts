@@ -2,7 +2,20 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { SQLite } from './sqlite-driver.js';
-import { CompiledQuery, Kysely, PostgresDialect, sql, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type QueryResult, type SqliteDialectConfig, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  PostgresDialect,
+  sql,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type Driver,
+  type QueryResult,
+  type SqliteDialectConfig,
+  type SqliteDatabase,
+  type SqliteStatement,
+} from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
 
@@ -20,7 +33,11 @@ pg.types.setTypeParser(20, (v) => Number(v));
  * Open the database: PostgreSQL when `databaseUrl` is given, else the SQLite file
  * `dataDir/roost.db` (WAL mode, so readers never wait for the single writer).
  */
-export function openDatabase(options: { databaseUrl?: string | undefined; dataDir: string; durability?: 'full' | 'fast' }): OpenedDatabase {
+export function openDatabase(options: {
+  databaseUrl?: string | undefined;
+  dataDir: string;
+  durability?: 'full' | 'fast';
+}): OpenedDatabase {
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
     // An idle connection that the server ends (a restart, a failover, an administrator) emits
@@ -47,7 +64,9 @@ export function openDatabase(options: { databaseUrl?: string | undefined; dataDi
 export async function databaseBytes(db: Kysely<Database>): Promise<number> {
   const query = needsRowLocks(db)
     ? sql<{ bytes: number | string }>`select pg_database_size(current_database()) as bytes`
-    : sql<{ bytes: number | string }>`select page_count * page_size as bytes from pragma_page_count(), pragma_page_size()`;
+    : sql<{
+        bytes: number | string;
+      }>`select page_count * page_size as bytes from pragma_page_count(), pragma_page_size()`;
   const row = (await query.execute(db)).rows[0];
   return Number(row?.bytes ?? 0);
 }
@@ -145,7 +164,8 @@ class FairSqliteDialect extends SqliteDialect {
     return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
   }
 
-  #group: Array<{ query: CompiledQuery; resolve: (r: QueryResult<unknown>) => void; reject: (e: unknown) => void }> = [];
+  #group: Array<{ query: CompiledQuery; resolve: (r: QueryResult<unknown>) => void; reject: (e: unknown) => void }> =
+    [];
 
   writeGrouped(db: Kysely<Database>, query: CompiledQuery): Promise<QueryResult<unknown>> {
     return new Promise((resolve, reject) => {

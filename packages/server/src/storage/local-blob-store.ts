@@ -42,7 +42,10 @@ function isOrphan(name: string, mtimeMs: number, now: number): boolean {
  * blob under an id. Temporary files a crash left behind are removed at start (a gone process's
  * of this host at once, the others once untouched for `ORPHAN_AGE_MS`) and then hourly.
  */
-export function createLocalBlobStore(dir: string, { syncDirectories = true } = {}): BlobStore & { sweep(): void; close(): void } {
+export function createLocalBlobStore(
+  dir: string,
+  { syncDirectories = true } = {},
+): BlobStore & { sweep(): void; close(): void } {
   const tmpDir = join(dir, 'tmp');
   mkdirSync(tmpDir, { recursive: true });
   const pathOf = (id: string) => {
@@ -75,7 +78,11 @@ export function createLocalBlobStore(dir: string, { syncDirectories = true } = {
       const meter = blobMeter(maxBytes);
       try {
         // `flush`: the data is on disk before the rename makes it visible.
-        await pipeline(source, meter.stream, createWriteStream(tmp, { flags: 'wx', flush: true, highWaterMark: 256 * 1024 }));
+        await pipeline(
+          source,
+          meter.stream,
+          createWriteStream(tmp, { flags: 'wx', flush: true, highWaterMark: 256 * 1024 }),
+        );
       } catch (err) {
         await rm(tmp, { force: true });
         throw err;
@@ -100,7 +107,10 @@ export function createLocalBlobStore(dir: string, { syncDirectories = true } = {
     async get(id: string, range?: ByteRange): Promise<Readable> {
       // Opened first, so a missing blob rejects here rather than after the headers went out.
       const handle = await open(pathOf(id), 'r');
-      return handle.createReadStream({ ...(range ? { start: range.start, end: range.end } : {}), highWaterMark: 64 * 1024 });
+      return handle.createReadStream({
+        ...(range ? { start: range.start, end: range.end } : {}),
+        highWaterMark: 64 * 1024,
+      });
     },
 
     async delete(id: string): Promise<void> {

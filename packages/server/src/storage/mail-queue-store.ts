@@ -15,7 +15,17 @@ export function createMailQueueStore(db: Kysely<Database>): MailQueueStore {
     async enqueue(id, mail, now) {
       await db
         .insertInto('mail_queue')
-        .values({ id, kind: mail.kind, recipient: mail.to, mail: JSON.stringify(mail), created: now, attempts: 0, next_attempt: now, claimed_until: null, last_error: null })
+        .values({
+          id,
+          kind: mail.kind,
+          recipient: mail.to,
+          mail: JSON.stringify(mail),
+          created: now,
+          attempts: 0,
+          next_attempt: now,
+          claimed_until: null,
+          last_error: null,
+        })
         .execute();
     },
 
@@ -41,7 +51,11 @@ export function createMailQueueStore(db: Kysely<Database>): MailQueueStore {
     },
 
     async failed(id, attempts, retryAt, error) {
-      await db.updateTable('mail_queue').set({ attempts, next_attempt: retryAt, claimed_until: null, last_error: error.slice(0, 1000) }).where('id', '=', id).execute();
+      await db
+        .updateTable('mail_queue')
+        .set({ attempts, next_attempt: retryAt, claimed_until: null, last_error: error.slice(0, 1000) })
+        .where('id', '=', id)
+        .execute();
     },
 
     async counts(now) {

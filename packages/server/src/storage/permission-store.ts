@@ -10,7 +10,12 @@ import type { Database } from './schema.js';
  * process is seen at once, one made by another process as its message on the change feed
  * arrives (PostgreSQL), else within `cacheMs`.
  */
-export function createPermissionStore(db: Kysely<Database>, clock: Clock, cacheMs = 1000, feed: ChangeFeed | null = null): PermissionStore {
+export function createPermissionStore(
+  db: Kysely<Database>,
+  clock: Clock,
+  cacheMs = 1000,
+  feed: ChangeFeed | null = null,
+): PermissionStore {
   // Per service: the stored rows, when they were read, and the entries merged over the defaults
   // (a service passes the same defaults object every time, so the merge is kept with the rows).
   type Kept = { at: number; rows: Record<string, string[]>; merged: WeakMap<PermissionMap, PermissionMap> };
@@ -32,7 +37,11 @@ export function createPermissionStore(db: Kysely<Database>, clock: Clock, cacheM
 
   async function stored(service: string): Promise<Kept> {
     const started = generation;
-    const rows = await db.selectFrom('permissions').select(['permission', 'groups']).where('service', '=', service).execute();
+    const rows = await db
+      .selectFrom('permissions')
+      .select(['permission', 'groups'])
+      .where('service', '=', service)
+      .execute();
     const map: Record<string, string[]> = {};
     for (const row of rows) map[row.permission] = JSON.parse(row.groups) as string[];
     const entry: Kept = { at: clock.now(), rows: map, merged: new WeakMap() };

@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { pipeline } from 'node:stream';
 import { Readable } from 'node:stream';
-import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, ListObjectsV2Command, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  ListObjectsV2Command,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { BlobStoreOptions } from '../core/config.js';
 import { blobMeter, type BlobStore, type ByteRange, type ListedBlob, type StoredBlob } from './blob-store.js';
@@ -78,7 +85,13 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore & { cl
 
     async get(id: string, range?: ByteRange): Promise<Readable> {
       // The request completes with the headers, so a missing object rejects here, before any answer went out.
-      const res = await client.send(new GetObjectCommand({ Bucket, Key: keyOf(id), ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }));
+      const res = await client.send(
+        new GetObjectCommand({
+          Bucket,
+          Key: keyOf(id),
+          ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
+        }),
+      );
       if (!(res.Body instanceof Readable)) throw new Error('S3 answered without a body stream');
       return res.Body;
     },
@@ -94,7 +107,13 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore & { cl
     async *list(): AsyncIterable<ListedBlob> {
       let ContinuationToken: string | undefined;
       do {
-        const page = await client.send(new ListObjectsV2Command({ Bucket, Prefix: options.prefix, ...(ContinuationToken ? { ContinuationToken } : {}) }));
+        const page = await client.send(
+          new ListObjectsV2Command({
+            Bucket,
+            Prefix: options.prefix,
+            ...(ContinuationToken ? { ContinuationToken } : {}),
+          }),
+        );
         for (const object of page.Contents ?? []) {
           const id = object.Key?.slice(options.prefix.length) ?? '';
           if (BLOB_ID.test(id)) yield { id, modified: object.LastModified?.getTime() ?? 0 };

@@ -34,7 +34,7 @@ export interface UsersTable {
 }
 
 /** Mails waiting to be delivered (storage/mail-queue-store.ts). */
-export interface MailQueueTable {
+interface MailQueueTable {
   id: string;
   kind: string;
   recipient: string;
@@ -49,13 +49,13 @@ export interface MailQueueTable {
 }
 
 /** Counts per key in the current window: failed sign-ins per address, mails per account and recipient (users/throttle-counts.ts). */
-export interface ThrottleCountsTable {
+interface ThrottleCountsTable {
   key: string;
   window_start: number;
   count: number;
 }
 
-export interface SessionsTable {
+interface SessionsTable {
   token_hash: string;
   user_id: string;
   created: number;
@@ -64,7 +64,7 @@ export interface SessionsTable {
 
 export type UserTokenPurpose = 'activate' | 'verify_email' | 'reset';
 
-export interface UserTokensTable {
+interface UserTokensTable {
   token_hash: string;
   user_id: string;
   purpose: UserTokenPurpose;
@@ -74,14 +74,14 @@ export interface UserTokensTable {
   expires: number;
 }
 
-export interface PermissionsTable {
+interface PermissionsTable {
   service: string;
   permission: string;
   groups: string;
 }
 
 /** Runtime settings (core/runtime-settings.ts): JSON values by configuration path. */
-export interface SettingsTable {
+interface SettingsTable {
   key: string;
   value: string;
   changed: number | null;
@@ -89,7 +89,7 @@ export interface SettingsTable {
 }
 
 /** Tables of the user identity service and the shared ones (permissions, settings). */
-export interface CoreTables {
+interface CoreTables {
   users: UsersTable;
   sessions: SessionsTable;
   user_tokens: UserTokensTable;
@@ -100,4 +100,3 @@ export interface CoreTables {
 }
 
 export interface Database extends CoreTables, DataStoreTables, FileStoreTables {}
-

@@ -27,7 +27,11 @@ export function createSettingsStore(db: Kysely<Database>, clock: Clock, cacheMs 
       } catch {
         continue; // not JSON: as if unset (runtime-settings ignores invalid values the same way)
       }
-      map.set(row.key, { value, changed: row.changed === null ? null : Number(row.changed), changedBy: row.changed_by });
+      map.set(row.key, {
+        value,
+        changed: row.changed === null ? null : Number(row.changed),
+        changedBy: row.changed_by,
+      });
     }
     if (started === generation) cached = { at, rows: map };
     return map;

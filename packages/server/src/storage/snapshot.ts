@@ -11,8 +11,10 @@ import type { Dialect } from './database.js';
 // Rows are plain values; a table's columns are whatever its migrations made.
 type Row = Record<string, unknown>;
 // The snapshot works below the typed schema: tables it has never heard of included.
+// biome-ignore lint/suspicious/noExplicitAny: below the typed schema (above)
 type AnyDb = Kysely<any>;
 /** A transaction below the typed schema, as AnyDb. */
+// biome-ignore lint/suspicious/noExplicitAny: below the typed schema (above)
 export type AnyTransaction = Transaction<any>;
 
 const INTERNAL = /^(kysely_migration|kysely_migration_lock|sqlite_.*)$/;
@@ -21,7 +23,10 @@ const PAGE = 1000;
 /** Every table of Roost's schema, parents before the tables that reference them. */
 export async function listTables(db: AnyDb, dialect: Dialect): Promise<string[]> {
   // On PostgreSQL, only the schema Roost's queries use (a database may hold others).
-  const schema = dialect === 'postgres' ? (await sql<{ name: string }>`select current_schema() as name`.execute(db)).rows[0]?.name : undefined;
+  const schema =
+    dialect === 'postgres'
+      ? (await sql<{ name: string }>`select current_schema() as name`.execute(db)).rows[0]?.name
+      : undefined;
   const names = (await db.introspection.getTables())
     .filter((t) => !t.isView && !INTERNAL.test(t.name) && (schema === undefined || t.schema === schema))
     .map((t) => t.name)
@@ -53,7 +58,9 @@ async function foreignKeys(db: AnyDb, dialect: Dialect): Promise<Array<[child: s
     return rows.map((r) => [r.child, r.parent]);
   }
   const { rows } = await sql<{ child: string; parent: string }>`
-    select m.name as child, f."table" as parent from sqlite_master m, pragma_foreign_key_list(m.name) f where m.type = 'table'`.execute(db);
+    select m.name as child, f."table" as parent from sqlite_master m, pragma_foreign_key_list(m.name) f where m.type = 'table'`.execute(
+    db,
+  );
   return rows.map((r) => [r.child, r.parent]);
 }
 
@@ -61,12 +68,19 @@ async function foreignKeys(db: AnyDb, dialect: Dialect): Promise<Array<[child: s
  * Run `read` in one read-only snapshot of the whole database: REPEATABLE READ on PostgreSQL,
  * a read transaction on SQLite (WAL: writers go on, the snapshot does not see them).
  */
-export async function inSnapshot<T>(db: AnyDb, dialect: Dialect, read: (trx: AnyTransaction) => Promise<T>): Promise<T> {
+export async function inSnapshot<T>(
+  db: AnyDb,
+  dialect: Dialect,
+  read: (trx: AnyTransaction) => Promise<T>,
+): Promise<T> {
   if (dialect === 'postgres') {
-    return db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
-      await sql`set transaction read only`.execute(trx);
-      return read(trx);
-    });
+    return db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (trx) => {
+        await sql`set transaction read only`.execute(trx);
+        return read(trx);
+      });
   }
   return db.transaction().execute(read);
 }
@@ -81,7 +95,9 @@ export async function* tableRows(trx: AnyTransaction, dialect: Dialect, table: s
   for (;;) {
     const bound = dialect === 'postgres' ? sql`${position} > ${after}::tid` : sql`${position} > ${after}`;
     const { rows } = await sql<Row & { roost_position: unknown }>`
-      select ${position} as roost_position, t.* from ${sql.table(table)} t where ${bound} order by ${position} limit ${PAGE}`.execute(trx);
+      select ${position} as roost_position, t.* from ${sql.table(table)} t where ${bound} order by ${position} limit ${PAGE}`.execute(
+      trx,
+    );
     for (const { roost_position, ...row } of rows) {
       after = dialect === 'postgres' ? String(roost_position) : roost_position;
       yield row;
@@ -95,7 +111,11 @@ export async function insertRows(trx: AnyTransaction, table: string, rows: Row[]
   if (rows.length === 0) return;
   const columns = Object.keys(rows[0]!).length || 1;
   const batch = Math.max(1, Math.floor(30_000 / columns));
-  for (let i = 0; i < rows.length; i += batch) await trx.insertInto(table).values(rows.slice(i, i + batch)).execute();
+  for (let i = 0; i < rows.length; i += batch)
+    await trx
+      .insertInto(table)
+      .values(rows.slice(i, i + batch))
+      .execute();
 }
 
 /** Tables that hold rows (a restore goes into an empty database only). */
@@ -118,6 +138,8 @@ export async function resetSequences(trx: AnyTransaction, dialect: Dialect): Pro
     select table_name, column_name from information_schema.columns
     where table_schema = current_schema() and column_default like 'nextval(%'`.execute(trx);
   for (const { table_name, column_name } of rows) {
-    await sql`select setval(pg_get_serial_sequence(${table_name}, ${column_name}), coalesce((select max(${sql.ref(column_name)}) from ${sql.table(table_name)}), 0) + 1, false)`.execute(trx);
+    await sql`select setval(pg_get_serial_sequence(${table_name}, ${column_name}), coalesce((select max(${sql.ref(column_name)}) from ${sql.table(table_name)}), 0) + 1, false)`.execute(
+      trx,
+    );
   }
 }

@@ -22,9 +22,11 @@ export async function sendMail(ctx: UserContext, mail: Mail): Promise<void> {
   }
 }
 
-export const invalidField = (field: string, reason: string) => commonErrors.validation_failure({ fields: [[field, reason]] });
+export const invalidField = (field: string, reason: string) =>
+  commonErrors.validation_failure({ fields: [[field, reason]] });
 
-const tooManyMails = (ctx: UserContext) => userErrors.too_many_mails({ retryAfterSeconds: ctx.settings.mailWindowMs / 1000 });
+const tooManyMails = (ctx: UserContext) =>
+  userErrors.too_many_mails({ retryAfterSeconds: ctx.settings.mailWindowMs / 1000 });
 
 /** `message` without `mail.adminAddress` writes to the active administrators, this many at most. */
 const MAX_ADMIN_RECIPIENTS = 20;
@@ -37,11 +39,18 @@ export function accountOps(ctx: UserContext): Record<string, Operation> {
   async function mailResetToken(identity: string): Promise<void> {
     const user = await findByIdentity(ctx, identity);
     // Past the recipient's mail limit nothing is sent; the answer was the same anyway.
-    if (!user || user.state !== 'active' || !user.email || !(await claimRecipientMail(ctx, user.email))) return;
+    if (user?.state !== 'active' || !user.email || !(await claimRecipientMail(ctx, user.email))) return;
     const token = randomToken();
     const now = clock.now();
     await repo.deleteTokens(user.id, 'reset');
-    await repo.insertToken({ tokenHash: hashToken(token), userId: user.id, purpose: 'reset', payload: null, created: now, expires: now + settings.resetLifetimeMs });
+    await repo.insertToken({
+      tokenHash: hashToken(token),
+      userId: user.id,
+      purpose: 'reset',
+      payload: null,
+      created: now,
+      expires: now + settings.resetLifetimeMs,
+    });
     await ctx.mailer.send(resetMail(user.email, user.name, (await ctx.runtime()).resetPasswordUrl, token));
   }
 
@@ -115,7 +124,14 @@ export function accountOps(ctx: UserContext): Record<string, Operation> {
       const token = randomToken();
       const now = clock.now();
       await repo.deleteTokens(user.id, 'verify_email');
-      await repo.insertToken({ tokenHash: hashToken(token), userId: user.id, purpose: 'verify_email', payload: email, created: now, expires: now + settings.verifyEmailLifetimeMs });
+      await repo.insertToken({
+        tokenHash: hashToken(token),
+        userId: user.id,
+        purpose: 'verify_email',
+        payload: email,
+        created: now,
+        expires: now + settings.verifyEmailLifetimeMs,
+      });
       await sendMail(ctx, verifyEmailMail(email, user.name, (await ctx.runtime()).verifyEmailUrl, token));
       return { result: true };
     },
@@ -140,7 +156,12 @@ export function accountOps(ctx: UserContext): Record<string, Operation> {
       const { token, newpassword } = parseInput(inputs.resetPassword2, input);
       const taken = await repo.takeToken(hashToken(token), 'reset', clock.now());
       if (!taken) throw userErrors.invalid_token({ fields: [['token', 'invalid']] });
-      await repo.update(taken.userId, { passwordHash: await hashPassword(newpassword), failedSignins: 0, lockedUntil: null, lockouts: 0 });
+      await repo.update(taken.userId, {
+        passwordHash: await hashPassword(newpassword),
+        failedSignins: 0,
+        lockedUntil: null,
+        lockouts: 0,
+      });
       // Whoever knew the old password is signed out everywhere.
       await repo.deleteSessions(taken.userId);
       return { result: true };
@@ -178,7 +199,7 @@ export function accountOps(ctx: UserContext): Record<string, Operation> {
 }
 
 /** Set a user's email, refusing one that another account holds. */
-export async function changeEmail(ctx: UserContext, userId: string, email: string): Promise<void> {
+async function changeEmail(ctx: UserContext, userId: string, email: string): Promise<void> {
   const owner = await ctx.repo.byEmail(email);
   if (owner && owner.id !== userId) throw invalidField('email', 'exists');
   try {

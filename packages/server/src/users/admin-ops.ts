@@ -38,7 +38,8 @@ export function adminOps(ctx: UserContext): Record<string, Operation> {
      */
     async review(_caller, input) {
       const { identity, action } = parseInput(inputs.review, input);
-      if (!(REVIEW_ACTIONS as readonly string[]).includes(action)) throw userErrors.unknown_action({ fields: [['action', 'invalid']] });
+      if (!(REVIEW_ACTIONS as readonly string[]).includes(action))
+        throw userErrors.unknown_action({ fields: [['action', 'invalid']] });
       const user = await target(identity);
       if (user.state !== 'pending') throw userErrors.not_pending();
       switch (action) {
@@ -74,7 +75,8 @@ export function adminOps(ctx: UserContext): Record<string, Operation> {
       const { password, active, pending, ...rest } = values;
       const changes: UserChanges = { ...rest };
       if (password !== undefined) changes.passwordHash = await hashPassword(password);
-      if (active === true) Object.assign(changes, { state: 'active', pending: null, failedSignins: 0, lockedUntil: null, lockouts: 0 });
+      if (active === true)
+        Object.assign(changes, { state: 'active', pending: null, failedSignins: 0, lockedUntil: null, lockouts: 0 });
       if (active === false) Object.assign(changes, { state: 'disabled', pending: null });
       if (pending === true && active !== true) Object.assign(changes, { state: 'pending', pending: 'review' });
       try {

@@ -33,7 +33,8 @@ export function generatePassword(randomBytes: (n: number) => Uint8Array): string
   let out = '';
   const limit = 256 - (256 % PASSWORD_ALPHABET.length);
   while (out.length < 14) {
-    for (const b of randomBytes(28)) if (b < limit && out.length < 14) out += PASSWORD_ALPHABET[b % PASSWORD_ALPHABET.length];
+    for (const b of randomBytes(28))
+      if (b < limit && out.length < 14) out += PASSWORD_ALPHABET[b % PASSWORD_ALPHABET.length];
   }
   return out;
 }

@@ -17,7 +17,13 @@ import type { User, UserRepo } from './user-repo.js';
  * change bumps `generation`, and a lookup is kept only if the generation it started with is
  * still current.
  */
-export function withSessionCache(repo: UserRepo, clock: Clock, ttlMs: number, feed: ChangeFeed | null = null, maxEntries = 10_000): UserRepo {
+export function withSessionCache(
+  repo: UserRepo,
+  clock: Clock,
+  ttlMs: number,
+  feed: ChangeFeed | null = null,
+  maxEntries = 10_000,
+): UserRepo {
   if (ttlMs <= 0) return repo;
   const entries = new Map<string, { found: { user: User; expires: number }; at: number }>();
   let generation = 0;
@@ -82,19 +88,31 @@ export function withSessionCache(repo: UserRepo, clock: Clock, ttlMs: number, fe
       await repo.extendSession(tokenHash, expires);
     },
     async deleteSession(tokenHash) {
-      await forgetAround(() => forgetSession(tokenHash), () => repo.deleteSession(tokenHash));
+      await forgetAround(
+        () => forgetSession(tokenHash),
+        () => repo.deleteSession(tokenHash),
+      );
       await publish('session', tokenHash);
     },
     async deleteSessions(userId, keep) {
-      await forgetAround(() => forgetUser(userId), () => repo.deleteSessions(userId, keep));
+      await forgetAround(
+        () => forgetUser(userId),
+        () => repo.deleteSessions(userId, keep),
+      );
       await publish('user', userId);
     },
     async update(id, changes) {
-      await forgetAround(() => forgetUser(id), () => repo.update(id, changes));
+      await forgetAround(
+        () => forgetUser(id),
+        () => repo.update(id, changes),
+      );
       await publish('user', id);
     },
     async remove(id) {
-      const removed = await forgetAround(() => forgetUser(id), () => repo.remove(id));
+      const removed = await forgetAround(
+        () => forgetUser(id),
+        () => repo.remove(id),
+      );
       await publish('user', id);
       return removed;
     },

@@ -16,7 +16,12 @@ import { findByIdentity, principalOf, type Caller, type UserContext } from './us
  * tells nothing about which accounts exist; attempts are throttled by account and by `address`
  * (signin-throttle.ts).
  */
-export async function issueToken(ctx: UserContext, identity: string, password: string, address: string | null): Promise<{ token: string; expires: number }> {
+export async function issueToken(
+  ctx: UserContext,
+  identity: string,
+  password: string,
+  address: string | null,
+): Promise<{ token: string; expires: number }> {
   const fromAddress = await claimAddress(ctx, address);
   const user = await findByIdentity(ctx, identity);
   if (!user) {
@@ -26,7 +31,9 @@ export async function issueToken(ctx: UserContext, identity: string, password: s
   }
   const attempt = await claimAccount(ctx, user);
   // A locked account costs the caller the same time as any other failure.
-  const ok = attempt.allowed ? await verifyPassword(user.passwordHash, password) : (await burnPasswordCheck(password), false);
+  let ok = false;
+  if (attempt.allowed) ok = await verifyPassword(user.passwordHash, password);
+  else await burnPasswordCheck(password);
   if (!ok) {
     await attempt.failed();
     processStats.signinFailures++;
@@ -57,7 +64,7 @@ export async function authenticate(ctx: UserContext, token: string): Promise<Cal
   const tokenHash = hashToken(token);
   const now = ctx.clock.now();
   const found = await ctx.repo.sessionUser(tokenHash, now);
-  if (!found || found.user.state !== 'active') return null;
+  if (found?.user.state !== 'active') return null;
   const lifetime = ctx.settings.tokenLifetimeMs;
   if (found.expires - now < lifetime / 2) await ctx.repo.extendSession(tokenHash, now + lifetime);
   let caller = callers.get(found);

@@ -30,7 +30,8 @@ export async function claimAddress(ctx: UserContext, address: string | null): Pr
   const now = ctx.clock.now();
   const key = `signin:${address}`;
   const failures = await ctx.repo.countAttempt(key, now, now - ctx.settings.addressWindowMs);
-  if (failures > ctx.settings.addressFailures) throw commonErrors.rate_limited({ retryAfterSeconds: ctx.settings.addressWindowMs / 1000 });
+  if (failures > ctx.settings.addressFailures)
+    throw commonErrors.rate_limited({ retryAfterSeconds: ctx.settings.addressWindowMs / 1000 });
   return { succeeded: () => ctx.repo.refundAttempt(key) };
 }
 
@@ -48,7 +49,8 @@ export async function claimAccount(ctx: UserContext, user: User): Promise<Signin
   }
   return {
     allowed: true,
-    succeeded: () => ctx.repo.update(user.id, { activity: ctx.clock.now(), failedSignins: 0, lockedUntil: null, lockouts: 0 }),
+    succeeded: () =>
+      ctx.repo.update(user.id, { activity: ctx.clock.now(), failedSignins: 0, lockedUntil: null, lockouts: 0 }),
     failed: async () => {
       if (claim.failures >= threshold) await lock();
     },

@@ -20,10 +20,15 @@ interface AccountValues {
 }
 
 /** The length of a `signupUid` name: the seed's 30 bytes, as 30 characters of [a-z0-9]. */
-export const GENERATED_NAME_LENGTH = 30;
+const GENERATED_NAME_LENGTH = 30;
 
 /** Insert an account, answering `exists` for a taken name or email (checked, then enforced by the unique indexes). */
-async function createAccount(ctx: UserContext, values: AccountValues, state: UserState, pending: PendingReason | null): Promise<User> {
+async function createAccount(
+  ctx: UserContext,
+  values: AccountValues,
+  state: UserState,
+  pending: PendingReason | null,
+): Promise<User> {
   const problems: FieldProblem[] = [];
   if (await ctx.repo.nameTaken(values.name)) problems.push(['name', 'exists']);
   if (values.email && (await ctx.repo.emailTaken(values.email))) problems.push(['email', 'exists']);
@@ -54,7 +59,14 @@ export async function sendActivation(ctx: UserContext, user: User): Promise<void
   const token = randomToken();
   const now = ctx.clock.now();
   await ctx.repo.deleteTokens(user.id, 'activate');
-  await ctx.repo.insertToken({ tokenHash: hashToken(token), userId: user.id, purpose: 'activate', payload: null, created: now, expires: now + ctx.settings.activationLifetimeMs });
+  await ctx.repo.insertToken({
+    tokenHash: hashToken(token),
+    userId: user.id,
+    purpose: 'activate',
+    payload: null,
+    created: now,
+    expires: now + ctx.settings.activationLifetimeMs,
+  });
   await sendMail(ctx, activationMail(user.email, user.name, (await ctx.runtime()).activationUrl, token));
 }
 
@@ -101,7 +113,10 @@ export function signupOps(ctx: UserContext): Record<string, Operation> {
       const values = parseInput(inputs.signupSendpw, input);
       const password = generatePassword(randomBytes);
       const user = await createAccount(ctx, { ...values, password }, 'active', null);
-      const identity = (await ctx.runtime()).identityPolicy === 'email' ? { kind: 'email' as const, value: values.email } : { kind: 'name' as const, value: user.name };
+      const identity =
+        (await ctx.runtime()).identityPolicy === 'email'
+          ? { kind: 'email' as const, value: values.email }
+          : { kind: 'name' as const, value: user.name };
       await sendMail(ctx, passwordMail(values.email, user.name, password, identity));
       return { result: true };
     },
@@ -112,7 +127,12 @@ export function signupOps(ctx: UserContext): Record<string, Operation> {
       if (!values.email && (await ctx.runtime()).identityPolicy !== 'name') {
         throw commonErrors.validation_failure({ fields: [['email', 'required']] });
       }
-      const user = await createAccount(ctx, { ...values, email: values.email ?? null, name: randomName(GENERATED_NAME_LENGTH) }, 'active', null);
+      const user = await createAccount(
+        ctx,
+        { ...values, email: values.email ?? null, name: randomName(GENERATED_NAME_LENGTH) },
+        'active',
+        null,
+      );
       return { result: true, name: user.name };
     },
 
@@ -121,7 +141,7 @@ export function signupOps(ctx: UserContext): Record<string, Operation> {
       const taken = await ctx.repo.takeToken(hashToken(token), 'activate', ctx.clock.now());
       if (!taken) throw userErrors.invalid_token({ fields: [['token', 'invalid']] });
       const user = await ctx.repo.byId(taken.userId);
-      if (!user || user.state !== 'pending') throw userErrors.invalid_token({ fields: [['token', 'invalid']] });
+      if (user?.state !== 'pending') throw userErrors.invalid_token({ fields: [['token', 'invalid']] });
       await ctx.repo.update(user.id, { state: 'active', pending: null });
       return { result: true };
     },

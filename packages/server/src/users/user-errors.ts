@@ -7,6 +7,13 @@ export const userErrors = defineErrors({
   unknown_user: { kind: 'not_found', message: 'There is no such user.' },
   not_pending: { kind: 'invalid', message: 'The account is not waiting for a review.' },
   unknown_action: { kind: 'invalid', message: 'Unknown review action.' },
-  too_many_mails: { kind: 'rate_limited', message: 'Too many mails were sent for this account or to this address. Try again later.' },
-  no_admin_address: { kind: 'unavailable', message: 'No administrator can be written to: set mail.adminAddress, or give an active member of admins an email address.' },
+  too_many_mails: {
+    kind: 'rate_limited',
+    message: 'Too many mails were sent for this account or to this address. Try again later.',
+  },
+  no_admin_address: {
+    kind: 'unavailable',
+    message:
+      'No administrator can be written to: set mail.adminAddress, or give an active member of admins an email address.',
+  },
 });

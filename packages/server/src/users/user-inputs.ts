@@ -15,7 +15,7 @@ export interface UserLimits {
 const NAME_MAX = 40;
 const PASSWORD_MAX = 256;
 const EMAIL_MAX = 254;
-export const MESSAGE_MAX = 5000;
+const MESSAGE_MAX = 5000;
 
 /** Names are letters, digits, `.`, `_` and `-`: never an `@`, so a name is never an email. */
 const NAME_CHARS = /^[\p{L}\p{N}._-]+$/u;

@@ -3,23 +3,37 @@ import { composeMail as mail } from '../core/mail-body.js';
 
 /** Builders of every mail the user service sends; no transport in here. */
 
-export const withToken = (page: string, token: string) =>
+const withToken = (page: string, token: string) =>
   `${page}${page.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}`;
 
 export function activationMail(to: string, name: string, url: string, token: string): Mail {
-  return mail('activation', to, 'Activate your account', [
-    `Hello ${name},`,
-    'please confirm your address to activate your account.',
-    `If the link does not open, enter this code on the activation page: ${token}`,
-  ], { url: withToken(url, token), label: 'Activate your account' });
+  return mail(
+    'activation',
+    to,
+    'Activate your account',
+    [
+      `Hello ${name},`,
+      'please confirm your address to activate your account.',
+      `If the link does not open, enter this code on the activation page: ${token}`,
+    ],
+    { url: withToken(url, token), label: 'Activate your account' },
+  );
 }
 
 export function welcomeMail(to: string, name: string): Mail {
-  return mail('welcome', to, 'Your account is active', [`Hello ${name},`, 'your account has been accepted and is active now. You can sign in.']);
+  return mail('welcome', to, 'Your account is active', [
+    `Hello ${name},`,
+    'your account has been accepted and is active now. You can sign in.',
+  ]);
 }
 
 /** `identity` is what the identity policy signs in with: the name, or the email under the email policy. */
-export function passwordMail(to: string, name: string, password: string, identity: { kind: 'name' | 'email'; value: string } = { kind: 'name', value: name }): Mail {
+export function passwordMail(
+  to: string,
+  name: string,
+  password: string,
+  identity: { kind: 'name' | 'email'; value: string } = { kind: 'name', value: name },
+): Mail {
   return mail('password', to, 'Your password', [
     `Hello ${name},`,
     `your account is ready. Sign in with the ${identity.kind} ${identity.value} and this password: ${password}`,
@@ -28,27 +42,45 @@ export function passwordMail(to: string, name: string, password: string, identit
 }
 
 export function verifyEmailMail(to: string, name: string, url: string, token: string): Mail {
-  return mail('verify_email', to, 'Verify your new email address', [
-    `Hello ${name},`,
-    'please confirm that this is your new email address.',
-    `Or enter this code on the verification page: ${token}`,
-  ], { url: withToken(url, token), label: 'Verify your address' });
+  return mail(
+    'verify_email',
+    to,
+    'Verify your new email address',
+    [
+      `Hello ${name},`,
+      'please confirm that this is your new email address.',
+      `Or enter this code on the verification page: ${token}`,
+    ],
+    { url: withToken(url, token), label: 'Verify your address' },
+  );
 }
 
 export function resetMail(to: string, name: string, url: string, token: string): Mail {
-  return mail('reset', to, 'Reset your password', [
-    `Hello ${name},`,
-    'someone asked to reset the password of your account. If it was not you, ignore this mail.',
-    `Or enter this code on the reset page: ${token}`,
-  ], { url: withToken(url, token), label: 'Choose a new password' });
+  return mail(
+    'reset',
+    to,
+    'Reset your password',
+    [
+      `Hello ${name},`,
+      'someone asked to reset the password of your account. If it was not you, ignore this mail.',
+      `Or enter this code on the reset page: ${token}`,
+    ],
+    { url: withToken(url, token), label: 'Choose a new password' },
+  );
 }
 
-export function reviewNotificationMail(to: string, user: { name: string; email: string | null; realname: string }): Mail {
+export function reviewNotificationMail(
+  to: string,
+  user: { name: string; email: string | null; realname: string },
+): Mail {
   return mail('signup_notification', to, 'A sign-up waits for review', [
     `${user.name} (${user.email ?? 'no email'}${user.realname ? `, ${user.realname}` : ''}) signed up and waits for your review.`,
   ]);
 }
 
 export function contactMail(to: string, from: { name: string; email: string | null }, message: string): Mail {
-  return mail('message', to, `Message from ${from.name}`, [`${from.name} <${from.email ?? 'no email'}> writes:`, message]);
+  return mail('message', to, `Message from ${from.name}`, [
+    `${from.name} <${from.email ?? 'no email'}> writes:`,
+    message,
+  ]);
 }

@@ -67,7 +67,8 @@ const toUser = (row: Selectable<UsersTable>): User => ({
 function toColumns(changes: UserChanges): Partial<Selectable<UsersTable>> {
   const out: Partial<Selectable<UsersTable>> = {};
   if (changes.name !== undefined) Object.assign(out, { name: changes.name, name_key: changes.name.toLowerCase() });
-  if (changes.email !== undefined) Object.assign(out, { email: changes.email, email_key: changes.email?.toLowerCase() ?? null });
+  if (changes.email !== undefined)
+    Object.assign(out, { email: changes.email, email_key: changes.email?.toLowerCase() ?? null });
   if (changes.realname !== undefined) out.realname = changes.realname;
   if (changes.passwordHash !== undefined) out.password_hash = changes.passwordHash;
   if (changes.data !== undefined) out.data = changes.data;
@@ -146,11 +147,17 @@ export function createUserRepo(db: Kysely<Database>) {
     },
 
     async nameTaken(name: string): Promise<boolean> {
-      return (await db.selectFrom('users').select('id').where('name_key', '=', name.toLowerCase()).executeTakeFirst()) !== undefined;
+      return (
+        (await db.selectFrom('users').select('id').where('name_key', '=', name.toLowerCase()).executeTakeFirst()) !==
+        undefined
+      );
     },
 
     async emailTaken(email: string): Promise<boolean> {
-      return (await db.selectFrom('users').select('id').where('email_key', '=', email.toLowerCase()).executeTakeFirst()) !== undefined;
+      return (
+        (await db.selectFrom('users').select('id').where('email_key', '=', email.toLowerCase()).executeTakeFirst()) !==
+        undefined
+      );
     },
 
     async update(id: string, changes: UserChanges): Promise<void> {
@@ -210,7 +217,12 @@ export function createUserRepo(db: Kysely<Database>) {
         .returning('count')
         .executeTakeFirstOrThrow();
       // A new window: forget the keys whose windows have passed (the table stays small).
-      if (row.count === 1) await db.deleteFrom('throttle_counts').where('window_start', '<', windowStart).where('key', 'like', `${key.split(':')[0]}:%`).execute();
+      if (row.count === 1)
+        await db
+          .deleteFrom('throttle_counts')
+          .where('window_start', '<', windowStart)
+          .where('key', 'like', `${key.split(':')[0]}:%`)
+          .execute();
       return row.count;
     },
 
@@ -268,7 +280,9 @@ export function createUserRepo(db: Kysely<Database>) {
       if (query.email) q = q.where(sql<boolean>`email_key like ${containing(query.email)} escape '\\'`);
       if (query.search) {
         const pattern = containing(query.search);
-        q = q.where(sql<boolean>`(name_key like ${pattern} escape '\\' or email_key like ${pattern} escape '\\' or lower(realname) like ${pattern} escape '\\')`);
+        q = q.where(
+          sql<boolean>`(name_key like ${pattern} escape '\\' or email_key like ${pattern} escape '\\' or lower(realname) like ${pattern} escape '\\')`,
+        );
       }
       if (query.group) q = q.where(memberOf(query.group));
       const counted = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
@@ -322,10 +336,24 @@ export function createUserRepo(db: Kysely<Database>) {
     },
 
     // Single-use tokens for activation, email verification and reset.
-    async insertToken(t: { tokenHash: string; userId: string; purpose: UserTokenPurpose; payload: string | null; created: number; expires: number }): Promise<void> {
+    async insertToken(t: {
+      tokenHash: string;
+      userId: string;
+      purpose: UserTokenPurpose;
+      payload: string | null;
+      created: number;
+      expires: number;
+    }): Promise<void> {
       await db
         .insertInto('user_tokens')
-        .values({ token_hash: t.tokenHash, user_id: t.userId, purpose: t.purpose, payload: t.payload, created: t.created, expires: t.expires })
+        .values({
+          token_hash: t.tokenHash,
+          user_id: t.userId,
+          purpose: t.purpose,
+          payload: t.payload,
+          created: t.created,
+          expires: t.expires,
+        })
         .execute();
     },
 
@@ -334,7 +362,11 @@ export function createUserRepo(db: Kysely<Database>) {
      * purpose and had not expired. Deleting first makes a second use fail even when two requests
      * race.
      */
-    async takeToken(tokenHash: string, purpose: UserTokenPurpose, now: number): Promise<{ userId: string; payload: string | null } | null> {
+    async takeToken(
+      tokenHash: string,
+      purpose: UserTokenPurpose,
+      now: number,
+    ): Promise<{ userId: string; payload: string | null } | null> {
       return db.transaction().execute(async (trx) => {
         const row = await trx
           .selectFrom('user_tokens')

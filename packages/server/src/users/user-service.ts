@@ -15,7 +15,15 @@ import { hashPassword } from './passwords.js';
 import { adminOps } from './admin-ops.js';
 import { signupOps } from './signup-ops.js';
 import { authenticate } from './sessions.js';
-import { findForAdmin, guarded, type Caller, type Operation, type UserContext, type UserRuntimeSettings, type UserSettings } from './user-context.js';
+import {
+  findForAdmin,
+  guarded,
+  type Caller,
+  type Operation,
+  type UserContext,
+  type UserRuntimeSettings,
+  type UserSettings,
+} from './user-context.js';
 import { createUserInputs } from './user-inputs.js';
 import { USER_PERMISSION_DEFAULTS } from './user-permissions.js';
 import { createUserRepo, type NewUser } from './user-repo.js';
@@ -73,7 +81,12 @@ export function createUserService(deps: UserServiceDeps) {
   // Derived once per settings snapshot (the runtime settings hand out the same object while cached).
   const runtimeViews = new WeakMap<RuntimeSettings, UserRuntimeSettings>();
   const ctx: UserContext = {
-    repo: withSessionCache(createUserRepo(deps.db), deps.clock, deps.config.users.sessionCacheSeconds * 1000, deps.changes ?? null),
+    repo: withSessionCache(
+      createUserRepo(deps.db),
+      deps.clock,
+      deps.config.users.sessionCacheSeconds * 1000,
+      deps.changes ?? null,
+    ),
     clock: deps.clock,
     mailer: deps.mailer,
     permissions: servicePermissions(deps.permissionStore, 'users', USER_PERMISSION_DEFAULTS),
@@ -82,7 +95,10 @@ export function createUserService(deps: UserServiceDeps) {
     runtime: async () => {
       const s = await deps.runtimeSettings.current();
       let view = runtimeViews.get(s);
-      if (!view) runtimeViews.set(s, (view = runtimeFrom(deps.config, s)));
+      if (!view) {
+        view = runtimeFrom(deps.config, s);
+        runtimeViews.set(s, view);
+      }
       return view;
     },
   };
@@ -108,7 +124,12 @@ export function createUserService(deps: UserServiceDeps) {
     /** For the CLI and the admin pages: create an account without any permission check. */
     async createUser(values: Omit<NewUser, 'id' | 'created' | 'passwordHash'> & { password: string }) {
       const { password, ...rest } = values;
-      return ctx.repo.insert({ ...rest, id: newId(), created: ctx.clock.now(), passwordHash: await hashPassword(password) });
+      return ctx.repo.insert({
+        ...rest,
+        id: newId(),
+        created: ctx.clock.now(),
+        passwordHash: await hashPassword(password),
+      });
     },
     /** The shape problems of a new account's name, email and password (the sign-up rules). */
     checkNewAccount(values: { name: string; email: string; password: string }): FieldProblem[] {

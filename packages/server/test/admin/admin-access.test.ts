@@ -19,41 +19,98 @@ describe('admin pages: only administrators, only from this site, only with the C
   const ids: Record<string, string> = {};
 
   const PAGES = [
-    '/admin', '/admin/users', '/admin/users/new', '/admin/users/BOB', '/admin/users/BOB/remove', '/admin/users/BOB/password', '/admin/users/BOB/reset', '/admin/signups', '/admin/signups/CAROL', '/admin/signups/CAROL/reject',
-    '/admin/settings', '/admin/permissions', '/admin/permissions/users', '/admin/permissions/data', '/admin/permissions/files',
-    '/admin/outbox', '/admin/outbox/MAIL', '/admin/tools',
+    '/admin',
+    '/admin/users',
+    '/admin/users/new',
+    '/admin/users/BOB',
+    '/admin/users/BOB/remove',
+    '/admin/users/BOB/password',
+    '/admin/users/BOB/reset',
+    '/admin/signups',
+    '/admin/signups/CAROL',
+    '/admin/signups/CAROL/reject',
+    '/admin/settings',
+    '/admin/permissions',
+    '/admin/permissions/users',
+    '/admin/permissions/data',
+    '/admin/permissions/files',
+    '/admin/outbox',
+    '/admin/outbox/MAIL',
+    '/admin/tools',
   ];
   /** Every action of the pages, as its form posts it. */
   const ACTIONS: Array<[string, string, Record<string, string>]> = [
-    ['edit a user', '/admin/users/BOB', { realname: 'Hacked', email: 'bob@example.com', groups: 'admins', active: 'true', edit$: 'edit$' }],
+    [
+      'edit a user',
+      '/admin/users/BOB',
+      { realname: 'Hacked', email: 'bob@example.com', groups: 'admins', active: 'true', edit$: 'edit$' },
+    ],
     ['disable a user', '/admin/users/BOB', { realname: '', email: 'bob@example.com', groups: '', edit$: 'edit$' }],
     ['remove a user', '/admin/users/BOB/remove', { confirm: 'BOB', remove$: 'remove$' }],
-    ['create a user', '/admin/users/new', { name: 'mallory', email: 'mallory@example.com', password: 'mallory-password-1', 'password-confirm': 'mallory-password-1', groups: 'admins', create$: 'create$' }],
-    ['set a password', '/admin/users/BOB/password', { password: 'hijacked-password-1', 'password-confirm': 'hijacked-password-1', set$: 'set$' }],
+    [
+      'create a user',
+      '/admin/users/new',
+      {
+        name: 'mallory',
+        email: 'mallory@example.com',
+        password: 'mallory-password-1',
+        'password-confirm': 'mallory-password-1',
+        groups: 'admins',
+        create$: 'create$',
+      },
+    ],
+    [
+      'set a password',
+      '/admin/users/BOB/password',
+      { password: 'hijacked-password-1', 'password-confirm': 'hijacked-password-1', set$: 'set$' },
+    ],
     ['send a reset mail', '/admin/users/BOB/reset', { confirm: 'BOB', send$: 'send$' }],
     ['review a sign-up', '/admin/signups/CAROL', { action: 'accept', submit$: 'submit$' }],
     ['reject a sign-up', '/admin/signups/CAROL/reject', { confirm: 'CAROL', reject$: 'reject$' }],
     [
       'save settings',
       '/admin/settings',
-      { identityPolicy: 'email', signupDirect: 'on', signupOptin: 'on', signupReview: 'on', signupSendpw: 'on', signupUid: 'on', mailFrom: 'Evil <evil@example.com>', save$: 'save$' },
+      {
+        identityPolicy: 'email',
+        signupDirect: 'on',
+        signupOptin: 'on',
+        signupReview: 'on',
+        signupSendpw: 'on',
+        signupUid: 'on',
+        mailFrom: 'Evil <evil@example.com>',
+        save$: 'save$',
+      },
     ],
     ['send a test mail', '/admin/settings', { testMailTo: 'someone@example.com', test$: 'test$' }],
     ['reset settings', '/admin/settings', { reset$: 'reset$' }],
-    ['change a permission', '/admin/permissions/users', { permission: 'ping', groups: 'sys:noone', cc397785: '1', edit$: 'edit$' }],
+    [
+      'change a permission',
+      '/admin/permissions/users',
+      { permission: 'ping', groups: 'sys:noone', cc397785: '1', edit$: 'edit$' },
+    ],
     ['delete a permission', '/admin/permissions/data', { aa876352: '1' }],
     ['delete a permission, confirmed', '/admin/permissions/data', { aa876352: '1', confirm: 'PERMISSION' }],
     ['export users', '/admin/tools', { state: 'all', export$: 'export$' }],
     ['purge expired', '/admin/tools', { purge$: 'purge$' }],
   ];
   const at = (path: string) => path.replace('BOB', ids.bob!).replace('CAROL', ids.carol!).replace('MAIL', ids.mail!);
-  const fields = (values: Record<string, string>) => Object.fromEntries(Object.entries(values).map(([k, v]) => [k, v === 'BOB' ? ids.bob! : v === 'CAROL' ? ids.carol! : v === 'PERMISSION' ? ids.permission! : v]));
+  const fields = (values: Record<string, string>) =>
+    Object.fromEntries(
+      Object.entries(values).map(([k, v]) => [
+        k,
+        v === 'BOB' ? ids.bob! : v === 'CAROL' ? ids.carol! : v === 'PERMISSION' ? ids.permission! : v,
+      ]),
+    );
 
   /** What every refused action must leave as it was. */
   async function state() {
     const bob = await s.users('getUser', { identity: 'bob' }, { token: adminToken });
     const carol = await s.users('getUser', { identity: 'carol' }, { token: adminToken });
-    const perms = await Promise.all(['/users/api/getPermissions', '/data/api/getPermissions', '/files/api/getPermissions'].map((p) => s.request(p, {}, { token: adminToken })));
+    const perms = await Promise.all(
+      ['/users/api/getPermissions', '/data/api/getPermissions', '/files/api/getPermissions'].map((p) =>
+        s.request(p, {}, { token: adminToken }),
+      ),
+    );
     return {
       bob: [bob.body.realname, bob.body.groups, bob.body.active],
       carol: carol.body.state,
@@ -76,7 +133,8 @@ describe('admin pages: only administrators, only from this site, only with the C
     await s.users('resetPassword', { identity: 'bob' });
     ids.mail = (await s.lastMail('bob@example.com')).id;
     // The entry a delete button of /admin/permissions/data at position 1 names.
-    const dataPermissions = (await s.request('/data/api/getPermissions', {}, { token: adminToken })).body.permissions as { permission: string; groups: string[] }[];
+    const dataPermissions = (await s.request('/data/api/getPermissions', {}, { token: adminToken })).body
+      .permissions as { permission: string; groups: string[] }[];
     ids.permission = dataPermissions.find((e) => e.groups.length > 0)!.permission;
     admin = await authCookie(s, 'admin');
     alice = await authCookie(s, 'alice');
@@ -117,7 +175,11 @@ describe('admin pages: only administrators, only from this site, only with the C
       assert.equal(anonymousWithToken.status, 303, `${name} anonymous with a token`);
       for (const csrf of [undefined, aliceCsrf, adminCsrf]) {
         const user = await postForm(s, at(path), { ...body, ...(csrf ? { csrf } : {}) }, { cookie: alice });
-        assert.equal(user.status, 403, `${name} by alice, token ${csrf === undefined ? 'none' : csrf === aliceCsrf ? 'hers' : "the admin's"}`);
+        assert.equal(
+          user.status,
+          403,
+          `${name} by alice, token ${csrf === undefined ? 'none' : csrf === aliceCsrf ? 'hers' : "the admin's"}`,
+        );
         assert.doesNotMatch(user.html, /^id,name/m);
       }
       const noToken = await postForm(s, at(path), body, { cookie: admin });
@@ -125,9 +187,19 @@ describe('admin pages: only administrators, only from this site, only with the C
       assert.match(textOf(noToken.html), /out of date or was sent from another site/);
       const wrongToken = await postForm(s, at(path), { ...body, csrf: aliceCsrf }, { cookie: admin });
       assert.equal(wrongToken.status, 403, `${name} with another session's token`);
-      const crossSite = await postForm(s, at(path), { ...body, csrf: adminCsrf }, { cookie: admin, headers: CROSS_SITE });
+      const crossSite = await postForm(
+        s,
+        at(path),
+        { ...body, csrf: adminCsrf },
+        { cookie: admin, headers: CROSS_SITE },
+      );
       assert.equal(crossSite.status, 403, `${name} from another site`);
-      const urlencodedCrossSite = await postForm(s, at(path), { ...body, csrf: adminCsrf }, { cookie: admin, headers: { origin: 'https://evil.example' }, urlencoded: true });
+      const urlencodedCrossSite = await postForm(
+        s,
+        at(path),
+        { ...body, csrf: adminCsrf },
+        { cookie: admin, headers: { origin: 'https://evil.example' }, urlencoded: true },
+      );
       assert.equal(urlencodedCrossSite.status, 403, `${name} urlencoded from another origin`);
     }
     assert.deepEqual(await state(), before);
@@ -141,15 +213,28 @@ describe('admin pages: only administrators, only from this site, only with the C
   });
 
   test('the same forms with the token, from this site, work for the administrator (the refusals above were not for nothing)', async () => {
-    const post = (path: string, values: Record<string, string>) => postForm(s, at(path), { ...fields(values), csrf: adminCsrf }, { cookie: admin, headers: { origin: s.url } });
+    const post = (path: string, values: Record<string, string>) =>
+      postForm(s, at(path), { ...fields(values), csrf: adminCsrf }, { cookie: admin, headers: { origin: s.url } });
     const exported = await post('/admin/tools', { state: 'all', export$: 'export$' });
     assert.equal(exported.status, 200);
     assert.match(exported.html, /^id,name,email/);
-    const edited = await post('/admin/users/BOB', { realname: 'Bob B', email: 'bob@example.com', groups: 'editors', active: 'true', edit$: 'edit$' });
+    const edited = await post('/admin/users/BOB', {
+      realname: 'Bob B',
+      email: 'bob@example.com',
+      groups: 'editors',
+      active: 'true',
+      edit$: 'edit$',
+    });
     assert.equal(edited.status, 302);
     assert.equal((await s.users('getUser', { identity: 'bob' }, { token: adminToken })).body.realname, 'Bob B');
     // A delete button asks first; the confirmation's post deletes.
-    const groupsOf = async () => ((await s.request('/data/api/getPermissions', {}, { token: adminToken })).body.permissions as { permission: string; groups: string[] }[]).find((e) => e.permission === ids.permission)!.groups;
+    const groupsOf = async () =>
+      (
+        (await s.request('/data/api/getPermissions', {}, { token: adminToken })).body.permissions as {
+          permission: string;
+          groups: string[];
+        }[]
+      ).find((e) => e.permission === ids.permission)!.groups;
     const held = await groupsOf();
     const asked = await post('/admin/permissions/data', { aa876352: '1' });
     assert.equal(asked.status, 200);
@@ -158,7 +243,11 @@ describe('admin pages: only administrators, only from this site, only with the C
     const deleted = await post('/admin/permissions/data', { aa876352: '1', confirm: 'PERMISSION' });
     assert.equal(deleted.status, 303);
     assert.deepEqual(await groupsOf(), []);
-    await s.request('/data/api/setPermissions', { permissions: [{ permission: ids.permission, groups: held, action: 'replace' }] }, { token: adminToken });
+    await s.request(
+      '/data/api/setPermissions',
+      { permissions: [{ permission: ids.permission, groups: held, action: 'replace' }] },
+      { token: adminToken },
+    );
     // Rejecting a sign-up asks first too (/admin/signups/<id>/reject), then removes the account.
     const decided = await post('/admin/signups/CAROL', { action: 'reject', submit$: 'submit$' });
     assert.deepEqual([decided.status, decided.location], [303, at('/admin/signups/CAROL/reject')]);
@@ -174,7 +263,11 @@ describe('admin pages: only administrators, only from this site, only with the C
     const cookieOf = (res: { headers: Headers }) => res.headers.get('set-cookie')?.match(/auth=([^;]*)/)?.[1];
     const sessionsOf = async (name: string) => {
       const user = await s.roost.users.findUser(name);
-      const rows = await s.roost.db.selectFrom('sessions').select('token_hash').where('user_id', '=', user!.id).execute();
+      const rows = await s.roost.db
+        .selectFrom('sessions')
+        .select('token_hash')
+        .where('user_id', '=', user!.id)
+        .execute();
       return rows.length;
     };
 
@@ -184,9 +277,19 @@ describe('admin pages: only administrators, only from this site, only with the C
       assert.equal(plain.location, '/admin');
       assert.ok(cookieOf(plain));
       assert.match(plain.headers.get('set-cookie') ?? '', /HttpOnly/i);
-      const next = await signin('/admin/signin', { identity: 'admin', password: PASSWORD, next: '/admin/users?search=bob' });
+      const next = await signin('/admin/signin', {
+        identity: 'admin',
+        password: PASSWORD,
+        next: '/admin/users?search=bob',
+      });
       assert.equal(next.location, '/admin/users?search=bob');
-      for (const evil of ['//evil.example/admin', 'https://evil.example/admin', '/\\evil.example', '/users/api/profile', 'javascript:alert(1)']) {
+      for (const evil of [
+        '//evil.example/admin',
+        'https://evil.example/admin',
+        '/\\evil.example',
+        '/users/api/profile',
+        'javascript:alert(1)',
+      ]) {
         const res = await signin('/admin/signin', { identity: 'admin', password: PASSWORD, next: evil });
         assert.equal(res.location, '/admin', evil);
       }
@@ -227,12 +330,20 @@ describe('admin pages: only administrators, only from this site, only with the C
       const csrf = csrfOf(page.html);
       const withoutToken = await postForm(s, '/users/signout', {}, { cookie, headers: { origin: s.url } });
       assert.equal(withoutToken.status, 403);
-      assert.equal((await s.request('/users/api/profile', undefined, { headers: { cookie } })).status, 200, 'still signed in');
+      assert.equal(
+        (await s.request('/users/api/profile', undefined, { headers: { cookie } })).status,
+        200,
+        'still signed in',
+      );
       const out = await postForm(s, '/users/signout', { csrf }, { cookie, headers: { origin: s.url } });
       assert.equal(out.status, 303);
       assert.equal(out.location, '/users/signin?signedout=1');
       assert.match(out.headers.get('set-cookie') ?? '', /auth=;/);
-      assert.equal((await s.request('/users/api/profile', undefined, { headers: { cookie } })).status, 401, 'the session is gone');
+      assert.equal(
+        (await s.request('/users/api/profile', undefined, { headers: { cookie } })).status,
+        401,
+        'the session is gone',
+      );
       assert.match(textOf((await getPage(s, out.location!)).html), /You are signed out/);
     });
 

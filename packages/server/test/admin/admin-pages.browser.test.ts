@@ -20,7 +20,12 @@ const skip = process.env.ROOST_TEST_DIALECT === 'postgres' ? 'browser suites run
 /** A clock the test moves forward (expired tokens for the purge tool). */
 function movableClock(): Clock & { advance(ms: number): void } {
   let offset = 0;
-  return { now: () => Date.now() + offset, advance: (ms) => void (offset += ms) };
+  return {
+    now: () => Date.now() + offset,
+    advance: (ms) => {
+      offset += ms;
+    },
+  };
 }
 
 describe('admin pages in a browser', { skip }, () => {
@@ -39,11 +44,18 @@ describe('admin pages in a browser', { skip }, () => {
     await s.createUser('bob', { groups: ['editors'] });
     await s.createUser('erin');
     // A real name a spreadsheet would run as a formula, with a comma and quotes.
-    await api('setUser', { identity: 'erin', values: { realname: '=HYPERLINK("https://evil.example","x"), Erin' } }, adminToken);
+    await api(
+      'setUser',
+      { identity: 'erin', values: { realname: '=HYPERLINK("https://evil.example","x"), Erin' } },
+      adminToken,
+    );
     browser = await launchBrowser();
     laptop = await browser.newContext({ baseURL: s.url, viewport: VIEWPORTS.laptop });
     page = await laptop.newPage();
-    page.on('dialog', (d) => void (dialogs.push(d.message()), d.dismiss()));
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
   });
   after(async () => {
     await browser?.close();
@@ -64,20 +76,34 @@ describe('admin pages in a browser', { skip }, () => {
     await page.waitForURL(/\/admin\/users$/);
     await page.goto('/admin');
     const tiles = await page.locator('.tile').allInnerTexts();
-    assert.deepEqual(tiles.map((t) => t.replace(/\s+/g, ' ').trim()), ['3 accounts', '0 sign-ups wait for review', '0 disabled accounts', '1 data store', '1 file store']);
+    assert.deepEqual(
+      tiles.map((t) => t.replace(/\s+/g, ' ').trim()),
+      ['3 accounts', '0 sign-ups wait for review', '0 disabled accounts', '1 data store', '1 file store'],
+    );
     // The server at a glance, and the latest sign-ups, newest first.
     const server = await page.locator('.dashboard section', { hasText: 'Server' }).innerText();
     assert.match(server, /Version\s+0\.1\.0/);
     assert.match(server, /Running for\s+\d+ (s|min)/);
     assert.match(server, /Database\s+SQLite, .*roost\.db: [\d.]+ (kB|MB)/);
     assert.match(server, /File stores\s+0 files, 0 B in the directory /);
-    assert.deepEqual((await page.locator('.dashboard table tbody tr td:first-child').allInnerTexts()).sort(), ['admin', 'bob', 'erin']);
+    assert.deepEqual((await page.locator('.dashboard table tbody tr td:first-child').allInnerTexts()).sort(), [
+      'admin',
+      'bob',
+      'erin',
+    ]);
   });
 
   test('a pending sign-up reviewed on the page, from the mail to the active account (with and without the script)', async () => {
     await s.grant('signupReview', ['sys:everyone']);
-    for (const name of ['carol', 'dave']) assert.deepEqual((await api('signupReview', { name, email: `${name}@example.com`, password: PASSWORD })).body, { result: true });
-    assert.equal((await api('token', { identity: 'carol', password: PASSWORD })).status, 401, 'pending: no sign-in yet');
+    for (const name of ['carol', 'dave'])
+      assert.deepEqual((await api('signupReview', { name, email: `${name}@example.com`, password: PASSWORD })).body, {
+        result: true,
+      });
+    assert.equal(
+      (await api('token', { identity: 'carol', password: PASSWORD })).status,
+      401,
+      'pending: no sign-in yet',
+    );
 
     await page.goto('/admin/signups');
     assert.deepEqual(await page.locator('table tbody tr td:first-child').allInnerTexts(), ['carol', 'dave']);
@@ -87,7 +113,10 @@ describe('admin pages in a browser', { skip }, () => {
     await carolRow.locator('select').selectOption('optin');
     await carolRow.getByRole('button', { name: 'Decide' }).click();
     await assert.doesNotReject(carolRow.locator('[role=status]').waitFor());
-    assert.match(await carolRow.locator('[role=status]').innerText(), /carol was accepted; the account is active once the mailed link is used/);
+    assert.match(
+      await carolRow.locator('[role=status]').innerText(),
+      /carol was accepted; the account is active once the mailed link is used/,
+    );
     assert.ok(page.url().endsWith('/admin/signups'));
     // With the script too, a rejection goes to its confirmation page (not into the row).
     const daveRow = page.locator('tr', { hasText: 'dave@example.com' });
@@ -144,7 +173,11 @@ describe('admin pages in a browser', { skip }, () => {
     assert.match(await flashed(), /Data saved/);
     assert.match(await page.locator('.facts').innerText(), /disabled/);
     assert.equal((await s.request('/users/api/profile', undefined, { token: bobToken })).status, 401, 'signed out');
-    assert.equal((await api('token', { identity: 'bob', password: PASSWORD })).status, 401, 'no sign-in while disabled');
+    assert.equal(
+      (await api('token', { identity: 'bob', password: PASSWORD })).status,
+      401,
+      'no sign-in while disabled',
+    );
 
     await page.check('#user-active');
     await page.fill('#user-realname', 'Bob Builder');
@@ -152,7 +185,10 @@ describe('admin pages in a browser', { skip }, () => {
     await page.getByRole('button', { name: 'Save' }).click();
     assert.match(await flashed(), /Data saved/);
     const bob = await api('getUser', { identity: 'bob' }, adminToken);
-    assert.deepEqual([bob.body.active, bob.body.realname, bob.body.groups], [true, 'Bob Builder', ['editors', 'reviewers']]);
+    assert.deepEqual(
+      [bob.body.active, bob.body.realname, bob.body.groups],
+      [true, 'Bob Builder', ['editors', 'reviewers']],
+    );
     assert.equal((await api('token', { identity: 'bob', password: PASSWORD })).status, 200, 'reactivated');
 
     // The list filters by state; the removal asks first.
@@ -198,8 +234,16 @@ describe('admin pages in a browser', { skip }, () => {
     await page.getByRole('button', { name: 'Set the password' }).click();
     await page.waitForURL(/\/admin\/users\/[0-9a-f-]{36}$/);
     assert.match(await flashed(), /The password of dora was set/);
-    assert.equal((await api('token', { identity: 'dora', password: 'dora-password-1' })).status, 401, 'the old password is gone');
-    assert.equal((await s.request('/users/api/profile', undefined, { token: doraToken })).status, 401, 'its sessions ended');
+    assert.equal(
+      (await api('token', { identity: 'dora', password: 'dora-password-1' })).status,
+      401,
+      'the old password is gone',
+    );
+    assert.equal(
+      (await s.request('/users/api/profile', undefined, { token: doraToken })).status,
+      401,
+      'its sessions ended',
+    );
     assert.equal((await api('token', { identity: 'dora', password: 'dora-password-2' })).status, 200);
 
     await page.getByRole('link', { name: 'Send a password-reset mail' }).click();
@@ -231,7 +275,10 @@ describe('admin pages in a browser', { skip }, () => {
     assert.equal((await newItem('two', adminToken)).status, 200);
 
     // Delete: nobody holds it; add it again for everyone signed in.
-    await page.locator('.roost-sequence li', { hasText: 'newItem:' }).getByRole('button', { name: /Delete/ }).click();
+    await page
+      .locator('.roost-sequence li', { hasText: 'newItem:' })
+      .getByRole('button', { name: /Delete/ })
+      .click();
     assert.match(await page.locator('main').innerText(), /Delete the entry newItem \(admins\) of data\?/);
     await screenshot(page, SUITE, 'permission-delete-laptop');
     await page.getByRole('button', { name: 'Delete the entry' }).click();
@@ -256,7 +303,11 @@ describe('admin pages in a browser', { skip }, () => {
     await page.getByRole('button', { name: 'Save' }).click();
     assert.match(await flashed(), /Settings saved/);
     assert.deepEqual((await signupDirect()).body, { result: true });
-    assert.equal((await api('token', { identity: 'frank', password: PASSWORD })).status, 401, 'names no longer sign in');
+    assert.equal(
+      (await api('token', { identity: 'frank', password: PASSWORD })).status,
+      401,
+      'names no longer sign in',
+    );
     assert.equal((await api('token', { identity: 'frank@example.com', password: PASSWORD })).status, 200);
 
     await page.getByRole('button', { name: 'Send test mail' }).click();
@@ -280,19 +331,32 @@ describe('admin pages in a browser', { skip }, () => {
   test('tools: the CSV download, and the purge of expired sessions and tokens', async () => {
     await page.goto('/admin/tools');
     await screenshot(page, SUITE, 'tools-laptop');
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download CSV' }).click(),
+    ]);
     assert.match(download.suggestedFilename(), /^roost-users-\d{4}-\d\d-\d\d\.csv$/);
     const csv = await readFile((await download.path())!, 'utf8');
     const lines = csv.trimEnd().split('\r\n');
     assert.equal(lines[0], 'id,name,email,realname,state,groups,notify,created,activity');
-    assert.deepEqual(lines.slice(1).map((l) => l.split(',')[1]), ['admin', 'bob', 'carol', 'frank']);
+    assert.deepEqual(
+      lines.slice(1).map((l) => l.split(',')[1]),
+      ['admin', 'bob', 'carol', 'frank'],
+    );
     assert.match(csv, /,bob,bob@example\.com,Bob Builder,active,editors reviewers,false,/);
 
     // One account with a formula-like real name: shown as text, quoted, in the export.
-    await api('setUser', { identity: 'frank', values: { realname: '=HYPERLINK("https://evil.example","x"), Frank' } }, adminToken);
+    await api(
+      'setUser',
+      { identity: 'frank', values: { realname: '=HYPERLINK("https://evil.example","x"), Frank' } },
+      adminToken,
+    );
     await page.locator('#export-state').selectOption('active');
     await page.fill('#export-group', '');
-    const [second] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
+    const [second] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download CSV' }).click(),
+    ]);
     const frank = (await readFile((await second.path())!, 'utf8')).split('\r\n').find((l) => l.includes(',frank,'));
     assert.ok(frank?.includes(`,"'=HYPERLINK(""https://evil.example"",""x""), Frank",`), frank);
 
@@ -301,18 +365,33 @@ describe('admin pages in a browser', { skip }, () => {
     const shortSession = await api('token', { identity: 'carol', password: PASSWORD });
     assert.equal(shortSession.status, 200);
     clock.advance(2 * 3600_000);
-    await s.roost.db.updateTable('sessions').set({ expires: clock.now() - 1 }).where('user_id', '=', (await s.roost.users.findUser('carol'))!.id).execute();
+    await s.roost.db
+      .updateTable('sessions')
+      .set({ expires: clock.now() - 1 })
+      .where('user_id', '=', (await s.roost.users.findUser('carol'))!.id)
+      .execute();
     const expired = async () => {
       const now = clock.now();
-      const sessions = await s.roost.db.selectFrom('sessions').select('token_hash').where('expires', '<=', now).execute();
-      const tokens = await s.roost.db.selectFrom('user_tokens').select('token_hash').where('expires', '<=', now).execute();
+      const sessions = await s.roost.db
+        .selectFrom('sessions')
+        .select('token_hash')
+        .where('expires', '<=', now)
+        .execute();
+      const tokens = await s.roost.db
+        .selectFrom('user_tokens')
+        .select('token_hash')
+        .where('expires', '<=', now)
+        .execute();
       return sessions.length + tokens.length;
     };
     const waiting = await expired();
     assert.ok(waiting >= 2, `expired rows: ${waiting}`);
     await page.reload();
     await page.getByRole('button', { name: 'Purge now' }).click();
-    assert.match(await page.locator('.tool-output').innerText(), new RegExp(`Removed ${waiting} expired sessions and tokens`));
+    assert.match(
+      await page.locator('.tool-output').innerText(),
+      new RegExp(`Removed ${waiting} expired sessions and tokens`),
+    );
     assert.equal(await expired(), 0);
   });
 
@@ -322,19 +401,44 @@ describe('admin pages in a browser', { skip }, () => {
     const gina = (await s.roost.users.findUser('gina'))!;
     const mail = (await s.outbox()).at(-1)!;
     const pages: Array<[string, string]> = [
-      ['overview', '/admin'], ['users', '/admin/users'], ['user-edit', `/admin/users/${bob.id}`], ['user-remove', `/admin/users/${bob.id}/remove`],
-      ['signups', '/admin/signups'], ['signup-review', `/admin/signups/${gina.id}`], ['settings', '/admin/settings'], ['permissions', '/admin/permissions'],
-      ['permissions-users', '/admin/permissions/users'], ['permissions-files', '/admin/permissions/files'], ['outbox', '/admin/outbox'],
-      ['outbox-mail', `/admin/outbox/${mail.id}`], ['tools', '/admin/tools'],
+      ['overview', '/admin'],
+      ['users', '/admin/users'],
+      ['user-edit', `/admin/users/${bob.id}`],
+      ['user-remove', `/admin/users/${bob.id}/remove`],
+      ['signups', '/admin/signups'],
+      ['signup-review', `/admin/signups/${gina.id}`],
+      ['settings', '/admin/settings'],
+      ['permissions', '/admin/permissions'],
+      ['permissions-users', '/admin/permissions/users'],
+      ['permissions-files', '/admin/permissions/files'],
+      ['outbox', '/admin/outbox'],
+      ['outbox-mail', `/admin/outbox/${mail.id}`],
+      ['tools', '/admin/tools'],
     ];
     const phone = await browser.newContext({ baseURL: s.url, viewport: VIEWPORTS.phone });
     await phone.addCookies(await laptop.cookies());
     const phonePage = await phone.newPage();
-    phonePage.on('dialog', (d) => void (dialogs.push(d.message()), d.dismiss()));
+    phonePage.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
     // Laptop photographs taken on the walk above are not taken again.
-    const taken = new Set(['users', 'user-edit', 'user-remove', 'signups', 'settings', 'permissions', 'outbox', 'outbox-mail', 'tools']);
+    const taken = new Set([
+      'users',
+      'user-edit',
+      'user-remove',
+      'signups',
+      'settings',
+      'permissions',
+      'outbox',
+      'outbox-mail',
+      'tools',
+    ]);
     for (const [name, path] of pages) {
-      for (const [viewport, p] of [['laptop', page], ['phone', phonePage]] as const) {
+      for (const [viewport, p] of [
+        ['laptop', page],
+        ['phone', phonePage],
+      ] as const) {
         const res = await p.goto(path);
         assert.equal(res?.status(), 200, `${name} on the ${viewport}`);
         if (viewport === 'phone' || !taken.has(name)) await screenshot(p, SUITE, `${name}-${viewport}`);

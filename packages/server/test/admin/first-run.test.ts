@@ -10,10 +10,20 @@ import { startServer, type TestServer } from '../helpers/test-server.js';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded', origin: '' };
 
 async function post(s: TestServer, fields: Record<string, string>): Promise<Response> {
-  return fetch(`${s.url}/admin/setup`, { method: 'POST', redirect: 'manual', headers: { ...FORM, origin: s.url }, body: new URLSearchParams({ create$: 'Create', ...fields }) });
+  return fetch(`${s.url}/admin/setup`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { ...FORM, origin: s.url },
+    body: new URLSearchParams({ create$: 'Create', ...fields }),
+  });
 }
 
-const GOOD = { name: 'root', email: 'root@example.com', password: 'a-long-secret-1', 'password-confirm': 'a-long-secret-1' };
+const GOOD = {
+  name: 'root',
+  email: 'root@example.com',
+  password: 'a-long-secret-1',
+  'password-confirm': 'a-long-secret-1',
+};
 
 describe('the first administrator from the setup link', () => {
   test('the link shows the form; the post makes an active administrator, signs it in and opens the dashboard; the link then stops working', async () => {
@@ -80,7 +90,13 @@ describe('the first administrator from the setup link', () => {
     const s = await startServer();
     try {
       const token = s.roost.setupLinks.issue();
-      const bad = await post(s, { name: 'r', email: 'not-an-email', password: 'short', 'password-confirm': 'short', token });
+      const bad = await post(s, {
+        name: 'r',
+        email: 'not-an-email',
+        password: 'short',
+        'password-confirm': 'short',
+        token,
+      });
       assert.equal(bad.status, 422);
       const html = await bad.text();
       assert.ok((html.match(/aria-invalid="true"/g) ?? []).length >= 3, 'name, email and password are marked');
@@ -89,7 +105,16 @@ describe('the first administrator from the setup link', () => {
       const oversized = await post(s, { ...GOOD, name: 'n'.repeat(5000), token });
       assert.equal(oversized.status, 422);
       assert.equal(await s.roost.users.hasAdministrator(), false);
-      const foreign = await fetch(`${s.url}/admin/setup`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }, body: new URLSearchParams({ create$: 'Create', ...GOOD, token }) });
+      const foreign = await fetch(`${s.url}/admin/setup`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          origin: 'https://evil.example',
+          'sec-fetch-site': 'cross-site',
+        },
+        body: new URLSearchParams({ create$: 'Create', ...GOOD, token }),
+      });
       assert.equal(foreign.status, 403);
       assert.equal(await s.roost.users.hasAdministrator(), false);
       // The link still works after the refusals.
@@ -103,9 +128,20 @@ describe('the first administrator from the setup link', () => {
     const s = await startServer();
     try {
       const token = s.roost.setupLinks.issue();
-      const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => post(s, { name: `root${i}`, email: `root${i}@example.com`, password: 'a-long-secret-1', 'password-confirm': 'a-long-secret-1', token })));
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          post(s, {
+            name: `root${i}`,
+            email: `root${i}@example.com`,
+            password: 'a-long-secret-1',
+            'password-confirm': 'a-long-secret-1',
+            token,
+          }),
+        ),
+      );
       assert.equal(answers.filter((a) => a.status === 303).length, 1, answers.map((a) => a.status).join(','));
-      const admins = (await s.roost.users.listUsers({ start: 1, sort: 'name', order: '<', group: 'admins' }, 100)).users;
+      const admins = (await s.roost.users.listUsers({ start: 1, sort: 'name', order: '<', group: 'admins' }, 100))
+        .users;
       assert.equal(admins.length, 1);
     } finally {
       await s.close();

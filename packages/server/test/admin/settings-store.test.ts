@@ -22,9 +22,29 @@ describe('runtime settings: stored over the boot configuration, applied without 
   let csrf: string;
   const BOOT_ACTIVATION = 'https://boot.example/activate';
 
-  const allSettings = { identityPolicy: 'name', signupDirect: 'off', signupOptin: 'off', signupReview: 'off', signupSendpw: 'off', signupUid: 'off', mailFrom: 'Boot <boot@example.com>', activationUrl: BOOT_ACTIVATION };
-  const save = (fields: Record<string, string>) => postForm(s, '/admin/settings', { ...allSettings, ...fields, csrf, save$: 'save$' }, { cookie: admin, headers: { origin: s.url } });
-  const token = (url: string, identity: string) => fetch(`${url}/users/api/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity, password: PASSWORD }) });
+  const allSettings = {
+    identityPolicy: 'name',
+    signupDirect: 'off',
+    signupOptin: 'off',
+    signupReview: 'off',
+    signupSendpw: 'off',
+    signupUid: 'off',
+    mailFrom: 'Boot <boot@example.com>',
+    activationUrl: BOOT_ACTIVATION,
+  };
+  const save = (fields: Record<string, string>) =>
+    postForm(
+      s,
+      '/admin/settings',
+      { ...allSettings, ...fields, csrf, save$: 'save$' },
+      { cookie: admin, headers: { origin: s.url } },
+    );
+  const token = (url: string, identity: string) =>
+    fetch(`${url}/users/api/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ identity, password: PASSWORD }),
+    });
 
   /** Polls until `check` holds (a process's cache lets a change through within a second). */
   async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
@@ -39,7 +59,10 @@ describe('runtime settings: stored over the boot configuration, applied without 
     // Plain SMTP on loopback with a login: the password Roost sends must be the stored one.
     smtp = await startSmtpServer({ login: { user: 'roost', password: 's3cret-pw' } });
     smtpPort = smtp.port;
-    s = await startServer({ users: { identityPolicy: 'name', activationUrl: BOOT_ACTIVATION }, mail: { from: 'Boot <boot@example.com>' } });
+    s = await startServer({
+      users: { identityPolicy: 'name', activationUrl: BOOT_ACTIVATION },
+      mail: { from: 'Boot <boot@example.com>' },
+    });
     await s.adminToken();
     await s.createUser('bob');
     // A second process: the same configuration, so the same database (SQLite file or PostgreSQL).
@@ -61,50 +84,111 @@ describe('runtime settings: stored over the boot configuration, applied without 
     assert.equal((await token(s.url, 'bob')).status, 200);
     assert.equal((await token(s.url, 'bob@example.com')).status, 401);
 
-    const saved = await save({ identityPolicy: 'email', signupOptin: 'on', activationUrl: 'https://app.example/activate' });
+    const saved = await save({
+      identityPolicy: 'email',
+      signupOptin: 'on',
+      activationUrl: 'https://app.example/activate',
+    });
     assert.equal(saved.status, 303, textOf(saved.html));
     assert.equal((await token(s.url, 'bob@example.com')).status, 200, 'the email signs in at once');
     assert.equal((await token(s.url, 'bob')).status, 401, 'the name no longer does');
-    await eventually(async () => (await token(secondUrl, 'bob@example.com')).status === 200, 'the second process signing in by email');
+    await eventually(
+      async () => (await token(secondUrl, 'bob@example.com')).status === 200,
+      'the second process signing in by email',
+    );
     assert.equal((await token(secondUrl, 'bob')).status, 401);
 
     // The sign-up policy is the permission entry, seen by the API of both processes.
-    const optin = await fetch(`${secondUrl}/users/api/signupOptin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'olga', email: 'olga@example.com', password: PASSWORD }) });
+    const optin = await fetch(`${secondUrl}/users/api/signupOptin`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'olga', email: 'olga@example.com', password: PASSWORD }),
+    });
     assert.deepEqual(await optin.json(), { result: true });
     const mail = await s.lastMail('olga@example.com');
     assert.ok(mail.text.includes('https://app.example/activate?token='), 'the mail links to the page set here');
     assert.equal(mail.from, 'Boot <boot@example.com>');
 
     const stored = await s.roost.db.selectFrom('settings').select(['key', 'changed_by']).orderBy('key').execute();
-    assert.deepEqual(stored.map((r) => [r.key, r.changed_by]), [['users.activationUrl', 'admin'], ['users.identityPolicy', 'admin']]);
-    assert.match(textOf((await getPage(s, '/admin/settings', admin)).html), /Boot configuration: name\. Set here \d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d UTC by admin\./);
+    assert.deepEqual(
+      stored.map((r) => [r.key, r.changed_by]),
+      [
+        ['users.activationUrl', 'admin'],
+        ['users.identityPolicy', 'admin'],
+      ],
+    );
+    assert.match(
+      textOf((await getPage(s, '/admin/settings', admin)).html),
+      /Boot configuration: name\. Set here \d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d UTC by admin\./,
+    );
   });
 
   test('saving the boot value gives the key back to the configuration; "Use the boot configuration" does so for all', async () => {
-    assert.equal((await save({ identityPolicy: 'name', signupOptin: 'on', activationUrl: 'https://app.example/activate' })).status, 303);
-    assert.deepEqual(Object.keys(await s.roost.settings.overrides()), ['activationUrl'], 'the boot value is not stored');
+    assert.equal(
+      (await save({ identityPolicy: 'name', signupOptin: 'on', activationUrl: 'https://app.example/activate' })).status,
+      303,
+    );
+    assert.deepEqual(
+      Object.keys(await s.roost.settings.overrides()),
+      ['activationUrl'],
+      'the boot value is not stored',
+    );
     assert.equal((await token(s.url, 'bob')).status, 200);
-    const reset = await postForm(s, '/admin/settings', { csrf, reset$: 'reset$' }, { cookie: admin, headers: { origin: s.url } });
+    const reset = await postForm(
+      s,
+      '/admin/settings',
+      { csrf, reset$: 'reset$' },
+      { cookie: admin, headers: { origin: s.url } },
+    );
     assert.equal(reset.status, 303);
     assert.deepEqual(await s.roost.settings.overrides(), {});
     assert.equal((await s.roost.settings.current()).activationUrl, BOOT_ACTIVATION);
     await eventually(async () => (await token(secondUrl, 'bob')).status === 200, 'the second process back on names');
     const perms = await s.users('getPermissions', {}, { token: await s.adminToken() });
-    assert.deepEqual(perms.body.permissions.find((p: { permission: string }) => p.permission === 'signupOptin').groups, ['sys:everyone'], 'sign-up policies are permissions, not settings: a reset keeps them');
+    assert.deepEqual(
+      perms.body.permissions.find((p: { permission: string }) => p.permission === 'signupOptin').groups,
+      ['sys:everyone'],
+      'sign-up policies are permissions, not settings: a reset keeps them',
+    );
   });
 
   test('an SMTP server set on the page carries the test mail and the next mails of both processes; the password never shows', async () => {
     const smtpUrl = `smtp://roost:s3cret-pw@127.0.0.1:${smtpPort}`;
-    assert.equal((await save({ signupOptin: 'on', mailFrom: 'Roost <roost@example.org>', adminAddress: 'ops@example.org', smtpUrl })).status, 303);
+    assert.equal(
+      (
+        await save({
+          signupOptin: 'on',
+          mailFrom: 'Roost <roost@example.org>',
+          adminAddress: 'ops@example.org',
+          smtpUrl,
+        })
+      ).status,
+      303,
+    );
     const page = await getPage(s, '/admin/settings', admin);
     assert.doesNotMatch(page.html, /s3cret-pw/);
     assert.match(page.html, /value="smtp:\/\/roost:\*\*\*\*@127\.0\.0\.1/);
     // Saving the page again as it shows keeps the stored password.
-    assert.equal((await save({ signupOptin: 'on', mailFrom: 'Roost <roost@example.org>', adminAddress: 'ops@example.org', smtpUrl: `smtp://roost:****@127.0.0.1:${smtpPort}` })).status, 303);
+    assert.equal(
+      (
+        await save({
+          signupOptin: 'on',
+          mailFrom: 'Roost <roost@example.org>',
+          adminAddress: 'ops@example.org',
+          smtpUrl: `smtp://roost:****@127.0.0.1:${smtpPort}`,
+        })
+      ).status,
+      303,
+    );
     assert.equal((await s.roost.settings.current()).smtpUrl, `${smtpUrl}`);
 
     const outboxBefore = (await s.outbox()).length;
-    const test = await postForm(s, '/admin/settings', { csrf, testMailTo: '', test$: 'test$' }, { cookie: admin, headers: { origin: s.url } });
+    const test = await postForm(
+      s,
+      '/admin/settings',
+      { csrf, testMailTo: '', test$: 'test$' },
+      { cookie: admin, headers: { origin: s.url } },
+    );
     assert.equal(test.status, 303, textOf(test.html));
     const testMail = await smtp.waitFor((m) => m.to.includes('ops@example.org'));
     assert.match(testMail.raw, /^Subject: Roost test mail/m);
@@ -112,8 +196,15 @@ describe('runtime settings: stored over the boot configuration, applied without 
     assert.doesNotMatch(testMail.raw, /s3cret-pw/);
 
     // The other process sends through the new server as well, without a restart.
-    await eventually(async () => (await second.settings.current()).smtpUrl === smtpUrl, 'the second process seeing the SMTP server');
-    const optin = await fetch(`${secondUrl}/users/api/signupOptin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'pia', email: 'pia@example.com', password: PASSWORD }) });
+    await eventually(
+      async () => (await second.settings.current()).smtpUrl === smtpUrl,
+      'the second process seeing the SMTP server',
+    );
+    const optin = await fetch(`${secondUrl}/users/api/signupOptin`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'pia', email: 'pia@example.com', password: PASSWORD }),
+    });
     assert.deepEqual(await optin.json(), { result: true });
     const piaMail = await smtp.waitFor((m) => m.to.includes('pia@example.com'));
     assert.equal((await s.outbox()).length, outboxBefore, 'nothing went to the outbox meanwhile');
@@ -122,10 +213,28 @@ describe('runtime settings: stored over the boot configuration, applied without 
     assert.doesNotMatch(outboxPage, /s3cret-pw/);
 
     // A server that refuses: the page says why, nothing is stored.
-    assert.equal((await save({ signupOptin: 'on', mailFrom: 'Roost <roost@example.org>', adminAddress: 'ops@example.org', smtpUrl: 'smtp://127.0.0.1:1' })).status, 303);
-    const failed = await postForm(s, '/admin/settings', { csrf, testMailTo: 'ops@example.org', test$: 'test$' }, { cookie: admin, headers: { origin: s.url } });
+    assert.equal(
+      (
+        await save({
+          signupOptin: 'on',
+          mailFrom: 'Roost <roost@example.org>',
+          adminAddress: 'ops@example.org',
+          smtpUrl: 'smtp://127.0.0.1:1',
+        })
+      ).status,
+      303,
+    );
+    const failed = await postForm(
+      s,
+      '/admin/settings',
+      { csrf, testMailTo: 'ops@example.org', test$: 'test$' },
+      { cookie: admin, headers: { origin: s.url } },
+    );
     assert.equal(failed.status, 422);
-    assert.match(textOf(failed.html), /The test mail could not be sent through the SMTP server smtp:\/\/127\.0\.0\.1:1\/?: .*ECONNREFUSED/);
+    assert.match(
+      textOf(failed.html),
+      /The test mail could not be sent through the SMTP server smtp:\/\/127\.0\.0\.1:1\/?: .*ECONNREFUSED/,
+    );
     // Back to the outbox, so the activation of pia's account by its token works as usual.
     await postForm(s, '/admin/settings', { csrf, reset$: 'reset$' }, { cookie: admin, headers: { origin: s.url } });
     const raw = piaMail.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');

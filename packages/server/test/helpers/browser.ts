@@ -7,18 +7,21 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
  * Debian's chromium driven by playwright-core, for the page and connector tests. Fails with a
  * clear message when /usr/bin/chromium is missing (CI installs it); never downloads a browser.
  */
-export const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = '/usr/bin/chromium';
 const root = new URL('../../../../', import.meta.url).pathname;
 
 export async function launchBrowser(): Promise<Browser> {
   assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y --no-install-recommends chromium`);
   // Without the background-networking flag chromium keeps dialling Google's hosts, which this
   // machine refuses.
-  return chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
 }
 
 /** The folder of a suite's screenshots, `test-artifacts/<suite>/` at the repository root (ignored by git). */
-export function artifactsDir(suite: string): string {
+function artifactsDir(suite: string): string {
   const dir = join(root, 'test-artifacts', suite);
   mkdirSync(dir, { recursive: true });
   return dir;
@@ -41,8 +44,17 @@ export const VIEWPORTS = {
  * A browser context signed in as `identity` through the API's `signin` (the HttpOnly `auth`
  * cookie lands in the context, as it would for a user).
  */
-export async function signedInContext(browser: Browser, baseUrl: string, identity: string, password: string, options: { viewport?: { width: number; height: number } } = {}): Promise<BrowserContext> {
-  const context = await browser.newContext({ baseURL: baseUrl, ...(options.viewport ? { viewport: options.viewport } : {}) });
+export async function signedInContext(
+  browser: Browser,
+  baseUrl: string,
+  identity: string,
+  password: string,
+  options: { viewport?: { width: number; height: number } } = {},
+): Promise<BrowserContext> {
+  const context = await browser.newContext({
+    baseURL: baseUrl,
+    ...(options.viewport ? { viewport: options.viewport } : {}),
+  });
   const res = await context.request.post('/users/api/signin', { data: { identity, password } });
   assert.equal(res.status(), 200, `signin of ${identity}: ${await res.text()}`);
   return context;

@@ -1,7 +1,12 @@
 import type { CallOptions, CallResult, TestServer } from './test-server.js';
 
 /** POST `/<store>/api/<op>` with a JSON body (the store `data` unless named). */
-export function ds(s: TestServer, op: string, body: unknown = {}, options: CallOptions & { store?: string } = {}): Promise<CallResult> {
+export function ds(
+  s: TestServer,
+  op: string,
+  body: unknown = {},
+  options: CallOptions & { store?: string } = {},
+): Promise<CallResult> {
   const { store = 'data', ...rest } = options;
   return s.request(`/${store}/api/${op}`, body, { method: 'POST', ...rest });
 }

@@ -21,7 +21,9 @@ export function consumerEnv(extra: Record<string, string> = {}): NodeJS.ProcessE
   // .npmrc sets engine-strict): a consumer has its own. Only where Node's headers are (pass 4
   // on another Node) is kept, for a native build.
   const npmOwn = (key: string) => key.toLowerCase().startsWith('npm_') && key.toLowerCase() !== 'npm_config_nodedir';
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('NODE_TEST') && key !== 'NODE_OPTIONS' && !key.startsWith('ROOST_') && !npmOwn(key)) env[key] = value;
+  for (const [key, value] of Object.entries(process.env))
+    if (!key.startsWith('NODE_TEST') && key !== 'NODE_OPTIONS' && !key.startsWith('ROOST_') && !npmOwn(key))
+      env[key] = value;
   return { ...env, ...extra };
 }
 
@@ -32,8 +34,15 @@ export function repoPackage(name: string): string {
 
 /** `npm pack` the workspace `@roost/<name>` into `dir`; resolves to the tarball's path. */
 export async function pack(name: 'client' | 'forms' | 'server', dir: string): Promise<string> {
-  const { stdout } = await run('npm', ['pack', '-w', `@roost/${name}`, '--pack-destination', dir, '--json', '--silent'], { cwd: root, env: consumerEnv(), maxBuffer: 64 * 1024 * 1024 });
-  const [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  const { stdout } = await run(
+    'npm',
+    ['pack', '-w', `@roost/${name}`, '--pack-destination', dir, '--json', '--silent'],
+    { cwd: root, env: consumerEnv(), maxBuffer: 64 * 1024 * 1024 },
+  );
+  const [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{
+    filename: string;
+    files: Array<{ path: string }>;
+  }>;
   if (!packed) throw new Error(`npm pack @roost/${name} printed nothing`);
   return join(dir, packed.filename);
 }
@@ -41,7 +50,10 @@ export async function pack(name: 'client' | 'forms' | 'server', dir: string): Pr
 /** The paths a tarball holds (as `npm pack --json` would list them). */
 export async function tarballFiles(tarball: string): Promise<string[]> {
   const { stdout } = await run('tar', ['tzf', tarball]);
-  return stdout.split('\n').filter(Boolean).map((path) => path.replace(/^package\//, ''));
+  return stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((path) => path.replace(/^package\//, ''));
 }
 
 /**
@@ -53,13 +65,20 @@ export async function tarballFiles(tarball: string): Promise<string[]> {
  */
 export async function consumerProject(dir: string, dependencies: Record<string, string>): Promise<void> {
   await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, 'package.json'), `${JSON.stringify({ name: 'roost-consumer', private: true, type: 'module', dependencies }, null, 2)}\n`);
+  await writeFile(
+    join(dir, 'package.json'),
+    `${JSON.stringify({ name: 'roost-consumer', private: true, type: 'module', dependencies }, null, 2)}\n`,
+  );
   const flags = ['--no-audit', '--no-fund', '--loglevel=error', '--prefer-offline', '--ignore-scripts'];
   await run('npm', ['install', ...flags], { cwd: dir, env: consumerEnv(), maxBuffer: 64 * 1024 * 1024 });
 }
 
 /** Run `node` (this one) in the consumer project. */
-export async function nodeIn(dir: string, args: string[], env: Record<string, string> = {}): Promise<{ stdout: string; stderr: string }> {
+export async function nodeIn(
+  dir: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ stdout: string; stderr: string }> {
   return run(process.execPath, args, { cwd: dir, env: consumerEnv(env) });
 }
 

@@ -10,7 +10,11 @@ export interface PageResult {
 
 /** The `auth` cookie of a signed-in user (through the API's `signin`), as a Cookie header value. */
 export async function authCookie(s: TestServer, identity: string, password = PASSWORD): Promise<string> {
-  const res = await fetch(`${s.url}/users/api/signin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity, password }) });
+  const res = await fetch(`${s.url}/users/api/signin`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ identity, password }),
+  });
   const cookie = res.headers.get('set-cookie')?.split(';')[0];
   if (!cookie) throw new Error(`no auth cookie for ${identity}: ${await res.text()}`);
   return cookie;
@@ -36,7 +40,12 @@ export interface PostOptions {
 }
 
 /** POST form fields (multipart, as the pages' forms do; a Blob value is a file part). */
-export async function postForm(s: TestServer, path: string, fields: Record<string, string | Blob | { name: string; blob: Blob }>, options: PostOptions = {}): Promise<PageResult> {
+export async function postForm(
+  s: TestServer,
+  path: string,
+  fields: Record<string, string | Blob | { name: string; blob: Blob }>,
+  options: PostOptions = {},
+): Promise<PageResult> {
   let body: FormData | URLSearchParams;
   if (options.urlencoded) {
     body = new URLSearchParams(Object.entries(fields).filter((e): e is [string, string] => typeof e[1] === 'string'));
@@ -48,7 +57,12 @@ export async function postForm(s: TestServer, path: string, fields: Record<strin
       else body.append(k, v.blob, v.name);
     }
   }
-  const res = await fetch(s.url + path, { method: 'POST', redirect: 'manual', body, headers: { ...(options.cookie ? { cookie: options.cookie } : {}), ...options.headers } });
+  const res = await fetch(s.url + path, {
+    method: 'POST',
+    redirect: 'manual',
+    body,
+    headers: { ...(options.cookie ? { cookie: options.cookie } : {}), ...options.headers },
+  });
   return { status: res.status, html: await res.text(), headers: res.headers, location: res.headers.get('location') };
 }
 
@@ -57,5 +71,13 @@ export const CROSS_SITE = { origin: 'https://evil.example', 'sec-fetch-site': 'c
 
 /** The text of a page's messages and errors, tags dropped (for asserting what a person reads). */
 export function textOf(html: string): string {
-  return html.replace(/<script[\s\S]*?<\/script>/g, '').replace(/<[^>]+>/g, ' ').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&').replace(/\s+/g, ' ');
+  return html
+    .replace(/<script[\s\S]*?<\/script>/g, '')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ');
 }

@@ -27,10 +27,12 @@ export const s3Credentials = () => ({ accessKeyId: 'S3RVER', secretAccessKey: 'S
 // The SDK's note that its releases after January 2027 need Node 22 (it is pinned below them).
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-export async function startS3(options: { unref?: boolean } = {}): Promise<TestS3> {
+async function startS3(options: { unref?: boolean } = {}): Promise<TestS3> {
   const directory = await mkdtemp(join(tmpdir(), 'roost-s3-'));
   // A process of its own, as in a deployment (and so its memory is not the server's under test).
-  const child = fork(fileURLToPath(new URL('./s3rver-child.mjs', import.meta.url)), [directory], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(new URL('./s3rver-child.mjs', import.meta.url)), [directory], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (m) => resolve((m as { port: number }).port));
     child.once('exit', (code) => reject(new Error(`s3rver exited with ${code}`)));
@@ -51,7 +53,16 @@ export async function startS3(options: { unref?: boolean } = {}): Promise<TestS3
     async newBucket() {
       const bucket = `roost-${newId().replaceAll('-', '').slice(0, 20)}`;
       await client.send(new CreateBucketCommand({ Bucket: bucket }));
-      return { kind: 's3', endpoint, bucket, region: 'us-east-1', forcePathStyle: true, prefix: 'blobs/', partSizeBytes: 5 * 1024 * 1024, ...s3Credentials() };
+      return {
+        kind: 's3',
+        endpoint,
+        bucket,
+        region: 'us-east-1',
+        forcePathStyle: true,
+        prefix: 'blobs/',
+        partSizeBytes: 5 * 1024 * 1024,
+        ...s3Credentials(),
+      };
     },
     async close() {
       client.destroy();

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 
 /** A mail as the SMTP server received it: envelope and raw message. */
-export interface ReceivedMail {
+interface ReceivedMail {
   from: string | undefined;
   to: string[];
   raw: string;
@@ -21,7 +21,9 @@ export interface TestSmtpServer {
  * STARTTLS). With `login`, clients may authenticate with exactly that user and password; with
  * `delayMs`, it takes that long to accept each mail (a slow or distant server).
  */
-export async function startSmtpServer(options: { login?: { user: string; password: string }; delayMs?: number } = {}): Promise<TestSmtpServer> {
+export async function startSmtpServer(
+  options: { login?: { user: string; password: string }; delayMs?: number } = {},
+): Promise<TestSmtpServer> {
   const received: ReceivedMail[] = [];
   const waiting = new Set<() => void>();
   const { login } = options;
@@ -33,7 +35,8 @@ export async function startSmtpServer(options: { login?: { user: string; passwor
     // Do not wait the default 30 s for open connections when the test ends.
     closeTimeout: 200,
     onAuth(auth, _session, callback) {
-      if (login && auth.username === login.user && auth.password === login.password) callback(null, { user: auth.username });
+      if (login && auth.username === login.user && auth.password === login.password)
+        callback(null, { user: auth.username });
       else callback(new Error('Invalid username or password'));
     },
     onData(stream, session, callback) {

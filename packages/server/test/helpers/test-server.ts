@@ -20,6 +20,7 @@ export interface CallOptions {
 export interface CallResult {
   status: number;
   // The bodies are whatever the server answered; each test asserts the members it needs.
+  // biome-ignore lint/suspicious/noExplicitAny: (the reason above)
   body: any;
   headers: Headers;
 }
@@ -51,7 +52,9 @@ export const PASSWORD = 'a-good-password';
  * PostgreSQL server of `ROOST_TEST_DATABASE_URL` (whose own database is only used to create and
  * drop the per-test ones).
  */
-export async function createPostgresDatabase(adminUrl: string = postgresAdminUrl()): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createPostgresDatabase(
+  adminUrl: string = postgresAdminUrl(),
+): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `roost_test_${newId().replaceAll('-', '').slice(0, 16)}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
@@ -68,7 +71,10 @@ export async function createPostgresDatabase(adminUrl: string = postgresAdminUrl
       // terminate those still closing, and their clients throw an uncaught error (a flaky
       // test under load). Wait for them to go first (a second at most).
       for (let i = 0; i < 50; i++) {
-        const { rows } = await client.query<{ n: number }>('select count(*)::int as n from pg_stat_activity where datname = $1', [name]);
+        const { rows } = await client.query<{ n: number }>(
+          'select count(*)::int as n from pg_stat_activity where datname = $1',
+          [name],
+        );
         if (rows[0]?.n === 0) break;
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
@@ -80,7 +86,10 @@ export async function createPostgresDatabase(adminUrl: string = postgresAdminUrl
 
 export function postgresAdminUrl(): string {
   const url = process.env.ROOST_TEST_DATABASE_URL;
-  if (!url) throw new Error('ROOST_TEST_DIALECT=postgres needs ROOST_TEST_DATABASE_URL (postgres://user:password@127.0.0.1:5432/postgres)');
+  if (!url)
+    throw new Error(
+      'ROOST_TEST_DIALECT=postgres needs ROOST_TEST_DATABASE_URL (postgres://user:password@127.0.0.1:5432/postgres)',
+    );
   return url;
 }
 
@@ -91,10 +100,14 @@ export function postgresAdminUrl(): string {
 export async function startServer(input: ConfigInput = {}, overrides: RoostOverrides = {}): Promise<TestServer> {
   const ownDataDir = input.dataDir === undefined;
   const dataDir = input.dataDir ?? (await mkdtemp(join(tmpdir(), 'roost-test-')));
-  const pgDb = process.env.ROOST_TEST_DIALECT === 'postgres' && input.databaseUrl === undefined ? await createPostgresDatabase(postgresAdminUrl()) : null;
+  const pgDb =
+    process.env.ROOST_TEST_DIALECT === 'postgres' && input.databaseUrl === undefined
+      ? await createPostgresDatabase(postgresAdminUrl())
+      : null;
   // With ROOST_TEST_BLOBS=s3 (the PostgreSQL pass of `npm test`), file contents go to a bucket
   // of their own on a real S3-compatible server, as in a deployment of several processes.
-  const s3Blobs = process.env.ROOST_TEST_BLOBS === 's3' && input.blobs === undefined ? await (await sharedS3()).newBucket() : null;
+  const s3Blobs =
+    process.env.ROOST_TEST_BLOBS === 's3' && input.blobs === undefined ? await (await sharedS3()).newBucket() : null;
   const config = parseConfig({
     port: 0,
     host: '127.0.0.1',
@@ -168,7 +181,11 @@ export async function startServer(input: ConfigInput = {}, overrides: RoostOverr
       return admin;
     },
     async grant(permission, groups) {
-      const res = await server.users('setPermissions', { permissions: [{ permission, groups, action: 'replace' }] }, { token: await server.adminToken() });
+      const res = await server.users(
+        'setPermissions',
+        { permissions: [{ permission, groups, action: 'replace' }] },
+        { token: await server.adminToken() },
+      );
       if (res.body?.result !== true) throw new Error(`grant failed: ${JSON.stringify(res.body)}`);
     },
     async close() {

@@ -32,7 +32,17 @@ describe('data store: every change is seen by the next read', () => {
     await ds(s, 'setItem', { items: [{ id, value: 'three' }] }, { token: owner });
     assert.equal((await read('c1')).body.value, 'three');
 
-    await ds(s, 'setItem', { items: [{ key: 'c1', value: 4 }, { key: 'c2', value: 'new' }] }, { token: owner });
+    await ds(
+      s,
+      'setItem',
+      {
+        items: [
+          { key: 'c1', value: 4 },
+          { key: 'c2', value: 'new' },
+        ],
+      },
+      { token: owner },
+    );
     assert.equal((await read('c1')).body.value, 4);
     assert.equal((await read('c2')).body.value, 'new');
 
@@ -68,7 +78,17 @@ describe('data store: every change is seen by the next read', () => {
   test('a failed all-or-nothing batch leaves the read values as they were', async () => {
     await ds(s, 'newItem', { key: 'keep', value: 'kept' }, { token: owner });
     assert.equal((await read('keep')).body.value, 'kept');
-    const refused = await ds(s, 'newItem', { items: [{ key: 'fresh', value: 1 }, { key: 'keep', value: 'lost' }] }, { token: owner });
+    const refused = await ds(
+      s,
+      'newItem',
+      {
+        items: [
+          { key: 'fresh', value: 1 },
+          { key: 'keep', value: 'lost' },
+        ],
+      },
+      { token: owner },
+    );
     assert.equal(refused.status, 409);
     assert.equal((await read('keep')).body.value, 'kept');
     assert.equal((await read('fresh')).status, 404);
@@ -89,9 +109,16 @@ describe('data store: owners are shown by name', () => {
     const admin = await s.adminToken();
     await ds(s, 'newItem', { key: 'left', value: 'behind' }, { token });
     assert.equal((await ds(s, 'getItem', { key: 'left' }, { token: admin })).body.owner, 'leaving');
-    assert.deepEqual((await ds(s, 'list', {}, { token: admin })).body.items.map((i: { owner: string }) => i.owner), ['leaving']);
+    assert.deepEqual(
+      (await ds(s, 'list', {}, { token: admin })).body.items.map((i: { owner: string }) => i.owner),
+      ['leaving'],
+    );
     await s.users('removeUser', { identity: 'leaving' }, { token: admin });
-    assert.deepEqual((await ds(s, 'list', {}, { token: admin })).body.items.map((i: { owner: string }) => i.owner), [''], 'lists read the names afresh');
+    assert.deepEqual(
+      (await ds(s, 'list', {}, { token: admin })).body.items.map((i: { owner: string }) => i.owner),
+      [''],
+      'lists read the names afresh',
+    );
     now += 2000;
     const item = await ds(s, 'getItem', { key: 'left' }, { token: admin });
     assert.equal(item.body.owner, '');

@@ -16,7 +16,9 @@ describe('data store: concurrency', () => {
   const token = (i: number) => tokens[i % tokens.length];
 
   test(`${PARALLEL} parallel newItem of one key: exactly one wins, the rest get 409`, async () => {
-    const results = await Promise.all(Array.from({ length: PARALLEL }, (_, i) => ds(s, 'newItem', { key: 'contested', value: i }, { token: token(i) })));
+    const results = await Promise.all(
+      Array.from({ length: PARALLEL }, (_, i) => ds(s, 'newItem', { key: 'contested', value: i }, { token: token(i) })),
+    );
     const won = results.filter((r) => r.status === 200);
     const lost = results.filter((r) => r.status === 409);
     assert.equal(won.length, 1, `statuses: ${results.map((r) => r.status).join(',')}`);
@@ -33,8 +35,14 @@ describe('data store: concurrency', () => {
   });
 
   test(`${PARALLEL} parallel setItem of one new key by its future owner: all succeed, one item remains`, async () => {
-    const results = await Promise.all(Array.from({ length: PARALLEL }, (_, i) => ds(s, 'setItem', { key: 'upserted', value: i }, { token: tokens[0] })));
-    assert.deepEqual([...new Set(results.map((r) => r.status))], [200], JSON.stringify(results.find((r) => r.status !== 200)?.body));
+    const results = await Promise.all(
+      Array.from({ length: PARALLEL }, (_, i) => ds(s, 'setItem', { key: 'upserted', value: i }, { token: tokens[0] })),
+    );
+    assert.deepEqual(
+      [...new Set(results.map((r) => r.status))],
+      [200],
+      JSON.stringify(results.find((r) => r.status !== 200)?.body),
+    );
     const list = await ds(s, 'list', { key: 'upserted' }, { token: tokens[0] });
     assert.equal(list.body.total, 1);
     assert.equal(typeof list.body.items[0].value, 'number');
@@ -42,7 +50,19 @@ describe('data store: concurrency', () => {
 
   test(`${PARALLEL} parallel newItem batches of distinct keys: every item stored once, ids unique`, async () => {
     const results = await Promise.all(
-      Array.from({ length: PARALLEL }, (_, i) => ds(s, 'newItem', { items: [{ key: `d${i}a`, value: i }, { key: `d${i}b`, value: i }] }, { token: token(i) })),
+      Array.from({ length: PARALLEL }, (_, i) =>
+        ds(
+          s,
+          'newItem',
+          {
+            items: [
+              { key: `d${i}a`, value: i },
+              { key: `d${i}b`, value: i },
+            ],
+          },
+          { token: token(i) },
+        ),
+      ),
     );
     assert.ok(results.every((r) => r.status === 200));
     const ids = results.flatMap((r) => r.body.success.map((x: unknown[]) => x[1]));
@@ -53,9 +73,30 @@ describe('data store: concurrency', () => {
   test('overlapping all-or-nothing batches: no batch is half stored', async () => {
     // Batch i holds keys o<i> and o<i+1>: neighbours collide, so some batches lose, but never in part.
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => ds(s, 'newItem', { items: [{ key: `o${i}`, value: i }, { key: `o${i + 1}`, value: i }] }, { token: token(i) })),
+      Array.from({ length: 20 }, (_, i) =>
+        ds(
+          s,
+          'newItem',
+          {
+            items: [
+              { key: `o${i}`, value: i },
+              { key: `o${i + 1}`, value: i },
+            ],
+          },
+          { token: token(i) },
+        ),
+      ),
     );
-    const stored = new Set<string>((await ds(s, 'list', { size: 100, owner: undefined, key: Array.from({ length: 21 }, (_, i) => `o${i}`) }, { token: token(0) })).body.items.map((it: { key: string }) => it.key));
+    const stored = new Set<string>(
+      (
+        await ds(
+          s,
+          'list',
+          { size: 100, owner: undefined, key: Array.from({ length: 21 }, (_, i) => `o${i}`) },
+          { token: token(0) },
+        )
+      ).body.items.map((it: { key: string }) => it.key),
+    );
     for (const [i, r] of results.entries()) {
       if (r.status === 200) {
         assert.ok(stored.has(`o${i}`) && stored.has(`o${i + 1}`));

@@ -15,7 +15,17 @@ describe('data store: items', () => {
   describe('newItem', () => {
     test('a list of items: each stored with id, timestamp and the caller as owner', async () => {
       const before = Date.now() / 1000;
-      const res = await ds(s, 'newItem', { items: [{ key: 'n1', value: 'one' }, { key: 'n2', value: 2 }] }, { token: alice });
+      const res = await ds(
+        s,
+        'newItem',
+        {
+          items: [
+            { key: 'n1', value: 'one' },
+            { key: 'n2', value: 2 },
+          ],
+        },
+        { token: alice },
+      );
       assert.equal(res.status, 200);
       assert.equal(res.body.result, 2);
       assert.equal(res.body.success.length, 2);
@@ -36,23 +46,51 @@ describe('data store: items', () => {
       assert.equal(one.body.result, 1);
       const top = await ds(s, 'newItem', { key: 'n4', value: 4.5 }, { token: alice });
       assert.equal(top.status, 200);
-      assert.deepEqual(top.body.success.map((x: unknown[]) => x[0]), ['n4']);
+      assert.deepEqual(
+        top.body.success.map((x: unknown[]) => x[0]),
+        ['n4'],
+      );
       assert.equal((await ds(s, 'getItem', { key: 'n4' }, { token: alice })).body.value, 4.5);
     });
 
     test('all or nothing: one existing key stores nothing and answers 409 with the existing keys', async () => {
-      const res = await ds(s, 'newItem', { items: [{ key: 'fresh', value: 1 }, { key: 'n1', value: 'again' }, { key: 'n3', value: 'x' }] }, { token: alice });
+      const res = await ds(
+        s,
+        'newItem',
+        {
+          items: [
+            { key: 'fresh', value: 1 },
+            { key: 'n1', value: 'again' },
+            { key: 'n3', value: 'x' },
+          ],
+        },
+        { token: alice },
+      );
       assert.equal(res.status, 409);
       assert.equal(res.body.result, 0);
       assert.deepEqual(res.body.success, []);
       assert.equal(res.body.code, 'item_exists');
       assert.deepEqual(res.body.invalid.map((p: string[]) => p[0]).sort(), ['n1', 'n3']);
       assert.equal((await ds(s, 'getItem', { key: 'fresh' }, { token: alice })).status, 404);
-      assert.equal((await ds(s, 'getItem', { key: 'n1' }, { token: alice })).body.value, 'one', 'the existing item is unchanged');
+      assert.equal(
+        (await ds(s, 'getItem', { key: 'n1' }, { token: alice })).body.value,
+        'one',
+        'the existing item is unchanged',
+      );
     });
 
     test('the same key twice in one call is invalid', async () => {
-      const res = await ds(s, 'newItem', { items: [{ key: 'twice', value: 1 }, { key: 'twice', value: 2 }] }, { token: alice });
+      const res = await ds(
+        s,
+        'newItem',
+        {
+          items: [
+            { key: 'twice', value: 1 },
+            { key: 'twice', value: 2 },
+          ],
+        },
+        { token: alice },
+      );
       assert.equal(res.status, 422);
       assert.deepEqual(res.body.invalid, [['items.1.key', 'duplicate']]);
       assert.equal((await ds(s, 'getItem', { key: 'twice' }, { token: alice })).status, 404);
@@ -60,7 +98,10 @@ describe('data store: items', () => {
 
     test('form fields and GET query work too', async () => {
       const form = await s.request('/data/api/newItem', undefined, {
-        method: 'POST', token: alice, raw: 'key=formkey&value=from%20a%20form', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        method: 'POST',
+        token: alice,
+        raw: 'key=formkey&value=from%20a%20form',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
       });
       assert.equal(form.status, 200);
       assert.equal(form.body.result, 1);
@@ -79,7 +120,9 @@ describe('data store: items', () => {
       assert.equal(res.body.key, 'n1');
       assert.equal(res.body.value, 'one');
       assert.equal(typeof res.body.timestamp, 'number');
-      assert.deepEqual(res.body.items, [{ key: 'n1', value: 'one', timestamp: res.body.timestamp, id: res.body.id, owner: 'alice' }]);
+      assert.deepEqual(res.body.items, [
+        { key: 'n1', value: 'one', timestamp: res.body.timestamp, id: res.body.id, owner: 'alice' },
+      ]);
     });
 
     test('text and numbers of every sort come back as stored, through getItem and list (answers written by their schema)', async () => {
@@ -103,14 +146,20 @@ describe('data store: items', () => {
       }
       const listed = await ds(s, 'list', { prefix: 'kind', size: 20 }, { token: alice });
       assert.deepEqual(Object.keys(listed.body).sort(), ['items', 'size', 'start', 'total']);
-      assert.deepEqual(listed.body.items.map((i: { key: string; value: unknown }) => [i.key, i.value]), items.map((i) => [i.key, i.value]));
+      assert.deepEqual(
+        listed.body.items.map((i: { key: string; value: unknown }) => [i.key, i.value]),
+        items.map((i) => [i.key, i.value]),
+      );
       assert.deepEqual(Object.keys(listed.body.items[0]).sort(), ['id', 'key', 'owner', 'timestamp', 'value']);
     });
 
     test('a list of keys: the items that exist, in the asked order', async () => {
       const res = await ds(s, 'getItem', { key: ['n3', 'missing', 'n1'] }, { token: alice });
       assert.equal(res.status, 200);
-      assert.deepEqual(res.body.items.map((i: { key: string }) => i.key), ['n3', 'n1']);
+      assert.deepEqual(
+        res.body.items.map((i: { key: string }) => i.key),
+        ['n3', 'n1'],
+      );
       assert.equal(res.body.key, undefined);
     });
 
@@ -121,7 +170,10 @@ describe('data store: items', () => {
       const query = await s.request(`/data/api/getItem?id=${body.id}`, undefined, { token: alice });
       assert.equal(query.body.key, 'n1');
       const list = await ds(s, 'getItem', { id: [body.id, 999999] }, { token: alice });
-      assert.deepEqual(list.body.items.map((i: { key: string }) => i.key), ['n1']);
+      assert.deepEqual(
+        list.body.items.map((i: { key: string }) => i.key),
+        ['n1'],
+      );
     });
 
     test('a missing key answers 404 item_not_found', async () => {
@@ -134,7 +186,10 @@ describe('data store: items', () => {
 
     test('GET with several key parameters is a list', async () => {
       const res = await s.request('/data/api/getItem?key=n1&key=n3', undefined, { token: alice });
-      assert.deepEqual(res.body.items.map((i: { key: string }) => i.key), ['n1', 'n3']);
+      assert.deepEqual(
+        res.body.items.map((i: { key: string }) => i.key),
+        ['n1', 'n3'],
+      );
     });
 
     test('null fields count as absent (the Python connector sends them)', async () => {
@@ -147,10 +202,26 @@ describe('data store: items', () => {
   describe('setItem', () => {
     test('creates a missing key and replaces an existing one, keeping id and owner', async () => {
       const before = (await ds(s, 'getItem', { key: 'n1' }, { token: alice })).body;
-      const res = await ds(s, 'setItem', { items: [{ key: 'n1', value: 'ONE' }, { key: 's1', value: 10 }] }, { token: alice });
+      const res = await ds(
+        s,
+        'setItem',
+        {
+          items: [
+            { key: 'n1', value: 'ONE' },
+            { key: 's1', value: 10 },
+          ],
+        },
+        { token: alice },
+      );
       assert.equal(res.status, 200);
       assert.equal(res.body.result, 2);
-      assert.deepEqual(res.body.success.map((x: unknown[]) => [x[0], x[2]]), [['n1', 1], ['s1', 2]]);
+      assert.deepEqual(
+        res.body.success.map((x: unknown[]) => [x[0], x[2]]),
+        [
+          ['n1', 1],
+          ['s1', 2],
+        ],
+      );
       assert.equal(typeof res.body.success[0][1], 'number');
       const after = (await ds(s, 'getItem', { key: 'n1' }, { token: alice })).body;
       assert.equal(after.value, 'ONE');
@@ -171,7 +242,17 @@ describe('data store: items', () => {
     });
 
     test('an unknown id is 404 and nothing of the call is stored', async () => {
-      const res = await ds(s, 'setItem', { items: [{ key: 's3', value: 1 }, { id: 987654, value: 2 }] }, { token: alice });
+      const res = await ds(
+        s,
+        'setItem',
+        {
+          items: [
+            { key: 's3', value: 1 },
+            { id: 987654, value: 2 },
+          ],
+        },
+        { token: alice },
+      );
       assert.equal(res.status, 404);
       assert.equal(res.body.result, 0);
       assert.deepEqual(res.body.success, []);
@@ -182,13 +263,24 @@ describe('data store: items', () => {
 
   describe('removeItem', () => {
     test('by key, by id, by list and by items; result counts the removed', async () => {
-      await ds(s, 'newItem', { items: ['r1', 'r2', 'r3', 'r4', 'r5'].map((key) => ({ key, value: key })) }, { token: alice });
+      await ds(
+        s,
+        'newItem',
+        { items: ['r1', 'r2', 'r3', 'r4', 'r5'].map((key) => ({ key, value: key })) },
+        { token: alice },
+      );
       const one = await ds(s, 'removeItem', { key: 'r1' }, { token: alice });
       assert.deepEqual(one.body, { result: 1, success: ['r1'] });
       const { id } = (await ds(s, 'getItem', { key: 'r2' }, { token: alice })).body;
       assert.deepEqual((await ds(s, 'removeItem', { id }, { token: alice })).body, { result: 1, success: [id] });
-      assert.deepEqual((await ds(s, 'removeItem', { key: ['r3', 'gone'] }, { token: alice })).body, { result: 1, success: ['r3'] });
-      assert.deepEqual((await ds(s, 'removeItem', { items: [{ key: 'r4' }, { key: 'r5' }] }, { token: alice })).body, { result: 2, success: ['r4', 'r5'] });
+      assert.deepEqual((await ds(s, 'removeItem', { key: ['r3', 'gone'] }, { token: alice })).body, {
+        result: 1,
+        success: ['r3'],
+      });
+      assert.deepEqual((await ds(s, 'removeItem', { items: [{ key: 'r4' }, { key: 'r5' }] }, { token: alice })).body, {
+        result: 2,
+        success: ['r4', 'r5'],
+      });
       assert.equal((await ds(s, 'getItem', { key: 'r5' }, { token: alice })).status, 404);
     });
 
@@ -213,7 +305,10 @@ describe('data store: items', () => {
       const other = await ds(s, 'newItem', { key: 'shared', value: 'in other' }, { token: alice, store: 'other' });
       assert.equal(other.status, 200, 'the key exists only in the other store');
       assert.equal((await ds(s, 'getItem', { key: 'shared' }, { token: alice })).body.value, 'in data');
-      assert.equal((await ds(s, 'getItem', { key: 'shared' }, { token: alice, store: 'other' })).body.value, 'in other');
+      assert.equal(
+        (await ds(s, 'getItem', { key: 'shared' }, { token: alice, store: 'other' })).body.value,
+        'in other',
+      );
       await ds(s, 'removeItem', { key: 'shared' }, { token: alice, store: 'other' });
       assert.equal((await ds(s, 'getItem', { key: 'shared' }, { token: alice })).status, 200);
       const keys = await ds(s, 'keys', {}, { token: alice, store: 'other' });
@@ -227,7 +322,12 @@ describe('data store: items', () => {
 
     test('permission entries are per store', async () => {
       const admin = await s.adminToken();
-      await ds(s, 'setPermissions', { permissions: { permission: 'getItem', group: 'sys:everyone', action: 'replace' } }, { token: admin, store: 'other' });
+      await ds(
+        s,
+        'setPermissions',
+        { permissions: { permission: 'getItem', group: 'sys:everyone', action: 'replace' } },
+        { token: admin, store: 'other' },
+      );
       await ds(s, 'newItem', { key: 'pub', value: 1 }, { token: alice, store: 'other' });
       assert.equal((await ds(s, 'getItem', { key: 'pub' }, { store: 'other' })).status, 200);
       assert.equal((await ds(s, 'getItem', { key: 'shared' })).status, 401);
@@ -247,7 +347,20 @@ describe('data store: items', () => {
   test('every operation of every store is in /openapi.json', async () => {
     const { body } = await s.request('/openapi.json');
     for (const store of ['data', 'other']) {
-      for (const op of ['getItem', 'newItem', 'setItem', 'removeItem', 'list', 'keys', 'allowed', 'getPermissions', 'setPermissions', 'getOwner', 'setOwner', 'ping']) {
+      for (const op of [
+        'getItem',
+        'newItem',
+        'setItem',
+        'removeItem',
+        'list',
+        'keys',
+        'allowed',
+        'getPermissions',
+        'setPermissions',
+        'getOwner',
+        'setOwner',
+        'ping',
+      ]) {
         const path = body.paths[`/${store}/api/${op}`];
         assert.ok(path?.get && path?.post, `${store} ${op}`);
       }

@@ -13,9 +13,23 @@ describe('data store: list and keys', () => {
     s = await startServer({ dataStores: { data: { defaultPageSize: 5, maxPageSize: 10 } } });
     alice = await s.createUser('alice');
     bob = await s.createUser('bob');
-    const mine = Array.from({ length: 12 }, (_, i) => ({ key: `k${String(i + 1).padStart(2, '0')}`, value: i % 2 === 0 ? 100 - i : `text ${i}` }));
+    const mine = Array.from({ length: 12 }, (_, i) => ({
+      key: `k${String(i + 1).padStart(2, '0')}`,
+      value: i % 2 === 0 ? 100 - i : `text ${i}`,
+    }));
     for (const item of mine) await ds(s, 'newItem', item, { token: alice }); // one call each: distinct timestamps in order
-    await ds(s, 'newItem', { items: [{ key: 'b1', value: 'bob' }, { key: 'b2', value: 5 }, { key: 'b3', value: 'zzz' }] }, { token: bob });
+    await ds(
+      s,
+      'newItem',
+      {
+        items: [
+          { key: 'b1', value: 'bob' },
+          { key: 'b2', value: 5 },
+          { key: 'b3', value: 'zzz' },
+        ],
+      },
+      { token: bob },
+    );
   });
   after(() => s.close());
 
@@ -62,7 +76,10 @@ describe('data store: list and keys', () => {
     assert.deepEqual(values.slice(0, 7), [5, 90, 92, 94, 96, 98, 100]);
     assert.deepEqual(values.slice(7), ['bob', 'text 1', 'text 11']);
     const down = await ds(s, 'list', { sort: 'value', order: '>', size: 3 }, { token: alice });
-    assert.deepEqual(down.body.items.map((i: { value: unknown }) => i.value), ['zzz', 'text 9', 'text 7']);
+    assert.deepEqual(
+      down.body.items.map((i: { value: unknown }) => i.value),
+      ['zzz', 'text 9', 'text 7'],
+    );
   });
 
   test('sort by timestamp: creation order, and reversed', async () => {
@@ -87,11 +104,26 @@ describe('data store: list and keys', () => {
     const k1 = await ds(s, 'list', { prefix: 'k1', size: 2 }, { token: alice });
     assert.deepEqual(keysOf(k1), ['k10', 'k11']);
     assert.equal(k1.body.total, 3);
-    assert.deepEqual((await ds(s, 'keys', { prefix: 'b', order: '>' }, { token: alice })).body.keys, ['b3', 'b2', 'b1']);
-    for (const prefix of ['k_', '%', 'K', 'k01x']) assert.equal((await ds(s, 'list', { prefix }, { token: alice })).body.total, 0, prefix);
+    assert.deepEqual((await ds(s, 'keys', { prefix: 'b', order: '>' }, { token: alice })).body.keys, [
+      'b3',
+      'b2',
+      'b1',
+    ]);
+    for (const prefix of ['k_', '%', 'K', 'k01x'])
+      assert.equal((await ds(s, 'list', { prefix }, { token: alice })).body.total, 0, prefix);
     assert.equal((await ds(s, 'list', { prefix: '' }, { token: alice })).body.total, 15);
     // Characters, not bytes or UTF-16 units: a two-unit character is one.
-    await ds(s, 'newItem', { items: [{ key: '𝄞ü-1', value: 1 }, { key: '𝄞üx', value: 2 }] }, { token: alice });
+    await ds(
+      s,
+      'newItem',
+      {
+        items: [
+          { key: '𝄞ü-1', value: 1 },
+          { key: '𝄞üx', value: 2 },
+        ],
+      },
+      { token: alice },
+    );
     try {
       assert.deepEqual(keysOf(await ds(s, 'list', { prefix: '𝄞ü-' }, { token: alice })), ['𝄞ü-1']);
     } finally {
@@ -123,14 +155,27 @@ describe('data store: list and keys', () => {
       assert.deepEqual(res.body, { keys: ['b1', 'b2', 'b3', 'k01'], start: 1, size: 4, total: 15 });
       assert.deepEqual((await ds(s, 'keys', { order: '>', size: 2 }, { token: alice })).body.keys, ['k12', 'k11']);
       assert.deepEqual((await ds(s, 'keys', { start: 15, size: 4 }, { token: alice })).body.keys, ['k12']);
-      assert.deepEqual((await ds(s, 'keys', { start: 16 }, { token: alice })).body, { keys: [], start: 16, size: 5, total: 15 });
-      assert.deepEqual((await ds(s, 'keys', { size: 0 }, { token: alice })).body, { keys: [], start: 1, size: 0, total: 15 });
+      assert.deepEqual((await ds(s, 'keys', { start: 16 }, { token: alice })).body, {
+        keys: [],
+        start: 16,
+        size: 5,
+        total: 15,
+      });
+      assert.deepEqual((await ds(s, 'keys', { size: 0 }, { token: alice })).body, {
+        keys: [],
+        start: 1,
+        size: 0,
+        total: 15,
+      });
       assert.equal((await ds(s, 'keys', { size: 99 }, { token: alice })).body.keys.length, 10);
     });
 
     test('owner filter; GET without parameters (jQuery)', async () => {
       assert.deepEqual((await ds(s, 'keys', { owner: 'bob' }, { token: alice })).body.keys, ['b1', 'b2', 'b3']);
-      const res = await s.request('/data/api/keys', undefined, { token: alice, headers: { 'content-type': 'application/json' } });
+      const res = await s.request('/data/api/keys', undefined, {
+        token: alice,
+        headers: { 'content-type': 'application/json' },
+      });
       assert.equal(res.status, 200);
       assert.equal(res.body.total, 15);
     });

@@ -32,7 +32,17 @@ describe('data store: permissions and owners', () => {
     alice = await s.createUser('alice');
     bob = await s.createUser('bob');
     aliceId = await userIdOf(s, alice);
-    await ds(s, 'newItem', { items: [{ key: 'a1', value: 'alice 1' }, { key: 'a2', value: 'alice 2' }] }, { token: alice });
+    await ds(
+      s,
+      'newItem',
+      {
+        items: [
+          { key: 'a1', value: 'alice 1' },
+          { key: 'a2', value: 'alice 2' },
+        ],
+      },
+      { token: alice },
+    );
     await ds(s, 'newItem', { items: [{ key: 'b1', value: 'bob 1' }] }, { token: bob });
   });
   after(() => s.close());
@@ -89,7 +99,17 @@ describe('data store: permissions and owners', () => {
       assert.equal(set.body.result, 0);
       const rm = await ds(s, 'removeItem', { key: 'a1' }, { token: bob });
       assert.equal(rm.status, 403);
-      const batch = await ds(s, 'setItem', { items: [{ key: 'b1', value: 'own' }, { key: 'a2', value: 'not own' }] }, { token: bob });
+      const batch = await ds(
+        s,
+        'setItem',
+        {
+          items: [
+            { key: 'b1', value: 'own' },
+            { key: 'a2', value: 'not own' },
+          ],
+        },
+        { token: bob },
+      );
       assert.equal(batch.status, 403, 'one foreign item refuses the whole call');
       assert.equal((await ds(s, 'getItem', { key: 'b1' }, { token: bob })).body.value, 'bob 1');
       assert.equal((await ds(s, 'getItem', { key: 'a1' }, { token: bob })).body.value, 'alice 1');
@@ -118,14 +138,22 @@ describe('data store: permissions and owners', () => {
       const byAdmin = await ds(s, 'newItem', { items: [{ key: 'gift', value: 1, owner: 'bob' }] }, { token: admin });
       assert.equal(byAdmin.status, 200);
       assert.equal((await ds(s, 'getOwner', { key: 'gift' }, { token: bob })).body.owner, 'bob');
-      const unknown = await ds(s, 'newItem', { items: [{ key: 'gift2', value: 1, owner: 'nobody' }] }, { token: admin });
+      const unknown = await ds(
+        s,
+        'newItem',
+        { items: [{ key: 'gift2', value: 1, owner: 'nobody' }] },
+        { token: admin },
+      );
       assert.equal(unknown.status, 422);
       assert.deepEqual(unknown.body.invalid, [['items.0.owner', 'unknown_user']]);
     });
     test('owner as a filter: getItem and removeItem of an item with another owner find nothing', async () => {
       assert.equal((await ds(s, 'getItem', { key: 'a1', owner: 'bob' }, { token: bob })).status, 404);
       assert.equal((await ds(s, 'getItem', { key: 'a1', owner: 'alice' }, { token: bob })).status, 200);
-      assert.deepEqual((await ds(s, 'removeItem', { items: [{ key: 'a1', owner: 'bob' }] }, { token: admin })).body, { result: 0, success: [] });
+      assert.deepEqual((await ds(s, 'removeItem', { items: [{ key: 'a1', owner: 'bob' }] }, { token: admin })).body, {
+        result: 0,
+        success: [],
+      });
     });
   });
 
@@ -137,7 +165,10 @@ describe('data store: permissions and owners', () => {
       assert.equal(one.body.key, 'a1');
       assert.deepEqual(one.body.items, [{ key: 'a1', owner: 'alice', id: one.body.id }]);
       const list = await ds(s, 'getOwner', { key: ['a1', 'b1'] }, { token: bob });
-      assert.deepEqual(list.body.items.map((i: { owner: string }) => i.owner), ['alice', 'bob']);
+      assert.deepEqual(
+        list.body.items.map((i: { owner: string }) => i.owner),
+        ['alice', 'bob'],
+      );
       const byId = await ds(s, 'getOwner', { id: one.body.id }, { token: bob });
       assert.equal(byId.body.key, 'a1');
       assert.equal((await ds(s, 'getOwner', { key: 'nope' }, { token: bob })).status, 404);
@@ -148,7 +179,17 @@ describe('data store: permissions and owners', () => {
       assert.equal(res.body.result, 0);
     });
     test('newOwner (Python) and owner (jQuery) give items away; the new owner may then change them', async () => {
-      await ds(s, 'newItem', { items: [{ key: 'o1', value: 1 }, { key: 'o2', value: 2 }] }, { token: alice });
+      await ds(
+        s,
+        'newItem',
+        {
+          items: [
+            { key: 'o1', value: 1 },
+            { key: 'o2', value: 2 },
+          ],
+        },
+        { token: alice },
+      );
       const py = await ds(s, 'setOwner', { key: 'o1', newOwner: 'bob' }, { token: admin });
       assert.equal(py.status, 200);
       assert.equal(py.body.result, 1);
@@ -167,7 +208,12 @@ describe('data store: permissions and owners', () => {
       const match = await ds(s, 'setOwner', { id, newOwner: 'alice', owner: 'bob' }, { token: admin });
       assert.equal(match.status, 200);
       assert.equal(match.body.success[0][0], id);
-      const items = await ds(s, 'setOwner', { items: [{ key: 'o1' }, { key: 'o2' }], newOwner: aliceId }, { token: admin });
+      const items = await ds(
+        s,
+        'setOwner',
+        { items: [{ key: 'o1' }, { key: 'o2' }], newOwner: aliceId },
+        { token: admin },
+      );
       assert.equal(items.body.result, 2);
       assert.equal((await ds(s, 'getOwner', { key: 'o2' }, { token: bob })).body.owner, 'alice');
     });
@@ -192,7 +238,9 @@ describe('data store: permissions and owners', () => {
       assert.equal((await ds(s, 'setPermissions', CALLS[9]![1], { token: alice })).status, 403);
       const res = await ds(s, 'getPermissions', {}, { token: admin });
       assert.equal(res.status, 200);
-      const map = Object.fromEntries(res.body.permissions.map((p: { permission: string; groups: string[] }) => [p.permission, p.groups]));
+      const map = Object.fromEntries(
+        res.body.permissions.map((p: { permission: string; groups: string[] }) => [p.permission, p.groups]),
+      );
       assert.deepEqual(map, {
         getItem: ['sys:authenticated', 'admins'],
         list: ['sys:authenticated', 'admins'],
@@ -209,14 +257,34 @@ describe('data store: permissions and owners', () => {
       });
     });
     test('add, revoke, replace; an unknown permission changes nothing (422)', async () => {
-      const add = await ds(s, 'setPermissions', { permissions: { permission: 'setOwner', group: 'editors' } }, { token: admin, store: 'closed' });
+      const add = await ds(
+        s,
+        'setPermissions',
+        { permissions: { permission: 'setOwner', group: 'editors' } },
+        { token: admin, store: 'closed' },
+      );
       assert.equal(add.status, 200);
       const entry = (res: { body: { permissions: Array<{ permission: string; groups: string[] }> } }, name: string) =>
         res.body.permissions.find((p) => p.permission === name)?.groups;
       assert.deepEqual(entry(add, 'setOwner'), ['admins', 'editors']);
-      const revoke = await ds(s, 'setPermissions', { permissions: [{ permission: 'setOwner', groups: ['editors'], action: 'revoke' }] }, { token: admin, store: 'closed' });
+      const revoke = await ds(
+        s,
+        'setPermissions',
+        { permissions: [{ permission: 'setOwner', groups: ['editors'], action: 'revoke' }] },
+        { token: admin, store: 'closed' },
+      );
       assert.deepEqual(entry(revoke, 'setOwner'), ['admins']);
-      const bad = await ds(s, 'setPermissions', { permissions: [{ permission: 'newItem', groups: ['x'], action: 'replace' }, { permission: 'fly', groups: ['x'] }] }, { token: admin, store: 'closed' });
+      const bad = await ds(
+        s,
+        'setPermissions',
+        {
+          permissions: [
+            { permission: 'newItem', groups: ['x'], action: 'replace' },
+            { permission: 'fly', groups: ['x'] },
+          ],
+        },
+        { token: admin, store: 'closed' },
+      );
       assert.equal(bad.status, 422);
       assert.equal(bad.body.code, 'unknown_permission');
       const now = await ds(s, 'getPermissions', {}, { token: admin, store: 'closed' });
@@ -239,7 +307,12 @@ describe('data store: permissions and owners', () => {
       assert.equal((await ds(s, 'removeItem', { key: 'e1' }, { token: editor, store: 'public' })).body.result, 1);
     });
     test('allowed: owner-dependent permissions count as held by signed-in users', async () => {
-      const res = await ds(s, 'allowed', { permission: ['getItem', 'setItem', 'setOwner', 'unknownPerm'] }, { token: alice });
+      const res = await ds(
+        s,
+        'allowed',
+        { permission: ['getItem', 'setItem', 'setOwner', 'unknownPerm'] },
+        { token: alice },
+      );
       assert.deepEqual(res.body, { result: false, getItem: true, setItem: true, setOwner: false, unknownPerm: false });
       const one = await ds(s, 'allowed', { permission: 'newItem' }, { token: alice });
       assert.deepEqual(one.body, { result: true, newItem: true });
@@ -251,7 +324,17 @@ describe('data store: permissions and owners', () => {
     before(async () => {
       for (const p of ['getItem', 'list', 'keys', 'getOwner']) await replace(p, ['sys:owner', 'admins'], 'closed');
       await replace('newItem', ['sys:authenticated'], 'closed');
-      await ds(s, 'newItem', { items: [{ key: 'ca', value: 'alice' }, { key: 'ca2', value: 'alice' }] }, { token: alice, store: 'closed' });
+      await ds(
+        s,
+        'newItem',
+        {
+          items: [
+            { key: 'ca', value: 'alice' },
+            { key: 'ca2', value: 'alice' },
+          ],
+        },
+        { token: alice, store: 'closed' },
+      );
       await ds(s, 'newItem', { key: 'cb', value: 'bob' }, { token: bob, store: 'closed' });
     });
     test("another user's item answers 404, as if it did not exist", async () => {
@@ -259,19 +342,35 @@ describe('data store: permissions and owners', () => {
       assert.equal(res.status, 404);
       assert.equal(res.body.code, 'item_not_found');
       assert.equal((await ds(s, 'getOwner', { key: 'ca' }, { token: bob, store: 'closed' })).status, 404);
-      assert.deepEqual((await ds(s, 'getItem', { key: ['ca', 'cb'] }, { token: bob, store: 'closed' })).body.items.map((i: { key: string }) => i.key), ['cb']);
+      assert.deepEqual(
+        (await ds(s, 'getItem', { key: ['ca', 'cb'] }, { token: bob, store: 'closed' })).body.items.map(
+          (i: { key: string }) => i.key,
+        ),
+        ['cb'],
+      );
       assert.equal((await ds(s, 'getItem', { key: 'ca' }, { token: alice, store: 'closed' })).status, 200);
       assert.equal((await ds(s, 'getItem', { key: 'ca' }, { token: admin, store: 'closed' })).status, 200);
     });
     test('writes to an unreadable item answer like a missing one', async () => {
-      const set = await ds(s, 'setItem', { id: (await ds(s, 'getItem', { key: 'ca' }, { token: alice, store: 'closed' })).body.id, value: 'x' }, { token: bob, store: 'closed' });
+      const set = await ds(
+        s,
+        'setItem',
+        { id: (await ds(s, 'getItem', { key: 'ca' }, { token: alice, store: 'closed' })).body.id, value: 'x' },
+        { token: bob, store: 'closed' },
+      );
       assert.equal(set.status, 404);
-      assert.deepEqual((await ds(s, 'removeItem', { key: 'ca' }, { token: bob, store: 'closed' })).body, { result: 0, success: [] });
+      assert.deepEqual((await ds(s, 'removeItem', { key: 'ca' }, { token: bob, store: 'closed' })).body, {
+        result: 0,
+        success: [],
+      });
       assert.equal((await ds(s, 'getItem', { key: 'ca' }, { token: alice, store: 'closed' })).body.value, 'alice');
     });
     test('list and keys show the caller its own items only', async () => {
       const list = await ds(s, 'list', {}, { token: bob, store: 'closed' });
-      assert.deepEqual(list.body.items.map((i: { key: string }) => i.key), ['cb']);
+      assert.deepEqual(
+        list.body.items.map((i: { key: string }) => i.key),
+        ['cb'],
+      );
       assert.equal(list.body.total, 1);
       assert.deepEqual((await ds(s, 'keys', {}, { token: alice, store: 'closed' })).body.keys, ['ca', 'ca2']);
       assert.equal((await ds(s, 'keys', { owner: 'alice' }, { token: bob, store: 'closed' })).body.total, 0);
@@ -287,11 +386,21 @@ describe('data store: permissions and owners', () => {
       assert.match(cookie, /^auth=/);
     });
     test('a cross-site write with the cookie is refused; a same-origin one works', async () => {
-      const cross = await ds(s, 'newItem', { key: 'csrf', value: 1 }, { headers: { cookie, origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' } });
+      const cross = await ds(
+        s,
+        'newItem',
+        { key: 'csrf', value: 1 },
+        { headers: { cookie, origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' } },
+      );
       assert.equal(cross.status, 403);
       assert.equal(cross.body.code, 'cross_site_request');
       assert.equal((await ds(s, 'getItem', { key: 'csrf' }, { token: alice })).status, 404);
-      const same = await ds(s, 'newItem', { key: 'csrf', value: 1 }, { headers: { cookie, 'sec-fetch-site': 'same-origin' } });
+      const same = await ds(
+        s,
+        'newItem',
+        { key: 'csrf', value: 1 },
+        { headers: { cookie, 'sec-fetch-site': 'same-origin' } },
+      );
       assert.equal(same.status, 200);
     });
     test('reads with the cookie work from anywhere', async () => {

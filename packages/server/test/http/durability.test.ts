@@ -25,14 +25,22 @@ describe('durability settings in force', () => {
       }
       // Files written under the default still read back whole (the synced path works end to end).
       const token = await s.createUser('durable');
-      assert.equal((await s.request('/files/api/@newItem', { name: 'kept.txt', type: 'f', contents: 'kept' }, { token })).status, 200);
-      assert.equal(await (await fetch(`${s.url}/files/kept.txt`, { headers: { 'x-auth-token': token } })).text(), 'kept');
+      assert.equal(
+        (await s.request('/files/api/@newItem', { name: 'kept.txt', type: 'f', contents: 'kept' }, { token })).status,
+        200,
+      );
+      assert.equal(
+        await (await fetch(`${s.url}/files/kept.txt`, { headers: { 'x-auth-token': token } })).text(),
+        'kept',
+      );
     } finally {
       await s.close();
     }
   });
 
-  test('durability "fast" relaxes SQLite to synchronous=NORMAL', { skip: onPostgres ? 'SQLite only: PostgreSQL keeps its own setting' : false }, async () => {
+  test('durability "fast" relaxes SQLite to synchronous=NORMAL', {
+    skip: onPostgres ? 'SQLite only: PostgreSQL keeps its own setting' : false,
+  }, async () => {
     const s = await startServer({ durability: 'fast' });
     try {
       const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(s.roost.db);

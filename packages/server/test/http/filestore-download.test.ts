@@ -47,12 +47,19 @@ describe('file store: downloads', () => {
     assert.equal((await get('/files/data.txt', { 'if-modified-since': lastModified })).status, 304);
     assert.equal((await get('/files/data.txt', { 'if-modified-since': 'Thu, 01 Jan 2015 00:00:00 GMT' })).status, 200);
     // If-None-Match wins over If-Modified-Since.
-    assert.equal((await get('/files/data.txt', { 'if-none-match': '"other"', 'if-modified-since': lastModified })).status, 200);
+    assert.equal(
+      (await get('/files/data.txt', { 'if-none-match': '"other"', 'if-modified-since': lastModified })).status,
+      200,
+    );
     // New contents, new ETag.
     await s.request('/files/data.txt/@setItem', { contents: 'changed' }, { token });
     assert.equal((await get('/files/data.txt', { 'if-none-match': etag })).status, 200);
     await fetch(`${s.url}/files/data.txt/@write`, { method: 'PUT', body, headers: { 'x-auth-token': token } });
-    assert.equal((await get('/files/data.txt', { 'if-none-match': etag })).status, 304, 'the same contents have the same ETag');
+    assert.equal(
+      (await get('/files/data.txt', { 'if-none-match': etag })).status,
+      304,
+      'the same contents have the same ETag',
+    );
   });
 
   test('range requests answer 206, or 416 past the end', async () => {
@@ -74,7 +81,11 @@ describe('file store: downloads', () => {
     assert.equal(past.headers.get('content-range'), 'bytes */20');
     assert.equal((await past.json()).code, 'range_not_satisfiable');
     // Several ranges, other units and a stale If-Range get the whole file.
-    for (const headers of <Record<string, string>[]>[{ range: 'bytes=0-1,4-5' }, { range: 'items=0-1' }, { range: 'bytes=0-1', 'if-range': '"stale"' }]) {
+    for (const headers of <Record<string, string>[]>[
+      { range: 'bytes=0-1,4-5' },
+      { range: 'items=0-1' },
+      { range: 'bytes=0-1', 'if-range': '"stale"' },
+    ]) {
       const res = await get('/files/data.txt', headers);
       assert.deepEqual([res.status, (await res.text()).length], [200, 20], JSON.stringify(headers));
     }
@@ -86,7 +97,10 @@ describe('file store: downloads', () => {
     const res = await get('/files/zero.bin');
     assert.deepEqual([res.status, res.headers.get('content-length'), await res.text()], [200, '0', '']);
     assert.equal((await get('/files/zero.bin', { range: 'bytes=0-0' })).status, 416);
-    const up = await fetch(`${s.url}/files/empty-put.txt/@write`, { method: 'PUT', headers: { 'x-auth-token': token } });
+    const up = await fetch(`${s.url}/files/empty-put.txt/@write`, {
+      method: 'PUT',
+      headers: { 'x-auth-token': token },
+    });
     assert.equal(up.status, 200);
     assert.equal((await s.request('/files/empty-put.txt/@getItem', {}, { token })).body.size, 0);
   });
@@ -114,11 +128,20 @@ describe('file store: downloads', () => {
     try {
       const t = await c.createUser('dora');
       await c.request('/files/f.txt/@write', undefined, { token: t, method: 'PUT', raw: 'cors' });
-      const preflight = await fetch(`${c.url}/files/f.txt`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'range, x-auth-token' } });
+      const preflight = await fetch(`${c.url}/files/f.txt`, {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'https://app.example',
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'range, x-auth-token',
+        },
+      });
       assert.equal(preflight.status, 204);
       assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /range/);
       assert.match(preflight.headers.get('access-control-allow-methods') ?? '', /PUT/);
-      const res = await fetch(`${c.url}/files/f.txt`, { headers: { origin: 'https://app.example', 'x-auth-token': t, range: 'bytes=0-1' } });
+      const res = await fetch(`${c.url}/files/f.txt`, {
+        headers: { origin: 'https://app.example', 'x-auth-token': t, range: 'bytes=0-1' },
+      });
       assert.equal(res.status, 206);
       assert.match(res.headers.get('access-control-expose-headers') ?? '', /etag/);
     } finally {

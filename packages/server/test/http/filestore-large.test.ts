@@ -38,7 +38,9 @@ test('file store: a 100 MB upload is streamed (memory stays flat) and downloads 
     const seconds = (Date.now() - started) / 1000;
     assert.equal(res.status, 200, res.text);
     const mb = (n: number) => `${(n / 2 ** 20).toFixed(1)} MiB`;
-    console.log(`100 MB upload: ${seconds.toFixed(1)} s, RSS before ${mb(baseline)}, peak ${mb(peak)}, growth ${mb(peak - baseline)}`);
+    console.log(
+      `100 MB upload: ${seconds.toFixed(1)} s, RSS before ${mb(baseline)}, peak ${mb(peak)}, growth ${mb(peak - baseline)}`,
+    );
     assert.ok(peak - baseline < RSS_GROWTH_LIMIT, `RSS grew by ${mb(peak - baseline)}`);
 
     const item = await s.request('/files/big.bin/@getItem', {}, { token });
@@ -47,16 +49,21 @@ test('file store: a 100 MB upload is streamed (memory stays flat) and downloads 
     // Download, hashing as it streams.
     const url = new URL(s.url);
     const got = await new Promise<{ etag: string; size: number; hash: string }>((resolve, reject) => {
-      httpRequest({ host: url.hostname, port: url.port, path: '/files/big.bin', headers: { 'x-auth-token': token } }, (r) => {
-        const h = createHash('sha256');
-        let size = 0;
-        r.on('data', (c: Buffer) => {
-          size += c.length;
-          h.update(c);
-        });
-        r.on('end', () => resolve({ etag: String(r.headers.etag), size, hash: h.digest('base64url') }));
-        r.on('error', reject);
-      }).on('error', reject).end();
+      httpRequest(
+        { host: url.hostname, port: url.port, path: '/files/big.bin', headers: { 'x-auth-token': token } },
+        (r) => {
+          const h = createHash('sha256');
+          let size = 0;
+          r.on('data', (c: Buffer) => {
+            size += c.length;
+            h.update(c);
+          });
+          r.on('end', () => resolve({ etag: String(r.headers.etag), size, hash: h.digest('base64url') }));
+          r.on('error', reject);
+        },
+      )
+        .on('error', reject)
+        .end();
     });
     assert.deepEqual(got, { etag: `"${hash}"`, size: SIZE, hash });
   } finally {

@@ -31,7 +31,13 @@ describe('file store: every operation', () => {
   test('newItem makes directories and files; getItem shows the entry', async () => {
     assert.deepEqual((await op('@newItem', { name: 'docs', type: 'd' })).body, { result: 1, success: ['docs'] });
     assert.equal((await op('docs/@newItem', { name: 'deep', type: 'directory' })).body.result, 1);
-    const created = await op('docs/deep/@newItem', { name: 'note.txt', type: 'f', contents: 'hello', mime: 'text/markdown', cache: 'max-age=60' });
+    const created = await op('docs/deep/@newItem', {
+      name: 'note.txt',
+      type: 'f',
+      contents: 'hello',
+      mime: 'text/markdown',
+      cache: 'max-age=60',
+    });
     assert.deepEqual(created.body, { result: 1, success: ['note.txt'] });
     const item = await op('docs/deep/note.txt/@getItem');
     assert.equal(item.status, 200);
@@ -52,7 +58,18 @@ describe('file store: every operation', () => {
   test('newItem: base64 contents with decode, the header alias, file type words, an empty file', async () => {
     await op('@newItem', { name: 'bin', type: 'd' });
     const bytes = Buffer.from([0, 1, 2, 250, 255]);
-    assert.equal((await op('bin/@newItem', { name: 'b.dat', type: 'file', contents: bytes.toString('base64'), decode: true, header: 'no-store' })).status, 200);
+    assert.equal(
+      (
+        await op('bin/@newItem', {
+          name: 'b.dat',
+          type: 'file',
+          contents: bytes.toString('base64'),
+          decode: true,
+          header: 'no-store',
+        })
+      ).status,
+      200,
+    );
     const read = await fetch(`${s.url}/files/bin/b.dat`, { headers: { 'x-auth-token': alice } });
     assert.deepEqual(Buffer.from(await read.arrayBuffer()), bytes);
     assert.equal(read.headers.get('cache-control'), 'no-store');
@@ -99,7 +116,12 @@ describe('file store: every operation', () => {
   });
 
   test('write: PUT with the raw body, POST as JSON, form fields, and creating a new file', async () => {
-    const put = await s.request('/files/api/w.json/@write', undefined, { token: alice, method: 'PUT', raw: '{"a":1}', headers: { 'content-type': 'application/json' } });
+    const put = await s.request('/files/api/w.json/@write', undefined, {
+      token: alice,
+      method: 'PUT',
+      raw: '{"a":1}',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.deepEqual([put.status, put.body], [200, { result: true }]);
     const item = await op('w.json/@getItem');
     assert.deepEqual([item.body.size, item.body.mime], [7, 'application/json']);
@@ -107,17 +129,31 @@ describe('file store: every operation', () => {
     assert.deepEqual(read.body, { a: 1 });
     await s.request('/files/w.json/@write', { contents: '[1,2]' }, { token: alice });
     assert.deepEqual((await s.request('/files/w.json', undefined, { token: alice })).body, [1, 2]);
-    const form = await s.request('/files/w.json/@write', undefined, { token: alice, raw: 'contents=%5B3%5D', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const form = await s.request('/files/w.json/@write', undefined, {
+      token: alice,
+      raw: 'contents=%5B3%5D',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     assert.equal(form.status, 200);
     assert.deepEqual((await s.request('/files/w.json', undefined, { token: alice })).body, [3]);
     const none = await s.request('/files/w.json/@write', {}, { token: alice });
     assert.deepEqual([none.status, none.body.invalid], [422, [['contents', 'required']]]);
-    const octet = await s.request('/files/raw.bin/@write', undefined, { token: alice, method: 'POST', raw: 'abc', headers: { 'content-type': 'application/octet-stream' } });
+    const octet = await s.request('/files/raw.bin/@write', undefined, {
+      token: alice,
+      method: 'POST',
+      raw: 'abc',
+      headers: { 'content-type': 'application/octet-stream' },
+    });
     assert.equal(octet.status, 200);
     // Neither the declared octet-stream nor `.bin` says more than the contents: text.
     assert.equal((await op('raw.bin/@getItem')).body.mime, 'text/plain');
     // A declared type that is not a media type (or too long to keep) is passed over.
-    await s.request('/files/odd.txt/@write', undefined, { token: alice, method: 'PUT', raw: 'x', headers: { 'content-type': `text/${'x'.repeat(300)}` } });
+    await s.request('/files/odd.txt/@write', undefined, {
+      token: alice,
+      method: 'PUT',
+      raw: 'x',
+      headers: { 'content-type': `text/${'x'.repeat(300)}` },
+    });
     assert.equal((await op('odd.txt/@getItem')).body.mime, 'text/plain');
     const dir = await s.request('/files/bin/@write', undefined, { token: alice, method: 'PUT', raw: 'x' });
     assert.deepEqual([dir.status, dir.body.code], [422, 'not_a_file']);
@@ -128,26 +164,55 @@ describe('file store: every operation', () => {
     form.append('name', 'photo.gif');
     form.append('cache', 'max-age=10');
     form.append('file', new Blob([Buffer.from('GIF89a...')]), 'ignored-name');
-    const res = await fetch(`${s.url}/files/@newItem`, { method: 'POST', body: form, headers: { 'x-auth-token': alice } });
+    const res = await fetch(`${s.url}/files/@newItem`, {
+      method: 'POST',
+      body: form,
+      headers: { 'x-auth-token': alice },
+    });
     assert.equal(res.status, 200, await res.clone().text());
     const item = await op('photo.gif/@getItem');
     assert.deepEqual([item.body.size, item.body.mime, item.body.cache], [9, 'image/gif', 'max-age=10']);
     const replace = new FormData();
     replace.append('file', new Blob([Buffer.from('GIF87a')], { type: 'image/gif' }), 'x.gif');
-    assert.equal((await fetch(`${s.url}/files/photo.gif/@write`, { method: 'POST', body: replace, headers: { 'x-auth-token': alice } })).status, 200);
+    assert.equal(
+      (
+        await fetch(`${s.url}/files/photo.gif/@write`, {
+          method: 'POST',
+          body: replace,
+          headers: { 'x-auth-token': alice },
+        })
+      ).status,
+      200,
+    );
     assert.equal((await op('photo.gif/@getItem')).body.size, 6);
     const dirWithFile = new FormData();
     dirWithFile.append('name', 'gallery');
     dirWithFile.append('type', 'd');
     dirWithFile.append('file', new Blob([Buffer.alloc(200_000, 7)]), 'ignored.bin');
     dirWithFile.append('cache', 'after the file');
-    const dir = await fetch(`${s.url}/files/@newItem`, { method: 'POST', body: dirWithFile, headers: { 'x-auth-token': alice } });
+    const dir = await fetch(`${s.url}/files/@newItem`, {
+      method: 'POST',
+      body: dirWithFile,
+      headers: { 'x-auth-token': alice },
+    });
     assert.equal(dir.status, 200);
     assert.equal((await op('gallery/@getItem')).body.type, 'd');
     const fieldsOnly = new FormData();
     fieldsOnly.append('contents', 'from a form');
-    assert.equal((await fetch(`${s.url}/files/photo.gif/@setItem`, { method: 'POST', body: fieldsOnly, headers: { 'x-auth-token': alice } })).status, 200);
-    assert.equal(await (await fetch(`${s.url}/files/photo.gif`, { headers: { 'x-auth-token': alice } })).text(), 'from a form');
+    assert.equal(
+      (
+        await fetch(`${s.url}/files/photo.gif/@setItem`, {
+          method: 'POST',
+          body: fieldsOnly,
+          headers: { 'x-auth-token': alice },
+        })
+      ).status,
+      200,
+    );
+    assert.equal(
+      await (await fetch(`${s.url}/files/photo.gif`, { headers: { 'x-auth-token': alice } })).text(),
+      'from a form',
+    );
   });
 
   test('mime from the name, else from the contents', async () => {
@@ -163,23 +228,46 @@ describe('file store: every operation', () => {
     ];
     await op('@newItem', { name: 'sniff', type: 'd' });
     for (const [name, bytes, mime] of cases) {
-      await s.request(`/files/sniff/${name}/@write`, undefined, { token: alice, method: 'PUT', raw: bytes as unknown as string });
+      await s.request(`/files/sniff/${name}/@write`, undefined, {
+        token: alice,
+        method: 'PUT',
+        raw: bytes as unknown as string,
+      });
       assert.equal((await op(`sniff/${name}/@getItem`)).body.mime, mime, name);
     }
   });
 
   test('list: types, sort, order, paging, and the items key', async () => {
     await op('@newItem', { name: 'many', type: 'd' });
-    for (const n of ['c.txt', 'a.txt', 'b.txt']) await op('many/@newItem', { name: n, contents: n.repeat(n.charCodeAt(0) - 96) });
+    for (const n of ['c.txt', 'a.txt', 'b.txt'])
+      await op('many/@newItem', { name: n, contents: n.repeat(n.charCodeAt(0) - 96) });
     await op('many/@newItem', { name: 'sub', type: 'd' });
     const all = await op('many/@list', { type: null, order: null, sort: null, start: null, size: null });
-    assert.deepEqual(all.body.items.map((i: { name: string }) => i.name), ['a.txt', 'b.txt', 'c.txt', 'sub']);
+    assert.deepEqual(
+      all.body.items.map((i: { name: string }) => i.name),
+      ['a.txt', 'b.txt', 'c.txt', 'sub'],
+    );
     assert.deepEqual([all.body.start, all.body.size, all.body.total], [1, 50, 4]);
-    assert.deepEqual(Object.keys(all.body.items[0]).sort(), ['cache', 'ctime', 'header', 'mime', 'mtime', 'name', 'size', 'type']);
+    assert.deepEqual(Object.keys(all.body.items[0]).sort(), [
+      'cache',
+      'ctime',
+      'header',
+      'mime',
+      'mtime',
+      'name',
+      'size',
+      'type',
+    ]);
     const dirs = await op('many/@list', { type: 'd' });
-    assert.deepEqual(dirs.body.items.map((i: { name: string }) => i.name), ['sub']);
+    assert.deepEqual(
+      dirs.body.items.map((i: { name: string }) => i.name),
+      ['sub'],
+    );
     const files = await s.request('/files/many/@list?type=f&sort=size&order=%3E', undefined, { token: alice });
-    assert.deepEqual(files.body.items.map((i: { name: string }) => i.name), ['c.txt', 'b.txt', 'a.txt']);
+    assert.deepEqual(
+      files.body.items.map((i: { name: string }) => i.name),
+      ['c.txt', 'b.txt', 'a.txt'],
+    );
     const page = await op('many/@list', { type: 'all', start: 2, size: 2 });
     assert.deepEqual([page.body.items.map((i: { name: string }) => i.name), page.body.total], [['b.txt', 'c.txt'], 4]);
     const capped = await op('many/@list', { size: 100_000 });
@@ -199,8 +287,14 @@ describe('file store: every operation', () => {
     assert.deepEqual((await op('src/@move', { newpath: '/dest/moved' })).body, { result: true });
     assert.equal((await op('src/@getItem')).status, 404);
     assert.equal((await op('dest/moved/inner/x.txt/@getItem')).body.size, 1);
-    assert.equal(await (await fetch(`${s.url}/files/dest/moved/y.txt`, { headers: { 'x-auth-token': alice } })).text(), 'yy');
-    assert.deepEqual((await op('dest/moved/@list')).body.items.map((i: { name: string }) => i.name), ['inner', 'y.txt']);
+    assert.equal(
+      await (await fetch(`${s.url}/files/dest/moved/y.txt`, { headers: { 'x-auth-token': alice } })).text(),
+      'yy',
+    );
+    assert.deepEqual(
+      (await op('dest/moved/@list')).body.items.map((i: { name: string }) => i.name),
+      ['inner', 'y.txt'],
+    );
     assert.equal((await op('dest/moved/y.txt/@move', { newpath: 'dest/moved/z.txt' })).status, 200);
     assert.equal((await op('dest/moved/z.txt/@getItem')).status, 200);
     const exists = await op('dest/moved/z.txt/@move', { newpath: 'dest/moved/inner' });
@@ -254,24 +348,37 @@ describe('file store: every operation', () => {
     const admin = await s.adminToken();
     const got = await op('@getPermissions', {}, admin);
     assert.equal(got.status, 200);
-    const map = Object.fromEntries(got.body.permissions.map((p: { permission: string; groups: string[] }) => [p.permission, p.groups]));
+    const map = Object.fromEntries(
+      got.body.permissions.map((p: { permission: string; groups: string[] }) => [p.permission, p.groups]),
+    );
     assert.deepEqual(map.getItem, ['sys:authenticated', 'admins']);
     assert.deepEqual(map.write, ['sys:owner', 'admins']);
     assert.deepEqual(map.newItem, ['sys:authenticated']);
     assert.equal((await op('@getPermissions')).status, 403);
-    const set = await op('@setPermissions', { permissions: [{ permission: 'getItem', group: 'sys:everyone', action: 'replace' }] }, admin);
+    const set = await op(
+      '@setPermissions',
+      { permissions: [{ permission: 'getItem', group: 'sys:everyone', action: 'replace' }] },
+      admin,
+    );
     assert.equal(set.status, 200);
     assert.equal((await s.request('/files/docs/@getItem', {})).status, 200);
-    await op('@setPermissions', { permissions: [{ permission: 'getItem', groups: ['sys:authenticated', 'admins'], action: 'replace' }] }, admin);
+    await op(
+      '@setPermissions',
+      { permissions: [{ permission: 'getItem', groups: ['sys:authenticated', 'admins'], action: 'replace' }] },
+      admin,
+    );
     assert.equal((await s.request('/files/docs/@getItem', {})).status, 401);
     const unknown = await op('@setPermissions', { permissions: [{ permission: 'fly', groups: ['admins'] }] }, admin);
     assert.deepEqual([unknown.status, unknown.body.code], [422, 'unknown_permission']);
     // The user service's entries are not the store's.
     const users = await s.users('getPermissions', {}, { token: admin });
-    assert.equal(users.body.permissions.some((p: { permission: string }) => p.permission === 'newItem'), false);
+    assert.equal(
+      users.body.permissions.some((p: { permission: string }) => p.permission === 'newItem'),
+      false,
+    );
   });
 
-  test('allowed under a path counts sys:owner for the caller\'s own entry', async () => {
+  test("allowed under a path counts sys:owner for the caller's own entry", async () => {
     await op('@newItem', { name: 'mine.txt', contents: 'm' });
     const bob = await s.createUser('bob2');
     const own = await op('mine.txt/@allowed', { permissions: ['write', 'removeItem'] });

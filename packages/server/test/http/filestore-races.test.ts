@@ -13,7 +13,7 @@ import { snapshot } from '../security/support/snapshot.js';
 async function blobAccounting(s: TestServer): Promise<{ stored: number; named: number }> {
   const snap = await snapshot(s.roost);
   const stored = snap.files.filter((f) => f.startsWith('blobs') || f.startsWith('s3:')).length;
-  const named = (snap.tables['file_entries'] ?? []).filter((row) => row['blob_id'] !== null).length;
+  const named = (snap.tables.file_entries ?? []).filter((row) => row.blob_id !== null).length;
   return { stored, named };
 }
 
@@ -28,15 +28,27 @@ describe('file store: a move needs what creating in its target needs', () => {
     const as = (token: string) => (path: string, body: unknown) => s.request(`/files/api/${path}`, body, { token });
     assert.equal((await as(admin)('@newItem', { name: 'restricted', type: 'd' })).status, 200);
     assert.equal((await as(alice)('@newItem', { name: 'own', type: 'd' })).status, 200);
-    for (const name of ['a.txt', 'b.txt', 'c.txt']) assert.equal((await as(alice)('own/@newItem', { name, type: 'f', contents: name })).status, 200);
-    const restrict = await s.request('/files/@setPermissions', { permissions: [{ permission: 'newItem', groups: ['sys:owner', 'admins'], action: 'replace' }] }, { token: admin });
+    for (const name of ['a.txt', 'b.txt', 'c.txt'])
+      assert.equal((await as(alice)('own/@newItem', { name, type: 'f', contents: name })).status, 200);
+    const restrict = await s.request(
+      '/files/@setPermissions',
+      { permissions: [{ permission: 'newItem', groups: ['sys:owner', 'admins'], action: 'replace' }] },
+      { token: admin },
+    );
     assert.equal(restrict.body.result, true);
   });
   after(() => s.close());
 
-  test('creating in another user\'s directory and in the root is refused', async () => {
-    assert.equal((await s.request('/files/api/restricted/@newItem', { name: 'x.txt', type: 'f', contents: 'x' }, { token: alice })).status, 403);
-    assert.equal((await s.request('/files/api/@newItem', { name: 'x.txt', type: 'f', contents: 'x' }, { token: alice })).status, 403);
+  test("creating in another user's directory and in the root is refused", async () => {
+    assert.equal(
+      (await s.request('/files/api/restricted/@newItem', { name: 'x.txt', type: 'f', contents: 'x' }, { token: alice }))
+        .status,
+      403,
+    );
+    assert.equal(
+      (await s.request('/files/api/@newItem', { name: 'x.txt', type: 'f', contents: 'x' }, { token: alice })).status,
+      403,
+    );
   });
 
   test('so is moving an own file into that directory or into the root; the file stays where it was', async () => {
@@ -52,8 +64,14 @@ describe('file store: a move needs what creating in its target needs', () => {
   });
 
   test('a move inside the own directory still works, and administrators move anywhere', async () => {
-    assert.equal((await s.request('/files/api/own/b.txt/@move', { newpath: 'own/b2.txt' }, { token: alice })).status, 200);
-    assert.equal((await s.request('/files/api/own/c.txt/@move', { newpath: 'restricted/c.txt' }, { token: admin })).status, 200);
+    assert.equal(
+      (await s.request('/files/api/own/b.txt/@move', { newpath: 'own/b2.txt' }, { token: alice })).status,
+      200,
+    );
+    assert.equal(
+      (await s.request('/files/api/own/c.txt/@move', { newpath: 'restricted/c.txt' }, { token: admin })).status,
+      200,
+    );
   });
 });
 
@@ -70,11 +88,22 @@ describe('file store: parallel @write to a new path', () => {
     assert.equal((await s.request('/files/api/@newItem', { name: 'race', type: 'd' }, { token })).status, 200);
     const contents = Array.from({ length: 50 }, (_, i) => `contents of write ${i} `.repeat(i + 1));
     const answers = await Promise.all(
-      contents.map((body) => s.request('/files/race/new.txt/@write', undefined, { token, method: 'PUT', raw: body, headers: { 'content-type': 'text/plain' } })),
+      contents.map((body) =>
+        s.request('/files/race/new.txt/@write', undefined, {
+          token,
+          method: 'PUT',
+          raw: body,
+          headers: { 'content-type': 'text/plain' },
+        }),
+      ),
     );
-    assert.deepEqual(answers.map((a) => a.status), contents.map(() => 200), JSON.stringify(answers.find((a) => a.status !== 200)?.body));
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      contents.map(() => 200),
+      JSON.stringify(answers.find((a) => a.status !== 200)?.body),
+    );
     const read = await fetch(`${s.url}/files/race/new.txt`, { headers: { 'x-auth-token': token } });
-    assert.ok(contents.includes(await read.text()), 'one write\'s contents, whole');
+    assert.ok(contents.includes(await read.text()), "one write's contents, whole");
     const listed = await s.request('/files/api/race/@list', {}, { token });
     assert.equal(listed.body.total, 1);
     // Replaced blobs are deleted after the answer; give the deletes a moment.
@@ -106,13 +135,25 @@ describe('file store: a recursive remove racing creates in the same directory', 
       const op = (path: string, body: unknown) => s.request(`/files/api/${path}`, body, { token });
       assert.equal((await op('@newItem', { name: 'box', type: 'd' })).status, 200);
       assert.equal((await op('box/@newItem', { name: 'sub', type: 'd' })).status, 200);
-      for (let i = 0; i < 4; i++) assert.equal((await op('@newItem', { name: `loose-${round}-${i}.txt`, type: 'f', contents: 'x' })).status, 200);
+      for (let i = 0; i < 4; i++)
+        assert.equal((await op('@newItem', { name: `loose-${round}-${i}.txt`, type: 'f', contents: 'x' })).status, 200);
       const creates = Array.from({ length: 48 }, (_, i) => {
         switch (i % 4) {
-          case 0: return op('box/@newItem', { name: `f${i}.txt`, type: 'f', contents: `file ${i}` });
-          case 1: return op('box/@newItem', { name: `d${i}`, type: 'd' });
-          case 2: return op('box/sub/@newItem', { name: `g${i}.txt`, type: 'f', contents: `deep ${i}` });
-          default: return i < 16 ? op(`loose-${round}-${i >> 2}.txt/@move`, { newpath: `box/sub/m${i}.txt` }) : s.request(`/files/box/w${i}.txt/@write`, undefined, { token, method: 'PUT', raw: `w ${i}`, headers: { 'content-type': 'text/plain' } });
+          case 0:
+            return op('box/@newItem', { name: `f${i}.txt`, type: 'f', contents: `file ${i}` });
+          case 1:
+            return op('box/@newItem', { name: `d${i}`, type: 'd' });
+          case 2:
+            return op('box/sub/@newItem', { name: `g${i}.txt`, type: 'f', contents: `deep ${i}` });
+          default:
+            return i < 16
+              ? op(`loose-${round}-${i >> 2}.txt/@move`, { newpath: `box/sub/m${i}.txt` })
+              : s.request(`/files/box/w${i}.txt/@write`, undefined, {
+                  token,
+                  method: 'PUT',
+                  raw: `w ${i}`,
+                  headers: { 'content-type': 'text/plain' },
+                });
         }
       });
       const removal = (async () => {

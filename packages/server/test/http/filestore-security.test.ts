@@ -101,7 +101,11 @@ describe('file store: hostile paths', () => {
     }
     const list = await s.request('/files/safe/@list', [1, 2], { token });
     assert.deepEqual([list.status, list.body.code], [400, 'malformed_body']);
-    const xml = await s.request('/files/safe/@list', undefined, { token, raw: '<a/>', headers: { 'content-type': 'application/xml' } });
+    const xml = await s.request('/files/safe/@list', undefined, {
+      token,
+      raw: '<a/>',
+      headers: { 'content-type': 'application/xml' },
+    });
     assert.deepEqual([xml.status, xml.body.code], [415, 'unsupported_media_type']);
   });
 });
@@ -123,8 +127,13 @@ describe('file store: callers without permission', () => {
 
   test('anonymous callers are asked to sign in, whether or not the path exists', async () => {
     for (const [path, body] of [
-      ['/files/alice/a.txt/@getItem', {}], ['/files/nope/@getItem', {}], ['/files/alice/a.txt', undefined], ['/files/@list', {}],
-      ['/files/@newItem', { name: 'x' }], ['/files/alice/a.txt/@removeItem', {}], ['/files/alice/@getOwner', {}],
+      ['/files/alice/a.txt/@getItem', {}],
+      ['/files/nope/@getItem', {}],
+      ['/files/alice/a.txt', undefined],
+      ['/files/@list', {}],
+      ['/files/@newItem', { name: 'x' }],
+      ['/files/alice/a.txt/@removeItem', {}],
+      ['/files/alice/@getOwner', {}],
     ] as const) {
       const res = await s.request(path, body);
       assert.equal(res.status, 401, path);
@@ -132,13 +141,20 @@ describe('file store: callers without permission', () => {
     }
     const put = await s.request('/files/alice/a.txt/@write', undefined, { method: 'PUT', raw: 'overwritten' });
     assert.equal(put.status, 401);
-    assert.equal(await (await fetch(`${s.url}/files/alice/a.txt`, { headers: { 'x-auth-token': alice } })).text(), 'secret');
+    assert.equal(
+      await (await fetch(`${s.url}/files/alice/a.txt`, { headers: { 'x-auth-token': alice } })).text(),
+      'secret',
+    );
   });
 
   test("another user may read but not change, move, remove or take over alice's files", async () => {
     assert.equal((await s.request('/files/alice/a.txt/@getItem', {}, { token: bob })).status, 200);
     for (const [op, body] of [
-      ['setItem', { contents: 'x' }], ['write', { contents: 'x' }], ['move', { newpath: 'b.txt' }], ['removeItem', {}], ['setOwner', { owner: 'bob' }],
+      ['setItem', { contents: 'x' }],
+      ['write', { contents: 'x' }],
+      ['move', { newpath: 'b.txt' }],
+      ['removeItem', {}],
+      ['setOwner', { owner: 'bob' }],
     ] as const) {
       const res = await s.request(`/files/alice/a.txt/@${op}`, body, { token: bob });
       assert.deepEqual([res.status, res.body.code], [403, 'not_allowed'], op);
@@ -147,22 +163,46 @@ describe('file store: callers without permission', () => {
     assert.equal(raw.status, 403);
     assert.equal((await s.request('/files/alice/@removeItem', { recursive: true }, { token: bob })).status, 403);
     for (const op of ['getPermissions', 'setPermissions']) {
-      assert.equal((await s.request(`/files/@${op}`, { permissions: [{ permission: 'read', groups: ['sys:everyone'] }] }, { token: bob })).status, 403, op);
+      assert.equal(
+        (
+          await s.request(
+            `/files/@${op}`,
+            { permissions: [{ permission: 'read', groups: ['sys:everyone'] }] },
+            { token: bob },
+          )
+        ).status,
+        403,
+        op,
+      );
     }
     // Bob may create next to alice's directory, and owns what he creates.
-    assert.equal((await s.request('/files/alice/@newItem', { name: 'bob.txt', contents: 'b' }, { token: bob })).status, 200);
+    assert.equal(
+      (await s.request('/files/alice/@newItem', { name: 'bob.txt', contents: 'b' }, { token: bob })).status,
+      200,
+    );
     assert.equal((await s.request('/files/alice/bob.txt/@write', { contents: 'b2' }, { token: bob })).status, 200);
     // Administrators may do everything.
     assert.equal((await s.request('/files/alice/bob.txt/@removeItem', {}, { token: admin })).status, 200);
   });
 
   test('a file the caller may not read answers 404, like a missing one', async () => {
-    await s.request('/files/@setPermissions', { permissions: [
-      { permission: 'getItem', groups: ['sys:owner', 'admins'], action: 'replace' },
-      { permission: 'read', groups: ['sys:owner', 'admins'], action: 'replace' },
-    ] }, { token: admin });
+    await s.request(
+      '/files/@setPermissions',
+      {
+        permissions: [
+          { permission: 'getItem', groups: ['sys:owner', 'admins'], action: 'replace' },
+          { permission: 'read', groups: ['sys:owner', 'admins'], action: 'replace' },
+        ],
+      },
+      { token: admin },
+    );
     try {
-      for (const path of ['/files/alice/a.txt/@getItem', '/files/alice/a.txt', '/files/alice/a.txt/@read', '/files/alice/missing.txt/@getItem']) {
+      for (const path of [
+        '/files/alice/a.txt/@getItem',
+        '/files/alice/a.txt',
+        '/files/alice/a.txt/@read',
+        '/files/alice/missing.txt/@getItem',
+      ]) {
         const res = await s.request(path, path.includes('@') ? {} : undefined, { token: bob });
         assert.deepEqual([res.status, res.body.code], [404, 'not_found'], path);
       }
@@ -170,33 +210,64 @@ describe('file store: callers without permission', () => {
       assert.equal(write.status, 404, 'a change to an unreadable file does not reveal it either');
       assert.equal((await s.request('/files/alice/a.txt/@getItem', {}, { token: alice })).status, 200);
     } finally {
-      await s.request('/files/@setPermissions', { permissions: [
-        { permission: 'getItem', groups: ['sys:authenticated', 'admins'], action: 'replace' },
-        { permission: 'read', groups: ['sys:authenticated', 'admins'], action: 'replace' },
-      ] }, { token: admin });
+      await s.request(
+        '/files/@setPermissions',
+        {
+          permissions: [
+            { permission: 'getItem', groups: ['sys:authenticated', 'admins'], action: 'replace' },
+            { permission: 'read', groups: ['sys:authenticated', 'admins'], action: 'replace' },
+          ],
+        },
+        { token: admin },
+      );
     }
   });
 
   test('HEAD never runs an operation; PUT only writes', async () => {
-    const head = await fetch(`${s.url}/files/alice/a.txt/@removeItem`, { method: 'HEAD', headers: { 'x-auth-token': alice } });
+    const head = await fetch(`${s.url}/files/alice/a.txt/@removeItem`, {
+      method: 'HEAD',
+      headers: { 'x-auth-token': alice },
+    });
     assert.equal(head.status, 400);
-    const put = await s.request('/files/alice/a.txt/@removeItem', undefined, { token: alice, method: 'PUT', raw: '{}', headers: { 'content-type': 'application/json' } });
+    const put = await s.request('/files/alice/a.txt/@removeItem', undefined, {
+      token: alice,
+      method: 'PUT',
+      raw: '{}',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.deepEqual([put.status, put.body.code], [400, 'bad_request']);
     assert.equal((await s.request('/files/alice/a.txt/@getItem', {}, { token: alice })).status, 200);
-    const headRead = await fetch(`${s.url}/files/alice/a.txt/@read`, { method: 'HEAD', headers: { 'x-auth-token': alice } });
+    const headRead = await fetch(`${s.url}/files/alice/a.txt/@read`, {
+      method: 'HEAD',
+      headers: { 'x-auth-token': alice },
+    });
     assert.deepEqual([headRead.status, headRead.headers.get('content-length')], [200, '6']);
   });
 
   test('cookie-authenticated writes must come from the same site', async () => {
     const signin = await s.users('signin', { identity: 'alice', password: 'a-good-password' });
     const cookie = (signin.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-    const cross = await s.request('/files/alice/@newItem', { name: 'csrf.txt', contents: 'x' }, { headers: { cookie, 'sec-fetch-site': 'cross-site' } });
+    const cross = await s.request(
+      '/files/alice/@newItem',
+      { name: 'csrf.txt', contents: 'x' },
+      { headers: { cookie, 'sec-fetch-site': 'cross-site' } },
+    );
     assert.deepEqual([cross.status, cross.body.code], [403, 'cross_site_request']);
-    const crossPut = await s.request('/files/alice/a.txt/@write', undefined, { method: 'PUT', raw: 'x', headers: { cookie, origin: 'https://evil.example' } });
+    const crossPut = await s.request('/files/alice/a.txt/@write', undefined, {
+      method: 'PUT',
+      raw: 'x',
+      headers: { cookie, origin: 'https://evil.example' },
+    });
     assert.deepEqual([crossPut.status, crossPut.body.code], [403, 'cross_site_request']);
-    const read = await s.request('/files/alice/a.txt', undefined, { headers: { cookie, 'sec-fetch-site': 'cross-site' } });
+    const read = await s.request('/files/alice/a.txt', undefined, {
+      headers: { cookie, 'sec-fetch-site': 'cross-site' },
+    });
     assert.equal(read.status, 200, 'reads are not CSRF-checked');
-    const same = await s.request('/files/alice/@newItem', { name: 'csrf.txt', contents: 'x' }, { headers: { cookie, 'sec-fetch-site': 'same-origin' } });
+    const same = await s.request(
+      '/files/alice/@newItem',
+      { name: 'csrf.txt', contents: 'x' },
+      { headers: { cookie, 'sec-fetch-site': 'same-origin' } },
+    );
     assert.equal(same.status, 200);
   });
 });
@@ -212,23 +283,42 @@ describe('file store: limits and atomic writes', () => {
   after(() => s.close());
 
   test('a file over maxFileBytes answers 413 storage_limit and leaves the old contents', async () => {
-    const announced = await s.request('/small/keep.txt/@write', undefined, { token, method: 'PUT', raw: 'x'.repeat(1001) });
+    const announced = await s.request('/small/keep.txt/@write', undefined, {
+      token,
+      method: 'PUT',
+      raw: 'x'.repeat(1001),
+    });
     assert.deepEqual([announced.status, announced.body.code, announced.body.result], [413, 'storage_limit', 0]);
     // Without a Content-Length (chunked), the limit is found while streaming.
-    const chunked = await rawRequest(s.url, '/small/keep.txt/@write', { method: 'PUT', headers: { 'x-auth-token': token, 'transfer-encoding': 'chunked' }, body: generatedBody(5000, 100) });
+    const chunked = await rawRequest(s.url, '/small/keep.txt/@write', {
+      method: 'PUT',
+      headers: { 'x-auth-token': token, 'transfer-encoding': 'chunked' },
+      body: generatedBody(5000, 100),
+    });
     assert.deepEqual([chunked.status, chunked.body.code], [413, 'storage_limit']);
     const json = await s.request('/small/@newItem', { name: 'big.txt', contents: 'y'.repeat(1500) }, { token });
     assert.deepEqual([json.status, json.body.code], [413, 'storage_limit']);
     const form = new FormData();
     form.append('name', 'big.bin');
     form.append('file', new Blob([Buffer.alloc(3000)]), 'big.bin');
-    const multipart = await fetch(`${s.url}/small/@newItem`, { method: 'POST', body: form, headers: { 'x-auth-token': token } });
+    const multipart = await fetch(`${s.url}/small/@newItem`, {
+      method: 'POST',
+      body: form,
+      headers: { 'x-auth-token': token },
+    });
     assert.deepEqual([multipart.status, ((await multipart.json()) as { code: string }).code], [413, 'storage_limit']);
     const huge = await s.request('/small/@list', { pad: 'z'.repeat(5000) }, { token });
     assert.deepEqual([huge.status, huge.body.code], [413, 'body_too_large']);
-    const exact = await s.request('/small/exact.bin/@write', undefined, { token, method: 'PUT', raw: 'e'.repeat(1000) });
+    const exact = await s.request('/small/exact.bin/@write', undefined, {
+      token,
+      method: 'PUT',
+      raw: 'e'.repeat(1000),
+    });
     assert.equal(exact.status, 200);
-    assert.equal(await (await fetch(`${s.url}/small/keep.txt`, { headers: { 'x-auth-token': token } })).text(), 'good contents');
+    assert.equal(
+      await (await fetch(`${s.url}/small/keep.txt`, { headers: { 'x-auth-token': token } })).text(),
+      'good contents',
+    );
     assert.equal((await s.request('/small/big.txt/@getItem', {}, { token })).status, 404);
     const { temps } = await blobFiles(s);
     assert.deepEqual(temps, [], 'no temporary file is left');
@@ -238,14 +328,23 @@ describe('file store: limits and atomic writes', () => {
     const before = await blobFiles(s);
     const url = new URL(s.url);
     await new Promise<void>((resolve) => {
-      const req = httpRequest({ host: url.hostname, port: url.port, path: '/small/keep.txt/@write', method: 'PUT', headers: { 'x-auth-token': token, 'content-length': '900' } });
+      const req = httpRequest({
+        host: url.hostname,
+        port: url.port,
+        path: '/small/keep.txt/@write',
+        method: 'PUT',
+        headers: { 'x-auth-token': token, 'content-length': '900' },
+      });
       req.on('error', () => resolve());
       req.on('response', () => resolve());
       req.write(Buffer.alloc(300, 1));
       setTimeout(() => req.destroy(), 150);
     });
     await new Promise((r) => setTimeout(r, 150));
-    assert.equal(await (await fetch(`${s.url}/small/keep.txt`, { headers: { 'x-auth-token': token } })).text(), 'good contents');
+    assert.equal(
+      await (await fetch(`${s.url}/small/keep.txt`, { headers: { 'x-auth-token': token } })).text(),
+      'good contents',
+    );
     const afterwards = await blobFiles(s);
     assert.deepEqual(afterwards.temps, []);
     assert.deepEqual(afterwards.blobs.sort(), before.blobs.sort());
@@ -266,7 +365,9 @@ describe('file store: limits and atomic writes', () => {
   test('concurrent writes to one file leave one of them whole and no stray blob', async () => {
     const start = (await blobFiles(s)).blobs.length;
     const bodies = ['1'.repeat(500), '2'.repeat(500), '3'.repeat(500), '4'.repeat(500)];
-    await Promise.all(bodies.map((raw) => s.request('/small/keep.txt/@write', undefined, { token, method: 'PUT', raw })));
+    await Promise.all(
+      bodies.map((raw) => s.request('/small/keep.txt/@write', undefined, { token, method: 'PUT', raw })),
+    );
     const text = await (await fetch(`${s.url}/small/keep.txt`, { headers: { 'x-auth-token': token } })).text();
     assert.ok(bodies.includes(text));
     assert.equal((await blobFiles(s)).blobs.length, start);

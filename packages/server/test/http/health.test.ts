@@ -50,7 +50,9 @@ describe('health and readiness', () => {
     }
   });
 
-  test('with the blob directory gone, /ready answers 503 naming the blob store', { skip: onS3 ? 'local blobs only (this pass keeps them on S3)' : false }, async () => {
+  test('with the blob directory gone, /ready answers 503 naming the blob store', {
+    skip: onS3 ? 'local blobs only (this pass keeps them on S3)' : false,
+  }, async () => {
     const s = await startServer();
     try {
       await rm(join(s.roost.config.dataDir, 'blobs'), { recursive: true, force: true });

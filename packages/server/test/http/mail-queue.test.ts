@@ -39,8 +39,14 @@ describe('the mail queue', () => {
       }
       // An answer that waited for the SMTP server would take its 300 ms at least; a busy machine
       // (the whole suite runs two files at once) stretches the others, so the bound is exactly that.
-      assert.ok(Math.max(...existing) < 300, `no answer waits for the SMTP server's 300 ms: ${existing.map((x) => x.toFixed(1)).join(', ')}`);
-      assert.ok(median(existing) < median(missing) * 2 + 5, `medians ${median(existing).toFixed(2)} against ${median(missing).toFixed(2)} ms`);
+      assert.ok(
+        Math.max(...existing) < 300,
+        `no answer waits for the SMTP server's 300 ms: ${existing.map((x) => x.toFixed(1)).join(', ')}`,
+      );
+      assert.ok(
+        median(existing) < median(missing) * 2 + 5,
+        `medians ${median(existing).toFixed(2)} against ${median(missing).toFixed(2)} ms`,
+      );
       // The mails do go out (5 per recipient per hour by default).
       await smtp.waitFor((m) => m.to.includes('exists@example.com'));
       await s.roost.mailQueue.idle(20_000);
@@ -91,7 +97,9 @@ describe('the mail queue', () => {
     }
   });
 
-  test('two processes on one PostgreSQL database send each queued mail once', { skip: onPostgres ? false : 'runs in the PostgreSQL pass (SQLite has one process)' }, async () => {
+  test('two processes on one PostgreSQL database send each queued mail once', {
+    skip: onPostgres ? false : 'runs in the PostgreSQL pass (SQLite has one process)',
+  }, async () => {
     const a = await startServer();
     const b = await createRoost(a.roost.config);
     await b.listen({ port: 0, host: '127.0.0.1' });

@@ -11,7 +11,9 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   for (const line of text.split('\n')) {
     const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!match || match[1] !== name) continue;
-    const found = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]));
+    const found = Object.fromEntries(
+      [...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]),
+    );
     if (Object.entries(labels).every(([k, v]) => found[k] === v)) return Number(match[3]);
   }
   return null;
@@ -42,7 +44,10 @@ describe('metrics', () => {
       assert.equal(user.status, 403);
       assert.equal(user.body.code, 'not_allowed');
       const admin = await s.adminToken();
-      for (const headers of [{ 'x-auth-token': admin }, { authorization: `Bearer ${admin}` }] as Record<string, string>[]) {
+      for (const headers of [{ 'x-auth-token': admin }, { authorization: `Bearer ${admin}` }] as Record<
+        string,
+        string
+      >[]) {
         const res = await fetch(`${s.url}/metrics`, { headers });
         assert.equal(res.status, 200);
         assert.match(res.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
@@ -83,11 +88,24 @@ describe('metrics', () => {
       await s.users('verifyEmail', {}, { token });
       await s.request('/no/such/route');
       const after = await scrape();
-      const delta = (name: string, labels: Record<string, string> = {}) => (sample(after, name, labels) ?? 0) - (sample(before, name, labels) ?? 0);
+      const delta = (name: string, labels: Record<string, string> = {}) =>
+        (sample(after, name, labels) ?? 0) - (sample(before, name, labels) ?? 0);
 
-      assert.equal(delta('roost_http_requests_total', { method: 'POST', route: '/users/api/profile', status: '200' }), 3);
-      assert.equal(delta('roost_http_request_duration_seconds_count', { method: 'POST', route: '/users/api/profile' }), 3);
-      assert.ok((sample(after, 'roost_http_request_duration_seconds_bucket', { method: 'POST', route: '/users/api/profile', le: '+Inf' }) ?? 0) >= 3);
+      assert.equal(
+        delta('roost_http_requests_total', { method: 'POST', route: '/users/api/profile', status: '200' }),
+        3,
+      );
+      assert.equal(
+        delta('roost_http_request_duration_seconds_count', { method: 'POST', route: '/users/api/profile' }),
+        3,
+      );
+      assert.ok(
+        (sample(after, 'roost_http_request_duration_seconds_bucket', {
+          method: 'POST',
+          route: '/users/api/profile',
+          le: '+Inf',
+        }) ?? 0) >= 3,
+      );
       // Three wrong passwords are failures; the fourth attempt is refused for the address before any check.
       assert.equal(delta('roost_http_requests_total', { method: 'POST', route: '/users/api/token', status: '401' }), 3);
       assert.equal(delta('roost_signin_failures_total'), 3);
@@ -95,13 +113,17 @@ describe('metrics', () => {
       // An unknown URL is counted under one label, not under its own path.
       assert.equal(delta('roost_http_requests_total', { method: 'GET', route: 'unmatched', status: '404' }), 1);
       assert.doesNotMatch(after, /no\/such\/route/);
-      assert.ok(delta('roost_cache_hits_total', { cache: 'session' }) >= 2, 'profile after profile is answered from the session cache');
+      assert.ok(
+        delta('roost_cache_hits_total', { cache: 'session' }) >= 2,
+        'profile after profile is answered from the session cache',
+      );
       assert.ok(sample(after, 'roost_mail_queue', { state: 'due' }) !== null);
       assert.ok((sample(after, 'roost_open_connections') ?? 0) >= 1);
       assert.ok(sample(after, 'nodejs_eventloop_lag_p99_seconds') !== null);
       assert.ok(sample(after, 'process_resident_memory_bytes') !== null);
       // Every sample line parses, and the scrape is not itself a failure body.
-      for (const line of after.split('\n')) if (line && !line.startsWith('#')) assert.match(line, /^[a-zA-Z_:][\w:]*(\{.*\})? \S+$/, line);
+      for (const line of after.split('\n'))
+        if (line && !line.startsWith('#')) assert.match(line, /^[a-zA-Z_:][\w:]*(\{.*\})? \S+$/, line);
     } finally {
       await s.close();
     }

@@ -23,7 +23,12 @@ describe('a sign-in redirect to a path outside Latin-1', () => {
     ['/users/signin', '/x%ED%A0%80', '/x%ED%A0%80'],
   ] as const) {
     test(`${page}?next=${next}: signed in and sent there, encoded`, async () => {
-      const res = await postForm(s, `${page}?next=${next}`, { identity: 'snow', password: PASSWORD, signin$: 'signin$' }, { headers: { origin: s.url } });
+      const res = await postForm(
+        s,
+        `${page}?next=${next}`,
+        { identity: 'snow', password: PASSWORD, signin$: 'signin$' },
+        { headers: { origin: s.url } },
+      );
       assert.equal(res.status, 303, res.html.slice(0, 300));
       assert.equal(res.location, expected);
       assert.match(res.headers.get('set-cookie') ?? '', /auth=/);
@@ -31,7 +36,12 @@ describe('a sign-in redirect to a path outside Latin-1', () => {
   }
 
   test('the same path in the POSTed form field', async () => {
-    const res = await postForm(s, '/users/signin', { identity: 'snow', password: PASSWORD, next: '/☃/é', signin$: 'signin$' }, { headers: { origin: s.url } });
+    const res = await postForm(
+      s,
+      '/users/signin',
+      { identity: 'snow', password: PASSWORD, next: '/☃/é', signin$: 'signin$' },
+      { headers: { origin: s.url } },
+    );
     assert.equal(res.status, 303);
     assert.equal(res.location, '/%E2%98%83/%C3%A9');
   });
@@ -54,16 +64,33 @@ describe('a file type outside printable ASCII', () => {
   });
   after(() => s.close());
 
-  for (const mime of ['text/plain; x="☃"', 'text/plain; x="a\r\nSet-Cookie: a=b"', 'text/plain; x="\u0007"', 'text/plain; x="é"']) {
+  for (const mime of [
+    'text/plain; x="☃"',
+    'text/plain; x="a\r\nSet-Cookie: a=b"',
+    'text/plain; x="\u0007"',
+    'text/plain; x="é"',
+  ]) {
     test(`${JSON.stringify(mime)} is refused with 422 on newItem, setItem and @write; nothing is stored`, async () => {
-      const created = await s.request('/files/api/@newItem', { name: 'typed.txt', type: 'f', contents: 'hi', mime }, { token });
+      const created = await s.request(
+        '/files/api/@newItem',
+        { name: 'typed.txt', type: 'f', contents: 'hi', mime },
+        { token },
+      );
       assert.equal(created.status, 422);
       assert.deepEqual(created.body.invalid, [['mime', 'invalid']]);
       assert.equal((await s.request('/files/api/typed.txt/@getItem', {}, { token })).status, 404);
-      assert.equal((await s.request('/files/api/@newItem', { name: 'plain.txt', type: 'f', contents: 'hi' }, { token })).status, 200);
+      assert.equal(
+        (await s.request('/files/api/@newItem', { name: 'plain.txt', type: 'f', contents: 'hi' }, { token })).status,
+        200,
+      );
       const set = await s.request('/files/api/plain.txt/@setItem', { mime }, { token });
       assert.equal(set.status, 422);
-      const write = await s.request(`/files/api/plain.txt/@write?mime=${encodeURIComponent(mime)}`, undefined, { token, method: 'PUT', raw: 'new', headers: { 'content-type': 'text/plain' } });
+      const write = await s.request(`/files/api/plain.txt/@write?mime=${encodeURIComponent(mime)}`, undefined, {
+        token,
+        method: 'PUT',
+        raw: 'new',
+        headers: { 'content-type': 'text/plain' },
+      });
       assert.equal(write.status, 422);
       assert.equal((await s.request('/files/api/plain.txt/@getItem', {}, { token })).body.mime, 'text/plain');
       assert.equal((await s.request('/files/api/plain.txt/@removeItem', {}, { token })).status, 200);
@@ -71,8 +98,16 @@ describe('a file type outside printable ASCII', () => {
   }
 
   test('a type stored before the check is served as application/octet-stream, not a 500', async () => {
-    assert.equal((await s.request('/files/api/@newItem', { name: 'old.txt', type: 'f', contents: 'old contents' }, { token })).status, 200);
-    await s.roost.db.updateTable('file_entries').set({ mime: 'text/plain; x="☃"\r\n' }).where('name', '=', 'old.txt').execute();
+    assert.equal(
+      (await s.request('/files/api/@newItem', { name: 'old.txt', type: 'f', contents: 'old contents' }, { token }))
+        .status,
+      200,
+    );
+    await s.roost.db
+      .updateTable('file_entries')
+      .set({ mime: 'text/plain; x="☃"\r\n' })
+      .where('name', '=', 'old.txt')
+      .execute();
     const read = await fetch(`${s.url}/files/old.txt`, { headers: { 'x-auth-token': token } });
     assert.equal(read.status, 200);
     assert.equal(read.headers.get('content-type'), 'application/octet-stream');

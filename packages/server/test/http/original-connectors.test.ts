@@ -51,7 +51,10 @@ describe('the wire forms of the original connectors', () => {
 
   test('AngularJS: signout POSTs an empty body with `application/json;charset=utf-8`', async () => {
     const own = await s.createUser('dave');
-    const res = await raw('/users/api/signout', { method: 'POST', headers: { 'content-type': 'application/json;charset=utf-8', 'x-auth-token': own } });
+    const res = await raw('/users/api/signout', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json;charset=utf-8', 'x-auth-token': own },
+    });
     assert.equal(res.status, 200);
     assert.deepEqual(await res.json(), { result: true });
     const after = await s.request('/users/api/identity', undefined, { token: own });
@@ -67,7 +70,10 @@ describe('the wire forms of the original connectors', () => {
   });
 
   test('jQuery: calls without values are GETs with a JSON content type and no body', async () => {
-    const res = await raw('/users/api/list', { method: 'GET', headers: { 'content-type': 'application/json', 'x-auth-token': await s.adminToken() } });
+    const res = await raw('/users/api/list', {
+      method: 'GET',
+      headers: { 'content-type': 'application/json', 'x-auth-token': await s.adminToken() },
+    });
     assert.equal(res.status, 200);
     const body = (await res.json()) as { users: { name: string }[]; start: number; size: number };
     assert.ok(body.users.some((u) => u.name === 'carol'));
@@ -80,7 +86,10 @@ describe('the wire forms of the original connectors', () => {
     const own = await s.createUser('erin');
     const profile = await s.users('profile', {}, { token: own });
     assert.equal(profile.body.name, 'erin');
-    const disable = await raw('/users/api/disable', { method: 'GET', headers: { 'content-type': 'application/json', 'x-auth-token': own } });
+    const disable = await raw('/users/api/disable', {
+      method: 'GET',
+      headers: { 'content-type': 'application/json', 'x-auth-token': own },
+    });
     assert.deepEqual(await disable.json(), { result: true });
     const again = await s.users('token', { identity: 'erin', password: PASSWORD });
     assert.equal(again.status, 401);
@@ -89,14 +98,18 @@ describe('the wire forms of the original connectors', () => {
   test('aliases the connectors send: `permissions` for `permission`, `group` in permission entries, `updateMail`', async () => {
     const allowed = await s.users('allowed', { permissions: 'profile' }, { token });
     assert.deepEqual(allowed.body, { result: true, profile: true });
-    const set = await s.users('setPermissions', { permissions: { permission: 'updateEmail', group: 'sys:authenticated' } }, { token: await s.adminToken() });
+    const set = await s.users(
+      'setPermissions',
+      { permissions: { permission: 'updateEmail', group: 'sys:authenticated' } },
+      { token: await s.adminToken() },
+    );
     assert.equal(set.body.result, true);
     const changed = await s.users('updateMail', { email: 'carol.new@example.com' }, { token });
     assert.equal(changed.body.result, true);
     assert.equal((await s.users('profile', {}, { token })).body.email, 'carol.new@example.com');
   });
 
-  test('failures carry `message` (AngularJS shows it) and `invalid` pairs (the original\'s), on HTTP 200', async () => {
+  test("failures carry `message` (AngularJS shows it) and `invalid` pairs (the original's), on HTTP 200", async () => {
     const res = await s.users('updatePassword', { password: PASSWORD, newpassword: 'x' }, { token });
     assert.equal(res.status, 200);
     assert.equal(res.body.result, false);

@@ -9,7 +9,7 @@ import { ds } from '../helpers/datastore.js';
  * fail, and the failure says the key exists. This pins today's answers, so that a change of
  * them is a decision and not an accident.
  */
-describe('owner-only stores: existence of another user\'s key shows on create', () => {
+describe("owner-only stores: existence of another user's key shows on create", () => {
   let s: TestServer;
   let alice: string;
   let bob: string;
@@ -18,12 +18,36 @@ describe('owner-only stores: existence of another user\'s key shows on create', 
     const admin = await s.adminToken();
     alice = await s.createUser('alice');
     bob = await s.createUser('bob');
-    const ownerOnly = (ops: string[]) => ops.map((permission) => ({ permission, groups: ['sys:owner', 'admins'], action: 'replace' }));
-    assert.equal((await ds(s, 'setPermissions', { permissions: ownerOnly(['getItem', 'list', 'keys', 'getOwner']) }, { token: admin })).body.result, true);
-    const files = await s.request('/files/@setPermissions', { permissions: ownerOnly(['getItem', 'read', 'list']) }, { token: admin });
+    const ownerOnly = (ops: string[]) =>
+      ops.map((permission) => ({ permission, groups: ['sys:owner', 'admins'], action: 'replace' }));
+    assert.equal(
+      (
+        await ds(
+          s,
+          'setPermissions',
+          { permissions: ownerOnly(['getItem', 'list', 'keys', 'getOwner']) },
+          { token: admin },
+        )
+      ).body.result,
+      true,
+    );
+    const files = await s.request(
+      '/files/@setPermissions',
+      { permissions: ownerOnly(['getItem', 'read', 'list']) },
+      { token: admin },
+    );
     assert.equal(files.body.result, true, JSON.stringify(files.body));
     assert.equal((await ds(s, 'newItem', { key: 'hidden', value: 'alice only' }, { token: alice })).status, 200);
-    assert.equal((await s.request('/files/api/@newItem', { name: 'hidden.txt', type: 'f', contents: 'alice only' }, { token: alice })).status, 200);
+    assert.equal(
+      (
+        await s.request(
+          '/files/api/@newItem',
+          { name: 'hidden.txt', type: 'f', contents: 'alice only' },
+          { token: alice },
+        )
+      ).status,
+      200,
+    );
   });
   after(() => s.close());
 
@@ -41,7 +65,11 @@ describe('owner-only stores: existence of another user\'s key shows on create', 
   });
 
   test('file store: newItem answers 422 with name exists; nothing changes', async () => {
-    const created = await s.request('/files/api/@newItem', { name: 'hidden.txt', type: 'f', contents: 'bob' }, { token: bob });
+    const created = await s.request(
+      '/files/api/@newItem',
+      { name: 'hidden.txt', type: 'f', contents: 'bob' },
+      { token: bob },
+    );
     assert.equal(created.status, 422);
     assert.deepEqual(created.body.invalid, [['name', 'exists']]);
     const read = await fetch(`${s.url}/files/hidden.txt`, { headers: { 'x-auth-token': alice } });

@@ -45,7 +45,11 @@ describe('the session cache across two instances on one database', () => {
   test('a profile change made on one instance shows on the other after the cache time', async () => {
     const token = await a.createUser('heidi');
     assert.equal(await identityOn(bUrl, token), 200);
-    await fetch(`${a.url}/users/api/update`, { method: 'POST', headers: { 'x-auth-token': token, 'content-type': 'application/json' }, body: '{"realname":"Heidi H."}' });
+    await fetch(`${a.url}/users/api/update`, {
+      method: 'POST',
+      headers: { 'x-auth-token': token, 'content-type': 'application/json' },
+      body: '{"realname":"Heidi H."}',
+    });
     now += 2001;
     const res = await fetch(`${bUrl}/users/api/identity`, { headers: { 'x-auth-token': token } });
     assert.equal(((await res.json()) as { realname: string }).realname, 'Heidi H.');

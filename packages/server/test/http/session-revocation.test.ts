@@ -24,9 +24,17 @@ describe('revocation while the token is in use', () => {
   /** Sixteen writers on the data store with `token` while `revoke` runs; the requests sent after its answer. */
   async function writesAround(token: string, revoke: () => Promise<number>): Promise<BusyRequest[]> {
     const prefix = `k${++n}-`;
-    for (let i = 0; i < 16; i++) assert.equal((await s.request('/data/api/newItem', { key: `${prefix}${i}`, value: 0 }, { token })).status, 200);
-    const run = await busyCallers(16, (worker, round) => s.request('/data/api/setItem', { key: `${prefix}${worker}`, value: round }, { token }), revoke);
-    assert.ok(run.before.some((r) => r.status === 200), 'the writers were busy before the revoking call');
+    for (let i = 0; i < 16; i++)
+      assert.equal((await s.request('/data/api/newItem', { key: `${prefix}${i}`, value: 0 }, { token })).status, 200);
+    const run = await busyCallers(
+      16,
+      (worker, round) => s.request('/data/api/setItem', { key: `${prefix}${worker}`, value: round }, { token }),
+      revoke,
+    );
+    assert.ok(
+      run.before.some((r) => r.status === 200),
+      'the writers were busy before the revoking call',
+    );
     return run.after;
   }
 
@@ -53,8 +61,19 @@ describe('revocation while the token is in use', () => {
 
   test('a password change ends the other sessions', async () => {
     const token = await s.createUser('rev-password');
-    const other = (await s.users('token', { identity: 'rev-password', password: 'a-good-password' })).body.token as string;
-    const after = await writesAround(token, async () => (await s.users('updatePassword', { password: 'a-good-password', newpassword: 'another-good-one' }, { token: other })).status);
+    const other = (await s.users('token', { identity: 'rev-password', password: 'a-good-password' })).body
+      .token as string;
+    const after = await writesAround(
+      token,
+      async () =>
+        (
+          await s.users(
+            'updatePassword',
+            { password: 'a-good-password', newpassword: 'another-good-one' },
+            { token: other },
+          )
+        ).status,
+    );
     assert.equal(accepted(after), 0);
   });
 
@@ -65,8 +84,13 @@ describe('revocation while the token is in use', () => {
       ['rev-setuser-pw', { password: 'set-by-an-admin' }],
     ] as const) {
       const token = await s.createUser(name);
-      const after = await writesAround(token, async () =>
-        (body === null ? await s.users('removeUser', { identity: name }, { token: admin }) : await s.users('setUser', { identity: name, values: body }, { token: admin })).status,
+      const after = await writesAround(
+        token,
+        async () =>
+          (body === null
+            ? await s.users('removeUser', { identity: name }, { token: admin })
+            : await s.users('setUser', { identity: name, values: body }, { token: admin })
+          ).status,
       );
       assert.equal(accepted(after), 0, name);
     }
@@ -77,9 +101,13 @@ describe('revocation while the token is in use', () => {
     const run = await busyCallers(
       16,
       () => s.users('list', {}, { token: demoted }),
-      async () => (await s.users('setUser', { identity: 'rev-admin', values: { groups: [] } }, { token: admin })).status,
+      async () =>
+        (await s.users('setUser', { identity: 'rev-admin', values: { groups: [] } }, { token: admin })).status,
     );
-    assert.ok(run.before.some((r) => r.status === 200), 'the administrator calls succeeded before');
+    assert.ok(
+      run.before.some((r) => r.status === 200),
+      'the administrator calls succeeded before',
+    );
     assert.ok(run.after.length > 0);
     assert.equal(accepted(run.after), 0);
     assert.ok(run.after.every((r) => r.status === 403));

@@ -18,20 +18,42 @@ interface Answer {
 }
 
 /** POST from a given loopback address (fetch cannot choose its local address). */
-function postFrom(from: string, url: string, body: string, contentType: string, headers: Record<string, string> = {}): Promise<Answer> {
+function postFrom(
+  from: string,
+  url: string,
+  body: string,
+  contentType: string,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', localAddress: from, headers: { 'content-type': contentType, 'content-length': Buffer.byteLength(body), ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
-    });
+    const req = httpRequest(
+      url,
+      {
+        method: 'POST',
+        localAddress: from,
+        headers: { 'content-type': contentType, 'content-length': Buffer.byteLength(body), ...headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), headers: res.headers }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
 
 /** One sign-in attempt by any of the four routes; true when it signed in. */
-async function attempt(s: TestServer, route: number, from: string, identity: string, password: string): Promise<{ signedIn: boolean; status: number }> {
+async function attempt(
+  s: TestServer,
+  route: number,
+  from: string,
+  identity: string,
+  password: string,
+): Promise<{ signedIn: boolean; status: number }> {
   const json = JSON.stringify({ identity, password });
   switch (route % 4) {
     case 0: {
@@ -40,13 +62,19 @@ async function attempt(s: TestServer, route: number, from: string, identity: str
     }
     case 1: {
       const res = await postFrom(from, `${s.url}/users/api/signin`, json, 'application/json');
-      return { signedIn: res.status === 200 && String(res.headers['set-cookie'] ?? '').includes('auth='), status: res.status };
+      return {
+        signedIn: res.status === 200 && String(res.headers['set-cookie'] ?? '').includes('auth='),
+        status: res.status,
+      };
     }
     default: {
       const page = route % 4 === 2 ? '/users/signin' : '/admin/signin';
       const form = new URLSearchParams({ identity, password, signin$: 'signin$' }).toString();
       const res = await postFrom(from, `${s.url}${page}`, form, 'application/x-www-form-urlencoded', { origin: s.url });
-      return { signedIn: res.status === 303 && String(res.headers['set-cookie'] ?? '').includes('auth='), status: res.status };
+      return {
+        signedIn: res.status === 303 && String(res.headers['set-cookie'] ?? '').includes('auth='),
+        status: res.status,
+      };
     }
   }
 }
@@ -57,13 +85,21 @@ describe('sign-in throttling: parallel failures lock the account', () => {
   let t = 1_800_000_000_000;
   let s: TestServer;
   before(async () => {
-    s = await startServer({ users: { lockoutThreshold: 10, lockoutSeconds: 60, lockoutMaxSeconds: 300 }, rateLimit: { max: 10_000, signinFailures: 10_000 } }, { clock: { now: () => t } });
+    s = await startServer(
+      {
+        users: { lockoutThreshold: 10, lockoutSeconds: 60, lockoutMaxSeconds: 300 },
+        rateLimit: { max: 10_000, signinFailures: 10_000 },
+      },
+      { clock: { now: () => t } },
+    );
     await s.createUser('victim', { groups: ['admins'] });
   });
   after(() => s.close());
 
   test('45 wrong passwords at once over token, signin and both pages, from three addresses: the right one is then refused', async () => {
-    const results = await Promise.all(Array.from({ length: 45 }, (_, i) => attempt(s, i, ADDRESSES[i % 3]!, 'victim', `wrong-${i}`)));
+    const results = await Promise.all(
+      Array.from({ length: 45 }, (_, i) => attempt(s, i, ADDRESSES[i % 3]!, 'victim', `wrong-${i}`)),
+    );
     assert.equal(results.filter((r) => r.signedIn).length, 0);
     for (const route of [0, 1, 2, 3]) {
       const right = await attempt(s, route, '127.0.0.1', 'victim', PASSWORD);
@@ -71,7 +107,11 @@ describe('sign-in throttling: parallel failures lock the account', () => {
     }
     const locked = await s.users('token', { identity: 'victim', password: PASSWORD });
     const wrong = await s.users('token', { identity: 'nobody-at-all', password: PASSWORD });
-    assert.deepEqual([locked.status, locked.body], [wrong.status, wrong.body], 'a locked account answers like an unknown one');
+    assert.deepEqual(
+      [locked.status, locked.body],
+      [wrong.status, wrong.body],
+      'a locked account answers like an unknown one',
+    );
   });
 
   test('the lock ends after its time, and each further lock in a row lasts twice as long, up to the maximum', async () => {
@@ -79,12 +119,20 @@ describe('sign-in throttling: parallel failures lock the account', () => {
     // The first lock (60 s) is over; ten more failures lock for 120 s.
     await Promise.all(Array.from({ length: 10 }, (_, i) => attempt(s, i, '127.0.0.2', 'victim', `again-${i}`)));
     t += 61_000;
-    assert.equal((await attempt(s, 0, '127.0.0.1', 'victim', PASSWORD)).signedIn, false, 'the second lock lasts longer than the first');
+    assert.equal(
+      (await attempt(s, 0, '127.0.0.1', 'victim', PASSWORD)).signedIn,
+      false,
+      'the second lock lasts longer than the first',
+    );
     t += 60_000;
     for (const lock of [240, 300, 300]) {
       await Promise.all(Array.from({ length: 10 }, (_, i) => attempt(s, i, '127.0.0.3', 'victim', `more-${i}`)));
       t += (lock - 1) * 1000;
-      assert.equal((await s.users('token', { identity: 'victim', password: PASSWORD })).status, 401, `still locked before ${lock} s`);
+      assert.equal(
+        (await s.users('token', { identity: 'victim', password: PASSWORD })).status,
+        401,
+        `still locked before ${lock} s`,
+      );
       t += 2000;
     }
     // Never longer than lockoutMaxSeconds: the right password works again after 300 s.
@@ -107,16 +155,35 @@ describe('sign-in throttling: per client address', () => {
   after(() => s.close());
 
   test('failures from one address, spread over accounts, are refused past the limit; other addresses are not', async () => {
-    const statuses = await Promise.all(Array.from({ length: 45 }, (_, i) => postFrom('127.0.0.2', `${s.url}/users/api/token`, JSON.stringify({ identity: ['ann', 'ben', 'cat', 'nobody'][i % 4], password: `guess-${i}` }), 'application/json')));
+    const statuses = await Promise.all(
+      Array.from({ length: 45 }, (_, i) =>
+        postFrom(
+          '127.0.0.2',
+          `${s.url}/users/api/token`,
+          JSON.stringify({ identity: ['ann', 'ben', 'cat', 'nobody'][i % 4], password: `guess-${i}` }),
+          'application/json',
+        ),
+      ),
+    );
     assert.equal(statuses.filter((r) => r.status === 401).length, 5, 'five failures counted, whatever the concurrency');
     const refused = statuses.filter((r) => r.status === 429);
     assert.equal(refused.length, 40);
     const body = JSON.parse(refused[0]!.text) as { code: string; result: boolean };
     assert.deepEqual([body.result, body.code], [false, 'rate_limited']);
     assert.ok(Number(refused[0]!.headers['retry-after']) > 0, 'Retry-After');
-    const right = await postFrom('127.0.0.2', `${s.url}/users/api/token`, JSON.stringify({ identity: 'ann', password: PASSWORD }), 'application/json');
+    const right = await postFrom(
+      '127.0.0.2',
+      `${s.url}/users/api/token`,
+      JSON.stringify({ identity: 'ann', password: PASSWORD }),
+      'application/json',
+    );
     assert.equal(right.status, 429, 'the address is refused, right password or not');
-    const elsewhere = await postFrom('127.0.0.3', `${s.url}/users/api/token`, JSON.stringify({ identity: 'ann', password: PASSWORD }), 'application/json');
+    const elsewhere = await postFrom(
+      '127.0.0.3',
+      `${s.url}/users/api/token`,
+      JSON.stringify({ identity: 'ann', password: PASSWORD }),
+      'application/json',
+    );
     assert.equal(elsewhere.status, 200);
   });
 
@@ -129,7 +196,9 @@ describe('sign-in throttling: per client address', () => {
   test('successes in parallel are not limited either: only attempts in flight count until they succeed', async () => {
     let signedIn = 0;
     for (let round = 0; round < 20; round++) {
-      const results = await Promise.all(Array.from({ length: 4 }, (_, i) => attempt(s, i % 3, '127.0.0.3', 'cat', PASSWORD)));
+      const results = await Promise.all(
+        Array.from({ length: 4 }, (_, i) => attempt(s, i % 3, '127.0.0.3', 'cat', PASSWORD)),
+      );
       signedIn += results.filter((r) => r.signedIn).length;
     }
     assert.equal(signedIn, 80, '80 sign-ins, four at a time, from an address allowed five failures');

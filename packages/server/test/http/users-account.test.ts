@@ -33,7 +33,9 @@ describe('users: account operations', () => {
       const viaHeader = await s.request('/users/api/identity', undefined, { token: res.body.token });
       assert.equal(viaHeader.status, 200);
       assert.equal(viaHeader.body.name, 'tok1');
-      const viaBearer = await s.request('/users/api/identity', undefined, { headers: { authorization: `Bearer ${res.body.token}` } });
+      const viaBearer = await s.request('/users/api/identity', undefined, {
+        headers: { authorization: `Bearer ${res.body.token}` },
+      });
       assert.equal(viaBearer.status, 200);
       assert.equal(viaBearer.body.name, 'tok1');
     });
@@ -131,7 +133,10 @@ describe('users: account operations', () => {
     });
 
     test('signout without a token answers result true and changes nothing', async () => {
-      const res = await s.users('signout', undefined, { raw: '', headers: { 'content-type': 'application/json;charset=utf-8' } });
+      const res = await s.users('signout', undefined, {
+        raw: '',
+        headers: { 'content-type': 'application/json;charset=utf-8' },
+      });
       assert.equal(res.status, 200);
       assert.equal(res.body.result, true);
     });
@@ -175,7 +180,8 @@ describe('users: account operations', () => {
       assert.equal(typeof p.id, 'string');
       assert.equal(p.active, true);
       assert.deepEqual(p.groups, []);
-      for (const secret of ['password', 'passwordHash', 'password_hash', 'failedSignins', 'lockedUntil']) assert.equal(p[secret], undefined, secret);
+      for (const secret of ['password', 'passwordHash', 'password_hash', 'failedSignins', 'lockedUntil'])
+        assert.equal(p[secret], undefined, secret);
     });
 
     test('identity, name, profile without a token answer 401 with a JSON body', async () => {
@@ -206,15 +212,27 @@ describe('users: account operations', () => {
 
     test('groups as a string or a list: member of at least one', async () => {
       assert.equal((await s.users('authenticated', { groups: 'editors' }, { token: editor })).body.result, true);
-      assert.equal((await s.users('authenticated', { groups: ['nope', 'writers'] }, { token: editor })).body.result, true);
-      assert.equal((await s.users('authenticated', { groups: ['nope', 'other'] }, { token: editor })).body.result, false);
+      assert.equal(
+        (await s.users('authenticated', { groups: ['nope', 'writers'] }, { token: editor })).body.result,
+        true,
+      );
+      assert.equal(
+        (await s.users('authenticated', { groups: ['nope', 'other'] }, { token: editor })).body.result,
+        false,
+      );
       assert.equal((await s.users('authenticated', { groups: 'editors' }, { token: plain })).body.result, false);
       assert.equal((await s.users('authenticated', { groups: 'editors' })).body.result, false);
     });
 
     test('groups in the query of a GET', async () => {
-      assert.equal((await s.request('/users/api/authenticated?groups=editors', undefined, { token: editor })).body.result, true);
-      assert.equal((await s.request('/users/api/authenticated?groups=admins', undefined, { token: editor })).body.result, false);
+      assert.equal(
+        (await s.request('/users/api/authenticated?groups=editors', undefined, { token: editor })).body.result,
+        true,
+      );
+      assert.equal(
+        (await s.request('/users/api/authenticated?groups=admins', undefined, { token: editor })).body.result,
+        false,
+      );
     });
   });
 
@@ -239,7 +257,10 @@ describe('users: account operations', () => {
     });
 
     test('permissions as a string and over GET', async () => {
-      assert.deepEqual((await s.users('allowed', { permissions: 'signupDirect' })).body, { result: false, signupDirect: false });
+      assert.deepEqual((await s.users('allowed', { permissions: 'signupDirect' })).body, {
+        result: false,
+        signupDirect: false,
+      });
       const get = await s.request('/users/api/allowed?permission=ping', undefined, { token });
       assert.deepEqual(get.body, { result: true, ping: true });
     });
@@ -260,7 +281,9 @@ describe('users: account operations', () => {
     const profile = async () => (await s.users('profile', {}, { token })).body;
 
     test('realname and notify as a boolean', async () => {
-      assert.deepEqual((await s.users('update', { realname: 'Up Date', notify: true }, { token })).body, { result: true });
+      assert.deepEqual((await s.users('update', { realname: 'Up Date', notify: true }, { token })).body, {
+        result: true,
+      });
       let p = await profile();
       assert.equal(p.realname, 'Up Date');
       assert.equal(p.notify, true);
@@ -300,7 +323,11 @@ describe('users: account operations', () => {
     });
 
     test('update does not change name, email, groups or state', async () => {
-      const res = await s.users('update', { name: 'other', email: 'x@example.com', groups: ['admins'], active: false }, { token });
+      const res = await s.users(
+        'update',
+        { name: 'other', email: 'x@example.com', groups: ['admins'], active: false },
+        { token },
+      );
       assert.equal(res.body.result, true);
       const p = await profile();
       assert.equal(p.name, 'upd1');
@@ -317,11 +344,19 @@ describe('users: account operations', () => {
   describe('updatePassword', () => {
     test('wrong current password → [password, invalid]', async () => {
       const token = await s.createUser('pw1');
-      const res = await s.users('updatePassword', { password: 'wrong-current', newpassword: 'another-good-one' }, { token });
+      const res = await s.users(
+        'updatePassword',
+        { password: 'wrong-current', newpassword: 'another-good-one' },
+        { token },
+      );
       assert.equal(res.status, 200);
       assert.equal(res.body.result, false);
       assert.deepEqual(res.body.invalid, [['password', 'invalid']]);
-      assert.equal((await s.users('token', { identity: 'pw1', password: PASSWORD })).status, 200, 'old password still works');
+      assert.equal(
+        (await s.users('token', { identity: 'pw1', password: PASSWORD })).status,
+        200,
+        'old password still works',
+      );
     });
 
     test('too short new password → [newpassword, too short]', async () => {
@@ -343,7 +378,11 @@ describe('users: account operations', () => {
     test('success: other sessions revoked, this one kept, new password works, old not', async () => {
       const mine = await s.createUser('pw4');
       const other = (await s.users('token', { identity: 'pw4', password: PASSWORD })).body.token as string;
-      const res = await s.users('updatePassword', { password: PASSWORD, newpassword: 'brand-new-password' }, { token: mine });
+      const res = await s.users(
+        'updatePassword',
+        { password: PASSWORD, newpassword: 'brand-new-password' },
+        { token: mine },
+      );
       assert.deepEqual(res.body, { result: true });
       assert.equal((await s.users('profile', {}, { token: mine })).status, 200);
       assert.equal((await s.users('profile', {}, { token: other })).status, 401);
@@ -359,7 +398,10 @@ describe('users: account operations', () => {
     });
 
     test('token with a form body', async () => {
-      const res = await s.request('/users/api/token', undefined, { method: 'POST', ...form({ identity: 'form1', password: PASSWORD }) });
+      const res = await s.request('/users/api/token', undefined, {
+        method: 'POST',
+        ...form({ identity: 'form1', password: PASSWORD }),
+      });
       assert.equal(res.status, 200);
       assert.equal(typeof res.body.token, 'string');
     });
@@ -371,7 +413,11 @@ describe('users: account operations', () => {
     });
 
     test('update with a form body (notify as text)', async () => {
-      const res = await s.request('/users/api/update', undefined, { method: 'POST', token, ...form({ realname: 'Form User', notify: 'true' }) });
+      const res = await s.request('/users/api/update', undefined, {
+        method: 'POST',
+        token,
+        ...form({ realname: 'Form User', notify: 'true' }),
+      });
       assert.deepEqual(res.body, { result: true });
       const p = (await s.request('/users/api/profile', undefined, { token })).body;
       assert.equal(p.realname, 'Form User');
@@ -403,10 +449,17 @@ describe('users: account operations', () => {
     });
 
     test('an empty body with a JSON content type is an empty object', async () => {
-      const res = await s.users('profile', undefined, { token, raw: '', headers: { 'content-type': 'application/json' } });
+      const res = await s.users('profile', undefined, {
+        token,
+        raw: '',
+        headers: { 'content-type': 'application/json' },
+      });
       assert.equal(res.status, 200);
       assert.equal(res.body.name, 'form1');
-      const ping = await s.users('ping', undefined, { raw: '', headers: { 'content-type': 'application/json;charset=utf-8' } });
+      const ping = await s.users('ping', undefined, {
+        raw: '',
+        headers: { 'content-type': 'application/json;charset=utf-8' },
+      });
       assert.deepEqual(ping.body, { result: 1 });
     });
 
@@ -492,7 +545,10 @@ describe('users: identity policies', () => {
       const byName = await s.users('token', { identity: 'polly', password: PASSWORD });
       assert.equal(byName.status, 200);
       assert.equal((await s.users('token', { identity: 'polly@example.com', password: PASSWORD })).status, 401);
-      assert.deepEqual((await s.users('name', {}, { token: byName.body.token })).body, { name: 'polly', realname: 'Polly' });
+      assert.deepEqual((await s.users('name', {}, { token: byName.body.token })).body, {
+        name: 'polly',
+        realname: 'Polly',
+      });
     } finally {
       await s.close();
     }
@@ -505,7 +561,10 @@ describe('users: identity policies', () => {
       assert.equal(byEmail.status, 200);
       assert.equal((await s.users('token', { identity: 'polly', password: PASSWORD })).status, 401);
       assert.equal((await s.users('signin', { identity: 'polly', password: PASSWORD })).status, 401);
-      assert.deepEqual((await s.users('name', {}, { token: byEmail.body.token })).body, { name: 'polly@example.com', realname: 'Polly' });
+      assert.deepEqual((await s.users('name', {}, { token: byEmail.body.token })).body, {
+        name: 'polly@example.com',
+        realname: 'Polly',
+      });
     } finally {
       await s.close();
     }

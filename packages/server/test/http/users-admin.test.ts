@@ -104,7 +104,11 @@ describe('users: administrator functions', () => {
 
     test('realname and groups', async () => {
       await s.createUser('set1');
-      const res = await s.users('setUser', { identity: 'set1', values: { realname: 'Set One', groups: ['a', 'b'] } }, { token: admin });
+      const res = await s.users(
+        'setUser',
+        { identity: 'set1', values: { realname: 'Set One', groups: ['a', 'b'] } },
+        { token: admin },
+      );
       assert.deepEqual(res.body, { result: true });
       const u = await get('set1');
       assert.equal(u.realname, 'Set One');
@@ -123,10 +127,18 @@ describe('users: administrator functions', () => {
     test('email, and an email another account holds → [email, exists]', async () => {
       await s.createUser('set3');
       await s.createUser('set4');
-      const ok = await s.users('setUser', { identity: 'set3', values: { email: 'set3-new@example.com' } }, { token: admin });
+      const ok = await s.users(
+        'setUser',
+        { identity: 'set3', values: { email: 'set3-new@example.com' } },
+        { token: admin },
+      );
       assert.deepEqual(ok.body, { result: true });
       assert.equal((await get('set3')).email, 'set3-new@example.com');
-      const taken = await s.users('setUser', { identity: 'set4', values: { email: 'set3-new@example.com' } }, { token: admin });
+      const taken = await s.users(
+        'setUser',
+        { identity: 'set4', values: { email: 'set3-new@example.com' } },
+        { token: admin },
+      );
       assert.equal(taken.status, 200);
       assert.equal(taken.body.result, false);
       assert.deepEqual(taken.body.invalid, [['email', 'exists']]);
@@ -137,7 +149,11 @@ describe('users: administrator functions', () => {
 
     test('password: the new one works, the old one not, sessions revoked', async () => {
       const token = await s.createUser('set5');
-      const res = await s.users('setUser', { identity: 'set5', values: { password: 'admin-set-password' } }, { token: admin });
+      const res = await s.users(
+        'setUser',
+        { identity: 'set5', values: { password: 'admin-set-password' } },
+        { token: admin },
+      );
       assert.deepEqual(res.body, { result: true });
       assert.equal((await s.users('profile', {}, { token })).status, 401);
       assert.equal((await s.users('token', { identity: 'set5', password: PASSWORD })).status, 401);
@@ -163,7 +179,11 @@ describe('users: administrator functions', () => {
     });
 
     test('unknown user → 404; unknown value field → invalid; too short password → too short', async () => {
-      const unknown = await s.users('setUser', { identity: 'no-such-user', values: { realname: 'x' } }, { token: admin });
+      const unknown = await s.users(
+        'setUser',
+        { identity: 'no-such-user', values: { realname: 'x' } },
+        { token: admin },
+      );
       assert.equal(unknown.status, 404);
       assert.equal(unknown.body.code, 'unknown_user');
       await s.createUser('set7');
@@ -189,7 +209,9 @@ describe('users: administrator functions', () => {
 
     test('by email; unknown → 404', async () => {
       await s.createUser('rem2', { email: 'rem2@example.net' });
-      assert.deepEqual((await s.users('removeUser', { identity: 'rem2@example.net' }, { token: admin })).body, { result: true });
+      assert.deepEqual((await s.users('removeUser', { identity: 'rem2@example.net' }, { token: admin })).body, {
+        result: true,
+      });
       const again = await s.users('removeUser', { identity: 'rem2@example.net' }, { token: admin });
       assert.equal(again.status, 404);
       assert.equal(again.body.result, false);
@@ -199,7 +221,9 @@ describe('users: administrator functions', () => {
   describe('getPermissions and setPermissions', () => {
     const groupsOf = async (permission: string) => {
       const res = await s.users('getPermissions', {}, { token: admin });
-      return res.body.permissions.find((p: { permission: string }) => p.permission === permission)?.groups as string[] | undefined;
+      return res.body.permissions.find((p: { permission: string }) => p.permission === permission)?.groups as
+        | string[]
+        | undefined;
     };
 
     test('getPermissions lists every operation with its groups', async () => {
@@ -207,49 +231,100 @@ describe('users: administrator functions', () => {
       assert.equal(res.status, 200);
       assert.equal(res.body.result, true);
       const names = res.body.permissions.map((p: { permission: string }) => p.permission);
-      for (const op of ['signupDirect', 'signupOptin', 'signupReview', 'signupSendpw', 'signupUid', 'updateEmail', 'list', 'setUser']) assert.ok(names.includes(op), op);
+      for (const op of [
+        'signupDirect',
+        'signupOptin',
+        'signupReview',
+        'signupSendpw',
+        'signupUid',
+        'updateEmail',
+        'list',
+        'setUser',
+      ])
+        assert.ok(names.includes(op), op);
       assert.deepEqual(await groupsOf('list'), ['admins']);
       const get = await s.request('/users/api/getPermissions', undefined, { token: admin });
       assert.deepEqual(get.body, res.body);
     });
 
     test('add (default action), replace, revoke', async () => {
-      let res = await s.users('setPermissions', { permissions: [{ permission: 'signupReview', groups: ['g1'] }] }, { token: admin });
+      let res = await s.users(
+        'setPermissions',
+        { permissions: [{ permission: 'signupReview', groups: ['g1'] }] },
+        { token: admin },
+      );
       assert.equal(res.body.result, true);
       assert.deepEqual(await groupsOf('signupReview'), ['sys:noone', 'g1']);
-      res = await s.users('setPermissions', { permissions: [{ permission: 'signupReview', groups: ['g2', 'g3'], action: 'add' }] }, { token: admin });
+      res = await s.users(
+        'setPermissions',
+        { permissions: [{ permission: 'signupReview', groups: ['g2', 'g3'], action: 'add' }] },
+        { token: admin },
+      );
       assert.deepEqual(await groupsOf('signupReview'), ['sys:noone', 'g1', 'g2', 'g3']);
-      res = await s.users('setPermissions', { permissions: [{ permission: 'signupReview', groups: ['g1', 'g3'], action: 'revoke' }] }, { token: admin });
+      res = await s.users(
+        'setPermissions',
+        { permissions: [{ permission: 'signupReview', groups: ['g1', 'g3'], action: 'revoke' }] },
+        { token: admin },
+      );
       assert.deepEqual(await groupsOf('signupReview'), ['sys:noone', 'g2']);
-      res = await s.users('setPermissions', { permissions: [{ permission: 'signupReview', groups: ['sys:everyone'], action: 'replace' }] }, { token: admin });
+      res = await s.users(
+        'setPermissions',
+        { permissions: [{ permission: 'signupReview', groups: ['sys:everyone'], action: 'replace' }] },
+        { token: admin },
+      );
       assert.equal(res.body.result, true);
       assert.deepEqual(await groupsOf('signupReview'), ['sys:everyone']);
       assert.equal((await s.users('allowed', { permission: 'signupReview' })).body.result, true);
-      await s.users('setPermissions', { permissions: [{ permission: 'signupReview', groups: ['sys:noone'], action: 'replace' }] }, { token: admin });
+      await s.users(
+        'setPermissions',
+        { permissions: [{ permission: 'signupReview', groups: ['sys:noone'], action: 'replace' }] },
+        { token: admin },
+      );
       assert.equal((await s.users('allowed', { permission: 'signupReview' })).body.result, false);
     });
 
     test('the `group` alias and one object instead of a list', async () => {
-      const res = await s.users('setPermissions', { permissions: { permission: 'signupUid', group: 'sys:everyone', action: 'replace' } }, { token: admin });
+      const res = await s.users(
+        'setPermissions',
+        { permissions: { permission: 'signupUid', group: 'sys:everyone', action: 'replace' } },
+        { token: admin },
+      );
       assert.equal(res.body.result, true);
       assert.deepEqual(await groupsOf('signupUid'), ['sys:everyone']);
-      await s.users('setPermissions', { permissions: { permission: 'signupUid', group: ['sys:everyone'], action: 'revoke' } }, { token: admin });
+      await s.users(
+        'setPermissions',
+        { permissions: { permission: 'signupUid', group: ['sys:everyone'], action: 'revoke' } },
+        { token: admin },
+      );
       assert.deepEqual(await groupsOf('signupUid'), []);
     });
 
     test('a granted permission takes effect: signupDirect works after setPermissions', async () => {
       const before = await s.users('signupDirect', { name: 'perm1', email: 'perm1@example.com', password: PASSWORD });
       assert.equal(before.status, 403, 'a switched-off sign-up policy');
-      await s.users('setPermissions', { permissions: [{ permission: 'signupDirect', groups: ['sys:everyone'], action: 'replace' }] }, { token: admin });
+      await s.users(
+        'setPermissions',
+        { permissions: [{ permission: 'signupDirect', groups: ['sys:everyone'], action: 'replace' }] },
+        { token: admin },
+      );
       const after = await s.users('signupDirect', { name: 'perm1', email: 'perm1@example.com', password: PASSWORD });
       assert.deepEqual(after.body, { result: true });
-      await s.users('setPermissions', { permissions: [{ permission: 'signupDirect', groups: ['sys:noone'], action: 'replace' }] }, { token: admin });
+      await s.users(
+        'setPermissions',
+        { permissions: [{ permission: 'signupDirect', groups: ['sys:noone'], action: 'replace' }] },
+        { token: admin },
+      );
     });
 
     test('unknown permission → result false unknown_permission, nothing changed', async () => {
       const res = await s.users(
         'setPermissions',
-        { permissions: [{ permission: 'signupReview', groups: ['x'] }, { permission: 'no-such-op', groups: ['x'] }] },
+        {
+          permissions: [
+            { permission: 'signupReview', groups: ['x'] },
+            { permission: 'no-such-op', groups: ['x'] },
+          ],
+        },
         { token: admin },
       );
       assert.equal(res.status, 200);
@@ -260,7 +335,11 @@ describe('users: administrator functions', () => {
     });
 
     test('an unknown action or no groups → result false', async () => {
-      const bad = await s.users('setPermissions', { permissions: [{ permission: 'signupReview', groups: ['x'], action: 'delete' }] }, { token: admin });
+      const bad = await s.users(
+        'setPermissions',
+        { permissions: [{ permission: 'signupReview', groups: ['x'], action: 'delete' }] },
+        { token: admin },
+      );
       assert.equal(bad.body.result, false);
       const none = await s.users('setPermissions', { permissions: [{ permission: 'signupReview' }] }, { token: admin });
       assert.equal(none.body.result, false);
@@ -281,9 +360,25 @@ describe('users: list and identities', () => {
   before(async () => {
     s = await startServer({}, { clock: { now: () => t } });
     admin = await s.adminToken(); // admin: created first
-    const add = async (name: string, email: string, state: 'active' | 'disabled' | 'pending', groups: string[] = [], realname = '') => {
+    const add = async (
+      name: string,
+      email: string,
+      state: 'active' | 'disabled' | 'pending',
+      groups: string[] = [],
+      realname = '',
+    ) => {
       t += 60_000;
-      await s.roost.users.createUser({ name, email, password: PASSWORD, realname, data: '', notify: false, groups, state, pending: state === 'pending' ? 'review' : null });
+      await s.roost.users.createUser({
+        name,
+        email,
+        password: PASSWORD,
+        realname,
+        data: '',
+        notify: false,
+        groups,
+        state,
+        pending: state === 'pending' ? 'review' : null,
+      });
     };
     // Created in this order; names and emails sort differently.
     await add('delta', 'a-delta@zeta.org', 'active', ['team']);
@@ -399,7 +494,11 @@ describe('users: list and identities', () => {
     const five = { name: '', search: '', size: 6 };
     assert.deepEqual(names(await list({ ...five, sort: 'name', order: '>' })).slice(0, 2), ['zz109', 'zz108']);
     const byEmail = await list({ search: 'e', sort: 'email', order: '<', size: 10, active: true });
-    assert.deepEqual(byEmail.body.users.map((u: { email: string }) => u.email).slice(0, 3), ['a-delta@zeta.org', 'admin@example.com', 'd-alpha@example.com']);
+    assert.deepEqual(byEmail.body.users.map((u: { email: string }) => u.email).slice(0, 3), [
+      'a-delta@zeta.org',
+      'admin@example.com',
+      'd-alpha@example.com',
+    ]);
     const byEmailDesc = await list({ email: 'example.com', sort: 'email', order: '>' });
     assert.deepEqual(names(byEmailDesc), ['echo', 'alpha', 'charlie', 'admin']);
     const created = await list({ sort: 'created', order: '<', size: 6 });
@@ -432,7 +531,15 @@ describe('users: list and identities', () => {
   });
 
   test('null search fields count as absent (Python connector)', async () => {
-    const res = await list({ active: null, pending: null, start: null, size: null, sort: null, order: null, name: null });
+    const res = await list({
+      active: null,
+      pending: null,
+      start: null,
+      size: null,
+      sort: null,
+      order: null,
+      name: null,
+    });
     assert.equal(res.body.start, 1);
     assert.equal(res.body.size, 20);
     assert.equal(res.body.total, 116);

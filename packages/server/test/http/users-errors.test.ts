@@ -42,8 +42,17 @@ describe('users: the error model', () => {
   });
 
   test('wrong content type → 415', async () => {
-    for (const type of ['text/plain', 'application/xml', 'text/xml', 'application/octet-stream', 'multipart/form-data; boundary=x']) {
-      const res = await s.users('token', undefined, { raw: '{"identity":"a","password":"b"}', headers: { 'content-type': type } });
+    for (const type of [
+      'text/plain',
+      'application/xml',
+      'text/xml',
+      'application/octet-stream',
+      'multipart/form-data; boundary=x',
+    ]) {
+      const res = await s.users('token', undefined, {
+        raw: '{"identity":"a","password":"b"}',
+        headers: { 'content-type': type },
+      });
       assertFailure(res, 415, 'unsupported_media_type');
     }
   });
@@ -150,7 +159,11 @@ describe('users: hostile input', () => {
       assert.equal(res.body.result, false, name);
       assert.equal(res.body.invalid.length, 1, name);
       assert.equal(res.body.invalid[0][0], 'name', name);
-      assert.equal(res.body.invalid[0][1], name.length > 40 ? 'too long' : name.length < 3 ? 'too short' : 'invalid', name);
+      assert.equal(
+        res.body.invalid[0][1],
+        name.length > 40 ? 'too long' : name.length < 3 ? 'too short' : 'invalid',
+        name,
+      );
     }
   });
 
@@ -208,7 +221,14 @@ describe('users: hostile input', () => {
   });
 
   test('unicode edge cases as identity: a clear 401, never a 500', async () => {
-    for (const identity of ['victim\u202E', '\u202Evictim', '😀', '\uD800', 'victim\u200B', 'VICTIM@EXAMPLE.COM\u200F']) {
+    for (const identity of [
+      'victim\u202E',
+      '\u202Evictim',
+      '😀',
+      '\uD800',
+      'victim\u200B',
+      'VICTIM@EXAMPLE.COM\u200F',
+    ]) {
       const res = await s.users('token', { identity, password: PASSWORD });
       assert.equal(res.status, 401, JSON.stringify(identity));
       assert.equal(res.body.token, undefined);
@@ -221,11 +241,23 @@ describe('users: hostile input', () => {
     assertFailure(await s.users('token', { identity: `victim${nul}`, password: PASSWORD }), 400, 'nul_character');
     assertFailure(await s.users('token', { identity: nul, password: PASSWORD }), 400, 'nul_character');
     assertFailure(await s.users('token', { identity: 'victim', password: `${PASSWORD}${nul}` }), 400, 'nul_character');
-    assertFailure(await s.users('signupDirect', { name: `ad${nul}min`, email: 'nul1@example.com', password: PASSWORD }), 400, 'nul_character');
-    assertFailure(await s.users('setUser', { identity: 'victim', values: { realname: `x${nul}` } }, { token: admin }), 400, 'nul_character');
+    assertFailure(
+      await s.users('signupDirect', { name: `ad${nul}min`, email: 'nul1@example.com', password: PASSWORD }),
+      400,
+      'nul_character',
+    );
+    assertFailure(
+      await s.users('setUser', { identity: 'victim', values: { realname: `x${nul}` } }, { token: admin }),
+      400,
+      'nul_character',
+    );
     assertFailure(await s.users('update', { data: { [`k${nul}`]: 1 } }, { token: user }), 400, 'nul_character');
     assertFailure(await s.request('/users/api/token?identity=victim%00&password=x'), 400, 'nul_character');
-    assertFailure(await s.users('token', undefined, { raw: 'identity=victim%00&password=x', headers: FORM }), 400, 'nul_character');
+    assertFailure(
+      await s.users('token', undefined, { raw: 'identity=victim%00&password=x', headers: FORM }),
+      400,
+      'nul_character',
+    );
   });
 
   test('emoji and RTL text in realname and data round-trip; NUL is refused with 400', async () => {
@@ -290,7 +322,8 @@ describe('users: hostile input', () => {
 
   test('after all of it the user list is unchanged and the victim still signs in', async () => {
     const now = await snapshot();
-    const strip = (b: { users: Array<Record<string, unknown>> }) => b.users.map(({ activity: _a, realname: _r, data: _d, ...rest }) => rest);
+    const strip = (b: { users: Array<Record<string, unknown>> }) =>
+      b.users.map(({ activity: _a, realname: _r, data: _d, ...rest }) => rest);
     assert.deepEqual(strip(now as never), strip(before_ as never));
     assert.equal((now as { total: number }).total, 2);
     assert.equal((await s.users('token', { identity: 'victim', password: PASSWORD })).status, 200);

@@ -53,7 +53,11 @@ async function admin(): Promise<string> {
 
 /** Like `s.grant`, with a fresh administrator token. */
 async function grant(permission: string, groups: string[]): Promise<void> {
-  const res = await s.users('setPermissions', { permissions: [{ permission, groups, action: 'replace' }] }, { token: await admin() });
+  const res = await s.users(
+    'setPermissions',
+    { permissions: [{ permission, groups, action: 'replace' }] },
+    { token: await admin() },
+  );
   assert.equal(res.body.result, true, JSON.stringify(res.body));
 }
 
@@ -141,7 +145,8 @@ function assertInvalidToken(res: CallResult): void {
   assert.deepEqual(res.body.invalid, [['token', 'invalid']]);
 }
 
-const review = async (identity: string, action: string) => s.users('review', { identity, action }, { token: await admin() });
+const review = async (identity: string, action: string) =>
+  s.users('review', { identity, action }, { token: await admin() });
 
 describe('users: every row of the state table', () => {
   test('none → active by signupDirect: no verification, no confirmation', async () => {
@@ -181,7 +186,10 @@ describe('users: every row of the state table', () => {
     assert.equal(await stateOf('row-review'), 'pending');
     await assertNoToken('row-review');
     const listed = await s.users('list', { pending: true, search: 'row-review' }, { token: await admin() });
-    assert.deepEqual(listed.body.users.map((u: { name: string }) => u.name), ['row-review']);
+    assert.deepEqual(
+      listed.body.users.map((u: { name: string }) => u.name),
+      ['row-review'],
+    );
     // No activation token was issued: nothing in the user's mailbox to activate with.
     assert.deepEqual(await mailsTo('row-review@example.com'), []);
     advance(60);
@@ -298,7 +306,11 @@ describe('users: every row of the state table', () => {
     await signup('signupDirect', 'row-reactivate');
     await s.users('disable', {}, { token: await tokenFor('row-reactivate') });
     assert.equal(await stateOf('row-reactivate'), 'disabled');
-    const res = await s.users('setUser', { identity: 'row-reactivate', values: { active: true } }, { token: await admin() });
+    const res = await s.users(
+      'setUser',
+      { identity: 'row-reactivate', values: { active: true } },
+      { token: await admin() },
+    );
     assert.deepEqual(res.body, { result: true });
     assert.equal(await stateOf('row-reactivate'), 'active');
     const token = await tokenFor('row-reactivate');
@@ -313,14 +325,21 @@ describe('users: every row of the state table', () => {
   test('active → disabled by setUser active false: open sessions end, no new token', async () => {
     await signup('signupDirect', 'row-setuser-off');
     const token = await tokenFor('row-setuser-off');
-    const res = await s.users('setUser', { identity: 'row-setuser-off', values: { active: false } }, { token: await admin() });
+    const res = await s.users(
+      'setUser',
+      { identity: 'row-setuser-off', values: { active: false } },
+      { token: await admin() },
+    );
     assert.deepEqual(res.body, { result: true });
     assert.equal(await stateOf('row-setuser-off'), 'disabled');
     await assertSignedOut(token);
     await assertNoToken('row-setuser-off');
     await assertBlocked('row-setuser-off', 'row-setuser-off@example.com');
     const disabled = await s.users('list', { active: false, search: 'row-setuser-off' }, { token: await admin() });
-    assert.deepEqual(disabled.body.users.map((u: { name: string }) => u.name), ['row-setuser-off']);
+    assert.deepEqual(
+      disabled.body.users.map((u: { name: string }) => u.name),
+      ['row-setuser-off'],
+    );
   });
 
   test('setUser is for administrators only', async () => {
@@ -384,7 +403,11 @@ describe('users: every row of the state table', () => {
     assert.equal(unknown.status, 404);
     assert.equal(unknown.body.code, 'unknown_user');
     await signup('signupDirect', 'row-remove-self');
-    const denied = await s.users('removeUser', { identity: 'row-remove-self' }, { token: await tokenFor('row-remove-self') });
+    const denied = await s.users(
+      'removeUser',
+      { identity: 'row-remove-self' },
+      { token: await tokenFor('row-remove-self') },
+    );
     assert.equal(denied.status, 403);
     assert.equal(await stateOf('row-remove-self'), 'active');
   });
@@ -447,12 +470,19 @@ describe('users: review actions', () => {
 
     const missing = await s.users('review', {}, { token: await admin() });
     assert.equal(missing.status, 200);
-    assert.deepEqual(missing.body.invalid, [['identity', 'required'], ['action', 'required']]);
+    assert.deepEqual(missing.body.invalid, [
+      ['identity', 'required'],
+      ['action', 'required'],
+    ]);
 
     const anonymous = await s.users('review', { identity: 'rev-bad', action: 'accept' });
     assert.equal(anonymous.status, 401);
     await signup('signupDirect', 'rev-nonadmin');
-    const denied = await s.users('review', { identity: 'rev-bad', action: 'accept' }, { token: await tokenFor('rev-nonadmin') });
+    const denied = await s.users(
+      'review',
+      { identity: 'rev-bad', action: 'accept' },
+      { token: await tokenFor('rev-nonadmin') },
+    );
     assert.equal(denied.status, 403);
     assert.equal(await stateOf('rev-bad'), 'pending');
   });
@@ -611,9 +641,13 @@ describe('users: password reset', () => {
 
   test('resetPassword by email address (either policy)', async () => {
     await signup('signupDirect', 'reset-by-mail');
-    assert.deepEqual((await s.users('resetPassword', { identity: 'Reset-By-Mail@example.com' })).body, { result: true });
+    assert.deepEqual((await s.users('resetPassword', { identity: 'Reset-By-Mail@example.com' })).body, {
+      result: true,
+    });
     const token = tokenFromMail(await s.lastMail('reset-by-mail@example.com'));
-    assert.deepEqual((await s.users('resetPassword2', { token, newpassword: 'brand-new-secret' })).body, { result: true });
+    assert.deepEqual((await s.users('resetPassword2', { token, newpassword: 'brand-new-secret' })).body, {
+      result: true,
+    });
     await tokenFor('reset-by-mail', 'brand-new-secret');
   });
 
@@ -634,7 +668,9 @@ describe('users: password reset', () => {
     const second = tokenFromMail(await s.lastMail('reset-twice@example.com'));
     assert.notEqual(first, second);
     assertInvalidToken(await s.users('resetPassword2', { token: first, newpassword: 'brand-new-secret' }));
-    assert.deepEqual((await s.users('resetPassword2', { token: second, newpassword: 'brand-new-secret' })).body, { result: true });
+    assert.deepEqual((await s.users('resetPassword2', { token: second, newpassword: 'brand-new-secret' })).body, {
+      result: true,
+    });
   });
 
   test('resetPassword2 field rules: a too short new password leaves the token usable', async () => {
@@ -646,8 +682,13 @@ describe('users: password reset', () => {
     assert.equal(short.body.result, false);
     assert.deepEqual(short.body.invalid, [['newpassword', 'too short']]);
     const missing = await s.users('resetPassword2', {});
-    assert.deepEqual(missing.body.invalid, [['token', 'required'], ['newpassword', 'required']]);
-    assert.deepEqual((await s.users('resetPassword2', { token, newpassword: 'long-enough-now' })).body, { result: true });
+    assert.deepEqual(missing.body.invalid, [
+      ['token', 'required'],
+      ['newpassword', 'required'],
+    ]);
+    assert.deepEqual((await s.users('resetPassword2', { token, newpassword: 'long-enough-now' })).body, {
+      result: true,
+    });
     const identity = await s.users('resetPassword', {});
     assert.deepEqual(identity.body.invalid, [['identity', 'required']]);
   });
@@ -724,7 +765,9 @@ describe('users: email change', () => {
 
     // An administrator changes the own address at once.
     const adminToken = await admin();
-    assert.deepEqual((await s.users('updateEmail', { email: 'admin-new@example.com' }, { token: adminToken })).body, { result: true });
+    assert.deepEqual((await s.users('updateEmail', { email: 'admin-new@example.com' }, { token: adminToken })).body, {
+      result: true,
+    });
     assert.equal((await s.users('profile', {}, { token: adminToken })).body.email, 'admin-new@example.com');
 
     await grant('updateEmail', ['sys:authenticated']);
@@ -804,11 +847,22 @@ describe('users: message to the administrator', () => {
       await t.createUser('deputy', { groups: ['editors', 'admins'] });
       await t.createUser('gone', { groups: ['admins'] });
       await t.createUser('adminsish', { groups: ['admins2'] });
-      assert.equal((await t.users('setUser', { identity: 'gone', values: { active: false } }, { token: await t.adminToken() })).body.result, true);
+      assert.equal(
+        (await t.users('setUser', { identity: 'gone', values: { active: false } }, { token: await t.adminToken() }))
+          .body.result,
+        true,
+      );
       const sent = await t.users('message', { message: 'hello admins' }, { token });
       assert.deepEqual(sent.body, { result: true });
-      const to = (await t.outbox()).filter((m) => m.text.includes('hello admins')).map((m) => m.to).sort();
-      assert.deepEqual(to, ['admin@example.com', 'boss@example.com', 'deputy@example.com'], 'every active member of admins, nobody else');
+      const to = (await t.outbox())
+        .filter((m) => m.text.includes('hello admins'))
+        .map((m) => m.to)
+        .sort();
+      assert.deepEqual(
+        to,
+        ['admin@example.com', 'boss@example.com', 'deputy@example.com'],
+        'every active member of admins, nobody else',
+      );
     } finally {
       await t.close();
     }

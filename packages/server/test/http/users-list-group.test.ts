@@ -14,11 +14,17 @@ after(() => s.close());
 
 test('list by a group with an underscore finds its members only', async () => {
   const res = await s.users('list', { group: 'my_group' }, { token: await s.adminToken() });
-  assert.deepEqual(res.body.users.map((u: { name: string }) => u.name), ['under']);
+  assert.deepEqual(
+    res.body.users.map((u: { name: string }) => u.name),
+    ['under'],
+  );
   assert.equal(res.body.total, 1);
 });
 
 test('list by a group with a percent sign finds its members only', async () => {
   const res = await s.users('identities', { group: '100%' }, { token: await s.adminToken() });
-  assert.deepEqual(res.body.users.map((u: { name: string }) => u.name), ['percent']);
+  assert.deepEqual(
+    res.body.users.map((u: { name: string }) => u.name),
+    ['percent'],
+  );
 });

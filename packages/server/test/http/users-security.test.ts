@@ -3,7 +3,17 @@ import assert from 'node:assert/strict';
 import { startServer, PASSWORD, type TestServer } from '../helpers/test-server.js';
 
 async function addUser(s: TestServer, name: string, groups: string[] = []): Promise<void> {
-  await s.roost.users.createUser({ name, email: `${name}@example.com`, password: PASSWORD, realname: '', data: '', notify: false, groups, state: 'active', pending: null });
+  await s.roost.users.createUser({
+    name,
+    email: `${name}@example.com`,
+    password: PASSWORD,
+    realname: '',
+    data: '',
+    notify: false,
+    groups,
+    state: 'active',
+    pending: null,
+  });
 }
 
 function authCookie(headers: Headers): string {
@@ -155,7 +165,11 @@ describe('users: CSRF and CORS', () => {
     assert.equal(res.body.result, false);
     assert.equal(res.body.code, 'cross_site_request');
     assert.notEqual(await realname(), 'cross');
-    const sameSite = await s.users('update', { realname: 'same-site' }, { headers: { cookie, 'sec-fetch-site': 'same-site' } });
+    const sameSite = await s.users(
+      'update',
+      { realname: 'same-site' },
+      { headers: { cookie, 'sec-fetch-site': 'same-site' } },
+    );
     assert.equal(sameSite.status, 403, 'another site of the same registrable domain is still another origin');
   });
 
@@ -167,20 +181,31 @@ describe('users: CSRF and CORS', () => {
     }
     const signout = await s.users('signout', {}, { headers: { cookie, origin: 'https://evil.example' } });
     assert.equal(signout.status, 403);
-    const disable = await s.request('/users/api/disable', undefined, { method: 'DELETE', headers: { cookie, 'sec-fetch-site': 'cross-site' } });
+    const disable = await s.request('/users/api/disable', undefined, {
+      method: 'DELETE',
+      headers: { cookie, 'sec-fetch-site': 'cross-site' },
+    });
     assert.equal(disable.status, 403);
     assert.equal((await s.users('profile', {}, { token })).body.active, true);
     assert.notEqual(await realname(), 'foreign');
   });
 
   test('a cross-site signin is refused (login CSRF)', async () => {
-    const res = await s.users('signin', { identity: 'csrf', password: PASSWORD }, { headers: { origin: 'https://evil.example' } });
+    const res = await s.users(
+      'signin',
+      { identity: 'csrf', password: PASSWORD },
+      { headers: { origin: 'https://evil.example' } },
+    );
     assert.equal(res.status, 403);
     assert.equal(res.headers.getSetCookie().length, 0);
   });
 
   test('same-origin cookie writes pass', async () => {
-    const bySite = await s.users('update', { realname: 'same-origin' }, { headers: { cookie, 'sec-fetch-site': 'same-origin' } });
+    const bySite = await s.users(
+      'update',
+      { realname: 'same-origin' },
+      { headers: { cookie, 'sec-fetch-site': 'same-origin' } },
+    );
     assert.deepEqual(bySite.body, { result: true });
     assert.equal(await realname(), 'same-origin');
     const byOrigin = await s.users('update', { realname: 'own-origin' }, { headers: { cookie, origin: s.url } });
@@ -189,15 +214,27 @@ describe('users: CSRF and CORS', () => {
   });
 
   test('header-token requests pass whatever the origin', async () => {
-    const res = await s.users('update', { realname: 'by-token' }, { token, headers: { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' } });
+    const res = await s.users(
+      'update',
+      { realname: 'by-token' },
+      { token, headers: { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' } },
+    );
     assert.deepEqual(res.body, { result: true });
-    const bearer = await s.users('update', { realname: 'by-bearer' }, { headers: { authorization: `Bearer ${token}`, origin: 'https://evil.example' } });
+    const bearer = await s.users(
+      'update',
+      { realname: 'by-bearer' },
+      { headers: { authorization: `Bearer ${token}`, origin: 'https://evil.example' } },
+    );
     assert.deepEqual(bearer.body, { result: true });
     assert.equal(await realname(), 'by-bearer');
   });
 
   test('a configured CORS origin passes with the cookie', async () => {
-    const res = await s.users('update', { realname: 'from-app' }, { headers: { cookie, origin: APP, 'sec-fetch-site': 'cross-site' } });
+    const res = await s.users(
+      'update',
+      { realname: 'from-app' },
+      { headers: { cookie, origin: APP, 'sec-fetch-site': 'cross-site' } },
+    );
     assert.equal(res.status, 200);
     assert.deepEqual(res.body, { result: true });
     assert.equal(res.headers.get('access-control-allow-origin'), APP);
@@ -217,7 +254,11 @@ describe('users: CSRF and CORS', () => {
   test('preflight from a configured origin: 204 with allow headers incl. x-auth-token', async () => {
     const res = await fetch(`${s.url}/users/api/update`, {
       method: 'OPTIONS',
-      headers: { origin: APP, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-auth-token' },
+      headers: {
+        origin: APP,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type, x-auth-token',
+      },
     });
     assert.equal(res.status, 204);
     assert.equal(res.headers.get('access-control-allow-origin'), APP);
@@ -232,7 +273,11 @@ describe('users: CSRF and CORS', () => {
   test('preflight from a foreign origin gets no allow headers', async () => {
     const res = await fetch(`${s.url}/users/api/update`, {
       method: 'OPTIONS',
-      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-auth-token' },
+      headers: {
+        origin: 'https://evil.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'x-auth-token',
+      },
     });
     await res.arrayBuffer();
     assert.equal(res.headers.get('access-control-allow-origin'), null);
@@ -247,7 +292,10 @@ describe('users: CORS off by default', () => {
       const res = await s.request('/users/api/ping', undefined, { headers: { origin: 'https://app.example.com' } });
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('access-control-allow-origin'), null);
-      const pre = await fetch(`${s.url}/users/api/ping`, { method: 'OPTIONS', headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' } });
+      const pre = await fetch(`${s.url}/users/api/ping`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' },
+      });
       await pre.arrayBuffer();
       assert.equal(pre.headers.get('access-control-allow-origin'), null);
       assert.equal(pre.headers.get('access-control-allow-headers'), null);
@@ -265,15 +313,45 @@ describe('users: a disabled user', () => {
   after(() => s.close());
 
   async function expectRefusedEverywhere(token: string, cookie: string) {
-    for (const op of ['identity', 'name', 'profile', 'update', 'updatePassword', 'verifyEmail', 'message', 'disable', 'delete', 'list', 'getUser', 'setPermissions']) {
-      const res = await s.users(op, { realname: 'x', password: PASSWORD, newpassword: 'another-password', email: 'x@example.com', message: 'hi', identity: 'x' }, { token });
+    for (const op of [
+      'identity',
+      'name',
+      'profile',
+      'update',
+      'updatePassword',
+      'verifyEmail',
+      'message',
+      'disable',
+      'delete',
+      'list',
+      'getUser',
+      'setPermissions',
+    ]) {
+      const res = await s.users(
+        op,
+        {
+          realname: 'x',
+          password: PASSWORD,
+          newpassword: 'another-password',
+          email: 'x@example.com',
+          message: 'hi',
+          identity: 'x',
+        },
+        { token },
+      );
       assert.equal(res.status, 401, `${op} with the old token`);
       assert.equal(res.body.result, false);
     }
-    assert.equal((await s.request('/users/api/profile', undefined, { headers: { authorization: `Bearer ${token}` } })).status, 401);
+    assert.equal(
+      (await s.request('/users/api/profile', undefined, { headers: { authorization: `Bearer ${token}` } })).status,
+      401,
+    );
     assert.equal((await s.request('/users/api/profile', undefined, { headers: { cookie } })).status, 401);
     assert.deepEqual((await s.users('authenticated', {}, { token })).body, { result: false });
-    assert.deepEqual((await s.users('allowed', { permission: 'profile' }, { token })).body, { result: false, profile: false });
+    assert.deepEqual((await s.users('allowed', { permission: 'profile' }, { token })).body, {
+      result: false,
+      profile: false,
+    });
   }
 
   test('disabled by an administrator: the old token and cookie are refused everywhere', async () => {
@@ -281,7 +359,10 @@ describe('users: a disabled user', () => {
     const cookie = `auth=${authCookie((await s.users('signin', { identity: 'goner', password: PASSWORD })).headers)}`;
     assert.equal((await s.users('list', {}, { token })).status, 200);
     const admin = await s.adminToken();
-    assert.deepEqual((await s.users('setUser', { identity: 'goner', values: { active: false } }, { token: admin })).body, { result: true });
+    assert.deepEqual(
+      (await s.users('setUser', { identity: 'goner', values: { active: false } }, { token: admin })).body,
+      { result: true },
+    );
     await expectRefusedEverywhere(token, cookie);
     assert.equal((await s.users('token', { identity: 'goner', password: PASSWORD })).status, 401);
     const u = (await s.users('getUser', { identity: 'goner' }, { token: admin })).body;

@@ -95,7 +95,12 @@ describe('users: sign-up policies', () => {
 
   test('signupDirect: active at once, no mail, the password works for token', async () => {
     await s.grant('signupDirect', ['sys:everyone']);
-    const res = await s.users('signupDirect', { name: 'direct1', email: 'direct1@example.com', password: PASSWORD, realname: 'Dee Rect' });
+    const res = await s.users('signupDirect', {
+      name: 'direct1',
+      email: 'direct1@example.com',
+      password: PASSWORD,
+      realname: 'Dee Rect',
+    });
     assert.deepEqual(res.body, { result: true });
     const user = await getUser(s, 'direct1');
     assert.equal(user.body.active, true);
@@ -150,7 +155,12 @@ describe('users: sign-up policies', () => {
 
   test('signupReview: pending, notification to the administrator address, nothing to the user', async () => {
     await s.grant('signupReview', ['sys:everyone']);
-    const res = await s.users('signupReview', { name: 'review1', email: 'review1@example.com', password: PASSWORD, realname: 'Rev Iew' });
+    const res = await s.users('signupReview', {
+      name: 'review1',
+      email: 'review1@example.com',
+      password: PASSWORD,
+      realname: 'Rev Iew',
+    });
     assert.deepEqual(res.body, { result: true });
     const user = await getUser(s, 'review1');
     assert.equal(user.body.state, 'pending');
@@ -212,11 +222,27 @@ describe('users: sign-up policies', () => {
   test('signupSendpw under the email identity policy: the mail names the email to sign in with', async () => {
     const t = await startServer({ users: { identityPolicy: 'email' } });
     try {
-      await t.roost.users.createUser({ name: 'admin', email: 'admin@example.com', password: PASSWORD, realname: '', data: '', notify: false, groups: ['admins'], state: 'active', pending: null });
+      await t.roost.users.createUser({
+        name: 'admin',
+        email: 'admin@example.com',
+        password: PASSWORD,
+        realname: '',
+        data: '',
+        notify: false,
+        groups: ['admins'],
+        state: 'active',
+        pending: null,
+      });
       const adminToken = (await t.users('token', { identity: 'admin@example.com', password: PASSWORD })).body.token;
-      const granted = await t.users('setPermissions', { permissions: [{ permission: 'signupSendpw', groups: ['sys:everyone'], action: 'replace' }] }, { token: adminToken });
+      const granted = await t.users(
+        'setPermissions',
+        { permissions: [{ permission: 'signupSendpw', groups: ['sys:everyone'], action: 'replace' }] },
+        { token: adminToken },
+      );
       assert.equal(granted.body.result, true);
-      assert.deepEqual((await t.users('signupSendpw', { name: 'bymail', email: 'bymail@example.com' })).body, { result: true });
+      assert.deepEqual((await t.users('signupSendpw', { name: 'bymail', email: 'bymail@example.com' })).body, {
+        result: true,
+      });
       const mail = await t.lastMail('bymail@example.com');
       assert.match(mail.text, /Sign in with the email bymail@example\.com and this password: \S+/);
       const password = /password: (\S+)/.exec(mail.text)![1]!;
@@ -256,9 +282,24 @@ describe('users: sign-up policies', () => {
     const byEmail = await startServer({ users: { identityPolicy: 'email' } });
     try {
       // The helper's admin signs in by name; under the email policy it signs in by email.
-      await byEmail.roost.users.createUser({ name: 'admin', email: 'admin@example.com', password: PASSWORD, realname: '', data: '', notify: false, groups: ['admins'], state: 'active', pending: null });
-      const adminToken = (await byEmail.users('token', { identity: 'admin@example.com', password: PASSWORD })).body.token;
-      const granted = await byEmail.users('setPermissions', { permissions: [{ permission: 'signupUid', groups: ['sys:everyone'], action: 'replace' }] }, { token: adminToken });
+      await byEmail.roost.users.createUser({
+        name: 'admin',
+        email: 'admin@example.com',
+        password: PASSWORD,
+        realname: '',
+        data: '',
+        notify: false,
+        groups: ['admins'],
+        state: 'active',
+        pending: null,
+      });
+      const adminToken = (await byEmail.users('token', { identity: 'admin@example.com', password: PASSWORD })).body
+        .token;
+      const granted = await byEmail.users(
+        'setPermissions',
+        { permissions: [{ permission: 'signupUid', groups: ['sys:everyone'], action: 'replace' }] },
+        { token: adminToken },
+      );
       assert.equal(granted.body.result, true);
       assertFieldFailure(await byEmail.users('signupUid', { password: PASSWORD }), [['email', 'required']]);
     } finally {
@@ -287,15 +328,23 @@ describe('users: sign-up policies', () => {
     for (const policy of POLICIES) await s.grant(policy, ['sys:everyone']);
     await s.users('signupDirect', { name: 'Taken', email: 'Taken@Example.com', password: PASSWORD });
     for (const policy of ['signupDirect', 'signupOptin', 'signupReview'] as const) {
-      assertFieldFailure(await s.users(policy, { name: 'taken', email: 'fresh@example.com', password: PASSWORD }), [['name', 'exists']]);
-      assertFieldFailure(await s.users(policy, { name: 'fresh', email: 'taken@example.COM', password: PASSWORD }), [['email', 'exists']]);
+      assertFieldFailure(await s.users(policy, { name: 'taken', email: 'fresh@example.com', password: PASSWORD }), [
+        ['name', 'exists'],
+      ]);
+      assertFieldFailure(await s.users(policy, { name: 'fresh', email: 'taken@example.COM', password: PASSWORD }), [
+        ['email', 'exists'],
+      ]);
       assertFieldFailure(await s.users(policy, { name: 'TAKEN', email: 'TAKEN@example.com', password: PASSWORD }), [
         ['name', 'exists'],
         ['email', 'exists'],
       ]);
     }
-    assertFieldFailure(await s.users('signupSendpw', { name: 'tAkEn', email: 'fresh@example.com' }), [['name', 'exists']]);
-    assertFieldFailure(await s.users('signupUid', { email: 'taken@EXAMPLE.com', password: PASSWORD }), [['email', 'exists']]);
+    assertFieldFailure(await s.users('signupSendpw', { name: 'tAkEn', email: 'fresh@example.com' }), [
+      ['name', 'exists'],
+    ]);
+    assertFieldFailure(await s.users('signupUid', { email: 'taken@EXAMPLE.com', password: PASSWORD }), [
+      ['email', 'exists'],
+    ]);
     // None of the refused sign-ups left an account behind.
     assert.equal((await getUser(s, 'fresh')).status, 404);
     assert.equal((await getUser(s, 'fresh@example.com')).status, 404);
@@ -304,14 +353,28 @@ describe('users: sign-up policies', () => {
   test('a name and an email of pending accounts are taken as well', async () => {
     await s.grant('signupReview', ['sys:everyone']);
     await s.users('signupReview', { name: 'waiting', email: 'waiting@example.com', password: PASSWORD });
-    assertFieldFailure(await s.users('signupDirect', { name: 'Waiting', email: 'other-w@example.com', password: PASSWORD }), [['name', 'exists']]);
-    assertFieldFailure(await s.users('signupDirect', { name: 'other-w', email: 'WAITING@example.com', password: PASSWORD }), [['email', 'exists']]);
+    assertFieldFailure(
+      await s.users('signupDirect', { name: 'Waiting', email: 'other-w@example.com', password: PASSWORD }),
+      [['name', 'exists']],
+    );
+    assertFieldFailure(
+      await s.users('signupDirect', { name: 'other-w', email: 'WAITING@example.com', password: PASSWORD }),
+      [['email', 'exists']],
+    );
   });
 
   describe('failure body of each field rule (HTTP 200, result false, messages, invalid, message)', () => {
     const ok = { name: 'rules-ok', email: 'rules@example.com', password: PASSWORD };
     const cases: { label: string; policy?: string; body: Record<string, unknown>; pairs: [string, string][] }[] = [
-      { label: 'everything missing', body: {}, pairs: [['name', 'required'], ['email', 'required'], ['password', 'required']] },
+      {
+        label: 'everything missing',
+        body: {},
+        pairs: [
+          ['name', 'required'],
+          ['email', 'required'],
+          ['password', 'required'],
+        ],
+      },
       { label: 'name missing', body: { ...ok, name: undefined }, pairs: [['name', 'required']] },
       { label: 'name empty', body: { ...ok, name: '' }, pairs: [['name', 'required']] },
       { label: 'name blank', body: { ...ok, name: '   ' }, pairs: [['name', 'required']] },
@@ -325,16 +388,47 @@ describe('users: sign-up policies', () => {
       { label: 'email missing', body: { ...ok, email: undefined }, pairs: [['email', 'required']] },
       { label: 'email invalid', body: { ...ok, email: 'not-an-address' }, pairs: [['email', 'invalid_email']] },
       { label: 'email without domain', body: { ...ok, email: 'someone@' }, pairs: [['email', 'invalid_email']] },
-      { label: 'email too long', body: { ...ok, email: `${'e'.repeat(250)}@example.com` }, pairs: [['email', 'too long']] },
+      {
+        label: 'email too long',
+        body: { ...ok, email: `${'e'.repeat(250)}@example.com` },
+        pairs: [['email', 'too long']],
+      },
       { label: 'password missing', body: { ...ok, password: undefined }, pairs: [['password', 'required']] },
       { label: 'password too short', body: { ...ok, password: 'short' }, pairs: [['password', 'too short']] },
       { label: 'password too long', body: { ...ok, password: 'p'.repeat(257) }, pairs: [['password', 'too long']] },
       { label: 'data too long', body: { ...ok, data: 'd'.repeat(10_001) }, pairs: [['data', 'too long']] },
-      { label: 'two fields at once', body: { ...ok, name: 'x', email: 'nope' }, pairs: [['name', 'too short'], ['email', 'invalid_email']] },
-      { label: 'sendpw: name missing', policy: 'signupSendpw', body: { email: 'rules@example.com' }, pairs: [['name', 'required']] },
-      { label: 'sendpw: email invalid', policy: 'signupSendpw', body: { name: 'rules-ok', email: 'x' }, pairs: [['email', 'invalid_email']] },
-      { label: 'uid: password too short', policy: 'signupUid', body: { email: 'rules@example.com', password: 'abc' }, pairs: [['password', 'too short']] },
-      { label: 'uid: email invalid', policy: 'signupUid', body: { email: 'x', password: PASSWORD }, pairs: [['email', 'invalid_email']] },
+      {
+        label: 'two fields at once',
+        body: { ...ok, name: 'x', email: 'nope' },
+        pairs: [
+          ['name', 'too short'],
+          ['email', 'invalid_email'],
+        ],
+      },
+      {
+        label: 'sendpw: name missing',
+        policy: 'signupSendpw',
+        body: { email: 'rules@example.com' },
+        pairs: [['name', 'required']],
+      },
+      {
+        label: 'sendpw: email invalid',
+        policy: 'signupSendpw',
+        body: { name: 'rules-ok', email: 'x' },
+        pairs: [['email', 'invalid_email']],
+      },
+      {
+        label: 'uid: password too short',
+        policy: 'signupUid',
+        body: { email: 'rules@example.com', password: 'abc' },
+        pairs: [['password', 'too short']],
+      },
+      {
+        label: 'uid: email invalid',
+        policy: 'signupUid',
+        body: { email: 'x', password: PASSWORD },
+        pairs: [['email', 'invalid_email']],
+      },
     ];
     for (const c of cases) {
       const policies = c.policy ? [c.policy] : ['signupDirect', 'signupOptin', 'signupReview'];
@@ -358,19 +452,38 @@ describe('users: sign-up policies', () => {
         raw: 'name=ab&email=nope&password=a-good-password',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
       });
-      assertFieldFailure(res, [['name', 'too short'], ['email', 'invalid_email']]);
+      assertFieldFailure(res, [
+        ['name', 'too short'],
+        ['email', 'invalid_email'],
+      ]);
     });
 
     test('the limits follow configuration (nameMinLength, passwordMinLength, dataMaxLength)', async () => {
       const t = await startServer({ users: { nameMinLength: 6, passwordMinLength: 12, dataMaxLength: 5 } });
       try {
         await t.grant('signupDirect', ['sys:everyone']);
-        assertFieldFailure(await t.users('signupDirect', { name: 'abcde', email: 'a@example.com', password: 'abcdefghijk' }), [
-          ['name', 'too short'],
-          ['password', 'too short'],
-        ]);
-        assertFieldFailure(await t.users('signupDirect', { name: 'abcdef', email: 'a@example.com', password: 'abcdefghijkl', data: { a: 1 } }), [['data', 'too long']]);
-        const ok = await t.users('signupDirect', { name: 'abcdef', email: 'a@example.com', password: 'abcdefghijkl', data: 'tiny' });
+        assertFieldFailure(
+          await t.users('signupDirect', { name: 'abcde', email: 'a@example.com', password: 'abcdefghijk' }),
+          [
+            ['name', 'too short'],
+            ['password', 'too short'],
+          ],
+        );
+        assertFieldFailure(
+          await t.users('signupDirect', {
+            name: 'abcdef',
+            email: 'a@example.com',
+            password: 'abcdefghijkl',
+            data: { a: 1 },
+          }),
+          [['data', 'too long']],
+        );
+        const ok = await t.users('signupDirect', {
+          name: 'abcdef',
+          email: 'a@example.com',
+          password: 'abcdefghijkl',
+          data: 'tiny',
+        });
         assert.equal(ok.body.result, true);
       } finally {
         await t.close();

@@ -45,7 +45,9 @@ describe('users: mail over SMTP', () => {
     assert.match(raw, /^Content-Type: multipart\/alternative;/m);
     assert.match(raw, /^Content-Type: text\/plain; charset=utf-8$/m);
     assert.match(raw, /^Content-Type: text\/html; charset=utf-8$/m);
-    const decoded = raw.replace(/=\n/g, '').replace(/=([0-9A-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
+    const decoded = raw
+      .replace(/=\n/g, '')
+      .replace(/=([0-9A-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
     const link = new RegExp(`${ACTIVATION_URL.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\?token=([A-Za-z0-9_-]+)`);
     const match = link.exec(decoded);
     assert.ok(match?.[1], decoded);

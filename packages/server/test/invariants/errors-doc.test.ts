@@ -13,26 +13,48 @@ const documented = new Set([...doc.matchAll(/^\|\s*`([a-z_]+)`\s*\|/gm)].map((m)
 
 test('every registered error code is documented', () => {
   const codes = [
-    ...Object.keys(commonErrors.codes), ...Object.keys(userErrors.codes),
-    ...Object.keys(dataStoreErrors.codes), ...Object.keys(fileStoreErrors.codes),
+    ...Object.keys(commonErrors.codes),
+    ...Object.keys(userErrors.codes),
+    ...Object.keys(dataStoreErrors.codes),
+    ...Object.keys(fileStoreErrors.codes),
   ];
-  assert.deepEqual(codes.filter((c) => !documented.has(c)), []);
+  assert.deepEqual(
+    codes.filter((c) => !documented.has(c)),
+    [],
+  );
 });
 
 test('the codes raised by the pages are documented', () => {
   const dir = new URL('../../src/admin/', import.meta.url).pathname;
-  const files = readdirSync(dir, { recursive: true }).map(String).filter((f) => f.endsWith('.ts'));
+  const files = readdirSync(dir, { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith('.ts'));
   const pages = files.map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
   const raised = [...pages.matchAll(/RoostError\('[a-z_]+', '([a-z_]+)'/g)].map((m) => m[1]);
   assert.ok(raised.length >= 3, `found only ${raised.length} codes in the pages`);
-  assert.deepEqual(raised.filter((c) => c && !documented.has(c)), []);
+  assert.deepEqual(
+    raised.filter((c) => c && !documented.has(c)),
+    [],
+  );
 });
 
 test('the codes raised by the HTTP layer are documented', () => {
-  const http = ['error-handler.ts', 'request-values.ts', 'auth.ts', 'file-download.ts', 'file-uploads.ts', 'client-errors.ts'].map((f) =>
-    readFileSync(new URL(`../../src/http/${f}`, import.meta.url), 'utf8'),
-  ).join('\n');
-  const raised = [...http.matchAll(/code: '([a-z_]+)'|RoostError\('[a-z_]+', '([a-z_]+)'|failureBody\('([a-z_]+)'/g)].map((m) => m[1] ?? m[2] ?? m[3]);
+  const http = [
+    'error-handler.ts',
+    'request-values.ts',
+    'auth.ts',
+    'file-download.ts',
+    'file-uploads.ts',
+    'client-errors.ts',
+  ]
+    .map((f) => readFileSync(new URL(`../../src/http/${f}`, import.meta.url), 'utf8'))
+    .join('\n');
+  const raised = [
+    ...http.matchAll(/code: '([a-z_]+)'|RoostError\('[a-z_]+', '([a-z_]+)'|failureBody\('([a-z_]+)'/g),
+  ].map((m) => m[1] ?? m[2] ?? m[3]);
   assert.ok(raised.length >= 5, `found only ${raised.length} codes in the HTTP layer`);
-  assert.deepEqual(raised.filter((c) => c && !documented.has(c)), []);
+  assert.deepEqual(
+    raised.filter((c) => c && !documented.has(c)),
+    [],
+  );
 });

@@ -22,18 +22,32 @@ const DOMAINS = ['users', 'datastore', 'filestore'];
 
 /** Which Roost folders (and outside packages) each layer may not import. */
 const FORBIDDEN: Record<string, { folders: string[]; packages: RegExp[] }> = {
-  core: { folders: ['storage', 'mail', 'http', 'admin', 'cli', ...DOMAINS], packages: [/^fastify/, /^@fastify\//, /^kysely/, /^better-sqlite3/, /^pg$/] },
+  core: {
+    folders: ['storage', 'mail', 'http', 'admin', 'cli', ...DOMAINS],
+    packages: [/^fastify/, /^@fastify\//, /^kysely/, /^better-sqlite3/, /^pg$/],
+  },
   storage: { folders: ['http', 'admin', 'cli', 'mail', ...DOMAINS], packages: [/^fastify/, /^@fastify\//] },
   mail: { folders: ['http', 'admin', 'storage', ...DOMAINS], packages: [/^fastify/, /^@fastify\//, /^kysely/] },
   http: { folders: ['storage', 'admin', 'cli'], packages: [/^kysely/, /^better-sqlite3/, /^pg$/] },
   // The pages run the domains through their index and the HTTP layer's auth; no SQL of their own.
   admin: { folders: ['cli'], packages: [/^kysely/, /^better-sqlite3/, /^pg$/] },
-  ...Object.fromEntries(DOMAINS.map((d) => [d, { folders: ['http', 'admin', 'cli', 'mail', ...DOMAINS.filter((o) => o !== d)], packages: [/^fastify/, /^@fastify\//] }])),
+  ...Object.fromEntries(
+    DOMAINS.map((d) => [
+      d,
+      {
+        folders: ['http', 'admin', 'cli', 'mail', ...DOMAINS.filter((o) => o !== d)],
+        packages: [/^fastify/, /^@fastify\//],
+      },
+    ]),
+  ),
 };
 
 function imports(file: string): { spec: string; typeOnly: boolean }[] {
   const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/^\s*import\s+(type\s+)?[^'"]*?from\s+'([^']+)'/gm)].map((m) => ({ spec: m[2] ?? '', typeOnly: Boolean(m[1]) }));
+  return [...text.matchAll(/^\s*import\s+(type\s+)?[^'"]*?from\s+'([^']+)'/gm)].map((m) => ({
+    spec: m[2] ?? '',
+    typeOnly: Boolean(m[1]),
+  }));
 }
 
 test('every source file imports only what its layer may', () => {
@@ -46,7 +60,8 @@ test('every source file imports only what its layer may', () => {
         const target = layerOf(join(file, '..', spec));
         if (rules.folders.includes(target)) problems.push(`${relative(src, file)} imports ${spec}`);
         // Domains use another folder's internals only through its index.
-        if (DOMAINS.includes(target) && target !== layerOf(file) && !spec.endsWith('/index.js')) problems.push(`${relative(src, file)} reaches into ${spec}`);
+        if (DOMAINS.includes(target) && target !== layerOf(file) && !spec.endsWith('/index.js'))
+          problems.push(`${relative(src, file)} reaches into ${spec}`);
       } else if (!typeOnly && rules.packages.some((p) => p.test(spec))) {
         problems.push(`${relative(src, file)} imports package ${spec}`);
       }
@@ -59,5 +74,8 @@ test('in a domain, only *-repo.ts files run Kysely queries', () => {
   const offenders = files(src)
     .filter((f) => DOMAINS.includes(layerOf(f)) && !f.endsWith('-repo.ts'))
     .filter((f) => imports(f).some((i) => i.spec === 'kysely' && !i.typeOnly));
-  assert.deepEqual(offenders.map((f) => relative(src, f)), []);
+  assert.deepEqual(
+    offenders.map((f) => relative(src, f)),
+    [],
+  );
 });

@@ -20,8 +20,16 @@ describe('admin store pages: only administrators, only from this site, only with
   let itemId: number;
 
   const PAGES = [
-    '/admin/data', '/admin/data/data', '/admin/data/data/new', '/admin/data/data/items/ITEM', '/admin/data/data/items/ITEM/delete',
-    '/admin/files', '/admin/files/files/', '/admin/files/files/docs/', '/admin/files/files/docs/a.txt', '/admin/files/files/docs/a.txt?delete',
+    '/admin/data',
+    '/admin/data/data',
+    '/admin/data/data/new',
+    '/admin/data/data/items/ITEM',
+    '/admin/data/data/items/ITEM/delete',
+    '/admin/files',
+    '/admin/files/files/',
+    '/admin/files/files/docs/',
+    '/admin/files/files/docs/a.txt',
+    '/admin/files/files/docs/a.txt?delete',
   ];
   /** Every action of the store pages, as its form posts it. */
   const ACTIONS: Array<[string, string, Record<string, string | Blob>]> = [
@@ -49,7 +57,10 @@ describe('admin store pages: only administrators, only from this site, only with
     return {
       item: [item.body.key, item.body.value, item.body.owner],
       keys: keys.body.keys,
-      files: [top.body.items.map((e: { name: string }) => e.name), docs.body.items.map((e: { name: string }) => e.name)],
+      files: [
+        top.body.items.map((e: { name: string }) => e.name),
+        docs.body.items.map((e: { name: string }) => e.name),
+      ],
       fileOwner: owner.body.owner,
       contents: contents.body,
     };
@@ -99,25 +110,64 @@ describe('admin store pages: only administrators, only from this site, only with
         ['anonymous', await postForm(s, url, fields), 303],
         ['anonymous with a token', await postForm(s, url, { ...fields, csrf: adminCsrf }), 303],
         ['ordinary user', await postForm(s, url, fields, { cookie: alice }), 403],
-        ["ordinary user with the admin's token", await postForm(s, url, { ...fields, csrf: adminCsrf }, { cookie: alice }), 403],
-        ['ordinary user with her own token', await postForm(s, url, { ...fields, csrf: aliceCsrf }, { cookie: alice }), 403],
+        [
+          "ordinary user with the admin's token",
+          await postForm(s, url, { ...fields, csrf: adminCsrf }, { cookie: alice }),
+          403,
+        ],
+        [
+          'ordinary user with her own token',
+          await postForm(s, url, { ...fields, csrf: aliceCsrf }, { cookie: alice }),
+          403,
+        ],
         ['administrator without a token', await postForm(s, url, fields, { cookie: admin }), 403],
-        ['administrator with a wrong token', await postForm(s, url, { ...fields, csrf: 'x'.repeat(43) }, { cookie: admin }), 403],
-        ['administrator with the token of another session', await postForm(s, url, { ...fields, csrf: aliceCsrf }, { cookie: admin }), 403],
-        ['administrator, from another site', await postForm(s, url, { ...fields, csrf: adminCsrf }, { cookie: admin, headers: CROSS_SITE }), 403],
-        ['administrator, from another origin', await postForm(s, url, { ...fields, csrf: adminCsrf }, { cookie: admin, headers: { origin: 'https://evil.example' } }), 403],
-        ['administrator, urlencoded without a token', await postForm(s, url, fields, { cookie: admin, urlencoded: true }), 403],
+        [
+          'administrator with a wrong token',
+          await postForm(s, url, { ...fields, csrf: 'x'.repeat(43) }, { cookie: admin }),
+          403,
+        ],
+        [
+          'administrator with the token of another session',
+          await postForm(s, url, { ...fields, csrf: aliceCsrf }, { cookie: admin }),
+          403,
+        ],
+        [
+          'administrator, from another site',
+          await postForm(s, url, { ...fields, csrf: adminCsrf }, { cookie: admin, headers: CROSS_SITE }),
+          403,
+        ],
+        [
+          'administrator, from another origin',
+          await postForm(
+            s,
+            url,
+            { ...fields, csrf: adminCsrf },
+            { cookie: admin, headers: { origin: 'https://evil.example' } },
+          ),
+          403,
+        ],
+        [
+          'administrator, urlencoded without a token',
+          await postForm(s, url, fields, { cookie: admin, urlencoded: true }),
+          403,
+        ],
       ];
-      for (const [who, res, status] of tries) assert.equal(res.status, status, `${name}: ${who} got ${res.status} ${textOf(res.html).slice(0, 200)}`);
+      for (const [who, res, status] of tries)
+        assert.equal(res.status, status, `${name}: ${who} got ${res.status} ${textOf(res.html).slice(0, 200)}`);
       const refusal = tries[5]?.[1] as Awaited<ReturnType<typeof postForm>>;
       assert.match(textOf(refusal.html), /The form is out of date or was sent from another site/);
-      assert.match(textOf((tries[8]?.[1] as typeof refusal).html), /Cross-site requests/);
+      assert.match(textOf((tries[8]![1] as typeof refusal).html), /Cross-site requests/);
     }
     assert.deepEqual(await state(), before);
   });
 
   test('the same post with the token, from this site, works (the refusals above are not an accident)', async () => {
-    const res = await postForm(s, '/admin/data/data/new', { key: 'made-by-admin', value: 'ok', type: 'text', create$: 'create$', csrf: adminCsrf }, { cookie: admin, headers: { 'sec-fetch-site': 'same-origin' } });
+    const res = await postForm(
+      s,
+      '/admin/data/data/new',
+      { key: 'made-by-admin', value: 'ok', type: 'text', create$: 'create$', csrf: adminCsrf },
+      { cookie: admin, headers: { 'sec-fetch-site': 'same-origin' } },
+    );
     assert.equal(res.status, 302);
     assert.match(res.location ?? '', /^\/admin\/data\/data\/items\/\d+$/);
     assert.equal((await ds(s, 'getItem', { key: 'made-by-admin' }, { token: adminToken })).body.value, 'ok');

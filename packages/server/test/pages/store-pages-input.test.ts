@@ -17,14 +17,18 @@ describe('admin store pages: bad input is said on the page and changes nothing',
   let csrf: string;
   let itemId: number;
 
-  const post = (path: string, fields: Record<string, string | Blob | { name: string; blob: Blob }>) => postForm(s, path, { ...fields, csrf }, { cookie });
+  const post = (path: string, fields: Record<string, string | Blob | { name: string; blob: Blob }>) =>
+    postForm(s, path, { ...fields, csrf }, { cookie });
   /** A refused submission: 422 (or the given status), the words on the page. */
   function refused(res: PageResult, words: RegExp, status = 422): void {
     assert.equal(res.status, status, textOf(res.html).slice(0, 300));
     assert.match(textOf(res.html), words);
   }
   const keys = async () => (await ds(s, 'keys', {}, { token })).body.keys as string[];
-  const names = async (dir = '') => ((await s.request(`/files/${dir}@list`, undefined, { token })).body.items as Array<{ name: string }>).map((e) => e.name);
+  const names = async (dir = '') =>
+    ((await s.request(`/files/${dir}@list`, undefined, { token })).body.items as Array<{ name: string }>).map(
+      (e) => e.name,
+    );
 
   before(async () => {
     s = await startServer({
@@ -43,7 +47,8 @@ describe('admin store pages: bad input is said on the page and changes nothing',
   after(() => s.close());
 
   test('new item: missing, too long, control characters, not a number, unknown owner, taken key, NUL, oversized', async () => {
-    const create = (fields: Record<string, string>) => post('/admin/data/data/new', { type: 'text', value: 'v', create$: 'create$', ...fields });
+    const create = (fields: Record<string, string>) =>
+      post('/admin/data/data/new', { type: 'text', value: 'v', create$: 'create$', ...fields });
     refused(await create({ key: '' }), /Key: Required/);
     refused(await create({ key: '   ' }), /Key: Required/);
     refused(await create({ key: 'k'.repeat(41) }), /Too long: at most 40 characters/);
@@ -55,19 +60,39 @@ describe('admin store pages: bad input is said on the page and changes nothing',
     refused(await create({ key: 'existing' }), /An item with this key exists already/);
     refused(await create({ key: 'nul\u0000key' }), /NUL character/, 400);
     refused(await create({ key: 'big', value: 'v'.repeat(20 * 1024) }), /A field is longer than 16384 bytes/, 413);
-    refused(await post('/admin/data/data/new', { key: 'file', value: 'v', type: 'text', create$: 'create$', attached: new Blob(['x']) }), /This form takes no file/, 400);
+    refused(
+      await post('/admin/data/data/new', {
+        key: 'file',
+        value: 'v',
+        type: 'text',
+        create$: 'create$',
+        attached: new Blob(['x']),
+      }),
+      /This form takes no file/,
+      400,
+    );
     assert.deepEqual(await keys(), ['existing']);
   });
 
   test('item page: value and owner refused as the store says; wrong ids and stores are 404 pages', async () => {
     const page = `/admin/data/data/items/${itemId}`;
-    refused(await post(page, { value: 'x'.repeat(1001), type: 'text', save$: 'save$' }), /Too long: at most 1000 bytes/);
+    refused(
+      await post(page, { value: 'x'.repeat(1001), type: 'text', save$: 'save$' }),
+      /Too long: at most 1000 bytes/,
+    );
     refused(await post(page, { value: '1e999', type: 'number', save$: 'save$' }), /Not a number/);
     refused(await post(page, { owner: '', give$: 'give$' }), /New owner: Required/);
     refused(await post(page, { owner: '<script>x</script>', give$: 'give$' }), /There is no such user/);
     const item = await ds(s, 'getItem', { key: 'existing' }, { token });
     assert.deepEqual([item.body.value, item.body.owner], ['original', 'admin']);
-    for (const path of ['/admin/data/data/items/abc', '/admin/data/data/items/99999', '/admin/data/data/items/1e3/delete', '/admin/data/nostore', '/admin/data/nostore/new', '/admin/data/__proto__']) {
+    for (const path of [
+      '/admin/data/data/items/abc',
+      '/admin/data/data/items/99999',
+      '/admin/data/data/items/1e3/delete',
+      '/admin/data/nostore',
+      '/admin/data/nostore/new',
+      '/admin/data/__proto__',
+    ]) {
       refused(await getPage(s, path, cookie), /no such item|no data store of that name/, 404);
     }
   });
@@ -90,13 +115,23 @@ describe('admin store pages: bad input is said on the page and changes nothing',
     refused(await mkdir('@list'), /may not start with "@"/);
     refused(await mkdir('a.txt'), /Already taken/);
     refused(await mkdir('n'.repeat(300)), /at most 255 bytes/);
-    const upload = (fields: Record<string, string | Blob | { name: string; blob: Blob }>) => post('/admin/files/files/docs/', { upload$: 'upload$', ...fields });
+    const upload = (fields: Record<string, string | Blob | { name: string; blob: Blob }>) =>
+      post('/admin/files/files/docs/', { upload$: 'upload$', ...fields });
     refused(await upload({}), /File: Required/);
     refused(await upload({ file: { name: 'ok.txt', blob: new Blob(['x']) }, name: '..' }), /may not be "\." or "\.\."/);
     refused(await upload({ file: { name: 'a.txt', blob: new Blob(['x']) } }), /tick “Replace” to overwrite/);
-    refused(await upload({ file: { name: 'big.bin', blob: new Blob([new Uint8Array(5000)]) } }), /larger than this store allows \(4096 bytes\)/, 413);
+    refused(
+      await upload({ file: { name: 'big.bin', blob: new Blob([new Uint8Array(5000)]) } }),
+      /larger than this store allows \(4096 bytes\)/,
+      413,
+    );
     // By ajax (the upload form's script), a refusal is the form or a message for the page to show.
-    const ajax = await postForm(s, '/admin/files/files/docs/', { upload$: 'upload$', csrf, name: 'x/y', file: { name: 'x', blob: new Blob(['x']) } }, { cookie, headers: { 'x-requested-with': 'XMLHttpRequest' } });
+    const ajax = await postForm(
+      s,
+      '/admin/files/files/docs/',
+      { upload$: 'upload$', csrf, name: 'x/y', file: { name: 'x', blob: new Blob(['x']) } },
+      { cookie, headers: { 'x-requested-with': 'XMLHttpRequest' } },
+    );
     assert.equal(ajax.headers.get('x-result'), 'false');
     assert.doesNotMatch(ajax.html, /<html/);
     assert.match(textOf(ajax.html), /may not contain "\/"/);
@@ -117,7 +152,10 @@ describe('admin store pages: bad input is said on the page and changes nothing',
     refused(await move('/admin/files/files/docs/a.txt', '/nowhere/a.txt'), /The directory of newpath does not exist/);
     refused(await move('/admin/files/files/docs/', '/docs/inner'), /cannot move onto the root or into itself/);
     refused(await move('/admin/files/files/docs/', '/'), /cannot move onto the root or into itself/);
-    refused(await post('/admin/files/files/docs/a.txt', { owner: 'nobody-here', give$: 'give$' }), /There is no such user/);
+    refused(
+      await post('/admin/files/files/docs/a.txt', { owner: 'nobody-here', give$: 'give$' }),
+      /There is no such user/,
+    );
     assert.deepEqual(await names('docs/'), ['a.txt']);
     assert.equal((await s.request('/files/docs/a.txt', undefined, { token })).body, 'original file');
   });
@@ -129,15 +167,24 @@ describe('admin store pages: bad input is said on the page and changes nothing',
         const url = new URL(s.url);
         const req = httpRequest({ host: url.hostname, port: url.port, path, headers: { cookie } }, (res) => {
           let text = '';
-          res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+          res
+            .setEncoding('utf8')
+            .on('data', (c: string) => (text += c))
+            .on('end', () => resolve({ status: res.statusCode ?? 0, text }));
         });
         req.on('error', reject);
         req.end();
       });
     for (const path of [
-      '/admin/files/files/docs/../../../etc/passwd', '/admin/files/files/..%2F..%2Fetc%2Fpasswd', '/admin/files/files/%2e%2e/x',
-      '/admin/files/files/docs/%2E%2E/%2E%2E/x', '/admin/files/files/./docs', '/admin/files/files/a%2Fb', '/admin/files/files/docs//a.txt',
-      '/admin/files/files/api/x', '/admin/files/files/docs/a%5C..%5Cb',
+      '/admin/files/files/docs/../../../etc/passwd',
+      '/admin/files/files/..%2F..%2Fetc%2Fpasswd',
+      '/admin/files/files/%2e%2e/x',
+      '/admin/files/files/docs/%2E%2E/%2E%2E/x',
+      '/admin/files/files/./docs',
+      '/admin/files/files/a%2Fb',
+      '/admin/files/files/docs//a.txt',
+      '/admin/files/files/api/x',
+      '/admin/files/files/docs/a%5C..%5Cb',
     ]) {
       const res = await raw(path);
       assert.equal(res.status, 422, path);
@@ -145,7 +192,8 @@ describe('admin store pages: bad input is said on the page and changes nothing',
     }
     // Text that is no UTF-8 at all is refused by the router already.
     assert.equal((await raw('/admin/files/files/%ff')).status, 400);
-    for (const path of ['/admin/files/nostore/', '/admin/files/files/missing/', '/admin/files/files/docs/missing.txt']) assert.equal((await getPage(s, path, cookie)).status, 404, path);
+    for (const path of ['/admin/files/nostore/', '/admin/files/files/missing/', '/admin/files/files/docs/missing.txt'])
+      assert.equal((await getPage(s, path, cookie)).status, 404, path);
   });
 
   test('hostile keys and names are escaped in the page and encoded in its links', async () => {

@@ -43,7 +43,11 @@ describe('admin store pages in a browser', { skip }, () => {
     page = await laptop.newPage();
     phonePage = await phone.newPage();
     // A page that ran script from a key or a file name would open a dialog.
-    for (const p of [page, phonePage]) p.on('dialog', (d) => void (dialogs.push(d.message()), d.dismiss()));
+    for (const p of [page, phonePage])
+      p.on('dialog', (d) => {
+        dialogs.push(d.message());
+        void d.dismiss();
+      });
   });
   after(async () => {
     await browser?.close();
@@ -51,7 +55,10 @@ describe('admin store pages in a browser', { skip }, () => {
   });
 
   test('data store: create an item with a hostile key, page through 65 items, filter, edit, change owner, delete', async () => {
-    const items = Array.from({ length: 64 }, (_, i) => ({ key: `item-${String(i + 1).padStart(2, '0')}`, value: `value ${i + 1}` }));
+    const items = Array.from({ length: 64 }, (_, i) => ({
+      key: `item-${String(i + 1).padStart(2, '0')}`,
+      value: `value ${i + 1}`,
+    }));
     assert.equal((await ds(s, 'newItem', { items }, { token: admin })).body.result, 64);
 
     await page.goto('/admin/data');
@@ -88,7 +95,13 @@ describe('admin store pages in a browser', { skip }, () => {
     await page.fill('#filter-prefix', 'item-6');
     await page.selectOption('#filter-order', '>');
     await page.click('#filterfilter\\$');
-    assert.deepEqual(await page.locator('table tbody tr td:first-child a').allInnerTexts(), ['item-64', 'item-63', 'item-62', 'item-61', 'item-60']);
+    assert.deepEqual(await page.locator('table tbody tr td:first-child a').allInnerTexts(), [
+      'item-64',
+      'item-63',
+      'item-62',
+      'item-61',
+      'item-60',
+    ]);
     await shoot('data-items-filtered');
 
     // Edit the value (as a number), then give the item to alice.
@@ -130,8 +143,17 @@ describe('admin store pages in a browser', { skip }, () => {
     for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 31 + 7) % 251;
     const cdp = await laptop.newCDPSession(page);
     await cdp.send('Network.enable');
-    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 1024 * 1024 });
-    await page.setInputFiles('#upload-form-file', { name: 'data.bin', mimeType: 'application/octet-stream', buffer: bytes });
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: 1024 * 1024,
+    });
+    await page.setInputFiles('#upload-form-file', {
+      name: 'data.bin',
+      mimeType: 'application/octet-stream',
+      buffer: bytes,
+    });
     await page.click('#upload-formupload\\$');
     const bar = page.locator('[data-roost-progress] [role=progressbar]');
     await bar.waitFor({ state: 'visible' });
@@ -139,24 +161,45 @@ describe('admin store pages in a browser', { skip }, () => {
     const values: number[] = [];
     for (let i = 0; i < 60 && values.at(-1) !== 98; i++) {
       // Sampled while the bar shows: once the upload is done the page moves on to a fresh form.
-      const now = await bar.evaluate((el) => ((el.parentElement as HTMLElement).hidden ? null : el.getAttribute('aria-valuenow')), undefined, { timeout: 1000 }).catch(() => null);
+      const now = await bar
+        .evaluate(
+          (el) => ((el.parentElement as HTMLElement).hidden ? null : el.getAttribute('aria-valuenow')),
+          undefined,
+          { timeout: 1000 },
+        )
+        .catch(() => null);
       if (now === null) break;
       values.push(Number(now));
       await new Promise((r) => setTimeout(r, 100));
     }
     assert.ok(new Set(values).size >= 3, `the bar moved through ${JSON.stringify(values)}`);
-    assert.deepEqual(values, [...values].sort((a, b) => a - b));
+    assert.deepEqual(
+      values,
+      [...values].sort((a, b) => a - b),
+    );
     await page.waitForURL(/\/admin\/files\/files\/docs\/?$/);
-    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: -1,
+    });
     assert.match(await page.locator('.messages').innerText(), /Uploaded “data.bin” \(2.0 MB\)/);
     await shoot('file-directory');
 
     // Download through the link: the same bytes.
-    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('td a[download]').first().click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.locator('td a[download]').first().click(),
+    ]);
     assert.ok((await readFile((await download.path()) as string)).equals(bytes));
 
     // A hostile name, uploaded without the progress bar (no script needed for this check), shows as text and links right.
-    await page.setInputFiles('#upload-form-file', { name: 'x.txt', mimeType: 'text/plain', buffer: Buffer.from('hostile') });
+    await page.setInputFiles('#upload-form-file', {
+      name: 'x.txt',
+      mimeType: 'text/plain',
+      buffer: Buffer.from('hostile'),
+    });
     await page.fill('#upload-form-name', HOSTILE_FILE);
     await page.click('#upload-formupload\\$');
     await page.getByRole('link', { name: HOSTILE_FILE }).click();

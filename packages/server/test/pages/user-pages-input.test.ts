@@ -17,11 +17,20 @@ describe('user pages: bad input is said on the page and changes nothing', () => 
     assert.equal(res.status, status, textOf(res.html).slice(0, 400));
     assert.match(textOf(res.html), words);
   }
-  const accounts = async () => ((await s.users('list', { size: 100 }, { token: await s.adminToken() })).body.users as Array<{ name: string }>).map((u) => u.name).sort();
-  const signsIn = async (identity: string, password: string) => (await s.users('token', { identity, password })).body?.token !== undefined;
+  const accounts = async () =>
+    ((await s.users('list', { size: 100 }, { token: await s.adminToken() })).body.users as Array<{ name: string }>)
+      .map((u) => u.name)
+      .sort();
+  const signsIn = async (identity: string, password: string) =>
+    (await s.users('token', { identity, password })).body?.token !== undefined;
   const signup = (fields: Record<string, string>, policy = 'signupDirect', options = {}) =>
     postForm(s, `/users/signup?policy=${policy}`, { signup$: 'signup$', ...fields }, options);
-  const good = { name: 'newbie', email: 'newbie@example.com', password: 'newbie-password', 'password-confirm': 'newbie-password' };
+  const good = {
+    name: 'newbie',
+    email: 'newbie@example.com',
+    password: 'newbie-password',
+    'password-confirm': 'newbie-password',
+  };
 
   before(async () => {
     s = await startServer({ bodyLimit: 16 * 1024 }, { clock });
@@ -64,7 +73,11 @@ describe('user pages: bad input is said on the page and changes nothing', () => 
 
   test('sign-up from another site is refused before anything is read', async () => {
     refused(await signup(good, 'signupDirect', { headers: CROSS_SITE }), /Cross-site requests/, 403);
-    refused(await signup(good, 'signupDirect', { headers: { origin: 'https://evil.example' } }), /Cross-site requests/, 403);
+    refused(
+      await signup(good, 'signupDirect', { headers: { origin: 'https://evil.example' } }),
+      /Cross-site requests/,
+      403,
+    );
     assert.deepEqual(await accounts(), ['admin']);
     // The same post from this site works (the control).
     const ok = await signup(good, 'signupDirect', { headers: { origin: s.url, 'sec-fetch-site': 'same-origin' } });
@@ -80,12 +93,18 @@ describe('user pages: bad input is said on the page and changes nothing', () => 
     refused(await activate('not-a-real-code'), /The code is unknown, used or expired/);
     refused(await activate('t'.repeat(300)), /This is not a code we sent/);
     // Used: the second time.
-    assert.equal((await s.users('signupOptin', { name: 'opal', email: 'opal@example.com', password: PASSWORD })).body.result, true);
+    assert.equal(
+      (await s.users('signupOptin', { name: 'opal', email: 'opal@example.com', password: PASSWORD })).body.result,
+      true,
+    );
     const code = tokenFromMail(await s.lastMail('opal@example.com'));
     assert.equal((await activate(code)).status, 200);
     refused(await activate(code), /The code is unknown, used or expired/);
     // Expired: past the activation lifetime (3 days by default), the account stays pending.
-    assert.equal((await s.users('signupOptin', { name: 'olga', email: 'olga@example.com', password: PASSWORD })).body.result, true);
+    assert.equal(
+      (await s.users('signupOptin', { name: 'olga', email: 'olga@example.com', password: PASSWORD })).body.result,
+      true,
+    );
     const late = tokenFromMail(await s.lastMail('olga@example.com'));
     offset = 4 * 24 * 3600 * 1000;
     try {
@@ -102,37 +121,70 @@ describe('user pages: bad input is said on the page and changes nothing', () => 
 
   test('email verification: wrong and used codes change no address', async () => {
     const token = await s.createUser('vic');
-    refused(await postForm(s, '/users/verify-email', { token: 'wrong', confirm$: 'confirm$' }), /unknown, used or expired/);
+    refused(
+      await postForm(s, '/users/verify-email', { token: 'wrong', confirm$: 'confirm$' }),
+      /unknown, used or expired/,
+    );
     await s.users('verifyEmail', { email: 'vic2@example.com' }, { token });
     const code = tokenFromMail(await s.lastMail('vic2@example.com'));
     assert.equal((await postForm(s, '/users/verify-email', { token: code, confirm$: 'confirm$' })).status, 200);
-    refused(await postForm(s, '/users/verify-email', { token: code, confirm$: 'confirm$' }), /unknown, used or expired/);
+    refused(
+      await postForm(s, '/users/verify-email', { token: code, confirm$: 'confirm$' }),
+      /unknown, used or expired/,
+    );
     assert.equal((await s.users('profile', {}, { token })).body.email, 'vic2@example.com');
   });
 
   test('password reset: short, mismatched, wrong, used and expired codes keep the old password', async () => {
     await s.createUser('rose', { password: 'rose-old-password' });
-    const reset = (fields: Record<string, string>) => postForm(s, '/users/reset-password', { confirm$: 'confirm$', ...fields });
+    const reset = (fields: Record<string, string>) =>
+      postForm(s, '/users/reset-password', { confirm$: 'confirm$', ...fields });
     const requested = await postForm(s, '/users/reset-password', { identity: 'rose', request$: 'request$' });
     assert.match(textOf(requested.html), /If an account matches/);
     // An unknown identity gets the same words (the page finds no accounts).
-    assert.match(textOf((await postForm(s, '/users/reset-password', { identity: 'nobody-at-all', request$: 'request$' })).html), /If an account matches/);
-    refused(await postForm(s, '/users/reset-password', { identity: '', request$: 'request$' }), /Your user name or email: Required/, 200);
+    assert.match(
+      textOf((await postForm(s, '/users/reset-password', { identity: 'nobody-at-all', request$: 'request$' })).html),
+      /If an account matches/,
+    );
+    refused(
+      await postForm(s, '/users/reset-password', { identity: '', request$: 'request$' }),
+      /Your user name or email: Required/,
+      200,
+    );
     const code = tokenFromMail(await s.lastMail('rose@example.com'));
-    refused(await reset({ token: code, newpassword: 'short', 'newpassword-confirm': 'short' }), /At least 8 characters/);
-    refused(await reset({ token: code, newpassword: 'rose-new-password', 'newpassword-confirm': 'rose-other' }), /did not match/);
-    refused(await reset({ token: 'wrong', newpassword: 'rose-new-password', 'newpassword-confirm': 'rose-new-password' }), /unknown, used or expired/);
+    refused(
+      await reset({ token: code, newpassword: 'short', 'newpassword-confirm': 'short' }),
+      /At least 8 characters/,
+    );
+    refused(
+      await reset({ token: code, newpassword: 'rose-new-password', 'newpassword-confirm': 'rose-other' }),
+      /did not match/,
+    );
+    refused(
+      await reset({ token: 'wrong', newpassword: 'rose-new-password', 'newpassword-confirm': 'rose-new-password' }),
+      /unknown, used or expired/,
+    );
     refused(await reset({ token: code, newpassword: '', 'newpassword-confirm': '' }), /New password: Required/);
     assert.ok(await signsIn('rose', 'rose-old-password'));
-    assert.equal((await reset({ token: code, newpassword: 'rose-new-password', 'newpassword-confirm': 'rose-new-password' })).status, 200);
-    refused(await reset({ token: code, newpassword: 'rose-third-password', 'newpassword-confirm': 'rose-third-password' }), /unknown, used or expired/);
+    assert.equal(
+      (await reset({ token: code, newpassword: 'rose-new-password', 'newpassword-confirm': 'rose-new-password' }))
+        .status,
+      200,
+    );
+    refused(
+      await reset({ token: code, newpassword: 'rose-third-password', 'newpassword-confirm': 'rose-third-password' }),
+      /unknown, used or expired/,
+    );
     assert.ok(await signsIn('rose', 'rose-new-password'));
     // Expired: the reset lifetime is an hour by default.
     await s.users('resetPassword', { identity: 'rose' });
     const late = tokenFromMail(await s.lastMail('rose@example.com'));
     offset = 2 * 3600 * 1000;
     try {
-      refused(await reset({ token: late, newpassword: 'rose-late-password', 'newpassword-confirm': 'rose-late-password' }), /unknown, used or expired/);
+      refused(
+        await reset({ token: late, newpassword: 'rose-late-password', 'newpassword-confirm': 'rose-late-password' }),
+        /unknown, used or expired/,
+      );
     } finally {
       offset = 0;
     }
@@ -149,7 +201,8 @@ describe('user pages: posts are rate limited like the operations they run', () =
 
   test('past the limit: 429 with a page that says so; pages still load', async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 5; i++) statuses.push((await postForm(s, '/users/activate', { token: 'wrong', confirm$: 'confirm$' })).status);
+    for (let i = 0; i < 5; i++)
+      statuses.push((await postForm(s, '/users/activate', { token: 'wrong', confirm$: 'confirm$' })).status);
     assert.deepEqual(statuses, [422, 422, 422, 429, 429]);
     const limited = await postForm(s, '/users/activate', { token: 'wrong', confirm$: 'confirm$' });
     assert.match(textOf(limited.html), /Too many requests/);

@@ -35,7 +35,8 @@ describe('user pages in a browser', { skip }, () => {
   }
 
   /** Can `identity` get a token with `password`? */
-  const signsIn = async (identity: string, password: string) => (await s.users('token', { identity, password })).body?.token !== undefined;
+  const signsIn = async (identity: string, password: string) =>
+    (await s.users('token', { identity, password })).body?.token !== undefined;
 
   async function signUp(policy: string, fields: Record<string, string>, on: Page = page): Promise<string> {
     await on.goto(`/users/signup?policy=${policy}`);
@@ -59,14 +60,34 @@ describe('user pages in a browser', { skip }, () => {
   test('sign-up by each policy, with the right words; opt-in through the activation page; a used code is refused', async () => {
     await page.goto('/users/signup');
     assert.deepEqual(await page.locator('.tabs li').allInnerTexts(), [
-      'Create an account', 'Create an account (confirmed by mail)', 'Ask for an account', 'Get an account with a mailed password', 'Create an account with a generated name',
+      'Create an account',
+      'Create an account (confirmed by mail)',
+      'Ask for an account',
+      'Get an account with a mailed password',
+      'Create an account with a generated name',
     ]);
     await shoot('signup');
 
-    assert.match(await signUp('signupDirect', { name: 'dora', email: 'dora@example.com', password: 'dora-password', 'password-confirm': 'dora-password' }), /ready\. You can sign in now/);
+    assert.match(
+      await signUp('signupDirect', {
+        name: 'dora',
+        email: 'dora@example.com',
+        password: 'dora-password',
+        'password-confirm': 'dora-password',
+      }),
+      /ready\. You can sign in now/,
+    );
     assert.ok(await signsIn('dora', 'dora-password'));
 
-    assert.match(await signUp('signupOptin', { name: 'otto', email: 'otto@example.com', password: 'otto-password', 'password-confirm': 'otto-password' }), /Check your mail: we sent a link to otto@example\.com/);
+    assert.match(
+      await signUp('signupOptin', {
+        name: 'otto',
+        email: 'otto@example.com',
+        password: 'otto-password',
+        'password-confirm': 'otto-password',
+      }),
+      /Check your mail: we sent a link to otto@example\.com/,
+    );
     assert.ok(!(await signsIn('otto', 'otto-password')), 'pending until activated');
     const activation = linkOf((await s.lastMail('otto@example.com')).text);
     assert.match(activation, /^\/users\/activate\?token=/);
@@ -83,14 +104,29 @@ describe('user pages in a browser', { skip }, () => {
     assert.match(await page.locator('.roost-form').innerText(), /The code is unknown, used or expired/);
     await screenshot(page, SUITE, 'activate-used-laptop');
 
-    assert.match(await signUp('signupReview', { name: 'rita', email: 'rita@example.com', password: 'rita-password', 'password-confirm': 'rita-password' }), /An administrator will review/);
+    assert.match(
+      await signUp('signupReview', {
+        name: 'rita',
+        email: 'rita@example.com',
+        password: 'rita-password',
+        'password-confirm': 'rita-password',
+      }),
+      /An administrator will review/,
+    );
     assert.ok(!(await signsIn('rita', 'rita-password')), 'pending until reviewed');
 
-    assert.match(await signUp('signupSendpw', { name: 'sam', email: 'sam@example.com' }), /we sent your password to sam@example\.com/);
+    assert.match(
+      await signUp('signupSendpw', { name: 'sam', email: 'sam@example.com' }),
+      /we sent your password to sam@example\.com/,
+    );
     const mailed = /this password: (\S+)/.exec((await s.lastMail('sam@example.com')).text)?.[1];
     assert.ok(mailed && (await signsIn('sam', mailed)));
 
-    const done = await signUp('signupUid', { email: 'uma@example.com', password: 'uma-password', 'password-confirm': 'uma-password' }, phonePage);
+    const done = await signUp(
+      'signupUid',
+      { email: 'uma@example.com', password: 'uma-password', 'password-confirm': 'uma-password' },
+      phonePage,
+    );
     const generated = await phonePage.locator('code.generated-name').innerText();
     assert.match(generated, /^[a-z0-9]{30}$/);
     assert.match(done, new RegExp(`generated name is ${generated}`));

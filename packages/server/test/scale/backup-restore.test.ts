@@ -23,7 +23,8 @@ const BIG = 6 * 1024 * 1024; // above the S3 part size of the tests: a multipart
 /** `roost <args>` in a process of its own, configured by a roost.config.json in `cwd`. */
 function roost(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('ROOST_') && !k.startsWith('NODE_TEST')) env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (!k.startsWith('ROOST_') && !k.startsWith('NODE_TEST')) env[k] = v;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { cwd, env });
     let stdout = '';
@@ -75,12 +76,19 @@ describe('roost backup and roost restore', () => {
     aliceToken = await source.createUser('alice', { groups: ['editors'] });
     await source.createUser('bob');
     await source.grant('signupDirect', ['sys:everyone']);
-    for (let i = 0; i < 30; i++) await source.request('/data/api/setItem', { key: `k${i}`, value: `value ${i} ✓` }, { token: aliceToken });
+    for (let i = 0; i < 30; i++)
+      await source.request('/data/api/setItem', { key: `k${i}`, value: `value ${i} ✓` }, { token: aliceToken });
     await source.request('/files/@newItem', { name: 'docs', type: 'd' }, { token: aliceToken });
-    await source.request('/files/docs/readme.txt/@write', undefined, { token: aliceToken, method: 'PUT', raw: 'hello backup' });
+    await source.request('/files/docs/readme.txt/@write', undefined, {
+      token: aliceToken,
+      method: 'PUT',
+      raw: 'hello backup',
+    });
     await source.request('/files/docs/empty.txt/@write', undefined, { token: aliceToken, method: 'PUT', raw: '' });
     const big = await rawRequest(source.url, '/avatars/big.bin/@write', {
-      method: 'PUT', headers: { 'x-auth-token': aliceToken, 'content-type': 'application/octet-stream' }, body: generatedBody(BIG),
+      method: 'PUT',
+      headers: { 'x-auth-token': aliceToken, 'content-type': 'application/octet-stream' },
+      body: generatedBody(BIG),
     });
     assert.equal(big.status, 200, big.text);
     await writeFile(join(work, 'roost.config.json'), JSON.stringify(source.roost.config));
@@ -96,8 +104,20 @@ describe('roost backup and roost restore', () => {
     assert.equal(token.body.result, true, 'alice signs in with her password');
     const t = token.body.token as string;
     assert.deepEqual((await target.users('profile', {}, { token: t })).body.groups, ['editors']);
-    assert.equal((await target.users('identity', {}, { token: aliceToken })).status, options.sessions ? 200 : 401, 'the old session');
-    const perms = await target.users('getPermissions', {}, { token: await target.users('token', { identity: 'admin', password: PASSWORD }).then((r) => r.body.token as string) });
+    assert.equal(
+      (await target.users('identity', {}, { token: aliceToken })).status,
+      options.sessions ? 200 : 401,
+      'the old session',
+    );
+    const perms = await target.users(
+      'getPermissions',
+      {},
+      {
+        token: await target
+          .users('token', { identity: 'admin', password: PASSWORD })
+          .then((r) => r.body.token as string),
+      },
+    );
     assert.ok(JSON.stringify(perms.body).includes('signupDirect'));
     const items = await target.request('/data/api/list', { size: 100 }, { token: t });
     assert.equal(items.body.total, 30);
@@ -108,7 +128,10 @@ describe('roost backup and roost restore', () => {
     const readme = await fetch(`${target.url}/files/docs/readme.txt`, { headers: { 'x-auth-token': t } });
     assert.equal(await readme.text(), 'hello backup');
     assert.equal(readme.headers.get('etag'), `"${sha('hello backup')}"`);
-    assert.equal(await (await fetch(`${target.url}/files/docs/empty.txt`, { headers: { 'x-auth-token': t } })).text(), '');
+    assert.equal(
+      await (await fetch(`${target.url}/files/docs/empty.txt`, { headers: { 'x-auth-token': t } })).text(),
+      '',
+    );
     const big = Buffer.from(await (await fetch(`${target.url}/avatars/big.bin`)).arrayBuffer());
     assert.equal(big.length, BIG);
     assert.equal(sha(big), await bigHash());
@@ -121,12 +144,22 @@ describe('roost backup and roost restore', () => {
     const dir = join(work, 'backup-dir');
     const made = await roost(['backup', dir, '--progress'], work);
     assert.equal(made.code, 0, made.stderr);
-    assert.match(made.stdout, /backup written to .*: \d+ tables, \d+ rows, 3 files \(\d+ bytes, [\d.]+ (B|KiB|MiB)\) from \w+ in [\d.]+ s/);
+    assert.match(
+      made.stdout,
+      /backup written to .*: \d+ tables, \d+ rows, 3 files \(\d+ bytes, [\d.]+ (B|KiB|MiB)\) from \w+ in [\d.]+ s/,
+    );
     // Progress goes to standard error (drawn on a terminal, here forced), ending with the totals.
     const lines = made.stderr.trim().split('\n');
     assert.match(lines.at(-1) ?? '', /^backup: \d+ rows, 3 files, [\d.]+ (KiB|MiB)$/);
-    const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as { tables: Array<{ name: string }>; migrations: string[] };
-    for (const table of ['users', 'sessions', 'permissions', 'datastore_items', 'file_entries']) assert.ok(manifest.tables.some((t) => t.name === table), table);
+    const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as {
+      tables: Array<{ name: string }>;
+      migrations: string[];
+    };
+    for (const table of ['users', 'sessions', 'permissions', 'datastore_items', 'file_entries'])
+      assert.ok(
+        manifest.tables.some((t) => t.name === table),
+        table,
+      );
     assert.deepEqual(manifest.migrations, Object.keys(migrations));
     assert.equal((await readdir(join(dir, 'blobs'))).length, 3);
 
@@ -169,8 +202,14 @@ describe('roost backup and roost restore', () => {
     const extra: Record<string, Migration> = {
       ...migrations,
       '2099-01-01-01-extra': {
+        // biome-ignore lint/suspicious/noExplicitAny: a migration's signature (storage/migrations)
         up: async (db: Kysely<any>) => {
-          await db.schema.createTable('extra_notes').addColumn('id', 'varchar(64)', (c) => c.primaryKey()).addColumn('user_id', 'varchar(64)', (c) => c.references('users.id')).addColumn('body', 'text').execute();
+          await db.schema
+            .createTable('extra_notes')
+            .addColumn('id', 'varchar(64)', (c) => c.primaryKey())
+            .addColumn('user_id', 'varchar(64)', (c) => c.references('users.id'))
+            .addColumn('body', 'text')
+            .execute();
         },
       },
     };
@@ -181,17 +220,28 @@ describe('roost backup and roost restore', () => {
       await s.createUser('carol');
       await migrateToLatest(s.roost.db as Kysely<unknown>, extra);
       const carol = await sql<{ id: string }>`select id from users where name = 'carol'`.execute(s.roost.db);
-      await sql`insert into extra_notes (id, user_id, body) values ('n1', ${carol.rows[0]!.id}, 'a note'), ('n2', null, 'another')`.execute(s.roost.db);
+      await sql`insert into extra_notes (id, user_id, body) values ('n1', ${carol.rows[0]!.id}, 'a note'), ('n2', null, 'another')`.execute(
+        s.roost.db,
+      );
       const manifest = await backup(s.roost.config, file, { migrations: extra });
-      assert.deepEqual(manifest.tables.find((t) => t.name === 'extra_notes'), { name: 'extra_notes', rows: 2 });
+      assert.deepEqual(
+        manifest.tables.find((t) => t.name === 'extra_notes'),
+        { name: 'extra_notes', rows: 2 },
+      );
       // The new table references users: it comes after them.
-      assert.ok(manifest.tables.findIndex((t) => t.name === 'extra_notes') > manifest.tables.findIndex((t) => t.name === 'users'));
+      assert.ok(
+        manifest.tables.findIndex((t) => t.name === 'extra_notes') >
+          manifest.tables.findIndex((t) => t.name === 'users'),
+      );
       await assert.rejects(restore(target.config, file), /newer or different Roost/);
       await restore(target.config, file, { migrations: extra });
       const { db } = openDatabase(target.config);
       try {
         const notes = await sql<{ id: string; body: string }>`select id, body from extra_notes order by id`.execute(db);
-        assert.deepEqual(notes.rows.map((r) => r.body), ['a note', 'another']);
+        assert.deepEqual(
+          notes.rows.map((r) => r.body),
+          ['a note', 'another'],
+        );
       } finally {
         await db.destroy();
       }
@@ -201,7 +251,9 @@ describe('roost backup and roost restore', () => {
     }
   });
 
-  test('a backup of SQLite with files on disk restores into PostgreSQL with files on S3', { skip: onPostgres ? false : 'needs the PostgreSQL pass' }, async () => {
+  test('a backup of SQLite with files on disk restores into PostgreSQL with files on S3', {
+    skip: onPostgres ? false : 'needs the PostgreSQL pass',
+  }, async () => {
     const dataDir = join(work, 'sqlite-source');
     const lite = await createRoost(parseConfig({ dataDir, logLevel: 'silent', rateLimit: { max: 10_000 } }));
     const target = await freshTarget();
@@ -209,11 +261,37 @@ describe('roost backup and roost restore', () => {
     try {
       assert.equal(lite.dialect, 'sqlite');
       const url = await lite.listen({ port: 0, host: '127.0.0.1' });
-      await lite.users.createUser({ name: 'dora', email: 'dora@example.com', password: PASSWORD, realname: 'Dora', data: '', notify: false, groups: [], state: 'active', pending: null });
-      const token = ((await (await fetch(`${url}/users/api/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: 'dora', password: PASSWORD }) })).json()) as { token: string }).token;
+      await lite.users.createUser({
+        name: 'dora',
+        email: 'dora@example.com',
+        password: PASSWORD,
+        realname: 'Dora',
+        data: '',
+        notify: false,
+        groups: [],
+        state: 'active',
+        pending: null,
+      });
+      const token = (
+        (await (
+          await fetch(`${url}/users/api/token`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ identity: 'dora', password: PASSWORD }),
+          })
+        ).json()) as { token: string }
+      ).token;
       const headers = { 'x-auth-token': token, 'content-type': 'application/json' };
-      await fetch(`${url}/data/api/setItem`, { method: 'POST', headers, body: JSON.stringify({ key: 'from', value: 'sqlite' }) });
-      await fetch(`${url}/files/note.txt/@write`, { method: 'PUT', headers: { 'x-auth-token': token }, body: 'on disk' });
+      await fetch(`${url}/data/api/setItem`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ key: 'from', value: 'sqlite' }),
+      });
+      await fetch(`${url}/files/note.txt/@write`, {
+        method: 'PUT',
+        headers: { 'x-auth-token': token },
+        body: 'on disk',
+      });
       await backup(lite.config, file);
     } finally {
       await lite.close();
@@ -225,7 +303,10 @@ describe('roost backup and roost restore', () => {
         assert.equal(server.roost.dialect, 'postgres');
         const token = (await server.users('token', { identity: 'dora', password: PASSWORD })).body.token as string;
         assert.equal((await server.request('/data/api/getItem', { key: 'from' }, { token })).body.value, 'sqlite');
-        assert.equal(await (await fetch(`${server.url}/files/note.txt`, { headers: { 'x-auth-token': token } })).text(), 'on disk');
+        assert.equal(
+          await (await fetch(`${server.url}/files/note.txt`, { headers: { 'x-auth-token': token } })).text(),
+          'on disk',
+        );
         assert.equal(server.roost.config.blobs.kind, 's3');
       } finally {
         await server.close();
@@ -265,7 +346,11 @@ describe('roost backup and roost restore', () => {
       for (const [name, contents] of Object.entries(damaged)) {
         const file = join(work, name);
         await writeFile(file, contents);
-        await assert.rejects(restore(target.config, file), /is not a (gzip file|tar archive) or is damaged|ends early|damaged/, name);
+        await assert.rejects(
+          restore(target.config, file),
+          /is not a (gzip file|tar archive) or is damaged|ends early|damaged/,
+          name,
+        );
       }
       // A directory backup whose files were edited by hand.
       const dir = join(work, 'edited');
@@ -278,7 +363,10 @@ describe('roost backup and roost restore', () => {
       // The failed attempts left the target empty: a good backup restores into it.
       const cli = await roost(['restore', join(work, 'not-gzip.tar.gz')], target.cwd);
       assert.equal(cli.code, 1);
-      assert.match(cli.stderr, /^roost: .*not-gzip\.tar\.gz is not a gzip file or is damaged \(incorrect header check\)/);
+      assert.match(
+        cli.stderr,
+        /^roost: .*not-gzip\.tar\.gz is not a gzip file or is damaged \(incorrect header check\)/,
+      );
       await restore(target.config, good);
     } finally {
       await target.drop();

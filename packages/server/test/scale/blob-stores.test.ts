@@ -23,15 +23,23 @@ const ids = async (store: BlobStore) => {
 };
 
 /** The same promises from every blob store: the local directory and an S3 bucket (s3rver). */
-const backends: Array<[name: string, open: () => Promise<{ store: BlobStore & { close(): void }; cleanup(): Promise<void> }>]> = [
-  ['local disk', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'roost-blobs-'));
-    return { store: createLocalBlobStore(dir), cleanup: () => rm(dir, { recursive: true, force: true }) };
-  }],
-  ['S3 (s3rver)', async () => {
-    const options = await (await sharedS3()).newBucket();
-    return { store: createS3BlobStore(options), cleanup: async () => {} };
-  }],
+const backends: Array<
+  [name: string, open: () => Promise<{ store: BlobStore & { close(): void }; cleanup(): Promise<void> }>]
+> = [
+  [
+    'local disk',
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'roost-blobs-'));
+      return { store: createLocalBlobStore(dir), cleanup: () => rm(dir, { recursive: true, force: true }) };
+    },
+  ],
+  [
+    'S3 (s3rver)',
+    async () => {
+      const options = await (await sharedS3()).newBucket();
+      return { store: createS3BlobStore(options), cleanup: async () => {} };
+    },
+  ],
 ];
 
 for (const [name, open] of backends) {
@@ -76,7 +84,10 @@ for (const [name, open] of backends) {
     });
 
     test('too large, or a source that fails, leaves nothing behind', async () => {
-      await assert.rejects(store.put(generatedBody(6 * 1024 * 1024), { maxBytes: 6 * 1024 * 1024 - 1 }), BlobTooLargeError);
+      await assert.rejects(
+        store.put(generatedBody(6 * 1024 * 1024), { maxBytes: 6 * 1024 * 1024 - 1 }),
+        BlobTooLargeError,
+      );
       const failing = new Readable({
         read() {
           this.push(Buffer.alloc(1024 * 1024));
@@ -88,7 +99,8 @@ for (const [name, open] of backends) {
     });
 
     test('ids that this store did not make are refused, never turned into a path or key', async () => {
-      for (const id of ['../etc/passwd', 'a/b', '', 'x'.repeat(36)]) await assert.rejects(async () => store.get(id), /invalid blob id/);
+      for (const id of ['../etc/passwd', 'a/b', '', 'x'.repeat(36)])
+        await assert.rejects(async () => store.get(id), /invalid blob id/);
     });
   });
 }

@@ -23,7 +23,11 @@ describe('rate limits shared through Redis', () => {
   });
 
   const post = async (url: string, op: string, body: unknown) => {
-    const res = await fetch(`${url}/users/api/${op}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${url}/users/api/${op}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json()) as { code?: string } };
   };
   const reset = { identity: 'nobody' };
@@ -44,7 +48,11 @@ describe('rate limits shared through Redis', () => {
 
   test('without Redis, requests are let through (not refused, not held)', async () => {
     await redis.stop();
-    const res = await post(a.url, 'signupDirect', { name: 'someone', email: 'someone@example.com', password: 'a-good-password' });
+    const res = await post(a.url, 'signupDirect', {
+      name: 'someone',
+      email: 'someone@example.com',
+      password: 'a-good-password',
+    });
     assert.notEqual(res.status, 429);
     assert.notEqual(res.status, 500);
   });

@@ -17,7 +17,9 @@ import { onPostgres } from './scale-helpers.js';
  */
 const BOUND_MS = 1000;
 
-describe('revocation across two processes on PostgreSQL', { skip: onPostgres ? false : 'runs in the PostgreSQL pass (SQLite has one process)' }, () => {
+describe('revocation across two processes on PostgreSQL', {
+  skip: onPostgres ? false : 'runs in the PostgreSQL pass (SQLite has one process)',
+}, () => {
   let a: TestServer;
   let b: ChildRoost;
   let dir: string;
@@ -44,27 +46,49 @@ describe('revocation across two processes on PostgreSQL', { skip: onPostgres ? f
   });
 
   const post = async (url: string, path: string, token: string, body: unknown) => {
-    const res = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-auth-token': token }, body: JSON.stringify(body) });
+    const res = await fetch(url + path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-auth-token': token },
+      body: JSON.stringify(body),
+    });
     await res.arrayBuffer();
     return { status: res.status };
   };
 
   for (const [name, revoke] of [
     ['signout', (token: string) => a.users('signout', {}, { token })],
-    ['disable by an administrator', async (_token: string, user: string) => a.users('setUser', { identity: user, values: { active: false } }, { token: await a.adminToken() })],
+    [
+      'disable by an administrator',
+      async (_token: string, user: string) =>
+        a.users('setUser', { identity: user, values: { active: false } }, { token: await a.adminToken() }),
+    ],
   ] as const) {
     test(`${name} on one process: the other accepts the token no longer than ${BOUND_MS} ms after the answer`, async () => {
       const user = `bound-${name.split(' ')[0]}`;
       const token = await a.createUser(user);
-      for (let i = 0; i < 16; i++) assert.equal((await post(b.url, '/data/api/newItem', token, { key: `${user}-${i}`, value: 0 })).status, 200);
-      const run = await busyCallers(16, (worker, round) => post(b.url, '/data/api/setItem', token, { key: `${user}-${worker}`, value: round }), async () => (await revoke(token, user)).status, { afterMs: 1500 });
-      assert.ok(run.before.some((r) => r.status === 200), 'the other process accepted the token before');
+      for (let i = 0; i < 16; i++)
+        assert.equal((await post(b.url, '/data/api/newItem', token, { key: `${user}-${i}`, value: 0 })).status, 200);
+      const run = await busyCallers(
+        16,
+        (worker, round) => post(b.url, '/data/api/setItem', token, { key: `${user}-${worker}`, value: round }),
+        async () => (await revoke(token, user)).status,
+        { afterMs: 1500 },
+      );
+      assert.ok(
+        run.before.some((r) => r.status === 200),
+        'the other process accepted the token before',
+      );
       const answeredAt = Math.min(...run.after.map((r) => r.sentAt));
       const lateAccepted = run.after.filter((r) => r.status === 200);
       const lastAccepted = lateAccepted.length ? Math.max(...lateAccepted.map((r) => r.sentAt)) - answeredAt : 0;
-      console.log(`# ${name}: ${lateAccepted.length} of ${run.after.length} later writes accepted by the other process, the last sent ${lastAccepted.toFixed(1)} ms after the answer`);
+      console.log(
+        `# ${name}: ${lateAccepted.length} of ${run.after.length} later writes accepted by the other process, the last sent ${lastAccepted.toFixed(1)} ms after the answer`,
+      );
       assert.ok(lastAccepted < BOUND_MS, `the last accepted write was sent ${lastAccepted} ms after the answer`);
-      assert.ok(run.after.slice(-16).every((r) => r.status !== 200), 'the other process refuses the token in the end');
+      assert.ok(
+        run.after.slice(-16).every((r) => r.status !== 200),
+        'the other process refuses the token in the end',
+      );
     });
   }
 });

@@ -10,7 +10,9 @@ import { eventually, onPostgres } from './scale-helpers.js';
  * minute and with a clock that never moves: a cached session can only go because the other
  * instance's change reached this one through LISTEN/NOTIFY (storage/change-feed.ts).
  */
-describe('sessions and permissions stay coherent across instances on PostgreSQL', { skip: onPostgres ? false : 'runs in the PostgreSQL pass (SQLite has one process)' }, () => {
+describe('sessions and permissions stay coherent across instances on PostgreSQL', {
+  skip: onPostgres ? false : 'runs in the PostgreSQL pass (SQLite has one process)',
+}, () => {
   const clock = { now: () => 1_800_000_000_000 };
   const slowCache = { users: { sessionCacheSeconds: 60 } };
   let a: TestServer;
@@ -60,14 +62,25 @@ describe('sessions and permissions stay coherent across instances on PostgreSQL'
     const admin = await a.adminToken();
     const disabled = await a.createUser('rita');
     assert.equal(await identityStatus(bUrl, disabled), 200);
-    assert.equal((await call(a.url, 'setUser', admin, { identity: 'rita', values: { active: false } })).body.result, true);
+    assert.equal(
+      (await call(a.url, 'setUser', admin, { identity: 'rita', values: { active: false } })).body.result,
+      true,
+    );
     await eventually(async () => (await identityStatus(bUrl, disabled)) === 401, 'b refuses the disabled account');
 
     const first = await a.createUser('sven');
-    const second = (await call(a.url, 'token', undefined, { identity: 'sven', password: PASSWORD })).body.token as string;
+    const second = (await call(a.url, 'token', undefined, { identity: 'sven', password: PASSWORD })).body
+      .token as string;
     assert.equal(await identityStatus(bUrl, first), 200);
-    assert.equal((await call(a.url, 'updatePassword', second, { password: PASSWORD, newpassword: 'another-good-password' })).body.result, true);
-    await eventually(async () => (await identityStatus(bUrl, first)) === 401, 'b refuses the session the password change revoked');
+    assert.equal(
+      (await call(a.url, 'updatePassword', second, { password: PASSWORD, newpassword: 'another-good-password' })).body
+        .result,
+      true,
+    );
+    await eventually(
+      async () => (await identityStatus(bUrl, first)) === 401,
+      'b refuses the session the password change revoked',
+    );
     assert.equal(await identityStatus(bUrl, second), 200, 'the session that changed the password stays');
   });
 
@@ -76,15 +89,24 @@ describe('sessions and permissions stay coherent across instances on PostgreSQL'
     const token = await a.createUser('tara');
     assert.deepEqual((await call(bUrl, 'profile', token)).body.groups, []);
     await call(a.url, 'setUser', admin, { identity: 'tara', values: { groups: ['editors'] } });
-    await eventually(async () => JSON.stringify((await call(bUrl, 'profile', token)).body.groups) === '["editors"]', 'b shows the new group');
+    await eventually(
+      async () => JSON.stringify((await call(bUrl, 'profile', token)).body.groups) === '["editors"]',
+      'b shows the new group',
+    );
   });
 
   test('a permission change on one instance applies on the other', async () => {
     const admin = await a.adminToken();
     assert.equal((await call(bUrl, 'getPermissions', admin)).status, 200); // b now keeps the entries
-    await call(a.url, 'setPermissions', admin, { permissions: [{ permission: 'signupDirect', groups: ['sys:everyone'], action: 'replace' }] });
+    await call(a.url, 'setPermissions', admin, {
+      permissions: [{ permission: 'signupDirect', groups: ['sys:everyone'], action: 'replace' }],
+    });
     await eventually(async () => {
-      const res = await call(bUrl, 'signupDirect', undefined, { name: 'newcomer', email: 'newcomer@example.com', password: PASSWORD });
+      const res = await call(bUrl, 'signupDirect', undefined, {
+        name: 'newcomer',
+        email: 'newcomer@example.com',
+        password: PASSWORD,
+      });
       return res.body.result === true;
     }, 'b lets anyone sign up');
   });
@@ -93,7 +115,9 @@ describe('sessions and permissions stay coherent across instances on PostgreSQL'
     const admin = new pg.Client({ connectionString: a.roost.config.databaseUrl });
     await admin.connect();
     try {
-      const { rowCount } = await admin.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query ilike 'listen roost_changes%' and pid <> pg_backend_pid()");
+      const { rowCount } = await admin.query(
+        "select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query ilike 'listen roost_changes%' and pid <> pg_backend_pid()",
+      );
       assert.equal(rowCount, 2, 'both instances listen');
     } finally {
       await admin.end();
@@ -101,6 +125,9 @@ describe('sessions and permissions stay coherent across instances on PostgreSQL'
     const token = await a.createUser('ursula');
     assert.equal(await identityStatus(bUrl, token), 200);
     assert.equal((await call(a.url, 'signout', token)).status, 200);
-    await eventually(async () => (await identityStatus(bUrl, token)) === 401, 'b refuses the signed-out token after the reconnect');
+    await eventually(
+      async () => (await identityStatus(bUrl, token)) === 401,
+      'b refuses the signed-out token after the reconnect',
+    );
   });
 });

@@ -18,7 +18,10 @@ test('sweep-blobs deletes contents no file refers to, older than the given age, 
     assert.deepEqual(swept, { checked: 3, deleted: 1 });
     await assert.rejects(s.roost.blobs.forStore('files').get(orphan.id));
     assert.equal(await (await fetch(`${s.url}/files/kept.txt`, { headers: { 'x-auth-token': token } })).text(), 'kept');
-    assert.equal(await (await fetch(`${s.url}/other/kept.txt`, { headers: { 'x-auth-token': token } })).text(), 'kept too');
+    assert.equal(
+      await (await fetch(`${s.url}/other/kept.txt`, { headers: { 'x-auth-token': token } })).text(),
+      'kept too',
+    );
   } finally {
     await s.close();
   }

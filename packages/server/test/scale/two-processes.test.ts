@@ -26,8 +26,12 @@ interface Process {
 /** `roost serve` as a child process of its own, configured by `cwd`'s roost.config.json; resolves once it listens. */
 function serve(cwd: string, dataDir: string): Promise<Process> {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('ROOST_') && !k.startsWith('NODE_TEST')) env[k] = v;
-  const child = spawn(process.execPath, [BIN, 'serve'], { cwd, env: { ...env, ROOST_DATA_DIR: dataDir, ROOST_PORT: '0', ROOST_LOG_LEVEL: 'info' } });
+  for (const [k, v] of Object.entries(process.env))
+    if (!k.startsWith('ROOST_') && !k.startsWith('NODE_TEST')) env[k] = v;
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    cwd,
+    env: { ...env, ROOST_DATA_DIR: dataDir, ROOST_PORT: '0', ROOST_LOG_LEVEL: 'info' },
+  });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   return new Promise((resolve, reject) => {
     let out = '';
@@ -45,8 +49,13 @@ function serve(cwd: string, dataDir: string): Promise<Process> {
   });
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: whatever the server answered; each test asserts the members it needs
 async function call(url: string, path: string, body: unknown, token?: string): Promise<{ status: number; body: any }> {
-  const res = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { 'x-auth-token': token } : {}) }, body: JSON.stringify(body) });
+  const res = await fetch(url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { 'x-auth-token': token } : {}) },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
@@ -55,7 +64,9 @@ async function call(url: string, path: string, body: unknown, token?: string): P
  * Two `roost serve` processes on one PostgreSQL database, one S3 bucket (s3rver) and one Redis:
  * the deployment docs/scaling.md describes, tested from the outside.
  */
-describe('two Roost processes on one PostgreSQL database and one object store', { skip: onPostgres ? false : 'runs in the PostgreSQL pass (SQLite has one process)' }, () => {
+describe('two Roost processes on one PostgreSQL database and one object store', {
+  skip: onPostgres ? false : 'runs in the PostgreSQL pass (SQLite has one process)',
+}, () => {
   let cwd: string;
   let pgDb: { url: string; drop(): Promise<void> };
   let redis: TestRedis;
@@ -66,7 +77,11 @@ describe('two Roost processes on one PostgreSQL database and one object store', 
 
   before(async () => {
     cwd = await mkdtemp(join(tmpdir(), 'roost-two-'));
-    [pgDb, redis, blobs] = await Promise.all([createPostgresDatabase(), startRedis(), sharedS3().then((s3) => s3.newBucket())]);
+    [pgDb, redis, blobs] = await Promise.all([
+      createPostgresDatabase(),
+      startRedis(),
+      sharedS3().then((s3) => s3.newBucket()),
+    ]);
     const input = {
       databaseUrl: pgDb.url,
       host: '127.0.0.1',
@@ -78,7 +93,17 @@ describe('two Roost processes on one PostgreSQL database and one object store', 
     await writeFile(join(cwd, 'roost.config.json'), JSON.stringify(input));
     // An account made beside the servers, as `roost user add` does.
     const services = await openServices(parseConfig({ ...input, dataDir: join(cwd, 'setup') }, cwd));
-    await services.users.createUser({ name: 'alice', email: 'alice@example.com', password: PASSWORD, realname: '', data: '', notify: false, groups: [], state: 'active', pending: null });
+    await services.users.createUser({
+      name: 'alice',
+      email: 'alice@example.com',
+      password: PASSWORD,
+      realname: '',
+      data: '',
+      notify: false,
+      groups: [],
+      state: 'active',
+      pending: null,
+    });
     await services.close();
     // Both start at once: their migrations meet on the migrator's lock.
     [a, b] = await Promise.all([serve(cwd, join(cwd, 'a')), serve(cwd, join(cwd, 'b'))]);
@@ -98,10 +123,14 @@ describe('two Roost processes on one PostgreSQL database and one object store', 
 
   test('a token from one process works on the other; a signout on one is seen by the other', async () => {
     assert.equal((await call(b.url, '/users/api/identity', {}, token)).status, 200);
-    const other = (await call(b.url, '/users/api/token', { identity: 'alice', password: PASSWORD })).body.token as string;
+    const other = (await call(b.url, '/users/api/token', { identity: 'alice', password: PASSWORD })).body
+      .token as string;
     assert.equal((await call(a.url, '/users/api/identity', {}, other)).status, 200); // a keeps it now
     assert.equal((await call(b.url, '/users/api/signout', {}, other)).status, 200);
-    await eventually(async () => (await call(a.url, '/users/api/identity', {}, other)).status === 401, 'a refuses the token signed out on b');
+    await eventually(
+      async () => (await call(a.url, '/users/api/identity', {}, other)).status === 401,
+      'a refuses the token signed out on b',
+    );
     assert.equal((await call(a.url, '/users/api/identity', {}, token)).status, 200, 'the other session lives on');
   });
 
@@ -109,9 +138,16 @@ describe('two Roost processes on one PostgreSQL database and one object store', 
     const writes: Array<{ key: string; value: string; url: string }> = [];
     for (let i = 0; i < 150; i++) writes.push({ key: `k${i}`, value: `v${i}`, url: i % 2 ? a.url : b.url });
     // Five keys written ten times each, from both processes, created by whichever write comes first.
-    for (let i = 0; i < 50; i++) writes.push({ key: `hot${i % 5}`, value: `hot${i % 5}-${i}`, url: i % 2 ? b.url : a.url });
-    const results = await Promise.all(writes.map((w) => call(w.url, '/data/api/setItem', { key: w.key, value: w.value }, token)));
-    assert.deepEqual(results.filter((r) => r.status !== 200 || r.body.result !== 1), [], 'every write succeeded');
+    for (let i = 0; i < 50; i++)
+      writes.push({ key: `hot${i % 5}`, value: `hot${i % 5}-${i}`, url: i % 2 ? b.url : a.url });
+    const results = await Promise.all(
+      writes.map((w) => call(w.url, '/data/api/setItem', { key: w.key, value: w.value }, token)),
+    );
+    assert.deepEqual(
+      results.filter((r) => r.status !== 200 || r.body.result !== 1),
+      [],
+      'every write succeeded',
+    );
 
     for (const url of [a.url, b.url]) {
       const listed = await call(url, '/data/api/list', { size: 500 }, token);
@@ -133,12 +169,21 @@ describe('two Roost processes on one PostgreSQL database and one object store', 
   test('killing a process (SIGKILL) in the middle of uploads leaves no broken file and no stray object', async () => {
     const old = 'the old, complete contents';
     assert.equal((await httpPut(a.url, '/files/doc.bin/@write', token, old)).status, 200);
-    const s3 = new S3Client({ endpoint: blobs.endpoint, region: blobs.region, forcePathStyle: true, credentials: s3Credentials() });
-    const objects = async () => (await s3.send(new ListObjectsV2Command({ Bucket: blobs.bucket, Prefix: blobs.prefix }))).Contents?.length ?? 0;
+    const s3 = new S3Client({
+      endpoint: blobs.endpoint,
+      region: blobs.region,
+      forcePathStyle: true,
+      credentials: s3Credentials(),
+    });
+    const objects = async () =>
+      (await s3.send(new ListObjectsV2Command({ Bucket: blobs.bucket, Prefix: blobs.prefix }))).Contents?.length ?? 0;
     try {
       assert.equal(await objects(), 1);
       // Two uploads to b, a replacement and a new file, each killed after 12 MiB of 40 (two parts sent).
-      const sent = [streamUntil(b.url, '/files/doc.bin/@write', token), streamUntil(b.url, '/files/new.bin/@write', token)];
+      const sent = [
+        streamUntil(b.url, '/files/doc.bin/@write', token),
+        streamUntil(b.url, '/files/new.bin/@write', token),
+      ];
       await Promise.all(sent.map((s) => s.reached));
       b.child.kill('SIGKILL');
       await b.exited;
@@ -149,11 +194,17 @@ describe('two Roost processes on one PostgreSQL database and one object store', 
       assert.equal(doc.headers.get('etag'), `"${createHash('sha256').update(old).digest('base64url')}"`);
       assert.equal((await call(a.url, '/files/new.bin/@getItem', {}, token)).status, 404);
       const listed = await call(a.url, '/files/@list', {}, token);
-      assert.deepEqual((listed.body.items as Array<{ name: string }>).map((i) => i.name), ['doc.bin']);
+      assert.deepEqual(
+        (listed.body.items as Array<{ name: string }>).map((i) => i.name),
+        ['doc.bin'],
+      );
       assert.equal(await objects(), 1, 'no object of the killed uploads is in the bucket');
       // The survivor goes on: a new upload works.
       assert.equal((await httpPut(a.url, '/files/new.bin/@write', token, 'after the crash')).status, 200);
-      assert.equal(await (await fetch(`${a.url}/files/new.bin`, { headers: { 'x-auth-token': token } })).text(), 'after the crash');
+      assert.equal(
+        await (await fetch(`${a.url}/files/new.bin`, { headers: { 'x-auth-token': token } })).text(),
+        'after the crash',
+      );
     } finally {
       s3.destroy();
     }
@@ -161,7 +212,11 @@ describe('two Roost processes on one PostgreSQL database and one object store', 
 });
 
 function httpPut(url: string, path: string, token: string, body: string): Promise<{ status: number }> {
-  return fetch(url + path, { method: 'PUT', headers: { 'x-auth-token': token, 'content-type': 'application/octet-stream' }, body }).then(async (r) => {
+  return fetch(url + path, {
+    method: 'PUT',
+    headers: { 'x-auth-token': token, 'content-type': 'application/octet-stream' },
+    body,
+  }).then(async (r) => {
     await r.arrayBuffer();
     return { status: r.status };
   });
@@ -178,7 +233,13 @@ function streamUntil(url: string, path: string, token: string): { reached: Promi
   let reachedResolve: () => void;
   const reached = new Promise<void>((r) => (reachedResolve = r));
   const done = new Promise<void>((resolve) => {
-    const req = httpRequest({ host: target.hostname, port: target.port, path, method: 'PUT', headers: { 'x-auth-token': token, 'content-type': 'application/octet-stream', 'content-length': String(total) } });
+    const req = httpRequest({
+      host: target.hostname,
+      port: target.port,
+      path,
+      method: 'PUT',
+      headers: { 'x-auth-token': token, 'content-type': 'application/octet-stream', 'content-length': String(total) },
+    });
     req.on('error', () => resolve());
     req.on('close', () => resolve());
     req.on('response', (res) => {

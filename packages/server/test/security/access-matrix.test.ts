@@ -1,7 +1,16 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PASSWORD, startServer, type CallResult } from '../helpers/test-server.js';
-import { assertExpected, call, DEAD, gist, LIVE, Matrix, TABLES, TOKEN_LIFETIME_SECONDS } from './support/access-table.js';
+import {
+  assertExpected,
+  call,
+  DEAD,
+  gist,
+  LIVE,
+  Matrix,
+  TABLES,
+  TOKEN_LIFETIME_SECONDS,
+} from './support/access-table.js';
 import { operationsOf } from './support/operations.js';
 import { snapshot, snapshotDiff } from './support/snapshot.js';
 
@@ -26,7 +35,10 @@ describe('access control: every operation × every kind of caller', () => {
 
   test('the matrix has a row for every operation of the route tables, and none for an operation that is gone', () => {
     for (const service of ['users', 'datastore', 'filestore'] as const) {
-      const ops = operationsOf(m.s.roost).filter((o) => o.service === service).map((o) => o.op).sort();
+      const ops = operationsOf(m.s.roost)
+        .filter((o) => o.service === service)
+        .map((o) => o.op)
+        .sort();
       assert.deepEqual(Object.keys(TABLES[service]).sort(), ops, service);
     }
   });
@@ -43,7 +55,12 @@ describe('access control: every operation × every kind of caller', () => {
           const before = refusal ? await snapshot(m.s.roost) : null;
           const res = await call(m, cell, m.token(kind));
           assertExpected(res, expect, `${service} ${op} by ${kind}`);
-          if (before) assert.deepEqual(snapshotDiff(before, await snapshot(m.s.roost)), [], `${op} by ${kind} was refused but changed the store`);
+          if (before)
+            assert.deepEqual(
+              snapshotDiff(before, await snapshot(m.s.roost)),
+              [],
+              `${op} by ${kind} was refused but changed the store`,
+            );
           if (kind === 'anonymous') anonymous = res;
           if (row.consumes && !refusal) await m.renew(kind);
         }
@@ -54,9 +71,18 @@ describe('access control: every operation × every kind of caller', () => {
         const before = refused ? await snapshot(m.s.roost) : null;
         for (const kind of DEAD) {
           const res = await call(m, shared ?? (await row.prepare(m, kind)), m.token(kind));
-          assert.deepEqual(gist(res), gist(anonymous as CallResult), `${service} ${op} with the token of a ${kind} user must be answered as anonymous`);
+          assert.deepEqual(
+            gist(res),
+            gist(anonymous as CallResult),
+            `${service} ${op} with the token of a ${kind} user must be answered as anonymous`,
+          );
         }
-        if (before) assert.deepEqual(snapshotDiff(before, await snapshot(m.s.roost)), [], `${op} by a dead token changed the store`);
+        if (before)
+          assert.deepEqual(
+            snapshotDiff(before, await snapshot(m.s.roost)),
+            [],
+            `${op} by a dead token changed the store`,
+          );
       });
     }
   }
@@ -64,7 +90,11 @@ describe('access control: every operation × every kind of caller', () => {
   test('dead tokens count for nothing in any header or the cookie', async () => {
     for (const kind of DEAD) {
       const token = m.token(kind) as string;
-      for (const headers of [{ 'x-auth-token': token }, { authorization: `Bearer ${token}` }, { cookie: `auth=${token}` }] as Record<string, string>[]) {
+      for (const headers of [
+        { 'x-auth-token': token },
+        { authorization: `Bearer ${token}` },
+        { cookie: `auth=${token}` },
+      ] as Record<string, string>[]) {
         for (const path of ['/users/api/profile', '/data/api/keys', '/files/@list']) {
           const res = await m.s.request(path, {}, { method: 'POST', headers });
           assert.equal(res.status, 401, `${kind} ${Object.keys(headers)[0]} ${path}`);
@@ -76,6 +106,7 @@ describe('access control: every operation × every kind of caller', () => {
   test('a dead token does not come back to life: the expired one after its account is used, the revoked one after a new sign-in', async () => {
     assert.equal((await m.s.users('token', { identity: 'dead-expired', password: PASSWORD })).status, 200);
     assert.equal((await m.s.users('token', { identity: 'dead-revoked', password: PASSWORD })).status, 200);
-    for (const kind of ['expired', 'revoked'] as const) assert.equal((await m.s.users('profile', {}, { token: m.token(kind) })).status, 401, kind);
+    for (const kind of ['expired', 'revoked'] as const)
+      assert.equal((await m.s.users('profile', {}, { token: m.token(kind) })).status, 401, kind);
   });
 });

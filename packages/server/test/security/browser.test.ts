@@ -12,7 +12,8 @@ import { PASSWORD, startServer, type TestServer } from '../helpers/test-server.j
  * another site cannot make a signed-in browser change anything.
  */
 // Headers and CSRF do not depend on the database: the PostgreSQL pass leaves this to the SQLite one.
-const skip = process.env.ROOST_TEST_DIALECT === 'postgres' ? 'the same on both databases (runs in the SQLite pass)' : false;
+const skip =
+  process.env.ROOST_TEST_DIALECT === 'postgres' ? 'the same on both databases (runs in the SQLite pass)' : false;
 
 describe('web security in a real browser', { skip }, () => {
   let s: TestServer;
@@ -33,7 +34,9 @@ describe('web security in a real browser', { skip }, () => {
         '/link': `<script>location.href = '${target}/users/api/update?realname=forged-by-link'</script>`,
         '/img': `<img src="${target}/users/api/update?realname=forged-by-img" onerror="document.title='sent'" onload="document.title='sent'">`,
       };
-      res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>evil</title>${pages[req.url ?? ''] ?? ''}`);
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(`<!doctype html><title>evil</title>${pages[req.url ?? ''] ?? ''}`);
     });
     await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
     evilUrl = `http://localhost:${(evil.address() as AddressInfo).port}`;
@@ -44,7 +47,7 @@ describe('web security in a real browser', { skip }, () => {
     await s.close();
   });
 
-  test('/docs renders under the pages\' CSP without a single violation', async () => {
+  test("/docs renders under the pages' CSP without a single violation", async () => {
     const page = await browser.newPage();
     const violations: string[] = [];
     page.on('console', (msg) => {
@@ -59,7 +62,10 @@ describe('web security in a real browser', { skip }, () => {
 
   test('an uploaded HTML file opened in the browser runs no script and reaches no cookie', async () => {
     const page = `<!doctype html><title>upload</title><script>document.title = 'pwned:' + document.cookie; fetch('/users/api/profile')</script>`;
-    assert.equal((await s.request('/files/@newItem', { name: 'page.html', contents: page, mime: 'text/html' }, { token })).status, 200);
+    assert.equal(
+      (await s.request('/files/@newItem', { name: 'page.html', contents: page, mime: 'text/html' }, { token })).status,
+      200,
+    );
     const context = await signedInContext(browser, s.url, 'alice', PASSWORD);
     const tab = await context.newPage();
     const requests: string[] = [];
@@ -67,11 +73,14 @@ describe('web security in a real browser', { skip }, () => {
     await tab.goto(`${s.url}/files/page.html`);
     await tab.waitForTimeout(300);
     assert.equal(await tab.title(), 'upload');
-    assert.deepEqual(requests.filter((u) => u.includes('/users/api/')), []);
+    assert.deepEqual(
+      requests.filter((u) => u.includes('/users/api/')),
+      [],
+    );
     await context.close();
   });
 
-  test('a page on another site cannot change a signed-in user\'s data: form post, fetch, link, image', async () => {
+  test("a page on another site cannot change a signed-in user's data: form post, fetch, link, image", async () => {
     const context = await signedInContext(browser, s.url, 'alice', PASSWORD);
     const realname = async () => (await s.users('profile', {}, { token })).body.realname as string;
     const before = await realname();
@@ -97,7 +106,16 @@ describe('web security in a real browser', { skip }, () => {
     // The same browser, on Roost's own origin, may (the cookie works).
     const own = await context.newPage();
     await own.goto(`${s.url}/docs/`);
-    const status = await own.evaluate(async () => (await fetch('/users/api/update', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"realname":"own"}' })).status);
+    const status = await own.evaluate(
+      async () =>
+        (
+          await fetch('/users/api/update', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: '{"realname":"own"}',
+          })
+        ).status,
+    );
     assert.equal(status, 200);
     assert.equal(await realname(), 'own');
     await context.close();

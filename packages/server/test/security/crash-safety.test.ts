@@ -30,7 +30,13 @@ interface Answer {
   body: Buffer;
 }
 
-function call(base: string, method: string, path: string, headers: Record<string, string>, body?: string | Buffer | Readable): Promise<Answer> {
+function call(
+  base: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string | Buffer | Readable,
+): Promise<Answer> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: url.hostname, port: url.port, path, method, headers, agent }, (res) => {
@@ -62,9 +68,12 @@ function fileBlocks(name: string, version: number, size: number): { stream: () =
   for (let i = 0; i < count; i++) hash.update(block(i));
   return {
     hash: hash.digest('hex'),
-    stream: () => Readable.from((function* () {
-      for (let i = 0; i < count; i++) yield block(i);
-    })()),
+    stream: () =>
+      Readable.from(
+        (function* () {
+          for (let i = 0; i < count; i++) yield block(i);
+        })(),
+      ),
   };
 }
 
@@ -89,7 +98,13 @@ class Ledger {
 
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 
-async function driveWrites(server: ChildRoost, token: string, ledger: Ledger, round: number, stop: { now: boolean }): Promise<void> {
+async function driveWrites(
+  server: ChildRoost,
+  token: string,
+  ledger: Ledger,
+  round: number,
+  stop: { now: boolean },
+): Promise<void> {
   const auth = { 'x-auth-token': token };
   const versions = new Map<string, number>();
   const next = (name: string) => {
@@ -105,7 +120,13 @@ async function driveWrites(server: ChildRoost, token: string, ledger: Ledger, ro
       const version = next(key);
       const value = itemValue(key, version);
       ledger.send(key, version, sha(value));
-      const res = await call(server.url, 'POST', '/data/api/setItem', { ...auth, 'content-type': 'application/json' }, JSON.stringify({ key, value }));
+      const res = await call(
+        server.url,
+        'POST',
+        '/data/api/setItem',
+        { ...auth, 'content-type': 'application/json' },
+        JSON.stringify({ key, value }),
+      );
       assert.equal(res.status, 200, res.body.toString());
       ledger.ack(key, version);
     }
@@ -115,7 +136,13 @@ async function driveWrites(server: ChildRoost, token: string, ledger: Ledger, ro
       const keys = Array.from({ length: 5 }, (_, j) => `r${round}-batch${i}-${j}`);
       const entry = { keys, acked: false };
       ledger.batches.push(entry);
-      const res = await call(server.url, 'POST', '/data/api/newItem', { ...auth, 'content-type': 'application/json' }, JSON.stringify({ items: keys.map((key) => ({ key, value: itemValue(key, 1) })) }));
+      const res = await call(
+        server.url,
+        'POST',
+        '/data/api/newItem',
+        { ...auth, 'content-type': 'application/json' },
+        JSON.stringify({ items: keys.map((key) => ({ key, value: itemValue(key, 1) })) }),
+      );
       assert.equal(res.status, 200, res.body.toString());
       entry.acked = true;
       ledger.count++;
@@ -127,16 +154,33 @@ async function driveWrites(server: ChildRoost, token: string, ledger: Ledger, ro
       const version = next(name);
       const contents = fileBlocks(name, version, size(i));
       ledger.send(name, version, contents.hash);
-      const res = await call(server.url, 'PUT', `/files/crash/${name}/@write`, { ...auth, 'content-type': 'application/octet-stream' }, contents.stream());
+      const res = await call(
+        server.url,
+        'PUT',
+        `/files/crash/${name}/@write`,
+        { ...auth, 'content-type': 'application/octet-stream' },
+        contents.stream(),
+      );
       assert.equal(res.status, 200, res.body.toString());
       ledger.ack(name, version);
     }
   };
-  const workers = [items(0), items(1), items(2), batches(), files('small', 6, (i) => 1_000 + ((i * 4_099) % 30_000)), files('large', 1_000, (i) => 1_000_000 + ((i * 777_777) % 3_000_000))];
+  const workers = [
+    items(0),
+    items(1),
+    items(2),
+    batches(),
+    files('small', 6, (i) => 1_000 + ((i * 4_099) % 30_000)),
+    files('large', 1_000, (i) => 1_000_000 + ((i * 777_777) % 3_000_000)),
+  ];
   // A failed request after the kill is expected; before it, a failure fails the test.
-  await Promise.all(workers.map((w) => w.catch((err: unknown) => {
-    if (!stop.now) throw err;
-  })));
+  await Promise.all(
+    workers.map((w) =>
+      w.catch((err: unknown) => {
+        if (!stop.now) throw err;
+      }),
+    ),
+  );
 }
 
 async function verify(server: ChildRoost, token: string, ledger: Ledger): Promise<void> {
@@ -144,7 +188,15 @@ async function verify(server: ChildRoost, token: string, ledger: Ledger): Promis
   for (const [name, versions] of ledger.sent) {
     const acked = ledger.acked.get(name) ?? 0;
     const isFile = name.endsWith('.bin');
-    const res = isFile ? await call(server.url, 'GET', `/files/crash/${name}`, auth) : await call(server.url, 'POST', '/data/api/getItem', { ...auth, 'content-type': 'application/json' }, JSON.stringify({ key: name }));
+    const res = isFile
+      ? await call(server.url, 'GET', `/files/crash/${name}`, auth)
+      : await call(
+          server.url,
+          'POST',
+          '/data/api/getItem',
+          { ...auth, 'content-type': 'application/json' },
+          JSON.stringify({ key: name }),
+        );
     if (res.status === 404) {
       assert.equal(acked, 0, `${name}: version ${acked} was acknowledged, and is gone`);
       continue;
@@ -152,13 +204,25 @@ async function verify(server: ChildRoost, token: string, ledger: Ledger): Promis
     assert.equal(res.status, 200, `${name}: ${res.body.toString().slice(0, 200)}`);
     const fingerprint = isFile ? sha(res.body) : sha(String(json(res).value));
     const version = [...versions].find(([, f]) => f === fingerprint)?.[0];
-    assert.ok(version !== undefined, `${name}: the stored ${isFile ? 'file' : 'value'} is none of the versions sent (torn or mixed)`);
+    assert.ok(
+      version !== undefined,
+      `${name}: the stored ${isFile ? 'file' : 'value'} is none of the versions sent (torn or mixed)`,
+    );
     assert.ok(version >= acked, `${name}: holds version ${version}, but ${acked} was acknowledged`);
   }
   for (const batch of ledger.batches) {
-    const res = await call(server.url, 'POST', '/data/api/getItem', { ...auth, 'content-type': 'application/json' }, JSON.stringify({ key: batch.keys }));
+    const res = await call(
+      server.url,
+      'POST',
+      '/data/api/getItem',
+      { ...auth, 'content-type': 'application/json' },
+      JSON.stringify({ key: batch.keys }),
+    );
     const found = (json(res).items as unknown[] | undefined)?.length ?? 0;
-    assert.ok(found === 0 || found === batch.keys.length, `batch ${batch.keys[0]}: ${found} of ${batch.keys.length} items, a batch is all or nothing`);
+    assert.ok(
+      found === 0 || found === batch.keys.length,
+      `batch ${batch.keys[0]}: ${found} of ${batch.keys.length} items, a batch is all or nothing`,
+    );
     if (batch.acked) assert.equal(found, batch.keys.length, `acknowledged batch ${batch.keys[0]} is missing`);
   }
 }
@@ -166,7 +230,13 @@ async function verify(server: ChildRoost, token: string, ledger: Ledger): Promis
 /** An upload that sends its first megabyte and then waits, until the process is killed. */
 function stalledUpload(server: ChildRoost, token: string): void {
   const url = new URL(server.url);
-  const req = httpRequest({ host: url.hostname, port: url.port, method: 'PUT', path: '/files/crash/stalled.bin/@write', headers: { 'x-auth-token': token, 'content-length': String(10_000_000) } });
+  const req = httpRequest({
+    host: url.hostname,
+    port: url.port,
+    method: 'PUT',
+    path: '/files/crash/stalled.bin/@write',
+    headers: { 'x-auth-token': token, 'content-length': String(10_000_000) },
+  });
   req.on('error', () => {});
   req.write(Buffer.alloc(1_000_000, 7));
 }
@@ -194,13 +264,24 @@ describe(`crash safety: SIGKILL during a stream of writes (${process.env.ROOST_T
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'roost-crash-'));
     dataDir = join(dir, 'data');
-    const pg = process.env.ROOST_TEST_DIALECT === 'postgres' ? await createPostgresDatabase(postgresAdminUrl()) : undefined;
+    const pg =
+      process.env.ROOST_TEST_DIALECT === 'postgres' ? await createPostgresDatabase(postgresAdminUrl()) : undefined;
     drop = pg?.drop;
     const config = { host: '127.0.0.1', port: 0, dataDir, logLevel: 'info', ...(pg ? { databaseUrl: pg.url } : {}) };
     configFile = await writeConfig(dir, config);
     // The account, made as `roost user add` makes it, before the server runs.
     const services = await openServices(parseConfig(config));
-    await services.users.createUser({ name: 'writer', email: 'writer@example.com', password: PASSWORD, realname: '', data: '', notify: false, groups: [], state: 'active', pending: null });
+    await services.users.createUser({
+      name: 'writer',
+      email: 'writer@example.com',
+      password: PASSWORD,
+      realname: '',
+      data: '',
+      notify: false,
+      groups: [],
+      state: 'active',
+      pending: null,
+    });
     await services.close();
   });
   after(async () => {
@@ -211,7 +292,13 @@ describe(`crash safety: SIGKILL during a stream of writes (${process.env.ROOST_T
   });
 
   async function signIn(s: ChildRoost): Promise<string> {
-    const res = await call(s.url, 'POST', '/users/api/token', { 'content-type': 'application/json' }, JSON.stringify({ identity: 'writer', password: PASSWORD }));
+    const res = await call(
+      s.url,
+      'POST',
+      '/users/api/token',
+      { 'content-type': 'application/json' },
+      JSON.stringify({ identity: 'writer', password: PASSWORD }),
+    );
     return String(json(res).token);
   }
 
@@ -219,7 +306,19 @@ describe(`crash safety: SIGKILL during a stream of writes (${process.env.ROOST_T
     test(`round ${round}: every acknowledged write survives the kill whole, nothing torn shows, the restart is clean`, async () => {
       server ??= await startChild(configFile);
       let token = await signIn(server);
-      if (round === 1) assert.equal((await call(server.url, 'POST', '/files/@newItem', { 'x-auth-token': token, 'content-type': 'application/json' }, '{"name":"crash","type":"d"}')).status, 200);
+      if (round === 1)
+        assert.equal(
+          (
+            await call(
+              server.url,
+              'POST',
+              '/files/@newItem',
+              { 'x-auth-token': token, 'content-type': 'application/json' },
+              '{"name":"crash","type":"d"}',
+            )
+          ).status,
+          200,
+        );
       const stop = { now: false };
       const before = ledger.count;
       const writing = driveWrites(server, token, ledger, round, stop);
@@ -227,14 +326,24 @@ describe(`crash safety: SIGKILL during a stream of writes (${process.env.ROOST_T
       const failed = writing.then(() => {
         throw new Error('the writers stopped before the kill');
       });
-      const enough = async () => (ledger.count - before >= 60 && [...ledger.acked.keys()].some((k) => k.startsWith(`r${round}-large`)) ? true : undefined);
+      const enough = async () =>
+        ledger.count - before >= 60 && [...ledger.acked.keys()].some((k) => k.startsWith(`r${round}-large`))
+          ? true
+          : undefined;
       await Promise.race([waitFor('writes to be acknowledged', enough, 60_000), failed]);
       stalledUpload(server, token);
       const tmp = join(dataDir, 'blobs', 'tmp');
       // The stalled upload's temporary file: one that stays, at the same size, while the other
       // uploads come and go.
       const stalled = async () => {
-        const sizes = async () => new Map(await Promise.all((await readdir(tmp)).filter((f) => f.endsWith('.part')).map(async (f) => [f, (await stat(join(tmp, f)).catch(() => null))?.size] as const)));
+        const sizes = async () =>
+          new Map(
+            await Promise.all(
+              (await readdir(tmp))
+                .filter((f) => f.endsWith('.part'))
+                .map(async (f) => [f, (await stat(join(tmp, f)).catch(() => null))?.size] as const),
+            ),
+          );
         const first = await sizes();
         await new Promise((resolve) => setTimeout(resolve, 300));
         const second = await sizes();
@@ -257,7 +366,7 @@ describe(`crash safety: SIGKILL during a stream of writes (${process.env.ROOST_T
       }
 
       server = await startChild(configFile);
-      assert.deepEqual(await readdir(tmp), [], 'the half upload\'s temporary file is removed at start');
+      assert.deepEqual(await readdir(tmp), [], "the half upload's temporary file is removed at start");
       token = await signIn(server);
       await verify(server, token, ledger);
       assert.deepEqual(errorsLogged(server), []);

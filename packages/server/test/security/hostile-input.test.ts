@@ -43,7 +43,12 @@ describe('hostile input: cases the property tests found', () => {
       ['/files/@newItem', `{"name":"deep.txt","contents":${nest(3000, '{"a":', '}')}}`],
     ];
     for (const [path, body] of cases) {
-      const res = await send(s.url, { method: 'POST', path, headers: { 'content-type': 'application/json', 'x-auth-token': token }, body });
+      const res = await send(s.url, {
+        method: 'POST',
+        path,
+        headers: { 'content-type': 'application/json', 'x-auth-token': token },
+        body,
+      });
       assert.equal(res.status, 400, `${path}: ${res.text.slice(0, 200)}`);
       assert.equal((res.json as { code: string }).code, 'too_deep');
     }
@@ -85,20 +90,32 @@ describe('hostile input: cases the property tests found', () => {
 
   test('a broken multipart body (no boundary, not multipart at all, cut short) is 400 malformed_multipart, nothing stored', async () => {
     assert.equal((await s.request('/files/@newItem', { name: 'up', type: 'd' }, { token })).status, 200);
-    assert.equal((await s.request('/files/up/@newItem', { name: 'kept.txt', contents: 'kept' }, { token })).status, 200);
+    assert.equal(
+      (await s.request('/files/up/@newItem', { name: 'kept.txt', contents: 'kept' }, { token })).status,
+      200,
+    );
     const before = await snapshot(s.roost);
     const part = (name: string, body: string, filename?: string) =>
       `--b\r\nContent-Disposition: form-data; name="${name}"${filename ? `; filename="${filename}"` : ''}\r\n\r\n${body}`;
     const cases: Array<[string, string, string]> = [
       ['/files/up/@newItem', 'multipart/form-data', '{"name":"x.txt"}'],
       ['/files/up/@newItem', 'multipart/form-data; boundary=b', '{"name":"x.txt"}'],
-      ['/files/up/@newItem', 'multipart/form-data; boundary=b', `${part('name', 'x.txt')}\r\n${part('file', 'half a file', 'x.txt')}`],
+      [
+        '/files/up/@newItem',
+        'multipart/form-data; boundary=b',
+        `${part('name', 'x.txt')}\r\n${part('file', 'half a file', 'x.txt')}`,
+      ],
       ['/files/up/kept.txt/@setItem', 'multipart/form-data; boundary=b', part('file', 'y'.repeat(100_000), 'kept.txt')],
       ['/files/up/kept.txt/@write', 'multipart/form-data; boundary=b', part('file', 'z', 'kept.txt')],
       ['/files/up/kept.txt/@write', 'multipart/form-data; boundary=', '--\r\n\r\n'],
     ];
     for (const [path, type, body] of cases) {
-      const res = await send(s.url, { method: 'POST', path, headers: { 'content-type': type, 'x-auth-token': token }, body });
+      const res = await send(s.url, {
+        method: 'POST',
+        path,
+        headers: { 'content-type': type, 'x-auth-token': token },
+        body,
+      });
       assert.equal(res.status, 400, `${path} ${type}: ${res.text.slice(0, 200)}`);
       assert.equal((res.json as { code: string }).code, 'malformed_multipart');
     }

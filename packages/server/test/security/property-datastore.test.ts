@@ -17,7 +17,9 @@ const TEMPLATES: Record<string, (w: PropertyWorld) => Record<string, unknown>> =
   setOwner: (w) => ({ key: `fixture-${w.userName}`, newOwner: w.userName }),
   allowed: () => ({ permission: ['getItem', 'setItem'] }),
   getPermissions: () => ({}),
-  setPermissions: () => ({ permissions: [{ permission: 'list', groups: ['sys:authenticated', 'admins'], action: 'replace' }] }),
+  setPermissions: () => ({
+    permissions: [{ permission: 'list', groups: ['sys:authenticated', 'admins'], action: 'replace' }],
+  }),
   ping: () => ({}),
 };
 
@@ -29,7 +31,11 @@ describe(`property: data store operations under hostile input (seed ${PROPERTY_S
     world = new PropertyWorld(
       s,
       async (w) => {
-        const res = await s.request('/data/api/setItem', { key: `fixture-${w.userName}`, value: 'fixture value' }, { token: w.credentials.user });
+        const res = await s.request(
+          '/data/api/setItem',
+          { key: `fixture-${w.userName}`, value: 'fixture value' },
+          { token: w.credentials.user },
+        );
         assert.equal(res.status, 200, JSON.stringify(res.body));
       },
       [(op) => `/data/api/${op}`],
@@ -39,15 +45,24 @@ describe(`property: data store operations under hostile input (seed ${PROPERTY_S
   after(() => s.close());
 
   test('every operation of the route table has a property case', () => {
-    const ops = operationsOf(s.roost).filter((o) => o.service === 'datastore').map((o) => o.op);
-    assert.deepEqual(ops.filter((op) => !TEMPLATES[op]), []);
+    const ops = operationsOf(s.roost)
+      .filter((o) => o.service === 'datastore')
+      .map((o) => o.op);
+    assert.deepEqual(
+      ops.filter((op) => !TEMPLATES[op]),
+      [],
+    );
   });
 
   for (const op of Object.keys(TEMPLATES)) {
     test(`${op}: answers below 500 with the failure body, and a refusal stores nothing`, async (t) => {
       const info = operationsOf(s.roost).find((o) => o.service === 'datastore' && o.op === op);
       assert.ok(info, `${op} is not in the route table any more`);
-      const stats = await checkOperation(world, { info, path: () => fc.constant(`/data/api/${op}`), template: TEMPLATES[op] as (w: PropertyWorld) => Record<string, unknown> });
+      const stats = await checkOperation(world, {
+        info,
+        path: () => fc.constant(`/data/api/${op}`),
+        template: TEMPLATES[op] as (w: PropertyWorld) => Record<string, unknown>,
+      });
       t.diagnostic(describeStats(stats));
     });
   }

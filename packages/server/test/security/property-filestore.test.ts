@@ -14,7 +14,10 @@ const dir = (w: PropertyWorld) => `fixture-${w.userName}`;
 /** Per operation: where a valid call goes (a file or the directory), and its values. */
 const CASES: Record<string, { on: 'file' | 'dir'; template: Template }> = {
   getItem: { on: 'file', template: () => ({}) },
-  newItem: { on: 'dir', template: () => ({ name: 'new.txt', type: 'f', contents: 'hello', mime: 'text/plain', cache: 'max-age=60' }) },
+  newItem: {
+    on: 'dir',
+    template: () => ({ name: 'new.txt', type: 'f', contents: 'hello', mime: 'text/plain', cache: 'max-age=60' }),
+  },
   setItem: { on: 'file', template: () => ({ contents: 'changed', mime: 'text/markdown', header: 'no-cache' }) },
   read: { on: 'file', template: () => ({}) },
   write: { on: 'file', template: () => ({ contents: 'd3JpdHRlbg==', mime: 'text/plain' }) },
@@ -23,7 +26,12 @@ const CASES: Record<string, { on: 'file' | 'dir'; template: Template }> = {
   list: { on: 'dir', template: () => ({ type: 'f', sort: 'size', order: '>', start: 1, size: 10 }) },
   allowed: { on: 'file', template: () => ({ permission: ['getItem', 'write'] }) },
   getPermissions: { on: 'dir', template: () => ({}) },
-  setPermissions: { on: 'dir', template: () => ({ permissions: [{ permission: 'list', groups: ['sys:authenticated', 'admins'], action: 'replace' }] }) },
+  setPermissions: {
+    on: 'dir',
+    template: () => ({
+      permissions: [{ permission: 'list', groups: ['sys:authenticated', 'admins'], action: 'replace' }],
+    }),
+  },
   getOwner: { on: 'file', template: () => ({}) },
   setOwner: { on: 'file', template: (w) => ({ newOwner: w.userName }) },
   ping: { on: 'dir', template: () => ({}) },
@@ -40,9 +48,14 @@ describe(`property: file store operations under hostile input (seed ${PROPERTY_S
       async (w) => {
         const token = w.credentials.user;
         const d = await s.request(`/files/${dir(w)}/@getItem`, {}, { token });
-        if (d.status === 404) assert.equal((await s.request('/files/@newItem', { name: dir(w), type: 'd' }, { token })).status, 200);
+        if (d.status === 404)
+          assert.equal((await s.request('/files/@newItem', { name: dir(w), type: 'd' }, { token })).status, 200);
         const f = await s.request(`/files/${dir(w)}/a.txt/@getItem`, {}, { token });
-        if (f.status === 404) assert.equal((await s.request(`/files/${dir(w)}/@newItem`, { name: 'a.txt', contents: 'fixture' }, { token })).status, 200);
+        if (f.status === 404)
+          assert.equal(
+            (await s.request(`/files/${dir(w)}/@newItem`, { name: 'a.txt', contents: 'fixture' }, { token })).status,
+            200,
+          );
       },
       [(op) => `/files/@${op}`],
     );
@@ -51,8 +64,13 @@ describe(`property: file store operations under hostile input (seed ${PROPERTY_S
   after(() => s.close());
 
   test('every operation of the route table has a property case', () => {
-    const ops = operationsOf(s.roost).filter((o) => o.service === 'filestore').map((o) => o.op);
-    assert.deepEqual(ops.filter((op) => !CASES[op]), []);
+    const ops = operationsOf(s.roost)
+      .filter((o) => o.service === 'filestore')
+      .map((o) => o.op);
+    assert.deepEqual(
+      ops.filter((op) => !CASES[op]),
+      [],
+    );
   });
 
   for (const [op, { on, template }] of Object.entries(CASES)) {

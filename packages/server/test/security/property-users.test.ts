@@ -8,7 +8,14 @@ import { SIGNIN_COUNTERS } from './support/snapshot.js';
 
 type Template = (w: PropertyWorld) => Record<string, unknown>;
 
-const newAccount = (name: string) => () => ({ name, email: `${name}@example.com`, password: PASSWORD, realname: 'New', notify: true, data: '{"a":1}' });
+const newAccount = (name: string) => () => ({
+  name,
+  email: `${name}@example.com`,
+  password: PASSWORD,
+  realname: 'New',
+  notify: true,
+  data: '{"a":1}',
+});
 const someToken = () => ({ token: 'T'.repeat(43) });
 
 /** Valid values of each user operation, for the fixture user (sign-up policies are open here). */
@@ -55,15 +62,21 @@ describe(`property: user service operations under hostile input (seed ${PROPERTY
   before(async () => {
     s = await startServer({ mail: { adminAddress: 'admin@example.com' }, users: { lockoutThreshold: 1000 } });
     // Sign-up policies open, so their validation and storage are reached too.
-    for (const op of ['signupDirect', 'signupOptin', 'signupReview', 'signupSendpw', 'signupUid']) await s.grant(op, ['sys:everyone']);
+    for (const op of ['signupDirect', 'signupOptin', 'signupReview', 'signupSendpw', 'signupUid'])
+      await s.grant(op, ['sys:everyone']);
     world = new PropertyWorld(s, async () => {}, [(op) => `/users/api/${op}`]);
     await world.setUp();
   });
   after(() => s.close());
 
   test('every operation of the route table has a property case', () => {
-    const ops = operationsOf(s.roost).filter((o) => o.service === 'users').map((o) => o.op);
-    assert.deepEqual(ops.filter((op) => !TEMPLATES[op]), []);
+    const ops = operationsOf(s.roost)
+      .filter((o) => o.service === 'users')
+      .map((o) => o.op);
+    assert.deepEqual(
+      ops.filter((op) => !TEMPLATES[op]),
+      [],
+    );
   });
 
   for (const [op, template] of Object.entries(TEMPLATES)) {
@@ -71,7 +84,12 @@ describe(`property: user service operations under hostile input (seed ${PROPERTY
       const info = operationsOf(s.roost).find((o) => o.service === 'users' && o.op === op);
       assert.ok(info, `${op} is not in the route table any more`);
       const ignore = op === 'token' || op === 'signin' ? SIGNIN_COUNTERS : {};
-      const stats = await checkOperation(world, { info, path: () => fc.constant(`/users/api/${op}`), template, ignore });
+      const stats = await checkOperation(world, {
+        info,
+        path: () => fc.constant(`/users/api/${op}`),
+        template,
+        ignore,
+      });
       t.diagnostic(describeStats(stats));
     });
   }

@@ -32,7 +32,8 @@ function secretComparisons(text: string): string[] {
     for (const m of content.matchAll(COMPARISON)) {
       const [left = '', right = ''] = [m[1], m[3]];
       const secret = [left, right].some((side) => SECRET.test(side.replace(/[?!]/g, '')) && !HARMLESS.test(side));
-      const harmless = [left, right].some((side) => HARMLESS.test(side)) || /typeof\s+$/.test(content.slice(0, m.index));
+      const harmless =
+        [left, right].some((side) => HARMLESS.test(side)) || /typeof\s+$/.test(content.slice(0, m.index));
       if (secret && !harmless) found.push(`${line + 1}: ${content.trim()}`);
     }
   }
@@ -43,13 +44,23 @@ test('the scanner finds a secret compared with ===, and lets lengths and absence
   assert.equal(secretComparisons('if (given === expectedToken) ok();').length, 1);
   assert.equal(secretComparisons('return row.token_hash !== presented.tokenHash;').length, 1);
   assert.equal(secretComparisons('if (password != stored.password) fail();').length, 1);
-  assert.deepEqual(secretComparisons('if (token.length === 0 || changes.passwordHash !== undefined || typeof token === "string" || s.password !== \'****\') x();'), []);
+  assert.deepEqual(
+    secretComparisons(
+      'if (token.length === 0 || changes.passwordHash !== undefined || typeof token === "string" || s.password !== \'****\') x();',
+    ),
+    [],
+  );
 });
 
 test('no source file compares a secret with ===; the direct comparisons use timingSafeEqual', () => {
-  const problems = files(src).flatMap((file) => secretComparisons(readFileSync(file, 'utf8')).map((p) => `${relative(src, file)}:${p}`));
+  const problems = files(src).flatMap((file) =>
+    secretComparisons(readFileSync(file, 'utf8')).map((p) => `${relative(src, file)}:${p}`),
+  );
   assert.deepEqual(problems, []);
   // The pages' CSRF token and the signature of their flash cookie are compared directly.
   assert.match(readFileSync(join(src, 'admin/csrf.ts'), 'utf8'), /timingSafeEqual\(given, expected\)/);
-  assert.match(readFileSync(join(src, 'admin/page-kit/page-reply.ts'), 'utf8'), /timingSafeEqual\(Buffer\.from\(given\), Buffer\.from\(expected\)\)/);
+  assert.match(
+    readFileSync(join(src, 'admin/page-kit/page-reply.ts'), 'utf8'),
+    /timingSafeEqual\(Buffer\.from\(given\), Buffer\.from\(expected\)\)/,
+  );
 });

@@ -12,7 +12,11 @@ test('close waits for an answer under way, then closes its keep-alive connection
   const s = await startServer();
   const token = await s.createUser('alice');
   const size = 8 * 1024 * 1024;
-  const put = await fetch(`${s.url}/files/big.bin/@write`, { method: 'PUT', headers: { 'x-auth-token': token }, body: Buffer.alloc(size, 1) });
+  const put = await fetch(`${s.url}/files/big.bin/@write`, {
+    method: 'PUT',
+    headers: { 'x-auth-token': token },
+    body: Buffer.alloc(size, 1),
+  });
   assert.equal(put.status, 200);
 
   const agent = new Agent({ keepAlive: true });

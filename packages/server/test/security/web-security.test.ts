@@ -25,9 +25,19 @@ function actingCaller(row: Row): Live {
 
 /** A query string of a call's values (a forged link carries them so). */
 const queryOf = (values: Record<string, unknown> = {}) =>
-  new URLSearchParams(Object.entries(values).flatMap(([k, v]) => (v === undefined ? [] : [[k, typeof v === 'string' ? v : JSON.stringify(v)]]))).toString();
+  new URLSearchParams(
+    Object.entries(values).flatMap(([k, v]) =>
+      v === undefined ? [] : [[k, typeof v === 'string' ? v : JSON.stringify(v)]],
+    ),
+  ).toString();
 
-function cookieCall(m: Matrix, cell: Cell, token: string, headers: Record<string, string>, method: 'GET' | 'POST' = 'POST'): Promise<CallResult> {
+function cookieCall(
+  m: Matrix,
+  cell: Cell,
+  token: string,
+  headers: Record<string, string>,
+  method: 'GET' | 'POST' = 'POST',
+): Promise<CallResult> {
   const cookie = { cookie: `auth=${token}`, ...headers };
   if (method === 'GET') {
     const query = queryOf(cell.values);
@@ -44,21 +54,36 @@ function cookieCall(m: Matrix, cell: Cell, token: string, headers: Record<string
  */
 const FORGERIES: Array<{ name: string; method: 'GET' | 'POST'; headers: Record<string, string> }> = [
   { name: 'cross-site fetch', method: 'POST', headers: { 'sec-fetch-site': 'cross-site', origin: EVIL } },
-  { name: 'same-site, other origin', method: 'POST', headers: { 'sec-fetch-site': 'same-site', origin: 'https://other.roost.test' } },
+  {
+    name: 'same-site, other origin',
+    method: 'POST',
+    headers: { 'sec-fetch-site': 'same-site', origin: 'https://other.roost.test' },
+  },
   { name: 'foreign Origin, no Fetch Metadata', method: 'POST', headers: { origin: EVIL } },
   { name: 'Origin null (sandboxed frame)', method: 'POST', headers: { origin: 'null' } },
-  { name: 'top-level GET, modern browser', method: 'GET', headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' } },
+  {
+    name: 'top-level GET, modern browser',
+    method: 'GET',
+    headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' },
+  },
   { name: 'top-level GET, legacy browser, foreign Referer', method: 'GET', headers: { referer: `${EVIL}/page.html` } },
   { name: 'top-level GET, legacy browser, no Referer', method: 'GET', headers: {} },
 ];
 
 /** How a browser shows a request comes from Roost's own origin or a configured one. */
-const LEGITIMATE: Array<Record<string, string>> = [{ 'sec-fetch-site': 'same-origin' }, { origin: 'own' }, { 'sec-fetch-site': 'cross-site', origin: APP }];
+const LEGITIMATE: Array<Record<string, string>> = [
+  { 'sec-fetch-site': 'same-origin' },
+  { origin: 'own' },
+  { 'sec-fetch-site': 'cross-site', origin: APP },
+];
 
-describe('CSRF: every write of every service, authenticated by the cookie, must come from Roost\'s own origin', () => {
+describe("CSRF: every write of every service, authenticated by the cookie, must come from Roost's own origin", () => {
   const m = new Matrix();
   before(async () => {
-    const s = await startServer({ corsOrigins: [APP], mail: { adminAddress: 'admin@example.com' } }, { clock: { now: () => m.now } });
+    const s = await startServer(
+      { corsOrigins: [APP], mail: { adminAddress: 'admin@example.com' } },
+      { clock: { now: () => m.now } },
+    );
     await m.setUp(s);
     await m.account('credentials');
   });
@@ -77,13 +102,24 @@ describe('CSRF: every write of every service, authenticated by the cookie, must 
         const before = await snapshot(m.s.roost);
         for (const forgery of FORGERIES) {
           const res = await cookieCall(m, target, m.token(kind) as string, forgery.headers, forgery.method);
-          assert.deepEqual([res.status, res.body?.code], [403, 'cross_site_request'], `${service} ${op} by ${kind}, ${forgery.name}: ${JSON.stringify(res.body)}`);
+          assert.deepEqual(
+            [res.status, res.body?.code],
+            [403, 'cross_site_request'],
+            `${service} ${op} by ${kind}, ${forgery.name}: ${JSON.stringify(res.body)}`,
+          );
         }
-        assert.deepEqual(snapshotDiff(before, await snapshot(m.s.roost)), [], `${service} ${op}: a forged request changed the store`);
+        assert.deepEqual(
+          snapshotDiff(before, await snapshot(m.s.roost)),
+          [],
+          `${service} ${op}: a forged request changed the store`,
+        );
         // The same call from Roost's own origin (or a configured one) goes through; the three
         // ways a browser shows it take turns over the operations.
         const headers = LEGITIMATE[writes.findIndex((w) => w.op === op) % LEGITIMATE.length] as Record<string, string>;
-        const res = await cookieCall(m, await row.prepare(m, kind), m.token(kind) as string, { ...headers, ...(headers.origin === 'own' ? { origin: m.s.url } : {}) });
+        const res = await cookieCall(m, await row.prepare(m, kind), m.token(kind) as string, {
+          ...headers,
+          ...(headers.origin === 'own' ? { origin: m.s.url } : {}),
+        });
         assertExpected(res, row.expect[kind] as Expect, `${service} ${op} by ${kind} with ${JSON.stringify(headers)}`);
         if (row.consumes && statusOf(row.expect[kind]) === 200) await m.renew(kind);
       }
@@ -95,7 +131,13 @@ describe('CSRF: every write of every service, authenticated by the cookie, must 
       for (const { op } of operationsOf(m.s.roost).filter((o) => o.service === service && o.read)) {
         const row = TABLES[service][op] as Row;
         const kind = actingCaller(row);
-        const res = await cookieCall(m, await row.prepare(m, kind), m.token(kind) as string, { 'sec-fetch-site': 'cross-site' }, 'GET');
+        const res = await cookieCall(
+          m,
+          await row.prepare(m, kind),
+          m.token(kind) as string,
+          { 'sec-fetch-site': 'cross-site' },
+          'GET',
+        );
         assertExpected(res, row.expect[kind] as Expect, `${service} ${op} by ${kind}, cross-site read`);
       }
     }
@@ -103,7 +145,9 @@ describe('CSRF: every write of every service, authenticated by the cookie, must 
 
   test('a legacy browser on the own origin (no Fetch Metadata, own Referer) may still write by GET, as the jQuery connector does', async () => {
     const token = m.token('user') as string;
-    const res = await m.s.request('/users/api/update?realname=jquery', undefined, { headers: { cookie: `auth=${token}`, referer: `${m.s.url}/app/index.html` } });
+    const res = await m.s.request('/users/api/update?realname=jquery', undefined, {
+      headers: { cookie: `auth=${token}`, referer: `${m.s.url}/app/index.html` },
+    });
     assert.deepEqual(res.body, { result: true });
     assert.equal((await m.s.users('profile', {}, { token })).body.realname, 'jquery');
   });
@@ -112,14 +156,29 @@ describe('CSRF: every write of every service, authenticated by the cookie, must 
     const token = m.token('owner') as string;
     const name = await m.file();
     const before = await snapshot(m.s.roost);
-    const put = await send(m.s.url, { method: 'PUT', path: `/files/${name}/@write`, headers: { cookie: `auth=${token}`, 'sec-fetch-site': 'cross-site', 'content-type': 'text/plain' }, body: 'forged' });
+    const put = await send(m.s.url, {
+      method: 'PUT',
+      path: `/files/${name}/@write`,
+      headers: { cookie: `auth=${token}`, 'sec-fetch-site': 'cross-site', 'content-type': 'text/plain' },
+      body: 'forged',
+    });
     assert.deepEqual([put.status, (put.json as { code?: string }).code], [403, 'cross_site_request']);
     const boundary = 'b0undary';
     const body = `--${boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\nforged.txt\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="forged.txt"\r\nContent-Type: text/plain\r\n\r\nforged\r\n--${boundary}--\r\n`;
-    const multipart = await send(m.s.url, { method: 'POST', path: '/files/@newItem', headers: { cookie: `auth=${token}`, origin: EVIL, 'content-type': `multipart/form-data; boundary=${boundary}` }, body });
+    const multipart = await send(m.s.url, {
+      method: 'POST',
+      path: '/files/@newItem',
+      headers: { cookie: `auth=${token}`, origin: EVIL, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body,
+    });
     assert.deepEqual([multipart.status, (multipart.json as { code?: string }).code], [403, 'cross_site_request']);
     assert.deepEqual(snapshotDiff(before, await snapshot(m.s.roost)), []);
-    const same = await send(m.s.url, { method: 'PUT', path: `/files/${name}/@write`, headers: { cookie: `auth=${token}`, 'sec-fetch-site': 'same-origin', 'content-type': 'text/plain' }, body: 'own' });
+    const same = await send(m.s.url, {
+      method: 'PUT',
+      path: `/files/${name}/@write`,
+      headers: { cookie: `auth=${token}`, 'sec-fetch-site': 'same-origin', 'content-type': 'text/plain' },
+      body: 'own',
+    });
     assert.equal(same.status, 200, same.text);
     assert.equal(await (await fetch(`${m.s.url}/files/${name}`, { headers: { 'x-auth-token': token } })).text(), 'own');
   });
@@ -139,7 +198,14 @@ describe('CORS: per configured origin, nothing open by default', () => {
   });
 
   const preflight = (server: TestServer, path: string, origin: string, method = 'PUT') =>
-    fetch(server.url + path, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'content-type, x-auth-token' } });
+    fetch(server.url + path, {
+      method: 'OPTIONS',
+      headers: {
+        origin,
+        'access-control-request-method': method,
+        'access-control-request-headers': 'content-type, x-auth-token',
+      },
+    });
 
   test('a preflight from a configured origin is granted for every service, with credentials, for an hour', async () => {
     for (const origin of [APP, 'http://localhost:5173']) {
@@ -158,7 +224,14 @@ describe('CORS: per configured origin, nothing open by default', () => {
   });
 
   test('any other origin gets no CORS grant at all, neither on preflight nor on the answer', async () => {
-    for (const origin of [EVIL, 'https://app.example.com.evil.example', 'https://APP.example.com', 'http://app.example.com', 'null', '*']) {
+    for (const origin of [
+      EVIL,
+      'https://app.example.com.evil.example',
+      'https://APP.example.com',
+      'http://app.example.com',
+      'null',
+      '*',
+    ]) {
       for (const path of PATHS) {
         const pre = await preflight(s, path, origin);
         await pre.arrayBuffer();
@@ -199,7 +272,11 @@ describe('security headers and cookies', () => {
     proxied = await startServer({ trustProxy: true });
     token = await s.createUser('alice');
     await proxied.createUser('alice');
-    await s.request('/files/@newItem', { name: 'page.html', contents: '<script>alert(1)</script>', mime: 'text/html' }, { token });
+    await s.request(
+      '/files/@newItem',
+      { name: 'page.html', contents: '<script>alert(1)</script>', mime: 'text/html' },
+      { token },
+    );
   });
   after(async () => {
     await s.close();
@@ -227,7 +304,8 @@ describe('security headers and cookies', () => {
       assert.equal(res.headers.get('cross-origin-resource-policy'), 'same-origin', where);
       assert.equal(res.headers.get('strict-transport-security'), null, `no HSTS over plain HTTP: ${where}`);
       // Only documents act on these; a JSON answer is never one (and its CSP forbids framing).
-      for (const name of ['x-frame-options', 'referrer-policy', 'cross-origin-opener-policy']) assert.equal(res.headers.get(name), null, `${name}: ${where}`);
+      for (const name of ['x-frame-options', 'referrer-policy', 'cross-origin-opener-policy'])
+        assert.equal(res.headers.get(name), null, `${name}: ${where}`);
     }
   });
 
@@ -235,8 +313,12 @@ describe('security headers and cookies', () => {
     // Any route's HTML answer (the admin and user pages): a bare app with the same headers.
     const app = Fastify();
     installSecurityHeaders(app);
-    app.get('/page', async (_request, reply) => reply.type('text/html; charset=utf-8').send('<!doctype html><title>page</title>'));
-    app.get('/own', async (_request, reply) => reply.type('text/html').header('content-security-policy', "default-src 'none'").send('<p>own'));
+    app.get('/page', async (_request, reply) =>
+      reply.type('text/html; charset=utf-8').send('<!doctype html><title>page</title>'),
+    );
+    app.get('/own', async (_request, reply) =>
+      reply.type('text/html').header('content-security-policy', "default-src 'none'").send('<p>own'),
+    );
     const page = await app.inject('/page');
     const csp = String(page.headers['content-security-policy']);
     assert.equal(csp, PAGE_CSP);
@@ -245,9 +327,20 @@ describe('security headers and cookies', () => {
     assert.equal(page.headers['referrer-policy'], 'no-referrer');
     assert.equal(page.headers['cross-origin-opener-policy'], 'same-origin');
     assert.equal(page.headers['cross-origin-resource-policy'], 'same-origin');
-    for (const directive of ["default-src 'self'", "object-src 'none'", "base-uri 'self'", "form-action 'self'", "frame-ancestors 'none'"]) assert.ok(csp.includes(directive), `${directive} in ${csp}`);
+    for (const directive of [
+      "default-src 'self'",
+      "object-src 'none'",
+      "base-uri 'self'",
+      "form-action 'self'",
+      "frame-ancestors 'none'",
+    ])
+      assert.ok(csp.includes(directive), `${directive} in ${csp}`);
     assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|\*/);
-    assert.equal((await app.inject('/own')).headers['content-security-policy'], "default-src 'none'", 'a route that sets its own CSP keeps it');
+    assert.equal(
+      (await app.inject('/own')).headers['content-security-policy'],
+      "default-src 'none'",
+      'a route that sets its own CSP keeps it',
+    );
     await app.close();
     // /docs: the same, plus the inline styles Swagger UI sets (its scripts stay files).
     const docs = await fetch(`${s.url}/docs/`);
@@ -262,7 +355,11 @@ describe('security headers and cookies', () => {
     assert.match(res.headers.get('content-security-policy') ?? '', /default-src 'none'/);
     assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
     assert.equal(res.headers.get('cross-origin-resource-policy'), 'cross-origin');
-    assert.equal(res.headers.get('referrer-policy'), 'no-referrer', 'a downloaded page leaks no address through its links');
+    assert.equal(
+      res.headers.get('referrer-policy'),
+      'no-referrer',
+      'a downloaded page leaks no address through its links',
+    );
   });
 
   test('behind a trusted TLS proxy: HSTS on every answer, and the cookie is Secure, HttpOnly, SameSite=Lax', async () => {
@@ -271,16 +368,25 @@ describe('security headers and cookies', () => {
     assert.equal(ping.headers.get('strict-transport-security'), 'max-age=31536000');
     const signin = await proxied.users('signin', { identity: 'alice', password: PASSWORD }, { headers: https });
     const cookie = signin.headers.getSetCookie().find((c) => c.startsWith('auth=')) ?? '';
-    for (const attribute of ['HttpOnly', 'Secure', 'SameSite=Lax', 'Path=/']) assert.ok(cookie.split('; ').includes(attribute), `${attribute} in ${cookie}`);
+    for (const attribute of ['HttpOnly', 'Secure', 'SameSite=Lax', 'Path=/'])
+      assert.ok(cookie.split('; ').includes(attribute), `${attribute} in ${cookie}`);
     assert.match(cookie, /Max-Age=\d+/);
-    const signout = await proxied.users('signout', {}, { headers: { ...https, cookie: cookie.split(';')[0] ?? '', 'sec-fetch-site': 'same-origin' } });
+    const signout = await proxied.users(
+      'signout',
+      {},
+      { headers: { ...https, cookie: cookie.split(';')[0] ?? '', 'sec-fetch-site': 'same-origin' } },
+    );
     const cleared = signout.headers.getSetCookie().find((c) => c.startsWith('auth=')) ?? '';
     assert.match(cleared, /^auth=;/);
     assert.match(cleared, /Expires=Thu, 01 Jan 1970|Max-Age=0/);
   });
 
   test('over plain HTTP, and when X-Forwarded-Proto comes from an untrusted client, no HSTS and no Secure flag', async () => {
-    const spoofed = await s.users('signin', { identity: 'alice', password: PASSWORD }, { headers: { 'x-forwarded-proto': 'https' } });
+    const spoofed = await s.users(
+      'signin',
+      { identity: 'alice', password: PASSWORD },
+      { headers: { 'x-forwarded-proto': 'https' } },
+    );
     assert.equal(spoofed.headers.get('strict-transport-security'), null);
     const cookie = spoofed.headers.getSetCookie().find((c) => c.startsWith('auth=')) ?? '';
     assert.ok(cookie.includes('HttpOnly') && cookie.includes('SameSite=Lax'), cookie);
@@ -298,13 +404,27 @@ describe('sign-in, reset and sign-up answers tell nothing about which accounts e
     await s.createUser('active');
     await s.createUser('disabled');
     await s.createUser('locked');
-    await s.roost.users.createUser({ name: 'pending', email: 'pending@example.com', password: PASSWORD, realname: '', data: '', notify: false, groups: [], state: 'pending', pending: 'review' });
+    await s.roost.users.createUser({
+      name: 'pending',
+      email: 'pending@example.com',
+      password: PASSWORD,
+      realname: '',
+      data: '',
+      notify: false,
+      groups: [],
+      state: 'pending',
+      pending: 'review',
+    });
     await s.users('setUser', { identity: 'disabled', values: { active: false } }, { token: await s.adminToken() });
     for (let i = 0; i < 3; i++) await s.users('signin', { identity: 'locked', password: `wrong-${i}` });
   });
   after(() => s.close());
 
-  const strip = (res: CallResult) => ({ status: res.status, body: res.body, cookies: res.headers.getSetCookie().length });
+  const strip = (res: CallResult) => ({
+    status: res.status,
+    body: res.body,
+    cookies: res.headers.getSetCookie().length,
+  });
 
   test('token and signin: an unknown account, a wrong password, a disabled, pending or locked account all get the same answer', async () => {
     for (const op of ['token', 'signin']) {
@@ -327,12 +447,18 @@ describe('sign-in, reset and sign-up answers tell nothing about which accounts e
     await s.users('token', { identity: 'mixed', password: 'wrong-1' });
     await s.users('signin', { identity: 'mixed', password: 'wrong-2' });
     await s.users('token', { identity: 'mixed@example.com', password: 'wrong-3' });
-    assert.equal((await s.users('signin', { identity: 'mixed', password: PASSWORD })).status, 401, 'locked after three failures across both operations');
+    assert.equal(
+      (await s.users('signin', { identity: 'mixed', password: PASSWORD })).status,
+      401,
+      'locked after three failures across both operations',
+    );
     assert.equal((await s.users('token', { identity: 'mixed', password: PASSWORD })).status, 401);
     await s.users('resetPassword', { identity: 'mixed' });
     const mail = await s.lastMail('mixed@example.com');
     const resetToken = decodeURIComponent(/[?&]token=([^\s&"<]+)/.exec(mail.text)?.[1] ?? '');
-    assert.deepEqual((await s.users('resetPassword2', { token: resetToken, newpassword: 'after-reset-1' })).body, { result: true });
+    assert.deepEqual((await s.users('resetPassword2', { token: resetToken, newpassword: 'after-reset-1' })).body, {
+      result: true,
+    });
     assert.equal((await s.users('signin', { identity: 'mixed', password: 'after-reset-1' })).status, 200);
   });
 
@@ -342,16 +468,26 @@ describe('sign-in, reset and sign-up answers tell nothing about which accounts e
       const res = await s.users('resetPassword', { identity });
       assert.deepEqual([res.status, res.body], [200, { result: true }], identity);
     }
-    const sent = (await s.outbox()).slice(before).map((mail) => mail.to).sort();
+    const sent = (await s.outbox())
+      .slice(before)
+      .map((mail) => mail.to)
+      .sort();
     assert.deepEqual(sent, ['active@example.com', 'locked@example.com']);
   });
 
   test('sign-up says that a name or email is taken (and nothing more), only where a sign-up policy is open, and only at the sign-in rate', async () => {
-    assert.equal((await s.users('signupDirect', { name: 'active', email: 'x@example.com', password: PASSWORD })).status, 403, 'closed by default: nothing to learn');
+    assert.equal(
+      (await s.users('signupDirect', { name: 'active', email: 'x@example.com', password: PASSWORD })).status,
+      403,
+      'closed by default: nothing to learn',
+    );
     await s.grant('signupDirect', ['sys:everyone']);
     const taken = await s.users('signupDirect', { name: 'ACTIVE', email: 'active@example.com', password: PASSWORD });
     assert.equal(taken.status, 200);
-    assert.deepEqual(taken.body.invalid, [['name', 'exists'], ['email', 'exists']]);
+    assert.deepEqual(taken.body.invalid, [
+      ['name', 'exists'],
+      ['email', 'exists'],
+    ]);
     assert.deepEqual(Object.keys(taken.body).sort(), ['code', 'invalid', 'message', 'messages', 'result']);
     const signups = userRoutes(s.roost.users, s.roost.config).filter((r) => r.op.startsWith('signup'));
     assert.equal(signups.length, 5);
@@ -373,7 +509,12 @@ describe('oversized, deep, long and slow requests', () => {
   test('a 10 MB JSON body is 413 body_too_large on every service; so is one without Content-Length', async () => {
     const big = JSON.stringify({ key: 'k', value: 'x'.repeat(10 * 1024 * 1024) });
     for (const path of ['/users/api/update', '/data/api/setItem', '/files/@newItem']) {
-      const res = await send(s.url, { method: 'POST', path, headers: { 'content-type': 'application/json', 'x-auth-token': token }, body: big });
+      const res = await send(s.url, {
+        method: 'POST',
+        path,
+        headers: { 'content-type': 'application/json', 'x-auth-token': token },
+        body: big,
+      });
       assert.deepEqual(failure(res), [413, 'body_too_large'], path);
     }
     const chunked = await fetch(`${s.url}/data/api/setItem`, {
@@ -399,7 +540,9 @@ describe('oversized, deep, long and slow requests', () => {
     const { connect } = await import('node:net');
     const url = new URL(s.url);
     const text = await new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(url.port), url.hostname, () => socket.write('GET /users/api/ping HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n'));
+      const socket = connect(Number(url.port), url.hostname, () =>
+        socket.write('GET /users/api/ping HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n'),
+      );
       let data = '';
       socket.on('data', (c) => (data += c.toString()));
       socket.on('end', () => resolve(data));
@@ -411,10 +554,19 @@ describe('oversized, deep, long and slow requests', () => {
 
   test('thousands of query and form parameters are answered normally', async () => {
     const query = Array.from({ length: 1500 }, (_, i) => `p${i}=${i}`).join('&');
-    const res = await send(s.url, { method: 'GET', path: `/data/api/keys?${query}`, headers: { 'x-auth-token': token } });
+    const res = await send(s.url, {
+      method: 'GET',
+      path: `/data/api/keys?${query}`,
+      headers: { 'x-auth-token': token },
+    });
     assert.equal(res.status, 200);
     const form = Array.from({ length: 50_000 }, (_, i) => `p${i}=${i}`).join('&');
-    const posted = await send(s.url, { method: 'POST', path: '/data/api/keys', headers: { 'x-auth-token': token, 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+    const posted = await send(s.url, {
+      method: 'POST',
+      path: '/data/api/keys',
+      headers: { 'x-auth-token': token, 'content-type': 'application/x-www-form-urlencoded' },
+      body: form,
+    });
     assert.equal(posted.status, 200);
   });
 
@@ -422,20 +574,33 @@ describe('oversized, deep, long and slow requests', () => {
     const { connect } = await import('node:net');
     const url = new URL(s.url);
     const stalled = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => new Promise<import('node:net').Socket>((resolve) => {
-        const socket = connect(Number(url.port), url.hostname, () => {
-          // Half the headers, or all of them and half of a declared body.
-          socket.write(i % 2 ? 'POST /data/api/setItem HTTP/1.1\r\nHost: x\r\nX-Slow: ' : `POST /data/api/setItem HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nx-auth-token: ${token}\r\nContent-Length: 1000\r\n\r\n{"key":"slow",`);
-          resolve(socket);
-        });
-        socket.on('error', () => {});
-      })),
+      Array.from(
+        { length: 50 },
+        (_, i) =>
+          new Promise<import('node:net').Socket>((resolve) => {
+            const socket = connect(Number(url.port), url.hostname, () => {
+              // Half the headers, or all of them and half of a declared body.
+              socket.write(
+                i % 2
+                  ? 'POST /data/api/setItem HTTP/1.1\r\nHost: x\r\nX-Slow: '
+                  : `POST /data/api/setItem HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nx-auth-token: ${token}\r\nContent-Length: 1000\r\n\r\n{"key":"slow",`,
+              );
+              resolve(socket);
+            });
+            socket.on('error', () => {});
+          }),
+      ),
     );
     try {
-      for (let i = 0; i < 20; i++) assert.equal((await s.request('/data/api/setItem', { key: `fast-${i}`, value: i }, { token })).status, 200);
+      for (let i = 0; i < 20; i++)
+        assert.equal((await s.request('/data/api/setItem', { key: `fast-${i}`, value: i }, { token })).status, 200);
     } finally {
       for (const socket of stalled) socket.destroy();
     }
-    assert.equal((await s.request('/data/api/getItem', { key: 'slow' }, { token })).status, 404, 'the stalled write stored nothing');
+    assert.equal(
+      (await s.request('/data/api/getItem', { key: 'slow' }, { token })).status,
+      404,
+      'the stalled write stored nothing',
+    );
   });
 });

@@ -22,13 +22,19 @@ describe('configuration', () => {
 
   test('roost.config.ts is loaded (default export), and the environment wins over it', async () => {
     const cwd = await dir();
-    await writeFile(join(cwd, 'roost.config.ts'), `export default { port: 9000, dataStores: { notes: { read: 'sys:everyone' } }, users: { identityPolicy: 'email' } };\n`);
+    await writeFile(
+      join(cwd, 'roost.config.ts'),
+      `export default { port: 9000, dataStores: { notes: { read: 'sys:everyone' } }, users: { identityPolicy: 'email' } };\n`,
+    );
     const fromFile = await loadConfig({ cwd, env: {} });
     assert.equal(fromFile.port, 9000);
     assert.equal(fromFile.users.identityPolicy, 'email');
     assert.equal(fromFile.dataStores.notes?.read, 'sys:everyone');
     assert.equal(fromFile.dataStores.notes?.maxBatch, 100);
-    const withEnv = await loadConfig({ cwd, env: { ROOST_PORT: '9100', ROOST_DATA_DIR: '/srv/roost', ROOST_DATABASE_URL: 'postgres://u:p@db/roost' } });
+    const withEnv = await loadConfig({
+      cwd,
+      env: { ROOST_PORT: '9100', ROOST_DATA_DIR: '/srv/roost', ROOST_DATABASE_URL: 'postgres://u:p@db/roost' },
+    });
     assert.equal(withEnv.port, 9100);
     assert.equal(withEnv.dataDir, '/srv/roost');
     assert.equal(withEnv.databaseUrl, 'postgres://u:p@db/roost');
@@ -45,18 +51,38 @@ describe('configuration', () => {
 
   test('every problem is reported at once, naming its key', async () => {
     const cwd = await dir();
-    await writeFile(join(cwd, 'roost.config.json'), JSON.stringify({ colour: 'blue', users: { identityPolicy: 'phone' }, dataStores: { users: {} }, fileStores: { 'Bad Name': {} } }));
-    const err = await loadConfig({ cwd, env: { ROOST_PORT: 'eighty', ROOST_DATABASE_URL: 'mysql://x' } }).catch((e: unknown) => e);
+    await writeFile(
+      join(cwd, 'roost.config.json'),
+      JSON.stringify({
+        colour: 'blue',
+        users: { identityPolicy: 'phone' },
+        dataStores: { users: {} },
+        fileStores: { 'Bad Name': {} },
+      }),
+    );
+    const err = await loadConfig({ cwd, env: { ROOST_PORT: 'eighty', ROOST_DATABASE_URL: 'mysql://x' } }).catch(
+      (e: unknown) => e,
+    );
     assert.ok(err instanceof ConfigError);
     const text = err.problems.join('\n');
-    for (const key of ['port', 'databaseUrl', 'users.identityPolicy', 'dataStores.users', 'fileStores.Bad Name', 'colour']) {
+    for (const key of [
+      'port',
+      'databaseUrl',
+      'users.identityPolicy',
+      'dataStores.users',
+      'fileStores.Bad Name',
+      'colour',
+    ]) {
       assert.ok(text.includes(key), `${key} missing in:\n${text}`);
     }
   });
 
   test('a store may not share its name with a store of the other kind', async () => {
     const cwd = await dir();
-    await writeFile(join(cwd, 'roost.config.json'), JSON.stringify({ dataStores: { shared: {} }, fileStores: { shared: {} } }));
+    await writeFile(
+      join(cwd, 'roost.config.json'),
+      JSON.stringify({ dataStores: { shared: {} }, fileStores: { shared: {} } }),
+    );
     const err = await loadConfig({ cwd, env: {} }).catch((e: unknown) => e);
     assert.ok(err instanceof ConfigError);
     assert.match(err.problems.join('\n'), /fileStores\.shared: a data store has this name already/);

@@ -20,9 +20,15 @@ test('forget drops the named keys, forgetAll every key', () => {
   const cache = new ItemCache(1 << 20, 60_000, clock);
   for (const k of ['a', 'b', 'c']) cache.put(item(k, k), cache.version);
   cache.forget(['a']);
-  assert.deepEqual(['a', 'b', 'c'].map((k) => cache.get(k)?.value), [undefined, 'b', 'c']);
+  assert.deepEqual(
+    ['a', 'b', 'c'].map((k) => cache.get(k)?.value),
+    [undefined, 'b', 'c'],
+  );
   cache.forgetAll();
-  assert.deepEqual(['b', 'c'].map((k) => cache.get(k)), [undefined, undefined]);
+  assert.deepEqual(
+    ['b', 'c'].map((k) => cache.get(k)),
+    [undefined, undefined],
+  );
 });
 
 test('memory stays within its bound: a full cache starts again, an item larger than the bound is not kept', () => {

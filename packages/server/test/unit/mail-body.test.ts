@@ -12,14 +12,23 @@ test('a mail has a text part and a styled HTML part with the same words; everyth
   // as a button and written out.
   assert.match(mail.html, /^<!doctype html><html><head><meta charset="utf-8">/);
   assert.match(mail.html, /<h1 style="[^"]+">Reset your password<\/h1>/);
-  assert.match(mail.html, /<a href="https:\/\/app\.example\/reset\?x=&quot;1&quot;&amp;y=2&amp;token=TOKEN-1" style="display:inline-block;[^"]*background:#2457c5[^"]*">Choose a new password<\/a>/);
-  assert.match(mail.html, /Or open this address: <a [^>]+>https:\/\/app\.example\/reset\?x=&quot;1&quot;&amp;y=2&amp;token=TOKEN-1<\/a>/);
+  assert.match(
+    mail.html,
+    /<a href="https:\/\/app\.example\/reset\?x=&quot;1&quot;&amp;y=2&amp;token=TOKEN-1" style="display:inline-block;[^"]*background:#2457c5[^"]*">Choose a new password<\/a>/,
+  );
+  assert.match(
+    mail.html,
+    /Or open this address: <a [^>]+>https:\/\/app\.example\/reset\?x=&quot;1&quot;&amp;y=2&amp;token=TOKEN-1<\/a>/,
+  );
   assert.match(mail.html, /Hello Eve &lt;script&gt;,/);
   assert.doesNotMatch(mail.html, /<script|<style|class=/);
 });
 
 test('a message keeps its line breaks in the HTML part; a mail without a link has no button', () => {
-  const mail = composeMail('message', 'ops@example.com', 'Message from bob', ['bob <bob@example.com> writes:', 'line one\nline two']);
+  const mail = composeMail('message', 'ops@example.com', 'Message from bob', [
+    'bob <bob@example.com> writes:',
+    'line one\nline two',
+  ]);
   assert.match(mail.html, /<p style="[^"]*white-space:pre-wrap[^"]*">line one\nline two<\/p>/);
   assert.doesNotMatch(mail.html, /<a /);
   assert.equal(mail.text, 'bob <bob@example.com> writes:\n\nline one\nline two\n');

@@ -11,7 +11,7 @@ import { readFormRequest, type PageBodyLimits } from './page-body.js';
 import { sendFormResponse, sendHtml, takeFlash } from './page-reply.js';
 
 /** Where the page header's sign-out button posts (the sign-in pages own the route). */
-export const ADMIN_SIGNOUT = '/admin/signout';
+const ADMIN_SIGNOUT = '/admin/signout';
 
 /** An administrator's page request: who, the form values, the CSRF token for the forms. */
 export interface AdminRequest {
@@ -34,17 +34,32 @@ export interface AdminGuardOptions extends PageBodyLimits {
  * also come from this site (Fetch Metadata / Origin, checked before the body is read) and carry
  * the session's CSRF token (checked after, before any form runs).
  */
-export async function adminRequest(request: FastifyRequest, reply: FastifyReply, options: AdminGuardOptions): Promise<AdminRequest | null> {
+export async function adminRequest(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  options: AdminGuardOptions,
+): Promise<AdminRequest | null> {
   const admin = await requireAdminPage(request, reply, options.users);
   if (!admin?.user) return null;
   if (request.method === 'POST') assertSameOrigin(request, options.trustedOrigins);
   const form = await readFormRequest(request, reply, options);
   if (request.method === 'POST') assertCsrf(request, form.body?.csrf);
-  return { caller: { ...admin, user: admin.user }, principal: admin.principal, name: admin.user.name, form, csrf: csrfTokenOf(request) };
+  return {
+    caller: { ...admin, user: admin.user },
+    principal: admin.principal,
+    name: admin.user.name,
+    form,
+    csrf: csrfTokenOf(request),
+  };
 }
 
 /** An admin page: the shell with the sections, the signed-in administrator and flashed messages. */
-export function renderAdminPage(request: FastifyRequest, reply: FastifyReply, admin: AdminRequest, page: Omit<PageInit, 'nav' | 'user'>): string {
+export function renderAdminPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  admin: AdminRequest,
+  page: Omit<PageInit, 'nav' | 'user'>,
+): string {
   const path = (request.raw.url ?? '/').split('?')[0] ?? '/';
   return renderPage({
     ...page,
@@ -58,7 +73,14 @@ export function renderAdminPage(request: FastifyRequest, reply: FastifyReply, ad
  * Run a page's forms and send the page: the first form with a response of its own (a redirect,
  * an ajax answer) sends that instead; a refused submission answers 422 with the page.
  */
-export async function sendAdminForms(request: FastifyRequest, reply: FastifyReply, admin: AdminRequest, title: string, forms: readonly HTMLForm[], body: (html: string[]) => string) {
+export async function sendAdminForms(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  admin: AdminRequest,
+  title: string,
+  forms: readonly HTMLForm[],
+  body: (html: string[]) => string,
+) {
   const htmls: string[] = [];
   let refused = false;
   for (const form of forms) {
@@ -68,5 +90,9 @@ export async function sendAdminForms(request: FastifyRequest, reply: FastifyRepl
     htmls.push(html);
   }
   const head = forms[0] ? await forms[0].htmlHead() : '';
-  return sendHtml(reply, renderAdminPage(request, reply, admin, { title, body: body(htmls), head }), refused ? 422 : 200);
+  return sendHtml(
+    reply,
+    renderAdminPage(request, reply, admin, { title, body: body(htmls), head }),
+    refused ? 422 : 200,
+  );
 }

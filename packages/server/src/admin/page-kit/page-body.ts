@@ -32,7 +32,8 @@ export async function installPageBodies(app: FastifyInstance, fieldBytes: number
 const tooLarge = (message: string) => new RoostError('too_large', 'body_too_large', message);
 
 function checkText(value: string): string {
-  if (value.includes('\u0000')) throw new RoostError('malformed', 'nul_character', 'Text may not contain the NUL character.');
+  if (value.includes('\u0000'))
+    throw new RoostError('malformed', 'nul_character', 'Text may not contain the NUL character.');
   return value;
 }
 
@@ -41,7 +42,8 @@ function fromParsed(parsed: unknown): FormValues {
   const out: FormValues = {};
   if (parsed === null || typeof parsed !== 'object') return out;
   for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
-    for (const one of Array.isArray(value) ? value : [value]) if (typeof one === 'string') addValue(out, key, checkText(one));
+    for (const one of Array.isArray(value) ? value : [value])
+      if (typeof one === 'string') addValue(out, key, checkText(one));
   }
   return out;
 }
@@ -50,7 +52,11 @@ function fromParsed(parsed: unknown): FormValues {
  * The form request of a page request: query, body (fields and at most one file) and headers.
  * Temporary files are deleted once the reply is closed, whatever happened.
  */
-export async function readFormRequest(request: FastifyRequest, reply: FastifyReply, limits: PageBodyLimits): Promise<FormRequest> {
+export async function readFormRequest(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  limits: PageBodyLimits,
+): Promise<FormRequest> {
   const query = fromParsed(request.query);
   const headers = request.headers as Record<string, string | string[] | undefined>;
   if (request.method !== 'POST') return { method: request.method, query, headers };
@@ -64,7 +70,8 @@ export async function readFormRequest(request: FastifyRequest, reply: FastifyRep
   } catch (err) {
     // The parser's own limits, in words a page can show.
     const code = (err as { code?: unknown }).code;
-    if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(`The file is larger than this store allows (${limits.fileBytes} bytes).`);
+    if (code === 'FST_REQ_FILE_TOO_LARGE')
+      throw tooLarge(`The file is larger than this store allows (${limits.fileBytes} bytes).`);
     if (code === 'FST_FILES_LIMIT') throw new RoostError('malformed', 'bad_request', 'This form takes no file.');
     if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') throw tooLarge('The form has too many fields.');
     throw err;
@@ -72,7 +79,12 @@ export async function readFormRequest(request: FastifyRequest, reply: FastifyRep
   return { method: 'POST', query, body, headers };
 }
 
-async function readParts(request: FastifyRequest, limits: PageBodyLimits, body: FormValues, temporary: string[]): Promise<void> {
+async function readParts(
+  request: FastifyRequest,
+  limits: PageBodyLimits,
+  body: FormValues,
+  temporary: string[],
+): Promise<void> {
   const parts = request.parts({ limits: { fileSize: limits.fileBytes + 1, files: limits.fileBytes > 0 ? 1 : 0 } });
   for await (const part of parts) {
     if (part.type === 'field') {
@@ -92,7 +104,8 @@ async function readParts(request: FastifyRequest, limits: PageBodyLimits, body: 
     let size = 0;
     part.file.on('data', (chunk: Buffer) => (size += chunk.length));
     await pipeline(part.file, createWriteStream(path));
-    if (part.file.truncated || size > limits.fileBytes) throw tooLarge(`The file is larger than this store allows (${limits.fileBytes} bytes).`);
+    if (part.file.truncated || size > limits.fileBytes)
+      throw tooLarge(`The file is larger than this store allows (${limits.fileBytes} bytes).`);
     addValue(body, part.fieldname, { filename: checkText(part.filename), mime: part.mimetype, size, path });
   }
 }

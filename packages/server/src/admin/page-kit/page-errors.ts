@@ -53,8 +53,15 @@ export function installPageErrorHandler(app: FastifyInstance): void {
     reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store');
     const again = `<p><a href="${escapeHtml(pageUrlOf(request))}">Load the page again</a></p>`;
     if (isXhr({ headers: request.headers })) {
-      return reply.header('x-result', 'false').send(`<div class="messages error" role="alert"><p>${escapeHtml(message)}</p>${again}</div>`);
+      return reply
+        .header('x-result', 'false')
+        .send(`<div class="messages error" role="alert"><p>${escapeHtml(message)}</p>${again}</div>`);
     }
-    return reply.send(renderPage({ title: TITLES[status] ?? 'Error', body: `<div class="messages error" role="alert"><p>${escapeHtml(message)}</p></div>${again}` }));
+    return reply.send(
+      renderPage({
+        title: TITLES[status] ?? 'Error',
+        body: `<div class="messages error" role="alert"><p>${escapeHtml(message)}</p></div>${again}`,
+      }),
+    );
   });
 }

@@ -1,10 +1,18 @@
-import { HTMLForm, type ActionConf, type ActionKw, type ActionResult, type FieldError, type FormInit } from '@roost/forms';
+import {
+  HTMLForm,
+  type ActionConf,
+  type ActionKw,
+  type ActionResult,
+  type FieldError,
+  type FormInit,
+} from '@roost/forms';
 import { commonErrors, isRoostError, type RoostError } from '../../core/errors.js';
 
 /** What a page does with valid input: one call of a domain service. */
+// biome-ignore lint/suspicious/noConfusingVoidType: most performs return nothing, and say so by their type
 export type Perform = (data: Record<string, unknown>) => Promise<PerformOutcome | void>;
 
-export interface PerformOutcome {
+interface PerformOutcome {
   /** Shown after success (flashed when redirecting). */
   message?: string;
   /** Where to go after success (post, redirect, get); without it the page shows the message. */
@@ -40,7 +48,8 @@ const REASONS: Readonly<Record<string, string>> = {
 const START: ActionConf = { id: 'default', method: 'startForm', name: 'Initialize', hidden: true };
 
 /** An error whose sentence only says "some fields are invalid": the reasons speak instead. */
-const isGeneral = (err: RoostError) => err.code === 'validation_failure' && err.message === commonErrors.codes.validation_failure.message;
+const isGeneral = (err: RoostError) =>
+  err.code === 'validation_failure' && err.message === commonErrors.codes.validation_failure.message;
 
 /**
  * A page form whose saving action calls one domain service (`perform`): the form library
@@ -87,7 +96,14 @@ export class PageForm extends HTMLForm {
     }
     await this.signal('success', { data });
     const redirect = outcome.redirect ? { redirectSuccess: outcome.redirect } : {};
-    return this.finishFormProcessing(data, data, outcome.message ? [outcome.message] : [], undefined, { ...kw, ...redirect }, true);
+    return this.finishFormProcessing(
+      data,
+      data,
+      outcome.message ? [outcome.message] : [],
+      undefined,
+      { ...kw, ...redirect },
+      true,
+    );
   }
 
   /**

@@ -2,7 +2,8 @@ import { escapeHtml } from '@roost/forms';
 
 /** Small pieces of page markup; every text goes through `escapeHtml`, every href too. */
 
-export const link = (href: string, text: string, extra = ''): string => `<a href="${escapeHtml(href)}"${extra}>${escapeHtml(text)}</a>`;
+export const link = (href: string, text: string, extra = ''): string =>
+  `<a href="${escapeHtml(href)}"${extra}>${escapeHtml(text)}</a>`;
 
 export interface Column<T> {
   label: string;
@@ -20,15 +21,25 @@ export function table<T>(caption: string, columns: readonly Column<T>[], rows: r
   if (rows.length === 0) return `<p class="empty">${escapeHtml(empty)}</p>`;
   const head = columns.map((c) => `<th scope="col">${escapeHtml(c.label)}</th>`).join('');
   const body = rows
-    .map((row) => `<tr>${columns.map((c) => `<td data-label="${escapeHtml(c.label)}"${c.className ? ` class="${c.className}"` : ''}>${c.cell(row)}</td>`).join('')}</tr>`)
+    .map(
+      (row) =>
+        `<tr>${columns.map((c) => `<td data-label="${escapeHtml(c.label)}"${c.className ? ` class="${c.className}"` : ''}>${c.cell(row)}</td>`).join('')}</tr>`,
+    )
     .join('');
   return `<table class="responsive"><caption class="visually-hidden">${escapeHtml(caption)}</caption><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
 }
 
 /** "Items 21–40 of 65" with previous and next links (`href(start)` builds them). */
-export function pager(what: string, page: { start: number; size: number; total: number; shown: number }, href: (start: number) => string): string {
+export function pager(
+  what: string,
+  page: { start: number; size: number; total: number; shown: number },
+  href: (start: number) => string,
+): string {
   const { start, size, total, shown } = page;
-  const range = shown === 0 ? `No ${what} here (${total} in all)` : `${what[0]?.toUpperCase()}${what.slice(1)} ${start}–${start + shown - 1} of ${total}`;
+  const range =
+    shown === 0
+      ? `No ${what} here (${total} in all)`
+      : `${what[0]?.toUpperCase()}${what.slice(1)} ${start}–${start + shown - 1} of ${total}`;
   const previous = start > 1 ? link(href(Math.max(1, start - size)), '← Previous', ' rel="prev"') : '';
   const next = start + shown <= total && shown > 0 ? link(href(start + size), 'Next →', ' rel="next"') : '';
   return `<nav class="pager" aria-label="Pages"><span>${escapeHtml(range)}</span>${previous}${next}</nav>`;

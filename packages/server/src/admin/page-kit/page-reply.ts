@@ -55,7 +55,14 @@ export function takeFlash(request: FastifyRequest, reply: FastifyReply): string[
   reply.clearCookie(FLASH_COOKIE, { path: '/' });
   const [payload = '', given] = raw.split('.');
   const expected = flashSignature(request, payload);
-  if (expected === null ? given !== undefined : given === undefined || given.length !== expected.length || !timingSafeEqual(Buffer.from(given), Buffer.from(expected))) return [];
+  if (
+    expected === null
+      ? given !== undefined
+      : given === undefined ||
+        given.length !== expected.length ||
+        !timingSafeEqual(Buffer.from(given), Buffer.from(expected))
+  )
+    return [];
   try {
     const parsed: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
     return Array.isArray(parsed) ? parsed.filter((m): m is string => typeof m === 'string').slice(0, 10) : [];

@@ -29,7 +29,15 @@ type AccountRules = Pick<Config['users'], 'nameMinLength' | 'passwordMinLength'>
 const userUrl = (id: string) => `/admin/users/${encodeURIComponent(id)}`;
 
 function passwordField(minLength: number): FieldConf {
-  return { id: 'password', name: 'Password', datatype: 'password', required: true, size: 256, settings: { minLength, autocomplete: 'new-password' }, description: `At least ${minLength} characters.` };
+  return {
+    id: 'password',
+    name: 'Password',
+    datatype: 'password',
+    required: true,
+    size: 256,
+    settings: { minLength, autocomplete: 'new-password' },
+    description: `At least ${minLength} characters.`,
+  };
 }
 
 /** A list of groups as the field shows its problem. */
@@ -45,23 +53,52 @@ async function newAccountPage(users: UserService, rules: AccountRules, page: Adm
     ...formBase('newuser', page.hidden, '/admin/users/new'),
     request: page.form,
     fields: [
-      { id: 'name', name: 'Name', datatype: 'string', required: true, size: 40, description: `At least ${nameMinLength} characters: letters, digits, ".", "_" and "-".`, settings: { autocomplete: 'off' } },
+      {
+        id: 'name',
+        name: 'Name',
+        datatype: 'string',
+        required: true,
+        size: 40,
+        description: `At least ${nameMinLength} characters: letters, digits, ".", "_" and "-".`,
+        settings: { autocomplete: 'off' },
+      },
       { id: 'email', name: 'Email', datatype: 'email', required: true, size: 254, settings: { autocomplete: 'off' } },
       passwordField(passwordMinLength),
       { id: 'realname', name: 'Real name', datatype: 'string', size: 255 },
-      { id: 'groups', name: 'Groups', datatype: 'lines', size: 5000, settings: { rows: 3 }, description: 'One group per line; admins makes an administrator.', validator: groupsProblem },
+      {
+        id: 'groups',
+        name: 'Groups',
+        datatype: 'lines',
+        size: 5000,
+        settings: { rows: 3 },
+        description: 'One group per line; admins makes an administrator.',
+        validator: groupsProblem,
+      },
     ],
     actions: [{ id: 'create', method: 'submit', name: 'Create the account', cssClass: 'btn btn-primary' }],
     perform: async (data) => {
-      const account = { name: String(data.name ?? ''), email: String(data.email ?? ''), password: String(data.password ?? '') };
+      const account = {
+        name: String(data.name ?? ''),
+        email: String(data.email ?? ''),
+        password: String(data.password ?? ''),
+      };
       const problems = users.checkNewAccount(account);
       if (problems.length) throw commonErrors.validation_failure({ fields: problems });
       const groups = Array.isArray(data.groups) ? (data.groups as string[]) : [];
       try {
-        const user = await users.createUser({ ...account, realname: String(data.realname ?? ''), data: '', notify: false, groups: [...new Set(groups)], state: 'active', pending: null });
+        const user = await users.createUser({
+          ...account,
+          realname: String(data.realname ?? ''),
+          data: '',
+          notify: false,
+          groups: [...new Set(groups)],
+          state: 'active',
+          pending: null,
+        });
         made = { id: user.id, name: user.name, email: account.email };
       } catch (err) {
-        if (err instanceof DuplicateUserError) throw commonErrors.validation_failure({ fields: [[err.field, 'exists']] });
+        if (err instanceof DuplicateUserError)
+          throw commonErrors.validation_failure({ fields: [[err.field, 'exists']] });
         throw err;
       }
     },
@@ -69,8 +106,14 @@ async function newAccountPage(users: UserService, rules: AccountRules, page: Adm
   const { result, html, response } = await form.process({ renderSuccess: false });
   if (response) return { response };
   const created = made as AccountView | null;
-  if (result && created) return { redirect: userUrl(created.id), messages: [`The account ${created.name} was created.`] };
-  return { title: 'New account', body: `<div class="card narrow">${html}</div><p>${link('/admin/users', '← All users')}</p>`, head: await form.htmlHead(), status: result === false ? 422 : 200 };
+  if (result && created)
+    return { redirect: userUrl(created.id), messages: [`The account ${created.name} was created.`] };
+  return {
+    title: 'New account',
+    body: `<div class="card narrow">${html}</div><p>${link('/admin/users', '← All users')}</p>`,
+    head: await form.htmlHead(),
+    status: result === false ? 422 : 200,
+  };
 }
 
 async function findAccount(users: UserService, page: AdminPageRequest): Promise<AccountView> {
@@ -88,14 +131,22 @@ async function passwordPage(users: UserService, rules: AccountRules, page: Admin
     fields: [passwordField(rules.passwordMinLength)],
     actions: [{ id: 'set', method: 'submit', name: 'Set the password', cssClass: 'btn btn-primary' }],
     perform: async (data) => {
-      if (self) throw commonErrors.not_allowed({ message: 'Your own password is changed by signing in with it (updatePassword), not here: this page would sign you out.' });
+      if (self)
+        throw commonErrors.not_allowed({
+          message:
+            'Your own password is changed by signing in with it (updatePassword), not here: this page would sign you out.',
+        });
       await users.run('setUser', page.admin, { identity: user.id, values: { password: data.password } });
       done = true;
     },
   });
   const { result, html, response } = await form.process({ renderSuccess: false });
   if (response) return { response };
-  if (result && done) return { redirect: userUrl(user.id), messages: [`The password of ${user.name} was set; the account's sessions were ended.`] };
+  if (result && done)
+    return {
+      redirect: userUrl(user.id),
+      messages: [`The password of ${user.name} was set; the account's sessions were ended.`],
+    };
   const body = `<div class="card narrow"><p>A new password for <strong>${escapeHtml(user.name)}</strong>. Tell it to them another way than by mail; every session of the account ends.</p>${html}</div><p>${link(userUrl(user.id), `← ${user.name}`)}</p>`;
   return { title: `Password of ${user.name}`, body, head: await form.htmlHead(), status: result === false ? 422 : 200 };
 }
@@ -115,12 +166,21 @@ async function resetPage(users: UserService, page: AdminPageRequest) {
     },
   });
   if (!user.email) {
-    return { title: `Reset mail for ${user.name}`, body: `<div class="card narrow"><p>${escapeHtml(user.name)} has no email address: set one on the account's page, or set a password here: ${link(`${userUrl(user.id)}/password`, 'Set a password')}.</p></div>`, status: 409 };
+    return {
+      title: `Reset mail for ${user.name}`,
+      body: `<div class="card narrow"><p>${escapeHtml(user.name)} has no email address: set one on the account's page, or set a password here: ${link(`${userUrl(user.id)}/password`, 'Set a password')}.</p></div>`,
+      status: 409,
+    };
   }
   const { result, html, response, action } = await form.process({ redirectCancel: userUrl(user.id) });
   if (response) return { response };
   if (action.id === 'send' && result) {
-    return { redirect: userUrl(user.id), messages: [`A password-reset mail to ${user.email} is queued (at most ${users.settings.mailsPerRecipient} mails an hour go to one address).`] };
+    return {
+      redirect: userUrl(user.id),
+      messages: [
+        `A password-reset mail to ${user.email} is queued (at most ${users.settings.mailsPerRecipient} mails an hour go to one address).`,
+      ],
+    };
   }
   const body = `<div class="card narrow"><p>Send <strong>${escapeHtml(user.name)}</strong> a mail at <strong>${escapeHtml(user.email)}</strong> with a link to choose a new password? Their password stays as it is until they do.</p>${html}</div>`;
   return { title: `Reset mail for ${user.name}`, body, status: result === false ? 422 : 200 };

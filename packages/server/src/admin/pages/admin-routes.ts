@@ -22,7 +22,7 @@ export interface AdminPageRequest {
 }
 
 /** What a page handler answers. */
-export type PageOutcome =
+type PageOutcome =
   | { title: string; body: string; head?: string; status?: number; messages?: string[] }
   | { redirect: string; messages?: string[] }
   /** A reply of the form library (a redirect, or an ajax answer), sent as it is. */
@@ -54,7 +54,13 @@ export function startOf(page: AdminPageRequest): number {
 export function adminPages(app: FastifyInstance, deps: { users: UserService; bodyLimit: number }) {
   const run = async (request: FastifyRequest, reply: FastifyReply, handler: PageHandler) => {
     // No trusted origins: these forms come from Roost's own pages only. No file either.
-    const admin = await adminRequest(request, reply, { users: deps.users, trustedOrigins: [], fieldBytes: deps.bodyLimit, fileBytes: 0, uploadDir: '' });
+    const admin = await adminRequest(request, reply, {
+      users: deps.users,
+      trustedOrigins: [],
+      fieldBytes: deps.bodyLimit,
+      fileBytes: 0,
+      uploadDir: '',
+    });
     if (!admin) return reply;
     const page: AdminPageRequest = {
       request,
@@ -75,10 +81,23 @@ export function adminPages(app: FastifyInstance, deps: { users: UserService; bod
     if ('response' in outcome) return sendFormResponse(request, reply, outcome.response);
     if ('download' in outcome) {
       const { filename, contentType, body } = outcome.download;
-      return reply.header('cache-control', 'no-store').type(contentType).header('content-disposition', `attachment; filename="${filename.replace(/[^\w.-]/g, '_')}"`).send(body);
+      return reply
+        .header('cache-control', 'no-store')
+        .type(contentType)
+        .header('content-disposition', `attachment; filename="${filename.replace(/[^\w.-]/g, '_')}"`)
+        .send(body);
     }
     const { title, body, head, messages, status } = outcome;
-    return sendHtml(reply, renderAdminPage(request, reply, admin, { title, body, ...(head ? { head } : {}), ...(messages ? { messages } : {}) }), status ?? 200);
+    return sendHtml(
+      reply,
+      renderAdminPage(request, reply, admin, {
+        title,
+        body,
+        ...(head ? { head } : {}),
+        ...(messages ? { messages } : {}),
+      }),
+      status ?? 200,
+    );
   };
   return {
     page(url: string, handler: PageHandler, options: { post?: boolean } = {}): void {

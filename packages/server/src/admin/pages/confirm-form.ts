@@ -30,7 +30,16 @@ export function accountConfirmForm(page: AdminPageRequest, options: AccountConfi
   return new HTMLForm({
     ...formBase(options.formid, page.hidden, options.url),
     request: page.form,
-    fields: [{ id: 'confirm', datatype: 'string', hidden: true, required: true, default: accountId, validator: (v) => (v === accountId ? undefined : 'The form was for another account.') }],
+    fields: [
+      {
+        id: 'confirm',
+        datatype: 'string',
+        hidden: true,
+        required: true,
+        default: accountId,
+        validator: (v) => (v === accountId ? undefined : 'The form was for another account.'),
+      },
+    ],
     actions: [
       { id: 'default', method: 'startForm', hidden: true },
       { id: options.action.id, method: act, name: options.action.name, cssClass: options.action.cssClass },

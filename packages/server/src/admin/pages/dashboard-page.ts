@@ -12,7 +12,7 @@ import { facts, link, table } from '../page-kit/page-parts.js';
 const RECENT_SIGNUPS = 5;
 
 /** "3 d 4 h", "2 h 5 min", "40 s": how long the process has run, to the two largest units. */
-export function formatUptime(seconds: number): string {
+function formatUptime(seconds: number): string {
   const parts: [number, string][] = [
     [Math.floor(seconds / 86400), 'd'],
     [Math.floor(seconds / 3600) % 24, 'h'],
@@ -38,7 +38,8 @@ export function registerDashboard(pages: AdminPages, deps: PageDeps): void {
   pages.page(
     '/admin',
     async ({ admin }) => {
-      const count = async (search: Record<string, unknown>) => Number((await services.users.run('list', admin, { ...search, size: 0 })).total);
+      const count = async (search: Record<string, unknown>) =>
+        Number((await services.users.run('list', admin, { ...search, size: 0 })).total);
       const dataStores = services.dataStores.names.map((name) => services.dataStores.get(name)!);
       const fileStores = services.fileStores.names.map((name) => services.fileStores.get(name)!);
       const [users, pending, disabled, dbBytes, dataUsage, fileUsage, recent] = await Promise.all([
@@ -61,8 +62,13 @@ export function registerDashboard(pages: AdminPages, deps: PageDeps): void {
         tile('/admin/files', fileStores.length, fileStores.length === 1 ? 'file store' : 'file stores') +
         `</div>`;
 
-      const database = config.databaseUrl ? `PostgreSQL, ${redactedUrl(config.databaseUrl)}` : `SQLite, ${config.dataDir}/roost.db`;
-      const blobs = config.blobs.kind === 's3' ? `S3 bucket ${config.blobs.bucket}` : `the directory ${config.blobs.dir ?? `${config.dataDir}/blobs`}`;
+      const database = config.databaseUrl
+        ? `PostgreSQL, ${redactedUrl(config.databaseUrl)}`
+        : `SQLite, ${config.dataDir}/roost.db`;
+      const blobs =
+        config.blobs.kind === 's3'
+          ? `S3 bucket ${config.blobs.bucket}`
+          : `the directory ${config.blobs.dir ?? `${config.dataDir}/blobs`}`;
       const items = dataUsage.reduce((n, u) => n + u.items, 0);
       const files = fileUsage.reduce((n, u) => n + u.files, 0);
       const fileBytes = fileUsage.reduce((n, u) => n + u.bytes, 0);
@@ -71,7 +77,10 @@ export function registerDashboard(pages: AdminPages, deps: PageDeps): void {
         ['Running for', escapeHtml(`${formatUptime(process.uptime())} (Node ${process.versions.node})`)],
         ['Database', escapeHtml(`${database}: ${formatBytes(dbBytes)}`)],
         ['Data stores', escapeHtml(`${items} ${items === 1 ? 'item' : 'items'}`)],
-        ['File stores', escapeHtml(`${files} ${files === 1 ? 'file' : 'files'}, ${formatBytes(fileBytes)} in ${blobs}`)],
+        [
+          'File stores',
+          escapeHtml(`${files} ${files === 1 ? 'file' : 'files'}, ${formatBytes(fileBytes)} in ${blobs}`),
+        ],
       ]);
 
       const columns = [

@@ -35,7 +35,10 @@ async function listPage(deps: OutboxDeps, page: AdminPageRequest) {
   const columns = [
     { label: 'Written (UTC)', cell: (m: OutboxMail) => escapeHtml(formatTime(Date.parse(m.date))) },
     { label: 'To', cell: (m: OutboxMail) => escapeHtml(m.to) },
-    { label: 'Subject', cell: (m: OutboxMail) => link(`/admin/outbox/${encodeURIComponent(m.id)}`, m.subject || '(no subject)') },
+    {
+      label: 'Subject',
+      cell: (m: OutboxMail) => link(`/admin/outbox/${encodeURIComponent(m.id)}`, m.subject || '(no subject)'),
+    },
     { label: 'Kind', cell: (m: OutboxMail) => escapeHtml(m.kind) },
   ];
   const body =

@@ -63,7 +63,14 @@ const PSEUDO_GROUPS = [EVERYONE, AUTHENTICATED, OWNER, NOONE];
 
 function entryFields(names: readonly string[]): FieldConf[] {
   return [
-    { id: 'permission', name: 'Permission', datatype: 'list', required: true, settings: { addempty: true }, listItems: names.map((n) => ({ id: n, name: n })) },
+    {
+      id: 'permission',
+      name: 'Permission',
+      datatype: 'list',
+      required: true,
+      settings: { addempty: true },
+      listItems: names.map((n) => ({ id: n, name: n })),
+    },
     {
       id: 'groups',
       name: 'Groups',
@@ -76,7 +83,9 @@ function entryFields(names: readonly string[]): FieldConf[] {
         const groups = Array.isArray(value) ? (value as string[]) : [];
         if (groups.length > 50) return 'At most 50 groups.';
         const bad = groups.find((g) => !(PSEUDO_GROUPS.includes(g) || isGroupName(g)));
-        return bad === undefined ? undefined : `"${bad.slice(0, 40)}" is not a group: letters, digits and . _ : @ - (at most 100), or one of ${PSEUDO_GROUPS.join(', ')}.`;
+        return bad === undefined
+          ? undefined
+          : `"${bad.slice(0, 40)}" is not a group: letters, digits and . _ : @ - (at most 100), or one of ${PSEUDO_GROUPS.join(', ')}.`;
       },
     },
   ];
@@ -97,13 +106,16 @@ function entriesObject(service: PermissionService, current: Entry[]): ContentObj
     parent: undefined,
     configuration: undefined,
     async update(values) {
-      const next = new Map(((values.entries as Entry[] | undefined) ?? []).map((e) => [e.permission, [...new Set(e.groups)]]));
+      const next = new Map(
+        ((values.entries as Entry[] | undefined) ?? []).map((e) => [e.permission, [...new Set(e.groups)]]),
+      );
       const changes: { permission: string; groups: string[]; action: 'replace' }[] = [];
       for (const [permission, groups] of next) {
         const before = current.find((e) => e.permission === permission)?.groups ?? [];
         if (groups.join('\n') !== before.join('\n')) changes.push({ permission, groups, action: 'replace' });
       }
-      for (const e of granted) if (!next.has(e.permission)) changes.push({ permission: e.permission, groups: [], action: 'replace' });
+      for (const e of granted)
+        if (!next.has(e.permission)) changes.push({ permission: e.permission, groups: [], action: 'replace' });
       if (changes.length) await service.set(changes);
       return true;
     },
@@ -115,11 +127,17 @@ function entriesObject(service: PermissionService, current: Entry[]): ContentObj
 
 async function indexPage(services: HttpServices, page: AdminPageRequest) {
   const columns = [
-    { label: 'Service', cell: (s: PermissionService) => link(`/admin/permissions/${encodeURIComponent(s.name)}`, s.name) },
+    {
+      label: 'Service',
+      cell: (s: PermissionService) => link(`/admin/permissions/${encodeURIComponent(s.name)}`, s.name),
+    },
     { label: 'Kind', cell: (s: PermissionService) => escapeHtml(s.kind) },
   ];
   const list = table('Services', columns, servicesOf(services, page.admin), 'No services.');
-  return { title: 'Permissions', body: `<p class="muted">Each service keeps its own entries: permission → the groups that hold it.</p>${list}` };
+  return {
+    title: 'Permissions',
+    body: `<p class="muted">Each service keeps its own entries: permission → the groups that hold it.</p>${list}`,
+  };
 }
 
 async function servicePage(services: HttpServices, page: AdminPageRequest) {
@@ -135,14 +153,21 @@ async function servicePage(services: HttpServices, page: AdminPageRequest) {
     jsonUniqueID: 'permission',
     fields: entryFields(current.map((e) => e.permission)),
     // The library's words, said for this list.
-    catalogs: { en: { 'Item exists!': 'This permission has an entry already: edit it in the list below.', 'Item not found': 'There is no such entry (the list has changed): load the page again.' } },
+    catalogs: {
+      en: {
+        'Item exists!': 'This permission has an entry already: edit it in the list below.',
+        'Item not found': 'There is no such entry (the list has changed): load the page again.',
+      },
+    },
     itemLabel: (item) => `${String(item.permission)}: ${Array.isArray(item.groups) ? item.groups.join(', ') : ''}`,
     widget: { item_template: 'field_onecolumn', action_template: 'form_actions_onecolumn' },
   });
   const asked = deleteToConfirm(form, page, current);
   if (asked) return confirmDeletePage(service, page, url, form.delKey, asked);
   let deleted = false;
-  form.listenEvent('delete', () => void (deleted = true));
+  form.listenEvent('delete', () => {
+    deleted = true;
+  });
   const { result, html, action } = await form.process();
   // After a change the page is loaded again, so the list shows the entries as they are now.
   if (result !== false && page.request.method === 'POST') {
@@ -155,7 +180,12 @@ async function servicePage(services: HttpServices, page: AdminPageRequest) {
     `<div class="card permissions">${html}</div>` +
     (nobody.length ? `<p class="muted">Granted to nobody: ${escapeHtml(nobody.join(', '))}.</p>` : '') +
     `<p>${link('/admin/permissions', '← All services')}</p>`;
-  return { title: `Permissions of ${service.name}`, body, head: await form.htmlHead(), status: result === false ? 422 : 200 };
+  return {
+    title: `Permissions of ${service.name}`,
+    body,
+    head: await form.htmlHead(),
+    status: result === false ? 422 : 200,
+  };
 }
 
 /**
@@ -164,17 +194,27 @@ async function servicePage(services: HttpServices, page: AdminPageRequest) {
  * moved meanwhile is not the one deleted (the library answers "Item not found" then).
  * Returns the entry to ask about, or undefined when the post goes ahead.
  */
-function deleteToConfirm(form: JsonSequenceForm, page: AdminPageRequest, current: Entry[]): { position: number; entry: Entry } | undefined {
+function deleteToConfirm(
+  form: JsonSequenceForm,
+  page: AdminPageRequest,
+  current: Entry[],
+): { position: number; entry: Entry } | undefined {
   const body = page.request.method === 'POST' ? page.form.body : undefined;
   const position = Number(textParam(body?.[form.delKey]));
   if (!Number.isInteger(position) || position < 1) return undefined;
   const entry = current.filter((e) => e.groups.length > 0)[position - 1];
   if (!entry) return undefined;
-  if (textParam(body?.['confirm']) === entry.permission) return undefined;
+  if (textParam(body?.confirm) === entry.permission) return undefined;
   return { position, entry };
 }
 
-function confirmDeletePage(service: PermissionService, page: AdminPageRequest, url: string, delKey: string, asked: { position: number; entry: Entry }) {
+function confirmDeletePage(
+  service: PermissionService,
+  page: AdminPageRequest,
+  url: string,
+  delKey: string,
+  asked: { position: number; entry: Entry },
+) {
   const hidden = Object.entries({ ...page.hidden, [delKey]: String(asked.position), confirm: asked.entry.permission })
     .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
     .join('');

@@ -1,10 +1,16 @@
-import { escapeHtml, HTMLForm, type ActionCallback, type FieldConf, type FieldValidator, type FormValues } from '@roost/forms';
+import { HTMLForm, type ActionCallback, type FieldConf, type FieldValidator, type FormValues } from '@roost/forms';
 import type { Config } from '../../core/config.js';
 import { formatTime } from '../../core/clock.js';
 import { composeMail } from '../../core/mail-body.js';
 import type { Mailer } from '../../core/mailer.js';
 import { EVERYONE, NOONE } from '../../core/permissions.js';
-import { RUNTIME_SETTINGS, type RuntimeSettingKey, type RuntimeSettings, type RuntimeSettingsService, type StoredSetting } from '../../core/runtime-settings.js';
+import {
+  RUNTIME_SETTINGS,
+  type RuntimeSettingKey,
+  type RuntimeSettings,
+  type RuntimeSettingsService,
+  type StoredSetting,
+} from '../../core/runtime-settings.js';
 import { mailRoute } from '../../mail/create-mailer.js';
 import type { UserService } from '../../users/index.js';
 import { formBase, type AdminPages, type AdminPageRequest } from './admin-routes.js';
@@ -25,16 +31,20 @@ export interface SettingsPageDeps {
   config: Config;
 }
 
-export const SIGNUP_POLICIES = [
+const SIGNUP_POLICIES = [
   { id: 'signupDirect', name: 'Direct sign-up', help: 'Active at once, no mail.' },
-  { id: 'signupOptin', name: 'Sign-up with mail confirmation', help: 'Active once the mailed activation link is used.' },
+  {
+    id: 'signupOptin',
+    name: 'Sign-up with mail confirmation',
+    help: 'Active once the mailed activation link is used.',
+  },
   { id: 'signupReview', name: 'Sign-up with review', help: 'Waits for an administrator on the Sign-ups page.' },
   { id: 'signupSendpw', name: 'Sign-up with mailed password', help: 'Active; a generated password is mailed.' },
   { id: 'signupUid', name: 'Sign-up with generated name', help: 'Active, under a random 30-character name.' },
 ] as const;
 
 /** A sign-up policy's state from its permission entry: on (everyone), off (nobody), or granted to some groups. */
-export function policyState(groups: readonly string[]): 'on' | 'off' | 'custom' {
+function policyState(groups: readonly string[]): 'on' | 'off' | 'custom' {
   if (groups.includes(EVERYONE)) return 'on';
   if (groups.every((g) => g === NOONE)) return 'off';
   return 'custom';
@@ -53,12 +63,13 @@ export function maskSmtpUrl(url: string | null): string {
 }
 
 /** A submitted SMTP url with `****` as password keeps the stored password when user, host and port are the same. */
-export function unmaskSmtpUrl(submitted: string, stored: string | null): string {
+function unmaskSmtpUrl(submitted: string, stored: string | null): string {
   if (!stored) return submitted;
   try {
     const s = new URL(submitted);
     const c = new URL(stored);
-    if (s.password !== '****' || s.protocol !== c.protocol || s.username !== c.username || s.host !== c.host) return submitted;
+    if (s.password !== '****' || s.protocol !== c.protocol || s.username !== c.username || s.host !== c.host)
+      return submitted;
     s.password = c.password;
     return s.toString();
   } catch {
@@ -83,7 +94,12 @@ function schemaCheck(key: RuntimeSettingKey): FieldValidator {
   };
 }
 
-function origin(key: RuntimeSettingKey, boot: RuntimeSettings, overrides: Partial<Record<RuntimeSettingKey, StoredSetting>>, shown: (v: unknown) => string): string {
+function origin(
+  key: RuntimeSettingKey,
+  boot: RuntimeSettings,
+  overrides: Partial<Record<RuntimeSettingKey, StoredSetting>>,
+  shown: (v: unknown) => string,
+): string {
   const row = overrides[key];
   const bootText = `Boot configuration: ${shown(boot[key]) || '(none)'}.`;
   if (!row) return `${bootText} Not changed here.`;
@@ -94,9 +110,14 @@ async function settingsFields(deps: SettingsPageDeps, policies: Map<string, read
   const { settings, config } = deps;
   const overrides = await settings.overrides();
   const boot = settings.boot;
-  const said = (key: RuntimeSettingKey, shown: (v: unknown) => string = (v) => (v === null ? '' : String(v))) => origin(key, boot, overrides, shown);
+  const said = (key: RuntimeSettingKey, shown: (v: unknown) => string = (v) => (v === null ? '' : String(v))) =>
+    origin(key, boot, overrides, shown);
   const page = (path: string) => `${config.publicUrl}/users/${path}`;
-  const pageUrl = (key: 'activationUrl' | 'verifyEmailUrl' | 'resetPasswordUrl', name: string, path: string): FieldConf => ({
+  const pageUrl = (
+    key: 'activationUrl' | 'verifyEmailUrl' | 'resetPasswordUrl',
+    name: string,
+    path: string,
+  ): FieldConf => ({
     id: key,
     name,
     datatype: 'string',
@@ -137,8 +158,23 @@ async function settingsFields(deps: SettingsPageDeps, policies: Map<string, read
     pageUrl('activationUrl', 'Activation page', 'activate'),
     pageUrl('verifyEmailUrl', 'Email verification page', 'verify-email'),
     pageUrl('resetPasswordUrl', 'Password reset page', 'reset-password'),
-    { id: 'mailFrom', name: 'Mail sender', datatype: 'string', size: 300, required: true, validator: schemaCheck('mailFrom'), description: said('mailFrom') },
-    { id: 'adminAddress', name: 'Administrator address', datatype: 'string', size: 254, validator: schemaCheck('adminAddress'), description: `Gets message mails and sign-up notices. ${said('adminAddress')}` },
+    {
+      id: 'mailFrom',
+      name: 'Mail sender',
+      datatype: 'string',
+      size: 300,
+      required: true,
+      validator: schemaCheck('mailFrom'),
+      description: said('mailFrom'),
+    },
+    {
+      id: 'adminAddress',
+      name: 'Administrator address',
+      datatype: 'string',
+      size: 254,
+      validator: schemaCheck('adminAddress'),
+      description: `Gets message mails and sign-up notices. ${said('adminAddress')}`,
+    },
     {
       id: 'smtpUrl',
       name: 'SMTP server',
@@ -148,7 +184,14 @@ async function settingsFields(deps: SettingsPageDeps, policies: Map<string, read
       settings: { autocomplete: 'off' },
       description: `Empty: mails go to the outbox (Mail outbox page). A password shows as ****; leave it so to keep it. ${said('smtpUrl', (v) => maskSmtpUrl(v as string | null))}`,
     },
-    { id: 'testMailTo', name: 'Send a test mail to', datatype: 'string', size: 254, validator: schemaCheck('adminAddress'), description: 'With the saved settings. Empty: the administrator address.' },
+    {
+      id: 'testMailTo',
+      name: 'Send a test mail to',
+      datatype: 'string',
+      size: 254,
+      validator: schemaCheck('adminAddress'),
+      description: 'With the saved settings. Empty: the administrator address.',
+    },
   ];
 }
 
@@ -168,7 +211,9 @@ function formData(current: RuntimeSettings, policies: Map<string, readonly strin
 
 async function userPermissions(users: UserService, page: AdminPageRequest): Promise<Map<string, readonly string[]>> {
   const answer = await users.run('getPermissions', page.admin, {});
-  return new Map((answer.permissions as { permission: string; groups: string[] }[]).map((e) => [e.permission, e.groups]));
+  return new Map(
+    (answer.permissions as { permission: string; groups: string[] }[]).map((e) => [e.permission, e.groups]),
+  );
 }
 
 async function settingsPage(deps: SettingsPageDeps, page: AdminPageRequest) {
@@ -207,23 +252,29 @@ async function settingsPage(deps: SettingsPageDeps, page: AdminPageRequest) {
   const sendTest: ActionCallback = async function (this: HTMLForm) {
     const values: FormValues = this.getFormValues();
     const [, data] = await this.extract(values);
-    const to = textParam(values?.['testMailTo']).trim() || current.adminAddress || '';
-    const problem = to ? await schemaCheck('adminAddress')(to, { field: { id: 'testMailTo' }, form: this, values, t: this.t }) : 'Enter an address: no administrator address is set.';
+    const to = textParam(values?.testMailTo).trim() || current.adminAddress || '';
+    const problem = to
+      ? await schemaCheck('adminAddress')(to, { field: { id: 'testMailTo' }, form: this, values, t: this.t })
+      : 'Enter an address: no administrator address is set.';
     if (problem) return [false, await this.render(data, [], [{ field: 'testMailTo', messages: [problem] }])];
-    const route = mailRoute(current) === 'smtp' ? `through the SMTP server ${maskSmtpUrl(current.smtpUrl)}` : 'to the outbox';
+    const route =
+      mailRoute(current) === 'smtp' ? `through the SMTP server ${maskSmtpUrl(current.smtpUrl)}` : 'to the outbox';
     const text = `This is a test mail from Roost at ${deps.config.publicUrl}, sent by ${by}. Mail goes ${route}; the sender is ${current.mailFrom}.`;
     try {
       await mailer.send(composeMail('test', to, 'Roost test mail', [text]));
     } catch (err) {
       // The administrator needs the transport's reason (refused, no such host, login failed); the url's password is not in it.
       const reason = err instanceof Error ? err.message.slice(0, 300) : 'unknown error';
-      return [false, await this.render(data, [`The test mail could not be sent ${route}: ${reason}`], undefined, false, false)];
+      return [
+        false,
+        await this.render(data, [`The test mail could not be sent ${route}: ${reason}`], undefined, false, false),
+      ];
     }
     done = `A test mail to ${to} went ${route}.`;
     return [true, ''];
   };
 
-  const reset: ActionCallback = async function () {
+  const reset: ActionCallback = async () => {
     await settings.reset(by);
     done = 'Every setting follows the boot configuration again (sign-up policies are unchanged).';
     return [true, ''];

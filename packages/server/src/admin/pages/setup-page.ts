@@ -40,19 +40,53 @@ export function registerSetupPage(app: FastifyInstance, deps: PageDeps & { setup
 
 async function setupPage(deps: PageDeps & { setupLinks: SetupLinks }, request: FastifyRequest, reply: FastifyReply) {
   const { users } = deps.services;
-  const form = await publicFormRequest(request, reply, { fieldBytes: deps.config.bodyLimit, trustedOrigins: deps.config.corsOrigins });
+  const form = await publicFormRequest(request, reply, {
+    fieldBytes: deps.config.bodyLimit,
+    trustedOrigins: deps.config.corsOrigins,
+  });
   reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
   if (await users.hasAdministrator()) {
-    return sendHtml(reply, page('Set up Roost', '<p>An administrator exists already: this link is no longer needed.</p><p><a class="btn btn-primary" href="/admin/signin">Sign in</a></p>'), 410);
+    return sendHtml(
+      reply,
+      page(
+        'Set up Roost',
+        '<p>An administrator exists already: this link is no longer needed.</p><p><a class="btn btn-primary" href="/admin/signin">Sign in</a></p>',
+      ),
+      410,
+    );
   }
   const token = textParam(form.query?.token) || textParam(form.body?.token);
   if (!deps.setupLinks.valid(token)) return sendHtml(reply, page('Set up Roost', NOT_VALID), 403);
 
   const { nameMinLength, passwordMinLength } = deps.config.users;
   const fields: FieldConf[] = [
-    { id: 'name', name: 'Administrator name', datatype: 'string', required: true, size: 40, description: `At least ${nameMinLength} characters: letters, digits, ".", "_" and "-".`, settings: { autocomplete: 'username' } },
-    { id: 'email', name: 'Email', datatype: 'email', required: true, size: 254, description: 'For password resets and mails to the administrators.', settings: { autocomplete: 'email' } },
-    { id: 'password', name: 'Password', datatype: 'password', required: true, size: 256, settings: { minLength: passwordMinLength, autocomplete: 'new-password' }, description: `At least ${passwordMinLength} characters.` },
+    {
+      id: 'name',
+      name: 'Administrator name',
+      datatype: 'string',
+      required: true,
+      size: 40,
+      description: `At least ${nameMinLength} characters: letters, digits, ".", "_" and "-".`,
+      settings: { autocomplete: 'username' },
+    },
+    {
+      id: 'email',
+      name: 'Email',
+      datatype: 'email',
+      required: true,
+      size: 254,
+      description: 'For password resets and mails to the administrators.',
+      settings: { autocomplete: 'email' },
+    },
+    {
+      id: 'password',
+      name: 'Password',
+      datatype: 'password',
+      required: true,
+      size: 256,
+      settings: { minLength: passwordMinLength, autocomplete: 'new-password' },
+      description: `At least ${passwordMinLength} characters.`,
+    },
     { id: 'token', datatype: 'string', size: 200, hidden: true },
   ];
   let made: { name: string; password: string } | null = null;
@@ -64,16 +98,30 @@ async function setupPage(deps: PageDeps & { setupLinks: SetupLinks }, request: F
     actions: [{ id: 'create', method: 'submit', name: 'Create the administrator', cssClass: 'btn btn-primary' }],
     describe: accountWords(deps),
     perform: async (data) => {
-      const account = { name: String(data.name ?? ''), email: String(data.email ?? ''), password: String(data.password ?? '') };
+      const account = {
+        name: String(data.name ?? ''),
+        email: String(data.email ?? ''),
+        password: String(data.password ?? ''),
+      };
       const problems = users.checkNewAccount(account);
       if (problems.length) throw commonErrors.validation_failure({ fields: problems });
       // Used up before anything is awaited: of two posts at once, one makes the administrator.
-      if (!deps.setupLinks.consume(token)) throw commonErrors.not_allowed({ message: 'This setup link was used a moment ago.' });
+      if (!deps.setupLinks.consume(token))
+        throw commonErrors.not_allowed({ message: 'This setup link was used a moment ago.' });
       try {
-        await users.createUser({ ...account, realname: '', data: '', notify: false, groups: [ADMINS], state: 'active', pending: null });
+        await users.createUser({
+          ...account,
+          realname: '',
+          data: '',
+          notify: false,
+          groups: [ADMINS],
+          state: 'active',
+          pending: null,
+        });
       } catch (err) {
         deps.setupLinks.restore(token);
-        if (err instanceof DuplicateUserError) throw commonErrors.validation_failure({ fields: [[err.field, 'exists']] });
+        if (err instanceof DuplicateUserError)
+          throw commonErrors.validation_failure({ fields: [[err.field, 'exists']] });
         throw err;
       }
       made = { name: account.name, password: account.password };
@@ -88,5 +136,13 @@ async function setupPage(deps: PageDeps & { setupLinks: SetupLinks }, request: F
     return reply.redirect('/admin', 303);
   }
   const intro = `<h2>Welcome to Roost</h2><p>No administrator exists yet. Make the first one: it manages users, permissions, settings and the stores here, at <code>/admin</code>.</p>`;
-  return sendHtml(reply, page('Set up Roost', `${intro}${html}<p class="muted">${escapeHtml(`This link works once, for ${SETUP_LINK_MINUTES} minutes after the start.`)}</p>`, await setup.htmlHead()), result === false ? 422 : 200);
+  return sendHtml(
+    reply,
+    page(
+      'Set up Roost',
+      `${intro}${html}<p class="muted">${escapeHtml(`This link works once, for ${SETUP_LINK_MINUTES} minutes after the start.`)}</p>`,
+      await setup.htmlHead(),
+    ),
+    result === false ? 422 : 200,
+  );
 }

@@ -3,7 +3,14 @@ import { escapeHtml, HTMLForm, type ActionCallback, type FieldConf } from '@roos
 import type { Config } from '../../core/config.js';
 import { isRoostError } from '../../core/errors.js';
 import { ADMINS } from '../../core/permissions.js';
-import { assertSameOrigin, callerOf, clearAuthCookie, setAuthCookie, withAddress, type RequestCaller } from '../../http/auth.js';
+import {
+  assertSameOrigin,
+  callerOf,
+  clearAuthCookie,
+  setAuthCookie,
+  withAddress,
+  type RequestCaller,
+} from '../../http/auth.js';
 import type { UserService } from '../../users/index.js';
 import { assertCsrf, csrfTokenOf } from '../csrf.js';
 import { renderPage, type PageInit } from '../layout.js';
@@ -23,7 +30,12 @@ import { renderPublicPage } from '../user-pages/public-page.js';
 type Audience = 'admin' | 'user';
 
 const PLACES: Record<Audience, { signin: string; signout: string; home: string; title: string }> = {
-  admin: { signin: '/admin/signin', signout: '/admin/signout', home: '/admin', title: 'Sign in to the management backend' },
+  admin: {
+    signin: '/admin/signin',
+    signout: '/admin/signout',
+    home: '/admin',
+    title: 'Sign in to the management backend',
+  },
   user: { signin: '/users/signin', signout: '/users/signout', home: '/users/signin', title: 'Sign in' },
 };
 
@@ -34,10 +46,11 @@ const NOT_ADMIN = 'This account has no access to the management backend.';
  * would let a link send a fresh session's browser anywhere); for the admin pages, one under
  * `/admin`.
  */
-export function safeNext(next: string, audience: Audience): string {
+function safeNext(next: string, audience: Audience): string {
   const local = /^\/(?![/\\])[^\s]*$/.test(next) && next.length <= 2000;
   if (!local) return PLACES[audience].home;
-  if (audience === 'admin' && !(next === '/admin' || next.startsWith('/admin/') || next.startsWith('/admin?'))) return PLACES.admin.home;
+  if (audience === 'admin' && !(next === '/admin' || next.startsWith('/admin/') || next.startsWith('/admin?')))
+    return PLACES.admin.home;
   if (next.startsWith('/admin/signin') || next.startsWith('/users/signin')) return PLACES[audience].home;
   return asciiLocation(next);
 }
@@ -70,7 +83,7 @@ async function signinPage(deps: SigninDeps, audience: Audience, request: Fastify
   const form = await readFormRequest(request, reply, { fieldBytes: config.bodyLimit, fileBytes: 0, uploadDir: '' });
   const caller = await callerOf(request, users);
   const isAdmin = Boolean(caller.user?.groups.includes(ADMINS));
-  const next = textParam(form.query?.['next']) || textParam(form.body?.['next']);
+  const next = textParam(form.query?.next) || textParam(form.body?.next);
   reply.header('cache-control', 'no-store');
 
   // Already signed in: administrators go on; a user page shows who is signed in.
@@ -85,7 +98,10 @@ async function signinPage(deps: SigninDeps, audience: Audience, request: Fastify
     const again = { identity: data.identity, next: data.next };
     let issued: string;
     try {
-      issued = String((await users.run('signin', withAddress(caller, request), { identity: data.identity, password: data.password })).token);
+      issued = String(
+        (await users.run('signin', withAddress(caller, request), { identity: data.identity, password: data.password }))
+          .token,
+      );
     } catch (err) {
       if (!isRoostError(err)) throw err;
       return [false, await this.render(again, [err.message], undefined, false, false)];
@@ -102,8 +118,22 @@ async function signinPage(deps: SigninDeps, audience: Audience, request: Fastify
 
   const policy = (await users.runtime()).identityPolicy;
   const fields: FieldConf[] = [
-    { id: 'identity', name: identityLabel(policy), datatype: 'string', size: 254, required: true, settings: { autocomplete: 'username' } },
-    { id: 'password', name: 'Password', datatype: 'password', size: 256, required: true, settings: { single: true, minLength: 1, autocomplete: 'current-password' } },
+    {
+      id: 'identity',
+      name: identityLabel(policy),
+      datatype: 'string',
+      size: 254,
+      required: true,
+      settings: { autocomplete: 'username' },
+    },
+    {
+      id: 'password',
+      name: 'Password',
+      datatype: 'password',
+      size: 256,
+      required: true,
+      settings: { single: true, minLength: 1, autocomplete: 'current-password' },
+    },
     { id: 'next', datatype: 'string', size: 2000, hidden: true },
   ];
   const htmlForm = new HTMLForm({
@@ -123,15 +153,29 @@ async function signinPage(deps: SigninDeps, audience: Audience, request: Fastify
     return reply.redirect(safeNext(next, audience), 303);
   }
   const notices: string[] = [];
-  if (textParam(form.query?.['signedout'])) notices.push('You are signed out.');
-  if (audience === 'admin' && caller.user && !isAdmin) notices.push(`You are signed in as ${caller.user.name}, who is not an administrator.`);
-  const page = { title: place.title, body: `<div class="card narrow">${html}${signinLinks(audience)}</div>`, head: await htmlForm.htmlHead(), messages: notices };
+  if (textParam(form.query?.signedout)) notices.push('You are signed out.');
+  if (audience === 'admin' && caller.user && !isAdmin)
+    notices.push(`You are signed in as ${caller.user.name}, who is not an administrator.`);
+  const page = {
+    title: place.title,
+    body: `<div class="card narrow">${html}${signinLinks(audience)}</div>`,
+    head: await htmlForm.htmlHead(),
+    messages: notices,
+  };
   return sendHtml(reply, await shell(users, request, reply, audience, page), result === false ? 422 : 200);
 }
 
 /** The page shell: the public pages' (with their links and flashed messages) for users, a bare one for the backend. */
-async function shell(users: UserService, request: FastifyRequest, reply: FastifyReply, audience: Audience, page: Omit<PageInit, 'nav' | 'user'>): Promise<string> {
-  return audience === 'user' ? await renderPublicPage(request, reply, users, { ...page, home: PLACES.user.home }) : renderPage({ ...page, home: PLACES.admin.home });
+async function shell(
+  users: UserService,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  audience: Audience,
+  page: Omit<PageInit, 'nav' | 'user'>,
+): Promise<string> {
+  return audience === 'user'
+    ? await renderPublicPage(request, reply, users, { ...page, home: PLACES.user.home })
+    : renderPage({ ...page, home: PLACES.admin.home });
 }
 
 function signinLinks(audience: Audience): string {
@@ -140,7 +184,11 @@ function signinLinks(audience: Audience): string {
   return `<p class="muted"><a href="/users/reset-password">Forgot your password?</a> · <a href="/users/signup">Create an account</a></p>`;
 }
 
-function signedInPage(request: FastifyRequest, caller: RequestCaller, place: (typeof PLACES)[Audience]): Omit<PageInit, 'nav' | 'user'> {
+function signedInPage(
+  request: FastifyRequest,
+  caller: RequestCaller,
+  place: (typeof PLACES)[Audience],
+): Omit<PageInit, 'nav' | 'user'> {
   const name = caller.user?.name ?? '';
   const body =
     `<div class="card narrow"><p>You are signed in as <strong>${escapeHtml(name)}</strong>.</p>` +
@@ -153,7 +201,11 @@ async function signoutRoute(deps: SigninDeps, audience: Audience, request: Fasti
   const caller = await callerOf(request, deps.users);
   if (caller.user) {
     assertSameOrigin(request, []);
-    const form = await readFormRequest(request, reply, { fieldBytes: deps.config.bodyLimit, fileBytes: 0, uploadDir: '' });
+    const form = await readFormRequest(request, reply, {
+      fieldBytes: deps.config.bodyLimit,
+      fileBytes: 0,
+      uploadDir: '',
+    });
     assertCsrf(request, textParam(form.body?.csrf));
     await deps.users.run('signout', caller, {});
   }

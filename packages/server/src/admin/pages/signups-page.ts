@@ -17,7 +17,10 @@ type ReviewAction = (typeof REVIEW_ACTIONS)[number];
 
 const DECISIONS: Record<ReviewAction, { label: string; done: (name: string) => string }> = {
   accept: { label: 'Accept (active; welcome mail)', done: (n) => `${n} was accepted and is active.` },
-  optin: { label: 'Accept with email verification', done: (n) => `${n} was accepted; the account is active once the mailed link is used.` },
+  optin: {
+    label: 'Accept with email verification',
+    done: (n) => `${n} was accepted; the account is active once the mailed link is used.`,
+  },
   activate: { label: 'Activate (no mail)', done: (n) => `${n} was activated.` },
   reject: { label: 'Reject (remove, asks first)', done: (n) => `${n} was rejected and removed.` },
   disable: { label: 'Disable', done: (n) => `${n} was disabled.` },
@@ -70,7 +73,11 @@ function reviewForm(users: UserService, page: AdminPageRequest, user: User, n: n
       { id: 'submit', method: 'callWf', name: 'Decide', cssClass: 'btn btn-primary' },
     ],
     use_ajax: true,
-    catalogs: { en: { 'Workflow action not allowed': 'This account is not waiting any more: it was reviewed or activated meanwhile.' } },
+    catalogs: {
+      en: {
+        'Workflow action not allowed': 'This account is not waiting any more: it was reviewed or activated meanwhile.',
+      },
+    },
     css_class: 'form inline-form',
     widget: { item_template: 'field_onecolumn', action_template: 'form_actions_onecolumn' },
   });
@@ -80,8 +87,13 @@ const waitsFor = (user: User) => (user.pending === 'optin' ? 'its mail confirmat
 
 async function listPage(users: UserService, page: AdminPageRequest) {
   const start = startOf(page);
-  const { users: pending, total } = await users.listUsers(users.inputs.list.parse({ pending: true, start, sort: 'created' }), PAGE_SIZE);
-  const rows = await Promise.all(pending.map(async (user, i) => ({ user, form: (await reviewForm(users, page, user, i + 1).process()).html })));
+  const { users: pending, total } = await users.listUsers(
+    users.inputs.list.parse({ pending: true, start, sort: 'created' }),
+    PAGE_SIZE,
+  );
+  const rows = await Promise.all(
+    pending.map(async (user, i) => ({ user, form: (await reviewForm(users, page, user, i + 1).process()).html })),
+  );
   type Row = (typeof rows)[number];
   const columns = [
     { label: 'Name', cell: (r: Row) => link(`/admin/signups/${encodeURIComponent(r.user.id)}`, r.user.name) },
@@ -102,8 +114,9 @@ async function listPage(users: UserService, page: AdminPageRequest) {
 async function reviewPage(users: UserService, page: AdminPageRequest) {
   const user = await users.findUser(page.params.id ?? '');
   if (!user) throw userErrors.unknown_user();
-  if (user.state !== 'pending') return { redirect: '/admin/signups', messages: [`${user.name} is not waiting for a review.`] };
-  const chosen = textParam(page.form.body?.['action']) as ReviewAction;
+  if (user.state !== 'pending')
+    return { redirect: '/admin/signups', messages: [`${user.name} is not waiting for a review.`] };
+  const chosen = textParam(page.form.body?.action) as ReviewAction;
   // Rejecting removes the account, so it asks first, as the backend's other deletions do.
   if (page.request.method === 'POST' && chosen === 'reject') return { redirect: rejectUrl(user) };
   const form = reviewForm(users, page, user, 0);
@@ -115,8 +128,12 @@ async function reviewPage(users: UserService, page: AdminPageRequest) {
   });
   if (response) return { response };
   const body =
-    `<div class="card">${facts([['Name', escapeHtml(user.name)], ['Email', escapeHtml(user.email ?? '')], ['Real name', escapeHtml(user.realname)], ['Waits for', escapeHtml(waitsFor(user))]])}${html}</div>` +
-    `<p>${link('/admin/signups', '← All sign-ups')}</p>`;
+    `<div class="card">${facts([
+      ['Name', escapeHtml(user.name)],
+      ['Email', escapeHtml(user.email ?? '')],
+      ['Real name', escapeHtml(user.realname)],
+      ['Waits for', escapeHtml(waitsFor(user))],
+    ])}${html}</div>` + `<p>${link('/admin/signups', '← All sign-ups')}</p>`;
   return { title: `Sign-up of ${user.name}`, body, head: await form.htmlHead(), status: result === false ? 422 : 200 };
 }
 
@@ -126,7 +143,8 @@ const rejectUrl = (user: User) => `/admin/signups/${encodeURIComponent(user.id)}
 async function rejectPage(users: UserService, page: AdminPageRequest) {
   const user = await users.findUser(page.params.id ?? '');
   if (!user) throw userErrors.unknown_user();
-  if (user.state !== 'pending') return { redirect: '/admin/signups', messages: [`${user.name} is not waiting for a review.`] };
+  if (user.state !== 'pending')
+    return { redirect: '/admin/signups', messages: [`${user.name} is not waiting for a review.`] };
   const form = accountConfirmForm(page, {
     formid: 'reject',
     url: rejectUrl(user),
@@ -142,9 +160,12 @@ async function rejectPage(users: UserService, page: AdminPageRequest) {
       }
     },
   });
-  const { result, html, response, action } = await form.process({ redirectCancel: `/admin/signups/${encodeURIComponent(user.id)}` });
+  const { result, html, response, action } = await form.process({
+    redirectCancel: `/admin/signups/${encodeURIComponent(user.id)}`,
+  });
   if (response) return { response };
-  if (action.id === 'reject' && result) return { redirect: '/admin/signups', messages: [DECISIONS.reject.done(user.name)] };
+  if (action.id === 'reject' && result)
+    return { redirect: '/admin/signups', messages: [DECISIONS.reject.done(user.name)] };
   const body =
     `<div class="card confirm"><p>Reject the sign-up of <strong>${escapeHtml(user.name)}</strong>${user.email ? ` (${escapeHtml(user.email)})` : ''}? ` +
     `The account is removed; no mail is sent, and the name and email become free for new sign-ups.</p>${html}</div>`;

@@ -9,20 +9,24 @@ import { STATE_FILTER, stateQuery } from './users-pages.js';
  * (Roost also does this once an hour).
  */
 
-export const CSV_COLUMNS = ['id', 'name', 'email', 'realname', 'state', 'groups', 'notify', 'created', 'activity'] as const;
+const CSV_COLUMNS = ['id', 'name', 'email', 'realname', 'state', 'groups', 'notify', 'created', 'activity'] as const;
 
 /**
  * One CSV field (RFC 4180): quoted when it holds a quote, comma or line break. A leading `=`,
  * `+`, `-`, `@`, tab or carriage return gets a `'` in front, so a spreadsheet shows the text
  * instead of running it as a formula (OWASP "CSV injection").
  */
-export function csvField(value: unknown): string {
+function csvField(value: unknown): string {
   let text = Array.isArray(value) ? value.join(' ') : value === null || value === undefined ? '' : String(value);
   if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-async function usersCsv(users: UserService, admin: AdminPageRequest['admin'], filter: Record<string, unknown>): Promise<{ csv: string; count: number }> {
+async function usersCsv(
+  users: UserService,
+  admin: AdminPageRequest['admin'],
+  filter: Record<string, unknown>,
+): Promise<{ csv: string; count: number }> {
   const lines = [CSV_COLUMNS.join(',')];
   for (let start = 1; ; start += USER_PAGE.max) {
     const page = await users.run('list', admin, { ...filter, start, size: USER_PAGE.max, sort: 'name' });
@@ -35,7 +39,11 @@ async function usersCsv(users: UserService, admin: AdminPageRequest['admin'], fi
 
 /** A tool ready to run, from its definition. */
 function tool(configuration: ToolConf): ContentTool {
-  return { configuration, target: undefined, run: async (values, ctx) => configuration.run(values, { ...ctx, target: undefined }) };
+  return {
+    configuration,
+    target: undefined,
+    run: async (values, ctx) => configuration.run(values, { ...ctx, target: undefined }),
+  };
 }
 
 async function toolsPage(users: UserService, page: AdminPageRequest) {
@@ -60,7 +68,10 @@ async function toolsPage(users: UserService, page: AdminPageRequest) {
     data: [],
     async run(): Promise<ToolResult> {
       const removed = await users.purgeExpired();
-      return { ok: true, output: `Removed ${removed} expired ${removed === 1 ? 'session or token' : 'sessions and tokens'}.` };
+      return {
+        ok: true,
+        output: `Removed ${removed} expired ${removed === 1 ? 'session or token' : 'sessions and tokens'}.`,
+      };
     },
   });
 
@@ -80,10 +91,15 @@ async function toolsPage(users: UserService, page: AdminPageRequest) {
   const exported = await exportForm.process({ defaultData: { state: 'all' } });
   if (download) {
     const day = new Date().toISOString().slice(0, 10);
-    return { download: { filename: `roost-users-${day}.csv`, contentType: 'text/csv; charset=utf-8', body: download.csv } };
+    return {
+      download: { filename: `roost-users-${day}.csv`, contentType: 'text/csv; charset=utf-8', body: download.csv },
+    };
   }
   const purged = await purgeForm.process();
-  const purgeHtml = purged.action.id === 'purge' && purged.result === true ? `<div class="alert alert-success" role="status">${purged.html}</div>${await purgeForm.render({})}` : purged.html;
+  const purgeHtml =
+    purged.action.id === 'purge' && purged.result === true
+      ? `<div class="alert alert-success" role="status">${purged.html}</div>${await purgeForm.render({})}`
+      : purged.html;
   const body =
     `<section class="card"><h2>Export users as CSV</h2><p class="muted">Columns: ${CSV_COLUMNS.join(', ')}. Times in UTC.</p>${exported.html}</section>` +
     `<section class="card"><h2>Purge expired sessions and tokens</h2><p class="muted">Deletes sessions and mailed tokens (activation, verification, reset) past their lifetime. Roost also does this once an hour.</p>${purgeHtml}</section>`;

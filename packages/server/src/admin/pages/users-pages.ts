@@ -19,7 +19,16 @@ const PAGE_SIZE = 20;
 
 /** Group names a page may give: letters, digits and `. _ : @ -` (never a `sys:` pseudo-group). */
 
-type AdminView = Record<string, unknown> & { id: string; name: string; email: string; realname: string; groups: string[]; state: string; activity: string; created: string };
+type AdminView = Record<string, unknown> & {
+  id: string;
+  name: string;
+  email: string;
+  realname: string;
+  groups: string[];
+  state: string;
+  activity: string;
+  created: string;
+};
 
 const STATE_LABELS: Record<string, string> = { active: 'active', disabled: 'disabled', pending: 'pending' };
 
@@ -37,14 +46,26 @@ export const STATE_FILTER = [
 ];
 
 export function stateQuery(state: unknown): Record<string, boolean> {
-  return state === 'active' ? { active: true } : state === 'disabled' ? { active: false } : state === 'pending' ? { pending: true } : {};
+  return state === 'active'
+    ? { active: true }
+    : state === 'disabled'
+      ? { active: false }
+      : state === 'pending'
+        ? { pending: true }
+        : {};
 }
 
 const searchFields: FieldConf[] = [
   { id: 'search', name: 'Search', datatype: 'string', size: 254, description: 'Part of a name, email or real name.' },
   { id: 'state', name: 'State', datatype: 'list', listItems: STATE_FILTER },
   { id: 'group', name: 'Group', datatype: 'string', size: 100 },
-  { id: 'start', name: 'Start', datatype: 'number', hidden: true, validator: (v) => (typeof v === 'number' && (v < 1 || v > 1e9) ? 'Start must be 1 or more.' : undefined) },
+  {
+    id: 'start',
+    name: 'Start',
+    datatype: 'number',
+    hidden: true,
+    validator: (v) => (typeof v === 'number' && (v < 1 || v > 1e9) ? 'Start must be 1 or more.' : undefined),
+  },
 ];
 
 async function listPage(users: UserService, { admin, form }: AdminPageRequest) {
@@ -82,13 +103,18 @@ async function listPage(users: UserService, { admin, form }: AdminPageRequest) {
     { label: 'Actions', cell: (u: AdminView) => `${link(url(u), 'Edit')} · ${link(`${url(u)}/remove`, 'Remove')}` },
   ];
   const params: Record<string, string> = {};
-  for (const key of ['search', 'group'] as const) if (typeof data[key] === 'string' && data[key]) params[key] = data[key];
+  for (const key of ['search', 'group'] as const)
+    if (typeof data[key] === 'string' && data[key]) params[key] = data[key];
   if (state !== 'all') params.state = state;
   const body =
     `<div class="card">${formHtml}</div>` +
     `<p>${link('/admin/users/new', 'New account', ' class="btn btn-primary"')}</p>` +
     table('Accounts', columns, found, 'No account matches.') +
-    pager('accounts', { start, size: PAGE_SIZE, total, shown: found.length }, (n) => `/admin/users?${new URLSearchParams({ ...params, start: String(n) })}`);
+    pager(
+      'accounts',
+      { start, size: PAGE_SIZE, total, shown: found.length },
+      (n) => `/admin/users?${new URLSearchParams({ ...params, start: String(n) })}`,
+    );
   return { title: 'Users', body };
 }
 
@@ -103,7 +129,8 @@ function userObject(users: UserService, page: AdminPageRequest, user: AdminView)
     configuration: undefined,
     async update(values) {
       const change: Record<string, unknown> = { realname: values.realname ?? '', groups: values.groups ?? [] };
-      if (typeof values.email === 'string' && values.email !== '' && values.email !== user.email) change.email = values.email;
+      if (typeof values.email === 'string' && values.email !== '' && values.email !== user.email)
+        change.email = values.email;
       // A pending account stays pending unless it is activated here (its review is on the sign-ups page).
       if (!(user.state === 'pending' && values.active !== true)) change.active = values.active === true;
       await users.run('setUser', page.admin, { identity: user.id, values: change });
@@ -126,7 +153,8 @@ function editFields(users: UserService, page: AdminPageRequest, user: AdminView)
       size: 254,
       required: user.email !== '',
       async validator(value) {
-        if (typeof value !== 'string' || value === '' || value.toLowerCase() === user.email.toLowerCase()) return undefined;
+        if (typeof value !== 'string' || value === '' || value.toLowerCase() === user.email.toLowerCase())
+          return undefined;
         const owner = await users.run('getUser', page.admin, { identity: value }).catch((err: unknown) => {
           if (isRoostError(err) && err.code === 'unknown_user') return null;
           throw err;
@@ -143,7 +171,8 @@ function editFields(users: UserService, page: AdminPageRequest, user: AdminView)
       description: 'One group per line, e.g. admins.',
       validator(value) {
         const groups = Array.isArray(value) ? (value as string[]) : [];
-        if (self && !groups.includes(ADMINS)) return groupsProblem(groups) ?? 'You cannot take yourself out of admins here.';
+        if (self && !groups.includes(ADMINS))
+          return groupsProblem(groups) ?? 'You cannot take yourself out of admins here.';
         return groupsProblem(groups);
       },
     },
@@ -151,7 +180,10 @@ function editFields(users: UserService, page: AdminPageRequest, user: AdminView)
       id: 'active',
       name: 'Active',
       datatype: 'checkbox',
-      description: user.state === 'pending' ? 'Pending: check to activate without a review.' : 'Uncheck to disable the account (it is signed out); check to reactivate it.',
+      description:
+        user.state === 'pending'
+          ? 'Pending: check to activate without a review.'
+          : 'Uncheck to disable the account (it is signed out); check to reactivate it.',
       validator: (value) => (self && value === false ? 'You cannot disable your own account here.' : undefined),
     },
   ];
@@ -203,9 +235,12 @@ async function removePage(users: UserService, page: AdminPageRequest) {
       return undefined;
     },
   });
-  const { result, html, response, action } = await form.process({ redirectCancel: `/admin/users/${encodeURIComponent(user.id)}` });
+  const { result, html, response, action } = await form.process({
+    redirectCancel: `/admin/users/${encodeURIComponent(user.id)}`,
+  });
   if (response) return { response };
-  if (action.id === 'remove' && result) return { redirect: '/admin/users', messages: [`The account ${user.name} was removed.`] };
+  if (action.id === 'remove' && result)
+    return { redirect: '/admin/users', messages: [`The account ${user.name} was removed.`] };
   const body =
     `<div class="card"><p>Remove the account <strong>${escapeHtml(user.name)}</strong>${user.email ? ` (${escapeHtml(user.email)})` : ''}? ` +
     `It cannot be restored; its name and email become free for new accounts. Items and files it owns stay in the stores.</p>${summary(user)}${html}</div>`;

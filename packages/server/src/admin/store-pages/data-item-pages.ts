@@ -12,7 +12,7 @@ import { dataStoreUrl, itemUrl, type StorePageContext } from './store-page-conte
 type ItemParams = { store: string; id: string };
 
 /** The value a form sent, as the store keeps it: text as typed, or a finite number. */
-function valueOf(data: Record<string, unknown>): string | number {
+function itemValueOf(data: Record<string, unknown>): string | number {
   const text = typeof data.value === 'string' ? data.value : '';
   if (data.type !== 'number') return text;
   const n = text.trim() === '' ? Number.NaN : Number(text.trim());
@@ -37,14 +37,26 @@ async function itemOf(store: DataStore, admin: AdminRequest, id: string): Promis
 const backTo = (store: string) => `<p class="actions">${link(dataStoreUrl(store), `← Items of ${store}`)}</p>`;
 
 /** `/admin/data/<store>/new`: create an item (key, value, optional owner). */
-async function newItemPage(ctx: StorePageContext, request: FastifyRequest, reply: FastifyReply, admin: AdminRequest, name: string) {
+async function newItemPage(
+  ctx: StorePageContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  admin: AdminRequest,
+  name: string,
+) {
   const store = dataStoreOf(ctx, name);
   const form = new PageForm({
     request: admin.form,
     formid: 'new-item',
     csrfToken: admin.csrf,
     fields: [
-      { id: 'key', name: 'Key', datatype: 'string', required: true, description: `Unique in the store, at most ${store.options.maxKeyLength} characters.` },
+      {
+        id: 'key',
+        name: 'Key',
+        datatype: 'string',
+        required: true,
+        description: `Unique in the store, at most ${store.options.maxKeyLength} characters.`,
+      },
       ...valueFields(store, undefined),
       { id: 'owner', name: 'Owner', datatype: 'string', description: 'Name, email or id of a user; empty: you.' },
     ],
@@ -52,7 +64,7 @@ async function newItemPage(ctx: StorePageContext, request: FastifyRequest, reply
     describe: describe(store),
     perform: async (data) => {
       const key = String(data.key ?? '');
-      const input: Record<string, unknown> = { key, value: valueOf(data) };
+      const input: Record<string, unknown> = { key, value: itemValueOf(data) };
       if (typeof data.owner === 'string' && data.owner !== '') input.owner = data.owner;
       try {
         const result = await store.run('newItem', admin.principal, input);
@@ -60,7 +72,8 @@ async function newItemPage(ctx: StorePageContext, request: FastifyRequest, reply
         return { message: `Item “${key}” created.`, redirect: itemUrl(name, created?.[1] ?? 0) };
       } catch (err) {
         // The store names a taken key by the key itself; the form has it at its `key` field.
-        if (isRoostError(err) && err.code === 'item_exists') throw new RoostError('conflict', 'item_exists', err.message, { fields: [['key', 'exists']] });
+        if (isRoostError(err) && err.code === 'item_exists')
+          throw new RoostError('conflict', 'item_exists', err.message, { fields: [['key', 'exists']] });
         throw err;
       }
     },
@@ -69,7 +82,13 @@ async function newItemPage(ctx: StorePageContext, request: FastifyRequest, reply
 }
 
 /** `/admin/data/<store>/items/<id>`: the item, its value (edit) and its owner (change). */
-async function itemPage(ctx: StorePageContext, request: FastifyRequest, reply: FastifyReply, admin: AdminRequest, params: ItemParams) {
+async function itemPage(
+  ctx: StorePageContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  admin: AdminRequest,
+  params: ItemParams,
+) {
   const store = dataStoreOf(ctx, params.store);
   const item = await itemOf(store, admin, params.id);
   const here = itemUrl(params.store, item.id);
@@ -81,7 +100,7 @@ async function itemPage(ctx: StorePageContext, request: FastifyRequest, reply: F
     actions: [{ id: 'save', method: 'submit', name: 'Save value' }],
     describe: describe(store),
     perform: async (data) => {
-      await store.run('setItem', admin.principal, { id: item.id, value: valueOf(data) });
+      await store.run('setItem', admin.principal, { id: item.id, value: itemValueOf(data) });
       return { message: `Item “${item.key}” saved.`, redirect: here };
     },
   });
@@ -89,7 +108,16 @@ async function itemPage(ctx: StorePageContext, request: FastifyRequest, reply: F
     request: admin.form,
     formid: 'owner-form',
     csrfToken: admin.csrf,
-    fields: [{ id: 'owner', name: 'New owner', datatype: 'string', required: true, default: item.owner, description: 'Name, email or id of a user.' }],
+    fields: [
+      {
+        id: 'owner',
+        name: 'New owner',
+        datatype: 'string',
+        required: true,
+        default: item.owner,
+        description: 'Name, email or id of a user.',
+      },
+    ],
     actions: [{ id: 'give', method: 'submit', name: 'Change owner', cssClass: 'btn secondary' }],
     fieldAliases: { newOwner: 'owner' },
     perform: async (data) => {
@@ -104,17 +132,29 @@ async function itemPage(ctx: StorePageContext, request: FastifyRequest, reply: F
     ['Changed', escapeHtml(formatTime(item.timestamp * 1000))],
     ['Value', valuePreview(item.value)],
   ]);
-  return sendAdminForms(request, reply, admin, `Item of ${params.store}`, [valueForm, ownerForm], ([value, owner]) =>
-    backTo(params.store) +
-    `<section class="card">${about}</section>` +
-    `<section class="card"><h2>Value</h2>${value}</section>` +
-    `<section class="card"><h2>Owner</h2>${owner}</section>` +
-    `<section class="card"><h2>Delete</h2><p>${link(`${here}/delete`, 'Delete this item…', ' class="button danger"')}</p></section>`,
+  return sendAdminForms(
+    request,
+    reply,
+    admin,
+    `Item of ${params.store}`,
+    [valueForm, ownerForm],
+    ([value, owner]) =>
+      backTo(params.store) +
+      `<section class="card">${about}</section>` +
+      `<section class="card"><h2>Value</h2>${value}</section>` +
+      `<section class="card"><h2>Owner</h2>${owner}</section>` +
+      `<section class="card"><h2>Delete</h2><p>${link(`${here}/delete`, 'Delete this item…', ' class="button danger"')}</p></section>`,
   );
 }
 
 /** `/admin/data/<store>/items/<id>/delete`: ask, then remove the item. */
-async function deletePage(ctx: StorePageContext, request: FastifyRequest, reply: FastifyReply, admin: AdminRequest, params: ItemParams) {
+async function deletePage(
+  ctx: StorePageContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  admin: AdminRequest,
+  params: ItemParams,
+) {
   const store = dataStoreOf(ctx, params.store);
   const item = await itemOf(store, admin, params.id);
   const form = new PageForm({
@@ -126,21 +166,41 @@ async function deletePage(ctx: StorePageContext, request: FastifyRequest, reply:
     actions: [{ id: 'remove', method: 'submit', name: 'Delete item', cssClass: 'btn danger' }],
     perform: async () => {
       const result = await store.run('removeItem', admin.principal, { id: item.id });
-      return { message: result.result === 1 ? `Item “${item.key}” deleted.` : `Item “${item.key}” was gone already.`, redirect: dataStoreUrl(params.store) };
+      return {
+        message: result.result === 1 ? `Item “${item.key}” deleted.` : `Item “${item.key}” was gone already.`,
+        redirect: dataStoreUrl(params.store),
+      };
     },
   });
-  return sendAdminForms(request, reply, admin, 'Delete item', [form], ([html]) =>
-    `<div class="card confirm"><p>Delete the item <code class="key">${escapeHtml(item.key)}</code> of ${escapeHtml(params.store)} for good? This cannot be undone.</p>` +
-    `${html}<p>${link(itemUrl(params.store, item.id), 'Cancel')}</p></div>`,
+  return sendAdminForms(
+    request,
+    reply,
+    admin,
+    'Delete item',
+    [form],
+    ([html]) =>
+      `<div class="card confirm"><p>Delete the item <code class="key">${escapeHtml(item.key)}</code> of ${escapeHtml(params.store)} for good? This cannot be undone.</p>` +
+      `${html}<p>${link(itemUrl(params.store, item.id), 'Cancel')}</p></div>`,
   );
 }
 
 /** Register the item pages: create, show and edit, delete. */
 export function registerDataItemPages(app: FastifyInstance, ctx: StorePageContext): void {
-  const pages: Array<[string, (request: FastifyRequest<{ Params: ItemParams }>, reply: FastifyReply, admin: AdminRequest) => Promise<unknown>]> = [
-    ['/admin/data/:store/new', (request, reply, admin) => newItemPage(ctx, request, reply, admin, request.params.store)],
+  const pages: Array<
+    [
+      string,
+      (request: FastifyRequest<{ Params: ItemParams }>, reply: FastifyReply, admin: AdminRequest) => Promise<unknown>,
+    ]
+  > = [
+    [
+      '/admin/data/:store/new',
+      (request, reply, admin) => newItemPage(ctx, request, reply, admin, request.params.store),
+    ],
     ['/admin/data/:store/items/:id', (request, reply, admin) => itemPage(ctx, request, reply, admin, request.params)],
-    ['/admin/data/:store/items/:id/delete', (request, reply, admin) => deletePage(ctx, request, reply, admin, request.params)],
+    [
+      '/admin/data/:store/items/:id/delete',
+      (request, reply, admin) => deletePage(ctx, request, reply, admin, request.params),
+    ],
   ];
   for (const [url, page] of pages) {
     app.route<{ Params: ItemParams }>({

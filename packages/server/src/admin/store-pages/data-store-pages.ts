@@ -51,7 +51,10 @@ async function storesPage(ctx: StorePageContext, request: FastifyRequest, reply:
     { label: 'Store', cell: (r) => link(dataStoreUrl(r.name), r.name) },
     { label: 'Items', cell: (r) => escapeHtml(r.total), className: 'num' },
     { label: 'Read by', cell: (r) => escapeHtml(r.store.options.read) },
-    { label: 'Key / value limit', cell: (r) => escapeHtml(`${r.store.options.maxKeyLength} characters / ${r.store.options.maxValueBytes} bytes`) },
+    {
+      label: 'Key / value limit',
+      cell: (r) => escapeHtml(`${r.store.options.maxKeyLength} characters / ${r.store.options.maxValueBytes} bytes`),
+    },
   ];
   const body = table('Data stores', columns, rows, 'No data store is configured.');
   return sendHtml(reply, renderAdminPage(request, reply, admin, { title: 'Data stores', body }));
@@ -68,8 +71,21 @@ function filterForm(admin: AdminRequest): HTMLForm {
     fields: [
       { id: 'prefix', name: 'Key starts with', datatype: 'string' },
       { id: 'owner', name: 'Owner', datatype: 'string', settings: { placeholder: 'name, email or id' } },
-      { id: 'sort', name: 'Sort by', datatype: 'list', listItems: SORTS.map((s) => ({ id: s, name: s === 'timestamp' ? 'changed' : s })) },
-      { id: 'order', name: 'Order', datatype: 'list', listItems: [{ id: '<', name: 'ascending' }, { id: '>', name: 'descending' }] },
+      {
+        id: 'sort',
+        name: 'Sort by',
+        datatype: 'list',
+        listItems: SORTS.map((s) => ({ id: s, name: s === 'timestamp' ? 'changed' : s })),
+      },
+      {
+        id: 'order',
+        name: 'Order',
+        datatype: 'list',
+        listItems: [
+          { id: '<', name: 'ascending' },
+          { id: '>', name: 'descending' },
+        ],
+      },
     ],
     actions: [
       { id: 'default', method: 'startRequestGET', hidden: true },
@@ -79,7 +95,13 @@ function filterForm(admin: AdminRequest): HTMLForm {
 }
 
 /** `/admin/data/<store>`: a page of items, filtered by key prefix and owner, sorted. */
-async function itemsPage(ctx: StorePageContext, request: FastifyRequest, reply: FastifyReply, admin: AdminRequest, name: string) {
+async function itemsPage(
+  ctx: StorePageContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  admin: AdminRequest,
+  name: string,
+) {
   const store = dataStoreOf(ctx, name);
   const q = admin.form.query ?? {};
   const sortParam = textParam(q.sort);
@@ -110,7 +132,8 @@ async function itemsPage(ctx: StorePageContext, request: FastifyRequest, reply: 
 
   const href = (start: number) => {
     const params = new URLSearchParams();
-    for (const [k, v] of Object.entries({ ...query, start })) if (v !== '' && !(k === 'size' && v === PAGE_SIZE)) params.set(k, String(v));
+    for (const [k, v] of Object.entries({ ...query, start }))
+      if (v !== '' && !(k === 'size' && v === PAGE_SIZE)) params.set(k, String(v));
     return `${dataStoreUrl(name)}?${params}`;
   };
   const filter = filterForm(admin);
@@ -126,9 +149,22 @@ async function itemsPage(ctx: StorePageContext, request: FastifyRequest, reply: 
     `<p class="actions">${link(`${dataStoreUrl(name)}/new`, 'New item', ' class="button"')} ${link('/admin/data', 'All data stores', ' class="button secondary"')}</p>` +
     `<details class="card" ${query.prefix || query.owner ? 'open' : ''}><summary>Filter and sort</summary>${filterHtml}</details>` +
     pager('items', page, href) +
-    table(`Items of ${name}`, columns, items, query.prefix || query.owner ? 'No item matches the filter.' : 'This store has no items yet.') +
+    table(
+      `Items of ${name}`,
+      columns,
+      items,
+      query.prefix || query.owner ? 'No item matches the filter.' : 'This store has no items yet.',
+    ) +
     (items.length > 0 ? pager('items', page, href) : '');
-  return sendHtml(reply, renderAdminPage(request, reply, admin, { title: `Data store ${name}`, body, head: await filter.htmlHead(), messages }));
+  return sendHtml(
+    reply,
+    renderAdminPage(request, reply, admin, {
+      title: `Data store ${name}`,
+      body,
+      head: await filter.htmlHead(),
+      messages,
+    }),
+  );
 }
 
 /** The value and its type, as the create and edit forms have them. */
@@ -146,7 +182,10 @@ export const valueFields = (store: DataStore, value: string | number | undefined
     name: 'Stored as',
     datatype: 'radio',
     default: typeof value === 'number' ? 'number' : 'text',
-    listItems: [{ id: 'text', name: 'text' }, { id: 'number', name: 'number' }],
+    listItems: [
+      { id: 'text', name: 'text' },
+      { id: 'number', name: 'number' },
+    ],
   },
 ];
 

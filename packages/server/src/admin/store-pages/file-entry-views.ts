@@ -32,7 +32,8 @@ export interface FilePage {
 const PAGE_SIZE = 50;
 
 /** The page of a directory, or of a file: `/admin/files/<store>/<path>` (directories end in `/`). */
-const urlOf = (page: Pick<FilePage, 'name'>, path: FilePath, type: 'f' | 'd') => fileUrl(page.name, path.segments, type === 'd');
+const urlOf = (page: Pick<FilePage, 'name'>, path: FilePath, type: 'f' | 'd') =>
+  fileUrl(page.name, path.segments, type === 'd');
 const shown = (path: FilePath) => `/${path.path}`;
 
 /** `store / a / b` with each step linked. */
@@ -40,7 +41,11 @@ function breadcrumbs(page: FilePage): string {
   const steps = [link(fileUrl(page.name, [], true), page.name)];
   page.path.segments.forEach((segment, i) => {
     const last = i === page.path.segments.length - 1;
-    steps.push(last ? `<span aria-current="page">${escapeHtml(segment)}</span>` : link(fileUrl(page.name, page.path.segments.slice(0, i + 1), true), segment));
+    steps.push(
+      last
+        ? `<span aria-current="page">${escapeHtml(segment)}</span>`
+        : link(fileUrl(page.name, page.path.segments.slice(0, i + 1), true), segment),
+    );
   });
   return `<nav class="breadcrumbs" aria-label="Path">${link('/admin/files', 'File stores')} / ${steps.join(' / ')}</nav>`;
 }
@@ -55,13 +60,25 @@ const formBase = (page: FilePage, formid: string) => ({ request: page.admin.form
 function moveForm(page: FilePage): PageForm {
   return new PageForm({
     ...formBase(page, 'move-form'),
-    fields: [{ id: 'newpath', name: 'New path', datatype: 'string', required: true, default: shown(page.path), description: 'Inside this store, from its root: /folder/new-name' }],
+    fields: [
+      {
+        id: 'newpath',
+        name: 'New path',
+        datatype: 'string',
+        required: true,
+        default: shown(page.path),
+        description: 'Inside this store, from its root: /folder/new-name',
+      },
+    ],
     actions: [{ id: 'move', method: 'submit', name: 'Move or rename', cssClass: 'btn secondary' }],
     perform: async (data) => {
       const newpath = String(data.newpath);
       await page.store.run('move', page.admin.principal, page.path, { newpath });
       const target = parsePath(newpath, 'newpath');
-      return { message: `Moved ${shown(page.path)} to ${shown(target)}.`, redirect: urlOf(page, target, page.entry.type) };
+      return {
+        message: `Moved ${shown(page.path)} to ${shown(target)}.`,
+        redirect: urlOf(page, target, page.entry.type),
+      };
     },
   });
 }
@@ -69,12 +86,24 @@ function moveForm(page: FilePage): PageForm {
 function ownerForm(page: FilePage, owner: string): PageForm {
   return new PageForm({
     ...formBase(page, 'owner-form'),
-    fields: [{ id: 'owner', name: 'New owner', datatype: 'string', required: true, default: owner, description: 'Name, email or id of a user.' }],
+    fields: [
+      {
+        id: 'owner',
+        name: 'New owner',
+        datatype: 'string',
+        required: true,
+        default: owner,
+        description: 'Name, email or id of a user.',
+      },
+    ],
     actions: [{ id: 'give', method: 'submit', name: 'Change owner', cssClass: 'btn secondary' }],
     fieldAliases: { newOwner: 'owner' },
     perform: async (data) => {
       await page.store.run('setOwner', page.admin.principal, page.path, { owner: data.owner });
-      return { message: `${shown(page.path)} now belongs to ${String(data.owner)}.`, redirect: urlOf(page, page.path, page.entry.type) };
+      return {
+        message: `${shown(page.path)} now belongs to ${String(data.owner)}.`,
+        redirect: urlOf(page, page.path, page.entry.type),
+      };
     },
   });
 }
@@ -91,12 +120,21 @@ function uploadForm(page: FilePage): PageForm {
     use_ajax: true,
     uploadProgressBar: 'auto',
     fields: [
-      { id: 'file', name: 'File', datatype: 'file', required: true, description: `At most ${formatBytes(page.store.options.maxFileBytes)}.` },
+      {
+        id: 'file',
+        name: 'File',
+        datatype: 'file',
+        required: true,
+        description: `At most ${formatBytes(page.store.options.maxFileBytes)}.`,
+      },
       { id: 'name', name: 'Save as', datatype: 'string', description: "Empty: the file's own name." },
       { id: 'replace', name: 'Replace a file of the same name', datatype: 'checkbox' },
     ],
     actions: [{ id: 'upload', method: 'submit', name: 'Upload' }],
-    describe: (field, reason) => (field === 'name' && reason === 'exists' ? 'A file or directory of this name exists here; tick “Replace” to overwrite a file.' : undefined),
+    describe: (field, reason) =>
+      field === 'name' && reason === 'exists'
+        ? 'A file or directory of this name exists here; tick “Replace” to overwrite a file.'
+        : undefined,
     perform: async (data) => {
       const file = data.file;
       if (!isUploadedFile(file) || !file.path) throw new TypeError('the upload form read no file');
@@ -132,16 +170,27 @@ function mkdirForm(page: FilePage): PageForm {
 /** A directory: its entries (directories first), upload, new directory; below the root also move, owner, delete. */
 export async function directoryView(page: FilePage) {
   const start = positiveInt(page.admin.form.query?.start, 1);
-  const listing = await page.store.run('list', page.admin.principal, page.path, { sort: 'type', start, size: PAGE_SIZE });
+  const listing = await page.store.run('list', page.admin.principal, page.path, {
+    sort: 'type',
+    start,
+    size: PAGE_SIZE,
+  });
   const entries = listing.items as EntryView[];
   const total = listing.total as number;
   const childPath = (e: EntryView) => pathOf([...page.path.segments, e.name]);
   const columns: Column<EntryView>[] = [
-    { label: 'Name', cell: (e) => (e.type === 'd' ? '<span class="tag">dir</span> ' : '') + link(urlOf(page, childPath(e), e.type), e.name) },
+    {
+      label: 'Name',
+      cell: (e) =>
+        (e.type === 'd' ? '<span class="tag">dir</span> ' : '') + link(urlOf(page, childPath(e), e.type), e.name),
+    },
     { label: 'Size', cell: (e) => (e.type === 'd' ? '' : escapeHtml(formatBytes(e.size))), className: 'num' },
     { label: 'Type', cell: (e) => escapeHtml(e.mime) },
     { label: 'Changed', cell: (e) => escapeHtml(e.mtime) },
-    { label: 'Download', cell: (e) => (e.type === 'f' ? link(downloadUrl(page.name, childPath(e).segments), 'Download', ' download') : '') },
+    {
+      label: 'Download',
+      cell: (e) => (e.type === 'f' ? link(downloadUrl(page.name, childPath(e).segments), 'Download', ' download') : ''),
+    },
   ];
   const forms = [uploadForm(page), mkdirForm(page)];
   const below = page.path.path !== '';
@@ -149,16 +198,20 @@ export async function directoryView(page: FilePage) {
   if (below) forms.push(moveForm(page), ownerForm(page, owner));
   const href = (s: number) => `${urlOf(page, page.path, 'd')}${s > 1 ? `?start=${s}` : ''}`;
   const list = { start, size: PAGE_SIZE, total, shown: entries.length };
-  return answer(page, below ? `Directory ${page.path.name}` : `File store ${page.name}`, forms, ([upload, mkdir, move, give]) =>
-    pager('entries', list, href) +
-    table(`Entries of ${shown(page.path)}`, columns, entries, 'This directory is empty.') +
-    `<div class="columns"><section class="card"><h2>Upload a file</h2>${upload}</section>` +
-    `<section class="card"><h2>New directory</h2>${mkdir}</section></div>` +
-    (below
-      ? `<div class="columns"><section class="card"><h2>Move or rename</h2>${move}</section>` +
-        `<section class="card"><h2>Owner</h2><p>Owned by ${owner ? escapeHtml(owner) : '<span class="muted">(nobody)</span>'}.</p>${give}</section></div>` +
-        `<section class="card"><h2>Delete</h2><p>${link(`${urlOf(page, page.path, 'd')}?delete`, 'Delete this directory and everything in it…', ' class="button danger"')}</p></section>`
-      : ''),
+  return answer(
+    page,
+    below ? `Directory ${page.path.name}` : `File store ${page.name}`,
+    forms,
+    ([upload, mkdir, move, give]) =>
+      pager('entries', list, href) +
+      table(`Entries of ${shown(page.path)}`, columns, entries, 'This directory is empty.') +
+      `<div class="columns"><section class="card"><h2>Upload a file</h2>${upload}</section>` +
+      `<section class="card"><h2>New directory</h2>${mkdir}</section></div>` +
+      (below
+        ? `<div class="columns"><section class="card"><h2>Move or rename</h2>${move}</section>` +
+          `<section class="card"><h2>Owner</h2><p>Owned by ${owner ? escapeHtml(owner) : '<span class="muted">(nobody)</span>'}.</p>${give}</section></div>` +
+          `<section class="card"><h2>Delete</h2><p>${link(`${urlOf(page, page.path, 'd')}?delete`, 'Delete this directory and everything in it…', ' class="button danger"')}</p></section>`
+        : ''),
   );
 }
 
@@ -175,11 +228,15 @@ export async function fileView(page: FilePage) {
     ['Owner', owner ? escapeHtml(owner) : '<span class="muted">(nobody)</span>'],
   ]);
   const here = urlOf(page, page.path, 'f');
-  return answer(page, `File ${entry.name}`, [moveForm(page), ownerForm(page, owner)], ([move, give]) =>
-    `<section class="card">${about}<p class="actions">${link(downloadUrl(page.name, page.path.segments), 'Download', ' class="button" download')}</p></section>` +
-    `<div class="columns"><section class="card"><h2>Move or rename</h2>${move}</section>` +
-    `<section class="card"><h2>Owner</h2>${give}</section></div>` +
-    `<section class="card"><h2>Delete</h2><p>${link(`${here}?delete`, 'Delete this file…', ' class="button danger"')}</p></section>`,
+  return answer(
+    page,
+    `File ${entry.name}`,
+    [moveForm(page), ownerForm(page, owner)],
+    ([move, give]) =>
+      `<section class="card">${about}<p class="actions">${link(downloadUrl(page.name, page.path.segments), 'Download', ' class="button" download')}</p></section>` +
+      `<div class="columns"><section class="card"><h2>Move or rename</h2>${move}</section>` +
+      `<section class="card"><h2>Owner</h2>${give}</section></div>` +
+      `<section class="card"><h2>Delete</h2><p>${link(`${here}?delete`, 'Delete this file…', ' class="button danger"')}</p></section>`,
   );
 }
 
@@ -191,18 +248,34 @@ export async function deleteView(page: FilePage) {
     ...formBase(page, 'delete-form'),
     // The form library wants a field; the question's answer is the button, this only says "asked".
     fields: [{ id: 'confirm', datatype: 'hidden', default: 'yes' }],
-    actions: [{ id: 'remove', method: 'submit', name: directory ? 'Delete directory and contents' : 'Delete file', cssClass: 'btn danger' }],
+    actions: [
+      {
+        id: 'remove',
+        method: 'submit',
+        name: directory ? 'Delete directory and contents' : 'Delete file',
+        cssClass: 'btn danger',
+      },
+    ],
     perform: async () => {
       const removed = await page.store.run('removeItem', page.admin.principal, page.path, { recursive: true });
       const count = Number(removed.result);
-      return { message: `Deleted ${shown(page.path)}${directory ? ` (${count} ${count === 1 ? 'entry' : 'entries'})` : ''}.`, redirect: urlOf(page, parent, 'd') };
+      return {
+        message: `Deleted ${shown(page.path)}${directory ? ` (${count} ${count === 1 ? 'entry' : 'entries'})` : ''}.`,
+        redirect: urlOf(page, parent, 'd'),
+      };
     },
   });
-  const children = directory ? Number((await page.store.run('list', page.admin.principal, page.path, { size: 1 })).total) : 0;
+  const children = directory
+    ? Number((await page.store.run('list', page.admin.principal, page.path, { size: 1 })).total)
+    : 0;
   const what = directory
     ? `the directory <code class="key">${escapeHtml(shown(page.path))}</code>${children > 0 ? ` and everything in it (${children} ${children === 1 ? 'entry' : 'entries'} directly inside, and all below them)` : ' (it is empty)'}`
     : `the file <code class="key">${escapeHtml(shown(page.path))}</code>`;
-  return answer(page, directory ? 'Delete directory' : 'Delete file', [form], ([html]) =>
-    `<div class="card confirm"><p>Delete ${what} for good? This cannot be undone.</p>${html}<p>${link(urlOf(page, page.path, page.entry.type), 'Cancel')}</p></div>`,
+  return answer(
+    page,
+    directory ? 'Delete directory' : 'Delete file',
+    [form],
+    ([html]) =>
+      `<div class="card confirm"><p>Delete ${what} for good? This cannot be undone.</p>${html}<p>${link(urlOf(page, page.path, page.entry.type), 'Cancel')}</p></div>`,
   );
 }

@@ -12,14 +12,17 @@ import { fileUrl, unknownStore, type StorePageContext } from './store-page-conte
  * raw url is split first, so an encoded `/` (`%2F`) stays inside its segment and is refused by
  * `pathOf`, like `.`, `..`, empty segments and control characters: no path leaves the store.
  */
-export function locateFile(request: FastifyRequest): { store: string; path: FilePath } {
+function locateFile(request: FastifyRequest): { store: string; path: FilePath } {
   const pathname = (request.raw.url ?? '/').split('?')[0] ?? '/';
   const segments = pathname.slice('/admin/files/'.length).split('/');
   const decoded = segments.map((s) => {
     try {
       return decodeURIComponent(s);
     } catch {
-      throw fileStoreErrors.invalid_path({ fields: [['path', 'invalid']], message: 'The path is not valid percent-encoded UTF-8.' });
+      throw fileStoreErrors.invalid_path({
+        fields: [['path', 'invalid']],
+        message: 'The path is not valid percent-encoded UTF-8.',
+      });
     }
   });
   const store = decoded.shift() ?? '';

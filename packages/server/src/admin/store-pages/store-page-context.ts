@@ -24,7 +24,8 @@ export function createStorePageContext(deps: PageDeps, uploadDir: string): Store
   };
 }
 
-export const unknownStore = (kind: 'data' | 'file') => new RoostError('not_found', 'not_found', `There is no ${kind} store of that name.`);
+export const unknownStore = (kind: 'data' | 'file') =>
+  new RoostError('not_found', 'not_found', `There is no ${kind} store of that name.`);
 
 /** `/admin/data/<store>`: store names are [a-z0-9_-], but encoded all the same. */
 export const dataStoreUrl = (store: string) => `/admin/data/${encodeURIComponent(store)}`;
@@ -37,4 +38,5 @@ export function fileUrl(store: string, segments: readonly string[], directory = 
 }
 
 /** The store's own download url of a file (the file store route; the admin's cookie authenticates it). */
-export const downloadUrl = (store: string, segments: readonly string[]) => `/${encodeURIComponent(store)}/${segments.map(encodeURIComponent).join('/')}`;
+export const downloadUrl = (store: string, segments: readonly string[]) =>
+  `/${encodeURIComponent(store)}/${segments.map(encodeURIComponent).join('/')}`;

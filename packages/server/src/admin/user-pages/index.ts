@@ -25,7 +25,10 @@ const PAGES: Record<string, Page> = {
 export async function registerPublicUserPages(app: FastifyInstance, deps: PageDeps): Promise<void> {
   await installPageBodies(app, deps.config.bodyLimit);
   installPageErrorHandler(app);
-  const limit = app.rateLimit({ max: deps.config.rateLimit.max, timeWindow: deps.config.rateLimit.windowSeconds * 1000 });
+  const limit = app.rateLimit({
+    max: deps.config.rateLimit.max,
+    timeWindow: deps.config.rateLimit.windowSeconds * 1000,
+  });
   for (const [url, page] of Object.entries(PAGES)) {
     const handler = (request: FastifyRequest, reply: FastifyReply) => page(deps, request, reply);
     app.get(url, handler);

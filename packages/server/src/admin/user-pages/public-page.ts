@@ -8,7 +8,7 @@ import { readFormRequest } from '../page-kit/page-body.js';
 import { takeFlash } from '../page-kit/page-reply.js';
 
 /** The links of the public pages' header. */
-export const USER_NAV = [
+const USER_NAV = [
   { href: '/users/signin', label: 'Sign in' },
   { href: '/users/signup', label: 'Sign up' },
 ] as const;
@@ -18,7 +18,11 @@ export const USER_NAV = [
  * derive a CSRF token from: a POST must come from this site by Fetch Metadata or Origin (what
  * the API's sign-in checks too), checked before the body is read. No file is taken.
  */
-export async function publicFormRequest(request: FastifyRequest, reply: FastifyReply, options: { fieldBytes: number; trustedOrigins: readonly string[] }): Promise<FormRequest> {
+export async function publicFormRequest(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  options: { fieldBytes: number; trustedOrigins: readonly string[] },
+): Promise<FormRequest> {
   if (request.method === 'POST') assertSameOrigin(request, options.trustedOrigins);
   return readFormRequest(request, reply, { fieldBytes: options.fieldBytes, fileBytes: 0, uploadDir: '' });
 }
@@ -27,10 +31,18 @@ export async function publicFormRequest(request: FastifyRequest, reply: FastifyR
  * A public page in the shell. Who is signed in (by the cookie: what a browser has) sees the
  * name and a sign-out button in the header instead of the sign-in and sign-up links.
  */
-export async function renderPublicPage(request: FastifyRequest, reply: FastifyReply, users: UserService, page: Omit<PageInit, 'nav' | 'user'>): Promise<string> {
+export async function renderPublicPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  users: UserService,
+  page: Omit<PageInit, 'nav' | 'user'>,
+): Promise<string> {
   const path = (request.raw.url ?? '/').split('?')[0] ?? '/';
   const caller = await callerOf(request, users);
-  const signedIn = caller.user && caller.via === 'cookie' ? { name: caller.user.name, signoutAction: '/users/signout', csrfToken: csrfTokenOf(request) } : undefined;
+  const signedIn =
+    caller.user && caller.via === 'cookie'
+      ? { name: caller.user.name, signoutAction: '/users/signout', csrfToken: csrfTokenOf(request) }
+      : undefined;
   return renderPage({
     ...page,
     messages: [...takeFlash(request, reply), ...(page.messages ?? [])],

@@ -18,19 +18,35 @@ export function resetPasswordPage(deps: PageDeps, request: FastifyRequest, reply
     const ask = new PageForm({
       request: form,
       formid: 'request-form',
-      fields: [{ id: 'identity', name: 'Your user name or email', datatype: 'string', required: true, size: 254, settings: { autocomplete: 'username' } }],
+      fields: [
+        {
+          id: 'identity',
+          name: 'Your user name or email',
+          datatype: 'string',
+          required: true,
+          size: 254,
+          settings: { autocomplete: 'username' },
+        },
+      ],
       actions: [{ id: 'request', method: 'submit', name: 'Mail me a code', cssClass: 'btn btn-primary' }],
       perform: async (data) => {
         await deps.services.users.run('resetPassword', caller, data);
-        return { message: 'If an account matches, we sent a mail with a code and a link to its address. The code works once, for a limited time.' };
+        return {
+          message:
+            'If an account matches, we sent a mail with a code and a link to its address. The code works once, for a limited time.',
+        };
       },
     });
     const { html } = await ask.process();
     const requested = ask.isRequestAction('request');
-    if (tokenPosted || textParam(form.query?.['token'])) {
-      return { title: RESET_PASSWORD.title, body: `<section class="card narrow">${tokenSection}</section><details class="card narrow"><summary>No code yet? Get one by mail</summary>${html}</details>` };
+    if (tokenPosted || textParam(form.query?.token)) {
+      return {
+        title: RESET_PASSWORD.title,
+        body: `<section class="card narrow">${tokenSection}</section><details class="card narrow"><summary>No code yet? Get one by mail</summary>${html}</details>`,
+      };
     }
-    const intro = '<p>Forgot your password? Enter your user name or email and we mail you a code to choose a new one.</p>';
+    const intro =
+      '<p>Forgot your password? Enter your user name or email and we mail you a code to choose a new one.</p>';
     // Once a code was asked for, the form to enter it stands open.
     const codeForm = `<details class="card narrow"${requested ? ' open' : ''}><summary>I have a code already</summary>${tokenSection}</details>`;
     return { title: 'Reset your password', body: `<section class="card narrow">${intro}${html}</section>${codeForm}` };

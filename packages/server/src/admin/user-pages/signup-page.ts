@@ -9,7 +9,7 @@ import { accountWords } from './account-words.js';
 import { publicFormRequest, renderPublicPage, signInLink, successPanel } from './public-page.js';
 
 /** The sign-up policies, in the order the page offers them, each with what it asks and what it says after. */
-export const SIGNUP_POLICIES = ['signupDirect', 'signupOptin', 'signupReview', 'signupSendpw', 'signupUid'] as const;
+const SIGNUP_POLICIES = ['signupDirect', 'signupOptin', 'signupReview', 'signupSendpw', 'signupUid'] as const;
 export type SignupPolicy = (typeof SIGNUP_POLICIES)[number];
 
 const LABELS: Record<SignupPolicy, { title: string; button: string }> = {
@@ -21,15 +21,26 @@ const LABELS: Record<SignupPolicy, { title: string; button: string }> = {
 };
 
 /** What the person should do next, after a successful sign-up by `policy`. */
-function doneMessage(policy: SignupPolicy, data: Record<string, unknown>, answer: Record<string, unknown>): { message: string; next: string } {
+function doneMessage(
+  policy: SignupPolicy,
+  data: Record<string, unknown>,
+  answer: Record<string, unknown>,
+): { message: string; next: string } {
   const email = String(data.email ?? '');
   switch (policy) {
     case 'signupDirect':
       return { message: 'Your account is ready. You can sign in now.', next: signInLink };
     case 'signupOptin':
-      return { message: `Check your mail: we sent a link to ${email} to activate your account.`, next: '<p>The link works once. No mail? Look in the spam folder.</p>' };
+      return {
+        message: `Check your mail: we sent a link to ${email} to activate your account.`,
+        next: '<p>The link works once. No mail? Look in the spam folder.</p>',
+      };
     case 'signupReview':
-      return { message: 'Thank you. An administrator will review your sign-up; you will get a mail when your account is ready.', next: '' };
+      return {
+        message:
+          'Thank you. An administrator will review your sign-up; you will get a mail when your account is ready.',
+        next: '',
+      };
     case 'signupSendpw':
       return { message: `Check your mail: we sent your password to ${email}.`, next: signInLink };
     case 'signupUid': {
@@ -45,11 +56,41 @@ function doneMessage(policy: SignupPolicy, data: Record<string, unknown>, answer
 /** The fields a policy asks for. */
 function fieldsOf(policy: SignupPolicy, deps: PageDeps, identityPolicy: 'name' | 'email' | 'either'): FieldConf[] {
   const { nameMinLength, passwordMinLength } = deps.config.users;
-  const name: FieldConf = { id: 'name', name: 'User name', datatype: 'string', required: true, size: 40, description: `At least ${nameMinLength} characters: letters, digits, ".", "_" and "-".`, settings: { autocomplete: 'username' } };
+  const name: FieldConf = {
+    id: 'name',
+    name: 'User name',
+    datatype: 'string',
+    required: true,
+    size: 40,
+    description: `At least ${nameMinLength} characters: letters, digits, ".", "_" and "-".`,
+    settings: { autocomplete: 'username' },
+  };
   const emailOptional = policy === 'signupUid' && identityPolicy === 'name';
-  const email: FieldConf = { id: 'email', name: 'Email', datatype: 'email', required: !emailOptional, size: 254, settings: { autocomplete: 'email' }, ...(emailOptional ? { description: 'Optional: without it, a forgotten password cannot be reset.' } : {}) };
-  const password: FieldConf = { id: 'password', name: 'Password', datatype: 'password', required: true, size: 256, settings: { minLength: passwordMinLength }, description: `At least ${passwordMinLength} characters.` };
-  const realname: FieldConf = { id: 'realname', name: 'Your name (optional)', datatype: 'string', size: 255, settings: { autocomplete: 'name' } };
+  const email: FieldConf = {
+    id: 'email',
+    name: 'Email',
+    datatype: 'email',
+    required: !emailOptional,
+    size: 254,
+    settings: { autocomplete: 'email' },
+    ...(emailOptional ? { description: 'Optional: without it, a forgotten password cannot be reset.' } : {}),
+  };
+  const password: FieldConf = {
+    id: 'password',
+    name: 'Password',
+    datatype: 'password',
+    required: true,
+    size: 256,
+    settings: { minLength: passwordMinLength },
+    description: `At least ${passwordMinLength} characters.`,
+  };
+  const realname: FieldConf = {
+    id: 'realname',
+    name: 'Your name (optional)',
+    datatype: 'string',
+    size: 255,
+    settings: { autocomplete: 'name' },
+  };
   switch (policy) {
     case 'signupSendpw':
       return [name, email, realname];
@@ -71,13 +112,22 @@ async function openPolicies(deps: PageDeps): Promise<SignupPolicy[]> {
  * by `?policy=`), and the right words afterwards. Closed policies are neither shown nor run.
  */
 export async function signupPage(deps: PageDeps, request: FastifyRequest, reply: FastifyReply) {
-  const form = await publicFormRequest(request, reply, { fieldBytes: deps.config.bodyLimit, trustedOrigins: deps.config.corsOrigins });
+  const form = await publicFormRequest(request, reply, {
+    fieldBytes: deps.config.bodyLimit,
+    trustedOrigins: deps.config.corsOrigins,
+  });
   const open = await openPolicies(deps);
   if (open.length === 0) {
-    return sendHtml(reply, await renderPublicPage(request, reply, deps.services.users, { title: 'Sign up', body: '<div class="card"><p>Sign-up is closed. Ask an administrator for an account.</p></div>' }));
+    return sendHtml(
+      reply,
+      await renderPublicPage(request, reply, deps.services.users, {
+        title: 'Sign up',
+        body: '<div class="card"><p>Sign-up is closed. Ask an administrator for an account.</p></div>',
+      }),
+    );
   }
   const asked = textParam(form.query?.policy);
-  const policy = open.find((p) => p === asked) ?? open[0] as SignupPolicy;
+  const policy = open.find((p) => p === asked) ?? (open[0] as SignupPolicy);
   let answer: Record<string, unknown> = {};
   const signup = new PageForm({
     request: form,
@@ -96,14 +146,31 @@ export async function signupPage(deps: PageDeps, request: FastifyRequest, reply:
   if (result && signup.isRequestAction('signup')) {
     const done = doneMessage(policy, result as Record<string, unknown>, answer);
     const messages = `<div class="alert alert-success" role="status"><div>${escapeHtml(done.message)}</div></div>`;
-    return sendHtml(reply, await renderPublicPage(request, reply, deps.services.users, { title: 'Sign up', body: successPanel(messages, done.next) }));
+    return sendHtml(
+      reply,
+      await renderPublicPage(request, reply, deps.services.users, {
+        title: 'Sign up',
+        body: successPanel(messages, done.next),
+      }),
+    );
   }
   const choice =
     open.length > 1
       ? `<nav class="tabs" aria-label="Ways to sign up"><ul>${open
-          .map((p) => `<li>${p === policy ? `<span aria-current="page">${escapeHtml(LABELS[p].title)}</span>` : link(`/users/signup?policy=${p}`, LABELS[p].title)}</li>`)
+          .map(
+            (p) =>
+              `<li>${p === policy ? `<span aria-current="page">${escapeHtml(LABELS[p].title)}</span>` : link(`/users/signup?policy=${p}`, LABELS[p].title)}</li>`,
+          )
           .join('')}</ul></nav>`
       : '';
   const body = `${choice}<section class="card narrow"><h2>${escapeHtml(LABELS[policy].title)}</h2>${html}<p class="muted">Have an account? ${link('/users/signin', 'Sign in')}.</p></section>`;
-  return sendHtml(reply, await renderPublicPage(request, reply, deps.services.users, { title: 'Sign up', body, head: await signup.htmlHead() }), result === false ? 422 : 200);
+  return sendHtml(
+    reply,
+    await renderPublicPage(request, reply, deps.services.users, {
+      title: 'Sign up',
+      body,
+      head: await signup.htmlHead(),
+    }),
+    result === false ? 422 : 200,
+  );
 }

@@ -27,17 +27,40 @@ export interface TokenPage {
  * and body, with any other forms. `tokenPosted` says whether this request posted the token form.
  * By default the token form alone, in a card.
  */
-export type ComposeTokenPage = (form: FormRequest, tokenSection: string, tokenPosted: boolean) => Promise<{ title: string; body: string }>;
+export type ComposeTokenPage = (
+  form: FormRequest,
+  tokenSection: string,
+  tokenPosted: boolean,
+) => Promise<{ title: string; body: string }>;
 
-const tokenField: FieldConf = { id: 'token', name: 'Code from the mail', datatype: 'string', required: true, settings: { autocomplete: 'off' }, description: 'Filled in when you came by the link in the mail.' };
+const tokenField: FieldConf = {
+  id: 'token',
+  name: 'Code from the mail',
+  datatype: 'string',
+  required: true,
+  settings: { autocomplete: 'off' },
+  description: 'Filled in when you came by the link in the mail.',
+};
 
 /**
  * The token pages work in two steps on purpose: the link only shows the form (mail scanners
  * that open links must not use the single-use token), the button posts it. A wrong, used or
  * expired token is said at the field and changes nothing.
  */
-export async function tokenPage(deps: PageDeps, spec: TokenPage, request: FastifyRequest, reply: FastifyReply, compose: ComposeTokenPage = async (_form, tokenSection) => ({ title: spec.title, body: `<section class="card narrow">${tokenSection}</section>` })) {
-  const form = await publicFormRequest(request, reply, { fieldBytes: deps.config.bodyLimit, trustedOrigins: deps.config.corsOrigins });
+export async function tokenPage(
+  deps: PageDeps,
+  spec: TokenPage,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  compose: ComposeTokenPage = async (_form, tokenSection) => ({
+    title: spec.title,
+    body: `<section class="card narrow">${tokenSection}</section>`,
+  }),
+) {
+  const form = await publicFormRequest(request, reply, {
+    fieldBytes: deps.config.bodyLimit,
+    trustedOrigins: deps.config.corsOrigins,
+  });
   const caller = await callerOf(request, deps.services.users);
   const page = new PageForm({
     request: form,
@@ -49,15 +72,32 @@ export async function tokenPage(deps: PageDeps, spec: TokenPage, request: Fastif
       await deps.services.users.run(spec.operation, caller, data);
     },
   });
-  const { result, html, response } = await page.process({ renderSuccess: false, defaultData: { token: textParam(form.query?.token) } });
+  const { result, html, response } = await page.process({
+    renderSuccess: false,
+    defaultData: { token: textParam(form.query?.token) },
+  });
   if (response) return sendFormResponse(request, reply, response);
   if (result && page.isRequestAction('confirm')) {
     const messages = `<div class="alert alert-success" role="status"><div>${escapeHtml(spec.done)}</div></div>`;
-    return sendHtml(reply, await renderPublicPage(request, reply, deps.services.users, { title: spec.title, body: successPanel(messages, signInLink) }));
+    return sendHtml(
+      reply,
+      await renderPublicPage(request, reply, deps.services.users, {
+        title: spec.title,
+        body: successPanel(messages, signInLink),
+      }),
+    );
   }
   const composed = await compose(form, `<p>${escapeHtml(spec.intro)}</p>${html}`, page.isRequestAction('confirm'));
   const body = composed.body + (spec.after ?? '');
-  return sendHtml(reply, await renderPublicPage(request, reply, deps.services.users, { title: composed.title, body, head: await page.htmlHead() }), result === false ? 422 : 200);
+  return sendHtml(
+    reply,
+    await renderPublicPage(request, reply, deps.services.users, {
+      title: composed.title,
+      body,
+      head: await page.htmlHead(),
+    }),
+    result === false ? 422 : 200,
+  );
 }
 
 export const ACTIVATE: TokenPage = {
@@ -83,6 +123,14 @@ export const RESET_PASSWORD: TokenPage = {
   button: 'Set new password',
   done: 'Your password has been changed. Sign in with the new one; other devices were signed out.',
   fields: (deps) => [
-    { id: 'newpassword', name: 'New password', datatype: 'password', required: true, size: 256, settings: { minLength: deps.config.users.passwordMinLength, autocomplete: 'new-password' }, description: `At least ${deps.config.users.passwordMinLength} characters.` },
+    {
+      id: 'newpassword',
+      name: 'New password',
+      datatype: 'password',
+      required: true,
+      size: 256,
+      settings: { minLength: deps.config.users.passwordMinLength, autocomplete: 'new-password' },
+      description: `At least ${deps.config.users.passwordMinLength} characters.`,
+    },
   ],
 };

@@ -1,7 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../core/config.js';
 import { RoostError } from '../../core/errors.js';
-import { API_SEGMENT, fileStoreErrors, parsePath, pathOf, ROOT, type FilePath, type FileStore, type FileStores } from '../../filestore/index.js';
+import {
+  API_SEGMENT,
+  fileStoreErrors,
+  parsePath,
+  pathOf,
+  ROOT,
+  type FilePath,
+  type FileStore,
+  type FileStores,
+} from '../../filestore/index.js';
 import type { UserService } from '../../users/index.js';
 import { assertWriteOrigin, callerOf } from '../auth.js';
 import { sendFile } from '../file-download.js';
@@ -20,8 +29,20 @@ export const READ_ONLY = new Set(['getItem', 'read', 'list', 'allowed', 'getPerm
 export const UPLOADS = new Set(['newItem', 'setItem', 'write']);
 /** Every operation of a file store, `/<store>/<path>/@<op>` (the security tests enumerate them from here). */
 export const OPERATIONS = [
-  'getItem', 'newItem', 'setItem', 'read', 'write', 'move', 'removeItem', 'list',
-  'allowed', 'getPermissions', 'setPermissions', 'getOwner', 'setOwner', 'ping',
+  'getItem',
+  'newItem',
+  'setItem',
+  'read',
+  'write',
+  'move',
+  'removeItem',
+  'list',
+  'allowed',
+  'getPermissions',
+  'setPermissions',
+  'getOwner',
+  'setOwner',
+  'ping',
 ];
 
 /** `/<store>[/api]/<path>[/@<op>]` split into decoded path segments and the operation (when any). */
@@ -41,7 +62,10 @@ function locate(request: FastifyRequest, store: string): { path: FilePath; op: s
     try {
       return decodeURIComponent(s);
     } catch {
-      throw fileStoreErrors.invalid_path({ fields: [['path', 'invalid']], message: 'The path is not valid percent-encoded UTF-8.' });
+      throw fileStoreErrors.invalid_path({
+        fields: [['path', 'invalid']],
+        message: 'The path is not valid percent-encoded UTF-8.',
+      });
     }
   });
   return { path: pathOf(decoded), op };
@@ -73,20 +97,24 @@ export async function registerFileStoreRoutes(app: FastifyInstance, options: Fil
       const { op } = located;
       let path = located.path;
       if (op === null) {
-        if (request.method !== 'GET' && request.method !== 'HEAD') throw fileStoreErrors.not_found({ message: 'Name an operation (`/@<op>`) to change a file.' });
+        if (request.method !== 'GET' && request.method !== 'HEAD')
+          throw fileStoreErrors.not_found({ message: 'Name an operation (`/@<op>`) to change a file.' });
         return sendFile(request, reply, await store.contents(caller.principal, path));
       }
       if (!OPERATIONS.includes(op)) throw fileStoreErrors.not_found({ message: `There is no operation @${op}.` });
-      if (request.method === 'PUT' && op !== 'write') throw new RoostError('malformed', 'bad_request', 'Only @write takes PUT.');
+      if (request.method === 'PUT' && op !== 'write')
+        throw new RoostError('malformed', 'bad_request', 'Only @write takes PUT.');
       // HEAD must stay safe: it reads a file's headers, it never runs an operation.
-      if (request.method === 'HEAD' && op !== 'read') throw new RoostError('malformed', 'bad_request', 'HEAD is for downloads only.');
+      if (request.method === 'HEAD' && op !== 'read')
+        throw new RoostError('malformed', 'bad_request', 'HEAD is for downloads only.');
       if (!READ_ONLY.has(op)) assertWriteOrigin(request, caller, config.corsOrigins);
       if (op === 'read') return sendFile(request, reply, await store.contents(caller.principal, path));
       reply.header('cache-control', 'no-store');
       try {
         return await runWithBody(request, UPLOADS.has(op), maxBytes, (values, upload) => {
           // The AngularJS connector leaves the path out of the URL; the jQuery one repeats it in the body.
-          if (path === ROOT && typeof values.path === 'string' && values.path !== '' && !fixedOp) path = parsePath(values.path);
+          if (path === ROOT && typeof values.path === 'string' && values.path !== '' && !fixedOp)
+            path = parsePath(values.path);
           return store.run(op, caller.principal, path, values, upload);
         });
       } catch (err) {
@@ -102,7 +130,11 @@ export async function registerFileStoreRoutes(app: FastifyInstance, options: Fil
         method: ['GET', 'POST'],
         url: `/${name}/api/${op}`,
         config: routeConfig,
-        schema: docSchema({ tags, summary: `${op} of the file store ${name} (also \`/${name}/<path>/@${op}\`).`, in: 'none' }),
+        schema: docSchema({
+          tags,
+          summary: `${op} of the file store ${name} (also \`/${name}/<path>/@${op}\`).`,
+          in: 'none',
+        }),
         handler: (request, reply) => handle(request, reply, op),
       });
     }

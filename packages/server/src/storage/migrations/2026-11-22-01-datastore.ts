@@ -8,7 +8,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   const text = sqlite ? sql`text` : sql`text collate "C"`;
   await db.schema
     .createTable('datastore_items')
-    .addColumn('id', sqlite ? 'integer' : 'bigserial', (c) => (sqlite ? c.primaryKey().autoIncrement() : c.primaryKey()))
+    .addColumn('id', sqlite ? 'integer' : 'bigserial', (c) =>
+      sqlite ? c.primaryKey().autoIncrement() : c.primaryKey(),
+    )
     .addColumn('store', 'varchar(63)', (c) => c.notNull())
     .addColumn('key', text, (c) => c.notNull())
     .addColumn('value', text, (c) => c.notNull())
@@ -18,7 +20,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   // One key once per store: the index that makes concurrent newItem calls of one key have one winner.
   await db.schema.createIndex('datastore_items_key').on('datastore_items').columns(['store', 'key']).unique().execute();
-  await db.schema.createIndex('datastore_items_owner').on('datastore_items').columns(['store', 'owner', 'key']).execute();
+  await db.schema
+    .createIndex('datastore_items_owner')
+    .on('datastore_items')
+    .columns(['store', 'owner', 'key'])
+    .execute();
   await db.schema.createIndex('datastore_items_updated').on('datastore_items').columns(['store', 'updated']).execute();
 }
 

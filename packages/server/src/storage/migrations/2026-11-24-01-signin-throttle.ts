@@ -5,7 +5,10 @@ import type { Kysely } from 'kysely';
 // failed sign-ins per client address, mails per account and per recipient.
 // `Kysely<any>`, as every migration: it describes the schema at its own point in time.
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('users').addColumn('lockouts', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('users')
+    .addColumn('lockouts', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema
     .createTable('throttle_counts')
     .addColumn('key', 'varchar(400)', (c) => c.primaryKey())

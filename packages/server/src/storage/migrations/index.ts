@@ -17,23 +17,35 @@ export const migrations: Readonly<Record<string, Migration>> = {
 };
 
 /** Bring the database to the latest schema; throws with the failing migration's name. */
-export async function migrateToLatest(db: Kysely<unknown>, list: Readonly<Record<string, Migration>> = migrations): Promise<MigrationResultSet['results']> {
+export async function migrateToLatest(
+  db: Kysely<unknown>,
+  list: Readonly<Record<string, Migration>> = migrations,
+): Promise<MigrationResultSet['results']> {
   return migrateTo(db, null, list);
 }
 
 /** Bring the database to the schema of migration `target` (null: the latest), never down. */
-export async function migrateTo(db: Kysely<unknown>, target: string | null, list: Readonly<Record<string, Migration>> = migrations): Promise<MigrationResultSet['results']> {
+export async function migrateTo(
+  db: Kysely<unknown>,
+  target: string | null,
+  list: Readonly<Record<string, Migration>> = migrations,
+): Promise<MigrationResultSet['results']> {
   const migrator = new Migrator({ db, provider: { getMigrations: async () => ({ ...list }) } });
   const { error, results } = target === null ? await migrator.migrateToLatest() : await migrator.migrateTo(target);
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
   return results;
 }
 
 /** The names of the migrations applied to this database, in order. */
-export async function appliedMigrations(db: Kysely<unknown>, list: Readonly<Record<string, Migration>> = migrations): Promise<string[]> {
+export async function appliedMigrations(
+  db: Kysely<unknown>,
+  list: Readonly<Record<string, Migration>> = migrations,
+): Promise<string[]> {
   const migrator = new Migrator({ db, provider: { getMigrations: async () => ({ ...list }) } });
   return (await migrator.getMigrations()).filter((m) => m.executedAt !== undefined).map((m) => m.name);
 }

@@ -52,7 +52,17 @@ export class Matrix {
   }
 
   async account(name: string, groups: string[] = []): Promise<string> {
-    await this.s.roost.users.createUser({ name, email: `${name}@example.com`, password: PASSWORD, realname: '', data: '', notify: false, groups, state: 'active', pending: null });
+    await this.s.roost.users.createUser({
+      name,
+      email: `${name}@example.com`,
+      password: PASSWORD,
+      realname: '',
+      data: '',
+      notify: false,
+      groups,
+      state: 'active',
+      pending: null,
+    });
     const res = await this.s.users('token', { identity: name, password: PASSWORD });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     return res.body.token as string;
@@ -81,7 +91,10 @@ export class Matrix {
       this.names.set(kind, `dead-${kind}`);
       this.tokens.set(kind, await this.account(`dead-${kind}`));
     }
-    assert.equal((await s.users('setUser', { identity: 'dead-disabled', values: { active: false } }, { token: admin })).status, 200);
+    assert.equal(
+      (await s.users('setUser', { identity: 'dead-disabled', values: { active: false } }, { token: admin })).status,
+      200,
+    );
     assert.equal((await s.users('signout', {}, { token: this.tokens.get('revoked') as string })).status, 200);
     assert.equal((await s.users('removeUser', { identity: 'dead-removed' }, { token: admin })).status, 200);
   }
@@ -128,41 +141,132 @@ const newAccount = (m: Matrix) => {
 
 const USERS: Record<string, Row> = {
   ping: { expect: all(200), prepare: async () => ({ path: '/users/api/ping' }) },
-  token: { expect: all({ status: 200, result: true }), prepare: async () => ({ path: '/users/api/token', values: { identity: 'credentials', password: PASSWORD } }) },
-  signin: { expect: all({ status: 200, result: true }), prepare: async () => ({ path: '/users/api/signin', values: { identity: 'credentials', password: PASSWORD } }) },
-  signout: { expect: all({ status: 200, result: true }), consumes: true, prepare: async () => ({ path: '/users/api/signout' }) },
+  token: {
+    expect: all({ status: 200, result: true }),
+    prepare: async () => ({ path: '/users/api/token', values: { identity: 'credentials', password: PASSWORD } }),
+  },
+  signin: {
+    expect: all({ status: 200, result: true }),
+    prepare: async () => ({ path: '/users/api/signin', values: { identity: 'credentials', password: PASSWORD } }),
+  },
+  signout: {
+    expect: all({ status: 200, result: true }),
+    consumes: true,
+    prepare: async () => ({ path: '/users/api/signout' }),
+  },
   identity: { expect: signedIn(), prepare: async () => ({ path: '/users/api/identity' }) },
   name: { expect: signedIn(), prepare: async () => ({ path: '/users/api/name' }) },
   profile: { expect: signedIn(), prepare: async () => ({ path: '/users/api/profile' }) },
-  authenticated: { expect: { ...signedIn({ status: 200, result: true }), anonymous: { status: 200, result: false } }, prepare: async () => ({ path: '/users/api/authenticated' }) },
-  allowed: { expect: { ...signedIn({ status: 200, result: true }), anonymous: { status: 200, result: false } }, prepare: async () => ({ path: '/users/api/allowed', values: { permission: 'profile' } }) },
-  signupDirect: { expect: noPolicy, prepare: async (m) => ({ path: '/users/api/signupDirect', values: newAccount(m) }) },
+  authenticated: {
+    expect: { ...signedIn({ status: 200, result: true }), anonymous: { status: 200, result: false } },
+    prepare: async () => ({ path: '/users/api/authenticated' }),
+  },
+  allowed: {
+    expect: { ...signedIn({ status: 200, result: true }), anonymous: { status: 200, result: false } },
+    prepare: async () => ({ path: '/users/api/allowed', values: { permission: 'profile' } }),
+  },
+  signupDirect: {
+    expect: noPolicy,
+    prepare: async (m) => ({ path: '/users/api/signupDirect', values: newAccount(m) }),
+  },
   signupOptin: { expect: noPolicy, prepare: async (m) => ({ path: '/users/api/signupOptin', values: newAccount(m) }) },
-  signupReview: { expect: noPolicy, prepare: async (m) => ({ path: '/users/api/signupReview', values: newAccount(m) }) },
-  signupSendpw: { expect: noPolicy, prepare: async (m) => ({ path: '/users/api/signupSendpw', values: { ...newAccount(m), password: undefined } }) },
-  signupUid: { expect: noPolicy, prepare: async (m) => ({ path: '/users/api/signupUid', values: { password: PASSWORD, email: `${m.unique('uid')}@example.com` } }) },
-  activate: { expect: all(invalidToken), prepare: async () => ({ path: '/users/api/activate', values: { token: 'A'.repeat(43) } }) },
-  update: { expect: signedIn({ status: 200, result: true }), prepare: async () => ({ path: '/users/api/update', values: { realname: 'Matrix' } }) },
-  updatePassword: { expect: signedIn({ status: 200, result: true }), prepare: async () => ({ path: '/users/api/updatePassword', values: { password: PASSWORD, newpassword: PASSWORD } }) },
-  updateEmail: { expect: adminOnly, prepare: async (m) => ({ path: '/users/api/updateEmail', values: { email: `${m.unique('changed')}@example.org` } }) },
-  updateMail: { expect: adminOnly, prepare: async (m) => ({ path: '/users/api/updateMail', values: { email: `${m.unique('changed')}@example.org` } }) },
-  verifyEmail: { expect: signedIn({ status: 200, result: true }), prepare: async (m) => ({ path: '/users/api/verifyEmail', values: { email: `${m.unique('verify')}@example.org` } }) },
-  verifyEmail2: { expect: all(invalidToken), prepare: async () => ({ path: '/users/api/verifyEmail2', values: { token: 'V'.repeat(43) } }) },
-  resetPassword: { expect: all({ status: 200, result: true }), prepare: async () => ({ path: '/users/api/resetPassword', values: { identity: 'credentials' } }) },
-  resetPassword2: { expect: all(invalidToken), prepare: async () => ({ path: '/users/api/resetPassword2', values: { token: 'R'.repeat(43), newpassword: 'another-password' } }) },
-  message: { expect: signedIn({ status: 200, result: true }), prepare: async () => ({ path: '/users/api/message', values: { message: 'Hello' } }) },
-  disable: { expect: signedIn({ status: 200, result: true }), consumes: true, prepare: async () => ({ path: '/users/api/disable' }) },
-  delete: { expect: signedIn({ status: 200, result: true }), consumes: true, prepare: async () => ({ path: '/users/api/delete' }) },
+  signupReview: {
+    expect: noPolicy,
+    prepare: async (m) => ({ path: '/users/api/signupReview', values: newAccount(m) }),
+  },
+  signupSendpw: {
+    expect: noPolicy,
+    prepare: async (m) => ({ path: '/users/api/signupSendpw', values: { ...newAccount(m), password: undefined } }),
+  },
+  signupUid: {
+    expect: noPolicy,
+    prepare: async (m) => ({
+      path: '/users/api/signupUid',
+      values: { password: PASSWORD, email: `${m.unique('uid')}@example.com` },
+    }),
+  },
+  activate: {
+    expect: all(invalidToken),
+    prepare: async () => ({ path: '/users/api/activate', values: { token: 'A'.repeat(43) } }),
+  },
+  update: {
+    expect: signedIn({ status: 200, result: true }),
+    prepare: async () => ({ path: '/users/api/update', values: { realname: 'Matrix' } }),
+  },
+  updatePassword: {
+    expect: signedIn({ status: 200, result: true }),
+    prepare: async () => ({ path: '/users/api/updatePassword', values: { password: PASSWORD, newpassword: PASSWORD } }),
+  },
+  updateEmail: {
+    expect: adminOnly,
+    prepare: async (m) => ({ path: '/users/api/updateEmail', values: { email: `${m.unique('changed')}@example.org` } }),
+  },
+  updateMail: {
+    expect: adminOnly,
+    prepare: async (m) => ({ path: '/users/api/updateMail', values: { email: `${m.unique('changed')}@example.org` } }),
+  },
+  verifyEmail: {
+    expect: signedIn({ status: 200, result: true }),
+    prepare: async (m) => ({ path: '/users/api/verifyEmail', values: { email: `${m.unique('verify')}@example.org` } }),
+  },
+  verifyEmail2: {
+    expect: all(invalidToken),
+    prepare: async () => ({ path: '/users/api/verifyEmail2', values: { token: 'V'.repeat(43) } }),
+  },
+  resetPassword: {
+    expect: all({ status: 200, result: true }),
+    prepare: async () => ({ path: '/users/api/resetPassword', values: { identity: 'credentials' } }),
+  },
+  resetPassword2: {
+    expect: all(invalidToken),
+    prepare: async () => ({
+      path: '/users/api/resetPassword2',
+      values: { token: 'R'.repeat(43), newpassword: 'another-password' },
+    }),
+  },
+  message: {
+    expect: signedIn({ status: 200, result: true }),
+    prepare: async () => ({ path: '/users/api/message', values: { message: 'Hello' } }),
+  },
+  disable: {
+    expect: signedIn({ status: 200, result: true }),
+    consumes: true,
+    prepare: async () => ({ path: '/users/api/disable' }),
+  },
+  delete: {
+    expect: signedIn({ status: 200, result: true }),
+    consumes: true,
+    prepare: async () => ({ path: '/users/api/delete' }),
+  },
   review: {
     expect: adminOnly,
     async prepare(m) {
       const name = m.unique('pending');
-      await m.s.roost.users.createUser({ name, email: `${name}@example.com`, password: PASSWORD, realname: '', data: '', notify: false, groups: [], state: 'pending', pending: 'review' });
+      await m.s.roost.users.createUser({
+        name,
+        email: `${name}@example.com`,
+        password: PASSWORD,
+        realname: '',
+        data: '',
+        notify: false,
+        groups: [],
+        state: 'pending',
+        pending: 'review',
+      });
       return { path: '/users/api/review', values: { identity: name, action: 'accept' } };
     },
   },
-  getUser: { expect: adminOnly, prepare: async (m) => ({ path: '/users/api/getUser', values: { identity: m.name('other') } }) },
-  setUser: { expect: adminOnly, prepare: async (m) => ({ path: '/users/api/setUser', values: { identity: m.name('other'), values: { realname: 'Set by admin' } } }) },
+  getUser: {
+    expect: adminOnly,
+    prepare: async (m) => ({ path: '/users/api/getUser', values: { identity: m.name('other') } }),
+  },
+  setUser: {
+    expect: adminOnly,
+    prepare: async (m) => ({
+      path: '/users/api/setUser',
+      values: { identity: m.name('other'), values: { realname: 'Set by admin' } },
+    }),
+  },
   removeUser: {
     expect: adminOnly,
     async prepare(m) {
@@ -174,31 +278,56 @@ const USERS: Record<string, Row> = {
   list: { expect: adminOnly, prepare: async () => ({ path: '/users/api/list' }) },
   identities: { expect: adminOnly, prepare: async () => ({ path: '/users/api/identities' }) },
   getPermissions: { expect: adminOnly, prepare: async () => ({ path: '/users/api/getPermissions' }) },
-  setPermissions: { expect: adminOnly, prepare: async () => ({ path: '/users/api/setPermissions', values: { permissions: [{ permission: 'ping', groups: ['sys:everyone'], action: 'replace' }] } }) },
+  setPermissions: {
+    expect: adminOnly,
+    prepare: async () => ({
+      path: '/users/api/setPermissions',
+      values: { permissions: [{ permission: 'ping', groups: ['sys:everyone'], action: 'replace' }] },
+    }),
+  },
 };
 
-const onItem = (op: string, extra: (m: Matrix) => Record<string, unknown> = () => ({})) => async (m: Matrix) => ({ path: `/data/api/${op}`, values: { key: await m.item(), ...extra(m) } });
+const onItem =
+  (op: string, extra: (m: Matrix) => Record<string, unknown> = () => ({})) =>
+  async (m: Matrix) => ({ path: `/data/api/${op}`, values: { key: await m.item(), ...extra(m) } });
 
 const DATASTORE: Record<string, Row> = {
   getItem: { expect: signedIn(), prepare: onItem('getItem') },
-  newItem: { expect: signedIn(), prepare: async (m) => ({ path: '/data/api/newItem', values: { key: m.unique('new'), value: 1 } }) },
+  newItem: {
+    expect: signedIn(),
+    prepare: async (m) => ({ path: '/data/api/newItem', values: { key: m.unique('new'), value: 1 } }),
+  },
   setItem: { expect: ownerOrAdmin, prepare: onItem('setItem', () => ({ value: 'changed' })) },
   removeItem: { expect: ownerOrAdmin, prepare: onItem('removeItem') },
   list: { expect: signedIn(), prepare: async () => ({ path: '/data/api/list' }) },
   keys: { expect: signedIn(), prepare: async () => ({ path: '/data/api/keys' }) },
   getOwner: { expect: signedIn(), prepare: onItem('getOwner') },
   setOwner: { expect: adminOnly, prepare: onItem('setOwner', (m) => ({ newOwner: m.name('owner') })) },
-  allowed: { expect: all(200), prepare: async () => ({ path: '/data/api/allowed', values: { permission: ['getItem', 'setItem'] } }) },
+  allowed: {
+    expect: all(200),
+    prepare: async () => ({ path: '/data/api/allowed', values: { permission: ['getItem', 'setItem'] } }),
+  },
   getPermissions: { expect: adminOnly, prepare: async () => ({ path: '/data/api/getPermissions' }) },
-  setPermissions: { expect: adminOnly, prepare: async () => ({ path: '/data/api/setPermissions', values: { permissions: [{ permission: 'ping', groups: ['sys:everyone'], action: 'replace' }] } }) },
+  setPermissions: {
+    expect: adminOnly,
+    prepare: async () => ({
+      path: '/data/api/setPermissions',
+      values: { permissions: [{ permission: 'ping', groups: ['sys:everyone'], action: 'replace' }] },
+    }),
+  },
   ping: { expect: all(200), prepare: async () => ({ path: '/data/api/ping' }) },
 };
 
-const onFile = (op: string, values: (m: Matrix) => Record<string, unknown> = () => ({}), method: 'GET' | 'POST' = 'POST') => async (m: Matrix) => ({ path: `/files/${await m.file()}/@${op}`, values: values(m), method });
+const onFile =
+  (op: string, values: (m: Matrix) => Record<string, unknown> = () => ({}), method: 'GET' | 'POST' = 'POST') =>
+  async (m: Matrix) => ({ path: `/files/${await m.file()}/@${op}`, values: values(m), method });
 
 const FILESTORE: Record<string, Row> = {
   getItem: { expect: signedIn(), prepare: onFile('getItem') },
-  newItem: { expect: signedIn(), prepare: async (m) => ({ path: '/files/@newItem', values: { name: m.unique('new'), contents: 'x' } }) },
+  newItem: {
+    expect: signedIn(),
+    prepare: async (m) => ({ path: '/files/@newItem', values: { name: m.unique('new'), contents: 'x' } }),
+  },
   setItem: { expect: ownerOrAdmin, prepare: onFile('setItem', () => ({ contents: 'changed' })) },
   read: { expect: signedIn(), prepare: onFile('read', () => ({}), 'GET') },
   write: { expect: ownerOrAdmin, prepare: onFile('write', () => ({ contents: 'written' })) },
@@ -207,20 +336,36 @@ const FILESTORE: Record<string, Row> = {
   list: { expect: signedIn(), prepare: async () => ({ path: '/files/@list' }) },
   allowed: { expect: all(200), prepare: onFile('allowed', () => ({ permission: ['getItem', 'write'] })) },
   getPermissions: { expect: adminOnly, prepare: async () => ({ path: '/files/@getPermissions' }) },
-  setPermissions: { expect: adminOnly, prepare: async () => ({ path: '/files/@setPermissions', values: { permissions: [{ permission: 'ping', groups: ['sys:everyone'], action: 'replace' }] } }) },
+  setPermissions: {
+    expect: adminOnly,
+    prepare: async () => ({
+      path: '/files/@setPermissions',
+      values: { permissions: [{ permission: 'ping', groups: ['sys:everyone'], action: 'replace' }] },
+    }),
+  },
   getOwner: { expect: signedIn(), prepare: onFile('getOwner') },
   setOwner: { expect: adminOnly, prepare: onFile('setOwner', (m) => ({ newOwner: m.name('owner') })) },
   ping: { expect: all(200), prepare: async () => ({ path: '/files/@ping' }) },
   [DOWNLOAD]: { expect: signedIn(), prepare: async (m) => ({ path: `/files/${await m.file()}`, method: 'GET' }) },
 };
 
-export const TABLES: Record<Service, Record<string, Row>> = { users: USERS, datastore: DATASTORE, filestore: FILESTORE };
-export const LIVE: Record<Service, Live[]> = { users: ['anonymous', 'user', 'admin'], datastore: ['anonymous', 'owner', 'other', 'admin'], filestore: ['anonymous', 'owner', 'other', 'admin'] };
+export const TABLES: Record<Service, Record<string, Row>> = {
+  users: USERS,
+  datastore: DATASTORE,
+  filestore: FILESTORE,
+};
+export const LIVE: Record<Service, Live[]> = {
+  users: ['anonymous', 'user', 'admin'],
+  datastore: ['anonymous', 'owner', 'other', 'admin'],
+  filestore: ['anonymous', 'owner', 'other', 'admin'],
+};
 
 export function call(m: Matrix, cell: Cell, token: string | undefined): Promise<CallResult> {
   const method = cell.method ?? 'POST';
   const options = { method, ...(token ? { token } : {}) };
-  return method === 'GET' ? m.s.request(cell.path, undefined, options) : m.s.request(cell.path, cell.values ?? {}, options);
+  return method === 'GET'
+    ? m.s.request(cell.path, undefined, options)
+    : m.s.request(cell.path, cell.values ?? {}, options);
 }
 
 /** What must match between answers: the status, and the failure code or `result`. */

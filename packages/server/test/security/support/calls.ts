@@ -26,29 +26,35 @@ export function send(baseUrl: string, call: WireCall, timeoutMs = 60_000): Promi
   return new Promise((resolve, reject) => {
     const headers = { ...call.headers };
     if (call.body !== undefined) headers['content-length'] = String(Buffer.byteLength(call.body));
-    const req = httpRequest({ host: url.hostname, port: url.port, path: call.path, method: call.method, headers, timeout: timeoutMs }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown;
-        try {
-          json = text ? JSON.parse(text) : undefined;
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-      });
-      res.on('error', reject);
-    });
-    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms: ${call.method} ${call.path.slice(0, 200)}`)));
+    const req = httpRequest(
+      { host: url.hostname, port: url.port, path: call.path, method: call.method, headers, timeout: timeoutMs },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown;
+          try {
+            json = text ? JSON.parse(text) : undefined;
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () =>
+      req.destroy(new Error(`no answer within ${timeoutMs} ms: ${call.method} ${call.path.slice(0, 200)}`)),
+    );
     req.on('error', reject);
     req.end(call.body);
   });
 }
 
 /** Traces of a stack or of the sources in an answer: never to be sent to a client. */
-const LEAK = /\n\s+at \S|node_modules\/|\/src\/[\w/-]+\.ts|\.ts:\d+:\d+|\b(TypeError|RangeError|ReferenceError|SyntaxError):/;
+const LEAK =
+  /\n\s+at \S|node_modules\/|\/src\/[\w/-]+\.ts|\.ts:\d+:\d+|\b(TypeError|RangeError|ReferenceError|SyntaxError):/;
 
 /**
  * The rules for every answer: below 500; JSON (except a download's bytes); a failure has the

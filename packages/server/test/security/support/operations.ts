@@ -1,7 +1,11 @@
 import type { Roost } from '../../../src/roost.js';
 import { userRoutes } from '../../../src/http/routes/user-routes.js';
 import { dataStoreRoutes } from '../../../src/http/routes/datastore-routes.js';
-import { OPERATIONS as FILE_OPERATIONS, READ_ONLY as FILE_READ_ONLY, UPLOADS as FILE_UPLOADS } from '../../../src/http/routes/filestore-routes.js';
+import {
+  OPERATIONS as FILE_OPERATIONS,
+  READ_ONLY as FILE_READ_ONLY,
+  UPLOADS as FILE_UPLOADS,
+} from '../../../src/http/routes/filestore-routes.js';
 
 /**
  * Every operation of the three services, read off the route tables themselves (not a copy of
@@ -34,8 +38,10 @@ export function operationsOf(roost: Roost): OperationInfo[] {
   }
   const store = roost.dataStores.get(roost.dataStores.names[0] ?? '');
   if (!store) throw new Error('the security tests need a data store');
-  for (const route of dataStoreRoutes(store)) out.push({ service: 'datastore', op: route.op, read: route.read === true, del: false, upload: false });
-  for (const op of FILE_OPERATIONS) out.push({ service: 'filestore', op, read: FILE_READ_ONLY.has(op), del: false, upload: FILE_UPLOADS.has(op) });
+  for (const route of dataStoreRoutes(store))
+    out.push({ service: 'datastore', op: route.op, read: route.read === true, del: false, upload: false });
+  for (const op of FILE_OPERATIONS)
+    out.push({ service: 'filestore', op, read: FILE_READ_ONLY.has(op), del: false, upload: FILE_UPLOADS.has(op) });
   out.push({ service: 'filestore', op: DOWNLOAD, read: true, del: false, upload: false });
   return out;
 }

@@ -3,7 +3,16 @@ import fc from 'fast-check';
 import { PASSWORD, type TestServer } from '../../helpers/test-server.js';
 import { checkAnswer, send, type WireCall } from './calls.js';
 import type { OperationInfo } from './operations.js';
-import { authArbitrary, authHeaders, transportArbitrary, valuesArbitrary, wireCall, type Auth, type Credentials, type Transport } from './requests.js';
+import {
+  authArbitrary,
+  authHeaders,
+  transportArbitrary,
+  valuesArbitrary,
+  wireCall,
+  type Auth,
+  type Credentials,
+  type Transport,
+} from './requests.js';
 import { snapshot, snapshotDiff, type IgnoredColumns, type StoreSnapshot } from './snapshot.js';
 
 /**
@@ -61,7 +70,17 @@ export class PropertyWorld {
   async renewUsers(which: { user?: boolean; admin?: boolean } = { user: true, admin: true }): Promise<void> {
     const n = this.#generation++;
     const account = async (name: string, groups: string[]) => {
-      await this.s.roost.users.createUser({ name, email: `${name}@example.com`, password: PASSWORD, realname: '', data: '', notify: false, groups, state: 'active', pending: null });
+      await this.s.roost.users.createUser({
+        name,
+        email: `${name}@example.com`,
+        password: PASSWORD,
+        realname: '',
+        data: '',
+        notify: false,
+        groups,
+        state: 'active',
+        pending: null,
+      });
       return (await this.s.users('token', { identity: name, password: PASSWORD })).body.token as string;
     };
     if (which.user) {
@@ -75,13 +94,25 @@ export class PropertyWorld {
   async restore(): Promise<void> {
     const user = await this.s.users('identity', {}, { token: this.credentials.user });
     const admin = await this.s.users('getPermissions', {}, { token: this.credentials.admin });
-    if (user.status !== 200 || admin.status !== 200) await this.renewUsers({ user: user.status !== 200, admin: admin.status !== 200 });
+    if (user.status !== 200 || admin.status !== 200)
+      await this.renewUsers({ user: user.status !== 200, admin: admin.status !== 200 });
     for (const [url, entries] of this.#permissions) {
       const now = await this.#entries(url);
       if (JSON.stringify(now) === JSON.stringify(entries)) continue;
-      const permissions = (entries as { permission: string; groups: string[] }[]).map((e) => ({ ...e, action: 'replace' }));
-      const res = await this.s.request(url('setPermissions'), { permissions }, { token: this.credentials.admin, method: 'POST' });
-      assert.equal(res.status, 200, `restoring the permissions at ${url('setPermissions')}: ${JSON.stringify(res.body)}`);
+      const permissions = (entries as { permission: string; groups: string[] }[]).map((e) => ({
+        ...e,
+        action: 'replace',
+      }));
+      const res = await this.s.request(
+        url('setPermissions'),
+        { permissions },
+        { token: this.credentials.admin, method: 'POST' },
+      );
+      assert.equal(
+        res.status,
+        200,
+        `restoring the permissions at ${url('setPermissions')}: ${JSON.stringify(res.body)}`,
+      );
     }
     await this.fixtures(this);
     this.baseline = await snapshot(this.s.roost);
@@ -115,7 +146,11 @@ function describeRun(info: OperationInfo, call: WireCall, drawn: Drawn): string 
 export type RunStats = Record<string, number>;
 
 /** Check the property for one operation; returns how its runs ended. */
-export async function checkOperation(world: PropertyWorld, c: PropertyCase, numRuns = PROPERTY_RUNS): Promise<RunStats> {
+export async function checkOperation(
+  world: PropertyWorld,
+  c: PropertyCase,
+  numRuns = PROPERTY_RUNS,
+): Promise<RunStats> {
   const stats: RunStats = {};
   const download = c.info.op === 'download' || c.info.op === 'read';
   const arbitrary = fc.record({
@@ -135,7 +170,11 @@ export async function checkOperation(world: PropertyWorld, c: PropertyCase, numR
       stats[outcome] = (stats[outcome] ?? 0) + 1;
       if (refused) {
         const after = await snapshot(world.s.roost);
-        assert.deepEqual(snapshotDiff(world.baseline as StoreSnapshot, after, c.ignore), [], `a refusal changed the store: ${context}`);
+        assert.deepEqual(
+          snapshotDiff(world.baseline as StoreSnapshot, after, c.ignore),
+          [],
+          `a refusal changed the store: ${context}`,
+        );
         // Columns a refusal may change (the sign-in counters) are the new baseline.
         world.baseline = after;
       } else if (c.info.read) {
@@ -144,7 +183,12 @@ export async function checkOperation(world: PropertyWorld, c: PropertyCase, numR
         await world.restore();
       }
     }),
-    { numRuns, seed: seedOf(c.info), endOnFailure: process.env.ROOST_PROPERTY_SHRINK !== '1', includeErrorInReport: true },
+    {
+      numRuns,
+      seed: seedOf(c.info),
+      endOnFailure: process.env.ROOST_PROPERTY_SHRINK !== '1',
+      includeErrorInReport: true,
+    },
   );
   return stats;
 }
@@ -152,5 +196,8 @@ export async function checkOperation(world: PropertyWorld, c: PropertyCase, numR
 /** One line for the test's diagnostics: `25 runs: 200×3, 401×7, 422×15`. */
 export function describeStats(stats: RunStats): string {
   const total = Object.values(stats).reduce((a, b) => a + b, 0);
-  return `${total} runs: ${Object.entries(stats).sort().map(([k, n]) => `${k}×${n}`).join(', ')}`;
+  return `${total} runs: ${Object.entries(stats)
+    .sort()
+    .map(([k, n]) => `${k}×${n}`)
+    .join(', ')}`;
 }

@@ -24,7 +24,10 @@ export type IgnoredColumns = Readonly<Record<string, readonly string[]>>;
  * A failed sign-in (401) counts against the account and its client address
  * (users/signin-throttle.ts): the counters are state a refusal is meant to change. Comparisons around sign-in attempts leave these out.
  */
-export const SIGNIN_COUNTERS: IgnoredColumns = { users: ['failed_signins', 'locked_until', 'lockouts'], throttle_counts: ['count', 'window_start'] };
+export const SIGNIN_COUNTERS: IgnoredColumns = {
+  users: ['failed_signins', 'locked_until', 'lockouts'],
+  throttle_counts: ['count', 'window_start'],
+};
 
 /** Table names per server: introspection is a handful of catalog queries, and tables come only with a migration. */
 const tableNames = new WeakMap<Roost, Promise<string[]>>();
@@ -35,7 +38,9 @@ export async function snapshot(roost: Roost): Promise<StoreSnapshot> {
   const tables: StoreSnapshot['tables'] = {};
   let names = tableNames.get(roost);
   if (!names) {
-    names = roost.db.introspection.getTables().then((list) => list.map((t) => t.name).filter((n) => !n.startsWith('kysely_')));
+    names = roost.db.introspection
+      .getTables()
+      .then((list) => list.map((t) => t.name).filter((n) => !n.startsWith('kysely_')));
     tableNames.set(roost, names);
   }
   // In parallel: PostgreSQL answers them on connections of its pool (SQLite one after another).
@@ -45,8 +50,10 @@ export async function snapshot(roost: Roost): Promise<StoreSnapshot> {
       tables[name] = (await sql<Record<string, unknown>>`select * from ${sql.table(name)}`.execute(roost.db)).rows;
     }),
   );
-  const files = [...(await filesUnder(join(roost.config.dataDir, 'blobs'))), ...(await filesUnder(roost.outboxDir))]
-    .map((f) => relative(roost.config.dataDir, f));
+  const files = [
+    ...(await filesUnder(join(roost.config.dataDir, 'blobs'))),
+    ...(await filesUnder(roost.outboxDir)),
+  ].map((f) => relative(roost.config.dataDir, f));
   files.push(...(await s3Blobs(roost)));
   return { tables, files: files.sort() };
 }
@@ -100,7 +107,14 @@ async function filesUnder(dir: string): Promise<string[]> {
 function rowsOf(snap: StoreSnapshot, table: string, ignore: IgnoredColumns): string[] {
   const skip = new Set(ignore[table] ?? []);
   return (snap.tables[table] ?? [])
-    .map((row) => JSON.stringify(Object.keys(row).filter((c) => !skip.has(c)).sort().map((c) => [c, row[c]])))
+    .map((row) =>
+      JSON.stringify(
+        Object.keys(row)
+          .filter((c) => !skip.has(c))
+          .sort()
+          .map((c) => [c, row[c]]),
+      ),
+    )
     .sort();
 }
 
@@ -112,7 +126,8 @@ export function snapshotDiff(before: StoreSnapshot, after: StoreSnapshot, ignore
     const b = rowsOf(after, table, ignore);
     const gone = a.filter((r) => !b.includes(r));
     const added = b.filter((r) => !a.includes(r));
-    if (gone.length || added.length) out.push(`${table}: -${gone.join(' ').slice(0, 400)} +${added.join(' ').slice(0, 400)}`);
+    if (gone.length || added.length)
+      out.push(`${table}: -${gone.join(' ').slice(0, 400)} +${added.join(' ').slice(0, 400)}`);
   }
   const goneFiles = before.files.filter((f) => !after.files.includes(f));
   const addedFiles = after.files.filter((f) => !before.files.includes(f));
