@@ -7,7 +7,7 @@ import { buildHttp } from './http/http-app.js';
 import { registerClientBundle } from './http/client-bundle.js';
 import type { Readiness } from './http/routes/health-routes.js';
 import { createSetupLinks, type SetupLinks } from './admin/setup-links.js';
-import { registerAdminPages, registerAdminStorePages, registerPageAssets, registerUserPages } from './admin/index.js';
+import { registerPageAssets, registerPages } from './admin/index.js';
 import { outboxDir } from './mail/create-mailer.js';
 import type { MailQueue } from './mail/mail-queue.js';
 import type { BlobStores } from './storage/blob-stores.js';
@@ -74,9 +74,7 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
   };
   await http.register(registerPageAssets);
   await http.register(registerClientBundle);
-  await http.register(registerAdminPages, pageDeps);
-  await http.register(registerAdminStorePages, pageDeps);
-  await http.register(registerUserPages, pageDeps);
+  await http.register(registerPages, pageDeps);
   services.mailQueue.start();
   return {
     ...services,

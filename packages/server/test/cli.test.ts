@@ -471,6 +471,13 @@ describe('cli', () => {
         'a missing route',
       );
       assert.equal(missing.method, 'GET');
+      // A page's failure goes through the same failure function (http/failure.ts): its line names its code too.
+      await fetch(`${url}/users/activate`, { method: 'POST', headers: { origin: 'https://evil.example' } });
+      const page = await eventually(
+        (e) => e.msg === 'request' && e.route === '/users/activate' && e.status === 403,
+        'a refused page',
+      );
+      assert.equal(page.code, 'cross_site_request');
     });
 
     test('answers /users/api/ping', async () => {

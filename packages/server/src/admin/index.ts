@@ -62,13 +62,11 @@ export async function registerPageAssets(app: FastifyInstance): Promise<void> {
 
 /**
  * `/admin/...`: the management backend (issue 3), and the sign-in pages (`/admin/signin`,
- * `/users/signin`). Pages answer failures as pages (page-errors.ts); like every HTML answer they
+ * `/users/signin`). Like every HTML answer they
  * carry the pages' Content-Security-Policy (http/security-headers.ts): everything they load
  * comes from Roost itself.
  */
-export async function registerAdminPages(app: FastifyInstance, deps: PageDeps): Promise<void> {
-  installPageErrorHandler(app);
-  await installPageBodies(app, deps.config.bodyLimit);
+async function registerAdminPages(app: FastifyInstance, deps: PageDeps): Promise<void> {
   const { users } = deps.services;
   registerSigninPages(app, { users, config: deps.config });
   registerSetupPage(app, deps);
@@ -99,12 +97,16 @@ export async function registerAdminPages(app: FastifyInstance, deps: PageDeps): 
   );
 }
 
-/** `/admin/data/...` and `/admin/files/...`: browsing the data and file stores (issue 3). */
-export async function registerAdminStorePages(app: FastifyInstance, deps: PageDeps): Promise<void> {
-  await registerStorePages(app, deps);
-}
-
-/** `/users/<page>`: the pages the mails link to, and sign-in and sign-up (issue 3). */
-export async function registerUserPages(app: FastifyInstance, deps: PageDeps): Promise<void> {
-  await registerPublicUserPages(app, deps);
+/**
+ * Every server-rendered page, in one encapsulated plugin: the pages' body parser (multipart,
+ * page-kit/page-body.ts) and their error pages (page-kit/page-errors.ts) are installed once here
+ * and serve these routes only; the API keeps its JSON ones. Inside: the management backend, the
+ * store pages (`/admin/data`, `/admin/files`) and the public user pages (`/users/...`).
+ */
+export async function registerPages(app: FastifyInstance, deps: PageDeps): Promise<void> {
+  installPageErrorHandler(app);
+  await installPageBodies(app, deps.config.bodyLimit);
+  await app.register(registerAdminPages, deps);
+  await app.register(registerStorePages, deps);
+  await app.register(registerPublicUserPages, deps);
 }

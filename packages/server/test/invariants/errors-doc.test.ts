@@ -41,6 +41,7 @@ test('the codes raised by the pages are documented', () => {
 test('the codes raised by the HTTP layer are documented', () => {
   const http = [
     'error-handler.ts',
+    'failure.ts',
     'request-values.ts',
     'auth.ts',
     'file-download.ts',

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { escapeHtml, isXhr } from '@roost/forms';
 import { isRoostError } from '../../core/errors.js';
-import { STATUS } from '../../http/error-handler.js';
+import { failureHeaders, failureOf } from '../../http/failure.js';
 import { renderPage } from '../layout.js';
 
 const TITLES: Record<number, string> = {
@@ -16,8 +16,8 @@ const TITLES: Record<number, string> = {
   503: 'Unavailable',
 };
 
-/** Safe sentences for the framework's own errors; anything else says only its status. */
-const FRAMEWORK_MESSAGES: Record<string, string> = {
+/** The framework's refusals in the words of a page (the API's words speak of JSON). */
+const PAGE_FRAMEWORK_MESSAGES: Record<string, string> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Send the form as the page does (form fields or multipart).',
   FST_ERR_CTP_BODY_TOO_LARGE: 'The form is too large.',
   FST_INVALID_MULTIPART_CONTENT_TYPE: 'The form is not valid multipart data.',
@@ -27,27 +27,20 @@ const FRAMEWORK_MESSAGES: Record<string, string> = {
 const pageUrlOf = (request: FastifyRequest) => (request.raw.url ?? '/').split('?')[0] ?? '/';
 
 /**
- * Pages answer failures as pages: the status, a title and the error's safe message, with a
- * link back to the page. An ajax request (the upload form) gets the message alone, which the
- * form script puts where the form was. Unknown errors are logged and shown as a fixed sentence.
+ * Pages answer failures as pages: the status, a title and the failure's safe message
+ * (`failureOf`, http/failure.ts, the API's own function), with a link back to the page. An ajax
+ * request (the upload form) gets the message alone, which the form script puts where the form
+ * was. Installed once for every page (admin/index.ts, `registerPages`).
  */
 export function installPageErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
-    let status = 500;
-    let message = 'Something went wrong on our side.';
-    if (isRoostError(error)) {
-      status = STATUS[error.kind];
-      message = error.message;
-    } else {
-      const code = (error as FastifyError).code;
-      const given = (error as FastifyError).statusCode;
-      if (typeof given === 'number' && given >= 400 && given < 500) {
-        status = given;
-        message = (code && FRAMEWORK_MESSAGES[code]) || TITLES[status] || 'The request cannot be served.';
-      }
-    }
-    if (status >= 500) request.log.error({ err: error }, 'page failed');
-    else request.log.info({ err: error }, 'page refused');
+    const failure = failureOf(error, request);
+    failureHeaders(error, reply);
+    const { status } = failure;
+    // A RoostError's message is written for people; the framework's refusals get a page's words.
+    const message =
+      (failure.frameworkCode && PAGE_FRAMEWORK_MESSAGES[failure.frameworkCode]) ||
+      (isRoostError(error) || status >= 500 ? failure.message : TITLES[status] || failure.message);
     // A request refused before its body was read: close rather than read the rest.
     if (!request.raw.complete) reply.header('connection', 'close');
     reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store');

@@ -1,8 +1,6 @@
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { PageDeps } from '../index.js';
-import { installPageBodies } from '../page-kit/page-body.js';
-import { installPageErrorHandler } from '../page-kit/page-errors.js';
 import { registerDataItemPages } from './data-item-pages.js';
 import { registerDataStoreListPages } from './data-store-pages.js';
 import { registerFileStorePages } from './file-store-pages.js';
@@ -10,13 +8,10 @@ import { createStorePageContext } from './store-page-context.js';
 
 /**
  * The administrators' pages of the data and file stores, `/admin/data/...` and
- * `/admin/files/...`, in one encapsulated plugin: its multipart parser and its error pages
- * serve these routes only. Every action goes through the stores' `run` as the signed-in
+ * `/admin/files/...`, in one encapsulated plugin of `registerPages` (admin/index.ts). Every action goes through the stores' `run` as the signed-in
  * administrator, so the stores' permissions apply to the pages as to the API.
  */
 export async function registerStorePages(app: FastifyInstance, deps: PageDeps): Promise<void> {
-  await installPageBodies(app, deps.config.bodyLimit);
-  installPageErrorHandler(app);
   const ctx = createStorePageContext(deps, join(deps.config.dataDir, 'tmp'));
   registerDataStoreListPages(app, ctx);
   registerDataItemPages(app, ctx);

@@ -1,7 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PageDeps } from '../index.js';
-import { installPageBodies } from '../page-kit/page-body.js';
-import { installPageErrorHandler } from '../page-kit/page-errors.js';
 import { resetPasswordPage } from './reset-password-page.js';
 import { signupPage } from './signup-page.js';
 import { ACTIVATE, tokenPage, VERIFY_EMAIL } from './token-pages.js';
@@ -18,13 +16,11 @@ const PAGES: Record<string, Page> = {
 
 /**
  * `/users/<page>`: sign-up and the pages the mails link to, for people who are not signed in,
- * in one encapsulated plugin (its multipart parser and error pages serve these routes only).
+ * in one encapsulated plugin of `registerPages` (admin/index.ts).
  * Every action is one call of the user service; a POST is rate limited like the API operation
  * it runs, and must come from this site.
  */
 export async function registerPublicUserPages(app: FastifyInstance, deps: PageDeps): Promise<void> {
-  await installPageBodies(app, deps.config.bodyLimit);
-  installPageErrorHandler(app);
   const limit = app.rateLimit({
     max: deps.config.rateLimit.max,
     timeWindow: deps.config.rateLimit.windowSeconds * 1000,
