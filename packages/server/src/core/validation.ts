@@ -7,6 +7,10 @@ import { commonErrors, type FieldProblem } from './errors.js';
  * `null` for every unset option).
  */
 
+/** A refusal of one field's value (422 on the stores, 200 on the user routes): every service's one way to say it. */
+export const invalidField = (field: string, reason: string, body?: Record<string, unknown>) =>
+  commonErrors.validation_failure({ fields: [[field, reason]], ...(body ? { body } : {}) });
+
 const TRUE_WORDS = new Set(['1', 'true', 'True', 'yes', 'on', 'checked']);
 const FALSE_WORDS = new Set(['0', 'false', 'False', 'no', 'off']);
 

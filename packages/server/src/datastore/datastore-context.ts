@@ -1,5 +1,5 @@
 import type { Clock } from '../core/clock.js';
-import { commonErrors, isRoostError, RoostError, type FieldProblem } from '../core/errors.js';
+import { isRoostError, RoostError, type FieldProblem } from '../core/errors.js';
 import type { Principal, ServicePermissions } from '../core/permissions.js';
 import type { Grants } from './datastore-access.js';
 import { dataStoreErrors } from './datastore-errors.js';
@@ -23,9 +23,6 @@ export interface Call {
 }
 
 export type Operation = (call: Call, input: Record<string, unknown>) => Promise<Record<string, unknown>>;
-
-export const invalidField = (field: string, reason: string) =>
-  commonErrors.validation_failure({ fields: [[field, reason]] });
 
 /** The original answers failed writes with `result: 0` and an empty `success` list; so does Roost. */
 export function withFailureBody(op: Operation): Operation {

@@ -1,8 +1,7 @@
-import { parseInput } from '../core/validation.js';
+import { parseInput, invalidField } from '../core/validation.js';
 import {
   absent,
   findTargets,
-  invalidField,
   parseAddressed,
   isSingle,
   ownerResolver,

@@ -1,11 +1,10 @@
 import { commonErrors } from '../core/errors.js';
-import { parseInput } from '../core/validation.js';
+import { parseInput, invalidField } from '../core/validation.js';
 import type { Grants } from './datastore-access.js';
 import {
   absent,
   duplicateProblems,
   findTargets,
-  invalidField,
   parseAddressed,
   ownerResolver,
   targetsOf,

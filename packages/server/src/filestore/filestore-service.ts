@@ -6,7 +6,7 @@ import { commonErrors, isRoostError } from '../core/errors.js';
 import { newId } from '../core/ids.js';
 import { holds, refusal, servicePermissions, type PermissionStore, type Principal } from '../core/permissions.js';
 import { allowedAnswer, changePermissionsAnswer, permissionsAnswer } from '../core/permission-ops.js';
-import { parseInput } from '../core/validation.js';
+import { parseInput, invalidField } from '../core/validation.js';
 import {
   BlobTooLargeError,
   HEAD_BYTES,
@@ -163,8 +163,7 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
       return putBlob(upload.stream);
     }
     if (text === undefined) return null;
-    if (decode && !/^[A-Za-z0-9+/_\-=\s]*$/.test(text))
-      throw commonErrors.validation_failure({ fields: [['contents', 'invalid']] });
+    if (decode && !/^[A-Za-z0-9+/_\-=\s]*$/.test(text)) throw invalidField('contents', 'invalid');
     const bytes = decode ? Buffer.from(text, 'base64') : Buffer.from(text, 'utf8');
     if (bytes.length > maxBytes) throw tooLarge();
     return putBlob(Readable.from(bytes.length > 0 ? [bytes] : []));
@@ -260,7 +259,7 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
   ): Promise<void> {
     if (await insertFile(principal, path, blob, mime, cache)) return;
     await dropBlob(blob.id);
-    throw commonErrors.validation_failure({ fields: [['name', 'exists']], body: { result: 0 } });
+    throw invalidField('name', 'exists', { result: 0 });
   }
 
   /** The file at `path` if the caller may write it. */

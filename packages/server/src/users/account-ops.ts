@@ -1,6 +1,6 @@
 import { randomToken, hashToken } from '../core/ids.js';
 import { ADMINS, holds } from '../core/permissions.js';
-import { parseInput } from '../core/validation.js';
+import { parseInput, invalidField } from '../core/validation.js';
 import { allowedAnswer } from '../core/permission-ops.js';
 import { commonErrors } from '../core/errors.js';
 import type { Mail } from '../core/mailer.js';
@@ -21,9 +21,6 @@ export async function sendMail(ctx: UserContext, mail: Mail): Promise<void> {
     throw commonErrors.mail_failed({ cause });
   }
 }
-
-export const invalidField = (field: string, reason: string) =>
-  commonErrors.validation_failure({ fields: [[field, reason]] });
 
 const tooManyMails = (ctx: UserContext) =>
   userErrors.too_many_mails({ retryAfterSeconds: ctx.settings.mailWindowMs / 1000 });

@@ -1,13 +1,13 @@
 import { changePermissionsAnswer, permissionsAnswer } from '../core/permission-ops.js';
 import { hashPassword } from './passwords.js';
-import { parseInput } from '../core/validation.js';
+import { parseInput, invalidField } from '../core/validation.js';
 import { userErrors } from './user-errors.js';
 import { welcomeMail } from './user-mails.js';
 import { DuplicateUserError, type User, type UserChanges } from './user-repo.js';
 import { findForAdmin, type Operation, type UserContext } from './user-context.js';
 import { adminView, identityView } from './user-views.js';
 import { sendActivation } from './signup-ops.js';
-import { invalidField, sendMail } from './account-ops.js';
+import { sendMail } from './account-ops.js';
 
 /** Default and largest page of `list` and `identities`. */
 export const USER_PAGE = { default: 20, max: 100 } as const;

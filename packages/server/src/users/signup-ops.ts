@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hashToken, newId, randomName, randomToken } from '../core/ids.js';
 import { commonErrors, type FieldProblem } from '../core/errors.js';
-import { parseInput } from '../core/validation.js';
+import { parseInput, invalidField } from '../core/validation.js';
 import type { PendingReason, UserState } from '../storage/schema.js';
 import { generatePassword, hashPassword } from './passwords.js';
 import { userErrors } from './user-errors.js';
@@ -48,14 +48,14 @@ async function createAccount(
       created: ctx.clock.now(),
     });
   } catch (err) {
-    if (err instanceof DuplicateUserError) throw commonErrors.validation_failure({ fields: [[err.field, 'exists']] });
+    if (err instanceof DuplicateUserError) throw invalidField(err.field, 'exists');
     throw err;
   }
 }
 
 /** Issue an activation token and mail its link; used by `signupOptin` and `review` `optin`. */
 export async function sendActivation(ctx: UserContext, user: User): Promise<void> {
-  if (!user.email) throw commonErrors.validation_failure({ fields: [['email', 'required']] });
+  if (!user.email) throw invalidField('email', 'required');
   const token = randomToken();
   const now = ctx.clock.now();
   await ctx.repo.deleteTokens(user.id, 'activate');
@@ -125,7 +125,7 @@ export function signupOps(ctx: UserContext): Record<string, Operation> {
       const values = parseInput(inputs.signupUid, input);
       // Without an email nobody could reset the password, so only the name policy may omit it.
       if (!values.email && (await ctx.runtime()).identityPolicy !== 'name') {
-        throw commonErrors.validation_failure({ fields: [['email', 'required']] });
+        throw invalidField('email', 'required');
       }
       const user = await createAccount(
         ctx,

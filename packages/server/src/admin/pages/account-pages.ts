@@ -8,6 +8,7 @@ import { PageForm } from '../page-kit/page-form.js';
 import { link } from '../page-kit/page-parts.js';
 import { accountConfirmForm } from './confirm-form.js';
 import { formBase, type AdminPages, type AdminPageRequest } from './admin-routes.js';
+import { invalidField } from '../../core/validation.js';
 
 /**
  * Account recovery from the management backend (docs/admin.md): `/admin/users/new` makes an
@@ -97,8 +98,7 @@ async function newAccountPage(users: UserService, rules: AccountRules, page: Adm
         });
         made = { id: user.id, name: user.name, email: account.email };
       } catch (err) {
-        if (err instanceof DuplicateUserError)
-          throw commonErrors.validation_failure({ fields: [[err.field, 'exists']] });
+        if (err instanceof DuplicateUserError) throw invalidField(err.field, 'exists');
         throw err;
       }
     },

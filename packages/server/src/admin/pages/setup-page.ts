@@ -12,6 +12,7 @@ import { sendFormResponse, sendHtml } from '../page-kit/page-reply.js';
 import { SETUP_LINK_MINUTES, type SetupLinks } from '../setup-links.js';
 import { accountWords } from '../user-pages/account-words.js';
 import { publicFormRequest } from '../user-pages/public-page.js';
+import { invalidField } from '../../core/validation.js';
 
 /**
  * `/admin/setup?token=…`: the first administrator, made in the browser with the link that
@@ -120,8 +121,7 @@ async function setupPage(deps: PageDeps & { setupLinks: SetupLinks }, request: F
         });
       } catch (err) {
         deps.setupLinks.restore(token);
-        if (err instanceof DuplicateUserError)
-          throw commonErrors.validation_failure({ fields: [[err.field, 'exists']] });
+        if (err instanceof DuplicateUserError) throw invalidField(err.field, 'exists');
         throw err;
       }
       made = { name: account.name, password: account.password };

@@ -1,13 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { escapeHtml } from '@roost/forms';
 import { formatTime } from '../../core/clock.js';
-import { commonErrors, isRoostError, RoostError } from '../../core/errors.js';
+import { isRoostError, RoostError } from '../../core/errors.js';
 import type { DataStore } from '../../datastore/index.js';
 import { sendAdminForms, type AdminRequest } from '../page-kit/admin-page.js';
 import { PageForm } from '../page-kit/page-form.js';
 import { facts, link } from '../page-kit/page-parts.js';
 import { dataStoreOf, ownerText, valueFields, valuePreview, type ItemView } from './data-store-pages.js';
 import { dataStoreUrl, itemUrl, type StorePageContext } from './store-page-context.js';
+import { invalidField } from '../../core/validation.js';
 
 type ItemParams = { store: string; id: string };
 
@@ -16,7 +17,7 @@ function itemValueOf(data: Record<string, unknown>): string | number {
   const text = typeof data.value === 'string' ? data.value : '';
   if (data.type !== 'number') return text;
   const n = text.trim() === '' ? Number.NaN : Number(text.trim());
-  if (!Number.isFinite(n)) throw commonErrors.validation_failure({ fields: [['value', 'not a number']] });
+  if (!Number.isFinite(n)) throw invalidField('value', 'not a number');
   return n;
 }
 
