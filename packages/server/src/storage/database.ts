@@ -62,11 +62,12 @@ export function openDatabase(options: {
 
 /** Bytes the database takes on disk (SQLite: its main file's pages; PostgreSQL: the database), for the dashboard. */
 export async function databaseBytes(db: Kysely<Database>): Promise<number> {
-  const query = needsRowLocks(db)
-    ? sql<{ bytes: number | string }>`select pg_database_size(current_database()) as bytes`
-    : sql<{
-        bytes: number | string;
-      }>`select page_count * page_size as bytes from pragma_page_count(), pragma_page_size()`;
+  const query =
+    dialectOf(db) === 'postgres'
+      ? sql<{ bytes: number | string }>`select pg_database_size(current_database()) as bytes`
+      : sql<{
+          bytes: number | string;
+        }>`select page_count * page_size as bytes from pragma_page_count(), pragma_page_size()`;
   const row = (await query.execute(db)).rows[0];
   return Number(row?.bytes ?? 0);
 }
@@ -80,7 +81,12 @@ const sqliteDialects = new WeakMap<object, FairSqliteDialect>();
  * (and SQLite has no such clauses).
  */
 export function needsRowLocks(db: Kysely<Database>): boolean {
-  return !sqliteDialects.has(db);
+  return dialectOf(db) === 'postgres';
+}
+
+/** Which database `db` is (every database Roost opens comes from `openDatabase`). */
+function dialectOf(db: Kysely<Database>): Dialect {
+  return sqliteDialects.has(db) ? 'sqlite' : 'postgres';
 }
 
 /**

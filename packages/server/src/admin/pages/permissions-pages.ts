@@ -1,4 +1,4 @@
-import { escapeHtml, JsonSequenceForm, type ContentObject, type FieldConf } from '@roost/forms';
+import { escapeHtml, hiddenValueInputs, JsonSequenceForm, type ContentObject, type FieldConf } from '@roost/forms';
 import { RoostError } from '../../core/errors.js';
 import { ADMINS, AUTHENTICATED, EVERYONE, isGroupName, NOONE, OWNER } from '../../core/permissions.js';
 import type { Principal } from '../../core/permissions.js';
@@ -215,9 +215,11 @@ function confirmDeletePage(
   delKey: string,
   asked: { position: number; entry: Entry },
 ) {
-  const hidden = Object.entries({ ...page.hidden, [delKey]: String(asked.position), confirm: asked.entry.permission })
-    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
-    .join('');
+  const hidden = hiddenValueInputs({
+    ...page.hidden,
+    [delKey]: String(asked.position),
+    confirm: asked.entry.permission,
+  });
   const body =
     `<div class="card confirm"><p>Delete the entry <code>${escapeHtml(asked.entry.permission)}</code> (${escapeHtml(asked.entry.groups.join(', '))}) of ${escapeHtml(service.name)}? ` +
     `Nobody holds the permission then, until it is granted again.</p>` +
