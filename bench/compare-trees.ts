@@ -5,7 +5,7 @@
  *   node --import tsx bench/compare-trees.ts <tree A> <tree B>
  *
  * Each tree's own `bench/roost-server.ts` is started (a git worktree of the commit before a
- * change, say, with `node_modules` linked in). Environment: `OPS` (identity,getItem,setItem by
+ * change, say, with `node_modules` linked in). Environment: `OPS` (identity,getItem,setItem,list by
  * default; also create), `BENCH_POSTGRES=1` for PostgreSQL, and the slices of lib.ts.
  */
 import { fork } from 'node:child_process';
@@ -47,6 +47,7 @@ let serial = 0;
 const OPS: Record<string, (info: RoostInfo) => HttpTargetOptions> = {
   identity: (i) => ({ url: `${i.url}/users/api/identity`, headers: { authorization: `Bearer ${i.token}` } }),
   getItem: (i) => ({ url: `${i.url}/data/api/getItem?key=k500`, headers: { authorization: `Bearer ${i.token}` } }),
+  list: (i) => ({ url: `${i.url}/data/api/list?start=101&size=20`, headers: { authorization: `Bearer ${i.token}` } }),
   setItem: (i) => ({
     url: `${i.url}/data/api/setItem`,
     method: 'POST',
@@ -69,7 +70,7 @@ const OPS: Record<string, (info: RoostInfo) => HttpTargetOptions> = {
   }),
 };
 
-const wanted = (process.env.OPS ?? 'identity,getItem,setItem').split(',');
+const wanted = (process.env.OPS ?? 'identity,getItem,setItem,list').split(',');
 const bare = await start('bare-server.ts');
 const a = await startTree(treeA);
 const b = await startTree(treeB);

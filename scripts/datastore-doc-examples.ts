@@ -6,7 +6,7 @@
 // `notes` (maxBatch 2), calls every data store operation, and prints each request (as curl)
 // and its answer as markdown. Tokens and user ids become placeholders (`<alice-token>`).
 import { startServer, type CallResult, type TestServer } from '../packages/server/test/helpers/test-server.ts';
-import { dataStoreRoutes } from '../packages/server/src/http/routes/datastore-routes.ts';
+import { dataStoreOperations } from '../packages/server/src/http/protocol/datastore-protocol.ts';
 import { dataStorePermissionDefaults } from '../packages/server/src/datastore/index.ts';
 import { pretty } from './doc-format.ts';
 
@@ -85,7 +85,7 @@ async function main(): Promise<void> {
   server = await startServer({ publicUrl: BASE, dataStores: { data: {}, notes: { maxBatch: 2 } } });
   const s = server;
   const defaults = dataStorePermissionDefaults('sys:authenticated');
-  const summaries = new Map(dataStoreRoutes(s.roost.dataStores.get('data')!).map((r) => [r.op, r.summary]));
+  const summaries = new Map(dataStoreOperations(s.roost.dataStores.get('data')!).map((r) => [r.op, r.summary]));
   const section = (op: string, text = '') => {
     out(`### \`${op}\``);
     out();

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { datastore, type DataStore, type RoostError } from '../src/index.js';
-import { dataStoreRoutes } from '../../server/src/http/routes/datastore-routes.js';
+import { dataStoreOperations } from '../../server/src/http/protocol/datastore-protocol.js';
 import { Coverage, documentedOperations, startRoost, type TestServer } from './helpers/roost.js';
 
 /** Every operation of a data store through the TypeScript connector in Node, against a real Roost. */
@@ -207,7 +207,7 @@ describe('datastore connector (Node)', () => {
   test('every operation of a data store was called through the connector', () => {
     const store = s.roost.dataStores.get('data');
     assert.ok(store);
-    const routes = dataStoreRoutes(store).map((r) => r.op);
+    const routes = dataStoreOperations(store).map((r) => r.op);
     assert.deepEqual([...routes].sort(), [...documentedOperations('datastore')].sort());
     coverage.assertCalled(routes);
   });

@@ -16,8 +16,25 @@ import { appliedMigrations, migrations } from './storage/migrations/index.js';
 import type { Database } from './storage/schema.js';
 import { openServices, type RoostOverrides, type Services } from './services.js';
 
-// The package's entry (@roost/server): Roost with its HTTP app, and the services without it.
+// The package's entry (@roost/server): Roost with its HTTP app, and the services without it,
+// with the types of their operations (docs/embedding.md).
 export { openServices, type RoostOverrides, type Services } from './services.js';
+export type { Principal } from './core/permissions.js';
+export type { PermissionEntry } from './core/permission-ops.js';
+export type {
+  DataStore,
+  Item,
+  ItemAddress,
+  ItemPage,
+  ItemRef,
+  ItemWrite,
+  ItemWrites,
+  KeyPage,
+  KeysQuery,
+  ListQuery,
+  OwnerChange,
+  WrittenItem,
+} from './datastore/index.js';
 import type { UserService } from './users/index.js';
 import type { DataStores } from './datastore/index.js';
 import type { FileStores } from './filestore/index.js';

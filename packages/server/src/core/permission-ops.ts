@@ -1,41 +1,89 @@
 import { commonErrors } from './errors.js';
-import type { Principal, ServicePermissions } from './permissions.js';
+import type { PermissionChange, Principal, ServicePermissions } from './permissions.js';
 import { allowedInput, parseInput, setPermissionsInput } from './validation.js';
 
 /**
- * The three permission operations every service has, in one wire form: `allowed` (open to
- * everyone), `getPermissions` and `setPermissions` (administrators, checked by the caller).
+ * The three permission operations every service has: `allowed` (open to everyone),
+ * `permissionEntries` and `changePermissions` (administrators, checked by the caller).
  */
+
+/** One permission and the groups that hold it. */
+export interface PermissionEntry {
+  permission: string;
+  groups: readonly string[];
+}
+
+/** Permission names to ask about: `permission` and `permissions`, each one name or a list. */
+export interface AllowedQuery {
+  permission?: string | readonly string[];
+  permissions?: string | readonly string[];
+}
 
 /**
- * `{result: <all held>, <name>: bool, ...}`. `isOwner` says whether `sys:owner` counts: by
- * default for any signed-in caller (a permission that depends on ownership counts as held);
- * the file store passes whether the caller owns the entry at hand.
+ * Whether the caller holds each permission asked about, by name. `isOwner` says whether
+ * `sys:owner` counts: by default for any signed-in caller (a permission that depends on
+ * ownership counts as held); the file store passes whether the caller owns the entry at hand.
  */
-export async function allowedAnswer(
+export async function allowedOf(
   permissions: ServicePermissions,
   principal: Principal,
-  input: Record<string, unknown>,
+  query: AllowedQuery,
   isOwner = principal.userId !== null,
-) {
-  const names = parseInput(allowedInput, input);
-  const out: Record<string, unknown> = {};
-  for (const name of names) out[name] = await permissions.allows(name, principal, isOwner);
-  return { result: names.every((n) => out[n] === true), ...out };
+): Promise<Map<string, boolean>> {
+  const out = new Map<string, boolean>();
+  for (const name of parseInput(allowedInput, query)) out.set(name, await permissions.allows(name, principal, isOwner));
+  return out;
 }
 
-export async function permissionsAnswer(permissions: ServicePermissions) {
+export async function permissionEntries(permissions: ServicePermissions): Promise<PermissionEntry[]> {
   const entries = await permissions.entries();
-  return { result: true, permissions: Object.entries(entries).map(([permission, groups]) => ({ permission, groups })) };
+  return Object.entries(entries).map(([permission, groups]) => ({ permission, groups }));
 }
 
-/** Applies the changes (all or none: an unknown name refuses the whole call) and answers the new entries. */
-export async function changePermissionsAnswer(permissions: ServicePermissions, input: Record<string, unknown>) {
+/** Applies the changes (all or none: an unknown name refuses the whole call); the entries after them. */
+export async function changePermissions(
+  permissions: ServicePermissions,
+  input: { permissions: PermissionChange | readonly PermissionChange[] },
+): Promise<PermissionEntry[]> {
   const { permissions: changes } = parseInput(setPermissionsInput, input);
   const known = permissions.names();
   if (changes.some((p) => !known.includes(p.permission))) {
     throw commonErrors.unknown_permission({ fields: [['permission', 'unknown_permission']] });
   }
   await permissions.change(changes);
-  return permissionsAnswer(permissions);
+  return permissionEntries(permissions);
+}
+
+/*
+ * The original protocol's answers of the three. The user service and the file store still
+ * answer in wire form themselves; the data store's adapter (http/protocol/) uses them too.
+ */
+
+/**
+ * `{result: <all held>, <name>: bool, ...}`. A name like `__proto__` counts in `result` but
+ * cannot be a member of the answer (assigning it sets nothing).
+ */
+export function allowedBody(held: ReadonlyMap<string, boolean>) {
+  const out: Record<string, unknown> = {};
+  for (const [name, granted] of held) out[name] = granted;
+  return { result: [...held.values()].every((granted) => granted), ...out };
+}
+
+export const permissionsBody = (entries: readonly PermissionEntry[]) => ({ result: true, permissions: entries });
+
+export async function allowedAnswer(
+  permissions: ServicePermissions,
+  principal: Principal,
+  input: Record<string, unknown>,
+  isOwner = principal.userId !== null,
+) {
+  return allowedBody(await allowedOf(permissions, principal, input, isOwner));
+}
+
+export async function permissionsAnswer(permissions: ServicePermissions) {
+  return permissionsBody(await permissionEntries(permissions));
+}
+
+export async function changePermissionsAnswer(permissions: ServicePermissions, input: Record<string, unknown>) {
+  return permissionsBody(await changePermissions(permissions, input as { permissions: PermissionChange[] }));
 }

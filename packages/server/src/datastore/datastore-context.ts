@@ -1,9 +1,9 @@
 import type { Clock } from '../core/clock.js';
-import { isRoostError, RoostError, type FieldProblem } from '../core/errors.js';
+import type { FieldProblem } from '../core/errors.js';
 import type { Principal, ServicePermissions } from '../core/permissions.js';
 import type { Grants } from './datastore-access.js';
 import { dataStoreErrors } from './datastore-errors.js';
-import type { AddressedInput, DataStoreInputs } from './datastore-inputs.js';
+import type { AddressedInput, DataStoreInputs, ItemAddress } from './datastore-inputs.js';
 import { parseInput } from '../core/validation.js';
 import type { DataStoreRepo, Item, StoreQueries } from './datastore-repo.js';
 
@@ -22,31 +22,17 @@ export interface Call {
   grants: Grants;
 }
 
-export type Operation = (call: Call, input: Record<string, unknown>) => Promise<Record<string, unknown>>;
-
-/** The original answers failed writes with `result: 0` and an empty `success` list; so does Roost. */
-export function withFailureBody(op: Operation): Operation {
-  return async (call, input) => {
-    try {
-      return await op(call, input);
-    } catch (err) {
-      if (!isRoostError(err)) throw err;
-      throw new RoostError(err.kind, err.code, err.message, {
-        fields: err.fields,
-        cause: err.cause,
-        body: { ...err.body, result: 0, success: [] },
-      });
-    }
-  };
-}
-
 /**
  * A list longer than `maxBatch` is refused before anything is parsed or stored (413): the
  * original answers "too many items" with its own status.
  */
-export function assertBatchSize(input: Record<string, unknown>, max: number): void {
-  for (const field of ['items', 'key', 'id']) {
-    const value = input[field];
+export function assertBatchSize(input: object, max: number): void {
+  const lists = input as { items?: unknown; key?: unknown; id?: unknown };
+  for (const [field, value] of [
+    ['items', lists.items],
+    ['key', lists.key],
+    ['id', lists.id],
+  ] as const) {
     if (Array.isArray(value) && value.length > max)
       throw dataStoreErrors.too_many_items({ fields: [[field, 'too many']] });
   }
@@ -83,18 +69,14 @@ export interface Target {
   owner?: string | undefined;
 }
 
-/** A single key or id (not a list, not `items`) answers as one item; anything else as `items`. */
+/** A field left out: the original's connectors send `null` for a field they leave out. */
 export const absent = (v: unknown) => v === undefined || v === null;
-
-export function isSingle(raw: Record<string, unknown>): boolean {
-  return absent(raw.items) && !Array.isArray(raw.key) && !Array.isArray(raw.id) && (absent(raw.key) || absent(raw.id));
-}
 
 /**
  * The addressing fields of a read, removal or owner change. A single key is checked on its
  * own first, so that its problem is reported as `key` (not `key.0` of the list it becomes).
  */
-export function parseAddressed(inputs: DataStoreInputs, input: Record<string, unknown>): AddressedInput {
+export function parseAddressed(inputs: DataStoreInputs, input: ItemAddress): AddressedInput {
   if (typeof input.key === 'string') parseInput(inputs.singleKey, input);
   return parseInput(inputs.addressed, input);
 }

@@ -129,3 +129,64 @@ export function createDataStoreInputs(limits: DataStoreLimits) {
 export type DataStoreInputs = ReturnType<typeof createDataStoreInputs>;
 export type WriteInput = z.output<DataStoreInputs['setItem']>;
 export type AddressedInput = z.output<DataStoreInputs['addressed']>;
+
+/*
+ * What callers pass to the store's operations (datastore-service.ts). The schemas above check
+ * every call against them, and also take the text forms a query string carries (`id=7`, `start=2`):
+ * the original protocol's adapter (http/protocol/datastore-protocol.ts) hands its values over as
+ * they came.
+ */
+
+/** One item named in `items`: by key or id; with `owner`, only while that user owns it. */
+export interface ItemRef {
+  key?: string;
+  id?: number;
+  owner?: string;
+}
+
+/** The items a read, removal or owner change reaches: keys, ids (one or a list) or `items`; `owner` keeps only that user's. */
+export interface ItemAddress {
+  key?: string | readonly string[];
+  id?: number | readonly number[];
+  items?: ItemRef | readonly ItemRef[];
+  owner?: string;
+}
+
+/** An owner change: `newOwner` is the new owner (and `owner` a filter); without it, `owner` is the new owner. */
+export interface OwnerChange extends ItemAddress {
+  newOwner?: string;
+}
+
+/** One item to write: by key (or, to replace it, by id), with its value and optionally its owner. */
+export interface ItemWrite {
+  key?: string;
+  id?: number;
+  value: string | number;
+  owner?: string;
+}
+
+/** Items to write: `items` (one or a list), or one item's fields at the top level. */
+export interface ItemWrites {
+  items?: ItemWrite | readonly ItemWrite[];
+  key?: string;
+  id?: number;
+  value?: string | number;
+  owner?: string;
+}
+
+/** A page of keys: `start` counts from 1; `size` is capped at the store's `maxPageSize`. */
+export interface KeysQuery {
+  order?: '<' | '>';
+  start?: number;
+  size?: number;
+  /** Only this user's items (name, email or id). */
+  owner?: string;
+  /** Only keys starting with this text. */
+  prefix?: string;
+}
+
+/** A page of items: a key query, narrowed to `key` (one or a list) and sorted. */
+export interface ListQuery extends KeysQuery {
+  key?: string | readonly string[];
+  sort?: 'key' | 'value' | 'timestamp';
+}

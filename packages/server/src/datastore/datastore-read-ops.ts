@@ -1,49 +1,52 @@
-import { parseInput, invalidField } from '../core/validation.js';
+import { invalidField, parseInput } from '../core/validation.js';
 import {
   absent,
-  findTargets,
-  parseAddressed,
-  isSingle,
-  ownerResolver,
-  pageSize,
-  targetsOf,
   type Call,
   type DataStoreContext,
-  type Operation,
+  findTargets,
+  ownerResolver,
+  pageSize,
+  parseAddressed,
+  targetsOf,
 } from './datastore-context.js';
-import { dataStoreErrors } from './datastore-errors.js';
+import type { ItemAddress, KeysQuery, ListQuery } from './datastore-inputs.js';
 import type { Item } from './datastore-repo.js';
-import { itemView, ownerView, single } from './datastore-views.js';
+
+/** One page of a listing: `start` counts from 1, `total` counts every match. */
+interface Page {
+  start: number;
+  size: number;
+  total: number;
+}
+
+export interface ItemPage extends Page {
+  items: Item[];
+}
+
+export interface KeyPage extends Page {
+  keys: string[];
+}
 
 /** getItem, getOwner, list and keys: what a caller may read, and nothing it may not. */
-export function readOps(ctx: DataStoreContext): Record<string, Operation> {
+export function readOps(ctx: DataStoreContext) {
   const { inputs, repo } = ctx;
 
   /**
-   * The items a read names, as `view` shapes them. An item the caller may not read is treated
-   * as absent, so a 404 never tells whether a key exists.
+   * The items `address` names that the caller may read (`permission`), in the order named. An
+   * item it may not read is left out like an absent one, so nothing tells whether a key exists.
    */
-  function addressedRead(permission: string, view: (item: Item) => object): Operation {
-    return async ({ grants }, input) => {
-      grants.require(permission);
-      // The common case, one key and nothing else, takes one indexed query.
-      if (typeof input.key === 'string' && absent(input.id) && absent(input.items) && absent(input.owner)) {
-        const key = input.key;
-        const problem = inputs.keyProblem(key);
-        if (problem) throw invalidField('key', problem);
-        const item = await repo.byKey(key);
-        if (!item || !grants.covers(permission, item))
-          throw dataStoreErrors.item_not_found({ fields: [['key', 'not found']] });
-        return single(item, view);
-      }
-      const targets = targetsOf(parseAddressed(inputs, input));
-      const found = await findTargets(repo, targets);
-      const visible = found.filter((it): it is Item => it !== undefined && grants.covers(permission, it));
-      if (!isSingle(input)) return { items: visible.map(view) };
-      const [item] = visible;
-      if (!item) throw dataStoreErrors.item_not_found({ fields: [[targets[0]?.field ?? 'key', 'not found']] });
-      return single(item, view);
-    };
+  async function readable({ grants }: Call, permission: string, address: ItemAddress): Promise<Item[]> {
+    grants.require(permission);
+    // The common case, one key and nothing else, takes one indexed query.
+    const { key } = address;
+    if (typeof key === 'string' && absent(address.id) && absent(address.items) && absent(address.owner)) {
+      const problem = inputs.keyProblem(key);
+      if (problem) throw invalidField('key', problem);
+      const item = await repo.byKey(key);
+      return item && grants.covers(permission, item) ? [item] : [];
+    }
+    const found = await findTargets(repo, targetsOf(parseAddressed(inputs, address)));
+    return found.filter((it): it is Item => it !== undefined && grants.covers(permission, it));
   }
 
   /**
@@ -62,10 +65,11 @@ export function readOps(ctx: DataStoreContext): Record<string, Operation> {
   }
 
   return {
-    getItem: addressedRead('getItem', itemView),
-    getOwner: addressedRead('getOwner', ownerView),
+    get: (call: Call, address: ItemAddress) => readable(call, 'getItem', address),
+    /** As `get`, under the `getOwner` permission (the answers show only the owners). */
+    getOwners: (call: Call, address: ItemAddress) => readable(call, 'getOwner', address),
 
-    async list(call, input) {
+    async list(call: Call, input: ListQuery): Promise<ItemPage> {
       call.grants.require('list');
       const query = parseInput(inputs.list, input);
       const owner = await listedOwner('list', call, query.owner);
@@ -82,10 +86,10 @@ export function readOps(ctx: DataStoreContext): Record<string, Operation> {
               start: query.start,
               size,
             });
-      return { items: items.map(itemView), start: query.start, size, total };
+      return { items, start: query.start, size, total };
     },
 
-    async keys(call, input) {
+    async keys(call: Call, input: KeysQuery): Promise<KeyPage> {
       call.grants.require('keys');
       const query = parseInput(inputs.keys, input);
       const owner = await listedOwner('keys', call, query.owner);

@@ -1,20 +1,38 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../core/clock.js';
 import type { DataStoreOptions } from '../core/config.js';
-import { allowedAnswer, changePermissionsAnswer, permissionsAnswer } from '../core/permission-ops.js';
-import { servicePermissions, type PermissionStore, type Principal } from '../core/permissions.js';
+import {
+  allowedOf,
+  changePermissions,
+  permissionEntries,
+  type AllowedQuery,
+  type PermissionEntry,
+} from '../core/permission-ops.js';
+import {
+  servicePermissions,
+  type PermissionChange,
+  type PermissionStore,
+  type Principal,
+  type ServicePermissions,
+} from '../core/permissions.js';
 import type { Dialect } from '../storage/database.js';
 import type { Database } from '../storage/schema.js';
 import { grantsOf } from './datastore-access.js';
-import { assertBatchSize, withFailureBody, type DataStoreContext, type Operation } from './datastore-context.js';
-import { createDataStoreInputs } from './datastore-inputs.js';
+import { assertBatchSize, type Call, type DataStoreContext } from './datastore-context.js';
+import {
+  createDataStoreInputs,
+  type DataStoreInputs,
+  type ItemAddress,
+  type ItemWrites,
+  type KeysQuery,
+  type ListQuery,
+  type OwnerChange,
+} from './datastore-inputs.js';
 import { dataStorePermissionDefaults } from './datastore-permissions.js';
-import { readOps } from './datastore-read-ops.js';
-import { createDataStoreRepo } from './datastore-repo.js';
-import { writeOps } from './datastore-write-ops.js';
+import { readOps, type ItemPage, type KeyPage } from './datastore-read-ops.js';
+import { createDataStoreRepo, type Item } from './datastore-repo.js';
+import { writeOps, type WrittenItem } from './datastore-write-ops.js';
 import { ItemCache } from './item-cache.js';
-
-const WRITES = new Set(['newItem', 'setItem', 'removeItem', 'setOwner']);
 
 export interface DataStoreDeps {
   db: Kysely<Database>;
@@ -27,11 +45,46 @@ export interface DataStoreDeps {
 }
 
 /**
- * One data store: `run(operation, principal, input)` checks the operation's permission and
- * runs it, throwing a RoostError on every refusal. Its items and permission entries are its
- * own (both keyed by the store name), so stores never see each other's data.
+ * One data store. Every operation takes the caller, checks its permission, and throws a
+ * RoostError on every refusal (codes in datastore-errors.ts and core/errors.ts); inputs are
+ * checked by the store's schemas (datastore-inputs.ts), lists longer than `maxBatch` first
+ * (413). Its items and permission entries are its own (both keyed by the store name), so
+ * stores never see each other's data. The original protocol's answers are made from these
+ * results in http/protocol/datastore-protocol.ts.
  */
-export function createDataStore(name: string, options: DataStoreOptions, deps: DataStoreDeps) {
+export interface DataStore {
+  readonly name: string;
+  readonly options: DataStoreOptions;
+  readonly permissions: ServicePermissions;
+  /** The input schemas, which also document the routes. */
+  readonly inputs: DataStoreInputs;
+  /** How many items the store holds (the admin dashboard; no permission check: callers are administrators). */
+  usage(): Promise<{ items: number }>;
+  /** The items named that the caller may read, in the order named; absent and unreadable ones are left out. */
+  get(caller: Principal, address: ItemAddress): Promise<Item[]>;
+  /** As `get`, under the `getOwner` permission. */
+  getOwners(caller: Principal, address: ItemAddress): Promise<Item[]>;
+  list(caller: Principal, query: ListQuery): Promise<ItemPage>;
+  keys(caller: Principal, query: KeysQuery): Promise<KeyPage>;
+  /** Creates all the items or none (409 `item_exists`); the stored items. */
+  create(caller: Principal, items: ItemWrites): Promise<Item[]>;
+  /** Creates or replaces all the items, or none. */
+  set(caller: Principal, items: ItemWrites): Promise<WrittenItem[]>;
+  /** Removes the items named; the labels (keys or ids, as named) of those removed. */
+  remove(caller: Principal, address: ItemAddress): Promise<Array<string | number>>;
+  setOwner(caller: Principal, change: OwnerChange): Promise<WrittenItem[]>;
+  /** Whether the caller holds each permission asked about (everyone may ask, `allowed`). */
+  allowed(caller: Principal, query: AllowedQuery): Promise<Map<string, boolean>>;
+  permissionEntries(caller: Principal): Promise<PermissionEntry[]>;
+  changePermissions(
+    caller: Principal,
+    change: { permissions: PermissionChange | readonly PermissionChange[] },
+  ): Promise<PermissionEntry[]>;
+  /** Refuses only a caller without the `ping` permission. */
+  ping(caller: Principal): Promise<void>;
+}
+
+export function createDataStore(name: string, options: DataStoreOptions, deps: DataStoreDeps): DataStore {
   const permissions = servicePermissions(deps.permissionStore, name, dataStorePermissionDefaults(options.read));
   const ctx: DataStoreContext = {
     name,
@@ -46,53 +99,50 @@ export function createDataStore(name: string, options: DataStoreOptions, deps: D
     permissions,
     inputs: createDataStoreInputs(options),
   };
+  const reads = readOps(ctx);
+  const writes = writeOps(ctx);
 
-  const all: Record<string, Operation> = {
-    ...readOps(ctx),
-    ...writeOps(ctx),
-    async allowed({ grants, principal }, input) {
-      grants.require('allowed');
-      return allowedAnswer(permissions, principal, input);
-    },
-    async getPermissions({ grants }) {
-      grants.require('getPermissions');
-      return permissionsAnswer(permissions);
-    },
-    async setPermissions({ grants }, input) {
-      grants.require('setPermissions');
-      return changePermissionsAnswer(permissions, input);
-    },
-    async ping({ grants }) {
-      grants.require('ping');
-      return { result: 1 };
-    },
-  };
-  // Every operation refuses over-long lists first (413); the writes answer each failure with
-  // the original's `result: 0, success: []`.
-  const operations: Record<string, Operation> = {};
-  for (const [op, run] of Object.entries(all)) {
-    const limited: Operation = (call, input) => {
-      assertBatchSize(input, options.maxBatch);
-      return run(call, input);
-    };
-    operations[op] = WRITES.has(op) ? withFailureBody(limited) : limited;
+  /** Refuses a caller without `permission`. */
+  async function require(caller: Principal, permission: string): Promise<void> {
+    (await grantsOf(permissions, caller)).require(permission);
   }
+  /**
+   * An operation as callers call it: an over-long list is refused first (413), then the
+   * caller's grants are read once for the whole operation (see `grantsOf`).
+   */
+  const checked =
+    <I extends object, R>(operation: (call: Call, input: I) => Promise<R>) =>
+    async (caller: Principal, input: I): Promise<R> => {
+      assertBatchSize(input, options.maxBatch);
+      return operation({ principal: caller, grants: await grantsOf(permissions, caller) }, input);
+    };
 
   return {
     name,
     options,
     permissions,
-    /** The input schemas, which also document the routes. */
     inputs: ctx.inputs,
-    /** How many items the store holds (the admin dashboard; no permission check: callers are administrators). */
     usage: async () => ({ items: await ctx.repo.count() }),
-    /** Run an operation by its wire name. */
-    async run(op: string, principal: Principal, input: Record<string, unknown>): Promise<Record<string, unknown>> {
-      const operation = operations[op];
-      if (!operation) throw new TypeError(`no data store operation ${op}`);
-      return operation({ principal, grants: await grantsOf(permissions, principal) }, input);
+    get: checked(reads.get),
+    getOwners: checked(reads.getOwners),
+    list: checked(reads.list),
+    keys: checked(reads.keys),
+    create: checked(writes.create),
+    set: checked(writes.set),
+    remove: checked(writes.remove),
+    setOwner: checked(writes.setOwner),
+    async allowed(caller, query) {
+      await require(caller, 'allowed');
+      return allowedOf(permissions, caller, query);
     },
+    async permissionEntries(caller) {
+      await require(caller, 'getPermissions');
+      return permissionEntries(permissions);
+    },
+    async changePermissions(caller, change) {
+      await require(caller, 'setPermissions');
+      return changePermissions(permissions, change);
+    },
+    ping: (caller) => require(caller, 'ping'),
   };
 }
-
-export type DataStore = ReturnType<typeof createDataStore>;

@@ -10,13 +10,18 @@ import {
   targetsOf,
   type Call,
   type DataStoreContext,
-  type Operation,
   type Target,
 } from './datastore-context.js';
 import { dataStoreErrors } from './datastore-errors.js';
-import type { WriteInput } from './datastore-inputs.js';
+import type { ItemAddress, ItemWrites, OwnerChange, WriteInput } from './datastore-inputs.js';
 import { DuplicateKeyError, type Item, type NewItem } from './datastore-repo.js';
-import { timestampOf } from './datastore-views.js';
+
+/** An item a write reached, named as the caller named it (`label`: its key, or its id), and its time after the write. */
+export interface WrittenItem {
+  label: string | number;
+  /** Milliseconds since the epoch. */
+  updated: number;
+}
 
 /** One item of a newItem or setItem call, with where its problems are reported. */
 interface WriteEntry extends Target {
@@ -39,7 +44,7 @@ function entriesOf(input: WriteInput): WriteEntry[] {
 }
 
 /** newItem, setItem, removeItem and setOwner: each call is one transaction, stored whole or not at all. */
-export function writeOps(ctx: DataStoreContext): Record<string, Operation> {
+export function writeOps(ctx: DataStoreContext) {
   const { inputs, repo, clock } = ctx;
 
   /**
@@ -47,7 +52,7 @@ export function writeOps(ctx: DataStoreContext): Record<string, Operation> {
    * rules directly: the schema would give the same result at several times the cost. Anything
    * else, or anything invalid, is null, and goes through the schema (which says what is wrong).
    */
-  function singleWrite(input: Record<string, unknown>): WriteInput | null {
+  function singleWrite(input: ItemWrites): WriteInput | null {
     const { key, value } = input;
     if (typeof key !== 'string' || (typeof value !== 'string' && typeof value !== 'number')) return null;
     if (!absent(input.id) || !absent(input.items) || !absent(input.owner)) return null;
@@ -104,7 +109,8 @@ export function writeOps(ctx: DataStoreContext): Record<string, Operation> {
     }
   }
 
-  async function newItem(call: Call, input: Record<string, unknown>) {
+  /** Creates every item or none: an existing key refuses the call (409). The stored items, in the order given. */
+  async function create(call: Call, input: ItemWrites): Promise<Item[]> {
     call.grants.require('newItem');
     const entries = entriesOf(parseInput(inputs.newItem, input));
     assertNoDuplicates(entries);
@@ -116,24 +122,23 @@ export function writeOps(ctx: DataStoreContext): Record<string, Operation> {
     }));
     const keys = items.map((it) => it.key);
     const now = clock.now();
-    let stored: Item[];
     try {
       // No check first: the unique index refuses an existing key, and nothing is stored. (A
       // check and the insert in a transaction cost PostgreSQL three more round trips.)
-      stored = await repo.insertAll(items, now);
+      return await repo.insertAll(items, now);
     } catch (err) {
       if (err instanceof DuplicateKeyError) throw exists(await repo.existingKeys(keys));
       throw err;
     }
-    return { result: stored.length, success: stored.map((it, i) => [it.key, it.id, timestampOf(it), i + 1]) };
   }
 
-  async function setItem(call: Call, input: Record<string, unknown>) {
+  /** Creates or replaces every item or none. */
+  async function set(call: Call, input: ItemWrites): Promise<WrittenItem[]> {
     const { grants, principal } = call;
     if (grants.scope('newItem') === 'none' && grants.scope('setItem') === 'none') throw grants.refusal('setItem');
     const entries = entriesOf(singleWrite(input) ?? parseInput(inputs.setItem, input));
     const now = clock.now();
-    const success = () => ({ result: entries.length, success: entries.map((e, i) => [e.label, now / 1000, i + 1]) });
+    const success = () => entries.map((e): WrittenItem => ({ label: e.label, updated: now }));
 
     // The common case, replacing one item the caller may replace, is one UPDATE that checks
     // the owner itself. Anything else (a new key, another's item, an id) takes the full path.
@@ -175,7 +180,8 @@ export function writeOps(ctx: DataStoreContext): Record<string, Operation> {
     return success();
   }
 
-  async function removeItem({ grants }: Call, input: Record<string, unknown>) {
+  /** Removes the items named (those already gone are no failure); the labels of the removed ones. */
+  async function remove({ grants }: Call, input: ItemAddress): Promise<Array<string | number>> {
     grants.require('removeItem');
     const targets = targetsOf(parseAddressed(inputs, input));
     return repo.transaction(async (trx) => {
@@ -192,11 +198,12 @@ export function writeOps(ctx: DataStoreContext): Record<string, Operation> {
         removed.set(item.id, target.label);
       }
       await trx.remove([...removed.keys()]);
-      return { result: removed.size, success: [...removed.values()] };
+      return [...removed.values()];
     });
   }
 
-  async function setOwner({ grants }: Call, input: Record<string, unknown>) {
+  /** Gives every item named to one user, or none of them. */
+  async function setOwner({ grants }: Call, input: OwnerChange): Promise<WrittenItem[]> {
     grants.require('setOwner');
     const parsed = parseAddressed(inputs, input);
     // `newOwner` (the Python connector) names the new owner, and `owner` is then a filter on
@@ -220,12 +227,9 @@ export function writeOps(ctx: DataStoreContext): Record<string, Operation> {
         items.map((it) => it.id),
         ownerId,
       );
-      return {
-        result: items.length,
-        success: items.map((it, i) => [targets[i]?.label ?? it.key, timestampOf(it), i + 1]),
-      };
+      return items.map((it, i): WrittenItem => ({ label: targets[i]?.label ?? it.key, updated: it.updated }));
     });
   }
 
-  return { newItem, setItem, removeItem, setOwner };
+  return { create, set, remove, setOwner };
 }

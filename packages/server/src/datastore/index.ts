@@ -2,6 +2,19 @@ import type { Config } from '../core/config.js';
 import { createDataStore, type DataStore, type DataStoreDeps } from './datastore-service.js';
 
 export type { DataStore } from './datastore-service.js';
+export type { Item } from './datastore-repo.js';
+export type { ItemPage, KeyPage } from './datastore-read-ops.js';
+export type { WrittenItem } from './datastore-write-ops.js';
+export type {
+  ItemAddress,
+  ItemRef,
+  ItemWrite,
+  ItemWrites,
+  KeysQuery,
+  ListQuery,
+  OwnerChange,
+} from './datastore-inputs.js';
+export { dataStoreErrors } from './datastore-errors.js';
 export { dataStorePermissionDefaults } from './datastore-permissions.js';
 
 export interface DataStoresDeps extends Omit<DataStoreDeps, 'itemCacheMaxAgeMs'> {

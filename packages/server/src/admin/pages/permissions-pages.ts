@@ -17,7 +17,7 @@ import { link, table, textParam } from '../page-kit/page-parts.js';
 
 interface Entry {
   permission: string;
-  groups: string[];
+  groups: readonly string[];
 }
 
 /** One service's permission operations, whatever its kind. */
@@ -43,8 +43,8 @@ function servicesOf(services: HttpServices, admin: AdminPageRequest['admin']): P
       return {
         name,
         kind: 'data store',
-        get: async () => entries(await store.run('getPermissions', principal, {})),
-        set: async (permissions) => void (await store.run('setPermissions', principal, { permissions })),
+        get: () => store.permissionEntries(principal),
+        set: async (permissions) => void (await store.changePermissions(principal, { permissions })),
       };
     }),
     ...services.fileStores.names.map((name): PermissionService => {

@@ -2,11 +2,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { escapeHtml } from '@roost/forms';
 import { formatTime } from '../../core/clock.js';
 import { isRoostError, RoostError } from '../../core/errors.js';
-import type { DataStore } from '../../datastore/index.js';
+import { dataStoreErrors, type DataStore, type Item, type ItemWrites } from '../../datastore/index.js';
 import { sendAdminForms, type AdminRequest } from '../page-kit/admin-page.js';
 import { PageForm } from '../page-kit/page-form.js';
 import { facts, link } from '../page-kit/page-parts.js';
-import { dataStoreOf, ownerText, valueFields, valuePreview, type ItemView } from './data-store-pages.js';
+import { dataStoreOf, ownerText, valueFields, valuePreview } from './data-store-pages.js';
 import { dataStoreUrl, itemUrl, type StorePageContext } from './store-page-context.js';
 import { invalidField } from '../../core/validation.js';
 
@@ -30,9 +30,10 @@ const describe = (store: DataStore) => (field: string, reason: string) => {
 };
 
 /** The item the url names, by its id; a malformed id is as absent as a missing item. */
-async function itemOf(store: DataStore, admin: AdminRequest, id: string): Promise<ItemView> {
-  if (!/^\d{1,15}$/.test(id)) throw new RoostError('not_found', 'item_not_found', 'There is no such item.');
-  return (await store.run('getItem', admin.principal, { id: Number(id) })) as unknown as ItemView;
+async function itemOf(store: DataStore, admin: AdminRequest, id: string): Promise<Item> {
+  const [item] = /^\d{1,15}$/.test(id) ? await store.get(admin.principal, { id: Number(id) }) : [];
+  if (!item) throw dataStoreErrors.item_not_found();
+  return item;
 }
 
 const backTo = (store: string) => `<p class="actions">${link(dataStoreUrl(store), `← Items of ${store}`)}</p>`;
@@ -65,12 +66,11 @@ async function newItemPage(
     describe: describe(store),
     perform: async (data) => {
       const key = String(data.key ?? '');
-      const input: Record<string, unknown> = { key, value: itemValueOf(data) };
+      const input: ItemWrites = { key, value: itemValueOf(data) };
       if (typeof data.owner === 'string' && data.owner !== '') input.owner = data.owner;
       try {
-        const result = await store.run('newItem', admin.principal, input);
-        const [created] = result.success as Array<[string, number]>;
-        return { message: `Item “${key}” created.`, redirect: itemUrl(name, created?.[1] ?? 0) };
+        const [created] = await store.create(admin.principal, input);
+        return { message: `Item “${key}” created.`, redirect: itemUrl(name, created?.id ?? 0) };
       } catch (err) {
         // The store names a taken key by the key itself; the form has it at its `key` field.
         if (isRoostError(err) && err.code === 'item_exists')
@@ -101,7 +101,7 @@ async function itemPage(
     actions: [{ id: 'save', method: 'submit', name: 'Save value' }],
     describe: describe(store),
     perform: async (data) => {
-      await store.run('setItem', admin.principal, { id: item.id, value: itemValueOf(data) });
+      await store.set(admin.principal, { id: item.id, value: itemValueOf(data) });
       return { message: `Item “${item.key}” saved.`, redirect: here };
     },
   });
@@ -115,22 +115,22 @@ async function itemPage(
         name: 'New owner',
         datatype: 'string',
         required: true,
-        default: item.owner,
+        default: item.ownerName ?? '',
         description: 'Name, email or id of a user.',
       },
     ],
     actions: [{ id: 'give', method: 'submit', name: 'Change owner', cssClass: 'btn secondary' }],
     fieldAliases: { newOwner: 'owner' },
     perform: async (data) => {
-      await store.run('setOwner', admin.principal, { id: item.id, newOwner: data.owner });
+      await store.setOwner(admin.principal, { id: item.id, newOwner: String(data.owner ?? '') });
       return { message: `Item “${item.key}” now belongs to ${String(data.owner)}.`, redirect: here };
     },
   });
   const about = facts([
     ['Key', `<code class="key">${escapeHtml(item.key)}</code>`],
     ['Id', escapeHtml(item.id)],
-    ['Owner', ownerText(item.owner)],
-    ['Changed', escapeHtml(formatTime(item.timestamp * 1000))],
+    ['Owner', ownerText(item)],
+    ['Changed', escapeHtml(formatTime(item.updated))],
     ['Value', valuePreview(item.value)],
   ]);
   return sendAdminForms(
@@ -166,9 +166,9 @@ async function deletePage(
     fields: [{ id: 'confirm', datatype: 'hidden', default: 'yes' }],
     actions: [{ id: 'remove', method: 'submit', name: 'Delete item', cssClass: 'btn danger' }],
     perform: async () => {
-      const result = await store.run('removeItem', admin.principal, { id: item.id });
+      const removed = await store.remove(admin.principal, { id: item.id });
       return {
-        message: result.result === 1 ? `Item “${item.key}” deleted.` : `Item “${item.key}” was gone already.`,
+        message: removed.length === 1 ? `Item “${item.key}” deleted.` : `Item “${item.key}” was gone already.`,
         redirect: dataStoreUrl(params.store),
       };
     },

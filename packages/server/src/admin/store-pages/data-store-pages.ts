@@ -2,20 +2,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { escapeHtml, HTMLForm, type FieldConf } from '@roost/forms';
 import { formatTime } from '../../core/clock.js';
 import { isRoostError } from '../../core/errors.js';
-import type { DataStore } from '../../datastore/index.js';
+import type { DataStore, Item, ListQuery } from '../../datastore/index.js';
 import { renderAdminPage, type AdminRequest } from '../page-kit/admin-page.js';
 import { link, pager, positiveInt, table, textParam, type Column } from '../page-kit/page-parts.js';
 import { sendHtml } from '../page-kit/page-reply.js';
 import { dataStoreUrl, itemUrl, unknownStore, type StorePageContext } from './store-page-context.js';
-
-/** An item as the data store answers it. */
-export interface ItemView {
-  key: string;
-  value: string | number;
-  timestamp: number;
-  id: number;
-  owner: string;
-}
 
 const PAGE_SIZE = 20;
 const SORTS = ['key', 'timestamp', 'value'] as const;
@@ -27,9 +18,11 @@ export function valuePreview(value: string | number): string {
   return text === '' ? '<span class="muted">(empty)</span>' : escapeHtml(text);
 }
 
-export const ownerText = (owner: string) => (owner ? escapeHtml(owner) : '<span class="muted">(nobody)</span>');
+/** The owner's user name; nobody when the item has none or the account is gone. */
+export const ownerText = (item: Item) =>
+  item.ownerName ? escapeHtml(item.ownerName) : '<span class="muted">(nobody)</span>';
 
-const changedAt = (item: ItemView) => escapeHtml(formatTime(item.timestamp * 1000));
+const changedAt = (item: Item) => escapeHtml(formatTime(item.updated));
 
 export function dataStoreOf(ctx: StorePageContext, name: string): DataStore {
   const store = ctx.deps.services.dataStores.get(name);
@@ -43,7 +36,7 @@ async function storesPage(ctx: StorePageContext, request: FastifyRequest, reply:
   const rows = await Promise.all(
     dataStores.names.map(async (name) => {
       const store = dataStores.get(name) as DataStore;
-      const counted = await store.run('list', admin.principal, { size: 0 }).catch(() => null);
+      const counted = await store.list(admin.principal, { size: 0 }).catch(() => null);
       return { name, store, total: counted ? String(counted.total) : '–' };
     }),
   );
@@ -108,22 +101,20 @@ async function itemsPage(
   const query = {
     start: positiveInt(q.start, 1),
     size: positiveInt(q.size, PAGE_SIZE, store.options.maxPageSize),
-    sort: (SORTS as readonly string[]).includes(sortParam) ? sortParam : 'key',
-    order: textParam(q.order) === '>' ? '>' : '<',
+    sort: SORTS.find((s) => s === sortParam) ?? 'key',
+    order: textParam(q.order) === '>' ? ('>' as const) : ('<' as const),
     prefix: textParam(q.prefix),
     owner: textParam(q.owner).trim(),
   };
-  const input: Record<string, unknown> = { start: query.start, size: query.size, sort: query.sort, order: query.order };
+  const input: ListQuery = { start: query.start, size: query.size, sort: query.sort, order: query.order };
   if (query.prefix) input.prefix = query.prefix;
   if (query.owner) input.owner = query.owner;
 
   const messages: string[] = [];
-  let items: ItemView[] = [];
+  let items: Item[] = [];
   let total = 0;
   try {
-    const listing = await store.run('list', admin.principal, input);
-    items = listing.items as ItemView[];
-    total = listing.total as number;
+    ({ items, total } = await store.list(admin.principal, input));
   } catch (err) {
     // A filter the store refuses (a prefix longer than any key) shows as a message, not an error page.
     if (!isRoostError(err) || err.kind !== 'invalid') throw err;
@@ -138,10 +129,10 @@ async function itemsPage(
   };
   const filter = filterForm(admin);
   const { html: filterHtml } = await filter.process();
-  const columns: Column<ItemView>[] = [
+  const columns: Column<Item>[] = [
     { label: 'Key', cell: (it) => link(itemUrl(name, it.id), it.key) },
     { label: 'Value', cell: (it) => valuePreview(it.value) },
-    { label: 'Owner', cell: (it) => ownerText(it.owner) },
+    { label: 'Owner', cell: ownerText },
     { label: 'Changed', cell: changedAt },
   ];
   const page = { start: query.start, size: query.size, total, shown: items.length };

@@ -1,6 +1,6 @@
 import type { Roost } from '../../../src/roost.js';
 import { userRoutes } from '../../../src/http/routes/user-routes.js';
-import { dataStoreRoutes } from '../../../src/http/routes/datastore-routes.js';
+import { dataStoreOperations } from '../../../src/http/protocol/datastore-protocol.js';
 import {
   OPERATIONS as FILE_OPERATIONS,
   READ_ONLY as FILE_READ_ONLY,
@@ -38,7 +38,7 @@ export function operationsOf(roost: Roost): OperationInfo[] {
   }
   const store = roost.dataStores.get(roost.dataStores.names[0] ?? '');
   if (!store) throw new Error('the security tests need a data store');
-  for (const route of dataStoreRoutes(store))
+  for (const route of dataStoreOperations(store))
     out.push({ service: 'datastore', op: route.op, read: route.read === true, del: false, upload: false });
   for (const op of FILE_OPERATIONS)
     out.push({ service: 'filestore', op, read: FILE_READ_ONLY.has(op), del: false, upload: FILE_UPLOADS.has(op) });
