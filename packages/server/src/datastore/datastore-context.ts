@@ -22,17 +22,17 @@ export interface Call {
   grants: Grants;
 }
 
+/** The fields that may hold a list of items. */
+const BATCH_FIELDS = ['items', 'key', 'id'] as const;
+
 /**
  * A list longer than `maxBatch` is refused before anything is parsed or stored (413): the
  * original answers "too many items" with its own status.
  */
 export function assertBatchSize(input: object, max: number): void {
-  const lists = input as { items?: unknown; key?: unknown; id?: unknown };
-  for (const [field, value] of [
-    ['items', lists.items],
-    ['key', lists.key],
-    ['id', lists.id],
-  ] as const) {
+  const lists = input as Partial<Record<(typeof BATCH_FIELDS)[number], unknown>>;
+  for (const field of BATCH_FIELDS) {
+    const value = lists[field];
     if (Array.isArray(value) && value.length > max)
       throw dataStoreErrors.too_many_items({ fields: [[field, 'too many']] });
   }
