@@ -13,7 +13,7 @@ import {
   type CallResult,
   type TestServer,
 } from '../packages/server/test/helpers/test-server.ts';
-import { userRoutes } from '../packages/server/src/http/routes/user-routes.ts';
+import { userOperations } from '../packages/server/src/http/protocol/user-protocol.ts';
 import { USER_PERMISSION_DEFAULTS } from '../packages/server/src/users/user-permissions.ts';
 import type { OutboxMail } from '../packages/server/src/mail/outbox-mailer.ts';
 import { pretty } from './doc-format.ts';
@@ -138,7 +138,7 @@ async function newestMail(server: TestServer, to: string): Promise<OutboxMail> {
 
 async function main(): Promise<void> {
   const s = await startServer({ mail: { adminAddress: 'admin@example.com' }, publicUrl: BASE });
-  const summaries = new Map(userRoutes(s.roost.users, s.roost.config).map((r) => [r.op, r]));
+  const summaries = new Map(userOperations(s.roost.users, s.roost.config).map((r) => [r.op, r]));
   const doc = (op: string, extra?: string) => {
     const r = summaries.get(op);
     const aliases = r?.aliases?.length ? ` Also served as ${r.aliases.map((a) => `\`${a}\``).join(', ')}.` : '';

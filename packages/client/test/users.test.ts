@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { users, isRoostError, type RoostError, type Users } from '../src/index.js';
-import { userRoutes } from '../../server/src/http/routes/user-routes.js';
+import { userOperations } from '../../server/src/http/protocol/user-protocol.js';
 import {
   Coverage,
   documentedOperations,
@@ -245,7 +245,7 @@ describe('users connector (Node)', () => {
   });
 
   test('every operation of the user service was called through the connector', () => {
-    const routes = userRoutes(s.roost.users, s.roost.config).map((r) => r.op);
+    const routes = userOperations(s.roost.users, s.roost.config).map((r) => r.op);
     assert.deepEqual([...routes].sort(), [...documentedOperations('users')].sort());
     coverage.assertCalled(routes);
   });

@@ -3,7 +3,7 @@ import type { Config } from '../core/config.js';
 import { isRoostError } from '../core/errors.js';
 import { ADMINS, groupListProblem } from '../core/permissions.js';
 import { openServices } from '../services.js';
-import type { Caller } from '../users/index.js';
+import type { Caller, UserValues } from '../users/index.js';
 
 /**
  * `roost user passwd | groups | disable | enable | remove <identity>`: account recovery from the
@@ -41,7 +41,7 @@ export async function userChange(config: Config, change: UserChange, args: strin
     return 2;
   }
   const identity = positionals[0]!;
-  let setValues: Record<string, unknown> | null = null;
+  let setValues: UserValues | null = null;
   switch (change) {
     case 'passwd':
       if (!values.password) {
@@ -71,8 +71,8 @@ export async function userChange(config: Config, change: UserChange, args: strin
   }
   const services = await openServices(config);
   try {
-    if (setValues === null) await services.users.run('removeUser', CLI_CALLER, { identity });
-    else await services.users.run('setUser', CLI_CALLER, { identity, values: setValues });
+    if (setValues === null) await services.users.removeUser(CLI_CALLER, { identity });
+    else await services.users.setUser(CLI_CALLER, { identity, values: setValues });
     console.log(`${DONE[change]} ${identity} (${whereLine(config)})`);
     return 0;
   } catch (err) {

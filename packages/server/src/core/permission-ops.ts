@@ -55,8 +55,8 @@ export async function changePermissions(
 }
 
 /*
- * The original protocol's answers of the three. The user service and the file store still
- * answer in wire form themselves; the data store's adapter (http/protocol/) uses them too.
+ * The original protocol's answers of the three (http/protocol/ makes the data store's and the
+ * user service's; the file store still answers `allowed` and `setPermissions` in wire form itself).
  */
 
 /**
@@ -78,10 +78,6 @@ export async function allowedAnswer(
   isOwner = principal.userId !== null,
 ) {
   return allowedBody(await allowedOf(permissions, principal, input, isOwner));
-}
-
-export async function permissionsAnswer(permissions: ServicePermissions) {
-  return permissionsBody(await permissionEntries(permissions));
 }
 
 export async function changePermissionsAnswer(permissions: ServicePermissions, input: Record<string, unknown>) {

@@ -4,8 +4,22 @@ import { formatTime } from '../core/clock.js';
 import type { FileStoreOptions } from '../core/config.js';
 import { commonErrors, isRoostError } from '../core/errors.js';
 import { newId } from '../core/ids.js';
-import { holds, refusal, servicePermissions, type PermissionStore, type Principal } from '../core/permissions.js';
-import { allowedAnswer, changePermissionsAnswer, permissionsAnswer } from '../core/permission-ops.js';
+import {
+  holds,
+  refusal,
+  servicePermissions,
+  type PermissionChange,
+  type PermissionStore,
+  type Principal,
+} from '../core/permissions.js';
+import {
+  allowedAnswer,
+  changePermissions,
+  changePermissionsAnswer,
+  permissionEntries,
+  permissionsBody,
+  type PermissionEntry,
+} from '../core/permission-ops.js';
 import { parseInput, invalidField } from '../core/validation.js';
 import {
   BlobTooLargeError,
@@ -109,6 +123,19 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
   async function guard(op: string, principal: Principal): Promise<void> {
     const granted = await permissions.granted(op);
     if (!holds(granted, principal)) throw refusal(granted, principal);
+  }
+
+  async function permissionEntriesOf(principal: Principal): Promise<PermissionEntry[]> {
+    await guard('getPermissions', principal);
+    return permissionEntries(permissions);
+  }
+
+  async function changePermissionsOf(
+    principal: Principal,
+    change: { permissions: PermissionChange | readonly PermissionChange[] },
+  ): Promise<PermissionEntry[]> {
+    await guard('setPermissions', principal);
+    return changePermissions(permissions, change);
   }
 
   /**
@@ -436,10 +463,7 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
       return allowedAnswer(permissions, principal, input, ownedBy(principal, entry));
     },
 
-    async getPermissions(principal) {
-      await guard('getPermissions', principal);
-      return permissionsAnswer(permissions);
-    },
+    getPermissions: async (principal) => permissionsBody(await permissionEntriesOf(principal)),
 
     async setPermissions(principal, _path, input) {
       await guard('setPermissions', principal);
@@ -492,6 +516,10 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
       if (!operation) throw new TypeError(`no file store operation ${op}`);
       return operation(principal, path, input, upload);
     },
+    /** The store's permission entries (administrators: `getPermissions`). */
+    permissionEntries: permissionEntriesOf,
+    /** Changes the store's permission entries (administrators: `setPermissions`); the entries after the change. */
+    changePermissions: changePermissionsOf,
     /** The contents of a file the caller may `read` (the permission of `@read` and of a plain download). */
     async contents(principal: Principal, path: FilePath): Promise<FileContents> {
       const entry = await authorize('read', principal, path);

@@ -1,16 +1,26 @@
 import { randomToken, hashToken } from '../core/ids.js';
 import { ADMINS, holds } from '../core/permissions.js';
 import { parseInput, invalidField } from '../core/validation.js';
-import { allowedAnswer } from '../core/permission-ops.js';
+import { allowedOf, type AllowedQuery } from '../core/permission-ops.js';
 import { commonErrors } from '../core/errors.js';
 import type { Mail } from '../core/mailer.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { claimRecipientMail, claimSenderMail } from './mail-limits.js';
 import { userErrors } from './user-errors.js';
 import { contactMail, resetMail, verifyEmailMail } from './user-mails.js';
-import { DuplicateUserError } from './user-repo.js';
-import { findByIdentity, requireUser, type Operation, type UserContext } from './user-context.js';
-import { identityView, nameView, profileView } from './user-views.js';
+import { DuplicateUserError, type User } from './user-repo.js';
+import { findByIdentity, requireUser, type Caller, type UserContext } from './user-context.js';
+import type {
+  Credentials,
+  EmailInput,
+  GroupQuery,
+  IdentityInput,
+  MessageInput,
+  PasswordChange,
+  PasswordReset,
+  ProfileValues,
+  TokenInput,
+} from './user-inputs.js';
 import { issueToken, revokeToken } from './sessions.js';
 
 /** Send a mail; a transport failure becomes `mail_failed` (503), the cause kept for the log. */
@@ -29,7 +39,7 @@ const tooManyMails = (ctx: UserContext) =>
 const MAX_ADMIN_RECIPIENTS = 20;
 
 /** Operations a user calls on the own account (and the anonymous ones around signing in). */
-export function accountOps(ctx: UserContext): Record<string, Operation> {
+export function accountOps(ctx: UserContext) {
   const { repo, clock, inputs, settings } = ctx;
 
   /** A reset token by mail to the account behind `identity`, if it is active and has an address. */
@@ -52,67 +62,66 @@ export function accountOps(ctx: UserContext): Record<string, Operation> {
   }
 
   return {
-    async ping() {
-      return { result: 1 };
-    },
+    async ping(): Promise<void> {},
 
-    async token(caller, input) {
+    /** A new session's token, and when it expires (ms since the epoch). */
+    async token(caller: Caller, input: Credentials): Promise<{ token: string; expires: number }> {
       const { identity, password } = parseInput(inputs.credentials, input);
-      const issued = await issueToken(ctx, identity, password, caller.address ?? null);
-      return { result: true, token: issued.token, expires: issued.expires };
+      return issueToken(ctx, identity, password, caller.address ?? null);
     },
 
-    async signout(caller) {
+    async signout(caller: Caller): Promise<void> {
       if (caller.tokenHash) await revokeToken(ctx, caller.tokenHash);
-      return { result: true };
     },
 
-    async identity(caller) {
-      return identityView(requireUser(caller));
+    /** The signed-in account (401 for anonymous callers). */
+    async identity(caller: Caller): Promise<User> {
+      return requireUser(caller);
     },
 
-    async name(caller) {
-      return nameView(requireUser(caller), (await ctx.runtime()).identityPolicy);
+    /** The name the account signs in with (its email under the `email` policy) and its real name. */
+    async name(caller: Caller): Promise<{ name: string; realname: string }> {
+      const user = requireUser(caller);
+      const policy = (await ctx.runtime()).identityPolicy;
+      return { name: policy === 'email' && user.email ? user.email : user.name, realname: user.realname };
     },
 
-    async profile(caller) {
-      return profileView(requireUser(caller));
+    /** As `identity`, under the `profile` permission. */
+    async profile(caller: Caller): Promise<User> {
+      return requireUser(caller);
     },
 
-    async authenticated(caller, input) {
+    /** Signed in, and (when groups are named) a member of one of them? */
+    async authenticated(caller: Caller, input: GroupQuery): Promise<boolean> {
       const { groups, group } = parseInput(inputs.authenticated, input);
       const wanted = [...(groups ?? []), ...(group ?? [])];
-      const result = caller.user !== null && (wanted.length === 0 || holds(wanted, caller.principal, true));
-      return { result };
+      return caller.user !== null && (wanted.length === 0 || holds(wanted, caller.principal, true));
     },
 
-    allowed: (caller, input) => allowedAnswer(ctx.permissions, caller.principal, input),
+    allowed: (caller: Caller, input: AllowedQuery) => allowedOf(ctx.permissions, caller.principal, input),
 
-    async update(caller, input) {
+    async update(caller: Caller, input: ProfileValues): Promise<void> {
       const user = requireUser(caller);
       const values = parseInput(inputs.update, input);
       await repo.update(user.id, values);
-      return { result: true };
     },
 
-    async updatePassword(caller, input) {
+    async updatePassword(caller: Caller, input: PasswordChange): Promise<void> {
       const user = requireUser(caller);
       const { password, newpassword } = parseInput(inputs.updatePassword, input);
       if (!(await verifyPassword(user.passwordHash, password))) throw invalidField('password', 'invalid');
       await repo.update(user.id, { passwordHash: await hashPassword(newpassword) });
       // Other devices signed in with the old password are signed out; this one stays.
       await repo.deleteSessions(user.id, caller.tokenHash ?? undefined);
-      return { result: true };
     },
 
-    async updateEmail(caller, input) {
+    async updateEmail(caller: Caller, input: EmailInput): Promise<void> {
       const user = requireUser(caller);
       const { email } = parseInput(inputs.email, input);
       await changeEmail(ctx, user.id, email);
-      return { result: true };
     },
 
-    async verifyEmail(caller, input) {
+    async verifyEmail(caller: Caller, input: EmailInput): Promise<void> {
       const user = requireUser(caller);
       const { email } = parseInput(inputs.email, input);
       const owner = await repo.byEmail(email);
@@ -130,26 +139,23 @@ export function accountOps(ctx: UserContext): Record<string, Operation> {
         expires: now + settings.verifyEmailLifetimeMs,
       });
       await sendMail(ctx, verifyEmailMail(email, user.name, (await ctx.runtime()).verifyEmailUrl, token));
-      return { result: true };
     },
 
-    async verifyEmail2(_caller, input) {
+    async verifyEmail2(_caller: Caller, input: TokenInput): Promise<void> {
       const { token } = parseInput(inputs.token, input);
       const taken = await repo.takeToken(hashToken(token), 'verify_email', clock.now());
       if (!taken || taken.payload === null) throw userErrors.invalid_token({ fields: [['token', 'invalid']] });
       await changeEmail(ctx, taken.userId, taken.payload);
-      return { result: true };
     },
 
     // Answers the same, in the same time, whether or not the account exists, so it cannot be
     // used to find accounts: the look-up and the mail happen after the answer (mail/mail-queue.ts).
-    async resetPassword(_caller, input) {
+    async resetPassword(_caller: Caller, input: IdentityInput): Promise<void> {
       const { identity } = parseInput(inputs.identity, input);
       ctx.mailer.later(() => mailResetToken(identity));
-      return { result: true };
     },
 
-    async resetPassword2(_caller, input) {
+    async resetPassword2(_caller: Caller, input: PasswordReset): Promise<void> {
       const { token, newpassword } = parseInput(inputs.resetPassword2, input);
       const taken = await repo.takeToken(hashToken(token), 'reset', clock.now());
       if (!taken) throw userErrors.invalid_token({ fields: [['token', 'invalid']] });
@@ -161,10 +167,9 @@ export function accountOps(ctx: UserContext): Record<string, Operation> {
       });
       // Whoever knew the old password is signed out everywhere.
       await repo.deleteSessions(taken.userId);
-      return { result: true };
     },
 
-    async message(caller, input) {
+    async message(caller: Caller, input: MessageInput): Promise<void> {
       const user = requireUser(caller);
       const { message } = parseInput(inputs.message, input);
       // Without a configured address the administrators themselves are written to: a 503 would
@@ -177,20 +182,17 @@ export function accountOps(ctx: UserContext): Record<string, Operation> {
       for (const address of to) if (await claimRecipientMail(ctx, address)) allowed.push(address);
       if (allowed.length === 0) throw tooManyMails(ctx);
       for (const address of allowed) await sendMail(ctx, contactMail(address, user, message));
-      return { result: true };
     },
 
-    async disable(caller) {
+    async disable(caller: Caller): Promise<void> {
       const user = requireUser(caller);
       await repo.update(user.id, { state: 'disabled' });
       await repo.deleteSessions(user.id);
-      return { result: true };
     },
 
-    async delete(caller) {
+    async delete(caller: Caller): Promise<void> {
       const user = requireUser(caller);
       await repo.remove(user.id);
-      return { result: true };
     },
   };
 }

@@ -1,11 +1,12 @@
-import { changePermissionsAnswer, permissionsAnswer } from '../core/permission-ops.js';
+import { changePermissions, permissionEntries } from '../core/permission-ops.js';
+import type { PermissionChange } from '../core/permissions.js';
 import { hashPassword } from './passwords.js';
 import { parseInput, invalidField } from '../core/validation.js';
 import { userErrors } from './user-errors.js';
 import { welcomeMail } from './user-mails.js';
 import { DuplicateUserError, type User, type UserChanges } from './user-repo.js';
-import { findForAdmin, type Operation, type UserContext } from './user-context.js';
-import { adminView, identityView } from './user-views.js';
+import { findForAdmin, type Caller, type UserContext } from './user-context.js';
+import type { IdentityInput, ReviewInput, UserChange, UserQuery } from './user-inputs.js';
 import { sendActivation } from './signup-ops.js';
 import { sendMail } from './account-ops.js';
 
@@ -15,7 +16,15 @@ export const USER_PAGE = { default: 20, max: 100 } as const;
 export const REVIEW_ACTIONS = ['accept', 'optin', 'activate', 'reject', 'disable'] as const;
 
 /** Administrator functions: review, lookup, update, removal, listing, permissions. */
-export function adminOps(ctx: UserContext): Record<string, Operation> {
+/** One page of accounts: `start` counts from 1, `total` counts every match. */
+export interface UserPage {
+  users: User[];
+  start: number;
+  size: number;
+  total: number;
+}
+
+export function adminOps(ctx: UserContext) {
   const { repo, inputs } = ctx;
 
   async function target(identity: string): Promise<User> {
@@ -24,7 +33,7 @@ export function adminOps(ctx: UserContext): Record<string, Operation> {
     return user;
   }
 
-  async function listing(input: Record<string, unknown>) {
+  async function listing(_caller: Caller, input: UserQuery): Promise<UserPage> {
     const query = parseInput(inputs.list, input);
     const size = Math.min(query.size ?? USER_PAGE.default, USER_PAGE.max);
     const { users, total } = await repo.list(query, size);
@@ -36,7 +45,7 @@ export function adminOps(ctx: UserContext): Record<string, Operation> {
      * accept: active, welcome mail; optin: stays pending until the mailed token is used;
      * activate: active, no mail; reject: removed; disable: disabled.
      */
-    async review(_caller, input) {
+    async review(_caller: Caller, input: ReviewInput): Promise<void> {
       const { identity, action } = parseInput(inputs.review, input);
       if (!(REVIEW_ACTIONS as readonly string[]).includes(action))
         throw userErrors.unknown_action({ fields: [['action', 'invalid']] });
@@ -61,15 +70,15 @@ export function adminOps(ctx: UserContext): Record<string, Operation> {
           await repo.update(user.id, { state: 'disabled', pending: null });
           break;
       }
-      return { result: true };
     },
 
-    async getUser(_caller, input) {
+    /** The account named by name, email or id. */
+    async getUser(_caller: Caller, input: IdentityInput): Promise<User> {
       const { identity } = parseInput(inputs.identity, input);
-      return { result: true, ...adminView(await target(identity)) };
+      return target(identity);
     },
 
-    async setUser(_caller, input) {
+    async setUser(_caller: Caller, input: UserChange): Promise<void> {
       const { identity, values } = parseInput(inputs.setUser, input);
       const user = await target(identity);
       const { password, active, pending, ...rest } = values;
@@ -87,27 +96,20 @@ export function adminOps(ctx: UserContext): Record<string, Operation> {
       }
       // A disabled account, or one whose password was set, keeps no open session.
       if (active === false || pending === true || password !== undefined) await repo.deleteSessions(user.id);
-      return { result: true };
     },
 
-    async removeUser(_caller, input) {
+    async removeUser(_caller: Caller, input: IdentityInput): Promise<void> {
       const { identity } = parseInput(inputs.identity, input);
       await repo.remove((await target(identity)).id);
-      return { result: true };
     },
 
-    async list(_caller, input) {
-      const page = await listing(input);
-      return { ...page, users: page.users.map(adminView) };
-    },
+    list: listing,
+    /** As `list`, under the `identities` permission (the answers show less of each account). */
+    identities: listing,
 
-    async identities(_caller, input) {
-      const page = await listing(input);
-      return { ...page, users: page.users.map(identityView) };
-    },
+    getPermissions: (_caller: Caller) => permissionEntries(ctx.permissions),
 
-    getPermissions: () => permissionsAnswer(ctx.permissions),
-
-    setPermissions: (_caller, input) => changePermissionsAnswer(ctx.permissions, input),
+    setPermissions: (_caller: Caller, input: { permissions: PermissionChange | readonly PermissionChange[] }) =>
+      changePermissions(ctx.permissions, input),
   };
 }

@@ -1,4 +1,12 @@
-export { createUserService, ANONYMOUS_CALLER, type UserService } from './user-service.js';
+export {
+  createUserService,
+  ANONYMOUS_CALLER,
+  SIGNUP_POLICIES,
+  type SignupPolicy,
+  type UserService,
+} from './user-service.js';
+export type { UserPage } from './admin-ops.js';
+export type * from './user-inputs.js';
 export type { Caller } from './user-context.js';
 export type { User } from './user-repo.js';
 export { DuplicateUserError } from './user-repo.js';

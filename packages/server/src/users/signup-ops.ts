@@ -7,7 +7,8 @@ import { generatePassword, hashPassword } from './passwords.js';
 import { userErrors } from './user-errors.js';
 import { activationMail, passwordMail, reviewNotificationMail } from './user-mails.js';
 import { DuplicateUserError, type User } from './user-repo.js';
-import type { Operation, UserContext } from './user-context.js';
+import type { Caller, UserContext } from './user-context.js';
+import type { SignupInput, TokenInput } from './user-inputs.js';
 import { sendMail } from './account-ops.js';
 
 interface AccountValues {
@@ -84,32 +85,31 @@ async function unlessMailFails(ctx: UserContext, user: User, send: () => Promise
 }
 
 /** The five sign-up policies and `activate`; each policy is guarded by its own permission. */
-export function signupOps(ctx: UserContext): Record<string, Operation> {
+export function signupOps(ctx: UserContext) {
   const { inputs } = ctx;
 
   return {
-    async signupDirect(_caller, input) {
+    async signupDirect(_caller: Caller, input: SignupInput): Promise<User> {
       const values = parseInput(inputs.signup, input);
-      await createAccount(ctx, values, 'active', null);
-      return { result: true };
+      return createAccount(ctx, values, 'active', null);
     },
 
-    async signupOptin(_caller, input) {
+    async signupOptin(_caller: Caller, input: SignupInput): Promise<User> {
       const values = parseInput(inputs.signup, input);
       const user = await createAccount(ctx, values, 'pending', 'optin');
       await unlessMailFails(ctx, user, () => sendActivation(ctx, user));
-      return { result: true };
+      return user;
     },
 
-    async signupReview(_caller, input) {
+    async signupReview(_caller: Caller, input: SignupInput): Promise<User> {
       const values = parseInput(inputs.signup, input);
       const user = await createAccount(ctx, values, 'pending', 'review');
       const { adminAddress } = await ctx.runtime();
       if (adminAddress) await sendMail(ctx, reviewNotificationMail(adminAddress, user));
-      return { result: true };
+      return user;
     },
 
-    async signupSendpw(_caller, input) {
+    async signupSendpw(_caller: Caller, input: SignupInput): Promise<User> {
       const values = parseInput(inputs.signupSendpw, input);
       const password = generatePassword(randomBytes);
       const user = await createAccount(ctx, { ...values, password }, 'active', null);
@@ -118,32 +118,30 @@ export function signupOps(ctx: UserContext): Record<string, Operation> {
           ? { kind: 'email' as const, value: values.email }
           : { kind: 'name' as const, value: user.name };
       await sendMail(ctx, passwordMail(values.email, user.name, password, identity));
-      return { result: true };
+      return user;
     },
 
-    async signupUid(_caller, input) {
+    async signupUid(_caller: Caller, input: SignupInput): Promise<User> {
       const values = parseInput(inputs.signupUid, input);
       // Without an email nobody could reset the password, so only the name policy may omit it.
       if (!values.email && (await ctx.runtime()).identityPolicy !== 'name') {
         throw invalidField('email', 'required');
       }
-      const user = await createAccount(
+      return createAccount(
         ctx,
         { ...values, email: values.email ?? null, name: randomName(GENERATED_NAME_LENGTH) },
         'active',
         null,
       );
-      return { result: true, name: user.name };
     },
 
-    async activate(_caller, input) {
+    async activate(_caller: Caller, input: TokenInput): Promise<void> {
       const { token } = parseInput(inputs.token, input);
       const taken = await ctx.repo.takeToken(hashToken(token), 'activate', ctx.clock.now());
       if (!taken) throw userErrors.invalid_token({ fields: [['token', 'invalid']] });
       const user = await ctx.repo.byId(taken.userId);
       if (user?.state !== 'pending') throw userErrors.invalid_token({ fields: [['token', 'invalid']] });
       await ctx.repo.update(user.id, { state: 'active', pending: null });
-      return { result: true };
     },
   };
 }

@@ -65,14 +65,26 @@ export function requireUser(caller: Caller): User {
   return caller.user;
 }
 
-export type Operation = (caller: Caller, input: Record<string, unknown>) => Promise<Record<string, unknown>>;
-
 /**
  * Wraps an operation with the check of its permission (named after the operation): an anonymous
  * caller is asked to sign in (401) when a signed-in user could hold the permission; otherwise,
  * and for a signed-in caller, the answer is 403.
  */
-export function guarded(ctx: UserContext, permission: string, op: Operation): Operation {
+export function guarded<R>(
+  ctx: UserContext,
+  permission: string,
+  op: (caller: Caller) => Promise<R>,
+): (caller: Caller) => Promise<R>;
+export function guarded<I, R>(
+  ctx: UserContext,
+  permission: string,
+  op: (caller: Caller, input: I) => Promise<R>,
+): (caller: Caller, input: I) => Promise<R>;
+export function guarded(
+  ctx: UserContext,
+  permission: string,
+  op: (caller: Caller, input?: unknown) => Promise<unknown>,
+): (caller: Caller, input?: unknown) => Promise<unknown> {
   return async (caller, input) => {
     const granted = await ctx.permissions.granted(permission);
     if (!holds(granted, caller.principal, caller.user !== null)) throw refusal(granted, caller.principal);

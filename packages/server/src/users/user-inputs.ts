@@ -81,3 +81,96 @@ export function createUserInputs(limits: UserLimits) {
 
 export type UserInputs = ReturnType<typeof createUserInputs>;
 export type ListQuery = z.output<UserInputs['list']>;
+
+/*
+ * What callers pass to the user service's operations (user-service.ts). The schemas above check
+ * every call against them, and also take the text forms a query string carries (`notify=true`,
+ * `start=2`): the original protocol's adapter (http/protocol/user-protocol.ts) hands its values
+ * over as they came.
+ */
+
+/** A name or an email, as the identity policy lets users sign in (administrators may also give an id). */
+export interface IdentityInput {
+  identity: string;
+}
+
+export interface Credentials extends IdentityInput {
+  password: string;
+}
+
+/** The profile fields a user sets freely; `data` is text, or JSON kept as its text. */
+export interface ProfileValues {
+  realname?: string;
+  notify?: boolean;
+  data?: string | Record<string, unknown> | unknown[];
+}
+
+/** A sign-up: which fields a policy needs is its schema's (`signup`, `signupSendpw`, `signupUid`). */
+export interface SignupInput extends ProfileValues {
+  name?: string;
+  email?: string;
+  password?: string;
+}
+
+/** A mailed token: activation, email verification. */
+export interface TokenInput {
+  token: string;
+}
+
+/** Groups of which the caller must be in one (either field, one name or a list). */
+export interface GroupQuery {
+  groups?: string | readonly string[];
+  group?: string | readonly string[];
+}
+
+export interface PasswordChange {
+  /** The current password. */
+  password: string;
+  newpassword: string;
+}
+
+export interface EmailInput {
+  email: string;
+}
+
+export interface PasswordReset extends TokenInput {
+  newpassword: string;
+}
+
+export interface MessageInput {
+  message: string;
+}
+
+export interface ReviewInput extends IdentityInput {
+  /** accept, optin, activate, reject or disable (admin-ops.ts, REVIEW_ACTIONS). */
+  action: string;
+}
+
+/** What an administrator changes of an account (`active: true` also clears a lock). */
+export interface UserValues extends ProfileValues {
+  name?: string;
+  email?: string;
+  password?: string;
+  groups?: string | readonly string[];
+  active?: boolean;
+  pending?: boolean;
+}
+
+export interface UserChange extends IdentityInput {
+  values: UserValues;
+}
+
+/** A page of accounts: filters, then `start` (from 1), `size` (at most USER_PAGE.max), sort and order. */
+export interface UserQuery {
+  active?: boolean;
+  pending?: boolean;
+  name?: string;
+  email?: string;
+  /** In name, email or real name. */
+  search?: string;
+  group?: string;
+  start?: number;
+  size?: number;
+  sort?: 'name' | 'email' | 'realname' | 'activity' | 'created';
+  order?: '<' | '>';
+}

@@ -19,14 +19,13 @@ import {
   findForAdmin,
   guarded,
   type Caller,
-  type Operation,
   type UserContext,
   type UserRuntimeSettings,
   type UserSettings,
 } from './user-context.js';
-import { createUserInputs } from './user-inputs.js';
+import { createUserInputs, type SignupInput } from './user-inputs.js';
 import { USER_PERMISSION_DEFAULTS } from './user-permissions.js';
-import { createUserRepo, type NewUser } from './user-repo.js';
+import { createUserRepo, type NewUser, type User } from './user-repo.js';
 import { withSessionCache } from './session-cache.js';
 
 export interface UserServiceDeps {
@@ -73,9 +72,15 @@ function runtimeFrom(config: Config, s: RuntimeSettings): UserRuntimeSettings {
   };
 }
 
+/** The five ways to sign up, each open to whoever holds the permission of its name. */
+export const SIGNUP_POLICIES = ['signupDirect', 'signupOptin', 'signupReview', 'signupSendpw', 'signupUid'] as const;
+export type SignupPolicy = (typeof SIGNUP_POLICIES)[number];
+
 /**
- * The user identity service: `run(operation, caller, input)` checks the operation's permission
- * and runs it; `authenticate` turns a token into a caller. Nothing here knows HTTP.
+ * The user identity service. Every operation takes the caller, checks the permission named
+ * after it (user-permissions.ts) and throws a RoostError on every refusal; inputs are checked by
+ * the service's schemas (user-inputs.ts). `authenticate` turns a token into a caller. Nothing
+ * here knows HTTP: the original protocol's answers are made in http/protocol/user-protocol.ts.
  */
 export function createUserService(deps: UserServiceDeps) {
   // Derived once per settings snapshot (the runtime settings hand out the same object while cached).
@@ -102,24 +107,55 @@ export function createUserService(deps: UserServiceDeps) {
       return view;
     },
   };
-  const all = { ...accountOps(ctx), ...signupOps(ctx), ...adminOps(ctx) };
-  const operations: Record<string, Operation> = {};
-  for (const [name, op] of Object.entries(all)) operations[name] = guarded(ctx, name, op);
-  // `signin` is `token` by another name; the transport puts the token into a cookie.
-  operations.signin = guarded(ctx, 'signin', all.token as Operation);
+  const account = accountOps(ctx);
+  const signups = signupOps(ctx);
+  const admin = adminOps(ctx);
+  const policies: Record<SignupPolicy, (caller: Caller, input: SignupInput) => Promise<User>> = {
+    signupDirect: guarded(ctx, 'signupDirect', signups.signupDirect),
+    signupOptin: guarded(ctx, 'signupOptin', signups.signupOptin),
+    signupReview: guarded(ctx, 'signupReview', signups.signupReview),
+    signupSendpw: guarded(ctx, 'signupSendpw', signups.signupSendpw),
+    signupUid: guarded(ctx, 'signupUid', signups.signupUid),
+  };
 
   return {
     inputs: ctx.inputs,
     settings: ctx.settings,
     runtime: ctx.runtime,
     permissions: ctx.permissions,
-    /** Run an operation by its wire name; throws RoostError on every refusal. */
-    run(name: string, caller: Caller, input: Record<string, unknown>): Promise<Record<string, unknown>> {
-      const op = operations[name];
-      if (!op) throw new TypeError(`no user operation ${name}`);
-      return op(caller, input);
-    },
-    has: (name: string) => name in operations,
+    /** Refuses only a caller without the `ping` permission. */
+    ping: guarded(ctx, 'ping', account.ping),
+    /** A new session for name (or email) and password: its token and expiry (ms). */
+    token: guarded(ctx, 'token', account.token),
+    /** `token` under the `signin` permission (the transport puts the token into a cookie). */
+    signin: guarded(ctx, 'signin', account.token),
+    signout: guarded(ctx, 'signout', account.signout),
+    identity: guarded(ctx, 'identity', account.identity),
+    name: guarded(ctx, 'name', account.name),
+    profile: guarded(ctx, 'profile', account.profile),
+    authenticated: guarded(ctx, 'authenticated', account.authenticated),
+    allowed: guarded(ctx, 'allowed', account.allowed),
+    /** A new account by one of the five policies; the account as stored (pending, for optin and review). */
+    signup: (caller: Caller, policy: SignupPolicy, input: SignupInput) => policies[policy](caller, input),
+    activate: guarded(ctx, 'activate', signups.activate),
+    update: guarded(ctx, 'update', account.update),
+    updatePassword: guarded(ctx, 'updatePassword', account.updatePassword),
+    updateEmail: guarded(ctx, 'updateEmail', account.updateEmail),
+    verifyEmail: guarded(ctx, 'verifyEmail', account.verifyEmail),
+    verifyEmail2: guarded(ctx, 'verifyEmail2', account.verifyEmail2),
+    resetPassword: guarded(ctx, 'resetPassword', account.resetPassword),
+    resetPassword2: guarded(ctx, 'resetPassword2', account.resetPassword2),
+    message: guarded(ctx, 'message', account.message),
+    disable: guarded(ctx, 'disable', account.disable),
+    delete: guarded(ctx, 'delete', account.delete),
+    review: guarded(ctx, 'review', admin.review),
+    getUser: guarded(ctx, 'getUser', admin.getUser),
+    setUser: guarded(ctx, 'setUser', admin.setUser),
+    removeUser: guarded(ctx, 'removeUser', admin.removeUser),
+    list: guarded(ctx, 'list', admin.list),
+    identities: guarded(ctx, 'identities', admin.identities),
+    permissionEntries: guarded(ctx, 'getPermissions', admin.getPermissions),
+    changePermissions: guarded(ctx, 'setPermissions', admin.setPermissions),
     authenticate: (token: string) => authenticate(ctx, token),
     /** For the CLI and the admin pages: create an account without any permission check. */
     async createUser(values: Omit<NewUser, 'id' | 'created' | 'passwordHash'> & { password: string }) {

@@ -5,7 +5,7 @@ import { PAGE_CSP, installSecurityHeaders } from '../../src/http/security-header
 import { PASSWORD, startServer, type CallResult, type TestServer } from '../helpers/test-server.js';
 import { send, type WireAnswer } from './support/calls.js';
 import { assertExpected, Matrix, TABLES, type Cell, type Expect, type Live, type Row } from './support/access-table.js';
-import { userRoutes } from '../../src/http/routes/user-routes.js';
+import { userOperations } from '../../src/http/protocol/user-protocol.js';
 import { operationsOf } from './support/operations.js';
 import { snapshot, snapshotDiff } from './support/snapshot.js';
 
@@ -489,7 +489,7 @@ describe('sign-in, reset and sign-up answers tell nothing about which accounts e
       ['email', 'exists'],
     ]);
     assert.deepEqual(Object.keys(taken.body).sort(), ['code', 'invalid', 'message', 'messages', 'result']);
-    const signups = userRoutes(s.roost.users, s.roost.config).filter((r) => r.op.startsWith('signup'));
+    const signups = userOperations(s.roost.users, s.roost.config).filter((r) => r.op.startsWith('signup'));
     assert.equal(signups.length, 5);
     for (const route of signups) assert.equal(route.limited, true, `${route.op} is rate limited like token and signin`);
   });

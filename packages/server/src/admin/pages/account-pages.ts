@@ -3,7 +3,7 @@ import type { Config } from '../../core/config.js';
 import { commonErrors } from '../../core/errors.js';
 import { withAddress } from '../../http/auth.js';
 import { groupListProblem } from '../../core/permissions.js';
-import { ANONYMOUS_CALLER, DuplicateUserError, type UserService } from '../../users/index.js';
+import { ANONYMOUS_CALLER, DuplicateUserError, type User, type UserService } from '../../users/index.js';
 import { PageForm } from '../page-kit/page-form.js';
 import { link } from '../page-kit/page-parts.js';
 import { accountConfirmForm } from './confirm-form.js';
@@ -17,12 +17,6 @@ import { invalidField } from '../../core/validation.js';
  * API: the sign-up rules for names, emails and passwords (`checkNewAccount`), group names by
  * `isGroupName` (core/permissions.ts), `setUser` and `resetPassword` for the changes.
  */
-
-interface AccountView {
-  id: string;
-  name: string;
-  email: string;
-}
 
 /** The length rules of the configuration (`users.nameMinLength`, `users.passwordMinLength`). */
 type AccountRules = Pick<Config['users'], 'nameMinLength' | 'passwordMinLength'>;
@@ -49,7 +43,7 @@ export function groupsProblem(value: unknown): string | undefined {
 
 async function newAccountPage(users: UserService, rules: AccountRules, page: AdminPageRequest) {
   const { nameMinLength, passwordMinLength } = rules;
-  let made: AccountView | null = null;
+  let made: User | null = null;
   const form = new PageForm({
     ...formBase('newuser', page.hidden, '/admin/users/new'),
     request: page.form,
@@ -96,7 +90,7 @@ async function newAccountPage(users: UserService, rules: AccountRules, page: Adm
           state: 'active',
           pending: null,
         });
-        made = { id: user.id, name: user.name, email: account.email };
+        made = user;
       } catch (err) {
         if (err instanceof DuplicateUserError) throw invalidField(err.field, 'exists');
         throw err;
@@ -105,7 +99,7 @@ async function newAccountPage(users: UserService, rules: AccountRules, page: Adm
   });
   const { result, html, response } = await form.process({ renderSuccess: false });
   if (response) return { response };
-  const created = made as AccountView | null;
+  const created = made as User | null;
   if (result && created)
     return { redirect: userUrl(created.id), messages: [`The account ${created.name} was created.`] };
   return {
@@ -116,8 +110,8 @@ async function newAccountPage(users: UserService, rules: AccountRules, page: Adm
   };
 }
 
-async function findAccount(users: UserService, page: AdminPageRequest): Promise<AccountView> {
-  return (await users.run('getUser', page.admin, { identity: page.params.id ?? '' })) as unknown as AccountView;
+function findAccount(users: UserService, page: AdminPageRequest): Promise<User> {
+  return users.getUser(page.admin, { identity: page.params.id ?? '' });
 }
 
 async function passwordPage(users: UserService, rules: AccountRules, page: AdminPageRequest) {
@@ -136,7 +130,7 @@ async function passwordPage(users: UserService, rules: AccountRules, page: Admin
           message:
             'Your own password is changed by signing in with it (updatePassword), not here: this page would sign you out.',
         });
-      await users.run('setUser', page.admin, { identity: user.id, values: { password: data.password } });
+      await users.setUser(page.admin, { identity: user.id, values: { password: String(data.password ?? '') } });
       done = true;
     },
   });
@@ -161,7 +155,7 @@ async function resetPage(users: UserService, page: AdminPageRequest) {
     action: { id: 'send', name: 'Send the reset mail', cssClass: 'btn btn-primary' },
     async run() {
       // The API's operation, as the user would call it: it sends the mail with the reset link.
-      await users.run('resetPassword', withAddress(ANONYMOUS_CALLER, page.request), { identity: user.email });
+      await users.resetPassword(withAddress(ANONYMOUS_CALLER, page.request), { identity: user.email ?? '' });
       return undefined;
     },
   });

@@ -3,7 +3,7 @@ import { formatTime } from '../../core/clock.js';
 import { ROOST_VERSION } from '../../core/version.js';
 import { redactedUrl } from '../../storage/database-errors.js';
 import { databaseBytes } from '../../storage/database.js';
-import type { User } from '../../users/index.js';
+import type { User, UserQuery } from '../../users/index.js';
 import type { PageDeps } from '../index.js';
 import type { AdminPages } from './admin-routes.js';
 import { stateBadge } from './users-pages.js';
@@ -38,8 +38,7 @@ export function registerDashboard(pages: AdminPages, deps: PageDeps): void {
   pages.page(
     '/admin',
     async ({ admin }) => {
-      const count = async (search: Record<string, unknown>) =>
-        Number((await services.users.run('list', admin, { ...search, size: 0 })).total);
+      const count = async (search: UserQuery) => (await services.users.list(admin, { ...search, size: 0 })).total;
       const dataStores = services.dataStores.names.map((name) => services.dataStores.get(name)!);
       const fileStores = services.fileStores.names.map((name) => services.fileStores.get(name)!);
       const [users, pending, disabled, dbBytes, dataUsage, fileUsage, recent] = await Promise.all([

@@ -2,7 +2,6 @@ import { escapeHtml, hiddenValueInputs, JsonSequenceForm, type ContentObject, ty
 import { RoostError } from '../../core/errors.js';
 import { ADMINS, AUTHENTICATED, EVERYONE, isGroupName, NOONE, OWNER } from '../../core/permissions.js';
 import type { Principal } from '../../core/permissions.js';
-import { ROOT } from '../../filestore/index.js';
 import type { HttpServices } from '../../http/http-app.js';
 import { formBase, type AdminPages, type AdminPageRequest } from './admin-routes.js';
 import { link, table, textParam } from '../page-kit/page-parts.js';
@@ -30,13 +29,12 @@ interface PermissionService {
 
 function servicesOf(services: HttpServices, admin: AdminPageRequest['admin']): PermissionService[] {
   const principal: Principal = admin.principal;
-  const entries = (answer: Record<string, unknown>) => answer.permissions as Entry[];
   return [
     {
       name: 'users',
       kind: 'user service',
-      get: async () => entries(await services.users.run('getPermissions', admin, {})),
-      set: async (permissions) => void (await services.users.run('setPermissions', admin, { permissions })),
+      get: () => services.users.permissionEntries(admin),
+      set: async (permissions) => void (await services.users.changePermissions(admin, { permissions })),
     },
     ...services.dataStores.names.map((name): PermissionService => {
       const store = services.dataStores.get(name)!;
@@ -52,8 +50,8 @@ function servicesOf(services: HttpServices, admin: AdminPageRequest['admin']): P
       return {
         name,
         kind: 'file store',
-        get: async () => entries(await store.run('getPermissions', principal, ROOT, {})),
-        set: async (permissions) => void (await store.run('setPermissions', principal, ROOT, { permissions })),
+        get: () => store.permissionEntries(principal),
+        set: async (permissions) => void (await store.changePermissions(principal, { permissions })),
       };
     }),
   ];

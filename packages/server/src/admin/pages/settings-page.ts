@@ -210,10 +210,8 @@ function formData(current: RuntimeSettings, policies: Map<string, readonly strin
 }
 
 async function userPermissions(users: UserService, page: AdminPageRequest): Promise<Map<string, readonly string[]>> {
-  const answer = await users.run('getPermissions', page.admin, {});
-  return new Map(
-    (answer.permissions as { permission: string; groups: string[] }[]).map((e) => [e.permission, e.groups]),
-  );
+  const entries = await users.permissionEntries(page.admin);
+  return new Map(entries.map((e) => [e.permission, e.groups]));
 }
 
 async function settingsPage(deps: SettingsPageDeps, page: AdminPageRequest) {
@@ -242,9 +240,9 @@ async function settingsPage(deps: SettingsPageDeps, page: AdminPageRequest) {
     const changes = SIGNUP_POLICIES.flatMap((p) => {
       const wanted = data[p.id];
       if (wanted === 'custom' || wanted === policyState(policies.get(p.id) ?? [])) return [];
-      return [{ permission: p.id, groups: [wanted === 'on' ? EVERYONE : NOONE], action: 'replace' }];
+      return [{ permission: p.id, groups: [wanted === 'on' ? EVERYONE : NOONE], action: 'replace' as const }];
     });
-    if (changes.length) await users.run('setPermissions', page.admin, { permissions: changes });
+    if (changes.length) await users.changePermissions(page.admin, { permissions: changes });
     done = 'Settings saved. They apply now.';
     return [true, ''];
   };

@@ -131,8 +131,8 @@ async function setupPage(deps: PageDeps & { setupLinks: SetupLinks }, request: F
   if (response) return sendFormResponse(request, reply, response);
   if (result && made) {
     const { name, password } = made;
-    const signedIn = await users.run('signin', withAddress(ANONYMOUS_CALLER, request), { identity: name, password });
-    setAuthCookie(request, reply, String(signedIn.token), deps.config.users.tokenLifetimeSeconds);
+    const signedIn = await users.signin(withAddress(ANONYMOUS_CALLER, request), { identity: name, password });
+    setAuthCookie(request, reply, signedIn.token, deps.config.users.tokenLifetimeSeconds);
     return reply.redirect('/admin', 303);
   }
   const intro = `<h2>Welcome to Roost</h2><p>No administrator exists yet. Make the first one: it manages users, permissions, settings and the stores here, at <code>/admin</code>.</p>`;

@@ -98,10 +98,8 @@ async function signinPage(deps: SigninDeps, audience: Audience, request: Fastify
     const again = { identity: data.identity, next: data.next };
     let issued: string;
     try {
-      issued = String(
-        (await users.run('signin', withAddress(caller, request), { identity: data.identity, password: data.password }))
-          .token,
-      );
+      const credentials = { identity: String(data.identity ?? ''), password: String(data.password ?? '') };
+      ({ token: issued } = await users.signin(withAddress(caller, request), credentials));
     } catch (err) {
       if (!isRoostError(err)) throw err;
       return [false, await this.render(again, [err.message], undefined, false, false)];
@@ -109,7 +107,7 @@ async function signinPage(deps: SigninDeps, audience: Audience, request: Fastify
     const who = await users.authenticate(issued);
     if (audience === 'admin' && !who?.user?.groups.includes(ADMINS)) {
       // No admin session: the token just issued is revoked at once.
-      if (who) await users.run('signout', who, {});
+      if (who) await users.signout(who);
       return [false, await this.render(again, [NOT_ADMIN], undefined, false, false)];
     }
     token = issued;
@@ -207,7 +205,7 @@ async function signoutRoute(deps: SigninDeps, audience: Audience, request: Fasti
       uploadDir: '',
     });
     assertCsrf(request, textParam(form.body?.csrf));
-    await deps.users.run('signout', caller, {});
+    await deps.users.signout(caller);
   }
   clearAuthCookie(request, reply);
   reply.header('cache-control', 'no-store');

@@ -51,7 +51,7 @@ function pendingObject(users: UserService, page: AdminPageRequest, user: User): 
     children: async () => [],
     async wfAction(action) {
       try {
-        await users.run('review', page.admin, { identity: user.id, action });
+        await users.review(page.admin, { identity: user.id, action });
         return true;
       } catch (err) {
         // Reviewed meanwhile (by someone else, or by its own activation): the form says so.
@@ -152,7 +152,7 @@ async function rejectPage(users: UserService, page: AdminPageRequest) {
     action: { id: 'reject', name: 'Reject and remove', cssClass: 'btn danger' },
     async run() {
       try {
-        await users.run('review', page.admin, { identity: user.id, action: 'reject' });
+        await users.review(page.admin, { identity: user.id, action: 'reject' });
         return undefined;
       } catch (err) {
         if (!(isRoostError(err) && err.code === 'not_pending')) throw err;

@@ -1,5 +1,6 @@
 import { ToolForm, type ContentTool, type ToolConf, type ToolResult } from '@roost/forms';
-import { USER_PAGE, type UserService } from '../../users/index.js';
+import { formatTime } from '../../core/clock.js';
+import { USER_PAGE, type UserQuery, type UserService } from '../../users/index.js';
 import { formBase, type AdminPages, type AdminPageRequest } from './admin-routes.js';
 import { STATE_FILTER, stateQuery } from './users-pages.js';
 
@@ -25,13 +26,15 @@ function csvField(value: unknown): string {
 async function usersCsv(
   users: UserService,
   admin: AdminPageRequest['admin'],
-  filter: Record<string, unknown>,
+  filter: UserQuery,
 ): Promise<{ csv: string; count: number }> {
   const lines = [CSV_COLUMNS.join(',')];
   for (let start = 1; ; start += USER_PAGE.max) {
-    const page = await users.run('list', admin, { ...filter, start, size: USER_PAGE.max, sort: 'name' });
-    const found = page.users as Record<string, unknown>[];
-    for (const u of found) lines.push(CSV_COLUMNS.map((c) => csvField(u[c])).join(','));
+    const { users: found } = await users.list(admin, { ...filter, start, size: USER_PAGE.max, sort: 'name' });
+    for (const u of found) {
+      const row = { ...u, email: u.email ?? '', created: formatTime(u.created), activity: formatTime(u.activity) };
+      lines.push(CSV_COLUMNS.map((c) => csvField(row[c])).join(','));
+    }
     if (found.length < USER_PAGE.max) break;
   }
   return { csv: `${lines.join('\r\n')}\r\n`, count: lines.length - 1 };
@@ -56,7 +59,7 @@ async function toolsPage(users: UserService, page: AdminPageRequest) {
       { id: 'group', name: 'Only the group', datatype: 'string', size: 100, description: 'Empty: any group.' },
     ],
     async run(values): Promise<ToolResult> {
-      const filter: Record<string, unknown> = stateQuery(values.state);
+      const filter: UserQuery = stateQuery(values.state);
       if (typeof values.group === 'string' && values.group) filter.group = values.group;
       download = await usersCsv(users, page.admin, filter);
       return { ok: true, output: `${download.count} accounts exported.` };

@@ -2,7 +2,8 @@ import { escapeHtml, HTMLForm, ObjectForm, type ContentObject, type FieldConf } 
 import { ADMINS } from '../../core/permissions.js';
 import { groupsProblem } from './account-pages.js';
 import { isRoostError } from '../../core/errors.js';
-import type { UserService } from '../../users/index.js';
+import { formatTime } from '../../core/clock.js';
+import type { User, UserQuery, UserService, UserValues } from '../../users/index.js';
 import { formBase, type AdminPages, type AdminPageRequest } from './admin-routes.js';
 import { accountConfirmForm } from './confirm-form.js';
 import { facts, link, pager, table } from '../page-kit/page-parts.js';
@@ -18,17 +19,6 @@ import { facts, link, pager, table } from '../page-kit/page-parts.js';
 const PAGE_SIZE = 20;
 
 /** Group names a page may give: letters, digits and `. _ : @ -` (never a `sys:` pseudo-group). */
-
-type AdminView = Record<string, unknown> & {
-  id: string;
-  name: string;
-  email: string;
-  realname: string;
-  groups: string[];
-  state: string;
-  activity: string;
-  created: string;
-};
 
 const STATE_LABELS: Record<string, string> = { active: 'active', disabled: 'disabled', pending: 'pending' };
 
@@ -85,22 +75,20 @@ async function listPage(users: UserService, { admin, form }: AdminPageRequest) {
 
   const start = typeof data.start === 'number' ? data.start : 1;
   const state = typeof data.state === 'string' ? data.state : 'all';
-  const query: Record<string, unknown> = { start, size: PAGE_SIZE, sort: 'name', ...stateQuery(state) };
-  if (data.search) query.search = data.search;
-  if (data.group) query.group = data.group;
-  const page = await users.run('list', admin, query);
-  const found = page.users as AdminView[];
-  const total = Number(page.total);
+  const query: UserQuery = { start, size: PAGE_SIZE, sort: 'name', ...stateQuery(state) };
+  if (typeof data.search === 'string' && data.search) query.search = data.search;
+  if (typeof data.group === 'string' && data.group) query.group = data.group;
+  const { users: found, total } = await users.list(admin, query);
 
-  const url = (u: AdminView) => `/admin/users/${encodeURIComponent(u.id)}`;
+  const url = (u: User) => `/admin/users/${encodeURIComponent(u.id)}`;
   const columns = [
-    { label: 'Name', cell: (u: AdminView) => link(url(u), u.name) },
-    { label: 'Real name', cell: (u: AdminView) => escapeHtml(u.realname) },
-    { label: 'Email', cell: (u: AdminView) => escapeHtml(u.email) },
-    { label: 'Groups', cell: (u: AdminView) => escapeHtml(u.groups.join(', ')) },
-    { label: 'State', cell: (u: AdminView) => stateBadge(u.state) },
-    { label: 'Last activity', cell: (u: AdminView) => escapeHtml(u.activity) },
-    { label: 'Actions', cell: (u: AdminView) => `${link(url(u), 'Edit')} · ${link(`${url(u)}/remove`, 'Remove')}` },
+    { label: 'Name', cell: (u: User) => link(url(u), u.name) },
+    { label: 'Real name', cell: (u: User) => escapeHtml(u.realname) },
+    { label: 'Email', cell: (u: User) => escapeHtml(u.email ?? '') },
+    { label: 'Groups', cell: (u: User) => escapeHtml(u.groups.join(', ')) },
+    { label: 'State', cell: (u: User) => stateBadge(u.state) },
+    { label: 'Last activity', cell: (u: User) => escapeHtml(formatTime(u.activity)) },
+    { label: 'Actions', cell: (u: User) => `${link(url(u), 'Edit')} · ${link(`${url(u)}/remove`, 'Remove')}` },
   ];
   const params: Record<string, string> = {};
   for (const key of ['search', 'group'] as const)
@@ -119,21 +107,24 @@ async function listPage(users: UserService, { admin, form }: AdminPageRequest) {
 }
 
 /** The account as a content object, so an `ObjectForm` edits it; saving runs `setUser`. */
-function userObject(users: UserService, page: AdminPageRequest, user: AdminView): ContentObject {
+function userObject(users: UserService, page: AdminPageRequest, user: User): ContentObject {
   return {
     id: user.id,
     type: 'user',
-    data: { realname: user.realname, email: user.email, groups: user.groups, active: user.state === 'active' },
+    data: { realname: user.realname, email: user.email ?? '', groups: user.groups, active: user.state === 'active' },
     meta: {},
     parent: undefined,
     configuration: undefined,
     async update(values) {
-      const change: Record<string, unknown> = { realname: values.realname ?? '', groups: values.groups ?? [] };
+      const change: UserValues = {
+        realname: typeof values.realname === 'string' ? values.realname : '',
+        groups: Array.isArray(values.groups) ? values.groups.map(String) : [],
+      };
       if (typeof values.email === 'string' && values.email !== '' && values.email !== user.email)
         change.email = values.email;
       // A pending account stays pending unless it is activated here (its review is on the sign-ups page).
       if (!(user.state === 'pending' && values.active !== true)) change.active = values.active === true;
-      await users.run('setUser', page.admin, { identity: user.id, values: change });
+      await users.setUser(page.admin, { identity: user.id, values: change });
       return true;
     },
     create: () => Promise.reject(new Error('accounts have no children')),
@@ -142,7 +133,7 @@ function userObject(users: UserService, page: AdminPageRequest, user: AdminView)
   };
 }
 
-function editFields(users: UserService, page: AdminPageRequest, user: AdminView): FieldConf[] {
+function editFields(users: UserService, page: AdminPageRequest, user: User): FieldConf[] {
   const self = user.id === page.admin.user.id;
   return [
     { id: 'realname', name: 'Real name', datatype: 'string', size: 255 },
@@ -151,11 +142,11 @@ function editFields(users: UserService, page: AdminPageRequest, user: AdminView)
       name: 'Email',
       datatype: 'email',
       size: 254,
-      required: user.email !== '',
+      required: !!user.email,
       async validator(value) {
-        if (typeof value !== 'string' || value === '' || value.toLowerCase() === user.email.toLowerCase())
+        if (typeof value !== 'string' || value === '' || value.toLowerCase() === (user.email ?? '').toLowerCase())
           return undefined;
-        const owner = await users.run('getUser', page.admin, { identity: value }).catch((err: unknown) => {
+        const owner = await users.getUser(page.admin, { identity: value }).catch((err: unknown) => {
           if (isRoostError(err) && err.code === 'unknown_user') return null;
           throw err;
         });
@@ -189,16 +180,16 @@ function editFields(users: UserService, page: AdminPageRequest, user: AdminView)
   ];
 }
 
-async function findUser(users: UserService, page: AdminPageRequest): Promise<AdminView> {
-  return (await users.run('getUser', page.admin, { identity: page.params.id ?? '' })) as AdminView;
+function findUser(users: UserService, page: AdminPageRequest): Promise<User> {
+  return users.getUser(page.admin, { identity: page.params.id ?? '' });
 }
 
-function summary(user: AdminView): string {
+function summary(user: User): string {
   return facts([
     ['Name', escapeHtml(user.name)],
     ['State', stateBadge(user.state)],
-    ['Created', escapeHtml(user.created)],
-    ['Last activity', escapeHtml(user.activity || '–')],
+    ['Created', escapeHtml(formatTime(user.created))],
+    ['Last activity', escapeHtml(formatTime(user.activity) || '–')],
     ['Id', `<code>${escapeHtml(user.id)}</code>`],
   ]);
 }
@@ -231,7 +222,7 @@ async function removePage(users: UserService, page: AdminPageRequest) {
     action: { id: 'remove', name: 'Remove for good', cssClass: 'btn danger' },
     async run() {
       if (self) return 'You cannot remove your own account here.';
-      await users.run('removeUser', page.admin, { identity: user.id });
+      await users.removeUser(page.admin, { identity: user.id });
       return undefined;
     },
   });

@@ -30,7 +30,9 @@ export function resetPasswordPage(deps: PageDeps, request: FastifyRequest, reply
       ],
       actions: [{ id: 'request', method: 'submit', name: 'Mail me a code', cssClass: 'btn btn-primary' }],
       perform: async (data) => {
-        await deps.services.users.run('resetPassword', caller, data);
+        await deps.services.users.resetPassword(caller, {
+          identity: typeof data.identity === 'string' ? data.identity : '',
+        });
         return {
           message:
             'If an account matches, we sent a mail with a code and a link to its address. The code works once, for a limited time.',

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { escapeHtml, type FieldConf } from '@roost/forms';
-import { ANONYMOUS_CALLER } from '../../users/index.js';
+import { ANONYMOUS_CALLER, SIGNUP_POLICIES, type SignupPolicy, type User } from '../../users/index.js';
 import type { PageDeps } from '../index.js';
 import { PageForm } from '../page-kit/page-form.js';
 import { link, textParam } from '../page-kit/page-parts.js';
@@ -8,10 +8,7 @@ import { sendFormResponse, sendHtml } from '../page-kit/page-reply.js';
 import { accountWords } from './account-words.js';
 import { publicFormRequest, renderPublicPage, signInLink, successPanel } from './public-page.js';
 
-/** The sign-up policies, in the order the page offers them, each with what it asks and what it says after. */
-const SIGNUP_POLICIES = ['signupDirect', 'signupOptin', 'signupReview', 'signupSendpw', 'signupUid'] as const;
-export type SignupPolicy = (typeof SIGNUP_POLICIES)[number];
-
+/** The sign-up policies, in the order the page offers them (SIGNUP_POLICIES), each with what it says. */
 const LABELS: Record<SignupPolicy, { title: string; button: string }> = {
   signupDirect: { title: 'Create an account', button: 'Create account' },
   signupOptin: { title: 'Create an account (confirmed by mail)', button: 'Create account' },
@@ -24,7 +21,7 @@ const LABELS: Record<SignupPolicy, { title: string; button: string }> = {
 function doneMessage(
   policy: SignupPolicy,
   data: Record<string, unknown>,
-  answer: Record<string, unknown>,
+  account: User | null,
 ): { message: string; next: string } {
   const email = String(data.email ?? '');
   switch (policy) {
@@ -44,7 +41,7 @@ function doneMessage(
     case 'signupSendpw':
       return { message: `Check your mail: we sent your password to ${email}.`, next: signInLink };
     case 'signupUid': {
-      const name = String(answer.name ?? '');
+      const name = account?.name ?? '';
       return {
         message: `Your account is ready. Your generated name is ${name}.`,
         next: `<p>Keep it: you sign in with this name.</p><p><code class="key generated-name">${escapeHtml(name)}</code></p>${signInLink}`,
@@ -103,8 +100,8 @@ function fieldsOf(policy: SignupPolicy, deps: PageDeps, identityPolicy: 'name' |
 
 /** The policies open to anybody, as the user service answers `allowed` for an anonymous caller. */
 async function openPolicies(deps: PageDeps): Promise<SignupPolicy[]> {
-  const answer = await deps.services.users.run('allowed', ANONYMOUS_CALLER, { permission: [...SIGNUP_POLICIES] });
-  return SIGNUP_POLICIES.filter((p) => answer[p] === true);
+  const open = await deps.services.users.allowed(ANONYMOUS_CALLER, { permission: SIGNUP_POLICIES });
+  return SIGNUP_POLICIES.filter((p) => open.get(p) === true);
 }
 
 /**
@@ -128,7 +125,7 @@ export async function signupPage(deps: PageDeps, request: FastifyRequest, reply:
   }
   const asked = textParam(form.query?.policy);
   const policy = open.find((p) => p === asked) ?? (open[0] as SignupPolicy);
-  let answer: Record<string, unknown> = {};
+  let account: User | null = null;
   const signup = new PageForm({
     request: form,
     formid: 'signup',
@@ -138,13 +135,13 @@ export async function signupPage(deps: PageDeps, request: FastifyRequest, reply:
     describe: accountWords(deps),
     perform: async (data) => {
       const input = Object.fromEntries(Object.entries(data).filter(([, v]) => v !== ''));
-      answer = await deps.services.users.run(policy, ANONYMOUS_CALLER, input);
+      account = await deps.services.users.signup(ANONYMOUS_CALLER, policy, input);
     },
   });
   const { result, html, response } = await signup.process({ renderSuccess: false });
   if (response) return sendFormResponse(request, reply, response);
   if (result && signup.isRequestAction('signup')) {
-    const done = doneMessage(policy, result as Record<string, unknown>, answer);
+    const done = doneMessage(policy, result as Record<string, unknown>, account);
     const messages = `<div class="alert alert-success" role="status"><div>${escapeHtml(done.message)}</div></div>`;
     return sendHtml(
       reply,

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { escapeHtml, type FieldConf, type FormRequest } from '@roost/forms';
 import { callerOf } from '../../http/auth.js';
+import type { Caller, UserService } from '../../users/index.js';
 import type { PageDeps } from '../index.js';
 import { PageForm } from '../page-kit/page-form.js';
 import { textParam } from '../page-kit/page-parts.js';
@@ -12,8 +13,8 @@ import { publicFormRequest, renderPublicPage, signInLink, successPanel } from '.
 export interface TokenPage {
   title: string;
   intro: string;
-  /** The user operation that takes the token. */
-  operation: 'activate' | 'verifyEmail2' | 'resetPassword2';
+  /** The user operation that takes the token (and the other fields). */
+  run(users: UserService, caller: Caller, data: Record<string, unknown>): Promise<void>;
   button: string;
   done: string;
   /** Fields after the token. */
@@ -69,7 +70,7 @@ export async function tokenPage(
     actions: [{ id: 'confirm', method: 'submit', name: spec.button }],
     describe: accountWords(deps),
     perform: async (data) => {
-      await deps.services.users.run(spec.operation, caller, data);
+      await spec.run(deps.services.users, caller, data);
     },
   });
   const { result, html, response } = await page.process({
@@ -100,10 +101,13 @@ export async function tokenPage(
   );
 }
 
+/** A form's text field (a field left out is empty, which the operation refuses as required). */
+const text = (value: unknown) => (typeof value === 'string' ? value : '');
+
 export const ACTIVATE: TokenPage = {
   title: 'Activate your account',
   intro: 'Confirm your address to activate your account.',
-  operation: 'activate',
+  run: (users, caller, data) => users.activate(caller, { token: text(data.token) }),
   button: 'Activate my account',
   done: 'Your account is active. You can sign in now.',
 };
@@ -111,7 +115,7 @@ export const ACTIVATE: TokenPage = {
 export const VERIFY_EMAIL: TokenPage = {
   title: 'Confirm your new email address',
   intro: 'Confirm that the address this mail came to is your new one.',
-  operation: 'verifyEmail2',
+  run: (users, caller, data) => users.verifyEmail2(caller, { token: text(data.token) }),
   button: 'Confirm my address',
   done: 'Your new email address is confirmed and in use.',
 };
@@ -119,7 +123,8 @@ export const VERIFY_EMAIL: TokenPage = {
 export const RESET_PASSWORD: TokenPage = {
   title: 'Choose a new password',
   intro: 'Enter the code from the mail and your new password (twice).',
-  operation: 'resetPassword2',
+  run: (users, caller, data) =>
+    users.resetPassword2(caller, { token: text(data.token), newpassword: text(data.newpassword) }),
   button: 'Set new password',
   done: 'Your password has been changed. Sign in with the new one; other devices were signed out.',
   fields: (deps) => [

@@ -1,5 +1,5 @@
 import type { Roost } from '../../../src/roost.js';
-import { userRoutes } from '../../../src/http/routes/user-routes.js';
+import { userOperations } from '../../../src/http/protocol/user-protocol.js';
 import { dataStoreOperations } from '../../../src/http/protocol/datastore-protocol.js';
 import {
   OPERATIONS as FILE_OPERATIONS,
@@ -31,7 +31,7 @@ export const DOWNLOAD = 'download';
 
 export function operationsOf(roost: Roost): OperationInfo[] {
   const out: OperationInfo[] = [];
-  for (const route of userRoutes(roost.users, roost.config)) {
+  for (const route of userOperations(roost.users, roost.config)) {
     for (const op of [route.op, ...(route.aliases ?? [])]) {
       out.push({ service: 'users', op, read: route.read === true, del: route.del === true, upload: false });
     }

@@ -1,0 +1,336 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import { formatTime } from '../../core/clock.js';
+import type { Config } from '../../core/config.js';
+import { allowedBody, permissionsBody } from '../../core/permission-ops.js';
+import { allowedInput, setPermissionsInput } from '../../core/validation.js';
+import type { Caller, SignupPolicy, User, UserPage, UserService } from '../../users/index.js';
+import { clearAuthCookie, setAuthCookie } from '../auth.js';
+import { asInput, type WireValues } from './wire-values.js';
+
+/**
+ * The user service in the original protocol (docs/reference/original-services.md): each
+ * operation's name and aliases, what guards it, and how its typed call (users/user-service.ts)
+ * answers on the wire. The bodies are the original connectors' contract: they stay byte for
+ * byte what they were when the service answered them itself (test/http/users-*.test.ts).
+ */
+export interface UserOperation {
+  op: string;
+  summary: string;
+  aliases?: string[];
+  /** Also answers DELETE (disable, delete). */
+  del?: boolean;
+  /** Brute-force guarded: answers 429 past the configured rate. */
+  limited?: boolean;
+  /** Throttled by failed attempts per account and address in the domain (users/signin-throttle.ts), not by requests. */
+  signin?: boolean;
+  /** Changes nothing, so a cross-site cookie request may call it. */
+  read?: boolean;
+  /** Checked for a same-origin browser request even without a cookie (sign-in: login CSRF). */
+  sameOrigin?: boolean;
+  admin?: boolean;
+  /** The input's schema, for the API docs (the service checks its input itself). */
+  input?: z.ZodType;
+  call(caller: Caller, values: WireValues): Promise<object>;
+  /** Shapes the reply after a successful call (cookies). */
+  after?: (request: FastifyRequest, reply: FastifyReply, answer: object) => object;
+}
+
+/** The response shapes of the seed; `reference` repeats `id` under the original's name. */
+const identityView = (user: User) => ({
+  name: user.name,
+  realname: user.realname,
+  email: user.email ?? '',
+  id: user.id,
+  reference: user.id,
+});
+
+const profileView = (user: User) => ({
+  name: user.name,
+  email: user.email ?? '',
+  realname: user.realname,
+  data: user.data,
+  activity: formatTime(user.activity),
+  notify: user.notify,
+  id: user.id,
+  reference: user.id,
+  active: user.state === 'active',
+  pending: user.state === 'pending',
+  groups: user.groups,
+});
+
+/** What administrators see: the profile plus the state and the creation time. */
+const adminView = (user: User) => ({ ...profileView(user), state: user.state, created: formatTime(user.created) });
+
+const pageBody = <T>(page: UserPage, view: (user: User) => T) => ({
+  users: page.users.map(view),
+  start: page.start,
+  size: page.size,
+  total: page.total,
+});
+
+const DONE = { result: true } as const;
+const done = async (work: Promise<unknown>) => {
+  await work;
+  return DONE;
+};
+
+/** A command of the service (no result but success) in the original's form: `{result: true}`. */
+const command =
+  <I extends object>(run: (caller: Caller, input: I) => Promise<void>) =>
+  (caller: Caller, values: WireValues) =>
+    done(run(caller, asInput(values)));
+
+/**
+ * Every operation of the user service, `/users/api/<op>`, each answering GET (query) and POST
+ * (JSON or form body). Validation failures answer 200 with `result: false`, as the original
+ * does; see DESIGN.md for the other statuses.
+ */
+export function userOperations(users: UserService, config: Config): UserOperation[] {
+  const i = users.inputs;
+  const clearCookie = (request: FastifyRequest, reply: FastifyReply, answer: object) => {
+    clearAuthCookie(request, reply);
+    return answer;
+  };
+  const signup = (policy: SignupPolicy) => async (caller: Caller, values: WireValues) => {
+    const user = await users.signup(caller, policy, asInput(values));
+    // signupUid's name is made by Roost: the caller learns it here only.
+    return policy === 'signupUid' ? { result: true, name: user.name } : DONE;
+  };
+  return [
+    {
+      op: 'ping',
+      summary: 'Health check: answers `result: 1`.',
+      read: true,
+      call: async (caller) => {
+        await users.ping(caller);
+        return { result: 1 };
+      },
+    },
+    {
+      op: 'token',
+      summary: 'Exchange identity and password for a token (send it as `x-auth-token` or `Authorization: Bearer`).',
+      signin: true,
+      input: i.credentials,
+      call: async (caller, values) => ({ result: true, ...(await users.token(caller, asInput(values))) }),
+    },
+    {
+      op: 'signin',
+      sameOrigin: true,
+      summary: 'Sign in: sets the HttpOnly cookie `auth`.',
+      signin: true,
+      input: i.credentials,
+      call: async (caller, values) => users.signin(caller, asInput(values)),
+      after(request, reply, answer) {
+        const { token } = answer as { token: string };
+        setAuthCookie(request, reply, token, config.users.tokenLifetimeSeconds);
+        return DONE;
+      },
+    },
+    {
+      op: 'signout',
+      summary: 'Revoke the token of this request and clear the cookie.',
+      call: (caller) => done(users.signout(caller)),
+      after: clearCookie,
+    },
+    {
+      op: 'identity',
+      summary: 'The signed-in user: name, realname, email, id (and `reference`).',
+      read: true,
+      call: async (caller) => identityView(await users.identity(caller)),
+    },
+    {
+      op: 'name',
+      summary: 'Name (or email, by the identity policy) and realname.',
+      read: true,
+      call: (caller) => users.name(caller),
+    },
+    {
+      op: 'profile',
+      summary: 'The profile of the signed-in user.',
+      read: true,
+      call: async (caller) => profileView(await users.profile(caller)),
+    },
+    {
+      op: 'authenticated',
+      summary: 'Signed in (and, with `groups`, member of one of them)?',
+      read: true,
+      input: i.authenticated,
+      call: async (caller, values) => ({ result: await users.authenticated(caller, asInput(values)) }),
+    },
+    {
+      op: 'allowed',
+      summary: 'Does the caller hold these permissions?',
+      read: true,
+      input: allowedInput,
+      call: async (caller, values) => allowedBody(await users.allowed(caller, asInput(values))),
+    },
+    {
+      op: 'signupDirect',
+      summary: 'Sign up: active at once.',
+      limited: true,
+      input: i.signup,
+      call: signup('signupDirect'),
+    },
+    {
+      op: 'signupOptin',
+      summary: 'Sign up: pending until the mailed activation token is used.',
+      limited: true,
+      input: i.signup,
+      call: signup('signupOptin'),
+    },
+    {
+      op: 'signupReview',
+      summary: 'Sign up: pending until an administrator reviews it.',
+      limited: true,
+      input: i.signup,
+      call: signup('signupReview'),
+    },
+    {
+      op: 'signupSendpw',
+      summary: 'Sign up: active, with a generated password sent by mail.',
+      limited: true,
+      input: i.signupSendpw,
+      call: signup('signupSendpw'),
+    },
+    {
+      op: 'signupUid',
+      summary: 'Sign up: active, with a generated 30-character name returned as `name`.',
+      limited: true,
+      input: i.signupUid,
+      call: signup('signupUid'),
+    },
+    {
+      op: 'activate',
+      summary: 'Activate a pending account with its mailed token.',
+      limited: true,
+      input: i.token,
+      call: command(users.activate),
+    },
+    {
+      op: 'update',
+      summary: 'Change realname, notify or data.',
+      input: i.update,
+      call: command(users.update),
+    },
+    {
+      op: 'updatePassword',
+      summary: 'Change the password (needs the current one).',
+      input: i.updatePassword,
+      call: command(users.updatePassword),
+    },
+    {
+      op: 'updateEmail',
+      aliases: ['updateMail'],
+      summary: 'Change the email at once, without verification (permission-guarded).',
+      input: i.email,
+      call: command(users.updateEmail),
+    },
+    {
+      op: 'verifyEmail',
+      summary: 'Mail a verification token to a new address.',
+      input: i.email,
+      call: command(users.verifyEmail),
+    },
+    {
+      op: 'verifyEmail2',
+      summary: 'Take the new address with its verification token.',
+      limited: true,
+      input: i.token,
+      call: command(users.verifyEmail2),
+    },
+    {
+      op: 'resetPassword',
+      summary: 'Mail a reset token; answers the same whether or not the account exists.',
+      limited: true,
+      input: i.identity,
+      call: command(users.resetPassword),
+    },
+    {
+      op: 'resetPassword2',
+      summary: 'Set a new password with the reset token.',
+      limited: true,
+      input: i.resetPassword2,
+      call: command(users.resetPassword2),
+    },
+    {
+      op: 'message',
+      summary: 'Mail a message (at most 5000 characters) to the administrator.',
+      input: i.message,
+      call: command(users.message),
+    },
+    {
+      op: 'disable',
+      summary: 'Disable the own account and sign out.',
+      del: true,
+      call: (caller) => done(users.disable(caller)),
+      after: clearCookie,
+    },
+    {
+      op: 'delete',
+      summary: 'Remove the own account for good.',
+      del: true,
+      call: (caller) => done(users.delete(caller)),
+      after: clearCookie,
+    },
+    {
+      op: 'review',
+      summary: 'Review a pending sign-up: accept, optin, activate, reject, disable.',
+      admin: true,
+      input: i.review,
+      call: command(users.review),
+    },
+    {
+      op: 'getUser',
+      summary: 'A user profile, by name, email or id.',
+      admin: true,
+      read: true,
+      input: i.identity,
+      call: async (caller, values) => ({ result: true, ...adminView(await users.getUser(caller, asInput(values))) }),
+    },
+    {
+      op: 'setUser',
+      summary: 'Change a user (`values`: realname, email, name, notify, data, groups, password, active).',
+      admin: true,
+      input: i.setUser,
+      call: command(users.setUser),
+    },
+    {
+      op: 'removeUser',
+      summary: 'Remove a user.',
+      admin: true,
+      input: i.identity,
+      call: command(users.removeUser),
+    },
+    {
+      op: 'list',
+      summary: 'Users with their profiles: search, paging, sort.',
+      admin: true,
+      read: true,
+      input: i.list,
+      call: async (caller, values) => pageBody(await users.list(caller, asInput(values)), adminView),
+    },
+    {
+      op: 'identities',
+      summary: 'Users as identities: search, paging, sort.',
+      admin: true,
+      read: true,
+      input: i.list,
+      call: async (caller, values) => pageBody(await users.identities(caller, asInput(values)), identityView),
+    },
+    {
+      op: 'getPermissions',
+      summary: 'The permission entries of the user service.',
+      admin: true,
+      read: true,
+      call: async (caller) => permissionsBody(await users.permissionEntries(caller)),
+    },
+    {
+      op: 'setPermissions',
+      summary: 'Add, replace or revoke groups of permission entries.',
+      admin: true,
+      input: setPermissionsInput,
+      call: async (caller, values) => permissionsBody(await users.changePermissions(caller, asInput(values))),
+    },
+  ];
+}
