@@ -19,7 +19,24 @@ import { openServices, type RoostOverrides, type Services } from './services.js'
 // The package's entry (@roost/server): Roost with its HTTP app, and the services without it,
 // with the types of their operations (docs/embedding.md).
 export { openServices, type RoostOverrides, type Services } from './services.js';
-export type { Principal } from './core/permissions.js';
+export { parseConfig, type Config, type ConfigInput } from './core/config.js';
+export { isRoostError, RoostError } from './core/errors.js';
+export { ANONYMOUS, type Principal } from './core/permissions.js';
+export {
+  ANONYMOUS_CALLER,
+  programCaller,
+  SIGNUP_POLICIES,
+  type Caller,
+  type Credentials,
+  type NewAccount,
+  type SignupInput,
+  type SignupPolicy,
+  type User,
+  type UserChange,
+  type UserPage,
+  type UserQuery,
+  type UserValues,
+} from './users/index.js';
 export type { PermissionEntry } from './core/permission-ops.js';
 export type {
   DataStore,

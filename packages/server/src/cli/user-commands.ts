@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '../core/config.js';
 import { isRoostError } from '../core/errors.js';
-import { ADMINS, groupListProblem } from '../core/permissions.js';
+import { groupListProblem } from '../core/permissions.js';
 import { openServices } from '../services.js';
-import type { Caller, UserValues } from '../users/index.js';
+import { programCaller, type UserValues } from '../users/index.js';
 
 /**
  * `roost user passwd | groups | disable | enable | remove <identity>`: account recovery from the
@@ -11,11 +11,7 @@ import type { Caller, UserValues } from '../users/index.js';
  * administrator operation (`setUser`, `removeUser`) as the CLI, so its rules and effects are
  * the API's: a new password or a disable ends the account's sessions.
  */
-const CLI_CALLER: Caller = Object.freeze({
-  principal: Object.freeze({ userId: 'roost-cli', name: 'roost-cli', groups: [ADMINS] }),
-  user: null,
-  tokenHash: null,
-});
+const CLI_CALLER = programCaller('roost-cli');
 
 export const USER_CHANGES = ['passwd', 'groups', 'disable', 'enable', 'remove'] as const;
 export type UserChange = (typeof USER_CHANGES)[number];

@@ -2,12 +2,13 @@ export {
   createUserService,
   ANONYMOUS_CALLER,
   SIGNUP_POLICIES,
+  type NewAccount,
   type SignupPolicy,
   type UserService,
 } from './user-service.js';
 export type { UserPage } from './admin-ops.js';
 export type * from './user-inputs.js';
-export type { Caller } from './user-context.js';
+export { programCaller, type Caller } from './user-context.js';
 export type { User } from './user-repo.js';
 export { DuplicateUserError } from './user-repo.js';
 export { USER_PAGE, REVIEW_ACTIONS } from './admin-ops.js';

@@ -1,7 +1,7 @@
 import type { Clock } from '../core/clock.js';
 import { commonErrors } from '../core/errors.js';
 import type { QueuingMailer } from '../core/mailer.js';
-import { holds, refusal, type Principal, type ServicePermissions } from '../core/permissions.js';
+import { ADMINS, holds, refusal, type Principal, type ServicePermissions } from '../core/permissions.js';
 import type { UserInputs } from './user-inputs.js';
 import type { User, UserRepo } from './user-repo.js';
 
@@ -58,6 +58,19 @@ export interface UserContext {
 /** The principal of a signed-in user: its own groups; `sys:*` groups are implied by `holds`. */
 export function principalOf(user: User): Principal {
   return { userId: user.id, name: user.name, groups: user.groups };
+}
+
+/**
+ * A program acting as an administrator, with no account behind it: the CLI (cli/user-commands.ts)
+ * or a program that embeds Roost (docs/embedding.md). `name` stands where a user id would (items
+ * it creates belong to no account).
+ */
+export function programCaller(name: string): Caller {
+  return Object.freeze({
+    principal: Object.freeze({ userId: name, name, groups: Object.freeze([ADMINS]) }),
+    user: null,
+    tokenHash: null,
+  });
 }
 
 export function requireUser(caller: Caller): User {

@@ -18,6 +18,7 @@ import { authenticate } from './sessions.js';
 import {
   findForAdmin,
   guarded,
+  principalOf,
   type Caller,
   type UserContext,
   type UserRuntimeSettings,
@@ -71,6 +72,10 @@ function runtimeFrom(config: Config, s: RuntimeSettings): UserRuntimeSettings {
     adminAddress: s.adminAddress ?? undefined,
   };
 }
+
+/** A new account made by a program (`createUser`): only name and password are needed. */
+export type NewAccount = Pick<NewUser, 'name'> &
+  Partial<Omit<NewUser, 'id' | 'created' | 'passwordHash' | 'name'>> & { password: string };
 
 /** The five ways to sign up, each open to whoever holds the permission of its name. */
 export const SIGNUP_POLICIES = ['signupDirect', 'signupOptin', 'signupReview', 'signupSendpw', 'signupUid'] as const;
@@ -157,14 +162,26 @@ export function createUserService(deps: UserServiceDeps) {
     permissionEntries: guarded(ctx, 'getPermissions', admin.getPermissions),
     changePermissions: guarded(ctx, 'setPermissions', admin.setPermissions),
     authenticate: (token: string) => authenticate(ctx, token),
-    /** For the CLI and the admin pages: create an account without any permission check. */
-    async createUser(values: Omit<NewUser, 'id' | 'created' | 'passwordHash'> & { password: string }) {
-      const { password, ...rest } = values;
+    /** A caller acting as this account, as if it had signed in (a program that embeds Roost). */
+    callerFor: (user: User): Caller => ({ principal: principalOf(user), user, tokenHash: null }),
+    /**
+     * For the CLI, the admin pages and embedding programs: create an account without any
+     * permission check or mail, as given (check it with `checkNewAccount` first). Active, in no
+     * group, with an empty profile unless said otherwise.
+     */
+    async createUser(values: NewAccount): Promise<User> {
       return ctx.repo.insert({
-        ...rest,
         id: newId(),
+        name: values.name,
+        email: values.email ?? null,
+        realname: values.realname ?? '',
+        data: values.data ?? '',
+        notify: values.notify ?? false,
+        groups: values.groups ?? [],
+        state: values.state ?? 'active',
+        pending: values.pending ?? null,
         created: ctx.clock.now(),
-        passwordHash: await hashPassword(password),
+        passwordHash: await hashPassword(values.password),
       });
     },
     /** The shape problems of a new account's name, email and password (the sign-up rules). */
