@@ -52,6 +52,23 @@ export type {
   OwnerChange,
   WrittenItem,
 } from './datastore/index.js';
+export type {
+  ContentsInput,
+  EntryChange,
+  EntryMeta,
+  EntryPage,
+  EntryQuery,
+  FileContents,
+  FileEntry,
+  FilePath,
+  FileStore,
+  MoveInput,
+  NewEntryInput,
+  OwnerInput,
+  RemoveInput,
+  Upload,
+} from './filestore/index.js';
+export { parsePath, ROOT } from './filestore/index.js';
 import type { UserService } from './users/index.js';
 import type { DataStores } from './datastore/index.js';
 import type { FileStores } from './filestore/index.js';

@@ -53,33 +53,3 @@ export async function changePermissions(
   await permissions.change(changes);
   return permissionEntries(permissions);
 }
-
-/*
- * The original protocol's answers of the three (http/protocol/ makes the data store's and the
- * user service's; the file store still answers `allowed` and `setPermissions` in wire form itself).
- */
-
-/**
- * `{result: <all held>, <name>: bool, ...}`. A name like `__proto__` counts in `result` but
- * cannot be a member of the answer (assigning it sets nothing).
- */
-export function allowedBody(held: ReadonlyMap<string, boolean>) {
-  const out: Record<string, unknown> = {};
-  for (const [name, granted] of held) out[name] = granted;
-  return { result: [...held.values()].every((granted) => granted), ...out };
-}
-
-export const permissionsBody = (entries: readonly PermissionEntry[]) => ({ result: true, permissions: entries });
-
-export async function allowedAnswer(
-  permissions: ServicePermissions,
-  principal: Principal,
-  input: Record<string, unknown>,
-  isOwner = principal.userId !== null,
-) {
-  return allowedBody(await allowedOf(permissions, principal, input, isOwner));
-}
-
-export async function changePermissionsAnswer(permissions: ServicePermissions, input: Record<string, unknown>) {
-  return permissionsBody(await changePermissions(permissions, input as { permissions: PermissionChange[] }));
-}

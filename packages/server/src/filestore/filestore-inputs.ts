@@ -70,3 +70,56 @@ export const setOwnerInput = z
   .refine((owner): owner is string => owner !== undefined, { message: 'required', path: ['owner'] });
 
 export type ListQuery = z.output<typeof listInput>;
+
+/*
+ * What callers pass to the file store's operations (filestore-service.ts). The schemas above check
+ * every call against them, and also take the original connectors' aliases and the text forms a
+ * query string carries (`decode=true`, `type=file`): the original protocol's adapter
+ * (http/protocol/filestore-protocol.ts) hands its values over as they came.
+ */
+
+/** Text contents; with `decode` true they are base64. An upload (a stream) comes beside the input instead. */
+export interface ContentsInput {
+  contents?: string;
+  decode?: boolean;
+  /** The media type; by default the transport's, else the name's, else sniffed from the bytes. */
+  mime?: string;
+}
+
+/** How browsers and proxies may cache the file (`header` is the original's name for it). */
+export interface EntryMeta {
+  cache?: string;
+  header?: string;
+}
+
+/** A new file (the default) or directory (`type: 'd'`) in a directory. */
+export interface NewEntryInput extends ContentsInput, EntryMeta {
+  name: string;
+  type?: 'f' | 'd' | 'file' | 'dir' | 'directory';
+}
+
+export type EntryChange = ContentsInput & EntryMeta;
+
+export interface MoveInput {
+  newpath: string;
+}
+
+export interface RemoveInput {
+  /** A directory with entries is removed only with this. */
+  recursive?: boolean;
+}
+
+/** A page of a directory's entries: only files or directories, sorted, from `start` (from 1). */
+export interface EntryQuery {
+  type?: 'f' | 'd' | 'file' | 'dir' | 'directory' | 'all';
+  sort?: 'name' | 'type' | 'size' | 'mime' | 'mtime' | 'ctime';
+  order?: '<' | '>';
+  start?: number;
+  size?: number;
+}
+
+/** The new owner by name, email or id (`newOwner` is the other connectors' name for it). */
+export interface OwnerInput {
+  owner?: string;
+  newOwner?: string;
+}

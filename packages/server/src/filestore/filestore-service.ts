@@ -1,6 +1,5 @@
 import { Readable } from 'node:stream';
 import type { Clock } from '../core/clock.js';
-import { formatTime } from '../core/clock.js';
 import type { FileStoreOptions } from '../core/config.js';
 import { commonErrors, isRoostError } from '../core/errors.js';
 import { newId } from '../core/ids.js';
@@ -13,11 +12,10 @@ import {
   type Principal,
 } from '../core/permissions.js';
 import {
-  allowedAnswer,
+  allowedOf,
   changePermissions,
-  changePermissionsAnswer,
   permissionEntries,
-  permissionsBody,
+  type AllowedQuery,
   type PermissionEntry,
 } from '../core/permission-ops.js';
 import { parseInput, invalidField } from '../core/validation.js';
@@ -39,6 +37,13 @@ import {
   setItemInput,
   setOwnerInput,
   writeInput,
+  type ContentsInput,
+  type EntryChange,
+  type EntryQuery,
+  type MoveInput,
+  type NewEntryInput,
+  type OwnerInput,
+  type RemoveInput,
 } from './filestore-inputs.js';
 import { fileStorePermissionDefaults, READ_OPERATIONS } from './filestore-permissions.js';
 import { type createFileStoreRepo, DuplicatePathError, MissingParentError, type FileEntry } from './filestore-repo.js';
@@ -65,12 +70,13 @@ export interface FileContents {
   open(range?: ByteRange): Promise<Readable>;
 }
 
-type FileOperation = (
-  principal: Principal,
-  path: FilePath,
-  input: Record<string, unknown>,
-  upload?: Upload,
-) => Promise<Record<string, unknown>>;
+/** One page of a directory's entries: `start` counts from 1, `total` counts every match. */
+export interface EntryPage {
+  entries: FileEntry[];
+  start: number;
+  size: number;
+  total: number;
+}
 
 export interface FileStoreServiceDeps {
   name: string;
@@ -89,27 +95,12 @@ const UNINFORMATIVE_TYPES = new Set([
   'multipart/form-data',
 ]);
 
-/** The entry as the seed shows it; `header` repeats `cache` under the original's name. */
-function entryView(entry: FileEntry) {
-  return {
-    name: entry.name,
-    type: entry.type,
-    size: entry.type === 'd' ? 0 : entry.size,
-    mime: entry.mime,
-    cache: entry.cache,
-    header: entry.cache,
-    mtime: formatTime(entry.mtime),
-    ctime: formatTime(entry.ctime),
-  };
-}
-
-const rootView = { name: '', type: 'd', size: 0, mime: '', cache: '', header: '', mtime: '', ctime: '' } as const;
-
 /**
  * One file store: a tree of files and directories with owners, contents in the blob store.
- * Every operation takes the caller as a `Principal` and the path already parsed; nothing here
- * knows HTTP. A file or directory the caller may not read answers `not_found`, so its existence
- * is not revealed.
+ * Every operation takes the caller as a `Principal` and the path already parsed, checks its
+ * input with its schema (filestore-inputs.ts) and answers a model; nothing here knows HTTP (the
+ * original protocol's answers are made in http/protocol/filestore-protocol.ts). A file or
+ * directory the caller may not read answers `not_found`, so its existence is not revealed.
  */
 export function createFileStoreService(deps: FileStoreServiceDeps) {
   const { repo, blobs, clock, options } = deps;
@@ -306,13 +297,20 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
     if (parent !== null && parent.type !== 'd') throw fileStoreErrors.not_a_directory();
   }
 
-  const operations: Record<string, FileOperation> = {
-    async getItem(principal, path) {
-      const entry = await authorize('getItem', principal, path);
-      return { result: true, ...(entry ? entryView(entry) : rootView) };
+  return {
+    name: deps.name,
+    options,
+    permissions,
+    /** How many files the store holds and their bytes (the admin dashboard; no permission check: callers are administrators). */
+    usage: () => deps.repo.usage(),
+
+    /** The entry at `path`; null for the root directory. */
+    async get(principal: Principal, path: FilePath): Promise<FileEntry | null> {
+      return authorize('getItem', principal, path);
     },
 
-    async newItem(principal, dir, input, upload) {
+    /** A new file or directory in the directory `dir`; the path of what was made. */
+    async create(principal: Principal, dir: FilePath, input: NewEntryInput, upload?: Upload): Promise<FilePath> {
       const values = parseInput(newItemInput, input);
       await directoryFor('newItem', principal, dir);
       const path = childOf(dir, values.name);
@@ -348,10 +346,11 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
           (await storeContents(upload, values.contents, values.decode)) ?? (await putBlob(Readable.from([])));
         await createFile(principal, path, blob, chooseMime(path.name, blob, values.mime, upload), cache);
       }
-      return { result: 1, success: [path.name] };
+      return path;
     },
 
-    async setItem(principal, path, input, upload) {
+    /** New contents or type of a file, or the cache header of a file or directory. */
+    async update(principal: Principal, path: FilePath, input: EntryChange, upload?: Upload): Promise<void> {
       const values = parseInput(setItemInput, input);
       notRoot(path);
       const entry = (await authorize('setItem', principal, path)) as FileEntry;
@@ -360,7 +359,7 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
         if (values.contents !== undefined || upload)
           throw fileStoreErrors.not_a_file({ fields: [['contents', 'invalid']] });
         if (cache !== undefined) await repo.updateMeta(entry.id, { cache, mtime: clock.now() });
-        return { result: 1 };
+        return;
       }
       const blob = await storeContents(upload, values.contents, values.decode);
       if (blob) await replaceContents(entry, blob, chooseMime(entry.name, blob, values.mime, upload));
@@ -369,11 +368,10 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
         ...(cache !== undefined ? { cache } : {}),
       };
       if (Object.keys(meta).length > 0) await repo.updateMeta(entry.id, { ...meta, mtime: clock.now() });
-      return { result: 1 };
     },
 
     /** New contents of a file; a file that does not exist yet is created (with `newItem`'s permission). */
-    async write(principal, path, input, upload) {
+    async write(principal: Principal, path: FilePath, input: ContentsInput, upload?: Upload): Promise<void> {
       const values = parseInput(writeInput, input);
       notRoot(path);
       if (!upload && values.contents === undefined)
@@ -383,22 +381,22 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
         await directoryFor('newItem', principal, parsePath(path.parent));
         const blob = (await storeContents(upload, values.contents, values.decode)) as StoredBlob;
         const mime = chooseMime(path.name, blob, values.mime, upload);
-        if (await insertFile(principal, path, blob, mime, '')) return { result: true };
+        if (await insertFile(principal, path, blob, mime, '')) return;
         // A concurrent write created the file first: create-or-replace replaces it, as setItem
         // does in the data store, if the caller may write it.
         await replaceExisting(principal, path, blob, mime).catch(async (err: unknown) => {
           await dropBlob(blob.id);
           throw err;
         });
-        return { result: true };
+        return;
       }
       const entry = await writableFile(principal, path);
       const blob = (await storeContents(upload, values.contents, values.decode)) as StoredBlob;
       await replaceContents(entry, blob, chooseMime(entry.name, blob, values.mime, upload));
-      return { result: true };
     },
 
-    async move(principal, path, input) {
+    /** Moves (renames) a file or a directory with everything in it. */
+    async move(principal: Principal, path: FilePath, input: MoveInput): Promise<void> {
       const { newpath } = parseInput(moveInput, input);
       notRoot(path);
       await authorize('move', principal, path);
@@ -434,10 +432,10 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
           });
         throw err;
       }
-      return { result: true };
     },
 
-    async removeItem(principal, path, input) {
+    /** Removes a file, or a directory (with what it holds only when `recursive`); how many entries went. */
+    async remove(principal: Principal, path: FilePath, input: RemoveInput): Promise<number> {
       const { recursive } = parseInput(removeItemInput, input);
       notRoot(path);
       const entry = (await authorize('removeItem', principal, path)) as FileEntry;
@@ -445,38 +443,37 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
         throw fileStoreErrors.not_empty({ body: { result: 0 } });
       const { count, blobIds } = await repo.removeTree(entry.path);
       await Promise.all(blobIds.map(dropBlob));
-      return { result: count };
+      return count;
     },
 
-    async list(principal, path, input) {
+    async list(principal: Principal, path: FilePath, input: EntryQuery): Promise<EntryPage> {
       const query = parseInput(listInput, input);
       const dir = await authorize('list', principal, path);
       if (dir !== null && dir.type !== 'd') throw fileStoreErrors.not_a_directory();
       const size = Math.min(query.size ?? options.defaultPageSize, options.maxPageSize);
       const { entries, total } = await repo.list(path.path, query, size);
-      return { result: true, items: entries.map(entryView), start: query.start, size, total };
+      return { entries, start: query.start, size, total };
     },
 
-    async allowed(principal, path, input) {
-      // Under a path, `sys:owner` counts when the caller owns that entry (which reveals nothing new to it).
+    /** Whether the caller holds each permission asked about; under a path, `sys:owner` counts when it owns that entry. */
+    async allowed(principal: Principal, path: FilePath, query: AllowedQuery): Promise<Map<string, boolean>> {
+      // Owning the entry reveals nothing new to its owner.
       const entry = path.path === '' ? null : await repo.get(path.path);
-      return allowedAnswer(permissions, principal, input, ownedBy(principal, entry));
+      return allowedOf(permissions, principal, query, ownedBy(principal, entry));
     },
 
-    getPermissions: async (principal) => permissionsBody(await permissionEntriesOf(principal)),
+    /** The store's permission entries (administrators: `getPermissions`). */
+    permissionEntries: permissionEntriesOf,
+    /** Changes the store's permission entries (administrators: `setPermissions`); the entries after the change. */
+    changePermissions: changePermissionsOf,
 
-    async setPermissions(principal, _path, input) {
-      await guard('setPermissions', principal);
-      return changePermissionsAnswer(permissions, input);
-    },
-
-    async getOwner(principal, path) {
+    /** The user name of the entry's owner; null when it has none (or the account is gone). */
+    async getOwner(principal: Principal, path: FilePath): Promise<string | null> {
       const entry = await authorize('getOwner', principal, path);
-      const owner = entry?.owner ? await repo.userName(entry.owner) : null;
-      return { result: true, owner: owner ?? '' };
+      return entry?.owner ? await repo.userName(entry.owner) : null;
     },
 
-    async setOwner(principal, path, input) {
+    async setOwner(principal: Principal, path: FilePath, input: OwnerInput): Promise<void> {
       const owner = parseInput(setOwnerInput, input);
       notRoot(path);
       const entry = (await authorize('setOwner', principal, path)) as FileEntry;
@@ -488,38 +485,11 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
           body: { result: false },
         });
       await repo.setOwner(entry.id, userId);
-      return { result: true };
     },
 
-    async ping() {
-      return { result: 1 };
-    },
-  };
+    /** Answers every caller (`ping` has no permission in the original). */
+    async ping(): Promise<void> {},
 
-  return {
-    name: deps.name,
-    options,
-    permissions,
-    /** Does an operation of this name exist? */
-    has: (op: string) => Object.hasOwn(operations, op),
-    /** How many files the store holds and their bytes (the admin dashboard; no permission check: callers are administrators). */
-    usage: () => deps.repo.usage(),
-    /** Run an operation by its wire name; throws RoostError on every refusal. */
-    run(
-      op: string,
-      principal: Principal,
-      path: FilePath,
-      input: Record<string, unknown>,
-      upload?: Upload,
-    ): Promise<Record<string, unknown>> {
-      const operation = operations[op];
-      if (!operation) throw new TypeError(`no file store operation ${op}`);
-      return operation(principal, path, input, upload);
-    },
-    /** The store's permission entries (administrators: `getPermissions`). */
-    permissionEntries: permissionEntriesOf,
-    /** Changes the store's permission entries (administrators: `setPermissions`); the entries after the change. */
-    changePermissions: changePermissionsOf,
     /** The contents of a file the caller may `read` (the permission of `@read` and of a plain download). */
     async contents(principal: Principal, path: FilePath): Promise<FileContents> {
       const entry = await authorize('read', principal, path);

@@ -7,7 +7,9 @@ import type { Database } from '../storage/schema.js';
 import { createFileStoreRepo } from './filestore-repo.js';
 import { createFileStoreService, type FileStore } from './filestore-service.js';
 
-export type { FileStore, FileContents, Upload } from './filestore-service.js';
+export type { FileStore, FileContents, Upload, EntryPage } from './filestore-service.js';
+export type { FileEntry } from './filestore-repo.js';
+export type * from './filestore-inputs.js';
 export { childOf, parsePath, pathOf, ROOT, API_SEGMENT, type FilePath } from './file-paths.js';
 export { fileStoreErrors } from './filestore-errors.js';
 

@@ -113,7 +113,7 @@ function declaredSize(request: FastifyRequest): number | undefined {
   return length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined;
 }
 
-export type RunWithValues = (values: Record<string, unknown>, upload?: Upload) => Promise<Record<string, unknown>>;
+export type RunWithValues = (values: Record<string, unknown>, upload?: Upload) => Promise<object>;
 
 /**
  * Run an operation with its parameters wherever they came from, and with the upload when it
@@ -125,7 +125,7 @@ export async function runWithBody(
   takesUpload: boolean,
   maxFileBytes: number,
   run: RunWithValues,
-): Promise<Record<string, unknown>> {
+): Promise<object> {
   if (takesUpload && request.body instanceof Readable) {
     return run(queryValues(request), {
       stream: uploadStream(request.raw),
@@ -138,7 +138,7 @@ export async function runWithBody(
     return run(queryValues(request), { stream: Readable.from([]), mime: request.headers['content-type'], size: 0 });
   if (!takesUpload || !request.isMultipart()) return run(requestValues(request));
   const values: Record<string, unknown> = { ...queryValues(request) };
-  let result: Record<string, unknown> | undefined;
+  let result: object | undefined;
   // The errors of the operation itself (a refusal, a storage failure) pass through as they are;
   // what busboy throws about the body (no boundary, cut short) is the client's malformed
   // request, also when it surfaces through the file stream the operation was reading.

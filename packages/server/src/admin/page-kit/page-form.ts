@@ -59,7 +59,10 @@ const isGeneral = (err: RoostError) =>
  *
  * @example
  * const form = new PageForm({ request, fields, actions: [{ id: 'save', method: 'submit', name: 'Save' }],
- *   perform: async (data) => { await store.run('setItem', principal, data); return { message: 'Saved.', redirect: '/admin/data/data' }; } });
+ *   perform: async (data) => {
+ *     await store.set(principal, { key: String(data.key), value: String(data.value) });
+ *     return { message: 'Saved.', redirect: '/admin/data/data' };
+ *   } });
  */
 export class PageForm extends HTMLForm {
   static override defaultActions: readonly ActionConf[] = [START];

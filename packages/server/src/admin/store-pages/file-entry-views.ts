@@ -1,21 +1,12 @@
 import { createReadStream } from 'node:fs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { escapeHtml, formatBytes, isUploadedFile, type HTMLForm } from '@roost/forms';
-import { childOf, parsePath, pathOf, type FilePath, type FileStore } from '../../filestore/index.js';
+import { formatTime } from '../../core/clock.js';
+import { childOf, parsePath, pathOf, type FileEntry, type FilePath, type FileStore } from '../../filestore/index.js';
 import { sendAdminForms, type AdminRequest } from '../page-kit/admin-page.js';
 import { PageForm } from '../page-kit/page-form.js';
 import { facts, link, pager, positiveInt, table, type Column } from '../page-kit/page-parts.js';
 import { downloadUrl, fileUrl } from './store-page-context.js';
-
-/** An entry as the file store answers `getItem` and `list`. */
-export interface EntryView {
-  name: string;
-  type: 'f' | 'd';
-  size: number;
-  mime: string;
-  mtime: string;
-  ctime: string;
-}
 
 /** Everything a view of one path needs. */
 export interface FilePage {
@@ -26,8 +17,14 @@ export interface FilePage {
   /** The store's name. */
   name: string;
   path: FilePath;
-  entry: EntryView;
+  /** The entry at `path`; null for the root directory. */
+  entry: FileEntry | null;
 }
+
+/** The page of a file: its entry is one. */
+type FileEntryPage = FilePage & { entry: FileEntry };
+
+const typeOf = (page: FilePage) => page.entry?.type ?? 'd';
 
 const PAGE_SIZE = 50;
 
@@ -73,11 +70,11 @@ function moveForm(page: FilePage): PageForm {
     actions: [{ id: 'move', method: 'submit', name: 'Move or rename', cssClass: 'btn secondary' }],
     perform: async (data) => {
       const newpath = String(data.newpath);
-      await page.store.run('move', page.admin.principal, page.path, { newpath });
+      await page.store.move(page.admin.principal, page.path, { newpath });
       const target = parsePath(newpath, 'newpath');
       return {
         message: `Moved ${shown(page.path)} to ${shown(target)}.`,
-        redirect: urlOf(page, target, page.entry.type),
+        redirect: urlOf(page, target, typeOf(page)),
       };
     },
   });
@@ -99,18 +96,17 @@ function ownerForm(page: FilePage, owner: string): PageForm {
     actions: [{ id: 'give', method: 'submit', name: 'Change owner', cssClass: 'btn secondary' }],
     fieldAliases: { newOwner: 'owner' },
     perform: async (data) => {
-      await page.store.run('setOwner', page.admin.principal, page.path, { owner: data.owner });
+      await page.store.setOwner(page.admin.principal, page.path, { owner: String(data.owner ?? '') });
       return {
         message: `${shown(page.path)} now belongs to ${String(data.owner)}.`,
-        redirect: urlOf(page, page.path, page.entry.type),
+        redirect: urlOf(page, page.path, typeOf(page)),
       };
     },
   });
 }
 
 async function ownerOf(page: FilePage): Promise<string> {
-  const answer = await page.store.run('getOwner', page.admin.principal, page.path, {});
-  return typeof answer.owner === 'string' ? answer.owner : '';
+  return (await page.store.getOwner(page.admin.principal, page.path)) ?? '';
 }
 
 /** Upload into this directory: through the form library's file widget, by ajax with its progress bar. */
@@ -142,8 +138,8 @@ function uploadForm(page: FilePage): PageForm {
       const target = childOf(page.path, name, 'name');
       const upload = { stream: createReadStream(file.path), mime: file.mime, size: file.size };
       try {
-        if (data.replace === true) await page.store.run('write', page.admin.principal, target, {}, upload);
-        else await page.store.run('newItem', page.admin.principal, page.path, { name }, upload);
+        if (data.replace === true) await page.store.write(page.admin.principal, target, {}, upload);
+        else await page.store.create(page.admin.principal, page.path, { name }, upload);
       } finally {
         // A refusal before the store read the file leaves the stream open: close it.
         upload.stream.destroy();
@@ -161,7 +157,7 @@ function mkdirForm(page: FilePage): PageForm {
     fieldAliases: { name: 'dirname' },
     perform: async (data) => {
       const name = String(data.dirname);
-      await page.store.run('newItem', page.admin.principal, page.path, { name, type: 'd' });
+      await page.store.create(page.admin.principal, page.path, { name, type: 'd' });
       return { message: `Directory “${name}” created.`, redirect: urlOf(page, page.path, 'd') };
     },
   });
@@ -170,15 +166,13 @@ function mkdirForm(page: FilePage): PageForm {
 /** A directory: its entries (directories first), upload, new directory; below the root also move, owner, delete. */
 export async function directoryView(page: FilePage) {
   const start = positiveInt(page.admin.form.query?.start, 1);
-  const listing = await page.store.run('list', page.admin.principal, page.path, {
+  const { entries, total } = await page.store.list(page.admin.principal, page.path, {
     sort: 'type',
     start,
     size: PAGE_SIZE,
   });
-  const entries = listing.items as EntryView[];
-  const total = listing.total as number;
-  const childPath = (e: EntryView) => pathOf([...page.path.segments, e.name]);
-  const columns: Column<EntryView>[] = [
+  const childPath = (e: FileEntry) => pathOf([...page.path.segments, e.name]);
+  const columns: Column<FileEntry>[] = [
     {
       label: 'Name',
       cell: (e) =>
@@ -186,7 +180,7 @@ export async function directoryView(page: FilePage) {
     },
     { label: 'Size', cell: (e) => (e.type === 'd' ? '' : escapeHtml(formatBytes(e.size))), className: 'num' },
     { label: 'Type', cell: (e) => escapeHtml(e.mime) },
-    { label: 'Changed', cell: (e) => escapeHtml(e.mtime) },
+    { label: 'Changed', cell: (e) => escapeHtml(formatTime(e.mtime)) },
     {
       label: 'Download',
       cell: (e) => (e.type === 'f' ? link(downloadUrl(page.name, childPath(e).segments), 'Download', ' download') : ''),
@@ -216,15 +210,15 @@ export async function directoryView(page: FilePage) {
 }
 
 /** A file: its facts, download, move, owner, delete. */
-export async function fileView(page: FilePage) {
+export async function fileView(page: FileEntryPage) {
   const { entry } = page;
   const owner = await ownerOf(page);
   const about = facts([
     ['Name', escapeHtml(entry.name)],
     ['Size', escapeHtml(`${formatBytes(entry.size)} (${entry.size} bytes)`)],
     ['Type', escapeHtml(entry.mime)],
-    ['Changed', escapeHtml(entry.mtime)],
-    ['Created', escapeHtml(entry.ctime)],
+    ['Changed', escapeHtml(formatTime(entry.mtime))],
+    ['Created', escapeHtml(formatTime(entry.ctime))],
     ['Owner', owner ? escapeHtml(owner) : '<span class="muted">(nobody)</span>'],
   ]);
   const here = urlOf(page, page.path, 'f');
@@ -242,7 +236,7 @@ export async function fileView(page: FilePage) {
 
 /** `?delete`: ask, then remove the file, or the directory with everything below it. */
 export async function deleteView(page: FilePage) {
-  const directory = page.entry.type === 'd';
+  const directory = typeOf(page) === 'd';
   const parent = parsePath(page.path.parent);
   const form = new PageForm({
     ...formBase(page, 'delete-form'),
@@ -257,17 +251,14 @@ export async function deleteView(page: FilePage) {
       },
     ],
     perform: async () => {
-      const removed = await page.store.run('removeItem', page.admin.principal, page.path, { recursive: true });
-      const count = Number(removed.result);
+      const count = await page.store.remove(page.admin.principal, page.path, { recursive: true });
       return {
         message: `Deleted ${shown(page.path)}${directory ? ` (${count} ${count === 1 ? 'entry' : 'entries'})` : ''}.`,
         redirect: urlOf(page, parent, 'd'),
       };
     },
   });
-  const children = directory
-    ? Number((await page.store.run('list', page.admin.principal, page.path, { size: 1 })).total)
-    : 0;
+  const children = directory ? (await page.store.list(page.admin.principal, page.path, { size: 1 })).total : 0;
   const what = directory
     ? `the directory <code class="key">${escapeHtml(shown(page.path))}</code>${children > 0 ? ` and everything in it (${children} ${children === 1 ? 'entry' : 'entries'} directly inside, and all below them)` : ' (it is empty)'}`
     : `the file <code class="key">${escapeHtml(shown(page.path))}</code>`;
@@ -276,6 +267,6 @@ export async function deleteView(page: FilePage) {
     directory ? 'Delete directory' : 'Delete file',
     [form],
     ([html]) =>
-      `<div class="card confirm"><p>Delete ${what} for good? This cannot be undone.</p>${html}<p>${link(urlOf(page, page.path, page.entry.type), 'Cancel')}</p></div>`,
+      `<div class="card confirm"><p>Delete ${what} for good? This cannot be undone.</p>${html}<p>${link(urlOf(page, page.path, typeOf(page)), 'Cancel')}</p></div>`,
   );
 }

@@ -4,7 +4,7 @@ import { fileStoreErrors, pathOf, type FilePath, type FileStore } from '../../fi
 import { renderAdminPage, type AdminRequest } from '../page-kit/admin-page.js';
 import { link, table, type Column } from '../page-kit/page-parts.js';
 import { sendHtml } from '../page-kit/page-reply.js';
-import { deleteView, directoryView, fileView, type EntryView, type FilePage } from './file-entry-views.js';
+import { deleteView, directoryView, fileView, type FilePage } from './file-entry-views.js';
 import { fileUrl, unknownStore, type StorePageContext } from './store-page-context.js';
 
 /**
@@ -37,7 +37,7 @@ async function storesPage(ctx: StorePageContext, request: FastifyRequest, reply:
   const rows = await Promise.all(
     fileStores.names.map(async (name) => {
       const store = fileStores.get(name) as FileStore;
-      const top = await store.run('list', admin.principal, pathOf([]), { size: 1 }).catch(() => null);
+      const top = await store.list(admin.principal, pathOf([]), { size: 1 }).catch(() => null);
       return { name, store, entries: top ? String(top.total) : '–' };
     }),
   );
@@ -56,10 +56,10 @@ async function entryPage(ctx: StorePageContext, request: FastifyRequest, reply: 
   const { store: name, path } = locateFile(request);
   const store = ctx.deps.services.fileStores.get(name);
   if (!store) throw unknownStore('file');
-  const entry = (await store.run('getItem', admin.principal, path, {})) as unknown as EntryView;
+  const entry = await store.get(admin.principal, path);
   const page: FilePage = { request, reply, admin, store, name, path, entry };
   if (path.path !== '' && admin.form.query?.delete !== undefined) return deleteView(page);
-  return entry.type === 'd' ? directoryView(page) : fileView(page);
+  return entry?.type === 'f' ? fileView({ ...page, entry }) : directoryView(page);
 }
 
 /** Register `/admin/files` and every path below it. */

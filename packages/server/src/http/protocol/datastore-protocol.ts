@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { isRoostError, RoostError } from '../../core/errors.js';
-import { allowedBody, permissionsBody } from '../../core/permission-ops.js';
+import { allowedBody, permissionsBody } from './permission-answers.js';
 import type { Principal } from '../../core/permissions.js';
 import { allowedInput, setPermissionsInput } from '../../core/validation.js';
 import { dataStoreErrors, type DataStore, type Item, type WrittenItem } from '../../datastore/index.js';

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { formatTime } from '../../core/clock.js';
 import type { Config } from '../../core/config.js';
-import { allowedBody, permissionsBody } from '../../core/permission-ops.js';
+import { allowedBody, permissionsBody } from './permission-answers.js';
 import { allowedInput, setPermissionsInput } from '../../core/validation.js';
 import type { Caller, SignupPolicy, User, UserPage, UserService } from '../../users/index.js';
 import { clearAuthCookie, setAuthCookie } from '../auth.js';

@@ -16,6 +16,7 @@ import { assertWriteOrigin, callerOf } from '../auth.js';
 import { sendFile } from '../file-download.js';
 import { docSchema } from '../openapi.js';
 import { installUploadParsers, pathnameOf, runWithBody } from '../file-uploads.js';
+import { FILE_ANSWERS } from '../protocol/filestore-protocol.js';
 
 export interface FileStoreRouteOptions {
   fileStores: FileStores;
@@ -115,7 +116,9 @@ export async function registerFileStoreRoutes(app: FastifyInstance, options: Fil
           // The AngularJS connector leaves the path out of the URL; the jQuery one repeats it in the body.
           if (path === ROOT && typeof values.path === 'string' && values.path !== '' && !fixedOp)
             path = parsePath(values.path);
-          return store.run(op, caller.principal, path, values, upload);
+          const answer = FILE_ANSWERS[op];
+          if (!answer) throw fileStoreErrors.not_found({ message: `There is no operation @${op}.` });
+          return answer(store, caller.principal, path, values, upload);
         });
       } catch (err) {
         // An upload refused before its end: close the connection rather than read the rest.
