@@ -10,6 +10,15 @@ import { createFileStoreService, type FileStore } from './filestore-service.js';
 export type { FileStore, FileContents, Upload, EntryPage } from './filestore-service.js';
 export type { FileEntry } from './filestore-repo.js';
 export type * from './filestore-inputs.js';
+export {
+  listInput,
+  moveInput,
+  newItemInput,
+  removeItemInput,
+  setItemInput,
+  setOwnerInput,
+  writeInput,
+} from './filestore-inputs.js';
 export { childOf, parsePath, pathOf, ROOT, API_SEGMENT, type FilePath } from './file-paths.js';
 export { fileStoreErrors } from './filestore-errors.js';
 

@@ -23,6 +23,7 @@ import type { DataStores } from '../datastore/index.js';
 import type { FileStores } from '../filestore/index.js';
 import { failureBody, installErrorHandler } from './error-handler.js';
 import { registerOpenApi } from './openapi.js';
+import { fileStoreDocPaths } from './protocol/filestore-docs.js';
 import { registerHealthRoutes, type Readiness } from './routes/health-routes.js';
 import { registerUserRoutes } from './routes/user-routes.js';
 import { registerDataStoreRoutes } from './routes/datastore-routes.js';
@@ -145,7 +146,7 @@ export async function buildHttp(
     ...sharedCounters(app, log, config.rateLimit.redisUrl),
   });
   installCors(app, config.corsOrigins);
-  await registerOpenApi(app, ROOST_VERSION);
+  await registerOpenApi(app, ROOST_VERSION, () => fileStoreDocPaths(services.fileStores.names));
 
   await app.register(registerHealthRoutes, { readiness: services.readiness ?? { problems: async () => [] } });
   await app.register(registerUserRoutes, { users: services.users, config });

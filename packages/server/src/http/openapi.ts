@@ -2,57 +2,142 @@ import type { FastifyInstance, FastifySchema } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { z } from 'zod';
+import { FAILURE_ANSWER } from './protocol/answer-schemas.js';
 import { PAGE_CSP } from './security-headers.js';
 
-/**
- * Input schemas exist for the documentation only: the operations validate their input with
- * the domain's zod schemas, so that failures carry the seed's field reasons. Fastify's own
- * validation is switched off in `http-app.ts`.
- */
-export function docSchema(options: {
+/** What the API docs say of one operation (and of its other methods and names). */
+export interface OperationDoc {
+  /** Unique in the document: `<service>_<operation>` (a store's name is its service). */
+  operationId: string;
   tags: string[];
   summary: string;
+  description?: string | undefined;
   input?: z.ZodType | undefined;
-  /** Where the parameters go: a JSON body (POST), the query (GET), or nowhere. */
-  in: 'body' | 'querystring' | 'none';
-  /**
-   * The JSON schema of the success answer. Unlike the input, it is used: Fastify writes the
-   * answer by it, and leaves out what it does not name.
-   */
+  /** The JSON schema of the success answer, for the docs. */
   answer?: object | undefined;
-}): FastifySchema {
-  const schema: FastifySchema & { tags: string[]; summary: string } = { tags: options.tags, summary: options.summary };
-  if (options.input && options.in !== 'none') {
-    schema[options.in] = jsonSchemaOf(options.input);
-  }
-  if (options.answer) schema.response = { 200: options.answer };
+  /**
+   * A schema Fastify writes the success answer by (fast-json-stringify, for getItem and list):
+   * what it does not name is left out of the answer.
+   */
+  serializeBy?: object | undefined;
+}
+
+/**
+ * The route schema of one method of an operation. Input schemas exist for the documentation
+ * only: the operations validate their input with the domain's zod schemas, so that failures
+ * carry the seed's field reasons (Fastify's own validation is switched off in `http-app.ts`).
+ * `alias`: another method or name of an operation documented under its POST (`GET` with the
+ * parameters in the query, `updateMail`): it answers, but is not listed again.
+ */
+export function docSchema(
+  doc: OperationDoc & { in: 'body' | 'querystring' | 'none'; alias?: boolean | undefined },
+): FastifySchema {
+  const schema: DocumentedSchema = {
+    tags: doc.tags,
+    summary: doc.summary,
+    operationId: doc.operationId,
+    ...(doc.description ? { description: doc.description } : {}),
+    ...(doc.alias ? { hide: true } : {}),
+  };
+  if (doc.input && doc.in !== 'none') schema[doc.in] = jsonSchemaOf(doc.input);
+  if (doc.serializeBy) schema.response = { 200: doc.serializeBy };
+  if (doc.answer) schema[ANSWER] = doc.answer;
   return schema;
+}
+
+/** The documented success answer, carried to `documented` below without Fastify writing by it. */
+const ANSWER = 'x-roost-answer';
+type DocumentedSchema = FastifySchema & {
+  tags?: string[];
+  summary?: string;
+  operationId?: string;
+  description?: string;
+  hide?: boolean;
+  [ANSWER]?: object;
+};
+
+/** Each documented operation with its success answer and the failure body (FAILURE_ANSWER) as its 4XX and 5XX answers. */
+function documented({ schema, url }: { schema: FastifySchema | undefined; url: string }): {
+  schema: FastifySchema;
+  url: string;
+} {
+  // Routes without a schema (pages, static files) are hidden by `hideUntagged` after this.
+  if (!schema) return { schema: {}, url };
+  const { [ANSWER]: answer, response, ...rest } = schema as DocumentedSchema;
+  if (!rest.operationId) return { schema, url };
+  const success = answer ?? (response as Record<string, object> | undefined)?.[200] ?? { type: 'object' };
+  return {
+    url,
+    schema: {
+      ...rest,
+      response: {
+        200: { description: 'Success.', ...success },
+        '4XX': { ...FAILURE_ANSWER, description: 'Refused: the code says why (docs/errors.md).' },
+        '5XX': { ...FAILURE_ANSWER, description: 'Not served now: try again later.' },
+      },
+    },
+  };
+}
+
+/**
+ * The inputs' convention (datastore-inputs.ts, core/validation.ts `stringList`): a list that is
+ * preprocessed also takes one member alone (`key: "a"` for `key: ["a"]`). The JSON Schema of
+ * such a field says both.
+ */
+function oneOrList(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }): void {
+  const def = (ctx.zodSchema as { _zod?: { def?: { type?: string; in?: unknown; out?: unknown } } })._zod?.def;
+  const side = (schema: unknown) => (schema as { _zod?: { def?: { type?: string } } })._zod?.def?.type;
+  if (def?.type !== 'pipe' || side(def.in) !== 'transform' || side(def.out) !== 'array') return;
+  const list = { ...ctx.jsonSchema };
+  for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
+  ctx.jsonSchema.anyOf = [list.items ?? {}, list];
 }
 
 const jsonSchemas = new WeakMap<z.ZodType, object>();
 
 /** The JSON Schema of an input, as callers write it (before preprocessing); made once per schema. */
-function jsonSchemaOf(input: z.ZodType): object {
+export function jsonSchemaOf(input: z.ZodType): object {
   let schema = jsonSchemas.get(input);
   if (!schema) {
-    schema = z.toJSONSchema(input, { io: 'input', unrepresentable: 'any' });
+    schema = z.toJSONSchema(input, { io: 'input', unrepresentable: 'any', override: oneOrList });
     jsonSchemas.set(input, schema);
   }
   return schema;
 }
 
-/** `/openapi.json` (generated from the route schemas) and a browsable page at `/docs`. */
-export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
+/**
+ * `/openapi.json` (generated from the route schemas) and a browsable page at `/docs`.
+ * `extraPaths` adds what no route schema can say: the file stores' operations each under its
+ * own path (they share catch-all routes, http/routes/filestore-routes.ts).
+ */
+export async function registerOpenApi(
+  app: FastifyInstance,
+  version: string,
+  extraPaths: () => Record<string, object> = () => ({}),
+): Promise<void> {
   await app.register(swagger, {
+    // The pages and static files have no tags: only the API is documented.
+    hideUntagged: true,
+    transform: documented,
+    transformObject: (doc) =>
+      'openapiObject' in doc
+        ? { ...doc.openapiObject, paths: { ...doc.openapiObject.paths, ...extraPaths() } }
+        : doc.swaggerObject,
     openapi: {
       openapi: '3.1.0',
       info: {
         title: 'Roost',
         version,
+        license: { name: 'MIT', identifier: 'MIT' },
         description:
-          'User identity service, data stores and file stores. Every operation answers GET (query) and POST (JSON or form body). ' +
-          'Authenticate with `x-auth-token: <token>`, `Authorization: Bearer <token>`, or the `auth` cookie set by `signin`.',
+          'User identity service, data stores and file stores. Every operation of the user service and the data stores also answers GET ' +
+          'with its parameters in the query (listed once, as POST); POST takes a JSON or a form body. ' +
+          'Authenticate with `x-auth-token: <token>`, `Authorization: Bearer <token>`, or the `auth` cookie set by `signin`; ' +
+          'operations open to everyone need none.',
       },
+      servers: [{ url: '/', description: 'This Roost.' }],
+      // Any one of the three, or none for the operations open to everyone.
+      security: [{ token: [] }, { bearer: [] }, { cookie: [] }, {}],
       components: {
         securitySchemes: {
           token: { type: 'apiKey', in: 'header', name: 'x-auth-token' },

@@ -344,7 +344,7 @@ describe('data store: items', () => {
     assert.deepEqual((await ds(s, 'ping')).body, { result: 1 });
   });
 
-  test('every operation of every store is in /openapi.json', async () => {
+  test('every operation of every store is in /openapi.json, once', async () => {
     const { body } = await s.request('/openapi.json');
     for (const store of ['data', 'other']) {
       for (const op of [
@@ -362,7 +362,7 @@ describe('data store: items', () => {
         'ping',
       ]) {
         const path = body.paths[`/${store}/api/${op}`];
-        assert.ok(path?.get && path?.post, `${store} ${op}`);
+        assert.ok(path?.post && !path.get, `${store} ${op}`);
       }
     }
   });

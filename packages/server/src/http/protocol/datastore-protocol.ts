@@ -4,6 +4,15 @@ import { allowedBody, permissionsBody } from './permission-answers.js';
 import type { Principal } from '../../core/permissions.js';
 import { allowedInput, setPermissionsInput } from '../../core/validation.js';
 import { dataStoreErrors, type DataStore, type Item, type WrittenItem } from '../../datastore/index.js';
+import {
+  ALLOWED_ANSWER,
+  answerOf,
+  ONE_ANSWER,
+  PAGE_MEMBERS,
+  PERMISSIONS_ANSWER,
+  SCALARS,
+  writesAnswer,
+} from './answer-schemas.js';
 import { asInput, type WireValues } from './wire-values.js';
 
 /**
@@ -21,8 +30,10 @@ export interface DataStoreOperation {
   admin?: boolean;
   /** The input's schema, for the API docs (the store checks its input itself). */
   input?: z.ZodType;
-  /** The success answer's JSON schema: Fastify writes the answer by it (see ANSWERS). */
-  answer?: object;
+  /** The success answer's JSON schema, for the API docs (answer-schemas.ts). */
+  answer: object;
+  /** The schema Fastify writes the answer by (see WRITTEN_BY). */
+  serializeBy?: object;
   call(caller: Principal, values: WireValues): Promise<object>;
 }
 
@@ -90,7 +101,30 @@ async function withFailureBody(write: Promise<object>): Promise<object> {
 }
 
 /** An item as the answers carry it (itemView). */
-const ITEM_ANSWER = {
+const ITEM_MEMBERS = {
+  key: SCALARS.string,
+  value: { type: ['string', 'number'] },
+  timestamp: { ...SCALARS.number, description: 'Seconds since the epoch (UTC), with a fraction.' },
+  id: SCALARS.integer,
+  owner: { ...SCALARS.string, description: "The owner's user name; empty when none." },
+};
+const ITEM_ANSWER = answerOf(ITEM_MEMBERS);
+
+const OWNER_MEMBERS = { key: SCALARS.string, owner: SCALARS.string, id: SCALARS.integer };
+
+/** One asked item: the item and the same as a one-item `items`; several: `items`. */
+const oneOrMany = (members: Record<string, Record<string, unknown>>) => {
+  const items = { type: 'array', items: answerOf(members) };
+  return { anyOf: [answerOf({ ...members, items }), answerOf({ items })] };
+};
+
+/**
+ * The success answers of the reads that run most, as Fastify writes them (fast-json-stringify:
+ * an item in half the time of JSON.stringify). A property missing here would be missing from
+ * the answer: the route tests compare whole answers. getItem's members are not required: one
+ * schema writes both of its answers (one item, or only `items`).
+ */
+const WRITTEN_ITEM = {
   type: 'object',
   properties: {
     key: { type: 'string' },
@@ -99,20 +133,16 @@ const ITEM_ANSWER = {
     id: { type: 'integer' },
     owner: { type: 'string' },
   },
-} as const;
-
-/**
- * The success answers of the reads that run most. Fastify writes them by these schemas
- * (fast-json-stringify: an item in half the time of JSON.stringify), and the API docs show
- * them. A property missing here would be missing from the answer: the route tests compare
- * whole answers.
- */
-const ANSWERS = {
-  getItem: { type: 'object', properties: { ...ITEM_ANSWER.properties, items: { type: 'array', items: ITEM_ANSWER } } },
+};
+const WRITTEN_BY = {
+  getItem: {
+    type: 'object',
+    properties: { ...WRITTEN_ITEM.properties, items: { type: 'array', items: WRITTEN_ITEM } },
+  },
   list: {
     type: 'object',
     properties: {
-      items: { type: 'array', items: ITEM_ANSWER },
+      items: { type: 'array', items: WRITTEN_ITEM },
       start: { type: 'integer' },
       size: { type: 'integer' },
       total: { type: 'integer' },
@@ -128,13 +158,20 @@ export function dataStoreOperations(store: DataStore): DataStoreOperation[] {
       op: 'getItem',
       read: true,
       input: i.addressed,
-      answer: ANSWERS.getItem,
+      answer: oneOrMany(ITEM_MEMBERS),
+      serializeBy: WRITTEN_BY.getItem,
       summary: 'Items by `key` or `id` (one or a list); one asked item also answers at the top level.',
       call: async (caller, values) => itemsAnswer(values, await store.get(caller, asInput(values)), itemView),
     },
     {
       op: 'newItem',
       input: i.newItem,
+      answer: writesAnswer('[key, id, timestamp, place]', [
+        SCALARS.string,
+        SCALARS.integer,
+        SCALARS.number,
+        SCALARS.integer,
+      ]),
       summary: 'Create items (`items`, or `key`/`value` at the top level); all or nothing: 409 when a key exists.',
       call: (caller, values) =>
         withFailureBody(
@@ -147,6 +184,11 @@ export function dataStoreOperations(store: DataStore): DataStoreOperation[] {
     {
       op: 'setItem',
       input: i.setItem,
+      answer: writesAnswer('[key or id, timestamp, place]', [
+        { type: ['string', 'integer'] },
+        SCALARS.number,
+        SCALARS.integer,
+      ]),
       summary: 'Create or replace items by key (or replace by `id`); all or nothing.',
       call: (caller, values) => withFailureBody(store.set(caller, asInput(values)).then(writtenBody)),
     },
@@ -154,6 +196,10 @@ export function dataStoreOperations(store: DataStore): DataStoreOperation[] {
       op: 'removeItem',
       input: i.addressed,
       summary: 'Remove items by `key`, `id` or `items`; `result` counts the removed ones.',
+      answer: answerOf({
+        result: SCALARS.integer,
+        success: { type: 'array', description: 'The removed items, as named.' },
+      }),
       call: (caller, values) =>
         withFailureBody(
           store.remove(caller, asInput(values)).then((removed) => ({ result: removed.length, success: removed })),
@@ -163,7 +209,8 @@ export function dataStoreOperations(store: DataStore): DataStoreOperation[] {
       op: 'list',
       read: true,
       input: i.list,
-      answer: ANSWERS.list,
+      answer: answerOf({ items: { type: 'array', items: ITEM_ANSWER }, ...PAGE_MEMBERS }),
+      serializeBy: WRITTEN_BY.list,
       summary:
         'A page of items: `key` filter, `prefix` (keys starting with it), `owner`, `sort` (key, value, timestamp), `order`, `start`, `size`; with `total`.',
       call: async (caller, values) => {
@@ -176,6 +223,7 @@ export function dataStoreOperations(store: DataStore): DataStoreOperation[] {
       read: true,
       input: i.keys,
       summary: 'A page of keys: `prefix`, `owner`, `order`, `start`, `size`; with `total`.',
+      answer: answerOf({ keys: SCALARS.strings, ...PAGE_MEMBERS }),
       call: (caller, values) => store.keys(caller, asInput(values)),
     },
     {
@@ -183,6 +231,7 @@ export function dataStoreOperations(store: DataStore): DataStoreOperation[] {
       read: true,
       input: i.addressed,
       summary: 'The owners of items by `key` or `id`.',
+      answer: oneOrMany(OWNER_MEMBERS),
       call: async (caller, values) => itemsAnswer(values, await store.getOwners(caller, asInput(values)), ownerView),
     },
     {
@@ -190,6 +239,11 @@ export function dataStoreOperations(store: DataStore): DataStoreOperation[] {
       admin: true,
       input: i.addressed,
       summary: 'Give items (`key`, `id`, `items`) to `newOwner` (or `owner`).',
+      answer: writesAnswer('[key or id, timestamp, place]', [
+        { type: ['string', 'integer'] },
+        SCALARS.number,
+        SCALARS.integer,
+      ]),
       call: (caller, values) => withFailureBody(store.setOwner(caller, asInput(values)).then(writtenBody)),
     },
     {
@@ -197,6 +251,7 @@ export function dataStoreOperations(store: DataStore): DataStoreOperation[] {
       read: true,
       input: allowedInput,
       summary: 'Does the caller hold these permissions?',
+      answer: ALLOWED_ANSWER,
       call: async (caller, values) => allowedBody(await store.allowed(caller, asInput(values))),
     },
     {
@@ -204,6 +259,7 @@ export function dataStoreOperations(store: DataStore): DataStoreOperation[] {
       admin: true,
       read: true,
       summary: 'The permission entries of this store.',
+      answer: PERMISSIONS_ANSWER,
       call: async (caller) => permissionsBody(await store.permissionEntries(caller)),
     },
     {
@@ -211,12 +267,14 @@ export function dataStoreOperations(store: DataStore): DataStoreOperation[] {
       admin: true,
       input: setPermissionsInput,
       summary: 'Add, replace or revoke groups of permission entries.',
+      answer: PERMISSIONS_ANSWER,
       call: async (caller, values) => permissionsBody(await store.changePermissions(caller, asInput(values))),
     },
     {
       op: 'ping',
       read: true,
       summary: 'Health check: answers `result: 1`.',
+      answer: ONE_ANSWER,
       call: async (caller) => {
         await store.ping(caller);
         return { result: 1 };

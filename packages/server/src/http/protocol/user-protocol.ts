@@ -6,6 +6,15 @@ import { allowedBody, permissionsBody } from './permission-answers.js';
 import { allowedInput, setPermissionsInput } from '../../core/validation.js';
 import type { Caller, SignupPolicy, User, UserPage, UserService } from '../../users/index.js';
 import { clearAuthCookie, setAuthCookie } from '../auth.js';
+import {
+  ALLOWED_ANSWER,
+  answerOf,
+  DONE_ANSWER,
+  ONE_ANSWER,
+  PAGE_MEMBERS,
+  PERMISSIONS_ANSWER,
+  SCALARS,
+} from './answer-schemas.js';
 import { asInput, type WireValues } from './wire-values.js';
 
 /**
@@ -31,6 +40,8 @@ export interface UserOperation {
   admin?: boolean;
   /** The input's schema, for the API docs (the service checks its input itself). */
   input?: z.ZodType;
+  /** The success answer's JSON schema, for the API docs (answer-schemas.ts). */
+  answer: object;
   call(caller: Caller, values: WireValues): Promise<object>;
   /** Shapes the reply after a successful call (cookies). */
   after?: (request: FastifyRequest, reply: FastifyReply, answer: object) => object;
@@ -69,6 +80,40 @@ const pageBody = <T>(page: UserPage, view: (user: User) => T) => ({
   total: page.total,
 });
 
+const IDENTITY_ANSWER = answerOf({
+  name: SCALARS.string,
+  realname: SCALARS.string,
+  email: SCALARS.string,
+  id: SCALARS.string,
+  reference: { ...SCALARS.string, description: 'The id again, under the original name.' },
+});
+const PROFILE_MEMBERS = {
+  name: SCALARS.string,
+  email: SCALARS.string,
+  realname: SCALARS.string,
+  data: { ...SCALARS.string, description: 'Free text (JSON sent as an object or list is kept as its text).' },
+  activity: { ...SCALARS.string, description: 'Last sign-in, `YYYY/MM/DD HH:MM:SS` UTC; empty when never.' },
+  notify: SCALARS.boolean,
+  id: SCALARS.string,
+  reference: SCALARS.string,
+  active: SCALARS.boolean,
+  pending: SCALARS.boolean,
+  groups: SCALARS.strings,
+};
+const PROFILE_ANSWER = answerOf(PROFILE_MEMBERS);
+const ADMIN_MEMBERS = {
+  ...PROFILE_MEMBERS,
+  state: { enum: ['active', 'pending', 'disabled'] },
+  created: SCALARS.string,
+};
+const ADMIN_VIEW = answerOf(ADMIN_MEMBERS);
+const ADMIN_ANSWER = answerOf({ result: { const: true }, ...ADMIN_MEMBERS });
+const TOKEN_ANSWER = answerOf({
+  result: { const: true },
+  token: SCALARS.string,
+  expires: { ...SCALARS.integer, description: 'Milliseconds since the epoch.' },
+});
+
 const DONE = { result: true } as const;
 const done = async (work: Promise<unknown>) => {
   await work;
@@ -100,6 +145,7 @@ export function userOperations(users: UserService, config: Config): UserOperatio
   return [
     {
       op: 'ping',
+      answer: ONE_ANSWER,
       summary: 'Health check: answers `result: 1`.',
       read: true,
       call: async (caller) => {
@@ -109,6 +155,7 @@ export function userOperations(users: UserService, config: Config): UserOperatio
     },
     {
       op: 'token',
+      answer: TOKEN_ANSWER,
       summary: 'Exchange identity and password for a token (send it as `x-auth-token` or `Authorization: Bearer`).',
       signin: true,
       input: i.credentials,
@@ -116,6 +163,7 @@ export function userOperations(users: UserService, config: Config): UserOperatio
     },
     {
       op: 'signin',
+      answer: DONE_ANSWER,
       sameOrigin: true,
       summary: 'Sign in: sets the HttpOnly cookie `auth`.',
       signin: true,
@@ -129,30 +177,35 @@ export function userOperations(users: UserService, config: Config): UserOperatio
     },
     {
       op: 'signout',
+      answer: DONE_ANSWER,
       summary: 'Revoke the token of this request and clear the cookie.',
       call: (caller) => done(users.signout(caller)),
       after: clearCookie,
     },
     {
       op: 'identity',
+      answer: IDENTITY_ANSWER,
       summary: 'The signed-in user: name, realname, email, id (and `reference`).',
       read: true,
       call: async (caller) => identityView(await users.identity(caller)),
     },
     {
       op: 'name',
+      answer: answerOf({ name: SCALARS.string, realname: SCALARS.string }),
       summary: 'Name (or email, by the identity policy) and realname.',
       read: true,
       call: (caller) => users.name(caller),
     },
     {
       op: 'profile',
+      answer: PROFILE_ANSWER,
       summary: 'The profile of the signed-in user.',
       read: true,
       call: async (caller) => profileView(await users.profile(caller)),
     },
     {
       op: 'authenticated',
+      answer: answerOf({ result: SCALARS.boolean }),
       summary: 'Signed in (and, with `groups`, member of one of them)?',
       read: true,
       input: i.authenticated,
@@ -160,6 +213,7 @@ export function userOperations(users: UserService, config: Config): UserOperatio
     },
     {
       op: 'allowed',
+      answer: ALLOWED_ANSWER,
       summary: 'Does the caller hold these permissions?',
       read: true,
       input: allowedInput,
@@ -167,6 +221,7 @@ export function userOperations(users: UserService, config: Config): UserOperatio
     },
     {
       op: 'signupDirect',
+      answer: DONE_ANSWER,
       summary: 'Sign up: active at once.',
       limited: true,
       input: i.signup,
@@ -174,6 +229,7 @@ export function userOperations(users: UserService, config: Config): UserOperatio
     },
     {
       op: 'signupOptin',
+      answer: DONE_ANSWER,
       summary: 'Sign up: pending until the mailed activation token is used.',
       limited: true,
       input: i.signup,
@@ -181,6 +237,7 @@ export function userOperations(users: UserService, config: Config): UserOperatio
     },
     {
       op: 'signupReview',
+      answer: DONE_ANSWER,
       summary: 'Sign up: pending until an administrator reviews it.',
       limited: true,
       input: i.signup,
@@ -188,6 +245,7 @@ export function userOperations(users: UserService, config: Config): UserOperatio
     },
     {
       op: 'signupSendpw',
+      answer: DONE_ANSWER,
       summary: 'Sign up: active, with a generated password sent by mail.',
       limited: true,
       input: i.signupSendpw,
@@ -195,6 +253,7 @@ export function userOperations(users: UserService, config: Config): UserOperatio
     },
     {
       op: 'signupUid',
+      answer: answerOf({ result: { const: true }, name: SCALARS.string }),
       summary: 'Sign up: active, with a generated 30-character name returned as `name`.',
       limited: true,
       input: i.signupUid,
@@ -202,6 +261,7 @@ export function userOperations(users: UserService, config: Config): UserOperatio
     },
     {
       op: 'activate',
+      answer: DONE_ANSWER,
       summary: 'Activate a pending account with its mailed token.',
       limited: true,
       input: i.token,
@@ -209,18 +269,21 @@ export function userOperations(users: UserService, config: Config): UserOperatio
     },
     {
       op: 'update',
+      answer: DONE_ANSWER,
       summary: 'Change realname, notify or data.',
       input: i.update,
       call: command(users.update),
     },
     {
       op: 'updatePassword',
+      answer: DONE_ANSWER,
       summary: 'Change the password (needs the current one).',
       input: i.updatePassword,
       call: command(users.updatePassword),
     },
     {
       op: 'updateEmail',
+      answer: DONE_ANSWER,
       aliases: ['updateMail'],
       summary: 'Change the email at once, without verification (permission-guarded).',
       input: i.email,
@@ -228,12 +291,14 @@ export function userOperations(users: UserService, config: Config): UserOperatio
     },
     {
       op: 'verifyEmail',
+      answer: DONE_ANSWER,
       summary: 'Mail a verification token to a new address.',
       input: i.email,
       call: command(users.verifyEmail),
     },
     {
       op: 'verifyEmail2',
+      answer: DONE_ANSWER,
       summary: 'Take the new address with its verification token.',
       limited: true,
       input: i.token,
@@ -241,6 +306,7 @@ export function userOperations(users: UserService, config: Config): UserOperatio
     },
     {
       op: 'resetPassword',
+      answer: DONE_ANSWER,
       summary: 'Mail a reset token; answers the same whether or not the account exists.',
       limited: true,
       input: i.identity,
@@ -248,6 +314,7 @@ export function userOperations(users: UserService, config: Config): UserOperatio
     },
     {
       op: 'resetPassword2',
+      answer: DONE_ANSWER,
       summary: 'Set a new password with the reset token.',
       limited: true,
       input: i.resetPassword2,
@@ -255,12 +322,14 @@ export function userOperations(users: UserService, config: Config): UserOperatio
     },
     {
       op: 'message',
+      answer: DONE_ANSWER,
       summary: 'Mail a message (at most 5000 characters) to the administrator.',
       input: i.message,
       call: command(users.message),
     },
     {
       op: 'disable',
+      answer: DONE_ANSWER,
       summary: 'Disable the own account and sign out.',
       del: true,
       call: (caller) => done(users.disable(caller)),
@@ -268,6 +337,7 @@ export function userOperations(users: UserService, config: Config): UserOperatio
     },
     {
       op: 'delete',
+      answer: DONE_ANSWER,
       summary: 'Remove the own account for good.',
       del: true,
       call: (caller) => done(users.delete(caller)),
@@ -275,6 +345,7 @@ export function userOperations(users: UserService, config: Config): UserOperatio
     },
     {
       op: 'review',
+      answer: DONE_ANSWER,
       summary: 'Review a pending sign-up: accept, optin, activate, reject, disable.',
       admin: true,
       input: i.review,
@@ -282,6 +353,7 @@ export function userOperations(users: UserService, config: Config): UserOperatio
     },
     {
       op: 'getUser',
+      answer: ADMIN_ANSWER,
       summary: 'A user profile, by name, email or id.',
       admin: true,
       read: true,
@@ -290,6 +362,7 @@ export function userOperations(users: UserService, config: Config): UserOperatio
     },
     {
       op: 'setUser',
+      answer: DONE_ANSWER,
       summary: 'Change a user (`values`: realname, email, name, notify, data, groups, password, active).',
       admin: true,
       input: i.setUser,
@@ -297,6 +370,7 @@ export function userOperations(users: UserService, config: Config): UserOperatio
     },
     {
       op: 'removeUser',
+      answer: DONE_ANSWER,
       summary: 'Remove a user.',
       admin: true,
       input: i.identity,
@@ -304,6 +378,7 @@ export function userOperations(users: UserService, config: Config): UserOperatio
     },
     {
       op: 'list',
+      answer: answerOf({ users: { type: 'array', items: ADMIN_VIEW }, ...PAGE_MEMBERS }),
       summary: 'Users with their profiles: search, paging, sort.',
       admin: true,
       read: true,
@@ -312,6 +387,7 @@ export function userOperations(users: UserService, config: Config): UserOperatio
     },
     {
       op: 'identities',
+      answer: answerOf({ users: { type: 'array', items: IDENTITY_ANSWER }, ...PAGE_MEMBERS }),
       summary: 'Users as identities: search, paging, sort.',
       admin: true,
       read: true,
@@ -320,6 +396,7 @@ export function userOperations(users: UserService, config: Config): UserOperatio
     },
     {
       op: 'getPermissions',
+      answer: PERMISSIONS_ANSWER,
       summary: 'The permission entries of the user service.',
       admin: true,
       read: true,
@@ -327,6 +404,7 @@ export function userOperations(users: UserService, config: Config): UserOperatio
     },
     {
       op: 'setPermissions',
+      answer: PERMISSIONS_ANSWER,
       summary: 'Add, replace or revoke groups of permission entries.',
       admin: true,
       input: setPermissionsInput,

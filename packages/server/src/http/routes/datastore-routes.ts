@@ -22,10 +22,13 @@ export async function registerDataStoreRoutes(app: FastifyInstance, options: Dat
     if (!store) continue;
     for (const operation of dataStoreOperations(store)) {
       const docs = {
+        operationId: `${name}_${operation.op}`,
         tags: [operation.admin ? 'data store (administrators)' : 'data store'],
         summary: operation.summary,
+        description: 'Also answers GET with the parameters in the query.',
         input: operation.input,
         answer: operation.answer,
+        serializeBy: operation.serializeBy,
       };
       const handler = async (request: FastifyRequest, reply: FastifyReply) => {
         // Items may be private to their owner: no browser or proxy cache keeps them.
@@ -36,7 +39,7 @@ export async function registerDataStoreRoutes(app: FastifyInstance, options: Dat
       };
       const url = `/${name}/api/${operation.op}`;
       app.post(url, { schema: docSchema({ ...docs, in: 'body' }), config: routeConfig }, handler);
-      app.get(url, { schema: docSchema({ ...docs, in: 'querystring' }), config: routeConfig }, handler);
+      app.get(url, { schema: docSchema({ ...docs, in: 'querystring', alias: true }), config: routeConfig }, handler);
     }
   }
 }

@@ -133,10 +133,13 @@ export async function registerFileStoreRoutes(app: FastifyInstance, options: Fil
         method: ['GET', 'POST'],
         url: `/${name}/api/${op}`,
         config: routeConfig,
+        // Documented as `/<store>/{path}/@<op>` (http/protocol/filestore-docs.ts).
         schema: docSchema({
+          operationId: `${name}_${op}_api`,
           tags,
-          summary: `${op} of the file store ${name} (also \`/${name}/<path>/@${op}\`).`,
+          summary: `${op} of ${name}`,
           in: 'none',
+          alias: true,
         }),
         handler: (request, reply) => handle(request, reply, op),
       });
@@ -149,7 +152,7 @@ export async function registerFileStoreRoutes(app: FastifyInstance, options: Fil
         exposeHeadRoute: false,
         url,
         config: routeConfig,
-        schema: docSchema({ tags, summary, in: 'none' }),
+        schema: docSchema({ operationId: `${name}_any`, tags, summary, in: 'none', alias: true }),
         handler: (request, reply) => handle(request, reply),
       });
     }

@@ -15,10 +15,17 @@ export async function registerUserRoutes(
   const rateLimit = { max: config.rateLimit.max, timeWindow: config.rateLimit.windowSeconds * 1000 };
 
   for (const route of userOperations(users, config)) {
+    const also = [
+      ...(route.aliases ?? []).map((name) => `\`/users/api/${name}\``),
+      'GET with the parameters in the query',
+      ...(route.del ? ['DELETE'] : []),
+    ];
     const docs = {
       tags: [route.admin ? 'users (administrators)' : 'users'],
       summary: route.summary,
+      description: `Also answers as ${also.join(', ')}.`,
       input: route.input,
+      answer: route.answer,
     };
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
       // Tokens and profiles must not stay in a browser's or a proxy's cache.
@@ -39,10 +46,21 @@ export async function registerUserRoutes(
       : {};
     for (const name of [route.op, ...(route.aliases ?? [])]) {
       const url = `/users/api/${name}`;
-      app.post(url, { schema: docSchema({ ...docs, in: 'body' }), config: routeConfig, ...limit }, handler);
-      app.get(url, { schema: docSchema({ ...docs, in: 'querystring' }), config: routeConfig, ...limit }, handler);
+      const of = (method: string, alias: boolean) => ({ ...docs, operationId: `users_${name}_${method}`, alias });
+      // One operation, documented once: its POST under its own name; the rest answers too.
+      const post = { ...docs, operationId: `users_${name}`, alias: name !== route.op };
+      app.post(url, { schema: docSchema({ ...post, in: 'body' }), config: routeConfig, ...limit }, handler);
+      app.get(
+        url,
+        { schema: docSchema({ ...of('get', true), in: 'querystring' }), config: routeConfig, ...limit },
+        handler,
+      );
       if (route.del)
-        app.delete(url, { schema: docSchema({ ...docs, in: 'none' }), config: routeConfig, ...limit }, handler);
+        app.delete(
+          url,
+          { schema: docSchema({ ...of('delete', true), in: 'none' }), config: routeConfig, ...limit },
+          handler,
+        );
     }
   }
 }

@@ -1,0 +1,85 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { startServer, type TestServer } from '../helpers/test-server.js';
+
+interface Operation {
+  operationId?: string;
+  summary?: string;
+  tags?: string[];
+  responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+}
+type Doc = { paths: Record<string, Record<string, Operation>> };
+
+const METHODS = ['get', 'post', 'put', 'delete', 'head', 'patch'];
+
+/**
+ * /openapi.json as a generated client reads it: valid by Redocly's recommended rules (the
+ * engine of `redocly lint`), one operation per operation (GET aliases are not listed again),
+ * each with an operationId, a summary, a tag, its success answer and its failure answer.
+ */
+describe('/openapi.json', () => {
+  let s: TestServer;
+  let doc: Doc;
+  let source: string;
+  before(async () => {
+    s = await startServer({ dataStores: { data: {}, notes: {} }, fileStores: { files: {} } });
+    const res = await fetch(`${s.url}/openapi.json`);
+    source = await res.text();
+    doc = JSON.parse(source) as Doc;
+  });
+  after(() => s.close());
+
+  test("passes Redocly's recommended rules with no error and no warning", async () => {
+    const config = await createConfig({ extends: ['recommended'] });
+    const problems = await lintFromString({ source, absoluteRef: `${s.url}/openapi.json`, config });
+    const shown = problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
+    assert.deepEqual(shown, []);
+  });
+
+  test('every operation has an operationId, a summary, a tag, a success and a failure answer', () => {
+    const ids = new Set<string>();
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const method of METHODS) {
+        const op = item[method];
+        if (!op) continue;
+        const where = `${method.toUpperCase()} ${path}`;
+        assert.ok(op.operationId, `${where}: operationId`);
+        assert.ok(!ids.has(op.operationId), `${where}: ${op.operationId} twice`);
+        ids.add(op.operationId);
+        assert.ok(op.summary, `${where}: summary`);
+        assert.ok(op.tags?.length, `${where}: tag`);
+        assert.ok(op.responses?.['200'], `${where}: success answer`);
+        assert.ok(op.responses?.['4XX'], `${where}: failure answer`);
+      }
+    }
+  });
+
+  test('each operation once: the GET form of an operation is said, not listed again', () => {
+    for (const store of ['data', 'notes']) {
+      const item = doc.paths[`/${store}/api/getItem`];
+      assert.ok(item?.post, `${store}: getItem`);
+      assert.equal(item.get, undefined);
+    }
+    assert.ok(doc.paths['/users/api/signin']?.post);
+    assert.equal(doc.paths['/users/api/signin']?.get, undefined);
+    assert.equal(doc.paths['/users/api/updateMail'], undefined, 'an alias is said in its operation, not listed');
+  });
+
+  test('each file store operation has its own path', () => {
+    for (const op of ['getItem', 'newItem', 'setItem', 'write', 'move', 'removeItem', 'list', 'getOwner', 'setOwner'])
+      assert.ok(doc.paths[`/files/{path}/@${op}`], `@${op}`);
+    assert.ok(doc.paths['/files/{path}']?.get, 'the download');
+    assert.ok(doc.paths['/files/{path}/@write']?.put, '@write takes the raw file');
+  });
+
+  test('the answers are described: an item, a page of items, an account', () => {
+    const answer = (path: string, method = 'post') =>
+      JSON.stringify(doc.paths[path]?.[method]?.responses?.['200']?.content?.['application/json']?.schema ?? {});
+    assert.match(answer('/data/api/getItem'), /"timestamp"/);
+    assert.match(answer('/data/api/list'), /"total"/);
+    assert.match(answer('/users/api/identity'), /"reference"/);
+    assert.match(answer('/users/api/list'), /"users"/);
+    assert.match(answer('/files/{path}/@list'), /"items"/);
+  });
+});
