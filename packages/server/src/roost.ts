@@ -2,6 +2,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 import { systemClock } from './core/clock.js';
 import type { Config } from './core/config.js';
+import type { EventBus } from './core/events.js';
 import type { RuntimeSettingsService } from './core/runtime-settings.js';
 import { buildHttp } from './http/http-app.js';
 import { registerClientBundle } from './http/client-bundle.js';
@@ -22,6 +23,15 @@ export { openServices, type RoostOverrides, type Services } from './services.js'
 export { parseConfig, type Config, type ConfigInput } from './core/config.js';
 export { isRoostError, RoostError } from './core/errors.js';
 export { ANONYMOUS, type Principal } from './core/permissions.js';
+export type {
+  AccountEvent,
+  ChangeEvent,
+  EventBus,
+  EventListener,
+  FileEvent,
+  ItemEvent,
+  Told,
+} from './core/events.js';
 export {
   ANONYMOUS_CALLER,
   programCaller,
@@ -87,6 +97,8 @@ export interface Roost {
   fileStores: FileStores;
   /** The blob store of each file store. */
   blobs: BlobStores;
+  /** Every committed change of the three services, of this process and of the others (core/events.ts). */
+  events: EventBus;
   /** Where outbox mails are written when no SMTP server is configured. */
   outboxDir: string;
   /** Mails waiting for delivery (mail/mail-queue.ts); every mail of the services goes through it. */

@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import type { Kysely } from 'kysely';
 import { systemClock, type Clock } from './core/clock.js';
 import type { Config } from './core/config.js';
+import { createEventBus, type EventBus } from './core/events.js';
 import type { Mailer } from './core/mailer.js';
 import { createRuntimeSettings, type RuntimeSettingsService } from './core/runtime-settings.js';
 import { createMailer } from './mail/create-mailer.js';
@@ -44,6 +45,8 @@ export interface Services {
   dataStores: DataStores;
   fileStores: FileStores;
   blobs: BlobStores;
+  /** Every committed change of the three services, of this process and of the others (core/events.ts). */
+  events: EventBus;
   close(): Promise<void>;
 }
 
@@ -73,6 +76,11 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     else log.error({ err }, 'mail work after an answer failed');
   });
   const permissionStore = createPermissionStore(db, clock, 1000, changes);
+  const events = createEventBus({
+    now: () => clock.now(),
+    transport: changes,
+    onError: (err) => log.error({ err }, 'an event listener failed'),
+  });
   const users = createUserService({
     db,
     clock,
@@ -81,10 +89,11 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     runtimeSettings: settings,
     config,
     changes,
+    events,
   });
-  const dataStores = createDataStores({ db, dialect, clock, permissionStore, config });
+  const dataStores = createDataStores({ db, dialect, clock, permissionStore, config, events });
   const blobs = openBlobStores(config);
-  const fileStores = createFileStores({ db, clock, permissionStore, config, blobs });
+  const fileStores = createFileStores({ db, clock, permissionStore, config, blobs, events });
   // Expired sessions and single-use tokens are dead rows; clear them once an hour. A failed
   // purge changes nothing and is tried again the next hour.
   const purge = setInterval(() => void users.purgeExpired().catch(() => {}), 3600_000).unref();
@@ -99,6 +108,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     dataStores,
     fileStores,
     blobs,
+    events,
     async close() {
       clearInterval(purge);
       blobs.close();

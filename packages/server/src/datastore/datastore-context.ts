@@ -1,4 +1,5 @@
 import type { Clock } from '../core/clock.js';
+import type { EventBus, ItemEvent } from '../core/events.js';
 import type { FieldProblem } from '../core/errors.js';
 import type { Principal, ServicePermissions } from '../core/permissions.js';
 import type { Grants } from './datastore-access.js';
@@ -12,6 +13,8 @@ export interface DataStoreContext {
   name: string;
   repo: DataStoreRepo;
   clock: Clock;
+  /** Told of every committed change (core/events.ts). */
+  events: EventBus;
   permissions: ServicePermissions;
   inputs: DataStoreInputs;
 }
@@ -124,4 +127,18 @@ export function duplicateProblems(targets: readonly Target[]): FieldProblem[] {
     seen.add(id);
   }
   return problems;
+}
+
+/** Tells the bus of one change to each item, after the write committed. */
+export function tell(
+  ctx: DataStoreContext,
+  kind: ItemEvent['kind'],
+  items: ReadonlyArray<{ key: string; id?: number }>,
+): void {
+  for (const item of items)
+    ctx.events.emit(
+      item.id === undefined
+        ? { kind, store: ctx.name, key: item.key }
+        : { kind, store: ctx.name, key: item.key, id: item.id },
+    );
 }

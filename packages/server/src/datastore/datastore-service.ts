@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../core/clock.js';
 import type { DataStoreOptions } from '../core/config.js';
+import type { EventBus } from '../core/events.js';
 import {
   allowedOf,
   changePermissions,
@@ -42,6 +43,8 @@ export interface DataStoreDeps {
   itemCacheMaxAgeMs: number;
   clock: Clock;
   permissionStore: PermissionStore;
+  /** Told of every committed change to an item (core/events.ts). */
+  events: EventBus;
 }
 
 /**
@@ -96,6 +99,7 @@ export function createDataStore(name: string, options: DataStoreOptions, deps: D
         : null,
     ),
     clock: deps.clock,
+    events: deps.events,
     permissions,
     inputs: createDataStoreInputs(options),
   };

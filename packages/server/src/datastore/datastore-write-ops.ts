@@ -8,6 +8,7 @@ import {
   parseAddressed,
   ownerResolver,
   targetsOf,
+  tell,
   type Call,
   type DataStoreContext,
   type Target,
@@ -125,7 +126,9 @@ export function writeOps(ctx: DataStoreContext) {
     try {
       // No check first: the unique index refuses an existing key, and nothing is stored. (A
       // check and the insert in a transaction cost PostgreSQL three more round trips.)
-      return await repo.insertAll(items, now);
+      const stored = await repo.insertAll(items, now);
+      tell(ctx, 'item.created', stored);
+      return stored;
     } catch (err) {
       if (err instanceof DuplicateKeyError) throw exists(await repo.existingKeys(keys));
       throw err;
@@ -145,14 +148,19 @@ export function writeOps(ctx: DataStoreContext) {
     const [one] = entries;
     const replace = grants.scope('setItem');
     if (entries.length === 1 && one?.key !== undefined && one.owner === undefined && replace !== 'none') {
-      if (await repo.replaceByKey(one.key, one.value, now, replace === 'own' ? principal.userId : null))
+      if (await repo.replaceByKey(one.key, one.value, now, replace === 'own' ? principal.userId : null)) {
+        tell(ctx, 'item.replaced', [{ key: one.key }]);
         return success();
+      }
     }
 
     assertNoDuplicates(entries);
     const owners = await resolveOwners(entries);
     const keys = entries.flatMap((e) => (e.key !== undefined ? [e.key] : []));
 
+    // What the last attempt wrote, told once it committed.
+    let replaced: Item[] = [];
+    let created: NewItem[] = [];
     const write = () =>
       repo.transaction(async (trx) => {
         const found = await findTargets(
@@ -175,8 +183,12 @@ export function writeOps(ctx: DataStoreContext) {
         }
         for (const r of replacements) await trx.replaceValue(r.item.id, r.value, now);
         await trx.insert(creations, now);
+        replaced = replacements.map((r) => r.item);
+        created = creations;
       });
     await retryOnDuplicate(keys, write);
+    tell(ctx, 'item.replaced', replaced);
+    tell(ctx, 'item.created', created);
     return success();
   }
 
@@ -184,7 +196,8 @@ export function writeOps(ctx: DataStoreContext) {
   async function remove({ grants }: Call, input: ItemAddress): Promise<Array<string | number>> {
     grants.require('removeItem');
     const targets = targetsOf(parseAddressed(inputs, input));
-    return repo.transaction(async (trx) => {
+    const gone: Item[] = [];
+    const labels = await repo.transaction(async (trx) => {
       const found = await findTargets(trx, targets);
       const removed = new Map<number, string | number>();
       for (const [i, target] of targets.entries()) {
@@ -196,10 +209,13 @@ export function writeOps(ctx: DataStoreContext) {
           continue;
         }
         removed.set(item.id, target.label);
+        gone.push(item);
       }
       await trx.remove([...removed.keys()]);
       return [...removed.values()];
     });
+    tell(ctx, 'item.removed', gone);
+    return labels;
   }
 
   /** Gives every item named to one user, or none of them. */
@@ -214,7 +230,7 @@ export function writeOps(ctx: DataStoreContext) {
     const ownerId = await ownerResolver(repo)(asked);
     if (!ownerId) throw invalidField(field, 'unknown_user');
     const targets = targetsOf({ ...parsed, owner: filter });
-    return repo.transaction(async (trx) => {
+    const given = await repo.transaction(async (trx) => {
       const found = await findTargets(trx, targets);
       const items: Item[] = [];
       for (const [i, target] of targets.entries()) {
@@ -227,8 +243,10 @@ export function writeOps(ctx: DataStoreContext) {
         items.map((it) => it.id),
         ownerId,
       );
-      return items.map((it, i): WrittenItem => ({ label: targets[i]?.label ?? it.key, updated: it.updated }));
+      return items;
     });
+    tell(ctx, 'item.owner_changed', given);
+    return given.map((it, i): WrittenItem => ({ label: targets[i]?.label ?? it.key, updated: it.updated }));
   }
 
   return { create, set, remove, setOwner };

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { Clock } from '../core/clock.js';
 import type { FileStoreOptions } from '../core/config.js';
+import type { EventBus, FileEvent } from '../core/events.js';
 import { commonErrors, isRoostError } from '../core/errors.js';
 import { newId } from '../core/ids.js';
 import {
@@ -85,6 +86,8 @@ export interface FileStoreServiceDeps {
   blobs: BlobStore;
   clock: Clock;
   permissionStore: PermissionStore;
+  /** Told of every committed change to an entry (core/events.ts). */
+  events: EventBus;
 }
 
 /** Types a transport declares when it does not know the file's own type. */
@@ -104,6 +107,8 @@ const UNINFORMATIVE_TYPES = new Set([
  */
 export function createFileStoreService(deps: FileStoreServiceDeps) {
   const { repo, blobs, clock, options } = deps;
+  const tell = (kind: Exclude<FileEvent['kind'], 'file.moved'>, path: FilePath) =>
+    deps.events.emit({ kind, store: deps.name, path: path.path });
   const permissions = servicePermissions(deps.permissionStore, deps.name, fileStorePermissionDefaults(options.read));
   const maxBytes = options.maxFileBytes;
 
@@ -346,6 +351,7 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
           (await storeContents(upload, values.contents, values.decode)) ?? (await putBlob(Readable.from([])));
         await createFile(principal, path, blob, chooseMime(path.name, blob, values.mime, upload), cache);
       }
+      tell('file.created', path);
       return path;
     },
 
@@ -358,7 +364,10 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
       if (entry.type === 'd') {
         if (values.contents !== undefined || upload)
           throw fileStoreErrors.not_a_file({ fields: [['contents', 'invalid']] });
-        if (cache !== undefined) await repo.updateMeta(entry.id, { cache, mtime: clock.now() });
+        if (cache !== undefined) {
+          await repo.updateMeta(entry.id, { cache, mtime: clock.now() });
+          tell('file.written', path);
+        }
         return;
       }
       const blob = await storeContents(upload, values.contents, values.decode);
@@ -368,6 +377,7 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
         ...(cache !== undefined ? { cache } : {}),
       };
       if (Object.keys(meta).length > 0) await repo.updateMeta(entry.id, { ...meta, mtime: clock.now() });
+      if (blob || Object.keys(meta).length > 0) tell('file.written', path);
     },
 
     /** New contents of a file; a file that does not exist yet is created (with `newItem`'s permission). */
@@ -381,18 +391,23 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
         await directoryFor('newItem', principal, parsePath(path.parent));
         const blob = (await storeContents(upload, values.contents, values.decode)) as StoredBlob;
         const mime = chooseMime(path.name, blob, values.mime, upload);
-        if (await insertFile(principal, path, blob, mime, '')) return;
+        if (await insertFile(principal, path, blob, mime, '')) {
+          tell('file.created', path);
+          return;
+        }
         // A concurrent write created the file first: create-or-replace replaces it, as setItem
         // does in the data store, if the caller may write it.
         await replaceExisting(principal, path, blob, mime).catch(async (err: unknown) => {
           await dropBlob(blob.id);
           throw err;
         });
+        tell('file.written', path);
         return;
       }
       const entry = await writableFile(principal, path);
       const blob = (await storeContents(upload, values.contents, values.decode)) as StoredBlob;
       await replaceContents(entry, blob, chooseMime(entry.name, blob, values.mime, upload));
+      tell('file.written', path);
     },
 
     /** Moves (renames) a file or a directory with everything in it. */
@@ -432,6 +447,7 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
           });
         throw err;
       }
+      deps.events.emit({ kind: 'file.moved', store: deps.name, path: path.path, to: target.path });
     },
 
     /** Removes a file, or a directory (with what it holds only when `recursive`); how many entries went. */
@@ -443,6 +459,7 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
         throw fileStoreErrors.not_empty({ body: { result: 0 } });
       const { count, blobIds } = await repo.removeTree(entry.path);
       await Promise.all(blobIds.map(dropBlob));
+      tell('file.removed', path);
       return count;
     },
 
@@ -485,6 +502,7 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
           body: { result: false },
         });
       await repo.setOwner(entry.id, userId);
+      tell('file.owner_changed', path);
     },
 
     /** Answers every caller (`ping` has no permission in the original). */

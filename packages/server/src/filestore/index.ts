@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../core/clock.js';
 import type { Config } from '../core/config.js';
+import type { EventBus } from '../core/events.js';
 import type { PermissionStore } from '../core/permissions.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { Database } from '../storage/schema.js';
@@ -29,6 +30,7 @@ export interface FileStoreDeps {
   config: Config;
   /** Where each store's contents live. */
   blobs: { forStore(store: string): BlobStore };
+  events: EventBus;
 }
 
 /** Every configured file store, by name. */
@@ -49,6 +51,7 @@ export function createFileStores(deps: FileStoreDeps): FileStores {
         blobs: deps.blobs.forStore(name),
         clock: deps.clock,
         permissionStore: deps.permissionStore,
+        events: deps.events,
       }),
     );
   }

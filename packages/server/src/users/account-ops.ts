@@ -71,7 +71,9 @@ export function accountOps(ctx: UserContext) {
     },
 
     async signout(caller: Caller): Promise<void> {
-      if (caller.tokenHash) await revokeToken(ctx, caller.tokenHash);
+      if (!caller.tokenHash) return;
+      await revokeToken(ctx, caller.tokenHash);
+      if (caller.user) ctx.events.emit({ kind: 'account.signed_out', userId: caller.user.id });
     },
 
     /** The signed-in account (401 for anonymous callers). */

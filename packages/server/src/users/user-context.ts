@@ -1,4 +1,5 @@
 import type { Clock } from '../core/clock.js';
+import type { EventBus } from '../core/events.js';
 import { commonErrors } from '../core/errors.js';
 import type { QueuingMailer } from '../core/mailer.js';
 import { ADMINS, holds, refusal, type Principal, type ServicePermissions } from '../core/permissions.js';
@@ -47,6 +48,8 @@ export interface UserRuntimeSettings {
 export interface UserContext {
   repo: UserRepo;
   clock: Clock;
+  /** Told of the changes the repository does not see as an account's (a signout; core/events.ts). */
+  events: EventBus;
   mailer: QueuingMailer;
   permissions: ServicePermissions;
   inputs: UserInputs;

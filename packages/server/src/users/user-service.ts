@@ -28,6 +28,8 @@ import { createUserInputs, type SignupInput } from './user-inputs.js';
 import { USER_PERMISSION_DEFAULTS } from './user-permissions.js';
 import { createUserRepo, type NewUser, type User } from './user-repo.js';
 import { withSessionCache } from './session-cache.js';
+import { withAccountEvents } from './account-events.js';
+import type { EventBus } from '../core/events.js';
 
 export interface UserServiceDeps {
   db: Kysely<Database>;
@@ -39,6 +41,8 @@ export interface UserServiceDeps {
   config: Config;
   /** How other server processes learn of signouts and account changes (PostgreSQL); none on SQLite. */
   changes?: ChangeFeed | null;
+  /** Told of every committed change to an account (core/events.ts). */
+  events: EventBus;
 }
 
 export const ANONYMOUS_CALLER: Caller = Object.freeze({ principal: ANONYMOUS, user: null, tokenHash: null });
@@ -91,12 +95,16 @@ export function createUserService(deps: UserServiceDeps) {
   // Derived once per settings snapshot (the runtime settings hand out the same object while cached).
   const runtimeViews = new WeakMap<RuntimeSettings, UserRuntimeSettings>();
   const ctx: UserContext = {
-    repo: withSessionCache(
-      createUserRepo(deps.db),
-      deps.clock,
-      deps.config.users.sessionCacheSeconds * 1000,
-      deps.changes ?? null,
+    repo: withAccountEvents(
+      withSessionCache(
+        createUserRepo(deps.db),
+        deps.clock,
+        deps.config.users.sessionCacheSeconds * 1000,
+        deps.changes ?? null,
+      ),
+      deps.events,
     ),
+    events: deps.events,
     clock: deps.clock,
     mailer: deps.mailer,
     permissions: servicePermissions(deps.permissionStore, 'users', USER_PERMISSION_DEFAULTS),

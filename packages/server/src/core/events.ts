@@ -1,0 +1,117 @@
+/**
+ * What changed, told after the change is committed: one typed event per change, on one bus per
+ * process. Other processes on the same PostgreSQL database get the same events through the
+ * change feed (storage/change-feed.ts); on SQLite one process owns the database. Live updates
+ * and webhooks subscribe here; so may a program that embeds Roost (docs/embedding.md).
+ */
+
+/** An item of a data store; `id` is absent where the write did not read it (a replacement by key). */
+export type ItemEvent = {
+  kind: 'item.created' | 'item.replaced' | 'item.removed' | 'item.owner_changed';
+  store: string;
+  key: string;
+  id?: number;
+};
+
+/** An entry of a file store; a move says where to (`to`). */
+export type FileEvent =
+  | { kind: 'file.created' | 'file.written' | 'file.removed' | 'file.owner_changed'; store: string; path: string }
+  | { kind: 'file.moved'; store: string; path: string; to: string };
+
+/** An account of the user service. */
+export type AccountEvent = {
+  kind: 'account.created' | 'account.changed' | 'account.disabled' | 'account.removed' | 'account.signed_out';
+  userId: string;
+};
+
+export type ChangeEvent = ItemEvent | FileEvent | AccountEvent;
+
+/** An event as listeners get it: when it was told, and whether by this process. */
+export type Told<E extends ChangeEvent = ChangeEvent> = E & { at: number; local: boolean };
+
+export type EventListener = (event: Told) => void;
+
+export interface EventBus {
+  /** Tell every listener here and in the other processes. Call it after the change is committed. */
+  emit(event: ChangeEvent): void;
+  /** Listen to every event, of this process and of the others; the function returned stops it. */
+  on(listener: EventListener): () => void;
+}
+
+/** How events reach the other processes (storage/change-feed.ts has this shape). */
+export interface EventTransport {
+  publish(topic: string, key: string): Promise<void>;
+  subscribe(listener: (change: { topic: string; key: string } | null) => void): void;
+}
+
+const TOPIC = 'events';
+/** NOTIFY carries at most 8000 bytes; a turn's events go in as few messages as fit. */
+const MESSAGE_BYTES = 7000;
+
+/**
+ * The bus. A listener that throws is reported to `onError` and does not stop the others or the
+ * write that emitted. Events leave for the other processes in the order they were told, those
+ * told while a message is on its way together in the next (one NOTIFY for many writes under
+ * load). The transport never rejects (storage/change-feed.ts logs its failures).
+ */
+export function createEventBus(options: {
+  now: () => number;
+  transport?: EventTransport | null;
+  onError?: (err: unknown) => void;
+}): EventBus {
+  const listeners = new Set<EventListener>();
+  const deliver = (event: Told) => {
+    for (const listener of listeners) {
+      try {
+        listener(event);
+      } catch (err) {
+        options.onError?.(err);
+      }
+    }
+  };
+  const { transport } = options;
+  transport?.subscribe((change) => {
+    if (change?.topic !== TOPIC) return;
+    try {
+      for (const event of JSON.parse(change.key) as Told[]) deliver({ ...event, local: false });
+    } catch (err) {
+      options.onError?.(err);
+    }
+  });
+
+  // One message at a time, each sent once the one before it is: NOTIFYs of pooled connections
+  // would otherwise commit, and arrive, in any order. What is told meanwhile leaves together.
+  const outgoing: string[] = [];
+  let sending = false;
+  async function send(): Promise<void> {
+    sending = true;
+    while (outgoing.length > 0) {
+      let bytes = 2;
+      let count = 0;
+      for (const text of outgoing) {
+        const size = Buffer.byteLength(text) + 1;
+        if (count > 0 && bytes + size > MESSAGE_BYTES) break;
+        bytes += size;
+        count++;
+      }
+      const message = outgoing.splice(0, count);
+      await transport?.publish(TOPIC, `[${message.join(',')}]`);
+    }
+    sending = false;
+  }
+
+  return {
+    emit(event) {
+      const told: Told = { ...event, at: options.now(), local: true };
+      // Nobody listening here costs nothing more on the write's path.
+      if (listeners.size > 0) deliver(told);
+      if (!transport) return;
+      outgoing.push(JSON.stringify({ ...event, at: told.at }));
+      if (!sending) void send();
+    },
+    on(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
