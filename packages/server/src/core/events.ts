@@ -80,10 +80,13 @@ export function createEventBus(options: {
   });
 
   // One message at a time, each sent once the one before it is: NOTIFYs of pooled connections
-  // would otherwise commit, and arrive, in any order. What is told meanwhile leaves together.
+  // would otherwise commit, and arrive, in any order. What is told meanwhile leaves together,
+  // and so do the events of one turn of the event loop.
   const outgoing: string[] = [];
   let sending = false;
+  let scheduled = false;
   async function send(): Promise<void> {
+    scheduled = false;
     sending = true;
     while (outgoing.length > 0) {
       let bytes = 2;
@@ -107,7 +110,11 @@ export function createEventBus(options: {
       if (listeners.size > 0) deliver(told);
       if (!transport) return;
       outgoing.push(JSON.stringify({ ...event, at: told.at }));
-      if (!sending) void send();
+      // After this turn's I/O: the writes that finish together leave in one message.
+      if (!sending && !scheduled) {
+        scheduled = true;
+        setImmediate(send);
+      }
     },
     on(listener) {
       listeners.add(listener);
