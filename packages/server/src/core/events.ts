@@ -105,11 +105,12 @@ export function createEventBus(options: {
 
   return {
     emit(event) {
-      const told: Told = { ...event, at: options.now(), local: true };
-      // Nobody listening here costs nothing more on the write's path.
-      if (listeners.size > 0) deliver(told);
+      // Nobody to tell (SQLite, no listener) costs nothing on the write's path.
+      if (listeners.size === 0 && !transport) return;
+      const at = options.now();
+      if (listeners.size > 0) deliver({ ...event, at, local: true });
       if (!transport) return;
-      outgoing.push(JSON.stringify({ ...event, at: told.at }));
+      outgoing.push(JSON.stringify({ ...event, at }));
       // After this turn's I/O: the writes that finish together leave in one message.
       if (!sending && !scheduled) {
         scheduled = true;

@@ -107,7 +107,7 @@ export function createDataStore(name: string, options: DataStoreOptions, deps: D
   const writes = writeOps(ctx);
 
   /** Refuses a caller without `permission`. */
-  async function require(caller: Principal, permission: string): Promise<void> {
+  async function requireGrant(caller: Principal, permission: string): Promise<void> {
     (await grantsOf(permissions, caller)).require(permission);
   }
   /**
@@ -136,17 +136,17 @@ export function createDataStore(name: string, options: DataStoreOptions, deps: D
     remove: checked(writes.remove),
     setOwner: checked(writes.setOwner),
     async allowed(caller, query) {
-      await require(caller, 'allowed');
+      await requireGrant(caller, 'allowed');
       return allowedOf(permissions, caller, query);
     },
     async permissionEntries(caller) {
-      await require(caller, 'getPermissions');
+      await requireGrant(caller, 'getPermissions');
       return permissionEntries(permissions);
     },
     async changePermissions(caller, change) {
-      await require(caller, 'setPermissions');
+      await requireGrant(caller, 'setPermissions');
       return changePermissions(permissions, change);
     },
-    ping: (caller) => require(caller, 'ping'),
+    ping: (caller) => requireGrant(caller, 'ping'),
   };
 }

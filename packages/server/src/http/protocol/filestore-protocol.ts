@@ -2,7 +2,7 @@ import { formatTime } from '../../core/clock.js';
 import { allowedBody, permissionsBody } from './permission-answers.js';
 import type { Principal } from '../../core/permissions.js';
 import type { FileEntry, FilePath, FileStore, Upload } from '../../filestore/index.js';
-import { asInput, type WireValues } from './wire-values.js';
+import { answered, asInput, type WireValues } from './wire-values.js';
 
 /**
  * The file store in the original protocol (docs/reference/original-services.md): how each
@@ -33,12 +33,6 @@ const entryView = (entry: FileEntry) => ({
 
 const rootView = { name: '', type: 'd', size: 0, mime: '', cache: '', header: '', mtime: '', ctime: '' } as const;
 
-const answered =
-  <T extends object>(body: T) =>
-  async (work: Promise<unknown>): Promise<T> => {
-    await work;
-    return body;
-  };
 const one = answered({ result: 1 });
 const done = answered({ result: true });
 

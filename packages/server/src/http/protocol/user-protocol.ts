@@ -15,7 +15,7 @@ import {
   PERMISSIONS_ANSWER,
   SCALARS,
 } from './answer-schemas.js';
-import { asInput, type WireValues } from './wire-values.js';
+import { answered, asInput, type WireValues } from './wire-values.js';
 
 /**
  * The user service in the original protocol (docs/reference/original-services.md): each
@@ -115,10 +115,7 @@ const TOKEN_ANSWER = answerOf({
 });
 
 const DONE = { result: true } as const;
-const done = async (work: Promise<unknown>) => {
-  await work;
-  return DONE;
-};
+const done = answered(DONE);
 
 /** A command of the service (no result but success) in the original's form: `{result: true}`. */
 const command =

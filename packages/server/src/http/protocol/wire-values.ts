@@ -8,3 +8,11 @@ export type WireValues = Record<string, unknown>;
  * (`id=7`). The original protocol's parameters are the operations' inputs as they are.
  */
 export const asInput = <T extends object>(values: WireValues): T => values as T;
+
+/** An operation that answers nothing but success, in the original's fixed body (`{result: true}`, `{result: 1}`). */
+export const answered =
+  <T extends object>(body: T) =>
+  async (work: Promise<unknown>): Promise<T> => {
+    await work;
+    return body;
+  };

@@ -46,21 +46,13 @@ export async function registerUserRoutes(
       : {};
     for (const name of [route.op, ...(route.aliases ?? [])]) {
       const url = `/users/api/${name}`;
-      const of = (method: string, alias: boolean) => ({ ...docs, operationId: `users_${name}_${method}`, alias });
       // One operation, documented once: its POST under its own name; the rest answers too.
       const post = { ...docs, operationId: `users_${name}`, alias: name !== route.op };
+      const other = { ...post, alias: true };
       app.post(url, { schema: docSchema({ ...post, in: 'body' }), config: routeConfig, ...limit }, handler);
-      app.get(
-        url,
-        { schema: docSchema({ ...of('get', true), in: 'querystring' }), config: routeConfig, ...limit },
-        handler,
-      );
+      app.get(url, { schema: docSchema({ ...other, in: 'querystring' }), config: routeConfig, ...limit }, handler);
       if (route.del)
-        app.delete(
-          url,
-          { schema: docSchema({ ...of('delete', true), in: 'none' }), config: routeConfig, ...limit },
-          handler,
-        );
+        app.delete(url, { schema: docSchema({ ...other, in: 'none' }), config: routeConfig, ...limit }, handler);
     }
   }
 }
