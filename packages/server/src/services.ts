@@ -65,7 +65,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   const changes = config.databaseUrl
     ? await openPostgresChangeFeed(config.databaseUrl, db, (err) => log.error({ err }, 'change feed between processes'))
     : null;
-  const settings = createRuntimeSettings(config, createSettingsStore(db, clock));
+  const settings = createRuntimeSettings(config, createSettingsStore(db, clock, 1000, changes));
   const mailer = overrides.mailer ?? createMailer(config, settings);
   const mailQueue = createMailQueue(createMailQueueStore(db), mailer, clock, (err, item) => {
     if (item)

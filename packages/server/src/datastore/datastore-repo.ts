@@ -9,7 +9,7 @@ import {
 import type { DataStoreItemsTable } from '../storage/datastore-schema.js';
 import type { Database } from '../storage/schema.js';
 import { executeGrouped, executeNow } from '../storage/database.js';
-import type { ItemCache } from './item-cache.js';
+import type { Cache } from '../core/cache.js';
 
 /** An item as the domain sees it: a number value comes back as a number. */
 export interface Item {
@@ -101,7 +101,7 @@ const INSERT_CHUNK = 1000;
 type Db = Kysely<Database> | Transaction<Database>;
 
 /** The items of every data store, in the one table `datastore_items`, each query scoped by store. */
-export function createDataStoreRepo(db: Kysely<Database>, store: string, cache: ItemCache | null = null) {
+export function createDataStoreRepo(db: Kysely<Database>, store: string, cache: Cache<Item> | null = null) {
   const compiled = compileHotQueries(db);
   const queries = storeQueries(db, store, compiled, cache && { cache, readThrough: true });
   /** Run `work` in one transaction: every write in it happens, or none. */
@@ -164,7 +164,7 @@ function storeQueries(
   db: Db,
   store: string,
   compiled: HotQueries,
-  cached: { cache: ItemCache; readThrough: boolean } | null,
+  cached: { cache: Cache<Item>; readThrough: boolean } | null,
 ) {
   const items = () => withOwnerName(db).where('datastore_items.store', '=', store);
   const cache = cached?.cache;
@@ -182,10 +182,10 @@ function storeQueries(
     async byKey(key: string): Promise<Item | null> {
       const hit = readCache?.get(key);
       if (hit) return hit;
-      const version = readCache?.version ?? 0;
+      const started = readCache?.generation ?? 0;
       const { rows } = await executeNow<ItemRow>(db, withParameters(compiled.byKey, [store, key]));
       const item = rows[0] ? withOwnerNameToItem(rows[0]) : null;
-      if (item) readCache?.put(item, version);
+      if (item) readCache?.keep(key, item, started);
       return item;
     },
 
@@ -213,7 +213,7 @@ function storeQueries(
 
     /** Insert new items; a key that exists throws DuplicateKeyError. Gives back the stored items in input order. */
     async insert(newItems: readonly NewItem[], now: number): Promise<Item[]> {
-      cache?.forget(newItems.map((it) => it.key));
+      if (cache) for (const it of newItems) cache.forget(it.key);
       const stored: Item[] = [];
       try {
         for (let i = 0; i < newItems.length; i += INSERT_CHUNK) {
@@ -260,7 +260,7 @@ function storeQueries(
           ? await executeGrouped(db, withParameters(compiled.replaceByKey, [text, number, now, store, key]))
           : await executeGrouped(db, withParameters(compiled.replaceOwnByKey, [text, number, now, store, key, owner]));
       // Until the commit, reads may still see (and cache) the old value; after it, none may.
-      cache?.forget([key]);
+      cache?.forget(key);
       return Number(result.numAffectedRows ?? 0) > 0;
     },
 

@@ -33,7 +33,7 @@ import { dataStorePermissionDefaults } from './datastore-permissions.js';
 import { readOps, type ItemPage, type KeyPage } from './datastore-read-ops.js';
 import { createDataStoreRepo, type Item } from './datastore-repo.js';
 import { writeOps, type WrittenItem } from './datastore-write-ops.js';
-import { ItemCache } from './item-cache.js';
+import { createItemCache } from './item-cache.js';
 
 export interface DataStoreDeps {
   db: Kysely<Database>;
@@ -95,7 +95,7 @@ export function createDataStore(name: string, options: DataStoreOptions, deps: D
       deps.db,
       name,
       deps.dialect === 'sqlite' && options.itemCacheBytes > 0
-        ? new ItemCache(options.itemCacheBytes, deps.itemCacheMaxAgeMs, deps.clock)
+        ? createItemCache(options.itemCacheBytes, deps.itemCacheMaxAgeMs, deps.clock)
         : null,
     ),
     clock: deps.clock,

@@ -10,7 +10,7 @@ import { eventually, onPostgres } from './scale-helpers.js';
  * minute and with a clock that never moves: a cached session can only go because the other
  * instance's change reached this one through LISTEN/NOTIFY (storage/change-feed.ts).
  */
-describe('sessions and permissions stay coherent across instances on PostgreSQL', {
+describe('sessions, permissions and settings stay coherent across instances on PostgreSQL', {
   skip: onPostgres ? false : 'runs in the PostgreSQL pass (SQLite has one process)',
 }, () => {
   const clock = { now: () => 1_800_000_000_000 };
@@ -109,6 +109,17 @@ describe('sessions and permissions stay coherent across instances on PostgreSQL'
       });
       return res.body.result === true;
     }, 'b lets anyone sign up');
+  });
+
+  test('a runtime setting changed on one instance applies on the other, though its cache would keep the old value', async () => {
+    const before = (await b.settings.current()).mailFrom; // b now keeps the settings (its clock never moves)
+    await a.roost.settings.change({ mailFrom: 'Coherent <coherent@example.com>' }, null);
+    await eventually(
+      async () => (await b.settings.current()).mailFrom === 'Coherent <coherent@example.com>',
+      'b uses the new sender',
+    );
+    await a.roost.settings.change({ mailFrom: before }, null);
+    await eventually(async () => (await b.settings.current()).mailFrom === before, 'b follows the change back');
   });
 
   test('after the listening connections were cut, the feed reconnects and changes flow again', async () => {
