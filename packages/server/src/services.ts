@@ -91,9 +91,9 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     changes,
     events,
   });
-  const dataStores = createDataStores({ db, dialect, clock, permissionStore, config, events });
+  const dataStores = createDataStores({ db, dialect, clock, permissionStore, config, events, users: users.directory });
   const blobs = openBlobStores(config);
-  const fileStores = createFileStores({ db, clock, permissionStore, config, blobs, events });
+  const fileStores = createFileStores({ db, clock, permissionStore, config, blobs, events, users: users.directory });
   // Expired sessions and single-use tokens are dead rows; clear them once an hour. A failed
   // purge changes nothing and is tried again the next hour.
   const purge = setInterval(() => void users.purgeExpired().catch(() => {}), 3600_000).unref();

@@ -1,4 +1,5 @@
 import type { Clock } from '../core/clock.js';
+import type { UserDirectory } from '../core/user-directory.js';
 import type { EventBus, ItemEvent } from '../core/events.js';
 import type { FieldProblem } from '../core/errors.js';
 import type { Principal, ServicePermissions } from '../core/permissions.js';
@@ -12,6 +13,8 @@ import type { DataStoreRepo, Item, StoreQueries } from './datastore-repo.js';
 export interface DataStoreContext {
   name: string;
   repo: DataStoreRepo;
+  /** Ids of names and names of ids, from the user service (core/user-directory.ts). */
+  users: UserDirectory;
   clock: Clock;
   /** Told of every committed change (core/events.ts). */
   events: EventBus;
@@ -47,19 +50,30 @@ export function pageSize(ctx: DataStoreContext, size: number | undefined): numbe
 }
 
 /**
- * Turns names, emails or ids of users into user ids, asking once per name. Inside a
- * transaction, pass its queries: on SQLite anything else would wait for the transaction's end.
+ * Turns names, emails or ids of users into user ids, asking once per name. Never inside a
+ * transaction: on SQLite the directory's query would wait for the transaction's end (resolve
+ * first, as `ownerFilters` does).
  */
-export function ownerResolver(queries: Pick<StoreQueries, 'userId'>) {
+export function ownerResolver(users: UserDirectory) {
   const known = new Map<string, Promise<string | null>>();
   return (identity: string) => {
     let id = known.get(identity);
     if (!id) {
-      id = queries.userId(identity);
+      id = users.idOf(identity, { email: true });
       known.set(identity, id);
     }
     return id;
   };
+}
+
+/** The user ids of the owners the targets are narrowed to (null: no such user, nothing matches). */
+export async function ownerFilters(
+  users: UserDirectory,
+  targets: readonly Target[],
+): Promise<ReadonlyMap<string, string | null>> {
+  const resolve = ownerResolver(users);
+  const names = [...new Set(targets.flatMap((t) => (t.owner === undefined ? [] : [t.owner])))];
+  return new Map(await Promise.all(names.map(async (name) => [name, await resolve(name)] as const)));
 }
 
 /** One addressed item: how the caller named it (`label`: its key or id), and an optional owner filter. */
@@ -100,21 +114,25 @@ export function targetsOf(input: AddressedInput): Target[] {
   return targets;
 }
 
-/** The item each target names (undefined when there is none, or when the owner filter does not match). */
-export async function findTargets(repo: StoreQueries, targets: readonly Target[]): Promise<Array<Item | undefined>> {
+/**
+ * The item each target names (undefined when there is none, or when the owner filter does not
+ * match). `owners` holds the filters' user ids (`ownerFilters`), resolved before a transaction.
+ */
+export async function findTargets(
+  repo: StoreQueries,
+  targets: readonly Target[],
+  owners: ReadonlyMap<string, string | null> = new Map(),
+): Promise<Array<Item | undefined>> {
   const keys = targets.flatMap((t) => (t.key !== undefined ? [t.key] : []));
   const ids = targets.flatMap((t) => (t.id !== undefined ? [t.id] : []));
   const [byKey, byId] = await Promise.all([repo.byKeys(keys), repo.byIds(ids)]);
   const keyed = new Map(byKey.map((it) => [it.key, it]));
   const numbered = new Map(byId.map((it) => [it.id, it]));
-  const ownerId = ownerResolver(repo);
-  return Promise.all(
-    targets.map(async (t) => {
-      const item = t.key !== undefined ? keyed.get(t.key) : numbered.get(t.id ?? 0);
-      if (!item || t.owner === undefined) return item;
-      return item.owner !== null && item.owner === (await ownerId(t.owner)) ? item : undefined;
-    }),
-  );
+  return targets.map((t) => {
+    const item = t.key !== undefined ? keyed.get(t.key) : numbered.get(t.id ?? 0);
+    if (!item || t.owner === undefined) return item;
+    return item.owner !== null && item.owner === owners.get(t.owner) ? item : undefined;
+  });
 }
 
 /** Two targets naming one item would make a batch mean two things at once. */

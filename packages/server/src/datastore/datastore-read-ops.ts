@@ -4,6 +4,7 @@ import {
   type Call,
   type DataStoreContext,
   findTargets,
+  ownerFilters,
   ownerResolver,
   pageSize,
   parseAddressed,
@@ -45,7 +46,8 @@ export function readOps(ctx: DataStoreContext) {
       const item = await repo.byKey(key);
       return item && grants.covers(permission, item) ? [item] : [];
     }
-    const found = await findTargets(repo, targetsOf(parseAddressed(inputs, address)));
+    const targets = targetsOf(parseAddressed(inputs, address));
+    const found = await findTargets(repo, targets, await ownerFilters(ctx.users, targets));
     return found.filter((it): it is Item => it !== undefined && grants.covers(permission, it));
   }
 
@@ -59,7 +61,7 @@ export function readOps(ctx: DataStoreContext) {
     asked: string | undefined,
   ): Promise<string | null | undefined> {
     const scope = grants.require(permission);
-    const owner = asked === undefined ? undefined : await ownerResolver(repo)(asked);
+    const owner = asked === undefined ? undefined : await ownerResolver(ctx.users)(asked);
     if (scope === 'all') return owner;
     return owner === undefined || owner === principal.userId ? principal.userId : null;
   }

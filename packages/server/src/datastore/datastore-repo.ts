@@ -10,6 +10,7 @@ import type { DataStoreItemsTable } from '../storage/datastore-schema.js';
 import type { Database } from '../storage/schema.js';
 import { executeGrouped, executeNow } from '../storage/database.js';
 import type { Cache } from '../core/cache.js';
+import type { UserDirectory } from '../core/user-directory.js';
 
 /** An item as the domain sees it: a number value comes back as a number. */
 export interface Item {
@@ -46,8 +47,6 @@ export class DuplicateKeyError extends Error {
   override readonly name = 'DuplicateKeyError';
 }
 
-type ItemRow = Selectable<DataStoreItemsTable> & { owner_name: string | null };
-
 const toItem = (row: Selectable<DataStoreItemsTable>, ownerName: string | null): Item => ({
   id: row.id,
   key: row.key,
@@ -56,7 +55,12 @@ const toItem = (row: Selectable<DataStoreItemsTable>, ownerName: string | null):
   ownerName,
   updated: row.updated,
 });
-const withOwnerNameToItem = (row: ItemRow) => toItem(row, row.owner_name);
+
+/** The item showing `name` as its owner's (field by field, as `withParameters` below says why). */
+const withName = (item: Item, name: string | null): Item =>
+  item.ownerName === name
+    ? item
+    : { id: item.id, key: item.key, value: item.value, owner: item.owner, ownerName: name, updated: item.updated };
 
 /**
  * A compiled query with other parameters, built field by field: V8 misses its inline cache on
@@ -69,14 +73,6 @@ const withParameters = <R>(compiled: CompiledQuery<R>, parameters: readonly unkn
   sql: compiled.sql,
   parameters,
 });
-
-/** Items with their owner's name: owners are kept as user ids (a renamed account keeps its items), answers show names. */
-const withOwnerName = (db: Db) =>
-  db
-    .selectFrom('datastore_items')
-    .leftJoin('users', 'users.id', 'datastore_items.owner')
-    .selectAll('datastore_items')
-    .select('users.name as owner_name');
 
 const valueColumns = (value: string | number) =>
   typeof value === 'number' ? { value: String(value), number: value } : { value, number: null };
@@ -100,14 +96,29 @@ const INSERT_CHUNK = 1000;
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-/** The items of every data store, in the one table `datastore_items`, each query scoped by store. */
-export function createDataStoreRepo(db: Kysely<Database>, store: string, cache: Cache<Item> | null = null) {
+/**
+ * The items of every data store, in the one table `datastore_items`, each query scoped by store.
+ * Owners are kept as user ids (a renamed account keeps its items); answers show names, which the
+ * user service's directory gives (core/user-directory.ts): this domain reads no table of another.
+ */
+export function createDataStoreRepo(
+  db: Kysely<Database>,
+  store: string,
+  users: UserDirectory,
+  cache: Cache<Item> | null = null,
+) {
   const compiled = compileHotQueries(db);
-  const queries = storeQueries(db, store, compiled, cache && { cache, readThrough: true });
-  /** Run `work` in one transaction: every write in it happens, or none. */
+  const queries = storeQueries(db, store, compiled, { cache, readThrough: true, users });
+  /**
+   * Run `work` in one transaction: every write in it happens, or none. Inside a transaction
+   * reads may see its own uncommitted writes: they never fill the cache. Nor do they show owners'
+   * names: the directory's queries would wait for the transaction's end on SQLite's one
+   * connection, and what a write reads is compared by owner id.
+   */
   const transaction = <T>(work: (queries: StoreQueries) => Promise<T>): Promise<T> =>
-    // Inside a transaction reads may see its own uncommitted writes: they never fill the cache.
-    db.transaction().execute((trx) => work(storeQueries(trx, store, compiled, cache && { cache, readThrough: false })));
+    db
+      .transaction()
+      .execute((trx) => work(storeQueries(trx, store, compiled, { cache, readThrough: false, users: null })));
   return {
     ...queries,
     transaction,
@@ -132,7 +143,7 @@ export function createDataStoreRepo(db: Kysely<Database>, store: string, cache: 
 function compileHotQueries(db: Kysely<Database>) {
   return {
     /** Parameters: store, key. */
-    byKey: withOwnerName(db).where('datastore_items.store', '=', '').where('datastore_items.key', '=', '').compile(),
+    byKey: db.selectFrom('datastore_items').selectAll().where('store', '=', '').where('key', '=', '').compile(),
     /** Parameters: value, number, updated, store, id. */
     replaceValue: db
       .updateTable('datastore_items')
@@ -164,39 +175,49 @@ function storeQueries(
   db: Db,
   store: string,
   compiled: HotQueries,
-  cached: { cache: Cache<Item>; readThrough: boolean } | null,
+  options: { cache: Cache<Item> | null; readThrough: boolean; users: UserDirectory | null },
 ) {
-  const items = () => withOwnerName(db).where('datastore_items.store', '=', store);
-  const cache = cached?.cache;
-  const readCache = cached?.readThrough ? cached.cache : undefined;
+  const items = () => db.selectFrom('datastore_items').selectAll().where('store', '=', store);
+  const { cache, users } = options;
+  const readCache = options.readThrough ? cache : null;
 
-  /** The names of these accounts by id (ids of removed accounts are left out). */
-  async function ownerNames(ids: ReadonlyArray<string | null>): Promise<Map<string, string>> {
-    const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
-    if (wanted.length === 0) return new Map();
-    const rows = await db.selectFrom('users').select(['id', 'name']).where('id', 'in', wanted).execute();
-    return new Map(rows.map((r) => [r.id, r.name]));
+  /** The item with its owner's name (kept in memory by the directory: usually no query). */
+  function named(item: Item): Item | Promise<Item> {
+    if (item.owner === null || users === null) return item;
+    const name = users.nameOf(item.owner);
+    return name instanceof Promise ? name.then((n) => withName(item, n)) : withName(item, name);
+  }
+
+  /** Rows as items with their owners' names, in one question to the directory. */
+  async function namedAll(rows: ReadonlyArray<Selectable<DataStoreItemsTable>>): Promise<Item[]> {
+    const owners = rows.flatMap((r) => (r.owner === null ? [] : [r.owner]));
+    const names = users && owners.length > 0 ? await users.namesOf(owners) : new Map<string, string>();
+    return rows.map((r) => toItem(r, (r.owner && names.get(r.owner)) ?? null));
   }
 
   return {
     async byKey(key: string): Promise<Item | null> {
       const hit = readCache?.get(key);
-      if (hit) return hit;
+      if (hit) return named(hit);
       const started = readCache?.generation ?? 0;
-      const { rows } = await executeNow<ItemRow>(db, withParameters(compiled.byKey, [store, key]));
-      const item = rows[0] ? withOwnerNameToItem(rows[0]) : null;
-      if (item) readCache?.keep(key, item, started);
-      return item;
+      const { rows } = await executeNow<Selectable<DataStoreItemsTable>>(
+        db,
+        withParameters(compiled.byKey, [store, key]),
+      );
+      if (!rows[0]) return null;
+      const item = toItem(rows[0], null);
+      readCache?.keep(key, item, started);
+      return named(item);
     },
 
     async byKeys(keys: readonly string[]): Promise<Item[]> {
       if (keys.length === 0) return [];
-      return (await items().where('datastore_items.key', 'in', keys).execute()).map(withOwnerNameToItem);
+      return namedAll(await items().where('key', 'in', keys).execute());
     },
 
     async byIds(ids: readonly number[]): Promise<Item[]> {
       if (ids.length === 0) return [];
-      return (await items().where('datastore_items.id', 'in', ids).execute()).map(withOwnerNameToItem);
+      return namedAll(await items().where('id', 'in', ids).execute());
     },
 
     /** Keys of `keys` that exist in this store. */
@@ -323,8 +344,7 @@ function storeQueries(
         .limit(query.size)
         .offset(query.start - 1)
         .execute();
-      const names = await ownerNames(rows.map((r) => r.owner));
-      return { items: rows.map((r) => toItem(r, (r.owner && names.get(r.owner)) ?? null)), total };
+      return { items: await namedAll(rows), total };
     },
 
     /** One page of keys only. */
@@ -341,17 +361,6 @@ function storeQueries(
         .offset(query.start - 1)
         .execute();
       return { keys: rows.map((r) => r.key), total };
-    },
-
-    /** The id of the account a name, email or id names, or null. Owners are kept by user id. */
-    async userId(identity: string): Promise<string | null> {
-      const lower = identity.toLowerCase();
-      const row = await db
-        .selectFrom('users')
-        .select('id')
-        .where((eb) => eb.or([eb('id', '=', identity), eb('name_key', '=', lower), eb('email_key', '=', lower)]))
-        .executeTakeFirst();
-      return row?.id ?? null;
     },
   };
 }

@@ -34,13 +34,16 @@ import { readOps, type ItemPage, type KeyPage } from './datastore-read-ops.js';
 import { createDataStoreRepo, type Item } from './datastore-repo.js';
 import { writeOps, type WrittenItem } from './datastore-write-ops.js';
 import { createItemCache } from './item-cache.js';
+import type { UserDirectory } from '../core/user-directory.js';
 
 export interface DataStoreDeps {
   db: Kysely<Database>;
   /** On SQLite one process owns the database, so items may be cached in memory (see item-cache.ts). */
   dialect: Dialect;
-  /** How long a cached item may show its owner's old name after a rename. */
+  /** How long an item is kept in memory at most (see item-cache.ts). */
   itemCacheMaxAgeMs: number;
+  /** Ids of names and names of ids, from the user service (core/user-directory.ts). */
+  users: UserDirectory;
   clock: Clock;
   permissionStore: PermissionStore;
   /** Told of every committed change to an item (core/events.ts). */
@@ -94,10 +97,12 @@ export function createDataStore(name: string, options: DataStoreOptions, deps: D
     repo: createDataStoreRepo(
       deps.db,
       name,
+      deps.users,
       deps.dialect === 'sqlite' && options.itemCacheBytes > 0
         ? createItemCache(options.itemCacheBytes, deps.itemCacheMaxAgeMs, deps.clock)
         : null,
     ),
+    users: deps.users,
     clock: deps.clock,
     events: deps.events,
     permissions,

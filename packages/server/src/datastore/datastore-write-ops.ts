@@ -6,6 +6,7 @@ import {
   duplicateProblems,
   findTargets,
   parseAddressed,
+  ownerFilters,
   ownerResolver,
   targetsOf,
   tell,
@@ -70,7 +71,7 @@ export function writeOps(ctx: DataStoreContext) {
 
   /** Owners named in a write, as user ids; an unknown user is an invalid field. */
   async function resolveOwners(entries: readonly WriteEntry[]): Promise<Map<WriteEntry, string>> {
-    const resolve = ownerResolver(repo);
+    const resolve = ownerResolver(ctx.users);
     const out = new Map<WriteEntry, string>();
     for (const entry of entries) {
       if (entry.owner === undefined) continue;
@@ -196,9 +197,10 @@ export function writeOps(ctx: DataStoreContext) {
   async function remove({ grants }: Call, input: ItemAddress): Promise<Array<string | number>> {
     grants.require('removeItem');
     const targets = targetsOf(parseAddressed(inputs, input));
+    const owners = await ownerFilters(ctx.users, targets);
     const gone: Item[] = [];
     const labels = await repo.transaction(async (trx) => {
-      const found = await findTargets(trx, targets);
+      const found = await findTargets(trx, targets, owners);
       const removed = new Map<number, string | number>();
       for (const [i, target] of targets.entries()) {
         const item = found[i];
@@ -227,11 +229,12 @@ export function writeOps(ctx: DataStoreContext) {
     const [asked, field, filter] =
       parsed.newOwner !== undefined ? [parsed.newOwner, 'newOwner', parsed.owner] : [parsed.owner, 'owner', undefined];
     if (asked === undefined) throw invalidField('newOwner', 'required');
-    const ownerId = await ownerResolver(repo)(asked);
+    const ownerId = await ownerResolver(ctx.users)(asked);
     if (!ownerId) throw invalidField(field, 'unknown_user');
     const targets = targetsOf({ ...parsed, owner: filter });
+    const owners = await ownerFilters(ctx.users, targets);
     const given = await repo.transaction(async (trx) => {
-      const found = await findTargets(trx, targets);
+      const found = await findTargets(trx, targets, owners);
       const items: Item[] = [];
       for (const [i, target] of targets.entries()) {
         const item = found[i];

@@ -1,3 +1,4 @@
+import { storeRegistry, type StoreRegistry } from '../core/store-registry.js';
 import type { Config } from '../core/config.js';
 import { createDataStore, type DataStore, type DataStoreDeps } from './datastore-service.js';
 
@@ -22,17 +23,12 @@ export interface DataStoresDeps extends Omit<DataStoreDeps, 'itemCacheMaxAgeMs'>
 }
 
 /** Every configured data store, by name. */
-export interface DataStores {
-  readonly names: readonly string[];
-  get(name: string): DataStore | undefined;
-}
+export type DataStores = StoreRegistry<DataStore>;
 
 export function createDataStores(deps: DataStoresDeps): DataStores {
-  const stores = new Map(
-    Object.entries(deps.config.dataStores).map(([name, options]) => [
-      name,
-      createDataStore(name, options, { ...deps, itemCacheMaxAgeMs: deps.config.users.sessionCacheSeconds * 1000 }),
-    ]),
+  // Items are kept in memory no longer than sessions (`users.sessionCacheSeconds`).
+  const itemCacheMaxAgeMs = deps.config.users.sessionCacheSeconds * 1000;
+  return storeRegistry(deps.config.dataStores, (name, options) =>
+    createDataStore(name, options, { ...deps, itemCacheMaxAgeMs }),
   );
-  return { names: [...stores.keys()], get: (name) => stores.get(name) };
 }

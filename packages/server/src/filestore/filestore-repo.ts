@@ -246,21 +246,5 @@ export function createFileStoreRepo(db: Kysely<Database>, store: string) {
         throw err;
       }
     },
-
-    /** The name of a user, for `getOwner` (null when the account is gone). */
-    async userName(userId: string): Promise<string | null> {
-      const row = await db.selectFrom('users').select('name').where('id', '=', userId).executeTakeFirst();
-      return row?.name ?? null;
-    },
-
-    /** A user id by name (case-insensitive, as sign-in matches) or by id. */
-    async userIdOf(nameOrId: string): Promise<string | null> {
-      const row = await db
-        .selectFrom('users')
-        .select('id')
-        .where((eb) => eb.or([eb('name_key', '=', nameOrId.toLowerCase()), eb('id', '=', nameOrId)]))
-        .executeTakeFirst();
-      return row?.id ?? null;
-    },
   };
 }

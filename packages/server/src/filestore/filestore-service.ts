@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import type { UserDirectory } from '../core/user-directory.js';
 import type { Clock } from '../core/clock.js';
 import type { FileStoreOptions } from '../core/config.js';
 import type { EventBus, FileEvent } from '../core/events.js';
@@ -88,6 +89,8 @@ export interface FileStoreServiceDeps {
   permissionStore: PermissionStore;
   /** Told of every committed change to an entry (core/events.ts). */
   events: EventBus;
+  /** Ids of names and names of ids, from the user service (core/user-directory.ts). */
+  users: UserDirectory;
 }
 
 /** Types a transport declares when it does not know the file's own type. */
@@ -487,14 +490,14 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
     /** The user name of the entry's owner; null when it has none (or the account is gone). */
     async getOwner(principal: Principal, path: FilePath): Promise<string | null> {
       const entry = await authorize('getOwner', principal, path);
-      return entry?.owner ? await repo.userName(entry.owner) : null;
+      return entry?.owner ? await deps.users.nameOf(entry.owner) : null;
     },
 
     async setOwner(principal: Principal, path: FilePath, input: OwnerInput): Promise<void> {
       const owner = parseInput(setOwnerInput, input);
       notRoot(path);
       const entry = (await authorize('setOwner', principal, path)) as FileEntry;
-      const userId = owner === undefined ? null : await repo.userIdOf(owner);
+      const userId = owner === undefined ? null : await deps.users.idOf(owner);
       if (!userId)
         throw commonErrors.validation_failure({
           fields: [['owner', 'unknown_user']],

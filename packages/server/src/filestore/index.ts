@@ -1,3 +1,5 @@
+import { storeRegistry, type StoreRegistry } from '../core/store-registry.js';
+import type { UserDirectory } from '../core/user-directory.js';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../core/clock.js';
 import type { Config } from '../core/config.js';
@@ -31,32 +33,24 @@ export interface FileStoreDeps {
   /** Where each store's contents live. */
   blobs: { forStore(store: string): BlobStore };
   events: EventBus;
+  /** Ids of names and names of ids, from the user service (core/user-directory.ts). */
+  users: UserDirectory;
 }
 
 /** Every configured file store, by name. */
-export interface FileStores {
-  readonly names: readonly string[];
-  get(name: string): FileStore | undefined;
-}
+export type FileStores = StoreRegistry<FileStore>;
 
 export function createFileStores(deps: FileStoreDeps): FileStores {
-  const stores = new Map<string, FileStore>();
-  for (const [name, options] of Object.entries(deps.config.fileStores)) {
-    stores.set(
+  return storeRegistry(deps.config.fileStores, (name, options) =>
+    createFileStoreService({
       name,
-      createFileStoreService({
-        name,
-        options,
-        repo: createFileStoreRepo(deps.db, name),
-        blobs: deps.blobs.forStore(name),
-        clock: deps.clock,
-        permissionStore: deps.permissionStore,
-        events: deps.events,
-      }),
-    );
-  }
-  return {
-    names: [...stores.keys()],
-    get: (name) => stores.get(name),
-  };
+      options,
+      repo: createFileStoreRepo(deps.db, name),
+      blobs: deps.blobs.forStore(name),
+      clock: deps.clock,
+      permissionStore: deps.permissionStore,
+      events: deps.events,
+      users: deps.users,
+    }),
+  );
 }

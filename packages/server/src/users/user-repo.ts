@@ -146,6 +146,26 @@ export function createUserRepo(db: Kysely<Database>) {
       return row ? toUser(row) : null;
     },
 
+    /** The id of the account an id or a name (or, with `email`, an email address) names; null when none. */
+    async idOf(identity: string, email: boolean): Promise<string | null> {
+      const lower = identity.toLowerCase();
+      const row = await db
+        .selectFrom('users')
+        .select('id')
+        .where((eb) =>
+          eb.or([eb('id', '=', identity), eb('name_key', '=', lower), ...(email ? [eb('email_key', '=', lower)] : [])]),
+        )
+        .executeTakeFirst();
+      return row?.id ?? null;
+    },
+
+    /** The names of these accounts by id (ids of removed accounts are left out). */
+    async namesOf(ids: readonly string[]): Promise<Map<string, string>> {
+      if (ids.length === 0) return new Map();
+      const rows = await db.selectFrom('users').select(['id', 'name']).where('id', 'in', ids).execute();
+      return new Map(rows.map((r) => [r.id, r.name]));
+    },
+
     async nameTaken(name: string): Promise<boolean> {
       return (
         (await db.selectFrom('users').select('id').where('name_key', '=', name.toLowerCase()).executeTakeFirst()) !==

@@ -29,6 +29,7 @@ import { USER_PERMISSION_DEFAULTS } from './user-permissions.js';
 import { createUserRepo, type NewUser, type User } from './user-repo.js';
 import { withSessionCache } from './session-cache.js';
 import { withAccountEvents } from './account-events.js';
+import { createUserDirectory } from './user-directory.js';
 import type { EventBus } from '../core/events.js';
 
 export interface UserServiceDeps {
@@ -94,14 +95,10 @@ export type SignupPolicy = (typeof SIGNUP_POLICIES)[number];
 export function createUserService(deps: UserServiceDeps) {
   // Derived once per settings snapshot (the runtime settings hand out the same object while cached).
   const runtimeViews = new WeakMap<RuntimeSettings, UserRuntimeSettings>();
+  const stored = createUserRepo(deps.db);
   const ctx: UserContext = {
     repo: withAccountEvents(
-      withSessionCache(
-        createUserRepo(deps.db),
-        deps.clock,
-        deps.config.users.sessionCacheSeconds * 1000,
-        deps.changes ?? null,
-      ),
+      withSessionCache(stored, deps.clock, deps.config.users.sessionCacheSeconds * 1000, deps.changes ?? null),
       deps.events,
     ),
     events: deps.events,
@@ -132,6 +129,14 @@ export function createUserService(deps: UserServiceDeps) {
   };
 
   return {
+    /** Ids of names and names of ids, for the stores (core/user-directory.ts). */
+    directory: createUserDirectory({
+      repo: stored,
+      clock: deps.clock,
+      events: deps.events,
+      feed: deps.changes ?? null,
+      ttlMs: deps.config.users.sessionCacheSeconds * 1000,
+    }),
     inputs: ctx.inputs,
     settings: ctx.settings,
     runtime: ctx.runtime,

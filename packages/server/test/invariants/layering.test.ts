@@ -79,3 +79,54 @@ test('in a domain, only *-repo.ts files run Kysely queries', () => {
     [],
   );
 });
+
+/**
+ * Each domain owns its tables (docs/architecture.md, "Domains own their tables"): the stores
+ * know accounts only through the user service's directory (core/user-directory.ts). Shared
+ * tables of storage/ (permissions, settings, the mail queue) are no domain's.
+ */
+const TABLES: Record<string, readonly string[]> = {
+  users: ['users', 'sessions', 'user_tokens', 'throttle_counts'],
+  datastore: ['datastore_items'],
+  filestore: ['file_entries'],
+};
+
+/** The tables a source file names in a query: in Kysely's builders, in joins, and in raw SQL. */
+function tablesNamed(file: string): Set<string> {
+  const text = readFileSync(file, 'utf8');
+  const named = new Set<string>();
+  for (const m of text.matchAll(
+    /\b(?:selectFrom|insertInto|updateTable|deleteFrom|replaceInto|\w*[jJ]oin)\(\s*'([a-z_]+)/g,
+  ))
+    named.add(m[1] ?? '');
+  for (const m of text.matchAll(/\b(?:from|join|into|update)\s+([a-z_]+)\b/gi)) named.add(m[1]?.toLowerCase() ?? '');
+  for (const m of text.matchAll(/\b([a-z_]+)\.[a-z_]+\b/g)) named.add(m[1] ?? '');
+  return named;
+}
+
+test('a domain queries only its own tables', () => {
+  const problems: string[] = [];
+  for (const file of files(src)) {
+    const domain = layerOf(file);
+    if (!DOMAINS.includes(domain)) continue;
+    const named = tablesNamed(file);
+    for (const [owner, tables] of Object.entries(TABLES)) {
+      if (owner === domain) continue;
+      for (const table of tables) if (named.has(table)) problems.push(`${relative(src, file)} touches ${table}`);
+    }
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('the table of domains covers every table of the schema', () => {
+  const schema = ['schema.ts', 'datastore-schema.ts', 'filestore-schema.ts']
+    .map((f) => readFileSync(join(src, 'storage', f), 'utf8'))
+    .join('\n');
+  const declared = [...schema.matchAll(/^\s+([a-z_]+): [A-Z]\w*Table;$/gm)].map((m) => m[1] ?? '');
+  const shared = ['permissions', 'settings', 'mail_queue'];
+  assert.deepEqual(
+    declared.filter((t) => !shared.includes(t) && !Object.values(TABLES).flat().includes(t)),
+    [],
+  );
+  assert.ok(declared.includes('datastore_items') && declared.includes('users'), `read the schema: ${declared}`);
+});

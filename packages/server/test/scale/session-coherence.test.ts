@@ -111,6 +111,28 @@ describe('sessions, permissions and settings stay coherent across instances on P
     }, 'b lets anyone sign up');
   });
 
+  test("a rename on one instance shows as the items' owner on the other (account events on the change feed)", async () => {
+    const admin = await a.adminToken();
+    const token = await a.createUser('vera');
+    const item = (url: string, op: string, body: unknown) =>
+      fetch(`${url}/data/api/${op}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-auth-token': admin },
+        body: JSON.stringify(body),
+      }).then(async (res) => (await res.json()) as Record<string, unknown>);
+    await fetch(`${a.url}/data/api/newItem`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-auth-token': token },
+      body: JSON.stringify({ key: 'vera-item', value: 1 }),
+    });
+    assert.equal((await item(bUrl, 'getItem', { key: 'vera-item' })).owner, 'vera'); // b now keeps the name
+    await call(a.url, 'setUser', admin, { identity: 'vera', values: { name: 'vera2' } });
+    await eventually(
+      async () => (await item(bUrl, 'getItem', { key: 'vera-item' })).owner === 'vera2',
+      'b shows the new name',
+    );
+  });
+
   test('a runtime setting changed on one instance applies on the other, though its cache would keep the old value', async () => {
     const before = (await b.settings.current()).mailFrom; // b now keeps the settings (its clock never moves)
     await a.roost.settings.change({ mailFrom: 'Coherent <coherent@example.com>' }, null);
