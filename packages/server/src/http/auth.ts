@@ -30,23 +30,11 @@ export function tokenOf(request: FastifyRequest): { token: string; via: 'header'
 
 const ANONYMOUS_REQUEST_CALLER: RequestCaller = Object.freeze({ ...ANONYMOUS_CALLER, via: null });
 
-/** A request caller per caller and way: `authenticate` hands out one caller per cached session. */
-const requestCallers = { header: new WeakMap<Caller, RequestCaller>(), cookie: new WeakMap<Caller, RequestCaller>() };
-
-function requestCaller(caller: Caller, via: 'header' | 'cookie'): RequestCaller {
-  let found = requestCallers[via].get(caller);
-  if (!found) {
-    found = Object.freeze({ ...caller, via });
-    requestCallers[via].set(caller, found);
-  }
-  return found;
-}
-
 async function resolveCaller(request: FastifyRequest, users: UserService): Promise<RequestCaller> {
   const found = tokenOf(request);
   if (!found) return ANONYMOUS_REQUEST_CALLER;
   const caller = await users.authenticate(found.token);
-  return caller ? requestCaller(caller, found.via) : ANONYMOUS_REQUEST_CALLER;
+  return caller ? Object.freeze({ ...caller, via: found.via }) : ANONYMOUS_REQUEST_CALLER;
 }
 
 /**

@@ -93,16 +93,12 @@ function oneOrList(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown
   ctx.jsonSchema.anyOf = [list.items ?? {}, list];
 }
 
-const jsonSchemas = new WeakMap<z.ZodType, object>();
-
-/** The JSON Schema of an input, as callers write it (before preprocessing); made once per schema. */
+/**
+ * The JSON Schema of an input, as callers write it (before preprocessing). Made anew each time:
+ * the description is built once per process (swagger keeps it), and nothing is kept beside it.
+ */
 export function jsonSchemaOf(input: z.ZodType): object {
-  let schema = jsonSchemas.get(input);
-  if (!schema) {
-    schema = z.toJSONSchema(input, { io: 'input', unrepresentable: 'any', override: oneOrList });
-    jsonSchemas.set(input, schema);
-  }
-  return schema;
+  return z.toJSONSchema(input, { io: 'input', unrepresentable: 'any', override: oneOrList });
 }
 
 /**

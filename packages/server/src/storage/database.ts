@@ -7,8 +7,10 @@ import {
   Kysely,
   PostgresDialect,
   sql,
+  SqliteAdapter,
   SqliteDialect,
   SqliteDriver,
+  type DialectAdapter,
   type DatabaseConnection,
   type Driver,
   type QueryResult,
@@ -55,9 +57,7 @@ export function openDatabase(options: {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const dialect = new FairSqliteDialect({ database: withStatementCache(sqlite) });
-  const db = new Kysely<Database>({ dialect });
-  sqliteDialects.set(db, dialect);
-  return { db, dialect: 'sqlite' };
+  return { db: new Kysely<Database>({ dialect }), dialect: 'sqlite' };
 }
 
 /** Bytes the database takes on disk (SQLite: its main file's pages; PostgreSQL: the database), for the dashboard. */
@@ -72,8 +72,16 @@ export async function databaseBytes(db: Kysely<Database>): Promise<number> {
   return Number(row?.bytes ?? 0);
 }
 
-/** The dialect of each SQLite database opened here: the fast paths below need its connection. */
-const sqliteDialects = new WeakMap<object, FairSqliteDialect>();
+/**
+ * The dialect of a SQLite database opened here, whose connection the fast paths below use; null
+ * for PostgreSQL and for a transaction (whose queries must go through it). The database's
+ * adapter knows its dialect (`FairSqliteAdapter`): nothing is kept beside the database.
+ */
+function fairDialectOf(db: Kysely<Database>): FairSqliteDialect | null {
+  if (db.isTransaction) return null;
+  const adapter = db.getExecutor().adapter;
+  return adapter instanceof FairSqliteAdapter ? adapter.dialect : null;
+}
 
 /**
  * Whether row locks (`FOR SHARE`, `FOR UPDATE`) are needed: on PostgreSQL transactions run side
@@ -86,7 +94,7 @@ export function needsRowLocks(db: Kysely<Database>): boolean {
 
 /** Which database `db` is (every database Roost opens comes from `openDatabase`). */
 function dialectOf(db: Kysely<Database>): Dialect {
-  return sqliteDialects.has(db) ? 'sqlite' : 'postgres';
+  return db.getExecutor().adapter instanceof SqliteAdapter ? 'sqlite' : 'postgres';
 }
 
 /**
@@ -97,7 +105,7 @@ function dialectOf(db: Kysely<Database>): Dialect {
  * Elsewhere (PostgreSQL, or `db` a transaction) it is one query as usual.
  */
 export function executeGrouped<R>(db: Kysely<Database>, query: CompiledQuery<R>): Promise<QueryResult<R>> {
-  const dialect = sqliteDialects.get(db);
+  const dialect = fairDialectOf(db);
   return (dialect ? dialect.writeGrouped(db, query) : db.executeQuery(query)) as Promise<QueryResult<R>>;
 }
 
@@ -110,7 +118,7 @@ export function executeGrouped<R>(db: Kysely<Database>, query: CompiledQuery<R>)
  * taken, the query goes through Kysely as usual.
  */
 export async function executeNow<R>(db: Kysely<Database>, query: CompiledQuery<R>): Promise<QueryResult<R>> {
-  const direct = sqliteDialects.get(db)?.runIfIdle(query);
+  const direct = fairDialectOf(db)?.runIfIdle(query);
   if (direct) return direct as QueryResult<R>;
   return db.executeQuery(query);
 }
@@ -154,6 +162,10 @@ class FairSqliteDialect extends SqliteDialect {
   override createDriver(): Driver {
     this.#driver = new FairSqliteDriver(this.#config);
     return this.#driver;
+  }
+
+  override createAdapter(): DialectAdapter {
+    return new FairSqliteAdapter(this);
   }
 
   /** The query's result, run now, or null when the connection is taken (or not yet opened). */
@@ -213,6 +225,13 @@ class FairSqliteDialect extends SqliteDialect {
       if ('error' in result) w.reject(result.error);
       else w.resolve(result);
     });
+  }
+}
+
+/** SQLite's adapter, which tells `fairDialectOf` whose it is. */
+class FairSqliteAdapter extends SqliteAdapter {
+  constructor(readonly dialect: FairSqliteDialect) {
+    super();
   }
 }
 

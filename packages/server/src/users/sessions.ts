@@ -51,13 +51,6 @@ export async function issueToken(
   return { token, expires };
 }
 
-/**
- * The caller of each session the repository answered: a cached session comes back as the same
- * object on every request, so its caller is made once, not per request (every authenticated
- * request needs one). Callers are frozen: one may serve many requests.
- */
-const callers = new WeakMap<object, Caller>();
-
 /** The caller behind a token, or null for an unknown, expired or revoked one or an inactive account. */
 export async function authenticate(ctx: UserContext, token: string): Promise<Caller | null> {
   if (token.length === 0 || token.length > 200) return null;
@@ -67,10 +60,10 @@ export async function authenticate(ctx: UserContext, token: string): Promise<Cal
   if (found?.user.state !== 'active') return null;
   const lifetime = ctx.settings.tokenLifetimeMs;
   if (found.expires - now < lifetime / 2) await ctx.repo.extendSession(tokenHash, now + lifetime);
-  let caller = callers.get(found);
+  let caller = ctx.callers.get(found);
   if (!caller) {
     caller = Object.freeze({ principal: Object.freeze(principalOf(found.user)), user: found.user, tokenHash });
-    callers.set(found, caller);
+    ctx.callers.set(found, caller);
   }
   return caller;
 }

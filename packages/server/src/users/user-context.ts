@@ -56,6 +56,12 @@ export interface UserContext {
   settings: UserSettings;
   /** The runtime settings in force now (cached by the settings store; read them per operation). */
   runtime(): Promise<UserRuntimeSettings>;
+  /**
+   * The caller of each session the repository answered: a cached session comes back as the same
+   * object on every request, so its caller is made once, not per request (every authenticated
+   * request needs one). Callers are frozen: one may serve many requests.
+   */
+  callers: WeakMap<object, Caller>;
 }
 
 /** The principal of a signed-in user: its own groups; `sys:*` groups are implied by `holds`. */

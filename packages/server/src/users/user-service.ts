@@ -116,6 +116,7 @@ export function createUserService(deps: UserServiceDeps) {
       }
       return view;
     },
+    callers: new WeakMap(),
   };
   const account = accountOps(ctx);
   const signups = signupOps(ctx);
