@@ -66,9 +66,9 @@ function checkName(name: string, field = 'name'): string {
 }
 
 /**
- * Parse a path of the store (text such as `newpath`). One leading `/` means the store's root (the Python connector makes
- * `newpath` absolute that way) and one trailing `/` is dropped (directory form); any other empty
- * segment is refused.
+ * Parse a path of the store (text such as `newpath`). One leading `/` means the store's root
+ * (the Python connector makes `newpath` absolute that way) and one trailing `/` is dropped
+ * (directory form); any other empty segment is refused.
  */
 export function parsePath(text: string, field = 'path'): FilePath {
   let rest = text.startsWith('/') ? text.slice(1) : text;

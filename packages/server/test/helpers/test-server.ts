@@ -1,3 +1,4 @@
+import { after, before } from 'node:test';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -91,6 +92,34 @@ export function postgresAdminUrl(): string {
       'ROOST_TEST_DIALECT=postgres needs ROOST_TEST_DATABASE_URL (postgres://user:password@127.0.0.1:5432/postgres)',
     );
   return url;
+}
+
+/**
+ * The test server of one `describe` (or of a file, at its top level): started before its first
+ * test, closed after its last, as the hooks of node:test. The handle works in tests and in hooks
+ * registered after this call; its methods also in hooks that run beside its own (Node 20 runs a
+ * file's top-level `before` hooks side by side): they wait for the server.
+ */
+export function useServer(input: ConfigInput = {}, overrides: RoostOverrides = {}): TestServer {
+  let server: TestServer | undefined;
+  let starting: Promise<TestServer> | undefined;
+  before(() => {
+    starting = startServer(input, overrides).then((started) => (server = started));
+    return starting;
+  });
+  after(() => server?.close());
+  return new Proxy({} as TestServer, {
+    get(_target, member) {
+      if (server) return Reflect.get(server, member);
+      const pending = starting;
+      if (!pending || member === 'url' || member === 'roost')
+        throw new Error('the test server is used before it started: use it in a test or a later hook');
+      return async (...args: unknown[]) => {
+        const method = Reflect.get(await pending, member) as (...args: unknown[]) => unknown;
+        return method(...args);
+      };
+    },
+  });
 }
 
 /**

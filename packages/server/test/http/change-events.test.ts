@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { parseConfig } from '../../src/core/config.js';
 import type { Told } from '../../src/core/events.js';
 import { openServices } from '../../src/services.js';
-import { createPostgresDatabase, startServer, type TestServer } from '../helpers/test-server.js';
+import { createPostgresDatabase, useServer } from '../helpers/test-server.js';
 import { eventually, onPostgres } from '../scale/scale-helpers.js';
 
 /** The events a listener saw, without the time (`at`), which each test checks once. */
@@ -18,18 +18,16 @@ const shapes = (seen: Told[]) => seen.map(({ at: _at, ...event }) => event);
  * call them.
  */
 describe('change events', () => {
-  let s: TestServer;
   let alice: string;
   let admin: string;
   let seen: Told[] = [];
+  const s = useServer({ fileStores: { files: {} } });
   before(async () => {
-    s = await startServer({ fileStores: { files: {} } });
     s.roost.events.on((event) => seen.push(event));
     alice = await s.createUser('alice');
     admin = await s.adminToken();
     seen = [];
   });
-  after(() => s.close());
 
   test('items: created, replaced (by key and by id), owner changed, removed; a refused write tells nothing', async () => {
     const before = Date.now();

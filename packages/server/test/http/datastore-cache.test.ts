@@ -1,6 +1,6 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from '../helpers/test-server.js';
+import { useServer } from '../helpers/test-server.js';
 import { ds } from '../helpers/datastore.js';
 
 /**
@@ -9,15 +9,13 @@ import { ds } from '../helpers/datastore.js';
  * overlap. On PostgreSQL there is no cache and the same answers hold.
  */
 describe('data store: every change is seen by the next read', () => {
-  let s: TestServer;
   let owner: string;
   let admin: string;
+  const s = useServer();
   before(async () => {
-    s = await startServer();
     owner = await s.createUser('cacheowner');
     admin = await s.adminToken();
   });
-  after(() => s.close());
 
   const read = async (key: string) => ds(s, 'getItem', { key }, { token: owner });
 
@@ -98,11 +96,7 @@ describe('data store: every change is seen by the next read', () => {
 describe('data store: owners are shown by name', () => {
   const now = Date.now();
   const clock = { now: () => now };
-  let s: TestServer;
-  before(async () => {
-    s = await startServer({}, { clock });
-  });
-  after(() => s.close());
+  const s = useServer({}, { clock });
 
   test('the name of a removed account gives way to "" at once, though the clock stands still', async () => {
     const token = await s.createUser('leaving');
@@ -132,13 +126,11 @@ describe('data store: owners are shown by name', () => {
  * would otherwise be kept a minute here.
  */
 describe("owners' names follow a rename and a removal at once", () => {
-  let s: TestServer;
   let admin: string;
+  const s = useServer({ users: { sessionCacheSeconds: 60 } });
   before(async () => {
-    s = await startServer({ users: { sessionCacheSeconds: 60 } });
     admin = await s.adminToken();
   });
-  after(() => s.close());
 
   const rename = async (from: string, to: string) =>
     assert.equal((await s.users('setUser', { identity: from, values: { name: to } }, { token: admin })).status, 200);

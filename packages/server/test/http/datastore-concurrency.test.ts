@@ -1,18 +1,16 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from '../helpers/test-server.js';
+import { useServer } from '../helpers/test-server.js';
 import { ds } from '../helpers/datastore.js';
 
 const PARALLEL = 50;
 
 describe('data store: concurrency', () => {
-  let s: TestServer;
   let tokens: string[];
+  const s = useServer();
   before(async () => {
-    s = await startServer();
     tokens = await Promise.all(Array.from({ length: 5 }, (_, i) => s.createUser(`racer${i}`)));
   });
-  after(() => s.close());
   const token = (i: number) => tokens[i % tokens.length];
 
   test(`${PARALLEL} parallel newItem of one key: exactly one wins, the rest get 409`, async () => {

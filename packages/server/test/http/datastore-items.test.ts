@@ -1,16 +1,14 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from '../helpers/test-server.js';
+import { useServer } from '../helpers/test-server.js';
 import { ds } from '../helpers/datastore.js';
 
 describe('data store: items', () => {
-  let s: TestServer;
   let alice: string;
+  const s = useServer({ dataStores: { data: {}, other: {} } });
   before(async () => {
-    s = await startServer({ dataStores: { data: {}, other: {} } });
     alice = await s.createUser('alice');
   });
-  after(() => s.close());
 
   describe('newItem', () => {
     test('a list of items: each stored with id, timestamp and the caller as owner', async () => {

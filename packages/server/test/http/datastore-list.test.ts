@@ -1,16 +1,15 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from '../helpers/test-server.js';
+import { useServer } from '../helpers/test-server.js';
 import { ds, userIdOf } from '../helpers/datastore.js';
 
 /** 12 items k01..k12 by alice (values alternate numbers and text), 3 more by bob. */
 describe('data store: list and keys', () => {
-  let s: TestServer;
   let alice: string;
   let bob: string;
   const keysOf = (res: { body: { items: Array<{ key: string }> } }) => res.body.items.map((i) => i.key);
+  const s = useServer({ dataStores: { data: { defaultPageSize: 5, maxPageSize: 10 } } });
   before(async () => {
-    s = await startServer({ dataStores: { data: { defaultPageSize: 5, maxPageSize: 10 } } });
     alice = await s.createUser('alice');
     bob = await s.createUser('bob');
     const mine = Array.from({ length: 12 }, (_, i) => ({
@@ -31,7 +30,6 @@ describe('data store: list and keys', () => {
       { token: bob },
     );
   });
-  after(() => s.close());
 
   test('defaults: sorted by key ascending, start 1, the configured default size, total', async () => {
     const res = await ds(s, 'list', {}, { token: alice });

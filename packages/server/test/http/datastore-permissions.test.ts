@@ -1,6 +1,6 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PASSWORD, startServer, type TestServer } from '../helpers/test-server.js';
+import { PASSWORD, useServer } from '../helpers/test-server.js';
 import { ds, userIdOf } from '../helpers/datastore.js';
 
 /** One call of every operation that needs a permission, with a valid body. */
@@ -18,7 +18,6 @@ const CALLS: Array<[op: string, body: Record<string, unknown>]> = [
 ];
 
 describe('data store: permissions and owners', () => {
-  let s: TestServer;
   let admin: string;
   let alice: string;
   let bob: string;
@@ -26,8 +25,8 @@ describe('data store: permissions and owners', () => {
   const replace = (permission: string, groups: string[], store = 'data') =>
     ds(s, 'setPermissions', { permissions: [{ permission, groups, action: 'replace' }] }, { token: admin, store });
 
+  const s = useServer({ dataStores: { data: {}, public: { read: 'sys:everyone' }, closed: {} } });
   before(async () => {
-    s = await startServer({ dataStores: { data: {}, public: { read: 'sys:everyone' }, closed: {} } });
     admin = await s.adminToken();
     alice = await s.createUser('alice');
     bob = await s.createUser('bob');
@@ -45,7 +44,6 @@ describe('data store: permissions and owners', () => {
     );
     await ds(s, 'newItem', { items: [{ key: 'b1', value: 'bob 1' }] }, { token: bob });
   });
-  after(() => s.close());
 
   describe('anonymous callers', () => {
     for (const [op, body] of CALLS) {

@@ -1,6 +1,6 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from '../helpers/test-server.js';
+import { useServer } from '../helpers/test-server.js';
 import { ds } from '../helpers/datastore.js';
 
 const MAX_KEY = 20;
@@ -8,18 +8,16 @@ const MAX_VALUE = 100;
 const MAX_BATCH = 10;
 
 describe('data store: validation and hostile input', () => {
-  let s: TestServer;
   let alice: string;
   const keys = async () => (await ds(s, 'keys', { size: 500 }, { token: alice })).body.keys as string[];
+  const s = useServer({
+    bodyLimit: 64 * 1024,
+    dataStores: { data: { maxKeyLength: MAX_KEY, maxValueBytes: MAX_VALUE, maxBatch: MAX_BATCH } },
+  });
   before(async () => {
-    s = await startServer({
-      bodyLimit: 64 * 1024,
-      dataStores: { data: { maxKeyLength: MAX_KEY, maxValueBytes: MAX_VALUE, maxBatch: MAX_BATCH } },
-    });
     alice = await s.createUser('alice');
     await ds(s, 'newItem', { key: 'exists', value: 'v' }, { token: alice });
   });
-  after(() => s.close());
 
   describe('every field: 422 validation_failure with the field and reason, nothing stored', () => {
     const cases: Array<[name: string, body: Record<string, unknown>, invalid: Array<[string, string]>]> = [

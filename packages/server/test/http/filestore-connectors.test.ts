@@ -1,6 +1,6 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from '../helpers/test-server.js';
+import { useServer } from '../helpers/test-server.js';
 
 /**
  * The file store requests of the original connectors, replayed as they send them
@@ -9,13 +9,11 @@ import { startServer, type TestServer } from '../helpers/test-server.js';
  * empty JSON bodies (AngularJS), raw PUT for `@write`, and answers that are always objects.
  */
 describe('file store: the wire forms of the original connectors', () => {
-  let s: TestServer;
   let token: string;
+  const s = useServer();
   before(async () => {
-    s = await startServer();
     token = await s.createUser('carol');
   });
-  after(() => s.close());
 
   /** Python: POST, JSON body, no Content-Type at all, token in `x-auth-token`. */
   const python = async (path: string, values: unknown) => {

@@ -1,21 +1,19 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from '../helpers/test-server.js';
+import { startServer, useServer } from '../helpers/test-server.js';
 
 describe('file store: downloads', () => {
-  let s: TestServer;
   let token: string;
   const body = Buffer.from('0123456789abcdefghij');
   const get = (path: string, headers: Record<string, string> = {}, method = 'GET') =>
     fetch(`${s.url}${path}`, { method, headers: { 'x-auth-token': token, ...headers } });
 
+  const s = useServer();
   before(async () => {
-    s = await startServer();
     token = await s.createUser('alice');
     await fetch(`${s.url}/files/data.txt/@write`, { method: 'PUT', body, headers: { 'x-auth-token': token } });
     await s.request('/files/@newItem', { name: 'zero.bin', contents: '' }, { token });
   });
-  after(() => s.close());
 
   test('a plain GET streams the file with type, length, ETag and Last-Modified', async () => {
     for (const path of ['/files/data.txt', '/files/api/data.txt']) {

@@ -1,17 +1,15 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from '../helpers/test-server.js';
+import { useServer } from '../helpers/test-server.js';
 
 const TIME = /^\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}:\d{2}$/;
 
 describe('file store: every operation', () => {
-  let s: TestServer;
   let alice: string;
+  const s = useServer();
   before(async () => {
-    s = await startServer();
     alice = await s.createUser('alice');
   });
-  after(() => s.close());
 
   const op = (path: string, body: unknown = {}, token = alice) => s.request(`/files/api/${path}`, body, { token });
 

@@ -1,6 +1,6 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from '../helpers/test-server.js';
+import { useServer, type TestServer } from '../helpers/test-server.js';
 import { snapshot } from '../security/support/snapshot.js';
 
 /**
@@ -18,11 +18,10 @@ async function blobAccounting(s: TestServer): Promise<{ stored: number; named: n
 }
 
 describe('file store: a move needs what creating in its target needs', () => {
-  let s: TestServer;
   let admin: string;
   let alice: string;
+  const s = useServer();
   before(async () => {
-    s = await startServer();
     admin = await s.adminToken();
     alice = await s.createUser('alice');
     const as = (token: string) => (path: string, body: unknown) => s.request(`/files/api/${path}`, body, { token });
@@ -37,7 +36,6 @@ describe('file store: a move needs what creating in its target needs', () => {
     );
     assert.equal(restrict.body.result, true);
   });
-  after(() => s.close());
 
   test("creating in another user's directory and in the root is refused", async () => {
     assert.equal(
@@ -76,13 +74,11 @@ describe('file store: a move needs what creating in its target needs', () => {
 });
 
 describe('file store: parallel @write to a new path', () => {
-  let s: TestServer;
   let token: string;
+  const s = useServer();
   before(async () => {
-    s = await startServer();
     token = await s.createUser('writer');
   });
-  after(() => s.close());
 
   test('50 writes at once to a new file in an existing directory', async () => {
     assert.equal((await s.request('/files/api/@newItem', { name: 'race', type: 'd' }, { token })).status, 200);
@@ -115,13 +111,11 @@ describe('file store: parallel @write to a new path', () => {
 });
 
 describe('file store: a recursive remove racing creates in the same directory', () => {
-  let s: TestServer;
   let token: string;
+  const s = useServer();
   before(async () => {
-    s = await startServer();
     token = await s.createUser('racer');
   });
-  after(() => s.close());
 
   /** Entries whose directory does not exist (none may). */
   async function orphans(): Promise<string[]> {

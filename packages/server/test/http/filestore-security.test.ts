@@ -1,11 +1,11 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request as httpRequest } from 'node:http';
 import { createLocalBlobStore } from '../../src/storage/local-blob-store.js';
-import { startServer, type TestServer } from '../helpers/test-server.js';
+import { useServer, type TestServer } from '../helpers/test-server.js';
 import { generatedBody, rawRequest } from '../helpers/file-requests.js';
 
 /**
@@ -20,15 +20,13 @@ async function blobFiles(s: TestServer): Promise<{ blobs: string[]; temps: strin
 }
 
 describe('file store: hostile paths', () => {
-  let s: TestServer;
   let token: string;
+  const s = useServer();
   before(async () => {
-    s = await startServer();
     token = await s.createUser('alice');
     await s.request('/files/@newItem', { name: 'safe', type: 'd' }, { token });
     await s.request('/files/safe/@newItem', { name: 'ok.txt', contents: 'ok' }, { token });
   });
-  after(() => s.close());
 
   test('dot segments, encodings, backslashes, absolute paths, NUL, control characters, @ names: 422 invalid_path', async () => {
     const hostile = [
@@ -111,19 +109,17 @@ describe('file store: hostile paths', () => {
 });
 
 describe('file store: callers without permission', () => {
-  let s: TestServer;
   let alice: string;
   let bob: string;
   let admin: string;
+  const s = useServer();
   before(async () => {
-    s = await startServer();
     alice = await s.createUser('alice');
     bob = await s.createUser('bob');
     admin = await s.adminToken();
     await s.request('/files/@newItem', { name: 'alice', type: 'd' }, { token: alice });
     await s.request('/files/alice/@newItem', { name: 'a.txt', contents: 'secret' }, { token: alice });
   });
-  after(() => s.close());
 
   test('anonymous callers are asked to sign in, whether or not the path exists', async () => {
     for (const [path, body] of [
@@ -273,14 +269,12 @@ describe('file store: callers without permission', () => {
 });
 
 describe('file store: limits and atomic writes', () => {
-  let s: TestServer;
   let token: string;
+  const s = useServer({ bodyLimit: 4096, fileStores: { small: { maxFileBytes: 1000 } } });
   before(async () => {
-    s = await startServer({ bodyLimit: 4096, fileStores: { small: { maxFileBytes: 1000 } } });
     token = await s.createUser('alice');
     await s.request('/small/keep.txt/@write', undefined, { token, method: 'PUT', raw: 'good contents' });
   });
-  after(() => s.close());
 
   test('a file over maxFileBytes answers 413 storage_limit and leaves the old contents', async () => {
     const announced = await s.request('/small/keep.txt/@write', undefined, {

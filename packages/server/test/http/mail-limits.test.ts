@@ -1,6 +1,6 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from '../helpers/test-server.js';
+import { useServer } from '../helpers/test-server.js';
 
 /**
  * Mails on a caller's behalf are limited per sending account and per recipient
@@ -8,21 +8,17 @@ import { startServer, type TestServer } from '../helpers/test-server.js';
  * counted in one statement before its mail is made.
  */
 describe('mail limits under parallel callers', () => {
-  let s: TestServer;
   const ADMIN_ADDRESS = 'ops@example.com';
-  before(async () => {
-    s = await startServer({
-      mail: { adminAddress: ADMIN_ADDRESS },
-      rateLimit: {
-        max: 10_000,
-        signinFailures: 10_000,
-        mailsPerAccount: 10,
-        mailsPerRecipient: 5,
-        mailWindowSeconds: 3600,
-      },
-    });
+  const s = useServer({
+    mail: { adminAddress: ADMIN_ADDRESS },
+    rateLimit: {
+      max: 10_000,
+      signinFailures: 10_000,
+      mailsPerAccount: 10,
+      mailsPerRecipient: 5,
+      mailWindowSeconds: 3600,
+    },
   });
-  after(() => s.close());
 
   const mailsTo = async (to: string) => (await s.outbox()).filter((m) => m.to === to).length;
 

@@ -1,6 +1,6 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PASSWORD, startServer, type TestServer } from '../helpers/test-server.js';
+import { PASSWORD, useServer } from '../helpers/test-server.js';
 import { postForm } from '../helpers/pages.js';
 
 /**
@@ -9,12 +9,10 @@ import { postForm } from '../helpers/pages.js';
  * Fastify's own body (after signing the user in) or made a file unreadable for everyone.
  */
 describe('a sign-in redirect to a path outside Latin-1', () => {
-  let s: TestServer;
+  const s = useServer();
   before(async () => {
-    s = await startServer();
     await s.createUser('snow', { groups: ['admins'] });
   });
-  after(() => s.close());
 
   for (const [page, next, expected] of [
     ['/users/signin', '/%E2%98%83', '/%E2%98%83'],
@@ -56,13 +54,11 @@ describe('a sign-in redirect to a path outside Latin-1', () => {
 });
 
 describe('a file type outside printable ASCII', () => {
-  let s: TestServer;
   let token: string;
+  const s = useServer();
   before(async () => {
-    s = await startServer();
     token = await s.createUser('typer');
   });
-  after(() => s.close());
 
   for (const mime of [
     'text/plain; x="☃"',

@@ -1,7 +1,7 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
-import { startServer, type TestServer } from '../helpers/test-server.js';
+import { useServer } from '../helpers/test-server.js';
 
 interface Operation {
   operationId?: string;
@@ -19,16 +19,14 @@ const METHODS = ['get', 'post', 'put', 'delete', 'head', 'patch'];
  * each with an operationId, a summary, a tag, its success answer and its failure answer.
  */
 describe('/openapi.json', () => {
-  let s: TestServer;
   let doc: Doc;
   let source: string;
+  const s = useServer({ dataStores: { data: {}, notes: {} }, fileStores: { files: {} } });
   before(async () => {
-    s = await startServer({ dataStores: { data: {}, notes: {} }, fileStores: { files: {} } });
     const res = await fetch(`${s.url}/openapi.json`);
     source = await res.text();
     doc = JSON.parse(source) as Doc;
   });
-  after(() => s.close());
 
   test("passes Redocly's recommended rules with no error and no warning", async () => {
     const config = await createConfig({ extends: ['recommended'] });

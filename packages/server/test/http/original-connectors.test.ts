@@ -1,6 +1,6 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PASSWORD, startServer, type TestServer } from '../helpers/test-server.js';
+import { PASSWORD, useServer } from '../helpers/test-server.js';
 
 /**
  * The original jQuery, AngularJS and Python connectors must work unchanged. Their own tests
@@ -8,13 +8,11 @@ import { PASSWORD, startServer, type TestServer } from '../helpers/test-server.j
  * code, see shared/reference/original-services.md §1.2) and check what they read back.
  */
 describe('the wire forms of the original connectors', () => {
-  let s: TestServer;
   let token: string;
+  const s = useServer();
   before(async () => {
-    s = await startServer();
     token = await s.createUser('carol');
   });
-  after(() => s.close());
 
   const raw = (path: string, init: RequestInit) => fetch(s.url + path, init);
 
@@ -119,11 +117,7 @@ describe('the wire forms of the original connectors', () => {
 });
 
 describe('headers on every answer', () => {
-  let s: TestServer;
-  before(async () => {
-    s = await startServer();
-  });
-  after(() => s.close());
+  const s = useServer();
 
   test('user service answers are not cached, sniffed or framed; failures too', async () => {
     for (const res of [await s.users('ping'), await s.users('profile'), await s.request('/nowhere')]) {

@@ -1,6 +1,6 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from '../helpers/test-server.js';
+import { useServer } from '../helpers/test-server.js';
 import { ds } from '../helpers/datastore.js';
 
 /**
@@ -10,11 +10,10 @@ import { ds } from '../helpers/datastore.js';
  * them is a decision and not an accident.
  */
 describe("owner-only stores: existence of another user's key shows on create", () => {
-  let s: TestServer;
   let alice: string;
   let bob: string;
+  const s = useServer();
   before(async () => {
-    s = await startServer();
     const admin = await s.adminToken();
     alice = await s.createUser('alice');
     bob = await s.createUser('bob');
@@ -49,7 +48,6 @@ describe("owner-only stores: existence of another user's key shows on create", (
       200,
     );
   });
-  after(() => s.close());
 
   test('reads answer as for a missing key', async () => {
     assert.equal((await ds(s, 'getItem', { key: 'hidden' }, { token: bob })).status, 404);

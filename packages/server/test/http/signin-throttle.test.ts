@@ -1,7 +1,7 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
-import { PASSWORD, startServer, type TestServer } from '../helpers/test-server.js';
+import { PASSWORD, useServer, type TestServer } from '../helpers/test-server.js';
 
 /**
  * Sign-in throttling (users/signin-throttle.ts, docs/security.md "Guessing is slowed"): failures
@@ -83,18 +83,16 @@ const ADDRESSES = ['127.0.0.1', '127.0.0.2', '127.0.0.3'];
 
 describe('sign-in throttling: parallel failures lock the account', () => {
   let t = 1_800_000_000_000;
-  let s: TestServer;
+  const s = useServer(
+    {
+      users: { lockoutThreshold: 10, lockoutSeconds: 60, lockoutMaxSeconds: 300 },
+      rateLimit: { max: 10_000, signinFailures: 10_000 },
+    },
+    { clock: { now: () => t } },
+  );
   before(async () => {
-    s = await startServer(
-      {
-        users: { lockoutThreshold: 10, lockoutSeconds: 60, lockoutMaxSeconds: 300 },
-        rateLimit: { max: 10_000, signinFailures: 10_000 },
-      },
-      { clock: { now: () => t } },
-    );
     await s.createUser('victim', { groups: ['admins'] });
   });
-  after(() => s.close());
 
   test('45 wrong passwords at once over token, signin and both pages, from three addresses: the right one is then refused', async () => {
     const results = await Promise.all(
@@ -147,12 +145,10 @@ describe('sign-in throttling: parallel failures lock the account', () => {
 });
 
 describe('sign-in throttling: per client address', () => {
-  let s: TestServer;
+  const s = useServer({ rateLimit: { max: 20, signinFailures: 5, signinFailureWindowSeconds: 600 } });
   before(async () => {
-    s = await startServer({ rateLimit: { max: 20, signinFailures: 5, signinFailureWindowSeconds: 600 } });
     for (const name of ['ann', 'ben', 'cat']) await s.createUser(name);
   });
-  after(() => s.close());
 
   test('failures from one address, spread over accounts, are refused past the limit; other addresses are not', async () => {
     const statuses = await Promise.all(

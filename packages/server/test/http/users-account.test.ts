@@ -1,6 +1,6 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, PASSWORD, type TestServer } from '../helpers/test-server.js';
+import { startServer, useServer, PASSWORD } from '../helpers/test-server.js';
 
 /** The `auth` cookie of a response (its value and its attributes), or null. */
 function authCookie(headers: Headers): { value: string; attributes: string } | null {
@@ -16,11 +16,7 @@ const form = (fields: Record<string, string>) => ({
 });
 
 describe('users: account operations', () => {
-  let s: TestServer;
-  before(async () => {
-    s = await startServer();
-  });
-  after(() => s.close());
+  const s = useServer();
 
   describe('token', () => {
     test('issues a token that works as x-auth-token and as Authorization: Bearer', async () => {

@@ -1,6 +1,6 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, PASSWORD, type TestServer } from '../helpers/test-server.js';
+import { useServer, PASSWORD } from '../helpers/test-server.js';
 
 const ADMIN_OPS: Array<[op: string, body: Record<string, unknown>]> = [
   ['review', { identity: 'someone', action: 'accept' }],
@@ -14,13 +14,11 @@ const ADMIN_OPS: Array<[op: string, body: Record<string, unknown>]> = [
 ];
 
 describe('users: administrator functions', () => {
-  let s: TestServer;
   let admin: string;
+  const s = useServer();
   before(async () => {
-    s = await startServer();
     admin = await s.adminToken();
   });
-  after(() => s.close());
 
   describe('every admin operation refuses anonymous (401) and non-admin (403) callers', () => {
     let plain: string;
@@ -352,13 +350,12 @@ describe('users: administrator functions', () => {
 });
 
 describe('users: list and identities', () => {
-  let s: TestServer;
   let admin: string;
   let t = Date.UTC(2026, 0, 1);
   const names = (res: { body: { users: Array<{ name: string }> } }) => res.body.users.map((u) => u.name);
 
+  const s = useServer({}, { clock: { now: () => t } });
   before(async () => {
-    s = await startServer({}, { clock: { now: () => t } });
     admin = await s.adminToken(); // admin: created first
     const add = async (
       name: string,
@@ -388,7 +385,6 @@ describe('users: list and identities', () => {
     await add('echo', 'e-echo@example.com', 'active', ['teams']);
     for (let i = 0; i < 110; i++) await add(`zz${String(i).padStart(3, '0')}`, `zz${i}@bulk.test`, 'active');
   });
-  after(() => s.close());
 
   const list = (body: Record<string, unknown>, op = 'list') => s.users(op, body, { token: admin });
 

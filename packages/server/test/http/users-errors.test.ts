@@ -1,6 +1,6 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, PASSWORD, type CallResult, type TestServer } from '../helpers/test-server.js';
+import { useServer, PASSWORD, type CallResult } from '../helpers/test-server.js';
 
 /** Every failure: JSON with result false, a code, a message, messages; no stack trace, no internals. */
 function assertFailure(res: CallResult, status: number, code?: string): void {
@@ -28,11 +28,7 @@ const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const JSON_CT = { 'content-type': 'application/json' };
 
 describe('users: the error model', () => {
-  let s: TestServer;
-  before(async () => {
-    s = await startServer({ bodyLimit: 2048 });
-  });
-  after(() => s.close());
+  const s = useServer({ bodyLimit: 2048 });
 
   test('malformed JSON → 400 malformed_json', async () => {
     for (const raw of ['{"identity": "a",', '{identity: a}', "{'a': 1}", '{"a": 1}}', 'nul']) {
@@ -113,20 +109,18 @@ describe('users: the error model', () => {
 });
 
 describe('users: hostile input', () => {
-  let s: TestServer;
   let admin: string;
   let user: string;
   let before_: unknown;
   const snapshot = async () => (await s.users('list', { size: 100 }, { token: admin })).body;
 
+  const s = useServer();
   before(async () => {
-    s = await startServer();
     admin = await s.adminToken();
     user = await s.createUser('victim', { email: 'victim@example.com' });
     await s.grant('signupDirect', ['sys:everyone']);
     before_ = await snapshot();
   });
-  after(() => s.close());
 
   const SQL = [
     "' OR '1'='1",

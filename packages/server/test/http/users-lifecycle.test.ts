@@ -1,6 +1,6 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, tokenFromMail, PASSWORD, type CallResult, type TestServer } from '../helpers/test-server.js';
+import { startServer, useServer, tokenFromMail, PASSWORD, type CallResult } from '../helpers/test-server.js';
 
 /**
  * The account life cycle over HTTP: every row of the seed's "States and transitions" table, the
@@ -16,28 +16,26 @@ const LIFETIME = { token: 3600, activation: 600, verify: 900, reset: 300 };
 const POLICIES = ['signupDirect', 'signupOptin', 'signupReview', 'signupSendpw', 'signupUid'];
 
 let now = Date.now();
-let s: TestServer;
 
-before(async () => {
-  s = await startServer(
-    {
-      users: {
-        activationUrl: ACTIVATION_URL,
-        verifyEmailUrl: VERIFY_URL,
-        resetPasswordUrl: RESET_URL,
-        tokenLifetimeSeconds: LIFETIME.token,
-        activationLifetimeSeconds: LIFETIME.activation,
-        verifyEmailLifetimeSeconds: LIFETIME.verify,
-        resetLifetimeSeconds: LIFETIME.reset,
-      },
-      mail: { adminAddress: ADMIN_ADDRESS },
+const s = useServer(
+  {
+    users: {
+      activationUrl: ACTIVATION_URL,
+      verifyEmailUrl: VERIFY_URL,
+      resetPasswordUrl: RESET_URL,
+      tokenLifetimeSeconds: LIFETIME.token,
+      activationLifetimeSeconds: LIFETIME.activation,
+      verifyEmailLifetimeSeconds: LIFETIME.verify,
+      resetLifetimeSeconds: LIFETIME.reset,
     },
-    { clock: { now: () => now } },
-  );
+    mail: { adminAddress: ADMIN_ADDRESS },
+  },
+  { clock: { now: () => now } },
+);
+before(async () => {
   await s.adminToken();
   for (const policy of POLICIES) await s.grant(policy, ['sys:everyone']);
 });
-after(() => s.close());
 
 /** Move the server's clock forward. */
 const advance = (seconds: number) => {

@@ -1,16 +1,14 @@
-import { after, before, test } from 'node:test';
+import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from '../helpers/test-server.js';
+import { useServer } from '../helpers/test-server.js';
 
 // Group names may hold LIKE wildcards (`_`, `%`); the search matches them literally.
-let s: TestServer;
+const s = useServer();
 before(async () => {
-  s = await startServer();
   await s.createUser('under', { groups: ['my_group'] });
   await s.createUser('lookalike', { groups: ['myxgroup'] });
   await s.createUser('percent', { groups: ['100%'] });
 });
-after(() => s.close());
 
 test('list by a group with an underscore finds its members only', async () => {
   const res = await s.users('list', { group: 'my_group' }, { token: await s.adminToken() });

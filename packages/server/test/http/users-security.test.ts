@@ -1,6 +1,6 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, PASSWORD, type TestServer } from '../helpers/test-server.js';
+import { startServer, useServer, PASSWORD, type TestServer } from '../helpers/test-server.js';
 
 async function addUser(s: TestServer, name: string, groups: string[] = []): Promise<void> {
   await s.roost.users.createUser({
@@ -23,12 +23,10 @@ function authCookie(headers: Headers): string {
 }
 
 describe('users: rate limits', () => {
-  let s: TestServer;
+  const s = useServer({ rateLimit: { max: 3, windowSeconds: 60 } });
   before(async () => {
-    s = await startServer({ rateLimit: { max: 3, windowSeconds: 60 } });
     await addUser(s, 'limited');
   });
-  after(() => s.close());
 
   // token and signin are throttled by failures instead (signin-throttle.test.ts).
   const cases: Array<[op: string, body: Record<string, unknown>]> = [
@@ -81,14 +79,12 @@ describe('users: rate limit counter is shared by GET and POST of one operation',
 });
 
 describe('users: account lockout', () => {
-  let s: TestServer;
   let t = Date.UTC(2026, 2, 1);
+  const s = useServer({ users: { lockoutThreshold: 3, lockoutSeconds: 60 } }, { clock: { now: () => t } });
   before(async () => {
-    s = await startServer({ users: { lockoutThreshold: 3, lockoutSeconds: 60 } }, { clock: { now: () => t } });
     await addUser(s, 'locky');
     await addUser(s, 'resetter');
   });
-  after(() => s.close());
 
   const signin = (password: string, op = 'token') => s.users(op, { identity: 'locky', password });
 
@@ -145,17 +141,15 @@ describe('users: account lockout', () => {
 
 describe('users: CSRF and CORS', () => {
   const APP = 'https://app.example.com';
-  let s: TestServer;
   let cookie: string;
   let token: string;
+  const s = useServer({ corsOrigins: [APP] });
   before(async () => {
-    s = await startServer({ corsOrigins: [APP] });
     await addUser(s, 'csrf');
     const signin = await s.users('signin', { identity: 'csrf', password: PASSWORD });
     cookie = `auth=${authCookie(signin.headers)}`;
     token = (await s.users('token', { identity: 'csrf', password: PASSWORD })).body.token;
   });
-  after(() => s.close());
 
   const realname = async () => (await s.users('profile', {}, { token })).body.realname as string;
 
@@ -306,11 +300,7 @@ describe('users: CORS off by default', () => {
 });
 
 describe('users: a disabled user', () => {
-  let s: TestServer;
-  before(async () => {
-    s = await startServer();
-  });
-  after(() => s.close());
+  const s = useServer();
 
   async function expectRefusedEverywhere(token: string, cookie: string) {
     for (const op of [

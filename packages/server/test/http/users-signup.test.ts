@@ -1,6 +1,13 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, tokenFromMail, PASSWORD, type CallResult, type TestServer } from '../helpers/test-server.js';
+import {
+  startServer,
+  useServer,
+  tokenFromMail,
+  PASSWORD,
+  type CallResult,
+  type TestServer,
+} from '../helpers/test-server.js';
 
 /**
  * The five sign-up policies over HTTP: refused until granted, then the state they leave, the
@@ -36,14 +43,12 @@ async function getUser(s: TestServer, identity: string): Promise<CallResult> {
 }
 
 describe('users: sign-up policies', () => {
-  let s: TestServer;
   let member: string;
+  const s = useServer({ users: { activationUrl: ACTIVATION_URL }, mail: { adminAddress: ADMIN_ADDRESS } });
   before(async () => {
-    s = await startServer({ users: { activationUrl: ACTIVATION_URL }, mail: { adminAddress: ADMIN_ADDRESS } });
     member = await s.createUser('member');
     await s.adminToken();
   });
-  after(() => s.close());
 
   for (const policy of POLICIES) {
     test(`${policy}: refused with 403 (anonymous or signed in) until its permission is granted`, async () => {

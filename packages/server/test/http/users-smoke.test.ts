@@ -1,13 +1,9 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, PASSWORD, type TestServer } from '../helpers/test-server.js';
+import { useServer, PASSWORD } from '../helpers/test-server.js';
 
 describe('users: the README walk-through', () => {
-  let s: TestServer;
-  before(async () => {
-    s = await startServer();
-  });
-  after(() => s.close());
+  const s = useServer();
 
   test('admin enables signupDirect, a user signs up, gets a token and reads the profile', async () => {
     const denied = await s.users('signupDirect', { name: 'alice', email: 'alice@example.com', password: PASSWORD });

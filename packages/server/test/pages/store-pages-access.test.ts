@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ds } from '../helpers/datastore.js';
 import { authCookie, CROSS_SITE, csrfOf, getPage, postForm, textOf } from '../helpers/pages.js';
-import { startServer, type TestServer } from '../helpers/test-server.js';
+import { useServer } from '../helpers/test-server.js';
 
 /**
  * Nobody but an administrator gets an admin store page or runs an admin store action: not
@@ -11,7 +11,6 @@ import { startServer, type TestServer } from '../helpers/test-server.js';
  * from another site. Each refused post is checked to have changed nothing.
  */
 describe('admin store pages: only administrators, only from this site, only with the CSRF token', () => {
-  let s: TestServer;
   let adminToken: string;
   let aliceToken: string;
   let admin: string;
@@ -66,8 +65,8 @@ describe('admin store pages: only administrators, only from this site, only with
     };
   }
 
+  const s = useServer();
   before(async () => {
-    s = await startServer();
     adminToken = await s.adminToken();
     aliceToken = await s.createUser('alice');
     itemId = (await ds(s, 'newItem', { key: 'kept', value: 'original' }, { token: adminToken })).body.success[0][1];
@@ -77,7 +76,6 @@ describe('admin store pages: only administrators, only from this site, only with
     alice = await authCookie(s, 'alice');
     adminCsrf = csrfOf((await getPage(s, '/admin/data/data/new', admin)).html);
   });
-  after(() => s.close());
 
   test('an administrator gets every page (the control)', async () => {
     for (const path of PAGES) assert.equal((await getPage(s, at(path), admin)).status, 200, path);

@@ -1,9 +1,9 @@
 import { request as httpRequest } from 'node:http';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ds } from '../helpers/datastore.js';
 import { authCookie, csrfOf, getPage, postForm, textOf, type PageResult } from '../helpers/pages.js';
-import { startServer, type TestServer } from '../helpers/test-server.js';
+import { useServer } from '../helpers/test-server.js';
 
 /**
  * Bad input on every form of the store pages — missing, wrong, oversized, hostile — answers
@@ -11,7 +11,6 @@ import { startServer, type TestServer } from '../helpers/test-server.js';
  * refused; hostile keys and names are escaped in the HTML and encoded in links.
  */
 describe('admin store pages: bad input is said on the page and changes nothing', () => {
-  let s: TestServer;
   let token: string;
   let cookie: string;
   let csrf: string;
@@ -30,12 +29,12 @@ describe('admin store pages: bad input is said on the page and changes nothing',
       (e) => e.name,
     );
 
+  const s = useServer({
+    bodyLimit: 16 * 1024,
+    dataStores: { data: { maxKeyLength: 40, maxValueBytes: 1000 } },
+    fileStores: { files: { maxFileBytes: 4096 } },
+  });
   before(async () => {
-    s = await startServer({
-      bodyLimit: 16 * 1024,
-      dataStores: { data: { maxKeyLength: 40, maxValueBytes: 1000 } },
-      fileStores: { files: { maxFileBytes: 4096 } },
-    });
     token = await s.adminToken();
     await s.createUser('alice');
     itemId = (await ds(s, 'newItem', { key: 'existing', value: 'original' }, { token })).body.success[0][1];
@@ -44,7 +43,6 @@ describe('admin store pages: bad input is said on the page and changes nothing',
     cookie = await authCookie(s, 'admin');
     csrf = csrfOf((await getPage(s, '/admin/data/data/new', cookie)).html);
   });
-  after(() => s.close());
 
   test('new item: missing, too long, control characters, not a number, unknown owner, taken key, NUL, oversized', async () => {
     const create = (fields: Record<string, string>) =>

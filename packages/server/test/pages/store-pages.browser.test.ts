@@ -194,7 +194,8 @@ describe('admin store pages in a browser', { skip }, () => {
     ]);
     assert.ok((await readFile((await download.path()) as string)).equals(bytes));
 
-    // A hostile name, uploaded without the progress bar (no script needed for this check), shows as text and links right.
+    // A hostile name, uploaded without the progress bar (no script needed for this check), shows
+    // as text and links right.
     await page.setInputFiles('#upload-form-file', {
       name: 'x.txt',
       mimeType: 'text/plain',

@@ -1,7 +1,7 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CROSS_SITE, getPage, postForm, textOf, type PageResult } from '../helpers/pages.js';
-import { PASSWORD, startServer, tokenFromMail, type TestServer } from '../helpers/test-server.js';
+import { PASSWORD, useServer, tokenFromMail } from '../helpers/test-server.js';
 
 /**
  * The public user pages refuse bad input with words on the page and change nothing: missing,
@@ -9,7 +9,6 @@ import { PASSWORD, startServer, tokenFromMail, type TestServer } from '../helper
  * posts from another site; too many posts.
  */
 describe('user pages: bad input is said on the page and changes nothing', () => {
-  let s: TestServer;
   let offset = 0;
   const clock = { now: () => Date.now() + offset };
 
@@ -32,11 +31,10 @@ describe('user pages: bad input is said on the page and changes nothing', () => 
     'password-confirm': 'newbie-password',
   };
 
+  const s = useServer({ bodyLimit: 16 * 1024 }, { clock });
   before(async () => {
-    s = await startServer({ bodyLimit: 16 * 1024 }, { clock });
     await s.adminToken();
   });
-  after(() => s.close());
 
   test('sign-up closed: the page says so and a posted form creates nothing', async () => {
     const page = await getPage(s, '/users/signup');
@@ -193,11 +191,7 @@ describe('user pages: bad input is said on the page and changes nothing', () => 
 });
 
 describe('user pages: posts are rate limited like the operations they run', () => {
-  let s: TestServer;
-  before(async () => {
-    s = await startServer({ rateLimit: { max: 3 } });
-  });
-  after(() => s.close());
+  const s = useServer({ rateLimit: { max: 3 } });
 
   test('past the limit: 429 with a page that says so; pages still load', async () => {
     const statuses: number[] = [];

@@ -1,6 +1,6 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from '../helpers/test-server.js';
+import { useServer } from '../helpers/test-server.js';
 import { send } from './support/calls.js';
 import { PROTOTYPE_WORDS } from './support/hostile.js';
 import { snapshot, snapshotDiff } from './support/snapshot.js';
@@ -10,13 +10,11 @@ import { snapshot, snapshotDiff } from './support/snapshot.js';
  * the properties run with.
  */
 describe('hostile input: cases the property tests found', () => {
-  let s: TestServer;
   let token: string;
+  const s = useServer();
   before(async () => {
-    s = await startServer();
     token = await s.createUser('alice');
   });
-  after(() => s.close());
 
   test('a permission named like a member of every object (constructor, toString, __proto__) is unknown, not a 500', async () => {
     for (const path of ['/users/api/allowed', '/data/api/allowed', '/files/api/allowed', '/files/docs/@allowed']) {

@@ -1,7 +1,7 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { startServer, type TestServer } from '../helpers/test-server.js';
+import { useServer } from '../helpers/test-server.js';
 import { operationsOf } from './support/operations.js';
 import { checkOperation, describeStats, PropertyWorld, PROPERTY_RUNS, PROPERTY_SEED } from './support/property-run.js';
 
@@ -24,10 +24,9 @@ const TEMPLATES: Record<string, (w: PropertyWorld) => Record<string, unknown>> =
 };
 
 describe(`property: data store operations under hostile input (seed ${PROPERTY_SEED}, ${PROPERTY_RUNS} runs each)`, () => {
-  let s: TestServer;
   let world: PropertyWorld;
+  const s = useServer({ dataStores: { data: { maxBatch: 20 } } });
   before(async () => {
-    s = await startServer({ dataStores: { data: { maxBatch: 20 } } });
     world = new PropertyWorld(
       s,
       async (w) => {
@@ -42,7 +41,6 @@ describe(`property: data store operations under hostile input (seed ${PROPERTY_S
     );
     await world.setUp();
   });
-  after(() => s.close());
 
   test('every operation of the route table has a property case', () => {
     const ops = operationsOf(s.roost)

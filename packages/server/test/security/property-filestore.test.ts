@@ -1,7 +1,7 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { startServer, type TestServer } from '../helpers/test-server.js';
+import { useServer } from '../helpers/test-server.js';
 import { DOWNLOAD, operationsOf } from './support/operations.js';
 import { checkOperation, describeStats, PropertyWorld, PROPERTY_RUNS, PROPERTY_SEED } from './support/property-run.js';
 import { fileStorePathArbitrary } from './support/requests.js';
@@ -39,10 +39,9 @@ const CASES: Record<string, { on: 'file' | 'dir'; template: Template }> = {
 };
 
 describe(`property: file store operations under hostile input (seed ${PROPERTY_SEED}, ${PROPERTY_RUNS} runs each)`, () => {
-  let s: TestServer;
   let world: PropertyWorld;
+  const s = useServer({ fileStores: { files: { maxFileBytes: 100_000 } } });
   before(async () => {
-    s = await startServer({ fileStores: { files: { maxFileBytes: 100_000 } } });
     world = new PropertyWorld(
       s,
       async (w) => {
@@ -61,7 +60,6 @@ describe(`property: file store operations under hostile input (seed ${PROPERTY_S
     );
     await world.setUp();
   });
-  after(() => s.close());
 
   test('every operation of the route table has a property case', () => {
     const ops = operationsOf(s.roost)

@@ -1,7 +1,7 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { PASSWORD, startServer, type TestServer } from '../helpers/test-server.js';
+import { PASSWORD, useServer } from '../helpers/test-server.js';
 import { operationsOf } from './support/operations.js';
 import { checkOperation, describeStats, PropertyWorld, PROPERTY_RUNS, PROPERTY_SEED } from './support/property-run.js';
 import { SIGNIN_COUNTERS } from './support/snapshot.js';
@@ -57,17 +57,15 @@ const TEMPLATES: Record<string, Template> = {
 };
 
 describe(`property: user service operations under hostile input (seed ${PROPERTY_SEED}, ${PROPERTY_RUNS} runs each)`, () => {
-  let s: TestServer;
   let world: PropertyWorld;
+  const s = useServer({ mail: { adminAddress: 'admin@example.com' }, users: { lockoutThreshold: 1000 } });
   before(async () => {
-    s = await startServer({ mail: { adminAddress: 'admin@example.com' }, users: { lockoutThreshold: 1000 } });
     // Sign-up policies open, so their validation and storage are reached too.
     for (const op of ['signupDirect', 'signupOptin', 'signupReview', 'signupSendpw', 'signupUid'])
       await s.grant(op, ['sys:everyone']);
     world = new PropertyWorld(s, async () => {}, [(op) => `/users/api/${op}`]);
     await world.setUp();
   });
-  after(() => s.close());
 
   test('every operation of the route table has a property case', () => {
     const ops = operationsOf(s.roost)

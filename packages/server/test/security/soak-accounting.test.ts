@@ -1,6 +1,6 @@
-import { after, before, test } from 'node:test';
+import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PASSWORD, startServer, type TestServer } from '../helpers/test-server.js';
+import { PASSWORD, useServer } from '../helpers/test-server.js';
 import { newLedger, runSoak, verifySoak } from '../../../../bench/soak-load.js';
 
 /**
@@ -8,13 +8,11 @@ import { newLedger, runSoak, verifySoak } from '../../../../bench/soak-load.js';
  * connections): a few seconds of the same mixed load, then every acknowledged write must read
  * back as written. No speed or memory is asserted here.
  */
-let s: TestServer;
 const tokens: string[] = [];
+const s = useServer();
 before(async () => {
-  s = await startServer();
   for (let i = 0; i < 8; i++) tokens.push(await s.createUser(`soak${i}`, { password: PASSWORD }));
 });
-after(() => s.close());
 
 test('a short soak: no failed request, and every acknowledged item, file and profile change reads back', async () => {
   const ledger = await runSoak({ url: s.url, tokens, seconds: 3 }, newLedger());

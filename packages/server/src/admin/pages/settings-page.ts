@@ -261,7 +261,8 @@ async function settingsPage(deps: SettingsPageDeps, page: AdminPageRequest) {
     try {
       await mailer.send(composeMail('test', to, 'Roost test mail', [text]));
     } catch (err) {
-      // The administrator needs the transport's reason (refused, no such host, login failed); the url's password is not in it.
+      // The administrator needs the transport's reason (refused, no such host, login failed); the
+      // url's password is not in it.
       const reason = err instanceof Error ? err.message.slice(0, 300) : 'unknown error';
       return [
         false,

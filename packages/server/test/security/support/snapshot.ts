@@ -22,7 +22,8 @@ export type IgnoredColumns = Readonly<Record<string, readonly string[]>>;
 
 /**
  * A failed sign-in (401) counts against the account and its client address
- * (users/signin-throttle.ts): the counters are state a refusal is meant to change. Comparisons around sign-in attempts leave these out.
+ * (users/signin-throttle.ts): the counters are state a refusal is meant to change. Comparisons
+ * around sign-in attempts leave these out.
  */
 export const SIGNIN_COUNTERS: IgnoredColumns = {
   users: ['failed_signins', 'locked_until', 'lockouts'],
