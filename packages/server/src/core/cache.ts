@@ -57,7 +57,8 @@ export class Cache<V> {
 
   /** Whether entries may answer now: the cache is on, and the feed (if any) is live. */
   get usable(): boolean {
-    return this.#options.ttlMs > 0 && (this.#options.feed?.live ?? true);
+    const feed = this.#options.feed;
+    return this.#options.ttlMs > 0 && (feed ? feed.live : true);
   }
 
   /** Taken before a read whose result may be kept. */
@@ -89,15 +90,16 @@ export class Cache<V> {
 
   /**
    * The kept value, or `load`'s, kept when nothing was forgotten meanwhile. Reads of one key
-   * that miss together share one load. A hit answers without a promise: hot paths ask often.
+   * that miss together share one load. A hit answers without a promise, and `load` takes the
+   * key so that a caller can pass one function made once: hot paths ask often.
    */
-  read(key: string, load: () => Promise<V>): V | Promise<V> {
+  read(key: string, load: (key: string) => Promise<V>): V | Promise<V> {
     const hit = this.get(key);
     if (hit !== undefined) return hit;
     let loading = this.#loads.get(key);
     if (!loading) {
       const started = this.#generation;
-      const current = load().then(
+      const current = load(key).then(
         (value) => {
           if (this.#loads.get(key) === current) this.#loads.delete(key);
           this.keep(key, value, started);

@@ -34,8 +34,11 @@ export type EventListener = (event: Told) => void;
 export interface EventBus {
   /** Tell every listener here and in the other processes. Call it after the change is committed. */
   emit(event: ChangeEvent): void;
-  /** Listen to every event, of this process and of the others; the function returned stops it. */
-  on(listener: EventListener): () => void;
+  /**
+   * Listen to every event, or to those of the `kinds` given, of this process and of the others;
+   * the function returned stops it.
+   */
+  on(listener: EventListener, kinds?: readonly ChangeEvent['kind'][]): () => void;
 }
 
 /** How events reach the other processes (storage/change-feed.ts has this shape). */
@@ -59,9 +62,13 @@ export function createEventBus(options: {
   transport?: EventTransport | null;
   onError?: (err: unknown) => void;
 }): EventBus {
-  const listeners = new Set<EventListener>();
+  // Each listener with the kinds it wants (null: all). A kind nobody wants here costs nothing.
+  const listeners = new Map<EventListener, ReadonlySet<string> | null>();
+  const wanted = new Map<string, number>();
+  let listeningToAll = 0;
   const deliver = (event: Told) => {
-    for (const listener of listeners) {
+    for (const [listener, kinds] of listeners) {
+      if (kinds !== null && !kinds.has(event.kind)) continue;
       try {
         listener(event);
       } catch (err) {
@@ -103,12 +110,26 @@ export function createEventBus(options: {
     sending = false;
   }
 
+  function forget(listener: EventListener): void {
+    if (!listeners.has(listener)) return;
+    const set = listeners.get(listener);
+    listeners.delete(listener);
+    if (!set) listeningToAll--;
+    else
+      for (const kind of set) {
+        const left = (wanted.get(kind) ?? 1) - 1;
+        if (left > 0) wanted.set(kind, left);
+        else wanted.delete(kind);
+      }
+  }
+
   return {
     emit(event) {
-      // Nobody to tell (SQLite, no listener) costs nothing on the write's path.
-      if (listeners.size === 0 && !transport) return;
+      // Nobody to tell (SQLite, no listener for the kind) costs nothing on the write's path.
+      const here = listeningToAll > 0 || wanted.has(event.kind);
+      if (!here && !transport) return;
       const at = options.now();
-      if (listeners.size > 0) deliver({ ...event, at, local: true });
+      if (here) deliver({ ...event, at, local: true });
       if (!transport) return;
       outgoing.push(JSON.stringify({ ...event, at }));
       // After this turn's I/O: the writes that finish together leave in one message.
@@ -117,9 +138,14 @@ export function createEventBus(options: {
         setImmediate(send);
       }
     },
-    on(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
+    on(listener, kinds) {
+      // One registration per listener function: a second `on` of the same one replaces the first.
+      if (listeners.has(listener)) forget(listener);
+      const set = kinds ? new Set<string>(kinds) : null;
+      listeners.set(listener, set);
+      if (set === null) listeningToAll++;
+      else for (const kind of set) wanted.set(kind, (wanted.get(kind) ?? 0) + 1);
+      return () => forget(listener);
     },
   };
 }

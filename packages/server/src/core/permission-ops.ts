@@ -1,3 +1,4 @@
+import { grantsOf } from './grants.js';
 import { commonErrors } from './errors.js';
 import type { PermissionChange, Principal, ServicePermissions } from './permissions.js';
 import { allowedInput, parseInput, setPermissionsInput } from './validation.js';
@@ -30,8 +31,13 @@ export async function allowedOf(
   query: AllowedQuery,
   isOwner = principal.userId !== null,
 ): Promise<Map<string, boolean>> {
+  const names = parseInput(allowedInput, query);
+  const grants = await grantsOf(permissions, principal);
   const out = new Map<string, boolean>();
-  for (const name of parseInput(allowedInput, query)) out.set(name, await permissions.allows(name, principal, isOwner));
+  for (const name of names) {
+    const scope = grants.scope(name);
+    out.set(name, scope === 'all' || (scope === 'own' && isOwner));
+  }
   return out;
 }
 

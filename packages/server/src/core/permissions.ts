@@ -121,9 +121,6 @@ export interface PermissionStore {
 export interface ServicePermissions {
   /** The entries; kept ones come back as they are, without a promise (every request asks). */
   entries(): PermissionMap | Promise<PermissionMap>;
-  /** The groups granted a permission (none for an unknown name). */
-  granted(permission: string): Promise<readonly string[]>;
-  allows(permission: string, principal: Principal, isOwner?: boolean): Promise<boolean>;
   change(changes: PermissionChange[]): Promise<PermissionMap>;
   names(): readonly string[];
 }
@@ -135,13 +132,6 @@ export function servicePermissions(
 ): ServicePermissions {
   return {
     entries: () => store.entries(service, defaults),
-    async granted(permission) {
-      return grantedIn(await store.entries(service, defaults), permission);
-    },
-    async allows(permission, principal, isOwner = false) {
-      const map = await store.entries(service, defaults);
-      return holds(grantedIn(map, permission), principal, isOwner);
-    },
     change: (changes) => store.change(service, defaults, changes),
     names: () => Object.keys(defaults),
   };

@@ -3,7 +3,7 @@ import type { UserDirectory } from '../core/user-directory.js';
 import type { EventBus, ItemEvent } from '../core/events.js';
 import type { FieldProblem } from '../core/errors.js';
 import type { Principal, ServicePermissions } from '../core/permissions.js';
-import type { Grants } from './datastore-access.js';
+import type { Grants } from '../core/grants.js';
 import { dataStoreErrors } from './datastore-errors.js';
 import type { AddressedInput, DataStoreInputs, ItemAddress } from './datastore-inputs.js';
 import { parseInput } from '../core/validation.js';

@@ -18,7 +18,7 @@ import {
 } from '../core/permissions.js';
 import type { Dialect } from '../storage/database.js';
 import type { Database } from '../storage/schema.js';
-import { grantsOf } from './datastore-access.js';
+import { grantsOf } from '../core/grants.js';
 import { assertBatchSize, type Call, type DataStoreContext } from './datastore-context.js';
 import {
   createDataStoreInputs,

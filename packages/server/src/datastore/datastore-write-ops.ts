@@ -1,6 +1,6 @@
 import { commonErrors } from '../core/errors.js';
 import { parseInput, invalidField } from '../core/validation.js';
-import type { Grants } from './datastore-access.js';
+import type { Grants } from '../core/grants.js';
 import {
   absent,
   duplicateProblems,

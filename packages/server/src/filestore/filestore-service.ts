@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { grantsOf } from '../core/grants.js';
 import type { UserDirectory } from '../core/user-directory.js';
 import type { Clock } from '../core/clock.js';
 import type { FileStoreOptions } from '../core/config.js';
@@ -6,8 +7,6 @@ import type { EventBus, FileEvent } from '../core/events.js';
 import { commonErrors, isRoostError } from '../core/errors.js';
 import { newId } from '../core/ids.js';
 import {
-  holds,
-  refusal,
   servicePermissions,
   type PermissionChange,
   type PermissionStore,
@@ -108,6 +107,9 @@ const UNINFORMATIVE_TYPES = new Set([
  * original protocol's answers are made in http/protocol/filestore-protocol.ts). A file or
  * directory the caller may not read answers `not_found`, so its existence is not revealed.
  */
+/** The root directory, as permissions see it: owned by nobody. */
+const ROOT_OWNER = { owner: null };
+
 export function createFileStoreService(deps: FileStoreServiceDeps) {
   const { repo, blobs, clock, options } = deps;
   const tell = (kind: Exclude<FileEvent['kind'], 'file.moved'>, path: FilePath) =>
@@ -120,8 +122,8 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
 
   /** An operation that concerns no entry (permissions): the caller holds it or is refused. */
   async function guard(op: string, principal: Principal): Promise<void> {
-    const granted = await permissions.granted(op);
-    if (!holds(granted, principal)) throw refusal(granted, principal);
+    const grants = await grantsOf(permissions, principal);
+    if (grants.scope(op) !== 'all') throw grants.refusal(op);
   }
 
   async function permissionEntriesOf(principal: Principal): Promise<PermissionEntry[]> {
@@ -144,15 +146,15 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
    * read but not change is `not_allowed`.
    */
   async function authorize(op: string, principal: Principal, path: FilePath): Promise<FileEntry | null> {
-    const granted = await permissions.granted(op);
-    if (!holds(granted, principal, true)) throw refusal(granted, principal);
+    const grants = await grantsOf(permissions, principal);
+    grants.require(op);
     const entry = path.path === '' ? null : await repo.get(path.path);
     if (path.path !== '' && entry === null) throw fileStoreErrors.not_found();
-    if (holds(granted, principal, ownedBy(principal, entry))) return entry;
-    const mayRead =
-      !(READ_OPERATIONS as readonly string[]).includes(op) &&
-      (await permissions.allows('getItem', principal, ownedBy(principal, entry)));
-    throw mayRead ? refusal(granted, principal) : fileStoreErrors.not_found();
+    // The root belongs to nobody: only a grant on every entry covers it.
+    const target = entry ?? ROOT_OWNER;
+    if (grants.covers(op, target)) return entry;
+    const mayRead = !(READ_OPERATIONS as readonly string[]).includes(op) && grants.covers('getItem', target);
+    throw mayRead ? grants.refusal(op) : fileStoreErrors.not_found();
   }
 
   const notRoot = (path: FilePath) => {

@@ -45,7 +45,7 @@ export function createPermissionStore(
 
   /** Kept entries answer at once, without a promise: every request asks for them. */
   function entries(service: string, defaults: PermissionMap): PermissionMap | Promise<PermissionMap> {
-    const kept = services.read(service, () => stored(service));
+    const kept = services.read(service, stored);
     return kept instanceof Promise ? kept.then((entry) => mergedOver(entry, defaults)) : mergedOver(kept, defaults);
   }
 

@@ -2,7 +2,8 @@ import type { Clock } from '../core/clock.js';
 import type { EventBus } from '../core/events.js';
 import { commonErrors } from '../core/errors.js';
 import type { QueuingMailer } from '../core/mailer.js';
-import { ADMINS, holds, refusal, type Principal, type ServicePermissions } from '../core/permissions.js';
+import { grantsOf } from '../core/grants.js';
+import { ADMINS, type Principal, type ServicePermissions } from '../core/permissions.js';
 import type { UserInputs } from './user-inputs.js';
 import type { User, UserRepo } from './user-repo.js';
 
@@ -108,8 +109,10 @@ export function guarded(
   op: (caller: Caller, input?: unknown) => Promise<unknown>,
 ): (caller: Caller, input?: unknown) => Promise<unknown> {
   return async (caller, input) => {
-    const granted = await ctx.permissions.granted(permission);
-    if (!holds(granted, caller.principal, caller.user !== null)) throw refusal(granted, caller.principal);
+    // An account owns itself: `sys:owner` counts for a signed-in user, not for a program.
+    const grants = await grantsOf(ctx.permissions, caller.principal);
+    const scope = grants.scope(permission);
+    if (scope !== 'all' && !(scope === 'own' && caller.user !== null)) throw grants.refusal(permission);
     return op(caller, input);
   };
 }

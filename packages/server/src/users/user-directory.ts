@@ -5,7 +5,7 @@ import type { UserDirectory } from '../core/user-directory.js';
 import type { UserRepo } from './user-repo.js';
 
 /** The account events after which a kept name may be wrong (a created one: an id once unknown). */
-const NAMING = new Set(['account.created', 'account.changed', 'account.removed']);
+const NAMING = ['account.created', 'account.changed', 'account.removed'] as const;
 
 /**
  * The user service's side of core/user-directory.ts. Names are kept in memory (core/cache.ts),
@@ -24,13 +24,13 @@ export function createUserDirectory(deps: {
   const { repo } = deps;
   const names = new Cache<string | null>({ clock: deps.clock, ttlMs: deps.ttlMs, maxSize: 10_000, feed: deps.feed });
   deps.events.on((event) => {
-    if (NAMING.has(event.kind) && 'userId' in event) names.forget(event.userId);
-  });
+    if ('userId' in event) names.forget(event.userId);
+  }, NAMING);
   const loadName = async (id: string) => (await repo.namesOf([id])).get(id) ?? null;
 
   return {
     idOf: (identity, options) => repo.idOf(identity, options?.email ?? false),
-    nameOf: (id) => names.read(id, () => loadName(id)),
+    nameOf: (id) => names.read(id, loadName),
     async namesOf(ids) {
       const out = new Map<string, string>();
       const missing: string[] = [];

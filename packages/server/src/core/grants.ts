@@ -1,4 +1,4 @@
-import type { RoostError } from '../core/errors.js';
+import type { RoostError } from './errors.js';
 import {
   OWNER,
   grantedIn,
@@ -7,12 +7,14 @@ import {
   type PermissionMap,
   type Principal,
   type ServicePermissions,
-} from '../core/permissions.js';
-import type { Item } from './datastore-repo.js';
+} from './permissions.js';
+
+/** Whatever a permission is checked on: an item, a file entry; `owner` is a user id. */
+type Owned = { readonly owner: string | null };
 
 /**
- * How far a caller holds a permission: on every item (`all`), on the items it owns (`own`,
- * through `sys:owner`), or not at all.
+ * How far a caller holds a permission: on everything (`all`), on what it owns (`own`, through
+ * `sys:owner`), or not at all. The one check of the data stores and the file stores.
  */
 type Scope = 'all' | 'own' | 'none';
 
@@ -23,15 +25,15 @@ export interface Grants {
   require(permission: string): Exclude<Scope, 'none'>;
   /** 401 when signing in could help, else 403. */
   refusal(permission: string): RoostError;
-  /** May the caller do `permission` to this item? */
-  covers(permission: string, item: Pick<Item, 'owner'>): boolean;
+  /** May the caller do `permission` to this item or entry? */
+  covers(permission: string, thing: Owned): boolean;
 }
 
-const covers = (scope: Scope, item: Pick<Item, 'owner'>, principal: Principal) =>
-  scope === 'all' || (scope === 'own' && item.owner !== null && item.owner === principal.userId);
+const covers = (scope: Scope, thing: Owned, principal: Principal) =>
+  scope === 'all' || (scope === 'own' && thing.owner !== null && thing.owner === principal.userId);
 
 /**
- * The caller's grants from the store's entries. Reading them once, before any transaction,
+ * The caller's grants from the service's entries. Reading them once, before any transaction,
  * matters on SQLite: its one connection is held by a transaction, so a permission read inside
  * one would wait for itself.
  */
@@ -68,7 +70,7 @@ class EntryGrants implements Grants {
     return held;
   }
 
-  covers(permission: string, item: Pick<Item, 'owner'>): boolean {
-    return covers(this.scope(permission), item, this.#principal);
+  covers(permission: string, thing: Owned): boolean {
+    return covers(this.scope(permission), thing, this.#principal);
   }
 }
