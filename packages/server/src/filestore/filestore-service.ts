@@ -168,7 +168,6 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
   const tooLarge = () =>
     fileStoreErrors.storage_limit({
       message: `The file is larger than this store allows (${maxBytes} bytes).`,
-      body: { result: 0 },
     });
 
   async function putBlob(stream: Readable): Promise<StoredBlob> {
@@ -287,7 +286,7 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
   ): Promise<void> {
     if (await insertFile(principal, path, blob, mime, cache)) return;
     await dropBlob(blob.id);
-    throw invalidField('name', 'exists', { result: 0 });
+    throw invalidField('name', 'exists');
   }
 
   /** The file at `path` if the caller may write it. */
@@ -324,8 +323,7 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
       const values = parseInput(newItemInput, input);
       await directoryFor('newItem', principal, dir);
       const path = childOf(dir, values.name);
-      if (await repo.get(path.path))
-        throw commonErrors.validation_failure({ fields: [['name', 'exists']], body: { result: 0 } });
+      if (await repo.get(path.path)) throw invalidField('name', 'exists');
       const cache = values.cache ?? values.header ?? '';
       if (values.type === 'd') {
         const now = clock.now();
@@ -346,8 +344,7 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
             mtime: now,
           });
         } catch (err) {
-          if (err instanceof DuplicatePathError)
-            throw commonErrors.validation_failure({ fields: [['name', 'exists']], body: { result: 0 } });
+          if (err instanceof DuplicatePathError) throw invalidField('name', 'exists');
           if (err instanceof MissingParentError) throw fileStoreErrors.not_found();
           throw err;
         }
@@ -425,7 +422,6 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
         throw commonErrors.validation_failure({
           fields: [['newpath', 'invalid']],
           message: 'A path cannot move onto the root or into itself.',
-          body: { result: false },
         });
       }
       // Moving into a directory creates there: it needs what newItem there needs.
@@ -443,8 +439,7 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
         if (await repo.get(target.path)) throw new DuplicatePathError(target.path);
         await repo.moveTree(path.path, target, clock.now());
       } catch (err) {
-        if (err instanceof DuplicatePathError)
-          throw commonErrors.validation_failure({ fields: [['newpath', 'exists']], body: { result: false } });
+        if (err instanceof DuplicatePathError) throw invalidField('newpath', 'exists');
         if (err instanceof MissingParentError)
           throw fileStoreErrors.not_found({
             message: 'The directory of newpath does not exist.',
@@ -460,8 +455,7 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
       const { recursive } = parseInput(removeItemInput, input);
       notRoot(path);
       const entry = (await authorize('removeItem', principal, path)) as FileEntry;
-      if (entry.type === 'd' && !recursive && (await repo.hasChildren(entry.path)))
-        throw fileStoreErrors.not_empty({ body: { result: 0 } });
+      if (entry.type === 'd' && !recursive && (await repo.hasChildren(entry.path))) throw fileStoreErrors.not_empty();
       const { count, blobIds } = await repo.removeTree(entry.path);
       await Promise.all(blobIds.map(dropBlob));
       tell('file.removed', path);
@@ -504,7 +498,6 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
         throw commonErrors.validation_failure({
           fields: [['owner', 'unknown_user']],
           message: 'There is no such user.',
-          body: { result: false },
         });
       await repo.setOwner(entry.id, userId);
       tell('file.owner_changed', path);

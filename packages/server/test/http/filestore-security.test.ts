@@ -289,9 +289,9 @@ describe('file store: limits and atomic writes', () => {
       headers: { 'x-auth-token': token, 'transfer-encoding': 'chunked' },
       body: generatedBody(5000, 100),
     });
-    assert.deepEqual([chunked.status, chunked.body.code], [413, 'storage_limit']);
+    assert.deepEqual([chunked.status, chunked.body.code, chunked.body.result], [413, 'storage_limit', 0]);
     const json = await s.request('/small/@newItem', { name: 'big.txt', contents: 'y'.repeat(1500) }, { token });
-    assert.deepEqual([json.status, json.body.code], [413, 'storage_limit']);
+    assert.deepEqual([json.status, json.body.code, json.body.result], [413, 'storage_limit', 0]);
     const form = new FormData();
     form.append('name', 'big.bin');
     form.append('file', new Blob([Buffer.alloc(3000)]), 'big.bin');
@@ -300,7 +300,8 @@ describe('file store: limits and atomic writes', () => {
       body: form,
       headers: { 'x-auth-token': token },
     });
-    assert.deepEqual([multipart.status, ((await multipart.json()) as { code: string }).code], [413, 'storage_limit']);
+    const multipartBody = (await multipart.json()) as { code: string; result: unknown };
+    assert.deepEqual([multipart.status, multipartBody.code, multipartBody.result], [413, 'storage_limit', 0]);
     const huge = await s.request('/small/@list', { pad: 'z'.repeat(5000) }, { token });
     assert.deepEqual([huge.status, huge.body.code], [413, 'body_too_large']);
     const exact = await s.request('/small/exact.bin/@write', undefined, {

@@ -1,5 +1,4 @@
 import type { z } from 'zod';
-import { isRoostError, RoostError } from '../../core/errors.js';
 import { allowedBody, permissionsBody } from './permission-answers.js';
 import type { Principal } from '../../core/permissions.js';
 import { allowedInput, setPermissionsInput } from '../../core/validation.js';
@@ -13,7 +12,7 @@ import {
   SCALARS,
   writesAnswer,
 } from './answer-schemas.js';
-import { asInput, type WireValues } from './wire-values.js';
+import { asInput, failingWith, type WireValues } from './wire-values.js';
 
 /**
  * The data store in the original protocol (docs/reference/original-services.md): each
@@ -87,18 +86,7 @@ const writtenBody = (written: readonly WrittenItem[]) => ({
 });
 
 /** The original answers failed writes with `result: 0` and an empty `success` list; so does Roost. */
-async function withFailureBody(write: Promise<object>): Promise<object> {
-  try {
-    return await write;
-  } catch (err) {
-    if (!isRoostError(err)) throw err;
-    throw new RoostError(err.kind, err.code, err.message, {
-      fields: err.fields,
-      cause: err.cause,
-      body: { ...err.body, result: 0, success: [] },
-    });
-  }
-}
+const withFailureBody = (write: Promise<object>) => failingWith({ result: 0, success: [] }, write);
 
 /** An item as the answers carry it (itemView). */
 const ITEM_MEMBERS = {

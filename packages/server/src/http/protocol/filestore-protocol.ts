@@ -2,7 +2,8 @@ import { formatTime } from '../../core/clock.js';
 import { allowedBody, permissionsBody } from './permission-answers.js';
 import type { Principal } from '../../core/permissions.js';
 import type { FileEntry, FilePath, FileStore, Upload } from '../../filestore/index.js';
-import { answered, asInput, type WireValues } from './wire-values.js';
+import { answered, asInput, failingWith, type WireValues } from './wire-values.js';
+import type { RoostError } from '../../core/errors.js';
 
 /**
  * The file store in the original protocol (docs/reference/original-services.md): how each
@@ -36,19 +37,37 @@ const rootView = { name: '', type: 'd', size: 0, mime: '', cache: '', header: ''
 const one = answered({ result: 1 });
 const done = answered({ result: true });
 
+/**
+ * Where the original's answer is a count, its failures for the file's own reasons say
+ * `result: 0`: a file too large, a name that exists, a directory not empty. Every other failure
+ * has the usual `result: false` (http/error-handler.ts).
+ */
+const countFailure = <T>(work: Promise<T>, because: (err: RoostError) => boolean) =>
+  failingWith({ result: 0 }, work, because);
+const tooLarge = (err: RoostError) => err.code === 'storage_limit';
+const nameExists = (err: RoostError) =>
+  err.code === 'validation_failure' && err.fields.some(([field, reason]) => field === 'name' && reason === 'exists');
+
 export const FILE_ANSWERS: Readonly<Record<string, FileAnswer>> = {
   getItem: async (store, caller, path) => {
     const entry = await store.get(caller, path);
     return { result: true, ...(entry ? entryView(entry) : rootView) };
   },
   newItem: async (store, caller, path, values, upload) => {
-    const made = await store.create(caller, path, asInput(values), upload);
+    const made = await countFailure(
+      store.create(caller, path, asInput(values), upload),
+      (err) => tooLarge(err) || nameExists(err),
+    );
     return { result: 1, success: [made.name] };
   },
-  setItem: (store, caller, path, values, upload) => one(store.update(caller, path, asInput(values), upload)),
-  write: (store, caller, path, values, upload) => done(store.write(caller, path, asInput(values), upload)),
+  setItem: (store, caller, path, values, upload) =>
+    one(countFailure(store.update(caller, path, asInput(values), upload), tooLarge)),
+  write: (store, caller, path, values, upload) =>
+    done(countFailure(store.write(caller, path, asInput(values), upload), tooLarge)),
   move: (store, caller, path, values) => done(store.move(caller, path, asInput(values))),
-  removeItem: async (store, caller, path, values) => ({ result: await store.remove(caller, path, asInput(values)) }),
+  removeItem: async (store, caller, path, values) => ({
+    result: await countFailure(store.remove(caller, path, asInput(values)), (err) => err.code === 'not_empty'),
+  }),
   list: async (store, caller, path, values) => {
     const page = await store.list(caller, path, asInput(values));
     return { result: true, items: page.entries.map(entryView), start: page.start, size: page.size, total: page.total };

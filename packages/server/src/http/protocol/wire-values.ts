@@ -1,3 +1,5 @@
+import { isRoostError, RoostError } from '../../core/errors.js';
+
 /** The parameters of one request, wherever the caller put them (http/request-values.ts). */
 export type WireValues = Record<string, unknown>;
 
@@ -16,3 +18,26 @@ export const answered =
     await work;
     return body;
   };
+
+/**
+ * A failed operation's members of the original's failure body beyond the usual ones
+ * (http/error-handler.ts `failureBody`: `result: false`): the data store's writes answer
+ * `result: 0, success: []`, some file store failures `result: 0`. `when` picks the failures that
+ * do (all by default); any other error passes as it is.
+ */
+export async function failingWith<T>(
+  body: Record<string, unknown>,
+  work: Promise<T>,
+  when: (err: RoostError) => boolean = () => true,
+): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    if (!isRoostError(err) || !when(err)) throw err;
+    throw new RoostError(err.kind, err.code, err.message, {
+      fields: err.fields,
+      cause: err.cause,
+      body: { ...err.body, ...body },
+    });
+  }
+}
