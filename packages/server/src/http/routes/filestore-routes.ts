@@ -16,7 +16,7 @@ import { assertWriteOrigin, callerOf } from '../auth.js';
 import { sendFile } from '../file-download.js';
 import { docSchema } from '../openapi.js';
 import { installUploadParsers, pathnameOf, runWithBody } from '../file-uploads.js';
-import { FILE_ANSWERS } from '../protocol/filestore-protocol.js';
+import { fileOperations } from '../protocol/filestore-protocol.js';
 
 export interface FileStoreRouteOptions {
   fileStores: FileStores;
@@ -24,27 +24,13 @@ export interface FileStoreRouteOptions {
   config: Config;
 }
 
+/** The operations by name (http/protocol/filestore-protocol.ts); the security tests enumerate them from here. */
+const FILE_OPERATIONS = new Map(fileOperations.map((o) => [o.op, o]));
+export const OPERATIONS = [...FILE_OPERATIONS.keys()];
 /** Operations that change nothing: a cookie-authenticated cross-site request may call them. */
-export const READ_ONLY = new Set(['getItem', 'read', 'list', 'allowed', 'getPermissions', 'getOwner', 'ping']);
+export const READ_ONLY = new Set(fileOperations.filter((o) => o.readOnly).map((o) => o.op));
 /** Operations that take contents: a streamed raw body (`@write`) or a multipart file part. */
-export const UPLOADS = new Set(['newItem', 'setItem', 'write']);
-/** Every operation of a file store, `/<store>/<path>/@<op>` (the security tests enumerate them from here). */
-export const OPERATIONS = [
-  'getItem',
-  'newItem',
-  'setItem',
-  'read',
-  'write',
-  'move',
-  'removeItem',
-  'list',
-  'allowed',
-  'getPermissions',
-  'setPermissions',
-  'getOwner',
-  'setOwner',
-  'ping',
-];
+export const UPLOADS = new Set(fileOperations.filter((o) => o.upload).map((o) => o.op));
 
 /** `/<store>[/api]/<path>[/@<op>]` split into decoded path segments and the operation (when any). */
 function locate(request: FastifyRequest, store: string): { path: FilePath; op: string | null } {
@@ -102,23 +88,23 @@ export async function registerFileStoreRoutes(app: FastifyInstance, options: Fil
           throw fileStoreErrors.not_found({ message: 'Name an operation (`/@<op>`) to change a file.' });
         return sendFile(request, reply, await store.contents(caller.principal, path));
       }
-      if (!OPERATIONS.includes(op)) throw fileStoreErrors.not_found({ message: `There is no operation @${op}.` });
+      const operation = FILE_OPERATIONS.get(op);
+      if (!operation) throw fileStoreErrors.not_found({ message: `There is no operation @${op}.` });
       if (request.method === 'PUT' && op !== 'write')
         throw new RoostError('malformed', 'bad_request', 'Only @write takes PUT.');
       // HEAD must stay safe: it reads a file's headers, it never runs an operation.
       if (request.method === 'HEAD' && op !== 'read')
         throw new RoostError('malformed', 'bad_request', 'HEAD is for downloads only.');
-      if (!READ_ONLY.has(op)) assertWriteOrigin(request, caller, config.corsOrigins);
-      if (op === 'read') return sendFile(request, reply, await store.contents(caller.principal, path));
+      if (!operation.readOnly) assertWriteOrigin(request, caller, config.corsOrigins);
+      const { call } = operation;
+      if (call === 'download') return sendFile(request, reply, await store.contents(caller.principal, path));
       reply.header('cache-control', 'no-store');
       try {
-        return await runWithBody(request, UPLOADS.has(op), maxBytes, (values, upload) => {
+        return await runWithBody(request, operation.upload === true, maxBytes, (values, upload) => {
           // The AngularJS connector leaves the path out of the URL; the jQuery one repeats it in the body.
           if (path === ROOT && typeof values.path === 'string' && values.path !== '' && !fixedOp)
             path = parsePath(values.path);
-          const answer = FILE_ANSWERS[op];
-          if (!answer) throw fileStoreErrors.not_found({ message: `There is no operation @${op}.` });
-          return answer(store, caller.principal, path, values, upload);
+          return call(store, caller.principal, path, values, upload);
         });
       } catch (err) {
         // An upload refused before its end: close the connection rather than read the rest.
