@@ -34,9 +34,10 @@ async function resolveCaller(request: FastifyRequest, users: UserService): Promi
   const found = tokenOf(request);
   if (!found) return ANONYMOUS_REQUEST_CALLER;
   const caller = await users.authenticate(found.token);
-  // A literal, not a spread: this runs on every authenticated request (docs/architecture.md, "Speed").
+  // One per request, so not frozen; a literal, not a spread: this runs on every authenticated
+  // request (docs/architecture.md, "Speed").
   return caller
-    ? Object.freeze({ principal: caller.principal, user: caller.user, tokenHash: caller.tokenHash, via: found.via })
+    ? { principal: caller.principal, user: caller.user, tokenHash: caller.tokenHash, via: found.via }
     : ANONYMOUS_REQUEST_CALLER;
 }
 

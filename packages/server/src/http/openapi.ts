@@ -32,17 +32,31 @@ export interface OperationDoc {
 export function docSchema(
   doc: OperationDoc & { in: 'body' | 'querystring' | 'none'; alias?: boolean | undefined },
 ): FastifySchema {
+  const { summary, description } = plainSummary(doc.summary, doc.description);
   const schema: DocumentedSchema = {
     tags: doc.tags,
-    summary: doc.summary,
+    summary,
     operationId: doc.operationId,
-    ...(doc.description ? { description: doc.description } : {}),
+    ...(description ? { description } : {}),
     ...(doc.alias ? { hide: true } : {}),
   };
   if (doc.input && doc.in !== 'none') schema[doc.in] = jsonSchemaOf(doc.input);
   if (doc.serializeBy) schema.response = { 200: doc.serializeBy };
   if (doc.answer) schema[ANSWER] = doc.answer;
   return schema;
+}
+
+/**
+ * A summary as plain text (tools show it as a title: no Markdown), and the description; when the
+ * summary was written with Markdown (`code`), the description starts with it as written.
+ */
+export function plainSummary(
+  written: string,
+  description: string | undefined,
+): { summary: string; description: string | undefined } {
+  const summary = written.replace(/[`*]/g, '');
+  if (summary === written) return { summary, description };
+  return { summary, description: description ? `${written}\n\n${description}` : written };
 }
 
 /** The documented success answer, carried to `documented` below without Fastify writing by it. */

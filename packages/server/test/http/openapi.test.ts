@@ -46,6 +46,8 @@ describe('/openapi.json', () => {
         assert.ok(!ids.has(op.operationId), `${where}: ${op.operationId} twice`);
         ids.add(op.operationId);
         assert.ok(op.summary, `${where}: summary`);
+        // Summaries are plain text (tools show them as titles); the description may use Markdown.
+        assert.doesNotMatch(op.summary, /[`*_[\]]|\n/, `${where}: a plain-text summary`);
         assert.ok(op.tags?.length, `${where}: tag`);
         assert.ok(op.responses?.['200'], `${where}: success answer`);
         assert.ok(op.responses?.['4XX'], `${where}: failure answer`);

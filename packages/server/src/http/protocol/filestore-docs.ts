@@ -1,4 +1,4 @@
-import { jsonSchemaOf } from '../openapi.js';
+import { jsonSchemaOf, plainSummary } from '../openapi.js';
 import { FAILURE_ANSWER } from './answer-schemas.js';
 import { fileOperations, type FileOperation } from './filestore-protocol.js';
 
@@ -32,9 +32,10 @@ function operation(store: string, doc: FileOperation, method: string) {
   return {
     operationId: `${store}_${doc.op}${method === 'post' ? '' : `_${method}`}`,
     tags: ['file store'],
-    summary: doc.summary,
-    description:
+    ...plainSummary(
+      doc.summary,
       'Also under `/<store>/api/<path>/@<op>`; the operations that change nothing also answer GET with the parameters in the query.',
+    ),
     parameters: [PATH_PARAMETER],
     requestBody:
       method === 'put'
@@ -69,7 +70,7 @@ export function fileStoreDocPaths(stores: readonly string[]): Record<string, obj
       get: {
         operationId: `${store}_${op}`,
         tags: ['file store'],
-        summary,
+        ...plainSummary(summary, undefined),
         parameters: [PATH_PARAMETER],
         responses: { 200: FILE_BYTES, 206: { ...FILE_BYTES, description: 'The range asked for.' }, ...FAILURES },
       },
