@@ -1,0 +1,86 @@
+import { grantsOf } from '../core/grants.js';
+import type { Clock } from '../core/clock.js';
+import type { FileStoreOptions } from '../core/config.js';
+import type { EventBus, FileEvent } from '../core/events.js';
+import type { Principal, ServicePermissions } from '../core/permissions.js';
+import type { UserDirectory } from '../core/user-directory.js';
+import type { BlobStore } from '../storage/blob-store.js';
+import type { FilePath } from './file-paths.js';
+import { fileStoreErrors } from './filestore-errors.js';
+import { READ_OPERATIONS } from './filestore-permissions.js';
+import type { createFileStoreRepo, FileEntry } from './filestore-repo.js';
+
+/** Everything the operations of one file store share: made once per store by `createFileStoreService`. */
+export interface FileStoreContext {
+  name: string;
+  options: FileStoreOptions;
+  repo: ReturnType<typeof createFileStoreRepo>;
+  blobs: BlobStore;
+  clock: Clock;
+  /** Told of every committed change to an entry (core/events.ts). */
+  events: EventBus;
+  /** Ids of names and names of ids, from the user service (core/user-directory.ts). */
+  users: UserDirectory;
+  permissions: ServicePermissions;
+}
+
+/** Tells the bus of a change to the entry at `path`, after it committed (a move tells its own event). */
+export function tell(ctx: FileStoreContext, kind: Exclude<FileEvent['kind'], 'file.moved'>, path: FilePath): void {
+  ctx.events.emit({ kind, store: ctx.name, path: path.path });
+}
+
+/** The root directory, as permissions see it: owned by nobody. */
+const ROOT_OWNER = { owner: null };
+
+/** Does the caller own the entry (never the root)? */
+export const ownedBy = (principal: Principal, entry: FileEntry | null) =>
+  entry !== null && principal.userId !== null && entry.owner === principal.userId;
+
+/** An operation that concerns no entry (permissions): the caller holds it or is refused. */
+export async function guard(ctx: FileStoreContext, op: string, principal: Principal): Promise<void> {
+  const grants = await grantsOf(ctx.permissions, principal);
+  if (grants.scope(op) !== 'all') throw grants.refusal(op);
+}
+
+/**
+ * Check `op` on the entry at `path` and return it (null for the root). A caller who could not
+ * hold the permission on any entry is refused at once (401/403, which tells nothing about the
+ * path). Otherwise a missing entry, or one the caller may not read, is `not_found`; one it may
+ * read but not change is `not_allowed`.
+ */
+export async function authorize(
+  ctx: FileStoreContext,
+  op: string,
+  principal: Principal,
+  path: FilePath,
+): Promise<FileEntry | null> {
+  const grants = await grantsOf(ctx.permissions, principal);
+  grants.require(op);
+  const entry = path.path === '' ? null : await ctx.repo.get(path.path);
+  if (path.path !== '' && entry === null) throw fileStoreErrors.not_found();
+  // The root belongs to nobody: only a grant on every entry covers it.
+  const target = entry ?? ROOT_OWNER;
+  if (grants.covers(op, target)) return entry;
+  const mayRead = !(READ_OPERATIONS as readonly string[]).includes(op) && grants.covers('getItem', target);
+  throw mayRead ? grants.refusal(op) : fileStoreErrors.not_found();
+}
+
+/** The root cannot be changed, moved or removed. */
+export function notRoot(path: FilePath): void {
+  if (path.path === '')
+    throw fileStoreErrors.invalid_path({
+      fields: [['path', 'invalid']],
+      message: 'The root directory cannot be changed, moved or removed.',
+    });
+}
+
+/** The directory to create in: the root, or an existing directory the caller may create in. */
+export async function directoryFor(
+  ctx: FileStoreContext,
+  op: string,
+  principal: Principal,
+  dir: FilePath,
+): Promise<void> {
+  const parent = await authorize(ctx, op, principal, dir);
+  if (parent !== null && parent.type !== 'd') throw fileStoreErrors.not_a_directory();
+}
