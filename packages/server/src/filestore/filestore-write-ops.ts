@@ -29,17 +29,8 @@ import type { Upload } from './filestore-service.js';
 /** The operations that change the tree, each told on the bus once it committed. */
 export function writeOps(ctx: FileStoreContext) {
   const { repo, clock, permissions } = ctx;
-  const {
-    putBlob,
-    storeContents,
-    chooseMime,
-    dropBlob,
-    replaceContents,
-    insertFile,
-    createFile,
-    writableFile,
-    replaceExisting,
-  } = contentsOps(ctx);
+  // How contents are stored, entered and replaced (filestore-contents.ts).
+  const contents = contentsOps(ctx);
 
   return {
     /** A new file or directory in the directory `dir`; the path of what was made. */
@@ -74,8 +65,15 @@ export function writeOps(ctx: FileStoreContext) {
         }
       } else {
         const blob =
-          (await storeContents(upload, values.contents, values.decode)) ?? (await putBlob(Readable.from([])));
-        await createFile(principal, path, blob, chooseMime(path.name, blob, values.mime, upload), cache);
+          (await contents.storeContents(upload, values.contents, values.decode)) ??
+          (await contents.putBlob(Readable.from([])));
+        await contents.createFile(
+          principal,
+          path,
+          blob,
+          contents.chooseMime(path.name, blob, values.mime, upload),
+          cache,
+        );
       }
       tell(ctx, 'file.created', path);
       return path;
@@ -96,8 +94,8 @@ export function writeOps(ctx: FileStoreContext) {
         }
         return;
       }
-      const blob = await storeContents(upload, values.contents, values.decode);
-      if (blob) await replaceContents(entry, blob, chooseMime(entry.name, blob, values.mime, upload));
+      const blob = await contents.storeContents(upload, values.contents, values.decode);
+      if (blob) await contents.replaceContents(entry, blob, contents.chooseMime(entry.name, blob, values.mime, upload));
       const meta = {
         ...(values.mime !== undefined && !blob ? { mime: values.mime } : {}),
         ...(cache !== undefined ? { cache } : {}),
@@ -115,24 +113,24 @@ export function writeOps(ctx: FileStoreContext) {
       const existing = await repo.get(path.path);
       if (existing === null) {
         await directoryFor(ctx, 'newItem', principal, parsePath(path.parent));
-        const blob = (await storeContents(upload, values.contents, values.decode)) as StoredBlob;
-        const mime = chooseMime(path.name, blob, values.mime, upload);
-        if (await insertFile(principal, path, blob, mime, '')) {
+        const blob = (await contents.storeContents(upload, values.contents, values.decode)) as StoredBlob;
+        const mime = contents.chooseMime(path.name, blob, values.mime, upload);
+        if (await contents.insertFile(principal, path, blob, mime, '')) {
           tell(ctx, 'file.created', path);
           return;
         }
         // A concurrent write created the file first: create-or-replace replaces it, as setItem
         // does in the data store, if the caller may write it.
-        await replaceExisting(principal, path, blob, mime).catch(async (err: unknown) => {
-          await dropBlob(blob.id);
+        await contents.replaceExisting(principal, path, blob, mime).catch(async (err: unknown) => {
+          await contents.dropBlob(blob.id);
           throw err;
         });
         tell(ctx, 'file.written', path);
         return;
       }
-      const entry = await writableFile(principal, path);
-      const blob = (await storeContents(upload, values.contents, values.decode)) as StoredBlob;
-      await replaceContents(entry, blob, chooseMime(entry.name, blob, values.mime, upload));
+      const entry = await contents.writableFile(principal, path);
+      const blob = (await contents.storeContents(upload, values.contents, values.decode)) as StoredBlob;
+      await contents.replaceContents(entry, blob, contents.chooseMime(entry.name, blob, values.mime, upload));
       tell(ctx, 'file.written', path);
     },
 
@@ -181,7 +179,7 @@ export function writeOps(ctx: FileStoreContext) {
       const entry = (await authorize(ctx, 'removeItem', principal, path)) as FileEntry;
       if (entry.type === 'd' && !recursive && (await repo.hasChildren(entry.path))) throw fileStoreErrors.not_empty();
       const { count, blobIds } = await repo.removeTree(entry.path);
-      await Promise.all(blobIds.map(dropBlob));
+      await Promise.all(blobIds.map(contents.dropBlob));
       tell(ctx, 'file.removed', path);
       return count;
     },
