@@ -19,7 +19,8 @@ export function createItemCache(maxBytes: number, maxAgeMs: number, clock: Clock
   return new Cache<Item>({ clock, ttlMs: maxAgeMs, maxSize: maxBytes, sizeOf, stats: processStats.caches.item });
 }
 
-/** Roughly what an item holds in memory: its text twice over (UTF-16) and a fixed overhead. */
-const sizeOf = (item: Item) =>
-  2 * (item.key.length + (typeof item.value === 'string' ? item.value.length : 8) + (item.ownerName?.length ?? 0)) +
-  100;
+/**
+ * Roughly what an item holds in memory: its text twice over (UTF-16) and a fixed overhead. Kept
+ * items carry no owner's name (the directory gives it on each read, datastore-repo.ts `named`).
+ */
+const sizeOf = (item: Item) => 2 * (item.key.length + (typeof item.value === 'string' ? item.value.length : 8)) + 100;

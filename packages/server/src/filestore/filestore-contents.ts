@@ -1,10 +1,9 @@
 import { Readable } from 'node:stream';
-import { newId } from '../core/ids.js';
 import type { Principal } from '../core/permissions.js';
 import { invalidField } from '../core/validation.js';
 import { BlobTooLargeError, HEAD_BYTES, type StoredBlob } from '../storage/blob-store.js';
 import type { FilePath } from './file-paths.js';
-import { authorize, type FileStoreContext } from './filestore-context.js';
+import { authorize, newEntry, type FileStoreContext } from './filestore-context.js';
 import { fileStoreErrors } from './filestore-errors.js';
 import { isMediaType } from './filestore-inputs.js';
 import { DuplicatePathError, MissingParentError, type FileEntry } from './filestore-repo.js';
@@ -113,23 +112,10 @@ export function contentsOps(ctx: FileStoreContext) {
     mime: string,
     cache: string,
   ): Promise<boolean> {
-    const now = clock.now();
     try {
-      await repo.insert({
-        id: newId(),
-        path: path.path,
-        parent: path.parent,
-        name: path.name,
-        type: 'f',
-        size: blob.size,
-        mime,
-        cache,
-        blobId: blob.id,
-        hash: blob.hash,
-        owner: principal.userId,
-        ctime: now,
-        mtime: now,
-      });
+      await repo.insert(
+        newEntry(ctx, principal, path, { type: 'f', size: blob.size, mime, cache, blobId: blob.id, hash: blob.hash }),
+      );
       return true;
     } catch (err) {
       if (err instanceof DuplicatePathError) return false;

@@ -1,4 +1,5 @@
 import { grantsOf } from '../core/grants.js';
+import { newId } from '../core/ids.js';
 import type { Clock } from '../core/clock.js';
 import type { FileStoreOptions } from '../core/config.js';
 import type { EventBus, FileEvent } from '../core/events.js';
@@ -63,6 +64,26 @@ export async function authorize(
   if (grants.covers(op, target)) return entry;
   const mayRead = !(READ_OPERATIONS as readonly string[]).includes(op) && grants.covers('getItem', target);
   throw mayRead ? grants.refusal(op) : fileStoreErrors.not_found();
+}
+
+/** A new entry at `path`, owned by the caller, made now: what a file or directory adds to it is `content`. */
+export function newEntry(
+  ctx: FileStoreContext,
+  principal: Principal,
+  path: FilePath,
+  content: Pick<FileEntry, 'type' | 'size' | 'mime' | 'cache' | 'blobId' | 'hash'>,
+): FileEntry {
+  const now = ctx.clock.now();
+  return {
+    id: newId(),
+    path: path.path,
+    parent: path.parent,
+    name: path.name,
+    ...content,
+    owner: principal.userId,
+    ctime: now,
+    mtime: now,
+  };
 }
 
 /** The root cannot be changed, moved or removed. */

@@ -1,13 +1,12 @@
 import { Readable } from 'node:stream';
 import { commonErrors, isRoostError } from '../core/errors.js';
-import { newId } from '../core/ids.js';
 import { changePermissions, type PermissionEntry } from '../core/permission-ops.js';
 import type { PermissionChange, Principal } from '../core/permissions.js';
 import { invalidField, parseInput } from '../core/validation.js';
 import type { StoredBlob } from '../storage/blob-store.js';
 import { childOf, isWithin, parsePath, type FilePath } from './file-paths.js';
 import { contentsOps } from './filestore-contents.js';
-import { authorize, directoryFor, guard, notRoot, tell, type FileStoreContext } from './filestore-context.js';
+import { authorize, directoryFor, guard, newEntry, notRoot, tell, type FileStoreContext } from './filestore-context.js';
 import { fileStoreErrors } from './filestore-errors.js';
 import {
   moveInput,
@@ -41,23 +40,10 @@ export function writeOps(ctx: FileStoreContext) {
       if (await repo.get(path.path)) throw invalidField('name', 'exists');
       const cache = values.cache ?? values.header ?? '';
       if (values.type === 'd') {
-        const now = clock.now();
         try {
-          await repo.insert({
-            id: newId(),
-            path: path.path,
-            parent: path.parent,
-            name: path.name,
-            type: 'd',
-            size: 0,
-            mime: '',
-            cache,
-            blobId: null,
-            hash: null,
-            owner: principal.userId,
-            ctime: now,
-            mtime: now,
-          });
+          await repo.insert(
+            newEntry(ctx, principal, path, { type: 'd', size: 0, mime: '', cache, blobId: null, hash: null }),
+          );
         } catch (err) {
           if (err instanceof DuplicatePathError) throw invalidField('name', 'exists');
           if (err instanceof MissingParentError) throw fileStoreErrors.not_found();
