@@ -86,7 +86,8 @@ try {
       httpTarget(`${op} B`, b, options(b.info)),
     ]);
     console.log(
-      `${op}: bare ${Math.round(base!.rps)}/s, ${formatCpu(base!.cpuUs)} µs | A ${describe(ma!, base!)} | B ${describe(mb!, base!)} | ` +
+      `${op}: bare ${Math.round(base!.rps)}/s, ${formatCpu(base!.cpuUs)} µs | A ${describe(ma!, base!)} | B ` +
+        `${describe(mb!, base!)} | ` +
         `other work ${ma!.otherCores?.toFixed(2) ?? '–'} cores`,
     );
   }

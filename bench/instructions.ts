@@ -12,9 +12,9 @@
  * within 2% (at most eight). V8's optimising compiler still runs in the first windows (it
  * compiles a route's code at its own pace): its instructions are left out of the figure and
  * reported beside it. Garbage collection is in the figure, and also shown apart: it comes in
- * lumps, so windows agree on the figure without it. `--functions N` lists the N functions with the most instructions of the
- * last window, JavaScript ones by name (from V8's perf map). The dumps stay in bench/out/ for
- * `callgrind_annotate`. Needs valgrind (Debian's package) and a few minutes per server.
+ * lumps, so windows agree on the figure without it. `--functions N` lists the N functions with
+ * the most instructions of the last window, JavaScript ones by name (from V8's perf map). The
+ * dumps stay in bench/out/ for `callgrind_annotate`. Needs valgrind (Debian's package) and a few minutes per server.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
@@ -191,7 +191,9 @@ const COMPILING =
 interface Window {
   /** Instructions per request, V8's compiling left out. */
   perRequest: number;
-  /** Of these, garbage collection's: it comes in lumps (a collection every thousand requests or so), so windows differ. */
+  /**
+   * Of these, garbage collection's: it comes in lumps (a collection every thousand requests or so), so windows differ.
+   */
   collecting: number;
   compiling: number;
   file: string;
@@ -245,17 +247,20 @@ for (const server of [...new Set(wanted.map((op) => OPS[op]!.server))]) {
       const trail = windows
         .map(
           (w) =>
-            `${Math.round(steady(w))} + ${Math.round(w.collecting)} GC${w.compiling >= 1 ? ` (+${Math.round(w.compiling)} compiling)` : ''}`,
+            `${Math.round(steady(w))} + ${Math.round(w.collecting)} ` +
+            `GC${w.compiling >= 1 ? ` (+${Math.round(w.compiling)} compiling)` : ''}`,
         )
         .join(', ');
       console.log(
-        `${op}: ${Math.round(last.perRequest)} instructions per request, ${Math.round(steady(last))} without GC${settled() ? '' : ' (NOT settled)'}; windows: ${trail}; ${last.file}`,
+        `${op}: ${Math.round(last.perRequest)} instructions per request, ${Math.round(steady(last))} without ` +
+          `GC${settled() ? '' : ' (NOT settled)'}; windows: ${trail}; ${last.file}`,
       );
       if (FUNCTIONS > 0) {
         const total = [...last.functions.values()].reduce((a, b) => a + b, 0);
         for (const [name, cost] of [...last.functions].sort((a, b) => b[1] - a[1]).slice(0, FUNCTIONS)) {
           console.log(
-            `  ${String(Math.round((cost * last.perRequest) / total)).padStart(7)}  ${((cost / total) * 100).toFixed(1).padStart(4)}%  ${name.slice(0, 140)}`,
+            `  ${String(Math.round((cost * last.perRequest) / total)).padStart(7)}  ` +
+              `${((cost / total) * 100).toFixed(1).padStart(4)}%  ${name.slice(0, 140)}`,
           );
         }
       }
@@ -267,10 +272,12 @@ for (const server of [...new Set(wanted.map((op) => OPS[op]!.server))]) {
 const bare = results.find((r) => r.op === 'bare');
 const ratio = (a: number | undefined, b: number) => (a ? `${((a / b) * 100).toFixed(0)}%` : '–');
 console.log(
-  '\n| operation | instructions per request | without GC | bare route / operation | without GC |\n|---|---:|---:|---:|---:|',
+  '\n| operation | instructions per request | without GC | bare route / operation | without GC ' +
+    '|\n|---|---:|---:|---:|---:|',
 );
 for (const r of results) {
   console.log(
-    `| ${r.op} | ${Math.round(r.perRequest)} | ${Math.round(r.withoutGc)} | ${ratio(bare?.perRequest, r.perRequest)} | ${ratio(bare?.withoutGc, r.withoutGc)} |`,
+    `| ${r.op} | ${Math.round(r.perRequest)} | ${Math.round(r.withoutGc)} | ` +
+      `${ratio(bare?.perRequest, r.perRequest)} | ${ratio(bare?.withoutGc, r.withoutGc)} |`,
   );
 }

@@ -14,7 +14,10 @@ import { cpus, release, totalmem } from 'node:os';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 
-/** Seconds per measured slice, slices per target, HTTP connections: `BENCH_SLICE_SECONDS`, `BENCH_SLICES`, `BENCH_CONNECTIONS`. */
+/**
+ * Seconds per measured slice, slices per target, HTTP connections:
+ * `BENCH_SLICE_SECONDS`, `BENCH_SLICES`, `BENCH_CONNECTIONS`.
+ */
 const SLICE_SECONDS = Number(process.env.BENCH_SLICE_SECONDS ?? 2);
 const SLICES = Number(process.env.BENCH_SLICES ?? 3);
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -328,7 +331,8 @@ export function machineLine(detail: string): string {
 export function slicesLine(connections = CONNECTIONS): string {
   return (
     `${connections} connections from autocannon (in the bench process) unless a row says otherwise; ` +
-    `each target measured in ${SLICES} slices of ${SLICE_SECONDS} s, in turns with the others of its table, after a warm-up slice each.`
+    `each target measured in ${SLICES} slices of ${SLICE_SECONDS} s, in turns with the others of its table, after a ` +
+    'warm-up slice each.'
   );
 }
 
@@ -363,7 +367,8 @@ export function renderTable(rows: readonly TableRow[], baselineName = 'baseline'
     return `| ${r.label} | ${formatRps(r.m.rps)} | ${formatMs(r.m.p50)} | ${formatMs(r.m.p99)} | ${r.m.errors} | ${formatCpu(r.m.cpuUs)} | ${vs.join(' | ')} | ${r.m.slices.join(', ')} |`;
   };
   return [
-    `| operation | requests/s | p50 ms | p99 ms | errors | server CPU µs/request | vs ${baselineName} (requests/s) | vs ${baselineName} (by CPU) | requests/s per slice |`,
+    `| operation | requests/s | p50 ms | p99 ms | errors | server CPU µs/request | vs ${baselineName} (requests/s) ` +
+      `| vs ${baselineName} (by CPU) | requests/s per slice |`,
     '|---|---:|---:|---:|---:|---:|---:|---:|---|',
     ...rows.map(line),
   ].join('\n');

@@ -95,24 +95,31 @@ const failures = [
 
 const writes = check.items.acknowledged + check.files.acknowledged + ledger.updates;
 const text = [
-  `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model ?? 'unknown cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ` +
-    `server (SQLite) and load generator on 127.0.0.1, ${CONNECTIONS} connections for ${SECONDS} s. The machine is shared with other work ` +
+  `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model ?? 'unknown cpu'}, ` +
+    `${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ` +
+    `server (SQLite) and load generator on 127.0.0.1, ${CONNECTIONS} connections for ${SECONDS} s. The machine is ` +
+    'shared with other work ' +
     `(load average at the end ${loadavg()
       .map((l) => l.toFixed(1))
       .join(' / ')}), so the rate says little; the counts and the memory do.`,
   '',
-  'Each connection is one user going round a cycle: setItem of a new key, getItem of it, `@write` of a new file, its download, `update` of the realname, `identity`, a page of `keys`, a page of the own directory (3 writes, 5 reads).',
+  'Each connection is one user going round a cycle: setItem of a new key, getItem of it, `@write` of a new file, ' +
+    'its download, `update` of the realname, `identity`, a page of `keys`, a page of the own directory (3 writes, ' +
+    '5 reads).',
   '',
   '| measure | value |',
   '|---|---|',
   `| requests | ${ledger.requests} (${Math.round(ledger.requests / SECONDS)}/s) |`,
   `| failed requests | ${ledger.errors.length} |`,
   `| reads that missed the write before them | ${ledger.staleReads} |`,
-  `| acknowledged writes | ${writes}: ${check.items.acknowledged} items, ${check.files.acknowledged} files, ${ledger.updates} realname changes |`,
-  `| read back as written | ${check.items.found} items, ${check.files.found} files, the last realname of ${check.realnames.checked - check.realnames.wrong} of ${check.realnames.checked} users |`,
+  `| acknowledged writes | ${writes}: ${check.items.acknowledged} items, ${check.files.acknowledged} files, ` +
+    `${ledger.updates} realname changes |`,
+  `| read back as written | ${check.items.found} items, ${check.files.found} files, the last realname of ` +
+    `${check.realnames.checked - check.realnames.wrong} of ${check.realnames.checked} users |`,
   `| server memory after GC at ${warm.at} s (warm) | RSS ${mib(warm.rss)} MiB, heap ${mib(warm.heapUsed)} MiB |`,
   `| server memory after GC at the end | RSS ${mib(end.rss)} MiB, heap ${mib(end.heapUsed)} MiB |`,
-  `| growth after warm-up (bound) | RSS ${mib(rssGrowth)} MiB (${mib(RSS_BOUND)}), heap ${mib(heapGrowth)} MiB (${mib(HEAP_BOUND)}) |`,
+  `| growth after warm-up (bound) | RSS ${mib(rssGrowth)} MiB (${mib(RSS_BOUND)}), heap ${mib(heapGrowth)} MiB ` +
+    `(${mib(HEAP_BOUND)}) |`,
   `| samples (s: RSS/heap MiB) | ${samples.map((s) => `${s.at}: ${mib(s.rss)}/${mib(s.heapUsed)}`).join(', ')} |`,
   `| result | ${failures.length === 0 ? 'pass' : `FAIL: ${failures.join('; ')}`} |`,
 ].join('\n');

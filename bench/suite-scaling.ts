@@ -162,7 +162,8 @@ export async function run(): Promise<void> {
     for (const [label, options] of cases) {
       const [l, r] = await compare(options, one, two);
       lines.push(
-        `| ${label} | ${Math.round(l.rps)} | ${Math.round(r.rps)} | ${(r.rps / l.rps).toFixed(2)} × | ${Math.round(l.cpu)} / ${Math.round(r.cpu)} | ${l.p99} / ${r.p99} |`,
+        `| ${label} | ${Math.round(l.rps)} | ${Math.round(r.rps)} | ${(r.rps / l.rps).toFixed(2)} × | ` +
+          `${Math.round(l.cpu)} / ${Math.round(r.cpu)} | ${l.p99} / ${r.p99} |`,
       );
       errors.push(
         { name: `${label}, 1 process`, rps: l.rps, p50: 0, p99: l.p99, errors: l.errors },
@@ -179,16 +180,22 @@ export async function run(): Promise<void> {
     );
 
     const text = [
-      `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model ?? 'unknown cpu'}, Node ${process.version}, PostgreSQL on 127.0.0.1; ` +
-        `autocannon ${CONNECTIONS} connections (spread evenly over the processes), ${SLICES} alternating slices of ${(DURATION / SLICES).toFixed(1)} s per side. ` +
-        "The machine is shared with other work (other developers' builds and tests ran meanwhile): compare the two columns of a row, measured in turns in the same run, not figures across runs.",
+      `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ` +
+        `${cpus()[0]?.model ?? 'unknown cpu'}, Node ${process.version}, PostgreSQL on 127.0.0.1; ` +
+        `autocannon ${CONNECTIONS} connections (spread evenly over the processes), ${SLICES} alternating slices of ` +
+        `${(DURATION / SLICES).toFixed(1)} s per side. ` +
+        "The machine is shared with other work (other developers' builds and tests ran meanwhile): compare the two " +
+        'columns of a row, measured in turns in the same run, not figures across runs.',
       '',
       '| operation | 1 process req/s | 2 processes req/s | 2 vs 1 | server CPU µs/request (1 / 2) | p99 ms (1 / 2) |',
       '|---|---:|---:|---:|---:|---:|',
       ...lines,
       '',
-      `Session cache on PostgreSQL (identity with token, one process): ${Math.round(cached.rps)} req/s with \`sessionCacheSeconds: 2\` and the change feed, ` +
-        `${Math.round(plain.rps)} req/s with \`sessionCacheSeconds: 0\` (${((plain.rps / cached.rps) * 100).toFixed(0)}%); server CPU ${Math.round(cached.cpu)} vs ${Math.round(plain.cpu)} µs/request.`,
+      `Session cache on PostgreSQL (identity with token, one process): ${Math.round(cached.rps)} req/s with ` +
+        `\`sessionCacheSeconds: 2\` and the change feed, ` +
+        `${Math.round(plain.rps)} req/s with \`sessionCacheSeconds: 0\` ` +
+        `(${((plain.rps / cached.rps) * 100).toFixed(0)}%); server CPU ${Math.round(cached.cpu)} vs ` +
+        `${Math.round(plain.cpu)} µs/request.`,
     ].join('\n');
     console.log(text);
     writeSection('scaling', text);

@@ -148,7 +148,9 @@ export function writeSummary(): void {
   const lines = LINES.map((l) => line(l, results)).filter((l): l is string => l !== null);
   if (lines.length === 0) return;
   const text = [
-    '| operation | Roost requests/s | p50 / p99 ms | server CPU µs/request | baseline (same minute) | vs baseline: requests/s / by CPU | goal | Parse Server (PostgreSQL) | Roost on SQLite vs Parse: requests/s / by CPU | Roost on PostgreSQL vs Parse |',
+    '| operation | Roost requests/s | p50 / p99 ms | server CPU µs/request | baseline (same minute) | vs baseline: ' +
+      'requests/s / by CPU | goal | Parse Server (PostgreSQL) | Roost on SQLite vs Parse: requests/s / by CPU | ' +
+      'Roost on PostgreSQL vs Parse |',
     '|---|---:|---:|---:|---|---:|---|---|---:|---:|',
     ...lines,
     '',

@@ -175,7 +175,8 @@ async function main(): Promise<void> {
 
     section(
       'setItem',
-      'A missing key is created (checked against `newItem`), an existing item replaced (checked against `setItem`: by default its owner and administrators); id and owner stay. `success` holds `[key or id, timestamp, n]`.',
+      'A missing key is created (checked against `newItem`), an existing item replaced (checked against `setItem`: ' +
+        'by default its owner and administrators); id and owner stay. `success` holds `[key or id, timestamp, n]`.',
     );
     await call({
       op: 'setItem',
@@ -228,7 +229,9 @@ async function main(): Promise<void> {
     );
     section(
       'list',
-      'Sorted by `key` unless `sort` says `value` (numbers by size before text) or `timestamp`; `order` `<` ascending (default) or `>`; `start` is 1-based; `size` defaults to `defaultPageSize` and is capped at `maxPageSize`; `total` counts every match.',
+      'Sorted by `key` unless `sort` says `value` (numbers by size before text) or `timestamp`; `order` `<` ' +
+        'ascending (default) or `>`; `start` is 1-based; `size` defaults to `defaultPageSize` and is capped at ' +
+        '`maxPageSize`; `total` counts every match.',
     );
     await call({ op: 'list', token: bob, get: true, body: { size: 3 } });
     await call({
@@ -263,7 +266,8 @@ async function main(): Promise<void> {
 
     section(
       'setOwner',
-      '`newOwner` (a name, email or id) is the new owner; with it, `owner` filters by the current owner. Without `newOwner`, `owner` is the new owner (the jQuery connector). `success` holds `[key or id, timestamp, n]`.',
+      '`newOwner` (a name, email or id) is the new owner; with it, `owner` filters by the current owner. Without ' +
+        '`newOwner`, `owner` is the new owner (the jQuery connector). `success` holds `[key or id, timestamp, n]`.',
     );
     await call({ op: 'setOwner', token: admin, body: { key: 'color', newOwner: 'bob' } });
     await call({ title: 'The jQuery form', op: 'setOwner', token: admin, body: { key: 'color', owner: 'alice' } });
@@ -298,7 +302,8 @@ async function main(): Promise<void> {
 
     section(
       'setPermissions',
-      '`permissions` is one entry or a list of `{permission, groups (or group), action}`; `action` is `add` (default), `replace` or `revoke`. Answers the entries after the change.',
+      '`permissions` is one entry or a list of `{permission, groups (or group), action}`; `action` is `add` ' +
+        '(default), `replace` or `revoke`. Answers the entries after the change.',
     );
     await call({
       title: 'Only owners (and administrators) read the items of `notes`',

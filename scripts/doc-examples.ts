@@ -159,7 +159,8 @@ async function main(): Promise<void> {
     await call(s, { op: 'getPermissions', token: admin });
     doc(
       'setPermissions',
-      '`permissions` is one entry or a list; each has `permission`, `groups` (or `group`, a string or a list) and `action` (`add`, the default; `replace`; `revoke`). Answers the entries after the change.',
+      '`permissions` is one entry or a list; each has `permission`, `groups` (or `group`, a string or a list) and ' +
+        '`action` (`add`, the default; `replace`; `revoke`). Answers the entries after the change.',
     );
     const grant = await call(s, {
       title: 'Open four sign-up policies to everybody',
@@ -301,7 +302,8 @@ async function main(): Promise<void> {
     await call(s, { op: 'profile', token: alice });
     doc(
       'authenticated',
-      '`groups` (or `group`) is a string or a list; with it, `result` says whether the caller is in at least one of them.',
+      '`groups` (or `group`) is a string or a list; with it, `result` says whether the caller is in at least one of ' +
+        'them.',
     );
     await call(s, { op: 'authenticated', token: alice });
     await call(s, { op: 'authenticated', token: alice, body: { groups: 'admins' } });
@@ -313,7 +315,8 @@ async function main(): Promise<void> {
     out();
     doc(
       'update',
-      '`data` may be an object or a JSON string; it is stored and answered as a string (at most `users.dataMaxLength` characters).',
+      '`data` may be an object or a JSON string; it is stored and answered as a string (at most ' +
+        '`users.dataMaxLength` characters).',
     );
     await call(s, {
       op: 'update',
@@ -408,7 +411,9 @@ async function main(): Promise<void> {
     out();
     doc(
       'review',
-      'Actions: `accept` (active, welcome mail), `optin` (stays pending, activation mail; `activate` with its token makes it active), `activate` (active, no mail), `reject` (removed), `disable` (disabled). Only pending accounts can be reviewed.',
+      'Actions: `accept` (active, welcome mail), `optin` (stays pending, activation mail; `activate` with its token ' +
+        'makes it active), `activate` (active, no mail), `reject` (removed), `disable` (disabled). Only pending ' +
+        'accounts can be reviewed.',
     );
     await call(s, { op: 'review', token: admin, body: { identity: 'carol', action: 'accept' } });
     await call(s, { op: 'review', token: admin, body: { identity: 'dave@example.com', action: 'optin' } });
@@ -443,14 +448,17 @@ async function main(): Promise<void> {
 
     doc(
       'getUser',
-      'The identity is a name, an email or an id, whatever the identity policy. Answers the profile plus `state` and `created`.',
+      'The identity is a name, an email or an id, whatever the identity policy. Answers the profile plus `state` ' +
+        'and `created`.',
     );
     await call(s, { op: 'getUser', token: admin, body: { identity: 'alice' } });
     await call(s, { title: 'Failure: unknown user', op: 'getUser', token: admin, body: { identity: 'zed' } });
 
     doc(
       'setUser',
-      '`values` may hold `realname`, `email`, `name`, `notify`, `data`, `groups`, `password`, `active` (false disables and signs out, true activates) and `pending` (true puts the account back into review). Other keys are refused.',
+      '`values` may hold `realname`, `email`, `name`, `notify`, `data`, `groups`, `password`, `active` (false ' +
+        'disables and signs out, true activates) and `pending` (true puts the account back into review). Other ' +
+        'keys are refused.',
     );
     await call(s, {
       op: 'setUser',
@@ -479,7 +487,10 @@ async function main(): Promise<void> {
 
     doc(
       'list',
-      'Search: `active` (true: active, false: disabled), `pending`, `name`, `email` (substrings), `search` (name, email or realname), `group`. Paging: `start` (1-based), `size` (default 20, at most 100), `sort` (`name`, `email`, `realname`, `activity`, `created`), `order` (`<` ascending, `>` descending). `total` counts every match.',
+      'Search: `active` (true: active, false: disabled), `pending`, `name`, `email` (substrings), `search` (name, ' +
+        'email or realname), `group`. Paging: `start` (1-based), `size` (default 20, at most 100), `sort` (`name`, ' +
+        '`email`, `realname`, `activity`, `created`), `order` (`<` ascending, `>` descending). `total` counts ' +
+        'every match.',
     );
     await call(s, { op: 'list', token: admin, body: { active: true, sort: 'name', order: '<', start: 1, size: 2 } });
     await call(s, { title: 'GET with a query', op: 'list', token: admin, method: 'GET', body: { pending: true } });
@@ -521,7 +532,10 @@ async function main(): Promise<void> {
     out('## Mails');
     out();
     out(
-      'Each mail has a plain-text and an HTML part, and goes through SMTP when `mail.smtpUrl` is set, else into the outbox (`<dataDir>/outbox/*.json`). Links start with the configured page (`users.activationUrl`, `users.verifyEmailUrl`, `users.resetPasswordUrl`, by default under `publicUrl`). A transport failure answers 503 `mail_failed`.',
+      'Each mail has a plain-text and an HTML part, and goes through SMTP when `mail.smtpUrl` is set, else into the ' +
+        'outbox (`<dataDir>/outbox/*.json`). Links start with the configured page (`users.activationUrl`, ' +
+        '`users.verifyEmailUrl`, `users.resetPasswordUrl`, by default under `publicUrl`). A transport failure ' +
+        'answers 503 `mail_failed`.',
     );
     out();
     out('| kind | sent by | to |');

@@ -87,7 +87,8 @@ if (process.env.ROOST_TEST_OTHER_NODE && files.length)
   status = runOnOtherNode(process.env.ROOST_TEST_OTHER_NODE, files) || status;
 else
   console.log(
-    '\n# Pass on another Node skipped: set ROOST_TEST_OTHER_NODE to a Node folder (bin/node, include/node) to run pass 1 again with it',
+    '\n# Pass on another Node skipped: set ROOST_TEST_OTHER_NODE to a Node folder (bin/node, include/node) to run ' +
+      'pass 1 again with it',
   );
 process.exit(status);
 

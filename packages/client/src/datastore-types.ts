@@ -3,7 +3,10 @@ import type { Order, Page, Paging } from './shared-types.js';
 /** An item's value: a string, or a finite number (it comes back as a number). */
 export type Value = string | number;
 
-/** An item of a data store. `timestamp` is float seconds since the epoch; `owner` the owner's name (`""` when the account is gone). */
+/**
+ * An item of a data store. `timestamp` is float seconds since the
+ * epoch; `owner` the owner's name (`""` when the account is gone).
+ */
 export interface Item {
   key: string;
   value: Value;

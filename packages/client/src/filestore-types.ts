@@ -1,6 +1,9 @@
 import type { Paging } from './shared-types.js';
 
-/** A file (`f`) or directory (`d`). Times are `YYYY/MM/DD hh:mm:ss` (UTC); `header` is `cache` under the original's name. */
+/**
+ * A file (`f`) or directory (`d`). Times are `YYYY/MM/DD hh:mm:ss`
+ * (UTC); `header` is `cache` under the original's name.
+ */
 export interface Entry {
   name: string;
   type: 'f' | 'd';

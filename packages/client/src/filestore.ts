@@ -70,7 +70,10 @@ export class FileStore extends Connector {
     super(options);
   }
 
-  /** The address of `path` (a download link: in cookie mode an `<a href>` or `<img src>` works), or of one of its operations. */
+  /**
+   * The address of `path` (a download link: in cookie mode an
+   * `<a href>` or `<img src>` works), or of one of its operations.
+   */
   url(path = '', operation?: string): string {
     return this.transport.url(this.#location(path, operation));
   }

@@ -14,7 +14,10 @@ export type TokenSource = string | null | undefined | (() => TokenSource);
  * const data = datastore('data', { baseUrl: 'http://127.0.0.1:8080', token, timeout: 10_000 });
  */
 export interface RoostOptions {
-  /** Where Roost answers, e.g. `http://127.0.0.1:8080`. In a browser it defaults to the page's origin; in Node it is required. */
+  /**
+   * Where Roost answers, e.g. `http://127.0.0.1:8080`. In a browser
+   * it defaults to the page's origin; in Node it is required.
+   */
   baseUrl?: string;
   /** A token of `users.token()`, sent as `x-auth-token`; or a function returning the current one. */
   token?: TokenSource;
@@ -25,7 +28,10 @@ export interface RoostOptions {
    * Browsers only: Node's `fetch` keeps no cookies.
    */
   credentials?: RequestCredentials;
-  /** Milliseconds to wait for an answer (default 30 000; 0 waits for ever). An upload or download waits this long for each piece of progress. */
+  /**
+   * Milliseconds to wait for an answer (default 30 000; 0 waits for ever).
+   * An upload or download waits this long for each piece of progress.
+   */
   timeout?: number;
   /** Extra headers for every request. */
   headers?: Record<string, string>;

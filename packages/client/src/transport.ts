@@ -41,7 +41,10 @@ export class Transport {
     return headers;
   }
 
-  /** POST `values` as JSON to `path`; resolves with the JSON answer or rejects with {@link RoostError}, telling the callbacks. */
+  /**
+   * POST `values` as JSON to `path`; resolves with the JSON answer
+   * or rejects with {@link RoostError}, telling the callbacks.
+   */
   call<T>(operation: string, path: string, values: object = {}, call?: CallOptions<T>): Promise<T> {
     return this.settle(operation, call, () => this.request<T>(operation, path, values, call));
   }

@@ -60,7 +60,10 @@ function asBody(contents: Contents): BodyInit {
   return bytesOf(contents);
 }
 
-/** The bytes a view shows, as the body types want them (typed for an ArrayBuffer: a view of a SharedArrayBuffer cannot be sent). */
+/**
+ * The bytes a view shows, as the body types want them (typed for
+ * an ArrayBuffer: a view of a SharedArrayBuffer cannot be sent).
+ */
 function bytesOf(view: ArrayBufferView): Uint8Array<ArrayBuffer> {
   return new Uint8Array(view.buffer as ArrayBuffer, view.byteOffset, view.byteLength);
 }

@@ -15,7 +15,10 @@ export interface NameAnswer {
   realname: string;
 }
 
-/** `profile`: the signed-in user's profile. Times are `YYYY/MM/DD hh:mm:ss` (UTC); `activity` is `""` before the first sign-in. */
+/**
+ * `profile`: the signed-in user's profile. Times are `YYYY/MM/DD hh:mm:ss`
+ * (UTC); `activity` is `""` before the first sign-in.
+ */
 export interface Profile extends Identity {
   /** Always a string: an object given to `update` is kept as its JSON text. */
   data: string;
@@ -57,7 +60,10 @@ export interface ProfileFields {
 
 export type ReviewAction = 'accept' | 'optin' | 'activate' | 'reject' | 'disable';
 
-/** What `setUser` may change: `active: false` disables (and signs out), `pending: true` puts the account back into review. */
+/**
+ * What `setUser` may change: `active: false` disables (and signs
+ * out), `pending: true` puts the account back into review.
+ */
 export interface UserValues extends ProfileFields {
   name?: string;
   email?: string;

@@ -86,7 +86,7 @@ describe('the served browser bundle in chromium', () => {
     ]);
   });
 
-  test('cookie mode: signin sets the HttpOnly cookie the browser sends with every connector; signout ends it', async () => {
+  test('cookie mode: signin sets the HttpOnly cookie every connector then sends; signout ends it', async () => {
     await s.grant('signupDirect', ['sys:everyone']);
     const result = await tp.page.evaluate(async (password) => {
       const { roost, track } = window as unknown as PageGlobals;
@@ -284,7 +284,7 @@ describe('the served browser bundle in chromium', () => {
     });
   });
 
-  test('a file store: every operation; an upload with progress events (XMLHttpRequest); downloads as Blob, ArrayBuffer, text and stream', async () => {
+  test('a file store: every operation; upload with progress (XHR); download as Blob, bytes, text, stream', async () => {
     const token = await s.createUser('dave');
     const result = await withSlowUploads(tp.page, 6 * 1024 * 1024, () =>
       tp.page.evaluate(

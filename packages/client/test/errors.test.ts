@@ -142,7 +142,7 @@ describe('connector failures', () => {
     }
   });
 
-  test("not Roost answering (a proxy's page): invalid_answer for a 200, http_<status> for a failure status", async () => {
+  test("not Roost answering (a proxy's page): invalid_answer for a 200, http_<status> for a failure", async () => {
     const proxy = createHttpServer((request, response) => {
       response.writeHead(request.url?.endsWith('/ping') ? 200 : 502, { 'content-type': 'text/html' });
       response.end('<html>Bad gateway</html>');

@@ -142,7 +142,8 @@ export const hooks = [useItem, useUser, useList];
     // A mistake is still caught: the declarations are real, not `any`.
     await writeFile(
       join(web, 'wrong.mts'),
-      `import { datastore } from '@roost/client';\nconst size: string = (await datastore('data').list()).total;\nexport { size };\n`,
+      `import { datastore } from '@roost/client';\nconst size: string = (await ` +
+        `datastore('data').list()).total;\nexport { size };\n`,
     );
     await assert.rejects(tscIn(web), /wrong\.mts.*TS2322/s);
   });
@@ -161,7 +162,8 @@ export const hooks = [useItem, useUser, useList];
       await mkdir(web, { recursive: true });
       await writeFile(
         join(web, 'index.html'),
-        `<!doctype html><html><head><meta charset="utf-8"><title>packed</title></head><body><output id="out">…</output><script type="module" src="./main.js"></script></body></html>`,
+        '<!doctype html><html><head><meta charset="utf-8"><title>packed</title></head><body>' +
+          '<output id="out">…</output><script type="module" src="./main.js"></script></body></html>',
       );
       await writeFile(
         join(web, 'main.js'),

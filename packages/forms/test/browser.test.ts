@@ -197,7 +197,8 @@ describe('browser', () => {
       `the bar grows: ${[...new Set(values)].join(',')}`,
     );
     console.log(
-      `upload: visible at ${Math.round(firstVisible[0])} ms, values ${[...new Set(values)].join(',')}, last sample ${Math.round(samples.at(-1)?.[0] ?? 0)} ms`,
+      `upload: visible at ${Math.round(firstVisible[0])} ms, values ${[...new Set(values)].join(',')}, last sample ` +
+        `${Math.round(samples.at(-1)?.[0] ?? 0)} ms`,
     );
     await context.close();
   });

@@ -95,7 +95,7 @@ for (const dialect of dialects) {
       assert.equal(child.parent?.id, obj.id);
     });
 
-    test('update merges, keeps other data, stores hostile strings verbatim; false when the object is gone', async () => {
+    test('update merges, keeps other data, stores hostile strings as they are; false once gone', async () => {
       await freshRoot();
       const obj = await root.create('type1', { ftext: 'a', fnumber: 1 }, user);
       const hostile = `<script>alert("x")</script>'; drop table form_objects; --`;

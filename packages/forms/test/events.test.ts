@@ -183,7 +183,7 @@ describe('events', () => {
 describe('events of the content forms', () => {
   const store = useSqliteContent(contentOptions);
 
-  test('ObjectForm create: setup → validate → process → success(obj) → messages → render; update: success(obj) with the context', async () => {
+  test('ObjectForm create: setup → validate → process → success(obj) → messages → render', async () => {
     const { content, root } = await store.open();
     const form = new ObjectForm({
       app: content,
@@ -222,7 +222,7 @@ describe('events of the content forms', () => {
     ]);
   });
 
-  test('JSON forms: success(data) with the dictionary / the whole list; delete(data) with the remaining list', async () => {
+  test('JSON forms: success(data) with the dictionary or the whole list; delete(data) with the rest', async () => {
     const { root } = await store.open();
     const obj = await root.create('type2', { fstr: 'x' }, 'u');
     const mapping = new JsonMappingForm({

@@ -39,7 +39,7 @@ describe('JsonMappingForm', () => {
     assert.deepEqual(extracted, { theme: 'x' });
   });
 
-  test('with context (jsonDataField fjson): renders, stores a dictionary, keeps other data and other keys', async () => {
+  test('with context (jsonDataField fjson): renders, stores a dictionary, keeps other data and keys', async () => {
     const obj = await root.create(
       'type1',
       { ftext: 'keep me', fnumber: 1, fjson: { theme: 'light', other: 'kept' } },
@@ -102,7 +102,7 @@ describe('JsonMappingForm', () => {
     assert.deepEqual((await reload(obj)).data.fjson, { theme: 'a' });
   });
 
-  test('a field holding JSON text is read; non-JSON or a non-dictionary warns and is replaced by a dictionary', async () => {
+  test('a field holding JSON text is read; non-JSON or a non-dictionary warns and becomes a dictionary', async () => {
     const obj = await root.create('type1', { fnumber: 1, fjson: '{"theme":"from text"}' }, user);
     const fromText = await new JsonMappingForm({
       context: obj,

@@ -101,7 +101,7 @@ for (const dialect of dialects) {
       assert.equal(await count(parent), 2);
     });
 
-    test('edit (test_obj2): start shows stored values, save stores, cancel, loadObjData; no object created', async () => {
+    test('edit (test_obj2): start shows stored values, save stores, cancel, loadObjData; none created', async () => {
       const parent = await folder();
       const obj = await parent.create('type1', { ftext: 'old', fnumber: 1, flist: 'item 1' }, user);
       const mk = (request: FormRequest) =>
@@ -160,7 +160,7 @@ for (const dialect of dialects) {
       );
     });
 
-    test('startFormRequest: request values over kw.defaults over field defaults; the defaults option replaces them', async () => {
+    test('startFormRequest: request values over kw.defaults over field defaults; option defaults replace', async () => {
       const parent = await folder();
       const subsets = {
         s: {
@@ -261,7 +261,7 @@ for (const dialect of dialects) {
       assert.equal(seen[1], r.result);
     });
 
-    test('bad input: wrong-typed values, a posted type of another type, no type, missing object, unknown method', async () => {
+    test('bad input: wrong-typed values, another type posted, no type, missing object, unknown method', async () => {
       const parent = await folder();
       const wrong = await createForm(parent, post({ fnumber: 'abc', create$: '1' })).process();
       assert.equal(wrong.result, false);

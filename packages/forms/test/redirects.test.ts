@@ -154,7 +154,7 @@ describe('makeCustomizedViewForm', () => {
     },
   };
 
-  test('a subset name: the type form definition, then module settings, actions, defaults; setup left to the caller', async () => {
+  test('a subset name: the type form definition, module settings, actions, defaults; no setup', async () => {
     const view = createContentView({ request: post({}), context: element });
     const [form, subset] = makeCustomizedViewForm(view, element, 'edit', {
       typeconf,

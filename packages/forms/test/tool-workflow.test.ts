@@ -36,7 +36,7 @@ describe('ToolForm', () => {
     await assert.rejects(new ToolForm({ app: store.content, loadFromType: 'nope' }).setup(), /Type not found/);
   });
 
-  test('test_tool: default renders, run$ runs the tool, cancel$ cancels; with a subset and an inline field', async () => {
+  test('test_tool: default renders, run$ runs the tool, cancel$ cancels; a subset and an inline field', async () => {
     const mk = (body: FormValues, extra = {}) =>
       new ToolForm({
         app: store.content,
@@ -71,7 +71,7 @@ describe('ToolForm', () => {
     );
   });
 
-  test('invalid parameters re-render with errors; a failing tool re-renders the form with its data and the output escaped', async () => {
+  test('invalid parameters re-render with errors; a failing tool re-renders its data, the output escaped', async () => {
     const mk = (body: FormValues) =>
       new ToolForm({ app: store.content, context: store.content.tool('count', store.root), request: post(body) });
     const invalid = await mk({ run$: '1', parameter2: 'x' }).process();

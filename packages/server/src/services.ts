@@ -38,7 +38,10 @@ export interface Services {
   dialect: Dialect;
   /** Settings an administrator changes while Roost runs (stored over the boot configuration). */
   settings: RuntimeSettingsService;
-  /** The mail transport, following the runtime settings: the queue delivers through it; the settings page's test mail uses it directly. */
+  /**
+   * The mail transport, following the runtime settings: the queue
+   * delivers through it; the settings page's test mail uses it directly.
+   */
   mailer: Mailer;
   mailQueue: MailQueue;
   users: UserService;

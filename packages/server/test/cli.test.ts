@@ -100,7 +100,7 @@ describe('cli', () => {
   const run = (args: string[], extra: Record<string, string> = {}) =>
     roost(args, { cwd, env: { ROOST_DATA_DIR: dataDir, ...database, ...extra } });
 
-  test('user passwd, groups, disable, enable, remove: account recovery from the shell, with the rules of the API and the pages', async () => {
+  test("user passwd, groups, disable, enable, remove: account recovery from the shell, by the API's rules", async () => {
     assert.equal(
       (await run(['user', 'add', '--name', 'carl', '--email', 'carl@example.com', '--password', 'carl-secret-1'])).code,
       0,
@@ -242,7 +242,7 @@ describe('cli', () => {
     assert.doesNotMatch(res.stderr, /\n\s+at /, 'no stack trace');
   });
 
-  test('a database that cannot be used names the cause and the setting that fixes it, without the password', async () => {
+  test('a database that cannot be used names the cause and the setting that fixes it, not the password', async () => {
     const cases: Array<[string, RegExp]> = [
       [
         'postgres://roost:secret-pw@127.0.0.1:1/roost',
@@ -450,7 +450,7 @@ describe('cli', () => {
       assert.match(String(where.msg), new RegExp(`Admin backend: ${url}/admin · API docs: ${url}/docs`));
     });
 
-    test('one line per request at info: method, route, status, ms, request id, user id, address; a failure with the code the client got', async () => {
+    test('one line per request at info (method, route, status, ms, ids, address); failures with code', async () => {
       await fetch(`${url}/users/api/ping`);
       const ok = await eventually((e) => e.msg === 'request' && e.route === '/users/api/ping', 'ping');
       assert.deepEqual(

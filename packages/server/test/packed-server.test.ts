@@ -101,7 +101,7 @@ describe('the packed @roost/server in an empty folder', {
     assert.match(added.out, new RegExp(join(app, 'data').replaceAll('/', '\\/')));
   });
 
-  test('roost serve answers health, sign-in, the admin backend, the API docs and the browser bundle; SIGTERM stops it', async () => {
+  test('roost serve answers health, sign-in, admin backend, API docs, browser bundle; SIGTERM stops it', async () => {
     // The bin npx runs, started directly: npx does not hand SIGTERM on to it.
     const child = spawn(process.execPath, [join(app, 'node_modules', '.bin', 'roost'), 'serve'], {
       cwd: app,

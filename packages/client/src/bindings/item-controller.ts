@@ -10,7 +10,10 @@ export interface ItemState {
   error: RoostError | null;
 }
 
-/** One item of a data store by key: load, save (create or replace), remove. Actions never reject; failures land in `error`. */
+/**
+ * One item of a data store by key: load, save (create or replace),
+ * remove. Actions never reject; failures land in `error`.
+ */
 export class ItemController {
   readonly state = new Observable<ItemState>({ item: null, loading: true, error: null });
   readonly #latest = new Latest();

@@ -15,7 +15,10 @@ export interface ListState {
   error: RoostError | null;
 }
 
-/** A data store's items a page at a time (`list` with `start` and `size`). Actions never reject; failures land in `error`. */
+/**
+ * A data store's items a page at a time (`list` with `start`
+ * and `size`). Actions never reject; failures land in `error`.
+ */
 export class ListController {
   readonly state = new Observable<ListState>({ items: [], page: 1, pages: 1, total: 0, loading: true, error: null });
   readonly #latest = new Latest();

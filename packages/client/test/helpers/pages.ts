@@ -73,7 +73,8 @@ export async function openPage(
   const shim = '<script>window.__name = (f) => f;</script>';
   const html =
     parts.html ??
-    `<!doctype html><html><head><meta charset="utf-8"><title>test</title></head><body><div id="app"></div><script type="module" src="/__test__/page.js"></script></body></html>`;
+    '<!doctype html><html><head><meta charset="utf-8"><title>test</title></head><body><div id="app"></div>' +
+      '<script type="module" src="/__test__/page.js"></script></body></html>';
   await page.route(`${baseUrl}/__test__/page.html`, (route) =>
     route.fulfill({ contentType: 'text/html; charset=utf-8', body: html.replace('<head>', `<head>${shim}`) }),
   );

@@ -63,15 +63,24 @@ export interface ContentObject {
   readonly parent: ContentObject | undefined;
   /** The type configuration, if the type is known. */
   readonly configuration: ContentTypeConf | undefined;
-  /** Stores values: meta field ids go to `meta`, system ids (`pool_*`) are ignored, the rest to `data`. False if the object is gone. */
+  /**
+   * Stores values: meta field ids go to `meta`, system ids (`pool_*`)
+   * are ignored, the rest to `data`. False if the object is gone.
+   */
   update(values: Readonly<ContentData>, user: unknown): Promise<boolean>;
   /** Creates a child (last position). Throws `ContentError` for an unknown or not allowed type. */
   create(type: string, values: Readonly<ContentData>, user: unknown): Promise<ContentObject>;
   /** The children in their order. */
   children(): Promise<ContentObject[]>;
-  /** Moves a child to a position among its siblings. Throws `ContentError` when it is not a child or the sibling is unknown. */
+  /**
+   * Moves a child to a position among its siblings. Throws
+   * `ContentError` when it is not a child or the sibling is unknown.
+   */
   insertAtPosition?(child: ContentObject | string, position: SortPosition, user: unknown): Promise<void>;
-  /** Runs a workflow transition (by id, or the first one of `action` allowed from the current state); false when none applies. */
+  /**
+   * Runs a workflow transition (by id, or the first one of `action`
+   * allowed from the current state); false when none applies.
+   */
   wfAction(action: string, user: unknown, transition?: string): Promise<boolean>;
 }
 

@@ -83,7 +83,10 @@ export class HTMLForm extends Form {
     return { result, html, action, response: this.response };
   }
 
-  /** The callback of an action: the callable, or the form method named by `action.method` (`StartForm` finds `startForm`). */
+  /**
+   * The callback of an action: the callable, or the form method
+   * named by `action.method` (`StartForm` finds `startForm`).
+   */
   protected actionCallback(action: ActionConf): ActionCallback {
     if (typeof action.method === 'function') return action.method;
     for (const name of [action.method, lowerFirst(action.method)]) {

@@ -16,7 +16,10 @@ export interface JsonSequenceFormInit extends FormInit {
   jsonUniqueID?: string;
   /** Items with this key set are read-only: not listed, not editable, not deletable. Default `readonly`. */
   readonlyKey?: string;
-  /** The label of an item in the list (plain text, escaped). Default: its unique id value, else its first field value, else `#<position>`. */
+  /**
+   * The label of an item in the list (plain text, escaped). Default: its
+   * unique id value, else its first field value, else `#<position>`.
+   */
   itemLabel?: (item: Readonly<Record<string, unknown>>, position: number) => string;
 }
 

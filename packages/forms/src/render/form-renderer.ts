@@ -58,7 +58,8 @@ function errorSummary(input: RenderInput): string {
     .join('');
   return (
     `<div${attrs({ id: `${options.formid}-errors`, class: input.layout.classes.errorSummary, role: 'alert', 'data-roost-errors': true, tabindex: '-1' })}>` +
-    `<h4>${escapeHtml(t('There was a problem with your submission'))}</h4><div>${escapeHtml(t('Errors have been highlighted below'))}</div>` +
+    `<h4>${escapeHtml(t('There was a problem with your submission'))}</h4>` +
+    `<div>${escapeHtml(t('Errors have been highlighted below'))}</div>` +
     formLevel.map((m) => `<div class="errorMsg">${escapeHtml(m)}</div>`).join('') +
     (items ? `<ul>${items}</ul>` : '') +
     `</div>`
@@ -149,7 +150,8 @@ export function renderForm(input: RenderInput, messagesHtml: string): string {
   });
   const progress =
     options.use_ajax && options.uploadProgressBar !== 'none'
-      ? `<div${attrs({ class: layout.classes.progress, 'data-roost-progress': true, hidden: true })}><div${attrs({ class: layout.classes.progressBar, role: 'progressbar', 'aria-label': input.t('Upload progress'), 'aria-valuemin': 0, 'aria-valuemax': 100, 'aria-valuenow': 0 })}></div></div>`
+      ? `<div${attrs({ class: layout.classes.progress, 'data-roost-progress': true, hidden: true })}>` +
+        `<div${attrs({ class: layout.classes.progressBar, role: 'progressbar', 'aria-label': input.t('Upload progress'), 'aria-valuemin': 0, 'aria-valuemax': 100, 'aria-valuenow': 0 })}></div></div>`
       : '';
   const footer = options.footer ? `<div${attrs({ class: layout.classes.footer })}>${options.footer}</div>` : '';
   return (

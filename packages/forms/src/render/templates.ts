@@ -117,7 +117,9 @@ function buttons(ctx: ActionsContext): string {
 
 /** Buttons under the widget column of the three-column layout. */
 const formActionsTemplate: ActionTemplate = (ctx) =>
-  `<div${attrs({ class: ctx.layout.classes.actions })}><div class="row"><div${attrs({ class: col(ctx.layout, 1, 'col-md-2') })}></div><div${attrs({ class: col(ctx.layout, 2, 'col-md-7') })}>${buttons(ctx)}</div></div></div>`;
+  `<div${attrs({ class: ctx.layout.classes.actions })}><div class="row">` +
+  `<div${attrs({ class: col(ctx.layout, 1, 'col-md-2') })}></div>` +
+  `<div${attrs({ class: col(ctx.layout, 2, 'col-md-7') })}>${buttons(ctx)}</div></div></div>`;
 
 /** Buttons in one column. */
 const formActionsOneColumnTemplate: ActionTemplate = (ctx) =>

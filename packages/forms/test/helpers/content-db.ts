@@ -28,7 +28,8 @@ const pgUrl = process.env.ROOST_TEST_DATABASE_URL;
 /** Why the PostgreSQL variant is skipped, or false when it runs. */
 export const postgresSkip: string | false = pgUrl
   ? false
-  : 'PostgreSQL variant skipped: set ROOST_TEST_DATABASE_URL (e.g. postgres://roost_test:roost_test@127.0.0.1:5432/postgres)';
+  : 'PostgreSQL variant skipped: set ROOST_TEST_DATABASE_URL (e.g. ' +
+    'postgres://roost_test:roost_test@127.0.0.1:5432/postgres)';
 
 export const dialects: readonly DialectName[] = ['sqlite', 'postgres'];
 

@@ -150,7 +150,9 @@ async function reply(
     return;
   }
   const notes = flashed.map((m) => `<p class="flash" role="status">${escapeHtml(m)}</p>`).join('');
-  const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Demo</title>${await form.htmlHead()}</head><body><main>${notes}${html}</main></body></html>`;
+  const page =
+    '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
+    `<title>Demo</title>${await form.htmlHead()}</head><body><main>${notes}${html}</main></body></html>`;
   res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(page);
 }
 

@@ -31,8 +31,10 @@ export function renderPage(page: PageInit): string {
       `<details class="site-menu"><summary>Menu</summary><nav aria-label="Sections">${links}</nav></details>`
     : '';
   const user = page.user
-    ? `<form class="signout" method="post" action="${escapeHtml(page.user.signoutAction)}"><span>${escapeHtml(page.user.name)}</span>` +
-      `<input type="hidden" name="csrf" value="${escapeHtml(page.user.csrfToken)}"><button type="submit">Sign out</button></form>`
+    ? `<form class="signout" method="post" action="${escapeHtml(page.user.signoutAction)}">` +
+      `<span>${escapeHtml(page.user.name)}</span>` +
+      `<input type="hidden" name="csrf" value="${escapeHtml(page.user.csrfToken)}">` +
+      '<button type="submit">Sign out</button></form>'
     : '';
   const messages = page.messages?.length
     ? `<div class="messages" role="status">${page.messages.map((m) => `<p>${escapeHtml(m)}</p>`).join('')}</div>`
@@ -41,8 +43,10 @@ export function renderPage(page: PageInit): string {
     `<!doctype html><html lang="en"><head><meta charset="utf-8">` +
     `<meta name="viewport" content="width=device-width, initial-scale=1">` +
     `<title>${escapeHtml(page.title)} · Roost</title>` +
-    `<link rel="icon" href="/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/static/roost.css">${page.head ?? ''}</head>` +
-    `<body><header class="site-header"><a class="brand" href="${escapeHtml(page.home ?? '/admin')}">Roost</a>${nav}${user}</header>` +
+    '<link rel="icon" href="/favicon.svg" type="image/svg+xml">' +
+    `<link rel="stylesheet" href="/static/roost.css">${page.head ?? ''}</head>` +
+    '<body><header class="site-header">' +
+    `<a class="brand" href="${escapeHtml(page.home ?? '/admin')}">Roost</a>${nav}${user}</header>` +
     `<main><h1>${escapeHtml(page.title)}</h1>${messages}${page.body}</main></body></html>`
   );
 }

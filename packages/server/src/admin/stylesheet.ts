@@ -4,18 +4,21 @@
  */
 export const roostCss = `
 *,*::before,*::after{box-sizing:border-box}
-:root{--fg:#1d2330;--muted:#5b6475;--line:#d9dee7;--bg:#f6f7fa;--card:#fff;--accent:#2457c5;--danger:#b42318;--ok:#1d7a46}
+:root{--fg:#1d2330;--muted:#5b6475;--line:#d9dee7;--bg:#f6f7fa;--card:#fff;--accent:#2457c5;--danger:#b42318;
+  --ok:#1d7a46}
 html{font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
 body{margin:0}
 a{color:var(--accent)}
-.site-header{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1.5rem;padding:.75rem 1.5rem;background:var(--card);border-bottom:1px solid var(--line)}
+.site-header{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1.5rem;padding:.75rem 1.5rem;
+  background:var(--card);border-bottom:1px solid var(--line)}
 .brand{font-weight:700;text-decoration:none;color:var(--fg)}
 .site-nav ul{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;margin:0;padding:0}
 .site-nav a{text-decoration:none}
 .site-nav a[aria-current="page"]{font-weight:600;text-decoration:underline}
 .signout{margin-left:auto;display:flex;align-items:center;gap:.5rem}
 .site-menu{display:none}
-.site-menu summary{cursor:pointer;padding:.25rem .75rem;border:1px solid var(--line);border-radius:.375rem;list-style:none}
+.site-menu summary{cursor:pointer;padding:.25rem .75rem;border:1px solid var(--line);border-radius:.375rem;
+  list-style:none}
 .site-menu summary::-webkit-details-marker{display:none}
 .site-menu summary::before{content:"\\2630  "}
 .site-menu[open]{flex-basis:100%;order:3}
@@ -29,7 +32,8 @@ h1{font-size:1.5rem;margin:0 0 1rem}
 .error,.messages.error{border-color:var(--danger);background:#fdecea;color:var(--danger)}
 table{width:100%;border-collapse:collapse;background:var(--card)}
 th,td{text-align:left;padding:.5rem;border-bottom:1px solid var(--line);vertical-align:top;overflow-wrap:break-word}
-button,.button{font:inherit;padding:.4rem .9rem;border:1px solid var(--accent);border-radius:.375rem;background:var(--accent);color:#fff;cursor:pointer;text-decoration:none;display:inline-block}
+button,.button{font:inherit;padding:.4rem .9rem;border:1px solid var(--accent);border-radius:.375rem;
+  background:var(--accent);color:#fff;cursor:pointer;text-decoration:none;display:inline-block}
 button.secondary,.button.secondary{background:var(--card);color:var(--accent)}
 button.danger{background:var(--danger);border-color:var(--danger)}
 input,select,textarea{font:inherit;max-width:100%}
@@ -66,12 +70,14 @@ details.card[open]>summary{margin-bottom:.75rem}
 .facts dt{font-weight:600;color:var(--muted)}
 .facts dd{margin:0;overflow-wrap:anywhere}
 code.key{background:#eef1f6;padding:.05rem .3rem;border-radius:.25rem;overflow-wrap:anywhere}
-.tag{display:inline-block;font-size:.75rem;padding:0 .35rem;border:1px solid var(--line);border-radius:.25rem;color:var(--muted)}
+.tag{display:inline-block;font-size:.75rem;padding:0 .35rem;border:1px solid var(--line);border-radius:.25rem;
+  color:var(--muted)}
 .muted,.empty{color:var(--muted)}
 td.num{text-align:right;white-space:nowrap}
 .breadcrumbs{margin:-.5rem 0 1rem;overflow-wrap:anywhere}
 .tabs ul{display:flex;flex-wrap:wrap;gap:.5rem;list-style:none;margin:0 0 1rem;padding:0}
-.tabs li>*{display:inline-block;padding:.3rem .75rem;border:1px solid var(--line);border-radius:1rem;background:var(--card);text-decoration:none}
+.tabs li>*{display:inline-block;padding:.3rem .75rem;border:1px solid var(--line);border-radius:1rem;
+  background:var(--card);text-decoration:none}
 .tabs [aria-current]{border-color:var(--accent);font-weight:600}
 .generated-name{font-size:1.1rem}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
@@ -93,23 +99,27 @@ table.responsive{margin-bottom:1rem}
 /* The management backend's pages (admin/pages): the three-column form layout, tiles, badges, mails */
 .danger-link{color:var(--danger)}
 .tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(12rem,1fr));gap:1rem}
-.tile{display:flex;flex-direction:column;gap:.25rem;background:var(--card);border:1px solid var(--line);border-radius:.5rem;padding:1rem;text-decoration:none;color:var(--fg)}
+.tile{display:flex;flex-direction:column;gap:.25rem;background:var(--card);border:1px solid var(--line);
+  border-radius:.5rem;padding:1rem;text-decoration:none;color:var(--fg)}
 .tile:hover{border-color:var(--accent)}
 .dashboard{display:grid;grid-template-columns:repeat(auto-fit,minmax(20rem,1fr));gap:1rem;margin-top:1rem}
 .dashboard h2{font-size:1.1rem;margin:0 0 .5rem}
 .tile .figure{font-size:2rem;font-weight:700;line-height:1.1;color:var(--accent)}
-.badge{display:inline-block;padding:0 .5rem;border-radius:999px;font-size:.8rem;border:1px solid var(--line);white-space:nowrap}
+.badge{display:inline-block;padding:0 .5rem;border-radius:999px;font-size:.8rem;border:1px solid var(--line);
+  white-space:nowrap}
 .badge-active{border-color:var(--ok);color:var(--ok)}
 .badge-disabled{border-color:var(--danger);color:var(--danger)}
 .badge-pending{border-color:#b54708;color:#b54708}
-.mail-text{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--card);border:1px solid var(--line);padding:1rem;border-radius:.375rem}
+.mail-text{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--card);border:1px solid var(--line);padding:1rem;
+  border-radius:.375rem}
 .mail-html{width:100%;min-height:12rem;border:1px solid var(--line);border-radius:.375rem;background:#fff}
 .tool-output{white-space:pre-wrap;margin:.5rem 0}
 .btn-warning{background:var(--card);color:var(--accent)}
 .btn-link{background:none;border:0;padding:0;color:var(--danger);text-decoration:underline}
 .form-control{max-width:36rem;border-color:#8a94a6;color:var(--fg)}
 .form-control:focus,.form-check-input:focus{outline:2px solid var(--accent);outline-offset:1px}
-.roost-form .form-group.row{display:grid;grid-template-columns:minmax(9rem,15rem) minmax(0,1fr);gap:.25rem 1rem;align-items:start;padding:.6rem 0;border-bottom:1px solid var(--line)}
+.roost-form .form-group.row{display:grid;grid-template-columns:minmax(9rem,15rem) minmax(0,1fr);gap:.25rem 1rem;
+  align-items:start;padding:.6rem 0;border-bottom:1px solid var(--line)}
 .roost-form .form-group.row>.col-md-3{grid-column:2}
 .roost-form .form-group.row>.col-md-3:empty{display:none}
 .col-form-label{font-weight:600;padding-top:.35rem}
@@ -128,8 +138,10 @@ table.responsive{margin-bottom:1rem}
 .inline-form .form-control{width:auto}
 .inline-form .form-actions{margin:0}
 .roost-sequence{list-style:none;margin:1rem 0 0;padding:0;border-top:1px solid var(--line)}
-.roost-sequence li{display:flex;flex-wrap:wrap;align-items:center;gap:.25rem 1rem;padding:.5rem 0;border-bottom:1px solid var(--line)}
-.roost-sequence li>span{flex:1 1 16rem;overflow-wrap:anywhere;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9rem}
+.roost-sequence li{display:flex;flex-wrap:wrap;align-items:center;gap:.25rem 1rem;padding:.5rem 0;
+  border-bottom:1px solid var(--line)}
+.roost-sequence li>span{flex:1 1 16rem;overflow-wrap:anywhere;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;
+  font-size:.9rem}
 .roost-sequence-delete{margin:0}
 @media (max-width:40rem){
   .roost-form .form-group.row,.form-actions .row{grid-template-columns:minmax(0,1fr)}

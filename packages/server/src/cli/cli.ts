@@ -101,13 +101,16 @@ async function serve(): Promise<number> {
   );
   // What a newcomer looks for first (docs/operations.md, "First run").
   roost.log.info(
-    `Admin backend: ${url}/admin · API docs: ${url}/docs (OpenAPI at ${url}/openapi.json) · health: ${url}/health, ${url}/ready`,
+    `Admin backend: ${url}/admin · API docs: ${url}/docs (OpenAPI at ${url}/openapi.json) · health: ${url}/health, ` +
+      `${url}/ready`,
   );
   if (!(await roost.users.hasAdministrator())) {
     const link = `${url}/admin/setup?token=${roost.setupLinks.issue()}`;
     roost.log.warn(
       { setupUrl: link },
-      `No administrator yet. Open ${link} within ${SETUP_LINK_MINUTES} minutes to make the first one in the browser (the link works once), or run: npx roost user add --name admin --email you@example.com --password '<a long secret>' --group admins`,
+      `No administrator yet. Open ${link} within ${SETUP_LINK_MINUTES} minutes to make the first one in the browser ` +
+        '(the link works once), or run: npx roost user add --name admin --email you@example.com --password ' +
+        `'<a long secret>' --group admins`,
     );
   }
   await new Promise<void>((resolve) => {
@@ -127,15 +130,18 @@ function explainListenError(err: unknown, config: Config): Error {
   const explained = (message: string) => new Error(`${message} (${(err as Error).message})`, { cause: err });
   if (code === 'EADDRINUSE')
     return explained(
-      `port ${config.port} on ${config.host} is in use by another program (another Roost?): stop it, or set port in roost.config.json or ROOST_PORT to a free one`,
+      `port ${config.port} on ${config.host} is in use by another program (another Roost?): stop it, or set port in ` +
+        'roost.config.json or ROOST_PORT to a free one',
     );
   if (code === 'EACCES')
     return explained(
-      `this user may not listen on ${where}: ports below 1024 need privileges; use a port above 1023 (ROOST_PORT) behind a reverse proxy`,
+      `this user may not listen on ${where}: ports below 1024 need privileges; use a port above 1023 (ROOST_PORT) ` +
+        'behind a reverse proxy',
     );
   if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN')
     return explained(
-      `host ${config.host} is not an address of this machine: set host (ROOST_HOST) to 127.0.0.1, 0.0.0.0 or one of its addresses`,
+      `host ${config.host} is not an address of this machine: set host (ROOST_HOST) to 127.0.0.1, 0.0.0.0 or one of ` +
+        'its addresses',
     );
   return err instanceof Error ? err : new Error(String(err));
 }
@@ -166,7 +172,9 @@ async function backupCommand(args: string[]): Promise<number> {
   progress.done();
   const rows = manifest.tables.reduce((n, t) => n + t.rows, 0);
   console.log(
-    `backup written to ${positionals[0]}: ${manifest.tables.length} tables, ${rows} rows, ${manifest.blobs.count} files (${manifest.blobs.bytes} bytes, ${formatBytes(manifest.blobs.bytes)}) from ${manifest.dialect} in ${seconds(started)} (${whereLine(config)})`,
+    `backup written to ${positionals[0]}: ${manifest.tables.length} tables, ${rows} rows, ${manifest.blobs.count} ` +
+      `files (${manifest.blobs.bytes} bytes, ${formatBytes(manifest.blobs.bytes)}) from ${manifest.dialect} in ` +
+      `${seconds(started)} (${whereLine(config)})`,
   );
   return 0;
 }
@@ -192,7 +200,9 @@ async function restoreCommand(args: string[]): Promise<number> {
   progress.done();
   const rows = summary.tables.reduce((n, t) => n + t.rows, 0);
   console.log(
-    `restored ${summary.tables.length} tables, ${rows} rows, ${summary.blobs} files (${formatBytes(summary.bytes)}) in ${seconds(started)}${summary.skipped.length ? ` (left out: ${summary.skipped.join(', ')}; users sign in again)` : ''} (${whereLine(config)})`,
+    `restored ${summary.tables.length} tables, ${rows} rows, ${summary.blobs} files (${formatBytes(summary.bytes)}) ` +
+      'in ' +
+      `${seconds(started)}${summary.skipped.length ? ` (left out: ${summary.skipped.join(', ')}; users sign in again)` : ''} (${whereLine(config)})`,
   );
   return 0;
 }
@@ -274,7 +284,8 @@ async function userAdd(config: Config, args: string[]): Promise<number> {
       pending: null,
     });
     console.log(
-      `created ${created.name} (${created.id})${created.groups.length ? ` in ${created.groups.join(', ')}` : ''} (${whereLine(config)})`,
+      `created ${created.name} (${created.id})${created.groups.length ? ` in ${created.groups.join(', ')}` : ''} ` +
+        `(${whereLine(config)})`,
     );
     return 0;
   } catch (err) {

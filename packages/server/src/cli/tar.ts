@@ -161,7 +161,8 @@ export async function unpackArchive(file: string, dir: string): Promise<void> {
     // zlib's own words ("incorrect header check") name no file and no way out.
     if (typeof (err as { code?: unknown }).code === 'string' && (err as { code: string }).code.startsWith('Z_')) {
       throw new DamagedArchiveError(
-        `${file} is not a gzip file or is damaged (${(err as Error).message}); a backup ending in .tar.gz must be the file roost backup wrote`,
+        `${file} is not a gzip file or is damaged (${(err as Error).message}); a backup ending in .tar.gz must be ` +
+          'the file roost backup wrote',
         { cause: err },
       );
     }

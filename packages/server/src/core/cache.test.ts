@@ -107,7 +107,7 @@ test('around forgets before and after the write, so a read during it keeps nothi
   assert.equal(cache.get('k'), undefined, 'forgotten again after it');
 });
 
-test('the feed: a message on the topic forgets its key, followed topics run their own forget, a feed down answers nothing', async () => {
+test('the feed: a topic message forgets its key, followed topics run their forget, a feed down hides all', async () => {
   const { feed, published, deliver } = fakeFeed();
   const cache = new Cache<string>({ clock, ttlMs: 60_000, maxSize: 100, feed, topic: 'things' });
   const forgottenUsers: string[] = [];

@@ -233,7 +233,10 @@ export const configSchema = z
       .object({
         /** `/metrics` and the per-request counting behind it (http/metrics.ts). */
         enabled: z.boolean().default(true),
-        /** Addresses or CIDR ranges (`10.0.0.0/8`, `::1`) that may read /metrics without signing in; administrators always may. */
+        /**
+         * Addresses or CIDR ranges (`10.0.0.0/8`, `::1`) that may read
+         * /metrics without signing in; administrators always may.
+         */
         allow: z.array(addressOrRange).default([]),
       })
       .strict()

@@ -146,7 +146,10 @@ export function isGroupName(group: string): boolean {
   return !group.startsWith('sys:') && GROUP_NAME.test(group);
 }
 
-/** What is wrong with a list of groups for an account, in words (the CLI and the admin pages say the same); undefined when nothing is. */
+/**
+ * What is wrong with a list of groups for an account, in words (the
+ * CLI and the admin pages say the same); undefined when nothing is.
+ */
 export function groupListProblem(groups: readonly string[]): string | undefined {
   if (groups.length > 100) return 'at most 100 groups';
   const bad = groups.find((g) => !isGroupName(g));

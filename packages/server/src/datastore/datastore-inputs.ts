@@ -144,7 +144,10 @@ export interface ItemRef {
   owner?: string;
 }
 
-/** The items a read, removal or owner change reaches: keys, ids (one or a list) or `items`; `owner` keeps only that user's. */
+/**
+ * The items a read, removal or owner change reaches: keys, ids
+ * (one or a list) or `items`; `owner` keeps only that user's.
+ */
 export interface ItemAddress {
   key?: string | readonly string[];
   id?: number | readonly number[];

@@ -18,7 +18,9 @@ import { dataStoreErrors } from './datastore-errors.js';
 import type { ItemAddress, ItemWrites, OwnerChange, WriteInput } from './datastore-inputs.js';
 import { DuplicateKeyError, type Item, type NewItem } from './datastore-repo.js';
 
-/** An item a write reached, named as the caller named it (`label`: its key, or its id), and its time after the write. */
+/**
+ * An item a write reached, named as the caller named it (`label`: its key, or its id), and its time after the write.
+ */
 export interface WrittenItem {
   label: string | number;
   /** Milliseconds since the epoch. */

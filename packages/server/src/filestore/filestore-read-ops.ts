@@ -28,7 +28,9 @@ export function readOps(ctx: FileStoreContext) {
       return { entries, start: query.start, size, total };
     },
 
-    /** Whether the caller holds each permission asked about; under a path, `sys:owner` counts when it owns that entry. */
+    /**
+     * Whether the caller holds each permission asked about; under a path, `sys:owner` counts when it owns that entry.
+     */
     async allowed(principal: Principal, path: FilePath, query: AllowedQuery): Promise<Map<string, boolean>> {
       // Owning the entry reveals nothing new to its owner.
       const entry = path.path === '' ? null : await repo.get(path.path);

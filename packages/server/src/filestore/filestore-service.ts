@@ -77,7 +77,10 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
     name: ctx.name,
     options: ctx.options,
     permissions: ctx.permissions,
-    /** How many files the store holds and their bytes (the admin dashboard; no permission check: callers are administrators). */
+    /**
+     * How many files the store holds and their bytes (the admin
+     * dashboard; no permission check: callers are administrators).
+     */
     usage: () => ctx.repo.usage(),
     ...readOps(ctx),
     ...writeOps(ctx),

@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 
-/** Where a page loads the connector: `<script type="module">import { users } from '/static/roost-client.js'</script>`. */
+/**
+ * Where a page loads the connector: `<script type="module">import { users } from '/static/roost-client.js'</script>`.
+ */
 const CLIENT_BUNDLE_PATH = '/static/roost-client.js';
 
 interface ClientBundle {

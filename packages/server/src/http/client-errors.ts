@@ -28,7 +28,8 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
   const body = JSON.stringify(failureBody(code, message));
   socket.write(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nConnection: ` +
+      `close\r\n\r\n${body}`,
   );
   socket.destroy(error);
 }

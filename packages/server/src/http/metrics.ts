@@ -75,7 +75,9 @@ export function createHttpMetrics(): HttpMetrics {
   });
   new Counter({
     name: 'roost_signin_failures_total',
-    help: 'Sign-ins refused for a wrong identity or password or a locked account (every sign-in route; counted by this process).',
+    help:
+      'Sign-ins refused for a wrong identity or password or a locked account (every sign-in route; counted by ' +
+      'this process).',
     registers,
     collect() {
       this.reset();
@@ -85,7 +87,9 @@ export function createHttpMetrics(): HttpMetrics {
   for (const kind of ['hits', 'misses'] as const) {
     new Counter({
       name: `roost_cache_${kind}_total`,
-      help: `Lookups ${kind === 'hits' ? 'answered from' : 'not found in'} an in-memory cache: session (users) or item (data stores on SQLite).`,
+      help:
+        `Lookups ${kind === 'hits' ? 'answered from' : 'not found in'} an in-memory cache: session (users) or ` +
+        'item (data stores on SQLite).',
       labelNames: ['cache'],
       registers,
       collect() {
@@ -169,7 +173,9 @@ export async function registerMetrics(
   if (mailQueue) {
     new Gauge({
       name: 'roost_mail_queue',
-      help: 'Mails in the queue (shared by every process on the database): due, retrying after a failure, failed for good.',
+      help:
+        'Mails in the queue (shared by every process on the database): due, retrying after a failure, failed ' +
+        'for good.',
       labelNames: ['state'],
       registers,
       async collect() {
@@ -198,7 +204,10 @@ async function assertAdmin(request: FastifyRequest, users: UserService): Promise
     throw commonErrors.not_allowed({ message: 'Only administrators may read the metrics.' });
 }
 
-/** Whether an address is one of `entries` (addresses or CIDR ranges, IPv4 or IPv6; an IPv4-mapped IPv6 address counts as IPv4). */
+/**
+ * Whether an address is one of `entries` (addresses or CIDR ranges,
+ * IPv4 or IPv6; an IPv4-mapped IPv6 address counts as IPv4).
+ */
 function allowList(entries: readonly string[]): (address: string) => boolean {
   if (entries.length === 0) return () => false;
   const list = new BlockList();

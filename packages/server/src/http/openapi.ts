@@ -70,7 +70,9 @@ type DocumentedSchema = FastifySchema & {
   [ANSWER]?: object;
 };
 
-/** Each documented operation with its success answer and the failure body (FAILURE_ANSWER) as its 4XX and 5XX answers. */
+/**
+ * Each documented operation with its success answer and the failure body (FAILURE_ANSWER) as its 4XX and 5XX answers.
+ */
 function documented({ schema, url }: { schema: FastifySchema | undefined; url: string }): {
   schema: FastifySchema;
   url: string;
@@ -140,9 +142,11 @@ export async function registerOpenApi(
         version,
         license: { name: 'MIT', identifier: 'MIT' },
         description:
-          'User identity service, data stores and file stores. Every operation of the user service and the data stores also answers GET ' +
+          'User identity service, data stores and file stores. Every operation of the user service and the data ' +
+          'stores also answers GET ' +
           'with its parameters in the query (listed once, as POST); POST takes a JSON or a form body. ' +
-          'Authenticate with `x-auth-token: <token>`, `Authorization: Bearer <token>`, or the `auth` cookie set by `signin`; ' +
+          'Authenticate with `x-auth-token: <token>`, `Authorization: Bearer <token>`, or the `auth` cookie set by ' +
+          '`signin`; ' +
           'operations open to everyone need none.',
       },
       servers: [{ url: '/', description: 'This Roost.' }],

@@ -14,7 +14,8 @@ import type { FastifyInstance } from 'fastify';
  */
 const API_CSP = "default-src 'none'; frame-ancestors 'none'";
 export const PAGE_CSP =
-  "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
+  "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'self'; form-action 'self'; " +
+  "frame-ancestors 'none'";
 /** A year, the usual value once a site is on HTTPS for good; subdomains are the operator's call. */
 const HSTS = 'max-age=31536000';
 

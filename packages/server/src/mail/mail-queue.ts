@@ -16,7 +16,10 @@ import type { Mailer, MailQueueCounts, MailQueueStore, QueuedMail, QueuingMailer
 export interface MailQueue extends QueuingMailer {
   /** Start delivering (serve does; the CLI only queues). */
   start(): void;
-  /** Resolves once no `later` work is pending, nothing is due and no delivery is under way in this process (tests, shutdown). */
+  /**
+   * Resolves once no `later` work is pending, nothing is due and
+   * no delivery is under way in this process (tests, shutdown).
+   */
   idle(timeoutMs?: number): Promise<void>;
   counts(): Promise<MailQueueCounts>;
 }

@@ -15,7 +15,9 @@ interface Where {
   durability?: 'full' | 'fast';
 }
 
-/** Open the database and make one round trip, so that a wrong setting fails here, explained, not in the first migration. */
+/**
+ * Open the database and make one round trip, so that a wrong setting fails here, explained, not in the first migration.
+ */
 export async function connectDatabase(where: Where): Promise<OpenedDatabase> {
   let opened: OpenedDatabase;
   try {
@@ -59,12 +61,14 @@ function explainDatabaseError(err: unknown, where: Where): DatabaseUnavailableEr
       code === 'SQLITE_READONLY'
     ) {
       return explained(
-        `cannot open the SQLite database ${file}: make dataDir (ROOST_DATA_DIR) a directory this user may write, or point it elsewhere`,
+        `cannot open the SQLite database ${file}: make dataDir (ROOST_DATA_DIR) a directory this user may write, or ` +
+          'point it elsewhere',
       );
     }
     if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
       return explained(
-        `${file} is not a SQLite database or is damaged: restore it from a backup (roost restore) or point dataDir elsewhere`,
+        `${file} is not a SQLite database or is damaged: restore it from a backup (roost restore) or point dataDir ` +
+          'elsewhere',
       );
     }
     return explained(`cannot open the SQLite database ${file}`);
@@ -82,7 +86,8 @@ function explainDatabaseError(err: unknown, where: Where): DatabaseUnavailableEr
   switch (code) {
     case 'ECONNREFUSED':
       return explained(
-        `PostgreSQL at ${server} refuses connections: start it (pg_ctlcluster 15 main start, systemctl start postgresql), or fix host and port in databaseUrl (ROOST_DATABASE_URL)`,
+        `PostgreSQL at ${server} refuses connections: start it (pg_ctlcluster 15 main start, systemctl start ` +
+          'postgresql), or fix host and port in databaseUrl (ROOST_DATABASE_URL)',
       );
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
@@ -93,25 +98,30 @@ function explainDatabaseError(err: unknown, where: Where): DatabaseUnavailableEr
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':
       return explained(
-        `PostgreSQL at ${server} cannot be reached: check the network, a firewall, and host and port in databaseUrl (ROOST_DATABASE_URL)`,
+        `PostgreSQL at ${server} cannot be reached: check the network, a firewall, and host and port in databaseUrl ` +
+          '(ROOST_DATABASE_URL)',
       );
     case '28P01':
       return explained(
-        `PostgreSQL refused the password of user "${user}": fix the user or password in databaseUrl (ROOST_DATABASE_URL)`,
+        `PostgreSQL refused the password of user "${user}": fix the user or password in databaseUrl ` +
+          '(ROOST_DATABASE_URL)',
       );
     case '28000':
       return explained(
-        `PostgreSQL does not let user "${user}" in from here: add a line for it to pg_hba.conf, or use another user in databaseUrl`,
+        `PostgreSQL does not let user "${user}" in from here: add a line for it to pg_hba.conf, or use another user ` +
+          'in databaseUrl',
       );
     case '3D000':
       return explained(
-        `the database "${database}" does not exist on ${server}: create it (createdb -O ${user || '<user>'} ${database}) or fix the name in databaseUrl`,
+        `the database "${database}" does not exist on ${server}: create it (createdb -O ${user || '<user>'} ` +
+          `${database}) or fix the name in databaseUrl`,
       );
     case '57P03':
       return explained(`PostgreSQL at ${server} is starting up or shutting down: try again in a moment`);
     case '42501':
       return explained(
-        `user "${user}" may not use the database "${database}": grant it (ALTER DATABASE ${database} OWNER TO ${user || '<user>'})`,
+        `user "${user}" may not use the database "${database}": grant it (ALTER DATABASE ${database} OWNER TO ` +
+          `${user || '<user>'})`,
       );
     default:
       return explained(`cannot use PostgreSQL at ${url}`);

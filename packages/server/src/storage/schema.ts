@@ -48,7 +48,10 @@ interface MailQueueTable {
   last_error: string | null;
 }
 
-/** Counts per key in the current window: failed sign-ins per address, mails per account and recipient (users/throttle-counts.ts). */
+/**
+ * Counts per key in the current window: failed sign-ins per address,
+ * mails per account and recipient (users/throttle-counts.ts).
+ */
 interface ThrottleCountsTable {
   key: string;
   window_start: number;

@@ -23,7 +23,8 @@ function load(): SqliteConstructor {
     } catch (err) {
       if (NODE_MAJOR >= 24) {
         throw new Error(
-          `better-sqlite3 13 (installed as better-sqlite3-napi) is missing or was built for another Node: run npm install again with Node ${process.versions.node}`,
+          'better-sqlite3 13 (installed as better-sqlite3-napi) is missing or was built for another Node: run npm ' +
+            `install again with Node ${process.versions.node}`,
           { cause: err },
         );
       }

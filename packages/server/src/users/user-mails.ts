@@ -74,7 +74,8 @@ export function reviewNotificationMail(
   user: { name: string; email: string | null; realname: string },
 ): Mail {
   return mail('signup_notification', to, 'A sign-up waits for review', [
-    `${user.name} (${user.email ?? 'no email'}${user.realname ? `, ${user.realname}` : ''}) signed up and waits for your review.`,
+    `${user.name} (${user.email ?? 'no email'}${user.realname ? `, ${user.realname}` : ''}) signed up and waits for ` +
+      'your review.',
   ]);
 }
 

@@ -165,7 +165,7 @@ describe('admin pages: only administrators, only from this site, only with the C
     }
   });
 
-  test('no action runs for anonymous callers, ordinary users, forms without the token, with a wrong one, or from another site', async () => {
+  test('no action runs for anonymous callers, users, without or with a wrong token, or from another site', async () => {
     const before = await state();
     for (const [name, path, values] of ACTIONS) {
       const body = fields(values);
@@ -212,7 +212,7 @@ describe('admin pages: only administrators, only from this site, only with the C
     assert.doesNotMatch(textOf((await getPage(s, '/admin', `${admin}; ${unsigned}`)).html), /evil\.example/);
   });
 
-  test('the same forms with the token, from this site, work for the administrator (the refusals above were not for nothing)', async () => {
+  test('the same forms with the token, from this site, work for the administrator (refusals were real)', async () => {
     const post = (path: string, values: Record<string, string>) =>
       postForm(s, at(path), { ...fields(values), csrf: adminCsrf }, { cookie: admin, headers: { origin: s.url } });
     const exported = await post('/admin/tools', { state: 'all', export$: 'export$' });
@@ -306,7 +306,7 @@ describe('admin pages: only administrators, only from this site, only with the C
       assert.equal(await sessionsOf('alice'), before, 'the token issued on the way is revoked');
     });
 
-    test('wrong credentials, a cross-site sign-in (login CSRF) and a signed-in user who is not an administrator', async () => {
+    test('wrong credentials, a cross-site sign-in (login CSRF), a signed-in user who is no administrator', async () => {
       const wrong = await signin('/admin/signin', { identity: 'admin', password: 'not-the-password' });
       assert.equal(wrong.status, 422);
       assert.equal(cookieOf(wrong), undefined);

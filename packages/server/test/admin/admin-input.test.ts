@@ -220,7 +220,7 @@ describe('admin pages: bad input is said on the page and changes nothing', () =>
     assert.deepEqual(await state(), before);
   });
 
-  test('settings: hostile urls, bad sender, address and SMTP url, unknown choices, oversized values, test mail without an address', async () => {
+  test('settings: hostile urls, bad sender, address, SMTP url, unknown choices, oversized, test mail', async () => {
     const before = await state();
     const valid = {
       identityPolicy: 'either',
@@ -377,7 +377,7 @@ describe('admin pages: bad input is said on the page and changes nothing', () =>
     assert.deepEqual(await state(), before);
   });
 
-  test('parallel administrators: one account per name, one rejection, one deletion; every other post is told why', async () => {
+  test('parallel administrators: one account per name, one rejection, one deletion; the others told why', async () => {
     // Eight creations of one name at once: one account, the others hear the name is taken.
     const created = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { startServer } from '../helpers/test-server.js';
 
 /** A mistyped backend address answers a page; the pages' icon is served (admin/index.ts). */
-test('an unknown /admin path answers an HTML page with a way back, the API keeps its JSON; the icon is there', async () => {
+test('an unknown /admin path answers a page with a way back, the API keeps its JSON; the icon is there', async () => {
   const s = await startServer();
   try {
     for (const path of ['/admin/nope', '/admin/users/x/y/z', '/admin/%3Cscript%3E']) {

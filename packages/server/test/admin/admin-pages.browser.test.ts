@@ -93,7 +93,7 @@ describe('admin pages in a browser', { skip }, () => {
     ]);
   });
 
-  test('a pending sign-up reviewed on the page, from the mail to the active account (with and without the script)', async () => {
+  test('a pending sign-up reviewed on the page, from the mail to an active account (script on and off)', async () => {
     await s.grant('signupReview', ['sys:everyone']);
     for (const name of ['carol', 'dave'])
       assert.deepEqual((await api('signupReview', { name, email: `${name}@example.com`, password: PASSWORD })).body, {
@@ -292,7 +292,7 @@ describe('admin pages in a browser', { skip }, () => {
     assert.equal((await newItem('three', bobToken)).status, 200);
   });
 
-  test('settings changed on the page: a sign-up policy and the identity policy apply without a restart; a test mail', async () => {
+  test('settings changed on the page: a sign-up and the identity policy apply at once; a test mail', async () => {
     const signupDirect = () => api('signupDirect', { name: 'frank', email: 'frank@example.com', password: PASSWORD });
     assert.equal((await signupDirect()).status, 403);
     await page.goto('/admin/settings');
@@ -395,7 +395,7 @@ describe('admin pages in a browser', { skip }, () => {
     assert.equal(await expired(), 0);
   });
 
-  test('every page on a laptop and a phone: screenshots, nothing wider than the screen, no script from data', async () => {
+  test('every page on a laptop and a phone: screenshots, nothing wider than the screen, no script run', async () => {
     const bob = (await s.roost.users.findUser('bob'))!;
     await api('signupReview', { name: 'gina', email: 'gina@example.com', password: PASSWORD });
     const gina = (await s.roost.users.findUser('gina'))!;

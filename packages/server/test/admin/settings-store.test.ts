@@ -77,7 +77,7 @@ describe('runtime settings: stored over the boot configuration, applied without 
     await smtp?.close();
   });
 
-  test('the page shows the boot values; a saved value wins at once, in this process and (within a second) in the other', async () => {
+  test('the page shows the boot values; a saved value wins here at once, in the other within a second', async () => {
     const page = textOf((await getPage(s, '/admin/settings', admin)).html);
     assert.match(page, /Boot configuration: name\. Not changed here\./);
     assert.match(page, new RegExp(`Boot configuration: ${BOOT_ACTIVATION}`));
@@ -123,7 +123,7 @@ describe('runtime settings: stored over the boot configuration, applied without 
     );
   });
 
-  test('saving the boot value gives the key back to the configuration; "Use the boot configuration" does so for all', async () => {
+  test('saving the boot value hands the key back to the configuration; "Use the boot configuration" all', async () => {
     assert.equal(
       (await save({ identityPolicy: 'name', signupOptin: 'on', activationUrl: 'https://app.example/activate' })).status,
       303,
@@ -152,7 +152,7 @@ describe('runtime settings: stored over the boot configuration, applied without 
     );
   });
 
-  test('an SMTP server set on the page carries the test mail and the next mails of both processes; the password never shows', async () => {
+  test('an SMTP server set on the page carries the mails of both processes; the password never shows', async () => {
     const smtpUrl = `smtp://roost:s3cret-pw@127.0.0.1:${smtpPort}`;
     assert.equal(
       (

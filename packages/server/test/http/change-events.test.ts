@@ -29,7 +29,7 @@ describe('change events', () => {
     seen = [];
   });
 
-  test('items: created, replaced (by key and by id), owner changed, removed; a refused write tells nothing', async () => {
+  test('items: created, replaced (by key and by id), owner changed, removed; a refused write is silent', async () => {
     const before = Date.now();
     const made = await s.request(
       '/data/api/newItem',

@@ -123,7 +123,7 @@ describe('data store: items', () => {
       ]);
     });
 
-    test('text and numbers of every sort come back as stored, through getItem and list (answers written by their schema)', async () => {
+    test('text and numbers of every sort come back as stored, through getItem and list (schema-written)', async () => {
       const values = [
         'back\\slash "quote"',
         1e21,

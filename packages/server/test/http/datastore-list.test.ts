@@ -98,7 +98,7 @@ describe('data store: list and keys', () => {
     assert.equal(several.body.total, 2);
   });
 
-  test('prefix filter on list and keys: literal characters (no wildcards, case kept), paged with its total', async () => {
+  test('prefix filter on list and keys: literal characters (no wildcards, case kept), paged, with total', async () => {
     const k1 = await ds(s, 'list', { prefix: 'k1', size: 2 }, { token: alice });
     assert.deepEqual(keysOf(k1), ['k10', 'k11']);
     assert.equal(k1.body.total, 3);

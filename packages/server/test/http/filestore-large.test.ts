@@ -39,7 +39,8 @@ test('file store: a 100 MB upload is streamed (memory stays flat) and downloads 
     assert.equal(res.status, 200, res.text);
     const mb = (n: number) => `${(n / 2 ** 20).toFixed(1)} MiB`;
     console.log(
-      `100 MB upload: ${seconds.toFixed(1)} s, RSS before ${mb(baseline)}, peak ${mb(peak)}, growth ${mb(peak - baseline)}`,
+      `100 MB upload: ${seconds.toFixed(1)} s, RSS before ${mb(baseline)}, peak ${mb(peak)}, growth ` +
+        `${mb(peak - baseline)}`,
     );
     assert.ok(peak - baseline < RSS_GROWTH_LIMIT, `RSS grew by ${mb(peak - baseline)}`);
 

@@ -28,7 +28,7 @@ describe('file store: hostile paths', () => {
     await s.request('/files/safe/@newItem', { name: 'ok.txt', contents: 'ok' }, { token });
   });
 
-  test('dot segments, encodings, backslashes, absolute paths, NUL, control characters, @ names: 422 invalid_path', async () => {
+  test('dot segments, encodings, backslashes, absolute paths, NUL, controls, @ names: 422 invalid_path', async () => {
     const hostile = [
       '/files/../etc/passwd',
       '/files/safe/../../etc/passwd/@getItem',

@@ -20,7 +20,7 @@ const onPostgres = process.env.ROOST_TEST_DIALECT === 'postgres';
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 describe('the mail queue', () => {
-  test('resetPassword answers in the same time for an existing and a missing account, with a slow SMTP server', async () => {
+  test('resetPassword answers as fast for an existing and a missing account, with a slow SMTP server', async () => {
     const smtp = await startSmtpServer({ delayMs: 300 });
     const s = await startServer({ mail: { smtpUrl: `smtp://127.0.0.1:${smtp.port}` } });
     try {

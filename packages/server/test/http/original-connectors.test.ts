@@ -93,7 +93,7 @@ describe('the wire forms of the original connectors', () => {
     assert.equal(again.status, 401);
   });
 
-  test('aliases the connectors send: `permissions` for `permission`, `group` in permission entries, `updateMail`', async () => {
+  test('aliases the connectors send: `permissions` for `permission`, `group` in entries, `updateMail`', async () => {
     const allowed = await s.users('allowed', { permissions: 'profile' }, { token });
     assert.deepEqual(allowed.body, { result: true, profile: true });
     const set = await s.users(

@@ -94,7 +94,7 @@ describe('sign-in throttling: parallel failures lock the account', () => {
     await s.createUser('victim', { groups: ['admins'] });
   });
 
-  test('45 wrong passwords at once over token, signin and both pages, from three addresses: the right one is then refused', async () => {
+  test('45 wrong passwords at once over token, signin and pages, from 3 addresses: the right one fails', async () => {
     const results = await Promise.all(
       Array.from({ length: 45 }, (_, i) => attempt(s, i, ADDRESSES[i % 3]!, 'victim', `wrong-${i}`)),
     );
@@ -112,7 +112,7 @@ describe('sign-in throttling: parallel failures lock the account', () => {
     );
   });
 
-  test('the lock ends after its time, and each further lock in a row lasts twice as long, up to the maximum', async () => {
+  test('the lock ends after its time; each further lock in a row lasts twice as long, up to the maximum', async () => {
     t += 61_000;
     // The first lock (60 s) is over; ten more failures lock for 120 s.
     await Promise.all(Array.from({ length: 10 }, (_, i) => attempt(s, i, '127.0.0.2', 'victim', `again-${i}`)));
@@ -150,7 +150,7 @@ describe('sign-in throttling: per client address', () => {
     for (const name of ['ann', 'ben', 'cat']) await s.createUser(name);
   });
 
-  test('failures from one address, spread over accounts, are refused past the limit; other addresses are not', async () => {
+  test('failures from one address, spread over accounts, are refused past the limit; other addresses not', async () => {
     const statuses = await Promise.all(
       Array.from({ length: 45 }, (_, i) =>
         postFrom(

@@ -194,7 +194,7 @@ describe('users: every row of the state table', () => {
     assert.equal(await stateOf('row-review'), 'pending');
   });
 
-  test('pending (review) → review optin → pending until the mailed token is used → activate → active', async () => {
+  test('pending (review) → review optin → pending until the mailed token is used → active', async () => {
     await signup('signupReview', 'row-rev-optin');
     const res = await review('row-rev-optin', 'optin');
     assert.deepEqual(res.body, { result: true });
@@ -263,7 +263,7 @@ describe('users: every row of the state table', () => {
     await assertSignedIn(await tokenFor(res.body.name), res.body.name);
   });
 
-  test('active → disable by the signed-in caller: disabled, signed out, data kept, name and email blocked', async () => {
+  test('active → disable by the caller: disabled, signed out, data kept, name and email blocked', async () => {
     await signup('signupDirect', 'row-disable', { realname: 'Dis Abled', data: { keep: 'me' } });
     const token = await tokenFor('row-disable');
     const other = await tokenFor('row-disable');
@@ -613,7 +613,7 @@ describe('users: password reset', () => {
     assert.equal((await s.outbox()).length, before + 1); // only the activation mail of reset-pending
   });
 
-  test('resetPassword → mail with a link to the reset page → resetPassword2 sets the password, other sessions end', async () => {
+  test('resetPassword → mail with a link → resetPassword2 sets the password, other sessions end', async () => {
     await signup('signupDirect', 'reset-me');
     const session = await tokenFor('reset-me');
     const res = await s.users('resetPassword', { identity: 'reset-me' });
@@ -831,7 +831,7 @@ describe('users: message to the administrator', () => {
     assert.ok((await s.lastMail(ADMIN_ADDRESS)).text.includes('y'.repeat(5000)));
   });
 
-  test('message without a configured administrator address goes to the active administrators; 503 only when there is none', async () => {
+  test('message without an administrator address goes to the active administrators; 503 when none', async () => {
     const t = await startServer();
     try {
       const token = await t.createUser('lonely');

@@ -120,7 +120,7 @@ describe('users: sign-up policies', () => {
     assert.equal(typeof byEmail.body.token, 'string');
   });
 
-  test('signupOptin: pending, activation mail with a token link to the configured page, activate makes it active', async () => {
+  test('signupOptin: pending, activation mail with a link to the configured page, activate: active', async () => {
     await s.grant('signupOptin', ['sys:everyone']);
     const res = await s.users('signupOptin', { name: 'optin1', email: 'optin1@example.com', password: PASSWORD });
     assert.deepEqual(res.body, { result: true });

@@ -54,7 +54,7 @@ describe('admin store pages in a browser', { skip }, () => {
     await s?.close();
   });
 
-  test('data store: create an item with a hostile key, page through 65 items, filter, edit, change owner, delete', async () => {
+  test('data store: a hostile key, page through 65 items, filter, edit, change owner, delete', async () => {
     const items = Array.from({ length: 64 }, (_, i) => ({
       key: `item-${String(i + 1).padStart(2, '0')}`,
       value: `value ${i + 1}`,

@@ -48,7 +48,7 @@ describe('user pages: bad input is said on the page and changes nothing', () => 
     assert.deepEqual(await accounts(), ['admin']);
   });
 
-  test('sign-up: missing, wrong, hostile, taken, oversized, NUL; a closed policy asked by name is not run', async () => {
+  test('sign-up: missing, wrong, hostile, taken, oversized, NUL; a closed policy asked by name not run', async () => {
     await s.grant('signupDirect', ['sys:everyone']);
     refused(await signup({ ...good, name: '' }), /User name: Required/);
     refused(await signup({ ...good, email: 'not-an-email' }), /Email: .*valid email/i);

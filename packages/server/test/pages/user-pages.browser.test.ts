@@ -57,7 +57,7 @@ describe('user pages in a browser', { skip }, () => {
     await s?.close();
   });
 
-  test('sign-up by each policy, with the right words; opt-in through the activation page; a used code is refused', async () => {
+  test('sign-up by each policy, with the right words; opt-in through its page; a used code fails', async () => {
     await page.goto('/users/signup');
     assert.deepEqual(await page.locator('.tabs li').allInnerTexts(), [
       'Create an account',
@@ -144,7 +144,7 @@ describe('user pages in a browser', { skip }, () => {
     assert.equal((await s.users('profile', {}, { token })).body.email, 'vera.new@example.com');
   });
 
-  test('password reset: the mail asked for on the page, the new password from its link; the old one stops working', async () => {
+  test('password reset: the mail asked for on the page, a new password from its link; the old one fails', async () => {
     await s.createUser('petra', { password: 'petra-old-password' });
     // Without a code the page starts with the request of one; the code's form waits folded.
     await page.goto('/users/reset-password');

@@ -36,7 +36,9 @@ function roost(args: string[], cwd: string): Promise<{ code: number | null; stdo
   });
 }
 
-/** A place for a restored Roost: an empty data directory, and in the PostgreSQL pass a new database and a new bucket. */
+/**
+ * A place for a restored Roost: an empty data directory, and in the PostgreSQL pass a new database and a new bucket.
+ */
 async function freshTarget(): Promise<{ input: ConfigInput; config: Config; cwd: string; drop(): Promise<void> }> {
   const cwd = await mkdtemp(join(tmpdir(), 'roost-restore-'));
   const pgDb = onPostgres ? await createPostgresDatabase() : null;

@@ -52,7 +52,7 @@ for (const [name, open] of backends) {
       await cleanup();
     });
 
-    test('put returns size, hash and head; get reads all or a range; delete removes; list shows what is stored', async () => {
+    test('put returns size, hash and head; get reads all or a range; delete removes; list lists', async () => {
       const stored = await store.put(Readable.from([Buffer.from('hello '), Buffer.from('world')]), { maxBytes: 100 });
       assert.equal(stored.size, 11);
       assert.equal(stored.hash, createHash('sha256').update('hello world').digest('base64url'));

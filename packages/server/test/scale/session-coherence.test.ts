@@ -111,7 +111,7 @@ describe('sessions, permissions and settings stay coherent across instances on P
     }, 'b lets anyone sign up');
   });
 
-  test("a rename on one instance shows as the items' owner on the other (account events on the change feed)", async () => {
+  test("a rename on one instance shows as the items' owner on the other (account events on the feed)", async () => {
     const admin = await a.adminToken();
     const token = await a.createUser('vera');
     const item = (url: string, op: string, body: unknown) =>
@@ -133,7 +133,7 @@ describe('sessions, permissions and settings stay coherent across instances on P
     );
   });
 
-  test('a runtime setting changed on one instance applies on the other, though its cache would keep the old value', async () => {
+  test('a runtime setting changed on one instance applies on the other, though its cache kept the old', async () => {
     const before = (await b.settings.current()).mailFrom; // b now keeps the settings (its clock never moves)
     await a.roost.settings.change({ mailFrom: 'Coherent <coherent@example.com>' }, null);
     await eventually(
@@ -149,7 +149,8 @@ describe('sessions, permissions and settings stay coherent across instances on P
     await admin.connect();
     try {
       const { rowCount } = await admin.query(
-        "select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query ilike 'listen roost_changes%' and pid <> pg_backend_pid()",
+        'select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query ilike ' +
+          "'listen roost_changes%' and pid <> pg_backend_pid()",
       );
       assert.equal(rowCount, 2, 'both instances listen');
     } finally {

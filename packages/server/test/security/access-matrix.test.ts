@@ -103,7 +103,7 @@ describe('access control: every operation × every kind of caller', () => {
     }
   });
 
-  test('a dead token does not come back to life: the expired one after its account is used, the revoked one after a new sign-in', async () => {
+  test('a dead token stays dead: expired after its account is used, revoked after a new sign-in', async () => {
     assert.equal((await m.s.users('token', { identity: 'dead-expired', password: PASSWORD })).status, 200);
     assert.equal((await m.s.users('token', { identity: 'dead-revoked', password: PASSWORD })).status, 200);
     for (const kind of ['expired', 'revoked'] as const)

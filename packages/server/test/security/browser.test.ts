@@ -29,8 +29,14 @@ describe('web security in a real browser', { skip }, () => {
     evil = createServer((req, res) => {
       const target = s.url;
       const pages: Record<string, string> = {
-        '/form': `<form id="f" method="post" action="${target}/users/api/update"><input name="realname" value="forged-by-form"></form><script>document.getElementById('f').submit()</script>`,
-        '/fetch': `<script>fetch('${target}/users/api/update', { method: 'POST', credentials: 'include', headers: { 'content-type': 'text/plain' }, body: 'realname=forged-by-fetch' }).then(() => document.title = 'sent', () => document.title = 'sent')</script>`,
+        '/form':
+          `<form id="f" method="post" action="${target}/users/api/update">` +
+          '<input name="realname" value="forged-by-form"></form>' +
+          `<script>document.getElementById('f').submit()</script>`,
+        '/fetch':
+          `<script>fetch('${target}/users/api/update', { method: 'POST', credentials: 'include', headers: { ` +
+          `'content-type': 'text/plain' }, body: 'realname=forged-by-fetch' }).then(() => document.title = 'sent', ` +
+          `() => document.title = 'sent')</script>`,
         '/link': `<script>location.href = '${target}/users/api/update?realname=forged-by-link'</script>`,
         '/img': `<img src="${target}/users/api/update?realname=forged-by-img" onerror="document.title='sent'" onload="document.title='sent'">`,
       };
@@ -61,7 +67,9 @@ describe('web security in a real browser', { skip }, () => {
   });
 
   test('an uploaded HTML file opened in the browser runs no script and reaches no cookie', async () => {
-    const page = `<!doctype html><title>upload</title><script>document.title = 'pwned:' + document.cookie; fetch('/users/api/profile')</script>`;
+    const page =
+      `<!doctype html><title>upload</title><script>document.title = 'pwned:' + document.cookie; ` +
+      `fetch('/users/api/profile')</script>`;
     assert.equal(
       (await s.request('/files/@newItem', { name: 'page.html', contents: page, mime: 'text/html' }, { token })).status,
       200,

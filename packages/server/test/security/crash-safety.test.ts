@@ -253,7 +253,9 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
 
 const errorsLogged = (server: ChildRoost) => server.lines.filter((l) => /"level":(50|60)/.test(l));
 
-describe(`crash safety: SIGKILL during a stream of writes (${process.env.ROOST_TEST_DIALECT === 'postgres' ? 'PostgreSQL' : 'SQLite'})`, () => {
+const DATABASE_NAME = process.env.ROOST_TEST_DIALECT === 'postgres' ? 'PostgreSQL' : 'SQLite';
+
+describe(`crash safety: SIGKILL during a stream of writes (${DATABASE_NAME})`, () => {
   let dir: string;
   let configFile: string;
   let dataDir: string;
@@ -303,7 +305,7 @@ describe(`crash safety: SIGKILL during a stream of writes (${process.env.ROOST_T
   }
 
   for (const round of [1, 2]) {
-    test(`round ${round}: every acknowledged write survives the kill whole, nothing torn shows, the restart is clean`, async () => {
+    test(`round ${round}: every acknowledged write survives whole, nothing torn, a clean restart`, async () => {
       server ??= await startChild(configFile);
       let token = await signIn(server);
       if (round === 1)

@@ -23,7 +23,7 @@ const TEMPLATES: Record<string, (w: PropertyWorld) => Record<string, unknown>> =
   ping: () => ({}),
 };
 
-describe(`property: data store operations under hostile input (seed ${PROPERTY_SEED}, ${PROPERTY_RUNS} runs each)`, () => {
+describe(`property: data store operations, hostile input (seed ${PROPERTY_SEED}, ${PROPERTY_RUNS} runs each)`, () => {
   let world: PropertyWorld;
   const s = useServer({ dataStores: { data: { maxBatch: 20 } } });
   before(async () => {

@@ -38,7 +38,7 @@ const CASES: Record<string, { on: 'file' | 'dir'; template: Template }> = {
   [DOWNLOAD]: { on: 'file', template: () => ({}) },
 };
 
-describe(`property: file store operations under hostile input (seed ${PROPERTY_SEED}, ${PROPERTY_RUNS} runs each)`, () => {
+describe(`property: file store operations, hostile input (seed ${PROPERTY_SEED}, ${PROPERTY_RUNS} runs each)`, () => {
   let world: PropertyWorld;
   const s = useServer({ fileStores: { files: { maxFileBytes: 100_000 } } });
   before(async () => {

@@ -56,7 +56,7 @@ const TEMPLATES: Record<string, Template> = {
   setPermissions: () => ({ permissions: [{ permission: 'ping', groups: ['sys:everyone'], action: 'replace' }] }),
 };
 
-describe(`property: user service operations under hostile input (seed ${PROPERTY_SEED}, ${PROPERTY_RUNS} runs each)`, () => {
+describe(`property: user operations, hostile input (seed ${PROPERTY_SEED}, ${PROPERTY_RUNS} runs each)`, () => {
   let world: PropertyWorld;
   const s = useServer({ mail: { adminAddress: 'admin@example.com' }, users: { lockoutThreshold: 1000 } });
   before(async () => {

@@ -46,7 +46,8 @@ test('the scanner finds a secret compared with ===, and lets lengths and absence
   assert.equal(secretComparisons('if (password != stored.password) fail();').length, 1);
   assert.deepEqual(
     secretComparisons(
-      'if (token.length === 0 || changes.passwordHash !== undefined || typeof token === "string" || s.password !== \'****\') x();',
+      'if (token.length === 0 || changes.passwordHash !== undefined || typeof token === "string" || s.password !== ' +
+        "'****') x();",
     ),
     [],
   );

@@ -90,7 +90,7 @@ describe("CSRF: every write of every service, authenticated by the cookie, must 
   after(() => m.s.close());
 
   for (const service of ['users', 'datastore', 'filestore'] as const) {
-    test(`${service}: each write refuses every forgery (403 cross_site_request, nothing stored), and works from the own origin`, async () => {
+    test(`${service}: each write refuses every forgery (nothing stored), works from its origin`, async () => {
       const writes = operationsOf(m.s.roost).filter((o) => o.service === service && !o.read);
       assert.ok(writes.length > 0);
       for (const { op } of writes) {
@@ -143,7 +143,7 @@ describe("CSRF: every write of every service, authenticated by the cookie, must 
     }
   });
 
-  test('a legacy browser on the own origin (no Fetch Metadata, own Referer) may still write by GET, as the jQuery connector does', async () => {
+  test('a legacy browser on the own origin (no Fetch Metadata, own Referer) may write by GET', async () => {
     const token = m.token('user') as string;
     const res = await m.s.request('/users/api/update?realname=jquery', undefined, {
       headers: { cookie: `auth=${token}`, referer: `${m.s.url}/app/index.html` },
@@ -152,7 +152,7 @@ describe("CSRF: every write of every service, authenticated by the cookie, must 
     assert.equal((await m.s.users('profile', {}, { token })).body.realname, 'jquery');
   });
 
-  test('uploads: a cross-site PUT @write and a cross-site multipart newItem are refused, the file unchanged', async () => {
+  test('uploads: a cross-site PUT @write and a cross-site multipart newItem are refused, the file kept', async () => {
     const token = m.token('owner') as string;
     const name = await m.file();
     const before = await snapshot(m.s.roost);
@@ -164,7 +164,10 @@ describe("CSRF: every write of every service, authenticated by the cookie, must 
     });
     assert.deepEqual([put.status, (put.json as { code?: string }).code], [403, 'cross_site_request']);
     const boundary = 'b0undary';
-    const body = `--${boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\nforged.txt\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="forged.txt"\r\nContent-Type: text/plain\r\n\r\nforged\r\n--${boundary}--\r\n`;
+    const body =
+      `--${boundary}\r\nContent-Disposition: form-data; ` +
+      `name="name"\r\n\r\nforged.txt\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; ` +
+      `filename="forged.txt"\r\nContent-Type: text/plain\r\n\r\nforged\r\n--${boundary}--\r\n`;
     const multipart = await send(m.s.url, {
       method: 'POST',
       path: '/files/@newItem',
@@ -285,7 +288,7 @@ describe('security headers and cookies', () => {
 
   const API_CSP = "default-src 'none'; frame-ancestors 'none'";
 
-  test('every JSON answer of every service: nosniff, a CSP that allows nothing (no framing either), same-origin resources; no document-only headers', async () => {
+  test('every JSON answer: nosniff, a CSP allowing nothing, same-origin resources, no page headers', async () => {
     const answers = [
       await s.request('/users/api/ping'),
       await s.users('profile', {}),
@@ -309,7 +312,7 @@ describe('security headers and cookies', () => {
     }
   });
 
-  test('HTML answers get a CSP for pages: own scripts and styles only, no plugins, no framing, forms only to Roost', async () => {
+  test('HTML answers get a page CSP: own scripts and styles, no plugins, no framing, forms to Roost', async () => {
     // Any route's HTML answer (the admin and user pages): a bare app with the same headers.
     const app = Fastify();
     installSecurityHeaders(app);
@@ -348,7 +351,7 @@ describe('security headers and cookies', () => {
     assert.equal(docs.headers.get('content-security-policy'), `${PAGE_CSP}; style-src 'self' 'unsafe-inline'`);
   });
 
-  test('a downloaded file is sandboxed (an uploaded page runs no script on this origin) and may be embedded elsewhere', async () => {
+  test('a downloaded file is sandboxed (an uploaded page runs no script here), embeddable elsewhere', async () => {
     const res = await fetch(`${s.url}/files/page.html`, { headers: { 'x-auth-token': token } });
     await res.text();
     assert.match(res.headers.get('content-security-policy') ?? '', /\bsandbox\b/);
@@ -362,7 +365,7 @@ describe('security headers and cookies', () => {
     );
   });
 
-  test('behind a trusted TLS proxy: HSTS on every answer, and the cookie is Secure, HttpOnly, SameSite=Lax', async () => {
+  test('behind a trusted TLS proxy: HSTS on every answer; the cookie is Secure, HttpOnly, SameSite=Lax', async () => {
     const https = { 'x-forwarded-proto': 'https' };
     const ping = await proxied.request('/users/api/ping', undefined, { headers: https });
     assert.equal(ping.headers.get('strict-transport-security'), 'max-age=31536000');
@@ -381,7 +384,7 @@ describe('security headers and cookies', () => {
     assert.match(cleared, /Expires=Thu, 01 Jan 1970|Max-Age=0/);
   });
 
-  test('over plain HTTP, and when X-Forwarded-Proto comes from an untrusted client, no HSTS and no Secure flag', async () => {
+  test('over plain HTTP, or X-Forwarded-Proto from an untrusted client: no HSTS and no Secure flag', async () => {
     const spoofed = await s.users(
       'signin',
       { identity: 'alice', password: PASSWORD },
@@ -426,7 +429,7 @@ describe('sign-in, reset and sign-up answers tell nothing about which accounts e
     cookies: res.headers.getSetCookie().length,
   });
 
-  test('token and signin: an unknown account, a wrong password, a disabled, pending or locked account all get the same answer', async () => {
+  test('token and signin: unknown account, wrong password, disabled, pending or locked: the same answer', async () => {
     for (const op of ['token', 'signin']) {
       const unknown = strip(await s.users(op, { identity: 'nobody', password: PASSWORD }));
       assert.equal(unknown.status, 401);
@@ -475,7 +478,7 @@ describe('sign-in, reset and sign-up answers tell nothing about which accounts e
     assert.deepEqual(sent, ['active@example.com', 'locked@example.com']);
   });
 
-  test('sign-up says that a name or email is taken (and nothing more), only where a sign-up policy is open, and only at the sign-in rate', async () => {
+  test('sign-up says a name or email is taken (nothing more), under an open policy, at sign-in rate', async () => {
     assert.equal(
       (await s.users('signupDirect', { name: 'active', email: 'x@example.com', password: PASSWORD })).status,
       403,
@@ -583,7 +586,8 @@ describe('oversized, deep, long and slow requests', () => {
               socket.write(
                 i % 2
                   ? 'POST /data/api/setItem HTTP/1.1\r\nHost: x\r\nX-Slow: '
-                  : `POST /data/api/setItem HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nx-auth-token: ${token}\r\nContent-Length: 1000\r\n\r\n{"key":"slow",`,
+                  : `POST /data/api/setItem HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nx-auth-token: ` +
+                      `${token}\r\nContent-Length: 1000\r\n\r\n{"key":"slow",`,
               );
               resolve(socket);
             });

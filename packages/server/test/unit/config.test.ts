@@ -24,7 +24,8 @@ describe('configuration', () => {
     const cwd = await dir();
     await writeFile(
       join(cwd, 'roost.config.ts'),
-      `export default { port: 9000, dataStores: { notes: { read: 'sys:everyone' } }, users: { identityPolicy: 'email' } };\n`,
+      `export default { port: 9000, dataStores: { notes: { read: 'sys:everyone' } }, users: { identityPolicy: ` +
+        `'email' } };\n`,
     );
     const fromFile = await loadConfig({ cwd, env: {} });
     assert.equal(fromFile.port, 9000);

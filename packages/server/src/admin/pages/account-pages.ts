@@ -128,7 +128,8 @@ async function passwordPage(users: UserService, rules: AccountRules, page: Admin
       if (self)
         throw commonErrors.not_allowed({
           message:
-            'Your own password is changed by signing in with it (updatePassword), not here: this page would sign you out.',
+            'Your own password is changed by signing in with it (updatePassword), not here: this page would sign ' +
+            'you out.',
         });
       await users.setUser(page.admin, { identity: user.id, values: { password: String(data.password ?? '') } });
       done = true;
@@ -141,7 +142,10 @@ async function passwordPage(users: UserService, rules: AccountRules, page: Admin
       redirect: userUrl(user.id),
       messages: [`The password of ${user.name} was set; the account's sessions were ended.`],
     };
-  const body = `<div class="card narrow"><p>A new password for <strong>${escapeHtml(user.name)}</strong>. Tell it to them another way than by mail; every session of the account ends.</p>${html}</div><p>${link(userUrl(user.id), `← ${user.name}`)}</p>`;
+  const body =
+    `<div class="card narrow"><p>A new password for <strong>${escapeHtml(user.name)}</strong>. Tell it ` +
+    `to them another way than by mail; every session of the account ends.</p>${html}</div>` +
+    `<p>${link(userUrl(user.id), `← ${user.name}`)}</p>`;
   return { title: `Password of ${user.name}`, body, head: await form.htmlHead(), status: result === false ? 422 : 200 };
 }
 
@@ -162,7 +166,9 @@ async function resetPage(users: UserService, page: AdminPageRequest) {
   if (!user.email) {
     return {
       title: `Reset mail for ${user.name}`,
-      body: `<div class="card narrow"><p>${escapeHtml(user.name)} has no email address: set one on the account's page, or set a password here: ${link(`${userUrl(user.id)}/password`, 'Set a password')}.</p></div>`,
+      body:
+        `<div class="card narrow"><p>${escapeHtml(user.name)} has no email address: set one on the account's ` +
+        `page, or set a password here: ${link(`${userUrl(user.id)}/password`, 'Set a password')}.</p></div>`,
       status: 409,
     };
   }
@@ -172,11 +178,15 @@ async function resetPage(users: UserService, page: AdminPageRequest) {
     return {
       redirect: userUrl(user.id),
       messages: [
-        `A password-reset mail to ${user.email} is queued (at most ${users.settings.mailsPerRecipient} mails an hour go to one address).`,
+        `A password-reset mail to ${user.email} is queued (at most ${users.settings.mailsPerRecipient} mails an ` +
+          'hour go to one address).',
       ],
     };
   }
-  const body = `<div class="card narrow"><p>Send <strong>${escapeHtml(user.name)}</strong> a mail at <strong>${escapeHtml(user.email)}</strong> with a link to choose a new password? Their password stays as it is until they do.</p>${html}</div>`;
+  const body =
+    `<div class="card narrow"><p>Send <strong>${escapeHtml(user.name)}</strong> a mail at ` +
+    `<strong>${escapeHtml(user.email)}</strong> with a link to choose a new password? Their password stays as it ` +
+    `is until they do.</p>${html}</div>`;
   return { title: `Reset mail for ${user.name}`, body, status: result === false ? 422 : 200 };
 }
 

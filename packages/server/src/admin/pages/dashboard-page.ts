@@ -51,7 +51,8 @@ export function registerDashboard(pages: AdminPages, deps: PageDeps): void {
         services.users.listUsers(services.users.inputs.list.parse({ sort: 'created', order: '>' }), RECENT_SIGNUPS),
       ]);
       const tile = (href: string, figure: number, label: string) =>
-        `<a class="tile" href="${escapeHtml(href)}"><span class="figure">${figure}</span><span>${escapeHtml(label)}</span></a>`;
+        `<a class="tile" href="${escapeHtml(href)}"><span class="figure">${figure}</span>` +
+        `<span>${escapeHtml(label)}</span></a>`;
       const tiles =
         `<div class="tiles">` +
         tile('/admin/users', users, users === 1 ? 'account' : 'accounts') +
@@ -93,7 +94,8 @@ export function registerDashboard(pages: AdminPages, deps: PageDeps): void {
       const body =
         tiles +
         `<div class="dashboard"><section class="card"><h2>Server</h2>${server}</section>` +
-        `<section class="card"><h2>Latest sign-ups</h2>${signups}<p>${link('/admin/users', 'All accounts')} · ${link('/admin/signups', 'Sign-ups waiting')}</p></section></div>`;
+        `<section class="card"><h2>Latest sign-ups</h2>${signups}<p>${link('/admin/users', 'All accounts')} · ` +
+        `${link('/admin/signups', 'Sign-ups waiting')}</p></section></div>`;
       return { title: 'Overview', body };
     },
     { post: false },

@@ -25,8 +25,11 @@ interface OutboxDeps {
 async function transportNote(settings: RuntimeSettingsService): Promise<string> {
   const { smtpUrl } = await settings.current();
   return smtpUrl
-    ? `<p class="alert alert-warning" role="status">Mail goes out through the SMTP server ${escapeHtml(maskSmtpUrl(smtpUrl))}: new mails do not appear here. Listed are the mails written while no SMTP server was set.</p>`
-    : `<p class="muted">No SMTP server is set (Settings): every mail Roost sends is kept here instead of being delivered.</p>`;
+    ? '<p class="alert alert-warning" role="status">Mail goes out through the SMTP server ' +
+        `${escapeHtml(maskSmtpUrl(smtpUrl))}: new mails do not appear here. Listed are the mails written while no ` +
+        'SMTP server was set.</p>'
+    : '<p class="muted">No SMTP server is set (Settings): every mail Roost sends is kept here instead of being ' +
+        'delivered.</p>';
 }
 
 async function listPage(deps: OutboxDeps, page: AdminPageRequest) {

@@ -83,7 +83,8 @@ function entryFields(names: readonly string[]): FieldConf[] {
         const bad = groups.find((g) => !(PSEUDO_GROUPS.includes(g) || isGroupName(g)));
         return bad === undefined
           ? undefined
-          : `"${bad.slice(0, 40)}" is not a group: letters, digits and . _ : @ - (at most 100), or one of ${PSEUDO_GROUPS.join(', ')}.`;
+          : `"${bad.slice(0, 40)}" is not a group: letters, digits and . _ : @ - (at most 100), or one of ` +
+              `${PSEUDO_GROUPS.join(', ')}.`;
       },
     },
   ];
@@ -174,7 +175,8 @@ async function servicePage(services: HttpServices, page: AdminPageRequest) {
   }
   const nobody = current.filter((e) => e.groups.length === 0).map((e) => e.permission);
   const body =
-    `<p class="muted">The ${escapeHtml(service.kind)} <strong>${escapeHtml(service.name)}</strong>. Add an entry, or edit or delete one below; deleting grants the permission to nobody.</p>` +
+    `<p class="muted">The ${escapeHtml(service.kind)} <strong>${escapeHtml(service.name)}</strong>. Add an entry, ` +
+    'or edit or delete one below; deleting grants the permission to nobody.</p>' +
     `<div class="card permissions">${html}</div>` +
     (nobody.length ? `<p class="muted">Granted to nobody: ${escapeHtml(nobody.join(', '))}.</p>` : '') +
     `<p>${link('/admin/permissions', '← All services')}</p>`;
@@ -219,9 +221,11 @@ function confirmDeletePage(
     confirm: asked.entry.permission,
   });
   const body =
-    `<div class="card confirm"><p>Delete the entry <code>${escapeHtml(asked.entry.permission)}</code> (${escapeHtml(asked.entry.groups.join(', '))}) of ${escapeHtml(service.name)}? ` +
+    `<div class="card confirm"><p>Delete the entry <code>${escapeHtml(asked.entry.permission)}</code> ` +
+    `(${escapeHtml(asked.entry.groups.join(', '))}) of ${escapeHtml(service.name)}? ` +
     `Nobody holds the permission then, until it is granted again.</p>` +
-    `<form method="post" action="${escapeHtml(url)}">${hidden}<button type="submit" class="btn danger">Delete the entry</button> ${link(url, 'Cancel')}</form></div>`;
+    `<form method="post" action="${escapeHtml(url)}">${hidden}<button type="submit" class="btn danger">Delete the ` +
+    `entry</button> ${link(url, 'Cancel')}</form></div>`;
   return { title: `Delete ${asked.entry.permission}?`, body };
 }
 

@@ -182,7 +182,9 @@ async function settingsFields(deps: SettingsPageDeps, policies: Map<string, read
       size: 2000,
       validator: schemaCheck('smtpUrl'),
       settings: { autocomplete: 'off' },
-      description: `Empty: mails go to the outbox (Mail outbox page). A password shows as ****; leave it so to keep it. ${said('smtpUrl', (v) => maskSmtpUrl(v as string | null))}`,
+      description:
+        'Empty: mails go to the outbox (Mail outbox page). A password shows as ****; leave it so to keep ' +
+        `it. ${said('smtpUrl', (v) => maskSmtpUrl(v as string | null))}`,
     },
     {
       id: 'testMailTo',
@@ -257,7 +259,9 @@ async function settingsPage(deps: SettingsPageDeps, page: AdminPageRequest) {
     if (problem) return [false, await this.render(data, [], [{ field: 'testMailTo', messages: [problem] }])];
     const route =
       mailRoute(current) === 'smtp' ? `through the SMTP server ${maskSmtpUrl(current.smtpUrl)}` : 'to the outbox';
-    const text = `This is a test mail from Roost at ${deps.config.publicUrl}, sent by ${by}. Mail goes ${route}; the sender is ${current.mailFrom}.`;
+    const text =
+      `This is a test mail from Roost at ${deps.config.publicUrl}, sent by ${by}. Mail goes ${route}; ` +
+      `the sender is ${current.mailFrom}.`;
     try {
       await mailer.send(composeMail('test', to, 'Roost test mail', [text]));
     } catch (err) {
@@ -293,8 +297,10 @@ async function settingsPage(deps: SettingsPageDeps, page: AdminPageRequest) {
   const { result, html } = await form.process({ defaultData: formData(current, policies) });
   if (result && done) return { redirect: '/admin/settings', messages: [done] };
   const body =
-    `<p class="muted">Values set here are stored in the database and win over the configuration file and environment; ` +
-    `each applies at once here and within a second in every other Roost process on the same database.</p><div class="card">${html}</div>`;
+    '<p class="muted">Values set here are stored in the database and win over the configuration file and ' +
+    'environment; ' +
+    'each applies at once here and within a second in every other Roost process on the same database.</p>' +
+    `<div class="card">${html}</div>`;
   return { title: 'Settings', body, head: await form.htmlHead(), status: result === false ? 422 : 200 };
 }
 

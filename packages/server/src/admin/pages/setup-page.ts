@@ -29,9 +29,12 @@ function page(title: string, body: string, head = ''): string {
 }
 
 const NOT_VALID =
-  `<p>This setup link is not valid: it was used, it expired (links last ${SETUP_LINK_MINUTES} minutes) or Roost restarted.</p>` +
-  '<p>While no administrator exists, <code>roost serve</code> prints a new link each time it starts. From a shell you can also run<br>' +
-  "<code>npx roost user add --name admin --email you@example.com --password '&lt;a long secret&gt;' --group admins</code></p>";
+  `<p>This setup link is not valid: it was used, it expired (links last ${SETUP_LINK_MINUTES} minutes) or Roost ` +
+  'restarted.</p>' +
+  '<p>While no administrator exists, <code>roost serve</code> prints a new link each time it starts. From a shell ' +
+  'you can also run<br>' +
+  "<code>npx roost user add --name admin --email you@example.com --password '&lt;a long secret&gt;' --group " +
+  'admins</code></p>';
 
 export function registerSetupPage(app: FastifyInstance, deps: PageDeps & { setupLinks: SetupLinks }): void {
   const handler = (request: FastifyRequest, reply: FastifyReply) => setupPage(deps, request, reply);
@@ -51,7 +54,8 @@ async function setupPage(deps: PageDeps & { setupLinks: SetupLinks }, request: F
       reply,
       page(
         'Set up Roost',
-        '<p>An administrator exists already: this link is no longer needed.</p><p><a class="btn btn-primary" href="/admin/signin">Sign in</a></p>',
+        '<p>An administrator exists already: this link is no longer needed.</p><p>' +
+          '<a class="btn btn-primary" href="/admin/signin">Sign in</a></p>',
       ),
       410,
     );
@@ -135,7 +139,9 @@ async function setupPage(deps: PageDeps & { setupLinks: SetupLinks }, request: F
     setAuthCookie(request, reply, signedIn.token, deps.config.users.tokenLifetimeSeconds);
     return reply.redirect('/admin', 303);
   }
-  const intro = `<h2>Welcome to Roost</h2><p>No administrator exists yet. Make the first one: it manages users, permissions, settings and the stores here, at <code>/admin</code>.</p>`;
+  const intro =
+    '<h2>Welcome to Roost</h2><p>No administrator exists yet. Make the first one: it manages users, ' +
+    'permissions, settings and the stores here, at <code>/admin</code>.</p>';
   return sendHtml(
     reply,
     page(

@@ -190,7 +190,8 @@ function signedInPage(
   const name = caller.user?.name ?? '';
   const body =
     `<div class="card narrow"><p>You are signed in as <strong>${escapeHtml(name)}</strong>.</p>` +
-    `<form method="post" action="${place.signout}"><input type="hidden" name="csrf" value="${escapeHtml(csrfTokenOf(request))}">` +
+    `<form method="post" action="${place.signout}">` +
+    `<input type="hidden" name="csrf" value="${escapeHtml(csrfTokenOf(request))}">` +
     `<button type="submit" class="btn btn-primary">Sign out</button></form></div>`;
   return { title: 'Signed in', body };
 }

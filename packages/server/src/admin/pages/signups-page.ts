@@ -105,7 +105,9 @@ async function listPage(users: UserService, page: AdminPageRequest) {
   ];
   const head = pending.length ? await reviewForm(users, page, pending[0]!, 0).htmlHead() : '';
   const body =
-    `<p class="muted">Accounts that signed up and are not active yet. Sign-ups by <code>signupReview</code> wait for you; those by <code>signupOptin</code> (or accepted with email verification) wait for their own mail confirmation, which you may also take over.</p>` +
+    '<p class="muted">Accounts that signed up and are not active yet. Sign-ups by <code>signupReview</code> wait ' +
+    'for you; those by <code>signupOptin</code> (or accepted with email verification) wait for their own mail ' +
+    'confirmation, which you may also take over.</p>' +
     table('Sign-ups waiting', columns, rows, 'No sign-up is waiting.') +
     pager('sign-ups', { start, size: PAGE_SIZE, total, shown: rows.length }, (n) => `/admin/signups?start=${n}`);
   return { title: 'Sign-ups', body, head };
@@ -167,7 +169,8 @@ async function rejectPage(users: UserService, page: AdminPageRequest) {
   if (action.id === 'reject' && result)
     return { redirect: '/admin/signups', messages: [DECISIONS.reject.done(user.name)] };
   const body =
-    `<div class="card confirm"><p>Reject the sign-up of <strong>${escapeHtml(user.name)}</strong>${user.email ? ` (${escapeHtml(user.email)})` : ''}? ` +
+    '<div class="card confirm"><p>Reject the sign-up of ' +
+    `<strong>${escapeHtml(user.name)}</strong>${user.email ? ` (${escapeHtml(user.email)})` : ''}? ` +
     `The account is removed; no mail is sent, and the name and email become free for new sign-ups.</p>${html}</div>`;
   return { title: `Reject ${user.name}?`, body, status: result === false ? 422 : 200 };
 }

@@ -104,8 +104,11 @@ async function toolsPage(users: UserService, page: AdminPageRequest) {
       ? `<div class="alert alert-success" role="status">${purged.html}</div>${await purgeForm.render({})}`
       : purged.html;
   const body =
-    `<section class="card"><h2>Export users as CSV</h2><p class="muted">Columns: ${CSV_COLUMNS.join(', ')}. Times in UTC.</p>${exported.html}</section>` +
-    `<section class="card"><h2>Purge expired sessions and tokens</h2><p class="muted">Deletes sessions and mailed tokens (activation, verification, reset) past their lifetime. Roost also does this once an hour.</p>${purgeHtml}</section>`;
+    '<section class="card"><h2>Export users as CSV</h2>' +
+    `<p class="muted">Columns: ${CSV_COLUMNS.join(', ')}. Times in UTC.</p>${exported.html}</section>` +
+    '<section class="card"><h2>Purge expired sessions and tokens</h2>' +
+    '<p class="muted">Deletes sessions and mailed tokens (activation, verification, reset) past their lifetime. ' +
+    `Roost also does this once an hour.</p>${purgeHtml}</section>`;
   return { title: 'Tools', body, head: await exportForm.htmlHead(), status: exported.result === false ? 422 : 200 };
 }
 

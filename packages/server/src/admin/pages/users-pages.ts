@@ -208,7 +208,9 @@ async function editPage(users: UserService, page: AdminPageRequest) {
   if (response) return { response };
   const body =
     `<div class="card">${summary(user)}</div><div class="card">${html}</div>` +
-    `<p>${link('/admin/users', '← All users')} · ${link(`${url}/password`, 'Set a password')} · ${link(`${url}/reset`, 'Send a password-reset mail')} · ${link(`${url}/remove`, 'Remove this account', ' class="danger-link"')}</p>`;
+    `<p>${link('/admin/users', '← All users')} · ${link(`${url}/password`, 'Set a password')} · ` +
+    `${link(`${url}/reset`, 'Send a password-reset mail')} · ` +
+    `${link(`${url}/remove`, 'Remove this account', ' class="danger-link"')}</p>`;
   return { title: `User ${user.name}`, body, head: await form.htmlHead(), status: result === false ? 422 : 200 };
 }
 
@@ -233,8 +235,10 @@ async function removePage(users: UserService, page: AdminPageRequest) {
   if (action.id === 'remove' && result)
     return { redirect: '/admin/users', messages: [`The account ${user.name} was removed.`] };
   const body =
-    `<div class="card"><p>Remove the account <strong>${escapeHtml(user.name)}</strong>${user.email ? ` (${escapeHtml(user.email)})` : ''}? ` +
-    `It cannot be restored; its name and email become free for new accounts. Items and files it owns stay in the stores.</p>${summary(user)}${html}</div>`;
+    '<div class="card"><p>Remove the account ' +
+    `<strong>${escapeHtml(user.name)}</strong>${user.email ? ` (${escapeHtml(user.email)})` : ''}? ` +
+    'It cannot be restored; its name and email become free for new accounts. Items and files it owns stay in the ' +
+    `stores.</p>${summary(user)}${html}</div>`;
   return { title: `Remove ${user.name}`, body, status: result === false ? 422 : 200 };
 }
 

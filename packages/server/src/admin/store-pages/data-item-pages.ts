@@ -144,7 +144,8 @@ async function itemPage(
       `<section class="card">${about}</section>` +
       `<section class="card"><h2>Value</h2>${value}</section>` +
       `<section class="card"><h2>Owner</h2>${owner}</section>` +
-      `<section class="card"><h2>Delete</h2><p>${link(`${here}/delete`, 'Delete this item…', ' class="button danger"')}</p></section>`,
+      '<section class="card"><h2>Delete</h2>' +
+      `<p>${link(`${here}/delete`, 'Delete this item…', ' class="button danger"')}</p></section>`,
   );
 }
 
@@ -180,7 +181,8 @@ async function deletePage(
     'Delete item',
     [form],
     ([html]) =>
-      `<div class="card confirm"><p>Delete the item <code class="key">${escapeHtml(item.key)}</code> of ${escapeHtml(params.store)} for good? This cannot be undone.</p>` +
+      `<div class="card confirm"><p>Delete the item <code class="key">${escapeHtml(item.key)}</code> of ` +
+      `${escapeHtml(params.store)} for good? This cannot be undone.</p>` +
       `${html}<p>${link(itemUrl(params.store, item.id), 'Cancel')}</p></div>`,
   );
 }

@@ -137,8 +137,10 @@ async function itemsPage(
   ];
   const page = { start: query.start, size: query.size, total, shown: items.length };
   const body =
-    `<p class="actions">${link(`${dataStoreUrl(name)}/new`, 'New item', ' class="button"')} ${link('/admin/data', 'All data stores', ' class="button secondary"')}</p>` +
-    `<details class="card" ${query.prefix || query.owner ? 'open' : ''}><summary>Filter and sort</summary>${filterHtml}</details>` +
+    `<p class="actions">${link(`${dataStoreUrl(name)}/new`, 'New item', ' class="button"')} ` +
+    `${link('/admin/data', 'All data stores', ' class="button secondary"')}</p>` +
+    `<details class="card" ${query.prefix || query.owner ? 'open' : ''}>` +
+    `<summary>Filter and sort</summary>${filterHtml}</details>` +
     pager('items', page, href) +
     table(
       `Items of ${name}`,

@@ -203,8 +203,10 @@ export async function directoryView(page: FilePage) {
       `<section class="card"><h2>New directory</h2>${mkdir}</section></div>` +
       (below
         ? `<div class="columns"><section class="card"><h2>Move or rename</h2>${move}</section>` +
-          `<section class="card"><h2>Owner</h2><p>Owned by ${owner ? escapeHtml(owner) : '<span class="muted">(nobody)</span>'}.</p>${give}</section></div>` +
-          `<section class="card"><h2>Delete</h2><p>${link(`${urlOf(page, page.path, 'd')}?delete`, 'Delete this directory and everything in it…', ' class="button danger"')}</p></section>`
+          '<section class="card"><h2>Owner</h2><p>Owned by ' +
+          `${owner ? escapeHtml(owner) : '<span class="muted">(nobody)</span>'}.</p>${give}</section></div>` +
+          '<section class="card"><h2>Delete</h2>' +
+          `<p>${link(`${urlOf(page, page.path, 'd')}?delete`, 'Delete this directory and everything in it…', ' class="button danger"')}</p></section>`
         : ''),
   );
 }
@@ -230,7 +232,8 @@ export async function fileView(page: FileEntryPage) {
       `<section class="card">${about}<p class="actions">${link(downloadUrl(page.name, page.path.segments), 'Download', ' class="button" download')}</p></section>` +
       `<div class="columns"><section class="card"><h2>Move or rename</h2>${move}</section>` +
       `<section class="card"><h2>Owner</h2>${give}</section></div>` +
-      `<section class="card"><h2>Delete</h2><p>${link(`${here}?delete`, 'Delete this file…', ' class="button danger"')}</p></section>`,
+      '<section class="card"><h2>Delete</h2>' +
+      `<p>${link(`${here}?delete`, 'Delete this file…', ' class="button danger"')}</p></section>`,
   );
 }
 
@@ -260,13 +263,15 @@ export async function deleteView(page: FilePage) {
   });
   const children = directory ? (await page.store.list(page.admin.principal, page.path, { size: 1 })).total : 0;
   const what = directory
-    ? `the directory <code class="key">${escapeHtml(shown(page.path))}</code>${children > 0 ? ` and everything in it (${children} ${children === 1 ? 'entry' : 'entries'} directly inside, and all below them)` : ' (it is empty)'}`
+    ? 'the directory ' +
+      `<code class="key">${escapeHtml(shown(page.path))}</code>${children > 0 ? ` and everything in it (${children} ${children === 1 ? 'entry' : 'entries'} directly inside, and all below them)` : ' (it is empty)'}`
     : `the file <code class="key">${escapeHtml(shown(page.path))}</code>`;
   return answer(
     page,
     directory ? 'Delete directory' : 'Delete file',
     [form],
     ([html]) =>
-      `<div class="card confirm"><p>Delete ${what} for good? This cannot be undone.</p>${html}<p>${link(urlOf(page, page.path, typeOf(page)), 'Cancel')}</p></div>`,
+      `<div class="card confirm"><p>Delete ${what} for good? This cannot be ` +
+      `undone.</p>${html}<p>${link(urlOf(page, page.path, typeOf(page)), 'Cancel')}</p></div>`,
   );
 }

@@ -6,7 +6,9 @@ import { adminRequest, type AdminRequest } from '../page-kit/admin-page.js';
 /** What every store page needs: the services and the guard that also reads the form. */
 export interface StorePageContext {
   deps: PageDeps;
-  /** The administrator and the form values, or null when the guard has answered; `fileBytes` > 0 lets a file through. */
+  /**
+   * The administrator and the form values, or null when the guard has answered; `fileBytes` > 0 lets a file through.
+   */
   admin(request: FastifyRequest, reply: FastifyReply, fileBytes?: number): Promise<AdminRequest | null>;
 }
 

@@ -35,7 +35,8 @@ export function resetPasswordPage(deps: PageDeps, request: FastifyRequest, reply
         });
         return {
           message:
-            'If an account matches, we sent a mail with a code and a link to its address. The code works once, for a limited time.',
+            'If an account matches, we sent a mail with a code and a link to its address. The code works once, for ' +
+            'a limited time.',
         };
       },
     });
@@ -44,13 +45,17 @@ export function resetPasswordPage(deps: PageDeps, request: FastifyRequest, reply
     if (tokenPosted || textParam(form.query?.token)) {
       return {
         title: RESET_PASSWORD.title,
-        body: `<section class="card narrow">${tokenSection}</section><details class="card narrow"><summary>No code yet? Get one by mail</summary>${html}</details>`,
+        body:
+          `<section class="card narrow">${tokenSection}</section><details class="card narrow">` +
+          `<summary>No code yet? Get one by mail</summary>${html}</details>`,
       };
     }
     const intro =
       '<p>Forgot your password? Enter your user name or email and we mail you a code to choose a new one.</p>';
     // Once a code was asked for, the form to enter it stands open.
-    const codeForm = `<details class="card narrow"${requested ? ' open' : ''}><summary>I have a code already</summary>${tokenSection}</details>`;
+    const codeForm =
+      `<details class="card narrow"${requested ? ' open' : ''}>` +
+      `<summary>I have a code already</summary>${tokenSection}</details>`;
     return { title: 'Reset your password', body: `<section class="card narrow">${intro}${html}</section>${codeForm}` };
   };
   return tokenPage(deps, RESET_PASSWORD, request, reply, compose);

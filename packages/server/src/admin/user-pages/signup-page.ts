@@ -44,7 +44,9 @@ function doneMessage(
       const name = account?.name ?? '';
       return {
         message: `Your account is ready. Your generated name is ${name}.`,
-        next: `<p>Keep it: you sign in with this name.</p><p><code class="key generated-name">${escapeHtml(name)}</code></p>${signInLink}`,
+        next:
+          '<p>Keep it: you sign in with this name.</p><p>' +
+          `<code class="key generated-name">${escapeHtml(name)}</code></p>${signInLink}`,
       };
     }
   }
@@ -160,7 +162,10 @@ export async function signupPage(deps: PageDeps, request: FastifyRequest, reply:
           )
           .join('')}</ul></nav>`
       : '';
-  const body = `${choice}<section class="card narrow"><h2>${escapeHtml(LABELS[policy].title)}</h2>${html}<p class="muted">Have an account? ${link('/users/signin', 'Sign in')}.</p></section>`;
+  const body =
+    `${choice}<section class="card narrow">` +
+    `<h2>${escapeHtml(LABELS[policy].title)}</h2>${html}<p class="muted">Have an account? ` +
+    `${link('/users/signin', 'Sign in')}.</p></section>`;
   return sendHtml(
     reply,
     await renderPublicPage(request, reply, deps.services.users, {

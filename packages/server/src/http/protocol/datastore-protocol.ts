@@ -39,7 +39,10 @@ export interface DataStoreOperation {
 /** The original's item timestamp: float seconds since the epoch (UTC). */
 const timestampOf = (item: Pick<Item, 'updated'>) => item.updated / 1000;
 
-/** The owner as answers show it: the user name, as the file store and the original connectors show it; `""` when the account is gone. */
+/**
+ * The owner as answers show it: the user name, as the file store and
+ * the original connectors show it; `""` when the account is gone.
+ */
 const ownerOf = (item: Item) => item.ownerName ?? '';
 
 /** An item on the wire: key, value, timestamp, id and owner (the owner's user name). */
@@ -200,7 +203,8 @@ export function dataStoreOperations(store: DataStore): DataStoreOperation[] {
       answer: answerOf({ items: { type: 'array', items: ITEM_ANSWER }, ...PAGE_MEMBERS }),
       serializeBy: WRITTEN_BY.list,
       summary:
-        'A page of items: `key` filter, `prefix` (keys starting with it), `owner`, `sort` (key, value, timestamp), `order`, `start`, `size`; with `total`.',
+        'A page of items: `key` filter, `prefix` (keys starting with it), `owner`, `sort` (key, value, timestamp), ' +
+        '`order`, `start`, `size`; with `total`.',
       call: async (caller, values) => {
         const page = await store.list(caller, asInput(values));
         return { items: page.items.map(itemView), start: page.start, size: page.size, total: page.total };

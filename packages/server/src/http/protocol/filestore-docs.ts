@@ -34,7 +34,8 @@ function operation(store: string, doc: FileOperation, method: string) {
     tags: ['file store'],
     ...plainSummary(
       doc.summary,
-      'Also under `/<store>/api/<path>/@<op>`; the operations that change nothing also answer GET with the parameters in the query.',
+      'Also under `/<store>/api/<path>/@<op>`; the operations that change nothing also answer GET with the ' +
+        'parameters in the query.',
     ),
     parameters: [PATH_PARAMETER],
     requestBody:

@@ -13,7 +13,10 @@ export interface DataStoreRouteOptions {
   config: Config;
 }
 
-/** `/<store>/api/<op>` of every configured data store (http/protocol/datastore-protocol.ts). Validation failures answer 422. */
+/**
+ * `/<store>/api/<op>` of every configured data store
+ * (http/protocol/datastore-protocol.ts). Validation failures answer 422.
+ */
 export async function registerDataStoreRoutes(app: FastifyInstance, options: DataStoreRouteOptions): Promise<void> {
   const { users, config } = options;
   const routeConfig = { validationStatus: 422 };

@@ -130,7 +130,9 @@ export async function registerFileStoreRoutes(app: FastifyInstance, options: Fil
         handler: (request, reply) => handle(request, reply, op),
       });
     }
-    const summary = `File store ${name}: \`/${name}/<path>/@<op>\` (also under \`/${name}/api/\`), op one of ${OPERATIONS.join(', ')}; without an op, GET downloads the file.`;
+    const summary =
+      `File store ${name}: \`/${name}/<path>/@<op>\` (also under \`/${name}/api/\`), op one of ` +
+      `${OPERATIONS.join(', ')}; without an op, GET downloads the file.`;
     for (const url of [`/${name}`, `/${name}/*`]) {
       app.route({
         // HEAD is answered here: Fastify's own HEAD route would say `content-length: 0`.

@@ -151,7 +151,8 @@ function multipartBody(
     );
   const type = t.partType ? `\r\nContent-Type: ${t.partType}` : '';
   parts.push(
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${t.filename.replace(/["\r\n]/g, '_')}"${type}\r\n\r\n${t.contents}\r\n`,
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; ` +
+      `filename="${t.filename.replace(/["\r\n]/g, '_')}"${type}\r\n\r\n${t.contents}\r\n`,
   );
   if (t.closed) parts.push(`--${boundary}--\r\n`);
   return { type: `multipart/form-data; boundary=${boundary}`, body: Buffer.from(parts.join('')) };
