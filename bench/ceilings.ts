@@ -17,8 +17,8 @@ const sqlite = new SQLite(join(dir, 'items.db'));
 sqlite.pragma('journal_mode = WAL');
 sqlite.pragma('synchronous = NORMAL');
 // Roost's table of items (storage/migrations), with its unique index on (store, key).
-sqlite.exec(`create table datastore_items (id integer primary key autoincrement, store varchar(63) not null, key text not null,
-  value text not null, number double precision, owner varchar(64), updated bigint not null)`);
+sqlite.exec(`create table datastore_items (id integer primary key autoincrement, store varchar(63) not null,
+  key text not null, value text not null, number double precision, owner varchar(64), updated bigint not null)`);
 sqlite.exec('create unique index datastore_items_key on datastore_items (store, key)');
 const insert = sqlite.prepare('insert into datastore_items (store, key, value, owner, updated) values (?, ?, ?, ?, ?)');
 sqlite.transaction(() => {

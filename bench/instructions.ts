@@ -185,8 +185,10 @@ function functionsOf(file: string): { functions: Map<string, number>; collecting
 }
 
 /** V8 compiling (parsing, bytecode, Sparkplug, TurboFan): work of the warm-up, not of the request. */
-const COMPILING =
-  /^(v8::internal::(compiler|maglev|baseline|interpreter)::|v8::internal::(Parser|PreParser|Scanner|Compiler|Zone|OptimizedCompilationJob|TurbofanCompilationJob|CodeGenerator)\b)/;
+const COMPILER_PARTS = 'compiler|maglev|baseline|interpreter';
+const COMPILER_CLASSES =
+  'Parser|PreParser|Scanner|Compiler|Zone|OptimizedCompilationJob|TurbofanCompilationJob|CodeGenerator';
+const COMPILING = new RegExp(`^(v8::internal::(${COMPILER_PARTS})::|v8::internal::(${COMPILER_CLASSES})\\b)`);
 
 interface Window {
   /** Instructions per request, V8's compiling left out. */

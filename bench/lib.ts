@@ -364,7 +364,10 @@ export function renderTable(rows: readonly TableRow[], baselineName = 'baseline'
     const vs = r.baseline
       ? [percent(r.m.rps / r.baseline.rps), percent(cpuRatio(r.m.cpuUs, r.baseline.cpuUs))]
       : [baselineName, baselineName];
-    return `| ${r.label} | ${formatRps(r.m.rps)} | ${formatMs(r.m.p50)} | ${formatMs(r.m.p99)} | ${r.m.errors} | ${formatCpu(r.m.cpuUs)} | ${vs.join(' | ')} | ${r.m.slices.join(', ')} |`;
+    return (
+      `| ${r.label} | ${formatRps(r.m.rps)} | ${formatMs(r.m.p50)} | ${formatMs(r.m.p99)} | ${r.m.errors} | ` +
+      `${formatCpu(r.m.cpuUs)} | ${vs.join(' | ')} | ${r.m.slices.join(', ')} |`
+    );
   };
   return [
     `| operation | requests/s | p50 ms | p99 ms | errors | server CPU µs/request | vs ${baselineName} (requests/s) ` +
@@ -379,7 +382,10 @@ export function contentionLine(rows: readonly Measured[]): string {
   const known = rows.map((r) => r.otherCores).filter((c): c is number => c !== null);
   if (known.length === 0) return '';
   const mean = known.reduce((a, b) => a + b, 0) / known.length;
-  return `Other work on the machine took ${mean.toFixed(2)} cores on average during these slices (most ${Math.max(...known).toFixed(2)}).`;
+  return (
+    `Other work on the machine took ${mean.toFixed(2)} cores on average during these slices (most ` +
+    `${Math.max(...known).toFixed(2)}).`
+  );
 }
 
 /** Replace the section between `<!-- marker:begin -->` and `<!-- marker:end -->` (appended when missing). */

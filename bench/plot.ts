@@ -46,7 +46,8 @@ function panelSvg(panel: Panel, offsetX: number): string {
   const py = (y: number) => MARGIN.top + plotH - (y / top) * plotH;
   const out: string[] = [`<g transform="translate(${offsetX},0)">`];
   out.push(
-    `<text x="${MARGIN.left + plotW / 2}" y="22" text-anchor="middle" font-size="15" font-weight="bold">${escapeXml(panel.title)}</text>`,
+    `<text x="${MARGIN.left + plotW / 2}" y="22" text-anchor="middle" font-size="15" font-weight="bold">` +
+      `${escapeXml(panel.title)}</text>`,
   );
   for (let y = 0; y <= top; y += step) {
     out.push(`<line x1="${MARGIN.left}" x2="${MARGIN.left + plotW}" y1="${py(y)}" y2="${py(y)}" stroke="#ddd"/>`);
@@ -58,10 +59,12 @@ function panelSvg(panel: Panel, offsetX: number): string {
   }
   out.push(`<rect x="${MARGIN.left}" y="${MARGIN.top}" width="${plotW}" height="${plotH}" fill="none" stroke="#888"/>`);
   out.push(
-    `<text x="${MARGIN.left + plotW / 2}" y="${MARGIN.top + plotH + 34}" text-anchor="middle" font-size="12">${escapeXml(panel.xLabel)}</text>`,
+    `<text x="${MARGIN.left + plotW / 2}" y="${MARGIN.top + plotH + 34}" text-anchor="middle" font-size="12">` +
+      `${escapeXml(panel.xLabel)}</text>`,
   );
   out.push(
-    `<text transform="translate(16,${MARGIN.top + plotH / 2}) rotate(-90)" text-anchor="middle" font-size="12">${escapeXml(panel.yLabel)}</text>`,
+    `<text transform="translate(16,${MARGIN.top + plotH / 2}) rotate(-90)" text-anchor="middle" font-size="12">` +
+      `${escapeXml(panel.yLabel)}</text>`,
   );
   for (const s of panel.series) {
     const path = s.points.map(([x, y], i) => `${i === 0 ? 'M' : 'L'}${px(x).toFixed(1)},${py(y).toFixed(1)}`).join(' ');
@@ -88,10 +91,12 @@ export function plotSvg(panels: readonly Panel[], caption: string): string {
   const width = WIDTH * panels.length;
   const height = HEIGHT + 24;
   return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" ` +
+      'font-family="sans-serif">',
     `<rect width="${width}" height="${height}" fill="white"/>`,
     ...panels.map((panel, i) => panelSvg(panel, i * WIDTH)),
-    `<text x="${width / 2}" y="${height - 10}" text-anchor="middle" font-size="11" fill="#555">${escapeXml(caption)}</text>`,
+    `<text x="${width / 2}" y="${height - 10}" text-anchor="middle" font-size="11" fill="#555">` +
+      `${escapeXml(caption)}</text>`,
     '</svg>',
     '',
   ].join('\n');

@@ -148,7 +148,8 @@ export async function run(): Promise<void> {
         `|---|${LEVELS.map(() => '---:').join('|')}|`,
         ...table((m) => formatRps(m.rps)),
         '',
-        "p99 latency (ms) and server CPU µs per request (with PostgreSQL's backends for Parse Server), by connections:",
+        "p99 latency (ms) and server CPU µs per request (with PostgreSQL's backends for Parse Server), " +
+          'by connections:',
         '',
         header,
         `|---|${LEVELS.map(() => '---:').join('|')}|`,

@@ -34,7 +34,9 @@ def build_sdist(dist: Path) -> Path:
     # In a process of its own: setuptools keeps state between builds in one process, and talks.
     script = "import sys\nfrom setuptools import build_meta\nprint(build_meta.build_sdist(sys.argv[1]))"
     try:
-        done = subprocess.run([sys.executable, "-c", script, str(dist)], cwd=HERE, check=True, capture_output=True, text=True)
+        done = subprocess.run(
+            [sys.executable, "-c", script, str(dist)], cwd=HERE, check=True, capture_output=True, text=True
+        )
     finally:
         # setuptools leaves its egg-info beside the sources.
         shutil.rmtree(HERE / "roost_client.egg-info", ignore_errors=True)

@@ -38,7 +38,9 @@ class DataStore(Connector):
         raises ``RoostError`` 404 ``item_not_found``."""
         return self._call("getItem", {"key": key, "id": id, "owner": owner})
 
-    def new_item(self, items: str | Item | Sequence[Item], value: Value | None = None, *, owner: str | None = None) -> Answer:
+    def new_item(
+        self, items: str | Item | Sequence[Item], value: Value | None = None, *, owner: str | None = None
+    ) -> Answer:
         """Create items: ``new_item("color", "blue")``, ``new_item({"key": ..., "value": ...})`` or a
         list of such dicts. 409 ``item_exists`` when a key exists. ``success`` holds
         ``[key, id, timestamp, n]`` per item."""
@@ -81,7 +83,9 @@ class DataStore(Connector):
         size: int | None = None,
     ) -> Answer:
         """A page of items: ``{items, start, size, total}`` (``start`` is 1-based)."""
-        return self._call("list", {"key": key, "owner": owner, "sort": sort, "order": order, "start": start, "size": size})
+        return self._call(
+            "list", {"key": key, "owner": owner, "sort": sort, "order": order, "start": start, "size": size}
+        )
 
     def keys(
         self,
@@ -110,7 +114,9 @@ class DataStore(Connector):
         owner: str | None = None,
     ) -> Answer:
         """Give items to ``new_owner`` (a name, email or id); ``owner`` filters by the current owner."""
-        return self._call("setOwner", {"newOwner": new_owner, "key": key, "id": id, "items": _plain(items), "owner": owner})
+        return self._call(
+            "setOwner", {"newOwner": new_owner, "key": key, "id": id, "items": _plain(items), "owner": owner}
+        )
 
     # Permissions and service
 
@@ -131,7 +137,9 @@ class DataStore(Connector):
         return self._call("ping")
 
 
-def _writes(items: str | Item | Sequence[Item] | None, value: Value | None, id: int | None, owner: str | None) -> dict[str, Any]:
+def _writes(
+    items: str | Item | Sequence[Item] | None, value: Value | None, id: int | None, owner: str | None
+) -> dict[str, Any]:
     """The body of ``newItem`` / ``setItem`` from the forms the methods accept."""
     if isinstance(items, str):
         return {"key": items, "value": value, "owner": owner}

@@ -61,9 +61,13 @@ class FileStore(Connector):
     ) -> Answer:
         """Create the file or directory ``name`` in the directory ``path``. Bytes are sent base64
         encoded (``decode: true``), text as it is. For large files create it with :meth:`upload`."""
-        return self._call("newItem", path, {"name": name, "type": type, "mime": mime, "cache": cache, **_contents(contents)})
+        return self._call(
+            "newItem", path, {"name": name, "type": type, "mime": mime, "cache": cache, **_contents(contents)}
+        )
 
-    def set_item(self, path: str, *, contents: bytes | str | None = None, mime: str | None = None, cache: str | None = None) -> Answer:
+    def set_item(
+        self, path: str, *, contents: bytes | str | None = None, mime: str | None = None, cache: str | None = None
+    ) -> Answer:
         """Change a file's contents and/or its ``mime`` and ``cache`` (a directory takes ``cache``)."""
         return self._call("setItem", path, {"mime": mime, "cache": cache, **_contents(contents)})
 

@@ -193,8 +193,11 @@ class Transport:
             if cleanup is not None:
                 cleanup()
             if isinstance(err, TimeoutError):
-                self.fail(RoostError(f"no answer within {self.options.timeout:g} s", code="timeout", operation=operation))
-            self.fail(RoostError(f"connection to {self.options.base_url} failed: {err}", code="network_error", operation=operation))
+                self.fail(
+                    RoostError(f"no answer within {self.options.timeout:g} s", code="timeout", operation=operation)
+                )
+            message = f"connection to {self.options.base_url} failed: {err}"
+            self.fail(RoostError(message, code="network_error", operation=operation))
 
     def succeed(self, operation: str, result: Any) -> Any:
         """Report a success to ``on_success`` and hand the result back."""
@@ -216,7 +219,8 @@ class Transport:
         except (UnicodeDecodeError, json.JSONDecodeError):
             answer = None
         if not isinstance(answer, dict):
-            self.fail(RoostError("the answer is not a JSON object", status=response.status, code="invalid_answer", operation=operation))
+            message = "the answer is not a JSON object"
+            self.fail(RoostError(message, status=response.status, code="invalid_answer", operation=operation))
         return answer
 
     @staticmethod

@@ -61,7 +61,8 @@ class RoostServer:
     def start(self) -> None:
         name, email, password = ADMIN
         subprocess.run(
-            ["node", str(ROOST), "user", "add", "--name", name, "--email", email, "--password", password, "--group", "admins"],
+            ["node", str(ROOST), "user", "add", "--name", name, "--email", email]
+            + ["--password", password, "--group", "admins"],
             cwd=self.dir, env=self.env, check=True, capture_output=True, text=True, timeout=START_SECONDS,
         )
         self.process = subprocess.Popen(

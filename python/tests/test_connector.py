@@ -116,7 +116,9 @@ class TransportFailureTest(unittest.TestCase):
             port = probe.getsockname()[1]
         with self.assertRaises(RoostError) as caught:
             roost_client.users(base_url=f"http://127.0.0.1:{port}").ping()
-        self.assertEqual((caught.exception.status, caught.exception.code, caught.exception.operation), (0, "network_error", "ping"))
+        self.assertEqual(
+            (caught.exception.status, caught.exception.code, caught.exception.operation), (0, "network_error", "ping")
+        )
 
     def test_a_server_that_never_answers_times_out(self) -> None:
         with socket.socket() as silent:

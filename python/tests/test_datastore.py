@@ -24,7 +24,9 @@ class DataStoreTest(TwoUsersTestCase):
         self.assertEqual(server().datastore().ping(), {"result": 1})
 
     def test_new_item_get_item_round_trip(self) -> None:
-        answer = self.alice.new_item([{"key": self.key("color"), "value": "blue"}, {"key": self.key("answer"), "value": 42}])
+        answer = self.alice.new_item(
+            [{"key": self.key("color"), "value": "blue"}, {"key": self.key("answer"), "value": 42}]
+        )
         self.assertEqual(answer["result"], 2)
         self.assertEqual([s[0] for s in answer["success"]], [self.key("color"), self.key("answer")])
         one = self.bob.get_item(self.key("color"))
@@ -33,7 +35,9 @@ class DataStoreTest(TwoUsersTestCase):
         by_id = self.bob.getItem(id=one["id"])
         self.assertEqual(by_id["value"], "blue")
         several = self.bob.get_item([self.key("answer"), self.key("color"), self.key("missing")])
-        self.assertEqual([(i["key"], i["value"]) for i in several["items"]], [(self.key("answer"), 42), (self.key("color"), "blue")])
+        self.assertEqual(
+            [(i["key"], i["value"]) for i in several["items"]], [(self.key("answer"), 42), (self.key("color"), "blue")]
+        )
 
     def test_new_item_single_forms(self) -> None:
         self.assertEqual(self.alice.new_item(self.key("a"), "x")["result"], 1)
@@ -72,7 +76,9 @@ class DataStoreTest(TwoUsersTestCase):
         self.assertEqual((caught.exception.status, caught.exception.code), (401, "not_signed_in"))
 
     def test_set_item_creates_replaces_and_checks_the_owner(self) -> None:
-        answer = self.alice.set_item([{"key": self.key("color"), "value": "green"}, {"key": self.key("shape"), "value": "round"}])
+        answer = self.alice.set_item(
+            [{"key": self.key("color"), "value": "green"}, {"key": self.key("shape"), "value": "round"}]
+        )
         self.assertEqual(answer["result"], 2)
         item = self.alice.get_item(self.key("color"))
         self.assertEqual(self.alice.set_item(self.key("color"), "teal")["result"], 1)
@@ -90,7 +96,9 @@ class DataStoreTest(TwoUsersTestCase):
         self.assertEqual(self.alice.remove_item(self.key("a")), {"result": 1, "success": [self.key("a")]})
         b_id = self.alice.get_item(self.key("b"))["id"]
         self.assertEqual(self.alice.removeItem(id=b_id)["result"], 1)
-        answer = self.alice.remove_item(items=[{"key": self.key("c")}, {"key": self.key("d")}, {"key": self.key("never")}])
+        answer = self.alice.remove_item(
+            items=[{"key": self.key("c")}, {"key": self.key("d")}, {"key": self.key("never")}]
+        )
         self.assertEqual(answer, {"result": 2, "success": [self.key("c"), self.key("d")]})
         self.assertEqual(self.alice.list(key=[self.key(n) for n in "abcd"])["items"], [])
 
@@ -140,7 +148,9 @@ class DataStoreTest(TwoUsersTestCase):
         changed = notes.set_permissions({"permission": "setOwner", "group": "sys:owner"})
         self.assertIn("sys:owner", {e["permission"]: e["groups"] for e in changed["permissions"]}["setOwner"])
         notes.setPermissions([{"permission": "setOwner", "groups": ["sys:owner"], "action": "revoke"}])
-        self.assertEqual({e["permission"]: e["groups"] for e in notes.getPermissions()["permissions"]}["setOwner"], ["admins"])
+        self.assertEqual(
+            {e["permission"]: e["groups"] for e in notes.getPermissions()["permissions"]}["setOwner"], ["admins"]
+        )
         with self.assertRaises(RoostError) as user:
             self.alice.get_permissions()
         self.assertEqual(user.exception.status, 403)

@@ -37,7 +37,10 @@ class FileStoreTest(TwoUsersTestCase):
         self.assertEqual(server().filestore().ping(), {"result": 1})
 
     def test_new_item_get_item_read(self) -> None:
-        self.assertEqual(self.alice.new_item(self.dir, "a.txt", contents="hello world", cache="max-age=60"), {"result": 1, "success": ["a.txt"]})
+        self.assertEqual(
+            self.alice.new_item(self.dir, "a.txt", contents="hello world", cache="max-age=60"),
+            {"result": 1, "success": ["a.txt"]},
+        )
         entry = self.bob.get_item(self.path("a.txt"))
         self.assertEqual(
             {k: entry[k] for k in ["name", "type", "size", "mime", "cache"]},
@@ -65,7 +68,9 @@ class FileStoreTest(TwoUsersTestCase):
 
     def test_set_item_changes_meta_and_contents(self) -> None:
         self.alice.new_item(self.dir, "a.txt", contents="old")
-        self.assertEqual(self.alice.set_item(self.path("a.txt"), mime="text/markdown", cache="public, max-age=3600"), {"result": 1})
+        self.assertEqual(
+            self.alice.set_item(self.path("a.txt"), mime="text/markdown", cache="public, max-age=3600"), {"result": 1}
+        )
         self.assertEqual(self.alice.get_item(self.path("a.txt"))["mime"], "text/markdown")
         # New contents without a mime pick the type again (from the name).
         self.alice.setItem(self.path("a.txt"), contents=b"new bytes")
@@ -190,7 +195,10 @@ class FileStoreTest(TwoUsersTestCase):
         with self.assertRaises(RoostError) as anonymous:
             server().filestore().get_owner(self.dir)
         self.assertEqual((anonymous.exception.status, anonymous.exception.code), (401, "not_signed_in"))
-        self.assertNotIn("sys:everyone", {e["permission"]: e["groups"] for e in self.admin.getPermissions()["permissions"]}["getOwner"])
+        self.assertNotIn(
+            "sys:everyone",
+            {e["permission"]: e["groups"] for e in self.admin.getPermissions()["permissions"]}["getOwner"],
+        )
         with self.assertRaises(RoostError) as user:
             self.bob.set_permissions({"permission": "read", "group": "sys:everyone"})
         self.assertEqual(user.exception.status, 403)

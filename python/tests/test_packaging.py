@@ -35,7 +35,9 @@ class PackagingTest(unittest.TestCase):
             names = wheel.namelist()
             record = wheel.read("roost_client-0.1.0.dist-info/RECORD").decode()
             metadata = wheel.read("roost_client-0.1.0.dist-info/METADATA").decode()
-        for name in ["roost_client/__init__.py", "roost_client/py.typed", "roost_client-0.1.0.dist-info/licenses/LICENSE"]:
+        for name in [
+            "roost_client/__init__.py", "roost_client/py.typed", "roost_client-0.1.0.dist-info/licenses/LICENSE"
+        ]:
             self.assertIn(name, names)
         # RECORD names every other file with its hash (pip checks them on install).
         for name in names:
@@ -56,7 +58,8 @@ class PackagingTest(unittest.TestCase):
         env = self.work / "venv"
         subprocess.run([sys.executable, "-m", "venv", str(env)], check=True, capture_output=True, timeout=120)
         python = env / "bin" / "python"
-        subprocess.run([str(python), "-m", "pip", "install", "--no-index", "--disable-pip-version-check", "--quiet", str(self.wheel)], check=True, capture_output=True, text=True, timeout=120)
+        pip = [str(python), "-m", "pip", "install", "--no-index", "--disable-pip-version-check", "--quiet"]
+        subprocess.run([*pip, str(self.wheel)], check=True, capture_output=True, text=True, timeout=120)
         script = (
             "import json, sys, roost_client\n"
             "users = roost_client.users(base_url=sys.argv[1])\n"
@@ -64,7 +67,14 @@ class PackagingTest(unittest.TestCase):
             "print(json.dumps({'file': roost_client.__file__, 'name': users.name()['name']}))\n"
         )
         # From an empty folder, so that only the installed package can be imported.
-        answer = subprocess.run([str(python), "-c", script, server().base_url, ADMIN[0], ADMIN[2]], cwd=self.work, check=True, capture_output=True, text=True, timeout=60)
+        answer = subprocess.run(
+            [str(python), "-c", script, server().base_url, ADMIN[0], ADMIN[2]],
+            cwd=self.work,
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         found = json.loads(answer.stdout)
         self.assertEqual(found["name"], ADMIN[0])
         self.assertIn(str(env), found["file"])

@@ -113,15 +113,24 @@ class SignupTest(AdminTestCase):
         self.assertEqual(used.exception.fields, [("token", "invalid")])
 
     def test_signup_review_and_every_review_action(self) -> None:
-        accounts = {action: account(f"review-{action}") for action in ["accept", "optin", "activate", "reject", "disable"]}
+        accounts = {
+            action: account(f"review-{action}") for action in ["accept", "optin", "activate", "reject", "disable"]
+        }
         for name, email, password in accounts.values():
             self.assertTrue(server().users().signup_review(name, email, password)["result"])
-        notified = server().mails_where(lambda m: m["kind"] == "signup_notification" and m["to"] == ADMIN_ADDRESS and accounts["accept"][0] in m["text"])
+        notified = server().mails_where(
+            lambda m: m["kind"] == "signup_notification"
+            and m["to"] == ADMIN_ADDRESS
+            and accounts["accept"][0] in m["text"]
+        )
         self.assertTrue(any(accounts["accept"][0] in m["text"] for m in notified))
         for action, (name, _, _) in accounts.items():
             self.assertEqual(self.admin.review(name, action), {"result": True})  # type: ignore[arg-type]
         states = {action: self._state(name) for action, (name, _, _) in accounts.items()}
-        self.assertEqual(states, {"accept": "active", "optin": "pending", "activate": "active", "reject": None, "disable": "disabled"})
+        self.assertEqual(
+            states,
+            {"accept": "active", "optin": "pending", "activate": "active", "reject": None, "disable": "disabled"},
+        )
         server().last_mail(accounts["accept"][1], "welcome")
         self.assertTrue(server().users().activate(server().mailed_token(accounts["optin"][1], "activation"))["result"])
         with self.assertRaises(RoostError) as caught:
@@ -173,7 +182,9 @@ class OwnAccountTest(AdminTestCase):
     def test_update_keeps_data_as_json_text(self) -> None:
         self.assertTrue(self.users.update(realname="Own O.", notify=True, data={"theme": "dark"})["result"])
         profile = self.users.profile()
-        self.assertEqual((profile["realname"], profile["notify"], profile["data"]), ("Own O.", True, '{"theme":"dark"}'))
+        self.assertEqual(
+            (profile["realname"], profile["notify"], profile["data"]), ("Own O.", True, '{"theme":"dark"}')
+        )
         with self.assertRaises(RoostError) as caught:
             self.users.update(data="x" * 10_001)
         self.assertEqual(caught.exception.fields, [("data", "too long")])
@@ -273,7 +284,10 @@ class AdministratorTest(AdminTestCase):
         page = self.admin.list(sort="name", order="<", start=1, size=2)
         self.assertEqual((page["start"], page["size"], len(page["users"])), (1, 2, 2))
         identities = self.admin.identities(group="editors")
-        self.assertIn({"name": name, "realname": "Managed M.", "email": email, "id": user["id"], "reference": user["id"]}, identities["users"])
+        self.assertIn(
+            {"name": name, "realname": "Managed M.", "email": email, "id": user["id"], "reference": user["id"]},
+            identities["users"],
+        )
 
         self.assertTrue(self.admin.remove_user(name)["result"])
         with self.assertRaises(RoostError) as gone:
@@ -293,7 +307,12 @@ class AdministratorTest(AdminTestCase):
     def test_a_user_cannot_call_administrator_functions(self) -> None:
         _, _, token = server().new_user("nosy")
         nosy = server().users(token=token)
-        for call in (lambda: nosy.list(), lambda: nosy.identities(), lambda: nosy.get_user(ADMIN[0]), lambda: nosy.remove_user(ADMIN[0])):
+        for call in (
+            lambda: nosy.list(),
+            lambda: nosy.identities(),
+            lambda: nosy.get_user(ADMIN[0]),
+            lambda: nosy.remove_user(ADMIN[0]),
+        ):
             with self.assertRaises(RoostError) as caught:
                 call()
             self.assertEqual((caught.exception.status, caught.exception.code), (403, "not_allowed"))

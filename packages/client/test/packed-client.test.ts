@@ -128,7 +128,11 @@ export async function run(): Promise<string> {
   const value: unknown = item.value;
   const entry = await files.getItem('reports/q1.txt');
   const size: number = entry.size;
-  try { await notes.removeItem('color'); } catch (error) { if (isRoostError(error)) { const e: RoostError = error; return e.code; } }
+  try {
+    await notes.removeItem('color');
+  } catch (error) {
+    if (isRoostError(error)) { const e: RoostError = error; return e.code; }
+  }
   return \`\${answer.token} \${String(value)} \${size}\`;
 }
 export const hooks = [useItem, useUser, useList];

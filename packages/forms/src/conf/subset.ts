@@ -6,7 +6,9 @@ import type { FieldConf } from './field-conf.js';
  * in the type configuration and the form's actions) or inline configurations.
  *
  * @example
- * const subsets: Subsets = { edit: { fields: ['title', 'body'], actions: ['save', 'cancel'], defaultAction: 'default' } };
+ * const subsets: Subsets = {
+ *   edit: { fields: ['title', 'body'], actions: ['save', 'cancel'], defaultAction: 'default' },
+ * };
  */
 export interface Subset {
   fields?: Array<string | FieldConf>;
@@ -24,7 +26,11 @@ export type Subsets = Readonly<Record<string, Subset>>;
  * (`loadFromType`).
  *
  * @example
- * const article: TypeConf = { id: 'article', data: [{ id: 'title', datatype: 'string', required: true }], forms: { edit: { fields: ['title'] } } };
+ * const article: TypeConf = {
+ *   id: 'article',
+ *   data: [{ id: 'title', datatype: 'string', required: true }],
+ *   forms: { edit: { fields: ['title'] } },
+ * };
  */
 export interface TypeConf {
   id: string;

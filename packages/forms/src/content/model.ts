@@ -36,7 +36,12 @@ export interface WorkflowConf {
  * An object type: its fields (`data`), form subsets and actions, plus what the content model needs.
  *
  * @example
- * const page: ContentTypeConf = { id: 'page', page: true, subtypes: ['note'], data: [{ id: 'body', datatype: 'text' }] };
+ * const page: ContentTypeConf = {
+ *   id: 'page',
+ *   page: true,
+ *   subtypes: ['note'],
+ *   data: [{ id: 'body', datatype: 'text' }],
+ * };
  */
 export interface ContentTypeConf extends TypeConf {
   /** Objects of this type are pages (`page_url` of an object is its nearest page ancestor or itself). */
@@ -105,7 +110,11 @@ export interface ToolResult {
  * that override submitted ones, and the function that does the work.
  *
  * @example
- * const count: ToolConf = { id: 'count', data: [{ id: 'type', datatype: 'string' }], run: async (v) => ({ ok: true, output: `${v.type}: 3` }) };
+ * const count: ToolConf = {
+ *   id: 'count',
+ *   data: [{ id: 'type', datatype: 'string' }],
+ *   run: async (v) => ({ ok: true, output: `${v.type}: 3` }),
+ * };
  */
 export interface ToolConf extends TypeConf {
   values?: Readonly<ContentData>;

@@ -30,8 +30,10 @@ export function selectInput(multiple: boolean): Widget {
       const items: ListItem[] = s.addempty && !multiple ? [{ id: '', name: '' }, ...input.items] : [...input.items];
       const options = items
         .map((item) => {
-          const ids = cs?.byItem.get(String(item.id));
-          return `<option${attrs({ value: String(item.id), selected: chosen.has(String(item.id)), 'data-controlset': cs ? JSON.stringify(ids ?? []) : undefined })}>${escapeHtml(item.name)}</option>`;
+          const id = String(item.id);
+          const controls = cs ? JSON.stringify(cs.byItem.get(id) ?? []) : undefined;
+          const a = attrs({ value: id, selected: chosen.has(id), 'data-controlset': controls });
+          return `<option${a}>${escapeHtml(item.name)}</option>`;
         })
         .join('');
       const extra = {
@@ -63,7 +65,10 @@ function group(type: 'radio' | 'checkbox', input: WidgetRenderInput): string {
         checked: chosen.has(String(item.id)),
         required: type === 'radio' && Boolean(input.field.required),
       });
-      return `<div class="${escapeHtml(c.check)}"><input${a}><label${attrs({ class: c.checkLabel, for: id })}>${textOrHtml(item.name, item.html)}</label></div>`;
+      return (
+        `<div class="${escapeHtml(c.check)}"><input${a}>` +
+        `<label${attrs({ class: c.checkLabel, for: id })}>${textOrHtml(item.name, item.html)}</label></div>`
+      );
     })
     .join('');
   const g = attrs({
@@ -112,6 +117,7 @@ export const singleCheckbox: Widget = {
   render: (input) => {
     const checked = selected(input.value).has('true');
     const a = inputAttrs(input, { type: 'checkbox', value: 'true', checked });
-    return `<input${a.replace(/ class="([^"]*)"/, () => ` class="${escapeHtml(cls(input.classes.checkInput, input.invalid && input.classes.invalid))}"`)}>`;
+    const checkClass = cls(input.classes.checkInput, input.invalid && input.classes.invalid);
+    return `<input${a.replace(/ class="([^"]*)"/, () => ` class="${escapeHtml(checkClass)}"`)}>`;
   },
 };

@@ -34,9 +34,11 @@ export const fileUpload: Widget = {
     const v = input.value;
     const current =
       isUploadedFile(v) && !v.tempfile
-        ? `<div${attrs({ class: 'file-current', id: `${input.oid}-current` })}>${escapeHtml(input.t('Current file'))}: ${escapeHtml(v.filename)} (${escapeHtml(formatBytes(v.size))})</div>`
+        ? `<div${attrs({ class: 'file-current', id: `${input.oid}-current` })}>` +
+          `${escapeHtml(input.t('Current file'))}: ${escapeHtml(v.filename)} (${escapeHtml(formatBytes(v.size))})</div>`
         : '';
     const accept = typeof input.field.settings?.accept === 'string' ? input.field.settings.accept : undefined;
-    return `${current}<input${inputAttrs(input, { type: 'file', accept, required: Boolean(input.field.required) && !current })}>`;
+    const required = Boolean(input.field.required) && !current;
+    return `${current}<input${inputAttrs(input, { type: 'file', accept, required })}>`;
   },
 };

@@ -14,7 +14,8 @@ export function textInput(type: string, extra: Readonly<Record<string, string>> 
     render: (input) => {
       let value = displayText(input.value);
       if (type === 'datetime-local') value = value.replace(' ', 'T').replace(/(T\d\d:\d\d:\d\d).*$/, '$1');
-      return `<input${inputAttrs(input, { type, value, maxlength: type === 'text' ? maxLength(input) : undefined, ...extra })}>`;
+      const maxlength = type === 'text' ? maxLength(input) : undefined;
+      return `<input${inputAttrs(input, { type, value, maxlength, ...extra })}>`;
     },
   };
 }
@@ -30,7 +31,8 @@ export function textArea(json = false): Widget {
     read: (field, values) => textValue(values[field.id]),
     render: (input) => {
       const rows = Number(input.field.settings?.rows ?? 5);
-      return `<textarea${inputAttrs(input, { rows, maxlength: json ? undefined : maxLength(input) })}>${escapeHtml(displayText(input.value, json))}</textarea>`;
+      const a = inputAttrs(input, { rows, maxlength: json ? undefined : maxLength(input) });
+      return `<textarea${a}>${escapeHtml(displayText(input.value, json))}</textarea>`;
     },
   };
 }

@@ -45,7 +45,10 @@ export interface WidgetRequirements {
  * widgets by name with `registerWidget` and use them with `FieldConf.widget`.
  *
  * @example
- * registerWidget('color', { read: (f, v) => textValue(v[f.id]), render: (i) => `<input type="color" id="${i.oid}" name="${i.field.id}">` });
+ * registerWidget('color', {
+ *   read: (f, v) => textValue(v[f.id]),
+ *   render: (i) => `<input type="color" id="${i.oid}" name="${i.field.id}">`,
+ * });
  */
 export interface Widget {
   /** Renders without label (hidden input). */

@@ -211,7 +211,11 @@ export class Form extends FormEvents {
    * are set, anything else lands in `attributes`.
    *
    * @example
-   * form.applyOptions({ formid: 'signup', 'widget.item_template': 'field_onecolumn', 'widget.settings': { column1_css: 'col-3' } });
+   * form.applyOptions({
+   *   formid: 'signup',
+   *   'widget.item_template': 'field_onecolumn',
+   *   'widget.settings': { column1_css: 'col-3' },
+   * });
    */
   applyOptions(settings: Readonly<Record<string, unknown>>): void {
     for (const [rawKey, value] of Object.entries(settings)) {

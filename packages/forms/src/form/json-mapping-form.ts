@@ -19,7 +19,11 @@ export interface JsonMappingFormInit extends FormInit {
  * `mergeContext`, keys of the stored dictionary that the form does not show are kept.
  *
  * @example
- * const form = new JsonMappingForm({ context: site, jsonDataField: 'settings', fields: [{ id: 'theme', datatype: 'string' }] });
+ * const form = new JsonMappingForm({
+ *   context: site,
+ *   jsonDataField: 'settings',
+ *   fields: [{ id: 'theme', datatype: 'string' }],
+ * });
  * const { result } = await form.process(); // after `edit$`: the stored dictionary
  */
 export class JsonMappingForm extends HTMLForm {

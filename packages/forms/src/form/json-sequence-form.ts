@@ -32,7 +32,14 @@ const msgNotFound = 'Item not found';
  * delete buttons; read-only items are not rendered.
  *
  * @example
- * const form = new JsonSequenceForm({ context: page, jsonDataField: 'links', fields: [{ id: 'name', required: true }, { id: 'url', datatype: 'url' }] });
+ * const form = new JsonSequenceForm({
+ *   context: page,
+ *   jsonDataField: 'links',
+ *   fields: [
+ *     { id: 'name', required: true },
+ *     { id: 'url', datatype: 'url' },
+ *   ],
+ * });
  * const { result, html } = await form.process();
  */
 export class JsonSequenceForm extends HTMLForm {
@@ -165,10 +172,19 @@ export class JsonSequenceForm extends HTMLForm {
       if (!this.#editable(item)) return [];
       const n = i + 1;
       const label = this.itemLabel ? this.itemLabel(item, n) : this.#label(item, n);
-      const edit = `<a${attrs({ href: `${action}${sep}${this.editKey}=${n}`, class: 'roost-sequence-edit' })}>${escapeHtml(this.t('Edit'))}</a>`;
+      const editLink = attrs({ href: `${action}${sep}${this.editKey}=${n}`, class: 'roost-sequence-edit' });
+      const edit = `<a${editLink}>${escapeHtml(this.t('Edit'))}</a>`;
+      const delForm = attrs({ method: 'post', action: action || undefined, class: 'roost-sequence-delete' });
+      const delButton = attrs({
+        type: 'submit',
+        name: this.delKey,
+        value: String(n),
+        class: 'btn btn-link',
+        'aria-label': `${this.t('Delete')}: ${label}`,
+      });
       const del =
-        `<form${attrs({ method: 'post', action: action || undefined, class: 'roost-sequence-delete' })}>${hiddenValueInputs(this.options.hiddenValues)}` +
-        `<button${attrs({ type: 'submit', name: this.delKey, value: String(n), class: 'btn btn-link', 'aria-label': `${this.t('Delete')}: ${label}` })}>${escapeHtml(this.t('Delete'))}</button></form>`;
+        `<form${delForm}>${hiddenValueInputs(this.options.hiddenValues)}` +
+        `<button${delButton}>${escapeHtml(this.t('Delete'))}</button></form>`;
       return [`<li${attrs({ id: `${formid}-item-${n}` })}><span>${escapeHtml(label)}</span> ${edit} ${del}</li>`];
     });
     return rows.length

@@ -15,7 +15,8 @@ export const urlPlaceholders = ['obj_url', 'obj_folder_url', 'parent_url', 'page
  * `view.urls[placeholder](context)` and keeps the rest of its path; anything else is used verbatim.
  *
  * @example
- * resolveRedirect('obj_url/edit', { id: 7 }, { urls: { obj_url: (o) => `/items/${(o as { id: number }).id}` } }); // '/items/7/edit'
+ * const view = { urls: { obj_url: (o: unknown) => `/items/${(o as { id: number }).id}` } };
+ * resolveRedirect('obj_url/edit', { id: 7 }, view); // '/items/7/edit'
  */
 export function resolveRedirect(target: RedirectTarget, context: unknown, view: FormView | undefined): string {
   if (typeof target === 'function') return target(context, view);

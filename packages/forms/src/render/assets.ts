@@ -73,10 +73,14 @@ const script = `(function () {
         init(document);
         var focus = null;
         nodes.forEach(function (n) {
-          if (!focus && n.querySelector) focus = n.querySelector('[data-roost-errors]') || (n.matches && n.matches('[role=status]') ? n : n.querySelector('[role=status]'));
+          if (!focus && n.querySelector) {
+            focus = n.querySelector('[data-roost-errors]') ||
+              (n.matches && n.matches('[role=status]') ? n : n.querySelector('[role=status]'));
+          }
         });
         if (focus) { focus.setAttribute('tabindex', '-1'); focus.focus(); }
-        document.dispatchEvent(new CustomEvent('roost:form-result', { detail: { result: xhr.getResponseHeader('X-Result') === 'true', status: xhr.status } }));
+        var detail = { result: xhr.getResponseHeader('X-Result') === 'true', status: xhr.status };
+        document.dispatchEvent(new CustomEvent('roost:form-result', { detail: detail }));
       };
       xhr.onerror = function () { clearTimeout(timer); form.removeAttribute('data-roost-init'); form.submit(); };
       xhr.send(method === 'GET' ? null : data);
@@ -106,7 +110,10 @@ export interface FormAsset {
  * The static files the forms need, by short name. Serve them under the urls `htmlHead()` emits.
  *
  * @example
- * app.get('/forms-static/:name', (req, reply) => { const a = formAssets[req.params.name]; reply.type(a.contentType).send(a.body); });
+ * app.get('/forms-static/:name', (req, reply) => {
+ *   const a = formAssets[req.params.name];
+ *   reply.type(a.contentType).send(a.body);
+ * });
  */
 export const formAssets: Readonly<Record<string, FormAsset>> = {
   'roost-forms.js': { body: script, contentType: 'text/javascript; charset=utf-8' },

@@ -4,7 +4,7 @@ import type { FormOptions } from '../form/form-options.js';
 import type { CompiledField } from '../form/form.js';
 import type { Translate } from '../validate/messages.js';
 import type { FieldError } from '../validate/validation-error.js';
-import { attrs, cls, escapeHtml, textOrHtml } from './html.js';
+import { attrs, escapeHtml, textOrHtml } from './html.js';
 import { actionTemplates, itemTemplates, type FormLayout } from './templates.js';
 import type { WidgetRenderInput } from '../fields/widget.js';
 
@@ -53,11 +53,21 @@ function errorSummary(input: RenderInput): string {
     .map((e) => {
       const f = input.fields.find((c) => c.field.id === e.field)?.field;
       const label = f ? t(f.name ?? f.id) : e.field;
-      return `<li><a${attrs({ href: `#${fieldOid(options.formid, e.field)}` })}>${escapeHtml(label)}: ${escapeHtml(e.messages.join('; '))}</a></li>`;
+      return (
+        `<li><a${attrs({ href: `#${fieldOid(options.formid, e.field)}` })}>${escapeHtml(label)}: ` +
+        `${escapeHtml(e.messages.join('; '))}</a></li>`
+      );
     })
     .join('');
+  const box = attrs({
+    id: `${options.formid}-errors`,
+    class: input.layout.classes.errorSummary,
+    role: 'alert',
+    'data-roost-errors': true,
+    tabindex: '-1',
+  });
   return (
-    `<div${attrs({ id: `${options.formid}-errors`, class: input.layout.classes.errorSummary, role: 'alert', 'data-roost-errors': true, tabindex: '-1' })}>` +
+    `<div${box}>` +
     `<h4>${escapeHtml(t('There was a problem with your submission'))}</h4>` +
     `<div>${escapeHtml(t('Errors have been highlighted below'))}</div>` +
     formLevel.map((m) => `<div class="errorMsg">${escapeHtml(m)}</div>`).join('') +
@@ -132,6 +142,17 @@ export function hiddenValueInputs(values: Readonly<Record<string, string>>): str
 }
 
 /** The whole form: container, messages, form tag, error summary, items, footer, progress bar, buttons. */
+function progressBarAttrs(input: RenderInput): string {
+  return attrs({
+    class: input.layout.classes.progressBar,
+    role: 'progressbar',
+    'aria-label': input.t('Upload progress'),
+    'aria-valuemin': 0,
+    'aria-valuemax': 100,
+    'aria-valuenow': 0,
+  });
+}
+
 export function renderForm(input: RenderInput, messagesHtml: string): string {
   const { options, layout } = input;
   const get = options.method.toUpperCase() === 'GET';
@@ -151,13 +172,14 @@ export function renderForm(input: RenderInput, messagesHtml: string): string {
   const progress =
     options.use_ajax && options.uploadProgressBar !== 'none'
       ? `<div${attrs({ class: layout.classes.progress, 'data-roost-progress': true, hidden: true })}>` +
-        `<div${attrs({ class: layout.classes.progressBar, role: 'progressbar', 'aria-label': input.t('Upload progress'), 'aria-valuemin': 0, 'aria-valuemax': 100, 'aria-valuenow': 0 })}></div></div>`
+        `<div${progressBarAttrs(input)}></div></div>`
       : '';
   const footer = options.footer ? `<div${attrs({ class: layout.classes.footer })}>${options.footer}</div>` : '';
   return (
-    `<div${attrs({ id: `${options.formid}-container`, class: cls('roost-form'), 'data-roost-form-container': true })}>` +
+    `<div${attrs({ id: `${options.formid}-container`, class: 'roost-form', 'data-roost-form-container': true })}>` +
     messagesHtml +
-    `<form${formAttrs}>${hiddenValueInputs(options.hiddenValues)}${errorSummary(input)}${renderItems(input)}${footer}${progress}${renderActions(input)}</form>` +
+    `<form${formAttrs}>${hiddenValueInputs(options.hiddenValues)}${errorSummary(input)}${renderItems(input)}` +
+    `${footer}${progress}${renderActions(input)}</form>` +
     `</div>`
   );
 }

@@ -51,7 +51,8 @@ const col = (layout: FormLayout, n: 1 | 2 | 3, fallback: string): string => {
 
 function errorBlock(ctx: ItemContext, c: FormClasses): string {
   if (!ctx.errors.length) return '';
-  return `<div${attrs({ id: `${ctx.oid}-error`, class: c.errorMessage })}>${ctx.errors.map((e) => `<div>${escapeHtml(e)}</div>`).join('')}</div>`;
+  const messages = ctx.errors.map((e) => `<div>${escapeHtml(e)}</div>`).join('');
+  return `<div${attrs({ id: `${ctx.oid}-error`, class: c.errorMessage })}>${messages}</div>`;
 }
 
 function labelTag(ctx: ItemContext, className: string): string {

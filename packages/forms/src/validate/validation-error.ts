@@ -3,7 +3,9 @@
  * `${name}` placeholders filled from `mapping`.
  *
  * @example
- * const validator: FieldValidator = (value) => { if (value === 'root') throw new ValidationError('"${val}" is reserved', { val: 'root' }); };
+ * const validator: FieldValidator = (value) => {
+ *   if (value === 'root') throw new ValidationError('"${val}" is reserved', { val: 'root' });
+ * };
  */
 export class ValidationError extends Error {
   override readonly name = 'ValidationError';
@@ -19,7 +21,8 @@ export class ValidationError extends Error {
  * One failed field (or the whole form when `field` is empty) with translated messages.
  *
  * @example
- * const [ok, , errors] = await form.validate(values); errors[0]; // { field: 'email', messages: ['Invalid email address'] }
+ * const [ok, , errors] = await form.validate(values);
+ * errors[0]; // { field: 'email', messages: ['Invalid email address'] }
  */
 export interface FieldError {
   field: string;

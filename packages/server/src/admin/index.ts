@@ -42,7 +42,8 @@ export interface PageDeps {
 /** Roost's icon: a roof over a perch, in the pages' blue. */
 const FAVICON =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f4fa8"/>' +
-  '<path d="M6 15 16 7l10 8" fill="none" stroke="#fff" stroke-width="3" stroke-linecap="round" stroke-linejoin="round"/><path d="M10 23h12" stroke="#fff" stroke-width="3" stroke-linecap="round"/></svg>';
+  '<path d="M6 15 16 7l10 8" fill="none" stroke="#fff" stroke-width="3" stroke-linecap="round" ' +
+  'stroke-linejoin="round"/><path d="M10 23h12" stroke="#fff" stroke-width="3" stroke-linecap="round"/></svg>';
 
 /** The stylesheet, the icon and the form library's assets, shared by every page. */
 export async function registerPageAssets(app: FastifyInstance): Promise<void> {

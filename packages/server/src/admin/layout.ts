@@ -11,7 +11,7 @@ export interface PageInit {
   /** Trusted HTML for the head (form assets). */
   head?: string;
   /** Navigation links, shown in the header; the admin pages pass theirs. */
-  nav?: readonly { href: string; label: string; current?: boolean }[];
+  nav?: readonly NavLink[];
   /** Messages flashed from the previous request, shown above the body. */
   messages?: readonly string[];
   /** The signed-in user's name, shown with a sign-out button when set. */
@@ -20,12 +20,21 @@ export interface PageInit {
   home?: string;
 }
 
+/** A link of the header's navigation; `current` marks the page shown. */
+interface NavLink {
+  href: string;
+  label: string;
+  current?: boolean;
+}
+
+function navLink(l: NavLink): string {
+  return `<a href="${escapeHtml(l.href)}"${l.current ? ' aria-current="page"' : ''}>${escapeHtml(l.label)}</a>`;
+}
+
 export function renderPage(page: PageInit): string {
   // On a phone the links fold into a menu (a <details>, so no script is needed); the stylesheet
   // shows one of the two below 40rem and the other above (admin/stylesheet.ts).
-  const links = page.nav?.length
-    ? `<ul>${page.nav.map((l) => `<li><a href="${escapeHtml(l.href)}"${l.current ? ' aria-current="page"' : ''}>${escapeHtml(l.label)}</a></li>`).join('')}</ul>`
-    : '';
+  const links = page.nav?.length ? `<ul>${page.nav.map((l) => `<li>${navLink(l)}</li>`).join('')}</ul>` : '';
   const nav = links
     ? `<nav class="site-nav" aria-label="Sections">${links}</nav>` +
       `<details class="site-menu"><summary>Menu</summary><nav aria-label="Sections">${links}</nav></details>`

@@ -199,10 +199,10 @@ async function restoreCommand(args: string[]): Promise<number> {
   });
   progress.done();
   const rows = summary.tables.reduce((n, t) => n + t.rows, 0);
+  const leftOut = summary.skipped.length ? ` (left out: ${summary.skipped.join(', ')}; users sign in again)` : '';
   console.log(
     `restored ${summary.tables.length} tables, ${rows} rows, ${summary.blobs} files (${formatBytes(summary.bytes)}) ` +
-      'in ' +
-      `${seconds(started)}${summary.skipped.length ? ` (left out: ${summary.skipped.join(', ')}; users sign in again)` : ''} (${whereLine(config)})`,
+      `in ${seconds(started)}${leftOut} (${whereLine(config)})`,
   );
   return 0;
 }

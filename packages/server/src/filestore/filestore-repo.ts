@@ -66,7 +66,8 @@ export function createFileStoreRepo(db: Kysely<Database>, store: string) {
   const entries = () => db.selectFrom('file_entries').selectAll().where('store', '=', store);
   /** The entry at `path` and everything below it, without LIKE (no wildcards to escape); SQL counts code points. */
   const subtree = (path: string) =>
-    sql<boolean>`(${sql.ref('path')} = ${path} or substr(${sql.ref('path')}, 1, ${[...path].length + 1}) = ${`${path}/`})`;
+    sql<boolean>`(${sql.ref('path')} = ${path}
+      or substr(${sql.ref('path')}, 1, ${[...path].length + 1}) = ${`${path}/`})`;
 
   const rowLocks = needsRowLocks(db);
   /**

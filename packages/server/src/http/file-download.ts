@@ -59,8 +59,10 @@ function servableType(mime: string): string {
   return type && /^[\x20-\x7e]+$/.test(type) ? type : 'application/octet-stream';
 }
 
-const CACHE_DIRECTIVE =
-  /^(public|private|no-cache|no-store|no-transform|must-revalidate|proxy-revalidate|immutable|must-understand|(max-age|s-maxage|stale-while-revalidate|stale-if-error)=\d{1,10})$/i;
+const CACHE_FLAGS =
+  'public|private|no-cache|no-store|no-transform|must-revalidate|proxy-revalidate|immutable|must-understand';
+const CACHE_AGES = 'max-age|s-maxage|stale-while-revalidate|stale-if-error';
+const CACHE_DIRECTIVE = new RegExp(`^(${CACHE_FLAGS}|(${CACHE_AGES})=\\d{1,10})$`, 'i');
 
 /**
  * The file's `cache` slot when it holds a Cache-Control value (directives only; the original's

@@ -53,14 +53,14 @@ async function foreignKeys(db: AnyDb, dialect: Dialect): Promise<Array<[child: s
     const { rows } = await sql<{ child: string; parent: string }>`
       select distinct tc.table_name as child, ccu.table_name as parent
       from information_schema.table_constraints tc
-      join information_schema.constraint_column_usage ccu on ccu.constraint_name = tc.constraint_name and ccu.constraint_schema = tc.constraint_schema
+      join information_schema.constraint_column_usage ccu
+        on ccu.constraint_name = tc.constraint_name and ccu.constraint_schema = tc.constraint_schema
       where tc.constraint_type = 'FOREIGN KEY' and tc.table_schema = current_schema()`.execute(db);
     return rows.map((r) => [r.child, r.parent]);
   }
   const { rows } = await sql<{ child: string; parent: string }>`
-    select m.name as child, f."table" as parent from sqlite_master m, pragma_foreign_key_list(m.name) f where m.type = 'table'`.execute(
-    db,
-  );
+    select m.name as child, f."table" as parent from sqlite_master m, pragma_foreign_key_list(m.name) f
+    where m.type = 'table'`.execute(db);
   return rows.map((r) => [r.child, r.parent]);
 }
 
@@ -95,9 +95,8 @@ export async function* tableRows(trx: AnyTransaction, dialect: Dialect, table: s
   for (;;) {
     const bound = dialect === 'postgres' ? sql`${position} > ${after}::tid` : sql`${position} > ${after}`;
     const { rows } = await sql<Row & { roost_position: unknown }>`
-      select ${position} as roost_position, t.* from ${sql.table(table)} t where ${bound} order by ${position} limit ${PAGE}`.execute(
-      trx,
-    );
+      select ${position} as roost_position, t.* from ${sql.table(table)} t
+      where ${bound} order by ${position} limit ${PAGE}`.execute(trx);
     for (const { roost_position, ...row } of rows) {
       after = dialect === 'postgres' ? String(roost_position) : roost_position;
       yield row;
@@ -138,8 +137,8 @@ export async function resetSequences(trx: AnyTransaction, dialect: Dialect): Pro
     select table_name, column_name from information_schema.columns
     where table_schema = current_schema() and column_default like 'nextval(%'`.execute(trx);
   for (const { table_name, column_name } of rows) {
-    await sql`select setval(pg_get_serial_sequence(${table_name}, ${column_name}), coalesce((select max(${sql.ref(column_name)}) from ${sql.table(table_name)}), 0) + 1, false)`.execute(
-      trx,
-    );
+    const highest = sql`(select max(${sql.ref(column_name)}) from ${sql.table(table_name)})`;
+    const sequence = sql`pg_get_serial_sequence(${table_name}, ${column_name})`;
+    await sql`select setval(${sequence}, coalesce(${highest}, 0) + 1, false)`.execute(trx);
   }
 }

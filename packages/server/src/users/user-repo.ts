@@ -230,8 +230,10 @@ export function createUserRepo(db: Kysely<Database>) {
         .values({ key, window_start: now, count: 1 })
         .onConflict((oc) =>
           oc.column('key').doUpdateSet({
-            count: sql<number>`case when throttle_counts.window_start < ${windowStart} then 1 else throttle_counts.count + 1 end`,
-            window_start: sql<number>`case when throttle_counts.window_start < ${windowStart} then ${now} else throttle_counts.window_start end`,
+            count: sql<number>`case when throttle_counts.window_start < ${windowStart}
+              then 1 else throttle_counts.count + 1 end`,
+            window_start: sql<number>`case when throttle_counts.window_start < ${windowStart}
+              then ${now} else throttle_counts.window_start end`,
           }),
         )
         .returning('count')
@@ -301,7 +303,8 @@ export function createUserRepo(db: Kysely<Database>) {
       if (query.search) {
         const pattern = containing(query.search);
         q = q.where(
-          sql<boolean>`(name_key like ${pattern} escape '\\' or email_key like ${pattern} escape '\\' or lower(realname) like ${pattern} escape '\\')`,
+          sql<boolean>`(name_key like ${pattern} escape '\\' or email_key like ${pattern} escape '\\'
+            or lower(realname) like ${pattern} escape '\\')`,
         );
       }
       if (query.group) q = q.where(memberOf(query.group));

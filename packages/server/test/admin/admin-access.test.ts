@@ -206,7 +206,8 @@ describe('admin pages: only administrators, only from this site, only with the C
   });
 
   test('messages flashed to the next page come only from this session: a planted cookie shows nothing', async () => {
-    const planted = `roost_flash=${Buffer.from(JSON.stringify(['Your session expired: sign in at https://evil.example'])).toString('base64url')}.forged`;
+    const lure = ['Your session expired: sign in at https://evil.example'];
+    const planted = `roost_flash=${Buffer.from(JSON.stringify(lure)).toString('base64url')}.forged`;
     assert.doesNotMatch(textOf((await getPage(s, '/admin', `${admin}; ${planted}`)).html), /evil\.example/);
     const unsigned = `roost_flash=${Buffer.from(JSON.stringify(['Go to https://evil.example'])).toString('base64url')}`;
     assert.doesNotMatch(textOf((await getPage(s, '/admin', `${admin}; ${unsigned}`)).html), /evil\.example/);

@@ -16,7 +16,8 @@ describe('data store: list and keys', () => {
       key: `k${String(i + 1).padStart(2, '0')}`,
       value: i % 2 === 0 ? 100 - i : `text ${i}`,
     }));
-    for (const item of mine) await ds(s, 'newItem', item, { token: alice }); // one call each: distinct timestamps in order
+    // One call each: distinct timestamps, in order.
+    for (const item of mine) await ds(s, 'newItem', item, { token: alice });
     await ds(
       s,
       'newItem',

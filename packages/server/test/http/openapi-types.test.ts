@@ -18,7 +18,9 @@ const client = (file: string) => fileURLToPath(new URL(`../../../client/src/${fi
  */
 const CHECKS = `
 import type { paths } from './generated.js';
-import type { ItemAddress, ItemsAnswer, ItemsPage, NewItemAnswer, OneItemAnswer, SetItemAnswer } from '${client('datastore-types.js')}';
+import type {
+  ItemAddress, ItemsAnswer, ItemsPage, NewItemAnswer, OneItemAnswer, SetItemAnswer,
+} from '${client('datastore-types.js')}';
 import type { EntriesPage, EntryAnswer, NewEntryAnswer } from '${client('filestore-types.js')}';
 import type { Identity, TokenAnswer, UserAnswer, UsersPage, UserRecord } from '${client('users-types.js')}';
 import type { DoneAnswer, PermissionsAnswer, PingAnswer } from '${client('shared-types.js')}';

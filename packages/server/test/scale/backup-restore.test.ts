@@ -222,9 +222,8 @@ describe('roost backup and roost restore', () => {
       await s.createUser('carol');
       await migrateToLatest(s.roost.db as Kysely<unknown>, extra);
       const carol = await sql<{ id: string }>`select id from users where name = 'carol'`.execute(s.roost.db);
-      await sql`insert into extra_notes (id, user_id, body) values ('n1', ${carol.rows[0]!.id}, 'a note'), ('n2', null, 'another')`.execute(
-        s.roost.db,
-      );
+      await sql`insert into extra_notes (id, user_id, body)
+        values ('n1', ${carol.rows[0]!.id}, 'a note'), ('n2', null, 'another')`.execute(s.roost.db);
       const manifest = await backup(s.roost.config, file, { migrations: extra });
       assert.deepEqual(
         manifest.tables.find((t) => t.name === 'extra_notes'),

@@ -38,7 +38,9 @@ describe('web security in a real browser', { skip }, () => {
           `'content-type': 'text/plain' }, body: 'realname=forged-by-fetch' }).then(() => document.title = 'sent', ` +
           `() => document.title = 'sent')</script>`,
         '/link': `<script>location.href = '${target}/users/api/update?realname=forged-by-link'</script>`,
-        '/img': `<img src="${target}/users/api/update?realname=forged-by-img" onerror="document.title='sent'" onload="document.title='sent'">`,
+        '/img':
+          `<img src="${target}/users/api/update?realname=forged-by-img" ` +
+          `onerror="document.title='sent'" onload="document.title='sent'">`,
       };
       res
         .writeHead(200, { 'content-type': 'text/html' })

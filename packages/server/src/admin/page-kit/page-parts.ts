@@ -17,16 +17,21 @@ export interface Column<T> {
  * A table that folds into labelled blocks on a phone (`table.responsive`): each cell carries
  * its column's label.
  */
+function attrsOf<T>(column: Column<T>): string {
+  const cls = column.className ? ` class="${column.className}"` : '';
+  return ` data-label="${escapeHtml(column.label)}"${cls}`;
+}
+
 export function table<T>(caption: string, columns: readonly Column<T>[], rows: readonly T[], empty: string): string {
   if (rows.length === 0) return `<p class="empty">${escapeHtml(empty)}</p>`;
   const head = columns.map((c) => `<th scope="col">${escapeHtml(c.label)}</th>`).join('');
   const body = rows
-    .map(
-      (row) =>
-        `<tr>${columns.map((c) => `<td data-label="${escapeHtml(c.label)}"${c.className ? ` class="${c.className}"` : ''}>${c.cell(row)}</td>`).join('')}</tr>`,
-    )
+    .map((row) => `<tr>${columns.map((c) => `<td${attrsOf(c)}>${c.cell(row)}</td>`).join('')}</tr>`)
     .join('');
-  return `<table class="responsive"><caption class="visually-hidden">${escapeHtml(caption)}</caption><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
+  return (
+    `<table class="responsive"><caption class="visually-hidden">${escapeHtml(caption)}</caption><thead>` +
+    `<tr>${head}</tr></thead><tbody>${body}</tbody></table>`
+  );
 }
 
 /** "Items 21–40 of 65" with previous and next links (`href(start)` builds them). */
@@ -60,5 +65,6 @@ export function textParam(value: unknown): string {
 
 /** A key/value list of facts (`<dl>`), values trusted HTML. */
 export function facts(rows: ReadonlyArray<readonly [label: string, html: string]>): string {
-  return `<dl class="facts">${rows.map(([label, html]) => `<dt>${escapeHtml(label)}</dt><dd>${html}</dd>`).join('')}</dl>`;
+  const items = rows.map(([label, html]) => `<dt>${escapeHtml(label)}</dt><dd>${html}</dd>`);
+  return `<dl class="facts">${items.join('')}</dl>`;
 }

@@ -103,7 +103,9 @@ function origin(
   const row = overrides[key];
   const bootText = `Boot configuration: ${shown(boot[key]) || '(none)'}.`;
   if (!row) return `${bootText} Not changed here.`;
-  return `${bootText} Set here${row.changed ? ` ${formatTime(row.changed)} UTC` : ''}${row.changedBy ? ` by ${row.changedBy}` : ''}.`;
+  const when = row.changed ? ` ${formatTime(row.changed)} UTC` : '';
+  const by = row.changedBy ? ` by ${row.changedBy}` : '';
+  return `${bootText} Set here${when}${by}.`;
 }
 
 async function settingsFields(deps: SettingsPageDeps, policies: Map<string, readonly string[]>): Promise<FieldConf[]> {

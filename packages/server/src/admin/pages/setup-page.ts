@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { escapeHtml, type FieldConf } from '@roost/forms';
+import type { FieldConf } from '@roost/forms';
 import { commonErrors } from '../../core/errors.js';
 import { ADMINS } from '../../core/permissions.js';
 import { setAuthCookie, withAddress } from '../../http/auth.js';
@@ -146,7 +146,7 @@ async function setupPage(deps: PageDeps & { setupLinks: SetupLinks }, request: F
     reply,
     page(
       'Set up Roost',
-      `${intro}${html}<p class="muted">${escapeHtml(`This link works once, for ${SETUP_LINK_MINUTES} minutes after the start.`)}</p>`,
+      `${intro}${html}<p class="muted">This link works once, for ${SETUP_LINK_MINUTES} minutes after the start.</p>`,
       await setup.htmlHead(),
     ),
     result === false ? 422 : 200,

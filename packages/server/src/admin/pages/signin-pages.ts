@@ -179,7 +179,10 @@ async function shell(
 function signinLinks(audience: Audience): string {
   if (audience === 'admin') return '';
   // The pages of the `pages` part of issue 3; a configured reset page url replaces Roost's own.
-  return `<p class="muted"><a href="/users/reset-password">Forgot your password?</a> · <a href="/users/signup">Create an account</a></p>`;
+  return (
+    '<p class="muted"><a href="/users/reset-password">Forgot your password?</a> · ' +
+    '<a href="/users/signup">Create an account</a></p>'
+  );
 }
 
 function signedInPage(

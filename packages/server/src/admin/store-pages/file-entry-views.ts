@@ -27,6 +27,8 @@ type FileEntryPage = FilePage & { entry: FileEntry };
 const typeOf = (page: FilePage) => page.entry?.type ?? 'd';
 
 const PAGE_SIZE = 50;
+const DELETE_DIRECTORY = 'Delete this directory and everything in it…';
+const DANGER = ' class="button danger"';
 
 /** The page of a directory, or of a file: `/admin/files/<store>/<path>` (directories end in `/`). */
 const urlOf = (page: Pick<FilePage, 'name'>, path: FilePath, type: 'f' | 'd') =>
@@ -44,7 +46,10 @@ function breadcrumbs(page: FilePage): string {
         : link(fileUrl(page.name, page.path.segments.slice(0, i + 1), true), segment),
     );
   });
-  return `<nav class="breadcrumbs" aria-label="Path">${link('/admin/files', 'File stores')} / ${steps.join(' / ')}</nav>`;
+  return (
+    `<nav class="breadcrumbs" aria-label="Path">${link('/admin/files', 'File stores')} / ` +
+    `${steps.join(' / ')}</nav>`
+  );
 }
 
 /** Send the page of `forms` under the path's breadcrumbs. */
@@ -206,7 +211,7 @@ export async function directoryView(page: FilePage) {
           '<section class="card"><h2>Owner</h2><p>Owned by ' +
           `${owner ? escapeHtml(owner) : '<span class="muted">(nobody)</span>'}.</p>${give}</section></div>` +
           '<section class="card"><h2>Delete</h2>' +
-          `<p>${link(`${urlOf(page, page.path, 'd')}?delete`, 'Delete this directory and everything in it…', ' class="button danger"')}</p></section>`
+          `<p>${link(`${urlOf(page, page.path, 'd')}?delete`, DELETE_DIRECTORY, DANGER)}</p></section>`
         : ''),
   );
 }
@@ -224,12 +229,13 @@ export async function fileView(page: FileEntryPage) {
     ['Owner', owner ? escapeHtml(owner) : '<span class="muted">(nobody)</span>'],
   ]);
   const here = urlOf(page, page.path, 'f');
+  const download = link(downloadUrl(page.name, page.path.segments), 'Download', ' class="button" download');
   return answer(
     page,
     `File ${entry.name}`,
     [moveForm(page), ownerForm(page, owner)],
     ([move, give]) =>
-      `<section class="card">${about}<p class="actions">${link(downloadUrl(page.name, page.path.segments), 'Download', ' class="button" download')}</p></section>` +
+      `<section class="card">${about}<p class="actions">${download}</p></section>` +
       `<div class="columns"><section class="card"><h2>Move or rename</h2>${move}</section>` +
       `<section class="card"><h2>Owner</h2>${give}</section></div>` +
       '<section class="card"><h2>Delete</h2>' +
@@ -262,9 +268,12 @@ export async function deleteView(page: FilePage) {
     },
   });
   const children = directory ? (await page.store.list(page.admin.principal, page.path, { size: 1 })).total : 0;
+  const inside =
+    children > 0
+      ? ` and everything in it (${children} ${children === 1 ? 'entry' : 'entries'} directly inside, and all below)`
+      : ' (it is empty)';
   const what = directory
-    ? 'the directory ' +
-      `<code class="key">${escapeHtml(shown(page.path))}</code>${children > 0 ? ` and everything in it (${children} ${children === 1 ? 'entry' : 'entries'} directly inside, and all below them)` : ' (it is empty)'}`
+    ? `the directory <code class="key">${escapeHtml(shown(page.path))}</code>${inside}`
     : `the file <code class="key">${escapeHtml(shown(page.path))}</code>`;
   return answer(
     page,

@@ -153,15 +153,12 @@ export async function signupPage(deps: PageDeps, request: FastifyRequest, reply:
       }),
     );
   }
-  const choice =
-    open.length > 1
-      ? `<nav class="tabs" aria-label="Ways to sign up"><ul>${open
-          .map(
-            (p) =>
-              `<li>${p === policy ? `<span aria-current="page">${escapeHtml(LABELS[p].title)}</span>` : link(`/users/signup?policy=${p}`, LABELS[p].title)}</li>`,
-          )
-          .join('')}</ul></nav>`
-      : '';
+  const tab = (p: SignupPolicy): string =>
+    p === policy
+      ? `<span aria-current="page">${escapeHtml(LABELS[p].title)}</span>`
+      : link(`/users/signup?policy=${p}`, LABELS[p].title);
+  const tabs = open.map((p) => `<li>${tab(p)}</li>`).join('');
+  const choice = open.length > 1 ? `<nav class="tabs" aria-label="Ways to sign up"><ul>${tabs}</ul></nav>` : '';
   const body =
     `${choice}<section class="card narrow">` +
     `<h2>${escapeHtml(LABELS[policy].title)}</h2>${html}<p class="muted">Have an account? ` +

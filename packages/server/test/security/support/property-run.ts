@@ -139,7 +139,10 @@ interface Drawn {
 /** Describe a run for a failure message (the values shortened). */
 function describeRun(info: OperationInfo, call: WireCall, drawn: Drawn): string {
   const body = call.body === undefined ? '' : String(call.body).slice(0, 300);
-  return `${info.service} ${info.op}: ${call.method} ${call.path.slice(0, 300)} [${drawn.transport.kind}, auth ${drawn.auth.kind}] ${body}`;
+  return (
+    `${info.service} ${info.op}: ${call.method} ${call.path.slice(0, 300)} [${drawn.transport.kind}, auth ` +
+    `${drawn.auth.kind}] ${body}`
+  );
 }
 
 /** How the runs of one operation ended, by status (a refusal inside a 200 counts as `200 refused`). */
