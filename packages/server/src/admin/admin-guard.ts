@@ -1,15 +1,17 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ADMINS } from '../core/permissions.js';
+import { administers } from '../core/grants.js';
 import { callerOf, type RequestCaller } from '../http/auth.js';
 import type { UserService } from '../users/index.js';
 
 /**
  * The administrator behind a page request, or null. Pages authenticate with the `auth` cookie
- * that sign-in sets; only members of the `admins` group get an admin page or action.
+ * that sign-in sets; only a caller that `administers` (core/grants.ts: the `admins` group) gets
+ * an admin page or action. Each action then calls a typed operation, which checks its own
+ * permission through the same grants.
  */
 async function adminCaller(request: FastifyRequest, users: UserService): Promise<RequestCaller | null> {
   const caller = await callerOf(request, users);
-  return caller.user?.groups.includes(ADMINS) ? caller : null;
+  return caller.user && administers(caller.principal) ? caller : null;
 }
 
 /**

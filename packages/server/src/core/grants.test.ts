@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { grantsOf } from './grants.js';
+import { administers, grantsOf } from './grants.js';
 import {
   ADMINS,
   ANONYMOUS,
@@ -57,4 +57,12 @@ test('require answers the scope or throws the refusal: 401 where signing in coul
   assert.throws(() => grantsFor(ANONYMOUS).require('create'), { code: 'not_signed_in' });
   assert.throws(() => grantsFor(alice).require('manage'), { code: 'not_allowed' });
   assert.throws(() => grantsFor(ANONYMOUS).require('closed'), { code: 'not_allowed' });
+});
+
+test('administers: members of admins only; a name or id that reads "admins" is no membership', () => {
+  assert.equal(administers(admin), true);
+  assert.equal(administers(alice), false);
+  assert.equal(administers(ANONYMOUS), false);
+  assert.equal(administers({ userId: 'admins', name: 'admins', groups: [] }), false);
+  assert.equal(administers({ userId: null, name: null, groups: [ADMINS] }), false);
 });

@@ -1,5 +1,6 @@
 import type { RoostError } from './errors.js';
 import {
+  ADMINS,
   OWNER,
   grantedIn,
   holds,
@@ -73,4 +74,16 @@ class EntryGrants implements Grants {
   covers(permission: string, thing: Owned): boolean {
     return covers(this.scope(permission), thing, this.#principal);
   }
+}
+
+/**
+ * The admin backend's one permission, held by `admins` and checked like every other. Fixed, not
+ * stored with a service's entries: the user service's getPermissions answers the original's
+ * entries only (http/protocol/user-protocol.ts), and no entry may lock every administrator out.
+ */
+const BACKEND: PermissionMap = Object.freeze({ administer: Object.freeze([ADMINS]) });
+
+/** May the principal use the admin backend and read /metrics? (admin/admin-guard.ts, http/metrics.ts) */
+export function administers(principal: Principal): boolean {
+  return new EntryGrants(BACKEND, principal).scope('administer') === 'all';
 }

@@ -2,7 +2,7 @@ import { BlockList, isIP } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { commonErrors } from '../core/errors.js';
-import { ADMINS } from '../core/permissions.js';
+import { administers } from '../core/grants.js';
 import { processStats } from '../core/process-stats.js';
 import type { MailQueueCounts } from '../core/mailer.js';
 import type { UserService } from '../users/index.js';
@@ -200,7 +200,7 @@ async function assertAdmin(request: FastifyRequest, users: UserService): Promise
     throw commonErrors.not_signed_in({
       message: 'Sign in as an administrator, or scrape from an address in metrics.allow.',
     });
-  if (!caller.user.groups.includes(ADMINS))
+  if (!administers(caller.principal))
     throw commonErrors.not_allowed({ message: 'Only administrators may read the metrics.' });
 }
 

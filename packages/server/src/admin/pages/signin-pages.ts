@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { escapeHtml, HTMLForm, type ActionCallback, type FieldConf } from '@roost/forms';
 import type { Config } from '../../core/config.js';
 import { isRoostError } from '../../core/errors.js';
-import { ADMINS } from '../../core/permissions.js';
+import { administers } from '../../core/grants.js';
 import {
   assertSameOrigin,
   callerOf,
@@ -82,7 +82,7 @@ async function signinPage(deps: SigninDeps, audience: Audience, request: Fastify
   if (request.method === 'POST') assertSameOrigin(request, config.corsOrigins);
   const form = await readFormRequest(request, reply, { fieldBytes: config.bodyLimit, fileBytes: 0, uploadDir: '' });
   const caller = await callerOf(request, users);
-  const isAdmin = Boolean(caller.user?.groups.includes(ADMINS));
+  const isAdmin = caller.user !== null && administers(caller.principal);
   const next = textParam(form.query?.next) || textParam(form.body?.next);
   reply.header('cache-control', 'no-store');
 
@@ -105,7 +105,7 @@ async function signinPage(deps: SigninDeps, audience: Audience, request: Fastify
       return [false, await this.render(again, [err.message], undefined, false, false)];
     }
     const who = await users.authenticate(issued);
-    if (audience === 'admin' && !who?.user?.groups.includes(ADMINS)) {
+    if (audience === 'admin' && !(who?.user && administers(who.principal))) {
       // No admin session: the token just issued is revoked at once.
       if (who) await users.signout(who);
       return [false, await this.render(again, [NOT_ADMIN], undefined, false, false)];
