@@ -3,13 +3,12 @@
 // /usr/bin/chromium is missing: CI installs it.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import type { Browser } from 'playwright-core';
 import type { KyselyContent } from '../src/index.js';
+import { launchChromium } from './helpers/chromium.js';
 import { openContent } from './helpers/content-db.js';
 import { startDemoServer, type DemoServer } from './helpers/demo-server.js';
-
-const executablePath = '/usr/bin/chromium';
 const artifacts = new URL('../../../test-artifacts/forms/', import.meta.url).pathname;
 
 describe('browser', () => {
@@ -19,20 +18,13 @@ describe('browser', () => {
   let closeContent: (() => Promise<void>) | undefined;
 
   before(async () => {
-    assert.ok(
-      existsSync(executablePath),
-      `${executablePath} is missing: apt-get install -y --no-install-recommends chromium`,
-    );
     mkdirSync(artifacts, { recursive: true });
     ({ content, close: closeContent } = await openContent('sqlite', {
       metaFields: [{ id: 'title', name: 'Title', datatype: 'string', required: true }],
       types: [{ id: 'article', name: 'Article', data: [{ id: 'body', name: 'Text', datatype: 'text' }] }],
     }));
     server = await startDemoServer(content);
-    browser = await chromium.launch({
-      executablePath,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   });
 
   after(async () => {

@@ -1,7 +1,7 @@
 // The seed's option table and layout settings: each option changes what it says.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HTMLForm, type ActionConf, type FormInit } from '../src/index.js';
+import { HTMLForm, formRequestFromWeb, type ActionConf, type FormInit } from '../src/index.js';
 import { attr, classes, dom, hasAttr, inside, text } from './helpers/html.js';
 
 const fields = [{ id: 'name', name: 'Name', description: 'Help' }];
@@ -204,5 +204,45 @@ describe('layout settings', () => {
     const d = await render({ widget: { classes: { input: 'input', item: 'field', button: 'button' } } });
     assert.deepEqual(classes(d.byId('upload-name')), ['input']);
     assert.deepEqual(classes(d.byId('item-name')), ['field']);
+  });
+});
+
+describe('mistakes fail loudly', () => {
+  test('an unknown widget.* option is refused with its name', () => {
+    const form = new HTMLForm({ fields, actions });
+    assert.throws(() => form.applyOptions({ 'widget.item_templat': 'field_onecolumn' }), {
+      name: 'ConfigurationError',
+      message: /"widget\.item_templat".*item_template/,
+    });
+    assert.throws(() => new HTMLForm({ fields, actions, 'widget.clases': {} } as FormInit), /widget\.clases/);
+  });
+
+  test('a redirect placeholder nothing resolves throws before any action runs, not Location: obj_url', async () => {
+    const saved: unknown[] = [];
+    const post = () =>
+      formRequestFromWeb(
+        new Request('http://localhost/', {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'name=Ada&save%24=Save',
+        }),
+      );
+    const form = new HTMLForm({ fields, actions, request: await post() });
+    form.listenEvent('success', ({ data }) => saved.push(data));
+    await assert.rejects(form.process({ redirectSuccess: 'obj_url/edit' }), {
+      name: 'ConfigurationError',
+      message: /placeholder obj_url.*view\.urls\.obj_url/,
+    });
+    assert.deepEqual(saved, [], 'nothing was processed');
+    const configured = new HTMLForm({ fields, actions, redirectCancel: 'parent_url' });
+    await assert.rejects(configured.process(), /parent_url/);
+    const resolved = new HTMLForm({
+      fields,
+      actions,
+      request: await post(),
+      view: { urls: { obj_url: () => '/items/7' } },
+    });
+    const { response } = await resolved.process({ redirectSuccess: 'obj_url/edit' });
+    assert.equal(response?.headers.Location, '/items/7/edit');
   });
 });

@@ -205,6 +205,29 @@ describe('markup', () => {
   });
 });
 
+describe('actions and the browser validation', () => {
+  const fields: FieldConf[] = [{ id: 'name', required: true }];
+  const button = (d: ReturnType<typeof dom>, id: string) => d.byId(`upload${id}$`)!;
+
+  test('cancel skips validation (formnovalidate) by default; skipValidation turns it on or off', async () => {
+    const d = dom(
+      await new HTMLForm({
+        fields,
+        actions: [
+          { id: 'save', method: 'processForm', name: 'Save' },
+          { id: 'cancel', method: 'cancel', name: 'Cancel' },
+          { id: 'back', method: 'processForm', name: 'Back', skipValidation: true },
+          { id: 'stop', method: 'cancel', name: 'Stop', skipValidation: false },
+        ],
+      }).render({}),
+    );
+    assert.ok(!hasAttr(button(d, 'save'), 'formnovalidate'));
+    assert.ok(hasAttr(button(d, 'cancel'), 'formnovalidate'));
+    assert.ok(hasAttr(button(d, 'back'), 'formnovalidate'));
+    assert.ok(!hasAttr(button(d, 'stop'), 'formnovalidate'));
+  });
+});
+
 describe('list items and controlsets', () => {
   test('listItems from an async callback get (field, context, user), once per form', async () => {
     const calls: unknown[][] = [];
@@ -272,6 +295,15 @@ describe('list items and controlsets', () => {
       [['street', 'city'], ['store'], []],
     );
     for (const id of ['street', 'city', 'store']) assert.ok(d.byId(`item-${id}`), `item-${id}`);
+  });
+
+  test('skipUnselectedControls: controlled fields render without required; the select names them', async () => {
+    const strict = dom(await new HTMLForm({ fields: [shipping] }).render({}));
+    assert.ok(hasAttr(strict.byId('upload-street')!, 'required'), 'without the option: required as configured');
+    assert.equal(attr(strict.byId('upload-ship')!, 'data-controlset-required'), undefined);
+    const lenient = dom(await new HTMLForm({ fields: [shipping], skipUnselectedControls: true }).render({}));
+    assert.ok(!hasAttr(lenient.byId('upload-street')!, 'required'));
+    assert.deepEqual(JSON.parse(attr(lenient.byId('upload-ship')!, 'data-controlset-required')!), ['street']);
   });
 
   test('hidden-but-required control fields are validated unless skipUnselectedControls', async () => {

@@ -51,6 +51,22 @@ export interface ActionConf {
   description?: string;
   /** Default keyword arguments; `process(kw)` overrides them. */
   options?: Readonly<Record<string, unknown>>;
+  /**
+   * The action runs on a form that is not valid (yet): its button gets `formnovalidate`, so the
+   * browser lets it through with required fields empty. Default: on for the `cancel` method (the
+   * seed runs `cancel()` before any validation), off for the others.
+   */
+  skipValidation?: boolean;
+}
+
+/**
+ * Whether the browser should submit `action` without checking the form first.
+ *
+ * @example
+ * skipsValidation({ id: 'cancel', method: 'cancel' }); // true
+ */
+export function skipsValidation(action: ActionConf): boolean {
+  return action.skipValidation ?? action.method === 'cancel';
 }
 
 /** The seed's name for an action configuration. */

@@ -40,6 +40,7 @@ export function selectInput(multiple: boolean): Widget {
         multiple,
         size: multiple ? Math.min(Math.max(items.length, 2), 8) : undefined,
         'data-controlset': cs ? JSON.stringify(cs.all) : undefined,
+        'data-controlset-required': cs?.requiredWhenShown?.length ? JSON.stringify(cs.requiredWhenShown) : undefined,
       };
       const a = inputAttrs(input, extra);
       const withHook = cs
@@ -63,7 +64,7 @@ function group(type: 'radio' | 'checkbox', input: WidgetRenderInput): string {
         value: String(item.id),
         class: cls(c.checkInput, input.invalid && c.invalid),
         checked: chosen.has(String(item.id)),
-        required: type === 'radio' && Boolean(input.field.required),
+        required: type === 'radio' && Boolean(input.field.required) && !input.optional,
       });
       return (
         `<div class="${escapeHtml(c.check)}"><input${a}>` +
@@ -77,7 +78,7 @@ function group(type: 'radio' | 'checkbox', input: WidgetRenderInput): string {
     'aria-labelledby': `${input.oid}-label`,
     'aria-invalid': input.invalid ? 'true' : undefined,
     'aria-describedby': input.describedBy,
-    'aria-required': type === 'radio' && input.field.required ? 'true' : undefined,
+    'aria-required': type === 'radio' && input.field.required && !input.optional ? 'true' : undefined,
   });
   return `<div${g}>${inputs}</div>`;
 }

@@ -38,7 +38,7 @@ export const fileUpload: Widget = {
           `${escapeHtml(input.t('Current file'))}: ${escapeHtml(v.filename)} (${escapeHtml(formatBytes(v.size))})</div>`
         : '';
     const accept = typeof input.field.settings?.accept === 'string' ? input.field.settings.accept : undefined;
-    const required = Boolean(input.field.required) && !current;
+    const required = Boolean(input.field.required) && !current && !input.optional;
     return `${current}<input${inputAttrs(input, { type: 'file', accept, required })}>`;
   },
 };

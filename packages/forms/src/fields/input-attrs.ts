@@ -25,7 +25,7 @@ export function inputAttrs(
     ),
     placeholder: typeof s.placeholder === 'string' ? s.placeholder : undefined,
     autocomplete: typeof s.autocomplete === 'string' ? s.autocomplete : undefined,
-    required: Boolean(input.field.required),
+    required: Boolean(input.field.required) && !input.optional,
     'aria-invalid': input.invalid ? 'true' : undefined,
     'aria-describedby': input.describedBy,
     ...extra,

@@ -6,7 +6,7 @@ import { ConfigurationError } from '../conf/configuration-error.js';
 import { fieldDatatype, type FieldConf, type ListItem } from '../conf/field-conf.js';
 import type { FormApp, Subsets, TypeConf } from '../conf/subset.js';
 import { boolItems, resolveWidget } from '../fields/widgets.js';
-import { defaultWidgets, WidgetInvalid, type Widget, type WidgetRegistry } from '../fields/widget.js';
+import { defaultWidgets, WidgetInvalid, type Controlset, type Widget, type WidgetRegistry } from '../fields/widget.js';
 import type { FormClasses } from '../render/form-classes.js';
 import { defaultClasses } from '../render/form-classes.js';
 import type { FormLayout } from '../render/templates.js';
@@ -24,6 +24,14 @@ import type { FieldError } from '../validate/validation-error.js';
 import { FormEvents } from './form-events.js';
 import { defaultFormOptions, type FormOptions } from './form-options.js';
 
+/** What `widget.<key>` options may set: the keys of `FormLayout` (render/templates.ts). */
+const LAYOUT_KEYS: readonly string[] = [
+  'settings',
+  'item_template',
+  'action_template',
+  'action_css_class',
+  'classes',
+] satisfies readonly (keyof FormLayout)[];
 /**
  * What a form needs from the page that uses it. All optional: the current user, url helpers for
  * redirects, static urls and a translator.
@@ -223,6 +231,9 @@ export class Form extends FormEvents {
       const key = rawKey === 'useAjax' ? 'use_ajax' : rawKey;
       if (key.startsWith('widget.')) {
         const name = key.slice('widget.'.length);
+        if (!LAYOUT_KEYS.includes(name)) {
+          throw new ConfigurationError(`Unknown option "${rawKey}": the widget options are ${LAYOUT_KEYS.join(', ')}`);
+        }
         const layout = this.widget as unknown as Record<string, unknown>;
         const prev = layout[name];
         layout[name] =
@@ -352,9 +363,7 @@ export class Form extends FormEvents {
   }
 
   /** The controlled field ids of a controlset field, overall and per item id. */
-  protected async controlsetOf(
-    field: FieldConf,
-  ): Promise<{ all: string[]; byItem: Map<string, string[]> } | undefined> {
+  protected async controlsetOf(field: FieldConf): Promise<Controlset | undefined> {
     if (!field.settings?.controlset) return undefined;
     const byItem = new Map<string, string[]>();
     const all: string[] = [];

@@ -4,13 +4,13 @@
 import type { ActionCallback, ActionConf, ActionKw, ActionResult } from '../conf/action-conf.js';
 import { ConfigurationError } from '../conf/configuration-error.js';
 import type { Subsets } from '../conf/subset.js';
-import type { WidgetRenderInput, WidgetRequirements } from '../fields/widget.js';
+import type { Controlset, WidgetRequirements } from '../fields/widget.js';
 import { renderActions, renderForm, renderItems, renderMessages, type RenderInput } from '../render/form-renderer.js';
 import { defaultStaticUrl, formRequirements, headTags } from '../render/html-head.js';
 import { isUploadedFile, isXhr, type FormValues } from '../request/form-request.js';
 import type { FieldError } from '../validate/validation-error.js';
 import { Form } from './form.js';
-import { resolveRedirect } from './redirect.js';
+import { assertResolvable, resolveRedirect } from './redirect.js';
 
 /**
  * A complete reply the host must send instead of a page with the form: a redirect (302, or for
@@ -78,9 +78,22 @@ export class HTMLForm extends Form {
       action = typeof def === 'string' ? [...configured, ...this.actions].find((a) => a.id === def) : def;
     }
     if (!action) throw new ConfigurationError('No action to process the form found');
+    this.#checkRedirects(configured, kw);
     const callback = this.actionCallback(action);
     const [result, html] = await callback.call(this, action, { ...action.options, ...kw });
     return { result, html, action, response: this.response };
+  }
+
+  /** Every redirect target this form may use can be resolved (redirect.ts, `assertResolvable`). */
+  #checkRedirects(actions: readonly ActionConf[], kw: ActionKw): void {
+    const targets = [
+      this.options.redirectSuccess,
+      this.options.redirectCancel,
+      kw.redirectSuccess,
+      kw.redirectCancel,
+      ...actions.flatMap((a) => [a.options?.redirectSuccess, a.options?.redirectCancel]),
+    ];
+    for (const target of targets) if (typeof target === 'string') assertResolvable(target, this.view);
   }
 
   /**
@@ -287,7 +300,7 @@ export class HTMLForm extends Form {
     errors: readonly FieldError[] | undefined,
   ): Promise<RenderInput> {
     const fields = await this.compiled();
-    const controlsets = new Map<string, NonNullable<WidgetRenderInput['controlset']>>();
+    const controlsets = new Map<string, Controlset>();
     for (const { field } of fields) {
       const cs = await this.controlsetOf(field);
       if (cs) controlsets.set(field.id, cs);

@@ -5,18 +5,29 @@
 const script = `(function () {
   'use strict';
   function each(list, fn) { Array.prototype.forEach.call(list, fn); }
-  function ids(el) { try { return JSON.parse(el.getAttribute('data-controlset') || '[]'); } catch (e) { return []; } }
+  function ids(el, name) {
+    try { return JSON.parse(el.getAttribute(name || 'data-controlset') || '[]'); } catch (e) { return []; }
+  }
+  // A hidden item's inputs are disabled: the browser neither checks nor sends them, so a required
+  // field out of sight cannot block the submit. An item showing an error stays in sight.
   function controlsets(root) {
     each(root.querySelectorAll('select[data-controlset]'), function (sel) {
       if (sel.getAttribute('data-roost-init')) return;
       sel.setAttribute('data-roost-init', '1');
       var scope = sel.form || document;
+      var requiredWhenShown = ids(sel, 'data-controlset-required');
       function update() {
         var show = {};
         each(sel.options, function (o) { if (o.selected) ids(o).forEach(function (id) { show[id] = true; }); });
         ids(sel).forEach(function (id) {
           var item = scope.querySelector('#item-' + CSS.escape(id));
-          if (item) item.hidden = !show[id];
+          if (!item) return;
+          var on = show[id] || !!item.querySelector('[aria-invalid="true"]');
+          item.hidden = !on;
+          each(item.querySelectorAll('input, select, textarea'), function (el) {
+            el.disabled = !on;
+            if (requiredWhenShown.indexOf(id) >= 0 && el.type !== 'checkbox' && el.type !== 'hidden') el.required = on;
+          });
         });
       }
       sel.addEventListener('change', update);

@@ -6,7 +6,7 @@ import type { Translate } from '../validate/messages.js';
 import type { FieldError } from '../validate/validation-error.js';
 import { attrs, escapeHtml, textOrHtml } from './html.js';
 import { actionTemplates, itemTemplates, type FormLayout } from './templates.js';
-import type { WidgetRenderInput } from '../fields/widget.js';
+import type { Controlset } from '../fields/widget.js';
 
 /** What the renderer needs from a form. */
 export interface RenderInput {
@@ -17,7 +17,7 @@ export interface RenderInput {
   actions: readonly ActionConf[];
   data: Readonly<Record<string, unknown>>;
   errors: readonly FieldError[];
-  controlsets: ReadonlyMap<string, NonNullable<WidgetRenderInput['controlset']>>;
+  controlsets: ReadonlyMap<string, Controlset>;
 }
 
 /** Element id of a field's input. */
@@ -77,10 +77,30 @@ function errorSummary(input: RenderInput): string {
 }
 
 /** Field items and the action buttons, without the form tag. */
+/**
+ * Under `skipUnselectedControls` the server requires a controlled field only while its item is
+ * selected, so without a script the browser must not require it (it would block the submit of a
+ * form whose hidden field is empty): those fields render without `required`, and each controlset
+ * select names its required ones for the script to set `required` while they are shown.
+ */
+function browserRequirements(input: RenderInput): {
+  optional: ReadonlySet<string>;
+  controlsets: ReadonlyMap<string, Controlset>;
+} {
+  if (!input.options.skipUnselectedControls) return { optional: new Set(), controlsets: input.controlsets };
+  const required = new Set(input.fields.filter(({ field }) => field.required).map(({ field }) => field.id));
+  const optional = new Set([...input.controlsets.values()].flatMap((cs) => cs.all));
+  const controlsets = new Map(
+    [...input.controlsets].map(([id, cs]) => [id, { ...cs, requiredWhenShown: cs.all.filter((c) => required.has(c)) }]),
+  );
+  return { optional, controlsets };
+}
+
 export function renderItems(input: RenderInput): string {
   const { options, layout, t } = input;
   const template = itemTemplates[layout.item_template];
   if (!template) throw new ConfigurationError(`Unknown item template "${layout.item_template}"`);
+  const { optional, controlsets } = browserRequirements(input);
   return input.fields
     .map(({ field, widget, items }) => {
       const oid = fieldOid(options.formid, field.id);
@@ -99,7 +119,8 @@ export function renderItems(input: RenderInput): string {
         describedBy,
         classes: layout.classes,
         t,
-        controlset: input.controlsets.get(field.id),
+        controlset: controlsets.get(field.id),
+        optional: optional.has(field.id),
       });
       return template({
         field,

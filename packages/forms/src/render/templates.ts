@@ -1,4 +1,4 @@
-import type { ActionConf } from '../conf/action-conf.js';
+import { skipsValidation, type ActionConf } from '../conf/action-conf.js';
 import type { FieldConf } from '../conf/field-conf.js';
 import type { FormClasses } from './form-classes.js';
 import { attrs, cls, escapeHtml, textOrHtml } from './html.js';
@@ -110,6 +110,7 @@ function buttons(ctx: ActionsContext): string {
         type: 'submit',
         class: a.cssClass || ctx.layout.action_css_class || ctx.layout.classes.button,
         value: key,
+        formnovalidate: skipsValidation(a),
       });
       return `<button${b}><span>${escapeHtml(ctx.t(a.name ?? a.id))}</span></button>`;
     })

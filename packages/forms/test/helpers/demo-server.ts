@@ -34,7 +34,32 @@ const fields: FieldConf[] = [
   },
 ];
 
+/** A sign-up as a browser sees it: required fields, a controlset whose item asks for a required field. */
+const validatedFields: FieldConf[] = [
+  { id: 'name', name: 'Name', required: true },
+  { id: 'email', name: 'E-mail', datatype: 'email', required: true },
+  {
+    id: 'contact',
+    name: 'Contact by',
+    datatype: 'list',
+    required: true,
+    settings: { controlset: true },
+    listItems: [
+      { id: 'mail', name: 'E-mail' },
+      { id: 'phone', name: 'Phone', fields: [{ id: 'phone', name: 'Phone number', required: true }] },
+    ],
+  },
+];
+const withCancel = [
+  { id: 'default', method: 'startForm', hidden: true },
+  { id: 'send', method: 'processForm', name: 'Send', cssClass: 'btn btn-primary' },
+  { id: 'cancel', method: 'cancel', name: 'Cancel', options: { redirectCancel: '/cancelled' } },
+];
+
 const pages: Record<string, FormInit> = {
+  // The browser's own validation on (no `novalidate`), as a host renders a form by default.
+  '/validated': { fields: validatedFields, actions: withCancel, formid: 'signup' },
+  '/validated-skip': { fields: validatedFields, actions: withCancel, formid: 'signup', skipUnselectedControls: true },
   '/plain': { fields, novalidate: true },
   '/ajax': { fields, novalidate: true, use_ajax: true, formid: 'ajaxform' },
   // A field named "action" shadows the form element's own \`action\` property in the DOM.
@@ -74,6 +99,8 @@ const pages: Record<string, FormInit> = {
 export interface DemoServer {
   url: string;
   uploads: number[];
+  /** The data of every successful submit, in order. */
+  received: Record<string, unknown>[];
   close(): Promise<void>;
 }
 
@@ -94,6 +121,7 @@ async function handle(
   res: ServerResponse,
   uploads: number[],
   content: KyselyContent | undefined,
+  received: Record<string, unknown>[],
 ): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   const asset = url.pathname.startsWith('/forms-static/')
@@ -101,6 +129,10 @@ async function handle(
     : undefined;
   if (asset) {
     res.writeHead(200, { 'Content-Type': asset.contentType }).end(asset.body);
+    return;
+  }
+  if (url.pathname === '/cancelled') {
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Cancelled</title>');
     return;
   }
   const init = pages[url.pathname];
@@ -126,7 +158,7 @@ async function handle(
   const form = new HTMLForm({
     ...init,
     request,
-    actions: [
+    actions: init.actions ?? [
       { id: 'default', method: 'startForm', hidden: true },
       { id: 'send', method: 'processForm', name: 'Send', cssClass: 'btn btn-primary' },
     ],
@@ -134,6 +166,7 @@ async function handle(
   form.listenEvent('success', ({ data }) => {
     const doc = (data as { doc?: { size: number } }).doc;
     if (doc) uploads.push(doc.size);
+    received.push({ ...(data as Record<string, unknown>) });
   });
   await reply(res, form, await form.process({ success_message: 'Thank you!' }));
 }
@@ -181,8 +214,9 @@ async function contentPage(
 /** Starts the demo server on 127.0.0.1 with a free port; with `content`, also the ObjectForm pages under /content/. */
 export async function startDemoServer(content?: KyselyContent): Promise<DemoServer> {
   const uploads: number[] = [];
+  const received: Record<string, unknown>[] = [];
   const server: Server = createServer((req, res) => {
-    handle(req, res, uploads, content).catch((e: unknown) => {
+    handle(req, res, uploads, content, received).catch((e: unknown) => {
       res.writeHead(500).end(String(e));
     });
   });
@@ -191,6 +225,7 @@ export async function startDemoServer(content?: KyselyContent): Promise<DemoServ
   return {
     url: `http://127.0.0.1:${port}`,
     uploads,
+    received,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

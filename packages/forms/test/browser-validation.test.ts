@@ -1,0 +1,102 @@
+// The browser's own validation, on pages without `novalidate` (as a host renders a form by
+// default), in Debian's chromium with JavaScript on and off: Cancel goes through on an empty form,
+// and a required field of a controlset item out of sight never blocks a submit silently.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from './helpers/chromium.js';
+import { startDemoServer, type DemoServer } from './helpers/demo-server.js';
+
+describe('browser validation', () => {
+  let browser: Browser;
+  let server: DemoServer;
+
+  before(async () => {
+    server = await startDemoServer();
+    browser = await launchChromium();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  async function open(path: string, javaScriptEnabled: boolean): Promise<Page> {
+    const context = await browser.newContext({ javaScriptEnabled });
+    const page = await context.newPage();
+    await page.goto(`${server.url}${path}`);
+    return page;
+  }
+
+  /** Whether the browser would submit the form now (its own constraint validation). */
+  const formValid = (page: Page) => page.$eval('form', (form) => (form as HTMLFormElement).checkValidity());
+
+  for (const js of [true, false]) {
+    const mode = js ? 'with JavaScript' : 'without JavaScript';
+
+    test(`${mode}: Cancel on an empty form reaches the server; Send is held by the browser`, async () => {
+      const page = await open('/validated', js);
+      assert.equal(await page.getAttribute('#signupcancel\\$', 'formnovalidate'), '');
+      assert.equal(await page.getAttribute('#signupsend\\$', 'formnovalidate'), null);
+      assert.equal(await formValid(page), false, 'the empty required fields hold a submit');
+      const before = server.received.length;
+      await page.click('#signupsend\\$');
+      assert.match(page.url(), /\/validated$/, 'Send did not leave the page');
+      await Promise.all([page.waitForURL(/\/cancelled$/), page.click('#signupcancel\\$')]);
+      assert.equal(server.received.length, before, 'nothing was processed');
+      await page.context().close();
+    });
+  }
+
+  test('with JavaScript: a hidden controlled field is disabled, so the submit goes out; its error shows', async () => {
+    const page = await open('/validated', true);
+    assert.equal(await page.isHidden('#item-phone'), true);
+    assert.equal(await page.isDisabled('#signup-phone'), true, 'out of sight, out of the browser check');
+    await page.fill('#signup-name', 'Ada');
+    await page.fill('#signup-email', 'ada@example.com');
+    assert.equal(await formValid(page), true);
+    await Promise.all([page.waitForEvent('load'), page.click('#signupsend\\$')]);
+    // Without skipUnselectedControls the server requires every controlled field: its answer is
+    // an error the user can see, with the field shown, never a submit refused without a word.
+    assert.match((await page.textContent('#signup-errors')) ?? '', /Phone number/);
+    assert.equal(await page.isVisible('#item-phone'), true);
+    assert.equal(await page.isDisabled('#signup-phone'), false);
+    await page.context().close();
+  });
+
+  test('with JavaScript and skipUnselectedControls: required only while shown', async () => {
+    const page = await open('/validated-skip', true);
+    await page.fill('#signup-name', 'Ada');
+    await page.fill('#signup-email', 'ada@example.com');
+    assert.equal(await page.isHidden('#item-phone'), true);
+    await page.selectOption('#signup-contact', 'phone');
+    assert.equal(await page.isVisible('#item-phone'), true);
+    assert.equal(await page.$eval('#signup-phone', (el) => (el as HTMLInputElement).required), true);
+    assert.equal(await formValid(page), false, 'shown, the phone number is required');
+    await page.selectOption('#signup-contact', 'mail');
+    assert.equal(await formValid(page), true, 'hidden again, it holds nothing');
+    const before = server.received.length;
+    await Promise.all([page.waitForEvent('load'), page.click('#signupsend\\$')]);
+    assert.deepEqual(server.received.slice(before), [{ name: 'Ada', email: 'ada@example.com', contact: 'mail' }]);
+    await page.context().close();
+  });
+
+  test('without JavaScript and skipUnselectedControls: controlled fields are not required by the browser', async () => {
+    const page = await open('/validated-skip', false);
+    assert.equal(await page.getAttribute('#signup-phone', 'required'), null);
+    assert.equal(await page.getAttribute('#signup-name', 'required'), '');
+    await page.fill('#signup-name', 'Ada');
+    await page.fill('#signup-email', 'ada@example.com');
+    await page.selectOption('#signup-contact', 'phone');
+    // The server stays the authority: the selected item's field is required there.
+    await Promise.all([page.waitForEvent('load'), page.click('#signupsend\\$')]);
+    assert.match((await page.textContent('#signup-errors')) ?? '', /Phone number/);
+    const before = server.received.length;
+    await page.fill('#signup-phone', '+41 44 000 00 00');
+    await Promise.all([page.waitForEvent('load'), page.click('#signupsend\\$')]);
+    assert.deepEqual(server.received.slice(before), [
+      { name: 'Ada', email: 'ada@example.com', contact: 'phone', phone: '+41 44 000 00 00' },
+    ]);
+    await page.context().close();
+  });
+});
