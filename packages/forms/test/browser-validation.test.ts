@@ -48,6 +48,24 @@ describe('browser validation', () => {
     });
   }
 
+  test('constraints: the browser holds what the server would refuse (pattern, min, email)', async () => {
+    const page = await open('/constraints', false);
+    for (const [id, bad, good] of [
+      ['code', 'abc-1', 'ABC-1'],
+      ['age', '17', '18'],
+      ['email', 'not-an-address', 'ada@example.com'],
+    ] as const) {
+      await page.fill(`#limits-${id}`, bad);
+      assert.equal(await formValid(page), false, `${id}: ${bad}`);
+      await page.fill(`#limits-${id}`, good);
+    }
+    assert.equal(await formValid(page), true);
+    const before = server.received.length;
+    await Promise.all([page.waitForEvent('load'), page.click('#limitssend\\$')]);
+    assert.deepEqual(server.received.slice(before), [{ code: 'ABC-1', age: 18, email: 'ada@example.com' }]);
+    await page.context().close();
+  });
+
   test('with JavaScript: a hidden controlled field is disabled, so the submit goes out; its error shows', async () => {
     const page = await open('/validated', true);
     assert.equal(await page.isHidden('#item-phone'), true);

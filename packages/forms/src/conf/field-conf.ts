@@ -108,6 +108,20 @@ export interface FieldConf {
   datatype?: Datatype | (string & {});
   /** Maximum length (text types) or bytes (`file`); 0 or absent means no limit. Numeric strings are accepted. */
   size?: number | string;
+  /**
+   * Least length of a text value (a password's defaults to `settings.minLength`, else 5).
+   * Like `pattern`, `min`, `max` and `step`, it is checked on the server and rendered as the
+   * input's attribute of the same name, so the browser checks it first (validate/constraints.ts).
+   */
+  minLength?: number;
+  /** A regular expression the whole text must match (the browser's `pattern`, flag `v`). */
+  pattern?: string;
+  /** Least value: a number for `number`/`float`, the datatype's own form for `date`, `time`, `datetime`. */
+  min?: number | string;
+  /** Greatest value, as `min`. */
+  max?: number | string;
+  /** Numbers: the value is `min` (or 0) plus a whole multiple of `step`; `any` allows every value. */
+  step?: number | 'any';
   required?: boolean | 0 | 1;
   /** Not used by forms (a search index concern); kept so type configurations can be shared. */
   fulltext?: boolean | 0 | 1;

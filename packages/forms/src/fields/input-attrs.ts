@@ -1,4 +1,3 @@
-import { fieldSize } from '../conf/field-conf.js';
 import { attrs, cls, type AttrValue } from '../render/html.js';
 import type { WidgetRenderInput } from './widget.js';
 
@@ -30,11 +29,6 @@ export function inputAttrs(
     'aria-describedby': input.describedBy,
     ...extra,
   });
-}
-
-/** `maxlength` for text inputs with a size. */
-export function maxLength(input: WidgetRenderInput): number | undefined {
-  return fieldSize(input.field) || undefined;
 }
 
 /**

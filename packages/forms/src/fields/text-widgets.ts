@@ -1,5 +1,6 @@
 import { attrs, escapeHtml } from '../render/html.js';
-import { displayText, inputAttrs, maxLength } from './input-attrs.js';
+import { constraintAttrs } from '../validate/constraints.js';
+import { displayText, inputAttrs } from './input-attrs.js';
 import { textValue, WidgetInvalid, type Widget } from './widget.js';
 
 /**
@@ -14,8 +15,8 @@ export function textInput(type: string, extra: Readonly<Record<string, string>> 
     render: (input) => {
       let value = displayText(input.value);
       if (type === 'datetime-local') value = value.replace(' ', 'T').replace(/(T\d\d:\d\d:\d\d).*$/, '$1');
-      const maxlength = type === 'text' ? maxLength(input) : undefined;
-      return `<input${inputAttrs(input, { type, value, maxlength, ...extra })}>`;
+      const limits = constraintAttrs(input.field, type);
+      return `<input${inputAttrs(input, { type, value, ...extra, ...limits })}>`;
     },
   };
 }
@@ -31,7 +32,7 @@ export function textArea(json = false): Widget {
     read: (field, values) => textValue(values[field.id]),
     render: (input) => {
       const rows = Number(input.field.settings?.rows ?? 5);
-      const a = inputAttrs(input, { rows, maxlength: json ? undefined : maxLength(input) });
+      const a = inputAttrs(input, { rows, ...(json ? {} : constraintAttrs(input.field, 'textarea')) });
       return `<textarea${a}>${escapeHtml(displayText(input.value, json))}</textarea>`;
     },
   };
@@ -58,7 +59,10 @@ export const hiddenInput: Widget = {
  */
 export const passwordInput: Widget = {
   read: (field, values) => textValue(values[field.id]),
-  render: (input) => `<input${inputAttrs(input, { type: 'password', value: '', placeholder: undefined })}>`,
+  render: (input) => {
+    const limits = constraintAttrs(input.field, 'password');
+    return `<input${inputAttrs(input, { type: 'password', value: '', placeholder: undefined, ...limits })}>`;
+  },
 };
 
 /**
@@ -83,6 +87,7 @@ export const checkedPasswordInput: Widget = {
       value: '',
       placeholder: input.t(update ? '(unchanged)' : 'Password'),
       autocomplete: 'new-password',
+      ...constraintAttrs(input.field, 'password'),
     });
     const second = inputAttrs(
       { ...input, oid: `${input.oid}-confirm` },

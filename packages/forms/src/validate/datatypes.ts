@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { fieldDatatype, fieldSize, type FieldConf, type ListItem } from '../conf/field-conf.js';
 import { isUploadedFile } from '../request/form-request.js';
+import { passwordMinimum } from './constraints.js';
 import type { Translate } from './messages.js';
 
 /** How a datatype treats an empty optional input: strings stay `''`, lists become `[]`, others null. */
@@ -191,7 +192,7 @@ export const datatypes: Readonly<Record<string, DatatypeDef>> = {
   password: {
     empty: '',
     schema: (f, t) => {
-      const min = Number(f.settings?.minLength ?? 5);
+      const min = passwordMinimum(f);
       const max = fieldSize(f);
       let s = z
         .string({ error: t('Invalid value') })
@@ -202,7 +203,12 @@ export const datatypes: Readonly<Record<string, DatatypeDef>> = {
   },
   email: {
     empty: '',
-    schema: (_f, t) => z.preprocess((v) => asString(v) ?? v, z.email({ error: t('Invalid email address') })),
+    schema: (f, t) => {
+      const max = fieldSize(f);
+      let s = z.email({ error: t('Invalid email address') });
+      if (max) s = s.max(max, { error: t('Longer than maximum length ${max}', { max }) });
+      return z.preprocess((v) => asString(v) ?? v, s);
+    },
   },
   url: {
     empty: '',

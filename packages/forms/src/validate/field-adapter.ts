@@ -1,3 +1,4 @@
+import { constraintCheck } from './constraints.js';
 import type { FieldConf, ListItem } from '../conf/field-conf.js';
 import { ConfigurationError } from '../conf/configuration-error.js';
 import type { Widget } from '../fields/widget.js';
@@ -58,6 +59,7 @@ export function compileField(field: FieldConf, opts: { t: Translate; items: read
   if (!def && !field.schema)
     throw new ConfigurationError(`Unknown datatype "${field.datatype}" of field "${field.id}"`);
   const schema = def?.schema(field, opts.t, opts.items);
+  const constraints = constraintCheck(field);
   const required = Boolean(field.required);
   return {
     async parse(value, ctx) {
@@ -73,6 +75,10 @@ export function compileField(field: FieldConf, opts: { t: Translate; items: read
         const r = await schema.safeParseAsync(value);
         if (!r.success) return { ok: false, messages: r.error.issues.map((i) => i.message) };
         out = r.data;
+      }
+      if (!ctx.convertOnly && !isEmptyValue(out)) {
+        const problems = constraints(out, ctx.t);
+        if (problems.length) return { ok: false, messages: problems };
       }
       // A required single checkbox must be checked (e.g. "I accept the terms").
       if (required && out === false && !ctx.convertOnly && def?.empty === false)

@@ -59,6 +59,14 @@ const withCancel = [
 const pages: Record<string, FormInit> = {
   // The browser's own validation on (no `novalidate`), as a host renders a form by default.
   '/validated': { fields: validatedFields, actions: withCancel, formid: 'signup' },
+  '/constraints': {
+    fields: [
+      { id: 'code', name: 'Code', pattern: '[A-Z]{3}-\\d+' },
+      { id: 'age', name: 'Age', datatype: 'number', min: 18, max: 120 },
+      { id: 'email', name: 'E-mail', datatype: 'email' },
+    ],
+    formid: 'limits',
+  },
   '/validated-skip': { fields: validatedFields, actions: withCancel, formid: 'signup', skipUnselectedControls: true },
   '/plain': { fields, novalidate: true },
   '/ajax': { fields, novalidate: true, use_ajax: true, formid: 'ajaxform' },
