@@ -21,7 +21,8 @@ import {
 import { compileField, isEmptyValue, type FieldNode } from '../validate/field-adapter.js';
 import { createTranslator, type Translate } from '../validate/messages.js';
 import type { FieldError } from '../validate/validation-error.js';
-import { FormEvents } from './form-events.js';
+import { FormEvents, type FormListener } from './form-events.js';
+import type { DataEventArgs, FieldList, FormData } from './form-data.js';
 import { defaultFormOptions, type FormOptions } from './form-options.js';
 
 /** What `widget.<key>` options may set: the keys of `FormLayout` (render/templates.ts). */
@@ -63,8 +64,11 @@ export interface FormObject {
   files?: Readonly<Record<string, unknown>>;
 }
 
-/** Constructor arguments: the seed's `(view, loadFromType, context, request, app, **kw)` as one object. */
-export interface FormInit extends Partial<FormOptions> {
+/**
+ * Constructor arguments: the seed's `(view, loadFromType, context, request, app, **kw)` as one
+ * object. `fields` written inline (or `as const`) types the form's data (form-data.ts).
+ */
+export interface FormInit<L extends FieldList = FieldList> extends Partial<FormOptions> {
   view?: FormView;
   loadFromType?: string | TypeConf;
   context?: unknown;
@@ -72,7 +76,7 @@ export interface FormInit extends Partial<FormOptions> {
   app?: FormApp;
   /** The current user when there is no view. */
   user?: unknown;
-  fields?: Array<string | FieldConf>;
+  fields?: L;
   actions?: ActionConf[];
   subsets?: Subsets;
   subset?: string;
@@ -83,8 +87,13 @@ export interface FormInit extends Partial<FormOptions> {
   widget?: Partial<Omit<FormLayout, 'classes'>> & { classes?: Partial<FormClasses> };
 }
 
-/** `[result, data, errors]` of `validate` and `validateSchema`. */
-export type ValidateResult = readonly [result: boolean, data: Record<string, unknown>, errors: FieldError[]];
+/**
+ * `[result, data, errors]` of `validate` and `validateSchema`: on success the converted data
+ * (typed by the field list), on failure the values as submitted, to show them again.
+ */
+export type ValidateResult<T = Record<string, unknown>> =
+  | readonly [result: true, data: T, errors: FieldError[]]
+  | readonly [result: false, data: Record<string, unknown>, errors: FieldError[]];
 /** `[result, data]` of `extract` and `extractSchema`. */
 export type ExtractResult = readonly [result: boolean, data: Record<string, unknown>];
 
@@ -95,6 +104,9 @@ export interface CompiledField {
   widget: Widget;
   items: readonly ListItem[];
 }
+
+/** A listener of the events that carry the form's data (`process`, `success`). */
+type DataListener<L extends FieldList> = (args: DataEventArgs<L>, form: FormEvents) => unknown;
 
 type ConstructorDefaults = {
   defaultActions: readonly ActionConf[];
@@ -125,7 +137,7 @@ function removeNulls(
  * await form.setup();
  * const [ok, data, errors] = await form.validate({ age: '42' }); // true, { age: 42 }, []
  */
-export class Form extends FormEvents {
+export class Form<const L extends FieldList = FieldList> extends FormEvents {
   /** Actions every instance starts with; subclasses override. */
   static defaultActions: readonly ActionConf[] = [];
   static defaultSubsets: Subsets = {};
@@ -159,7 +171,7 @@ export class Form extends FormEvents {
   readonly #items = new Map<string, readonly ListItem[]>();
   #translator: { locale: string; catalogs: FormOptions['catalogs']; t: Translate } | undefined;
 
-  constructor(init: FormInit = {}) {
+  constructor(init: FormInit<L> = {}) {
     super();
     const ctor = new.target as unknown as ConstructorDefaults;
     const {
@@ -184,7 +196,7 @@ export class Form extends FormEvents {
     this.request = request ?? view?.request;
     this.app = app;
     this.user = user ?? view?.user;
-    this.fields = fields ?? [];
+    this.fields = fields ? [...fields] : [];
     this.actions = actions ?? ctor.defaultActions.map((a) => ({ ...a }));
     this.#defaultActions = actions === undefined ? this.actions : undefined;
     this.subsets = subsets ?? ctor.defaultSubsets;
@@ -591,14 +603,28 @@ export class Form extends FormEvents {
    * @example
    * const [ok, data, errors] = await form.validate({ email: 'a@b.example' });
    */
-  async validate(data: FormValues, removeNull = true): Promise<ValidateResult> {
+  async validate(data: FormValues, removeNull = true): Promise<ValidateResult<FormData<L>>> {
     await this.ensureSetup();
     await this.signal('validate', { data });
     const r = await this.run(data, { fromWidgets: true, convertOnly: false });
     if (!r.ok) return [false, r.raw, r.errors];
     const out = removeNulls(r.values, removeNull, false);
     await this.signal('process', { data: out });
-    return [true, out, []];
+    return [true, out as FormData<L>, []];
+  }
+
+  /**
+   * Registers a listener; `process` (and `HTMLForm`'s `success`) get `{ data }` typed by the
+   * field list (form-data.ts), so a listener needs no cast.
+   *
+   * @example
+   * form.listenEvent('process', ({ data }) => console.log(data));
+   */
+  override listenEvent(signal: 'process' | 'success', fn: DataListener<L>): void;
+  override listenEvent(signal: string, fn: FormListener): void;
+  override listenEvent(signal: string, fn: FormListener | DataListener<L>): void {
+    // The overloads above say which arguments each signal carries; the registry keeps one type.
+    super.listenEvent(signal, fn as FormListener);
   }
 
   /**
@@ -608,12 +634,15 @@ export class Form extends FormEvents {
    * @example
    * const [ok, data] = await form.validateSchema({ age: 42 });
    */
-  async validateSchema(data: Readonly<Record<string, unknown>>, removeNull = true): Promise<ValidateResult> {
+  async validateSchema(
+    data: Readonly<Record<string, unknown>>,
+    removeNull = true,
+  ): Promise<ValidateResult<FormData<L>>> {
     await this.ensureSetup();
     await this.signal('validate', { data });
     const r = await this.run(data, { fromWidgets: false, convertOnly: false });
     if (!r.ok) return [false, { ...data }, r.errors];
-    return [true, removeNulls(r.values, removeNull, false), []];
+    return [true, removeNulls(r.values, removeNull, false) as FormData<L>, []];
   }
 
   /**

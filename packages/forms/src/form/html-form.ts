@@ -10,6 +10,7 @@ import { defaultStaticUrl, formRequirements, headTags } from '../render/html-hea
 import { isUploadedFile, isXhr, type FormValues } from '../request/form-request.js';
 import type { FieldError } from '../validate/validation-error.js';
 import { Form } from './form.js';
+import type { FieldList } from './form-data.js';
 import { assertResolvable, resolveRedirect } from './redirect.js';
 
 /**
@@ -45,7 +46,7 @@ const lowerFirst = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1)
  *   { id: 'default', method: 'startForm', hidden: true }, { id: 'send', method: 'processForm', name: 'Send' }] });
  * const { result, html, response } = await form.process({ success_message: 'Thanks!' });
  */
-export class HTMLForm extends Form {
+export class HTMLForm<const L extends FieldList = FieldList> extends Form<L> {
   static override defaultActions: readonly ActionConf[] = [
     { id: 'default', method: 'startForm', name: 'Initialize', hidden: true },
     { id: 'edit', method: 'processForm', name: 'Save', cssClass: 'btn btn-primary' },

@@ -1,0 +1,80 @@
+import type { FieldConf } from '../conf/field-conf.js';
+import type { UploadedFile } from '../request/form-request.js';
+
+/** The fields a form takes: configurations, or ids of its type's fields. */
+export type FieldList = ReadonlyArray<string | FieldConf>;
+
+/** The id of a list item (its type as written: `3` stays a number). */
+type ItemId<F> = F extends { listItems: ReadonlyArray<infer I> }
+  ? I extends { id: infer V }
+    ? V
+    : never
+  : string | number;
+
+/**
+ * The value a valid field holds after conversion (validate/datatypes.ts): numbers for `number`
+ * and `float`, a boolean for `bool` and a checkbox without items, item ids for choices, lines
+ * as a list, an upload for `file`; dates and times stay strings in their ISO form.
+ */
+type ValueOf<F> = F extends { datatype: 'number' | 'float' }
+  ? number
+  : F extends { datatype: 'bool' }
+    ? boolean
+    : F extends { datatype: 'list' | 'radio' }
+      ? ItemId<F>
+      : F extends { datatype: 'multilist' }
+        ? ItemId<F>[]
+        : F extends { datatype: 'checkbox'; listItems: unknown }
+          ? ItemId<F>[]
+          : F extends { datatype: 'checkbox' }
+            ? boolean
+            : F extends { datatype: 'lines' }
+              ? string[]
+              : F extends { datatype: 'json' }
+                ? unknown
+                : F extends { datatype: 'file' }
+                  ? UploadedFile
+                  : string;
+
+/** The fields of a controlset's items: their data is top-level form data, present when chosen. */
+type ItemFields<F> = F extends { listItems: ReadonlyArray<infer I> }
+  ? I extends { fields: ReadonlyArray<infer S> }
+    ? S
+    : never
+  : never;
+
+type Configured<L extends FieldList> = Extract<L[number], FieldConf>;
+type Shown<F> = F extends { readonly: true } ? never : F;
+type RequiredOnes<L extends FieldList> = Shown<Extract<Configured<L>, { required: true | 1 }>>;
+type OptionalOnes<L extends FieldList> =
+  | Shown<Exclude<Configured<L>, { required: true | 1 }>>
+  | Extract<ItemFields<Configured<L>>, FieldConf>;
+
+type Flat<T> = { [K in keyof T]: T[K] } & {};
+
+/**
+ * The data of a valid form, from its field list written `as const` or inline in `new HTMLForm`:
+ * required fields are present, the others may be missing (or null with `removeNull` off). A
+ * field list the compiler cannot see through (`FieldConf[]`) gives `Record<string, unknown>`.
+ *
+ * @example
+ * const form = new HTMLForm({ fields: [{ id: 'age', datatype: 'number', required: true }] });
+ * const [ok, data] = await form.validate(values);
+ * if (ok) data.age; // number
+ */
+export type FormData<L extends FieldList> = string extends Configured<L>['id']
+  ? Record<string, unknown>
+  : Flat<
+      { [F in RequiredOnes<L> as F['id']]: ValueOf<F> } & {
+        [F in OptionalOnes<L> as F['id']]?: ValueOf<F> | null;
+      }
+    >;
+
+/**
+ * What a `process` or `success` listener receives: `{ data }` typed by the field list, or, for
+ * a list the compiler cannot see through, the untyped arguments of every event (a subclass may
+ * fire `success` with `{ obj }`: object-form.ts).
+ */
+export type DataEventArgs<L extends FieldList> = string extends Configured<L>['id']
+  ? Readonly<Record<string, unknown>>
+  : { readonly data: FormData<L> };

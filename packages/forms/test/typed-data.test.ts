@@ -1,0 +1,95 @@
+// Typed results: a form built from a field list the compiler can see gives `validate` and its
+// `process`/`success` listeners data typed from the fields. The type checks below run in
+// `npm run typecheck` (a wrong type, or an `@ts-expect-error` that no longer errs, fails it);
+// the same code then runs here.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { HTMLForm, type FieldConf, type FormData, type UploadedFile } from '../src/index.js';
+
+/** Compiles only when `value` has exactly the type `T`. */
+type Exactly<A, B> = (<G>() => G extends A ? 1 : 2) extends <G>() => G extends B ? 1 : 2 ? true : false;
+const exactly = <A, B>(_proof: Exactly<A, B>) => {};
+
+const signup = () =>
+  new HTMLForm({
+    fields: [
+      { id: 'name', required: true },
+      { id: 'age', datatype: 'number', required: true },
+      { id: 'ratio', datatype: 'float' },
+      { id: 'newsletter', datatype: 'checkbox' },
+      {
+        id: 'topics',
+        datatype: 'checkbox',
+        listItems: [
+          { id: 'news', name: 'News' },
+          { id: 'offers', name: 'Offers' },
+        ],
+      },
+      {
+        id: 'size',
+        datatype: 'list',
+        required: true,
+        listItems: [
+          { id: 1, name: 'S' },
+          { id: 2, name: 'M' },
+        ],
+      },
+      {
+        id: 'contact',
+        datatype: 'radio',
+        listItems: [
+          { id: 'mail', name: 'Mail' },
+          { id: 'phone', name: 'Phone', fields: [{ id: 'phone', required: true }] },
+        ],
+      },
+      { id: 'tags', datatype: 'lines' },
+      { id: 'avatar', datatype: 'file' },
+      { id: 'created', datatype: 'date', readonly: true },
+    ],
+  });
+
+type SignupFields = readonly [{ id: 'name'; required: true }, { id: 'age'; datatype: 'number'; required: true }];
+
+test('validate: the data of a valid form is typed from its fields', async () => {
+  const [ok, data, errors] = await signup().validate({ name: 'Ada', age: '36', size: '2', tags: 'a\nb' });
+  assert.deepEqual(errors, []);
+  assert.equal(ok, true);
+  if (!ok) return;
+  exactly<typeof data.name, string>(true);
+  exactly<typeof data.age, number>(true);
+  exactly<typeof data.ratio, number | null | undefined>(true);
+  exactly<typeof data.newsletter, boolean | null | undefined>(true);
+  exactly<typeof data.topics, ('news' | 'offers')[] | null | undefined>(true);
+  exactly<typeof data.size, 1 | 2>(true);
+  exactly<typeof data.contact, 'mail' | 'phone' | null | undefined>(true);
+  exactly<typeof data.phone, string | null | undefined>(true);
+  exactly<typeof data.tags, string[] | null | undefined>(true);
+  exactly<typeof data.avatar, UploadedFile | null | undefined>(true);
+  // @ts-expect-error a readonly field is never in the data
+  data.created;
+  // @ts-expect-error no such field
+  data.nickname;
+  assert.deepEqual(data, { name: 'Ada', age: 36, size: 2, newsletter: false, topics: [], tags: ['a', 'b'] });
+});
+
+test('process and success listeners get the same type, without a cast', async () => {
+  const form = signup();
+  const seen: number[] = [];
+  form.listenEvent('process', ({ data }) => {
+    seen.push(data.age + 1);
+  });
+  form.listenEvent('success', ({ data }) => {
+    exactly<typeof data.name, string>(true);
+  });
+  await form.validate({ name: 'Ada', age: '41', size: '1' });
+  assert.deepEqual(seen, [42]);
+});
+
+test('a field list the compiler cannot see through stays a record; failures carry the raw values', async () => {
+  const fields: FieldConf[] = [{ id: 'age', datatype: 'number', required: true }];
+  const [ok, data] = await new HTMLForm({ fields }).validate({ age: 'x' });
+  exactly<typeof data, Record<string, unknown>>(true);
+  assert.equal(ok, false);
+  assert.deepEqual(data, { age: 'x' });
+  exactly<FormData<SignupFields>, { name: string; age: number }>(true);
+});
