@@ -89,3 +89,5 @@ export { isStandardSchema, runStandardSchema } from './validate/standard-schema.
 export type { StandardSchemaV1 } from './validate/standard-schema.js';
 export { ValidationError } from './validate/validation-error.js';
 export type { FieldError } from './validate/validation-error.js';
+export { fieldsFromJsonSchema, formJsonSchema } from './schema/json-schema.js';
+export type { JsonSchema, JsonSchemaOptions } from './schema/json-schema.js';

@@ -23,6 +23,7 @@ import { createTranslator, type Translate } from '../validate/messages.js';
 import type { FieldError } from '../validate/validation-error.js';
 import { FormEvents, type FormListener } from './form-events.js';
 import type { DataEventArgs, FieldList, FormData } from './form-data.js';
+import { formJsonSchema, type JsonSchema } from '../schema/json-schema.js';
 import { defaultFormOptions, type FormOptions } from './form-options.js';
 
 /** What `widget.<key>` options may set: the keys of `FormLayout` (render/templates.ts). */
@@ -611,6 +612,23 @@ export class Form<const L extends FieldList = FieldList> extends FormEvents {
     const out = removeNulls(r.values, removeNull, false);
     await this.signal('process', { data: out });
     return [true, out as FormData<L>, []];
+  }
+
+  /**
+   * The JSON Schema (draft 2020-12) of this form's valid data: its fields after setup, list items
+   * loaded (schema/json-schema.ts).
+   *
+   * @example
+   * const schema = await form.jsonSchema('Sign-up');
+   */
+  async jsonSchema(title?: string): Promise<JsonSchema> {
+    await this.ensureSetup();
+    const fields = await Promise.all(
+      this.getFields().map(async (f) =>
+        typeof f.listItems === 'function' ? { ...f, listItems: [...(await this.loadListItems(f))] } : f,
+      ),
+    );
+    return formJsonSchema(fields, { title, skipUnselectedControls: this.options.skipUnselectedControls });
   }
 
   /**

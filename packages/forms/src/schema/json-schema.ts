@@ -1,0 +1,268 @@
+import { ConfigurationError } from '../conf/configuration-error.js';
+import { fieldDatatype, fieldSize, type FieldConf, type ListItem } from '../conf/field-conf.js';
+
+/** A JSON Schema (draft 2020-12) as plain data. */
+export type JsonSchema = { [keyword: string]: unknown };
+
+const DIALECT = 'https://json-schema.org/draft/2020-12/schema';
+
+/** Options of `formJsonSchema`. */
+export interface JsonSchemaOptions {
+  /** The schema's `title`. */
+  title?: string;
+  /**
+   * As the form's option of the same name: a controlset item's required fields are required
+   * only when their item is chosen (`if`/`then`), instead of always.
+   */
+  skipUnselectedControls?: boolean;
+}
+
+/** A field's own list items (a callback's items are not known without a request). */
+const itemsOf = (field: FieldConf): readonly ListItem[] => (Array.isArray(field.listItems) ? field.listItems : []);
+
+/** The fields of a controlset's items, after their field: their data is top-level. */
+function withItemFields(fields: readonly FieldConf[]): Array<{ field: FieldConf; chosenBy?: [string, unknown] }> {
+  const out: Array<{ field: FieldConf; chosenBy?: [string, unknown] }> = [];
+  for (const field of fields) {
+    // A form's own field list has its items' fields expanded already (form.ts): once is enough.
+    if (out.some((o) => o.field.id === field.id)) continue;
+    out.push({ field });
+    if (!field.settings?.controlset) continue;
+    for (const item of itemsOf(field)) {
+      for (const sub of item.fields ?? []) {
+        if (!out.some((o) => o.field.id === sub.id)) out.push({ field: sub, chosenBy: [field.id, item.id] });
+      }
+    }
+  }
+  return out;
+}
+
+/** The schema of one field's converted value (validate/datatypes.ts says what each datatype makes). */
+function valueSchema(field: FieldConf): JsonSchema {
+  const datatype = fieldDatatype(field);
+  const size = fieldSize(field) || undefined;
+  const text: JsonSchema = { type: 'string', minLength: field.minLength, maxLength: size, pattern: field.pattern };
+  const ids = itemsOf(field).map((i) => i.id);
+  const choice: JsonSchema = ids.length ? { enum: ids } : { type: ['string', 'number'] };
+  switch (datatype) {
+    case 'email':
+      return { type: 'string', format: 'email', maxLength: size };
+    case 'url':
+      return { type: 'string', format: 'uri', maxLength: size };
+    case 'password':
+      return { ...text, minLength: field.minLength ?? Number(field.settings?.minLength ?? 5), writeOnly: true };
+    case 'number':
+    case 'float':
+      return {
+        type: datatype === 'number' ? 'integer' : 'number',
+        minimum: field.min,
+        maximum: field.max,
+        // multipleOf counts from 0; a step counted from another minimum has no keyword.
+        multipleOf:
+          typeof field.step === 'number' && !(typeof field.min === 'number' && field.min % field.step)
+            ? field.step
+            : undefined,
+      };
+    case 'bool':
+      return { type: 'boolean' };
+    case 'date':
+    case 'time':
+    case 'datetime':
+      return { type: 'string', format: datatype === 'datetime' ? 'date-time' : datatype };
+    case 'list':
+    case 'radio':
+      return choice;
+    case 'multilist':
+      return { type: 'array', items: choice, uniqueItems: true };
+    case 'checkbox':
+      return field.listItems ? { type: 'array', items: choice, uniqueItems: true } : { type: 'boolean' };
+    case 'lines':
+      return { type: 'array', items: { type: 'string', minLength: 1 } };
+    case 'json':
+      return {};
+    case 'file':
+      return {
+        type: 'object',
+        properties: { filename: { type: 'string' }, mime: { type: 'string' }, size: { type: 'integer', minimum: 0 } },
+        required: ['filename', 'size'],
+      };
+    default:
+      return text;
+  }
+}
+
+/** Drops the keywords a field does not set (`undefined`), so the schema says only what holds. */
+function defined(schema: JsonSchema): JsonSchema {
+  return Object.fromEntries(Object.entries(schema).filter(([, v]) => v !== undefined));
+}
+
+/**
+ * The JSON Schema (draft 2020-12) of a form's valid data: one property per field (a controlset
+ * item's fields too), with its title, description, default and constraints; `readonly` fields
+ * are left out, as the form leaves them out.
+ *
+ * @example
+ * formJsonSchema([{ id: 'age', name: 'Age', datatype: 'number', required: true, min: 0 }]);
+ * // { $schema: '…/2020-12/schema', type: 'object', properties: { age: { type: 'integer', … } }, required: ['age'] }
+ */
+export function formJsonSchema(fields: readonly FieldConf[], options: JsonSchemaOptions = {}): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  const conditions: JsonSchema[] = [];
+  for (const { field, chosenBy } of withItemFields(fields)) {
+    if (field.readonly) continue;
+    properties[field.id] = defined({
+      title: field.name,
+      description: field.description,
+      default: field.default ?? undefined,
+      ...defined(valueSchema(field)),
+    });
+    if (!field.required) continue;
+    if (chosenBy && options.skipUnselectedControls) {
+      const [by, item] = chosenBy;
+      conditions.push({
+        if: { properties: { [by]: itemMatch(fields, by, item) }, required: [by] },
+        // biome-ignore lint/suspicious/noThenProperty: `then` is JSON Schema's keyword, not a thenable
+        then: { required: [field.id] },
+      });
+    } else required.push(field.id);
+  }
+  return defined({
+    $schema: DIALECT,
+    title: options.title,
+    type: 'object',
+    properties,
+    required: required.length ? required : undefined,
+    allOf: conditions.length ? conditions : undefined,
+  });
+}
+
+/** The value of the controlling field that chooses `item`: equal to it, or a list holding it. */
+function itemMatch(fields: readonly FieldConf[], by: string, item: unknown): JsonSchema {
+  const field = fields.find((f) => f.id === by);
+  const multiple = field && (fieldDatatype(field) === 'multilist' || fieldDatatype(field) === 'checkbox');
+  return multiple ? { type: 'array', contains: { const: item } } : { const: item };
+}
+
+const FORMATS: Readonly<Record<string, string>> = {
+  email: 'email',
+  uri: 'url',
+  url: 'url',
+  date: 'date',
+  time: 'time',
+  'date-time': 'datetime',
+};
+
+/** Keywords a field cannot express: refused by name rather than dropped without a word. */
+const UNSUPPORTED = ['$ref', 'allOf', 'anyOf', 'not', 'if', 'patternProperties', 'dependentSchemas'];
+
+/**
+ * Form fields from a JSON Schema of an object: one field per property, its type, `title`,
+ * `description`, `default`, `enum` (a select; `oneOf` of `const` + `title` names the items),
+ * `minimum`/`maximum`/`multipleOf`, `minLength`/`maxLength`/`pattern` and the formats email,
+ * uri, date, time and date-time; `required` makes fields required. An array of choices becomes
+ * checkboxes, an array of strings a `lines` field; a nested object or an array of objects is kept
+ * whole as a `json` field (edited as JSON text) until the library renders groups. A keyword it
+ * cannot honour (`$ref`, `anyOf`, an exclusive bound on a fractional number) throws a
+ * `ConfigurationError` naming the property.
+ *
+ * @example
+ * const schema = { type: 'object', properties: { email: { type: 'string', format: 'email' } }, required: ['email'] };
+ * fieldsFromJsonSchema(schema);
+ * // [{ id: 'email', name: 'email', datatype: 'email', required: true }]
+ */
+export function fieldsFromJsonSchema(schema: JsonSchema): FieldConf[] {
+  if (schema.type !== 'object' || !isRecord(schema.properties))
+    throw new ConfigurationError('A form is made from the schema of an object: type "object" with properties');
+  const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
+  return Object.entries(schema.properties).map(([id, property]) => {
+    if (!isRecord(property)) throw new ConfigurationError(`Property "${id}": not a schema`);
+    return fieldOf(id, property, required.has(id));
+  });
+}
+
+function fieldOf(id: string, p: JsonSchema, required: boolean): FieldConf {
+  const fail = (why: string): never => {
+    throw new ConfigurationError(`Property "${id}": ${why}`);
+  };
+  for (const keyword of UNSUPPORTED) if (keyword in p) fail(`${keyword} cannot be expressed by a form field`);
+  const field: FieldConf = {
+    id,
+    name: typeof p.title === 'string' ? p.title : id,
+    ...(typeof p.description === 'string' ? { description: p.description } : {}),
+    ...(p.default !== undefined ? { default: p.default } : {}),
+    ...(required ? { required: true } : {}),
+  };
+  const items = choicesOf(p);
+  if (items) return { ...field, datatype: 'list', listItems: items };
+  const type = Array.isArray(p.type) ? p.type.find((t) => t !== 'null') : p.type;
+  switch (type) {
+    case 'string': {
+      const format = typeof p.format === 'string' ? FORMATS[p.format] : undefined;
+      return {
+        ...field,
+        ...(format ? { datatype: format } : {}),
+        ...numberOr('size', p.maxLength),
+        ...numberOr('minLength', p.minLength),
+        ...(typeof p.pattern === 'string' ? { pattern: p.pattern } : {}),
+      };
+    }
+    case 'integer':
+    case 'number': {
+      const integer = type === 'integer';
+      const bound = (inclusive: unknown, exclusive: unknown, by: 1 | -1): number | undefined => {
+        if (typeof exclusive === 'number') {
+          if (!integer) fail('an exclusive bound on a fractional number has no form field constraint');
+          return exclusive + by;
+        }
+        return typeof inclusive === 'number' ? inclusive : undefined;
+      };
+      const min = bound(p.minimum, p.exclusiveMinimum, 1);
+      const max = bound(p.maximum, p.exclusiveMaximum, -1);
+      return {
+        ...field,
+        datatype: integer ? 'number' : 'float',
+        ...(min !== undefined ? { min } : {}),
+        ...(max !== undefined ? { max } : {}),
+        ...numberOr('step', p.multipleOf),
+      };
+    }
+    case 'boolean':
+      return { ...field, datatype: 'bool' };
+    case 'array': {
+      const of = isRecord(p.items) ? p.items : {};
+      const choices = choicesOf(of);
+      if (choices) return { ...field, datatype: 'checkbox', listItems: choices };
+      if (of.type === 'string' && !of.format && !choicesOf(of)) return { ...field, datatype: 'lines' };
+      return { ...field, datatype: 'json' };
+    }
+    case 'object':
+      return { ...field, datatype: 'json' };
+    default:
+      return fail(`type ${JSON.stringify(p.type)} is not one a form field holds`);
+  }
+}
+
+/** List items from `enum`, or from `oneOf` of `{ const, title }`; undefined when neither is there. */
+function choicesOf(p: JsonSchema): ListItem[] | undefined {
+  if (Array.isArray(p.enum)) return p.enum.map((v) => ({ id: choiceId(v), name: String(v) }));
+  if (Array.isArray(p.oneOf) && p.oneOf.every((o) => isRecord(o) && 'const' in o)) {
+    return p.oneOf.map((o: JsonSchema) => ({
+      id: choiceId(o.const),
+      name: typeof o.title === 'string' ? o.title : String(o.const),
+    }));
+  }
+  return undefined;
+}
+
+function choiceId(value: unknown): string | number {
+  return typeof value === 'number' ? value : String(value);
+}
+
+function numberOr<K extends string>(key: K, value: unknown): Partial<Record<K, number>> {
+  return typeof value === 'number' ? ({ [key]: value } as Partial<Record<K, number>>) : {};
+}
+
+function isRecord(value: unknown): value is JsonSchema {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

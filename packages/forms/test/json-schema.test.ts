@@ -1,0 +1,173 @@
+// JSON Schema both ways: a form's fields as a draft 2020-12 schema that Ajv accepts and that
+// holds exactly for the data the form accepts, and forms built from schemas.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { HTMLForm, fieldsFromJsonSchema, formJsonSchema, type FieldConf, type JsonSchema } from '../src/index.js';
+import { attr, dom } from './helpers/html.js';
+
+// Strict, except for `required` in an if/then branch naming a property defined beside it: valid
+// JSON Schema that Ajv's strictRequired flags only as a style.
+const ajv = new Ajv2020({ strict: true, strictRequired: false, allErrors: true });
+addFormats.default(ajv);
+
+const fields: FieldConf[] = [
+  { id: 'name', name: 'Name', required: true, size: 40, minLength: 2, description: 'As on your passport' },
+  { id: 'email', name: 'E-mail', datatype: 'email', required: true },
+  { id: 'site', datatype: 'url' },
+  { id: 'age', datatype: 'number', min: 18, max: 120 },
+  { id: 'price', datatype: 'float', min: 0, step: 0.25, default: 1 },
+  { id: 'born', datatype: 'date' },
+  { id: 'code', pattern: '[A-Z]{3}' },
+  { id: 'tags', datatype: 'lines' },
+  { id: 'agree', datatype: 'checkbox' },
+  {
+    id: 'topics',
+    datatype: 'checkbox',
+    listItems: [
+      { id: 'news', name: 'News' },
+      { id: 'offers', name: 'Offers' },
+    ],
+  },
+  {
+    id: 'contact',
+    datatype: 'list',
+    required: true,
+    settings: { controlset: true },
+    listItems: [
+      { id: 'mail', name: 'Mail' },
+      { id: 'phone', name: 'Phone', fields: [{ id: 'phone', name: 'Phone number', required: true }] },
+    ],
+  },
+  { id: 'created', datatype: 'date', readonly: true },
+];
+
+const valid = {
+  name: 'Ada',
+  email: 'ada@example.com',
+  site: 'https://example.com',
+  age: '36',
+  price: '1.25',
+  born: '1990-12-10',
+  code: 'ABC',
+  tags: 'a\nb',
+  topics: ['news'],
+  contact: 'phone',
+  phone: '+41 44 000',
+};
+
+describe('JSON Schema from a form', () => {
+  test('draft 2020-12 that Ajv compiles in strict mode; titles, constraints, formats, enums, required', async () => {
+    const schema = await new HTMLForm({ fields }).jsonSchema('Sign-up');
+    assert.equal(schema.$schema, 'https://json-schema.org/draft/2020-12/schema');
+    ajv.compile(schema);
+    const p = schema.properties as Record<string, JsonSchema>;
+    assert.deepEqual(p.name, {
+      title: 'Name',
+      description: 'As on your passport',
+      type: 'string',
+      minLength: 2,
+      maxLength: 40,
+    });
+    assert.deepEqual(p.age, { type: 'integer', minimum: 18, maximum: 120 });
+    assert.deepEqual(p.price, { default: 1, type: 'number', minimum: 0, multipleOf: 0.25 });
+    assert.deepEqual(p.topics, { type: 'array', items: { enum: ['news', 'offers'] }, uniqueItems: true });
+    assert.deepEqual([p.email?.format, p.site?.format, p.born?.format], ['email', 'uri', 'date']);
+    assert.deepEqual(p.agree, { type: 'boolean' });
+    assert.equal(p.created, undefined, 'readonly fields are not data');
+    assert.deepEqual(schema.required, ['name', 'email', 'contact', 'phone']);
+  });
+
+  test('holds for what the form accepts, and fails for what it refuses', async () => {
+    const check = ajv.compile(formJsonSchema(fields));
+    const [ok, data] = await new HTMLForm({ fields }).validate(valid);
+    assert.equal(ok, true);
+    assert.equal(check(data), true, JSON.stringify(check.errors));
+    for (const [key, bad] of [
+      ['age', 17],
+      ['code', 'abc'],
+      ['email', 'nope'],
+      ['topics', ['other']],
+      ['price', 1.1],
+    ] as const) {
+      assert.equal(check({ ...data, [key]: bad }), false, `${key}: ${JSON.stringify(bad)}`);
+    }
+    const { phone: _phone, ...withoutPhone } = data as Record<string, unknown>;
+    assert.equal(check(withoutPhone), false, 'a required controlled field is always required by default');
+  });
+
+  test('skipUnselectedControls: a controlled field is required only when its item is chosen', () => {
+    const check = ajv.compile(formJsonSchema(fields, { skipUnselectedControls: true }));
+    const base = { name: 'Ada', email: 'ada@example.com' };
+    assert.equal(check({ ...base, contact: 'mail' }), true);
+    assert.equal(check({ ...base, contact: 'phone' }), false);
+    assert.equal(check({ ...base, contact: 'phone', phone: '1' }), true);
+  });
+});
+
+describe('a form from a JSON Schema', () => {
+  const schema: JsonSchema = {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    type: 'object',
+    properties: {
+      email: { type: 'string', format: 'email', title: 'E-mail' },
+      code: { type: 'string', pattern: '[A-Z]{3}', maxLength: 3 },
+      age: { type: 'integer', minimum: 18, exclusiveMaximum: 121 },
+      size: {
+        oneOf: [
+          { const: 's', title: 'Small' },
+          { const: 'm', title: 'Medium' },
+        ],
+      },
+      colors: { type: 'array', items: { enum: ['red', 'blue'] } },
+      notes: { type: 'array', items: { type: 'string' } },
+      day: { type: 'string', format: 'date' },
+      subscribed: { type: 'boolean', default: true },
+      address: { type: 'object', properties: { street: { type: 'string' } } },
+    },
+    required: ['email', 'age'],
+  };
+
+  test('types, formats, choices, constraints and required become fields', () => {
+    const made = fieldsFromJsonSchema(schema);
+    const byId = Object.fromEntries(made.map((f) => [f.id, f]));
+    assert.deepEqual(byId.email, { id: 'email', name: 'E-mail', required: true, datatype: 'email' });
+    assert.deepEqual(byId.code, { id: 'code', name: 'code', size: 3, pattern: '[A-Z]{3}' });
+    assert.deepEqual(byId.age, { id: 'age', name: 'age', required: true, datatype: 'number', min: 18, max: 120 });
+    assert.deepEqual(byId.size?.listItems, [
+      { id: 's', name: 'Small' },
+      { id: 'm', name: 'Medium' },
+    ]);
+    assert.deepEqual([byId.colors?.datatype, byId.notes?.datatype, byId.day?.datatype], ['checkbox', 'lines', 'date']);
+    assert.deepEqual([byId.subscribed?.datatype, byId.subscribed?.default], ['bool', true]);
+    assert.equal(byId.address?.datatype, 'json', 'a nested object is edited whole, as JSON, until groups');
+  });
+
+  test('the form renders, validates against the schema, and exports the same schema back', async () => {
+    const form = new HTMLForm({ fields: fieldsFromJsonSchema(schema) });
+    const d = dom(await form.render({}));
+    assert.equal(attr(d.byId('upload-email'), 'type'), 'email');
+    assert.equal(attr(d.byId('upload-code'), 'pattern'), '[A-Z]{3}');
+    assert.equal(attr(d.byId('upload-age'), 'max'), '120');
+    const [ok, data] = await form.validate({ email: 'a@b.example', age: '30', colors: ['red'], size: 'm' });
+    assert.equal(ok, true);
+    assert.equal(ajv.compile(schema)(data), true);
+    assert.equal((await form.validate({ email: 'a@b.example', age: '121' }))[0], false);
+    const again = formJsonSchema(fieldsFromJsonSchema(formJsonSchema(fields)));
+    assert.deepEqual(again, formJsonSchema(fieldsFromJsonSchema(again)), 'a second round trip changes nothing');
+  });
+
+  test('what a field cannot express is refused by name', () => {
+    const refuse = (properties: JsonSchema, message: RegExp) =>
+      assert.throws(() => fieldsFromJsonSchema({ type: 'object', properties }), {
+        name: 'ConfigurationError',
+        message,
+      });
+    refuse({ a: { $ref: '#/$defs/x' } }, /Property "a": \$ref/);
+    refuse({ b: { anyOf: [{ type: 'string' }, { type: 'number' }] } }, /Property "b": anyOf/);
+    refuse({ c: { type: 'number', exclusiveMinimum: 0 } }, /Property "c": an exclusive bound/);
+    refuse({ d: { type: 'null' } }, /Property "d": type "null"/);
+    assert.throws(() => fieldsFromJsonSchema({ type: 'array' }), /schema of an object/);
+  });
+});
