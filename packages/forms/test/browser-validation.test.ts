@@ -1,30 +1,18 @@
 // The browser's own validation, on pages without `novalidate` (as a host renders a form by
 // default), in Debian's chromium with JavaScript on and off: Cancel goes through on an empty form,
 // and a required field of a controlset item out of sight never blocks a submit silently.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from './helpers/chromium.js';
-import { startDemoServer, type DemoServer } from './helpers/demo-server.js';
+import type { Page } from 'playwright-core';
+import { useDemoBrowser } from './helpers/chromium.js';
 
 describe('browser validation', () => {
-  let browser: Browser;
-  let server: DemoServer;
-
-  before(async () => {
-    server = await startDemoServer();
-    browser = await launchChromium();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const demo = useDemoBrowser();
 
   async function open(path: string, javaScriptEnabled: boolean): Promise<Page> {
-    const context = await browser.newContext({ javaScriptEnabled });
+    const context = await demo.browser.newContext({ javaScriptEnabled });
     const page = await context.newPage();
-    await page.goto(`${server.url}${path}`);
+    await page.goto(`${demo.server.url}${path}`);
     return page;
   }
 
@@ -39,11 +27,11 @@ describe('browser validation', () => {
       assert.equal(await page.getAttribute('#signupcancel\\$', 'formnovalidate'), '');
       assert.equal(await page.getAttribute('#signupsend\\$', 'formnovalidate'), null);
       assert.equal(await formValid(page), false, 'the empty required fields hold a submit');
-      const before = server.received.length;
+      const before = demo.server.received.length;
       await page.click('#signupsend\\$');
       assert.match(page.url(), /\/validated$/, 'Send did not leave the page');
       await Promise.all([page.waitForURL(/\/cancelled$/), page.click('#signupcancel\\$')]);
-      assert.equal(server.received.length, before, 'nothing was processed');
+      assert.equal(demo.server.received.length, before, 'nothing was processed');
       await page.context().close();
     });
   }
@@ -60,9 +48,9 @@ describe('browser validation', () => {
       await page.fill(`#limits-${id}`, good);
     }
     assert.equal(await formValid(page), true);
-    const before = server.received.length;
+    const before = demo.server.received.length;
     await Promise.all([page.waitForEvent('load'), page.click('#limitssend\\$')]);
-    assert.deepEqual(server.received.slice(before), [{ code: 'ABC-1', age: 18, email: 'ada@example.com' }]);
+    assert.deepEqual(demo.server.received.slice(before), [{ code: 'ABC-1', age: 18, email: 'ada@example.com' }]);
     await page.context().close();
   });
 
@@ -93,9 +81,9 @@ describe('browser validation', () => {
     assert.equal(await formValid(page), false, 'shown, the phone number is required');
     await page.selectOption('#signup-contact', 'mail');
     assert.equal(await formValid(page), true, 'hidden again, it holds nothing');
-    const before = server.received.length;
+    const before = demo.server.received.length;
     await Promise.all([page.waitForEvent('load'), page.click('#signupsend\\$')]);
-    assert.deepEqual(server.received.slice(before), [{ name: 'Ada', email: 'ada@example.com', contact: 'mail' }]);
+    assert.deepEqual(demo.server.received.slice(before), [{ name: 'Ada', email: 'ada@example.com', contact: 'mail' }]);
     await page.context().close();
   });
 
@@ -109,10 +97,10 @@ describe('browser validation', () => {
     // The server stays the authority: the selected item's field is required there.
     await Promise.all([page.waitForEvent('load'), page.click('#signupsend\\$')]);
     assert.match((await page.textContent('#signup-errors')) ?? '', /Phone number/);
-    const before = server.received.length;
+    const before = demo.server.received.length;
     await page.fill('#signup-phone', '+41 44 000 00 00');
     await Promise.all([page.waitForEvent('load'), page.click('#signupsend\\$')]);
-    assert.deepEqual(server.received.slice(before), [
+    assert.deepEqual(demo.server.received.slice(before), [
       { name: 'Ada', email: 'ada@example.com', contact: 'phone', phone: '+41 44 000 00 00' },
     ]);
     await page.context().close();

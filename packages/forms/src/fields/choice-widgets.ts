@@ -42,7 +42,7 @@ export function selectInput(multiple: boolean): Widget {
         'data-controlset': cs ? JSON.stringify(cs.all) : undefined,
         'data-controlset-required': cs?.requiredWhenShown?.length ? JSON.stringify(cs.requiredWhenShown) : undefined,
       };
-      const a = inputAttrs(input, extra);
+      const a = inputAttrs({ ...input, classes: { ...input.classes, input: input.classes.select } }, extra);
       const withHook = cs
         ? a.replace(/ class="([^"]*)"/, (_m, c: string) => ` class="${cls(c, input.classes.controlset)}"`)
         : a;
@@ -119,6 +119,7 @@ export const singleCheckbox: Widget = {
     const checked = selected(input.value).has('true');
     const a = inputAttrs(input, { type: 'checkbox', value: 'true', checked });
     const checkClass = cls(input.classes.checkInput, input.invalid && input.classes.invalid);
-    return `<input${a.replace(/ class="([^"]*)"/, () => ` class="${escapeHtml(checkClass)}"`)}>`;
+    const box = `<input${a.replace(/ class="([^"]*)"/, () => ` class="${escapeHtml(checkClass)}"`)}>`;
+    return input.classes.singleCheck ? `<div${attrs({ class: input.classes.singleCheck })}>${box}</div>` : box;
   },
 };

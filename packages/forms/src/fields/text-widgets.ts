@@ -89,17 +89,15 @@ export const checkedPasswordInput: Widget = {
       autocomplete: 'new-password',
       ...constraintAttrs(input.field, 'password'),
     });
+    const confirmId = `${input.oid}-confirm`;
     const second = inputAttrs(
-      { ...input, oid: `${input.oid}-confirm` },
-      {
-        type: 'password',
-        value: '',
-        placeholder: input.t('Confirm Password'),
-        'aria-label': input.t('Confirm Password'),
-        autocomplete: 'new-password',
-      },
+      { ...input, oid: confirmId },
+      { type: 'password', value: '', placeholder: input.t('Confirm Password'), autocomplete: 'new-password' },
       `${input.field.id}-confirm`,
     );
-    return `<input${first}> <input${second}>`;
+    // A visible label, not only a placeholder: a placeholder is gone once typing starts.
+    const labelAttrs = attrs({ for: confirmId, class: input.classes.confirmLabel });
+    const label = `<label${labelAttrs}>${escapeHtml(input.t('Confirm Password'))}</label>`;
+    return `<input${first}> ${label}<input${second}>`;
   },
 };

@@ -106,9 +106,19 @@ const script = `(function () {
 })();
 `;
 
+// The library's own small stylesheet for hosts without a framework: the required marker, errors
+// in sight (colour and text, never colour alone), the progress bar. Colours keep a contrast of
+// at least 4.5:1 on white (axe-core checks it in test/accessibility.test.ts).
 const css = `[data-roost-form-container] [hidden]{display:none!important}
+.roost-form label.required::after{content:" *";color:#b42318}
+.roost-form .is-invalid{border-color:#b42318}
+.roost-form .invalid-feedback,.roost-form .errorMsg{color:#b42318}
+.roost-form .error-summary{border:1px solid #b42318;padding:.5rem 1rem;margin:0 0 1rem}
+.roost-form .error-summary a{color:#8a1c13}
+.roost-form .help-block{color:#4b5563}
+.roost-form .confirm-label{display:block;margin-top:.25rem}
 .progress{height:.75rem;background:#e9ecef;border-radius:.25rem;overflow:hidden;margin:.5rem 0}
-.progress .bar{height:100%;width:0;background:#198754;transition:width .2s}
+.progress .bar,.progress .progress-bar{height:100%;width:0;background:#198754;transition:width .2s}
 `;
 
 /** A static file of the library: body and content type. */

@@ -53,12 +53,16 @@ function errorSummary(input: RenderInput): string {
     .map((e) => {
       const f = input.fields.find((c) => c.field.id === e.field)?.field;
       const label = f ? t(f.name ?? f.id) : e.field;
-      return (
-        `<li><a${attrs({ href: `#${fieldOid(options.formid, e.field)}` })}>${escapeHtml(label)}: ` +
-        `${escapeHtml(e.messages.join('; '))}</a></li>`
-      );
+      const a = attrs({
+        href: `#${fieldOid(options.formid, e.field)}`,
+        class: input.layout.classes.errorSummaryLink || undefined,
+      });
+      return `<li><a${a}>${escapeHtml(label)}: ` + `${escapeHtml(e.messages.join('; '))}</a></li>`;
     })
     .join('');
+  // The heading level fits the host's outline (`widget.settings.errorSummaryHeading`, h2 to h6).
+  const level = input.layout.settings.errorSummaryHeading;
+  const heading = typeof level === 'string' && /^h[2-6]$/.test(level) ? level : 'h4';
   const box = attrs({
     id: `${options.formid}-errors`,
     class: input.layout.classes.errorSummary,
@@ -68,7 +72,7 @@ function errorSummary(input: RenderInput): string {
   });
   return (
     `<div${box}>` +
-    `<h4>${escapeHtml(t('There was a problem with your submission'))}</h4>` +
+    `<${heading}>${escapeHtml(t('There was a problem with your submission'))}</${heading}>` +
     `<div>${escapeHtml(t('Errors have been highlighted below'))}</div>` +
     formLevel.map((m) => `<div class="errorMsg">${escapeHtml(m)}</div>`).join('') +
     (items ? `<ul>${items}</ul>` : '') +

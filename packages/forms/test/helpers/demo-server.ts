@@ -1,12 +1,15 @@
 /* A tiny node:http server rendering demo forms for the browser test. It feeds the library the
    way a host does: node request → Web Request → FormRequest → form.process() → reply. */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AddressInfo } from 'node:net';
 import {
   HTMLForm,
   ObjectForm,
+  presets,
   createContentView,
   escapeHtml,
   formAssets,
@@ -18,6 +21,9 @@ import {
   type MessageStore,
   type ProcessResult,
 } from '../../src/index.js';
+
+/** Bootstrap 5's stylesheet from npm (a devDependency): the preset is checked as a host styles it. */
+const bootstrapCss = createRequire(import.meta.url).resolve('bootstrap/dist/css/bootstrap.min.css');
 
 const fields: FieldConf[] = [
   { id: 'name', name: 'Name', required: true, description: 'Your full name' },
@@ -56,7 +62,51 @@ const withCancel = [
   { id: 'cancel', method: 'cancel', name: 'Cancel', options: { redirectCancel: '/cancelled' } },
 ];
 
+/** Every kind of widget, for the accessibility check (test/accessibility.test.ts). */
+const everyWidget: FieldConf[] = [
+  { id: 'name', name: 'Name', required: true, description: 'As you like to be called' },
+  { id: 'email', name: 'E-mail', datatype: 'email', required: true },
+  { id: 'password', name: 'Password', datatype: 'password', required: true },
+  { id: 'born', name: 'Born', datatype: 'date' },
+  { id: 'about', name: 'About you', datatype: 'text' },
+  {
+    id: 'size',
+    name: 'Size',
+    datatype: 'list',
+    required: true,
+    settings: { addempty: true },
+    listItems: [
+      { id: 's', name: 'Small' },
+      { id: 'm', name: 'Medium' },
+    ],
+  },
+  {
+    id: 'contact',
+    name: 'Contact by',
+    datatype: 'radio',
+    required: true,
+    listItems: [
+      { id: 'mail', name: 'Mail' },
+      { id: 'phone', name: 'Phone' },
+    ],
+  },
+  {
+    id: 'topics',
+    name: 'Topics',
+    datatype: 'checkbox',
+    listItems: [
+      { id: 'news', name: 'News' },
+      { id: 'offers', name: 'Offers' },
+    ],
+  },
+  { id: 'terms', name: 'I accept the terms', datatype: 'checkbox', required: true },
+  { id: 'avatar', name: 'Avatar', datatype: 'file' },
+];
+
 const pages: Record<string, FormInit> = {
+  // Submitted empty on purpose to show the errors: no browser validation in the way.
+  '/a11y': { fields: everyWidget, formid: 'a11y', novalidate: true },
+  '/a11y-bootstrap': { fields: everyWidget, formid: 'a11y', novalidate: true, widget: presets.bootstrap5 },
   // The browser's own validation on (no `novalidate`), as a host renders a form by default.
   '/validated': { fields: validatedFields, actions: withCancel, formid: 'signup' },
   '/constraints': {
@@ -139,6 +189,10 @@ async function handle(
     res.writeHead(200, { 'Content-Type': asset.contentType }).end(asset.body);
     return;
   }
+  if (url.pathname === '/bootstrap.css') {
+    res.writeHead(200, { 'Content-Type': 'text/css' }).end(readFileSync(bootstrapCss));
+    return;
+  }
   if (url.pathname === '/cancelled') {
     res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Cancelled</title>');
     return;
@@ -176,7 +230,8 @@ async function handle(
     if (doc) uploads.push(doc.size);
     received.push({ ...(data as Record<string, unknown>) });
   });
-  await reply(res, form, await form.process({ success_message: 'Thank you!' }));
+  const head = url.pathname.endsWith('-bootstrap') ? '<link rel="stylesheet" href="/bootstrap.css">' : '';
+  await reply(res, form, await form.process({ success_message: 'Thank you!' }), [], head);
 }
 
 /** Sends the form's own response, or a page with the form (and flashed messages before it). */
@@ -185,6 +240,7 @@ async function reply(
   form: HTMLForm,
   { html, response }: ProcessResult,
   flashed: string[] = [],
+  head = '',
 ): Promise<void> {
   if (response) {
     res.writeHead(response.status, response.headers).end(response.body);
@@ -193,7 +249,7 @@ async function reply(
   const notes = flashed.map((m) => `<p class="flash" role="status">${escapeHtml(m)}</p>`).join('');
   const page =
     '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
-    `<title>Demo</title>${await form.htmlHead()}</head><body><main>${notes}${html}</main></body></html>`;
+    `<title>Demo</title>${head}${await form.htmlHead()}</head><body><main>${notes}${html}</main></body></html>`;
   res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(page);
 }
 

@@ -1,0 +1,59 @@
+// axe-core in chromium on a form with every kind of widget, with the library's own stylesheet and
+// with the Bootstrap 5 preset under Bootstrap's stylesheet, before and after a submit that shows
+// every kind of error: no violation of WCAG 2.1 A and AA.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import type { Page } from 'playwright-core';
+import { useDemoBrowser } from './helpers/chromium.js';
+
+const axeSource = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+interface Violation {
+  id: string;
+  help: string;
+  nodes: Array<{ target: string[] }>;
+}
+
+async function violations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: axeSource });
+  const found = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(c: unknown, o: unknown): Promise<{ violations: unknown }> } }).axe;
+    const r = await axe.run('#a11y-container', { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] });
+    return r.violations;
+  });
+  return (found as Violation[]).map((v) => `${v.id} (${v.help}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+describe('accessibility (axe-core)', () => {
+  const demo = useDemoBrowser();
+
+  for (const [name, path] of [
+    ['the default stylesheet', '/a11y'],
+    ['the Bootstrap 5 preset', '/a11y-bootstrap'],
+  ] as const) {
+    test(`${name}: no violation, with and without errors shown`, async () => {
+      const page = await demo.browser.newPage();
+      await page.goto(`${demo.server.url}${path}`);
+      assert.deepEqual(await violations(page), []);
+      await Promise.all([page.waitForEvent('load'), page.click('#a11ysend\\$')]);
+      assert.ok(await page.isVisible('#a11y-errors'), 'the error summary shows');
+      assert.ok((await page.locator('[aria-invalid="true"]').count()) >= 5, 'the invalid fields are marked');
+      assert.deepEqual(await violations(page), []);
+      await page.close();
+    });
+  }
+
+  test('the Bootstrap 5 preset: the markup Bootstrap styles', async () => {
+    const page = await demo.browser.newPage();
+    await page.goto(`${demo.server.url}/a11y-bootstrap`);
+    assert.match((await page.getAttribute('#a11y-size', 'class')) ?? '', /\bform-select\b/);
+    assert.match((await page.getAttribute('#a11y-terms', 'class')) ?? '', /\bform-check-input\b/);
+    assert.equal(await page.locator('.form-check > #a11y-terms').count(), 1, 'the checkbox in its form-check');
+    assert.equal(await page.getAttribute('label[for="a11y-password-confirm"]', 'class'), 'form-label mt-2');
+    await Promise.all([page.waitForEvent('load'), page.click('#a11ysend\\$')]);
+    assert.equal(await page.locator('#a11y-errors.alert-danger h2').count(), 1);
+    assert.ok((await page.locator('#a11y-errors a.alert-link').count()) >= 5);
+    await page.close();
+  });
+});
