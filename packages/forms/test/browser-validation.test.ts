@@ -54,6 +54,33 @@ describe('browser validation', () => {
     await page.context().close();
   });
 
+  for (const js of [true, false]) {
+    test(`repeating group ${js ? 'with' : 'without'} JavaScript: add, fill, remove, send`, async () => {
+      const page = await open('/groups', js);
+      const click = async (selector: string) => {
+        // Without the script each Add and Remove is a round trip to the server.
+        if (js) await page.click(selector);
+        else await Promise.all([page.waitForEvent('load'), page.click(selector)]);
+      };
+      await page.fill('#people-name', 'Ada');
+      await click('button[name="addresses$add"]');
+      await click('button[name="addresses$add"]');
+      const streets = page.locator('input[name$=".street"]:not(template *)');
+      assert.equal(await streets.count(), 2);
+      await streets.nth(0).fill('First St');
+      await streets.nth(1).fill('Second St');
+      await page.locator('input[name$=".city"]').nth(1).fill('Zürich');
+      await click('[data-roost-item]:first-of-type button[name="addresses$remove"]');
+      assert.equal(await streets.count(), 1);
+      const before = demo.server.received.length;
+      await Promise.all([page.waitForEvent('load'), page.click('#peoplesend\\$')]);
+      assert.deepEqual(demo.server.received.slice(before), [
+        { name: 'Ada', addresses: [{ street: 'Second St', city: 'Zürich' }] },
+      ]);
+      await page.context().close();
+    });
+  }
+
   test('with JavaScript: a hidden controlled field is disabled, so the submit goes out; its error shows', async () => {
     const page = await open('/validated', true);
     assert.equal(await page.isHidden('#item-phone'), true);

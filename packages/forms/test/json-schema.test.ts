@@ -41,6 +41,15 @@ const fields: FieldConf[] = [
     ],
   },
   { id: 'created', datatype: 'date', readonly: true },
+  {
+    id: 'home',
+    datatype: 'group',
+    fields: [
+      { id: 'street', required: true },
+      { id: 'zip', datatype: 'number' },
+    ],
+  },
+  { id: 'others', datatype: 'repeat', maxItems: 2, fields: [{ id: 'street', required: true }] },
 ];
 
 const valid = {
@@ -55,6 +64,9 @@ const valid = {
   topics: ['news'],
   contact: 'phone',
   phone: '+41 44 000',
+  'home.street': 'Main St',
+  'home.zip': '8000',
+  'others.0.street': 'Side St',
 };
 
 describe('JSON Schema from a form', () => {
@@ -77,6 +89,11 @@ describe('JSON Schema from a form', () => {
     assert.deepEqual(p.agree, { type: 'boolean' });
     assert.equal(p.created, undefined, 'readonly fields are not data');
     assert.deepEqual(schema.required, ['name', 'email', 'contact', 'phone']);
+    assert.deepEqual(p.others, {
+      type: 'array',
+      items: { type: 'object', properties: { street: { type: 'string' } }, required: ['street'] },
+      maxItems: 2,
+    });
   });
 
   test('holds for what the form accepts, and fails for what it refuses', async () => {
@@ -90,6 +107,8 @@ describe('JSON Schema from a form', () => {
       ['email', 'nope'],
       ['topics', ['other']],
       ['price', 1.1],
+      ['home', { zip: 1 }],
+      ['others', [{ street: 'a' }, { street: 'b' }, { street: 'c' }]],
     ] as const) {
       assert.equal(check({ ...data, [key]: bad }), false, `${key}: ${JSON.stringify(bad)}`);
     }
@@ -125,6 +144,12 @@ describe('a form from a JSON Schema', () => {
       day: { type: 'string', format: 'date' },
       subscribed: { type: 'boolean', default: true },
       address: { type: 'object', properties: { street: { type: 'string' } } },
+      people: {
+        type: 'array',
+        maxItems: 5,
+        items: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+      },
+      blob: { type: 'object' },
     },
     required: ['email', 'age'],
   };
@@ -141,7 +166,16 @@ describe('a form from a JSON Schema', () => {
     ]);
     assert.deepEqual([byId.colors?.datatype, byId.notes?.datatype, byId.day?.datatype], ['checkbox', 'lines', 'date']);
     assert.deepEqual([byId.subscribed?.datatype, byId.subscribed?.default], ['bool', true]);
-    assert.equal(byId.address?.datatype, 'json', 'a nested object is edited whole, as JSON, until groups');
+    assert.deepEqual(byId.address, {
+      id: 'address',
+      name: 'address',
+      datatype: 'group',
+      fields: [{ id: 'street', name: 'street' }],
+    });
+    assert.deepEqual(byId.people?.datatype, 'repeat');
+    assert.deepEqual(byId.people?.fields, [{ id: 'name', name: 'name', required: true }]);
+    assert.equal(byId.people?.maxItems, 5);
+    assert.equal(byId.blob?.datatype, 'json', 'an object without properties is edited whole, as JSON');
   });
 
   test('the form renders, validates against the schema, and exports the same schema back', async () => {

@@ -45,13 +45,28 @@ const signup = () =>
       { id: 'tags', datatype: 'lines' },
       { id: 'avatar', datatype: 'file' },
       { id: 'created', datatype: 'date', readonly: true },
+      {
+        id: 'home',
+        datatype: 'group',
+        fields: [
+          { id: 'street', required: true },
+          { id: 'zip', datatype: 'number' },
+        ],
+      },
+      { id: 'others', datatype: 'repeat', fields: [{ id: 'street', required: true }] },
     ],
   });
 
 type SignupFields = readonly [{ id: 'name'; required: true }, { id: 'age'; datatype: 'number'; required: true }];
 
 test('validate: the data of a valid form is typed from its fields', async () => {
-  const [ok, data, errors] = await signup().validate({ name: 'Ada', age: '36', size: '2', tags: 'a\nb' });
+  const [ok, data, errors] = await signup().validate({
+    name: 'Ada',
+    age: '36',
+    size: '2',
+    tags: 'a\nb',
+    'home.street': 'Main St',
+  });
   assert.deepEqual(errors, []);
   assert.equal(ok, true);
   if (!ok) return;
@@ -65,11 +80,22 @@ test('validate: the data of a valid form is typed from its fields', async () => 
   exactly<typeof data.phone, string | null | undefined>(true);
   exactly<typeof data.tags, string[] | null | undefined>(true);
   exactly<typeof data.avatar, UploadedFile | null | undefined>(true);
+  exactly<typeof data.home, { street: string; zip?: number | null } | null | undefined>(true);
+  exactly<typeof data.others, { street: string }[] | null | undefined>(true);
   // @ts-expect-error a readonly field is never in the data
   data.created;
   // @ts-expect-error no such field
   data.nickname;
-  assert.deepEqual(data, { name: 'Ada', age: 36, size: 2, newsletter: false, topics: [], tags: ['a', 'b'] });
+  assert.deepEqual(data, {
+    name: 'Ada',
+    age: 36,
+    size: 2,
+    newsletter: false,
+    topics: [],
+    tags: ['a', 'b'],
+    home: { street: 'Main St' },
+    others: [],
+  });
 });
 
 test('process and success listeners get the same type, without a cast', async () => {
@@ -81,7 +107,7 @@ test('process and success listeners get the same type, without a cast', async ()
   form.listenEvent('success', ({ data }) => {
     exactly<typeof data.name, string>(true);
   });
-  await form.validate({ name: 'Ada', age: '41', size: '1' });
+  await form.validate({ name: 'Ada', age: '41', size: '1', 'home.street': 'x' });
   assert.deepEqual(seen, [42]);
 });
 

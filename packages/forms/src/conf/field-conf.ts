@@ -26,7 +26,9 @@ export type Datatype =
   | 'json'
   | 'lines'
   | 'file'
-  | 'hidden';
+  | 'hidden'
+  | 'group'
+  | 'repeat';
 
 /**
  * One entry of a `list`, `radio`, `multilist` or `checkbox` field. With `controlset`, the
@@ -122,6 +124,14 @@ export interface FieldConf {
   max?: number | string;
   /** Numbers: the value is `min` (or 0) plus a whole multiple of `step`; `any` allows every value. */
   step?: number | 'any';
+  /**
+   * The fields of a `group` (its value is an object of them) or of each item of a `repeat` (a
+   * list of such objects), rendered inline (fields/group-widgets.ts).
+   */
+  fields?: FieldConf[];
+  /** A `repeat`'s least and greatest number of items. */
+  minItems?: number;
+  maxItems?: number;
   required?: boolean | 0 | 1;
   /** Not used by forms (a search index concern); kept so type configurations can be shared. */
   fulltext?: boolean | 0 | 1;

@@ -2,6 +2,7 @@ import { fieldDatatype, type FieldConf, type ListItem } from '../conf/field-conf
 import { ConfigurationError } from '../conf/configuration-error.js';
 import { checkboxChoice, radioChoice, selectInput, singleCheckbox } from './choice-widgets.js';
 import { fileUpload } from './file-widget.js';
+import { groupWidgets } from './group-widgets.js';
 import { checkedPasswordInput, hiddenInput, passwordInput, textArea, textInput } from './text-widgets.js';
 import { defaultWidgets, type Widget, type WidgetRegistry } from './widget.js';
 
@@ -26,6 +27,11 @@ const builtIn: Record<string, Widget> = {
   singlecheckbox: singleCheckbox,
   file: fileUpload,
 };
+const groups = groupWidgets((field) =>
+  resolveWidget(field, Array.isArray(field.listItems) ? field.listItems : [], defaultWidgets),
+);
+builtIn.group = groups.group;
+builtIn.repeat = groups.repeat;
 for (const [name, widget] of Object.entries(builtIn)) defaultWidgets.set(name, widget);
 
 const byDatatype: Readonly<Record<string, string>> = {
@@ -48,6 +54,8 @@ const byDatatype: Readonly<Record<string, string>> = {
   lines: 'textarea',
   file: 'file',
   hidden: 'hidden',
+  group: 'group',
+  repeat: 'repeat',
 };
 
 /**

@@ -16,25 +16,29 @@ type ItemId<F> = F extends { listItems: ReadonlyArray<infer I> }
  * and `float`, a boolean for `bool` and a checkbox without items, item ids for choices, lines
  * as a list, an upload for `file`; dates and times stay strings in their ISO form.
  */
-type ValueOf<F> = F extends { datatype: 'number' | 'float' }
-  ? number
-  : F extends { datatype: 'bool' }
-    ? boolean
-    : F extends { datatype: 'list' | 'radio' }
-      ? ItemId<F>
-      : F extends { datatype: 'multilist' }
-        ? ItemId<F>[]
-        : F extends { datatype: 'checkbox'; listItems: unknown }
-          ? ItemId<F>[]
-          : F extends { datatype: 'checkbox' }
-            ? boolean
-            : F extends { datatype: 'lines' }
-              ? string[]
-              : F extends { datatype: 'json' }
-                ? unknown
-                : F extends { datatype: 'file' }
-                  ? UploadedFile
-                  : string;
+type ValueOf<F> = F extends { datatype: 'group'; fields: infer S extends FieldList }
+  ? FormData<S>
+  : F extends { datatype: 'repeat'; fields: infer S extends FieldList }
+    ? FormData<S>[]
+    : F extends { datatype: 'number' | 'float' }
+      ? number
+      : F extends { datatype: 'bool' }
+        ? boolean
+        : F extends { datatype: 'list' | 'radio' }
+          ? ItemId<F>
+          : F extends { datatype: 'multilist' }
+            ? ItemId<F>[]
+            : F extends { datatype: 'checkbox'; listItems: unknown }
+              ? ItemId<F>[]
+              : F extends { datatype: 'checkbox' }
+                ? boolean
+                : F extends { datatype: 'lines' }
+                  ? string[]
+                  : F extends { datatype: 'json' }
+                    ? unknown
+                    : F extends { datatype: 'file' }
+                      ? UploadedFile
+                      : string;
 
 /** The fields of a controlset's items: their data is top-level form data, present when chosen. */
 type ItemFields<F> = F extends { listItems: ReadonlyArray<infer I> }

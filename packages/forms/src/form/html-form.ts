@@ -69,6 +69,8 @@ export class HTMLForm<const L extends FieldList = FieldList> extends Form<L> {
     this.response = undefined;
     const values = this.getFormValues();
     const configured = this.getActions();
+    const changed = await this.#repeatChanged(values, configured);
+    if (changed) return changed;
     let action = configured.find((a) => values[`${a.id}${this.options.actionPostfix}`] !== undefined);
     if (!action) {
       const def =
@@ -83,6 +85,21 @@ export class HTMLForm<const L extends FieldList = FieldList> extends Form<L> {
     const callback = this.actionCallback(action);
     const [result, html] = await callback.call(this, action, { ...action.options, ...kw });
     return { result, html, action, response: this.response };
+  }
+
+  /**
+   * An item added to or removed from a `repeat` field without JavaScript (its `<id>$add` or
+   * `<id>$remove` button, fields/group-widgets.ts): the form again with the values as they are,
+   * one item more or less, nothing validated and no action run. Undefined for other requests.
+   */
+  async #repeatChanged(values: FormValues, actions: readonly ActionConf[]): Promise<ProcessResult | undefined> {
+    const repeats = this.getFields().filter((f) => f.datatype === 'repeat');
+    if (!repeats.some((f) => values[`${f.id}$add`] !== undefined || values[`${f.id}$remove`] !== undefined))
+      return undefined;
+    const [, data] = await this.extract(values);
+    const action = actions.find((a) => a.id === 'default') ?? actions[0];
+    if (!action) throw new ConfigurationError('No action to process the form found');
+    return { result: undefined, html: await this.render(data), action, response: undefined };
   }
 
   /** Every redirect target this form may use can be resolved (redirect.ts, `assertResolvable`). */

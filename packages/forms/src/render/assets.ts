@@ -97,8 +97,38 @@ const script = `(function () {
       xhr.send(method === 'GET' ? null : data);
     });
   }
+  // Repeating groups (fields/group-widgets.ts): Add clones the item template under the next
+  // index, Remove takes the item out; without this script both buttons go to the server.
+  function repeats(root) {
+    each(root.querySelectorAll('[data-roost-repeat]'), function (box) {
+      if (box.getAttribute('data-roost-init')) return;
+      box.setAttribute('data-roost-init', '1');
+      var template = box.querySelector('template[data-roost-repeat-template]');
+      box.addEventListener('click', function (ev) {
+        var button = ev.target.closest && ev.target.closest('button');
+        if (!button || button.closest('[data-roost-repeat]') !== box) return;
+        if (button.hasAttribute('data-roost-repeat-remove')) {
+          ev.preventDefault();
+          var item = button.closest('[data-roost-item]');
+          if (item) item.remove();
+        } else if (button.hasAttribute('data-roost-repeat-add') && template) {
+          ev.preventDefault();
+          var next = Number(box.getAttribute('data-roost-next') || '0');
+          box.setAttribute('data-roost-next', String(next + 1));
+          var position = box.querySelectorAll(':scope > [data-roost-item]').length + 1;
+          var html = template.innerHTML.split('__index__').join(String(next));
+          html = html.split('__position__').join(String(position));
+          template.insertAdjacentHTML('beforebegin', html);
+          var added = template.previousElementSibling;
+          var first = added && added.querySelector('input, select, textarea');
+          if (first) first.focus();
+        }
+      });
+    });
+  }
   function init(root) {
     controlsets(root);
+    repeats(root);
     each(root.querySelectorAll('form[data-ajax="true"]'), ajaxify);
   }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', function () { init(document); });

@@ -80,6 +80,15 @@ function valueSchema(field: FieldConf): JsonSchema {
       return { type: 'array', items: { type: 'string', minLength: 1 } };
     case 'json':
       return {};
+    case 'group':
+      return objectSchema(field.fields ?? []);
+    case 'repeat':
+      return {
+        type: 'array',
+        items: objectSchema(field.fields ?? []),
+        minItems: field.minItems,
+        maxItems: field.maxItems,
+      };
     case 'file':
       return {
         type: 'object',
@@ -89,6 +98,32 @@ function valueSchema(field: FieldConf): JsonSchema {
     default:
       return text;
   }
+}
+
+/** The schema of a group's object: its fields' properties, the required ones named. */
+function objectSchema(fields: readonly FieldConf[]): JsonSchema {
+  const { properties, required } = propertiesOf(fields);
+  return defined({ type: 'object', properties, required: required.length ? required : undefined });
+}
+
+function propertiesOf(fields: readonly FieldConf[]): { properties: Record<string, JsonSchema>; required: string[] } {
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  for (const field of fields) {
+    if (field.readonly) continue;
+    properties[field.id] = propertyOf(field);
+    if (field.required) required.push(field.id);
+  }
+  return { properties, required };
+}
+
+function propertyOf(field: FieldConf): JsonSchema {
+  return defined({
+    title: field.name,
+    description: field.description,
+    default: field.default ?? undefined,
+    ...defined(valueSchema(field)),
+  });
 }
 
 /** Drops the keywords a field does not set (`undefined`), so the schema says only what holds. */
@@ -111,12 +146,7 @@ export function formJsonSchema(fields: readonly FieldConf[], options: JsonSchema
   const conditions: JsonSchema[] = [];
   for (const { field, chosenBy } of withItemFields(fields)) {
     if (field.readonly) continue;
-    properties[field.id] = defined({
-      title: field.name,
-      description: field.description,
-      default: field.default ?? undefined,
-      ...defined(valueSchema(field)),
-    });
+    properties[field.id] = propertyOf(field);
     if (!field.required) continue;
     if (chosenBy && options.skipUnselectedControls) {
       const [by, item] = chosenBy;
@@ -161,8 +191,9 @@ const UNSUPPORTED = ['$ref', 'allOf', 'anyOf', 'not', 'if', 'patternProperties',
  * `description`, `default`, `enum` (a select; `oneOf` of `const` + `title` names the items),
  * `minimum`/`maximum`/`multipleOf`, `minLength`/`maxLength`/`pattern` and the formats email,
  * uri, date, time and date-time; `required` makes fields required. An array of choices becomes
- * checkboxes, an array of strings a `lines` field; a nested object or an array of objects is kept
- * whole as a `json` field (edited as JSON text) until the library renders groups. A keyword it
+ * checkboxes, an array of strings a `lines` field, a nested object a `group` and an array of
+ * objects a `repeat` (both rendered inline); an object without properties, or an array of
+ * anything else, a `json` field (edited as JSON text). A keyword it
  * cannot honour (`$ref`, `anyOf`, an exclusive bound on a fractional number) throws a
  * `ConfigurationError` naming the property.
  *
@@ -233,11 +264,22 @@ function fieldOf(id: string, p: JsonSchema, required: boolean): FieldConf {
       const of = isRecord(p.items) ? p.items : {};
       const choices = choicesOf(of);
       if (choices) return { ...field, datatype: 'checkbox', listItems: choices };
-      if (of.type === 'string' && !of.format && !choicesOf(of)) return { ...field, datatype: 'lines' };
+      if (of.type === 'string' && !of.format) return { ...field, datatype: 'lines' };
+      if (of.type === 'object' && isRecord(of.properties)) {
+        return {
+          ...field,
+          datatype: 'repeat',
+          fields: fieldsFromJsonSchema(of),
+          ...numberOr('minItems', p.minItems),
+          ...numberOr('maxItems', p.maxItems),
+        };
+      }
       return { ...field, datatype: 'json' };
     }
     case 'object':
-      return { ...field, datatype: 'json' };
+      return isRecord(p.properties)
+        ? { ...field, datatype: 'group', fields: fieldsFromJsonSchema(p) }
+        : { ...field, datatype: 'json' };
     default:
       return fail(`type ${JSON.stringify(p.type)} is not one a form field holds`);
   }

@@ -1,5 +1,5 @@
 import { constraintCheck } from './constraints.js';
-import type { FieldConf, ListItem } from '../conf/field-conf.js';
+import { fieldDatatype, type FieldConf, type ListItem } from '../conf/field-conf.js';
 import { ConfigurationError } from '../conf/configuration-error.js';
 import type { Widget } from '../fields/widget.js';
 import { datatypeFor, type EmptyValue } from './datatypes.js';
@@ -55,6 +55,8 @@ const emptyOf = (empty: EmptyValue): unknown => (Array.isArray(empty) ? [] : emp
  * const node = compileField({ id: 'email', datatype: 'email' }, { t: createTranslator('de'), items: [] });
  */
 export function compileField(field: FieldConf, opts: { t: Translate; items: readonly ListItem[] }): FieldNode {
+  const datatype = fieldDatatype(field);
+  if (datatype === 'group' || datatype === 'repeat') return groupNode(field, opts, datatype === 'repeat');
   const def = datatypeFor(field, opts.items);
   if (!def && !field.schema)
     throw new ConfigurationError(`Unknown datatype "${field.datatype}" of field "${field.id}"`);
@@ -93,6 +95,54 @@ export function compileField(field: FieldConf, opts: { t: Translate; items: read
         }
       }
       return { ok: true, value: out };
+    },
+  };
+}
+
+/**
+ * A `group` (an object of its fields) or a `repeat` (a list of such objects): each sub-field is
+ * compiled like a field of the form, and a failure names where it is ("Address 2, Street:
+ * Required"), shown at the group (fields/group-widgets.ts renders it).
+ */
+function groupNode(field: FieldConf, opts: { t: Translate; items: readonly ListItem[] }, repeated: boolean): FieldNode {
+  const subs = field.fields ?? [];
+  if (subs.length === 0) throw new ConfigurationError(`Field "${field.id}": a ${fieldDatatype(field)} needs fields`);
+  const nodes = subs.map((sub) => ({
+    sub,
+    node: compileField(sub, { t: opts.t, items: Array.isArray(sub.listItems) ? sub.listItems : [] }),
+  }));
+  const parseOne = async (value: unknown, ctx: ParseContext, where: string): Promise<ParseResult> => {
+    const data = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    const out: Record<string, unknown> = {};
+    const messages: string[] = [];
+    for (const { sub, node } of nodes) {
+      const r = await node.parse(data[sub.id], ctx);
+      if (r.ok) {
+        if (r.value !== null && r.value !== undefined) out[sub.id] = r.value;
+      } else messages.push(...r.messages.map((m) => `${where}${ctx.t(sub.name ?? sub.id)}: ${m}`));
+    }
+    return messages.length ? { ok: false, messages } : { ok: true, value: out };
+  };
+  return {
+    async parse(value, ctx) {
+      if (!repeated) return parseOne(value, ctx, '');
+      const items = Array.isArray(value) ? value : [];
+      const name = ctx.t(field.name ?? field.id);
+      if (!ctx.convertOnly) {
+        const least = Math.max(field.minItems ?? 0, field.required ? 1 : 0);
+        if (items.length < least)
+          return { ok: false, messages: [ctx.t(least === 1 ? 'Required' : 'At least ${min} items', { min: least })] };
+        if (field.maxItems !== undefined && items.length > field.maxItems)
+          return { ok: false, messages: [ctx.t('At most ${max} items', { max: field.maxItems })] };
+      }
+      const out: unknown[] = [];
+      const messages: string[] = [];
+      for (const [i, item] of items.entries()) {
+        const r = await parseOne(item, ctx, `${name} ${i + 1}, `);
+        if (r.ok) out.push(r.value);
+        else messages.push(...r.messages);
+      }
+      return messages.length ? { ok: false, messages } : { ok: true, value: out };
     },
   };
 }

@@ -101,6 +101,8 @@ const everyWidget: FieldConf[] = [
   },
   { id: 'terms', name: 'I accept the terms', datatype: 'checkbox', required: true },
   { id: 'avatar', name: 'Avatar', datatype: 'file' },
+  { id: 'home', name: 'Home', datatype: 'group', fields: [{ id: 'street', name: 'Street', required: true }] },
+  { id: 'others', name: 'Address', datatype: 'repeat', minItems: 1, fields: [{ id: 'street', name: 'Street' }] },
 ];
 
 const pages: Record<string, FormInit> = {
@@ -109,6 +111,21 @@ const pages: Record<string, FormInit> = {
   '/a11y-bootstrap': { fields: everyWidget, formid: 'a11y', novalidate: true, widget: presets.bootstrap5 },
   // The browser's own validation on (no `novalidate`), as a host renders a form by default.
   '/validated': { fields: validatedFields, actions: withCancel, formid: 'signup' },
+  '/groups': {
+    fields: [
+      { id: 'name', name: 'Name', required: true },
+      {
+        id: 'addresses',
+        name: 'Address',
+        datatype: 'repeat',
+        fields: [
+          { id: 'street', name: 'Street', required: true },
+          { id: 'city', name: 'City' },
+        ],
+      },
+    ],
+    formid: 'people',
+  },
   '/constraints': {
     fields: [
       { id: 'code', name: 'Code', pattern: '[A-Z]{3}-\\d+' },

@@ -1,0 +1,141 @@
+import type { FieldConf, ListItem } from '../conf/field-conf.js';
+import type { FormValues } from '../request/form-request.js';
+import { attrs, cls, escapeHtml } from '../render/html.js';
+import { textValue, type Widget, type WidgetRenderInput } from './widget.js';
+
+/**
+ * Groups rendered inline, as deform and react-jsonschema-form do: a `group` field holds an
+ * object of its `fields` (request names `address.street`), a `repeat` field a list of them
+ * (`addresses.0.street`, `addresses.1.street`, …). Add and remove work without JavaScript (submit
+ * buttons `<id>$add` and `<id>$remove`, which `HTMLForm.process` answers by showing the form
+ * again: html-form.ts) and with it (render/assets.ts clones the item `<template>`).
+ */
+
+/** The placeholders of an item's index and position in the template a script clones. */
+const INDEX = '__index__';
+const POSITION = '__position__';
+
+/** A sub-field's static list items (a group's fields have no request to load them with). */
+const itemsOf = (field: FieldConf): readonly ListItem[] => (Array.isArray(field.listItems) ? field.listItems : []);
+
+/** A sub-field under the group's name: its request name, its id in the page. */
+const nested = (sub: FieldConf, prefix: string): FieldConf => ({ ...sub, id: `${prefix}.${sub.id}` });
+
+/** The item indexes present in the request under `prefix.<n>.`, in order, without gaps kept. */
+function indexesOf(values: FormValues, prefix: string): number[] {
+  const found = new Set<number>();
+  const head = `${prefix}.`;
+  for (const key of Object.keys(values)) {
+    if (!key.startsWith(head)) continue;
+    const n = /^(\d{1,4})\./.exec(key.slice(head.length))?.[1];
+    if (n !== undefined) found.add(Number(n));
+  }
+  return [...found].sort((a, b) => a - b);
+}
+
+/**
+ * The group widgets over a way to find a sub-field's widget (the form's registry lives in
+ * fields/widgets.ts, which registers these: a function breaks the import cycle).
+ */
+export function groupWidgets(widgetOf: (field: FieldConf) => Widget): { group: Widget; repeat: Widget } {
+  const readGroup = (field: FieldConf, values: FormValues, prefix: string): Record<string, unknown> | undefined => {
+    const out: Record<string, unknown> = {};
+    let seen = false;
+    for (const sub of field.fields ?? []) {
+      const value = widgetOf(sub).read(nested(sub, prefix), values);
+      if (value !== undefined) seen = true;
+      out[sub.id] = value;
+    }
+    return seen ? out : undefined;
+  };
+
+  const renderGroup = (input: WidgetRenderInput, prefix: string, oid: string, value: unknown): string => {
+    const data = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    return (input.field.fields ?? [])
+      .map((sub) => {
+        const subOid = `${oid}-${sub.id}`;
+        const widget = widgetOf(sub);
+        const html = widget.render({
+          ...input,
+          field: nested(sub, prefix),
+          oid: subOid,
+          value: data[sub.id],
+          items: itemsOf(sub),
+          invalid: false,
+          describedBy: undefined,
+          controlset: undefined,
+          optional: undefined,
+        });
+        const label = `<label${attrs({
+          id: `${subOid}-label`,
+          for: widget.group ? undefined : subOid,
+          class: cls('roost-group-label', Boolean(sub.required) && input.classes.required),
+        })}>${escapeHtml(input.t(sub.name ?? sub.id))}</label>`;
+        return `<div${attrs({ class: 'roost-group-field' })}>${label}${html}</div>`;
+      })
+      .join('');
+  };
+
+  const group: Widget = {
+    group: true,
+    read: (field, values) => readGroup(field, values, field.id),
+    render: (input) =>
+      `<div${attrs({ id: input.oid, class: 'roost-group', role: 'group', 'aria-labelledby': `${input.oid}-label` })}>` +
+      `${renderGroup(input, input.field.id, input.oid, input.value)}</div>`,
+  };
+
+  const repeat: Widget = {
+    group: true,
+    read: (field, values) => {
+      const remove = textValue(values[`${field.id}$remove`]);
+      const add = values[`${field.id}$add`] !== undefined;
+      const indexes = indexesOf(values, field.id).filter((n) => String(n) !== remove);
+      const items = indexes.map((n) => readGroup(field, values, `${field.id}.${n}`) ?? {});
+      if (add) items.push({});
+      return items.length || remove !== undefined || add ? items : undefined;
+    },
+    render: (input) => {
+      const items = Array.isArray(input.value) ? input.value : [];
+      const name = input.t(input.field.name ?? input.field.id);
+      const item = (value: unknown, n: string, position: string) => {
+        const remove = attrs({
+          type: 'submit',
+          name: `${input.field.id}$remove`,
+          value: n,
+          formnovalidate: true,
+          class: cls(input.classes.button, 'roost-repeat-remove'),
+          'data-roost-repeat-remove': true,
+        });
+        return (
+          `<fieldset${attrs({ class: 'roost-repeat-item', 'data-roost-item': true })}>` +
+          `<legend>${escapeHtml(`${name} ${position}`)}</legend>` +
+          renderGroup(input, `${input.field.id}.${n}`, `${input.oid}-${n}`, value) +
+          `<button${remove}>${escapeHtml(input.t('Remove'))}</button></fieldset>`
+        );
+      };
+      const add = attrs({
+        type: 'submit',
+        name: `${input.field.id}$add`,
+        value: '1',
+        formnovalidate: true,
+        class: cls(input.classes.button, 'roost-repeat-add'),
+        'data-roost-repeat-add': true,
+      });
+      const box = attrs({
+        id: input.oid,
+        class: 'roost-repeat',
+        role: 'group',
+        'aria-labelledby': `${input.oid}-label`,
+        'data-roost-repeat': input.field.id,
+        'data-roost-next': items.length,
+      });
+      return (
+        `<div${box}>` +
+        items.map((v, i) => item(v, String(i), String(i + 1))).join('') +
+        `<template data-roost-repeat-template>${item({}, INDEX, POSITION)}</template>` +
+        `<button${add}>${escapeHtml(input.t('Add'))}</button></div>`
+      );
+    },
+  };
+  return { group, repeat };
+}

@@ -1,0 +1,101 @@
+// Nested and repeating groups rendered inline: a group's value is an object of its fields, a
+// repeat's a list of them; items are added and removed by submit buttons without JavaScript.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { HTMLForm, formRequestFromWeb, type FieldConf } from '../src/index.js';
+import { attr, dom } from './helpers/html.js';
+
+const address: FieldConf[] = [
+  { id: 'street', name: 'Street', required: true },
+  { id: 'zip', name: 'ZIP', datatype: 'number' },
+];
+const fields: FieldConf[] = [
+  { id: 'name', name: 'Name', required: true },
+  { id: 'home', name: 'Home', datatype: 'group', fields: address },
+  { id: 'others', name: 'Address', datatype: 'repeat', fields: address, maxItems: 3 },
+];
+const actions = [
+  { id: 'default', method: 'startForm', hidden: true },
+  { id: 'send', method: 'processForm', name: 'Send' },
+];
+const post = (body: Record<string, string>) =>
+  formRequestFromWeb(
+    new Request('http://localhost/', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(body).toString(),
+    }),
+  );
+
+describe('groups', () => {
+  test('rendered inline: a group under its name, each repeat item with its Remove, one Add', async () => {
+    const d = dom(
+      await new HTMLForm({ fields, actions }).render({ others: [{ street: 'A' }, { street: 'B', zip: 1 }] }),
+    );
+    assert.equal(attr(d.byId('upload-home-street'), 'name'), 'home.street');
+    assert.equal(attr(d.byId('upload-others-1-zip'), 'name'), 'others.1.zip');
+    assert.equal(attr(d.byId('upload-others-1-zip'), 'value'), '1');
+    const removes = d.tag('button').filter((b) => attr(b, 'name') === 'others$remove');
+    assert.deepEqual(
+      removes.map((b) => [attr(b, 'value'), attr(b, 'formnovalidate')]),
+      [
+        ['0', ''],
+        ['1', ''],
+        ['__index__', ''],
+      ],
+    );
+    assert.equal(d.tag('button').filter((b) => attr(b, 'name') === 'others$add').length, 1);
+    assert.equal(d.tag('label').filter((l) => attr(l, 'for') === 'upload-home-street').length, 1);
+  });
+
+  test('validate: objects and lists of objects, converted; a failure says which item and field', async () => {
+    const form = new HTMLForm({ fields, actions });
+    const [ok, data] = await form.validate({
+      name: 'Ada',
+      'home.street': 'Main St 1',
+      'home.zip': '8000',
+      'others.0.street': 'Side St 2',
+      'others.3.street': 'Back St 3',
+      'others.3.zip': '8001',
+    });
+    assert.equal(ok, true);
+    assert.deepEqual(data, {
+      name: 'Ada',
+      home: { street: 'Main St 1', zip: 8000 },
+      others: [{ street: 'Side St 2' }, { street: 'Back St 3', zip: 8001 }],
+    });
+    const [bad, , errors] = await form.validate({ name: 'Ada', 'home.zip': 'x', 'others.0.zip': '1' });
+    assert.equal(bad, false);
+    assert.deepEqual(Object.fromEntries(errors.map((e) => [e.field, e.messages])), {
+      home: ['Street: Required', 'ZIP: "x" is not a number'],
+      others: ['Address 1, Street: Required'],
+    });
+    const many = Object.fromEntries([0, 1, 2, 3].map((n) => [`others.${n}.street`, `S${n}`]));
+    const [tooMany, , why] = await form.validate({ name: 'Ada', 'home.street': 'x', ...many });
+    assert.deepEqual([tooMany, why], [false, [{ field: 'others', messages: ['At most 3 items'] }]]);
+  });
+
+  test('without JavaScript: Add and Remove show the form again with the values kept, nothing processed', async () => {
+    const seen: unknown[] = [];
+    const run = async (body: Record<string, string>) => {
+      const form = new HTMLForm({ fields, actions, request: await post(body) });
+      form.listenEvent('success', ({ data }) => seen.push(data));
+      return dom((await form.process()).html);
+    };
+    const added = await run({ name: 'Ada', 'others.0.street': 'One', others$add: '1' });
+    assert.equal(attr(added.byId('upload-name'), 'value'), 'Ada');
+    assert.equal(attr(added.byId('upload-others-0-street'), 'value'), 'One');
+    assert.ok(added.byId('upload-others-1-street'), 'a second, empty item');
+    const removed = await run({ name: 'Ada', 'others.0.street': 'One', 'others.1.street': 'Two', others$remove: '0' });
+    assert.equal(attr(removed.byId('upload-others-0-street'), 'value'), 'Two', 'renumbered from 0');
+    assert.equal(removed.byId('upload-others-1-street'), undefined);
+    assert.deepEqual(seen, []);
+  });
+
+  test('a group without fields is a configuration error', async () => {
+    await assert.rejects(
+      new HTMLForm({ fields: [{ id: 'g', datatype: 'group' }] }).validate({}),
+      /"g": a group needs fields/,
+    );
+  });
+});
