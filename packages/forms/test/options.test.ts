@@ -70,6 +70,8 @@ describe('HTML form options', () => {
     const bar = auto.find((e) => hasAttr(e, 'data-roost-progress'));
     assert.ok(bar && hasAttr(bar, 'hidden'), 'the bar starts hidden');
     assert.equal(attr(inside(bar, (e) => attr(e, 'role') === 'progressbar')[0], 'aria-valuemax'), '100');
+    const column = auto.find((e) => attr(e, 'class') === 'col-md-7' && inside(e, (x) => x === bar).length > 0);
+    assert.ok(column, 'in the three-column layout the bar sits under the inputs, in the grid');
     assert.equal(
       attr(formTag(await render({ use_ajax: true, uploadProgressBar: 'always' })), 'data-progress'),
       'always',

@@ -5,7 +5,7 @@ import type { CompiledField } from '../form/form.js';
 import type { Translate } from '../validate/messages.js';
 import type { FieldError } from '../validate/validation-error.js';
 import { attrs, escapeHtml, textOrHtml } from './html.js';
-import { actionTemplates, itemTemplates, type FormLayout } from './templates.js';
+import { actionTemplates, itemTemplates, underWidgets, type FormLayout } from './templates.js';
 import type { Controlset } from '../fields/widget.js';
 
 /** What the renderer needs from a form. */
@@ -194,10 +194,15 @@ export function renderForm(input: RenderInput, messagesHtml: string): string {
     'data-ajax': options.use_ajax ? 'true' : undefined,
     'data-progress': options.use_ajax ? options.uploadProgressBar : undefined,
   });
+  const bar =
+    `<div${attrs({ class: layout.classes.progress, 'data-roost-progress': true, hidden: true })}>` +
+    `<div${progressBarAttrs(input)}></div></div>`;
+  // In the three-column layout the bar sits in the grid, under the inputs like the buttons.
   const progress =
     options.use_ajax && options.uploadProgressBar !== 'none'
-      ? `<div${attrs({ class: layout.classes.progress, 'data-roost-progress': true, hidden: true })}>` +
-        `<div${progressBarAttrs(input)}></div></div>`
+      ? layout.item_template === 'field'
+        ? underWidgets(layout, bar)
+        : bar
       : '';
   const footer = options.footer ? `<div${attrs({ class: layout.classes.footer })}>${options.footer}</div>` : '';
   return (

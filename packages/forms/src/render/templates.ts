@@ -117,11 +117,18 @@ function buttons(ctx: ActionsContext): string {
     .join(' ');
 }
 
+/** `html` under the widget column of the three-column layout (the buttons, the progress bar). */
+export function underWidgets(layout: FormLayout, html: string): string {
+  return (
+    '<div class="row">' +
+    `<div${attrs({ class: col(layout, 1, 'col-md-2') })}></div>` +
+    `<div${attrs({ class: col(layout, 2, 'col-md-7') })}>${html}</div></div>`
+  );
+}
+
 /** Buttons under the widget column of the three-column layout. */
 const formActionsTemplate: ActionTemplate = (ctx) =>
-  `<div${attrs({ class: ctx.layout.classes.actions })}><div class="row">` +
-  `<div${attrs({ class: col(ctx.layout, 1, 'col-md-2') })}></div>` +
-  `<div${attrs({ class: col(ctx.layout, 2, 'col-md-7') })}>${buttons(ctx)}</div></div></div>`;
+  `<div${attrs({ class: ctx.layout.classes.actions })}>${underWidgets(ctx.layout, buttons(ctx))}</div>`;
 
 /** Buttons in one column. */
 const formActionsOneColumnTemplate: ActionTemplate = (ctx) =>
