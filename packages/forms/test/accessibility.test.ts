@@ -3,11 +3,13 @@
 // every kind of error: no violation of WCAG 2.1 A and AA.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { useDemoBrowser } from './helpers/chromium.js';
 
 const axeSource = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+const artifacts = new URL('../../../test-artifacts/forms/', import.meta.url).pathname;
 
 interface Violation {
   id: string;
@@ -28,18 +30,21 @@ async function violations(page: Page): Promise<string[]> {
 describe('accessibility (axe-core)', () => {
   const demo = useDemoBrowser();
 
-  for (const [name, path] of [
-    ['the default stylesheet', '/a11y'],
-    ['the Bootstrap 5 preset', '/a11y-bootstrap'],
+  for (const [name, path, shot] of [
+    ['the default stylesheet', '/a11y', 'preset-default'],
+    ['the Bootstrap 5 preset', '/a11y-bootstrap', 'preset-bootstrap5'],
   ] as const) {
     test(`${name}: no violation, with and without errors shown`, async () => {
-      const page = await demo.browser.newPage();
+      const page = await demo.browser.newPage({ viewport: { width: 900, height: 700 } });
       await page.goto(`${demo.server.url}${path}`);
       assert.deepEqual(await violations(page), []);
       await Promise.all([page.waitForEvent('load'), page.click('#a11ysend\\$')]);
       assert.ok(await page.isVisible('#a11y-errors'), 'the error summary shows');
       assert.ok((await page.locator('[aria-invalid="true"]').count()) >= 5, 'the invalid fields are marked');
       assert.deepEqual(await violations(page), []);
+      // The README's pictures of the presets (packages/forms/docs/) are these, with errors shown.
+      mkdirSync(artifacts, { recursive: true });
+      await page.screenshot({ path: `${artifacts}${shot}.png`, fullPage: true });
       await page.close();
     });
   }

@@ -106,6 +106,8 @@ test('process and success listeners get the same type, without a cast', async ()
   });
   form.listenEvent('success', ({ data }) => {
     exactly<typeof data.name, string>(true);
+    // @ts-expect-error a listener reading a field the form does not have fails the typecheck
+    data.nickname;
   });
   await form.validate({ name: 'Ada', age: '41', size: '1', 'home.street': 'x' });
   assert.deepEqual(seen, [42]);

@@ -136,8 +136,9 @@ const script = `(function () {
 })();
 `;
 
-// The library's own small stylesheet for hosts without a framework: the required marker, errors
-// in sight (colour and text, never colour alone), the progress bar. Colours keep a contrast of
+// The library's own small stylesheet for hosts without a framework: a two-column layout that
+// folds on phones, the required marker, errors in sight (colour and text, never colour alone),
+// groups, the progress bar. The layout rules sit in :where(), so any rule of the host wins. Colours keep a contrast of
 // at least 4.5:1 on white (axe-core checks it in test/accessibility.test.ts).
 const css = `[data-roost-form-container] [hidden]{display:none!important}
 .roost-form label.required::after{content:" *";color:#b42318}
@@ -147,6 +148,21 @@ const css = `[data-roost-form-container] [hidden]{display:none!important}
 .roost-form .error-summary a{color:#8a1c13}
 .roost-form .help-block{color:#4b5563}
 .roost-form .confirm-label{display:block;margin-top:.25rem}
+:where(.roost-form) :where(.form-group.row,.form-actions .row){display:grid;gap:.25rem 1rem;margin:0 0 .9rem;
+  grid-template-columns:minmax(8rem,12rem) minmax(0,1fr);align-items:start}
+:where(.roost-form) :where(.form-group.row)>:nth-child(3){grid-column:2}
+:where(.roost-form) :where(.form-control,textarea,select){box-sizing:border-box;width:100%;max-width:32rem;font:inherit;
+  padding:.35rem .5rem;border:1px solid #6b7280;border-radius:.25rem;background:#fff;color:#111827}
+:where(.roost-form) :where(.form-check){display:flex;gap:.4rem;align-items:center}
+:where(.roost-form) :where(.help-block){font-size:.9rem}
+:where(.roost-form) :where(.btn){font:inherit;padding:.4rem .9rem;border:1px solid #1d4ed8;border-radius:.25rem;
+  background:#1d4ed8;color:#fff;cursor:pointer}
+:where(.roost-form) :where(.roost-repeat-item,.roost-group){border:1px solid #d1d5db;border-radius:.25rem;
+  padding:.5rem .75rem;margin:0 0 .5rem}
+:where(.roost-form) :where(.roost-group-field){margin:0 0 .5rem}
+:where(.roost-form) :where(.roost-group-label){display:block}
+@media (max-width:40rem){:where(.roost-form) :where(.form-group.row,.form-actions .row){grid-template-columns:1fr}
+  :where(.roost-form) :where(.form-group.row)>:nth-child(3){grid-column:1}}
 .progress{height:.75rem;background:#e9ecef;border-radius:.25rem;overflow:hidden;margin:.5rem 0}
 .progress .bar,.progress .progress-bar{height:100%;width:0;background:#198754;transition:width .2s}
 `;
