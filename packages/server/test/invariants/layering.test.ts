@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 /**
- * Imports run one way: http/admin → domains (users, datastore, filestore) → storage, core.
+ * Imports run one way: http/admin → realtime → domains (users, datastore, filestore) → storage, core.
  * The domain never sees Fastify; the HTTP layer never writes SQL. This reads every source
  * file's imports and fails on an edge the table does not allow.
  */
@@ -29,6 +29,11 @@ const FORBIDDEN: Record<string, { folders: string[]; packages: RegExp[] }> = {
   storage: { folders: ['http', 'admin', 'cli', 'mail', ...DOMAINS], packages: [/^fastify/, /^@fastify\//] },
   mail: { folders: ['http', 'admin', 'storage', ...DOMAINS], packages: [/^fastify/, /^@fastify\//, /^kysely/] },
   http: { folders: ['storage', 'admin', 'cli'], packages: [/^kysely/, /^better-sqlite3/, /^pg$/] },
+  // Live changes (issue 21): events from the core's bus, the domains through their index only.
+  realtime: {
+    folders: ['storage', 'mail', 'http', 'admin', 'cli'],
+    packages: [/^fastify/, /^@fastify\//, /^kysely/, /^better-sqlite3/, /^pg$/],
+  },
   // The pages run the domains through their index and the HTTP layer's auth; no SQL of their own.
   admin: { folders: ['cli'], packages: [/^kysely/, /^better-sqlite3/, /^pg$/] },
   ...Object.fromEntries(
