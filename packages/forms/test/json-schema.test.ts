@@ -192,6 +192,57 @@ describe('a form from a JSON Schema', () => {
     assert.deepEqual(again, formJsonSchema(fieldsFromJsonSchema(again)), 'a second round trip changes nothing');
   });
 
+  test('round trip: a form from its own exported schema accepts and refuses what the original does', async () => {
+    const original: FieldConf[] = [
+      { id: 'name', name: 'Name', required: true, size: 20, minLength: 2, pattern: '[A-Za-z ]+' },
+      { id: 'email', datatype: 'email', required: true },
+      { id: 'age', datatype: 'number', min: 18, max: 120 },
+      { id: 'price', datatype: 'float', min: 0, step: 0.5 },
+      { id: 'day', datatype: 'date' },
+      {
+        id: 'size',
+        datatype: 'list',
+        listItems: [
+          { id: 's', name: 'S' },
+          { id: 'm', name: 'M' },
+        ],
+      },
+      { id: 'tags', datatype: 'lines' },
+      { id: 'home', datatype: 'group', fields: [{ id: 'street', required: true }] },
+      { id: 'others', datatype: 'repeat', maxItems: 1, fields: [{ id: 'street' }] },
+    ];
+    const copy = fieldsFromJsonSchema(formJsonSchema(original));
+    const inputs: Record<string, string>[] = [
+      { name: 'Ada', email: 'a@b.example', 'home.street': 'x' },
+      {
+        name: 'Ada Lovelace',
+        email: 'a@b.example',
+        'home.street': 'x',
+        age: '30',
+        price: '1.5',
+        day: '2026-02-03',
+        size: 's',
+        tags: 'a\nb',
+        'others.0.street': 'a',
+      },
+      { name: 'A', email: 'a@b.example', 'home.street': 'x' },
+      { name: 'Ada 2', email: 'a@b.example', 'home.street': 'x' },
+      { name: 'Ada', email: 'nope', 'home.street': 'x' },
+      { name: 'Ada', email: 'a@b.example', 'home.street': 'x', age: '17', price: '1.5', day: '2026-02-30' },
+      { name: 'Ada', email: 'a@b.example', 'home.street': 'x', age: '30', price: '1.25', size: 'l' },
+      { name: 'Ada', email: 'a@b.example', 'home.zip': '1', tags: 'a\nb', size: 'm' },
+      { name: 'Ada', email: 'a@b.example', 'home.street': 'x', 'others.0.street': 'a', 'others.1.street': 'b' },
+    ];
+    const accepted: boolean[] = [];
+    for (const input of inputs) {
+      const [okA, dataA] = await new HTMLForm({ fields: original }).validate(input);
+      accepted.push(okA);
+      const [okB, dataB] = await new HTMLForm({ fields: copy }).validate(input);
+      assert.deepEqual([okB, okB ? dataB : undefined], [okA, okA ? dataA : undefined], JSON.stringify(input));
+    }
+    assert.deepEqual(accepted, [true, true, false, false, false, false, false, false, false], 'both outcomes tried');
+  });
+
   test('what a field cannot express is refused by name', () => {
     const refuse = (properties: JsonSchema, message: RegExp) =>
       assert.throws(() => fieldsFromJsonSchema({ type: 'object', properties }), {
