@@ -104,8 +104,8 @@ const text = [
       .join(' / ')}), so the rate says little; the counts and the memory do.`,
   '',
   'Each connection is one user going round a cycle: setItem of a new key, getItem of it, `@write` of a new file, ' +
-    'its download, `update` of the realname, `identity`, a page of `keys`, a page of the own directory (3 writes, ' +
-    '5 reads).',
+    'its download, `update` of the realname, `identity`, a page ' +
+    'of `keys`, a page of the own directory (3 writes, 5 reads).',
   '',
   '| measure | value |',
   '|---|---|',

@@ -302,8 +302,8 @@ async function main(): Promise<void> {
     await call(s, { op: 'profile', token: alice });
     doc(
       'authenticated',
-      '`groups` (or `group`) is a string or a list; with it, `result` says whether the caller is in at least one of ' +
-        'them.',
+      '`groups` (or `group`) is a string or a list; with it, ' +
+        '`result` says whether the caller is in at least one of them.',
     );
     await call(s, { op: 'authenticated', token: alice });
     await call(s, { op: 'authenticated', token: alice, body: { groups: 'admins' } });
@@ -489,8 +489,8 @@ async function main(): Promise<void> {
       'list',
       'Search: `active` (true: active, false: disabled), `pending`, `name`, `email` (substrings), `search` (name, ' +
         'email or realname), `group`. Paging: `start` (1-based), `size` (default 20, at most 100), `sort` (`name`, ' +
-        '`email`, `realname`, `activity`, `created`), `order` (`<` ascending, `>` descending). `total` counts ' +
-        'every match.',
+        '`email`, `realname`, `activity`, `created`), `order` (`<` ' +
+        'ascending, `>` descending). `total` counts every match.',
     );
     await call(s, { op: 'list', token: admin, body: { active: true, sort: 'name', order: '<', start: 1, size: 2 } });
     await call(s, { title: 'GET with a query', op: 'list', token: admin, method: 'GET', body: { pending: true } });

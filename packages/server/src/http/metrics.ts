@@ -76,8 +76,8 @@ export function createHttpMetrics(): HttpMetrics {
   new Counter({
     name: 'roost_signin_failures_total',
     help:
-      'Sign-ins refused for a wrong identity or password or a locked account (every sign-in route; counted by ' +
-      'this process).',
+      'Sign-ins refused for a wrong identity or password or a locked ' +
+      'account (every sign-in route; counted by this process).',
     registers,
     collect() {
       this.reset();
@@ -174,8 +174,8 @@ export async function registerMetrics(
     new Gauge({
       name: 'roost_mail_queue',
       help:
-        'Mails in the queue (shared by every process on the database): due, retrying after a failure, failed ' +
-        'for good.',
+        'Mails in the queue (shared by every process on the ' +
+        'database): due, retrying after a failure, failed for good.',
       labelNames: ['state'],
       registers,
       async collect() {

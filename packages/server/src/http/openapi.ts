@@ -142,12 +142,11 @@ export async function registerOpenApi(
         version,
         license: { name: 'MIT', identifier: 'MIT' },
         description:
-          'User identity service, data stores and file stores. Every operation of the user service and the data ' +
-          'stores also answers GET ' +
-          'with its parameters in the query (listed once, as POST); POST takes a JSON or a form body. ' +
-          'Authenticate with `x-auth-token: <token>`, `Authorization: Bearer <token>`, or the `auth` cookie set by ' +
-          '`signin`; ' +
-          'operations open to everyone need none.',
+          'User identity service, data stores and file stores. ' +
+          'Every operation of the user service and the data stores also answers GET with its parameters in the ' +
+          'query (listed once, as POST); POST takes a JSON or a form body. ' +
+          'Authenticate with `x-auth-token: <token>`, `Authorization: Bearer <token>`, ' +
+          'or the `auth` cookie set by `signin`; operations open to everyone need none.',
       },
       servers: [{ url: '/', description: 'This Roost.' }],
       // Any one of the three, or none for the operations open to everyone.

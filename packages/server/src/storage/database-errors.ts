@@ -67,8 +67,8 @@ function explainDatabaseError(err: unknown, where: Where): DatabaseUnavailableEr
     }
     if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
       return explained(
-        `${file} is not a SQLite database or is damaged: restore it from a backup (roost restore) or point dataDir ` +
-          'elsewhere',
+        `${file} is not a SQLite database or is damaged: ` +
+          'restore it from a backup (roost restore) or point dataDir elsewhere',
       );
     }
     return explained(`cannot open the SQLite database ${file}`);

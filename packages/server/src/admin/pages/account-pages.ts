@@ -128,8 +128,8 @@ async function passwordPage(users: UserService, rules: AccountRules, page: Admin
       if (self)
         throw commonErrors.not_allowed({
           message:
-            'Your own password is changed by signing in with it (updatePassword), not here: this page would sign ' +
-            'you out.',
+            'Your own password is changed by signing in with it ' +
+            '(updatePassword), not here: this page would sign you out.',
         });
       await users.setUser(page.admin, { identity: user.id, values: { password: String(data.password ?? '') } });
       done = true;

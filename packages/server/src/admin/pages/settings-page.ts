@@ -299,8 +299,8 @@ async function settingsPage(deps: SettingsPageDeps, page: AdminPageRequest) {
   const { result, html } = await form.process({ defaultData: formData(current, policies) });
   if (result && done) return { redirect: '/admin/settings', messages: [done] };
   const body =
-    '<p class="muted">Values set here are stored in the database and win over the configuration file and ' +
-    'environment; ' +
+    '<p class="muted">Values set here are stored in the database ' +
+    'and win over the configuration file and environment; ' +
     'each applies at once here and within a second in every other Roost process on the same database.</p>' +
     `<div class="card">${html}</div>`;
   return { title: 'Settings', body, head: await form.htmlHead(), status: result === false ? 422 : 200 };

@@ -112,8 +112,8 @@ export const fileOperations: readonly FileOperation[] = [
     op: 'newItem',
     upload: true,
     summary:
-      'Create a file (contents as text, base64 or a file part) or a directory (`type: d`) in the directory at the ' +
-      'path.',
+      'Create a file (contents as text, base64 or a file part) ' +
+      'or a directory (`type: d`) in the directory at the path.',
     input: newItemInput,
     answer: answerOf({ result: { const: 1 }, success: SCALARS.strings }),
     call: async (store, caller, path, values, upload) => {
