@@ -182,3 +182,14 @@ export function fieldSize(field: FieldConf): number {
 export function fieldDatatype(field: FieldConf): string {
   return field.datatype || 'string';
 }
+
+/**
+ * A field's own list items, without loading: a callback's items need a request and a form
+ * (`Form.loadListItems`), so outside a form (a group's fields, a JSON Schema) they count as none.
+ *
+ * @example
+ * staticItems({ id: 'size', listItems: [{ id: 's', name: 'S' }] }); // [{ id: 's', name: 'S' }]
+ */
+export function staticItems(field: FieldConf): readonly ListItem[] {
+  return Array.isArray(field.listItems) ? field.listItems : [];
+}

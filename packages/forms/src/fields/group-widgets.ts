@@ -1,4 +1,4 @@
-import type { FieldConf, ListItem } from '../conf/field-conf.js';
+import { staticItems, type FieldConf } from '../conf/field-conf.js';
 import type { FormValues } from '../request/form-request.js';
 import { attrs, cls, escapeHtml } from '../render/html.js';
 import { textValue, type Widget, type WidgetRenderInput } from './widget.js';
@@ -14,9 +14,6 @@ import { textValue, type Widget, type WidgetRenderInput } from './widget.js';
 /** The placeholders of an item's index and position in the template a script clones. */
 const INDEX = '__index__';
 const POSITION = '__position__';
-
-/** A sub-field's static list items (a group's fields have no request to load them with). */
-const itemsOf = (field: FieldConf): readonly ListItem[] => (Array.isArray(field.listItems) ? field.listItems : []);
 
 /** A sub-field under the group's name: its request name, its id in the page. */
 const nested = (sub: FieldConf, prefix: string): FieldConf => ({ ...sub, id: `${prefix}.${sub.id}` });
@@ -60,7 +57,7 @@ export function groupWidgets(widgetOf: (field: FieldConf) => Widget): { group: W
           field: nested(sub, prefix),
           oid: subOid,
           value: data[sub.id],
-          items: itemsOf(sub),
+          items: staticItems(sub),
           invalid: false,
           describedBy: undefined,
           controlset: undefined,

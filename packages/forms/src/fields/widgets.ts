@@ -1,4 +1,4 @@
-import { fieldDatatype, type FieldConf, type ListItem } from '../conf/field-conf.js';
+import { fieldDatatype, staticItems, type FieldConf, type ListItem } from '../conf/field-conf.js';
 import { ConfigurationError } from '../conf/configuration-error.js';
 import { checkboxChoice, radioChoice, selectInput, singleCheckbox } from './choice-widgets.js';
 import { fileUpload } from './file-widget.js';
@@ -27,9 +27,7 @@ const builtIn: Record<string, Widget> = {
   singlecheckbox: singleCheckbox,
   file: fileUpload,
 };
-const groups = groupWidgets((field) =>
-  resolveWidget(field, Array.isArray(field.listItems) ? field.listItems : [], defaultWidgets),
-);
+const groups = groupWidgets((field) => resolveWidget(field, staticItems(field), defaultWidgets));
 builtIn.group = groups.group;
 builtIn.repeat = groups.repeat;
 for (const [name, widget] of Object.entries(builtIn)) defaultWidgets.set(name, widget);

@@ -1,5 +1,6 @@
 import { ConfigurationError } from '../conf/configuration-error.js';
-import { fieldDatatype, fieldSize, type FieldConf, type ListItem } from '../conf/field-conf.js';
+import { fieldDatatype, fieldSize, staticItems, type FieldConf, type ListItem } from '../conf/field-conf.js';
+import { passwordMinimum } from '../validate/constraints.js';
 
 /** A JSON Schema (draft 2020-12) as plain data. */
 export type JsonSchema = { [keyword: string]: unknown };
@@ -17,9 +18,6 @@ export interface JsonSchemaOptions {
   skipUnselectedControls?: boolean;
 }
 
-/** A field's own list items (a callback's items are not known without a request). */
-const itemsOf = (field: FieldConf): readonly ListItem[] => (Array.isArray(field.listItems) ? field.listItems : []);
-
 /** The fields of a controlset's items, after their field: their data is top-level. */
 function withItemFields(fields: readonly FieldConf[]): Array<{ field: FieldConf; chosenBy?: [string, unknown] }> {
   const out: Array<{ field: FieldConf; chosenBy?: [string, unknown] }> = [];
@@ -28,7 +26,7 @@ function withItemFields(fields: readonly FieldConf[]): Array<{ field: FieldConf;
     if (out.some((o) => o.field.id === field.id)) continue;
     out.push({ field });
     if (!field.settings?.controlset) continue;
-    for (const item of itemsOf(field)) {
+    for (const item of staticItems(field)) {
       for (const sub of item.fields ?? []) {
         if (!out.some((o) => o.field.id === sub.id)) out.push({ field: sub, chosenBy: [field.id, item.id] });
       }
@@ -42,7 +40,7 @@ function valueSchema(field: FieldConf): JsonSchema {
   const datatype = fieldDatatype(field);
   const size = fieldSize(field) || undefined;
   const text: JsonSchema = { type: 'string', minLength: field.minLength, maxLength: size, pattern: field.pattern };
-  const ids = itemsOf(field).map((i) => i.id);
+  const ids = staticItems(field).map((i) => i.id);
   const choice: JsonSchema = ids.length ? { enum: ids } : { type: ['string', 'number'] };
   switch (datatype) {
     case 'email':
@@ -50,7 +48,7 @@ function valueSchema(field: FieldConf): JsonSchema {
     case 'url':
       return { type: 'string', format: 'uri', maxLength: size };
     case 'password':
-      return { ...text, minLength: field.minLength ?? Number(field.settings?.minLength ?? 5), writeOnly: true };
+      return { ...text, minLength: passwordMinimum(field), writeOnly: true };
     case 'number':
     case 'float':
       return {

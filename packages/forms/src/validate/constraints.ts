@@ -28,7 +28,7 @@ function constraintsOf(field: FieldConf): Constraints {
     throw new ConfigurationError(`Field "${field.id}": ${what}`);
   };
   const datatype = fieldDatatype(field);
-  const minLength = datatype === 'password' ? passwordMinimum(field) : field.minLength;
+  const minLength = minLengthOf(field);
   if (minLength !== undefined && !(Number.isSafeInteger(minLength) && minLength >= 0))
     fail(`minLength must be a whole number ≥ 0, not ${String(minLength)}`);
   let pattern: RegExp | undefined;
@@ -52,6 +52,10 @@ function constraintsOf(field: FieldConf): Constraints {
     fail(`step must be a number > 0 or "any", not ${String(field.step)}`);
   return { minLength, maxLength: fieldSize(field) || undefined, pattern, min: field.min, max: field.max, step };
 }
+
+/** The least length a text field asks for: a password always has one. */
+const minLengthOf = (field: FieldConf) =>
+  fieldDatatype(field) === 'password' ? passwordMinimum(field) : field.minLength;
 
 /**
  * A password's least length: `minLength`, else the original's `settings.minLength`, 5 by
@@ -107,12 +111,17 @@ function problemsOf(c: Constraints, datatype: string, value: unknown, t: Transla
  * constraintAttrs({ id: 'code', pattern: '[A-Z]{3}', size: 3 }, 'text'); // { maxlength: 3, pattern: '[A-Z]{3}' }
  */
 export function constraintAttrs(field: FieldConf, type: string): Record<string, AttrValue> {
-  const c = constraintsOf(field);
+  // The configuration was read (and a bad one refused) when the form compiled the field
+  // (`constraintCheck`, validate/field-adapter.ts): rendering only copies it, compiling nothing.
   const set: Record<string, AttrValue> =
     type === 'textarea' || TEXT_INPUTS.has(type)
-      ? { minlength: c.minLength, maxlength: c.maxLength, pattern: type === 'textarea' ? undefined : field.pattern }
+      ? {
+          minlength: minLengthOf(field),
+          maxlength: fieldSize(field) || undefined,
+          pattern: type === 'textarea' ? undefined : field.pattern,
+        }
       : RANGE_INPUTS.has(type)
-        ? { min: c.min, max: c.max, step: field.step }
+        ? { min: field.min, max: field.max, step: field.step }
         : {};
   // Only what the field sets: a widget's own defaults (a float's `step="any"`) stay.
   return Object.fromEntries(Object.entries(set).filter(([, v]) => v !== undefined));

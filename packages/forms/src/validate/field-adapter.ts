@@ -1,5 +1,5 @@
 import { constraintCheck } from './constraints.js';
-import { fieldDatatype, type FieldConf, type ListItem } from '../conf/field-conf.js';
+import { fieldDatatype, staticItems, type FieldConf, type ListItem } from '../conf/field-conf.js';
 import { ConfigurationError } from '../conf/configuration-error.js';
 import type { Widget } from '../fields/widget.js';
 import { datatypeFor, type EmptyValue } from './datatypes.js';
@@ -109,7 +109,7 @@ function groupNode(field: FieldConf, opts: { t: Translate; items: readonly ListI
   if (subs.length === 0) throw new ConfigurationError(`Field "${field.id}": a ${fieldDatatype(field)} needs fields`);
   const nodes = subs.map((sub) => ({
     sub,
-    node: compileField(sub, { t: opts.t, items: Array.isArray(sub.listItems) ? sub.listItems : [] }),
+    node: compileField(sub, { t: opts.t, items: staticItems(sub) }),
   }));
   const parseOne = async (value: unknown, ctx: ParseContext, where: string): Promise<ParseResult> => {
     const data = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
