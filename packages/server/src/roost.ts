@@ -118,6 +118,7 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
   const services = await openServices(config, overrides);
   const httpServices = {
     users: services.users,
+    events: services.events,
     dataStores: services.dataStores,
     fileStores: services.fileStores,
     readiness: readinessOf(services),

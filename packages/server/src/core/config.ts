@@ -241,6 +241,27 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    /** Live changes over `/api/realtime` (docs/realtime.md): limits and timings. */
+    realtime: z
+      .object({
+        enabled: z.boolean().default(true),
+        /** A comment line on every stream this often, so proxies and clients see it alive. */
+        heartbeatSeconds: z.number().min(0.05).max(300).default(25),
+        maxStreamsPerUser: z.number().int().min(1).default(20),
+        maxStreamsPerAddress: z.number().int().min(1).default(200),
+        maxTopicsPerStream: z.number().int().min(1).max(10_000).default(100),
+        /** What may wait for a slow reader; past it its stream is closed (`too_slow`). */
+        bufferBytes: z
+          .number()
+          .int()
+          .min(1024)
+          .default(1024 * 1024),
+        /** How many recent events are kept for clients that come back (`Last-Event-ID`), and how long. */
+        replayEvents: z.number().int().min(1).default(10_000),
+        replaySeconds: z.number().min(1).default(300),
+      })
+      .strict()
+      .prefault({}),
     /** Where file contents live, for every file store without `blobs` of its own. */
     blobs: blobStoreOptions.default({ kind: 'local' }),
     dataStores: z.record(storeName, dataStoreOptions.prefault({})).prefault({ data: {} }),

@@ -5,17 +5,27 @@
  * and webhooks subscribe here; so may a program that embeds Roost (docs/embedding.md).
  */
 
-/** An item of a data store; `id` is absent where the write did not read it (a replacement by key). */
+/**
+ * An item of a data store; `id` is absent where the write did not read it (a replacement by key).
+ * `owner` is the owner's user id before the change where the item is gone or changed hands
+ * (removed, owner_changed): who could read it then is who hears of it (realtime/hub.ts).
+ */
 export type ItemEvent = {
   kind: 'item.created' | 'item.replaced' | 'item.removed' | 'item.owner_changed';
   store: string;
   key: string;
   id?: number;
+  owner?: string | null;
 };
 
-/** An entry of a file store; a move says where to (`to`). */
+/** An entry of a file store; a move says where to (`to`); `owner` as for items, before the change. */
 export type FileEvent =
-  | { kind: 'file.created' | 'file.written' | 'file.removed' | 'file.owner_changed'; store: string; path: string }
+  | {
+      kind: 'file.created' | 'file.written' | 'file.removed' | 'file.owner_changed';
+      store: string;
+      path: string;
+      owner?: string | null;
+    }
   | { kind: 'file.moved'; store: string; path: string; to: string };
 
 /** An account of the user service. */

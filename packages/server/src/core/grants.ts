@@ -45,6 +45,12 @@ export function grantsOf(permissions: ServicePermissions, principal: Principal):
     : new EntryGrants(entries, principal);
 }
 
+/**
+ * The grants of a principal from entries already read: the live changes hub reads a store's
+ * entries once per event and checks every subscriber from them (realtime/hub.ts).
+ */
+export const grantsIn = (entries: PermissionMap, principal: Principal): Grants => new EntryGrants(entries, principal);
+
 /** A class rather than closures: one of these is made for every request. */
 class EntryGrants implements Grants {
   readonly #entries: PermissionMap;

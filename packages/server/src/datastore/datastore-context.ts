@@ -147,16 +147,20 @@ export function duplicateProblems(targets: readonly Target[]): FieldProblem[] {
   return problems;
 }
 
-/** Tells the bus of one change to each item, after the write committed. */
+/**
+ * Tells the bus of one change to each item, after the write committed. Where the item is gone
+ * or changed hands, the owner it had goes with the event (see `ItemEvent`).
+ */
 export function tell(
   ctx: DataStoreContext,
   kind: ItemEvent['kind'],
-  items: ReadonlyArray<{ key: string; id?: number }>,
+  items: ReadonlyArray<{ key: string; id?: number; owner?: string | null }>,
 ): void {
-  for (const item of items)
-    ctx.events.emit(
-      item.id === undefined
-        ? { kind, store: ctx.name, key: item.key }
-        : { kind, store: ctx.name, key: item.key, id: item.id },
-    );
+  const withOwner = kind === 'item.removed' || kind === 'item.owner_changed';
+  for (const item of items) {
+    const event: ItemEvent = { kind, store: ctx.name, key: item.key };
+    if (item.id !== undefined) event.id = item.id;
+    if (withOwner && item.owner !== undefined) event.owner = item.owner;
+    ctx.events.emit(event);
+  }
 }

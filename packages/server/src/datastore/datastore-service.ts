@@ -66,6 +66,11 @@ export interface DataStore {
   readonly inputs: DataStoreInputs;
   /** How many items the store holds (the admin dashboard; no permission check: callers are administrators). */
   usage(): Promise<{ items: number }>;
+  /**
+   * The item of this key as stored, with no permission check: for the live changes hub
+   * (realtime/hub.ts), which reads a changed item once and checks each subscriber's grants itself.
+   */
+  peek(key: string): Promise<Item | undefined>;
   /** The items named that the caller may read, in the order named; absent and unreadable ones are left out. */
   get(caller: Principal, address: ItemAddress): Promise<Item[]>;
   /** As `get`, under the `getOwner` permission. */
@@ -132,6 +137,7 @@ export function createDataStore(name: string, options: DataStoreOptions, deps: D
     permissions,
     inputs: ctx.inputs,
     usage: async () => ({ items: await ctx.repo.count() }),
+    peek: async (key) => (await ctx.repo.byKeys([key]))[0],
     get: checked(reads.get),
     getOwners: checked(reads.getOwners),
     list: checked(reads.list),

@@ -25,9 +25,21 @@ export interface FileStoreContext {
   permissions: ServicePermissions;
 }
 
-/** Tells the bus of a change to the entry at `path`, after it committed (a move tells its own event). */
-export function tell(ctx: FileStoreContext, kind: Exclude<FileEvent['kind'], 'file.moved'>, path: FilePath): void {
-  ctx.events.emit({ kind, store: ctx.name, path: path.path });
+/**
+ * Tells the bus of a change to the entry at `path`, after it committed (a move tells its own
+ * event); a removal or a change of owner says whose the entry was (see `FileEvent`).
+ */
+export function tell(
+  ctx: FileStoreContext,
+  kind: Exclude<FileEvent['kind'], 'file.moved'>,
+  path: FilePath,
+  before?: { owner: string | null },
+): void {
+  ctx.events.emit(
+    before
+      ? { kind, store: ctx.name, path: path.path, owner: before.owner }
+      : { kind, store: ctx.name, path: path.path },
+  );
 }
 
 /** The root directory, as permissions see it: owned by nobody. */

@@ -82,6 +82,11 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
      * dashboard; no permission check: callers are administrators).
      */
     usage: () => ctx.repo.usage(),
+    /**
+     * The entry at `path` as stored (null: none), with no permission check: for the live changes
+     * hub (realtime/hub.ts), which reads a changed entry once and checks each subscriber itself.
+     */
+    peek: (path: string) => ctx.repo.get(path),
     ...readOps(ctx),
     ...writeOps(ctx),
     /** Answers every caller (`ping` has no permission in the original). */

@@ -166,7 +166,7 @@ export function writeOps(ctx: FileStoreContext) {
       if (entry.type === 'd' && !recursive && (await repo.hasChildren(entry.path))) throw fileStoreErrors.not_empty();
       const { count, blobIds } = await repo.removeTree(entry.path);
       await Promise.all(blobIds.map(contents.dropBlob));
-      tell(ctx, 'file.removed', path);
+      tell(ctx, 'file.removed', path, entry);
       return count;
     },
 
@@ -181,7 +181,7 @@ export function writeOps(ctx: FileStoreContext) {
           message: 'There is no such user.',
         });
       await repo.setOwner(entry.id, userId);
-      tell(ctx, 'file.owner_changed', path);
+      tell(ctx, 'file.owner_changed', path, entry);
     },
 
     /** Changes the store's permission entries (administrators: `setPermissions`); the entries after the change. */

@@ -19,6 +19,13 @@ import { Redis } from 'ioredis';
 import type { Config } from '../core/config.js';
 import { commonErrors } from '../core/errors.js';
 import type { UserService } from '../users/index.js';
+import type { EventBus } from '../core/events.js';
+import { systemClock } from '../core/clock.js';
+import { createRealtimeHub } from '../realtime/hub.js';
+import { registerRealtimeRoutes } from './routes/realtime-routes.js';
+import { itemView } from './protocol/datastore-protocol.js';
+import { entryView } from './protocol/filestore-protocol.js';
+import { profileView } from './protocol/user-protocol.js';
 import type { DataStores } from '../datastore/index.js';
 import type { FileStores } from '../filestore/index.js';
 import { failureBody, installErrorHandler } from './error-handler.js';
@@ -38,6 +45,8 @@ import { requestLogger } from './request-logger.js';
 
 export interface HttpServices {
   users: UserService;
+  /** The committed changes live streams deliver (core/events.ts). */
+  events: EventBus;
   dataStores: DataStores;
   fileStores: FileStores;
   /** For `/ready` (routes/health-routes.ts); without it `/ready` says ready once the process runs. */
@@ -152,5 +161,33 @@ export async function buildHttp(
   await app.register(registerUserRoutes, { users: services.users, config });
   await app.register(registerDataStoreRoutes, { dataStores: services.dataStores, users: services.users, config });
   await app.register(registerFileStoreRoutes, { fileStores: services.fileStores, users: services.users, config });
+  if (config.realtime.enabled) {
+    const hub = createRealtimeHub({
+      events: services.events,
+      dataStores: services.dataStores,
+      fileStores: services.fileStores,
+      authenticate: (token) => services.users.authenticate(token),
+      views: { item: itemView, entry: entryView, user: profileView },
+      settings: realtimeSettings(config),
+      now: () => systemClock.now(),
+      onError: (err) => log.error({ err }, 'live changes'),
+    });
+    await app.register(registerRealtimeRoutes, { hub, users: services.users, config });
+  }
   return app;
+}
+
+/** The hub's settings from the configuration's `realtime` section (seconds to milliseconds). */
+function realtimeSettings(config: Config) {
+  const r = config.realtime;
+  return {
+    heartbeatMs: r.heartbeatSeconds * 1000,
+    recheckMs: Math.max(60_000, r.heartbeatSeconds * 1000),
+    maxStreamsPerUser: r.maxStreamsPerUser,
+    maxStreamsPerAddress: r.maxStreamsPerAddress,
+    maxTopicsPerStream: r.maxTopicsPerStream,
+    bufferBytes: r.bufferBytes,
+    replayEvents: r.replayEvents,
+    replayMs: r.replaySeconds * 1000,
+  };
 }

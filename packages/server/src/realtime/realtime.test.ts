@@ -37,6 +37,8 @@ describe('topics', () => {
       'files/docs?x=1',
       'users/everyone',
       '__proto__',
+      'items/notes?keys=a\nevent: x',
+      'files/docs/a\rb',
     ]) {
       assert.throws(
         () => parseTopic(bad),

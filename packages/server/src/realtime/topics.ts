@@ -26,6 +26,8 @@ const STORE = /^[A-Za-z0-9_-]{1,63}$/;
 /** Bounds of a topic's text: a subscription is a line, not a document. */
 const MAX_TOPIC = 2048;
 const MAX_KEYS = 100;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+const CONTROL = /[\u0000-\u001f\u007f]/;
 
 const invalid = (topic: string, why: string) =>
   commonErrors.validation_failure({
@@ -41,6 +43,9 @@ const invalid = (topic: string, why: string) =>
  */
 export function parseTopic(text: string): Topic {
   if (text.length === 0 || text.length > MAX_TOPIC) throw invalid(text, `must have 1 to ${MAX_TOPIC} characters`);
+  // A topic names the SSE event it is delivered as (http/routes/realtime-routes.ts): a line break
+  // in it would end the field and let a subscriber forge frames of its own.
+  if (CONTROL.test(text)) throw invalid(text, 'has a control character');
   if (text === 'account') return { kind: 'account' };
   const [head = '', query] = splitOnce(text, '?');
   const [kind, store = '', ...rest] = head.split('/');
@@ -92,7 +97,8 @@ const inDir = (topic: { dir: string; subtree: boolean }, path: string) =>
 
 /**
  * Whether an event is about what `topic` asks for; `userId` is the subscriber's (its account
- * topic). A move matches where the entry was and where it went.
+ * topic). A move matches where the entry was and where it went; removing or moving the
+ * directory watched, or one above it, matches too.
  *
  * @example
  * const created = { kind: 'file.created', store: 'docs', path: 'reports/q1.txt', at: 0, local: true } as const;
@@ -108,6 +114,11 @@ export function matches(topic: Topic, event: Told, userId: string | null): boole
       return topic.prefix === undefined || event.key.startsWith(topic.prefix);
     case 'files':
       if (!event.kind.startsWith('file.') || !('path' in event) || event.store !== topic.store) return false;
-      return inDir(topic, event.path) || (event.kind === 'file.moved' && inDir(topic, event.to));
+      if (inDir(topic, event.path) || (event.kind === 'file.moved' && inDir(topic, event.to))) return true;
+      // The directory watched, or one above it, went away or moved: its watchers hear of it.
+      return (
+        (event.kind === 'file.removed' || event.kind === 'file.moved') &&
+        (topic.dir === event.path || topic.dir.startsWith(`${event.path}/`))
+      );
   }
 }

@@ -7,6 +7,7 @@ import { parseConfig } from '../../src/core/config.js';
 import type { Told } from '../../src/core/events.js';
 import { openServices } from '../../src/services.js';
 import { createPostgresDatabase, useServer } from '../helpers/test-server.js';
+import { userIdOf } from '../helpers/datastore.js';
 import { eventually, onPostgres } from '../scale/scale-helpers.js';
 
 /** The events a listener saw, without the time (`at`), which each test checks once. */
@@ -58,6 +59,7 @@ describe('change events', () => {
     await s.request('/data/api/setOwner', { key: 'c', newOwner: 'alice' }, { token: admin });
     await s.request('/data/api/removeItem', { key: ['a', 'missing'] }, { token: alice });
     const events = shapes(seen);
+    const aliceId = await userIdOf(s, alice);
     const idOf = (key: string) => (events.find((e) => 'key' in e && e.key === key && 'id' in e) as { id?: number })?.id;
     assert.deepEqual(events, [
       { kind: 'item.created', store: 'data', key: 'a', id: idOf('a'), local: true },
@@ -65,8 +67,9 @@ describe('change events', () => {
       { kind: 'item.replaced', store: 'data', key: 'a', local: true },
       { kind: 'item.replaced', store: 'data', key: 'b', id: idOfB, local: true },
       { kind: 'item.created', store: 'data', key: 'c', local: true },
-      { kind: 'item.owner_changed', store: 'data', key: 'c', id: idOf('c'), local: true },
-      { kind: 'item.removed', store: 'data', key: 'a', id: idOf('a'), local: true },
+      // A removal and a change of owner say whose the item was (who could read it then).
+      { kind: 'item.owner_changed', store: 'data', key: 'c', id: idOf('c'), owner: aliceId, local: true },
+      { kind: 'item.removed', store: 'data', key: 'a', id: idOf('a'), owner: aliceId, local: true },
     ]);
     assert.ok(seen.every((e) => e.at >= before && e.at <= Date.now()));
     seen = [];
@@ -79,12 +82,13 @@ describe('change events', () => {
     await s.request('/files/kept.txt/@setOwner', { owner: 'alice' }, { token: admin });
     assert.equal((await s.request('/files/kept.txt/@move', { newpath: 'kept.txt/x' }, { token: alice })).status, 422);
     await s.request('/files/kept.txt/@removeItem', {}, { token: alice });
+    const aliceId = await userIdOf(s, alice);
     assert.deepEqual(shapes(seen), [
       { kind: 'file.created', store: 'files', path: 'notes.txt', local: true },
       { kind: 'file.written', store: 'files', path: 'notes.txt', local: true },
       { kind: 'file.moved', store: 'files', path: 'notes.txt', to: 'kept.txt', local: true },
-      { kind: 'file.owner_changed', store: 'files', path: 'kept.txt', local: true },
-      { kind: 'file.removed', store: 'files', path: 'kept.txt', local: true },
+      { kind: 'file.owner_changed', store: 'files', path: 'kept.txt', owner: aliceId, local: true },
+      { kind: 'file.removed', store: 'files', path: 'kept.txt', owner: aliceId, local: true },
     ]);
     seen = [];
   });

@@ -6,6 +6,7 @@ import { commonErrors } from '../../src/core/errors.js';
 import { userErrors } from '../../src/users/user-errors.js';
 import { dataStoreErrors } from '../../src/datastore/datastore-errors.js';
 import { fileStoreErrors } from '../../src/filestore/filestore-errors.js';
+import { realtimeErrors } from '../../src/realtime/realtime-errors.js';
 
 /** docs/errors.md lists every error code the server can answer, and no code it cannot. */
 const doc = readFileSync(new URL('../../../../docs/errors.md', import.meta.url), 'utf8');
@@ -17,6 +18,7 @@ test('every registered error code is documented', () => {
     ...Object.keys(userErrors.codes),
     ...Object.keys(dataStoreErrors.codes),
     ...Object.keys(fileStoreErrors.codes),
+    ...Object.keys(realtimeErrors.codes),
   ];
   assert.deepEqual(
     codes.filter((c) => !documented.has(c)),

@@ -46,7 +46,7 @@ const timestampOf = (item: Pick<Item, 'updated'>) => item.updated / 1000;
 const ownerOf = (item: Item) => item.ownerName ?? '';
 
 /** An item on the wire: key, value, timestamp, id and owner (the owner's user name). */
-const itemView = (item: Item) => ({
+export const itemView = (item: Item) => ({
   key: item.key,
   value: item.value,
   timestamp: timestampOf(item),

@@ -35,7 +35,7 @@ type FileAnswer = (
 ) => Promise<object>;
 
 /** The entry as the seed shows it; `header` repeats `cache` under the original's name. */
-const entryView = (entry: FileEntry) => ({
+export const entryView = (entry: FileEntry) => ({
   name: entry.name,
   type: entry.type,
   size: entry.type === 'd' ? 0 : entry.size,

@@ -56,7 +56,7 @@ const identityView = (user: User) => ({
   reference: user.id,
 });
 
-const profileView = (user: User) => ({
+export const profileView = (user: User) => ({
   name: user.name,
   email: user.email ?? '',
   realname: user.realname,

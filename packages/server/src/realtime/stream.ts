@@ -1,0 +1,105 @@
+import type { Principal } from '../core/permissions.js';
+import { StreamBuffer } from './stream-buffer.js';
+import type { Topic } from './topics.js';
+
+/**
+ * Where a stream's frames go: the transport's socket (http/routes/realtime-routes.ts). `write`
+ * answers false when the socket's own buffer is full; `onDrain` listeners run once it has room,
+ * `onGone` ones when the client went away.
+ */
+export interface StreamSink {
+  write(text: string): boolean;
+  onDrain(listener: () => void): void;
+  onGone(listener: () => void): void;
+  end(): void;
+}
+
+/** Why the server ended a stream: the `close` event's code (docs/realtime.md). */
+export type CloseReason = 'too_slow' | 'signed_out' | 'shutting_down';
+
+/**
+ * One subscriber's stream: who it is, what it listens to, and its frames on their way. While
+ * the socket is full, frames wait in a bounded buffer; past it the stream is closed with
+ * `too_slow` (issue 21: a slow consumer never holds a process's memory).
+ */
+export class Stream {
+  readonly id: string;
+  readonly address: string;
+  principal: Principal;
+  /** The token the stream signed in with (cookie, header or a subscription post): re-checked on account events. */
+  token: string | null;
+  /** The subscriptions, by their text (the SSE event name their events are delivered as). */
+  topics = new Map<string, Topic>();
+  /** Where a resuming client left off (`Last-Event-ID`), until its subscriptions are known. */
+  resumeFrom: string | null;
+  /** When the token was last checked (ms): streams are re-checked now and then, see hub.ts. */
+  checkedAt: number;
+  /** Frames of live events held back while a replay is read (hub.ts `#replay`). */
+  held: Array<{ id: number; frame: string }> | null = null;
+  #closed = false;
+  #waiting = false;
+  readonly #buffer: StreamBuffer;
+  readonly #sink: StreamSink;
+  readonly #onClose: (stream: Stream) => void;
+
+  constructor(options: {
+    id: string;
+    address: string;
+    principal: Principal;
+    token: string | null;
+    resumeFrom: string | null;
+    now: number;
+    bufferBytes: number;
+    sink: StreamSink;
+    onClose: (stream: Stream) => void;
+  }) {
+    this.id = options.id;
+    this.address = options.address;
+    this.principal = options.principal;
+    this.token = options.token;
+    this.resumeFrom = options.resumeFrom;
+    this.checkedAt = options.now;
+    this.#buffer = new StreamBuffer(options.bufferBytes);
+    this.#sink = options.sink;
+    this.#onClose = options.onClose;
+    this.#sink.onDrain(() => this.#drained());
+    this.#sink.onGone(() => this.close());
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Bytes waiting for the socket (for the benchmark's memory figures and /metrics). */
+  get waitingBytes(): number {
+    return this.#buffer.bytes;
+  }
+
+  /** Sends a frame now, or queues it while the socket is full; a full queue closes the stream. */
+  send(frame: string): void {
+    if (this.#closed) return;
+    if (!this.#waiting) {
+      this.#waiting = !this.#sink.write(frame);
+      return;
+    }
+    if (!this.#buffer.push(frame)) this.close('too_slow', 'The stream fell too far behind and was closed.');
+  }
+
+  /**
+   * Ends the stream; with a reason, a last `close` event says why (a slow stream gets it only if
+   * the socket takes it: its queue is what overflowed).
+   */
+  close(reason?: CloseReason, message?: string): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (reason) this.#sink.write(`event: close\ndata: ${JSON.stringify({ code: reason, message })}\n\n`);
+    this.#sink.end();
+    this.#onClose(this);
+  }
+
+  #drained(): void {
+    if (this.#closed) return;
+    const queued = this.#buffer.take();
+    this.#waiting = queued.length > 0 && !this.#sink.write(queued);
+  }
+}
