@@ -230,12 +230,15 @@ export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
     return null;
   }
 
-  /** Sends the frames of one event to a stream: one per topic of the stream it matches. */
-  function deliver(stream: Stream, id: number, event: Told, data: string): void {
+  /**
+   * Sends the frames of one event to a stream: one per topic of the stream it matches. A live
+   * event waits while the stream replays (`held`); the replay itself sends at once.
+   */
+  function deliver(stream: Stream, id: number, event: Told, data: string, replaying = false): void {
     for (const [text, topic] of stream.topics) {
       if (!matches(topic, event, stream.principal.userId)) continue;
       const frame = `id: ${eventId(id)}\nevent: ${text}\ndata: ${data}\n\n`;
-      if (stream.held) stream.held.push({ id, frame });
+      if (stream.held && !replaying) stream.held.push({ id, frame });
       else stream.send(frame);
     }
   }
@@ -331,7 +334,7 @@ export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
       for (const { id, event } of missed) {
         if (stream.closed) return;
         const data = await replayData(stream, event);
-        if (data !== null) deliver(stream, id, event, data);
+        if (data !== null) deliver(stream, id, event, data, true);
       }
     } finally {
       const held = stream.held;

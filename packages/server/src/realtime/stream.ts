@@ -5,13 +5,15 @@ import type { Topic } from './topics.js';
 /**
  * Where a stream's frames go: the transport's socket (http/routes/realtime-routes.ts). `write`
  * answers false when the socket's own buffer is full; `onDrain` listeners run once it has room,
- * `onGone` ones when the client went away.
+ * `onGone` ones when the client went away. `end` finishes the response after what was written;
+ * `destroy` drops the connection with whatever is still queued.
  */
 export interface StreamSink {
   write(text: string): boolean;
   onDrain(listener: () => void): void;
   onGone(listener: () => void): void;
   end(): void;
+  destroy(): void;
 }
 
 /** Why the server ended a stream: the `close` event's code (docs/realtime.md). */
@@ -86,14 +88,20 @@ export class Stream {
   }
 
   /**
-   * Ends the stream; with a reason, a last `close` event says why (a slow stream gets it only if
-   * the socket takes it: its queue is what overflowed).
+   * Ends the stream; with a reason, a last `close` event says why. A stream too slow to read is
+   * dropped at once instead: what waits for it is what has to go, and the client comes back
+   * with `Last-Event-ID` to get it again from the replay log.
    */
   close(reason?: CloseReason, message?: string): void {
     if (this.#closed) return;
     this.#closed = true;
-    if (reason) this.#sink.write(`event: close\ndata: ${JSON.stringify({ code: reason, message })}\n\n`);
-    this.#sink.end();
+    // Without a reason the client went away: nothing more goes out, and a socket kept for
+    // another request would hold the server's stop for its keep-alive time.
+    if (reason === 'too_slow' || reason === undefined) this.#sink.destroy();
+    else {
+      if (reason) this.#sink.write(`event: close\ndata: ${JSON.stringify({ code: reason, message })}\n\n`);
+      this.#sink.end();
+    }
     this.#onClose(this);
   }
 

@@ -1,3 +1,4 @@
+import { get, type IncomingMessage } from 'node:http';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 
 /** A frame of a live changes stream, its data parsed (docs/realtime.md). */
@@ -38,7 +39,7 @@ export interface StreamOptions {
 }
 
 /**
- * Opens `GET /api/realtime` with fetch and reads its frames with eventsource-parser, as a Node
+ * Opens `GET /api/realtime` over HTTP and reads its frames with eventsource-parser, as a Node
  * program would: the real server, the real wire.
  */
 export async function openStream(baseUrl: string, options: StreamOptions = {}): Promise<OpenStream> {
@@ -48,8 +49,13 @@ export async function openStream(baseUrl: string, options: StreamOptions = {}): 
   if (options.token) headers['x-auth-token'] = options.token;
   if (options.cookie) headers.cookie = options.cookie;
   if (options.lastEventId) headers['last-event-id'] = options.lastEventId;
-  const abort = new AbortController();
-  const res = await fetch(`${baseUrl}/api/realtime${query.size ? `?${query}` : ''}`, { headers, signal: abort.signal });
+  // node:http with a connection of its own, dropped by `close`: fetch's pool opens a spare
+  // connection when a body is aborted, which would hold the server's stop for its headers timeout.
+  const res = await new Promise<IncomingMessage>((resolve, reject) => {
+    const request = get(`${baseUrl}/api/realtime${query.size ? `?${query}` : ''}`, { headers, agent: false }, resolve);
+    request.on('error', reject);
+  });
+  const status = res.statusCode ?? 0;
   const events: StreamEvent[] = [];
   let taken = 0;
   // A holder, not a `let`: TypeScript would take a `let` assigned in callbacks for always null.
@@ -69,33 +75,34 @@ export async function openStream(baseUrl: string, options: StreamOptions = {}): 
   });
   let ended: Promise<void> = Promise.resolve();
   let failure: unknown = null;
-  if (res.status === 200 && res.body) {
-    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-    ended = (async () => {
-      try {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) return;
-          parser.feed(value);
-        }
-      } catch {
-        // aborted by the test
-      } finally {
+  if (status === 200) {
+    res.setEncoding('utf8');
+    ended = new Promise<void>((resolve) => {
+      res.on('data', (chunk: string) => parser.feed(chunk));
+      res.on('error', () => {});
+      res.on('close', () => {
         waiting.wake?.();
-      }
-    })();
+        resolve();
+      });
+    });
     await new Promise<void>((resolve, reject) => {
       onConnect = resolve;
       void ended.then(() => reject(new Error('the stream ended before its connect event')));
     });
-  } else failure = await res.json();
+  } else {
+    let text = '';
+    for await (const chunk of res) text += String(chunk);
+    failure = JSON.parse(text);
+  }
 
   const connected = connect as EventSourceMessage | null;
   let finished = false;
   void ended.then(() => (finished = true));
   return {
-    status: res.status,
-    headers: res.headers,
+    status,
+    headers: new Headers(
+      Object.entries(res.headers).flatMap(([name, value]) => (value === undefined ? [] : [[name, String(value)]])),
+    ),
     failure,
     clientId: connected ? (JSON.parse(connected.data) as { clientId: string }).clientId : '',
     connectId: connected?.id,
@@ -127,6 +134,6 @@ export async function openStream(baseUrl: string, options: StreamOptions = {}): 
       taken = events.length;
       return rest;
     },
-    close: () => abort.abort(),
+    close: () => res.destroy(),
   };
 }

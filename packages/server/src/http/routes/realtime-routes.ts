@@ -63,6 +63,7 @@ function startEventStream(request: FastifyRequest, reply: FastifyReply): StreamS
     onDrain: (listener) => raw.on('drain', listener),
     onGone: (listener) => raw.on('close', listener),
     end: () => raw.end(),
+    destroy: () => raw.destroy(),
   };
 }
 
