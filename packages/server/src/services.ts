@@ -10,6 +10,7 @@ import { createMailer } from './mail/create-mailer.js';
 import { createMailQueue, type MailQueue } from './mail/mail-queue.js';
 import { openBlobStores, type BlobStores } from './storage/blob-stores.js';
 import { openPostgresChangeFeed } from './storage/change-feed.js';
+import { openRedisEventTransport } from './storage/redis-events.js';
 import type { Dialect } from './storage/database.js';
 import { connectDatabase } from './storage/database-errors.js';
 import { createMailQueueStore } from './storage/mail-queue-store.js';
@@ -79,9 +80,15 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     else log.error({ err }, 'mail work after an answer failed');
   });
   const permissionStore = createPermissionStore(db, clock, 1000, changes);
+  // Events between processes: over Redis where configured, else over the change feed.
+  const redisEvents = config.realtime.redisUrl
+    ? await openRedisEventTransport(config.realtime.redisUrl, (err) =>
+        log.warn({ err }, 'events between processes: Redis unreachable, events of other processes are missed'),
+      )
+    : null;
   const events = createEventBus({
     now: () => clock.now(),
-    transport: changes,
+    transport: redisEvents ?? changes,
     onError: (err) => log.error({ err }, 'an event listener failed'),
   });
   const users = createUserService({
@@ -116,6 +123,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
       clearInterval(purge);
       blobs.close();
       await changes?.close();
+      await redisEvents?.close();
       await mailQueue.close();
       await db.destroy();
     },

@@ -259,6 +259,14 @@ export const configSchema = z
         /** How many recent events are kept for clients that come back (`Last-Event-ID`), and how long. */
         replayEvents: z.number().int().min(1).default(10_000),
         replaySeconds: z.number().min(1).default(300),
+        /**
+         * `redis://...`: events go between processes over this Redis's pub/sub instead of
+         * PostgreSQL's NOTIFY (storage/redis-events.ts); unset, over the change feed.
+         */
+        redisUrl: z
+          .string()
+          .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+          .optional(),
       })
       .strict()
       .prefault({}),

@@ -49,6 +49,11 @@ export interface EventBus {
    * the function returned stops it.
    */
   on(listener: EventListener, kinds?: readonly ChangeEvent['kind'][]): () => void;
+  /**
+   * Called when events of other processes may have been lost (the transport's connection was
+   * down a while); the function returned stops it.
+   */
+  onGap(listener: () => void): () => void;
 }
 
 /** How events reach the other processes (storage/change-feed.ts has this shape). */
@@ -86,9 +91,14 @@ export function createEventBus(options: {
       }
     }
   };
+  const gapListeners = new Set<() => void>();
   const { transport } = options;
   transport?.subscribe((change) => {
-    if (change?.topic !== TOPIC) return;
+    if (change === null) {
+      for (const listener of gapListeners) listener();
+      return;
+    }
+    if (change.topic !== TOPIC) return;
     try {
       for (const event of JSON.parse(change.key) as Told[]) deliver({ ...event, local: false });
     } catch (err) {
@@ -156,6 +166,10 @@ export function createEventBus(options: {
       if (set === null) listeningToAll++;
       else for (const kind of set) wanted.set(kind, (wanted.get(kind) ?? 0) + 1);
       return () => forget(listener);
+    },
+    onGap(listener) {
+      gapListeners.add(listener);
+      return () => gapListeners.delete(listener);
     },
   };
 }

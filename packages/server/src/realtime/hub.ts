@@ -305,6 +305,21 @@ export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
       .catch(deps.onError);
   });
 
+  // Events of other processes may have been lost: nobody resumes across that, and every open
+  // stream is told to fetch what it shows again.
+  const stopGaps = deps.events.onGap(() => {
+    log.gap();
+    const frame = controlFrame(
+      'reload',
+      { reason: 'Events from other processes may have been missed.' },
+      eventId(log.last),
+    );
+    for (const stream of streams.values()) {
+      seen.set(stream, log.last);
+      stream.send(frame);
+    }
+  });
+
   // ---- resume ----
 
   /** Where `Last-Event-ID` says the client was: the number after it, or null when it is not of this log. */
@@ -446,6 +461,7 @@ export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
     close() {
       clearInterval(heartbeat);
       stopListening();
+      stopGaps();
       for (const stream of [...streams.values()]) stream.close('shutting_down', 'The server is stopping.');
     },
   };

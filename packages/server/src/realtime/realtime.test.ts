@@ -97,6 +97,19 @@ describe('replay log', () => {
     now += 120_000;
     assert.equal(log.since(3), 'reload', 'too old');
   });
+
+  test('nobody resumes across a gap (events of other processes lost); after it, as before', () => {
+    const log = new ReplayLog({ capacity: 10, maxAgeMs: 60_000, now: () => 0 });
+    for (const k of ['a', 'b', 'c']) log.append(item(k));
+    log.gap();
+    assert.equal(log.since(1), 'reload');
+    assert.deepEqual(log.since(3), []);
+    log.append(item('d'));
+    assert.deepEqual(
+      (log.since(3) as { id: number }[]).map((e) => e.id),
+      [4],
+    );
+  });
 });
 
 describe('stream buffer', () => {

@@ -17,6 +17,8 @@ export class ReplayLog {
   /** Index of the oldest entry in `#entries` (a ring: no array shifting per event). */
   #start = 0;
   #next = 1;
+  /** Ids below it may not be resumed from (see `gap`). */
+  #floor = 0;
   readonly #capacity: number;
   readonly #maxAgeMs: number;
   readonly #now: () => number;
@@ -31,6 +33,14 @@ export class ReplayLog {
   /** The id of the newest event (0 before the first): a new stream starts after it. */
   get last(): number {
     return this.#next - 1;
+  }
+
+  /**
+   * Marks a gap: events may have been lost here (the way from the other processes was down), so
+   * no client resumes across it; those that come back from before it get `'reload'`.
+   */
+  gap(): void {
+    this.#floor = this.last;
   }
 
   /** Keeps an event and answers its id. */
@@ -52,7 +62,7 @@ export class ReplayLog {
    * log.since(41); // [{ id: 42, event }, …] or 'reload'
    */
   since(lastId: number): Logged[] | 'reload' {
-    if (!Number.isSafeInteger(lastId) || lastId < 0 || lastId > this.last) return 'reload';
+    if (!Number.isSafeInteger(lastId) || lastId < this.#floor || lastId > this.last) return 'reload';
     if (lastId === this.last) return [];
     const ordered = this.#ordered();
     const oldest = ordered[0];

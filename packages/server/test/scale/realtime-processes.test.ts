@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { openStream, type OpenStream } from '../helpers/event-stream.js';
 import { startServer, type TestServer } from '../helpers/test-server.js';
 import { startChild, writeConfig, type ChildRoost } from '../security/support/child-roost.js';
+import { Redis } from 'ioredis';
+import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { onPostgres } from './scale-helpers.js';
 
 /**
@@ -74,5 +76,57 @@ describe('live changes across two processes on PostgreSQL', {
     opened.push(onB);
     await a.users('signout', {}, { token: carol });
     assert.equal((await onB.next('close', 3000)).data.code, 'signed_out');
+  });
+});
+
+describe('live changes across two processes over Redis pub/sub', {
+  skip: onPostgres ? false : 'runs in the PostgreSQL pass (SQLite has one process)',
+}, () => {
+  let redis: TestRedis;
+  let a: TestServer;
+  let b: ChildRoost;
+  let dir: string;
+  let spy: Redis;
+  const heard: string[] = [];
+  before(async () => {
+    redis = await startRedis();
+    spy = new Redis(redis.url);
+    await spy.subscribe('roost:events');
+    spy.on('message', (_channel: string, message: string) => heard.push(message));
+    a = await startServer({ realtime: { redisUrl: redis.url } });
+    dir = await mkdtemp(join(tmpdir(), 'roost-realtime-redis-'));
+    const configFile = await writeConfig(dir, {
+      databaseUrl: a.roost.config.databaseUrl,
+      blobs: a.roost.config.blobs,
+      dataDir: dir,
+      host: '127.0.0.1',
+      port: 0,
+      logLevel: 'info',
+      realtime: { redisUrl: redis.url },
+    });
+    b = await startChild(configFile);
+  });
+  after(async () => {
+    b?.process.kill('SIGTERM');
+    await b?.exited;
+    await a?.close();
+    spy?.disconnect();
+    await redis?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('a write on A reaches a subscriber on B, by way of Redis', async () => {
+    const alice = await a.createUser('alice');
+    const onB = await openStream(b.url, { token: alice, topics: ['items/data'] });
+    try {
+      await a.request('/data/api/newItem', { key: 'via-redis', value: 1 }, { token: alice });
+      assert.equal((await onB.next('items/data')).data.key, 'via-redis');
+      assert.ok(
+        heard.some((m) => m.includes('via-redis')),
+        'the event went through Redis',
+      );
+    } finally {
+      onB.close();
+    }
   });
 });
