@@ -13,6 +13,7 @@ import { DataStore } from './datastore.js';
 import { FileStore } from './filestore.js';
 import { checkStoreName, resolveOptions, type RoostOptions } from './options.js';
 import { Users } from './users.js';
+import { Realtime } from './realtime.js';
 
 /** The interface release the connector speaks. */
 export const PROTOCOL_RELEASE = '0.9.1';
@@ -49,7 +50,28 @@ export function filestore(name: string, options: RoostOptions = {}): FileStore {
   return new FileStore(checkStoreName(name), resolveOptions(options));
 }
 
-export { DataStore, FileStore, Users };
+/**
+ * Live changes: one stream for every subscription made through it (docs/realtime.md). Make one
+ * and share it; it opens on the first subscription and closes after the last.
+ *
+ * @example
+ * const live = realtime({ baseUrl: 'http://127.0.0.1:8080', token });
+ * const stop = live.subscribe('items/data?prefix=todo/', (change) => console.log(change.event, change));
+ */
+export function realtime(options: RoostOptions = {}): Realtime {
+  return new Realtime(resolveOptions(options));
+}
+
+export { DataStore, FileStore, Users, Realtime };
+export type {
+  LiveAccountEvent,
+  LiveEvent,
+  LiveFileEvent,
+  LiveHandler,
+  LiveItemEvent,
+  LiveReloadEvent,
+  SubscribeOptions,
+} from './realtime.js';
 export { RoostError, isRoostError, type FieldProblem, type RoostErrorInit, type TransportCode } from './errors.js';
 export type { CallOptions, ConnectorOptions, RoostOptions, TokenSource } from './options.js';
 export type * from './shared-types.js';

@@ -77,11 +77,13 @@ describe('the served browser bundle in chromium', () => {
       'DataStore',
       'FileStore',
       'PROTOCOL_RELEASE',
+      'Realtime',
       'RoostError',
       'Users',
       'datastore',
       'filestore',
       'isRoostError',
+      'realtime',
       'users',
     ]);
   });

@@ -61,7 +61,7 @@ describe('docs/clients.md: the TypeScript examples', () => {
     };
     (globalThis as { __docCheck?: typeof check }).__docCheck = check;
     const code = blocks(section('TypeScript'), 'ts');
-    assert.equal(code.length, 4);
+    assert.equal(code.length, 5);
     let expected = 0;
     const here = process.cwd();
     process.chdir(work);

@@ -31,7 +31,7 @@ describe('the packed @roost/client', () => {
     const tarball = await pack('client', work);
     app = join(work, 'app');
     // Types and frameworks come from this repository's install (the same registry packages),
-    // linked, so the test needs no download beyond the tarball's own (it has no dependencies).
+    // linked, so the test needs no download beyond the tarball and its one dependency (eventsource-parser).
     await consumerProject(app, {
       '@roost/client': `file:${tarball}`,
       '@types/node': repoPackage('@types/node'),
