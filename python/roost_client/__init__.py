@@ -1,4 +1,4 @@
-"""Roost connector for Python: the user service, data stores and file stores.
+"""Roost connector for Python: the user service, data stores, file stores and live changes.
 
 Standard library only (urllib, json). Each factory takes the options as a mapping and/or as
 keyword arguments::
@@ -19,6 +19,7 @@ from typing import Any, Mapping
 from .datastore import DataStore
 from .errors import RoostError
 from .filestore import FileStore
+from .realtime import LiveEvent, Realtime
 from .transport import Answer, Options, parse_options
 from .users import Users
 
@@ -26,11 +27,14 @@ __all__ = [
     "Answer",
     "DataStore",
     "FileStore",
+    "LiveEvent",
     "Options",
+    "Realtime",
     "RoostError",
     "Users",
     "datastore",
     "filestore",
+    "realtime",
     "users",
 ]
 __version__ = "0.1.0"
@@ -55,6 +59,11 @@ def datastore(name: str, options: OptionsArg = None, **kwargs: Any) -> DataStore
 def filestore(name: str, options: OptionsArg = None, **kwargs: Any) -> FileStore:
     """The connector of the file store ``name`` (``files`` out of the box)."""
     return FileStore(_store_name(name), parse_options(options, kwargs))
+
+
+def realtime(options: OptionsArg = None, **kwargs: Any) -> Realtime:
+    """Live changes: ``realtime(...).events(topic, ...)`` iterates over the events of the topics."""
+    return Realtime(parse_options(options, kwargs))
 
 
 def _store_name(name: str) -> str:
