@@ -2,6 +2,7 @@ import { isRoostError, type RoostError } from '../errors.js';
 import type { DataStore } from '../datastore.js';
 import type { Item, Value } from '../datastore-types.js';
 import { Latest, Observable } from './observable.js';
+import type { Realtime } from '../realtime.js';
 
 export interface ItemState {
   /** The item, or `null` when there is none (a missing item is not a failure). */
@@ -61,6 +62,20 @@ export class ItemController {
       return false;
     }
   };
+
+  /**
+   * Follows the item's changes on `live` (docs/realtime.md): each event carries the item as it
+   * is now, so nothing is asked again; `reload` asks. Returns the function that stops it.
+   */
+  watch(live: Realtime): () => void {
+    // A prefix, not `keys=`: a key may hold the comma that separates keys.
+    const topic = `items/${this.store.name}?prefix=${encodeURIComponent(this.key)}`;
+    return live.subscribe(topic, (change) => {
+      if (change.event === 'reload') void this.refresh();
+      else if ('key' in change && change.key === this.key && change.event.startsWith('item.'))
+        this.state.set({ item: 'item' in change && change.item ? change.item : null, loading: false, error: null });
+    });
+  }
 
   /** The view went away: a late answer changes nothing. */
   dispose(): void {

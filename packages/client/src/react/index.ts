@@ -1,6 +1,7 @@
 /**
  * React bindings of the Roost connector (`@roost/client/react`): hooks for the signed-in user,
- * an item, a list with paging, and a file upload with progress. Each hook takes a connector of
+ * an item, a list with paging, a directory, and a file upload with progress; the item, list and
+ * directory follow live changes when given a `realtime()` connector (`{ live }`). Each hook takes a connector of
  * `@roost/client`; actions never reject, failures show in `error`.
  *
  * @example
@@ -17,11 +18,20 @@ import type { FileStore } from '../filestore.js';
 import type { Users } from '../users.js';
 import { ItemController, type ItemState } from '../bindings/item-controller.js';
 import { ListController, type ListState } from '../bindings/list-controller.js';
+import { DirectoryController, type DirectoryState } from '../bindings/directory-controller.js';
+import type { PageController } from '../bindings/page-controller.js';
+import type { ListQuery } from '../filestore-types.js';
+import type { Realtime } from '../realtime.js';
 import type { Observable } from '../bindings/observable.js';
 import { UploadController, type UploadState } from '../bindings/upload-controller.js';
 import { sessionOf, type UserState } from '../bindings/user-session.js';
 
-export type { ItemState, ListState, UploadState, UserState };
+export type { DirectoryState, ItemState, ListState, UploadState, UserState };
+
+/** Follow live changes: a `realtime()` connector, shared by every view that follows them. */
+export interface LiveOption {
+  live?: Realtime;
+}
 
 function useObservable<T extends object>(observable: Observable<T>): T {
   return useSyncExternalStore(observable.subscribe, observable.get, observable.get);
@@ -41,37 +51,75 @@ export function useUser(users: Users) {
 }
 
 /**
- * One item of a data store by key; `item` is `null` while there is none.
+ * One item of a data store by key; `item` is `null` while there is none. With `{ live }` it
+ * follows the item's changes as they happen.
  *
  * @example
- * const { item, save, remove } = useItem(data, 'greeting');
+ * const { item, save, remove } = useItem(data, 'greeting', { live });
  */
-export function useItem(store: DataStore, key: string) {
+export function useItem(store: DataStore, key: string, options: LiveOption = {}) {
   const controller = useMemo(() => new ItemController(store, key), [store, key]);
+  const { live } = options;
   useEffect(() => {
     void controller.refresh();
-    return () => controller.dispose();
-  }, [controller]);
+    const stop = live ? controller.watch(live) : undefined;
+    return () => {
+      stop?.();
+      controller.dispose();
+    };
+  }, [controller, live]);
   const state = useObservable(controller.state);
   return { ...state, save: controller.save, remove: controller.remove, refresh: controller.refresh };
 }
 
 /**
- * A data store's items a page at a time; `query.size` is the page size.
+ * A data store's items a page at a time; `query.size` is the page size. With `{ live }` the page
+ * is shown again when the store changes.
  *
  * @example
- * const { items, page, pages, next, previous } = useList(data, { size: 10, sort: 'timestamp', order: '>' });
+ * const { items, page, pages, next, previous } = useList(data, { size: 10, sort: 'timestamp', order: '>' }, { live });
  */
-export function useList(store: DataStore, query: Omit<ItemQuery, 'start'> = {}) {
+export function useList(store: DataStore, query: Omit<ItemQuery, 'start'> = {}, options: LiveOption = {}) {
   // A query written inline is a new object each render: `queryKey` changes only when its
   // contents do, and stands for `query` among the memo's dependencies.
   const queryKey = JSON.stringify(query);
   // biome-ignore lint/correctness/useExhaustiveDependencies: queryKey stands for query (above)
   const controller = useMemo(() => new ListController(store, query), [store, queryKey]);
+  return usePages(controller, options.live);
+}
+
+/**
+ * A file store directory's entries a page at a time (`''` is the root); `query.size` is the page
+ * size. With `{ live }` the page is shown again when the directory changes.
+ *
+ * @example
+ * const { items, page, pages, next } = useDirectory(files, 'photos', { size: 20 }, { live });
+ */
+export function useDirectory(
+  files: FileStore,
+  path: string,
+  query: Omit<ListQuery, 'start'> = {},
+  options: LiveOption = {},
+) {
+  const queryKey = JSON.stringify(query);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: queryKey stands for query (as in useList)
+  const controller = useMemo(() => new DirectoryController(files, path, query), [files, path, queryKey]);
+  return usePages(controller, options.live);
+}
+
+/** A paged view: loads the first page, follows `live` when given, and lets go when the view does. */
+function usePages<T>(
+  controller: PageController<T> & { watch(live: Realtime): () => void },
+  live: Realtime | undefined,
+) {
   useEffect(() => {
     void controller.goTo(1);
-    return () => controller.dispose();
-  }, [controller]);
+    const stop = live ? controller.watch(live) : undefined;
+    return () => {
+      stop?.();
+      controller.dispose();
+    };
+  }, [controller, live]);
   const state = useObservable(controller.state);
   return {
     ...state,

@@ -1,6 +1,7 @@
 /**
  * Vue bindings of the Roost connector (`@roost/client/vue`): composables for the signed-in
- * user, an item, a list with paging, and a file upload with progress. Each returns refs and
+ * user, an item, a list with paging, a directory, and a file upload with progress; the item, list
+ * and directory follow live changes when given a `realtime()` connector (`{ live }`). Each returns refs and
  * actions; actions never reject, failures show in `error`. Call them in `setup()`.
  *
  * @example
@@ -14,11 +15,44 @@ import type { FileStore } from '../filestore.js';
 import type { Users } from '../users.js';
 import { ItemController, type ItemState } from '../bindings/item-controller.js';
 import { ListController, type ListState } from '../bindings/list-controller.js';
+import { DirectoryController, type DirectoryState } from '../bindings/directory-controller.js';
+import type { PageController } from '../bindings/page-controller.js';
+import type { ListQuery } from '../filestore-types.js';
+import type { Realtime } from '../realtime.js';
 import type { Observable } from '../bindings/observable.js';
 import { UploadController, type UploadState } from '../bindings/upload-controller.js';
 import { sessionOf, type UserState } from '../bindings/user-session.js';
 
-export type { ItemState, ListState, UploadState, UserState };
+export type { DirectoryState, ItemState, ListState, UploadState, UserState };
+
+/** Follow live changes: a `realtime()` connector, shared by every view that follows them. */
+export interface LiveOption {
+  live?: Realtime;
+}
+
+/** A controller for as long as the scope lives: made again by `remake`, following `live` when given. */
+function controlled<C extends { dispose(): void; watch(live: Realtime): () => void }>(
+  make: () => C,
+  live: Realtime | undefined,
+  start: (controller: C) => void,
+) {
+  let controller = make();
+  let stop = live ? controller.watch(live) : undefined;
+  start(controller);
+  const remake = () => {
+    stop?.();
+    controller.dispose();
+    controller = make();
+    stop = live ? controller.watch(live) : undefined;
+    start(controller);
+    return controller;
+  };
+  onScopeDispose(() => {
+    stop?.();
+    controller.dispose();
+  });
+  return { current: () => controller, remake };
+}
 
 /** A ref per field of the state, each a readonly view kept in step with `observable`. */
 type Refs<T> = { readonly [K in keyof T]: Readonly<ShallowRef<T[K]>> };
@@ -59,60 +93,87 @@ export function useUser(users: Users) {
 }
 
 /**
- * One item of a data store by key (a string, a ref or a getter: a new key loads its item).
+ * One item of a data store by key (a string, a ref or a getter: a new key loads its item). With
+ * `{ live }` it follows the item's changes as they happen.
  *
  * @example
- * const { item, save, remove } = useItem(data, 'greeting');
+ * const { item, save, remove } = useItem(data, 'greeting', { live });
  */
-export function useItem(store: DataStore, key: MaybeRefOrGetter<string>) {
-  let controller = new ItemController(store, toValue(key));
-  const { refs, follow } = refsOf(() => controller.state, controller.state.get());
+export function useItem(store: DataStore, key: MaybeRefOrGetter<string>, options: LiveOption = {}) {
+  const item = controlled(
+    () => new ItemController(store, toValue(key)),
+    options.live,
+    (c) => void c.refresh(),
+  );
+  const { refs, follow } = refsOf(() => item.current().state, item.current().state.get());
   watch(
     () => toValue(key),
-    (next) => {
-      controller.dispose();
-      controller = new ItemController(store, next);
-      follow(controller.state);
-      void controller.refresh();
-    },
+    () => follow(item.remake().state),
   );
-  void controller.refresh();
-  onScopeDispose(() => controller.dispose());
   return {
     ...refs,
-    save: (value: string | number) => controller.save(value),
-    remove: () => controller.remove(),
-    refresh: () => controller.refresh(),
+    save: (value: string | number) => item.current().save(value),
+    remove: () => item.current().remove(),
+    refresh: () => item.current().refresh(),
   };
 }
 
 /**
  * A data store's items a page at a time; `query.size` is the page size. A query given as a
- * ref or getter starts again at page 1 when it changes.
+ * ref or getter starts again at page 1 when it changes. With `{ live }` the page is shown again
+ * when the store changes.
  *
  * @example
  * const { items, page, pages, next, previous } = useList(data, { size: 10 });
  */
-export function useList(store: DataStore, query: MaybeRefOrGetter<Omit<ItemQuery, 'start'>> = {}) {
-  let controller = new ListController(store, toValue(query));
-  const { refs, follow } = refsOf(() => controller.state, controller.state.get());
-  watch(
+export function useList(
+  store: DataStore,
+  query: MaybeRefOrGetter<Omit<ItemQuery, 'start'>> = {},
+  options: LiveOption = {},
+) {
+  return pages(
+    () => new ListController(store, toValue(query)),
     () => JSON.stringify(toValue(query)),
-    () => {
-      controller.dispose();
-      controller = new ListController(store, toValue(query));
-      follow(controller.state);
-      void controller.goTo(1);
-    },
+    options,
   );
-  void controller.goTo(1);
-  onScopeDispose(() => controller.dispose());
+}
+
+/**
+ * A file store directory's entries a page at a time (`''` is the root; the path and the query
+ * may be refs or getters); `query.size` is the page size. With `{ live }` the page is shown
+ * again when the directory changes.
+ *
+ * @example
+ * const { items, page, pages, next } = useDirectory(files, 'photos', { size: 20 }, { live });
+ */
+export function useDirectory(
+  files: FileStore,
+  path: MaybeRefOrGetter<string>,
+  query: MaybeRefOrGetter<Omit<ListQuery, 'start'>> = {},
+  options: LiveOption = {},
+) {
+  return pages(
+    () => new DirectoryController(files, toValue(path), toValue(query)),
+    () => JSON.stringify([toValue(path), toValue(query)]),
+    options,
+  );
+}
+
+/** The paged views' refs and actions, made again (from page 1) when `key` changes. */
+function pages<T>(
+  make: () => PageController<T> & { watch(live: Realtime): () => void },
+  key: () => string,
+  options: LiveOption,
+) {
+  const paged = controlled(make, options.live, (c) => void c.goTo(1));
+  const { refs, follow } = refsOf(() => paged.current().state, paged.current().state.get());
+  watch(key, () => follow(paged.remake().state));
   return {
     ...refs,
-    next: () => controller.next(),
-    previous: () => controller.previous(),
-    goTo: (page: number) => controller.goTo(page),
-    refresh: () => controller.refresh(),
+    next: () => paged.current().next(),
+    previous: () => paged.current().previous(),
+    goTo: (page: number) => paged.current().goTo(page),
+    refresh: () => paged.current().refresh(),
   };
 }
 

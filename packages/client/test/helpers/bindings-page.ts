@@ -33,6 +33,7 @@ export function describeBindingsPage(framework: 'React' | 'Vue', entry: URL): vo
       await data.newItem(['a', 'b', 'c', 'd', 'e'].map((key) => ({ key: `list-${key}`, value: key })));
       await data.newItem('note-2', 'second note');
       await filestore('files', { baseUrl: s.url, token: aliceToken }).newItem('', 'uploads', { type: 'd' });
+      await filestore('files', { baseUrl: s.url, token: aliceToken }).newItem('', 'live', { type: 'd' });
       await datastore('data', { baseUrl: s.url, token: await s.createUser('bob') }).newItem('bob-note', 'from bob');
       const [script] = await Promise.all([bundlePage(entry), (async () => (browser = await launchBrowser()))()]);
       tp = await openPage(browser, s.url, { script });
@@ -96,6 +97,33 @@ export function describeBindingsPage(framework: 'React' | 'Vue', entry: URL): vo
       await text('list').filter({ hasText: 'page 1 of 1, 1 items: bob-note' }).waitFor();
       await page.getByRole('button', { name: 'Only bob' }).click();
       await text('list').filter({ hasText: 'page 1 of 4, 7 items: bob-note, list-a' }).waitFor();
+    });
+
+    test('live: the item, the list and the directory follow changes made elsewhere, with no request of theirs', async () => {
+      await page.getByRole('button', { name: 'Go live' }).click();
+      await text('live-item').filter({ hasText: 'live-note: none' }).waitFor();
+      await text('live-list').filter({ hasText: 'page 1 of 1, 0 notes' }).waitFor();
+      await text('live-dir').filter({ hasText: '0 entries' }).waitFor();
+      // Writes by another program: the page hears of them on its one stream.
+      const data = datastore('data', { baseUrl: s.url, token: aliceToken });
+      const notes = datastore('notes', { baseUrl: s.url, token: aliceToken });
+      const files = filestore('files', { baseUrl: s.url, token: aliceToken });
+      await data.setItem('live-note', 'hello');
+      await text('live-item').filter({ hasText: 'live-note = hello' }).waitFor();
+      await data.setItem('live-note', 'hello again');
+      await text('live-item').filter({ hasText: 'live-note = hello again' }).waitFor();
+      await notes.newItem([
+        { key: 'n1', value: 1 },
+        { key: 'n2', value: 2 },
+      ]);
+      await notes.newItem('n0', 0);
+      await text('live-list').filter({ hasText: 'page 1 of 2, 3 notes: n0, n1' }).waitFor();
+      await files.newItem('live', 'a.txt', { contents: 'a' });
+      await text('live-dir').filter({ hasText: '1 entries: a.txt' }).waitFor();
+      await data.removeItem('live-note');
+      await text('live-item').filter({ hasText: 'live-note: none' }).waitFor();
+      await files.removeItem('live/a.txt');
+      await text('live-dir').filter({ hasText: '0 entries' }).waitFor();
     });
 
     test('useUpload: a file chosen in the page is uploaded with progress and stored', async () => {

@@ -4,13 +4,16 @@
  */
 import { createElement as h, StrictMode, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
-import { datastore, filestore, users } from '../../src/index.js';
-import { useItem, useList, useUpload, useUser } from '../../src/react/index.js';
+import { datastore, filestore, realtime, users } from '../../src/index.js';
+import { useDirectory, useItem, useList, useUpload, useUser } from '../../src/react/index.js';
 
 // Same origin: the connectors use the page's origin and the browser's `auth` cookie.
 const auth = users();
 const data = datastore('data');
 const files = filestore('files');
+const notes = datastore('notes');
+// One stream for every live view of the page (cookie mode, as the other connectors).
+const live = realtime();
 
 function UserPanel() {
   const { user, loading, error, signin, signout } = useUser(auth);
@@ -124,6 +127,29 @@ function UploadPanel() {
   );
 }
 
+/** Views that follow live changes: nothing here asks again, the stream brings the changes. */
+function LiveViews() {
+  const { item } = useItem(data, 'live-note', { live });
+  const list = useList(notes, { size: 2, sort: 'key' }, { live });
+  const dir = useDirectory(files, 'live', {}, { live });
+  return h(
+    'section',
+    { 'aria-label': 'live' },
+    h('p', { 'data-testid': 'live-item' }, item ? `live-note = ${item.value}` : 'live-note: none'),
+    h(
+      'p',
+      { 'data-testid': 'live-list' },
+      `page ${list.page} of ${list.pages}, ${list.total} notes: ${list.items.map((i) => i.key).join(', ')}`,
+    ),
+    h('p', { 'data-testid': 'live-dir' }, `${dir.total} entries: ${dir.items.map((e) => e.name).join(', ')}`),
+  );
+}
+
+function LivePanel() {
+  const [on, setOn] = useState(false);
+  return on ? h(LiveViews) : h('button', { type: 'button', onClick: () => setOn(true) }, 'Go live');
+}
+
 function App() {
   return h(
     'main',
@@ -133,6 +159,7 @@ function App() {
     h(Greeting),
     h(ItemPanel),
     h(ListPanel),
+    h(LivePanel),
     h(UploadPanel),
   );
 }

@@ -3,12 +3,15 @@
  * it (bundled by esbuild in browser-vue.test.ts). Render functions, no template compiler.
  */
 import { createApp, defineComponent, h, ref, watch } from 'vue';
-import { datastore, filestore, users } from '../../src/index.js';
-import { useItem, useList, useUpload, useUser } from '../../src/vue/index.js';
+import { datastore, filestore, realtime, users } from '../../src/index.js';
+import { useDirectory, useItem, useList, useUpload, useUser } from '../../src/vue/index.js';
 
 const auth = users();
 const data = datastore('data');
 const files = filestore('files');
+const notes = datastore('notes');
+// One stream for every live view of the page (cookie mode, as the other connectors).
+const live = realtime();
 
 const UserPanel = defineComponent(() => {
   const { user, loading, error, signin, signout } = useUser(auth);
@@ -111,6 +114,33 @@ const ListPanel = defineComponent(() => {
     ]);
 });
 
+/** Views that follow live changes: nothing here asks again, the stream brings the changes. */
+const LiveViews = defineComponent(() => {
+  const { item } = useItem(data, 'live-note', { live });
+  const list = useList(notes, { size: 2, sort: 'key' }, { live });
+  const dir = useDirectory(files, 'live', {}, { live });
+  return () =>
+    h('section', { 'aria-label': 'live' }, [
+      h('p', { 'data-testid': 'live-item' }, item.value ? `live-note = ${item.value.value}` : 'live-note: none'),
+      h(
+        'p',
+        { 'data-testid': 'live-list' },
+        `page ${list.page.value} of ${list.pages.value}, ${list.total.value} notes: ` +
+          list.items.value.map((i) => i.key).join(', '),
+      ),
+      h(
+        'p',
+        { 'data-testid': 'live-dir' },
+        `${dir.total.value} entries: ${dir.items.value.map((e) => e.name).join(', ')}`,
+      ),
+    ]);
+});
+
+const LivePanel = defineComponent(() => {
+  const on = ref(false);
+  return () => (on.value ? h(LiveViews) : h('button', { onClick: () => (on.value = true) }, 'Go live'));
+});
+
 const UploadPanel = defineComponent(() => {
   const { upload, progress, fraction, uploading, done, error } = useUpload(files);
   const seen = ref<number[]>([]);
@@ -146,6 +176,14 @@ const UploadPanel = defineComponent(() => {
 createApp(
   defineComponent(
     () => () =>
-      h('main', [h('h1', 'Roost with Vue'), h(UserPanel), h(Greeting), h(ItemPanel), h(ListPanel), h(UploadPanel)]),
+      h('main', [
+        h('h1', 'Roost with Vue'),
+        h(UserPanel),
+        h(Greeting),
+        h(ItemPanel),
+        h(ListPanel),
+        h(LivePanel),
+        h(UploadPanel),
+      ]),
   ),
 ).mount('#app');
