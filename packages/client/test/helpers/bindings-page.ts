@@ -99,7 +99,7 @@ export function describeBindingsPage(framework: 'React' | 'Vue', entry: URL): vo
       await text('list').filter({ hasText: 'page 1 of 4, 7 items: bob-note, list-a' }).waitFor();
     });
 
-    test('live: the item, the list and the directory follow changes made elsewhere, with no request of theirs', async () => {
+    test('live: the item, the list and the directory follow changes made elsewhere, asking nothing', async () => {
       await page.getByRole('button', { name: 'Go live' }).click();
       await text('live-item').filter({ hasText: 'live-note: none' }).waitFor();
       await text('live-list').filter({ hasText: 'page 1 of 1, 0 notes' }).waitFor();
