@@ -141,6 +141,7 @@ export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
     const left = (byAddress.get(stream.address) ?? 1) - 1;
     if (left > 0) byAddress.set(stream.address, left);
     else byAddress.delete(stream.address);
+    lingerThenStop();
   }
 
   /** The topics asked for, parsed, each one the principal may listen to; refuses the first that is not. */
@@ -231,14 +232,37 @@ export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
   }
 
   /**
+   * The frames of one event, each encoded once for every stream that gets it: by its data (what
+   * a subscriber may see of it), then by the topic it is named after.
+   */
+  class Frames {
+    readonly #byData = new Map<string, Map<string, Buffer>>();
+    constructor(readonly id: number) {}
+
+    of(text: string, data: string): Buffer {
+      let byTopic = this.#byData.get(data);
+      if (!byTopic) {
+        byTopic = new Map();
+        this.#byData.set(data, byTopic);
+      }
+      let frame = byTopic.get(text);
+      if (!frame) {
+        frame = Buffer.from(`id: ${eventId(this.id)}\nevent: ${text}\ndata: ${data}\n\n`);
+        byTopic.set(text, frame);
+      }
+      return frame;
+    }
+  }
+
+  /**
    * Sends the frames of one event to a stream: one per topic of the stream it matches. A live
    * event waits while the stream replays (`held`); the replay itself sends at once.
    */
-  function deliver(stream: Stream, id: number, event: Told, data: string, replaying = false): void {
+  function deliver(stream: Stream, frames: Frames, event: Told, data: string, replaying = false): void {
     for (const [text, topic] of stream.topics) {
       if (!matches(topic, event, stream.principal.userId)) continue;
-      const frame = `id: ${eventId(id)}\nevent: ${text}\ndata: ${data}\n\n`;
-      if (stream.held && !replaying) stream.held.push({ id, frame });
+      const frame = frames.of(text, data);
+      if (stream.held && !replaying) stream.held.push({ id: frames.id, frame });
       else stream.send(frame);
     }
   }
@@ -246,11 +270,19 @@ export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
   function dispatch(id: number, event: Told<ItemEvent | FileEvent>, resolved: Resolved): void {
     const set = byStore.get(`${event.kind.startsWith('item.') ? 'items' : 'files'}/${event.store}`);
     if (!set) return;
+    const frames = new Frames(id);
+    // Streams of one session share its principal (users/sessions.ts keeps one per session row):
+    // what it may see is decided once.
+    const decided = new Map<Principal, string | null>();
     for (const stream of set) {
       if ((seen.get(stream) ?? 0) >= id) continue;
       seen.set(stream, id);
-      const data = dataFor(resolved, stream.principal);
-      if (data !== null) deliver(stream, id, event, data);
+      let data = decided.get(stream.principal);
+      if (data === undefined) {
+        data = dataFor(resolved, stream.principal);
+        decided.set(stream.principal, data);
+      }
+      if (data !== null) deliver(stream, frames, event, data);
     }
   }
 
@@ -271,7 +303,7 @@ export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
       const user = await recheck(stream);
       if (stream.closed) continue;
       const data = JSON.stringify(user ? { event: event.kind, user: views.user(user) } : { event: event.kind });
-      deliver(stream, id, event, data);
+      deliver(stream, new Frames(id), event, data);
       if (!user) stream.close('signed_out', 'The session of this stream ended.');
     }
   }
@@ -285,7 +317,7 @@ export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
     return caller.user;
   }
 
-  const stopListening = deps.events.on((event) => {
+  const onEvent = (event: Told) => {
     const id = log.append(event);
     if (event.kind.startsWith('account.')) {
       const account = event as Told<AccountEvent>;
@@ -303,7 +335,34 @@ export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
         if (resolved) dispatch(id, subject, resolved);
       })
       .catch(deps.onError);
-  });
+  };
+
+  /**
+   * The hub listens to the bus only while a stream is open, and for the replay window after the
+   * last one closed (a client coming back may ask for that long): with no stream, writes keep
+   * their cost. Keeping every event in the log costs a write about a tenth on SQLite (it is
+   * kept past a young collection; bench/RESULTS.md, "Live changes"). When it listens again, what
+   * came meanwhile is not in the log: nobody resumes across that (`gap`).
+   */
+  let stopListening: (() => void) | null = null;
+  let lingering: ReturnType<typeof setTimeout> | null = null;
+  function listen(): void {
+    if (lingering) clearTimeout(lingering);
+    lingering = null;
+    if (stopListening) return;
+    log.gap();
+    stopListening = deps.events.on(onEvent);
+  }
+  function lingerThenStop(): void {
+    if (streams.size > 0 || lingering || !stopListening) return;
+    lingering = setTimeout(() => {
+      lingering = null;
+      if (streams.size > 0) return;
+      stopListening?.();
+      stopListening = null;
+    }, settings.replayMs);
+    lingering.unref();
+  }
 
   // Events of other processes may have been lost: nobody resumes across that, and every open
   // stream is told to fetch what it shows again.
@@ -349,7 +408,7 @@ export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
       for (const { id, event } of missed) {
         if (stream.closed) return;
         const data = await replayData(stream, event);
-        if (data !== null) deliver(stream, id, event, data, true);
+        if (data !== null) deliver(stream, new Frames(id), event, data, true);
       }
     } finally {
       const held = stream.held;
@@ -370,18 +429,26 @@ export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
 
   // ---- heartbeats ----
 
+  // Each stream's heartbeat and token check come when its own time is due, on a tick a fifth of
+  // the heartbeat: streams opened together would otherwise all be written to (and their tokens
+  // all looked up) in one turn, a pause every subscriber's events wait behind (bench/RESULTS.md,
+  // "Live changes"). A stream that got an event lately needs no heartbeat.
+  const tickMs = Math.max(10, settings.heartbeatMs / 5);
   const heartbeat = setInterval(() => {
     const now = deps.now();
+    // Enough checks per tick to go round every stream within `recheckMs`, never a burst of all.
+    let checks = Math.max(100, Math.ceil(streams.size / Math.max(1, settings.recheckMs / tickMs)));
     for (const stream of streams.values()) {
-      stream.send(':\n\n');
-      if (stream.token !== null && now - stream.checkedAt >= settings.recheckMs)
-        void recheck(stream)
-          .then((user) => {
-            if (!user) stream.close('signed_out', 'The session of this stream ended.');
-          })
-          .catch(deps.onError);
+      if (now - stream.sentAt >= settings.heartbeatMs) stream.send(':\n\n');
+      if (stream.token === null || now - stream.checkedAt < settings.recheckMs || checks === 0) continue;
+      checks--;
+      void recheck(stream)
+        .then((user) => {
+          if (!user) stream.close('signed_out', 'The session of this stream ended.');
+        })
+        .catch(deps.onError);
     }
-  }, settings.heartbeatMs);
+  }, tickMs);
   heartbeat.unref();
 
   // ---- the hub ----
@@ -397,13 +464,14 @@ export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
       const topics = await admit(options.topics, principal);
       // Again: other streams may have opened while the topics' permissions were read.
       assertRoom(options.address, principal.userId);
+      listen();
       const stream = new Stream({
         id: randomBytes(16).toString('base64url'),
         address: options.address,
         principal,
         token: principal.userId === null ? null : token,
         resumeFrom: options.lastEventId,
-        now: deps.now(),
+        now: deps.now,
         bufferBytes: settings.bufferBytes,
         sink: options.connect(),
         onClose: forget,
@@ -460,7 +528,9 @@ export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
 
     close() {
       clearInterval(heartbeat);
-      stopListening();
+      if (lingering) clearTimeout(lingering);
+      stopListening?.();
+      stopListening = null;
       stopGaps();
       for (const stream of [...streams.values()]) stream.close('shutting_down', 'The server is stopping.');
     },

@@ -36,10 +36,13 @@ export class ReplayLog {
   }
 
   /**
-   * Marks a gap: events may have been lost here (the way from the other processes was down), so
-   * no client resumes across it; those that come back from before it get `'reload'`.
+   * Marks a gap: events may have been lost here (the way from the other processes was down, or
+   * nobody listened), so no client resumes across it; those that come back from before it get
+   * `'reload'`.
    */
   gap(): void {
+    // An id is skipped: a client that had seen everything before the gap is below the floor too.
+    this.#next++;
     this.#floor = this.last;
   }
 
@@ -68,7 +71,8 @@ export class ReplayLog {
     const oldest = ordered[0];
     // The one after lastId must still be here, and not past its age.
     if (!oldest || oldest.id > lastId + 1) return 'reload';
-    const after = ordered.slice(lastId + 1 - oldest.id);
+    // By id, not by position: a gap skips an id.
+    const after = ordered.slice(ordered.findIndex((e) => e.id > lastId));
     const first = after[0];
     if (first && this.#now() - first.event.at > this.#maxAgeMs) return 'reload';
     return after;

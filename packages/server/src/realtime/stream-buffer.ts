@@ -4,8 +4,11 @@
  * socket is busy; past `maxBytes` the buffer refuses, and the stream is to be closed with the
  * reason, so one slow reader never holds the memory of a process.
  */
+/** A frame as written: text, or the bytes one event's frame was encoded to once for every stream. */
+export type Frame = string | Buffer;
+
 export class StreamBuffer {
-  readonly #frames: string[] = [];
+  readonly #frames: Frame[] = [];
   #bytes = 0;
   #overflowed = false;
   readonly #maxBytes: number;
@@ -15,7 +18,7 @@ export class StreamBuffer {
   }
 
   /** Queues a frame; false (and from then on always false) once the bound would be passed. */
-  push(frame: string): boolean {
+  push(frame: Frame): boolean {
     if (this.#overflowed) return false;
     const size = Buffer.byteLength(frame);
     if (this.#bytes + size > this.#maxBytes) {
@@ -30,8 +33,8 @@ export class StreamBuffer {
   }
 
   /** Everything queued, in order, and empties the buffer (the writer drained). */
-  take(): string {
-    const out = this.#frames.join('');
+  take(): Buffer {
+    const out = Buffer.concat(this.#frames.map((f) => (typeof f === 'string' ? Buffer.from(f) : f)));
     this.#frames.length = 0;
     this.#bytes = 0;
     return out;

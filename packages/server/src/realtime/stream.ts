@@ -1,5 +1,5 @@
 import type { Principal } from '../core/permissions.js';
-import { StreamBuffer } from './stream-buffer.js';
+import { StreamBuffer, type Frame } from './stream-buffer.js';
 import type { Topic } from './topics.js';
 
 /**
@@ -9,7 +9,7 @@ import type { Topic } from './topics.js';
  * `destroy` drops the connection with whatever is still queued.
  */
 export interface StreamSink {
-  write(text: string): boolean;
+  write(frame: Frame): boolean;
   onDrain(listener: () => void): void;
   onGone(listener: () => void): void;
   end(): void;
@@ -36,8 +36,11 @@ export class Stream {
   resumeFrom: string | null;
   /** When the token was last checked (ms): streams are re-checked now and then, see hub.ts. */
   checkedAt: number;
+  /** When a frame was last sent (ms): a stream that was quiet for a heartbeat's time gets one. */
+  sentAt: number;
+  readonly #now: () => number;
   /** Frames of live events held back while a replay is read (hub.ts `#replay`). */
-  held: Array<{ id: number; frame: string }> | null = null;
+  held: Array<{ id: number; frame: Frame }> | null = null;
   #closed = false;
   #waiting = false;
   readonly #buffer: StreamBuffer;
@@ -50,7 +53,7 @@ export class Stream {
     principal: Principal;
     token: string | null;
     resumeFrom: string | null;
-    now: number;
+    now: () => number;
     bufferBytes: number;
     sink: StreamSink;
     onClose: (stream: Stream) => void;
@@ -60,7 +63,9 @@ export class Stream {
     this.principal = options.principal;
     this.token = options.token;
     this.resumeFrom = options.resumeFrom;
-    this.checkedAt = options.now;
+    this.checkedAt = options.now();
+    this.sentAt = options.now();
+    this.#now = options.now;
     this.#buffer = new StreamBuffer(options.bufferBytes);
     this.#sink = options.sink;
     this.#onClose = options.onClose;
@@ -78,8 +83,9 @@ export class Stream {
   }
 
   /** Sends a frame now, or queues it while the socket is full; a full queue closes the stream. */
-  send(frame: string): void {
+  send(frame: Frame): void {
     if (this.#closed) return;
+    this.sentAt = this.#now();
     if (!this.#waiting) {
       this.#waiting = !this.#sink.write(frame);
       return;

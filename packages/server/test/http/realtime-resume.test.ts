@@ -126,3 +126,36 @@ describe('live changes: resume and slow readers', () => {
     while (last.data.key !== 'slow/last') last = await watcher.next();
   });
 });
+
+describe('live changes: heartbeats, and no stream for longer than the window', () => {
+  const s = useServer({ realtime: { heartbeatSeconds: 0.2, replaySeconds: 1 } });
+
+  test('a quiet stream gets a comment line every heartbeat', async () => {
+    const token = await s.createUser('quiet');
+    const socket = connect(Number(new URL(s.url).port), '127.0.0.1');
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      text += chunk;
+    });
+    socket.write(`GET /api/realtime?topic=account HTTP/1.1\r\nHost: 127.0.0.1\r\nx-auth-token: ${token}\r\n\r\n`);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    socket.destroy();
+    const beats = text.split('\n:\n\n').length - 1;
+    assert.ok(beats >= 2, `${beats} heartbeats in 700 ms: ${JSON.stringify(text.slice(-200))}`);
+  });
+
+  test('after no stream was open for longer than the window, a returning client gets reload', async () => {
+    const token = await s.createUser('away');
+    const first = await openStream(s.url, { token, topics: ['items/data'] });
+    first.close();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await s.request('/data/api/setItem', { key: 'while-away', value: 1 }, { token });
+    const back = await openStream(s.url, { token, topics: ['items/data'], lastEventId: first.connectId });
+    try {
+      assert.equal((await back.next()).event, 'reload');
+    } finally {
+      back.close();
+    }
+  });
+});
