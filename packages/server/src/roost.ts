@@ -16,6 +16,10 @@ import type { Dialect } from './storage/database.js';
 import { appliedMigrations, migrations } from './storage/migrations/index.js';
 import type { Database } from './storage/schema.js';
 import { openServices, type RoostOverrides, type Services } from './services.js';
+import { createWebhooks, type Webhooks } from './realtime/webhooks.js';
+import { createWebhookStore } from './storage/webhook-store.js';
+import { subjectViews } from './http/protocol/subject-views.js';
+import { programCaller } from './users/index.js';
 
 // The package's entry (@roost/server): Roost with its HTTP app, and the services without it,
 // with the types of their operations (docs/embedding.md).
@@ -105,6 +109,8 @@ export interface Roost {
   mailQueue: MailQueue;
   /** The first run's setup link: `serve` issues one while no administrator exists (admin/setup-links.ts). */
   setupLinks: SetupLinks;
+  /** Webhooks: what administrators configured, and the worker that delivers (realtime/webhooks.ts). */
+  webhooks: Webhooks;
   /** Listen on the configured host and port (or the given ones); resolves to the base URL. */
   listen(options?: { port?: number; host?: string }): Promise<string>;
   close(): Promise<void>;
@@ -125,6 +131,21 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
     mailQueueCounts: () => services.mailQueue.counts(),
   };
   const http = await buildHttp(httpServices, config, services.log);
+  const webhooks = createWebhooks({
+    events: services.events,
+    store: createWebhookStore(services.db),
+    dataStores: services.dataStores,
+    fileStores: services.fileStores,
+    views: subjectViews,
+    userById: (id) => services.users.getUser(programCaller('webhooks'), { identity: id }).catch(() => null),
+    settings: {
+      timeoutMs: config.webhooks.timeoutSeconds * 1000,
+      maxAttempts: config.webhooks.maxAttempts,
+      retryMs: config.webhooks.retrySeconds * 1000,
+    },
+    clock: overrides.clock ?? systemClock,
+    onError: (err) => services.log.error({ err }, 'webhooks'),
+  });
   // The pages sit on top of the HTTP app (the http layer never imports them).
   const setupLinks = createSetupLinks(overrides.clock ?? systemClock);
   const pageDeps = {
@@ -135,15 +156,18 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
     mailer: services.mailer,
     outboxDir: outboxDir(config),
     setupLinks,
+    webhooks,
   };
   await http.register(registerPageAssets);
   await http.register(registerClientBundle);
   await http.register(registerPages, pageDeps);
   services.mailQueue.start();
+  webhooks.start();
   return {
     ...services,
     config,
     http,
+    webhooks,
     outboxDir: outboxDir(config),
     setupLinks,
     async listen(options = {}) {
@@ -158,6 +182,7 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
       } finally {
         clearInterval(sweep);
       }
+      await webhooks.close();
       await services.close();
     },
   };

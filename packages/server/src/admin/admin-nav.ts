@@ -7,6 +7,7 @@ const ADMIN_SECTIONS = [
   { href: '/admin/data', label: 'Data stores' },
   { href: '/admin/files', label: 'File stores' },
   { href: '/admin/outbox', label: 'Mail outbox' },
+  { href: '/admin/webhooks', label: 'Webhooks' },
   { href: '/admin/tools', label: 'Tools' },
 ] as const;
 

@@ -19,6 +19,8 @@ import { registerSigninPages } from './pages/signin-pages.js';
 import type { SetupLinks } from './setup-links.js';
 import { registerSignupsPages } from './pages/signups-page.js';
 import { registerToolsPage } from './pages/tools-page.js';
+import { registerWebhookPages } from './pages/webhooks-pages.js';
+import type { Webhooks } from '../realtime/webhooks.js';
 import { registerUsersPages } from './pages/users-pages.js';
 import { registerStorePages } from './store-pages/index.js';
 import { roostCss } from './stylesheet.js';
@@ -37,6 +39,8 @@ export interface PageDeps {
   outboxDir: string;
   /** The first run's setup link (setup-links.ts, pages/setup-page.ts). */
   setupLinks: SetupLinks;
+  /** Webhooks and their delivery log (pages/webhooks-pages.ts). */
+  webhooks: Webhooks;
 }
 
 /** Roost's icon: a roof over a perch, in the pages' blue. */
@@ -80,6 +84,10 @@ async function registerAdminPages(app: FastifyInstance, deps: PageDeps): Promise
   registerPermissionsPages(pages, deps.services);
   registerOutboxPages(pages, { outboxDir: deps.outboxDir, settings: deps.settings });
   registerToolsPage(pages, users);
+  registerWebhookPages(pages, {
+    webhooks: deps.webhooks,
+    services: ['users', ...deps.services.dataStores.names, ...deps.services.fileStores.names],
+  });
   registerSettingsPage(pages, { users, settings: deps.settings, mailer: deps.mailer, config: deps.config });
   // A mistyped backend address answers a page, not the API's JSON body.
   await app.register(

@@ -270,6 +270,18 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    /** Deliveries of webhooks (docs/realtime.md, "Webhooks"). */
+    webhooks: z
+      .object({
+        /** How long a receiver has to answer one delivery. */
+        timeoutSeconds: z.number().positive().max(300).default(10),
+        /** Tries of one delivery before it is kept as failed. */
+        maxAttempts: z.number().int().min(1).max(100).default(8),
+        /** The wait before the second try; each further wait doubles, up to an hour. */
+        retrySeconds: z.number().min(0.01).default(10),
+      })
+      .strict()
+      .prefault({}),
     /** Where file contents live, for every file store without `blobs` of its own. */
     blobs: blobStoreOptions.default({ kind: 'local' }),
     dataStores: z.record(storeName, dataStoreOptions.prefault({})).prefault({ data: {} }),

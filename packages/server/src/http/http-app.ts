@@ -23,9 +23,7 @@ import type { EventBus } from '../core/events.js';
 import { systemClock } from '../core/clock.js';
 import { createRealtimeHub } from '../realtime/hub.js';
 import { registerRealtimeRoutes } from './routes/realtime-routes.js';
-import { itemView } from './protocol/datastore-protocol.js';
-import { entryView } from './protocol/filestore-protocol.js';
-import { profileView } from './protocol/user-protocol.js';
+import { subjectViews } from './protocol/subject-views.js';
 import type { DataStores } from '../datastore/index.js';
 import type { FileStores } from '../filestore/index.js';
 import { failureBody, installErrorHandler } from './error-handler.js';
@@ -167,7 +165,7 @@ export async function buildHttp(
       dataStores: services.dataStores,
       fileStores: services.fileStores,
       authenticate: (token) => services.users.authenticate(token),
-      views: { item: itemView, entry: entryView, user: profileView },
+      views: subjectViews,
       settings: realtimeSettings(config),
       now: () => systemClock.now(),
       onError: (err) => log.error({ err }, 'live changes'),

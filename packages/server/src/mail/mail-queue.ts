@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 import { newId } from '../core/ids.js';
 import type { Mailer, MailQueueCounts, MailQueueStore, QueuedMail, QueuingMailer } from '../core/mailer.js';
+import { wakeLoop } from '../core/wake-loop.js';
 
 /**
  * Mail off the request path (docs/operations.md, "Mail"): `send` only stores the mail in the
@@ -41,9 +42,7 @@ export function createMailQueue(
   clock: Clock,
   onError: (err: unknown, mail: QueuedMail | null) => void = () => {},
 ): MailQueue {
-  let running: Promise<void> | null = null;
   const pendingWork = new Set<Promise<void>>();
-  let again = false;
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
 
@@ -63,32 +62,21 @@ export function createMailQueue(
     }
   }
 
+  /** Delivers every due mail, a batch at a time. */
   async function drain(): Promise<void> {
-    do {
-      again = false;
-      for (;;) {
-        const batch = await store.claimDue(clock.now(), LEASE_MS, BATCH);
-        if (batch.length === 0) break;
-        await Promise.all(batch.map(deliver));
-      }
-    } while (again && !closed);
-  }
-
-  /** Run the worker now, or once more after the run under way. */
-  function wake(): Promise<void> {
-    if (running) {
-      again = true;
-      return running;
+    for (;;) {
+      const batch = await store.claimDue(clock.now(), LEASE_MS, BATCH);
+      if (batch.length === 0) return;
+      await Promise.all(batch.map(deliver));
     }
-    running = drain()
-      .catch(() => {
-        // The database is unreachable: the next poll tries again.
-      })
-      .finally(() => {
-        running = null;
-      });
-    return running;
   }
+  // The database is unreachable when a pass fails: the next poll tries again.
+  const worker = wakeLoop(
+    drain,
+    () => {},
+    () => closed,
+  );
+  const wake = () => worker.wake();
 
   return {
     async send(mail) {
@@ -116,7 +104,7 @@ export function createMailQueue(
       for (;;) {
         await Promise.all(pendingWork);
         await wake();
-        if ((await store.counts(clock.now())).due === 0 && !running && pendingWork.size === 0) return;
+        if ((await store.counts(clock.now())).due === 0 && !worker.busy && pendingWork.size === 0) return;
         if (Date.now() > deadline) throw new Error('mail queue: mails still due after the timeout');
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
@@ -127,7 +115,7 @@ export function createMailQueue(
       if (timer) clearInterval(timer);
       timer = null;
       await Promise.all(pendingWork);
-      await running;
+      await worker.settled();
       await transport.close();
     },
   };

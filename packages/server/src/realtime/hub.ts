@@ -2,14 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { commonErrors } from '../core/errors.js';
 import type { AccountEvent, EventBus, FileEvent, ItemEvent, Told } from '../core/events.js';
 import { grantsIn, grantsOf } from '../core/grants.js';
-import type { PermissionMap, Principal } from '../core/permissions.js';
-import type { DataStores, Item } from '../datastore/index.js';
-import type { FileEntry, FileStores } from '../filestore/index.js';
+import type { Principal } from '../core/permissions.js';
+import type { DataStores } from '../datastore/index.js';
+import type { FileStores } from '../filestore/index.js';
 import type { User } from '../users/index.js';
 import { realtimeErrors } from './realtime-errors.js';
 import { ReplayLog } from './replay-log.js';
 import { Stream, type StreamSink } from './stream.js';
 import { matches, parseTopic, type Topic } from './topics.js';
+import { subjectReader, type Resolved, type SubjectViews } from './subjects.js';
 
 /** The limits and timings of live changes (config `realtime`, docs/configuration.md). */
 interface RealtimeSettings {
@@ -22,13 +23,6 @@ interface RealtimeSettings {
   bufferBytes: number;
   replayEvents: number;
   replayMs: number;
-}
-
-/** How subjects look on the wire: the original protocol's shapes (http/protocol/*), given by the transport. */
-interface SubjectViews {
-  item(item: Item): object;
-  entry(entry: FileEntry): object;
-  user(user: User): object;
 }
 
 /** A caller as the transport found it: who, and the token it came with (null: none). */
@@ -70,16 +64,6 @@ export interface RealtimeHub {
   close(): void;
 }
 
-/** A read subject: the data of its event for those who may read it now, and for those who could before. */
-interface Resolved {
-  /** The subject as it is now, with its owner; null when it is gone. */
-  now: { owner: string | null; data: string } | null;
-  /** The owner it had, where the event says (a removal, a change of owner), and the data without the subject. */
-  before: { owner: string | null; data: string } | null;
-  /** For item and file events: the store's permission entries, read once for every subscriber. */
-  entries: PermissionMap;
-}
-
 /** The permission a subscriber needs on an item or entry to hear of it: reading it. */
 const READ = 'getItem';
 
@@ -98,6 +82,7 @@ const controlFrame = (name: string, data: object, id?: string) =>
  */
 export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
   const { settings, views } = deps;
+  const resolve = subjectReader(deps);
   /** Changes with each start: an id from before a restart is not mistaken for one of now. */
   const epoch = randomBytes(4).toString('hex');
   const log = new ReplayLog({ capacity: settings.replayEvents, maxAgeMs: settings.replayMs, now: deps.now });
@@ -181,47 +166,6 @@ export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
   }
 
   // ---- delivery ----
-
-  /** Reads what an item or file event is about, once for every subscriber. */
-  async function resolve(event: Told<ItemEvent | FileEvent>): Promise<Resolved | null> {
-    if (event.kind.startsWith('item.')) {
-      const e = event as Told<ItemEvent>;
-      const store = deps.dataStores.get(e.store);
-      if (!store) return null;
-      const [entries, item] = await Promise.all([
-        store.permissions.entries(),
-        e.kind === 'item.removed' ? undefined : store.peek(e.key),
-      ]);
-      const head = { event: e.kind, store: e.store, key: e.key, id: item?.id ?? e.id };
-      return {
-        entries,
-        now: item ? { owner: item.owner, data: JSON.stringify({ ...head, item: views.item(item) }) } : null,
-        before: e.owner === undefined ? null : { owner: e.owner, data: JSON.stringify(head) },
-      };
-    }
-    const e = event as Told<FileEvent>;
-    const store = deps.fileStores.get(e.store);
-    if (!store) return null;
-    const at = e.kind === 'file.moved' ? e.to : e.path;
-    const [entries, entry] = await Promise.all([
-      store.permissions.entries(),
-      e.kind === 'file.removed' ? null : store.peek(at),
-    ]);
-    const head =
-      e.kind === 'file.moved'
-        ? { event: e.kind, store: e.store, path: e.path, to: e.to }
-        : {
-            event: e.kind,
-            store: e.store,
-            path: e.path,
-          };
-    const owner = 'owner' in e ? e.owner : undefined;
-    return {
-      entries,
-      now: entry ? { owner: entry.owner, data: JSON.stringify({ ...head, entry: views.entry(entry) }) } : null,
-      before: owner === undefined ? null : { owner, data: JSON.stringify(head) },
-    };
-  }
 
   /** The data a subscriber gets of a resolved event: the subject if it may read it now, else less or nothing. */
   function dataFor(resolved: Resolved, principal: Principal): string | null {

@@ -34,6 +34,31 @@ export interface UsersTable {
 }
 
 /** Mails waiting to be delivered (storage/mail-queue-store.ts). */
+interface WebhooksTable {
+  id: string;
+  url: string;
+  secret: string;
+  service: string;
+  /** A JSON list of event kinds (core/webhooks.ts). */
+  kinds: string;
+  created: number;
+}
+
+interface WebhookDeliveriesTable {
+  id: string;
+  webhook_id: string;
+  kind: string;
+  payload: string;
+  state: string;
+  attempts: number;
+  created: number;
+  next_attempt: number | null;
+  claimed_until: number | null;
+  last_status: number | null;
+  last_error: string | null;
+  delivered_at: number | null;
+}
+
 interface MailQueueTable {
   id: string;
   kind: string;
@@ -100,6 +125,8 @@ interface CoreTables {
   settings: SettingsTable;
   throttle_counts: ThrottleCountsTable;
   mail_queue: MailQueueTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export interface Database extends CoreTables, DataStoreTables, FileStoreTables {}

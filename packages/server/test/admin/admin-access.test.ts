@@ -92,6 +92,7 @@ describe('admin pages: only administrators, only from this site, only with the C
     ['delete a permission, confirmed', '/admin/permissions/data', { aa876352: '1', confirm: 'PERMISSION' }],
     ['export users', '/admin/tools', { state: 'all', export$: 'export$' }],
     ['purge expired', '/admin/tools', { purge$: 'purge$' }],
+    ['add a webhook', '/admin/webhooks', { url: 'http://127.0.0.1:1/x', service: 'data', add$: 'add$' }],
   ];
   const at = (path: string) => path.replace('BOB', ids.bob!).replace('CAROL', ids.carol!).replace('MAIL', ids.mail!);
   const fields = (values: Record<string, string>) =>
@@ -118,6 +119,7 @@ describe('admin pages: only administrators, only from this site, only with the C
       overrides: Object.keys(await s.roost.settings.overrides()),
       permissions: perms.map((p) => p.body.permissions),
       mails: (await s.outbox()).length,
+      webhooks: (await s.roost.webhooks.list()).length,
     };
   }
 

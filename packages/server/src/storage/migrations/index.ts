@@ -5,6 +5,7 @@ import * as filestore from './2026-11-22-02-filestore.js';
 import * as settingsAudit from './2026-11-23-01-settings-audit.js';
 import * as signinThrottle from './2026-11-24-01-signin-throttle.js';
 import * as mailQueue from './2026-11-24-02-mail-queue.js';
+import * as webhooks from './2026-11-26-01-webhooks.js';
 
 /** Every migration in order. Never edit one that has been released; add a new file. */
 export const migrations: Readonly<Record<string, Migration>> = {
@@ -14,6 +15,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026-11-23-01-settings-audit': settingsAudit,
   '2026-11-24-01-signin-throttle': signinThrottle,
   '2026-11-24-02-mail-queue': mailQueue,
+  '2026-11-26-01-webhooks': webhooks,
 };
 
 /** Bring the database to the latest schema; throws with the failing migration's name. */
