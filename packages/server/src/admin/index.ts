@@ -24,6 +24,7 @@ import type { Webhooks } from '../realtime/webhooks.js';
 import { registerUsersPages } from './pages/users-pages.js';
 import { registerStorePages } from './store-pages/index.js';
 import { roostCss } from './stylesheet.js';
+import { LIVE_SCRIPT } from './live-script.js';
 import { renderPage } from './layout.js';
 import { sendHtml } from './page-kit/page-reply.js';
 import { registerPublicUserPages } from './user-pages/index.js';
@@ -56,6 +57,9 @@ export async function registerPageAssets(app: FastifyInstance): Promise<void> {
       reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(FAVICON),
     );
   }
+  app.get('/static/roost-live.js', async (_request, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=300').send(LIVE_SCRIPT),
+  );
   app.get('/static/roost.css', async (_request, reply) =>
     reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=300').send(roostCss),
   );

@@ -226,4 +226,24 @@ describe('admin store pages in a browser', { skip }, () => {
     assert.equal((await s.request('/files/docs/@getItem', undefined, { token: admin })).status, 404);
     assert.deepEqual(dialogs, []);
   });
+
+  test('the item list and a directory follow changes made elsewhere, without a reload of the page', async () => {
+    await page.goto('/admin/data/data?prefix=live-');
+    await page.waitForSelector('html[data-live="open"]');
+    const region = page.locator('[data-live-topic="items/data"]');
+    assert.match(await region.innerText(), /No item matches the filter/);
+    const typed = page.locator('#filter-owner');
+    await typed.fill('kept while the list changes');
+    await ds(s, 'newItem', { key: 'live-1', value: 'one' }, { token: admin });
+    await region.getByRole('link', { name: 'live-1' }).waitFor();
+    await ds(s, 'removeItem', { key: 'live-1' }, { token: admin });
+    await region.getByText('No item matches the filter').waitFor();
+    assert.equal(await typed.inputValue(), 'kept while the list changes');
+
+    await page.goto('/admin/files/files/');
+    await page.waitForSelector('html[data-live="open"]');
+    await s.request('/files/api/@newItem', { name: 'live.txt', type: 'f', contents: 'x' }, { token: admin });
+    await page.locator('[data-live-topic="files/files"]').getByRole('link', { name: 'live.txt' }).waitFor();
+    assert.deepEqual(dialogs, []);
+  });
 });

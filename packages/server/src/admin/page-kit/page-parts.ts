@@ -5,6 +5,13 @@ import { escapeHtml } from '@roost/forms';
 export const link = (href: string, text: string, extra = ''): string =>
   `<a href="${escapeHtml(href)}"${extra}>${escapeHtml(text)}</a>`;
 
+/**
+ * A region of a page that follows the live changes of `topic` (docs/realtime.md): the page's
+ * script (admin/live-script.ts) fetches the page again after a change and replaces the region.
+ */
+export const liveRegion = (topic: string, html: string): string =>
+  `<div data-live-topic="${escapeHtml(topic)}">${html}</div>` + '<script src="/static/roost-live.js" defer></script>';
+
 export interface Column<T> {
   label: string;
   /** Trusted HTML of the cell (escape what it shows). */

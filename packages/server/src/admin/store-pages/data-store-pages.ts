@@ -4,7 +4,7 @@ import { formatTime } from '../../core/clock.js';
 import { isRoostError } from '../../core/errors.js';
 import type { DataStore, Item, ListQuery } from '../../datastore/index.js';
 import { renderAdminPage, type AdminRequest } from '../page-kit/admin-page.js';
-import { link, pager, positiveInt, table, textParam, type Column } from '../page-kit/page-parts.js';
+import { link, liveRegion, pager, positiveInt, table, textParam, type Column } from '../page-kit/page-parts.js';
 import { sendHtml } from '../page-kit/page-reply.js';
 import { dataStoreUrl, itemUrl, unknownStore, type StorePageContext } from './store-page-context.js';
 
@@ -141,14 +141,17 @@ async function itemsPage(
     `${link('/admin/data', 'All data stores', ' class="button secondary"')}</p>` +
     `<details class="card" ${query.prefix || query.owner ? 'open' : ''}>` +
     `<summary>Filter and sort</summary>${filterHtml}</details>` +
-    pager('items', page, href) +
-    table(
-      `Items of ${name}`,
-      columns,
-      items,
-      query.prefix || query.owner ? 'No item matches the filter.' : 'This store has no items yet.',
-    ) +
-    (items.length > 0 ? pager('items', page, href) : '');
+    liveRegion(
+      `items/${name}`,
+      pager('items', page, href) +
+        table(
+          `Items of ${name}`,
+          columns,
+          items,
+          query.prefix || query.owner ? 'No item matches the filter.' : 'This store has no items yet.',
+        ) +
+        (items.length > 0 ? pager('items', page, href) : ''),
+    );
   return sendHtml(
     reply,
     renderAdminPage(request, reply, admin, {

@@ -5,7 +5,7 @@ import { formatTime } from '../../core/clock.js';
 import { childOf, parsePath, pathOf, type FileEntry, type FilePath, type FileStore } from '../../filestore/index.js';
 import { sendAdminForms, type AdminRequest } from '../page-kit/admin-page.js';
 import { PageForm } from '../page-kit/page-form.js';
-import { facts, link, pager, positiveInt, table, type Column } from '../page-kit/page-parts.js';
+import { facts, link, liveRegion, pager, positiveInt, table, type Column } from '../page-kit/page-parts.js';
 import { downloadUrl, fileUrl } from './store-page-context.js';
 
 /** Everything a view of one path needs. */
@@ -202,8 +202,11 @@ export async function directoryView(page: FilePage) {
     below ? `Directory ${page.path.name}` : `File store ${page.name}`,
     forms,
     ([upload, mkdir, move, give]) =>
-      pager('entries', list, href) +
-      table(`Entries of ${shown(page.path)}`, columns, entries, 'This directory is empty.') +
+      liveRegion(
+        page.path.path ? `files/${page.name}/${page.path.path}` : `files/${page.name}`,
+        pager('entries', list, href) +
+          table(`Entries of ${shown(page.path)}`, columns, entries, 'This directory is empty.'),
+      ) +
       `<div class="columns"><section class="card"><h2>Upload a file</h2>${upload}</section>` +
       `<section class="card"><h2>New directory</h2>${mkdir}</section></div>` +
       (below
