@@ -138,11 +138,24 @@ export async function buildHttp(
 
   installSecurityHeaders(app);
   installRequestLog(app, log, config.logRequests);
+  const hub = config.realtime.enabled
+    ? createRealtimeHub({
+        events: services.events,
+        dataStores: services.dataStores,
+        fileStores: services.fileStores,
+        authenticate: (token) => services.users.authenticate(token),
+        views: subjectViews,
+        settings: realtimeSettings(config),
+        now: () => systemClock.now(),
+        onError: (err) => log.error({ err }, 'live changes'),
+      })
+    : null;
   if (metrics)
     await registerMetrics(app, metrics, {
       allow: config.metrics.allow,
       users: services.users,
       mailQueue: services.mailQueueCounts,
+      ...(hub ? { realtime: () => hub.stats() } : {}),
     });
 
   await app.register(cookie);
@@ -159,19 +172,7 @@ export async function buildHttp(
   await app.register(registerUserRoutes, { users: services.users, config });
   await app.register(registerDataStoreRoutes, { dataStores: services.dataStores, users: services.users, config });
   await app.register(registerFileStoreRoutes, { fileStores: services.fileStores, users: services.users, config });
-  if (config.realtime.enabled) {
-    const hub = createRealtimeHub({
-      events: services.events,
-      dataStores: services.dataStores,
-      fileStores: services.fileStores,
-      authenticate: (token) => services.users.authenticate(token),
-      views: subjectViews,
-      settings: realtimeSettings(config),
-      now: () => systemClock.now(),
-      onError: (err) => log.error({ err }, 'live changes'),
-    });
-    await app.register(registerRealtimeRoutes, { hub, users: services.users, config });
-  }
+  if (hub) await app.register(registerRealtimeRoutes, { hub, users: services.users, config });
   return app;
 }
 

@@ -1,6 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { RealtimeStats } from '../realtime/hub.js';
 import { commonErrors } from '../core/errors.js';
 import { administers } from '../core/grants.js';
 import { processStats } from '../core/process-stats.js';
@@ -21,6 +22,8 @@ export interface MetricsOptions {
   users: UserService;
   /** The mail queue's counts, read at scrape time (absent: no mail metrics). */
   mailQueue?: () => Promise<MailQueueCounts>;
+  /** The live changes' counts of this process, read at scrape time (absent: live changes are off). */
+  realtime?: () => RealtimeStats;
 }
 
 /**
@@ -181,6 +184,36 @@ export async function registerMetrics(
       async collect() {
         const counts = await mailQueue();
         for (const [state, count] of Object.entries(counts)) this.set({ state }, count);
+      },
+    });
+  }
+
+  const realtime = options.realtime;
+  if (realtime) {
+    new Gauge({
+      name: 'roost_realtime_streams',
+      help: 'Open live changes streams of this process.',
+      registers,
+      collect() {
+        this.set(realtime().streams);
+      },
+    });
+    new Counter({
+      name: 'roost_realtime_frames_total',
+      help: 'Frames of live changes written to streams by this process (one per event and matching topic).',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(realtime().frames);
+      },
+    });
+    new Counter({
+      name: 'roost_realtime_dropped_total',
+      help: 'Streams this process dropped because their reader fell more than realtime.bufferBytes behind.',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(realtime().dropped);
       },
     });
   }

@@ -53,7 +53,17 @@ interface OpenOptions {
   connect(): StreamSink;
 }
 
+/** What /metrics shows of the hub (http/metrics.ts). */
+export interface RealtimeStats {
+  streams: number;
+  /** Frames written since start, heartbeats and control frames included. */
+  frames: number;
+  /** Streams dropped for falling too far behind (`too_slow`). */
+  dropped: number;
+}
+
 export interface RealtimeHub {
+  stats(): RealtimeStats;
   /** Opens a stream: refuses bad topics and passed limits before `connect` is called. */
   open(options: OpenOptions): Promise<Stream>;
   /** Replaces a stream's subscriptions (PocketBase's pattern for token mode); the topics held after. */
@@ -119,7 +129,13 @@ export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
     }
   }
 
+  /** Counts of the streams gone, for `stats` (those open are counted when asked). */
+  let framesOfClosed = 0;
+  let dropped = 0;
+
   function forget(stream: Stream): void {
+    framesOfClosed += stream.framesSent;
+    if (stream.endedBy === 'too_slow') dropped++;
     streams.delete(stream.id);
     index(stream, false);
     if (stream.principal.userId !== null) removeFrom(byUser, stream.principal.userId, stream);
@@ -400,6 +416,12 @@ export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
   return {
     get size() {
       return streams.size;
+    },
+
+    stats() {
+      let frames = framesOfClosed;
+      for (const stream of streams.values()) frames += stream.framesSent;
+      return { streams: streams.size, frames, dropped };
     },
 
     async open(options) {

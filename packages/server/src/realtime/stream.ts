@@ -42,6 +42,10 @@ export class Stream {
   /** Frames of live events held back while a replay is read (hub.ts `#replay`). */
   held: Array<{ id: number; frame: Frame }> | null = null;
   #closed = false;
+  /** Why the stream ended, once it has (`gone`: the client went away). */
+  endedBy: CloseReason | 'gone' | null = null;
+  /** Frames given to the socket (for /metrics). */
+  framesSent = 0;
   #waiting = false;
   readonly #buffer: StreamBuffer;
   readonly #sink: StreamSink;
@@ -86,6 +90,7 @@ export class Stream {
   send(frame: Frame): void {
     if (this.#closed) return;
     this.sentAt = this.#now();
+    this.framesSent++;
     if (!this.#waiting) {
       this.#waiting = !this.#sink.write(frame);
       return;
@@ -101,6 +106,7 @@ export class Stream {
   close(reason?: CloseReason, message?: string): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.endedBy = reason ?? 'gone';
     // Without a reason the client went away: nothing more goes out, and a socket kept for
     // another request would hold the server's stop for its keep-alive time.
     if (reason === 'too_slow' || reason === undefined) this.#sink.destroy();

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { ConfigError, parseConfig } from '../../src/core/config.js';
 import { startServer } from '../helpers/test-server.js';
+import { openStream } from '../helpers/event-stream.js';
 
 /** `/metrics` (http/metrics.ts, docs/operations.md "Metrics"): content and who may read it. */
 
@@ -31,6 +32,30 @@ function getFrom(from: string, url: string): Promise<{ status: number; text: str
       .end();
   });
 }
+
+describe('metrics of live changes', () => {
+  test('open streams and frames written', async () => {
+    const s = await startServer();
+    try {
+      const admin = await s.adminToken();
+      const read = async () => (await s.request('/metrics', undefined, { token: admin })).body as string;
+      assert.equal(sample(await read(), 'roost_realtime_streams'), 0);
+      const stream = await openStream(s.url, { token: admin, topics: ['items/data'] });
+      try {
+        await s.request('/data/api/newItem', { key: 'm', value: 1 }, { token: admin });
+        await stream.next();
+        const text = await read();
+        assert.equal(sample(text, 'roost_realtime_streams'), 1);
+        assert.ok((sample(text, 'roost_realtime_frames_total') ?? 0) >= 2, 'connect and the event');
+        assert.equal(sample(text, 'roost_realtime_dropped_total'), 0);
+      } finally {
+        stream.close();
+      }
+    } finally {
+      await s.close();
+    }
+  });
+});
 
 describe('metrics', () => {
   test('only administrators read /metrics by default: anonymous 401, a user 403, an admin token 200', async () => {
