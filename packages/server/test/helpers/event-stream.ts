@@ -23,7 +23,7 @@ export interface OpenStream {
   events: StreamEvent[];
   /** The next event not yet taken by `next` (the first matching `name`, when given); fails after `ms`. */
   next(name?: string, ms?: number): Promise<StreamEvent>;
-  /** Waits `ms` and answers what came meanwhile that `next` has not taken. */
+  /** Waits `ms` (default 800) and answers what came meanwhile that `next` has not taken. */
   quiet(ms?: number): Promise<StreamEvent[]>;
   /** Resolves when the server ended the stream. */
   ended: Promise<void>;
@@ -128,7 +128,8 @@ export async function openStream(baseUrl: string, options: StreamOptions = {}): 
         waiting.wake = null;
       }
     },
-    async quiet(ms = 300) {
+    // Long enough for events a loaded machine (the PostgreSQL pass with S3) delivers late.
+    async quiet(ms = 800) {
       await new Promise((resolve) => setTimeout(resolve, ms));
       const rest = events.slice(taken);
       taken = events.length;

@@ -75,7 +75,13 @@ describe('live changes: no event reaches a subscriber that may not read its subj
             else if (before[j]) expected[j]?.push(`owner_changed ${key} left`);
           }
         }
-        await new Promise((resolve) => setTimeout(resolve, 150));
+        // Every expected event in (a loaded machine delivers late), then a little for any extra one.
+        const deadline = Date.now() + 10_000;
+        while (streams.some((st, j) => st.status === 200 && st.events.length < (expected[j]?.length ?? 0))) {
+          if (Date.now() > deadline) break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
         for (const [j, stream] of streams.entries()) {
           if (stream.status !== 200) {
             // Refused: then it may read none of them either.
