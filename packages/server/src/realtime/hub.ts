@@ -87,7 +87,7 @@ const controlFrame = (name: string, data: object, id?: string) =>
  * query per subscriber. Events get ids `<epoch>-<n>` in a bounded replay log, so a client that
  * comes back with `Last-Event-ID` gets what it missed exactly once, or `reload` when the log no
  * longer holds it (another process, a restart, too long away). Each stream receives only ids
- * above the newest it has considered (`Stream.seen`), which is what keeps a replay and the live
+ * above the newest it has considered (`seen`), which is what keeps a replay and the live
  * events from overlapping.
  */
 export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {

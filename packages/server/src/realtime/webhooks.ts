@@ -32,7 +32,7 @@ interface WebhookDeps {
 }
 
 /** What an administrator gives for a new webhook. */
-export interface NewWebhook {
+interface NewWebhook {
   url: string;
   service: string;
   kinds: readonly string[];
@@ -67,7 +67,7 @@ const RELOAD_MS = 5000;
  * secret over `<timestamp>.<body>`, hex, as `sha256=<hex>` (the scheme of Stripe and GitHub; the
  * timestamp in the signed text lets a receiver refuse old replays).
  */
-export function signature(secret: string, timestamp: number, body: string): string {
+function signature(secret: string, timestamp: number, body: string): string {
   return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
 }
 

@@ -10,7 +10,7 @@ export const link = (href: string, text: string, extra = ''): string =>
  * script (admin/live-script.ts) fetches the page again after a change and replaces the region.
  */
 export const liveRegion = (topic: string, html: string): string =>
-  `<div data-live-topic="${escapeHtml(topic)}">${html}</div>` + '<script src="/static/roost-live.js" defer></script>';
+  `<div data-live-topic="${escapeHtml(topic)}">${html}</div><script src="/static/roost-live.js" defer></script>`;
 
 export interface Column<T> {
   label: string;
