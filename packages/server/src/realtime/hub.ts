@@ -68,8 +68,6 @@ export interface RealtimeHub {
   open(options: OpenOptions): Promise<Stream>;
   /** Replaces a stream's subscriptions (PocketBase's pattern for token mode); the topics held after. */
   subscribe(clientId: string, caller: StreamCaller, topics: readonly string[]): Promise<string[]>;
-  /** How many streams are open here. */
-  readonly size: number;
   /** Ends every stream (`shutting_down`) and stops listening. */
   close(): void;
 }
@@ -387,6 +385,14 @@ export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
     return resolved ? dataFor(resolved, stream.principal) : null;
   }
 
+  /** A client that came back with `Last-Event-ID` gets its replay once its stream has topics. */
+  async function resumeIfAsked(stream: Stream): Promise<void> {
+    const from = stream.resumeFrom;
+    if (from === null || stream.topics.size === 0) return;
+    stream.resumeFrom = null;
+    await replay(stream, from);
+  }
+
   // ---- heartbeats ----
 
   // Each stream's heartbeat and token check come when its own time is due, on a tick a fifth of
@@ -414,10 +420,6 @@ export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
   // ---- the hub ----
 
   return {
-    get size() {
-      return streams.size;
-    },
-
     stats() {
       let frames = framesOfClosed;
       for (const stream of streams.values()) frames += stream.framesSent;
@@ -451,11 +453,7 @@ export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
       // The connect event carries the id to resume from, so even a client that got no event
       // yet comes back without a gap (`retry`: the browser's wait before reconnecting).
       stream.send(`retry: 2000\n${controlFrame('connect', { clientId: stream.id }, eventId(log.last))}`);
-      if (stream.resumeFrom !== null && topics.size > 0) {
-        const from = stream.resumeFrom;
-        stream.resumeFrom = null;
-        await replay(stream, from);
-      }
+      await resumeIfAsked(stream);
       return stream;
     },
 
@@ -484,11 +482,7 @@ export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
       index(stream, false);
       stream.topics = topics;
       index(stream, true);
-      if (stream.resumeFrom !== null && topics.size > 0) {
-        const from = stream.resumeFrom;
-        stream.resumeFrom = null;
-        await replay(stream, from);
-      }
+      await resumeIfAsked(stream);
       return [...topics.keys()];
     },
 

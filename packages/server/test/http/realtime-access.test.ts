@@ -207,6 +207,17 @@ describe('live changes: limits', () => {
     }
     assert.equal(again?.status, 200);
 
+    // Many at once: the limit holds when the opens race (the room is checked again after the
+    // topics' permissions are read).
+    const carol = await s.createUser('carol');
+    const racing = await Promise.all(Array.from({ length: 8 }, () => openStream(s.url, { token: carol })));
+    assert.equal(racing.filter((r) => r.status === 200).length, 2);
+    assert.ok(racing.filter((r) => r.status !== 200).every((r) => r.failure.code === 'too_many_streams'));
+    for (const r of racing) r.close();
+    await Promise.all(racing.map((r) => r.ended));
+    // The server hears of the closes a moment after the client has closed.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
     const topics = ['items/data?keys=a', 'items/data?keys=b', 'items/data?keys=c', 'items/data?keys=d'];
     const bob = await s.createUser('bob');
     const tooMany = await s.request(
