@@ -13,6 +13,7 @@ import { DataStore } from './datastore.js';
 import { FileStore } from './filestore.js';
 import { checkStoreName, resolveOptions, type RoostOptions } from './options.js';
 import { Users } from './users.js';
+export { secondFactorChallenge } from './users.js';
 import { Realtime } from './realtime.js';
 
 /** The interface release the connector speaks. */

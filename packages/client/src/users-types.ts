@@ -91,3 +91,77 @@ export interface UserSearch {
 export interface UsersPage<T> extends Page {
   users: T[];
 }
+
+/**
+ * What `token` and `signin` carry in their failure `second_factor_required` (the error's `body`):
+ * the challenge for the second step (`token2`, `signin2`), when it expires, the methods the
+ * account has, and whether it must set up an authenticator first (`totpEnrol` with the challenge).
+ */
+export interface SecondFactorChallenge {
+  challenge: string;
+  expires: number;
+  methods: Array<'totp' | 'recovery'>;
+  enrol: boolean;
+}
+
+/** The second step's proof: a code of the authenticator app, or one of the recovery codes. */
+export type SecondFactorProof = { code: string } | { recoveryCode: string };
+
+/** The password, or a current code of the authenticator: asked again before a confirmed factor changes. */
+export type Reauthentication = { password: string } | { code: string };
+
+/** `token2`: the session's token; `recoveryCodes` when this sign-in also confirmed a new authenticator. */
+export interface Token2Answer extends TokenAnswer {
+  recoveryCodes?: string[];
+}
+
+/** `signin2`: `recoveryCodes` when this sign-in also confirmed a new authenticator. */
+export interface Signin2Answer {
+  result: true;
+  recoveryCodes?: string[];
+}
+
+/** `secondFactor`, `userFactors`. */
+export interface FactorState {
+  result: true;
+  /** A confirmed authenticator app. */
+  totp: boolean;
+  /** Recovery codes left. */
+  recoveryCodes: number;
+  /** An administrator requires a second factor of this account. */
+  required: boolean;
+}
+
+/** `totpEnrol`: the key to type by hand, the `otpauth://` link, and that link as an SVG QR code. */
+export interface TotpSetup {
+  result: true;
+  secret: string;
+  uri: string;
+  qrSvg: string;
+}
+
+/** `totpConfirm`, `recoveryCodes`: ten codes, each good for one sign-in, shown this once. */
+export interface RecoveryCodesAnswer {
+  result: true;
+  recoveryCodes: string[];
+}
+
+/** One session of `sessions` and `userSessions`; times in milliseconds since the epoch. */
+export interface SessionEntry {
+  id: string;
+  method: 'password' | 'totp' | 'recovery';
+  /** The User-Agent the session started from. */
+  device: string;
+  address: string;
+  created: number;
+  /** To about five minutes. */
+  lastUsed: number;
+  expires: number;
+  /** The session of this connector. */
+  current: boolean;
+}
+
+export interface SessionsAnswer {
+  result: true;
+  sessions: SessionEntry[];
+}

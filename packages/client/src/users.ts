@@ -1,7 +1,17 @@
 import type { CallOptions } from './options.js';
 import type { AllowedAnswer, DoneAnswer, PermissionChange, PermissionsAnswer, PingAnswer } from './shared-types.js';
 import { Connector } from './connector.js';
+import { isRoostError } from './errors.js';
 import type {
+  FactorState,
+  RecoveryCodesAnswer,
+  Reauthentication,
+  SecondFactorChallenge,
+  SecondFactorProof,
+  SessionsAnswer,
+  Signin2Answer,
+  Token2Answer,
+  TotpSetup,
   Identity,
   NameAnswer,
   Profile,
@@ -71,6 +81,43 @@ export class Users extends Connector {
     });
   }
 
+  /**
+   * The second step of a sign-in whose first (`token`) failed with `second_factor_required`
+   * (see {@link secondFactorChallenge}): the challenge with a code of the authenticator app or a
+   * recovery code. The connector keeps the token, unless `store: false`.
+   *
+   * @example
+   * try {
+   *   await auth.token('alice', password);
+   * } catch (error) {
+   *   const step = secondFactorChallenge(error);
+   *   if (!step) throw error;
+   *   await auth.token2(step.challenge, { code: await askForCode() });
+   * }
+   */
+  token2(
+    challenge: string,
+    proof: SecondFactorProof,
+    call: CallOptions<Token2Answer> & { store?: boolean } = {},
+  ): Promise<Token2Answer> {
+    const { store = true, ...rest } = call;
+    return this.transport.settle('token2', rest, async () => {
+      const answer = await this.transport.request<Token2Answer>(
+        'token2',
+        '/users/api/token2',
+        { ...proof, challenge },
+        rest,
+      );
+      if (store) this.options.token = answer.token;
+      return answer;
+    });
+  }
+
+  /** The second step of `signin` (cookie mode): as {@link token2}, the browser keeps the cookie. */
+  signin2(challenge: string, proof: SecondFactorProof, call?: CallOptions<Signin2Answer>): Promise<Signin2Answer> {
+    return this.#call('signin2', { ...proof, challenge }, call);
+  }
+
   /** Sign in with the HttpOnly cookie `auth`, which the browser keeps and sends (cookie mode). */
   signin(identity: string, password: string, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
     return this.#call('signin', { identity, password }, call);
@@ -79,6 +126,52 @@ export class Users extends Connector {
   /** Revoke this connector's token (header or cookie) on the server, clear the cookie, and forget the token. */
   signout(call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
     return this.#ending('signout', call);
+  }
+
+  /** The own sessions: how each was signed into, device, address, created, last used; `current` is this one. */
+  sessions(call?: CallOptions<SessionsAnswer>): Promise<SessionsAnswer> {
+    return this.#call('sessions', {}, call);
+  }
+
+  /** End one of the own sessions by its `id` (from {@link sessions}). */
+  revokeSession(id: string, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#call('revokeSession', { session: id }, call);
+  }
+
+  /** End every own session but this connector's. */
+  revokeOtherSessions(call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#call('revokeOtherSessions', {}, call);
+  }
+
+  // Second factor
+
+  /** The own second factor: a confirmed authenticator, recovery codes left, whether one is required. */
+  secondFactor(call?: CallOptions<FactorState>): Promise<FactorState> {
+    return this.#call('secondFactor', {}, call);
+  }
+
+  /**
+   * A new authenticator (TOTP) secret: show `qrSvg` (or `secret` to type), then confirm with
+   * {@link totpConfirm}. With the `challenge` of a sign-in that must enrol, for that account: the
+   * first code then goes to {@link token2} or {@link signin2}, which sign in.
+   */
+  totpEnrol(challenge?: string, call?: CallOptions<TotpSetup>): Promise<TotpSetup> {
+    return this.#call('totpEnrol', challenge === undefined ? {} : { challenge }, call);
+  }
+
+  /** Confirm the new authenticator with its first code; answers the recovery codes, shown this once. */
+  totpConfirm(code: string, call?: CallOptions<RecoveryCodesAnswer>): Promise<RecoveryCodesAnswer> {
+    return this.#call('totpConfirm', { code }, call);
+  }
+
+  /** Remove the authenticator and the recovery codes (the password or a current code again). */
+  totpRemove(proof: Reauthentication, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#call('totpRemove', proof, call);
+  }
+
+  /** New recovery codes in place of the old ones (the password or a current code again). */
+  recoveryCodes(proof: Reauthentication, call?: CallOptions<RecoveryCodesAnswer>): Promise<RecoveryCodesAnswer> {
+    return this.#call('recoveryCodes', proof, call);
   }
 
   // The signed-in user
@@ -242,6 +335,26 @@ export class Users extends Connector {
     return this.#call('removeUser', { identity }, call);
   }
 
+  /** A user's second factor, by name, email or id. */
+  userFactors(identity: string, call?: CallOptions<FactorState>): Promise<FactorState> {
+    return this.#call('userFactors', { identity }, call);
+  }
+
+  /** Remove a user's authenticator and recovery codes (a lost phone); the password alone signs in again. */
+  resetSecondFactor(identity: string, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#call('resetSecondFactor', { identity }, call);
+  }
+
+  /** A user's sessions, by name, email or id. */
+  userSessions(identity: string, call?: CallOptions<SessionsAnswer>): Promise<SessionsAnswer> {
+    return this.#call('userSessions', { identity }, call);
+  }
+
+  /** End one session of a user (its `id` from {@link userSessions}), or all of them. */
+  revokeUserSessions(identity: string, session?: string, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#call('revokeUserSessions', session === undefined ? { identity } : { identity, session }, call);
+  }
+
   /** Users with their profiles, a page at a time. */
   list(search: UserSearch = {}, call?: CallOptions<UsersPage<UserRecord>>): Promise<UsersPage<UserRecord>> {
     return this.#call('list', search, call);
@@ -263,4 +376,22 @@ export class Users extends Connector {
   ): Promise<PermissionsAnswer> {
     return this.#call('setPermissions', { permissions }, call);
   }
+}
+
+/**
+ * The challenge of a `second_factor_required` failure of `token` or `signin`, or null for any
+ * other error: what {@link Users.token2} and {@link Users.signin2} need.
+ */
+export function secondFactorChallenge(error: unknown): SecondFactorChallenge | null {
+  if (!isRoostError(error) || error.code !== 'second_factor_required') return null;
+  const { challenge, expires, methods, enrol } = error.body;
+  if (typeof challenge !== 'string') return null;
+  return {
+    challenge,
+    expires: typeof expires === 'number' ? expires : 0,
+    methods: Array.isArray(methods)
+      ? (methods.filter((m) => m === 'totp' || m === 'recovery') as SecondFactorChallenge['methods'])
+      : [],
+    enrol: enrol === true,
+  };
 }

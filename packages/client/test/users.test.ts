@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { users, isRoostError, type RoostError, type Users } from '../src/index.js';
+import { users, isRoostError, secondFactorChallenge, type RoostError, type Users } from '../src/index.js';
+import { totpCode } from '../../server/src/users/totp.js';
 import { userOperations } from '../../server/src/http/protocol/user-protocol.js';
 import {
   Coverage,
@@ -242,6 +243,58 @@ describe('users connector (Node)', () => {
     ]);
     assert.deepEqual(error.messages, ['Some fields are missing or invalid.']);
     assert.equal(error.body.result, false);
+  });
+
+  test('second factor and sessions: enrol, two steps with a code or recovery code, sessions, admins', async () => {
+    const fern = connect();
+    await fern.signupDirect('fern', 'fern@example.com', PASSWORD);
+    await fern.token('fern', PASSWORD);
+    assert.deepEqual(await fern.secondFactor(), { result: true, totp: false, recoveryCodes: 0, required: false });
+    const setup = await fern.totpEnrol();
+    assert.match(setup.uri, /^otpauth:\/\/totp\//);
+    const { recoveryCodes } = await fern.totpConfirm(totpCode(setup.secret, Date.now()));
+    assert.equal(recoveryCodes.length, 10);
+
+    // Another device: the password answers the challenge, the next step's code the token.
+    const phone = connect();
+    const refused = await phone.token('fern', PASSWORD).catch((error: unknown) => error);
+    const step = secondFactorChallenge(refused);
+    assert.ok(step, String(refused));
+    assert.deepEqual(step.methods, ['totp', 'recovery']);
+    assert.equal(step.enrol, false);
+    assert.equal(secondFactorChallenge(new Error('other')), null);
+    await phone.token2(step.challenge, { code: totpCode(setup.secret, Date.now() + 30_000) });
+    assert.equal((await phone.identity()).name, 'fern');
+    // Cookie mode, with a recovery code.
+    const browser = connect();
+    const viaCookie = secondFactorChallenge(await browser.signin('fern', PASSWORD).catch((e: unknown) => e));
+    assert.ok(viaCookie);
+    assert.deepEqual(await browser.signin2(viaCookie.challenge, { recoveryCode: recoveryCodes[0] as string }), {
+      result: true,
+    });
+
+    const { sessions } = await fern.sessions();
+    assert.equal(sessions.length, 3);
+    assert.deepEqual(sessions.map((x) => x.method).sort(), ['password', 'recovery', 'totp']);
+    assert.equal(sessions.find((x) => x.current)?.method, 'password');
+    await fern.revokeSession(sessions.find((x) => x.method === 'totp')?.id as string);
+    await assert.rejects(phone.identity(), (e: RoostError) => e.status === 401);
+    await fern.revokeOtherSessions();
+    assert.equal((await fern.sessions()).sessions.length, 1);
+
+    assert.equal((await fern.recoveryCodes({ password: PASSWORD })).recoveryCodes.length, 10);
+    assert.deepEqual(await admin.userFactors('fern'), { result: true, totp: true, recoveryCodes: 10, required: false });
+    await fern.totpRemove({ password: PASSWORD });
+    assert.equal((await admin.userFactors('fern')).totp, false);
+    assert.deepEqual(await admin.resetSecondFactor('fern'), { result: true });
+    const listed = await admin.userSessions('fern');
+    assert.equal(listed.sessions.length, 1);
+    assert.equal(listed.sessions[0]?.current, false);
+    await admin.revokeUserSessions('fern', listed.sessions[0]?.id);
+    await assert.rejects(fern.identity(), (e: RoostError) => e.status === 401);
+    await fern.token('fern', PASSWORD);
+    await admin.revokeUserSessions('fern');
+    await assert.rejects(fern.identity(), (e: RoostError) => e.status === 401);
   });
 
   test('every operation of the user service was called through the connector', () => {

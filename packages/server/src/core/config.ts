@@ -47,6 +47,8 @@ const addressOrRange = z.string().refine(
  * stored values with these same schemas; the boot configuration is their default).
  */
 export const identityPolicySchema = z.enum(['name', 'email', 'either']);
+/** Group names as permission entries name them; at most 50. */
+export const secondFactorGroupsSchema = z.array(z.string().min(1).max(100)).max(50);
 /** Only http(s): a `javascript:` or `data:` link in a mail would be an attack, not a page. */
 export const pageUrlSchema = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
 export const smtpUrlSchema = z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL');
@@ -215,6 +217,8 @@ export const configSchema = z
         /** The first lock; each further lock in a row lasts twice as long, up to `lockoutMaxSeconds`. */
         lockoutSeconds: seconds.default(60),
         lockoutMaxSeconds: seconds.default(15 * 60),
+        /** Members of these groups sign in with a second factor (docs/users.md, "Second factor"). */
+        secondFactorGroups: secondFactorGroupsSchema.default([]),
       })
       .strict()
       .prefault({}),

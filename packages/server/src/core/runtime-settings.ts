@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   identityPolicySchema,
   mailAddressSchema,
+  secondFactorGroupsSchema,
   mailFromSchema,
   pageUrlSchema,
   smtpUrlSchema,
@@ -24,6 +25,7 @@ export const RUNTIME_SETTINGS = {
   mailFrom: { path: 'mail.from', schema: mailFromSchema.max(300) },
   adminAddress: { path: 'mail.adminAddress', schema: mailAddressSchema.max(254).nullable() },
   smtpUrl: { path: 'mail.smtpUrl', schema: smtpUrlSchema.pipe(z.string().max(2000)).nullable() },
+  secondFactorGroups: { path: 'users.secondFactorGroups', schema: secondFactorGroupsSchema },
 } as const;
 
 export type RuntimeSettingKey = keyof typeof RUNTIME_SETTINGS;
@@ -57,6 +59,7 @@ function bootSettings(config: Config): RuntimeSettings {
     mailFrom: config.mail.from,
     adminAddress: config.mail.adminAddress ?? null,
     smtpUrl: config.mail.smtpUrl ?? null,
+    secondFactorGroups: config.users.secondFactorGroups,
   });
 }
 

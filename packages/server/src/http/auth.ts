@@ -124,7 +124,11 @@ export function assertWriteOrigin(
   if (caller.via === 'cookie') assertSameOrigin(request, trustedOrigins);
 }
 
-/** The caller with the client's address, for the operations that throttle by it (sign-in: users/signin-throttle.ts). */
-export function withAddress<C extends Caller>(caller: C, request: FastifyRequest): C {
-  return { ...caller, address: request.ip };
+/**
+ * The caller with the client's address and User-Agent: sign-in throttles by the address
+ * (users/signin-throttle.ts), and a session keeps both (users/sessions.ts).
+ */
+export function withClient<C extends Caller>(caller: C, request: FastifyRequest): C {
+  const agent = request.headers['user-agent'];
+  return { ...caller, address: request.ip, ...(agent ? { device: agent.slice(0, 200) } : {}) };
 }

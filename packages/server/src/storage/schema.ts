@@ -85,12 +85,38 @@ interface ThrottleCountsTable {
 
 interface SessionsTable {
   token_hash: string;
+  /** Public: the first 16 characters of the token's hash (users/session-ops.ts). */
+  id: string;
   user_id: string;
+  /** How the session was signed into: `password`, `totp`, `recovery` (users/sessions.ts). */
+  method: string;
+  /** The client's User-Agent, cut to 200 characters. */
+  device: string | null;
+  address: string | null;
   created: number;
   expires: number;
+  /** Kept to about five minutes (users/sessions.ts, LAST_USED_STEP_MS). */
+  last_used: number;
 }
 
-export type UserTokenPurpose = 'activate' | 'verify_email' | 'reset';
+/** One TOTP secret per account; `confirmed` once a first code was right (users/second-factor-ops.ts). */
+interface TotpFactorsTable {
+  user_id: string;
+  secret: string;
+  created: number;
+  confirmed: number | null;
+  /** The time step of the last code taken: a code of that step or before is refused. */
+  last_step: number;
+}
+
+interface RecoveryCodesTable {
+  user_id: string;
+  code_hash: string;
+  created: number;
+}
+
+/** `challenge`: the first step of a sign-in that needs a second factor (users/signin-challenge.ts). */
+export type UserTokenPurpose = 'activate' | 'verify_email' | 'reset' | 'challenge';
 
 interface UserTokensTable {
   token_hash: string;
@@ -120,6 +146,8 @@ interface SettingsTable {
 interface CoreTables {
   users: UsersTable;
   sessions: SessionsTable;
+  totp_factors: TotpFactorsTable;
+  recovery_codes: RecoveryCodesTable;
   user_tokens: UserTokensTable;
   permissions: PermissionsTable;
   settings: SettingsTable;

@@ -67,7 +67,7 @@ export function accountOps(ctx: UserContext) {
     /** A new session's token, and when it expires (ms since the epoch). */
     async token(caller: Caller, input: Credentials): Promise<{ token: string; expires: number }> {
       const { identity, password } = parseInput(inputs.credentials, input);
-      return issueToken(ctx, identity, password, caller.address ?? null);
+      return issueToken(ctx, caller, identity, password);
     },
 
     async signout(caller: Caller): Promise<void> {

@@ -5,7 +5,7 @@ import { parseInput, invalidField } from '../core/validation.js';
 import { userErrors } from './user-errors.js';
 import { welcomeMail } from './user-mails.js';
 import { DuplicateUserError, type User, type UserChanges } from './user-repo.js';
-import { findForAdmin, type Caller, type UserContext } from './user-context.js';
+import { namedAccount, type Caller, type UserContext } from './user-context.js';
 import type { IdentityInput, ReviewInput, UserChange, UserQuery } from './user-inputs.js';
 import { sendActivation } from './signup-ops.js';
 import { sendMail } from './account-ops.js';
@@ -27,11 +27,7 @@ export interface UserPage {
 export function adminOps(ctx: UserContext) {
   const { repo, inputs } = ctx;
 
-  async function target(identity: string): Promise<User> {
-    const user = await findForAdmin(ctx, identity);
-    if (!user) throw userErrors.unknown_user({ fields: [['identity', 'unknown_user']] });
-    return user;
-  }
+  const target = (identity: string): Promise<User> => namedAccount(ctx, identity);
 
   async function listing(_caller: Caller, input: UserQuery): Promise<UserPage> {
     const query = parseInput(inputs.list, input);

@@ -1,9 +1,7 @@
 import { Cache, type CacheFeed } from '../core/cache.js';
 import type { Clock } from '../core/clock.js';
 import { processStats } from '../core/process-stats.js';
-import type { User, UserRepo } from './user-repo.js';
-
-type Found = { user: User; expires: number };
+import type { FoundSession, UserRepo } from './user-repo.js';
 
 /**
  * Every authenticated request looks up its session, and that lookup is most of what a simple
@@ -23,7 +21,7 @@ export function withSessionCache(
   maxEntries = 10_000,
 ): UserRepo {
   if (ttlMs <= 0) return repo;
-  const sessions = new Cache<Found>({
+  const sessions = new Cache<FoundSession>({
     clock,
     ttlMs,
     maxSize: maxEntries,
@@ -45,10 +43,19 @@ export function withSessionCache(
       if (found) sessions.keep(tokenHash, found, started);
       return found;
     },
-    async extendSession(tokenHash, expires) {
-      // Others may keep the older expiry: when it passes they look the session up again.
+    async touchSession(tokenHash, lastUsed, expires) {
+      // Others may keep the older times: a session's last use is coarse anyway, and when the
+      // older expiry passes they look the session up again.
       sessions.forget(tokenHash);
-      await repo.extendSession(tokenHash, expires);
+      await repo.touchSession(tokenHash, lastUsed, expires);
+    },
+    async deleteSessionById(userId, id) {
+      const deleted = await sessions.around(
+        () => forgetUser(userId),
+        () => repo.deleteSessionById(userId, id),
+      );
+      await sessions.publish(userId, 'user');
+      return deleted;
     },
     async deleteSession(tokenHash) {
       await sessions.around(

@@ -1,28 +1,39 @@
 import { processStats } from '../core/process-stats.js';
 import { hashToken, randomToken } from '../core/ids.js';
 import { burnPasswordCheck, verifyPassword } from './passwords.js';
+import { challengeIfNeeded } from './signin-challenge.js';
 import { claimAccount, claimAddress } from './signin-throttle.js';
 import { userErrors } from './user-errors.js';
 import { findByIdentity, principalOf, type Caller, type UserContext } from './user-context.js';
+import type { SessionMethod, User } from './user-repo.js';
 
 /**
  * Sign-in tokens: opaque random strings of which only the hash is stored. A token lives
- * `tokenLifetimeMs`; once half of that has passed, using it extends it (one write per half
- * lifetime at most, so reads stay reads).
+ * `tokenLifetimeMs`; once half of that has passed, using it extends it. Its last use is kept to
+ * within `LAST_USED_STEP_MS`, so a session costs one write per few minutes of use at most and
+ * reads stay reads.
  */
+const LAST_USED_STEP_MS = 5 * 60_000;
+
+/** A new session's token, and when it expires (ms since the epoch). */
+export interface IssuedToken {
+  token: string;
+  expires: number;
+}
 
 /**
- * Check identity and password and issue a token. Every failure answers the same, so the answer
- * tells nothing about which accounts exist; attempts are throttled by account and by `address`
- * (signin-throttle.ts).
+ * Check identity and password and issue a token, or, when the account needs a second factor,
+ * throw `second_factor_required` with a challenge (signin-challenge.ts). Every failure answers
+ * the same, so the answer tells nothing about which accounts exist; attempts are throttled by
+ * account and by `address` (signin-throttle.ts).
  */
 export async function issueToken(
   ctx: UserContext,
+  caller: Caller,
   identity: string,
   password: string,
-  address: string | null,
-): Promise<{ token: string; expires: number }> {
-  const fromAddress = await claimAddress(ctx, address);
+): Promise<IssuedToken> {
+  const fromAddress = await claimAddress(ctx, caller.address ?? null);
   const user = await findByIdentity(ctx, identity);
   if (!user) {
     await burnPasswordCheck(password);
@@ -40,14 +51,38 @@ export async function issueToken(
     throw userErrors.invalid_credentials();
   }
   // Pending and disabled accounts cannot sign in (the password was right: the attempt does not count).
+  if (user.state !== 'active') {
+    await attempt.succeeded();
+    await fromAddress.succeeded();
+    throw userErrors.invalid_credentials();
+  }
+  // With a second factor to come, the right password still counts as an attempt until the second
+  // step completes: otherwise each password sign-in would reset the count of wrong codes.
+  await challengeIfNeeded(ctx, user);
   await attempt.succeeded();
   await fromAddress.succeeded();
-  if (user.state !== 'active') throw userErrors.invalid_credentials();
+  return startSession(ctx, caller, user, 'password');
+}
 
+/** A new session of `user`, signed into by `method`, from the caller's address and device. */
+export async function startSession(
+  ctx: UserContext,
+  caller: Caller,
+  user: User,
+  method: SessionMethod,
+): Promise<IssuedToken> {
   const now = ctx.clock.now();
   const token = randomToken();
   const expires = now + ctx.settings.tokenLifetimeMs;
-  await ctx.repo.insertSession(hashToken(token), user.id, now, expires);
+  await ctx.repo.insertSession({
+    tokenHash: hashToken(token),
+    userId: user.id,
+    method,
+    device: caller.device ?? null,
+    address: caller.address ?? null,
+    created: now,
+    expires,
+  });
   return { token, expires };
 }
 
@@ -59,7 +94,9 @@ export async function authenticate(ctx: UserContext, token: string): Promise<Cal
   const found = await ctx.repo.sessionUser(tokenHash, now);
   if (found?.user.state !== 'active') return null;
   const lifetime = ctx.settings.tokenLifetimeMs;
-  if (found.expires - now < lifetime / 2) await ctx.repo.extendSession(tokenHash, now + lifetime);
+  const extend = found.expires - now < lifetime / 2;
+  if (extend || now - found.lastUsed >= LAST_USED_STEP_MS)
+    await ctx.repo.touchSession(tokenHash, now, extend ? now + lifetime : undefined);
   let caller = ctx.callers.get(found);
   if (!caller) {
     caller = Object.freeze({ principal: Object.freeze(principalOf(found.user)), user: found.user, tokenHash });

@@ -4,7 +4,9 @@ import { commonErrors } from '../core/errors.js';
 import type { QueuingMailer } from '../core/mailer.js';
 import { grantsOf } from '../core/grants.js';
 import { ADMINS, type Principal, type ServicePermissions } from '../core/permissions.js';
+import { userErrors } from './user-errors.js';
 import type { UserInputs } from './user-inputs.js';
+import type { FactorRepo } from './factor-repo.js';
 import type { User, UserRepo } from './user-repo.js';
 
 /** Who calls an operation: the principal for permission checks, and the account behind it. */
@@ -15,6 +17,8 @@ export interface Caller {
   tokenHash: string | null;
   /** The client's address, given to the operations that throttle by it (sign-in: signin-throttle.ts). */
   address?: string;
+  /** The client's User-Agent, given to the operations that start a session (sessions.ts). */
+  device?: string;
 }
 
 /** Settings fixed at start (boot configuration). */
@@ -34,6 +38,8 @@ export interface UserSettings {
   mailsPerAccount: number;
   mailsPerRecipient: number;
   mailWindowMs: number;
+  /** The issuer an authenticator app shows beside the account (the public url's host name). */
+  totpIssuer: string;
 }
 
 /** Settings an administrator may change while Roost runs (core/runtime-settings.ts). */
@@ -43,11 +49,15 @@ export interface UserRuntimeSettings {
   verifyEmailUrl: string;
   resetPasswordUrl: string;
   adminAddress: string | undefined;
+  /** Members of these groups must sign in with a second factor (signin-challenge.ts). */
+  secondFactorGroups: readonly string[];
 }
 
 /** Everything the operations share: injected once by `createUserService`. */
 export interface UserContext {
   repo: UserRepo;
+  /** TOTP secrets and recovery codes (factor-repo.ts). */
+  factors: FactorRepo;
   clock: Clock;
   /** Told of the changes the repository does not see as an account's (a signout; core/events.ts). */
   events: EventBus;
@@ -122,6 +132,13 @@ export async function findByIdentity(ctx: UserContext, identity: string): Promis
   const policy = (await ctx.runtime()).identityPolicy;
   const asEmail = policy === 'email' || (policy === 'either' && identity.includes('@'));
   return asEmail ? ctx.repo.byEmail(identity) : ctx.repo.byName(identity);
+}
+
+/** The account an administrator names (findForAdmin), or `unknown_user`. */
+export async function namedAccount(ctx: UserContext, identity: string): Promise<User> {
+  const user = await findForAdmin(ctx, identity);
+  if (!user) throw userErrors.unknown_user({ fields: [['identity', 'unknown_user']] });
+  return user;
 }
 
 /** Administrators name a user by name, email or id, whatever the identity policy. */

@@ -4,6 +4,20 @@ import { defineErrors } from '../core/errors.js';
 export const userErrors = defineErrors({
   invalid_credentials: { kind: 'unauthenticated', message: 'Wrong identity or password.' },
   invalid_token: { kind: 'invalid', message: 'The token is unknown, used or expired.' },
+  second_factor_required: {
+    kind: 'unauthenticated',
+    message:
+      'This account signs in with a second factor: send the challenge with a code to token2 or signin2 ' +
+      '(enrol first when `enrol` is true).',
+  },
+  invalid_code: { kind: 'unauthenticated', message: 'The code is wrong, used or expired.' },
+  factor_exists: {
+    kind: 'conflict',
+    message: 'The account has a confirmed authenticator already: remove it before setting up another.',
+  },
+  no_factor: { kind: 'invalid', message: 'The account has no second factor.' },
+  no_factor_pending: { kind: 'invalid', message: 'No authenticator is being set up: call totpEnrol first.' },
+  unknown_session: { kind: 'not_found', message: 'The account has no such session.' },
   unknown_user: { kind: 'not_found', message: 'There is no such user.' },
   not_pending: { kind: 'invalid', message: 'The account is not waiting for a review.' },
   unknown_action: { kind: 'invalid', message: 'Unknown review action.' },

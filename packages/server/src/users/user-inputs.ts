@@ -16,6 +16,7 @@ const NAME_MAX = 40;
 const PASSWORD_MAX = 256;
 const EMAIL_MAX = 254;
 const MESSAGE_MAX = 5000;
+const SESSION_ID_MAX = 32;
 
 /** Names are letters, digits, `.`, `_` and `-`: never an `@`, so a name is never an email. */
 const NAME_CHARS = /^[\p{L}\p{N}._-]+$/u;
@@ -31,6 +32,7 @@ export function createUserInputs(limits: UserLimits) {
     .pipe(z.string().max(limits.dataMaxLength).refine(isWellFormed, { message: 'invalid' }));
   const token = requiredText(200);
   const identity = requiredText(EMAIL_MAX);
+  const recoveryCode = requiredText(40);
 
   const profileExtras = { realname: realname.optional(), notify: looseBoolean.optional(), data: data.optional() };
 
@@ -76,6 +78,19 @@ export function createUserInputs(limits: UserLimits) {
         .strict(),
     }),
     list: listQuery,
+    secondStep: z
+      .object({ challenge: token, code: z.string().trim().max(20).optional(), recoveryCode: recoveryCode.optional() })
+      .refine((o) => o.code !== undefined || o.recoveryCode !== undefined, {
+        message: 'required',
+        path: ['code'],
+      }),
+    totpEnrol: z.object({ challenge: token.optional() }),
+    factorCode: z.object({ code: requiredText(20) }),
+    reauthentication: z
+      .object({ password: requiredText(PASSWORD_MAX).optional(), code: z.string().trim().max(20).optional() })
+      .refine((o) => o.password !== undefined || o.code !== undefined, { message: 'required', path: ['password'] }),
+    sessionRef: z.object({ session: requiredText(SESSION_ID_MAX) }),
+    userSessionRef: z.object({ identity, session: requiredText(SESSION_ID_MAX).optional() }),
   };
 }
 
@@ -173,4 +188,36 @@ export interface UserQuery {
   size?: number;
   sort?: 'name' | 'email' | 'realname' | 'activity' | 'created';
   order?: '<' | '>';
+}
+
+/** The second step of a sign-in: the challenge of the first, with a TOTP code or a recovery code. */
+export interface SecondStep {
+  challenge: string;
+  code?: string;
+  recoveryCode?: string;
+}
+
+/** A TOTP secret for the signed-in account, or for the one a sign-in's `enrol` challenge names. */
+export interface TotpEnrolment {
+  challenge?: string;
+}
+
+export interface FactorCode {
+  code: string;
+}
+
+/** The password, or a current TOTP code: asked again before a confirmed factor changes. */
+export interface Reauthentication {
+  password?: string;
+  code?: string;
+}
+
+/** A session by its public id (`sessions` lists them). */
+export interface SessionRef {
+  session: string;
+}
+
+/** An account's session, or (without `session`) all its sessions. */
+export interface UserSessionRef extends IdentityInput {
+  session?: string;
 }

@@ -38,6 +38,43 @@ export interface NewUser {
 
 export type UserChanges = Partial<Omit<User, 'id' | 'created'>>;
 
+/** How a session was signed into (users/sessions.ts). */
+export type SessionMethod = 'password' | 'totp' | 'recovery';
+
+export interface NewSession {
+  tokenHash: string;
+  userId: string;
+  method: SessionMethod;
+  device: string | null;
+  address: string | null;
+  created: number;
+  expires: number;
+}
+
+/** A session as its user and administrators see it: never its token or the token's hash. */
+export interface SessionInfo {
+  id: string;
+  method: string;
+  device: string;
+  address: string;
+  created: number;
+  lastUsed: number;
+  expires: number;
+}
+
+/** A session's account as `authenticate` needs it. */
+export interface FoundSession {
+  user: User;
+  expires: number;
+  lastUsed: number;
+}
+
+/**
+ * A session's public id: the first 16 characters (96 bits) of its token's hash. It names the
+ * session to its user and administrators; neither the token nor the whole hash can be had from it.
+ */
+export const sessionIdOf = (tokenHash: string): string => tokenHash.slice(0, 16);
+
 /** Raised when an insert or update hits the unique name or email index. */
 export class DuplicateUserError extends Error {
   override readonly name = 'DuplicateUserError';
@@ -325,26 +362,75 @@ export function createUserRepo(db: Kysely<Database>) {
     },
 
     // Sessions: only the SHA-256 of a token is stored.
-    async insertSession(tokenHash: string, userId: string, created: number, expires: number): Promise<void> {
-      await db.insertInto('sessions').values({ token_hash: tokenHash, user_id: userId, created, expires }).execute();
+    async insertSession(session: NewSession): Promise<void> {
+      await db
+        .insertInto('sessions')
+        .values({
+          token_hash: session.tokenHash,
+          id: sessionIdOf(session.tokenHash),
+          user_id: session.userId,
+          method: session.method,
+          device: session.device,
+          address: session.address,
+          created: session.created,
+          expires: session.expires,
+          last_used: session.created,
+        })
+        .execute();
     },
 
-    async sessionUser(tokenHash: string, now: number): Promise<{ user: User; expires: number } | null> {
+    async sessionUser(tokenHash: string, now: number): Promise<FoundSession | null> {
       const row = await db
         .selectFrom('sessions')
         .innerJoin('users', 'users.id', 'sessions.user_id')
         .selectAll('users')
-        .select('sessions.expires as session_expires')
+        .select(['sessions.expires as session_expires', 'sessions.last_used as session_last_used'])
         .where('sessions.token_hash', '=', tokenHash)
         .where('sessions.expires', '>', now)
         .executeTakeFirst();
       if (!row) return null;
-      const { session_expires, ...user } = row;
-      return { user: toUser(user), expires: session_expires };
+      const { session_expires, session_last_used, ...user } = row;
+      return { user: toUser(user), expires: session_expires, lastUsed: session_last_used ?? 0 };
     },
 
-    async extendSession(tokenHash: string, expires: number): Promise<void> {
-      await db.updateTable('sessions').set({ expires }).where('token_hash', '=', tokenHash).execute();
+    /** Marks a session used at `lastUsed` and, when given, moves its expiry. */
+    async touchSession(tokenHash: string, lastUsed: number, expires?: number): Promise<void> {
+      await db
+        .updateTable('sessions')
+        .set(expires === undefined ? { last_used: lastUsed } : { last_used: lastUsed, expires })
+        .where('token_hash', '=', tokenHash)
+        .execute();
+    },
+
+    /** A user's sessions that have not expired, the most recently used first. */
+    async sessionsOf(userId: string, now: number): Promise<SessionInfo[]> {
+      const rows = await db
+        .selectFrom('sessions')
+        .select(['id', 'method', 'device', 'address', 'created', 'last_used', 'expires'])
+        .where('user_id', '=', userId)
+        .where('expires', '>', now)
+        .orderBy('last_used', 'desc')
+        .orderBy('id')
+        .execute();
+      return rows.map((r) => ({
+        id: r.id,
+        method: r.method,
+        device: r.device ?? '',
+        address: r.address ?? '',
+        created: r.created,
+        lastUsed: r.last_used ?? r.created,
+        expires: r.expires,
+      }));
+    },
+
+    /** Ends one session of a user by its public id; false when the user has no such session. */
+    async deleteSessionById(userId: string, id: string): Promise<boolean> {
+      const result = await db
+        .deleteFrom('sessions')
+        .where('user_id', '=', userId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
     },
 
     async deleteSession(tokenHash: string): Promise<void> {
@@ -401,6 +487,22 @@ export function createUserRepo(db: Kysely<Database>) {
         if (Number(deleted.numDeletedRows) !== 1 || row.expires <= now) return null;
         return { userId: row.user_id, payload: row.payload };
       });
+    },
+
+    /** A token's user id and payload while it is unused and unexpired, without taking it. */
+    async peekToken(
+      tokenHash: string,
+      purpose: UserTokenPurpose,
+      now: number,
+    ): Promise<{ userId: string; payload: string | null } | null> {
+      const row = await db
+        .selectFrom('user_tokens')
+        .select(['user_id', 'payload'])
+        .where('token_hash', '=', tokenHash)
+        .where('purpose', '=', purpose)
+        .where('expires', '>', now)
+        .executeTakeFirst();
+      return row ? { userId: row.user_id, payload: row.payload } : null;
     },
 
     async deleteTokens(userId: string, purpose: UserTokenPurpose): Promise<void> {

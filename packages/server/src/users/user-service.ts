@@ -14,6 +14,10 @@ import { accountOps } from './account-ops.js';
 import { hashPassword } from './passwords.js';
 import { adminOps } from './admin-ops.js';
 import { signupOps } from './signup-ops.js';
+import { createFactorRepo } from './factor-repo.js';
+import { secondFactorOps } from './second-factor-ops.js';
+import { sessionOps } from './session-ops.js';
+import { completeSignin } from './signin-challenge.js';
 import { authenticate } from './sessions.js';
 import {
   findForAdmin,
@@ -24,7 +28,7 @@ import {
   type UserRuntimeSettings,
   type UserSettings,
 } from './user-context.js';
-import { createUserInputs, type SignupInput } from './user-inputs.js';
+import { createUserInputs, type SecondStep, type SignupInput } from './user-inputs.js';
 import { USER_PERMISSION_DEFAULTS } from './user-permissions.js';
 import { createUserRepo, type NewUser, type User } from './user-repo.js';
 import { withSessionCache } from './session-cache.js';
@@ -63,6 +67,7 @@ function settingsFrom(config: Config): UserSettings {
     mailsPerAccount: config.rateLimit.mailsPerAccount,
     mailsPerRecipient: config.rateLimit.mailsPerRecipient,
     mailWindowMs: config.rateLimit.mailWindowSeconds * 1000,
+    totpIssuer: new URL(config.publicUrl).hostname,
   };
 }
 
@@ -75,6 +80,7 @@ function runtimeFrom(config: Config, s: RuntimeSettings): UserRuntimeSettings {
     verifyEmailUrl: s.verifyEmailUrl ?? page('verify-email'),
     resetPasswordUrl: s.resetPasswordUrl ?? page('reset-password'),
     adminAddress: s.adminAddress ?? undefined,
+    secondFactorGroups: s.secondFactorGroups,
   };
 }
 
@@ -97,6 +103,7 @@ export function createUserService(deps: UserServiceDeps) {
   const runtimeViews = new WeakMap<RuntimeSettings, UserRuntimeSettings>();
   const stored = createUserRepo(deps.db);
   const ctx: UserContext = {
+    factors: createFactorRepo(deps.db),
     repo: withAccountEvents(
       withSessionCache(stored, deps.clock, deps.config.users.sessionCacheSeconds * 1000, deps.changes ?? null),
       deps.events,
@@ -121,6 +128,8 @@ export function createUserService(deps: UserServiceDeps) {
   const account = accountOps(ctx);
   const signups = signupOps(ctx);
   const admin = adminOps(ctx);
+  const factors = secondFactorOps(ctx);
+  const sessions = sessionOps(ctx);
   const policies: Record<SignupPolicy, (caller: Caller, input: SignupInput) => Promise<User>> = {
     signupDirect: guarded(ctx, 'signupDirect', signups.signupDirect),
     signupOptin: guarded(ctx, 'signupOptin', signups.signupOptin),
@@ -148,6 +157,21 @@ export function createUserService(deps: UserServiceDeps) {
     token: guarded(ctx, 'token', account.token),
     /** `token` under the `signin` permission (the transport puts the token into a cookie). */
     signin: guarded(ctx, 'signin', account.token),
+    /** The second step of a sign-in that answered `second_factor_required` (signin-challenge.ts). */
+    token2: guarded(ctx, 'token2', (caller: Caller, input: SecondStep) => completeSignin(ctx, caller, input)),
+    signin2: guarded(ctx, 'signin2', (caller: Caller, input: SecondStep) => completeSignin(ctx, caller, input)),
+    secondFactor: guarded(ctx, 'secondFactor', factors.secondFactor),
+    totpEnrol: guarded(ctx, 'totpEnrol', factors.totpEnrol),
+    totpConfirm: guarded(ctx, 'totpConfirm', factors.totpConfirm),
+    totpRemove: guarded(ctx, 'totpRemove', factors.totpRemove),
+    recoveryCodes: guarded(ctx, 'recoveryCodes', factors.recoveryCodes),
+    userFactors: guarded(ctx, 'userFactors', factors.userFactors),
+    resetSecondFactor: guarded(ctx, 'resetSecondFactor', factors.resetSecondFactor),
+    sessions: guarded(ctx, 'sessions', sessions.sessions),
+    revokeSession: guarded(ctx, 'revokeSession', sessions.revokeSession),
+    revokeOtherSessions: guarded(ctx, 'revokeOtherSessions', sessions.revokeOtherSessions),
+    userSessions: guarded(ctx, 'userSessions', sessions.userSessions),
+    revokeUserSessions: guarded(ctx, 'revokeUserSessions', sessions.revokeUserSessions),
     signout: guarded(ctx, 'signout', account.signout),
     identity: guarded(ctx, 'identity', account.identity),
     name: guarded(ctx, 'name', account.name),

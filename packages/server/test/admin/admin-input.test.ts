@@ -8,6 +8,17 @@ import { PASSWORD, startServer, type TestServer } from '../helpers/test-server.j
  * values): the page answers with a clear message where the person looks, never a stack or a
  * 500, and nothing changes.
  */
+/** A settings form that saves as it is; each test changes what it checks. */
+const VALID_SETTINGS = {
+  identityPolicy: 'either',
+  signupDirect: 'off',
+  signupOptin: 'off',
+  signupReview: 'on',
+  signupSendpw: 'off',
+  signupUid: 'off',
+  mailFrom: 'Roost <roost@localhost>',
+};
+
 describe('admin pages: bad input is said on the page and changes nothing', () => {
   let s: TestServer;
   let adminToken: string;
@@ -222,16 +233,8 @@ describe('admin pages: bad input is said on the page and changes nothing', () =>
 
   test('settings: hostile urls, bad sender, address, SMTP url, unknown choices, oversized, test mail', async () => {
     const before = await state();
-    const valid = {
-      identityPolicy: 'either',
-      signupDirect: 'off',
-      signupOptin: 'off',
-      signupReview: 'on',
-      signupSendpw: 'off',
-      signupUid: 'off',
-      mailFrom: 'Roost <roost@localhost>',
-    };
-    const save = (fields: Record<string, string>) => post('/admin/settings', { ...valid, ...fields, save$: 'save$' });
+    const save = (fields: Record<string, string>) =>
+      post('/admin/settings', { ...VALID_SETTINGS, ...fields, save$: 'save$' });
     refused(
       await save({ activationUrl: 'javascript:alert(1)' }),
       422,
@@ -258,6 +261,13 @@ describe('admin pages: bad input is said on the page and changes nothing', () =>
     refused(await save({ signupDirect: 'maybe' }), 422, /Direct sign-up: /, 'unknown choice');
     refused(await save({ signupUid: '' }), 422, /Sign-up with generated name: Required/, 'no choice');
     refused(
+      await save({ secondFactorGroups: Array.from({ length: 51 }, (_, i) => `g${i}`).join(',') }),
+      422,
+      /Groups that sign in with a second factor: Enter group names/,
+      'too many groups',
+    );
+    refused(await save({ secondFactorGroups: `admins, ${long(101)}` }), 422, /second factor: /, 'group name too long');
+    refused(
       await post('/admin/settings', { testMailTo: 'nobody', test$: 'test$' }),
       422,
       /Send a test mail to: Enter an email address/,
@@ -270,6 +280,15 @@ describe('admin pages: bad input is said on the page and changes nothing', () =>
       'no test address',
     );
     assert.deepEqual(await state(), before);
+  });
+
+  test('settings: the groups that sign in with a second factor are saved from the page and apply at once', async () => {
+    const fields = { ...VALID_SETTINGS, save$: 'save$' };
+    const saved = await post('/admin/settings', { ...fields, secondFactorGroups: ' reviewers ,  ops,' });
+    assert.equal(saved.status, 303, textOf(saved.html).slice(0, 400));
+    assert.deepEqual((await s.roost.settings.current()).secondFactorGroups, ['reviewers', 'ops']);
+    await post('/admin/settings', { ...fields, secondFactorGroups: '' });
+    assert.deepEqual((await s.roost.settings.current()).secondFactorGroups, []);
   });
 
   test('permissions: unknown permission and service, bad groups, out-of-range positions', async () => {

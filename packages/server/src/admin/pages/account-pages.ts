@@ -1,7 +1,7 @@
 import { escapeHtml, type FieldConf } from '@roost/forms';
 import type { Config } from '../../core/config.js';
 import { commonErrors } from '../../core/errors.js';
-import { withAddress } from '../../http/auth.js';
+import { withClient } from '../../http/auth.js';
 import { groupListProblem } from '../../core/permissions.js';
 import { ANONYMOUS_CALLER, DuplicateUserError, type User, type UserService } from '../../users/index.js';
 import { PageForm } from '../page-kit/page-form.js';
@@ -159,7 +159,7 @@ async function resetPage(users: UserService, page: AdminPageRequest) {
     action: { id: 'send', name: 'Send the reset mail', cssClass: 'btn btn-primary' },
     async run() {
       // The API's operation, as the user would call it: it sends the mail with the reset link.
-      await users.resetPassword(withAddress(ANONYMOUS_CALLER, page.request), { identity: user.email ?? '' });
+      await users.resetPassword(withClient(ANONYMOUS_CALLER, page.request), { identity: user.email ?? '' });
       return undefined;
     },
   });

@@ -77,6 +77,13 @@ function unmaskSmtpUrl(submitted: string, stored: string | null): string {
   }
 }
 
+/** Group names typed separated by commas (white space around them does not count). */
+const groupList = (text: string): string[] =>
+  text
+    .split(',')
+    .map((g) => g.trim())
+    .filter((g) => g !== '');
+
 const REASONS: Partial<Record<RuntimeSettingKey, string>> = {
   activationUrl: 'Enter an http:// or https:// url, or leave it empty.',
   verifyEmailUrl: 'Enter an http:// or https:// url, or leave it empty.',
@@ -157,6 +164,19 @@ async function settingsFields(deps: SettingsPageDeps, policies: Map<string, read
       description: `Also for tokens and password reset. ${said('identityPolicy')}`,
     },
     ...policyFields,
+    {
+      id: 'secondFactorGroups',
+      name: 'Groups that sign in with a second factor',
+      datatype: 'string',
+      size: 2000,
+      validator: (value) =>
+        RUNTIME_SETTINGS.secondFactorGroups.schema.safeParse(groupList(textParam(value))).success
+          ? undefined
+          : 'Enter group names separated by commas (at most 50, each at most 100 characters).',
+      description:
+        'Separated by commas, for example admins. Members without an authenticator set one up at their next ' +
+        `sign-in. ${said('secondFactorGroups', (v) => (v as string[]).join(', '))}`,
+    },
     pageUrl('activationUrl', 'Activation page', 'activate'),
     pageUrl('verifyEmailUrl', 'Email verification page', 'verify-email'),
     pageUrl('resetPasswordUrl', 'Password reset page', 'reset-password'),
@@ -208,6 +228,7 @@ function formData(current: RuntimeSettings, policies: Map<string, readonly strin
     mailFrom: current.mailFrom,
     adminAddress: current.adminAddress ?? '',
     smtpUrl: maskSmtpUrl(current.smtpUrl),
+    secondFactorGroups: current.secondFactorGroups.join(', '),
   };
   for (const p of SIGNUP_POLICIES) data[p.id] = policyState(policies.get(p.id) ?? []);
   return data;
@@ -238,6 +259,7 @@ async function settingsPage(deps: SettingsPageDeps, page: AdminPageRequest) {
         mailFrom: data.mailFrom,
         adminAddress: text('adminAddress') || null,
         smtpUrl: text('smtpUrl') ? unmaskSmtpUrl(text('smtpUrl'), current.smtpUrl) : null,
+        secondFactorGroups: groupList(text('secondFactorGroups')),
       },
       by,
     );

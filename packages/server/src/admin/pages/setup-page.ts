@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FieldConf } from '@roost/forms';
 import { commonErrors } from '../../core/errors.js';
 import { ADMINS } from '../../core/permissions.js';
-import { setAuthCookie, withAddress } from '../../http/auth.js';
+import { setAuthCookie, withClient } from '../../http/auth.js';
 import { ANONYMOUS_CALLER, DuplicateUserError } from '../../users/index.js';
 import type { PageDeps } from '../index.js';
 import { renderPage } from '../layout.js';
@@ -135,7 +135,7 @@ async function setupPage(deps: PageDeps & { setupLinks: SetupLinks }, request: F
   if (response) return sendFormResponse(request, reply, response);
   if (result && made) {
     const { name, password } = made;
-    const signedIn = await users.signin(withAddress(ANONYMOUS_CALLER, request), { identity: name, password });
+    const signedIn = await users.signin(withClient(ANONYMOUS_CALLER, request), { identity: name, password });
     setAuthCookie(request, reply, signedIn.token, deps.config.users.tokenLifetimeSeconds);
     return reply.redirect('/admin', 303);
   }

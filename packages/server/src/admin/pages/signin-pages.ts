@@ -8,7 +8,7 @@ import {
   callerOf,
   clearAuthCookie,
   setAuthCookie,
-  withAddress,
+  withClient,
   type RequestCaller,
 } from '../../http/auth.js';
 import type { UserService } from '../../users/index.js';
@@ -99,7 +99,7 @@ async function signinPage(deps: SigninDeps, audience: Audience, request: Fastify
     let issued: string;
     try {
       const credentials = { identity: String(data.identity ?? ''), password: String(data.password ?? '') };
-      ({ token: issued } = await users.signin(withAddress(caller, request), credentials));
+      ({ token: issued } = await users.signin(withClient(caller, request), credentials));
     } catch (err) {
       if (!isRoostError(err)) throw err;
       return [false, await this.render(again, [err.message], undefined, false, false)];

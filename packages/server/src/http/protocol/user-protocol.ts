@@ -114,6 +114,28 @@ const TOKEN_ANSWER = answerOf({
   expires: { ...SCALARS.integer, description: 'Milliseconds since the epoch.' },
 });
 
+const RECOVERY_CODES = {
+  ...SCALARS.strings,
+  description: 'Ten codes, each good for one sign-in; shown this once (only their hashes are kept).',
+};
+const SESSION_VIEW = answerOf({
+  id: SCALARS.string,
+  method: { enum: ['password', 'totp', 'recovery'] },
+  device: { ...SCALARS.string, description: 'The User-Agent the session started from.' },
+  address: SCALARS.string,
+  created: { ...SCALARS.integer, description: 'Milliseconds since the epoch.' },
+  lastUsed: { ...SCALARS.integer, description: 'Milliseconds since the epoch, to about five minutes.' },
+  expires: SCALARS.integer,
+  current: { ...SCALARS.boolean, description: 'The session of this request.' },
+});
+const SESSIONS_ANSWER = answerOf({ result: { const: true }, sessions: { type: 'array', items: SESSION_VIEW } });
+const FACTORS_ANSWER = answerOf({
+  result: { const: true },
+  totp: { ...SCALARS.boolean, description: 'A confirmed authenticator app.' },
+  recoveryCodes: { ...SCALARS.integer, description: 'Recovery codes left.' },
+  required: { ...SCALARS.boolean, description: 'An administrator requires a second factor of this account.' },
+});
+
 const DONE = { result: true } as const;
 const done = answered(DONE);
 
@@ -171,6 +193,97 @@ export function userOperations(users: UserService, config: Config): UserOperatio
         setAuthCookie(request, reply, token, config.users.tokenLifetimeSeconds);
         return DONE;
       },
+    },
+    {
+      op: 'token2',
+      answer: answerOf({
+        result: { const: true },
+        token: SCALARS.string,
+        expires: SCALARS.integer,
+        recoveryCodes: RECOVERY_CODES,
+      }),
+      summary:
+        'Second step of token when it asked for a second factor: the challenge with a TOTP code or a recovery code.',
+      signin: true,
+      input: i.secondStep,
+      call: async (caller, values) => ({ result: true, ...(await users.token2(caller, asInput(values))) }),
+    },
+    {
+      op: 'signin2',
+      answer: answerOf({ result: { const: true }, recoveryCodes: RECOVERY_CODES }),
+      sameOrigin: true,
+      summary: 'Second step of signin: the challenge with a TOTP code or a recovery code; sets the cookie.',
+      signin: true,
+      input: i.secondStep,
+      call: async (caller, values) => users.signin2(caller, asInput(values)),
+      after(request, reply, answer) {
+        const { token, recoveryCodes } = answer as { token: string; recoveryCodes?: string[] };
+        setAuthCookie(request, reply, token, config.users.tokenLifetimeSeconds);
+        return recoveryCodes ? { ...DONE, recoveryCodes } : DONE;
+      },
+    },
+    {
+      op: 'secondFactor',
+      answer: FACTORS_ANSWER,
+      summary: 'The own second factor: a confirmed authenticator, recovery codes left, whether one is required.',
+      read: true,
+      call: async (caller) => ({ result: true, ...(await users.secondFactor(caller)) }),
+    },
+    {
+      op: 'totpEnrol',
+      answer: answerOf({
+        result: { const: true },
+        secret: { ...SCALARS.string, description: 'The key to type into an app by hand (base32).' },
+        uri: { ...SCALARS.string, description: 'The `otpauth://` link a QR code holds.' },
+        qrSvg: { ...SCALARS.string, description: 'The link as an SVG QR code.' },
+      }),
+      summary:
+        'A new authenticator (TOTP) secret for the signed-in account, or for a sign-in whose challenge says enrol.',
+      limited: true,
+      input: i.totpEnrol,
+      call: async (caller, values) => ({ result: true, ...(await users.totpEnrol(caller, asInput(values))) }),
+    },
+    {
+      op: 'totpConfirm',
+      answer: answerOf({ result: { const: true }, recoveryCodes: RECOVERY_CODES }),
+      summary: 'Confirm the new authenticator with a first code; answers the recovery codes.',
+      input: i.factorCode,
+      call: async (caller, values) => ({ result: true, ...(await users.totpConfirm(caller, asInput(values))) }),
+    },
+    {
+      op: 'totpRemove',
+      answer: DONE_ANSWER,
+      summary: 'Remove the authenticator and the recovery codes (the password or a current code again).',
+      del: true,
+      input: i.reauthentication,
+      call: command(users.totpRemove),
+    },
+    {
+      op: 'recoveryCodes',
+      answer: answerOf({ result: { const: true }, recoveryCodes: RECOVERY_CODES }),
+      summary: 'New recovery codes in place of the old ones (the password or a current code again).',
+      input: i.reauthentication,
+      call: async (caller, values) => ({ result: true, ...(await users.recoveryCodes(caller, asInput(values))) }),
+    },
+    {
+      op: 'sessions',
+      answer: SESSIONS_ANSWER,
+      summary: 'The own sessions: method, device, address, created, last used, and which is this one.',
+      read: true,
+      call: async (caller) => ({ result: true, sessions: await users.sessions(caller) }),
+    },
+    {
+      op: 'revokeSession',
+      answer: DONE_ANSWER,
+      summary: 'End one of the own sessions by its id.',
+      input: i.sessionRef,
+      call: command(users.revokeSession),
+    },
+    {
+      op: 'revokeOtherSessions',
+      answer: DONE_ANSWER,
+      summary: 'End every own session but this one.',
+      call: (caller) => done(users.revokeOtherSessions(caller)),
     },
     {
       op: 'signout',
@@ -390,6 +503,40 @@ export function userOperations(users: UserService, config: Config): UserOperatio
       read: true,
       input: i.list,
       call: async (caller, values) => pageBody(await users.identities(caller, asInput(values)), identityView),
+    },
+    {
+      op: 'userFactors',
+      answer: FACTORS_ANSWER,
+      summary: "A user's second factor, by name, email or id.",
+      admin: true,
+      read: true,
+      input: i.identity,
+      call: async (caller, values) => ({ result: true, ...(await users.userFactors(caller, asInput(values))) }),
+    },
+    {
+      op: 'resetSecondFactor',
+      answer: DONE_ANSWER,
+      summary: "Remove a user's authenticator and recovery codes (a lost phone).",
+      admin: true,
+      input: i.identity,
+      call: command(users.resetSecondFactor),
+    },
+    {
+      op: 'userSessions',
+      answer: SESSIONS_ANSWER,
+      summary: "A user's sessions, by name, email or id.",
+      admin: true,
+      read: true,
+      input: i.identity,
+      call: async (caller, values) => ({ result: true, sessions: await users.userSessions(caller, asInput(values)) }),
+    },
+    {
+      op: 'revokeUserSessions',
+      answer: DONE_ANSWER,
+      summary: 'End one session of a user, or all of them.',
+      admin: true,
+      input: i.userSessionRef,
+      call: command(users.revokeUserSessions),
     },
     {
       op: 'getPermissions',

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../core/config.js';
 import type { UserService } from '../../users/index.js';
-import { assertSameOrigin, assertWriteOrigin, callerOf, withAddress } from '../auth.js';
+import { assertSameOrigin, assertWriteOrigin, callerOf, withClient } from '../auth.js';
 import { requestValues } from '../request-values.js';
 import { docSchema } from '../openapi.js';
 import { userOperations } from '../protocol/user-protocol.js';
@@ -33,7 +33,7 @@ export async function registerUserRoutes(
       const caller = await callerOf(request, users);
       if (route.sameOrigin) assertSameOrigin(request, config.corsOrigins);
       else if (!route.read) assertWriteOrigin(request, caller, config.corsOrigins);
-      const answer = await route.call(route.signin ? withAddress(caller, request) : caller, requestValues(request));
+      const answer = await route.call(route.signin ? withClient(caller, request) : caller, requestValues(request));
       return route.after ? route.after(request, reply, answer) : answer;
     };
     // GET, POST and DELETE of one operation share one rate-limit counter: one limiter (one

@@ -6,6 +6,7 @@ import * as settingsAudit from './2026-11-23-01-settings-audit.js';
 import * as signinThrottle from './2026-11-24-01-signin-throttle.js';
 import * as mailQueue from './2026-11-24-02-mail-queue.js';
 import * as webhooks from './2026-11-26-01-webhooks.js';
+import * as secondFactor from './2026-11-27-01-second-factor.js';
 
 /** Every migration in order. Never edit one that has been released; add a new file. */
 export const migrations: Readonly<Record<string, Migration>> = {
@@ -16,6 +17,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026-11-24-01-signin-throttle': signinThrottle,
   '2026-11-24-02-mail-queue': mailQueue,
   '2026-11-26-01-webhooks': webhooks,
+  '2026-11-27-01-second-factor': secondFactor,
 };
 
 /** Bring the database to the latest schema; throws with the failing migration's name. */

@@ -1,0 +1,127 @@
+import { invalidField, parseInput } from '../core/validation.js';
+import { verifyPassword } from './passwords.js';
+import { newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js';
+import { challengedUser, confirmTotp, factorRequired } from './signin-challenge.js';
+import { newTotpSecret, totpQrSvg, totpStep, totpUri } from './totp.js';
+import { userErrors } from './user-errors.js';
+import { namedAccount, requireUser, type Caller, type UserContext } from './user-context.js';
+import type { FactorCode, IdentityInput, Reauthentication, TotpEnrolment } from './user-inputs.js';
+import type { User } from './user-repo.js';
+
+/** What an account has of the second factor (`secondFactor`, `userFactors`). */
+export interface FactorState {
+  /** A confirmed TOTP secret. */
+  totp: boolean;
+  recoveryCodes: number;
+  /** An administrator requires a factor of the account (runtime setting `secondFactorGroups`). */
+  required: boolean;
+}
+
+/** A new TOTP secret: the link for a QR code, the QR code itself, and the key to type by hand. */
+export interface TotpSetup {
+  secret: string;
+  uri: string;
+  qrSvg: string;
+}
+
+/**
+ * The second factor of the own account (signin-challenge.ts has the sign-in that checks it):
+ * set up a TOTP secret, confirm it with a first code (which answers the recovery codes), make
+ * the recovery codes anew, remove the factor. Changing or removing a confirmed factor asks for
+ * the password or a current code again, so a session left open is not enough to take it over.
+ */
+export function secondFactorOps(ctx: UserContext) {
+  const { factors, clock } = ctx;
+
+  async function stateOf(user: User): Promise<FactorState> {
+    const totp = await factors.totpOf(user.id);
+    return {
+      totp: totp?.confirmed != null,
+      recoveryCodes: await factors.recoveryCodesLeft(user.id),
+      required: await factorRequired(ctx, user),
+    };
+  }
+
+  /** The password, or a code of the confirmed secret, proves the account's owner is there. */
+  async function reauthenticate(user: User, input: Reauthentication): Promise<void> {
+    const { password, code } = parseInput(ctx.inputs.reauthentication, input);
+    if (password !== undefined) {
+      if (!(await verifyPassword(user.passwordHash, password))) throw invalidField('password', 'invalid');
+      return;
+    }
+    const totp = await factors.totpOf(user.id);
+    const step = totp?.confirmed != null && code !== undefined ? totpStep(totp.secret, code, clock.now()) : null;
+    if (step === null || !(await factors.takeTotpStep(user.id, step))) throw invalidField('code', 'invalid');
+  }
+
+  return {
+    secondFactor: async (caller: Caller): Promise<FactorState> => stateOf(requireUser(caller)),
+
+    /**
+     * A new TOTP secret for the signed-in account, or, with the `enrol` challenge of a sign-in,
+     * for the account that must set one up. A confirmed secret is not replaced: remove it first.
+     */
+    async totpEnrol(caller: Caller, input: TotpEnrolment): Promise<TotpSetup> {
+      const { challenge } = parseInput(ctx.inputs.totpEnrol, input);
+      let user = caller.user;
+      if (challenge !== undefined) {
+        const found = await challengedUser(ctx, challenge);
+        if (found?.kind !== 'enrol') throw userErrors.invalid_token({ fields: [['challenge', 'invalid']] });
+        user = found.user;
+      }
+      user = requireUser({ ...caller, user });
+      if ((await factors.totpOf(user.id))?.confirmed != null) throw userErrors.factor_exists();
+      const secret = newTotpSecret();
+      await factors.putTotp(user.id, secret, clock.now());
+      const account = user.email ?? user.name;
+      const uri = totpUri(secret, ctx.settings.totpIssuer, account);
+      return { secret, uri, qrSvg: await totpQrSvg(uri) };
+    },
+
+    /** Confirms the secret being set up with a first code; answers the recovery codes, shown this once. */
+    async totpConfirm(caller: Caller, input: FactorCode): Promise<{ recoveryCodes: string[] }> {
+      const user = requireUser(caller);
+      const { code } = parseInput(ctx.inputs.factorCode, input);
+      const totp = await factors.totpOf(user.id);
+      if (!totp || totp.confirmed !== null) throw userErrors.no_factor_pending();
+      const step = totpStep(totp.secret, code, clock.now());
+      if (step === null || !(await factors.takeTotpStep(user.id, step))) throw invalidField('code', 'invalid');
+      return { recoveryCodes: await confirmTotp(ctx, user) };
+    },
+
+    /** New recovery codes in place of the old ones (password or code again). */
+    async recoveryCodes(caller: Caller, input: Reauthentication): Promise<{ recoveryCodes: string[] }> {
+      const user = requireUser(caller);
+      if ((await factors.totpOf(user.id))?.confirmed == null) throw userErrors.no_factor();
+      await reauthenticate(user, input);
+      const codes = newRecoveryCodes();
+      await factors.replaceRecoveryCodes(user.id, clock.now(), codes.map(recoveryCodeHash));
+      return { recoveryCodes: codes };
+    },
+
+    /** Removes the TOTP secret and the recovery codes (password or code again). */
+    async totpRemove(caller: Caller, input: Reauthentication): Promise<void> {
+      const user = requireUser(caller);
+      const totp = await factors.totpOf(user.id);
+      if (!totp) throw userErrors.no_factor();
+      if (totp.confirmed !== null) await reauthenticate(user, input);
+      await factors.removeFactors(user.id);
+    },
+
+    /** For administrators: an account's second factor. */
+    async userFactors(_caller: Caller, input: IdentityInput): Promise<FactorState> {
+      return stateOf(await adminTarget(ctx, input));
+    },
+
+    /** For administrators: removes an account's second factor (a lost phone); its sessions stay. */
+    async resetSecondFactor(_caller: Caller, input: IdentityInput): Promise<void> {
+      const user = await adminTarget(ctx, input);
+      await factors.removeFactors(user.id);
+    },
+  };
+}
+
+/** The account an administrator names in `input` (name, email or id), or `unknown_user`. */
+export async function adminTarget(ctx: UserContext, input: IdentityInput): Promise<User> {
+  return namedAccount(ctx, parseInput(ctx.inputs.identity, input).identity);
+}
