@@ -21,7 +21,7 @@ from .errors import RoostError
 from .filestore import FileStore
 from .realtime import LiveEvent, Realtime
 from .transport import Answer, Options, parse_options
-from .users import Users
+from .users import Users, second_factor_challenge
 
 __all__ = [
     "Answer",
@@ -35,6 +35,7 @@ __all__ = [
     "datastore",
     "filestore",
     "realtime",
+    "second_factor_challenge",
     "users",
 ]
 __version__ = "0.1.0"

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, Mapping, Sequence, Union
 
+from .errors import RoostError
 from .transport import Answer, Connector, PermissionEntry, camel_case_aliases, permission_entries
 
 Permissions = Union[str, Sequence[str]]
@@ -37,6 +38,71 @@ class Users(Connector):
         if store:
             self._transport.token = answer.get("token")
         return answer
+
+    def token2(
+        self,
+        challenge: str,
+        *,
+        code: str | None = None,
+        recovery_code: str | None = None,
+        store: bool = True,
+    ) -> Answer:
+        """The second step of :meth:`token` for an account with a second factor.
+
+        ``token`` raised ``second_factor_required``; :func:`second_factor_challenge` reads its
+        challenge. Give it with a ``code`` of the authenticator app, or a ``recovery_code``.
+        The answer is ``token``'s (plus ``recoveryCodes`` when the sign-in also set up a new
+        authenticator); with ``store`` the connector keeps the token.
+        """
+        answer = self._call("token2", _second_step(challenge, code, recovery_code))
+        if store:
+            self._transport.token = answer.get("token")
+        return answer
+
+    def signin2(self, challenge: str, *, code: str | None = None, recovery_code: str | None = None) -> Answer:
+        """The second step of :meth:`signin` (cookie mode): as :meth:`token2`, the jar keeps the cookie."""
+        return self._call("signin2", _second_step(challenge, code, recovery_code))
+
+    def sessions(self) -> Answer:
+        """``{"sessions": [...]}``: method, device, address, created, lastUsed, expires, current."""
+        return self._call("sessions")
+
+    def revoke_session(self, session: str) -> Answer:
+        """End one of the own sessions by its ``id`` (from :meth:`sessions`)."""
+        return self._call("revokeSession", {"session": session})
+
+    def revoke_other_sessions(self) -> Answer:
+        """End every own session but this connector's."""
+        return self._call("revokeOtherSessions")
+
+    # Second factor
+
+    def second_factor(self) -> Answer:
+        """``{"totp", "recoveryCodes", "required"}`` of the signed-in account."""
+        return self._call("secondFactor")
+
+    def totp_enrol(self, challenge: str | None = None) -> Answer:
+        """A new authenticator secret: ``{"secret", "uri", "qrSvg"}``; confirm it with :meth:`totp_confirm`.
+
+        With the ``challenge`` of a sign-in that must set one up (``enrol``), for that account:
+        the first code then goes to :meth:`token2`.
+        """
+        return self._call("totpEnrol", {} if challenge is None else {"challenge": challenge})
+
+    def totp_confirm(self, code: str, password: str) -> Answer:
+        """Confirm the new authenticator with its first code and the password.
+
+        Answers ``{"recoveryCodes": [...]}``, shown this once.
+        """
+        return self._call("totpConfirm", {"code": code, "password": password})
+
+    def totp_remove(self, *, password: str | None = None, code: str | None = None) -> Answer:
+        """Remove the authenticator and the recovery codes (the password or a current code again)."""
+        return self._call("totpRemove", _reauthentication(password, code))
+
+    def recovery_codes(self, *, password: str | None = None, code: str | None = None) -> Answer:
+        """New recovery codes in place of the old ones (the password or a current code again)."""
+        return self._call("recoveryCodes", _reauthentication(password, code))
 
     def signin(self, identity: str, password: str) -> Answer:
         """Sign in with the cookie ``auth``: in cookie mode the jar keeps it (a browser's way)."""
@@ -173,6 +239,23 @@ class Users(Connector):
         """Users as identities (name, realname, email, id); the parameters of :meth:`list`."""
         return self._call("identities", search)
 
+    def user_factors(self, identity: str) -> Answer:
+        """A user's second factor, by name, email or id."""
+        return self._call("userFactors", {"identity": identity})
+
+    def reset_second_factor(self, identity: str) -> Answer:
+        """Remove a user's authenticator and recovery codes (a lost phone)."""
+        return self._call("resetSecondFactor", {"identity": identity})
+
+    def user_sessions(self, identity: str) -> Answer:
+        """A user's sessions, by name, email or id."""
+        return self._call("userSessions", {"identity": identity})
+
+    def revoke_user_sessions(self, identity: str, session: str | None = None) -> Answer:
+        """End one session of a user (``session``), or all of them."""
+        values = {"identity": identity} if session is None else {"identity": identity, "session": session}
+        return self._call("revokeUserSessions", values)
+
     def get_permissions(self) -> Answer:
         """``{"result": true, "permissions": [{permission, groups}, ...]}``."""
         return self._call("getPermissions")
@@ -183,3 +266,49 @@ class Users(Connector):
 
     # The original connectors' name of ``updateEmail`` (the server answers both).
     update_mail = update_email
+
+
+def second_factor_challenge(error: Exception) -> dict[str, Any] | None:
+    """The challenge of a ``second_factor_required`` failure of ``token`` or ``signin``, else None.
+
+    A dict with ``challenge``, ``expires`` (ms), ``methods`` (``totp``, ``recovery``) and
+    ``enrol`` (set up an authenticator first, with :meth:`Users.totp_enrol`)::
+
+        try:
+            users.token("alice", password)
+        except RoostError as error:
+            step = second_factor_challenge(error)
+            if step is None:
+                raise
+            users.token2(step["challenge"], code=input("Code: "))
+    """
+    if not isinstance(error, RoostError) or error.code != "second_factor_required":
+        return None
+    challenge = error.body.get("challenge")
+    if not isinstance(challenge, str):
+        return None
+    methods = error.body.get("methods")
+    return {
+        "challenge": challenge,
+        "expires": error.body.get("expires", 0),
+        "methods": [m for m in methods if m in ("totp", "recovery")] if isinstance(methods, list) else [],
+        "enrol": error.body.get("enrol") is True,
+    }
+
+
+def _second_step(challenge: str, code: str | None, recovery_code: str | None) -> dict[str, str]:
+    values = {"challenge": challenge}
+    if code is not None:
+        values["code"] = code
+    if recovery_code is not None:
+        values["recoveryCode"] = recovery_code
+    return values
+
+
+def _reauthentication(password: str | None, code: str | None) -> dict[str, str]:
+    values: dict[str, str] = {}
+    if password is not None:
+        values["password"] = password
+    if code is not None:
+        values["code"] = code
+    return values

@@ -159,9 +159,12 @@ export class Users extends Connector {
     return this.#call('totpEnrol', challenge === undefined ? {} : { challenge }, call);
   }
 
-  /** Confirm the new authenticator with its first code; answers the recovery codes, shown this once. */
-  totpConfirm(code: string, call?: CallOptions<RecoveryCodesAnswer>): Promise<RecoveryCodesAnswer> {
-    return this.#call('totpConfirm', { code }, call);
+  /**
+   * Confirm the new authenticator with its first code and the account's password; answers the
+   * recovery codes, shown this once.
+   */
+  totpConfirm(code: string, password: string, call?: CallOptions<RecoveryCodesAnswer>): Promise<RecoveryCodesAnswer> {
+    return this.#call('totpConfirm', { code, password }, call);
   }
 
   /** Remove the authenticator and the recovery codes (the password or a current code again). */

@@ -252,7 +252,7 @@ describe('users connector (Node)', () => {
     assert.deepEqual(await fern.secondFactor(), { result: true, totp: false, recoveryCodes: 0, required: false });
     const setup = await fern.totpEnrol();
     assert.match(setup.uri, /^otpauth:\/\/totp\//);
-    const { recoveryCodes } = await fern.totpConfirm(totpCode(setup.secret, Date.now()));
+    const { recoveryCodes } = await fern.totpConfirm(totpCode(setup.secret, Date.now()), PASSWORD);
     assert.equal(recoveryCodes.length, 10);
 
     // Another device: the password answers the challenge, the next step's code the token.

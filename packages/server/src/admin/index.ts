@@ -22,6 +22,7 @@ import { registerToolsPage } from './pages/tools-page.js';
 import { registerWebhookPages } from './pages/webhooks-pages.js';
 import type { Webhooks } from '../realtime/webhooks.js';
 import { registerUsersPages } from './pages/users-pages.js';
+import { registerUserSecurityPage } from './pages/user-security-page.js';
 import { registerStorePages } from './store-pages/index.js';
 import { roostCss } from './stylesheet.js';
 import { LIVE_SCRIPT } from './live-script.js';
@@ -84,6 +85,7 @@ async function registerAdminPages(app: FastifyInstance, deps: PageDeps): Promise
   registerDashboard(pages, deps);
   registerAccountPages(pages, users, deps.config.users);
   registerUsersPages(pages, users);
+  registerUserSecurityPage(pages, users);
   registerSignupsPages(pages, users);
   registerPermissionsPages(pages, deps.services);
   registerOutboxPages(pages, { outboxDir: deps.outboxDir, settings: deps.settings });

@@ -64,6 +64,8 @@ h2{font-size:1.15rem;margin:0 0 .75rem}
 .columns{display:grid;grid-template-columns:repeat(auto-fit,minmax(18rem,1fr));gap:0 1rem}
 .card.narrow{max-width:34rem}
 .card.confirm{border-color:var(--danger)}
+.qr svg{width:12rem;height:12rem;display:block}
+.recovery-codes{columns:2;font-size:1.05rem}
 details.card>summary{cursor:pointer;font-weight:600}
 details.card[open]>summary{margin-bottom:.75rem}
 .facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem;margin:0 0 .5rem}
@@ -95,6 +97,7 @@ table.responsive{margin-bottom:1rem}
   table.responsive tr{display:block;border-bottom:1px solid var(--line);padding:.5rem 0}
   table.responsive td{display:block;border:0;padding:.15rem .5rem}
   table.responsive td[data-label]::before{content:attr(data-label) ": ";font-weight:600}
+table.responsive td[data-label=""]::before{content:none}
 }
 /* The management backend's pages (admin/pages): the three-column form layout, tiles, badges, mails */
 .danger-link{color:var(--danger)}

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import {
   identityPolicySchema,
@@ -137,7 +138,8 @@ export function createRuntimeSettings(config: Config, store: SettingsStore): Run
         if (!value.success) problems.push([key, 'invalid']);
         else
           changes.push(
-            value.data === boot[key as RuntimeSettingKey]
+            // By value: a list (`secondFactorGroups`) equal to the boot one is not the same object.
+            isDeepStrictEqual(value.data, boot[key as RuntimeSettingKey])
               ? { key: setting.path }
               : { key: setting.path, value: value.data },
           );

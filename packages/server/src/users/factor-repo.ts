@@ -62,6 +62,12 @@ export function createFactorRepo(db: Kysely<Database>) {
       await db.transaction().execute((trx) => replaceCodes(trx, userId, created, codeHashes));
     },
 
+    /** The stored hashes of the account's recovery codes left (recovery-codes.ts). */
+    async recoveryCodeHashes(userId: string): Promise<string[]> {
+      const rows = await db.selectFrom('recovery_codes').select('code_hash').where('user_id', '=', userId).execute();
+      return rows.map((r) => r.code_hash);
+    },
+
     async recoveryCodesLeft(userId: string): Promise<number> {
       const row = await db
         .selectFrom('recovery_codes')
@@ -71,7 +77,7 @@ export function createFactorRepo(db: Kysely<Database>) {
       return Number(row.n);
     },
 
-    /** Uses a recovery code up: false when the account has no such code (any more). */
+    /** Uses a recovery code up by its stored hash: false when it is gone already (a parallel use). */
     async takeRecoveryCode(userId: string, codeHash: string): Promise<boolean> {
       const result = await db
         .deleteFrom('recovery_codes')

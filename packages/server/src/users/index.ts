@@ -13,3 +13,5 @@ export type { User } from './user-repo.js';
 export { DuplicateUserError } from './user-repo.js';
 export { USER_PAGE, REVIEW_ACTIONS } from './admin-ops.js';
 export { userErrors } from './user-errors.js';
+export type { TotpSetup } from './second-factor-ops.js';
+export type { ListedSession } from './session-ops.js';

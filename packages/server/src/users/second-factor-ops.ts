@@ -1,11 +1,11 @@
 import { invalidField, parseInput } from '../core/validation.js';
 import { verifyPassword } from './passwords.js';
-import { newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js';
+import { hashRecoveryCodes, newRecoveryCodes } from './recovery-codes.js';
 import { challengedUser, confirmTotp, factorRequired } from './signin-challenge.js';
 import { newTotpSecret, totpQrSvg, totpStep, totpUri } from './totp.js';
 import { userErrors } from './user-errors.js';
 import { namedAccount, requireUser, type Caller, type UserContext } from './user-context.js';
-import type { FactorCode, IdentityInput, Reauthentication, TotpEnrolment } from './user-inputs.js';
+import type { FactorConfirmation, IdentityInput, Reauthentication, TotpEnrolment } from './user-inputs.js';
 import type { User } from './user-repo.js';
 
 /** What an account has of the second factor (`secondFactor`, `userFactors`). */
@@ -78,12 +78,16 @@ export function secondFactorOps(ctx: UserContext) {
       return { secret, uri, qrSvg: await totpQrSvg(uri) };
     },
 
-    /** Confirms the secret being set up with a first code; answers the recovery codes, shown this once. */
-    async totpConfirm(caller: Caller, input: FactorCode): Promise<{ recoveryCodes: string[] }> {
+    /**
+     * Confirms the secret being set up with a first code and the password (a session left open
+     * must not be enough to bind an attacker's phone); answers the recovery codes, shown this once.
+     */
+    async totpConfirm(caller: Caller, input: FactorConfirmation): Promise<{ recoveryCodes: string[] }> {
       const user = requireUser(caller);
-      const { code } = parseInput(ctx.inputs.factorCode, input);
+      const { code, password } = parseInput(ctx.inputs.totpConfirm, input);
       const totp = await factors.totpOf(user.id);
       if (!totp || totp.confirmed !== null) throw userErrors.no_factor_pending();
+      if (!(await verifyPassword(user.passwordHash, password))) throw invalidField('password', 'invalid');
       const step = totpStep(totp.secret, code, clock.now());
       if (step === null || !(await factors.takeTotpStep(user.id, step))) throw invalidField('code', 'invalid');
       return { recoveryCodes: await confirmTotp(ctx, user) };
@@ -95,7 +99,7 @@ export function secondFactorOps(ctx: UserContext) {
       if ((await factors.totpOf(user.id))?.confirmed == null) throw userErrors.no_factor();
       await reauthenticate(user, input);
       const codes = newRecoveryCodes();
-      await factors.replaceRecoveryCodes(user.id, clock.now(), codes.map(recoveryCodeHash));
+      await factors.replaceRecoveryCodes(user.id, clock.now(), await hashRecoveryCodes(codes));
       return { recoveryCodes: codes };
     },
 

@@ -1,7 +1,7 @@
 import { hashToken, randomToken } from '../core/ids.js';
 import { parseInput } from '../core/validation.js';
 import { processStats } from '../core/process-stats.js';
-import { newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js';
+import { hashRecoveryCodes, matchRecoveryCode, newRecoveryCodes } from './recovery-codes.js';
 import { startSession, type IssuedToken } from './sessions.js';
 import { claimAccount, claimAddress } from './signin-throttle.js';
 import { totpStep } from './totp.js';
@@ -106,10 +106,11 @@ async function checkFactor(
   code: string | undefined,
   recoveryCode: string | undefined,
 ): Promise<SessionMethod | null> {
-  if (recoveryCode !== undefined)
-    return kind === 'verify' && (await ctx.factors.takeRecoveryCode(user.id, recoveryCodeHash(recoveryCode)))
-      ? 'recovery'
-      : null;
+  if (recoveryCode !== undefined) {
+    if (kind !== 'verify') return null;
+    const hash = await matchRecoveryCode(await ctx.factors.recoveryCodeHashes(user.id), recoveryCode);
+    return hash !== null && (await ctx.factors.takeRecoveryCode(user.id, hash)) ? 'recovery' : null;
+  }
   const totp = await ctx.factors.totpOf(user.id);
   // A `verify` challenge checks the confirmed secret; an `enrol` one the secret being set up.
   if (!totp || code === undefined || (kind === 'verify') !== (totp.confirmed !== null)) return null;
@@ -120,6 +121,6 @@ async function checkFactor(
 /** Confirms the account's TOTP secret and answers its new recovery codes (shown once). */
 export async function confirmTotp(ctx: UserContext, user: User): Promise<string[]> {
   const codes = newRecoveryCodes();
-  await ctx.factors.confirmTotp(user.id, ctx.clock.now(), codes.map(recoveryCodeHash));
+  await ctx.factors.confirmTotp(user.id, ctx.clock.now(), await hashRecoveryCodes(codes));
   return codes;
 }

@@ -85,7 +85,7 @@ export function createUserInputs(limits: UserLimits) {
         path: ['code'],
       }),
     totpEnrol: z.object({ challenge: token.optional() }),
-    factorCode: z.object({ code: requiredText(20) }),
+    totpConfirm: z.object({ code: requiredText(20), password: requiredText(PASSWORD_MAX) }),
     reauthentication: z
       .object({ password: requiredText(PASSWORD_MAX).optional(), code: z.string().trim().max(20).optional() })
       .refine((o) => o.password !== undefined || o.code !== undefined, { message: 'required', path: ['password'] }),
@@ -202,8 +202,10 @@ export interface TotpEnrolment {
   challenge?: string;
 }
 
-export interface FactorCode {
+/** The first code of a new authenticator, with the password again. */
+export interface FactorConfirmation {
   code: string;
+  password: string;
 }
 
 /** The password, or a current TOTP code: asked again before a confirmed factor changes. */

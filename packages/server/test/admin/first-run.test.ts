@@ -26,6 +26,26 @@ const GOOD = {
 };
 
 describe('the first administrator from the setup link', () => {
+  test('with a second factor required of admins, the setup sends to the sign-in, which sets it up', async () => {
+    const s = await startServer({ users: { secondFactorGroups: ['admins'] } });
+    try {
+      const token = s.roost.setupLinks.issue();
+      const made = await post(s, { ...GOOD, token });
+      assert.equal(made.status, 303, await made.clone().text());
+      assert.equal(made.headers.get('location'), '/admin/signin');
+      assert.doesNotMatch(made.headers.get('set-cookie') ?? '', /auth=[^;]/, 'no session without the second factor');
+      const flashCookie = made.headers.get('set-cookie')?.match(/roost_flash=[^;]+/)?.[0];
+      assert.ok(flashCookie);
+      const signin = await fetch(`${s.url}/admin/signin`, { headers: { cookie: flashCookie } });
+      assert.match(await signin.text(), /The administrator is made\. Sign in to set up its second factor\./);
+      const first = await s.users('token', { identity: 'root', password: GOOD.password });
+      assert.equal(first.body.code, 'second_factor_required');
+      assert.equal(first.body.enrol, true);
+    } finally {
+      await s.close();
+    }
+  });
+
   test('the link shows the form; the post makes and signs in an administrator; the link then dies', async () => {
     const s = await startServer();
     try {

@@ -1,7 +1,7 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { totpCode } from '../../src/users/totp.js';
-import { PASSWORD, useServer, type CallResult, type TestServer } from '../helpers/test-server.js';
+import { PASSWORD, tokenFromMail, useServer, type CallResult, type TestServer } from '../helpers/test-server.js';
 
 /**
  * The second factor over HTTP (users/signin-challenge.ts, users/second-factor-ops.ts): TOTP set
@@ -26,7 +26,7 @@ async function enrol(s: TestServer, token: string): Promise<{ secret: string; re
   assert.match(secret, /^[A-Z2-7]{32}$/);
   assert.match(uri, /^otpauth:\/\/totp\/.+secret=[A-Z2-7]{32}/);
   assert.match(qrSvg, /^<svg[\s\S]*<\/svg>\s*$/);
-  const confirmed = await s.users('totpConfirm', { code: totpCode(secret, now) }, { token });
+  const confirmed = await s.users('totpConfirm', { code: totpCode(secret, now), password: PASSWORD }, { token });
   assert.equal(confirmed.status, 200, JSON.stringify(confirmed.body));
   nextStep();
   return { secret, recoveryCodes: confirmed.body.recoveryCodes };
@@ -60,12 +60,21 @@ describe('TOTP: set up, confirm, sign in in two steps', () => {
     const setup = await s.users('totpEnrol', {}, { token });
     const wrong = await s.users(
       'totpConfirm',
-      { code: '000000' === totpCode(setup.body.secret, now) ? '111111' : '000000' },
+      { code: '000000' === totpCode(setup.body.secret, now) ? '111111' : '000000', password: PASSWORD },
       { token },
     );
     assert.equal(wrong.body.result, false);
     assert.deepEqual(wrong.body.invalid, [['code', 'invalid']]);
-    const right = await s.users('totpConfirm', { code: totpCode(setup.body.secret, now) }, { token });
+    // The password is asked again: a session left open does not bind another phone.
+    const noPassword = await s.users('totpConfirm', { code: totpCode(setup.body.secret, now) }, { token });
+    assert.deepEqual(noPassword.body.invalid, [['password', 'required']]);
+    const badPassword = { code: totpCode(setup.body.secret, now), password: 'not-the-password' };
+    assert.deepEqual((await s.users('totpConfirm', badPassword, { token })).body.invalid, [['password', 'invalid']]);
+    const right = await s.users(
+      'totpConfirm',
+      { code: totpCode(setup.body.secret, now), password: PASSWORD },
+      { token },
+    );
     assert.equal(right.status, 200);
     assert.equal(right.body.recoveryCodes.length, 10);
     assert.equal(new Set(right.body.recoveryCodes).size, 10);
@@ -216,6 +225,20 @@ describe('TOTP: set up, confirm, sign in in two steps', () => {
     now += 61_000;
     const { challenge: c } = await challenge(s, 'otto');
     assert.equal((await s.users('token2', { challenge: c, code: totpCode(secret, now) })).status, 200);
+    nextStep();
+  });
+
+  test('a password reset does not bypass the second factor', async () => {
+    const token = await s.createUser('reset-me');
+    const { secret } = await enrol(s, token);
+    assert.equal((await s.users('resetPassword', { identity: 'reset-me' })).status, 200);
+    const mailed = tokenFromMail(await s.lastMail('reset-me@example.com'));
+    const newpassword = 'another-good-password';
+    assert.equal((await s.users('resetPassword2', { token: mailed, newpassword })).status, 200);
+    const first = await s.users('token', { identity: 'reset-me', password: newpassword });
+    assert.equal(first.body.code, 'second_factor_required');
+    const done = await s.users('token2', { challenge: first.body.challenge, code: totpCode(secret, now) });
+    assert.equal(done.status, 200);
     nextStep();
   });
 

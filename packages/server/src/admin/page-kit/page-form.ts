@@ -12,7 +12,7 @@ import { commonErrors, isRoostError, type RoostError } from '../../core/errors.j
 // biome-ignore lint/suspicious/noConfusingVoidType: most performs return nothing, and say so by their type
 export type Perform = (data: Record<string, unknown>) => Promise<PerformOutcome | void>;
 
-interface PerformOutcome {
+export interface PerformOutcome {
   /** Shown after success (flashed when redirecting). */
   message?: string;
   /** Where to go after success (post, redirect, get); without it the page shows the message. */

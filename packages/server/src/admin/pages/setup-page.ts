@@ -8,7 +8,8 @@ import type { PageDeps } from '../index.js';
 import { renderPage } from '../layout.js';
 import { PageForm } from '../page-kit/page-form.js';
 import { textParam } from '../page-kit/page-parts.js';
-import { sendFormResponse, sendHtml } from '../page-kit/page-reply.js';
+import { flash, sendFormResponse, sendHtml } from '../page-kit/page-reply.js';
+import { pendingChallenge } from './second-step-form.js';
 import { SETUP_LINK_MINUTES, type SetupLinks } from '../setup-links.js';
 import { accountWords } from '../user-pages/account-words.js';
 import { publicFormRequest } from '../user-pages/public-page.js';
@@ -135,9 +136,17 @@ async function setupPage(deps: PageDeps & { setupLinks: SetupLinks }, request: F
   if (response) return sendFormResponse(request, reply, response);
   if (result && made) {
     const { name, password } = made;
-    const signedIn = await users.signin(withClient(ANONYMOUS_CALLER, request), { identity: name, password });
-    setAuthCookie(request, reply, signedIn.token, deps.config.users.tokenLifetimeSeconds);
-    return reply.redirect('/admin', 303);
+    try {
+      const signedIn = await users.signin(withClient(ANONYMOUS_CALLER, request), { identity: name, password });
+      setAuthCookie(request, reply, signedIn.token, deps.config.users.tokenLifetimeSeconds);
+      return reply.redirect('/admin', 303);
+    } catch (err) {
+      // Administrators must have a second factor (`users.secondFactorGroups`): it is set up at the
+      // sign-in page, which asks for the password again and then shows the QR code.
+      if (!pendingChallenge(err)) throw err;
+      flash(request, reply, ['The administrator is made. Sign in to set up its second factor.']);
+      return reply.redirect('/admin/signin', 303);
+    }
   }
   const intro =
     '<h2>Welcome to Roost</h2><p>No administrator exists yet. Make the first one: it manages users, ' +

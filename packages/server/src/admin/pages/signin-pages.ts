@@ -15,9 +15,16 @@ import type { UserService } from '../../users/index.js';
 import { assertCsrf, csrfTokenOf } from '../csrf.js';
 import { renderPage, type PageInit } from '../layout.js';
 import { readFormRequest } from '../page-kit/page-body.js';
-import { textParam } from '../page-kit/page-parts.js';
-import { sendHtml } from '../page-kit/page-reply.js';
+import { link, textParam } from '../page-kit/page-parts.js';
+import { sendHtml, takeFlash } from '../page-kit/page-reply.js';
 import { renderPublicPage } from '../user-pages/public-page.js';
+import {
+  pendingChallenge,
+  recoveryCodesHtml,
+  secondStep,
+  type PendingChallenge,
+  type SecondStepResult,
+} from './second-step-form.js';
 
 /**
  * Sign-in and sign-out pages: `/admin/signin` (administrators only: an account outside `admins`
@@ -91,7 +98,13 @@ async function signinPage(deps: SigninDeps, audience: Audience, request: Fastify
     if (audience === 'admin' || next) return reply.redirect(safeNext(next, audience), 303);
     return sendHtml(reply, await shell(users, request, reply, audience, signedInPage(request, caller, place)));
   }
+  // The second step (an account with a second factor): its own form, posted to this page.
+  const stepInput = { users, request, caller, form, action: place.signin, next };
+  if (request.method === 'POST' && form.body?.verify$ !== undefined)
+    return afterSecondStep(deps, audience, request, reply, await secondStep(stepInput), next);
+
   let token: string | undefined;
+  let pending: PendingChallenge | null = null;
   const signin: ActionCallback = async function (this: HTMLForm) {
     const [ok, data, errors] = await this.validate(this.getFormValues());
     if (!ok) return [false, await this.render(data, [], errors)];
@@ -101,15 +114,13 @@ async function signinPage(deps: SigninDeps, audience: Audience, request: Fastify
       const credentials = { identity: String(data.identity ?? ''), password: String(data.password ?? '') };
       ({ token: issued } = await users.signin(withClient(caller, request), credentials));
     } catch (err) {
+      pending = pendingChallenge(err);
+      if (pending) return [true, ''];
       if (!isRoostError(err)) throw err;
       return [false, await this.render(again, [err.message], undefined, false, false)];
     }
-    const who = await users.authenticate(issued);
-    if (audience === 'admin' && !(who?.user && administers(who.principal))) {
-      // No admin session: the token just issued is revoked at once.
-      if (who) await users.signout(who);
+    if (!(await admitted(users, audience, issued)))
       return [false, await this.render(again, [NOT_ADMIN], undefined, false, false)];
-    }
     token = issued;
     return [true, ''];
   };
@@ -146,6 +157,8 @@ async function signinPage(deps: SigninDeps, audience: Audience, request: Fastify
     widget: { item_template: 'field_onecolumn', action_template: 'form_actions_onecolumn' },
   });
   const { result, html } = await htmlForm.process({ defaultData: { next } });
+  if (pending)
+    return afterSecondStep(deps, audience, request, reply, await secondStep({ ...stepInput, pending }), next);
   if (token) {
     setAuthCookie(request, reply, token, config.users.tokenLifetimeSeconds);
     return reply.redirect(safeNext(next, audience), 303);
@@ -163,7 +176,56 @@ async function signinPage(deps: SigninDeps, audience: Audience, request: Fastify
   return sendHtml(reply, await shell(users, request, reply, audience, page), result === false ? 422 : 200);
 }
 
-/** The page shell: the public pages' (with their links and flashed messages) for users, a bare one for the backend. */
+/**
+ * Whether a fresh session may stay: on the admin sign-in only an administrator's. Any other is
+ * revoked at once, so the admin page never leaves a session behind.
+ */
+async function admitted(users: UserService, audience: Audience, token: string): Promise<boolean> {
+  if (audience === 'user') return true;
+  const who = await users.authenticate(token);
+  if (who?.user && administers(who.principal)) return true;
+  if (who) await users.signout(who);
+  return false;
+}
+
+/** The page after a second step's form: signed in (with the recovery codes, once), the form again, or start over. */
+async function afterSecondStep(
+  deps: SigninDeps,
+  audience: Audience,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  step: SecondStepResult,
+  next: string,
+) {
+  const { users, config } = deps;
+  const place = PLACES[audience];
+  if (step.kind === 'expired') {
+    const page = {
+      title: place.title,
+      body:
+        '<div class="card narrow"><p>The sign-in took too long or was used already.</p>' +
+        `<p>${link(place.signin, 'Sign in again')}</p></div>`,
+    };
+    return sendHtml(reply, await shell(users, request, reply, audience, page), 422);
+  }
+  if (step.kind === 'form') {
+    const page = { title: place.title, body: `<div class="card narrow">${step.html}</div>`, head: step.head };
+    return sendHtml(reply, await shell(users, request, reply, audience, page), step.failed ? 422 : 200);
+  }
+  if (!(await admitted(users, audience, step.token))) {
+    const page = { title: place.title, body: `<div class="card narrow"><p>${NOT_ADMIN}</p></div>` };
+    return sendHtml(reply, await shell(users, request, reply, audience, page), 403);
+  }
+  setAuthCookie(request, reply, step.token, config.users.tokenLifetimeSeconds);
+  if (!step.recoveryCodes) return reply.redirect(safeNext(next, audience), 303);
+  const page = {
+    title: 'Your recovery codes',
+    body: `<div class="card narrow">${recoveryCodesHtml(step.recoveryCodes, safeNext(next, audience))}</div>`,
+  };
+  return sendHtml(reply, await shell(users, request, reply, audience, page));
+}
+
+/** The page shell: the public pages' (with their links) for users, a bare one for the backend; both show flashes. */
 async function shell(
   users: UserService,
   request: FastifyRequest,
@@ -173,7 +235,11 @@ async function shell(
 ): Promise<string> {
   return audience === 'user'
     ? await renderPublicPage(request, reply, users, { ...page, home: PLACES.user.home })
-    : renderPage({ ...page, home: PLACES.admin.home });
+    : renderPage({
+        ...page,
+        home: PLACES.admin.home,
+        messages: [...takeFlash(request, reply), ...(page.messages ?? [])],
+      });
 }
 
 function signinLinks(audience: Audience): string {
@@ -193,6 +259,7 @@ function signedInPage(
   const name = caller.user?.name ?? '';
   const body =
     `<div class="card narrow"><p>You are signed in as <strong>${escapeHtml(name)}</strong>.</p>` +
+    `<p>${link('/users/account', 'Your sign-in methods and sessions')}</p>` +
     `<form method="post" action="${place.signout}">` +
     `<input type="hidden" name="csrf" value="${escapeHtml(csrfTokenOf(request))}">` +
     `<button type="submit" class="btn btn-primary">Sign out</button></form></div>`;

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PageDeps } from '../index.js';
+import { accountPage } from './account-page.js';
 import { resetPasswordPage } from './reset-password-page.js';
 import { signupPage } from './signup-page.js';
 import { ACTIVATE, tokenPage, VERIFY_EMAIL } from './token-pages.js';
@@ -12,10 +13,12 @@ const PAGES: Record<string, Page> = {
   '/users/activate': (deps, request, reply) => tokenPage(deps, ACTIVATE, request, reply),
   '/users/verify-email': (deps, request, reply) => tokenPage(deps, VERIFY_EMAIL, request, reply),
   '/users/reset-password': resetPasswordPage,
+  '/users/account': accountPage,
 };
 
 /**
  * `/users/<page>`: sign-up and the pages the mails link to, for people who are not signed in,
+ * and the signed-in user's account page (sign-in methods and sessions),
  * in one encapsulated plugin of `registerPages` (admin/index.ts).
  * Every action is one call of the user service; a POST is rate limited like the API operation
  * it runs, and must come from this site.

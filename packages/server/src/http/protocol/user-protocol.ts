@@ -246,8 +246,8 @@ export function userOperations(users: UserService, config: Config): UserOperatio
     {
       op: 'totpConfirm',
       answer: answerOf({ result: { const: true }, recoveryCodes: RECOVERY_CODES }),
-      summary: 'Confirm the new authenticator with a first code; answers the recovery codes.',
-      input: i.factorCode,
+      summary: 'Confirm the new authenticator with a first code and the password; answers the recovery codes.',
+      input: i.totpConfirm,
       call: async (caller, values) => ({ result: true, ...(await users.totpConfirm(caller, asInput(values))) }),
     },
     {

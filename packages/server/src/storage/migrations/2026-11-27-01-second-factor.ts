@@ -4,7 +4,7 @@ import { sql, type Kysely } from 'kysely';
 // (users/second-factor-ops.ts): a session gets a public id (the first 16 characters of its
 // token's hash: the hash itself stays the key, and no token can be made from it), how it was
 // signed into, the device and address it came from, and when it was last used. TOTP secrets,
-// one per account, and recovery codes (hashed, each used once) get tables of their own.
+// one per account, and recovery codes (argon2id hashes, each used once) get tables of their own.
 // `Kysely<any>`, as every migration: it describes the schema at its own point in time.
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('sessions').addColumn('id', 'varchar(32)').execute();
@@ -30,7 +30,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('recovery_codes')
     .addColumn('user_id', 'varchar(64)', (c) => c.notNull().references('users.id').onDelete('cascade'))
-    .addColumn('code_hash', 'varchar(64)', (c) => c.notNull())
+    .addColumn('code_hash', 'varchar(200)', (c) => c.notNull())
     .addColumn('created', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('recovery_codes_pk', ['user_id', 'code_hash'])
     .execute();
