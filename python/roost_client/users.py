@@ -54,14 +54,14 @@ class Users(Connector):
         The answer is ``token``'s (plus ``recoveryCodes`` when the sign-in also set up a new
         authenticator); with ``store`` the connector keeps the token.
         """
-        answer = self._call("token2", _second_step(challenge, code, recovery_code))
+        answer = self._call("token2", _given(challenge=challenge, code=code, recoveryCode=recovery_code))
         if store:
             self._transport.token = answer.get("token")
         return answer
 
     def signin2(self, challenge: str, *, code: str | None = None, recovery_code: str | None = None) -> Answer:
         """The second step of :meth:`signin` (cookie mode): as :meth:`token2`, the jar keeps the cookie."""
-        return self._call("signin2", _second_step(challenge, code, recovery_code))
+        return self._call("signin2", _given(challenge=challenge, code=code, recoveryCode=recovery_code))
 
     def sessions(self) -> Answer:
         """``{"sessions": [...]}``: method, device, address, created, lastUsed, expires, current."""
@@ -98,11 +98,11 @@ class Users(Connector):
 
     def totp_remove(self, *, password: str | None = None, code: str | None = None) -> Answer:
         """Remove the authenticator and the recovery codes (the password or a current code again)."""
-        return self._call("totpRemove", _reauthentication(password, code))
+        return self._call("totpRemove", _given(password=password, code=code))
 
     def recovery_codes(self, *, password: str | None = None, code: str | None = None) -> Answer:
         """New recovery codes in place of the old ones (the password or a current code again)."""
-        return self._call("recoveryCodes", _reauthentication(password, code))
+        return self._call("recoveryCodes", _given(password=password, code=code))
 
     def signin(self, identity: str, password: str) -> Answer:
         """Sign in with the cookie ``auth``: in cookie mode the jar keeps it (a browser's way)."""
@@ -296,19 +296,6 @@ def second_factor_challenge(error: Exception) -> dict[str, Any] | None:
     }
 
 
-def _second_step(challenge: str, code: str | None, recovery_code: str | None) -> dict[str, str]:
-    values = {"challenge": challenge}
-    if code is not None:
-        values["code"] = code
-    if recovery_code is not None:
-        values["recoveryCode"] = recovery_code
-    return values
-
-
-def _reauthentication(password: str | None, code: str | None) -> dict[str, str]:
-    values: dict[str, str] = {}
-    if password is not None:
-        values["password"] = password
-    if code is not None:
-        values["code"] = code
-    return values
+def _given(**values: str | None) -> dict[str, str]:
+    """The values that were given: an option left out is not sent."""
+    return {key: value for key, value in values.items() if value is not None}
