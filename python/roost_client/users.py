@@ -21,6 +21,13 @@ class Users(Connector):
     def _call(self, operation: str, values: Mapping[str, Any] | None = None) -> Answer:
         return self._transport.call(operation, f"/users/api/{operation}", values)
 
+    def _issuing(self, operation: str, values: Mapping[str, Any], store: bool) -> Answer:
+        """An operation that answers a new session's token: kept (and sent from now on) with ``store``."""
+        answer = self._call(operation, values)
+        if store:
+            self._transport.token = answer.get("token")
+        return answer
+
     # Service
 
     def ping(self) -> Answer:
@@ -34,10 +41,7 @@ class Users(Connector):
 
         With ``store`` (the default) the connector keeps the token and sends it from now on.
         """
-        answer = self._call("token", {"identity": identity, "password": password})
-        if store:
-            self._transport.token = answer.get("token")
-        return answer
+        return self._issuing("token", {"identity": identity, "password": password}, store)
 
     def token2(
         self,
@@ -54,10 +58,7 @@ class Users(Connector):
         The answer is ``token``'s (plus ``recoveryCodes`` when the sign-in also set up a new
         authenticator); with ``store`` the connector keeps the token.
         """
-        answer = self._call("token2", _given(challenge=challenge, code=code, recoveryCode=recovery_code))
-        if store:
-            self._transport.token = answer.get("token")
-        return answer
+        return self._issuing("token2", _given(challenge=challenge, code=code, recoveryCode=recovery_code), store)
 
     def signin2(self, challenge: str, *, code: str | None = None, recovery_code: str | None = None) -> Answer:
         """The second step of :meth:`signin` (cookie mode): as :meth:`token2`, the jar keeps the cookie."""
@@ -103,6 +104,21 @@ class Users(Connector):
     def recovery_codes(self, *, password: str | None = None, code: str | None = None) -> Answer:
         """New recovery codes in place of the old ones (the password or a current code again)."""
         return self._call("recoveryCodes", _given(password=password, code=code))
+
+    def signin_mail(self, identity: str) -> Answer:
+        """Sign-in by mail (when an administrator turned it on): mails the account a one-time code and link."""
+        return self._call("signinMail", {"identity": identity})
+
+    def signin_mail2(
+        self,
+        *,
+        identity: str | None = None,
+        code: str | None = None,
+        token: str | None = None,
+        store: bool = True,
+    ) -> Answer:
+        """A token for a mailed sign-in: ``identity`` with the mailed ``code``, or the link's ``token``."""
+        return self._issuing("signinMail2", _given(identity=identity, code=code, token=token), store)
 
     def signin(self, identity: str, password: str) -> Answer:
         """Sign in with the cookie ``auth``: in cookie mode the jar keeps it (a browser's way)."""

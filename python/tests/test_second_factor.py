@@ -4,6 +4,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import re
 import struct
 import time
 import unittest
@@ -92,6 +93,29 @@ class SecondFactorTest(unittest.TestCase):
         with self.assertRaises(RoostError) as none:
             me.totp_remove(password=password)
         self.assertEqual(none.exception.code, "no_factor")
+
+    def test_sign_in_by_mail(self) -> None:
+        name, _, _ = server().new_user("mail")
+        admin = server().users()
+        admin.token(ADMIN[0], ADMIN[2])
+        admin.set_permissions({"permission": "signinMail", "groups": ["sys:everyone"], "action": "replace"})
+        me = server().users()
+        self.assertEqual(me.signin_mail(f"{name}@example.com"), {"result": True})
+        text = server().last_mail(f"{name}@example.com", "signin_code")["text"]
+        found = re.search(r"sign-in code is (\d{6})", text)
+        assert found is not None
+        me.signin_mail2(identity=name, code=found.group(1))
+        self.assertEqual(me.identity()["name"], name)
+        with self.assertRaises(RoostError) as reused:
+            me.signin_mail2(identity=name, code=found.group(1))
+        self.assertEqual(reused.exception.code, "invalid_code")
+        # The second mail lands after the answer: wait for it, not the first.
+        me.signin_mail(name)
+        to = f"{name}@example.com"
+        mails = server().mails_where(lambda m: m["to"] == to and m["kind"] == "signin_code" and m["text"] != text)
+        link = re.search(r"token=([A-Za-z0-9_-]+)", mails[-1]["text"])
+        assert link is not None
+        self.assertIn("token", server().users().signin_mail2(token=link.group(1)))
 
     def test_unknown_session_and_bad_input(self) -> None:
         _, _, token = server().new_user("tf")

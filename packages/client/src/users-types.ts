@@ -149,7 +149,7 @@ export interface RecoveryCodesAnswer {
 /** One session of `sessions` and `userSessions`; times in milliseconds since the epoch. */
 export interface SessionEntry {
   id: string;
-  method: 'password' | 'totp' | 'recovery';
+  method: 'password' | 'totp' | 'recovery' | 'mail';
   /** The User-Agent the session started from. */
   device: string;
   address: string;

@@ -41,6 +41,20 @@ export class Users extends Connector {
     return this.transport.call(operation, `/users/api/${operation}`, values, call);
   }
 
+  /** An operation that answers a new session's token: the connector keeps it unless `store: false`. */
+  #issuing<T extends TokenAnswer>(
+    operation: string,
+    values: object,
+    call: CallOptions<T> & { store?: boolean },
+  ): Promise<T> {
+    const { store = true, ...rest } = call;
+    return this.transport.settle(operation, rest, async () => {
+      const answer = await this.transport.request<T>(operation, `/users/api/${operation}`, values, rest);
+      if (store) this.options.token = answer.token;
+      return answer;
+    });
+  }
+
   /** An operation after which the token is dead (sign-out, disable, delete): the connector forgets it. */
   #ending(operation: string, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
     return this.transport.settle(operation, call, async () => {
@@ -68,17 +82,7 @@ export class Users extends Connector {
     password: string,
     call: CallOptions<TokenAnswer> & { store?: boolean } = {},
   ): Promise<TokenAnswer> {
-    const { store = true, ...rest } = call;
-    return this.transport.settle('token', rest, async () => {
-      const answer = await this.transport.request<TokenAnswer>(
-        'token',
-        '/users/api/token',
-        { identity, password },
-        rest,
-      );
-      if (store) this.options.token = answer.token;
-      return answer;
-    });
+    return this.#issuing('token', { identity, password }, call);
   }
 
   /**
@@ -100,22 +104,29 @@ export class Users extends Connector {
     proof: SecondFactorProof,
     call: CallOptions<Token2Answer> & { store?: boolean } = {},
   ): Promise<Token2Answer> {
-    const { store = true, ...rest } = call;
-    return this.transport.settle('token2', rest, async () => {
-      const answer = await this.transport.request<Token2Answer>(
-        'token2',
-        '/users/api/token2',
-        { ...proof, challenge },
-        rest,
-      );
-      if (store) this.options.token = answer.token;
-      return answer;
-    });
+    return this.#issuing('token2', { ...proof, challenge }, call);
   }
 
   /** The second step of `signin` (cookie mode): as {@link token2}, the browser keeps the cookie. */
   signin2(challenge: string, proof: SecondFactorProof, call?: CallOptions<Signin2Answer>): Promise<Signin2Answer> {
     return this.#call('signin2', { ...proof, challenge }, call);
+  }
+
+  /** Sign-in by mail (when an administrator turned it on): mails the account a one-time code and link. */
+  signinMail(identity: string, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#call('signinMail', { identity }, call);
+  }
+
+  /**
+   * A token for a mailed sign-in: `{ identity, code }` with the mailed code, or `{ token }` from
+   * the mailed link. The connector keeps it, unless `store: false`; an account with a second
+   * factor fails with `second_factor_required` here too ({@link token2} follows).
+   */
+  signinMail2(
+    proof: { identity: string; code: string } | { token: string },
+    call: CallOptions<TokenAnswer> & { store?: boolean } = {},
+  ): Promise<TokenAnswer> {
+    return this.#issuing('signinMail2', proof, call);
   }
 
   /** Sign in with the HttpOnly cookie `auth`, which the browser keeps and sends (cookie mode). */

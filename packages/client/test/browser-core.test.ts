@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { datastore, filestore } from '../src/index.js';
+import { totpCode } from '../../server/src/users/totp.js';
 import { assertNoPageErrors, launchBrowser, openPage, withSlowUploads, type TestPage } from './helpers/pages.js';
 import {
   documentedOperations,
@@ -84,6 +85,7 @@ describe('the served browser bundle in chromium', () => {
       'filestore',
       'isRoostError',
       'realtime',
+      'secondFactorChallenge',
       'users',
     ]);
   });
@@ -408,6 +410,66 @@ describe('the served browser bundle in chromium', () => {
       network: { guard: true, status: 0, code: 'network_error', fields: [] },
     });
     await assert.rejects(datastore('data', { baseUrl: s.url, token }).getItem('big.bin'), { status: 404 });
+  });
+
+  test('the second factor, sessions and sign-in by mail through the bundle', async () => {
+    const token = await s.createUser('tia');
+    const page = tp.page;
+    const secret = await page.evaluate(async (token) => {
+      const { roost, track } = window as unknown as PageGlobals;
+      return (await roost.users({ token, ...track('users') }).totpEnrol()).secret;
+    }, token);
+    const code = totpCode(secret, Date.now());
+    await s.grant('signinMail', ['sys:everyone']);
+    const done = await page.evaluate(
+      async ({ token, code, password, adminToken }) => {
+        const { roost, track } = window as unknown as PageGlobals;
+        const tia = roost.users({ token, ...track('users') });
+        const admin = roost.users({ token: adminToken, ...track('users') });
+        const { recoveryCodes } = await tia.totpConfirm(code, password);
+        const phone = roost.users(track('users'));
+        const step = await phone.token('tia', password).catch((e: unknown) => roost.secondFactorChallenge(e));
+        if (!step || !('challenge' in step)) throw new Error('no challenge');
+        await phone.token2(step.challenge, { recoveryCode: recoveryCodes[0] as string });
+        // Cookie mode, then signed out again so the page's cookie does not outlive the test.
+        const cookie = roost.users({ credentials: 'same-origin', ...track('users') });
+        const viaCookie = await cookie.signin('tia', password).catch((e: unknown) => roost.secondFactorChallenge(e));
+        if (!viaCookie || !('challenge' in viaCookie)) throw new Error('no challenge');
+        await cookie.signin2(viaCookie.challenge, { recoveryCode: recoveryCodes[1] as string });
+        await cookie.signout();
+        const listed = (await tia.sessions()).sessions;
+        await tia.revokeSession(listed.find((x) => !x.current)?.id as string);
+        await tia.revokeOtherSessions();
+        await tia.recoveryCodes({ password });
+        const state = await tia.secondFactor();
+        await tia.totpRemove({ password });
+        const factors = await admin.userFactors('tia');
+        await admin.resetSecondFactor('tia');
+        const sessions = (await admin.userSessions('tia')).sessions.length;
+        await roost.users(track('users')).signinMail('tia');
+        return { state, factors: factors.totp, sessions };
+      },
+      { token, code, password: PASSWORD, adminToken },
+    );
+    assert.deepEqual(done, {
+      state: { result: true, totp: true, recoveryCodes: 10, required: false },
+      factors: false,
+      sessions: 1,
+    });
+    const mailed = /sign-in code is (\d{6})/.exec((await s.lastMail('tia@example.com')).text)?.[1] as string;
+    const ended = await page.evaluate(
+      async ({ mailed, adminToken }) => {
+        const { roost, track } = window as unknown as PageGlobals;
+        const tia = roost.users(track('users'));
+        await tia.signinMail2({ identity: 'tia', code: mailed });
+        const before = (await tia.identity()).name;
+        await roost.users({ token: adminToken, ...track('users') }).revokeUserSessions('tia');
+        const after = await tia.identity().catch((e: { status: number }) => e.status);
+        return { before, after };
+      },
+      { mailed, adminToken },
+    );
+    assert.deepEqual(ended, { before: 'tia', after: 401 });
   });
 
   test('every operation of every service was called through the served bundle', async () => {

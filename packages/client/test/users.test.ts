@@ -297,6 +297,21 @@ describe('users connector (Node)', () => {
     await assert.rejects(fern.identity(), (e: RoostError) => e.status === 401);
   });
 
+  test('sign-in by mail: refused while off; once on, the mailed code and the link each sign in once', async () => {
+    await assert.rejects(connect().signinMail('fern'), (e: RoostError) => e.code === 'not_allowed');
+    await admin.setPermissions([{ permission: 'signinMail', groups: ['sys:everyone'], action: 'replace' }]);
+    const fern = connect();
+    assert.deepEqual(await fern.signinMail('fern@example.com'), { result: true });
+    const text = (await s.lastMail('fern@example.com')).text;
+    const code = /sign-in code is (\d{6})/.exec(text)?.[1] as string;
+    await fern.signinMail2({ identity: 'fern@example.com', code });
+    assert.equal((await fern.identity()).name, 'fern');
+    await assert.rejects(fern.signinMail2({ identity: 'fern', code }), (e: RoostError) => e.code === 'invalid_code');
+    await fern.signinMail('fern');
+    const again = await connect().signinMail2({ token: tokenFromMail(await s.lastMail('fern@example.com')) });
+    assert.equal(typeof again.token, 'string');
+  });
+
   test('every operation of the user service was called through the connector', () => {
     const routes = userOperations(s.roost.users, s.roost.config).map((r) => r.op);
     assert.deepEqual([...routes].sort(), [...documentedOperations('users')].sort());

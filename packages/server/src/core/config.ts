@@ -217,6 +217,8 @@ export const configSchema = z
         /** The first lock; each further lock in a row lasts twice as long, up to `lockoutMaxSeconds`. */
         lockoutSeconds: seconds.default(60),
         lockoutMaxSeconds: seconds.default(15 * 60),
+        /** How long a mailed sign-in code and link work (docs/users.md, "Sign-in by mail"). */
+        signinCodeLifetimeSeconds: seconds.default(600),
         /** Members of these groups sign in with a second factor (docs/users.md, "Second factor"). */
         secondFactorGroups: secondFactorGroupsSchema.default([]),
       })

@@ -88,7 +88,7 @@ interface SessionsTable {
   /** Public: the first 16 characters of the token's hash (users/session-ops.ts). */
   id: string;
   user_id: string;
-  /** How the session was signed into: `password`, `totp`, `recovery` (users/sessions.ts). */
+  /** How the session was signed into: `password`, `totp`, `recovery`, `mail` (users/sessions.ts). */
   method: string;
   /** The client's User-Agent, cut to 200 characters. */
   device: string | null;
@@ -115,8 +115,11 @@ interface RecoveryCodesTable {
   created: number;
 }
 
-/** `challenge`: the first step of a sign-in that needs a second factor (users/signin-challenge.ts). */
-export type UserTokenPurpose = 'activate' | 'verify_email' | 'reset' | 'challenge';
+/**
+ * `challenge`: the first step of a sign-in that needs a second factor (users/signin-challenge.ts);
+ * `signin_code`: a sign-in by mail, its code's hash as payload (users/mail-signin-ops.ts).
+ */
+export type UserTokenPurpose = 'activate' | 'verify_email' | 'reset' | 'challenge' | 'signin_code';
 
 interface UserTokensTable {
   token_hash: string;

@@ -1,4 +1,4 @@
-import { randomToken, hashToken } from '../core/ids.js';
+import { hashToken } from '../core/ids.js';
 import { ADMINS, holds } from '../core/permissions.js';
 import { parseInput, invalidField } from '../core/validation.js';
 import { allowedOf, type AllowedQuery } from '../core/permission-ops.js';
@@ -9,7 +9,7 @@ import { claimRecipientMail, claimSenderMail } from './mail-limits.js';
 import { userErrors } from './user-errors.js';
 import { contactMail, resetMail, verifyEmailMail } from './user-mails.js';
 import { DuplicateUserError, type User } from './user-repo.js';
-import { findByIdentity, requireUser, type Caller, type UserContext } from './user-context.js';
+import { findByIdentity, newMailedToken, requireUser, type Caller, type UserContext } from './user-context.js';
 import type {
   Credentials,
   EmailInput,
@@ -47,17 +47,7 @@ export function accountOps(ctx: UserContext) {
     const user = await findByIdentity(ctx, identity);
     // Past the recipient's mail limit nothing is sent; the answer was the same anyway.
     if (user?.state !== 'active' || !user.email || !(await claimRecipientMail(ctx, user.email))) return;
-    const token = randomToken();
-    const now = clock.now();
-    await repo.deleteTokens(user.id, 'reset');
-    await repo.insertToken({
-      tokenHash: hashToken(token),
-      userId: user.id,
-      purpose: 'reset',
-      payload: null,
-      created: now,
-      expires: now + settings.resetLifetimeMs,
-    });
+    const token = await newMailedToken(ctx, user.id, 'reset', settings.resetLifetimeMs);
     await ctx.mailer.send(resetMail(user.email, user.name, (await ctx.runtime()).resetPasswordUrl, token));
   }
 
@@ -129,17 +119,7 @@ export function accountOps(ctx: UserContext) {
       const owner = await repo.byEmail(email);
       if (owner && owner.id !== user.id) throw invalidField('email', 'exists');
       if (!(await claimSenderMail(ctx, user.id)) || !(await claimRecipientMail(ctx, email))) throw tooManyMails(ctx);
-      const token = randomToken();
-      const now = clock.now();
-      await repo.deleteTokens(user.id, 'verify_email');
-      await repo.insertToken({
-        tokenHash: hashToken(token),
-        userId: user.id,
-        purpose: 'verify_email',
-        payload: email,
-        created: now,
-        expires: now + settings.verifyEmailLifetimeMs,
-      });
+      const token = await newMailedToken(ctx, user.id, 'verify_email', settings.verifyEmailLifetimeMs, email);
       await sendMail(ctx, verifyEmailMail(email, user.name, (await ctx.runtime()).verifyEmailUrl, token));
     },
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { hashToken, newId, randomName, randomToken } from '../core/ids.js';
+import { hashToken, newId, randomName } from '../core/ids.js';
 import { commonErrors, type FieldProblem } from '../core/errors.js';
 import { parseInput, invalidField } from '../core/validation.js';
 import type { PendingReason, UserState } from '../storage/schema.js';
@@ -7,7 +7,7 @@ import { generatePassword, hashPassword } from './passwords.js';
 import { userErrors } from './user-errors.js';
 import { activationMail, passwordMail, reviewNotificationMail } from './user-mails.js';
 import { DuplicateUserError, type User } from './user-repo.js';
-import type { Caller, UserContext } from './user-context.js';
+import { newMailedToken, type Caller, type UserContext } from './user-context.js';
 import type { SignupInput, TokenInput } from './user-inputs.js';
 import { sendMail } from './account-ops.js';
 
@@ -57,17 +57,7 @@ async function createAccount(
 /** Issue an activation token and mail its link; used by `signupOptin` and `review` `optin`. */
 export async function sendActivation(ctx: UserContext, user: User): Promise<void> {
   if (!user.email) throw invalidField('email', 'required');
-  const token = randomToken();
-  const now = ctx.clock.now();
-  await ctx.repo.deleteTokens(user.id, 'activate');
-  await ctx.repo.insertToken({
-    tokenHash: hashToken(token),
-    userId: user.id,
-    purpose: 'activate',
-    payload: null,
-    created: now,
-    expires: now + ctx.settings.activationLifetimeMs,
-  });
+  const token = await newMailedToken(ctx, user.id, 'activate', ctx.settings.activationLifetimeMs);
   await sendMail(ctx, activationMail(user.email, user.name, (await ctx.runtime()).activationUrl, token));
 }
 

@@ -1,6 +1,8 @@
 import type { Clock } from '../core/clock.js';
 import type { EventBus } from '../core/events.js';
 import { commonErrors } from '../core/errors.js';
+import { hashToken, randomToken } from '../core/ids.js';
+import type { UserTokenPurpose } from '../storage/schema.js';
 import type { QueuingMailer } from '../core/mailer.js';
 import { grantsOf } from '../core/grants.js';
 import { ADMINS, type Principal, type ServicePermissions } from '../core/permissions.js';
@@ -38,6 +40,10 @@ export interface UserSettings {
   mailsPerAccount: number;
   mailsPerRecipient: number;
   mailWindowMs: number;
+  /** How long a mailed sign-in code and link work (mail-signin-ops.ts). */
+  signinCodeLifetimeMs: number;
+  /** The page a sign-in mail links to. */
+  signinCodeUrl: string;
   /** The issuer an authenticator app shows beside the account (the public url's host name). */
   totpIssuer: string;
 }
@@ -73,6 +79,32 @@ export interface UserContext {
    * request needs one). Callers are frozen: one may serve many requests.
    */
   callers: WeakMap<object, Caller>;
+}
+
+/**
+ * A new single-use token of `purpose` for a user, in place of any earlier one of that purpose
+ * (only the newest mail works): kept as its hash with `payload`, for `lifetimeMs`. The token
+ * itself goes into a mail and nowhere else.
+ */
+export async function newMailedToken(
+  ctx: UserContext,
+  userId: string,
+  purpose: UserTokenPurpose,
+  lifetimeMs: number,
+  payload: string | null = null,
+): Promise<string> {
+  const token = randomToken();
+  const now = ctx.clock.now();
+  await ctx.repo.deleteTokens(userId, purpose);
+  await ctx.repo.insertToken({
+    tokenHash: hashToken(token),
+    userId,
+    purpose,
+    payload,
+    created: now,
+    expires: now + lifetimeMs,
+  });
+  return token;
 }
 
 /** The principal of a signed-in user: its own groups; `sys:*` groups are implied by `holds`. */

@@ -85,6 +85,12 @@ export function createUserInputs(limits: UserLimits) {
         path: ['code'],
       }),
     totpEnrol: z.object({ challenge: token.optional() }),
+    mailedSignin: z
+      .object({ token: token.optional(), identity: identity.optional(), code: z.string().trim().max(20).optional() })
+      .refine((o) => o.token !== undefined || (o.identity !== undefined && o.code !== undefined), {
+        message: 'required',
+        path: ['code'],
+      }),
     totpConfirm: z.object({ code: requiredText(20), password: requiredText(PASSWORD_MAX) }),
     reauthentication: z
       .object({ password: requiredText(PASSWORD_MAX).optional(), code: z.string().trim().max(20).optional() })
@@ -195,6 +201,13 @@ export interface SecondStep {
   challenge: string;
   code?: string;
   recoveryCode?: string;
+}
+
+/** A sign-in by mail: the mailed link's token, or the identity with the mailed code. */
+export interface MailedSignin {
+  token?: string;
+  identity?: string;
+  code?: string;
 }
 
 /** A TOTP secret for the signed-in account, or for the one a sign-in's `enrol` challenge names. */

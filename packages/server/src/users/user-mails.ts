@@ -55,6 +55,21 @@ export function verifyEmailMail(to: string, name: string, url: string, token: st
   );
 }
 
+/** A sign-in by mail: the link signs in with a click, the code is typed where the link does not open. */
+export function signinCodeMail(to: string, name: string, url: string, token: string, code: string): Mail {
+  return mail(
+    'signin_code',
+    to,
+    `Your sign-in code: ${code}`,
+    [
+      `Hello ${name},`,
+      `your sign-in code is ${code}. It works once, for a short time.`,
+      'If you did not ask to sign in, ignore this mail: nobody can sign in without it.',
+    ],
+    { url: withToken(url, token), label: 'Sign in' },
+  );
+}
+
 export function resetMail(to: string, name: string, url: string, token: string): Mail {
   return mail(
     'reset',

@@ -12,6 +12,8 @@ export const USER_PERMISSION_DEFAULTS: PermissionMap = {
   signin: [EVERYONE],
   signout: [EVERYONE],
   token2: [EVERYONE],
+  signinMail: [NOONE],
+  signinMail2: [EVERYONE],
   signin2: [EVERYONE],
   totpEnrol: [EVERYONE],
   secondFactor: [AUTHENTICATED],

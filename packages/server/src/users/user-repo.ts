@@ -39,7 +39,7 @@ export interface NewUser {
 export type UserChanges = Partial<Omit<User, 'id' | 'created'>>;
 
 /** How a session was signed into (users/sessions.ts). */
-export type SessionMethod = 'password' | 'totp' | 'recovery';
+export type SessionMethod = 'password' | 'totp' | 'recovery' | 'mail';
 
 export interface NewSession {
   tokenHash: string;
@@ -487,6 +487,23 @@ export function createUserRepo(db: Kysely<Database>) {
         if (Number(deleted.numDeletedRows) !== 1 || row.expires <= now) return null;
         return { userId: row.user_id, payload: row.payload };
       });
+    },
+
+    /** The newest unexpired token of a user and purpose (its hash and payload), without taking it. */
+    async tokenOf(
+      userId: string,
+      purpose: UserTokenPurpose,
+      now: number,
+    ): Promise<{ tokenHash: string; payload: string | null } | null> {
+      const row = await db
+        .selectFrom('user_tokens')
+        .select(['token_hash', 'payload'])
+        .where('user_id', '=', userId)
+        .where('purpose', '=', purpose)
+        .where('expires', '>', now)
+        .orderBy('created', 'desc')
+        .executeTakeFirst();
+      return row ? { tokenHash: row.token_hash, payload: row.payload } : null;
     },
 
     /** A token's user id and payload while it is unused and unexpired, without taking it. */

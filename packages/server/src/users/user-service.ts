@@ -17,6 +17,7 @@ import { signupOps } from './signup-ops.js';
 import { createFactorRepo } from './factor-repo.js';
 import { secondFactorOps } from './second-factor-ops.js';
 import { sessionOps } from './session-ops.js';
+import { mailSigninOps } from './mail-signin-ops.js';
 import { completeSignin } from './signin-challenge.js';
 import { authenticate } from './sessions.js';
 import {
@@ -68,6 +69,8 @@ function settingsFrom(config: Config): UserSettings {
     mailsPerRecipient: config.rateLimit.mailsPerRecipient,
     mailWindowMs: config.rateLimit.mailWindowSeconds * 1000,
     totpIssuer: new URL(config.publicUrl).hostname,
+    signinCodeLifetimeMs: u.signinCodeLifetimeSeconds * 1000,
+    signinCodeUrl: `${config.publicUrl}/users/signin-mail`,
   };
 }
 
@@ -130,6 +133,7 @@ export function createUserService(deps: UserServiceDeps) {
   const admin = adminOps(ctx);
   const factors = secondFactorOps(ctx);
   const sessions = sessionOps(ctx);
+  const mailSignin = mailSigninOps(ctx);
   const policies: Record<SignupPolicy, (caller: Caller, input: SignupInput) => Promise<User>> = {
     signupDirect: guarded(ctx, 'signupDirect', signups.signupDirect),
     signupOptin: guarded(ctx, 'signupOptin', signups.signupOptin),
@@ -160,6 +164,9 @@ export function createUserService(deps: UserServiceDeps) {
     /** The second step of a sign-in that answered `second_factor_required` (signin-challenge.ts). */
     token2: guarded(ctx, 'token2', (caller: Caller, input: SecondStep) => completeSignin(ctx, caller, input)),
     signin2: guarded(ctx, 'signin2', (caller: Caller, input: SecondStep) => completeSignin(ctx, caller, input)),
+    /** Sign-in by mail (off until `signinMail` is granted): mails a code and a link. */
+    signinMail: guarded(ctx, 'signinMail', mailSignin.signinMail),
+    signinMail2: guarded(ctx, 'signinMail2', mailSignin.signinMail2),
     secondFactor: guarded(ctx, 'secondFactor', factors.secondFactor),
     totpEnrol: guarded(ctx, 'totpEnrol', factors.totpEnrol),
     totpConfirm: guarded(ctx, 'totpConfirm', factors.totpConfirm),

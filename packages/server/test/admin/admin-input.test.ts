@@ -282,13 +282,24 @@ describe('admin pages: bad input is said on the page and changes nothing', () =>
     assert.deepEqual(await state(), before);
   });
 
-  test('settings: the groups that sign in with a second factor are saved from the page and apply at once', async () => {
+  test('settings: second-factor groups and sign-in by mail are saved from the page and apply at once', async () => {
     const fields = { ...VALID_SETTINGS, save$: 'save$' };
     const saved = await post('/admin/settings', { ...fields, secondFactorGroups: ' reviewers ,  ops,' });
     assert.equal(saved.status, 303, textOf(saved.html).slice(0, 400));
     assert.deepEqual((await s.roost.settings.current()).secondFactorGroups, ['reviewers', 'ops']);
     await post('/admin/settings', { ...fields, secondFactorGroups: '' });
     assert.deepEqual((await s.roost.settings.current()).secondFactorGroups, []);
+    // Sign-in by mail is a switch of its permission; a form without the choice leaves it.
+    const entry = async () =>
+      (await s.users('getPermissions', {}, { token: adminToken })).body.permissions.find(
+        (p: { permission: string }) => p.permission === 'signinMail',
+      ).groups;
+    await post('/admin/settings', { ...fields, signinMail: 'on' });
+    assert.deepEqual(await entry(), ['sys:everyone']);
+    await post('/admin/settings', fields);
+    assert.deepEqual(await entry(), ['sys:everyone']);
+    await post('/admin/settings', { ...fields, signinMail: 'off' });
+    assert.deepEqual(await entry(), ['sys:noone']);
   });
 
   test('permissions: unknown permission and service, bad groups, out-of-range positions', async () => {

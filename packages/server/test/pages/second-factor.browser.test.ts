@@ -231,4 +231,51 @@ describe('second factor on the sign-in pages, in a browser', { skip }, () => {
     assert.match(await page.locator('body').innerText(), /The second factor of zoe is reset/);
     assert.equal((await s.users('token', { identity: 'zoe', password: PASSWORD })).status, 200);
   });
+
+  test('sign-in by mail: off, then on; the code, the link, and a second factor after the code', async () => {
+    const page = await freshPage();
+    await page.goto('/users/signin-mail');
+    assert.match(await page.locator('main').innerText(), /Sign-in by mail is off/);
+    await s.roost.users.changePermissions(programCaller('test'), {
+      permissions: [{ permission: 'signinMail', groups: ['sys:everyone'], action: 'replace' }],
+    });
+    await s.createUser('milo');
+    await page.goto('/users/signin');
+    await page.click('text=Sign in with a code by mail');
+    await page.fill('#ask-identity', 'milo@example.com');
+    await page.click('#askask\\$');
+    assert.match(await page.locator('main').innerText(), /If an account matches, we sent a mail/);
+    const text = (await s.lastMail('milo@example.com')).text;
+    const code = /sign-in code is (\d{6})/.exec(text)?.[1] as string;
+    await page.fill('#code-code', code);
+    await page.click('#codeenter\\$');
+    assert.equal(new URL(page.url()).pathname, '/users/account');
+    await screenshot(page, SUITE, 'mail-signed-in-laptop');
+
+    // The link: its page shows a button; the GET alone signs nobody in.
+    await s.users('signinMail', { identity: 'milo' });
+    const link = new URL(/https?:\/\/\S+\?token=\S+/.exec((await s.lastMail('milo@example.com')).text)?.[0] ?? '');
+    const other = await freshPage();
+    await other.goto(link.pathname + link.search);
+    assert.equal(
+      (await other.context().cookies()).find((c) => c.name === 'auth'),
+      undefined,
+    );
+    await other.click('#linklink\\$');
+    assert.equal(new URL(other.url()).pathname, '/users/account');
+
+    // An account with an authenticator: after the mailed code, the app's code.
+    const secret = await withAuthenticator('nina');
+    const third = await freshPage();
+    await third.goto('/users/signin-mail');
+    await third.fill('#ask-identity', 'nina');
+    await third.click('#askask\\$');
+    const ninaCode = /sign-in code is (\d{6})/.exec((await s.lastMail('nina@example.com')).text)?.[1] as string;
+    await third.fill('#code-identity', 'nina');
+    await third.fill('#code-code', ninaCode);
+    await third.click('#codeenter\\$');
+    await enterCode(third, totpCode(secret, now));
+    assert.equal(new URL(third.url()).pathname, '/users/account');
+    nextStep();
+  });
 });

@@ -57,7 +57,7 @@ describe('access control: every operation × every kind of caller', () => {
           assertExpected(res, expect, `${service} ${op} by ${kind}`);
           if (before)
             assert.deepEqual(
-              snapshotDiff(before, await snapshot(m.s.roost)),
+              snapshotDiff(before, await snapshot(m.s.roost), row.counts),
               [],
               `${op} by ${kind} was refused but changed the store`,
             );
@@ -79,7 +79,7 @@ describe('access control: every operation × every kind of caller', () => {
         }
         if (before)
           assert.deepEqual(
-            snapshotDiff(before, await snapshot(m.s.roost)),
+            snapshotDiff(before, await snapshot(m.s.roost), row.counts),
             [],
             `${op} by a dead token changed the store`,
           );

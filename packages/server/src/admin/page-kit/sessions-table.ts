@@ -7,6 +7,7 @@ const METHODS: Record<string, string> = {
   password: 'Password',
   totp: 'Password and app code',
   recovery: 'Password and recovery code',
+  mail: 'Code by mail',
 };
 
 /**

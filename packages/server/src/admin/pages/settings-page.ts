@@ -18,7 +18,7 @@ import { textParam } from '../page-kit/page-parts.js';
 
 /**
  * `/admin/settings`: the runtime settings (identity policy, the pages the mails link to, mail
- * sender, administrator address, SMTP server), which sign-up policies are on, and a test mail.
+ * sender, administrator address, SMTP server), which sign-up policies and sign-in by mail are on, and a test mail.
  * Settings are stored in the database over the boot configuration (core/runtime-settings.ts)
  * and apply without a restart; "on" and "off" of a sign-up policy are its permission entry
  * (`sys:everyone` or `sys:noone`), changed through `setPermissions` like the API does.
@@ -31,7 +31,12 @@ export interface SettingsPageDeps {
   config: Config;
 }
 
-const SIGNUP_POLICIES = [
+/**
+ * Operations an administrator turns on and off here: the five sign-up policies and sign-in by
+ * mail. "On" grants the operation's permission to everyone, "off" to nobody. Sign-in by mail
+ * came later: a form posted without its choice (an older page) leaves it as it is.
+ */
+const SWITCHES = [
   { id: 'signupDirect', name: 'Direct sign-up', help: 'Active at once, no mail.' },
   {
     id: 'signupOptin',
@@ -41,6 +46,12 @@ const SIGNUP_POLICIES = [
   { id: 'signupReview', name: 'Sign-up with review', help: 'Waits for an administrator on the Sign-ups page.' },
   { id: 'signupSendpw', name: 'Sign-up with mailed password', help: 'Active; a generated password is mailed.' },
   { id: 'signupUid', name: 'Sign-up with generated name', help: 'Active, under a random 30-character name.' },
+  {
+    id: 'signinMail',
+    name: 'Sign-in with a code by mail',
+    help: 'A one-time code and link by mail instead of the password (the second factor still applies).',
+    optional: true,
+  },
 ] as const;
 
 /** A sign-up policy's state from its permission entry: on (everyone), off (nobody), or granted to some groups. */
@@ -134,14 +145,14 @@ async function settingsFields(deps: SettingsPageDeps, policies: Map<string, read
     validator: schemaCheck(key),
     description: `Empty: Roost's own page, ${page(path)}. ${said(key)}`,
   });
-  const policyFields: FieldConf[] = SIGNUP_POLICIES.map((p) => {
+  const policyFields: FieldConf[] = SWITCHES.map((p) => {
     const groups = policies.get(p.id) ?? [];
     const state = policyState(groups);
     return {
       id: p.id,
       name: p.name,
       datatype: 'radio',
-      required: true,
+      required: !('optional' in p),
       description: `${p.help} Permission ${p.id}: ${groups.join(', ') || '(nobody)'}.`,
       listItems: [
         { id: 'on', name: 'On' },
@@ -230,7 +241,7 @@ function formData(current: RuntimeSettings, policies: Map<string, readonly strin
     smtpUrl: maskSmtpUrl(current.smtpUrl),
     secondFactorGroups: current.secondFactorGroups.join(', '),
   };
-  for (const p of SIGNUP_POLICIES) data[p.id] = policyState(policies.get(p.id) ?? []);
+  for (const p of SWITCHES) data[p.id] = policyState(policies.get(p.id) ?? []);
   return data;
 }
 
@@ -263,9 +274,10 @@ async function settingsPage(deps: SettingsPageDeps, page: AdminPageRequest) {
       },
       by,
     );
-    const changes = SIGNUP_POLICIES.flatMap((p) => {
+    const changes = SWITCHES.flatMap((p) => {
       const wanted = data[p.id];
-      if (wanted === 'custom' || wanted === policyState(policies.get(p.id) ?? [])) return [];
+      if (wanted !== 'on' && wanted !== 'off') return [];
+      if (wanted === policyState(policies.get(p.id) ?? [])) return [];
       return [{ permission: p.id, groups: [wanted === 'on' ? EVERYONE : NOONE], action: 'replace' as const }];
     });
     if (changes.length) await users.changePermissions(page.admin, { permissions: changes });

@@ -18,6 +18,7 @@ import { readFormRequest } from '../page-kit/page-body.js';
 import { link, textParam } from '../page-kit/page-parts.js';
 import { sendHtml, takeFlash } from '../page-kit/page-reply.js';
 import { renderPublicPage } from '../user-pages/public-page.js';
+import { mailSigninOpen } from '../user-pages/signin-mail-page.js';
 import {
   pendingChallenge,
   recoveryCodesHtml,
@@ -169,7 +170,7 @@ async function signinPage(deps: SigninDeps, audience: Audience, request: Fastify
     notices.push(`You are signed in as ${caller.user.name}, who is not an administrator.`);
   const page = {
     title: place.title,
-    body: `<div class="card narrow">${html}${signinLinks(audience)}</div>`,
+    body: `<div class="card narrow">${html}${await signinLinks(users, audience)}</div>`,
     head: await htmlForm.htmlHead(),
     messages: notices,
   };
@@ -242,11 +243,12 @@ async function shell(
       });
 }
 
-function signinLinks(audience: Audience): string {
+async function signinLinks(users: UserService, audience: Audience): Promise<string> {
   if (audience === 'admin') return '';
   // The pages of the `pages` part of issue 3; a configured reset page url replaces Roost's own.
+  const byMail = (await mailSigninOpen(users)) ? '<a href="/users/signin-mail">Sign in with a code by mail</a> · ' : '';
   return (
-    '<p class="muted"><a href="/users/reset-password">Forgot your password?</a> · ' +
+    `<p class="muted">${byMail}<a href="/users/reset-password">Forgot your password?</a> · ` +
     '<a href="/users/signup">Create an account</a></p>'
   );
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PageDeps } from '../index.js';
 import { accountPage } from './account-page.js';
 import { resetPasswordPage } from './reset-password-page.js';
+import { signinMailPage } from './signin-mail-page.js';
 import { signupPage } from './signup-page.js';
 import { ACTIVATE, tokenPage, VERIFY_EMAIL } from './token-pages.js';
 
@@ -14,6 +15,7 @@ const PAGES: Record<string, Page> = {
   '/users/verify-email': (deps, request, reply) => tokenPage(deps, VERIFY_EMAIL, request, reply),
   '/users/reset-password': resetPasswordPage,
   '/users/account': accountPage,
+  '/users/signin-mail': signinMailPage,
 };
 
 /**

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { FormRequest } from '@roost/forms';
+import type { FieldConf, FormRequest } from '@roost/forms';
 import { assertSameOrigin, callerOf } from '../../http/auth.js';
 import type { UserService } from '../../users/index.js';
 import { csrfTokenOf } from '../csrf.js';
@@ -49,6 +49,16 @@ export async function renderPublicPage(
     ...(signedIn ? { user: signedIn } : { nav: USER_NAV.map((l) => ({ ...l, current: l.href === path })) }),
   });
 }
+
+/** The field where a visitor names their account: the user name or email, as the identity policy lets them. */
+export const identityField: FieldConf = {
+  id: 'identity',
+  name: 'Your user name or email',
+  datatype: 'string',
+  required: true,
+  size: 254,
+  settings: { autocomplete: 'username' },
+};
 
 /** The success panel of a public form: its message, then what to do next. */
 export const successPanel = (messagesHtml: string, next = '') => `<div class="card done">${messagesHtml}${next}</div>`;

@@ -3,6 +3,7 @@ import { callerOf } from '../../http/auth.js';
 import type { PageDeps } from '../index.js';
 import { PageForm } from '../page-kit/page-form.js';
 import { textParam } from '../page-kit/page-parts.js';
+import { identityField } from './public-page.js';
 import { RESET_PASSWORD, tokenPage, type ComposeTokenPage } from './token-pages.js';
 
 /**
@@ -18,16 +19,7 @@ export function resetPasswordPage(deps: PageDeps, request: FastifyRequest, reply
     const ask = new PageForm({
       request: form,
       formid: 'request-form',
-      fields: [
-        {
-          id: 'identity',
-          name: 'Your user name or email',
-          datatype: 'string',
-          required: true,
-          size: 254,
-          settings: { autocomplete: 'username' },
-        },
-      ],
+      fields: [identityField],
       actions: [{ id: 'request', method: 'submit', name: 'Mail me a code', cssClass: 'btn btn-primary' }],
       perform: async (data) => {
         await deps.services.users.resetPassword(caller, {

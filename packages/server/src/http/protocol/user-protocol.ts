@@ -120,7 +120,7 @@ const RECOVERY_CODES = {
 };
 const SESSION_VIEW = answerOf({
   id: SCALARS.string,
-  method: { enum: ['password', 'totp', 'recovery'] },
+  method: { enum: ['password', 'totp', 'recovery', 'mail'] },
   device: { ...SCALARS.string, description: 'The User-Agent the session started from.' },
   address: SCALARS.string,
   created: { ...SCALARS.integer, description: 'Milliseconds since the epoch.' },
@@ -221,6 +221,22 @@ export function userOperations(users: UserService, config: Config): UserOperatio
         setAuthCookie(request, reply, token, config.users.tokenLifetimeSeconds);
         return recoveryCodes ? { ...DONE, recoveryCodes } : DONE;
       },
+    },
+    {
+      op: 'signinMail',
+      answer: DONE_ANSWER,
+      summary: 'Sign-in by mail: mails a one-time code and link; answers the same whether or not the account exists.',
+      limited: true,
+      input: i.identity,
+      call: command(users.signinMail),
+    },
+    {
+      op: 'signinMail2',
+      answer: TOKEN_ANSWER,
+      summary: 'A token for the mailed link token, or for the identity with the mailed code.',
+      signin: true,
+      input: i.mailedSignin,
+      call: async (caller, values) => ({ result: true, ...(await users.signinMail2(caller, asInput(values))) }),
     },
     {
       op: 'secondFactor',
