@@ -1,6 +1,6 @@
 import { isRoostError, type RoostError } from '../errors.js';
-import type { Users } from '../users.js';
-import type { Identity } from '../users-types.js';
+import { secondFactorChallenge, type Users } from '../users.js';
+import type { Identity, SecondFactorChallenge, SecondFactorProof, TotpSetup } from '../users-types.js';
 import { Latest, Observable } from './observable.js';
 
 export interface UserState {
@@ -10,7 +10,19 @@ export interface UserState {
   loading: boolean;
   /** The last failure (a wrong password, say); `null` after a success. */
   error: RoostError | null;
+  /**
+   * After the right password of an account with a second factor: the challenge that
+   * {@link UserSession.secondStep} completes (`enrol`: set the authenticator up first, with
+   * {@link UserSession.enrol}); `null` otherwise.
+   */
+  challenge: SecondFactorChallenge | null;
+  /** The new authenticator of an `enrol` challenge: its QR code and key, to show. */
+  setup: TotpSetup | null;
+  /** The recovery codes of a sign-in that set an authenticator up: show them once. */
+  recoveryCodes: string[] | null;
 }
+
+const CLEAR = { challenge: null, setup: null, recoveryCodes: null } as const;
 
 /**
  * The signed-in user of one `users` connector, shared by every view that asks for it: a
@@ -19,7 +31,7 @@ export interface UserState {
  * reject: a failure lands in `error`.
  */
 export class UserSession {
-  readonly state = new Observable<UserState>({ user: null, loading: true, error: null });
+  readonly state = new Observable<UserState>({ user: null, loading: true, error: null, ...CLEAR });
   readonly #latest = new Latest();
   #started = false;
 
@@ -44,13 +56,51 @@ export class UserSession {
     }
   };
 
-  /** Sign in with the cookie; resolves `true` when it worked. */
+  /**
+   * Sign in with the cookie; resolves `true` when it worked. For an account with a second
+   * factor it resolves `false` with `challenge` set: {@link secondStep} follows.
+   */
   readonly signin = async (identity: string, password: string): Promise<boolean> => {
-    this.state.set({ loading: true });
+    this.state.set({ loading: true, ...CLEAR });
     try {
       await this.users.signin(identity, password);
     } catch (error) {
-      this.state.set({ loading: false, error: error as RoostError });
+      const challenge = secondFactorChallenge(error);
+      this.state.set(
+        challenge ? { loading: false, error: null, challenge } : { loading: false, error: error as RoostError },
+      );
+      return false;
+    }
+    await this.refresh();
+    return this.state.get().user !== null;
+  };
+
+  /** For an `enrol` challenge: a new authenticator, in `setup` (a new one on each call). */
+  readonly enrol = async (): Promise<void> => {
+    const { challenge } = this.state.get();
+    if (!challenge) return;
+    try {
+      this.state.set({ setup: await this.users.totpEnrol(challenge.challenge), error: null });
+    } catch (error) {
+      this.state.set({ error: error as RoostError });
+    }
+  };
+
+  /**
+   * The second step: the app's code (`{ code }`) or a recovery code (`{ recoveryCode }`).
+   * Resolves `true` when signed in; a wrong code keeps the challenge for another try, a
+   * challenge that ran out clears it (sign in again).
+   */
+  readonly secondStep = async (proof: SecondFactorProof): Promise<boolean> => {
+    const { challenge } = this.state.get();
+    if (!challenge) return false;
+    this.state.set({ loading: true });
+    try {
+      const answer = await this.users.signin2(challenge.challenge, proof);
+      this.state.set({ ...CLEAR, recoveryCodes: answer.recoveryCodes ?? null });
+    } catch (error) {
+      const gone = isRoostError(error) && error.code === 'invalid_token';
+      this.state.set({ loading: false, error: error as RoostError, ...(gone ? CLEAR : {}) });
       return false;
     }
     await this.refresh();
@@ -63,7 +113,7 @@ export class UserSession {
     try {
       await this.users.signout();
       this.#latest.abort();
-      this.state.set({ user: null, loading: false, error: null });
+      this.state.set({ user: null, loading: false, error: null, ...CLEAR });
     } catch (error) {
       this.state.set({ loading: false, error: error as RoostError });
     }

@@ -42,12 +42,21 @@ function useObservable<T extends object>(observable: Observable<T>): T {
  *
  * @example
  * const { user, loading, error, signin, signout, refresh } = useUser(auth);
+ * // An account with a second factor: `signin` leaves `challenge` set; `secondStep({ code })` completes it.
+ * const { challenge, secondStep } = useUser(auth);
  */
 export function useUser(users: Users) {
   const session = sessionOf(users);
   useEffect(() => session.start(), [session]);
   const state = useObservable(session.state);
-  return { ...state, signin: session.signin, signout: session.signout, refresh: session.refresh };
+  return {
+    ...state,
+    signin: session.signin,
+    secondStep: session.secondStep,
+    enrol: session.enrol,
+    signout: session.signout,
+    refresh: session.refresh,
+  };
 }
 
 /**

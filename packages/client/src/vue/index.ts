@@ -84,12 +84,21 @@ function refsOf<T extends object>(
  *
  * @example
  * const { user, loading, error, signin, signout, refresh } = useUser(auth);
+ * // An account with a second factor: `signin` leaves `challenge` set; `secondStep({ code })` completes it.
+ * const { challenge, secondStep } = useUser(auth);
  */
 export function useUser(users: Users) {
   const session = sessionOf(users);
   const { refs } = refsOf(() => session.state, session.state.get());
   session.start();
-  return { ...refs, signin: session.signin, signout: session.signout, refresh: session.refresh };
+  return {
+    ...refs,
+    signin: session.signin,
+    secondStep: session.secondStep,
+    enrol: session.enrol,
+    signout: session.signout,
+    refresh: session.refresh,
+  };
 }
 
 /**

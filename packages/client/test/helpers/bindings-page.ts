@@ -1,7 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { datastore, filestore } from '../../src/index.js';
+import { datastore, filestore, users } from '../../src/index.js';
+import { totpCode } from '../../../server/src/users/totp.js';
 import {
   assertNoPageErrors,
   bundlePage,
@@ -155,6 +156,43 @@ export function describeBindingsPage(framework: 'React' | 'Vue', entry: URL): vo
       await text('greeting').filter({ hasText: 'Hello, guest' }).waitFor();
       await page.getByLabel('key').selectOption('note-2');
       await text('item-error').filter({ hasText: '401 not_signed_in' }).waitFor();
+      assertNoPageErrors(tp);
+    });
+
+    test('useUser, second factor: the challenge, a wrong code, the right one; enrolment on the page', async () => {
+      const token = await s.createUser('cleo');
+      const cleo = users({ baseUrl: s.url, token });
+      const { secret } = await cleo.totpEnrol();
+      await cleo.totpConfirm(totpCode(secret, Date.now()), PASSWORD);
+      await page.getByLabel('identity').fill('cleo');
+      await page.getByLabel('password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await text('user-challenge').filter({ hasText: 'enter your code' }).waitFor();
+      const right = totpCode(secret, Date.now() + 30_000);
+      await page.getByLabel('code').fill(right === '000000' ? '111111' : '000000');
+      await page.getByRole('button', { name: 'Verify' }).click();
+      await text('user-error').filter({ hasText: '401 invalid_code' }).waitFor();
+      await page.getByLabel('code').fill(right);
+      await page.getByRole('button', { name: 'Verify' }).click();
+      await text('user').filter({ hasText: 'signed in as cleo' }).waitFor();
+      assert.equal(await text('user-challenge').count(), 0);
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await text('user').filter({ hasText: 'anonymous' }).waitFor();
+
+      // A group that must have a factor: set up in the page, then the recovery codes once.
+      await s.createUser('otto', { groups: ['ops'] });
+      await s.roost.settings.change({ secondFactorGroups: ['ops'] }, 'test');
+      await page.getByLabel('identity').fill('otto');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await text('user-challenge').filter({ hasText: 'set up an authenticator' }).waitFor();
+      await page.getByRole('button', { name: 'Set up' }).click();
+      const key = (await text('user-setup').textContent()) ?? '';
+      await page.getByLabel('code').fill(totpCode(key, Date.now()));
+      await page.getByRole('button', { name: 'Verify' }).click();
+      await text('user').filter({ hasText: 'signed in as otto' }).waitFor();
+      await text('user-recovery').filter({ hasText: '10 recovery codes' }).waitFor();
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await text('user').filter({ hasText: 'anonymous' }).waitFor();
       assertNoPageErrors(tp);
     });
   });

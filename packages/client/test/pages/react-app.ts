@@ -16,9 +16,10 @@ const notes = datastore('notes');
 const live = realtime();
 
 function UserPanel() {
-  const { user, loading, error, signin, signout } = useUser(auth);
+  const { user, loading, error, signin, signout, challenge, setup, recoveryCodes, enrol, secondStep } = useUser(auth);
   const [identity, setIdentity] = useState('');
   const [password, setPassword] = useState('');
+  const [code, setCode] = useState('');
   return h(
     'section',
     { 'aria-label': 'user' },
@@ -37,6 +38,21 @@ function UserPanel() {
     }),
     h('button', { type: 'button', onClick: () => void signin(identity, password) }, 'Sign in'),
     h('button', { type: 'button', onClick: () => void signout() }, 'Sign out'),
+    challenge &&
+      h(
+        'div',
+        { 'data-testid': 'user-challenge' },
+        challenge.enrol ? 'set up an authenticator' : 'enter your code',
+        challenge.enrol && h('button', { type: 'button', onClick: () => void enrol() }, 'Set up'),
+        setup && h('code', { 'data-testid': 'user-setup' }, setup.secret),
+        h('input', {
+          'aria-label': 'code',
+          value: code,
+          onChange: (e: { target: { value: string } }) => setCode(e.target.value),
+        }),
+        h('button', { type: 'button', onClick: () => void secondStep({ code }) }, 'Verify'),
+      ),
+    recoveryCodes && h('p', { 'data-testid': 'user-recovery' }, `${recoveryCodes.length} recovery codes`),
   );
 }
 

@@ -14,9 +14,10 @@ const notes = datastore('notes');
 const live = realtime();
 
 const UserPanel = defineComponent(() => {
-  const { user, loading, error, signin, signout } = useUser(auth);
+  const { user, loading, error, signin, signout, challenge, setup, recoveryCodes, enrol, secondStep } = useUser(auth);
   const identity = ref('');
   const password = ref('');
+  const code = ref('');
   return () =>
     h('section', { 'aria-label': 'user' }, [
       h(
@@ -39,6 +40,19 @@ const UserPanel = defineComponent(() => {
       }),
       h('button', { onClick: () => void signin(identity.value, password.value) }, 'Sign in'),
       h('button', { onClick: () => void signout() }, 'Sign out'),
+      challenge.value &&
+        h('div', { 'data-testid': 'user-challenge' }, [
+          challenge.value.enrol ? 'set up an authenticator' : 'enter your code',
+          challenge.value.enrol && h('button', { onClick: () => void enrol() }, 'Set up'),
+          setup.value && h('code', { 'data-testid': 'user-setup' }, setup.value.secret),
+          h('input', {
+            'aria-label': 'code',
+            value: code.value,
+            onInput: (e: Event) => (code.value = (e.target as HTMLInputElement).value),
+          }),
+          h('button', { onClick: () => void secondStep({ code: code.value }) }, 'Verify'),
+        ]),
+      recoveryCodes.value && h('p', { 'data-testid': 'user-recovery' }, `${recoveryCodes.value.length} recovery codes`),
     ]);
 });
 
