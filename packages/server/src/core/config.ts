@@ -195,6 +195,8 @@ export const configSchema = z
         /** What identifies a user at sign-in, token and reset: the name, the email or either. */
         identityPolicy: identityPolicySchema.default('either'),
         tokenLifetimeSeconds: seconds.default(14 * 24 * 3600),
+        /** The longest a session lives however much it is used; then its user signs in again. */
+        sessionMaxLifetimeSeconds: seconds.default(90 * 24 * 3600),
         /** How long a process may answer from its memory of a session; 0 always asks the database. */
         sessionCacheSeconds: z.number().min(0).max(60).default(2),
         activationLifetimeSeconds: seconds.default(3 * 24 * 3600),

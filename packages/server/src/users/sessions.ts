@@ -9,9 +9,10 @@ import type { SessionMethod, User } from './user-repo.js';
 
 /**
  * Sign-in tokens: opaque random strings of which only the hash is stored. A token lives
- * `tokenLifetimeMs`; once half of that has passed, using it extends it. Its last use is kept to
- * within `LAST_USED_STEP_MS`, so a session costs one write per few minutes of use at most and
- * reads stay reads.
+ * `tokenLifetimeMs`; once half of that has passed, using it extends it, but never past
+ * `sessionMaxMs` after its sign-in (OWASP ASVS 5.0, 7.3.2): the cap is the expiry itself, so
+ * nothing else needs checking. Its last use is kept to within `LAST_USED_STEP_MS`, so a session
+ * costs one write per few minutes of use at most and reads stay reads.
  */
 const LAST_USED_STEP_MS = 5 * 60_000;
 
@@ -73,7 +74,7 @@ export async function startSession(
 ): Promise<IssuedToken> {
   const now = ctx.clock.now();
   const token = randomToken();
-  const expires = now + ctx.settings.tokenLifetimeMs;
+  const expires = now + Math.min(ctx.settings.tokenLifetimeMs, ctx.settings.sessionMaxMs);
   await ctx.repo.insertSession({
     tokenHash: hashToken(token),
     userId: user.id,
@@ -94,9 +95,10 @@ export async function authenticate(ctx: UserContext, token: string): Promise<Cal
   const found = await ctx.repo.sessionUser(tokenHash, now);
   if (found?.user.state !== 'active') return null;
   const lifetime = ctx.settings.tokenLifetimeMs;
-  const extend = found.expires - now < lifetime / 2;
+  const extended = Math.min(now + lifetime, found.created + ctx.settings.sessionMaxMs);
+  const extend = found.expires - now < lifetime / 2 && extended > found.expires;
   if (extend || now - found.lastUsed >= LAST_USED_STEP_MS)
-    await ctx.repo.touchSession(tokenHash, now, extend ? now + lifetime : undefined);
+    await ctx.repo.touchSession(tokenHash, now, extend ? extended : undefined);
   let caller = ctx.callers.get(found);
   if (!caller) {
     caller = Object.freeze({ principal: Object.freeze(principalOf(found.user)), user: found.user, tokenHash });

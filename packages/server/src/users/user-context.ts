@@ -26,6 +26,8 @@ export interface Caller {
 /** Settings fixed at start (boot configuration). */
 export interface UserSettings {
   tokenLifetimeMs: number;
+  /** A session never lives longer than this from its sign-in, in use or not (sessions.ts). */
+  sessionMaxMs: number;
   activationLifetimeMs: number;
   verifyEmailLifetimeMs: number;
   resetLifetimeMs: number;

@@ -67,6 +67,8 @@ export interface FoundSession {
   user: User;
   expires: number;
   lastUsed: number;
+  /** The sign-in: the session's expiry never moves past `created` + `sessionMaxMs`. */
+  created: number;
 }
 
 /**
@@ -384,13 +386,22 @@ export function createUserRepo(db: Kysely<Database>) {
         .selectFrom('sessions')
         .innerJoin('users', 'users.id', 'sessions.user_id')
         .selectAll('users')
-        .select(['sessions.expires as session_expires', 'sessions.last_used as session_last_used'])
+        .select([
+          'sessions.expires as session_expires',
+          'sessions.last_used as session_last_used',
+          'sessions.created as session_created',
+        ])
         .where('sessions.token_hash', '=', tokenHash)
         .where('sessions.expires', '>', now)
         .executeTakeFirst();
       if (!row) return null;
-      const { session_expires, session_last_used, ...user } = row;
-      return { user: toUser(user), expires: session_expires, lastUsed: session_last_used ?? 0 };
+      const { session_expires, session_last_used, session_created, ...user } = row;
+      return {
+        user: toUser(user),
+        expires: session_expires,
+        lastUsed: session_last_used ?? 0,
+        created: session_created,
+      };
     },
 
     /** Marks a session used at `lastUsed` and, when given, moves its expiry. */

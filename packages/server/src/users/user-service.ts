@@ -57,6 +57,7 @@ function settingsFrom(config: Config): UserSettings {
   const u = config.users;
   return {
     tokenLifetimeMs: u.tokenLifetimeSeconds * 1000,
+    sessionMaxMs: u.sessionMaxLifetimeSeconds * 1000,
     activationLifetimeMs: u.activationLifetimeSeconds * 1000,
     verifyEmailLifetimeMs: u.verifyEmailLifetimeSeconds * 1000,
     resetLifetimeMs: u.resetLifetimeSeconds * 1000,

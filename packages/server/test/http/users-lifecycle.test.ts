@@ -12,7 +12,7 @@ const ACTIVATION_URL = 'https://app.example.com/activate';
 const VERIFY_URL = 'https://app.example.com/verify';
 const RESET_URL = 'https://app.example.com/reset';
 const ADMIN_ADDRESS = 'admin-box@example.com';
-const LIFETIME = { token: 3600, activation: 600, verify: 900, reset: 300 };
+const LIFETIME = { token: 3600, sessionMax: 4 * 3600, activation: 600, verify: 900, reset: 300 };
 const POLICIES = ['signupDirect', 'signupOptin', 'signupReview', 'signupSendpw', 'signupUid'];
 
 let now = Date.now();
@@ -24,6 +24,7 @@ const s = useServer(
       verifyEmailUrl: VERIFY_URL,
       resetPasswordUrl: RESET_URL,
       tokenLifetimeSeconds: LIFETIME.token,
+      sessionMaxLifetimeSeconds: LIFETIME.sessionMax,
       activationLifetimeSeconds: LIFETIME.activation,
       verifyEmailLifetimeSeconds: LIFETIME.verify,
       resetLifetimeSeconds: LIFETIME.reset,
@@ -561,6 +562,22 @@ describe('users: single-use and expiring tokens', () => {
     advance(LIFETIME.token * 0.5);
     await assertSignedIn(used, 'tok-sliding');
     await assertSignedOut(idle);
+  });
+
+  test('a token in use ends at sessionMaxLifetimeSeconds after its sign-in all the same', async () => {
+    await signup('signupDirect', 'tok-max');
+    const token = await tokenFor('tok-max');
+    // Used every 40 minutes: each use past half its lifetime extends it, up to the cap.
+    for (let used = 0; used < LIFETIME.sessionMax - 2400; used += 2400) {
+      advance(2400);
+      await assertSignedIn(token, 'tok-max');
+    }
+    const listed = await s.users('sessions', {}, { token });
+    const issuedAt = now - Math.floor((LIFETIME.sessionMax - 2400) / 2400) * 2400 * 1000;
+    assert.ok(listed.body.sessions[0].expires <= issuedAt + LIFETIME.sessionMax * 1000);
+    advance(2400);
+    await assertSignedOut(token);
+    await assertSignedIn(await tokenFor('tok-max'), 'tok-max');
   });
 
   test('signout revokes the token server-side (header and cookie), other sessions stay', async () => {
