@@ -195,6 +195,16 @@ export const configSchema = z
         /** What identifies a user at sign-in, token and reset: the name, the email or either. */
         identityPolicy: identityPolicySchema.default('either'),
         tokenLifetimeSeconds: seconds.default(14 * 24 * 3600),
+        /**
+         * 32 random bytes, base64 (`openssl rand -base64 32`): seals the second factors' secrets in
+         * the database (users/secret-box.ts). The same key for every process; keep it out of backups.
+         */
+        secretsKey: z
+          .string()
+          .refine((k) => /^[A-Za-z0-9+/]{43}=$/.test(k) && Buffer.from(k, 'base64').length === 32, {
+            message: 'give 32 random bytes as base64 (openssl rand -base64 32)',
+          })
+          .optional(),
         /** The longest a session lives however much it is used; then its user signs in again. */
         sessionMaxLifetimeSeconds: seconds.default(90 * 24 * 3600),
         /** How long a process may answer from its memory of a session; 0 always asks the database. */
@@ -329,6 +339,9 @@ const ENV_KEYS: Record<string, (input: Record<string, unknown>, value: string) =
   ROOST_LOG_LEVEL: (c, v) => (c.logLevel = v),
   ROOST_SMTP_URL: (c, v) => {
     c.mail = { ...(c.mail as object | undefined), smtpUrl: v };
+  },
+  ROOST_SECRETS_KEY: (c, v) => {
+    c.users = { ...(c.users as object | undefined), secretsKey: v };
   },
   ROOST_REDIS_URL: (c, v) => {
     c.rateLimit = { ...(c.rateLimit as object | undefined), redisUrl: v };

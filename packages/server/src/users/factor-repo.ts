@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../storage/schema.js';
+import type { SecretBox } from './secret-box.js';
 
 /** An account's TOTP secret; `confirmed` is null until a first code was right. */
 export interface TotpFactor {
@@ -10,12 +11,12 @@ export interface TotpFactor {
 }
 
 /**
- * The second factors' tables (migration 2026-11-27-01): one TOTP secret per account and its
- * recovery codes. The one-time rules are single statements, so parallel callers cannot both
- * pass: a code's time step is taken by moving `last_step` forward only if it is still behind,
- * a recovery code by deleting it.
+ * The second factors' tables (migration 2026-11-27-01): one TOTP secret per account (sealed by
+ * `box`, secret-box.ts) and its recovery codes. The one-time rules are single statements, so
+ * parallel callers cannot both pass: a code's time step is taken by moving `last_step` forward
+ * only if it is still behind, a recovery code by deleting it.
  */
-export function createFactorRepo(db: Kysely<Database>) {
+export function createFactorRepo(db: Kysely<Database>, box: SecretBox) {
   return {
     async totpOf(userId: string): Promise<TotpFactor | null> {
       const row = await db
@@ -23,9 +24,8 @@ export function createFactorRepo(db: Kysely<Database>) {
         .select(['secret', 'created', 'confirmed', 'last_step'])
         .where('user_id', '=', userId)
         .executeTakeFirst();
-      return row
-        ? { secret: row.secret, created: row.created, confirmed: row.confirmed, lastStep: row.last_step }
-        : null;
+      if (!row) return null;
+      return { secret: box.open(row.secret), created: row.created, confirmed: row.confirmed, lastStep: row.last_step };
     },
 
     /** A new, unconfirmed secret in place of any earlier one (its recovery codes stay until confirmed). */
@@ -34,7 +34,7 @@ export function createFactorRepo(db: Kysely<Database>) {
         await trx.deleteFrom('totp_factors').where('user_id', '=', userId).execute();
         await trx
           .insertInto('totp_factors')
-          .values({ user_id: userId, secret, created, confirmed: null, last_step: 0 })
+          .values({ user_id: userId, secret: box.seal(secret), created, confirmed: null, last_step: 0 })
           .execute();
       });
     },

@@ -15,6 +15,7 @@ import { hashPassword } from './passwords.js';
 import { adminOps } from './admin-ops.js';
 import { signupOps } from './signup-ops.js';
 import { createFactorRepo } from './factor-repo.js';
+import { createSecretBox } from './secret-box.js';
 import { secondFactorOps } from './second-factor-ops.js';
 import { sessionOps } from './session-ops.js';
 import { mailSigninOps } from './mail-signin-ops.js';
@@ -107,7 +108,7 @@ export function createUserService(deps: UserServiceDeps) {
   const runtimeViews = new WeakMap<RuntimeSettings, UserRuntimeSettings>();
   const stored = createUserRepo(deps.db);
   const ctx: UserContext = {
-    factors: createFactorRepo(deps.db),
+    factors: createFactorRepo(deps.db, createSecretBox(deps.config.users.secretsKey)),
     repo: withAccountEvents(
       withSessionCache(stored, deps.clock, deps.config.users.sessionCacheSeconds * 1000, deps.changes ?? null),
       deps.events,

@@ -1,5 +1,7 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { parseConfig } from '../../src/core/config.js';
 import { totpCode } from '../../src/users/totp.js';
 import { PASSWORD, tokenFromMail, useServer, type CallResult, type TestServer } from '../helpers/test-server.js';
 
@@ -354,5 +356,26 @@ describe('a second factor required for a group', () => {
     assert.equal(body.enrol, true);
     // An enrol challenge is not a signed-in session: it reaches nothing else.
     assert.equal((await s.users('identity', {}, { token: body.challenge })).status, 401);
+  });
+});
+
+describe('with users.secretsKey, seeds are sealed in the database', () => {
+  const key = randomBytes(32).toString('base64');
+  const s = useServer({ users: { secretsKey: key } }, { clock });
+
+  test('the stored seed is not the seed, and the two steps work as without the key', async () => {
+    const token = await s.createUser('sealed');
+    const { secret } = await enrol(s, token);
+    const rows = await s.roost.db.selectFrom('totp_factors').select('secret').execute();
+    assert.equal(rows.length, 1);
+    assert.match(rows[0]?.secret ?? '', /^v1\./);
+    assert.ok(!rows[0]?.secret.includes(secret));
+    const { challenge: c } = await challenge(s, 'sealed');
+    assert.equal((await s.users('token2', { challenge: c, code: totpCode(secret, now) })).status, 200);
+    nextStep();
+  });
+
+  test('a key that is not 32 bytes of base64 is refused at start with the reason', () => {
+    assert.throws(() => parseConfig({ users: { secretsKey: 'short' } }), /users\.secretsKey: give 32 random bytes/);
   });
 });

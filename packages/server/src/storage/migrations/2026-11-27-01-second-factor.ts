@@ -21,7 +21,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('totp_factors')
     .addColumn('user_id', 'varchar(64)', (c) => c.primaryKey().references('users.id').onDelete('cascade'))
-    .addColumn('secret', 'varchar(64)', (c) => c.notNull())
+    .addColumn('secret', 'varchar(200)', (c) => c.notNull())
     .addColumn('created', 'bigint', (c) => c.notNull())
     .addColumn('confirmed', 'bigint')
     .addColumn('last_step', 'bigint', (c) => c.notNull().defaultTo(0))
