@@ -5,24 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStream, type OpenStream } from '../helpers/event-stream.js';
 import { startServer, type TestServer } from '../helpers/test-server.js';
-import { startChild, writeConfig, type ChildRoost } from '../security/support/child-roost.js';
+import { startBeside, type ChildRoost } from '../security/support/child-roost.js';
 import { Redis } from 'ioredis';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { onPostgres } from './scale-helpers.js';
-
-/** A second `roost serve` on the database and blobs of `a`, with `config` added. */
-async function startSecond(a: TestServer, dir: string, config: Record<string, unknown>): Promise<ChildRoost> {
-  const file = await writeConfig(dir, {
-    databaseUrl: a.roost.config.databaseUrl,
-    blobs: a.roost.config.blobs,
-    dataDir: dir,
-    host: '127.0.0.1',
-    port: 0,
-    logLevel: 'info',
-    ...config,
-  });
-  return startChild(file);
-}
 
 /**
  * Live changes across processes (issue 21, "Several processes"): a subscriber on process B
@@ -40,7 +26,7 @@ describe('live changes across two processes on PostgreSQL', {
   before(async () => {
     a = await startServer({ dataStores: { data: {}, private: {} }, fileStores: { files: {} } });
     dir = await mkdtemp(join(tmpdir(), 'roost-realtime-'));
-    b = await startSecond(a, dir, { dataStores: { data: {}, private: {} }, fileStores: { files: {} } });
+    b = await startBeside(a, dir, { dataStores: { data: {}, private: {} }, fileStores: { files: {} } });
   });
   after(async () => {
     for (const stream of opened) stream.close();
@@ -99,7 +85,7 @@ describe('live changes across two processes over Redis pub/sub', {
     spy.on('message', (_channel: string, message: string) => heard.push(message));
     a = await startServer({ realtime: { redisUrl: redis.url } });
     dir = await mkdtemp(join(tmpdir(), 'roost-realtime-redis-'));
-    b = await startSecond(a, dir, { realtime: { redisUrl: redis.url } });
+    b = await startBeside(a, dir, { realtime: { redisUrl: redis.url } });
   });
   after(async () => {
     b?.process.kill('SIGTERM');

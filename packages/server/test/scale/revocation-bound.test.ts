@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type TestServer } from '../helpers/test-server.js';
 import { busyCallers } from '../helpers/busy-callers.js';
-import { startChild, writeConfig, type ChildRoost } from '../security/support/child-roost.js';
+import { startBeside, type ChildRoost } from '../security/support/child-roost.js';
 import { onPostgres } from './scale-helpers.js';
 
 /**
@@ -26,17 +26,7 @@ describe('revocation across two processes on PostgreSQL', {
   before(async () => {
     a = await startServer({ users: { sessionCacheSeconds: 30 } });
     dir = await mkdtemp(join(tmpdir(), 'roost-revocation-'));
-    const configFile = await writeConfig(dir, {
-      databaseUrl: a.roost.config.databaseUrl,
-      blobs: a.roost.config.blobs,
-      dataDir: dir,
-      host: '127.0.0.1',
-      port: 0,
-      logLevel: 'info',
-      rateLimit: { max: 100_000 },
-      users: { sessionCacheSeconds: 30 },
-    });
-    b = await startChild(configFile);
+    b = await startBeside(a, dir, { rateLimit: { max: 100_000 }, users: { sessionCacheSeconds: 30 } });
   });
   after(async () => {
     b?.process.kill('SIGTERM');

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Config } from '../../../src/core/config.js';
 
 /**
  * Roost as users run it: `node packages/server/bin/roost.js serve` in a process of its own,
@@ -23,6 +24,27 @@ export async function writeConfig(dir: string, config: Record<string, unknown>):
   const file = join(dir, 'roost.config.json');
   await writeFile(file, JSON.stringify(config));
   return file;
+}
+
+/**
+ * A second `roost serve` beside the test server `a`: on its database and blobs, with its own
+ * data directory `dir`, and `config` added (the scale tests: several processes on PostgreSQL).
+ */
+export async function startBeside(
+  a: { roost: { config: Config } },
+  dir: string,
+  config: Record<string, unknown> = {},
+): Promise<ChildRoost> {
+  const file = await writeConfig(dir, {
+    databaseUrl: a.roost.config.databaseUrl,
+    blobs: a.roost.config.blobs,
+    dataDir: dir,
+    host: '127.0.0.1',
+    port: 0,
+    logLevel: 'info',
+    ...config,
+  });
+  return startChild(file);
 }
 
 export function startChild(configFile: string, timeoutMs = 60_000): Promise<ChildRoost> {
