@@ -4,12 +4,19 @@ import { parseInput, invalidField } from '../core/validation.js';
 import { allowedOf, type AllowedQuery } from '../core/permission-ops.js';
 import { commonErrors } from '../core/errors.js';
 import type { Mail } from '../core/mailer.js';
-import { hashPassword, verifyPassword } from './passwords.js';
+import { hashPassword } from './passwords.js';
 import { claimRecipientMail, claimSenderMail } from './mail-limits.js';
 import { userErrors } from './user-errors.js';
 import { contactMail, resetMail, verifyEmailMail } from './user-mails.js';
 import { DuplicateUserError, type User } from './user-repo.js';
-import { findByIdentity, newMailedToken, requireUser, type Caller, type UserContext } from './user-context.js';
+import {
+  confirmPassword,
+  findByIdentity,
+  newMailedToken,
+  requireUser,
+  type Caller,
+  type UserContext,
+} from './user-context.js';
 import type {
   Credentials,
   EmailInput,
@@ -101,7 +108,7 @@ export function accountOps(ctx: UserContext) {
     async updatePassword(caller: Caller, input: PasswordChange): Promise<void> {
       const user = requireUser(caller);
       const { password, newpassword } = parseInput(inputs.updatePassword, input);
-      if (!(await verifyPassword(user.passwordHash, password))) throw invalidField('password', 'invalid');
+      await confirmPassword(user, password);
       await repo.update(user.id, { passwordHash: await hashPassword(newpassword) });
       // Other devices signed in with the old password are signed out; this one stays.
       await repo.deleteSessions(user.id, caller.tokenHash ?? undefined);

@@ -45,7 +45,7 @@ export function mailSigninOps(ctx: UserContext) {
 
   /** Takes the account's pending code when `code` is it: false for any other code, or none pending. */
   async function takeCode(user: User, code: string): Promise<boolean> {
-    const pending = await repo.tokenOf(user.id, 'signin_code', clock.now());
+    const pending = await repo.pendingToken({ userId: user.id }, 'signin_code', clock.now());
     if (!pending || pending.payload !== codeHash(user, code)) return false;
     return (await repo.takeToken(pending.tokenHash, 'signin_code', clock.now())) !== null;
   }

@@ -1,10 +1,9 @@
 import { invalidField, parseInput } from '../core/validation.js';
-import { verifyPassword } from './passwords.js';
 import { hashRecoveryCodes, newRecoveryCodes } from './recovery-codes.js';
 import { challengedUser, confirmTotp, factorRequired } from './signin-challenge.js';
 import { newTotpSecret, totpQrSvg, totpStep, totpUri } from './totp.js';
 import { userErrors } from './user-errors.js';
-import { namedAccount, requireUser, type Caller, type UserContext } from './user-context.js';
+import { confirmPassword, namedAccount, requireUser, type Caller, type UserContext } from './user-context.js';
 import type { FactorConfirmation, IdentityInput, Reauthentication, TotpEnrolment } from './user-inputs.js';
 import type { User } from './user-repo.js';
 
@@ -45,10 +44,7 @@ export function secondFactorOps(ctx: UserContext) {
   /** The password, or a code of the confirmed secret, proves the account's owner is there. */
   async function reauthenticate(user: User, input: Reauthentication): Promise<void> {
     const { password, code } = parseInput(ctx.inputs.reauthentication, input);
-    if (password !== undefined) {
-      if (!(await verifyPassword(user.passwordHash, password))) throw invalidField('password', 'invalid');
-      return;
-    }
+    if (password !== undefined) return confirmPassword(user, password);
     const totp = await factors.totpOf(user.id);
     const step = totp?.confirmed != null && code !== undefined ? totpStep(totp.secret, code, clock.now()) : null;
     if (step === null || !(await factors.takeTotpStep(user.id, step))) throw invalidField('code', 'invalid');
@@ -87,7 +83,7 @@ export function secondFactorOps(ctx: UserContext) {
       const { code, password } = parseInput(ctx.inputs.totpConfirm, input);
       const totp = await factors.totpOf(user.id);
       if (!totp || totp.confirmed !== null) throw userErrors.no_factor_pending();
-      if (!(await verifyPassword(user.passwordHash, password))) throw invalidField('password', 'invalid');
+      await confirmPassword(user, password);
       const step = totpStep(totp.secret, code, clock.now());
       if (step === null || !(await factors.takeTotpStep(user.id, step))) throw invalidField('code', 'invalid');
       return { recoveryCodes: await confirmTotp(ctx, user) };

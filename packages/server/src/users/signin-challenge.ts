@@ -61,7 +61,7 @@ export async function challengedUser(
   ctx: UserContext,
   challenge: string,
 ): Promise<{ user: User; kind: ChallengeKind } | null> {
-  const found = await ctx.repo.peekToken(hashToken(challenge), 'challenge', ctx.clock.now());
+  const found = await ctx.repo.pendingToken({ tokenHash: hashToken(challenge) }, 'challenge', ctx.clock.now());
   if (!found) return null;
   const user = await ctx.repo.byId(found.userId);
   if (user?.state !== 'active') return null;

@@ -2,6 +2,8 @@ import type { Clock } from '../core/clock.js';
 import type { EventBus } from '../core/events.js';
 import { commonErrors } from '../core/errors.js';
 import { hashToken, randomToken } from '../core/ids.js';
+import { invalidField } from '../core/validation.js';
+import { verifyPassword } from './passwords.js';
 import type { UserTokenPurpose } from '../storage/schema.js';
 import type { QueuingMailer } from '../core/mailer.js';
 import { grantsOf } from '../core/grants.js';
@@ -107,6 +109,11 @@ export async function newMailedToken(
     expires: now + lifetimeMs,
   });
   return token;
+}
+
+/** The account's password again, before a change of how it signs in: `invalid` at `password` if wrong. */
+export async function confirmPassword(user: User, password: string): Promise<void> {
+  if (!(await verifyPassword(user.passwordHash, password))) throw invalidField('password', 'invalid');
 }
 
 /** The principal of a signed-in user: its own groups; `sys:*` groups are implied by `holds`. */

@@ -500,37 +500,23 @@ export function createUserRepo(db: Kysely<Database>) {
       });
     },
 
-    /** The newest unexpired token of a user and purpose (its hash and payload), without taking it. */
-    async tokenOf(
-      userId: string,
+    /**
+     * An unused, unexpired token of `purpose`, found by its hash or (the newest) by its user,
+     * without taking it (`takeToken` does that).
+     */
+    async pendingToken(
+      by: { tokenHash: string } | { userId: string },
       purpose: UserTokenPurpose,
       now: number,
-    ): Promise<{ tokenHash: string; payload: string | null } | null> {
-      const row = await db
+    ): Promise<{ tokenHash: string; userId: string; payload: string | null } | null> {
+      let q = db
         .selectFrom('user_tokens')
-        .select(['token_hash', 'payload'])
-        .where('user_id', '=', userId)
+        .select(['token_hash', 'user_id', 'payload'])
         .where('purpose', '=', purpose)
-        .where('expires', '>', now)
-        .orderBy('created', 'desc')
-        .executeTakeFirst();
-      return row ? { tokenHash: row.token_hash, payload: row.payload } : null;
-    },
-
-    /** A token's user id and payload while it is unused and unexpired, without taking it. */
-    async peekToken(
-      tokenHash: string,
-      purpose: UserTokenPurpose,
-      now: number,
-    ): Promise<{ userId: string; payload: string | null } | null> {
-      const row = await db
-        .selectFrom('user_tokens')
-        .select(['user_id', 'payload'])
-        .where('token_hash', '=', tokenHash)
-        .where('purpose', '=', purpose)
-        .where('expires', '>', now)
-        .executeTakeFirst();
-      return row ? { userId: row.user_id, payload: row.payload } : null;
+        .where('expires', '>', now);
+      q = 'tokenHash' in by ? q.where('token_hash', '=', by.tokenHash) : q.where('user_id', '=', by.userId);
+      const row = await q.orderBy('created', 'desc').executeTakeFirst();
+      return row ? { tokenHash: row.token_hash, userId: row.user_id, payload: row.payload } : null;
     },
 
     async deleteTokens(userId: string, purpose: UserTokenPurpose): Promise<void> {
