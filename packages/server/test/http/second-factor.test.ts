@@ -320,6 +320,29 @@ describe('parallel second steps', () => {
   });
 });
 
+describe('sessions under parallel callers', () => {
+  const s = useServer();
+
+  test('eight parallel ends of one session: one ends it, the others find none; the rest stay', async () => {
+    const mine = await s.createUser('sam');
+    const other = (await s.users('token', { identity: 'sam', password: PASSWORD })).body.token;
+    const listed = (await s.users('sessions', {}, { token: mine })).body.sessions;
+    const id = listed.find((x: { current: boolean }) => !x.current).id;
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => s.users('revokeSession', { session: id }, { token: mine })),
+    );
+    assert.equal(answers.filter((a) => a.status === 200).length, 1);
+    for (const a of answers.filter((x) => x.status !== 200)) assert.equal(a.body.code, 'unknown_session');
+    assert.equal((await s.users('identity', {}, { token: other })).status, 401);
+    assert.equal((await s.users('identity', {}, { token: mine })).status, 200);
+    // Another user's session id is no session of this account: nothing ends.
+    const bob = await s.createUser('bob');
+    const bobs = (await s.users('sessions', {}, { token: bob })).body.sessions[0].id;
+    assert.equal((await s.users('revokeSession', { session: bobs }, { token: mine })).body.code, 'unknown_session');
+    assert.equal((await s.users('identity', {}, { token: bob })).status, 200);
+  });
+});
+
 describe('a second factor required for a group', () => {
   const s = useServer({ users: { secondFactorGroups: ['admins'] } }, { clock });
   // Made directly: the test server's `adminToken` signs in with the password alone.
