@@ -51,6 +51,43 @@ export const identityPolicySchema = z.enum(['name', 'email', 'either']);
 export const secondFactorGroupsSchema = z.array(z.string().min(1).max(100)).max(50);
 /** Only http(s): a `javascript:` or `data:` link in a mail would be an attack, not a page. */
 export const pageUrlSchema = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
+/**
+ * A sign-in provider (users/provider-clients.ts): `oidc` is any OpenID Connect provider found by
+ * discovery at `issuer`; `google`, `microsoft` (with `tenant`, `common` by default) and `gitlab`
+ * (`issuer` for a self-managed one) are OpenID Connect with the issuer filled in; `github` is
+ * OAuth2 with GitHub's user API (`issuer`: a GitHub Enterprise server). `signup` picks the
+ * sign-up policy of a first sign-in; `auto` takes the first one open (docs/users.md, "Providers").
+ */
+const providerSchema = z
+  .object({
+    id: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'lower-case letters, digits and -, starting with a letter'),
+    kind: z.enum(['oidc', 'github', 'google', 'microsoft', 'gitlab']),
+    name: z.string().min(1).max(60).optional(),
+    clientId: z.string().min(1).max(500),
+    clientSecret: z.string().min(1).max(2000).optional(),
+    issuer: pageUrlSchema.pipe(z.string().max(2000)).optional(),
+    tenant: z
+      .string()
+      .regex(/^[A-Za-z0-9.-]{1,100}$/)
+      .optional(),
+    scopes: z
+      .array(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,200}$/))
+      .max(30)
+      .optional(),
+    signup: z.enum(['auto', 'signupDirect', 'signupOptin', 'signupReview', 'off']).default('auto'),
+  })
+  .strict()
+  .refine((p) => p.kind !== 'oidc' || p.issuer !== undefined, {
+    message: 'an oidc provider needs its issuer',
+    path: ['issuer'],
+  });
+export type ProviderConfig = z.output<typeof providerSchema>;
+export const providersSchema = z
+  .array(providerSchema)
+  .max(20)
+  .refine((list) => new Set(list.map((p) => p.id)).size === list.length, { message: 'two providers share an id' });
+/** Where a provider sign-in may end besides Roost's own pages: a URL, or a prefix ending in `/`. */
+export const providerRedirectsSchema = z.array(pageUrlSchema.pipe(z.string().max(2000))).max(50);
 export const smtpUrlSchema = z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL');
 export const mailFromSchema = z.string().min(3);
 export const mailAddressSchema = z.string().email();
@@ -233,6 +270,15 @@ export const configSchema = z
         signinCodeLifetimeSeconds: seconds.default(600),
         /** Members of these groups sign in with a second factor (docs/users.md, "Second factor"). */
         secondFactorGroups: secondFactorGroupsSchema.default([]),
+        /** Sign-in providers: OpenID Connect and OAuth2 (docs/users.md, "Providers"). */
+        providers: providersSchema.default([]),
+        /** Apps a provider sign-in may return to, with a one-time grant (docs/users.md, "Providers"). */
+        providerRedirects: providerRedirectsSchema.default([]),
+        /**
+         * A first provider sign-in whose email the provider says is verified joins the account of
+         * that email, instead of being refused as taken. Off by default.
+         */
+        linkProvidersByEmail: z.boolean().default(false),
       })
       .strict()
       .prefault({}),

@@ -4,6 +4,8 @@ import {
   identityPolicySchema,
   mailAddressSchema,
   secondFactorGroupsSchema,
+  providersSchema,
+  providerRedirectsSchema,
   mailFromSchema,
   pageUrlSchema,
   smtpUrlSchema,
@@ -27,6 +29,9 @@ export const RUNTIME_SETTINGS = {
   adminAddress: { path: 'mail.adminAddress', schema: mailAddressSchema.max(254).nullable() },
   smtpUrl: { path: 'mail.smtpUrl', schema: smtpUrlSchema.pipe(z.string().max(2000)).nullable() },
   secondFactorGroups: { path: 'users.secondFactorGroups', schema: secondFactorGroupsSchema },
+  providers: { path: 'users.providers', schema: providersSchema },
+  providerRedirects: { path: 'users.providerRedirects', schema: providerRedirectsSchema },
+  linkProvidersByEmail: { path: 'users.linkProvidersByEmail', schema: z.boolean() },
 } as const;
 
 export type RuntimeSettingKey = keyof typeof RUNTIME_SETTINGS;
@@ -61,6 +66,9 @@ function bootSettings(config: Config): RuntimeSettings {
     adminAddress: config.mail.adminAddress ?? null,
     smtpUrl: config.mail.smtpUrl ?? null,
     secondFactorGroups: config.users.secondFactorGroups,
+    providers: config.users.providers,
+    providerRedirects: config.users.providerRedirects,
+    linkProvidersByEmail: config.users.linkProvidersByEmail,
   });
 }
 

@@ -9,6 +9,7 @@ import {
 import type { DataStoreItemsTable } from '../storage/datastore-schema.js';
 import type { Database } from '../storage/schema.js';
 import { executeGrouped, executeNow } from '../storage/database.js';
+import { isUniqueViolation } from '../storage/database-errors.js';
 import type { Cache } from '../core/cache.js';
 import type { UserDirectory } from '../core/user-directory.js';
 
@@ -76,11 +77,6 @@ const withParameters = <R>(compiled: CompiledQuery<R>, parameters: readonly unkn
 
 const valueColumns = (value: string | number) =>
   typeof value === 'number' ? { value: String(value), number: value } : { value, number: null };
-
-const isUniqueViolation = (err: unknown) => {
-  const code = (err as { code?: unknown }).code;
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
-};
 
 /** Rows per INSERT: SQLite binds at most 32 766 values in one statement. */
 /**

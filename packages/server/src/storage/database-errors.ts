@@ -34,6 +34,15 @@ export async function connectDatabase(where: Where): Promise<OpenedDatabase> {
   return opened;
 }
 
+/**
+ * Whether an insert met a unique index or primary key: SQLite's two constraint codes, or
+ * PostgreSQL's 23505 (both cover unique indexes and primary keys there).
+ */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505';
+}
+
 /** The URL without its password, fit for a message and a log. */
 export function redactedUrl(url: string): string {
   try {

@@ -109,6 +109,29 @@ interface TotpFactorsTable {
   last_step: number;
 }
 
+/** A provider account that signs into a Roost account (users/provider-ops.ts). */
+interface ProviderLinksTable {
+  provider: string;
+  /** The provider's id of its account (`sub`, or GitHub's numeric id). */
+  subject: string;
+  user_id: string;
+  /** The email the provider gave at the link, for the account page. */
+  email: string | null;
+  created: number;
+}
+
+/** A provider sign-in under way, by the hash of its `state` (users/provider-ops.ts). */
+interface ProviderFlowsTable {
+  state_hash: string;
+  provider: string;
+  verifier: string;
+  nonce: string;
+  redirect: string;
+  /** Set when a signed-in user links the provider: the account it joins. */
+  link_user: string | null;
+  expires: number;
+}
+
 interface RecoveryCodesTable {
   user_id: string;
   code_hash: string;
@@ -117,9 +140,10 @@ interface RecoveryCodesTable {
 
 /**
  * `challenge`: the first step of a sign-in that needs a second factor (users/signin-challenge.ts);
- * `signin_code`: a sign-in by mail, its code's hash as payload (users/mail-signin-ops.ts).
+ * `signin_code`: a sign-in by mail, its code's hash as payload (users/mail-signin-ops.ts);
+ * `provider_grant`: a provider sign-in handed to an app, for `signinProvider2` (users/provider-ops.ts).
  */
-export type UserTokenPurpose = 'activate' | 'verify_email' | 'reset' | 'challenge' | 'signin_code';
+export type UserTokenPurpose = 'activate' | 'verify_email' | 'reset' | 'challenge' | 'signin_code' | 'provider_grant';
 
 interface UserTokensTable {
   token_hash: string;
@@ -151,6 +175,8 @@ interface CoreTables {
   sessions: SessionsTable;
   totp_factors: TotpFactorsTable;
   recovery_codes: RecoveryCodesTable;
+  provider_links: ProviderLinksTable;
+  provider_flows: ProviderFlowsTable;
   user_tokens: UserTokensTable;
   permissions: PermissionsTable;
   settings: SettingsTable;

@@ -15,3 +15,5 @@ export { USER_PAGE, REVIEW_ACTIONS } from './admin-ops.js';
 export { userErrors } from './user-errors.js';
 export type { TotpSetup } from './second-factor-ops.js';
 export type { ListedSession } from './session-ops.js';
+export type { ProviderInfo, ProviderOutcome } from './provider-ops.js';
+export { isLocalRedirect } from './provider-ops.js';

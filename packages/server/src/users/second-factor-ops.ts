@@ -14,6 +14,8 @@ export interface FactorState {
   recoveryCodes: number;
   /** An administrator requires a factor of the account (runtime setting `secondFactorGroups`). */
   required: boolean;
+  /** The sign-in providers linked to the account, by id (provider-ops.ts). */
+  providers: string[];
 }
 
 /** A new TOTP secret: the link for a QR code, the QR code itself, and the key to type by hand. */
@@ -38,6 +40,7 @@ export function secondFactorOps(ctx: UserContext) {
       totp: totp?.confirmed != null,
       recoveryCodes: await factors.recoveryCodesLeft(user.id),
       required: await factorRequired(ctx, user),
+      providers: (await ctx.links.linksOf(user.id)).map((l) => l.provider),
     };
   }
 

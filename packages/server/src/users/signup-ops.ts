@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { hashToken, newId, randomName } from '../core/ids.js';
+import { hashToken, newId, randomName, randomToken } from '../core/ids.js';
+import type { ProviderConfig } from '../core/config.js';
+import { grantsOf } from '../core/grants.js';
 import { commonErrors, type FieldProblem } from '../core/errors.js';
 import { parseInput, invalidField } from '../core/validation.js';
 import type { PendingReason, UserState } from '../storage/schema.js';
@@ -10,6 +12,7 @@ import { DuplicateUserError, type User } from './user-repo.js';
 import { newMailedToken, type Caller, type UserContext } from './user-context.js';
 import type { SignupInput, TokenInput } from './user-inputs.js';
 import { sendMail } from './account-ops.js';
+import type { ProviderProfile } from './provider-clients.js';
 
 interface AccountValues {
   name: string;
@@ -134,4 +137,95 @@ export function signupOps(ctx: UserContext) {
       await ctx.repo.update(user.id, { state: 'active', pending: null });
     },
   };
+}
+
+/** The policies a first provider sign-in may follow, in the order `auto` tries them. */
+const PROVIDER_POLICIES = ['signupDirect', 'signupOptin', 'signupReview', 'signupSendpw', 'signupUid'] as const;
+type ProviderPolicy = (typeof PROVIDER_POLICIES)[number];
+
+/** The provider's policy, if the caller holds its permission (`auto`: the first one it holds). */
+async function providerPolicy(ctx: UserContext, caller: Caller, provider: ProviderConfig): Promise<ProviderPolicy> {
+  const grants = await grantsOf(ctx.permissions, caller.principal);
+  const candidates =
+    provider.signup === 'auto' ? PROVIDER_POLICIES : provider.signup === 'off' ? [] : [provider.signup];
+  const policy = candidates.find((p) => grants.scope(p) === 'all');
+  if (!policy) throw userErrors.signup_closed();
+  return policy;
+}
+
+/**
+ * A free name for a provider's account: the name it suggests (or the email's local part) in
+ * the characters names allow, with a few random digits when taken, or a random name.
+ */
+async function providerAccountName(ctx: UserContext, profile: ProviderProfile): Promise<string> {
+  const suggested = profile.username ?? profile.email?.split('@')[0] ?? '';
+  const base = suggested.replace(/[^\p{L}\p{N}._-]+/gu, '-').slice(0, 30);
+  const nameSchema = ctx.inputs.signup.shape.name;
+  for (const candidate of [base, `${base}-${randomName(4)}`, `${base}-${randomName(6)}`]) {
+    if (nameSchema.safeParse(candidate).success && !(await ctx.repo.nameTaken(candidate))) return candidate;
+  }
+  return randomName(GENERATED_NAME_LENGTH);
+}
+
+/**
+ * A first sign-in through a provider (provider-ops.ts), by the sign-up policies: `signupDirect`
+ * and `signupUid` make an active account; `signupOptin` and `signupSendpw` one that is active at
+ * once only when the provider says the email is verified, else pending with the activation
+ * mail; `signupReview` a pending one, with the notice to the administrators. A policy that is
+ * off refuses (`signup_closed`). An account of the same email is joined only when the email is
+ * verified and `linkProvidersByEmail` is on; otherwise `email_taken`. The account gets a random
+ * password nobody knows (a reset sets one) and is linked to the provider account; when a
+ * parallel first sign-in of the same provider account linked first, its account is the one.
+ */
+export async function signupByProvider(
+  ctx: UserContext,
+  caller: Caller,
+  provider: ProviderConfig,
+  profile: ProviderProfile,
+): Promise<User | null> {
+  const email = profile.email && ctx.inputs.email.safeParse({ email: profile.email }).success ? profile.email : null;
+  const verified = email !== null && profile.emailVerified;
+  const link = (user: User) =>
+    ctx.links.link({
+      provider: provider.id,
+      subject: profile.subject,
+      userId: user.id,
+      email,
+      created: ctx.clock.now(),
+    });
+  const winner = async () => {
+    const linked = await ctx.links.linkOf(provider.id, profile.subject);
+    return linked ? ctx.repo.byId(linked.userId) : null;
+  };
+  const owner = email ? await ctx.repo.byEmail(email) : null;
+  if (owner) {
+    if (!verified || !(await ctx.runtime()).linkProvidersByEmail) throw userErrors.email_taken();
+    return (await link(owner)) ? owner : winner();
+  }
+  const policy = await providerPolicy(ctx, caller, provider);
+  const mailed = policy === 'signupOptin' || policy === 'signupSendpw';
+  if (mailed && !email)
+    throw userErrors.signup_closed({ message: 'The provider gave no email to send the activation to.' });
+  const values = {
+    name: await providerAccountName(ctx, profile),
+    email,
+    password: randomToken(),
+    realname: profile.realname?.slice(0, 255),
+  };
+  const user =
+    policy === 'signupReview'
+      ? await createAccount(ctx, values, 'pending', 'review')
+      : mailed && !verified
+        ? await createAccount(ctx, values, 'pending', 'optin')
+        : await createAccount(ctx, values, 'active', null);
+  if (!(await link(user))) {
+    await ctx.repo.remove(user.id);
+    return winner();
+  }
+  if (user.pending === 'optin') await unlessMailFails(ctx, user, () => sendActivation(ctx, user));
+  if (user.pending === 'review') {
+    const { adminAddress } = await ctx.runtime();
+    if (adminAddress) await sendMail(ctx, reviewNotificationMail(adminAddress, user));
+  }
+  return user;
 }

@@ -11,6 +11,9 @@ import { ADMINS, type Principal, type ServicePermissions } from '../core/permiss
 import { userErrors } from './user-errors.js';
 import type { UserInputs } from './user-inputs.js';
 import type { FactorRepo } from './factor-repo.js';
+import type { ProviderRepo } from './provider-repo.js';
+import type { ProviderClients } from './provider-clients.js';
+import type { ProviderConfig } from '../core/config.js';
 import type { User, UserRepo } from './user-repo.js';
 
 /** Who calls an operation: the principal for permission checks, and the account behind it. */
@@ -48,6 +51,8 @@ export interface UserSettings {
   signinCodeLifetimeMs: number;
   /** The page a sign-in mail links to. */
   signinCodeUrl: string;
+  /** `<publicUrl>/users/providers`: a provider sends the browser back to `<base>/<id>/callback`. */
+  providerCallbackBase: string;
   /** The issuer an authenticator app shows beside the account (the public url's host name). */
   totpIssuer: string;
 }
@@ -61,6 +66,10 @@ export interface UserRuntimeSettings {
   adminAddress: string | undefined;
   /** Members of these groups must sign in with a second factor (signin-challenge.ts). */
   secondFactorGroups: readonly string[];
+  /** Sign-in providers (provider-ops.ts), where their sign-ins may end, and linking by email. */
+  providers: readonly ProviderConfig[];
+  providerRedirects: readonly string[];
+  linkProvidersByEmail: boolean;
 }
 
 /** Everything the operations share: injected once by `createUserService`. */
@@ -68,6 +77,10 @@ export interface UserContext {
   repo: UserRepo;
   /** TOTP secrets and recovery codes (factor-repo.ts). */
   factors: FactorRepo;
+  /** Provider accounts and provider sign-ins under way (provider-repo.ts). */
+  links: ProviderRepo;
+  /** The providers' `openid-client` configurations, made once per setting (provider-clients.ts). */
+  providerClients: ProviderClients;
   clock: Clock;
   /** Told of the changes the repository does not see as an account's (a signout; core/events.ts). */
   events: EventBus;

@@ -18,6 +18,30 @@ export const userErrors = defineErrors({
   no_factor: { kind: 'invalid', message: 'The account has no second factor.' },
   no_factor_pending: { kind: 'invalid', message: 'No authenticator is being set up: call totpEnrol first.' },
   unknown_session: { kind: 'not_found', message: 'The account has no such session.' },
+  unknown_provider: { kind: 'not_found', message: 'There is no such sign-in provider.' },
+  provider_unavailable: {
+    kind: 'unavailable',
+    message: 'The sign-in provider could not be reached or answered wrongly. Try again later.',
+  },
+  provider_failed: {
+    kind: 'invalid',
+    message: 'The sign-in with the provider failed, took too long or was used already: start again.',
+  },
+  redirect_not_allowed: {
+    kind: 'invalid',
+    message: 'A provider sign-in may not return to this address (users.providerRedirects).',
+  },
+  signup_closed: {
+    kind: 'forbidden',
+    message: 'No account belongs to this provider account, and new accounts cannot be made this way.',
+  },
+  email_taken: {
+    kind: 'conflict',
+    message: 'An account with this email exists: sign in to it, then link the provider on its account page.',
+  },
+  provider_linked: { kind: 'conflict', message: 'This provider account signs into another account already.' },
+  account_disabled: { kind: 'forbidden', message: 'This account is disabled.' },
+  not_linked: { kind: 'not_found', message: 'The account is not linked to this provider.' },
   unknown_user: { kind: 'not_found', message: 'There is no such user.' },
   not_pending: { kind: 'invalid', message: 'The account is not waiting for a review.' },
   unknown_action: { kind: 'invalid', message: 'Unknown review action.' },

@@ -17,6 +17,8 @@ const PASSWORD_MAX = 256;
 const EMAIL_MAX = 254;
 const MESSAGE_MAX = 5000;
 const SESSION_ID_MAX = 32;
+const PROVIDER_ID_MAX = 32;
+const REDIRECT_MAX = 2000;
 
 /** Names are letters, digits, `.`, `_` and `-`: never an `@`, so a name is never an email. */
 const NAME_CHARS = /^[\p{L}\p{N}._-]+$/u;
@@ -97,6 +99,13 @@ export function createUserInputs(limits: UserLimits) {
       .refine((o) => o.password !== undefined || o.code !== undefined, { message: 'required', path: ['password'] }),
     sessionRef: z.object({ session: requiredText(SESSION_ID_MAX) }),
     userSessionRef: z.object({ identity, session: requiredText(SESSION_ID_MAX).optional() }),
+    providerRef: z.object({ provider: requiredText(PROVIDER_ID_MAX) }),
+    providerStart: z.object({
+      provider: requiredText(PROVIDER_ID_MAX),
+      redirect: requiredText(REDIRECT_MAX),
+      link: looseBoolean.optional(),
+    }),
+    providerGrant: z.object({ grant: token }),
   };
 }
 
@@ -235,4 +244,21 @@ export interface SessionRef {
 /** An account's session, or (without `session`) all its sessions. */
 export interface UserSessionRef extends IdentityInput {
   session?: string;
+}
+
+/** A sign-in provider by its id (`providers` lists them). */
+export interface ProviderRef {
+  provider: string;
+}
+
+/** The start of a provider sign-in (or, with `link`, of linking one to the signed-in account). */
+export interface ProviderStart extends ProviderRef {
+  /** Where the browser goes at the end: a path of Roost's pages, or an address of `providerRedirects`. */
+  redirect: string;
+  link?: boolean;
+}
+
+/** The one-time grant a provider sign-in hands to an app, for `signinProvider2`. */
+export interface ProviderGrant {
+  grant: string;
 }

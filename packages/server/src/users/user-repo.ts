@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, PendingReason, UsersTable, UserState, UserTokenPurpose } from '../storage/schema.js';
+import { isUniqueViolation } from '../storage/database-errors.js';
 import type { ListQuery } from './user-inputs.js';
 
 /** A user account as the domain sees it. */
@@ -39,7 +40,7 @@ export interface NewUser {
 export type UserChanges = Partial<Omit<User, 'id' | 'created'>>;
 
 /** How a session was signed into (users/sessions.ts). */
-export type SessionMethod = 'password' | 'totp' | 'recovery' | 'mail';
+export type SessionMethod = 'password' | 'totp' | 'recovery' | 'mail' | 'provider';
 
 export interface NewSession {
   tokenHash: string;
@@ -124,9 +125,8 @@ function toColumns(changes: UserChanges): Partial<Selectable<UsersTable>> {
 
 /** Which unique index a driver error names, if it is a unique violation at all. */
 function duplicateField(err: unknown): 'name' | 'email' | null {
-  const e = err as { code?: string; message?: string; constraint?: string };
-  const unique = e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === '23505';
-  if (!unique) return null;
+  if (!isUniqueViolation(err)) return null;
+  const e = err as { message?: string; constraint?: string };
   const text = `${e.constraint ?? ''} ${e.message ?? ''}`;
   return text.includes('email') ? 'email' : 'name';
 }
@@ -523,11 +523,12 @@ export function createUserRepo(db: Kysely<Database>) {
       await db.deleteFrom('user_tokens').where('user_id', '=', userId).where('purpose', '=', purpose).execute();
     },
 
-    /** Deletes expired sessions and tokens; returns how many rows went. */
+    /** Deletes expired sessions, tokens and provider flows; returns how many rows went. */
     async purgeExpired(now: number): Promise<number> {
       const a = await db.deleteFrom('sessions').where('expires', '<=', now).executeTakeFirst();
       const b = await db.deleteFrom('user_tokens').where('expires', '<=', now).executeTakeFirst();
-      return Number(a.numDeletedRows) + Number(b.numDeletedRows);
+      const c = await db.deleteFrom('provider_flows').where('expires', '<=', now).executeTakeFirst();
+      return Number(a.numDeletedRows) + Number(b.numDeletedRows) + Number(c.numDeletedRows);
     },
   };
 }

@@ -19,6 +19,9 @@ import { createSecretBox } from './secret-box.js';
 import { secondFactorOps } from './second-factor-ops.js';
 import { sessionOps } from './session-ops.js';
 import { mailSigninOps } from './mail-signin-ops.js';
+import { providerOps } from './provider-ops.js';
+import { createProviderRepo } from './provider-repo.js';
+import { createProviderClients } from './provider-clients.js';
 import { completeSignin } from './signin-challenge.js';
 import { authenticate } from './sessions.js';
 import {
@@ -73,6 +76,7 @@ function settingsFrom(config: Config): UserSettings {
     totpIssuer: new URL(config.publicUrl).hostname,
     signinCodeLifetimeMs: u.signinCodeLifetimeSeconds * 1000,
     signinCodeUrl: `${config.publicUrl}/users/signin-mail`,
+    providerCallbackBase: `${config.publicUrl}/users/providers`,
   };
 }
 
@@ -86,6 +90,9 @@ function runtimeFrom(config: Config, s: RuntimeSettings): UserRuntimeSettings {
     resetPasswordUrl: s.resetPasswordUrl ?? page('reset-password'),
     adminAddress: s.adminAddress ?? undefined,
     secondFactorGroups: s.secondFactorGroups,
+    providers: s.providers,
+    providerRedirects: s.providerRedirects,
+    linkProvidersByEmail: s.linkProvidersByEmail,
   };
 }
 
@@ -109,6 +116,8 @@ export function createUserService(deps: UserServiceDeps) {
   const stored = createUserRepo(deps.db);
   const ctx: UserContext = {
     factors: createFactorRepo(deps.db, createSecretBox(deps.config.users.secretsKey)),
+    links: createProviderRepo(deps.db),
+    providerClients: createProviderClients(),
     repo: withAccountEvents(
       withSessionCache(stored, deps.clock, deps.config.users.sessionCacheSeconds * 1000, deps.changes ?? null),
       deps.events,
@@ -136,6 +145,7 @@ export function createUserService(deps: UserServiceDeps) {
   const factors = secondFactorOps(ctx);
   const sessions = sessionOps(ctx);
   const mailSignin = mailSigninOps(ctx);
+  const providers = providerOps(ctx);
   const policies: Record<SignupPolicy, (caller: Caller, input: SignupInput) => Promise<User>> = {
     signupDirect: guarded(ctx, 'signupDirect', signups.signupDirect),
     signupOptin: guarded(ctx, 'signupOptin', signups.signupOptin),
@@ -169,6 +179,13 @@ export function createUserService(deps: UserServiceDeps) {
     /** Sign-in by mail (off until `signinMail` is granted): mails a code and a link. */
     signinMail: guarded(ctx, 'signinMail', mailSignin.signinMail),
     signinMail2: guarded(ctx, 'signinMail2', mailSignin.signinMail2),
+    /** Sign-in providers (provider-ops.ts): the enabled ones, a sign-in's start and end, links. */
+    providers: guarded(ctx, 'providers', providers.providers),
+    signinProvider: guarded(ctx, 'signinProvider', providers.signinProvider),
+    finishProvider: guarded(ctx, 'signinProvider', providers.finishProvider),
+    signinProvider2: guarded(ctx, 'signinProvider2', providers.signinProvider2),
+    providerLinks: guarded(ctx, 'providerLinks', providers.providerLinks),
+    unlinkProvider: guarded(ctx, 'unlinkProvider', providers.unlinkProvider),
     secondFactor: guarded(ctx, 'secondFactor', factors.secondFactor),
     totpEnrol: guarded(ctx, 'totpEnrol', factors.totpEnrol),
     totpConfirm: guarded(ctx, 'totpConfirm', factors.totpConfirm),

@@ -148,7 +148,7 @@ export async function startServer(input: ConfigInput = {}, overrides: RoostOverr
     ...(pgDb ? { databaseUrl: pgDb.url } : {}),
   });
   const roost = await createRoost(config, overrides);
-  const url = await roost.listen({ port: 0, host: '127.0.0.1' });
+  const url = await roost.listen({ port: config.port, host: '127.0.0.1' });
 
   async function request(path: string, body?: unknown, options: CallOptions = {}): Promise<CallResult> {
     const headers: Record<string, string> = { ...options.headers };

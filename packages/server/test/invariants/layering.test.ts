@@ -91,7 +91,16 @@ test('in a domain, only *-repo.ts files run Kysely queries', () => {
  * tables of storage/ (permissions, settings, the mail queue) are no domain's.
  */
 const TABLES: Record<string, readonly string[]> = {
-  users: ['users', 'sessions', 'user_tokens', 'throttle_counts', 'totp_factors', 'recovery_codes'],
+  users: [
+    'users',
+    'sessions',
+    'user_tokens',
+    'throttle_counts',
+    'totp_factors',
+    'recovery_codes',
+    'provider_links',
+    'provider_flows',
+  ],
   datastore: ['datastore_items'],
   filestore: ['file_entries'],
 };

@@ -8,6 +8,7 @@ const METHODS: Record<string, string> = {
   totp: 'Password and app code',
   recovery: 'Password and recovery code',
   mail: 'Code by mail',
+  provider: 'A sign-in provider',
 };
 
 /**

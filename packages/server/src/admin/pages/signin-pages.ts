@@ -19,6 +19,7 @@ import { link, textParam } from '../page-kit/page-parts.js';
 import { sendHtml, takeFlash } from '../page-kit/page-reply.js';
 import { renderPublicPage } from '../user-pages/public-page.js';
 import { mailSigninOpen } from '../user-pages/signin-mail-page.js';
+import { providerButtons } from '../user-pages/provider-pages.js';
 import {
   pendingChallenge,
   recoveryCodesHtml,
@@ -170,7 +171,7 @@ async function signinPage(deps: SigninDeps, audience: Audience, request: Fastify
     notices.push(`You are signed in as ${caller.user.name}, who is not an administrator.`);
   const page = {
     title: place.title,
-    body: `<div class="card narrow">${html}${await signinLinks(users, audience)}</div>`,
+    body: `<div class="card narrow">${html}${await signinLinks(users, audience, caller, next)}</div>`,
     head: await htmlForm.htmlHead(),
     messages: notices,
   };
@@ -243,11 +244,22 @@ async function shell(
       });
 }
 
-async function signinLinks(users: UserService, audience: Audience): Promise<string> {
+async function signinLinks(
+  users: UserService,
+  audience: Audience,
+  caller: RequestCaller,
+  next: string,
+): Promise<string> {
   if (audience === 'admin') return '';
+  // The providers (users/provider-ops.ts); none when their list is closed to this caller.
+  const providers = await users.providers(caller).catch((err: unknown) => {
+    if (isRoostError(err)) return [];
+    throw err;
+  });
   // The pages of the `pages` part of issue 3; a configured reset page url replaces Roost's own.
   const byMail = (await mailSigninOpen(users)) ? '<a href="/users/signin-mail">Sign in with a code by mail</a> · ' : '';
   return (
+    providerButtons(providers, next ? safeNext(next, audience) : '') +
     `<p class="muted">${byMail}<a href="/users/reset-password">Forgot your password?</a> · ` +
     '<a href="/users/signup">Create an account</a></p>'
   );

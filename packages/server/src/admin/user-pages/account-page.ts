@@ -1,4 +1,4 @@
-import type { FieldConf } from '@roost/forms';
+import { escapeHtml, type FieldConf } from '@roost/forms';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { callerOf, type RequestCaller } from '../../http/auth.js';
 import type { ListedSession, TotpSetup, UserService } from '../../users/index.js';
@@ -14,7 +14,8 @@ import { recoveryCodesHtml, totpSetupHtml } from '../pages/second-step-form.js';
 /**
  * `/users/account`: the signed-in user's sign-in methods and sessions (docs/users.md). Sets up
  * an authenticator app (QR code and key, confirmed by a first code, then the recovery codes
- * shown once), makes new recovery codes or removes the authenticator (the password again), and
+ * shown once), makes new recovery codes or removes the authenticator (the password again),
+ * links and unlinks sign-in providers (provider-pages.ts starts a link), and
  * lists the sessions with a button to end each, or all the others. Every change is one call of
  * the user service, as the API makes it; forms carry the session's CSRF token.
  */
@@ -34,6 +35,26 @@ function sessionsSection(sessions: readonly ListedSession[], csrf: string): stri
     ? sessionsButton(PATH, csrf, 'endOthers', 'Sign out everywhere else')
     : '';
   return `<section class="card"><h2>Sessions</h2>${sessionsTable(sessions, PATH, csrf)}${others}</section>`;
+}
+
+/** The providers: each linked one with its Unlink button, each other one with a button that links it. */
+async function providersSection(users: UserService, caller: RequestCaller, csrf: string): Promise<string> {
+  const configured = await users.providers(caller);
+  if (configured.length === 0) return '';
+  const linked = await users.providerLinks(caller);
+  const hidden = `<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">`;
+  const rows = configured.map((p) => {
+    const link = linked.find((l) => l.provider === p.id);
+    const id = encodeURIComponent(p.id);
+    const button = link
+      ? `<form method="post" action="${PATH}">${hidden}<input type="hidden" name="provider" value="${id}">` +
+        '<button type="submit" name="unlink$" value="1" class="btn secondary">Unlink</button></form>'
+      : `<a class="btn secondary" href="/users/providers/${id}/link?csrf=${encodeURIComponent(csrf)}">` +
+        `Link ${escapeHtml(p.label)}</a>`;
+    const what = link ? `linked${link.email ? ` as ${escapeHtml(link.email)}` : ''}` : 'not linked';
+    return `<li><strong>${escapeHtml(p.label)}</strong>: ${what} ${button}</li>`;
+  });
+  return `<section class="card"><h2>Sign-in providers</h2><ul class="providers">${rows.join('')}</ul></section>`;
 }
 
 /** The session buttons, which are plain forms: end one session, or all the others; then back here. */
@@ -63,6 +84,11 @@ export async function accountPage(deps: PageDeps, request: FastifyRequest, reply
   });
   if (request.method === 'POST') assertCsrf(request, form.body?.csrf);
   const body = form.body ?? {};
+  if (request.method === 'POST' && body.unlink$ !== undefined) {
+    await users.unlinkProvider(caller, { provider: textParam(body.provider) });
+    flash(request, reply, ['The provider is unlinked.']);
+    return reply.redirect(PATH, 303);
+  }
   if (request.method === 'POST' && (body.endSession$ !== undefined || body.endOthers$ !== undefined)) {
     flash(request, reply, [await endSessions(users, caller, body)]);
     return reply.redirect(PATH, 303);
@@ -144,7 +170,9 @@ export async function accountPage(deps: PageDeps, request: FastifyRequest, reply
   const failed = Object.values(results).some((r) => r.result === false);
   const page = {
     title: 'Your account',
-    body: `<section class="card"><h2>Authenticator app</h2>${factor}</section>${sessionsSection(sessions, csrf)}`,
+    body:
+      `<section class="card"><h2>Authenticator app</h2>${factor}</section>` +
+      `${await providersSection(users, caller, csrf)}${sessionsSection(sessions, csrf)}`,
   };
   return sendHtml(reply, await renderPublicPage(request, reply, users, page), failed ? 422 : 200);
 }

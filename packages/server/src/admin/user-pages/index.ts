@@ -4,6 +4,7 @@ import { accountPage } from './account-page.js';
 import { resetPasswordPage } from './reset-password-page.js';
 import { signinMailPage } from './signin-mail-page.js';
 import { signupPage } from './signup-page.js';
+import { registerProviderPages } from './provider-pages.js';
 import { ACTIVATE, tokenPage, VERIFY_EMAIL } from './token-pages.js';
 
 type Page = (deps: PageDeps, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
@@ -20,7 +21,8 @@ const PAGES: Record<string, Page> = {
 
 /**
  * `/users/<page>`: sign-up and the pages the mails link to, for people who are not signed in,
- * and the signed-in user's account page (sign-in methods and sessions),
+ * the signed-in user's account page (sign-in methods and sessions) and the provider sign-in's
+ * start and callback (provider-pages.ts),
  * in one encapsulated plugin of `registerPages` (admin/index.ts).
  * Every action is one call of the user service; a POST is rate limited like the API operation
  * it runs, and must come from this site.
@@ -35,4 +37,5 @@ export async function registerPublicUserPages(app: FastifyInstance, deps: PageDe
     app.get(url, handler);
     app.post(url, { onRequest: limit }, handler);
   }
+  registerProviderPages(app, deps, limit);
 }

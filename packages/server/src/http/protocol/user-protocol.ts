@@ -120,7 +120,7 @@ const RECOVERY_CODES = {
 };
 const SESSION_VIEW = answerOf({
   id: SCALARS.string,
-  method: { enum: ['password', 'totp', 'recovery', 'mail'] },
+  method: { enum: ['password', 'totp', 'recovery', 'mail', 'provider'] },
   device: { ...SCALARS.string, description: 'The User-Agent the session started from.' },
   address: SCALARS.string,
   created: { ...SCALARS.integer, description: 'Milliseconds since the epoch.' },
@@ -134,6 +134,26 @@ const FACTORS_ANSWER = answerOf({
   totp: { ...SCALARS.boolean, description: 'A confirmed authenticator app.' },
   recoveryCodes: { ...SCALARS.integer, description: 'Recovery codes left.' },
   required: { ...SCALARS.boolean, description: 'An administrator requires a second factor of this account.' },
+  providers: { ...SCALARS.strings, description: 'The sign-in providers linked to the account, by id.' },
+});
+const PROVIDERS_ANSWER = answerOf({
+  result: { const: true },
+  providers: {
+    type: 'array',
+    items: answerOf({ id: SCALARS.string, label: { ...SCALARS.string, description: 'Sign in with this.' } }),
+  },
+});
+const LINKS_ANSWER = answerOf({
+  result: { const: true },
+  providers: {
+    type: 'array',
+    items: answerOf({
+      provider: SCALARS.string,
+      label: SCALARS.string,
+      email: { ...SCALARS.string, description: 'The email the provider gave when it was linked.' },
+      created: SCALARS.integer,
+    }),
+  },
 });
 
 const DONE = { result: true } as const;
@@ -237,6 +257,37 @@ export function userOperations(users: UserService, config: Config): UserOperatio
       signin: true,
       input: i.mailedSignin,
       call: async (caller, values) => ({ result: true, ...(await users.signinMail2(caller, asInput(values))) }),
+    },
+    {
+      op: 'providers',
+      answer: PROVIDERS_ANSWER,
+      summary:
+        'The enabled sign-in providers. A browser signs in with one at /users/providers/ID/start?redirect=ADDRESS.',
+      read: true,
+      call: async (caller) => ({ result: true, providers: await users.providers(caller) }),
+    },
+    {
+      op: 'signinProvider2',
+      answer: TOKEN_ANSWER,
+      summary: 'A token for the one-time grant a provider sign-in handed to the app in its address.',
+      signin: true,
+      input: i.providerGrant,
+      call: async (caller, values) => ({ result: true, ...(await users.signinProvider2(caller, asInput(values))) }),
+    },
+    {
+      op: 'providerLinks',
+      answer: LINKS_ANSWER,
+      summary: 'The sign-in providers linked to the own account (link one on the account page).',
+      read: true,
+      call: async (caller) => ({ result: true, providers: await users.providerLinks(caller) }),
+    },
+    {
+      op: 'unlinkProvider',
+      answer: DONE_ANSWER,
+      summary: 'Unlink a sign-in provider from the own account.',
+      del: true,
+      input: i.providerRef,
+      call: command(users.unlinkProvider),
     },
     {
       op: 'secondFactor',

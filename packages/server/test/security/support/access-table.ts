@@ -299,6 +299,16 @@ const USERS: Record<string, Row> = {
     counts: SIGNIN_COUNTERS,
     prepare: async () => ({ path: '/users/api/signinMail2', values: { identity: 'nobody-here', code: '123456' } }),
   },
+  providers: { expect: all({ status: 200, result: true }), prepare: async () => ({ path: '/users/api/providers' }) },
+  signinProvider2: {
+    expect: all(invalidToken),
+    prepare: async () => ({ path: '/users/api/signinProvider2', values: { grant: 'G'.repeat(43) } }),
+  },
+  providerLinks: { expect: signedIn(), prepare: async () => ({ path: '/users/api/providerLinks' }) },
+  unlinkProvider: {
+    expect: signedIn({ status: 404, code: 'not_linked' }),
+    prepare: async () => ({ path: '/users/api/unlinkProvider', values: { provider: 'corp' } }),
+  },
   secondFactor: { expect: signedIn(), prepare: async () => ({ path: '/users/api/secondFactor' }) },
   totpEnrol: { expect: signedIn(), prepare: async () => ({ path: '/users/api/totpEnrol' }) },
   totpConfirm: {

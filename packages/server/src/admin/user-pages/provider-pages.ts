@@ -1,0 +1,154 @@
+import { escapeHtml } from '@roost/forms';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { callerOf, setAuthCookie, withClient } from '../../http/auth.js';
+import type { ProviderInfo, ProviderOutcome, UserService } from '../../users/index.js';
+import { isLocalRedirect } from '../../users/index.js';
+import { assertCsrf } from '../csrf.js';
+import type { PageDeps } from '../index.js';
+import { readFormRequest } from '../page-kit/page-body.js';
+import { textParam } from '../page-kit/page-parts.js';
+import { flash, sendHtml } from '../page-kit/page-reply.js';
+import { pendingChallenge, secondStep } from '../pages/second-step-form.js';
+import { renderPublicPage } from './public-page.js';
+
+/**
+ * The browser's side of a provider sign-in (users/provider-ops.ts): `/users/providers/<id>/start`
+ * sends the browser to the provider, `/users/providers/<id>/callback` is where the provider
+ * sends it back, and `/users/providers/<id>/link?csrf=…` (the account page's link, with the
+ * session's CSRF token) starts linking the provider to the signed-in account. The state of a
+ * started sign-in goes into a cookie of this browser only for the callback's path, so only the
+ * browser that started it can end it. A sign-in that began on Roost's pages ends with the
+ * session cookie; one that began in an app goes back to the app's address with `roost_signin` (a
+ * one-time grant for `signinProvider2`), `roost_pending` or `roost_error`.
+ */
+
+const BASE = '/users/providers';
+const STATE_COOKIE = 'roost_provider_state';
+/** As long as the flow itself (users/provider-ops.ts, FLOW_LIFETIME_MS). */
+const STATE_COOKIE_SECONDS = 600;
+
+const stateCookie = (request: FastifyRequest) => ({
+  path: BASE,
+  httpOnly: true,
+  // Lax: the provider's redirect back is a top-level GET from another site, which Lax lets through.
+  sameSite: 'lax' as const,
+  secure: request.protocol === 'https',
+});
+
+/** The providers' buttons of the sign-in page: each starts a sign-in that comes back to `next`. */
+export function providerButtons(providers: readonly ProviderInfo[], next: string): string {
+  if (providers.length === 0) return '';
+  const to = next ? `?redirect=${encodeURIComponent(next)}` : '';
+  const buttons = providers.map(
+    (p) =>
+      `<a class="btn secondary provider" href="${BASE}/${encodeURIComponent(p.id)}/start${escapeHtml(to)}">` +
+      `Sign in with ${escapeHtml(p.label)}</a>`,
+  );
+  return `<div class="providers">${buttons.join(' ')}</div>`;
+}
+
+/** The app's address with one parameter added (its own query kept). */
+function appAddress(redirect: string, name: string, value: string): string {
+  const url = new URL(redirect);
+  url.searchParams.set(name, value);
+  return url.href;
+}
+
+const PENDING_WORDS = {
+  review: 'Your account is made and waits for an administrator to review it. You will get a mail once it is open.',
+  optin: 'Your account is made. We have sent you a mail: follow its link to activate the account.',
+} as const;
+
+async function startRoute(deps: PageDeps, request: FastifyRequest, reply: FastifyReply, link: boolean) {
+  const users = deps.services.users;
+  const caller = await callerOf(request, users);
+  const id = (request.params as { id: string }).id;
+  let redirect = textParam((request.query as Record<string, unknown>).redirect) || '/users/signin';
+  if (link) {
+    // A link, not a form: the pages' CSP lets forms reach Roost only (http/security-headers.ts),
+    // and a form's redirect to the provider would be blocked. The session's CSRF token rides along.
+    assertCsrf(request, textParam((request.query as Record<string, unknown>).csrf));
+    redirect = '/users/account';
+  }
+  const started = await users.signinProvider(withClient(caller, request), { provider: id, redirect, link });
+  reply.setCookie(STATE_COOKIE, started.state, { ...stateCookie(request), maxAge: STATE_COOKIE_SECONDS });
+  reply.header('cache-control', 'no-store');
+  return reply.redirect(started.url, 303);
+}
+
+async function callbackRoute(deps: PageDeps, request: FastifyRequest, reply: FastifyReply) {
+  const users = deps.services.users;
+  const caller = withClient(await callerOf(request, users), request);
+  const id = (request.params as { id: string }).id;
+  const query = (request.raw.url ?? '').split('?')[1] ?? '';
+  const browserState = request.cookies[STATE_COOKIE] ?? null;
+  reply.clearCookie(STATE_COOKIE, stateCookie(request));
+  reply.header('cache-control', 'no-store');
+  const outcome = await users.finishProvider(caller, { provider: id, query, browserState });
+  return endOf(deps, request, reply, users, outcome);
+}
+
+/** Where the browser goes after the provider: the session, the app, a page that says what comes next. */
+async function endOf(
+  deps: PageDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  users: UserService,
+  outcome: ProviderOutcome,
+) {
+  const local = isLocalRedirect(outcome.redirect);
+  switch (outcome.kind) {
+    case 'session':
+      setAuthCookie(request, reply, outcome.session.token, deps.config.users.tokenLifetimeSeconds);
+      return reply.redirect(outcome.redirect, 303);
+    case 'grant':
+      return reply.redirect(appAddress(outcome.redirect, 'roost_signin', outcome.grant), 303);
+    case 'linked':
+      flash(request, reply, ['The provider is linked: you can sign in with it.']);
+      return reply.redirect(outcome.redirect, 303);
+    case 'pending': {
+      if (!local) return reply.redirect(appAddress(outcome.redirect, 'roost_pending', outcome.reason), 303);
+      const page = {
+        title: 'Almost there',
+        body: `<div class="card narrow"><p>${PENDING_WORDS[outcome.reason]}</p></div>`,
+      };
+      return sendHtml(reply, await renderPublicPage(request, reply, users, page));
+    }
+    case 'failed':
+      if (!local) return reply.redirect(appAddress(outcome.redirect, 'roost_error', outcome.error.code), 303);
+      throw outcome.error;
+    case 'challenge': {
+      const pending = pendingChallenge(outcome.error);
+      if (!pending) throw outcome.error;
+      const form = await readFormRequest(request, reply, {
+        fieldBytes: deps.config.bodyLimit,
+        fileBytes: 0,
+        uploadDir: '',
+      });
+      const caller = await callerOf(request, users);
+      const step = await secondStep({
+        users,
+        request,
+        caller,
+        form,
+        action: '/users/signin',
+        pending,
+        next: outcome.redirect,
+      });
+      const body = step.kind === 'form' ? step.html : '<p>The sign-in took too long: start again.</p>';
+      const page = {
+        title: 'Sign in',
+        body: `<div class="card narrow">${body}</div>`,
+        head: step.kind === 'form' ? step.head : '',
+      };
+      return sendHtml(reply, await renderPublicPage(request, reply, users, page));
+    }
+  }
+}
+
+/** The provider routes, beside the other public pages (index.ts). */
+export function registerProviderPages(app: FastifyInstance, deps: PageDeps, limit: onRequestHookHandler): void {
+  app.get(`${BASE}/:id/start`, { onRequest: limit }, (request, reply) => startRoute(deps, request, reply, false));
+  app.get(`${BASE}/:id/link`, { onRequest: limit }, (request, reply) => startRoute(deps, request, reply, true));
+  app.get(`${BASE}/:id/callback`, { onRequest: limit }, (request, reply) => callbackRoute(deps, request, reply));
+}
