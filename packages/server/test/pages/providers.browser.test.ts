@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { totpCode } from '../../src/users/totp.js';
-import { launchBrowser, screenshot } from '../helpers/browser.js';
+import { launchBrowser, screenshot, signedInContext } from '../helpers/browser.js';
 import { freePort, startOpenIdProvider, type TestOpenIdProvider } from '../helpers/oidc-provider.js';
 import { PASSWORD, startServer, type TestServer } from '../helpers/test-server.js';
 
@@ -20,7 +20,7 @@ const SUITE = 'providers';
 const skip = process.env.ROOST_TEST_DIALECT === 'postgres' ? 'browser suites run in the SQLite pass' : false;
 
 /** Provider ids of Roost, each the same test provider under another sign-up setting. */
-const IDS = ['corp', 'corp-review', 'corp-off'] as const;
+const IDS = ['corp', 'corp-review', 'corp-off', 'later'] as const;
 
 describe('sign-in providers (OpenID Connect) in a browser', { skip }, () => {
   let s: TestServer;
@@ -335,5 +335,42 @@ describe('sign-in providers (OpenID Connect) in a browser', { skip }, () => {
     assert.equal(traded.status, 401);
     assert.equal(traded.body.code, 'second_factor_required');
     await s.grant('signupDirect', ['sys:noone']);
+  });
+
+  test('a provider added on the settings page works at once; its secret shows as **** and is kept', async () => {
+    await s.roost.users.createUser({ name: 'chief', password: PASSWORD, groups: ['admins'] });
+    const context = await signedInContext(browser, s.url, 'chief', PASSWORD);
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.goto('/admin/settings');
+    const listed = JSON.parse(await page.inputValue('#settings-providers')) as { clientSecret?: string }[];
+    assert.equal(listed.length, 3);
+    assert.ok(listed.every((p) => p.clientSecret === '****'));
+    assert.doesNotMatch(await page.content(), new RegExp(op.clientSecret));
+    const later = { id: 'later', kind: 'oidc', name: 'Later', issuer: op.issuer, clientId: op.clientId };
+    await page.fill(
+      '#settings-providers',
+      JSON.stringify([...listed, { ...later, clientSecret: op.clientSecret }], null, 2),
+    );
+    await page.click('#settingssave\\$');
+    assert.match(await page.locator('main').innerText(), /Settings saved/);
+    // Saved again as shown (every secret ****): the secrets stay.
+    await page.click('#settingssave\\$');
+    const current = await s.roost.settings.current();
+    assert.equal(current.providers.find((p) => p.id === 'later')?.clientSecret, op.clientSecret);
+
+    await s.grant('signupDirect', ['sys:everyone']);
+    const visitor = await freshContext();
+    await visitor.page.goto('/users/signin');
+    await visitor.page.click('a.provider:has-text("Sign in with Later")');
+    await providerLogin(visitor.page, 'lara');
+    assert.match(await visitor.page.locator('main').innerText(), /signed in as lara/i);
+    await s.grant('signupDirect', ['sys:noone']);
+    // A list that is not valid is refused with the reason, and nothing changes.
+    await page.goto('/admin/settings');
+    await page.fill('#settings-providers', '[{"id": "Bad Id", "kind": "oidc"}]');
+    await page.click('#settingssave\\$');
+    assert.match(await page.locator('main').innerText(), /Enter a JSON list of providers/);
+    assert.equal((await s.roost.settings.current()).providers.length, 4);
   });
 });

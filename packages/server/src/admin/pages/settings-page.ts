@@ -17,8 +17,8 @@ import { formBase, type AdminPages, type AdminPageRequest } from './admin-routes
 import { textParam } from '../page-kit/page-parts.js';
 
 /**
- * `/admin/settings`: the runtime settings (identity policy, the pages the mails link to, mail
- * sender, administrator address, SMTP server), which sign-up policies and sign-in by mail are on, and a test mail.
+ * `/admin/settings`: the runtime settings (identity policy, the sign-in providers, the pages the
+ * mails link to, mail sender, administrator address, SMTP server), which sign-up policies and sign-in by mail are on, and a test mail.
  * Settings are stored in the database over the boot configuration (core/runtime-settings.ts)
  * and apply without a restart; "on" and "off" of a sign-up policy are its permission entry
  * (`sys:everyone` or `sys:noone`), changed through `setPermissions` like the API does.
@@ -88,6 +88,33 @@ function unmaskSmtpUrl(submitted: string, stored: string | null): string {
   }
 }
 
+/** The providers as the page shows them: JSON, each client secret as `****` (never in html). */
+function maskedProviders(providers: RuntimeSettings['providers']): string {
+  if (providers.length === 0) return '';
+  const shown = providers.map((p) => (p.clientSecret ? { ...p, clientSecret: '****' } : p));
+  return JSON.stringify(shown, null, 2);
+}
+
+/** Submitted providers with `****` as a secret keep the stored secret of the provider with that id. */
+function unmaskProviders(text: string, stored: RuntimeSettings['providers']): unknown {
+  if (text.trim() === '') return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  if (!Array.isArray(parsed)) return parsed;
+  return parsed.map((p: unknown) => {
+    if (typeof p !== 'object' || p === null || (p as { clientSecret?: unknown }).clientSecret !== '****') return p;
+    const same = stored.find((s) => s.id === (p as { id?: unknown }).id);
+    return { ...p, clientSecret: same?.clientSecret };
+  });
+}
+
+/** Addresses typed one per line (or separated by white space). */
+const addressList = (text: string): string[] => text.split(/\s+/).filter((a) => a !== '');
+
 /** Group names typed separated by commas (white space around them does not count). */
 const groupList = (text: string): string[] =>
   text
@@ -126,7 +153,11 @@ function origin(
   return `${bootText} Set here${when}${by}.`;
 }
 
-async function settingsFields(deps: SettingsPageDeps, policies: Map<string, readonly string[]>): Promise<FieldConf[]> {
+async function settingsFields(
+  deps: SettingsPageDeps,
+  policies: Map<string, readonly string[]>,
+  current: RuntimeSettings,
+): Promise<FieldConf[]> {
   const { settings, config } = deps;
   const overrides = await settings.overrides();
   const boot = settings.boot;
@@ -188,6 +219,46 @@ async function settingsFields(deps: SettingsPageDeps, policies: Map<string, read
         'Separated by commas, for example admins. Members without an authenticator set one up at their next ' +
         `sign-in. ${said('secondFactorGroups', (v) => (v as string[]).join(', '))}`,
     },
+    {
+      id: 'providers',
+      name: 'Sign-in providers',
+      datatype: 'text',
+      size: 20_000,
+      settings: { rows: 8, autocomplete: 'off' },
+      validator: (value) =>
+        RUNTIME_SETTINGS.providers.schema.safeParse(unmaskProviders(textParam(value), current.providers)).success
+          ? undefined
+          : 'Enter a JSON list of providers, each with id, kind, clientId and clientSecret (see docs/users.md).',
+      description:
+        'A JSON list, for example [{"id": "github", "kind": "github", "clientId": "…", "clientSecret": "…"}]; ' +
+        `kinds: oidc (with issuer), github, google, microsoft, gitlab. Register ${config.publicUrl}/users/providers/` +
+        'ID/callback with the provider. Client secrets show as ****; leave them so to keep them. ' +
+        said('providers', (v) => maskedProviders(v as RuntimeSettings['providers'])),
+    },
+    {
+      id: 'providerRedirects',
+      name: 'Apps a provider sign-in may return to',
+      datatype: 'text',
+      size: 20_000,
+      settings: { rows: 3 },
+      validator: (value) =>
+        RUNTIME_SETTINGS.providerRedirects.schema.safeParse(addressList(textParam(value))).success
+          ? undefined
+          : 'Enter http:// or https:// addresses, one per line (at most 50).',
+      description:
+        "One address per line; one ending in / allows every address under it. Roost's own pages need none. " +
+        said('providerRedirects', (v) => (v as string[]).join(' ')),
+    },
+    {
+      id: 'linkProvidersByEmail',
+      name: 'A provider sign-in with a verified email joins the account of that email',
+      datatype: 'radio',
+      listItems: [
+        { id: 'yes', name: 'Yes' },
+        { id: 'no', name: 'No: the owner links the provider on the account page' },
+      ],
+      description: said('linkProvidersByEmail', (v) => (v ? 'yes' : 'no')),
+    },
     pageUrl('activationUrl', 'Activation page', 'activate'),
     pageUrl('verifyEmailUrl', 'Email verification page', 'verify-email'),
     pageUrl('resetPasswordUrl', 'Password reset page', 'reset-password'),
@@ -240,6 +311,9 @@ function formData(current: RuntimeSettings, policies: Map<string, readonly strin
     adminAddress: current.adminAddress ?? '',
     smtpUrl: maskSmtpUrl(current.smtpUrl),
     secondFactorGroups: current.secondFactorGroups.join(', '),
+    providers: maskedProviders(current.providers),
+    providerRedirects: current.providerRedirects.join('\n'),
+    linkProvidersByEmail: current.linkProvidersByEmail ? 'yes' : 'no',
   };
   for (const p of SWITCHES) data[p.id] = policyState(policies.get(p.id) ?? []);
   return data;
@@ -258,9 +332,18 @@ async function settingsPage(deps: SettingsPageDeps, page: AdminPageRequest) {
   let done: string | undefined;
 
   const save: ActionCallback = async function (this: HTMLForm) {
-    const [ok, data, errors] = await this.validate(this.getFormValues());
+    const posted = this.getFormValues() ?? {};
+    const [ok, data, errors] = await this.validate(posted);
     if (!ok) return [false, await this.render(data, [], errors)];
     const text = (key: string) => (typeof data[key] === 'string' ? (data[key] as string) : '');
+    // The provider fields came later: a form posted without them (an older page) leaves them as they are.
+    const providerChanges = {
+      ...('providers' in posted ? { providers: unmaskProviders(text('providers'), current.providers) } : {}),
+      ...('providerRedirects' in posted ? { providerRedirects: addressList(text('providerRedirects')) } : {}),
+      ...(data.linkProvidersByEmail === 'yes' || data.linkProvidersByEmail === 'no'
+        ? { linkProvidersByEmail: data.linkProvidersByEmail === 'yes' }
+        : {}),
+    };
     await settings.change(
       {
         identityPolicy: data.identityPolicy,
@@ -271,6 +354,7 @@ async function settingsPage(deps: SettingsPageDeps, page: AdminPageRequest) {
         adminAddress: text('adminAddress') || null,
         smtpUrl: text('smtpUrl') ? unmaskSmtpUrl(text('smtpUrl'), current.smtpUrl) : null,
         secondFactorGroups: groupList(text('secondFactorGroups')),
+        ...providerChanges,
       },
       by,
     );
@@ -322,7 +406,7 @@ async function settingsPage(deps: SettingsPageDeps, page: AdminPageRequest) {
   const form = new HTMLForm({
     ...formBase('settings', page.hidden, '/admin/settings'),
     request: page.form,
-    fields: await settingsFields(deps, policies),
+    fields: await settingsFields(deps, policies, current),
     actions: [
       { id: 'default', method: 'startForm', hidden: true },
       { id: 'save', method: save, name: 'Save', cssClass: 'btn btn-primary' },
