@@ -18,7 +18,8 @@ import { textParam } from '../page-kit/page-parts.js';
 
 /**
  * `/admin/settings`: the runtime settings (identity policy, the sign-in providers, the pages the
- * mails link to, mail sender, administrator address, SMTP server), which sign-up policies and sign-in by mail are on, and a test mail.
+ * mails link to, mail sender, administrator address, SMTP server), which sign-up policies and
+ * sign-in by mail are on, and a test mail.
  * Settings are stored in the database over the boot configuration (core/runtime-settings.ts)
  * and apply without a restart; "on" and "off" of a sign-up policy are its permission entry
  * (`sys:everyone` or `sys:noone`), changed through `setPermissions` like the API does.
