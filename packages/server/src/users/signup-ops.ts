@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hashToken, newId, randomName, randomToken } from '../core/ids.js';
 import type { ProviderConfig } from '../core/config.js';
 import { grantsOf } from '../core/grants.js';
-import { commonErrors, type FieldProblem } from '../core/errors.js';
+import { commonErrors, isRoostError, type FieldProblem } from '../core/errors.js';
 import { parseInput, invalidField } from '../core/validation.js';
 import type { PendingReason, UserState } from '../storage/schema.js';
 import { generatePassword, hashPassword } from './passwords.js';
@@ -206,18 +206,22 @@ export async function signupByProvider(
   const mailed = policy === 'signupOptin' || policy === 'signupSendpw';
   if (mailed && !email)
     throw userErrors.signup_closed({ message: 'The provider gave no email to send the activation to.' });
-  const values = {
-    name: await providerAccountName(ctx, profile),
-    email,
-    password: randomToken(),
-    realname: profile.realname?.slice(0, 255),
-  };
-  const user =
-    policy === 'signupReview'
-      ? await createAccount(ctx, values, 'pending', 'review')
-      : mailed && !verified
-        ? await createAccount(ctx, values, 'pending', 'optin')
-        : await createAccount(ctx, values, 'active', null);
+  const values = { email, password: randomToken(), realname: profile.realname?.slice(0, 255) };
+  const [state, pending]: [UserState, PendingReason | null] =
+    policy === 'signupReview' ? ['pending', 'review'] : mailed && !verified ? ['pending', 'optin'] : ['active', null];
+  let user: User;
+  try {
+    user = await createAccount(ctx, { ...values, name: await providerAccountName(ctx, profile) }, state, pending);
+  } catch (err) {
+    // A parallel first sign-in took the name or the email: its account is the one, once linked;
+    // a name taken by anyone else gives way to a random one.
+    const taken = isRoostError(err) ? err.fields.find(([, reason]) => reason === 'exists')?.[0] : undefined;
+    if (!taken) throw err;
+    const other = await winner();
+    if (other) return other;
+    if (taken !== 'name') throw userErrors.email_taken();
+    user = await createAccount(ctx, { ...values, name: randomName(GENERATED_NAME_LENGTH) }, state, pending);
+  }
   if (!(await link(user))) {
     await ctx.repo.remove(user.id);
     return winner();

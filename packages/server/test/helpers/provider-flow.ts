@@ -1,0 +1,160 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A browser's part of a provider sign-in without a browser, for the tests that run on both
+ * databases: cookies kept per host, redirects followed by hand, and the provider's login and
+ * consent forms (oidc-provider's dev interactions) posted as a person would. `signIn` walks from
+ * Roost's start address to wherever the sign-in ends: a Roost page, or the app's address.
+ */
+export class CookieJar {
+  readonly #cookies = new Map<string, Map<string, string>>();
+
+  header(url: URL): string {
+    return [...(this.#cookies.get(url.host) ?? new Map<string, string>()).entries()]
+      .map(([k, v]) => `${k}=${v}`)
+      .join('; ');
+  }
+
+  keep(url: URL, res: Response): void {
+    let jar = this.#cookies.get(url.host);
+    if (!jar) {
+      jar = new Map();
+      this.#cookies.set(url.host, jar);
+    }
+    for (const line of res.headers.getSetCookie()) {
+      const [pair = '', ...attributes] = line.split(';');
+      const at = pair.indexOf('=');
+      const name = pair.slice(0, at).trim();
+      const value = pair.slice(at + 1).trim();
+      const gone =
+        value === '' || attributes.some((a) => /^\s*max-age=0\s*$/i.test(a) || /expires=Thu, 01 Jan 1970/i.test(a));
+      if (gone) jar.delete(name);
+      else jar.set(name, value);
+    }
+  }
+}
+
+export interface FlowEnd {
+  /** The last address reached: a Roost page's, or the app's (not fetched). */
+  url: URL;
+  status: number;
+  text: string;
+}
+
+/**
+ * Follows redirects from `url`, posting the provider's forms on the way (login as `login`,
+ * then consent), until an answer that is no redirect, or a redirect to an origin in `stopAt`.
+ */
+export async function walk(jar: CookieJar, url: string, login: string, stopAt: string[] = []): Promise<FlowEnd> {
+  let next = new URL(url);
+  let init: RequestInit = {};
+  for (let hop = 0; hop < 20; hop++) {
+    if (stopAt.includes(next.origin)) return { url: next, status: 0, text: '' };
+    const headers = new Headers(init.headers);
+    const cookie = jar.header(next);
+    if (cookie) headers.set('cookie', cookie);
+    const res = await fetch(next, { ...init, headers, redirect: 'manual' });
+    jar.keep(next, res);
+    const location = res.headers.get('location');
+    if (location && res.status >= 300 && res.status < 400) {
+      next = new URL(location, next);
+      init = {};
+      continue;
+    }
+    const text = await res.text();
+    const form = /<form[^>]*action="([^"]+)"[^>]*method="post"/i.exec(text);
+    const prompt = /name="prompt" value="(\w+)"/.exec(text)?.[1];
+    if (!form?.[1] || !prompt) return { url: next, status: res.status, text };
+    const body = new URLSearchParams({ prompt, ...(prompt === 'login' ? { login, password: 'anything' } : {}) });
+    next = new URL(form[1].replace(/&amp;/g, '&'), next);
+    init = { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded' } };
+  }
+  throw new Error(`too many redirects from ${url}`);
+}
+
+/** What the GitHub-like server knows of the next person to sign in. */
+interface GitHubPerson {
+  id: number;
+  login: string;
+  email: string;
+  verified: boolean;
+}
+
+export interface FakeGitHub {
+  /** A GitHub Enterprise server's address: Roost's `github` preset with `issuer` set to it. */
+  url: string;
+  clientId: string;
+  clientSecret: string;
+  /** Who the next authorization signs in (GitHub would ask; this one just says yes). */
+  person: GitHubPerson;
+  close(): Promise<void>;
+}
+
+/**
+ * A stand-in for GitHub's OAuth2 and user API, the parts Roost's `github` preset uses (users/
+ * provider-clients.ts): `/login/oauth/authorize` (approves at once), `/login/oauth/access_token`
+ * (checks the client secret, the code and its PKCE verifier, once), `/api/v3/user` and
+ * `/api/v3/user/emails` with the bearer token. GitHub itself is not reachable from the tests.
+ */
+export async function startFakeGitHub(): Promise<FakeGitHub> {
+  const codes = new Map<string, { challenge: string; redirect: string; person: GitHubPerson }>();
+  const tokens = new Map<string, GitHubPerson>();
+  const state: FakeGitHub = {
+    url: '',
+    clientId: 'gh-client',
+    clientSecret: 'gh-secret',
+    person: { id: 1, login: 'octo', email: 'octo@example.com', verified: true },
+    close: async () => {},
+  };
+  const json = (res: import('node:http').ServerResponse, status: number, body: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
+  const server: Server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', state.url);
+    if (url.pathname === '/login/oauth/authorize') {
+      const code = randomBytes(16).toString('hex');
+      const redirect = url.searchParams.get('redirect_uri') ?? '';
+      codes.set(code, { challenge: url.searchParams.get('code_challenge') ?? '', redirect, person: state.person });
+      const back = new URL(redirect);
+      back.searchParams.set('code', code);
+      back.searchParams.set('state', url.searchParams.get('state') ?? '');
+      res.writeHead(302, { location: back.href });
+      return res.end();
+    }
+    if (url.pathname === '/login/oauth/access_token' && req.method === 'POST') {
+      let raw = '';
+      for await (const chunk of req) raw += chunk;
+      const form = new URLSearchParams(raw);
+      const grant = codes.get(form.get('code') ?? '');
+      codes.delete(form.get('code') ?? '');
+      const verifier = form.get('code_verifier') ?? '';
+      const ok =
+        grant &&
+        form.get('client_id') === state.clientId &&
+        form.get('client_secret') === state.clientSecret &&
+        form.get('redirect_uri') === grant.redirect &&
+        createHash('sha256').update(verifier).digest('base64url') === grant.challenge;
+      if (!ok) return json(res, 400, { error: 'bad_verification_code' });
+      const token = randomBytes(16).toString('hex');
+      tokens.set(token, grant.person);
+      return json(res, 200, { access_token: token, token_type: 'bearer', scope: 'read:user,user:email' });
+    }
+    const person = tokens.get((req.headers.authorization ?? '').replace(/^Bearer /i, ''));
+    if (!person) return json(res, 401, { message: 'Bad credentials' });
+    if (url.pathname === '/api/v3/user') return json(res, 200, { id: person.id, login: person.login, name: null });
+    if (url.pathname === '/api/v3/user/emails')
+      return json(res, 200, [{ email: person.email, primary: true, verified: person.verified }]);
+    return json(res, 404, { message: 'Not Found' });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  state.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return state;
+}

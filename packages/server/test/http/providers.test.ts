@@ -1,0 +1,188 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { freePort, startOpenIdProvider, type TestOpenIdProvider } from '../helpers/oidc-provider.js';
+import { CookieJar, startFakeGitHub, walk, type FakeGitHub } from '../helpers/provider-flow.js';
+import { startServer, type TestServer } from '../helpers/test-server.js';
+
+/**
+ * Provider sign-in over HTTP on both databases (users/provider-ops.ts), with the browser's part
+ * played by test/helpers/provider-flow.ts against a real OpenID Connect provider and a GitHub
+ * stand-in: an app's one-time grant, the GitHub preset, parallel first sign-ins of one provider
+ * account, an expired flow, a callback from another browser, hostile input on every route and
+ * operation. The pages and the sign-up policies in chromium: pages/providers.browser.test.ts.
+ */
+const APP = 'http://127.0.0.1:9/app/';
+
+describe('sign-in providers over HTTP', () => {
+  let s: TestServer;
+  let op: TestOpenIdProvider;
+  let gh: FakeGitHub;
+  let now = Date.now();
+  const clock = { now: () => now };
+
+  /** A whole sign-in by `login` that began in the app: the grant the app gets, or where it ended. */
+  async function appSignin(id: string, login: string): Promise<{ grant: string | null; end: URL; text: string }> {
+    const jar = new CookieJar();
+    const end = await walk(jar, `${s.url}/users/providers/${id}/start?redirect=${encodeURIComponent(APP)}`, login, [
+      new URL(APP).origin,
+    ]);
+    return { grant: end.url.searchParams.get('roost_signin'), end: end.url, text: end.text };
+  }
+
+  const trade = async (grant: string) => (await s.users('signinProvider2', { grant })).body;
+
+  before(async () => {
+    const port = await freePort();
+    const publicUrl = `http://127.0.0.1:${port}`;
+    op = await startOpenIdProvider([`${publicUrl}/users/providers/corp/callback`]);
+    gh = await startFakeGitHub();
+    s = await startServer(
+      {
+        port,
+        publicUrl,
+        users: {
+          providers: [
+            { id: 'corp', kind: 'oidc', issuer: op.issuer, clientId: op.clientId, clientSecret: op.clientSecret },
+            { id: 'gh', kind: 'github', issuer: gh.url, clientId: gh.clientId, clientSecret: gh.clientSecret },
+          ],
+          providerRedirects: [APP],
+        },
+      },
+      { clock },
+    );
+    await s.grant('signupDirect', ['sys:everyone']);
+  });
+  after(async () => {
+    await s?.close();
+    await op?.close();
+    await gh?.close();
+  });
+
+  test('providers lists the enabled ones for everybody', async () => {
+    const res = await s.users('providers', {});
+    assert.deepEqual(res.body, {
+      result: true,
+      providers: [
+        { id: 'corp', label: '127.0.0.1' },
+        { id: 'gh', label: 'GitHub' },
+      ],
+    });
+  });
+
+  test('an app gets a grant, trades it once for a session; links listed and unlinked', async () => {
+    const { grant } = await appSignin('corp', 'amy');
+    assert.ok(grant);
+    const session = await trade(grant);
+    assert.equal(typeof session.token, 'string');
+    assert.equal((await trade(grant)).code, 'invalid_token');
+    const token = session.token as string;
+    assert.equal((await s.users('identity', {}, { token })).body.name, 'amy');
+    const links = await s.users('providerLinks', {}, { token });
+    assert.deepEqual(
+      (links.body.providers as { provider: string; email: string }[]).map((l) => [l.provider, l.email]),
+      [['corp', 'amy@example.com']],
+    );
+    assert.deepEqual((await s.users('secondFactor', {}, { token })).body.providers, ['corp']);
+    const sessions = (await s.users('sessions', {}, { token })).body.sessions as { method: string }[];
+    assert.deepEqual(
+      sessions.map((x) => x.method),
+      ['provider'],
+    );
+    assert.equal((await s.users('unlinkProvider', { provider: 'corp' }, { token })).body.result, true);
+    const again = await s.users('unlinkProvider', { provider: 'corp' }, { token });
+    assert.equal(again.status, 404);
+    assert.equal(again.body.code, 'not_linked');
+    // Unlinked, the provider account is a stranger: its email is taken, so it is refused.
+    const refused = await appSignin('corp', 'amy');
+    assert.equal(refused.end.searchParams.get('roost_error'), 'email_taken');
+  });
+
+  test('the GitHub preset: the user API, its verified primary email; the next sign-in finds the account', async () => {
+    gh.person = { id: 4242, login: 'octo', email: 'octo@example.com', verified: true };
+    const first = await appSignin('gh', '');
+    const token = (await trade(first.grant ?? '')).token as string;
+    const identity = (await s.users('identity', {}, { token })).body;
+    assert.equal(identity.name, 'octo');
+    assert.equal(identity.email, 'octo@example.com');
+    const second = await appSignin('gh', '');
+    const token2 = (await trade(second.grant ?? '')).token as string;
+    assert.equal((await s.users('identity', {}, { token: token2 })).body.id, identity.id);
+    // Another GitHub account with the same login gets a name of its own.
+    gh.person = { id: 4243, login: 'octo', email: 'octo2@example.com', verified: true };
+    const other = await appSignin('gh', '');
+    const name = (await s.users('identity', {}, { token: (await trade(other.grant ?? '')).token })).body.name;
+    assert.match(name, /^octo-[a-z0-9]{4}$/);
+  });
+
+  test('parallel first sign-ins of one provider account make one account, never two', async () => {
+    const ends = await Promise.all(Array.from({ length: 6 }, () => appSignin('corp', 'para')));
+    const granted = ends.filter((e) => e.grant);
+    assert.ok(granted.length >= 1, JSON.stringify(ends.map((e) => e.end.href)));
+    for (const e of ends) if (!e.grant) assert.equal(e.end.searchParams.get('roost_error'), 'email_taken');
+    const ids = new Set<string>();
+    for (const e of granted) {
+      const token = (await trade(e.grant ?? '')).token;
+      ids.add((await s.users('identity', {}, { token })).body.id);
+    }
+    assert.equal(ids.size, 1);
+    const admin = { token: await s.adminToken() };
+    const found = await s.users('list', { search: 'para@example.com' }, admin);
+    assert.equal(found.body.total, 1, JSON.stringify(found.body));
+  });
+
+  test('a flow older than ten minutes, and a callback in another browser, are refused', async () => {
+    const jar = new CookieJar();
+    const start = await fetch(`${s.url}/users/providers/corp/start?redirect=/users/account`, { redirect: 'manual' });
+    jar.keep(new URL(s.url), start);
+    now += 11 * 60_000;
+    const late = await walk(jar, start.headers.get('location') ?? '', 'late');
+    assert.equal(late.status, 422);
+    assert.match(late.text, /took too long or was used already/);
+    now = Date.now();
+    // Another browser: the right callback address, but none of the first one's cookies.
+    const first = new CookieJar();
+    const begun = await fetch(`${s.url}/users/providers/corp/start?redirect=/users/account`, { redirect: 'manual' });
+    first.keep(new URL(s.url), begun);
+    const stranger = new CookieJar();
+    const end = await walk(stranger, begun.headers.get('location') ?? '', 'victim');
+    assert.equal(end.status, 422);
+    const created = await s.roost.users.findUser('victim');
+    assert.equal(created, null);
+  });
+
+  test('hostile input: each route and operation answers the failure body, below 500', async () => {
+    // The pages answer their failures as pages (admin/page-kit/page-errors.ts), with the status.
+    const cases: [string, number][] = [
+      ['/users/providers/corp/start?redirect=https%3A%2F%2Fevil.example%2F', 422],
+      [`/users/providers/corp/start?redirect=${'%2Fx'.repeat(3000)}`, 422],
+      ['/users/providers/corp/start?redirect=%0d%0aSet-Cookie:x', 422],
+      [`/users/providers/${'x'.repeat(40)}/start`, 422],
+      ['/users/providers/%00/start', 404],
+      ['/users/providers/none/start', 404],
+      ['/users/providers/corp/callback', 422],
+      ['/users/providers/corp/callback?state=a&state=b&code=c', 422],
+      ['/users/providers/corp/callback?error=access_denied&state=zz', 422],
+      ['/users/providers/none/callback?state=x', 404],
+      ['/users/providers/corp/link', 403],
+    ];
+    for (const [path, status] of cases) {
+      const res = await fetch(s.url + path, { redirect: 'manual' });
+      const text = await res.text();
+      assert.ok(res.status < 500, `${path}: ${res.status}`);
+      if (res.status !== status) assert.fail(`${path}: ${res.status} ${text.slice(0, 300)}`);
+      assert.match(text, /role="alert"/, path);
+    }
+    for (const body of [{}, { grant: 5 }, { grant: ['a'] }, { grant: 'x'.repeat(10_000) }, { grant: null }]) {
+      const res = await s.users('signinProvider2', body);
+      assert.equal(res.body.result, false, JSON.stringify(body));
+      assert.ok(typeof res.body.code === 'string');
+    }
+    const token = await s.createUser('hostile-links');
+    for (const body of [{}, { provider: 7 }, { provider: 'x'.repeat(1000) }]) {
+      const res = await s.users('unlinkProvider', body, { token });
+      assert.equal(res.body.result, false, JSON.stringify(body));
+    }
+    assert.equal((await s.users('providerLinks', {})).status, 401);
+    assert.equal((await s.users('unlinkProvider', { provider: 'corp' })).status, 401);
+  });
+});
