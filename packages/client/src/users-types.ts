@@ -130,6 +130,20 @@ export interface FactorState {
   recoveryCodes: number;
   /** An administrator requires a second factor of this account. */
   required: boolean;
+  /** The sign-in providers linked to the account, by id. */
+  providers: string[];
+}
+
+/** `providers`: the enabled sign-in providers, for the buttons ("Sign in with `label`"). */
+export interface ProvidersAnswer {
+  result: true;
+  providers: { id: string; label: string }[];
+}
+
+/** `providerLinks`: the providers linked to the own account; `created` in milliseconds since the epoch. */
+export interface ProviderLinksAnswer {
+  result: true;
+  providers: { provider: string; label: string; email: string | null; created: number }[];
 }
 
 /** `totpEnrol`: the key to type by hand, the `otpauth://` link, and that link as an SVG QR code. */
@@ -149,7 +163,7 @@ export interface RecoveryCodesAnswer {
 /** One session of `sessions` and `userSessions`; times in milliseconds since the epoch. */
 export interface SessionEntry {
   id: string;
-  method: 'password' | 'totp' | 'recovery' | 'mail';
+  method: 'password' | 'totp' | 'recovery' | 'mail' | 'provider';
   /** The User-Agent the session started from. */
   device: string;
   address: string;

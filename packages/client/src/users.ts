@@ -1,9 +1,11 @@
 import type { CallOptions } from './options.js';
 import type { AllowedAnswer, DoneAnswer, PermissionChange, PermissionsAnswer, PingAnswer } from './shared-types.js';
 import { Connector } from './connector.js';
-import { isRoostError } from './errors.js';
+import { isRoostError, RoostError } from './errors.js';
 import type {
   FactorState,
+  ProviderLinksAnswer,
+  ProvidersAnswer,
   RecoveryCodesAnswer,
   Reauthentication,
   SecondFactorChallenge,
@@ -127,6 +129,78 @@ export class Users extends Connector {
     call: CallOptions<TokenAnswer> & { store?: boolean } = {},
   ): Promise<TokenAnswer> {
     return this.#issuing('signinMail2', proof, call);
+  }
+
+  // Sign-in providers (docs/users.md, "Providers")
+
+  /** The enabled sign-in providers, `{ id, label }` each, for the buttons. */
+  providers(call?: CallOptions<ProvidersAnswer>): Promise<ProvidersAnswer> {
+    return this.#call('providers', {}, call);
+  }
+
+  /**
+   * The address that starts a sign-in with provider `id`. The browser ends at `redirect` (an
+   * address of the server's `users.providerRedirects`) with `roost_signin` (a one-time grant for
+   * {@link completeProviderSignin}), or `roost_pending` (`review`, `optin`), or `roost_error`.
+   */
+  providerSigninUrl(id: string, redirect: string): string {
+    return this.transport.url(
+      `/users/providers/${encodeURIComponent(id)}/start?redirect=${encodeURIComponent(redirect)}`,
+    );
+  }
+
+  /**
+   * Sends this page's browser to provider `id`; it comes back to `redirect` (this page by default),
+   * where {@link completeProviderSignin} ends the sign-in.
+   *
+   * @example
+   * button.onclick = () => auth.signinWithProvider('github');
+   * // on load:
+   * const signedIn = await auth.completeProviderSignin();
+   */
+  signinWithProvider(id: string, redirect: string = globalThis.location.href): void {
+    globalThis.location.assign(this.providerSigninUrl(id, redirect));
+  }
+
+  /**
+   * Back from a provider: trades the `roost_signin` grant of `address` (this page's by default)
+   * for a token, kept unless `store: false`. Answers null when the address has no grant; rejects
+   * with the `roost_error` code the server sent, with `account_pending` (and `body.pending`:
+   * `review` or `optin`) for an account that is not open yet, and with `second_factor_required`
+   * when {@link token2} must follow.
+   */
+  async completeProviderSignin(
+    address: string = globalThis.location.href,
+    call: CallOptions<TokenAnswer> & { store?: boolean } = {},
+  ): Promise<TokenAnswer | null> {
+    const params = new URL(address).searchParams;
+    const error = params.get('roost_error');
+    if (error) throw new RoostError(`The sign-in with the provider failed: ${error}.`, { code: error });
+    const pending = params.get('roost_pending');
+    if (pending)
+      throw new RoostError(
+        pending === 'review'
+          ? 'The account waits for an administrator to review it.'
+          : 'The account is made: follow the link of the activation mail.',
+        { code: 'account_pending', body: { pending } },
+      );
+    const grant = params.get('roost_signin');
+    return grant ? this.signinProvider2(grant, call) : null;
+  }
+
+  /** A token for the one-time grant of a provider sign-in (see {@link completeProviderSignin}). */
+  signinProvider2(grant: string, call: CallOptions<TokenAnswer> & { store?: boolean } = {}): Promise<TokenAnswer> {
+    return this.#issuing('signinProvider2', { grant }, call);
+  }
+
+  /** The providers linked to the own account (they are linked on Roost's account page, `/users/account`). */
+  providerLinks(call?: CallOptions<ProviderLinksAnswer>): Promise<ProviderLinksAnswer> {
+    return this.#call('providerLinks', {}, call);
+  }
+
+  /** Unlink provider `id` from the own account. */
+  unlinkProvider(id: string, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#call('unlinkProvider', { provider: id }, call);
   }
 
   /** Sign in with the HttpOnly cookie `auth`, which the browser keeps and sends (cookie mode). */

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { datastore, filestore } from '../src/index.js';
 import { totpCode } from '../../server/src/users/totp.js';
+import { startOpenIdProvider } from '../../server/test/helpers/oidc-provider.js';
 import { assertNoPageErrors, launchBrowser, openPage, withSlowUploads, type TestPage } from './helpers/pages.js';
 import {
   documentedOperations,
@@ -452,7 +453,7 @@ describe('the served browser bundle in chromium', () => {
       { token, code, password: PASSWORD, adminToken },
     );
     assert.deepEqual(done, {
-      state: { result: true, totp: true, recoveryCodes: 10, required: false },
+      state: { result: true, totp: true, recoveryCodes: 10, required: false, providers: [] },
       factors: false,
       sessions: 1,
     });
@@ -470,6 +471,50 @@ describe('the served browser bundle in chromium', () => {
       { mailed, adminToken },
     );
     assert.deepEqual(ended, { before: 'tia', after: 401 });
+  });
+
+  test('a provider sign-in: the start address from the bundle, the provider in chromium, the grant traded', async () => {
+    const op = await startOpenIdProvider([`${s.url}/users/providers/corp/callback`]);
+    try {
+      const provider = {
+        id: 'corp',
+        kind: 'oidc',
+        issuer: op.issuer,
+        clientId: op.clientId,
+        clientSecret: op.clientSecret,
+      };
+      await s.roost.settings.change({ providers: [provider], providerRedirects: [`${s.url}/app/`] }, 'test');
+      await s.grant('signupDirect', ['sys:everyone']);
+      const start = await tp.page.evaluate((app) => {
+        const { roost, track } = window as unknown as PageGlobals;
+        return roost.users(track('users')).providerSigninUrl('corp', app);
+      }, `${s.url}/app/home`);
+      // The provider's own login and consent pages, in a tab of the same browser.
+      const visitor = await tp.page.context().newPage();
+      await visitor.goto(start);
+      await visitor.fill('input[name="login"]', 'kim');
+      await visitor.fill('input[name="password"]', 'anything');
+      await visitor.click('button[type="submit"]');
+      await visitor.click('button[type="submit"]');
+      await visitor.waitForURL(`${s.url}/app/home?**`);
+      const back = visitor.url();
+      await visitor.close();
+      const done = await tp.page.evaluate(async (back) => {
+        const { roost, track } = window as unknown as PageGlobals;
+        const kim = roost.users(track('users'));
+        await kim.completeProviderSignin(back);
+        const name = (await kim.identity()).name;
+        const providers = (await kim.providers()).providers.map((p) => p.id);
+        const links = (await kim.providerLinks()).providers.map((l) => l.email);
+        await kim.unlinkProvider('corp');
+        return { name, providers, links };
+      }, back);
+      assert.deepEqual(done, { name: 'kim', providers: ['corp'], links: ['kim@example.com'] });
+    } finally {
+      await s.grant('signupDirect', ['sys:noone']);
+      await s.roost.settings.change({ providers: [], providerRedirects: [] }, 'test');
+      await op.close();
+    }
   });
 
   test('every operation of every service was called through the served bundle', async () => {

@@ -12,6 +12,8 @@ import {
   tokenFromMail,
   type TestServer,
 } from './helpers/roost.js';
+import { startOpenIdProvider } from '../../server/test/helpers/oidc-provider.js';
+import { CookieJar, walk } from '../../server/test/helpers/provider-flow.js';
 
 /**
  * Every operation of the user service through the TypeScript connector in Node, against a real
@@ -249,7 +251,13 @@ describe('users connector (Node)', () => {
     const fern = connect();
     await fern.signupDirect('fern', 'fern@example.com', PASSWORD);
     await fern.token('fern', PASSWORD);
-    assert.deepEqual(await fern.secondFactor(), { result: true, totp: false, recoveryCodes: 0, required: false });
+    assert.deepEqual(await fern.secondFactor(), {
+      result: true,
+      totp: false,
+      recoveryCodes: 0,
+      required: false,
+      providers: [],
+    });
     const setup = await fern.totpEnrol();
     assert.match(setup.uri, /^otpauth:\/\/totp\//);
     const { recoveryCodes } = await fern.totpConfirm(totpCode(setup.secret, Date.now()), PASSWORD);
@@ -283,7 +291,13 @@ describe('users connector (Node)', () => {
     assert.equal((await fern.sessions()).sessions.length, 1);
 
     assert.equal((await fern.recoveryCodes({ password: PASSWORD })).recoveryCodes.length, 10);
-    assert.deepEqual(await admin.userFactors('fern'), { result: true, totp: true, recoveryCodes: 10, required: false });
+    assert.deepEqual(await admin.userFactors('fern'), {
+      result: true,
+      totp: true,
+      recoveryCodes: 10,
+      required: false,
+      providers: [],
+    });
     await fern.totpRemove({ password: PASSWORD });
     assert.equal((await admin.userFactors('fern')).totp, false);
     assert.deepEqual(await admin.resetSecondFactor('fern'), { result: true });
@@ -310,6 +324,54 @@ describe('users connector (Node)', () => {
     await fern.signinMail('fern');
     const again = await connect().signinMail2({ token: tokenFromMail(await s.lastMail('fern@example.com')) });
     assert.equal(typeof again.token, 'string');
+  });
+
+  test('a provider sign-in: the address to start it, the grant traded, links listed and unlinked', async () => {
+    const op = await startOpenIdProvider([`${s.url}/users/providers/corp/callback`]);
+    try {
+      const app = `${s.url}/app/`;
+      const provider = {
+        id: 'corp',
+        kind: 'oidc',
+        issuer: op.issuer,
+        clientId: op.clientId,
+        clientSecret: op.clientSecret,
+      };
+      await s.roost.settings.change({ providers: [provider], providerRedirects: [app] }, 'test');
+      const pia = connect();
+      assert.deepEqual(await pia.providers(), { result: true, providers: [{ id: 'corp', label: '127.0.0.1' }] });
+      const start = pia.providerSigninUrl('corp', `${app}home`);
+      assert.equal(start, `${s.url}/users/providers/corp/start?redirect=${encodeURIComponent(`${app}home`)}`);
+      // The browser's way through the provider, played by the server tests' helper (sign-up is open).
+      const end = await walk(new CookieJar(), start, 'pia');
+      assert.equal(end.url.pathname, '/app/home');
+      assert.equal(await pia.completeProviderSignin(`${app}home`), null);
+      const signedIn = await pia.completeProviderSignin(end.url.href);
+      assert.equal(typeof signedIn?.token, 'string');
+      assert.equal((await pia.identity()).name, 'pia');
+      await assert.rejects(
+        connect().completeProviderSignin(end.url.href),
+        (e: RoostError) => e.code === 'invalid_token',
+      );
+      await assert.rejects(
+        connect().completeProviderSignin(`${app}?roost_error=signup_closed`),
+        (e: RoostError) => e.code === 'signup_closed',
+      );
+      await assert.rejects(
+        connect().completeProviderSignin(`${app}?roost_pending=review`),
+        (e: RoostError) => e.code === 'account_pending' && e.body.pending === 'review',
+      );
+      const links = await pia.providerLinks();
+      assert.deepEqual(
+        links.providers.map((l) => [l.provider, l.email]),
+        [['corp', 'pia@example.com']],
+      );
+      assert.deepEqual(await pia.unlinkProvider('corp'), { result: true });
+      await assert.rejects(pia.unlinkProvider('corp'), (e: RoostError) => e.code === 'not_linked' && e.status === 404);
+    } finally {
+      await s.roost.settings.change({ providers: [], providerRedirects: [] }, 'test');
+      await op.close();
+    }
   });
 
   test('every operation of the user service was called through the connector', () => {

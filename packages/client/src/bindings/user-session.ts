@@ -37,11 +37,46 @@ export class UserSession {
 
   constructor(readonly users: Users) {}
 
-  /** Ask the server once, for the first view that shows the user. */
+  /** Ask the server once, for the first view that shows the user (ending a provider sign-in first). */
   start(): void {
     if (this.#started) return;
     this.#started = true;
-    void this.refresh();
+    void this.#backFromProvider().then(async (failure) => {
+      await this.refresh();
+      if (failure) this.state.set(failure);
+    });
+  }
+
+  /**
+   * Sign in with provider `id` (one of `users.providers()`): the browser leaves for the provider
+   * and comes back to this page. On Roost's own origin the address is a path and Roost sets the
+   * cookie itself; elsewhere (an address of `users.providerRedirects`) it brings a one-time grant
+   * that {@link start} trades for a token.
+   */
+  readonly signinWithProvider = (id: string): void => {
+    const here = globalThis.location;
+    const roost = new URL(this.users.providerSigninUrl(id, '/'), here.href).origin;
+    this.users.signinWithProvider(id, roost === here.origin ? here.pathname + here.search + here.hash : here.href);
+  };
+
+  /**
+   * This page's address after a provider sign-in: the grant traded for a token, the parameters
+   * taken off the address; answers what to show when it failed (or asks for a second factor).
+   */
+  async #backFromProvider(): Promise<Partial<UserState> | null> {
+    const here = globalThis.location;
+    if (!here || !/[?&]roost_(signin|error|pending)=/.test(here.search)) return null;
+    let failure: Partial<UserState> | null = null;
+    try {
+      await this.users.completeProviderSignin(here.href);
+    } catch (error) {
+      const challenge = secondFactorChallenge(error);
+      failure = challenge ? { challenge } : { error: error as RoostError };
+    }
+    const clean = new URL(here.href);
+    for (const name of ['roost_signin', 'roost_error', 'roost_pending']) clean.searchParams.delete(name);
+    globalThis.history?.replaceState(globalThis.history.state, '', clean.href);
+    return failure;
   }
 
   /** Ask the server who is signed in (401 means nobody, not a failure). */

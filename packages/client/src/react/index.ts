@@ -53,6 +53,7 @@ export function useUser(users: Users) {
     ...state,
     signin: session.signin,
     secondStep: session.secondStep,
+    signinWithProvider: session.signinWithProvider,
     enrol: session.enrol,
     signout: session.signout,
     refresh: session.refresh,

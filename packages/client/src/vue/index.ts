@@ -95,6 +95,7 @@ export function useUser(users: Users) {
     ...refs,
     signin: session.signin,
     secondStep: session.secondStep,
+    signinWithProvider: session.signinWithProvider,
     enrol: session.enrol,
     signout: session.signout,
     refresh: session.refresh,

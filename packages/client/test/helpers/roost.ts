@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { startServer, tokenFromMail, PASSWORD, type TestServer } from '../../../server/test/helpers/test-server.js';
+import {
+  freePort,
+  startServer,
+  tokenFromMail,
+  PASSWORD,
+  type TestServer,
+} from '../../../server/test/helpers/test-server.js';
 
 export { PASSWORD, tokenFromMail, type TestServer };
 
@@ -11,10 +17,14 @@ export const MAX_FILE_BYTES = 256 * 1024;
 /**
  * A real Roost for the connector tests: the store `data`, the store `notes` taking at most two
  * items a call (for 413), the file store `files` with a small size limit, an administrator
- * address for `message`.
+ * address for `message`. Its public address is the one it listens on, so a provider sign-in's
+ * redirect URI leads back to it.
  */
-export function startRoost(options: { maxFileBytes?: number } = {}): Promise<TestServer> {
+export async function startRoost(options: { maxFileBytes?: number } = {}): Promise<TestServer> {
+  const port = await freePort();
   return startServer({
+    port,
+    publicUrl: `http://127.0.0.1:${port}`,
     mail: { adminAddress: ADMIN_ADDRESS },
     dataStores: { data: {}, notes: { maxBatch: 2 } },
     fileStores: { files: { maxFileBytes: options.maxFileBytes ?? MAX_FILE_BYTES } },

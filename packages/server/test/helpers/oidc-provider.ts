@@ -18,15 +18,6 @@ export interface TestOpenIdProvider {
   close(): Promise<void>;
 }
 
-/** A free port on 127.0.0.1, for a server whose address must be known before it starts. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 /**
  * A real OpenID Connect provider on 127.0.0.1 (npm `oidc-provider`, in memory), for the sign-in
  * tests: one confidential client that may send browsers back to `redirectUris`, PKCE required,

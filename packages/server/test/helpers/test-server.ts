@@ -1,3 +1,4 @@
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { after, before } from 'node:test';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -126,6 +127,15 @@ export function useServer(input: ConfigInput = {}, overrides: RoostOverrides = {
  * Start a real Roost on 127.0.0.1 (random port) with a fresh data directory (or the given
  * `dataDir`, which is then the caller's to remove).
  */
+/** A free port on 127.0.0.1, for a server whose address must be known before it starts. */
+export async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 export async function startServer(input: ConfigInput = {}, overrides: RoostOverrides = {}): Promise<TestServer> {
   const ownDataDir = input.dataDir === undefined;
   const dataDir = input.dataDir ?? (await mkdtemp(join(tmpdir(), 'roost-test-')));

@@ -1,8 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { freePort, startOpenIdProvider, type TestOpenIdProvider } from '../helpers/oidc-provider.js';
+import { startOpenIdProvider, type TestOpenIdProvider } from '../helpers/oidc-provider.js';
 import { CookieJar, startFakeGitHub, walk, type FakeGitHub } from '../helpers/provider-flow.js';
-import { startServer, type TestServer } from '../helpers/test-server.js';
+import { freePort, startServer, type TestServer } from '../helpers/test-server.js';
 
 /**
  * Provider sign-in over HTTP on both databases (users/provider-ops.ts), with the browser's part

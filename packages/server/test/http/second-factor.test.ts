@@ -58,6 +58,7 @@ describe('TOTP: set up, confirm, sign in in two steps', () => {
       totp: false,
       recoveryCodes: 0,
       required: false,
+      providers: [],
     });
     const setup = await s.users('totpEnrol', {}, { token });
     const wrong = await s.users(
@@ -86,6 +87,7 @@ describe('TOTP: set up, confirm, sign in in two steps', () => {
       totp: true,
       recoveryCodes: 10,
       required: false,
+      providers: [],
     });
     // A confirmed authenticator is not replaced by a new enrolment.
     assert.equal((await s.users('totpEnrol', {}, { token })).body.code, 'factor_exists');
@@ -298,6 +300,7 @@ describe('TOTP: set up, confirm, sign in in two steps', () => {
       totp: false,
       recoveryCodes: 0,
       required: false,
+      providers: [],
     });
     assert.equal((await s.users('token', { identity: 'lost', password: PASSWORD })).status, 200);
   });
@@ -361,7 +364,7 @@ describe('a second factor required for a group', () => {
     assert.equal(done.status, 200, JSON.stringify(done.body));
     assert.equal(done.body.recoveryCodes.length, 10);
     const state = await s.users('secondFactor', {}, { token: done.body.token });
-    assert.deepEqual(state.body, { result: true, totp: true, recoveryCodes: 10, required: true });
+    assert.deepEqual(state.body, { result: true, totp: true, recoveryCodes: 10, required: true, providers: [] });
     nextStep();
     // From now on it is a plain second step.
     const again = await challenge(s, 'admin');

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { totpCode } from '../../src/users/totp.js';
 import { launchBrowser, screenshot, signedInContext } from '../helpers/browser.js';
-import { freePort, startOpenIdProvider, type TestOpenIdProvider } from '../helpers/oidc-provider.js';
-import { PASSWORD, startServer, type TestServer } from '../helpers/test-server.js';
+import { startOpenIdProvider, type TestOpenIdProvider } from '../helpers/oidc-provider.js';
+import { freePort, PASSWORD, startServer, type TestServer } from '../helpers/test-server.js';
 
 /**
  * Sign-in through an OpenID Connect provider, end to end in Debian's chromium against a real
