@@ -473,7 +473,7 @@ describe('the served browser bundle in chromium', () => {
     assert.deepEqual(ended, { before: 'tia', after: 401 });
   });
 
-  test('a provider sign-in: the start address from the bundle, the provider in chromium, the grant traded', async () => {
+  test('provider sign-in: the start address from the bundle, the provider in chromium, the grant traded', async () => {
     const op = await startOpenIdProvider([`${s.url}/users/providers/corp/callback`]);
     try {
       const provider = {
