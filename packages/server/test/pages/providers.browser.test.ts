@@ -342,6 +342,10 @@ describe('sign-in providers (OpenID Connect) in a browser', { skip }, () => {
     const context = await signedInContext(browser, s.url, 'chief', PASSWORD);
     contexts.push(context);
     const page = await context.newPage();
+    // The administrator sees how an account signs in.
+    const ann = await account('ann');
+    await page.goto(`/admin/users/${ann?.id}/security`);
+    assert.match(await page.locator('.facts').innerText(), /Sign-in providers\s+corp/);
     await page.goto('/admin/settings');
     const listed = JSON.parse(await page.inputValue('#settings-providers')) as { clientSecret?: string }[];
     assert.equal(listed.length, 3);

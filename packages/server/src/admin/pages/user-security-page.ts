@@ -1,3 +1,4 @@
+import { escapeHtml } from '@roost/forms';
 import type { UserService } from '../../users/index.js';
 import { facts, link, textParam } from '../page-kit/page-parts.js';
 import { sessionsButton, sessionsTable } from '../page-kit/sessions-table.js';
@@ -47,6 +48,7 @@ async function securityPage(users: UserService, page: AdminPageRequest) {
     ['Authenticator app', factor.totp ? 'Set up' : 'None'],
     ['Recovery codes left', String(factor.recoveryCodes)],
     ['Second factor required', factor.required ? 'Yes (by a group of the settings)' : 'No'],
+    ['Sign-in providers', escapeHtml(factor.providers.join(', ')) || 'None'],
   ]);
   const resetPart = factor.totp
     ? `<p>A user who lost the phone and the recovery codes signs in with the password alone after a reset.</p>${html}`
