@@ -76,6 +76,56 @@ class Users(Connector):
         """End every own session but this connector's."""
         return self._call("revokeOtherSessions")
 
+    # Sign-in providers and passkeys (a browser does their ceremonies; these are the operations)
+
+    def providers(self) -> Answer:
+        """``{"providers": [{"id", "label"}]}``: the enabled sign-in providers."""
+        return self._call("providers")
+
+    def signin_provider2(self, grant: str, *, store: bool = True) -> Answer:
+        """A token for the one-time ``grant`` a provider sign-in handed to an app (``roost_signin``)."""
+        return self._issuing("signinProvider2", {"grant": grant}, store)
+
+    def provider_links(self) -> Answer:
+        """``{"providers": [...]}``: the providers linked to the own account."""
+        return self._call("providerLinks")
+
+    def unlink_provider(self, provider: str) -> Answer:
+        """Unlink a sign-in provider from the own account."""
+        return self._call("unlinkProvider", {"provider": provider})
+
+    def passkey_options(self) -> Answer:
+        """``{"options"}``: WebAuthn options for a browser to make a passkey of the own account."""
+        return self._call("passkeyOptions")
+
+    def passkey_register(self, response: Mapping[str, Any], name: str | None = None) -> Answer:
+        """Store a browser's answer to :meth:`passkey_options` as a passkey, with an optional name."""
+        return self._call("passkeyRegister", {"response": response, **_given(name=name)})
+
+    def passkeys(self) -> Answer:
+        """``{"passkeys": [{"id", "name", "created", "lastUsed"}]}``: the own passkeys."""
+        return self._call("passkeys")
+
+    def rename_passkey(self, id: str, name: str) -> Answer:  # noqa: A002 - the operation's field
+        """Give one of the own passkeys another name."""
+        return self._call("renamePasskey", {"id": id, "name": name})
+
+    def remove_passkey(self, id: str) -> Answer:  # noqa: A002 - the operation's field
+        """Remove one of the own passkeys."""
+        return self._call("removePasskey", {"id": id})
+
+    def passkey_signin_options(self, challenge: str | None = None) -> Answer:
+        """``{"options"}`` for a passkey sign-in; with a sign-in's ``challenge``, for its second step."""
+        return self._call("passkeySigninOptions", _given(challenge=challenge))
+
+    def passkey_token(self, response: Mapping[str, Any], *, store: bool = True) -> Answer:
+        """A token for a browser's answer to :meth:`passkey_signin_options`."""
+        return self._issuing("passkeyToken", {"response": response}, store)
+
+    def passkey_signin(self, response: Mapping[str, Any]) -> Answer:
+        """As :meth:`passkey_token`, in cookie mode: the jar keeps the cookie."""
+        return self._call("passkeySignin", {"response": response})
+
     # Second factor
 
     def second_factor(self) -> Answer:

@@ -27,7 +27,10 @@ class SecondFactorTest(unittest.TestCase):
     def test_enrol_two_steps_recovery_codes_and_sessions(self) -> None:
         name, password, token = server().new_user("tf")
         me = server().users(token=token)
-        self.assertEqual(me.second_factor(), {"result": True, "totp": False, "recoveryCodes": 0, "required": False})
+        self.assertEqual(
+            me.second_factor(),
+            {"result": True, "totp": False, "recoveryCodes": 0, "required": False, "providers": []},
+        )
         setup = me.totp_enrol()
         self.assertTrue(setup["uri"].startswith("otpauth://totp/"))
         codes = me.totp_confirm(totp_code(setup["secret"], time.time()), password)["recoveryCodes"]
@@ -130,3 +133,34 @@ class SecondFactorTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ProvidersAndPasskeysTest(unittest.TestCase):
+    """The operations around provider sign-in and passkeys (their ceremonies need a browser)."""
+
+    def test_answers_and_refusals(self) -> None:
+        _, _, token = server().new_user("pk")
+        me = server().users(token=token)
+        self.assertEqual(server().users().providers(), {"result": True, "providers": []})
+        self.assertEqual(me.provider_links(), {"result": True, "providers": []})
+        self.assertEqual(me.passkeys(), {"result": True, "passkeys": []})
+        self.assertEqual(me.passkey_options()["options"]["authenticatorSelection"]["residentKey"], "required")
+        self.assertTrue(server().users().passkey_signin_options()["options"]["challenge"])
+        with self.assertRaises(RoostError) as grant:
+            server().users().signin_provider2("g" * 43)
+        self.assertEqual(grant.exception.code, "invalid_token")
+        fake = {"id": "AAAA", "rawId": "AAAA", "type": "public-key", "response": {"clientDataJSON": "e30"}}
+        with self.assertRaises(RoostError) as passkey:
+            server().users().passkey_token(fake)
+        self.assertEqual((passkey.exception.status, passkey.exception.code), (401, "invalid_passkey"))
+        for call, code in (
+            (lambda: me.unlink_provider("github"), "not_linked"),
+            (lambda: me.rename_passkey("P" * 20, "x"), "unknown_passkey"),
+            (lambda: me.remove_passkey("P" * 20), "unknown_passkey"),
+        ):
+            with self.assertRaises(RoostError) as caught:
+                call()
+            self.assertEqual((caught.exception.status, caught.exception.code), (404, code))
+        with self.assertRaises(RoostError) as anonymous:
+            server().users().provider_links()
+        self.assertEqual(anonymous.exception.status, 401)

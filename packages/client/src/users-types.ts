@@ -1,3 +1,7 @@
+import type {
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+} from '@simplewebauthn/browser';
 import type { Order, Page } from './shared-types.js';
 
 /** The signed-in user (`identity`), also the entries of `identities`. `reference` is the original's name of `id`. */
@@ -100,12 +104,16 @@ export interface UsersPage<T> extends Page {
 export interface SecondFactorChallenge {
   challenge: string;
   expires: number;
-  methods: Array<'totp' | 'recovery'>;
+  methods: Array<'totp' | 'recovery' | 'passkey'>;
   enrol: boolean;
 }
 
 /** The second step's proof: a code of the authenticator app, or one of the recovery codes. */
-export type SecondFactorProof = { code: string } | { recoveryCode: string };
+export type SecondFactorProof =
+  | { code: string }
+  | { recoveryCode: string }
+  /** The browser's answer to `passkeySigninOptions(challenge)` (see `Users.passkeySecondStep`). */
+  | { passkey: Record<string, unknown> };
 
 /** The password, or a current code of the authenticator: asked again before a confirmed factor changes. */
 export type Reauthentication = { password: string } | { code: string };
@@ -132,6 +140,38 @@ export interface FactorState {
   required: boolean;
   /** The sign-in providers linked to the account, by id. */
   providers: string[];
+}
+
+/** `passkeyOptions`: WebAuthn options as JSON, for `startRegistration` of @simplewebauthn/browser. */
+export interface PasskeyOptionsAnswer {
+  result: true;
+  options: PublicKeyCredentialCreationOptionsJSON;
+}
+
+/** `passkeySigninOptions`: WebAuthn options as JSON, for `startAuthentication` of @simplewebauthn/browser. */
+export interface PasskeySigninOptionsAnswer {
+  result: true;
+  options: PublicKeyCredentialRequestOptionsJSON;
+}
+
+/** A passkey of the own account; times in milliseconds since the epoch. */
+export interface PasskeyEntry {
+  id: string;
+  name: string;
+  created: number;
+  lastUsed: number | null;
+}
+
+/** `passkeyRegister`: the new passkey. */
+export interface PasskeyAnswer {
+  result: true;
+  passkey: PasskeyEntry;
+}
+
+/** `passkeys`: the own passkeys. */
+export interface PasskeysAnswer {
+  result: true;
+  passkeys: PasskeyEntry[];
 }
 
 /** `providers`: the enabled sign-in providers, for the buttons ("Sign in with `label`"). */
@@ -163,7 +203,7 @@ export interface RecoveryCodesAnswer {
 /** One session of `sessions` and `userSessions`; times in milliseconds since the epoch. */
 export interface SessionEntry {
   id: string;
-  method: 'password' | 'totp' | 'recovery' | 'mail' | 'provider';
+  method: 'password' | 'totp' | 'recovery' | 'mail' | 'provider' | 'passkey';
   /** The User-Agent the session started from. */
   device: string;
   address: string;

@@ -1,9 +1,14 @@
 import type { CallOptions } from './options.js';
 import type { AllowedAnswer, DoneAnswer, PermissionChange, PermissionsAnswer, PingAnswer } from './shared-types.js';
 import { Connector } from './connector.js';
+import { startAuthentication, startRegistration } from '@simplewebauthn/browser';
 import { isRoostError, RoostError } from './errors.js';
 import type {
+  PasskeyOptionsAnswer,
+  PasskeySigninOptionsAnswer,
   FactorState,
+  PasskeyAnswer,
+  PasskeysAnswer,
   ProviderLinksAnswer,
   ProvidersAnswer,
   RecoveryCodesAnswer,
@@ -201,6 +206,96 @@ export class Users extends Connector {
   /** Unlink provider `id` from the own account. */
   unlinkProvider(id: string, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
     return this.#call('unlinkProvider', { provider: id }, call);
+  }
+
+  // Passkeys (docs/users.md, "Passkeys")
+
+  /**
+   * Register a passkey for the signed-in account, in a browser: the authenticator (the device's
+   * screen lock, a security key, a phone) makes a credential for this site, and the server keeps it.
+   */
+  async registerPasskey(name?: string, call?: CallOptions<PasskeyAnswer>): Promise<PasskeyAnswer> {
+    const { options } = await this.passkeyOptions();
+    const response = await startRegistration({ optionsJSON: options });
+    return this.passkeyRegister({ ...response }, name, call);
+  }
+
+  /**
+   * Sign in with a passkey, in a browser, no name typed: the browser offers this site's passkeys
+   * and the chosen one names the account. With `cookie: true` the server sets the `auth` cookie
+   * (`passkeySignin`); otherwise the connector keeps the token (`passkeyToken`), unless `store: false`.
+   */
+  async signinWithPasskey(
+    call: CallOptions<TokenAnswer> & { store?: boolean; cookie?: boolean } = {},
+  ): Promise<TokenAnswer | DoneAnswer> {
+    const { cookie, ...rest } = call;
+    const { options } = await this.passkeySigninOptions();
+    const response = { ...(await startAuthentication({ optionsJSON: options })) };
+    return cookie ? this.passkeySignin(response) : this.passkeyToken(response, rest);
+  }
+
+  /** Options for `navigator.credentials.create` (the first half of {@link registerPasskey}). */
+  passkeyOptions(call?: CallOptions<PasskeyOptionsAnswer>): Promise<PasskeyOptionsAnswer> {
+    return this.#call('passkeyOptions', {}, call);
+  }
+
+  /** Store the browser's answer to {@link passkeyOptions} as a passkey (the second half of {@link registerPasskey}). */
+  passkeyRegister(
+    response: Record<string, unknown>,
+    name?: string,
+    call?: CallOptions<PasskeyAnswer>,
+  ): Promise<PasskeyAnswer> {
+    return this.#call('passkeyRegister', { response, ...(name ? { name } : {}) }, call);
+  }
+
+  /** The own passkeys. */
+  passkeys(call?: CallOptions<PasskeysAnswer>): Promise<PasskeysAnswer> {
+    return this.#call('passkeys', {}, call);
+  }
+
+  renamePasskey(id: string, name: string, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#call('renamePasskey', { id, name }, call);
+  }
+
+  removePasskey(id: string, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#call('removePasskey', { id }, call);
+  }
+
+  /**
+   * The second step of a sign-in with a passkey instead of a code, in a browser: the challenge
+   * of `second_factor_required` (its `methods` include `passkey`). Keeps the token unless `store: false`.
+   */
+  async passkeySecondStep(
+    challenge: string,
+    call: CallOptions<Token2Answer> & { store?: boolean } = {},
+  ): Promise<Token2Answer> {
+    const { options } = await this.passkeySigninOptions(challenge);
+    const passkey = { ...(await startAuthentication({ optionsJSON: options })) };
+    return this.token2(challenge, { passkey }, call);
+  }
+
+  /**
+   * Options for `navigator.credentials.get` (the first half of {@link signinWithPasskey}); with a
+   * sign-in's `challenge`, for its second step ({@link passkeySecondStep}).
+   */
+  passkeySigninOptions(
+    challenge?: string,
+    call?: CallOptions<PasskeySigninOptionsAnswer>,
+  ): Promise<PasskeySigninOptionsAnswer> {
+    return this.#call('passkeySigninOptions', challenge ? { challenge } : {}, call);
+  }
+
+  /** A token for the browser's answer to {@link passkeySigninOptions}; kept unless `store: false`. */
+  passkeyToken(
+    response: Record<string, unknown>,
+    call: CallOptions<TokenAnswer> & { store?: boolean } = {},
+  ): Promise<TokenAnswer> {
+    return this.#issuing('passkeyToken', { response }, call);
+  }
+
+  /** As {@link passkeyToken}, in cookie mode: the server sets the `auth` cookie. */
+  passkeySignin(response: Record<string, unknown>, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#call('passkeySignin', { response }, call);
   }
 
   /** Sign in with the HttpOnly cookie `auth`, which the browser keeps and sends (cookie mode). */
@@ -478,7 +573,7 @@ export function secondFactorChallenge(error: unknown): SecondFactorChallenge | n
     challenge,
     expires: typeof expires === 'number' ? expires : 0,
     methods: Array.isArray(methods)
-      ? (methods.filter((m) => m === 'totp' || m === 'recovery') as SecondFactorChallenge['methods'])
+      ? (methods.filter((m) => m === 'totp' || m === 'recovery' || m === 'passkey') as SecondFactorChallenge['methods'])
       : [],
     enrol: enrol === true,
   };

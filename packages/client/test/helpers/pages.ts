@@ -125,3 +125,26 @@ export function assertNoPageErrors(testPage: TestPage): void {
     [],
   );
 }
+
+type Roost = typeof import('../../src/index.js');
+
+/** What the bundle page's module script leaves on `window`. */
+export interface BundleGlobals {
+  roost: Roost;
+  /** `<service>.<operation>` of every success, from the connectors' `onSuccess`. */
+  called: string[];
+  track(service: string): { onSuccess(operation: string): void };
+}
+
+/** A page that loads the served bundle with a plain module script, as an app's page would. */
+export const BUNDLE_PAGE = `<!doctype html>
+<html><head><meta charset="utf-8"><title>Roost connector</title></head>
+<body>
+<script type="module">
+  import * as roost from '/static/roost-client.js';
+  window.roost = roost;
+  window.called = [];
+  window.track = (service) => ({ onSuccess: (operation) => window.called.push(service + '.' + operation) });
+  document.body.dataset.ready = 'yes';
+</script>
+</body></html>`;

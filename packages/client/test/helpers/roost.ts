@@ -31,6 +31,21 @@ export async function startRoost(options: { maxFileBytes?: number } = {}): Promi
   });
 }
 
+/**
+ * The user operations that need a browser's authenticator: browser-passkeys.test.ts covers them,
+ * and the other suites' "every operation" checks leave them to it.
+ */
+export const PASSKEY_OPERATIONS = [
+  'passkeyOptions',
+  'passkeyRegister',
+  'passkeys',
+  'renamePasskey',
+  'removePasskey',
+  'passkeySigninOptions',
+  'passkeyToken',
+  'passkeySignin',
+];
+
 /** The operations of a service as its page in docs/ lists them (`### \`op\``). */
 export function documentedOperations(service: 'users' | 'datastore' | 'filestore'): string[] {
   const text = readFileSync(new URL(`../../../../docs/${service}.md`, import.meta.url), 'utf8');

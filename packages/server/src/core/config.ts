@@ -270,6 +270,16 @@ export const configSchema = z
         signinCodeLifetimeSeconds: seconds.default(600),
         /** Members of these groups sign in with a second factor (docs/users.md, "Second factor"). */
         secondFactorGroups: secondFactorGroupsSchema.default([]),
+        /**
+         * The WebAuthn relying party of passkeys (docs/users.md, "Passkeys"): by default the host
+         * of `publicUrl`; pages of other origins that register or use passkeys must be under it.
+         */
+        passkeyRpId: z
+          .string()
+          .regex(/^[a-z0-9.-]{1,253}$/, 'a host name such as example.com')
+          .optional(),
+        /** Origins whose pages may use passkeys; by default `publicUrl`'s and `corsOrigins`. */
+        passkeyOrigins: z.array(pageUrlSchema).max(50).optional(),
         /** Sign-in providers: OpenID Connect and OAuth2 (docs/users.md, "Providers"). */
         providers: providersSchema.default([]),
         /** Apps a provider sign-in may return to, with a one-time grant (docs/users.md, "Providers"). */

@@ -132,6 +132,29 @@ interface ProviderFlowsTable {
   expires: number;
 }
 
+/** A WebAuthn credential (users/passkey-ops.ts); binary values as base64url. */
+interface PasskeysTable {
+  id: string;
+  user_id: string;
+  public_key: string;
+  /** The authenticator's signature counter at the last use (0: it keeps none). */
+  counter: number;
+  /** JSON list of transports (`internal`, `usb`, `hybrid`…), as the browser said at registration. */
+  transports: string;
+  name: string;
+  created: number;
+  last_used: number | null;
+}
+
+/** A passkey ceremony's challenge, by its hash, until answered once (users/passkey-ops.ts). */
+interface PasskeyChallengesTable {
+  challenge_hash: string;
+  /** `register` (names its account) or `signin`. */
+  purpose: string;
+  user_id: string | null;
+  expires: number;
+}
+
 interface RecoveryCodesTable {
   user_id: string;
   code_hash: string;
@@ -177,6 +200,8 @@ interface CoreTables {
   recovery_codes: RecoveryCodesTable;
   provider_links: ProviderLinksTable;
   provider_flows: ProviderFlowsTable;
+  passkeys: PasskeysTable;
+  passkey_challenges: PasskeyChallengesTable;
   user_tokens: UserTokensTable;
   permissions: PermissionsTable;
   settings: SettingsTable;

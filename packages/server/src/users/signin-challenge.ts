@@ -1,4 +1,7 @@
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
+import { isRoostError } from '../core/errors.js';
 import { hashToken, randomToken } from '../core/ids.js';
+import { verifiedAssertion } from './passkey-assertion.js';
 import { parseInput } from '../core/validation.js';
 import { processStats } from '../core/process-stats.js';
 import { hashRecoveryCodes, matchRecoveryCode, newRecoveryCodes } from './recovery-codes.js';
@@ -38,9 +41,11 @@ export async function factorRequired(ctx: UserContext, user: User): Promise<bool
 /** Throws `second_factor_required` with a new challenge when `user` needs a second factor; else nothing. */
 export async function challengeIfNeeded(ctx: UserContext, user: User): Promise<void> {
   const totp = await ctx.factors.totpOf(user.id);
-  const enrolled = totp?.confirmed != null;
-  if (!enrolled && !(await factorRequired(ctx, user))) return;
-  const kind: ChallengeKind = enrolled ? 'verify' : 'enrol';
+  const hasTotp = totp?.confirmed != null;
+  if (!hasTotp && !(await factorRequired(ctx, user))) return;
+  // A passkey is a second factor too (passkey-assertion.ts): an account with one needs no enrolment.
+  const hasPasskey = (await ctx.passkeys.of(user.id)).length > 0;
+  const kind: ChallengeKind = hasTotp || hasPasskey ? 'verify' : 'enrol';
   const challenge = randomToken();
   const now = ctx.clock.now();
   const expires = now + CHALLENGE_LIFETIME_MS;
@@ -52,8 +57,12 @@ export async function challengeIfNeeded(ctx: UserContext, user: User): Promise<v
     created: now,
     expires,
   });
-  const methods = enrolled ? ['totp', ...((await ctx.factors.recoveryCodesLeft(user.id)) > 0 ? ['recovery'] : [])] : [];
-  throw userErrors.second_factor_required({ body: { challenge, expires, methods, enrol: !enrolled } });
+  const methods = [
+    ...(hasTotp ? ['totp'] : []),
+    ...(hasTotp && (await ctx.factors.recoveryCodesLeft(user.id)) > 0 ? ['recovery'] : []),
+    ...(hasPasskey ? ['passkey'] : []),
+  ];
+  throw userErrors.second_factor_required({ body: { challenge, expires, methods, enrol: kind === 'enrol' } });
 }
 
 /** The account an unused, unexpired challenge names, and its kind; null for any other token. */
@@ -75,13 +84,17 @@ export interface CompletedSignin extends IssuedToken {
 
 /** The second step: the challenge with a TOTP code or a recovery code gives the session. */
 export async function completeSignin(ctx: UserContext, caller: Caller, input: SecondStep): Promise<CompletedSignin> {
-  const { challenge, code, recoveryCode } = parseInput(ctx.inputs.secondStep, input);
+  const { challenge, code, recoveryCode, passkey } = parseInput(ctx.inputs.secondStep, input);
   const fromAddress = await claimAddress(ctx, caller.address ?? null);
   const found = await challengedUser(ctx, challenge);
   if (!found) throw userErrors.invalid_token({ fields: [['challenge', 'invalid']] });
   const { user, kind } = found;
   const attempt = await claimAccount(ctx, user);
-  const method = attempt.allowed ? await checkFactor(ctx, user, kind, code, recoveryCode) : null;
+  const method = !attempt.allowed
+    ? null
+    : passkey !== undefined
+      ? await checkPasskey(ctx, user, kind, passkey)
+      : await checkFactor(ctx, user, kind, code, recoveryCode);
   if (!method) {
     await attempt.failed();
     processStats.signinFailures++;
@@ -96,6 +109,23 @@ export async function completeSignin(ctx: UserContext, caller: Caller, input: Se
   const session = await startSession(ctx, caller, user, method);
   if (kind === 'enrol') return { ...session, recoveryCodes: await confirmTotp(ctx, user) };
   return session;
+}
+
+/** A passkey of the challenged account as the second step: `passkey`, or null when refused. */
+async function checkPasskey(
+  ctx: UserContext,
+  user: User,
+  kind: ChallengeKind,
+  passkey: Record<string, unknown>,
+): Promise<SessionMethod | null> {
+  if (kind !== 'verify') return null;
+  try {
+    await verifiedAssertion(ctx, passkey as unknown as AuthenticationResponseJSON, user.id);
+    return 'passkey';
+  } catch (err) {
+    if (isRoostError(err) && err.code === 'invalid_passkey') return null;
+    throw err;
+  }
 }
 
 /** How the code signs in, or null when it does not: TOTP (once per time step) or a recovery code (once). */

@@ -12,6 +12,7 @@ import { userErrors } from './user-errors.js';
 import type { UserInputs } from './user-inputs.js';
 import type { FactorRepo } from './factor-repo.js';
 import type { ProviderRepo } from './provider-repo.js';
+import type { PasskeyRepo } from './passkey-repo.js';
 import type { ProviderClients } from './provider-clients.js';
 import type { ProviderConfig } from '../core/config.js';
 import type { User, UserRepo } from './user-repo.js';
@@ -53,6 +54,10 @@ export interface UserSettings {
   signinCodeUrl: string;
   /** `<publicUrl>/users/providers`: a provider sends the browser back to `<base>/<id>/callback`. */
   providerCallbackBase: string;
+  /** The WebAuthn relying party: its id (a host), its name, and the origins whose pages may use passkeys. */
+  passkeyRpId: string;
+  passkeyRpName: string;
+  passkeyOrigins: string[];
   /** The issuer an authenticator app shows beside the account (the public url's host name). */
   totpIssuer: string;
 }
@@ -81,6 +86,8 @@ export interface UserContext {
   links: ProviderRepo;
   /** The providers' `openid-client` configurations, made once per setting (provider-clients.ts). */
   providerClients: ProviderClients;
+  /** Passkeys and their ceremonies' challenges (passkey-repo.ts). */
+  passkeys: PasskeyRepo;
   clock: Clock;
   /** Told of the changes the repository does not see as an account's (a signout; core/events.ts). */
   events: EventBus;

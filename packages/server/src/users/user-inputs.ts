@@ -19,6 +19,7 @@ const MESSAGE_MAX = 5000;
 const SESSION_ID_MAX = 32;
 const PROVIDER_ID_MAX = 32;
 const REDIRECT_MAX = 2000;
+const PASSKEY_ID_MAX = 1024;
 
 /** Names are letters, digits, `.`, `_` and `-`: never an `@`, so a name is never an email. */
 const NAME_CHARS = /^[\p{L}\p{N}._-]+$/u;
@@ -35,6 +36,19 @@ export function createUserInputs(limits: UserLimits) {
   const token = requiredText(200);
   const identity = requiredText(EMAIL_MAX);
   const recoveryCode = requiredText(40);
+  /**
+   * A WebAuthn response as `@simplewebauthn/browser` makes it (RegistrationResponseJSON or
+   * AuthenticationResponseJSON): its shape here, its contents checked by the library.
+   */
+  const webauthnResponse = z.object({
+    id: requiredText(PASSKEY_ID_MAX),
+    rawId: requiredText(PASSKEY_ID_MAX),
+    type: z.literal('public-key'),
+    response: z.record(z.string(), z.unknown()),
+    clientExtensionResults: z.record(z.string(), z.unknown()).default({}),
+    authenticatorAttachment: z.string().max(40).optional(),
+  });
+  const passkeyName = requiredText(100).refine(isWellFormed, { message: 'invalid' });
 
   const profileExtras = { realname: realname.optional(), notify: looseBoolean.optional(), data: data.optional() };
 
@@ -81,8 +95,13 @@ export function createUserInputs(limits: UserLimits) {
     }),
     list: listQuery,
     secondStep: z
-      .object({ challenge: token, code: z.string().trim().max(20).optional(), recoveryCode: recoveryCode.optional() })
-      .refine((o) => o.code !== undefined || o.recoveryCode !== undefined, {
+      .object({
+        challenge: token,
+        code: z.string().trim().max(20).optional(),
+        recoveryCode: recoveryCode.optional(),
+        passkey: webauthnResponse.optional(),
+      })
+      .refine((o) => o.code !== undefined || o.recoveryCode !== undefined || o.passkey !== undefined, {
         message: 'required',
         path: ['code'],
       }),
@@ -106,6 +125,11 @@ export function createUserInputs(limits: UserLimits) {
       link: looseBoolean.optional(),
     }),
     providerGrant: z.object({ grant: token }),
+    passkeyAssertion: z.object({ response: webauthnResponse }),
+    passkeySigninStart: z.object({ challenge: token.optional() }),
+    passkeyRegistration: z.object({ response: webauthnResponse, name: passkeyName.optional() }),
+    passkeyRef: z.object({ id: requiredText(PASSKEY_ID_MAX) }),
+    passkeyRename: z.object({ id: requiredText(PASSKEY_ID_MAX), name: passkeyName }),
   };
 }
 
@@ -210,6 +234,8 @@ export interface SecondStep {
   challenge: string;
   code?: string;
   recoveryCode?: string;
+  /** The browser's answer to `passkeySigninOptions` with this challenge. */
+  passkey?: Record<string, unknown>;
 }
 
 /** A sign-in by mail: the mailed link's token, or the identity with the mailed code. */
@@ -261,4 +287,29 @@ export interface ProviderStart extends ProviderRef {
 /** The one-time grant a provider sign-in hands to an app, for `signinProvider2`. */
 export interface ProviderGrant {
   grant: string;
+}
+
+/** A passkey sign-in: the browser's answer to `passkeySigninOptions`. */
+export interface PasskeyAssertion {
+  response: Record<string, unknown>;
+}
+
+/** A new passkey: the browser's answer to `passkeyOptions`, and a name for it. */
+export interface PasskeyRegistration {
+  response: Record<string, unknown>;
+  name?: string;
+}
+
+/** One of the own passkeys, by its id (`passkeys` lists them). */
+export interface PasskeyRef {
+  id: string;
+}
+
+export interface PasskeyRename extends PasskeyRef {
+  name: string;
+}
+
+/** Options for a passkey sign-in; with a sign-in's `challenge`, for its second step. */
+export interface PasskeySigninStart {
+  challenge?: string;
 }

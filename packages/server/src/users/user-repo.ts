@@ -40,7 +40,7 @@ export interface NewUser {
 export type UserChanges = Partial<Omit<User, 'id' | 'created'>>;
 
 /** How a session was signed into (users/sessions.ts). */
-export type SessionMethod = 'password' | 'totp' | 'recovery' | 'mail' | 'provider';
+export type SessionMethod = 'password' | 'totp' | 'recovery' | 'mail' | 'provider' | 'passkey';
 
 export interface NewSession {
   tokenHash: string;
@@ -523,12 +523,13 @@ export function createUserRepo(db: Kysely<Database>) {
       await db.deleteFrom('user_tokens').where('user_id', '=', userId).where('purpose', '=', purpose).execute();
     },
 
-    /** Deletes expired sessions, tokens and provider flows; returns how many rows went. */
+    /** Deletes expired sessions, tokens, provider flows and passkey challenges; returns how many rows went. */
     async purgeExpired(now: number): Promise<number> {
       const a = await db.deleteFrom('sessions').where('expires', '<=', now).executeTakeFirst();
       const b = await db.deleteFrom('user_tokens').where('expires', '<=', now).executeTakeFirst();
       const c = await db.deleteFrom('provider_flows').where('expires', '<=', now).executeTakeFirst();
-      return Number(a.numDeletedRows) + Number(b.numDeletedRows) + Number(c.numDeletedRows);
+      const d = await db.deleteFrom('passkey_challenges').where('expires', '<=', now).executeTakeFirst();
+      return [a, b, c, d].reduce((sum, r) => sum + Number(r.numDeletedRows), 0);
     },
   };
 }

@@ -22,6 +22,8 @@ import { mailSigninOps } from './mail-signin-ops.js';
 import { providerOps } from './provider-ops.js';
 import { createProviderRepo } from './provider-repo.js';
 import { createProviderClients } from './provider-clients.js';
+import { createPasskeyRepo } from './passkey-repo.js';
+import { passkeyOps } from './passkey-ops.js';
 import { completeSignin } from './signin-challenge.js';
 import { authenticate } from './sessions.js';
 import {
@@ -77,6 +79,12 @@ function settingsFrom(config: Config): UserSettings {
     signinCodeLifetimeMs: u.signinCodeLifetimeSeconds * 1000,
     signinCodeUrl: `${config.publicUrl}/users/signin-mail`,
     providerCallbackBase: `${config.publicUrl}/users/providers`,
+    passkeyRpId: u.passkeyRpId ?? new URL(config.publicUrl).hostname,
+    passkeyRpName: `Roost at ${new URL(config.publicUrl).host}`,
+    passkeyOrigins: u.passkeyOrigins?.map((o) => new URL(o).origin) ?? [
+      new URL(config.publicUrl).origin,
+      ...config.corsOrigins.map((o) => new URL(o).origin),
+    ],
   };
 }
 
@@ -118,6 +126,7 @@ export function createUserService(deps: UserServiceDeps) {
     factors: createFactorRepo(deps.db, createSecretBox(deps.config.users.secretsKey)),
     links: createProviderRepo(deps.db),
     providerClients: createProviderClients(),
+    passkeys: createPasskeyRepo(deps.db),
     repo: withAccountEvents(
       withSessionCache(stored, deps.clock, deps.config.users.sessionCacheSeconds * 1000, deps.changes ?? null),
       deps.events,
@@ -146,6 +155,7 @@ export function createUserService(deps: UserServiceDeps) {
   const sessions = sessionOps(ctx);
   const mailSignin = mailSigninOps(ctx);
   const providers = providerOps(ctx);
+  const passkeys = passkeyOps(ctx);
   const policies: Record<SignupPolicy, (caller: Caller, input: SignupInput) => Promise<User>> = {
     signupDirect: guarded(ctx, 'signupDirect', signups.signupDirect),
     signupOptin: guarded(ctx, 'signupOptin', signups.signupOptin),
@@ -186,6 +196,15 @@ export function createUserService(deps: UserServiceDeps) {
     signinProvider2: guarded(ctx, 'signinProvider2', providers.signinProvider2),
     providerLinks: guarded(ctx, 'providerLinks', providers.providerLinks),
     unlinkProvider: guarded(ctx, 'unlinkProvider', providers.unlinkProvider),
+    /** Passkeys (passkey-ops.ts): registered by a signed-in user, used to sign in without a name. */
+    passkeyOptions: guarded(ctx, 'passkeyOptions', passkeys.passkeyOptions),
+    passkeyRegister: guarded(ctx, 'passkeyRegister', passkeys.passkeyRegister),
+    passkeys: guarded(ctx, 'passkeys', passkeys.passkeys),
+    renamePasskey: guarded(ctx, 'renamePasskey', passkeys.renamePasskey),
+    removePasskey: guarded(ctx, 'removePasskey', passkeys.removePasskey),
+    passkeySigninOptions: guarded(ctx, 'passkeySigninOptions', passkeys.passkeySigninOptions),
+    passkeyToken: guarded(ctx, 'passkeyToken', passkeys.passkeyToken),
+    passkeySignin: guarded(ctx, 'passkeySignin', passkeys.passkeySignin),
     secondFactor: guarded(ctx, 'secondFactor', factors.secondFactor),
     totpEnrol: guarded(ctx, 'totpEnrol', factors.totpEnrol),
     totpConfirm: guarded(ctx, 'totpConfirm', factors.totpConfirm),

@@ -10,13 +10,14 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 const CHROMIUM = '/usr/bin/chromium';
 const root = new URL('../../../../', import.meta.url).pathname;
 
-export async function launchBrowser(): Promise<Browser> {
+/** Debian's chromium, headless; `extraArgs` for a test's own switches (a host mapping, say). */
+export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
   assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y --no-install-recommends chromium`);
   // Without the background-networking flag chromium keeps dialling Google's hosts, which this
   // machine refuses.
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', ...extraArgs],
   });
 }
 
@@ -58,4 +59,23 @@ export async function signedInContext(
   const res = await context.request.post('/users/api/signin', { data: { identity, password } });
   assert.equal(res.status(), 200, `signin of ${identity}: ${await res.text()}`);
   return context;
+}
+
+/**
+ * A virtual authenticator of the DevTools protocol in `page` (passkeys without a device): a
+ * platform authenticator with resident keys that verifies the user and is touched at once.
+ */
+export async function addVirtualAuthenticator(page: Page): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
 }

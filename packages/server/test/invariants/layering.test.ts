@@ -100,6 +100,8 @@ const TABLES: Record<string, readonly string[]> = {
     'recovery_codes',
     'provider_links',
     'provider_flows',
+    'passkeys',
+    'passkey_challenges',
   ],
   datastore: ['datastore_items'],
   filestore: ['file_entries'],

@@ -5,6 +5,7 @@ import { PASSWORD, useServer } from '../helpers/test-server.js';
 import { operationsOf } from './support/operations.js';
 import { checkOperation, describeStats, PropertyWorld, PROPERTY_RUNS, PROPERTY_SEED } from './support/property-run.js';
 import { SIGNIN_COUNTERS } from './support/snapshot.js';
+import { FAKE_WEBAUTHN } from './support/access-table.js';
 
 type Template = (w: PropertyWorld) => Record<string, unknown>;
 
@@ -58,6 +59,14 @@ const TEMPLATES: Record<string, Template> = {
   signinMail: (w) => ({ identity: w.userName }),
   signinMail2: (w) => ({ identity: w.userName, code: '123456' }),
   signin2: () => ({ challenge: 'C'.repeat(43), recoveryCode: 'abcde-fghij' }),
+  passkeyOptions: () => ({}),
+  passkeyRegister: () => ({ response: FAKE_WEBAUTHN, name: 'laptop' }),
+  passkeys: () => ({}),
+  renamePasskey: () => ({ id: 'P'.repeat(20), name: 'phone' }),
+  removePasskey: () => ({ id: 'P'.repeat(20) }),
+  passkeySigninOptions: () => ({}),
+  passkeyToken: () => ({ response: FAKE_WEBAUTHN }),
+  passkeySignin: () => ({ response: FAKE_WEBAUTHN }),
   providers: () => ({}),
   signinProvider2: () => ({ grant: 'G'.repeat(43) }),
   providerLinks: () => ({}),

@@ -9,6 +9,7 @@ const METHODS: Record<string, string> = {
   recovery: 'Password and recovery code',
   mail: 'Code by mail',
   provider: 'A sign-in provider',
+  passkey: 'A passkey',
 };
 
 /**

@@ -258,7 +258,14 @@ async function signinLinks(
   });
   // The pages of the `pages` part of issue 3; a configured reset page url replaces Roost's own.
   const byMail = (await mailSigninOpen(users)) ? '<a href="/users/signin-mail">Sign in with a code by mail</a> · ' : '';
+  const passkey =
+    '<div data-passkeys><button type="button" class="btn secondary" data-passkey-signin ' +
+    `data-next="${escapeHtml(next ? safeNext(next, audience) : PLACES.user.home)}" hidden>` +
+    'Sign in with a passkey</button>' +
+    '<p class="messages error" role="alert" data-passkey-message hidden></p></div>' +
+    '<script type="module" src="/static/roost-passkeys.js"></script>';
   return (
+    passkey +
     providerButtons(providers, next ? safeNext(next, audience) : '') +
     `<p class="muted">${byMail}<a href="/users/reset-password">Forgot your password?</a> · ` +
     '<a href="/users/signup">Create an account</a></p>'

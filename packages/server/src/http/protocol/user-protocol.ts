@@ -120,7 +120,7 @@ const RECOVERY_CODES = {
 };
 const SESSION_VIEW = answerOf({
   id: SCALARS.string,
-  method: { enum: ['password', 'totp', 'recovery', 'mail', 'provider'] },
+  method: { enum: ['password', 'totp', 'recovery', 'mail', 'provider', 'passkey'] },
   device: { ...SCALARS.string, description: 'The User-Agent the session started from.' },
   address: SCALARS.string,
   created: { ...SCALARS.integer, description: 'Milliseconds since the epoch.' },
@@ -135,6 +135,19 @@ const FACTORS_ANSWER = answerOf({
   recoveryCodes: { ...SCALARS.integer, description: 'Recovery codes left.' },
   required: { ...SCALARS.boolean, description: 'An administrator requires a second factor of this account.' },
   providers: { ...SCALARS.strings, description: 'The sign-in providers linked to the account, by id.' },
+});
+const PASSKEY_VIEW = answerOf({
+  id: { ...SCALARS.string, description: 'The credential id (base64url).' },
+  name: SCALARS.string,
+  created: SCALARS.integer,
+  lastUsed: { ...SCALARS.integer, description: 'Milliseconds since the epoch; null before the first use.' },
+});
+const CEREMONY_ANSWER = answerOf({
+  result: { const: true },
+  options: {
+    type: 'object',
+    description: 'WebAuthn options as JSON, for startRegistration or startAuthentication of @simplewebauthn/browser.',
+  },
 });
 const PROVIDERS_ANSWER = answerOf({
   result: { const: true },
@@ -288,6 +301,75 @@ export function userOperations(users: UserService, config: Config): UserOperatio
       del: true,
       input: i.providerRef,
       call: command(users.unlinkProvider),
+    },
+    {
+      op: 'passkeyOptions',
+      answer: CEREMONY_ANSWER,
+      summary: 'Options to register a new passkey of the signed-in account (navigator.credentials.create).',
+      call: async (caller) => ({ result: true, options: await users.passkeyOptions(caller) }),
+    },
+    {
+      op: 'passkeyRegister',
+      answer: answerOf({ result: { const: true }, passkey: PASSKEY_VIEW }),
+      summary: "Register the browser's answer to passkeyOptions as a passkey, with an optional name.",
+      input: i.passkeyRegistration,
+      call: async (caller, values) => ({ result: true, passkey: await users.passkeyRegister(caller, asInput(values)) }),
+    },
+    {
+      op: 'passkeys',
+      answer: answerOf({ result: { const: true }, passkeys: { type: 'array', items: PASSKEY_VIEW } }),
+      summary: 'The passkeys of the own account.',
+      read: true,
+      call: async (caller) => ({ result: true, passkeys: await users.passkeys(caller) }),
+    },
+    {
+      op: 'renamePasskey',
+      answer: DONE_ANSWER,
+      summary: 'Give one of the own passkeys another name.',
+      input: i.passkeyRename,
+      call: command(users.renamePasskey),
+    },
+    {
+      op: 'removePasskey',
+      answer: DONE_ANSWER,
+      summary: 'Remove one of the own passkeys.',
+      del: true,
+      input: i.passkeyRef,
+      call: command(users.removePasskey),
+    },
+    {
+      op: 'passkeySigninOptions',
+      answer: CEREMONY_ANSWER,
+      summary:
+        'Options to sign in with a passkey, no name needed (navigator.credentials.get); with a challenge, for token2.',
+      limited: true,
+      input: i.passkeySigninStart,
+      call: async (caller, values) => ({
+        result: true,
+        options: await users.passkeySigninOptions(caller, asInput(values)),
+      }),
+    },
+    {
+      op: 'passkeyToken',
+      answer: TOKEN_ANSWER,
+      summary: "A token for the browser's answer to passkeySigninOptions: the passkey names the account.",
+      signin: true,
+      input: i.passkeyAssertion,
+      call: async (caller, values) => ({ result: true, ...(await users.passkeyToken(caller, asInput(values))) }),
+    },
+    {
+      op: 'passkeySignin',
+      answer: DONE_ANSWER,
+      sameOrigin: true,
+      summary: 'As passkeyToken, and sets the HttpOnly cookie auth.',
+      signin: true,
+      input: i.passkeyAssertion,
+      call: async (caller, values) => users.passkeySignin(caller, asInput(values)),
+      after(request, reply, answer) {
+        const { token } = answer as { token: string };
+        setAuthCookie(request, reply, token, config.users.tokenLifetimeSeconds);
+        return DONE;
+      },
     },
     {
       op: 'secondFactor',

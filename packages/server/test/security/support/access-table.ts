@@ -136,6 +136,14 @@ const adminOnly: Row['expect'] = { anonymous: 401, user: 403, owner: 403, other:
 const ownerOrAdmin: Row['expect'] = { anonymous: 401, owner: 200, other: 403, admin: 200 };
 
 const invalidToken = { status: 200, result: false, code: 'invalid_token' };
+/** A WebAuthn answer in the right shape with nothing true in it. */
+export const FAKE_WEBAUTHN = {
+  id: 'AAAA',
+  rawId: 'AAAA',
+  type: 'public-key',
+  response: { clientDataJSON: 'e30', attestationObject: 'AAAA', authenticatorData: 'AAAA', signature: 'AAAA' },
+  clientExtensionResults: {},
+};
 const noPolicy = all(403);
 const newAccount = (m: Matrix) => {
   const name = m.unique('signup');
@@ -308,6 +316,33 @@ const USERS: Record<string, Row> = {
   unlinkProvider: {
     expect: signedIn({ status: 404, code: 'not_linked' }),
     prepare: async () => ({ path: '/users/api/unlinkProvider', values: { provider: 'corp' } }),
+  },
+  passkeyOptions: { expect: signedIn(), prepare: async () => ({ path: '/users/api/passkeyOptions' }) },
+  passkeyRegister: {
+    // A made-up answer: its challenge was never handed out.
+    expect: signedIn({ status: 200, result: false, code: 'passkey_failed' }),
+    prepare: async () => ({ path: '/users/api/passkeyRegister', values: { response: FAKE_WEBAUTHN } }),
+  },
+  passkeys: { expect: signedIn(), prepare: async () => ({ path: '/users/api/passkeys' }) },
+  renamePasskey: {
+    expect: signedIn({ status: 404, code: 'unknown_passkey' }),
+    prepare: async () => ({ path: '/users/api/renamePasskey', values: { id: 'P'.repeat(20), name: 'x' } }),
+  },
+  removePasskey: {
+    expect: signedIn({ status: 404, code: 'unknown_passkey' }),
+    prepare: async () => ({ path: '/users/api/removePasskey', values: { id: 'P'.repeat(20) } }),
+  },
+  passkeySigninOptions: {
+    expect: all({ status: 200, result: true }),
+    prepare: async () => ({ path: '/users/api/passkeySigninOptions' }),
+  },
+  passkeyToken: {
+    expect: all({ status: 401, code: 'invalid_passkey' }),
+    prepare: async () => ({ path: '/users/api/passkeyToken', values: { response: FAKE_WEBAUTHN } }),
+  },
+  passkeySignin: {
+    expect: all({ status: 401, code: 'invalid_passkey' }),
+    prepare: async () => ({ path: '/users/api/passkeySignin', values: { response: FAKE_WEBAUTHN } }),
   },
   secondFactor: { expect: signedIn(), prepare: async () => ({ path: '/users/api/secondFactor' }) },
   totpEnrol: { expect: signedIn(), prepare: async () => ({ path: '/users/api/totpEnrol' }) },

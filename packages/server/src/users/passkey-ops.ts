@@ -1,0 +1,181 @@
+import {
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyRegistrationResponse,
+  type AuthenticationResponseJSON,
+  type PublicKeyCredentialCreationOptionsJSON,
+  type PublicKeyCredentialRequestOptionsJSON,
+  type RegistrationResponseJSON,
+} from '@simplewebauthn/server';
+import { hashToken } from '../core/ids.js';
+import { parseInput } from '../core/validation.js';
+import type { StoredPasskey } from './passkey-repo.js';
+import { startSession, type IssuedToken } from './sessions.js';
+import { challengeIfNeeded, challengedUser } from './signin-challenge.js';
+import { challengeOf, verifiedAssertion } from './passkey-assertion.js';
+import { userErrors } from './user-errors.js';
+import { requireUser, type Caller, type UserContext } from './user-context.js';
+import type {
+  PasskeyAssertion,
+  PasskeyRef,
+  PasskeyRegistration,
+  PasskeyRename,
+  PasskeySigninStart,
+} from './user-inputs.js';
+import type { User } from './user-repo.js';
+
+/**
+ * Passkeys (docs/users.md, "Passkeys"): WebAuthn credentials through `@simplewebauthn/server`,
+ * which checks every part of a ceremony (challenge, origin, RP ID, signature, flags); this
+ * module keeps the challenges and the credentials. A signed-in user registers passkeys
+ * (`passkeyOptions`, then `passkeyRegister`), lists, renames and removes them; anybody signs in
+ * with one without typing a name (`passkeySigninOptions`, then `passkeyToken` or, with the
+ * cookie, `passkeySignin`): the passkey names its account (a discoverable credential). Each
+ * challenge is taken once, so an assertion cannot be used twice; the signature counter must
+ * move forward (a cloned authenticator's would not). A sign-in whose authenticator verified the
+ * user (PIN, biometrics) is two factors in one and needs no second factor; one that only tested
+ * presence goes on to the second factor like a password.
+ */
+
+/** How long a ceremony may take: the browser's own timeout is a minute or so. */
+const CEREMONY_MS = 5 * 60_000;
+
+/** A passkey as its owner sees it. */
+export interface ListedPasskey {
+  id: string;
+  name: string;
+  created: number;
+  lastUsed: number | null;
+}
+
+const listed = (p: StoredPasskey): ListedPasskey => ({
+  id: p.id,
+  name: p.name,
+  created: p.created,
+  lastUsed: p.lastUsed,
+});
+
+export function passkeyOps(ctx: UserContext) {
+  const { passkeys, clock, inputs, settings } = ctx;
+
+  async function signinWith(caller: Caller, input: PasskeyAssertion): Promise<IssuedToken> {
+    const { response } = parseInput(inputs.passkeyAssertion, input);
+    const { user, userVerified } = await verifiedAssertion(
+      ctx,
+      response as unknown as AuthenticationResponseJSON,
+      null,
+    );
+    if (!userVerified) await challengeIfNeeded(ctx, user);
+    return startSession(ctx, caller, user, 'passkey');
+  }
+
+  async function ownPasskey(user: User, id: string): Promise<StoredPasskey> {
+    const found = await passkeys.byId(id);
+    if (found?.userId !== user.id) throw userErrors.unknown_passkey({ fields: [['id', 'unknown']] });
+    return found;
+  }
+
+  return {
+    /** Options for `navigator.credentials.create` (startRegistration of @simplewebauthn/browser). */
+    async passkeyOptions(caller: Caller): Promise<PublicKeyCredentialCreationOptionsJSON> {
+      const user = requireUser(caller);
+      const existing = await passkeys.of(user.id);
+      const options = await generateRegistrationOptions({
+        rpName: settings.passkeyRpName,
+        rpID: settings.passkeyRpId,
+        userName: user.email ?? user.name,
+        userDisplayName: user.realname || user.name,
+        userID: new TextEncoder().encode(user.id),
+        attestationType: 'none',
+        excludeCredentials: existing.map((p) => ({
+          id: p.id,
+          transports: p.transports,
+        })),
+        authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
+      });
+      await passkeys.putChallenge(hashToken(options.challenge), 'register', user.id, clock.now() + CEREMONY_MS);
+      return options;
+    },
+
+    async passkeyRegister(caller: Caller, input: PasskeyRegistration): Promise<ListedPasskey> {
+      const user = requireUser(caller);
+      const { response, name } = parseInput(inputs.passkeyRegistration, input);
+      const registration = response as unknown as RegistrationResponseJSON;
+      const challenge = challengeOf(registration.response.clientDataJSON);
+      const owner = await passkeys.takeChallenge(hashToken(challenge), 'register', clock.now());
+      if (owner !== user.id) throw userErrors.passkey_failed({ fields: [['response', 'invalid']] });
+      let verification: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
+      try {
+        verification = await verifyRegistrationResponse({
+          response: registration,
+          expectedChallenge: challenge,
+          expectedOrigin: settings.passkeyOrigins,
+          expectedRPID: settings.passkeyRpId,
+          requireUserVerification: false,
+        });
+      } catch (err) {
+        throw userErrors.passkey_failed({ cause: err, fields: [['response', 'invalid']] });
+      }
+      if (!verification.verified) throw userErrors.passkey_failed({ fields: [['response', 'invalid']] });
+      const { credential } = verification.registrationInfo;
+      const created = clock.now();
+      const stored: StoredPasskey = {
+        id: credential.id,
+        userId: user.id,
+        publicKey: Buffer.from(credential.publicKey).toString('base64url'),
+        counter: credential.counter,
+        transports: credential.transports ?? [],
+        name: name || `Passkey of ${new Date(created).toISOString().slice(0, 10)}`,
+        created,
+        lastUsed: null,
+      };
+      if (!(await passkeys.add(stored))) throw userErrors.passkey_exists();
+      return listed(stored);
+    },
+
+    async passkeys(caller: Caller): Promise<ListedPasskey[]> {
+      return (await passkeys.of(requireUser(caller).id)).map(listed);
+    },
+
+    async renamePasskey(caller: Caller, input: PasskeyRename): Promise<void> {
+      const user = requireUser(caller);
+      const { id, name } = parseInput(inputs.passkeyRename, input);
+      await ownPasskey(user, id);
+      await passkeys.rename(user.id, id, name);
+    },
+
+    async removePasskey(caller: Caller, input: PasskeyRef): Promise<void> {
+      const user = requireUser(caller);
+      const { id } = parseInput(inputs.passkeyRef, input);
+      await ownPasskey(user, id);
+      if (!(await passkeys.remove(user.id, id))) throw userErrors.unknown_passkey({ fields: [['id', 'unknown']] });
+    },
+
+    /**
+     * Options for `navigator.credentials.get` (startAuthentication): no credentials listed, so
+     * the browser offers every passkey of this site and the chosen one names the account.
+     */
+    async passkeySigninOptions(
+      _caller: Caller,
+      input: PasskeySigninStart,
+    ): Promise<PublicKeyCredentialRequestOptionsJSON> {
+      const { challenge } = parseInput(inputs.passkeySigninStart, input);
+      // The second step of a sign-in (`token2` with `passkey`): only that account's passkeys.
+      const user = challenge === undefined ? null : (await challengedUser(ctx, challenge))?.user;
+      if (user === undefined) throw userErrors.invalid_token({ fields: [['challenge', 'invalid']] });
+      const allowCredentials = user
+        ? (await passkeys.of(user.id)).map((p) => ({ id: p.id, transports: p.transports }))
+        : [];
+      const options = await generateAuthenticationOptions({
+        rpID: settings.passkeyRpId,
+        userVerification: 'preferred',
+        ...(user ? { allowCredentials } : {}),
+      });
+      await passkeys.putChallenge(hashToken(options.challenge), 'signin', user?.id ?? null, clock.now() + CEREMONY_MS);
+      return options;
+    },
+
+    passkeyToken: signinWith,
+    passkeySignin: signinWith,
+  };
+}
