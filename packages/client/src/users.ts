@@ -263,15 +263,17 @@ export class Users extends Connector {
 
   /**
    * The second step of a sign-in with a passkey instead of a code, in a browser: the challenge
-   * of `second_factor_required` (its `methods` include `passkey`). Keeps the token unless `store: false`.
+   * of `second_factor_required` (its `methods` include `passkey`). Keeps the token unless
+   * `store: false`; with `cookie: true` it is `signin2`'s (the server sets the cookie).
    */
   async passkeySecondStep(
     challenge: string,
-    call: CallOptions<Token2Answer> & { store?: boolean } = {},
-  ): Promise<Token2Answer> {
+    call: CallOptions<Token2Answer> & { store?: boolean; cookie?: boolean } = {},
+  ): Promise<Token2Answer | Signin2Answer> {
+    const { cookie, ...rest } = call;
     const { options } = await this.passkeySigninOptions(challenge);
     const passkey = { ...(await startAuthentication({ optionsJSON: options })) };
-    return this.token2(challenge, { passkey }, call);
+    return cookie ? this.signin2(challenge, { passkey }) : this.token2(challenge, { passkey }, rest);
   }
 
   /**

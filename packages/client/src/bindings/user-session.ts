@@ -142,6 +142,41 @@ export class UserSession {
     return this.state.get().user !== null;
   };
 
+  /**
+   * Sign in with a passkey (cookie mode), no name typed; resolves `true` when signed in. An
+   * account with a second factor whose authenticator did not verify the user gets `challenge`.
+   */
+  readonly signinWithPasskey = async (): Promise<boolean> => {
+    this.state.set({ loading: true, ...CLEAR });
+    try {
+      await this.users.signinWithPasskey({ cookie: true });
+    } catch (error) {
+      const challenge = secondFactorChallenge(error);
+      this.state.set(
+        challenge ? { loading: false, error: null, challenge } : { loading: false, error: error as RoostError },
+      );
+      return false;
+    }
+    await this.refresh();
+    return this.state.get().user !== null;
+  };
+
+  /** The second step with a passkey instead of a code (when `challenge.methods` has `passkey`). */
+  readonly secondStepWithPasskey = async (): Promise<boolean> => {
+    const { challenge } = this.state.get();
+    if (!challenge) return false;
+    this.state.set({ loading: true });
+    try {
+      await this.users.passkeySecondStep(challenge.challenge, { cookie: true });
+      this.state.set(CLEAR);
+    } catch (error) {
+      this.state.set({ loading: false, error: error as RoostError });
+      return false;
+    }
+    await this.refresh();
+    return this.state.get().user !== null;
+  };
+
   /** Sign out (the server revokes the token and clears the cookie). */
   readonly signout = async (): Promise<void> => {
     this.state.set({ loading: true });

@@ -54,6 +54,8 @@ export function useUser(users: Users) {
     signin: session.signin,
     secondStep: session.secondStep,
     signinWithProvider: session.signinWithProvider,
+    signinWithPasskey: session.signinWithPasskey,
+    secondStepWithPasskey: session.secondStepWithPasskey,
     enrol: session.enrol,
     signout: session.signout,
     refresh: session.refresh,

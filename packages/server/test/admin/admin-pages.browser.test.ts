@@ -474,7 +474,7 @@ describe('admin pages in a browser', { skip }, () => {
     }
     await anonymousPage.fill('#signin-identity', 'bob');
     await anonymousPage.fill('#signin-password', PASSWORD);
-    await anonymousPage.getByRole('button', { name: 'Sign in' }).click();
+    await anonymousPage.getByRole('button', { name: 'Sign in', exact: true }).click();
     assert.match(await anonymousPage.locator('main').innerText(), /You are signed in as bob/);
     await screenshot(anonymousPage, SUITE, 'users-signed-in-phone');
     // Every public page's header shows who is signed in, with the way out, not the sign-in link.

@@ -189,6 +189,11 @@ export function userOperations(users: UserService, config: Config): UserOperatio
     clearAuthCookie(request, reply);
     return answer;
   };
+  /** The cookie variants of the sign-ins (`signin`, `passkeySignin`): the token goes into the cookie only. */
+  const intoCookie = (request: FastifyRequest, reply: FastifyReply, answer: unknown) => {
+    setAuthCookie(request, reply, (answer as { token: string }).token, config.users.tokenLifetimeSeconds);
+    return DONE;
+  };
   const signup = (policy: SignupPolicy) => async (caller: Caller, values: WireValues) => {
     const user = await users.signup(caller, policy, asInput(values));
     // signupUid's name is made by Roost: the caller learns it here only.
@@ -221,11 +226,7 @@ export function userOperations(users: UserService, config: Config): UserOperatio
       signin: true,
       input: i.credentials,
       call: async (caller, values) => users.signin(caller, asInput(values)),
-      after(request, reply, answer) {
-        const { token } = answer as { token: string };
-        setAuthCookie(request, reply, token, config.users.tokenLifetimeSeconds);
-        return DONE;
-      },
+      after: intoCookie,
     },
     {
       op: 'token2',
@@ -365,11 +366,7 @@ export function userOperations(users: UserService, config: Config): UserOperatio
       signin: true,
       input: i.passkeyAssertion,
       call: async (caller, values) => users.passkeySignin(caller, asInput(values)),
-      after(request, reply, answer) {
-        const { token } = answer as { token: string };
-        setAuthCookie(request, reply, token, config.users.tokenLifetimeSeconds);
-        return DONE;
-      },
+      after: intoCookie,
     },
     {
       op: 'secondFactor',
