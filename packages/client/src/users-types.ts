@@ -140,6 +140,8 @@ export interface FactorState {
   required: boolean;
   /** The sign-in providers linked to the account, by id. */
   providers: string[];
+  /** How many passkeys the account has. */
+  passkeys: number;
 }
 
 /** `passkeyOptions`: WebAuthn options as JSON, for `startRegistration` of @simplewebauthn/browser. */

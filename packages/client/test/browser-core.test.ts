@@ -444,7 +444,7 @@ describe('the served browser bundle in chromium', () => {
       { token, code, password: PASSWORD, adminToken },
     );
     assert.deepEqual(done, {
-      state: { result: true, totp: true, recoveryCodes: 10, required: false, providers: [] },
+      state: { result: true, totp: true, recoveryCodes: 10, required: false, providers: [], passkeys: 0 },
       factors: false,
       sessions: 1,
     });

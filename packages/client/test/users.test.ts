@@ -258,6 +258,7 @@ describe('users connector (Node)', () => {
       recoveryCodes: 0,
       required: false,
       providers: [],
+      passkeys: 0,
     });
     const setup = await fern.totpEnrol();
     assert.match(setup.uri, /^otpauth:\/\/totp\//);
@@ -298,6 +299,7 @@ describe('users connector (Node)', () => {
       recoveryCodes: 10,
       required: false,
       providers: [],
+      passkeys: 0,
     });
     await fern.totpRemove({ password: PASSWORD });
     assert.equal((await admin.userFactors('fern')).totp, false);

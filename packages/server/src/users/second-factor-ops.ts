@@ -16,6 +16,8 @@ export interface FactorState {
   required: boolean;
   /** The sign-in providers linked to the account, by id (provider-ops.ts). */
   providers: string[];
+  /** How many passkeys the account has (passkey-ops.ts). */
+  passkeys: number;
 }
 
 /** A new TOTP secret: the link for a QR code, the QR code itself, and the key to type by hand. */
@@ -41,6 +43,7 @@ export function secondFactorOps(ctx: UserContext) {
       recoveryCodes: await factors.recoveryCodesLeft(user.id),
       required: await factorRequired(ctx, user),
       providers: (await ctx.links.linksOf(user.id)).map((l) => l.provider),
+      passkeys: (await ctx.passkeys.of(user.id)).length,
     };
   }
 

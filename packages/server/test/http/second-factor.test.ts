@@ -59,6 +59,7 @@ describe('TOTP: set up, confirm, sign in in two steps', () => {
       recoveryCodes: 0,
       required: false,
       providers: [],
+      passkeys: 0,
     });
     const setup = await s.users('totpEnrol', {}, { token });
     const wrong = await s.users(
@@ -88,6 +89,7 @@ describe('TOTP: set up, confirm, sign in in two steps', () => {
       recoveryCodes: 10,
       required: false,
       providers: [],
+      passkeys: 0,
     });
     // A confirmed authenticator is not replaced by a new enrolment.
     assert.equal((await s.users('totpEnrol', {}, { token })).body.code, 'factor_exists');
@@ -301,6 +303,7 @@ describe('TOTP: set up, confirm, sign in in two steps', () => {
       recoveryCodes: 0,
       required: false,
       providers: [],
+      passkeys: 0,
     });
     assert.equal((await s.users('token', { identity: 'lost', password: PASSWORD })).status, 200);
   });
@@ -364,7 +367,14 @@ describe('a second factor required for a group', () => {
     assert.equal(done.status, 200, JSON.stringify(done.body));
     assert.equal(done.body.recoveryCodes.length, 10);
     const state = await s.users('secondFactor', {}, { token: done.body.token });
-    assert.deepEqual(state.body, { result: true, totp: true, recoveryCodes: 10, required: true, providers: [] });
+    assert.deepEqual(state.body, {
+      result: true,
+      totp: true,
+      recoveryCodes: 10,
+      required: true,
+      providers: [],
+      passkeys: 0,
+    });
     nextStep();
     // From now on it is a plain second step.
     const again = await challenge(s, 'admin');

@@ -93,6 +93,8 @@ describe('passkeys in a browser', { skip }, () => {
     await passkeySignin(page);
     assert.match(await page.locator('main').innerText(), /signed in as pat/i);
     const admin = { token: await s.adminToken() };
+    // The administrator sees how many passkeys the account has.
+    assert.equal((await s.users('userFactors', { identity: 'pat' }, admin)).body.passkeys, 1);
     const sessions = (await s.users('userSessions', { identity: 'pat' }, admin)).body.sessions as { method: string }[];
     assert.ok(sessions.some((x) => x.method === 'passkey'));
 

@@ -49,6 +49,7 @@ async function securityPage(users: UserService, page: AdminPageRequest) {
     ['Recovery codes left', String(factor.recoveryCodes)],
     ['Second factor required', factor.required ? 'Yes (by a group of the settings)' : 'No'],
     ['Sign-in providers', escapeHtml(factor.providers.join(', ')) || 'None'],
+    ['Passkeys', String(factor.passkeys)],
   ]);
   const resetPart = factor.totp
     ? `<p>A user who lost the phone and the recovery codes signs in with the password alone after a reset.</p>${html}`

@@ -135,6 +135,7 @@ const FACTORS_ANSWER = answerOf({
   recoveryCodes: { ...SCALARS.integer, description: 'Recovery codes left.' },
   required: { ...SCALARS.boolean, description: 'An administrator requires a second factor of this account.' },
   providers: { ...SCALARS.strings, description: 'The sign-in providers linked to the account, by id.' },
+  passkeys: { ...SCALARS.integer, description: 'How many passkeys the account has.' },
 });
 const PASSKEY_VIEW = answerOf({
   id: { ...SCALARS.string, description: 'The credential id (base64url).' },
