@@ -3,7 +3,7 @@ import type { ProviderConfig } from '../core/config.js';
 import { isRoostError, type RoostError } from '../core/errors.js';
 import { hashToken, randomToken } from '../core/ids.js';
 import { parseInput } from '../core/validation.js';
-import { providerLabel, type ProviderClient, type ProviderProfile } from './provider-clients.js';
+import { providerLabel, type ProviderProfile } from './provider-clients.js';
 import { startSession, type IssuedToken } from './sessions.js';
 import { challengeIfNeeded } from './signin-challenge.js';
 import { signupByProvider } from './signup-ops.js';
@@ -109,10 +109,6 @@ export function providerOps(ctx: UserContext) {
     return provider;
   }
 
-  async function clientOf(provider: ProviderConfig): Promise<ProviderClient> {
-    return ctx.providerClients(provider);
-  }
-
   const callbackOf = (id: string) => `${ctx.settings.providerCallbackBase}/${id}/callback`;
 
   /** The account the provider account signs into, made or joined on a first sign-in. */
@@ -163,7 +159,7 @@ export function providerOps(ctx: UserContext) {
       if (!isLocalRedirect(redirect) && !allowedRedirect(redirect, runtime.providerRedirects))
         throw userErrors.redirect_not_allowed({ fields: [['redirect', 'not_allowed']] });
       const linkUser = link ? requireUser(caller).id : null;
-      const client = await clientOf(provider);
+      const client = await ctx.providerClients(provider);
       const state = oidc.randomState();
       const verifier = oidc.randomPKCECodeVerifier();
       const nonce = oidc.randomNonce();
@@ -197,7 +193,7 @@ export function providerOps(ctx: UserContext) {
       const flow = await links.takeFlow(hashToken(state), clock.now());
       if (flow?.provider !== provider.id) throw userErrors.provider_failed();
       try {
-        const client = await clientOf(provider);
+        const client = await ctx.providerClients(provider);
         let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;
         try {
           tokens = await oidc.authorizationCodeGrant(client.config, new URL(`${callbackOf(provider.id)}?${query}`), {

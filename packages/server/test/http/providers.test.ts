@@ -150,6 +150,15 @@ describe('sign-in providers over HTTP', () => {
     assert.equal(created, null);
   });
 
+  test("a sign-in that began on Roost's pages ends there signed in, its path sent in ASCII", async () => {
+    const start = `${s.url}/users/providers/corp/start?redirect=${encodeURIComponent('/users/account?n=☃')}`;
+    const end = await walk(new CookieJar(), start, 'uni');
+    assert.equal(end.status, 200);
+    assert.equal(end.url.pathname, '/users/account');
+    assert.equal(end.url.searchParams.get('n'), '☃');
+    assert.match(end.text, /Sign-in providers/);
+  });
+
   test('hostile input: each route and operation answers the failure body, below 500', async () => {
     // The pages answer their failures as pages (admin/page-kit/page-errors.ts), with the status.
     const cases: [string, number][] = [

@@ -11,7 +11,7 @@ import {
   withClient,
   type RequestCaller,
 } from '../../http/auth.js';
-import type { UserService } from '../../users/index.js';
+import type { ProviderInfo, UserService } from '../../users/index.js';
 import { assertCsrf, csrfTokenOf } from '../csrf.js';
 import { renderPage, type PageInit } from '../layout.js';
 import { readFormRequest } from '../page-kit/page-body.js';
@@ -19,7 +19,6 @@ import { link, textParam } from '../page-kit/page-parts.js';
 import { sendHtml, takeFlash } from '../page-kit/page-reply.js';
 import { renderPublicPage } from '../user-pages/public-page.js';
 import { mailSigninOpen } from '../user-pages/signin-mail-page.js';
-import { providerButtons } from '../user-pages/provider-pages.js';
 import {
   pendingChallenge,
   recoveryCodesHtml,
@@ -55,7 +54,7 @@ const NOT_ADMIN = 'This account has no access to the management backend.';
  * would let a link send a fresh session's browser anywhere); for the admin pages, one under
  * `/admin`.
  */
-function safeNext(next: string, audience: Audience): string {
+export function safeNext(next: string, audience: Audience): string {
   const local = /^\/(?![/\\])[^\s]*$/.test(next) && next.length <= 2000;
   if (!local) return PLACES[audience].home;
   if (audience === 'admin' && !(next === '/admin' || next.startsWith('/admin/') || next.startsWith('/admin?')))
@@ -242,6 +241,18 @@ async function shell(
         home: PLACES.admin.home,
         messages: [...takeFlash(request, reply), ...(page.messages ?? [])],
       });
+}
+
+/** The providers' buttons: each starts a sign-in (user-pages/provider-pages.ts) that comes back to `next`. */
+function providerButtons(providers: readonly ProviderInfo[], next: string): string {
+  if (providers.length === 0) return '';
+  const to = next ? `?redirect=${encodeURIComponent(next)}` : '';
+  const buttons = providers.map(
+    (p) =>
+      `<a class="btn secondary provider" href="/users/providers/${encodeURIComponent(p.id)}/start${escapeHtml(to)}">` +
+      `Sign in with ${escapeHtml(p.label)}</a>`,
+  );
+  return `<div class="providers">${buttons.join(' ')}</div>`;
 }
 
 async function signinLinks(

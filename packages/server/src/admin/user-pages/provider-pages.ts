@@ -1,7 +1,6 @@
-import { escapeHtml } from '@roost/forms';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { callerOf, setAuthCookie, withClient } from '../../http/auth.js';
-import type { ProviderInfo, ProviderOutcome, UserService } from '../../users/index.js';
+import type { ProviderOutcome, UserService } from '../../users/index.js';
 import { isLocalRedirect } from '../../users/index.js';
 import { assertCsrf } from '../csrf.js';
 import type { PageDeps } from '../index.js';
@@ -9,6 +8,7 @@ import { readFormRequest } from '../page-kit/page-body.js';
 import { textParam } from '../page-kit/page-parts.js';
 import { flash, sendHtml } from '../page-kit/page-reply.js';
 import { pendingChallenge, secondStep } from '../pages/second-step-form.js';
+import { safeNext } from '../pages/signin-pages.js';
 import { renderPublicPage } from './public-page.js';
 
 /**
@@ -34,18 +34,6 @@ const stateCookie = (request: FastifyRequest) => ({
   sameSite: 'lax' as const,
   secure: request.protocol === 'https',
 });
-
-/** The providers' buttons of the sign-in page: each starts a sign-in that comes back to `next`. */
-export function providerButtons(providers: readonly ProviderInfo[], next: string): string {
-  if (providers.length === 0) return '';
-  const to = next ? `?redirect=${encodeURIComponent(next)}` : '';
-  const buttons = providers.map(
-    (p) =>
-      `<a class="btn secondary provider" href="${BASE}/${encodeURIComponent(p.id)}/start${escapeHtml(to)}">` +
-      `Sign in with ${escapeHtml(p.label)}</a>`,
-  );
-  return `<div class="providers">${buttons.join(' ')}</div>`;
-}
 
 /** The app's address with one parameter added (its own query kept). */
 function appAddress(redirect: string, name: string, value: string): string {
@@ -100,12 +88,13 @@ async function endOf(
   switch (outcome.kind) {
     case 'session':
       setAuthCookie(request, reply, outcome.session.token, deps.config.users.tokenLifetimeSeconds);
-      return reply.redirect(outcome.redirect, 303);
+      // A path as the sign-in page sends one on (signin-pages.ts): local, and ASCII for the header.
+      return reply.redirect(safeNext(outcome.redirect, 'user'), 303);
     case 'grant':
       return reply.redirect(appAddress(outcome.redirect, 'roost_signin', outcome.grant), 303);
     case 'linked':
       flash(request, reply, ['The provider is linked: you can sign in with it.']);
-      return reply.redirect(outcome.redirect, 303);
+      return reply.redirect(safeNext(outcome.redirect, 'user'), 303);
     case 'pending': {
       if (!local) return reply.redirect(appAddress(outcome.redirect, 'roost_pending', outcome.reason), 303);
       const page = {
