@@ -68,7 +68,9 @@ async function callbackRoute(deps: PageDeps, request: FastifyRequest, reply: Fas
   const users = deps.services.users;
   const caller = withClient(await callerOf(request, users), request);
   const id = (request.params as { id: string }).id;
-  const query = (request.raw.url ?? '').split('?')[1] ?? '';
+  const url = request.raw.url ?? '';
+  // Everything after the first `?`: a value may hold a `?` of its own.
+  const query = url.includes('?') ? url.slice(url.indexOf('?') + 1) : '';
   const browserState = request.cookies[STATE_COOKIE] ?? null;
   reply.clearCookie(STATE_COOKIE, stateCookie(request));
   reply.header('cache-control', 'no-store');
