@@ -95,20 +95,15 @@ export class UserSession {
    * Sign in with the cookie; resolves `true` when it worked. For an account with a second
    * factor it resolves `false` with `challenge` set: {@link secondStep} follows.
    */
-  readonly signin = async (identity: string, password: string): Promise<boolean> => {
-    this.state.set({ loading: true, ...CLEAR });
-    try {
-      await this.users.signin(identity, password);
-    } catch (error) {
-      const challenge = secondFactorChallenge(error);
-      this.state.set(
-        challenge ? { loading: false, error: null, challenge } : { loading: false, error: error as RoostError },
-      );
-      return false;
-    }
-    await this.refresh();
-    return this.state.get().user !== null;
-  };
+  readonly signin = (identity: string, password: string): Promise<boolean> =>
+    this.#firstStep(() => this.users.signin(identity, password));
+
+  /**
+   * Sign in with a passkey (cookie mode), no name typed; resolves `true` when signed in. An
+   * account with a second factor whose authenticator did not verify the user gets `challenge`.
+   */
+  readonly signinWithPasskey = (): Promise<boolean> =>
+    this.#firstStep(() => this.users.signinWithPasskey({ cookie: true }));
 
   /** For an `enrol` challenge: a new authenticator, in `setup` (a new one on each call). */
   readonly enrol = async (): Promise<void> => {
@@ -126,30 +121,18 @@ export class UserSession {
    * Resolves `true` when signed in; a wrong code keeps the challenge for another try, a
    * challenge that ran out clears it (sign in again).
    */
-  readonly secondStep = async (proof: SecondFactorProof): Promise<boolean> => {
-    const { challenge } = this.state.get();
-    if (!challenge) return false;
-    this.state.set({ loading: true });
-    try {
-      const answer = await this.users.signin2(challenge.challenge, proof);
-      this.state.set({ ...CLEAR, recoveryCodes: answer.recoveryCodes ?? null });
-    } catch (error) {
-      const gone = isRoostError(error) && error.code === 'invalid_token';
-      this.state.set({ loading: false, error: error as RoostError, ...(gone ? CLEAR : {}) });
-      return false;
-    }
-    await this.refresh();
-    return this.state.get().user !== null;
-  };
+  readonly secondStep = (proof: SecondFactorProof): Promise<boolean> =>
+    this.#secondStepBy((challenge) => this.users.signin2(challenge, proof));
 
-  /**
-   * Sign in with a passkey (cookie mode), no name typed; resolves `true` when signed in. An
-   * account with a second factor whose authenticator did not verify the user gets `challenge`.
-   */
-  readonly signinWithPasskey = async (): Promise<boolean> => {
+  /** The second step with a passkey instead of a code (when `challenge.methods` has `passkey`). */
+  readonly secondStepWithPasskey = (): Promise<boolean> =>
+    this.#secondStepBy((challenge) => this.users.passkeySecondStep(challenge, { cookie: true }));
+
+  /** A first step (password or passkey): signed in, or the challenge of a second factor, or the failure. */
+  async #firstStep(run: () => Promise<unknown>): Promise<boolean> {
     this.state.set({ loading: true, ...CLEAR });
     try {
-      await this.users.signinWithPasskey({ cookie: true });
+      await run();
     } catch (error) {
       const challenge = secondFactorChallenge(error);
       this.state.set(
@@ -159,23 +142,24 @@ export class UserSession {
     }
     await this.refresh();
     return this.state.get().user !== null;
-  };
+  }
 
-  /** The second step with a passkey instead of a code (when `challenge.methods` has `passkey`). */
-  readonly secondStepWithPasskey = async (): Promise<boolean> => {
+  /** A second step by `run` with the pending challenge; a challenge that ran out is cleared. */
+  async #secondStepBy(run: (challenge: string) => Promise<{ recoveryCodes?: string[] }>): Promise<boolean> {
     const { challenge } = this.state.get();
     if (!challenge) return false;
     this.state.set({ loading: true });
     try {
-      await this.users.passkeySecondStep(challenge.challenge, { cookie: true });
-      this.state.set(CLEAR);
+      const answer = await run(challenge.challenge);
+      this.state.set({ ...CLEAR, recoveryCodes: answer.recoveryCodes ?? null });
     } catch (error) {
-      this.state.set({ loading: false, error: error as RoostError });
+      const gone = isRoostError(error) && error.code === 'invalid_token';
+      this.state.set({ loading: false, error: error as RoostError, ...(gone ? CLEAR : {}) });
       return false;
     }
     await this.refresh();
     return this.state.get().user !== null;
-  };
+  }
 
   /** Sign out (the server revokes the token and clears the cookie). */
   readonly signout = async (): Promise<void> => {

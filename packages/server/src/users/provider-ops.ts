@@ -1,14 +1,14 @@
 import * as oidc from 'openid-client';
 import type { ProviderConfig } from '../core/config.js';
 import { isRoostError, type RoostError } from '../core/errors.js';
-import { hashToken, randomToken } from '../core/ids.js';
+import { hashToken } from '../core/ids.js';
 import { parseInput } from '../core/validation.js';
 import { providerLabel, type ProviderProfile } from './provider-clients.js';
 import { startSession, type IssuedToken } from './sessions.js';
 import { challengeIfNeeded } from './signin-challenge.js';
 import { signupByProvider } from './signup-ops.js';
 import { userErrors } from './user-errors.js';
-import { requireUser, type Caller, type UserContext } from './user-context.js';
+import { newUserToken, requireUser, type Caller, type UserContext } from './user-context.js';
 import type { ProviderGrant, ProviderRef, ProviderStart } from './user-inputs.js';
 import type { PendingReason } from '../storage/schema.js';
 import type { User } from './user-repo.js';
@@ -125,16 +125,7 @@ export function providerOps(ctx: UserContext) {
     if (user.state !== 'active') throw userErrors.account_disabled();
     if (!isLocalRedirect(redirect)) {
       // Not `newMailedToken`: a grant must not end another device's sign-in under way.
-      const grant = randomToken();
-      const created = clock.now();
-      await repo.insertToken({
-        tokenHash: hashToken(grant),
-        userId: user.id,
-        purpose: 'provider_grant',
-        payload: null,
-        created,
-        expires: created + GRANT_LIFETIME_MS,
-      });
+      const grant = await newUserToken(ctx, user.id, 'provider_grant', GRANT_LIFETIME_MS);
       return { kind: 'grant', grant, redirect };
     }
     try {

@@ -106,6 +106,31 @@ export interface UserContext {
 }
 
 /**
+ * A new single-use token of `purpose` for a user, kept as its hash with `payload` for
+ * `lifetimeMs`; the token itself is answered once. Earlier tokens of that purpose stay (a
+ * provider's grants: two devices may sign in at once); `newMailedToken` replaces them.
+ */
+export async function newUserToken(
+  ctx: UserContext,
+  userId: string,
+  purpose: UserTokenPurpose,
+  lifetimeMs: number,
+  payload: string | null = null,
+): Promise<string> {
+  const token = randomToken();
+  const now = ctx.clock.now();
+  await ctx.repo.insertToken({
+    tokenHash: hashToken(token),
+    userId,
+    purpose,
+    payload,
+    created: now,
+    expires: now + lifetimeMs,
+  });
+  return token;
+}
+
+/**
  * A new single-use token of `purpose` for a user, in place of any earlier one of that purpose
  * (only the newest mail works): kept as its hash with `payload`, for `lifetimeMs`. The token
  * itself goes into a mail and nowhere else.
@@ -117,18 +142,8 @@ export async function newMailedToken(
   lifetimeMs: number,
   payload: string | null = null,
 ): Promise<string> {
-  const token = randomToken();
-  const now = ctx.clock.now();
   await ctx.repo.deleteTokens(userId, purpose);
-  await ctx.repo.insertToken({
-    tokenHash: hashToken(token),
-    userId,
-    purpose,
-    payload,
-    created: now,
-    expires: now + lifetimeMs,
-  });
-  return token;
+  return newUserToken(ctx, userId, purpose, lifetimeMs, payload);
 }
 
 /** The account's password again, before a change of how it signs in: `invalid` at `password` if wrong. */

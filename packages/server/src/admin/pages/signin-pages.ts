@@ -11,7 +11,7 @@ import {
   withClient,
   type RequestCaller,
 } from '../../http/auth.js';
-import type { ProviderInfo, UserService } from '../../users/index.js';
+import { isLocalRedirect, type ProviderInfo, type UserService } from '../../users/index.js';
 import { assertCsrf, csrfTokenOf } from '../csrf.js';
 import { renderPage, type PageInit } from '../layout.js';
 import { readFormRequest } from '../page-kit/page-body.js';
@@ -55,7 +55,7 @@ const NOT_ADMIN = 'This account has no access to the management backend.';
  * `/admin`.
  */
 export function safeNext(next: string, audience: Audience): string {
-  const local = /^\/(?![/\\])[^\s]*$/.test(next) && next.length <= 2000;
+  const local = isLocalRedirect(next) && next.length <= 2000;
   if (!local) return PLACES[audience].home;
   if (audience === 'admin' && !(next === '/admin' || next.startsWith('/admin/') || next.startsWith('/admin?')))
     return PLACES.admin.home;
