@@ -31,6 +31,33 @@ describe('passkeys in a browser', { skip }, () => {
   let otherUrl = '';
   const contexts: BrowserContext[] = [];
 
+  /** An assertion the page's authenticator makes for `challenge`, as the connector would send it (not sent). */
+  const assertion = (page: Page, challenge: string) =>
+    page.evaluate(async (challenge) => {
+      const b64 = (buffer: ArrayBuffer) =>
+        btoa(String.fromCharCode(...new Uint8Array(buffer)))
+          .replace(/\+/g, '-')
+          .replace(/\//g, '_')
+          .replace(/=+$/, '');
+      const raw = Uint8Array.from(atob(challenge.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
+      const credential = (await navigator.credentials.get({
+        publicKey: { challenge: raw, rpId: 'localhost', userVerification: 'preferred' },
+      })) as PublicKeyCredential;
+      const r = credential.response as AuthenticatorAssertionResponse;
+      return {
+        id: credential.id,
+        rawId: b64(credential.rawId),
+        type: 'public-key',
+        clientExtensionResults: {},
+        response: {
+          clientDataJSON: b64(r.clientDataJSON),
+          authenticatorData: b64(r.authenticatorData),
+          signature: b64(r.signature),
+          ...(r.userHandle ? { userHandle: b64(r.userHandle) } : {}),
+        },
+      };
+    }, challenge);
+
   async function signedInPage(name: string): Promise<Page> {
     const context = await signedInContext(browser, s.url, name, PASSWORD);
     contexts.push(context);
@@ -153,6 +180,17 @@ describe('passkeys in a browser', { skip }, () => {
     assert.equal(await secondStep(tia.body.challenge), 'invalid_code');
   });
 
+  test('one assertion sent by eight callers at once makes one session', async () => {
+    await s.createUser('vera');
+    const page = await signedInPage('vera');
+    await addPasskey(page, 'key');
+    const { options } = (await s.users('passkeySigninOptions', {})).body;
+    const response = await assertion(page, options.challenge as string);
+    const answers = await Promise.all(Array.from({ length: 8 }, () => s.users('passkeyToken', { response })));
+    assert.equal(answers.filter((a) => typeof a.body.token === 'string').length, 1);
+    assert.ok(answers.every((a) => typeof a.body.token === 'string' || a.body.code === 'invalid_passkey'));
+  });
+
   test('an assertion made on a page of another origin is refused', async () => {
     await s.createUser('uli');
     const page = await signedInPage('uli');
@@ -160,30 +198,7 @@ describe('passkeys in a browser', { skip }, () => {
     const { options } = (await s.users('passkeySigninOptions', {})).body;
     // Another site on the same host name (so the relying party id `localhost` is valid there).
     await page.goto(otherUrl);
-    const response = await page.evaluate(async (challenge) => {
-      const b64 = (buffer: ArrayBuffer) =>
-        btoa(String.fromCharCode(...new Uint8Array(buffer)))
-          .replace(/\+/g, '-')
-          .replace(/\//g, '_')
-          .replace(/=+$/, '');
-      const raw = Uint8Array.from(atob(challenge.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
-      const credential = (await navigator.credentials.get({
-        publicKey: { challenge: raw, rpId: 'localhost', userVerification: 'preferred' },
-      })) as PublicKeyCredential;
-      const r = credential.response as AuthenticatorAssertionResponse;
-      return {
-        id: credential.id,
-        rawId: b64(credential.rawId),
-        type: 'public-key',
-        clientExtensionResults: {},
-        response: {
-          clientDataJSON: b64(r.clientDataJSON),
-          authenticatorData: b64(r.authenticatorData),
-          signature: b64(r.signature),
-          ...(r.userHandle ? { userHandle: b64(r.userHandle) } : {}),
-        },
-      };
-    }, options.challenge as string);
+    const response = await assertion(page, options.challenge as string);
     const answer = await s.users('passkeyToken', { response });
     assert.equal(answer.status, 401);
     assert.equal(answer.body.code, 'invalid_passkey');
