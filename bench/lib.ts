@@ -167,6 +167,24 @@ export function httpTarget(name: string, server: Server<unknown>, options: HttpT
   };
 }
 
+/** A request body that differs on every request (sign-ups and new items need fresh names). */
+let serial = 0;
+export function fresh(
+  method: 'POST',
+  path: string,
+  headers: Record<string, string>,
+  body: (n: string) => unknown,
+): HttpTargetOptions['requests'] {
+  return [
+    {
+      method,
+      path,
+      headers,
+      setupRequest: (request) => ({ ...request, body: JSON.stringify(body(`n${process.pid}x${serial++}`)) }),
+    },
+  ];
+}
+
 /** A target in a child process that runs its own loop on request (see ceilings.ts). */
 export function loopTarget(name: string, server: Server<unknown>, loop: string): Target {
   return {

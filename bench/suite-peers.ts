@@ -3,6 +3,7 @@
 // listed. Roost runs twice, on PostgreSQL (like for like) and on SQLite (its default).
 import {
   compare,
+  fresh,
   httpTarget,
   machineLine,
   PASSWORD_CONNECTIONS,
@@ -18,24 +19,6 @@ import {
 import { APP_ID, parseHeaders, peerUnavailable, startParse, type ParseInfo } from './parse-peer.js';
 
 type RoostInfo = { url: string; token: string };
-
-/** A request body that differs on every request (sign-ups and new items need fresh names). */
-let serial = 0;
-function fresh(
-  method: 'POST',
-  path: string,
-  headers: Record<string, string>,
-  body: (n: string) => unknown,
-): HttpTargetOptions['requests'] {
-  return [
-    {
-      method,
-      path,
-      headers,
-      setupRequest: (request) => ({ ...request, body: JSON.stringify(body(`n${process.pid}x${serial++}`)) }),
-    },
-  ];
-}
 
 interface Operation {
   key: string;

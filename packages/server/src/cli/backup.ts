@@ -16,6 +16,7 @@ import {
   listTables,
   nonEmptyTables,
   resetSequences,
+  withoutTriggers,
   tableRows,
   type AnyTransaction,
 } from '../storage/snapshot.js';
@@ -271,26 +272,28 @@ async function restoreDirectory(config: Config, dir: string, options: RestoreOpt
 
     const restored: RestoreSummary['tables'] = [];
     await db.transaction().execute(async (trx) => {
-      for (const table of order) {
-        if (!manifest.tables.some((t) => t.name === table) || skipped.includes(table)) continue;
-        let rows = 0;
-        let batch: Array<Record<string, unknown>> = [];
-        for await (const row of readRows(dir, table, manifest)) {
-          if (table === 'file_entries' && typeof row.blob_id === 'string') row.blob_id = blobIds.get(row.blob_id);
-          batch.push(row);
-          rows++;
-          if (batch.length >= 1000) {
-            await insertRows(trx, table, batch);
-            progress.rows += batch.length;
-            onProgress(progress);
-            batch = [];
+      await withoutTriggers(trx, dialect, order, async () => {
+        for (const table of order) {
+          if (!manifest.tables.some((t) => t.name === table) || skipped.includes(table)) continue;
+          let rows = 0;
+          let batch: Array<Record<string, unknown>> = [];
+          for await (const row of readRows(dir, table, manifest)) {
+            if (table === 'file_entries' && typeof row.blob_id === 'string') row.blob_id = blobIds.get(row.blob_id);
+            batch.push(row);
+            rows++;
+            if (batch.length >= 1000) {
+              await insertRows(trx, table, batch);
+              progress.rows += batch.length;
+              onProgress(progress);
+              batch = [];
+            }
           }
+          await insertRows(trx, table, batch);
+          progress.rows += batch.length;
+          onProgress(progress);
+          restored.push({ name: table, rows });
         }
-        await insertRows(trx, table, batch);
-        progress.rows += batch.length;
-        onProgress(progress);
-        restored.push({ name: table, rows });
-      }
+      });
       await resetSequences(trx, dialect);
     });
     await migrateToLatest(db as Kysely<unknown>, options.migrations);

@@ -14,7 +14,7 @@ export const invalidField = (field: string, reason: string, body?: Record<string
 const TRUE_WORDS = new Set(['1', 'true', 'True', 'yes', 'on', 'checked']);
 const FALSE_WORDS = new Set(['0', 'false', 'False', 'no', 'off']);
 
-const LONE_SURROGATE = /\p{Cs}/u;
+export const LONE_SURROGATE = /\p{Cs}/u;
 
 /**
  * Text that can be stored as it is: no unpaired surrogate. Such a string is not valid Unicode;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { DataStoreOptions } from '../core/config.js';
-import { looseInt, withoutNulls } from '../core/validation.js';
+import { LONE_SURROGATE, looseInt, withoutNulls } from '../core/validation.js';
 
 /**
  * The input shapes of the data store operations, in the original's wire forms: an address is a
@@ -14,7 +14,6 @@ export type DataStoreLimits = Pick<
 
 /** Control characters make keys unprintable and unsafe in logs and URLs; lone surrogates cannot be stored as UTF-8. */
 const BAD_CHARS = /[\p{Cc}\p{Cs}]/u;
-const LONE_SURROGATE = /\p{Cs}/u;
 const OWNER_MAX = 320;
 
 const asList = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? [v] : v);

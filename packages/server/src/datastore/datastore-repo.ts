@@ -1,17 +1,11 @@
-import {
-  sql,
-  type CompiledQuery,
-  type Kysely,
-  type Selectable,
-  type SelectQueryBuilder,
-  type Transaction,
-} from 'kysely';
+import { sql, type CompiledQuery, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DataStoreItemsTable } from '../storage/datastore-schema.js';
 import type { Database } from '../storage/schema.js';
 import { executeGrouped, executeNow } from '../storage/database.js';
 import { isUniqueViolation } from '../storage/database-errors.js';
 import type { Cache } from '../core/cache.js';
 import type { UserDirectory } from '../core/user-directory.js';
+import { createPageQueries, sorted, type PageMarks, type PageQueries, type PageQuery } from './page-queries.js';
 
 /** An item as the domain sees it: a number value comes back as a number. */
 export interface Item {
@@ -30,17 +24,6 @@ export interface NewItem {
   key: string;
   value: string | number;
   owner: string | null;
-}
-
-interface PageQuery {
-  keys?: readonly string[] | undefined;
-  /** Keys starting with this text; empty or undefined means any key. */
-  prefix?: string | undefined;
-  owner?: string | undefined;
-  sort: 'key' | 'value' | 'timestamp';
-  order: '<' | '>';
-  start: number;
-  size: number;
 }
 
 /** Raised when an insert meets the unique (store, key) index: another call stored the key first. */
@@ -79,15 +62,6 @@ const valueColumns = (value: string | number) =>
   typeof value === 'number' ? { value: String(value), number: value } : { value, number: null };
 
 /** Rows per INSERT: SQLite binds at most 32 766 values in one statement. */
-/**
- * Keys that start with `prefix`, compared as the key's first characters: `substr` counts
- * characters on SQLite and PostgreSQL alike, and unlike LIKE no wildcard, case rule or collation
- * changes the meaning. The length is a number Roost computed, so it goes in as a literal.
- */
-function withPrefix<O>(q: SelectQueryBuilder<Database, 'datastore_items', O>, prefix: string | undefined) {
-  return prefix ? q.where(sql<string>`substr(key, 1, ${sql.lit([...prefix].length)})`, '=', prefix) : q;
-}
-
 const INSERT_CHUNK = 1000;
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -102,9 +76,11 @@ export function createDataStoreRepo(
   store: string,
   users: UserDirectory,
   cache: Cache<Item> | null = null,
+  marks: PageMarks | null = null,
 ) {
   const compiled = compileHotQueries(db);
-  const queries = storeQueries(db, store, compiled, { cache, readThrough: true, users });
+  const pages = createPageQueries(db);
+  const queries = storeQueries(db, store, compiled, pages, { cache, marks, readThrough: true, users });
   /**
    * Run `work` in one transaction: every write in it happens, or none. Inside a transaction
    * reads may see its own uncommitted writes: they never fill the cache. Nor do they show owners'
@@ -114,7 +90,9 @@ export function createDataStoreRepo(
   const transaction = <T>(work: (queries: StoreQueries) => Promise<T>): Promise<T> =>
     db
       .transaction()
-      .execute((trx) => work(storeQueries(trx, store, compiled, { cache, readThrough: false, users: null })));
+      .execute((trx) =>
+        work(storeQueries(trx, store, compiled, pages, { cache, marks, readThrough: false, users: null })),
+      );
   return {
     ...queries,
     transaction,
@@ -140,6 +118,12 @@ function compileHotQueries(db: Kysely<Database>) {
   return {
     /** Parameters: store, key. */
     byKey: db.selectFrom('datastore_items').selectAll().where('store', '=', '').where('key', '=', '').compile(),
+    /** Parameters: store, key, value, number, owner, updated (the order of the object below). */
+    insertOne: db
+      .insertInto('datastore_items')
+      .values({ store: '', key: '', value: '', number: 0, owner: '', updated: 0 })
+      .returning('id')
+      .compile(),
     /** Parameters: value, number, updated, store, id. */
     replaceValue: db
       .updateTable('datastore_items')
@@ -171,11 +155,26 @@ function storeQueries(
   db: Db,
   store: string,
   compiled: HotQueries,
-  options: { cache: Cache<Item> | null; readThrough: boolean; users: UserDirectory | null },
+  pages: PageQueries,
+  options: {
+    cache: Cache<Item> | null;
+    marks: PageMarks | null;
+    readThrough: boolean;
+    users: UserDirectory | null;
+  },
 ) {
   const items = () => db.selectFrom('datastore_items').selectAll().where('store', '=', store);
-  const { cache, users } = options;
+  const { cache, marks, users } = options;
   const readCache = options.readThrough ? cache : null;
+  const readMarks = options.readThrough ? marks : null;
+
+  /**
+   * Runs a write that adds, removes or gives away items: positions of pages move, so the page
+   * marks go before it (no page answers from them meanwhile) and after it (a page read while it
+   * ran keeps none), as `Cache.around` does.
+   */
+  const movingPages = <T>(write: () => Promise<T>): Promise<T> =>
+    marks ? marks.around(() => marks.forgetAll(), write) : write();
 
   /** The item with its owner's name (kept in memory by the directory: usually no query). */
   function named(item: Item): Item | Promise<Item> {
@@ -189,6 +188,49 @@ function storeQueries(
     const owners = rows.flatMap((r) => (r.owner === null ? [] : [r.owner]));
     const names = users && owners.length > 0 ? await users.namesOf(owners) : new Map<string, string>();
     return rows.map((r) => toItem(r, (r.owner && names.get(r.owner)) ?? null));
+  }
+
+  /** Insert new items; a key that exists throws DuplicateKeyError. The stored items in input order. */
+  async function insertNow(newItems: readonly NewItem[], now: number): Promise<Item[]> {
+    if (cache) for (const it of newItems) cache.forget(it.key);
+    const stored: Item[] = [];
+    try {
+      const [one] = newItems;
+      if (newItems.length === 1 && one) {
+        // One new item, the common call: one compiled statement, on SQLite committed together
+        // with the other writes of this turn (an existing key fails this statement only).
+        const { value, number } = valueColumns(one.value);
+        const { rows } = await executeGrouped<{ id: number }>(
+          db,
+          withParameters(compiled.insertOne, [store, one.key, value, number, one.owner, now]),
+        );
+        return [
+          { id: rows[0]?.id ?? 0, key: one.key, value: one.value, owner: one.owner, ownerName: null, updated: now },
+        ];
+      }
+      for (let i = 0; i < newItems.length; i += INSERT_CHUNK) {
+        const chunk = newItems.slice(i, i + INSERT_CHUNK);
+        const rows = await db
+          .insertInto('datastore_items')
+          .values(chunk.map((it) => ({ store, key: it.key, ...valueColumns(it.value), owner: it.owner, updated: now })))
+          .returning(['id', 'key'])
+          .execute();
+        const ids = new Map(rows.map((r) => [r.key, r.id]));
+        for (const it of chunk)
+          stored.push({
+            id: ids.get(it.key) ?? 0,
+            key: it.key,
+            value: it.value,
+            owner: it.owner,
+            ownerName: null,
+            updated: now,
+          });
+      }
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new DuplicateKeyError('key exists', { cause: err });
+      throw err;
+    }
+    return stored;
   }
 
   return {
@@ -229,35 +271,8 @@ function storeQueries(
     },
 
     /** Insert new items; a key that exists throws DuplicateKeyError. Gives back the stored items in input order. */
-    async insert(newItems: readonly NewItem[], now: number): Promise<Item[]> {
-      if (cache) for (const it of newItems) cache.forget(it.key);
-      const stored: Item[] = [];
-      try {
-        for (let i = 0; i < newItems.length; i += INSERT_CHUNK) {
-          const chunk = newItems.slice(i, i + INSERT_CHUNK);
-          const rows = await db
-            .insertInto('datastore_items')
-            .values(
-              chunk.map((it) => ({ store, key: it.key, ...valueColumns(it.value), owner: it.owner, updated: now })),
-            )
-            .returning(['id', 'key'])
-            .execute();
-          const ids = new Map(rows.map((r) => [r.key, r.id]));
-          for (const it of chunk)
-            stored.push({
-              id: ids.get(it.key) ?? 0,
-              key: it.key,
-              value: it.value,
-              owner: it.owner,
-              ownerName: null,
-              updated: now,
-            });
-        }
-      } catch (err) {
-        if (isUniqueViolation(err)) throw new DuplicateKeyError('key exists', { cause: err });
-        throw err;
-      }
-      return stored;
+    insert(newItems: readonly NewItem[], now: number): Promise<Item[]> {
+      return movingPages(() => insertNow(newItems, now));
     },
 
     async replaceValue(id: number, value: string | number, now: number): Promise<void> {
@@ -284,81 +299,63 @@ function storeQueries(
     async setOwner(ids: readonly number[], owner: string): Promise<void> {
       if (ids.length === 0) return;
       cache?.forgetAll();
-      await db
-        .updateTable('datastore_items')
-        .set({ owner })
-        .where('store', '=', store)
-        .where('id', 'in', ids)
-        .execute();
+      await movingPages(() =>
+        db.updateTable('datastore_items').set({ owner }).where('store', '=', store).where('id', 'in', ids).execute(),
+      );
     },
 
     async remove(ids: readonly number[]): Promise<number> {
       if (ids.length === 0) return 0;
       cache?.forgetAll();
-      const result = await db
-        .deleteFrom('datastore_items')
-        .where('store', '=', store)
-        .where('id', 'in', ids)
-        .executeTakeFirst();
+      const result = await movingPages(() =>
+        db.deleteFrom('datastore_items').where('store', '=', store).where('id', 'in', ids).executeTakeFirst(),
+      );
       return Number(result.numDeletedRows);
     },
 
-    /** How many items the store holds. */
+    /** How many items the store holds (as the database keeps it: no rows are counted). */
     async count(): Promise<number> {
       const row = await db
-        .selectFrom('datastore_items')
+        .selectFrom('datastore_counts')
+        .select('n')
         .where('store', '=', store)
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .executeTakeFirstOrThrow();
-      return Number(row.n);
+        .where('owner', '=', '')
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
     },
 
     /** One page of items, and how many match in all. `size` 0 counts only. */
     async page(query: PageQuery): Promise<{ items: Item[]; total: number }> {
-      let q = db.selectFrom('datastore_items').where('store', '=', store);
-      if (query.keys) q = q.where('key', 'in', query.keys);
-      q = withPrefix(q, query.prefix);
-      if (query.owner !== undefined) q = q.where('owner', '=', query.owner);
-      const counted = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-      const total = Number(counted.n);
-      if (query.size === 0 || query.start > total) return { items: [], total };
-      const direction = query.order === '>' ? 'desc' : 'asc';
-      let ordered = q.selectAll();
-      if (query.sort === 'value') {
-        // Numbers before text, numbers by size, text byte-wise; the key breaks ties.
-        ordered = ordered
-          .orderBy(sql`(number is null)`, direction)
-          .orderBy('number', direction)
-          .orderBy('value', direction)
-          .orderBy('key', direction);
-      } else if (query.sort === 'timestamp') {
-        ordered = ordered.orderBy('updated', direction).orderBy('id', direction);
-      } else {
-        ordered = ordered.orderBy('key', direction);
-      }
-      const rows = await ordered
-        .limit(query.size)
-        .offset(query.start - 1)
-        .execute();
+      if (query.keys) return keysPage(query.keys, query);
+      const { rows, total } = await pages.page(db, store, 'items', query, readMarks);
       return { items: await namedAll(rows), total };
     },
 
     /** One page of keys only. */
     async keyPage(query: Omit<PageQuery, 'sort' | 'keys'>): Promise<{ keys: string[]; total: number }> {
-      let q = withPrefix(db.selectFrom('datastore_items').where('store', '=', store), query.prefix);
-      if (query.owner !== undefined) q = q.where('owner', '=', query.owner);
-      const counted = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-      const total = Number(counted.n);
-      if (query.size === 0 || query.start > total) return { keys: [], total };
-      const rows = await q
-        .select('key')
-        .orderBy('key', query.order === '>' ? 'desc' : 'asc')
-        .limit(query.size)
-        .offset(query.start - 1)
-        .execute();
+      const { rows, total } = await pages.page(db, store, 'keys', { ...query, sort: 'key' }, readMarks);
       return { keys: rows.map((r) => r.key), total };
     },
   };
+
+  /**
+   * A page of the items of a list of keys (`list` with `key`): at most a page's worth of keys
+   * is asked for, so it is counted and read as it is, with the query built for it.
+   */
+  async function keysPage(keys: readonly string[], query: PageQuery): Promise<{ items: Item[]; total: number }> {
+    let q = db.selectFrom('datastore_items').where('store', '=', store).where('key', 'in', keys);
+    if (query.prefix) q = q.where(sql<string>`substr(key, 1, ${[...query.prefix].length})`, '=', query.prefix);
+    if (query.owner !== undefined) q = q.where('owner', '=', query.owner);
+    const counted = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const total = Number(counted.n);
+    if (query.size === 0 || query.start > total) return { items: [], total };
+    const ordered = sorted(q.selectAll(), query.sort, query.order);
+    const rows = await ordered
+      .limit(query.size)
+      .offset(query.start - 1)
+      .execute();
+    return { items: await namedAll(rows), total };
+  }
 }
 
 export type StoreQueries = ReturnType<typeof storeQueries>;

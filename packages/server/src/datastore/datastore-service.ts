@@ -33,7 +33,7 @@ import { dataStorePermissionDefaults } from './datastore-permissions.js';
 import { readOps, type ItemPage, type KeyPage } from './datastore-read-ops.js';
 import { createDataStoreRepo, type Item } from './datastore-repo.js';
 import { writeOps, type WrittenItem } from './datastore-write-ops.js';
-import { createItemCache } from './item-cache.js';
+import { createItemCache, createPageMarks } from './item-cache.js';
 import type { UserDirectory } from '../core/user-directory.js';
 
 export interface DataStoreDeps {
@@ -97,15 +97,16 @@ export interface DataStore {
 
 export function createDataStore(name: string, options: DataStoreOptions, deps: DataStoreDeps): DataStore {
   const permissions = servicePermissions(deps.permissionStore, name, dataStorePermissionDefaults(options.read));
+  // One process owns a SQLite database: what it keeps in memory, every write of it updates.
+  const inMemory = deps.dialect === 'sqlite' && options.itemCacheBytes > 0;
   const ctx: DataStoreContext = {
     name,
     repo: createDataStoreRepo(
       deps.db,
       name,
       deps.users,
-      deps.dialect === 'sqlite' && options.itemCacheBytes > 0
-        ? createItemCache(options.itemCacheBytes, deps.itemCacheMaxAgeMs, deps.clock)
-        : null,
+      inMemory ? createItemCache(options.itemCacheBytes, deps.itemCacheMaxAgeMs, deps.clock) : null,
+      inMemory ? createPageMarks(deps.itemCacheMaxAgeMs, deps.clock) : null,
     ),
     users: deps.users,
     clock: deps.clock,

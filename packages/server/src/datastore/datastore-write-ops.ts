@@ -116,7 +116,7 @@ export function writeOps(ctx: DataStoreContext) {
   /** Creates every item or none: an existing key refuses the call (409). The stored items, in the order given. */
   async function create(call: Call, input: ItemWrites): Promise<Item[]> {
     call.grants.require('newItem');
-    const entries = entriesOf(parseInput(inputs.newItem, input));
+    const entries = entriesOf(singleWrite(input) ?? parseInput(inputs.newItem, input));
     assertNoDuplicates(entries);
     const owners = await resolveOwners(entries);
     const items: NewItem[] = entries.map((entry) => ({

@@ -2,6 +2,7 @@ import { Cache } from '../core/cache.js';
 import type { Clock } from '../core/clock.js';
 import { processStats } from '../core/process-stats.js';
 import type { Item } from './datastore-repo.js';
+import type { PageMarks } from './page-queries.js';
 
 /**
  * Items of one store kept in memory on SQLite, where one server process owns the database:
@@ -24,3 +25,12 @@ export function createItemCache(maxBytes: number, maxAgeMs: number, clock: Clock
  * items carry no owner's name (the directory gives it on each read, datastore-repo.ts `named`).
  */
 const sizeOf = (item: Item) => 2 * (item.key.length + (typeof item.value === 'string' ? item.value.length : 8)) + 100;
+
+/**
+ * A store's page memory on SQLite (datastore/page-queries.ts): where pages start and the totals
+ * of prefixes, a few thousand entries; dropped by every write that adds, removes or gives away
+ * items, and aged out as items are.
+ */
+export function createPageMarks(maxAgeMs: number, clock: Clock): PageMarks {
+  return new Cache<string | number>({ clock, ttlMs: maxAgeMs, maxSize: 10_000 });
+}

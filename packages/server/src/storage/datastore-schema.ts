@@ -18,6 +18,17 @@ export interface DataStoreItemsTable {
   updated: number;
 }
 
+/**
+ * How many items a store holds: `owner` '' counts every item, an owner's id that owner's. Kept
+ * by triggers with every write (`migrations/2026-11-29-01-datastore-counts.ts`); never written here.
+ */
+interface DataStoreCountsTable {
+  store: string;
+  owner: string;
+  n: number;
+}
+
 export interface DataStoreTables {
   datastore_items: DataStoreItemsTable;
+  datastore_counts: DataStoreCountsTable;
 }

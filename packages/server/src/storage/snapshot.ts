@@ -117,6 +117,34 @@ export async function insertRows(trx: AnyTransaction, table: string, rows: Row[]
       .execute();
 }
 
+/**
+ * Run `work` (a restore writing rows as they were) with the tables' triggers off: rows that
+ * triggers derive from other rows (the data stores' counts, storage/migrations/
+ * 2026-11-29-01-datastore-counts.ts) come from the backup like every other row and must not be
+ * derived a second time, as pg_dump's `--disable-triggers` does. PostgreSQL turns a table's own
+ * triggers off (Roost owns its tables) and on again, in the transaction; SQLite cannot turn
+ * them off, so they are dropped and made again from their own SQL, in the transaction too.
+ */
+export async function withoutTriggers<T>(
+  trx: AnyTransaction,
+  dialect: Dialect,
+  tables: readonly string[],
+  work: () => Promise<T>,
+): Promise<T> {
+  if (dialect === 'postgres') {
+    for (const table of tables) await sql`alter table ${sql.table(table)} disable trigger user`.execute(trx);
+    const result = await work();
+    for (const table of tables) await sql`alter table ${sql.table(table)} enable trigger user`.execute(trx);
+    return result;
+  }
+  const { rows: triggers } = await sql<{ name: string; sql: string }>`
+    select name, sql from sqlite_master where type = 'trigger' order by name`.execute(trx);
+  for (const trigger of triggers) await sql`drop trigger ${sql.id(trigger.name)}`.execute(trx);
+  const result = await work();
+  for (const trigger of triggers) await sql.raw(trigger.sql).execute(trx);
+  return result;
+}
+
 /** Tables that hold rows (a restore goes into an empty database only). */
 export async function nonEmptyTables(db: AnyDb, tables: string[]): Promise<string[]> {
   const full: string[] = [];

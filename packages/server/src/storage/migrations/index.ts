@@ -9,6 +9,7 @@ import * as webhooks from './2026-11-26-01-webhooks.js';
 import * as secondFactor from './2026-11-27-01-second-factor.js';
 import * as providers from './2026-11-28-01-providers.js';
 import * as passkeys from './2026-11-28-02-passkeys.js';
+import * as datastoreCounts from './2026-11-29-01-datastore-counts.js';
 
 /** Every migration in order. Never edit one that has been released; add a new file. */
 export const migrations: Readonly<Record<string, Migration>> = {
@@ -22,6 +23,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026-11-27-01-second-factor': secondFactor,
   '2026-11-28-01-providers': providers,
   '2026-11-28-02-passkeys': passkeys,
+  '2026-11-29-01-datastore-counts': datastoreCounts,
 };
 
 /** Bring the database to the latest schema; throws with the failing migration's name. */
