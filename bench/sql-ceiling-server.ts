@@ -12,6 +12,7 @@
 // - GET /item: one item by key (Roost's getItem statement).
 // - POST /item: one value replaced by key (Roost's setItem statement).
 import Fastify from 'fastify';
+import type { Kysely } from 'kysely';
 import pg from 'pg';
 import { openDatabase } from '../packages/server/src/storage/database.js';
 import { migrateToLatest } from '../packages/server/src/storage/migrations/index.js';
@@ -41,7 +42,7 @@ interface Sql {
 const postgres = process.env.BENCH_POSTGRES === '1' ? await createBenchDatabase('ceiling') : null;
 const dataDir = tempDir('roost-bench-sql-');
 const { db } = openDatabase({ dataDir, ...(postgres ? { databaseUrl: postgres.url } : {}), durability: 'full' });
-await migrateToLatest(db);
+await migrateToLatest(db as Kysely<unknown>);
 for (let start = 0; start < ITEMS; start += 100)
   await db
     .insertInto('datastore_items')
@@ -71,10 +72,12 @@ function sqliteSql(): Sql {
     }
     return statement;
   };
-  onStop(async () => sqlite.close());
+  onStop(async () => {
+    sqlite.close();
+  });
   return {
-    all: <R>(_name: string, text: string, values: unknown[]) => prepared(text).all(...values) as R[],
-    run: (_name: string, text: string, values: unknown[]) => prepared(text).run(...values),
+    all: <R>(_name: string, text: string, values: unknown[]) => prepared(text).all(values) as R[],
+    run: (_name: string, text: string, values: unknown[]) => prepared(text).run(values),
   };
 }
 

@@ -101,7 +101,16 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     changes,
     events,
   });
-  const dataStores = createDataStores({ db, dialect, clock, permissionStore, config, events, users: users.directory });
+  const dataStores = createDataStores({
+    db,
+    dialect,
+    clock,
+    permissionStore,
+    config,
+    events,
+    users: users.directory,
+    changes,
+  });
   const blobs = openBlobStores(config);
   const fileStores = createFileStores({ db, clock, permissionStore, config, blobs, events, users: users.directory });
   // Expired sessions and single-use tokens are dead rows; clear them once an hour. A failed

@@ -28,6 +28,8 @@ export interface CacheOptions<V> {
    */
   feed?: CacheFeed | null;
   topic?: string;
+  /** Forget every entry, not only the one of its key, on a message of `topic`. */
+  forgetAllOnChange?: boolean;
 }
 
 type Entry<V> = { value: V; at: number; size: number };
@@ -52,7 +54,7 @@ export class Cache<V> {
   constructor(options: CacheOptions<V>) {
     this.#options = options;
     const { feed, topic } = options;
-    if (feed) this.follow(topic, (key) => this.forget(key));
+    if (feed) this.follow(topic, options.forgetAllOnChange ? () => this.forgetAll() : (key) => this.forget(key));
   }
 
   /** Whether entries may answer now: the cache is on, and the feed (if any) is live. */

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { CacheFeed } from '../core/cache.js';
 import type { Clock } from '../core/clock.js';
 import type { DataStoreOptions } from '../core/config.js';
 import type { EventBus } from '../core/events.js';
@@ -48,6 +49,8 @@ export interface DataStoreDeps {
   permissionStore: PermissionStore;
   /** Told of every committed change to an item (core/events.ts). */
   events: EventBus;
+  /** What the other processes on the database changed (storage/change-feed.ts); null on SQLite. */
+  changes: CacheFeed | null;
 }
 
 /**
@@ -99,6 +102,8 @@ export function createDataStore(name: string, options: DataStoreOptions, deps: D
   const permissions = servicePermissions(deps.permissionStore, name, dataStorePermissionDefaults(options.read));
   // One process owns a SQLite database: what it keeps in memory, every write of it updates.
   const inMemory = deps.dialect === 'sqlite' && options.itemCacheBytes > 0;
+  // Page marks also on PostgreSQL: its triggers tell every process when a store's items move.
+  const marks = deps.dialect === 'sqlite' ? inMemory : deps.changes !== null;
   const ctx: DataStoreContext = {
     name,
     repo: createDataStoreRepo(
@@ -106,7 +111,7 @@ export function createDataStore(name: string, options: DataStoreOptions, deps: D
       name,
       deps.users,
       inMemory ? createItemCache(options.itemCacheBytes, deps.itemCacheMaxAgeMs, deps.clock) : null,
-      inMemory ? createPageMarks(deps.itemCacheMaxAgeMs, deps.clock) : null,
+      marks ? createPageMarks(name, deps.clock, deps.changes) : null,
     ),
     users: deps.users,
     clock: deps.clock,

@@ -1,4 +1,4 @@
-import { Cache } from '../core/cache.js';
+import { Cache, type CacheFeed } from '../core/cache.js';
 import type { Clock } from '../core/clock.js';
 import { processStats } from '../core/process-stats.js';
 import type { Item } from './datastore-repo.js';
@@ -27,10 +27,27 @@ export function createItemCache(maxBytes: number, maxAgeMs: number, clock: Clock
 const sizeOf = (item: Item) => 2 * (item.key.length + (typeof item.value === 'string' ? item.value.length : 8)) + 100;
 
 /**
- * A store's page memory on SQLite (datastore/page-queries.ts): where pages start and the totals
- * of prefixes, a few thousand entries; dropped by every write that adds, removes or gives away
- * items, and aged out as items are.
+ * How long a page mark is kept: a minute. Writes through Roost drop the marks they move at once
+ * (below); the age bounds what else could (an operator's SQL), and a mark's first load walks
+ * the index to its position (in a store of a million items, a part of a second).
  */
-export function createPageMarks(maxAgeMs: number, clock: Clock): PageMarks {
-  return new Cache<string | number>({ clock, ttlMs: maxAgeMs, maxSize: 10_000 });
+const PAGE_MARKS_MS = 60_000;
+
+/**
+ * A store's page memory (datastore/page-queries.ts): where pages start and the totals of
+ * prefixes, a few thousand entries. Every write that adds, removes or
+ * gives away items drops it in this process (datastore-repo.ts `movingPages`); on PostgreSQL the
+ * database's triggers tell the other processes, over the change feed, when such a write commits
+ * (storage/migrations/2026-11-29-01-datastore-counts.ts), and nothing answers from it while the
+ * feed is down.
+ */
+export function createPageMarks(store: string, clock: Clock, feed: CacheFeed | null): PageMarks {
+  return new Cache<string | number>({
+    clock,
+    ttlMs: PAGE_MARKS_MS,
+    maxSize: 10_000,
+    feed,
+    topic: `datastore-pages:${store}`,
+    forgetAllOnChange: true,
+  });
 }

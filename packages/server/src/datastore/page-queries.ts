@@ -20,11 +20,12 @@ import { LONE_SURROGATE } from '../core/validation.js';
  *   with every write (storage/migrations/2026-11-29-01-datastore-counts.ts), not counted.
  * - A prefix is a range of the (store, key) or (store, owner, key) index, so only the keys that
  *   match are read (and counted).
- * - A page in key order starts from a key remembered where the page before it ended (keyset
- *   paging under the protocol's 1-based `start`): walking on through the pages, or asking for
- *   the same page again, reads only that page's rows instead of every row before it. Marks are
- *   remembered per store (`PageMarks`, SQLite only, as the item cache), and forgotten when an
- *   item comes or goes or changes its owner; a page asked for without a mark walks the offset.
+ * - A page in key order starts from the key at its position (keyset paging under the
+ *   protocol's 1-based `start`): remembered, or found once by walking the index (keys only),
+ *   shared by every caller that asks at the same time; the page before it remembers where it
+ *   ends, so walking on through the pages walks nothing. The marks (`PageMarks`, one per store,
+ *   datastore/item-cache.ts) are dropped by every write that adds, removes or gives away items,
+ *   in this process at once and in the others through the change feed (PostgreSQL).
  * - Each shape of query is built and compiled once: Kysely takes longer to build one than
  *   SQLite takes to run it.
  */
@@ -196,31 +197,37 @@ export function createPageQueries(root: Kysely<Database>) {
         from: false,
       };
 
-      let total: number;
-      const rememberedTotal = prefix === undefined ? undefined : marks?.get(`${filter}#`);
-      if (typeof rememberedTotal === 'number') total = rememberedTotal;
-      else if (prefix === undefined) {
-        const { rows } = await executeNow<{ n: number | string }>(db, bind(storedCount, values));
-        total = Number(rows[0]?.n ?? 0);
-      } else {
-        const { rows } = await executeNow<{ n: number | string }>(db, bound(shape, values));
-        total = Number(rows[0]?.n ?? 0);
-        marks?.keep(`${filter}#`, total, generation);
-      }
+      /** A mark of this filter: remembered, or loaded once for every caller that misses it at the same time. */
+      const remembered = <V extends string | number>(mark: string, load: () => Promise<V>): V | Promise<V> =>
+        marks ? (marks.read(`${filter}${mark}`, load) as V | Promise<V>) : load();
+      const first = async <R>(query: CompiledQuery<R>) => (await executeNow<R>(db, query)).rows[0];
+
+      const total =
+        prefix === undefined
+          ? Number((await first<{ n: number | string }>(bind(storedCount, values)))?.n ?? 0)
+          : await remembered('#', async () =>
+              Number((await first<{ n: number | string }>(bound(shape, values)))?.n ?? 0),
+            );
       if (query.size === 0 || query.start > total) return { rows: [], total };
 
-      const from = query.sort === 'key' ? marks?.get(`${filter}@${query.start}`) : undefined;
-      if (typeof from === 'string') {
+      // In key order the page starts from the key at its position: remembered, or found by
+      // walking the index (keys only) once. '' when a write took that position away meanwhile.
+      const from =
+        query.sort === 'key' && marks && query.start > 1
+          ? await remembered(`@${query.start}`, async () => {
+              const at = await first<{ key: string }>(bound({ ...shape, what: 'keys' }, { ...values, limit: 1 }));
+              return at?.key ?? '';
+            })
+          : undefined;
+      if (from === '') return { rows: [], total };
+      if (from !== undefined) {
         values.from = from;
         values.offset = 0;
       }
-      const { rows } = await executeNow<Row>(db, bound({ ...shape, what, from: typeof from === 'string' }, values));
-      if (query.sort === 'key' && marks) {
-        // Where this page starts, and where the next one does (the extra row asked for).
-        if (rows[0]) marks.keep(`${filter}@${query.start}`, rows[0].key, generation);
-        const next = rows[query.size];
-        if (next) marks.keep(`${filter}@${query.start + query.size}`, next.key, generation);
-      }
+      const { rows } = await executeNow<Row>(db, bound({ ...shape, what, from: from !== undefined }, values));
+      // Where the next page starts (the extra row asked for).
+      const next = rows[query.size];
+      if (query.sort === 'key' && next) marks?.keep(`${filter}@${query.start + query.size}`, next.key, generation);
       if (rows.length > query.size) rows.length = query.size;
       return { rows: rows as W extends 'items' ? Row[] : Array<{ key: string }>, total };
     },

@@ -166,6 +166,25 @@ describe('two Roost processes on one PostgreSQL database and one object store', 
     }
   });
 
+  test("a page one process remembers follows the other's new and removed items", async () => {
+    const keys = async (url: string, start: number) =>
+      (await call(url, '/data/api/keys', { prefix: 'pg', start, size: 3 }, token)).body as {
+        keys: string[];
+        total: number;
+      };
+    for (let i = 0; i < 9; i++) await call(b.url, '/data/api/newItem', { key: `pg${i}`, value: i }, token);
+    // a walks the pages: it now remembers where the second and third start.
+    for (const start of [1, 4, 7]) await keys(a.url, start);
+    assert.deepEqual((await keys(a.url, 4)).keys, ['pg3', 'pg4', 'pg5']);
+    // b adds a key before them (in a statement of its own), then removes one.
+    assert.equal((await call(b.url, '/data/api/newItem', { key: 'pg0a', value: 0 }, token)).status, 200);
+    await eventually(async () => (await keys(a.url, 4)).keys.join() === 'pg2,pg3,pg4', 'a sees the new key');
+    assert.equal((await keys(a.url, 4)).total, 10);
+    assert.equal((await call(b.url, '/data/api/removeItem', { key: 'pg1' }, token)).status, 200);
+    await eventually(async () => (await keys(a.url, 7)).keys.join() === 'pg6,pg7,pg8', 'a sees the removal');
+    assert.equal((await keys(a.url, 7)).total, 9);
+  });
+
   test('killing a process (SIGKILL) in the middle of uploads leaves no broken file and no stray object', async () => {
     const old = 'the old, complete contents';
     assert.equal((await httpPut(a.url, '/files/doc.bin/@write', token, old)).status, 200);

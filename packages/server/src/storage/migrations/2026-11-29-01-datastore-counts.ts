@@ -10,6 +10,7 @@ import { SqliteAdapter, sql, type Kysely } from 'kysely';
 // for a thousand new items), and a row trigger for an owner's change (PostgreSQL allows no
 // transition tables on `update of owner`). Rows are upserted in the order of their owner, ''
 // first, so that two transactions lock them in the same order and never wait on each other.
+// On PostgreSQL the triggers also tell the server processes that a store's items moved (below).
 // A restore (cli/backup.ts) writes rows with triggers off: the counts come from the backup.
 // `Kysely<any>`, as every migration: it describes the schema at its own point in time.
 export async function up(db: Kysely<any>): Promise<void> {
@@ -54,13 +55,24 @@ const POSTGRES_UPSERT = `insert into datastore_counts (store, owner, n)
       ) c group by store, owner order by store, owner
     on conflict (store, owner) do update set n = datastore_counts.n + excluded.n`;
 
+/**
+ * Tells every server process that the positions of a store's items moved, on the change feed's
+ * channel and in its form (storage/change-feed.ts: origin, topic, key): each forgets its page
+ * marks of that store (datastore/item-cache.ts `createPageMarks`). Sent by the trigger, so it
+ * costs no round trip and is delivered when the write commits (once per store and transaction).
+ */
+const POSTGRES_NOTIFY = `perform pg_notify('roost_changes', 'db' || chr(10) || 'datastore-pages:' || store || chr(10))
+        from (select distinct store from changed) s;`;
+
 const POSTGRES_TRIGGERS = [
   `create function datastore_items_counted() returns trigger language plpgsql as $$
   begin
     if tg_op = 'INSERT' then
       with changes as (select store, owner, 1 as d from new_items) ${POSTGRES_UPSERT};
+      ${POSTGRES_NOTIFY.replace('changed', 'new_items')}
     else
       with changes as (select store, owner, -1 as d from old_items) ${POSTGRES_UPSERT};
+      ${POSTGRES_NOTIFY.replace('changed', 'old_items')}
     end if;
     return null;
   end $$`,
@@ -73,6 +85,7 @@ const POSTGRES_TRIGGERS = [
     insert into datastore_counts (store, owner, n)
       select new.store, o, d from (values (old.owner, -1), (new.owner, 1)) v(o, d) where o is not null order by o
       on conflict (store, owner) do update set n = datastore_counts.n + excluded.n;
+    perform pg_notify('roost_changes', 'db' || chr(10) || 'datastore-pages:' || new.store || chr(10));
     return null;
   end $$`,
   `create trigger datastore_items_counted_owner after update of owner on datastore_items
