@@ -46,7 +46,9 @@ export function openDatabase(options: {
     // `error` on the pool; unhandled, that would end the process. The pool drops the connection
     // and the next query opens a new one; `/ready` reports the database while it is away.
     pool.on('error', () => {});
-    return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: 'postgres' };
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    pools.set(db, pool);
+    return { db, dialect: 'postgres' };
   }
   mkdirSync(options.dataDir, { recursive: true });
   const sqlite = new SQLite(join(options.dataDir, 'roost.db'));
@@ -106,7 +108,8 @@ function dialectOf(db: Kysely<Database>): Dialect {
  */
 export function executeGrouped<R>(db: Kysely<Database>, query: CompiledQuery<R>): Promise<QueryResult<R>> {
   const dialect = fairDialectOf(db);
-  return (dialect ? dialect.writeGrouped(db, query) : db.executeQuery(query)) as Promise<QueryResult<R>>;
+  if (dialect) return dialect.writeGrouped(db, query) as Promise<QueryResult<R>>;
+  return executePrepared(db, query) ?? db.executeQuery(query);
 }
 
 /**
@@ -120,7 +123,35 @@ export function executeGrouped<R>(db: Kysely<Database>, query: CompiledQuery<R>)
 export async function executeNow<R>(db: Kysely<Database>, query: CompiledQuery<R>): Promise<QueryResult<R>> {
   const direct = fairDialectOf(db)?.runIfIdle(query);
   if (direct) return direct as QueryResult<R>;
-  return db.executeQuery(query);
+  return executePrepared(db, query) ?? db.executeQuery(query);
+}
+
+/** The pool under each PostgreSQL database `openDatabase` opened. */
+const pools = new WeakMap<Kysely<Database>, pg.Pool>();
+/** A name per statement text: a named statement is parsed and planned once per connection. */
+const statementNames = new Map<string, string>();
+
+/**
+ * On PostgreSQL (outside a transaction), run a compiled query as a named statement: the
+ * server parses and plans it once per pooled connection instead of on every call, as Kysely's
+ * unnamed queries make it do. The compiled hot queries have a bounded set of texts
+ * (datastore-repo.ts, datastore/page-queries.ts, the users' repository); null elsewhere.
+ */
+function executePrepared<R>(db: Kysely<Database>, query: CompiledQuery<R>): Promise<QueryResult<R>> | null {
+  const pool = db.isTransaction ? undefined : pools.get(db);
+  if (!pool) return null;
+  let name = statementNames.get(query.sql);
+  if (!name) {
+    name = `roost_${statementNames.size + 1}`;
+    statementNames.set(query.sql, name);
+  }
+  return pool
+    .query({ name, text: query.sql, values: query.parameters as unknown[] })
+    .then((result) =>
+      result.command === 'SELECT'
+        ? { rows: result.rows as R[] }
+        : { rows: result.rows as R[], numAffectedRows: BigInt(result.rowCount ?? 0) },
+    );
 }
 
 /**
