@@ -6,12 +6,13 @@
  *
  * Each tree's own `bench/roost-server.ts` is started (a git worktree of the commit before a
  * change, say, with `node_modules` linked in). Environment: `OPS` (identity,getItem,setItem,list by
- * default; also create), `BENCH_POSTGRES=1` for PostgreSQL, and the slices of lib.ts.
+ * default; also keys, create), `BENCH_POSTGRES=1` for PostgreSQL, and the slices of lib.ts.
  */
 import { fork } from 'node:child_process';
 import {
   compare,
   formatCpu,
+  fresh,
   httpTarget,
   percent,
   start,
@@ -43,7 +44,6 @@ function startTree(dir: string): Promise<Server<RoostInfo>> {
   });
 }
 
-let serial = 0;
 const OPS: Record<string, (info: RoostInfo) => HttpTargetOptions> = {
   identity: (i) => ({ url: `${i.url}/users/api/identity`, headers: { authorization: `Bearer ${i.token}` } }),
   getItem: (i) => ({ url: `${i.url}/data/api/getItem?key=k500`, headers: { authorization: `Bearer ${i.token}` } }),
@@ -54,19 +54,15 @@ const OPS: Record<string, (info: RoostInfo) => HttpTargetOptions> = {
     headers: { authorization: `Bearer ${i.token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ key: 'k502', value: 'a new value of item 502' }),
   }),
+  keys: (i) => ({ url: `${i.url}/data/api/keys?start=101&size=50`, headers: { authorization: `Bearer ${i.token}` } }),
   create: (i) => ({
     url: i.url,
-    requests: [
-      {
-        method: 'POST',
-        path: '/data/api/newItem',
-        headers: { authorization: `Bearer ${i.token}`, 'content-type': 'application/json' },
-        setupRequest: (request) => ({
-          ...request,
-          body: JSON.stringify({ key: `c${process.pid}x${serial++}`, value: 'v' }),
-        }),
-      },
-    ],
+    requests: fresh(
+      'POST',
+      '/data/api/newItem',
+      { authorization: `Bearer ${i.token}`, 'content-type': 'application/json' },
+      (n) => ({ key: n, value: 'v' }),
+    ),
   }),
 };
 

@@ -81,6 +81,55 @@ const LINES: Line[] = [
     baselineName: 'bare Fastify route',
   },
   {
+    operation: 'list, against its SQL',
+    roost: ['datastore', 'list'],
+    baseline: ['datastore', 'listCeiling'],
+    baselineName: "bare route running list's SQL",
+    goal: 0.7,
+  },
+  {
+    operation: 'keys, against its SQL',
+    roost: ['datastore', 'keys'],
+    baseline: ['datastore', 'keysCeiling'],
+    baselineName: "bare route running keys' SQL",
+    goal: 0.7,
+  },
+  {
+    operation: 'newItem (one key), against setItem',
+    roost: ['datastore', 'newItem'],
+    baseline: ['datastore', 'setItem'],
+    baselineName: 'setItem (replace)',
+    goal: 0.8,
+  },
+  {
+    operation: 'PostgreSQL: identity',
+    roost: ['postgres', 'identity'],
+    baseline: ['postgres', 'bare'],
+    baselineName: 'bare Fastify route',
+    goal: 0.7,
+  },
+  {
+    operation: 'PostgreSQL: getItem',
+    roost: ['postgres', 'getItem'],
+    baseline: ['postgres', 'pointRead'],
+    baselineName: 'bare route, the same point read',
+    goal: 0.7,
+  },
+  {
+    operation: 'PostgreSQL: setItem (replace)',
+    roost: ['postgres', 'setItem'],
+    baseline: ['postgres', 'update'],
+    baselineName: 'bare route, the same update',
+    goal: 0.7,
+  },
+  {
+    operation: 'PostgreSQL: list (page of 50)',
+    roost: ['postgres', 'list'],
+    baseline: ['postgres', 'listSql'],
+    baselineName: "bare route, list's SQL",
+    goal: 0.7,
+  },
+  {
     operation: 'file read 1 MiB (with token)',
     roost: ['filestore', 'readToken'],
     baseline: ['filestore', 'staticRead'],
@@ -143,9 +192,44 @@ function line(l: Line, results: Record<string, SuiteResults>): string | null {
   return `| ${cells.join(' | ')} |`;
 }
 
+/**
+ * A page of a store of a million items against the same page of a store of a thousand
+ * (suite-pages.ts): the worst of its pairs (start, middle, end; no filter, owner, prefix; list
+ * and keys), by CPU. The goal: at most twice the cost, so at least 50%.
+ */
+function pagesLine(suite: string, database: string, results: Record<string, SuiteResults>): string | null {
+  const rows = results[suite]?.rows;
+  if (!rows) return null;
+  const pairs = Object.keys(rows)
+    .filter((k) => k.endsWith(' large'))
+    .map((k) => ({ key: k.slice(0, -' large'.length), large: rows[k]!, small: rows[`${k.slice(0, -6)} small`] }))
+    .filter((p): p is typeof p & { small: Measured } => p.small !== undefined);
+  if (pairs.length === 0) return null;
+  const worst = pairs.reduce((a, b) =>
+    cpuRatio(b.large.cpuUs, b.small.cpuUs) < cpuRatio(a.large.cpuUs, a.small.cpuUs) ? b : a,
+  );
+  const cells = [
+    `${database}: a page of 50 in 1 000 000 items, worst of ${pairs.length} (${worst.key})`,
+    formatRps(worst.large.rps),
+    `${formatMs(worst.large.p50)} / ${formatMs(worst.large.p99)}`,
+    formatCpu(worst.large.cpuUs),
+    `the same page of 1000 items: ${formatRps(worst.small.rps)}/s, ${formatCpu(worst.small.cpuUs)} µs`,
+    both(worst.large, worst.small),
+    verdict(worst.large, worst.small, 0.5),
+    '–',
+    '–',
+    '–',
+  ];
+  return `| ${cells.join(' | ')} |`;
+}
+
 export function writeSummary(): void {
   const results = readResults();
-  const lines = LINES.map((l) => line(l, results)).filter((l): l is string => l !== null);
+  const lines = [
+    ...LINES.map((l) => line(l, results)),
+    pagesLine('pages-sqlite', 'SQLite', results),
+    pagesLine('pages-postgres', 'PostgreSQL', results),
+  ].filter((l): l is string => l !== null);
   if (lines.length === 0) return;
   const text = [
     '| operation | Roost requests/s | p50 / p99 ms | server CPU µs/request | baseline (same minute) | vs baseline: ' +
