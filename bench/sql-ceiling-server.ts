@@ -25,7 +25,7 @@ const OWNER = 'bench-user-id';
 const SIZE = 50;
 const START = 101;
 
-const COUNT = 'select "n" from "datastore_counts" where "store" = $1 and "owner" = $2';
+const COUNT = 'select sum("n") as "n" from "datastore_counts" where "store" = $1 and "owner" = $2';
 const PAGE = 'select * from "datastore_items" where "store" = $1 and "key" >= $2 order by "key" asc limit $3 offset $4';
 const KEYS =
   'select "key" from "datastore_items" where "store" = $1 and "key" >= $2 order by "key" asc limit $3 offset $4';

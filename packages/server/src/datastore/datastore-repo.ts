@@ -317,7 +317,7 @@ function storeQueries(
     async count(): Promise<number> {
       const row = await db
         .selectFrom('datastore_counts')
-        .select('n')
+        .select((eb) => eb.fn.sum<number | string>('n').as('n'))
         .where('store', '=', store)
         .where('owner', '=', '')
         .executeTakeFirst();

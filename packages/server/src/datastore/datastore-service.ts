@@ -102,8 +102,19 @@ export function createDataStore(name: string, options: DataStoreOptions, deps: D
   const permissions = servicePermissions(deps.permissionStore, name, dataStorePermissionDefaults(options.read));
   // One process owns a SQLite database: what it keeps in memory, every write of it updates.
   const inMemory = deps.dialect === 'sqlite' && options.itemCacheBytes > 0;
-  // Page marks also on PostgreSQL: its triggers tell every process when a store's items move.
-  const marks = deps.dialect === 'sqlite' ? inMemory : deps.changes !== null;
+  // Page marks also on PostgreSQL, where another process's write arrives as its event.
+  const marks = (deps.dialect === 'sqlite' ? inMemory : deps.changes !== null)
+    ? createPageMarks(deps.clock, deps.changes)
+    : null;
+  if (marks) {
+    deps.events.on(
+      (event) => {
+        if (!event.local && 'store' in event && event.store === name) marks.forgetAll();
+      },
+      ['item.created', 'item.removed', 'item.owner_changed'],
+    );
+    deps.events.onGap(() => marks.forgetAll());
+  }
   const ctx: DataStoreContext = {
     name,
     repo: createDataStoreRepo(
@@ -111,7 +122,7 @@ export function createDataStore(name: string, options: DataStoreOptions, deps: D
       name,
       deps.users,
       inMemory ? createItemCache(options.itemCacheBytes, deps.itemCacheMaxAgeMs, deps.clock) : null,
-      marks ? createPageMarks(name, deps.clock, deps.changes) : null,
+      marks,
     ),
     users: deps.users,
     clock: deps.clock,

@@ -35,19 +35,11 @@ const PAGE_MARKS_MS = 60_000;
 
 /**
  * A store's page memory (datastore/page-queries.ts): where pages start and the totals of
- * prefixes, a few thousand entries. Every write that adds, removes or
- * gives away items drops it in this process (datastore-repo.ts `movingPages`); on PostgreSQL the
- * database's triggers tell the other processes, over the change feed, when such a write commits
- * (storage/migrations/2026-11-29-01-datastore-counts.ts), and nothing answers from it while the
- * feed is down.
+ * prefixes, a few thousand entries. Every write that adds, removes or gives away items drops
+ * it: in this process at once (datastore-repo.ts `movingPages`), in the others when its event
+ * arrives (datastore-service.ts). With `feed` (PostgreSQL's change feed), nothing answers from
+ * it while the feed is down, and it is dropped when the feed is back.
  */
-export function createPageMarks(store: string, clock: Clock, feed: CacheFeed | null): PageMarks {
-  return new Cache<string | number>({
-    clock,
-    ttlMs: PAGE_MARKS_MS,
-    maxSize: 10_000,
-    feed,
-    topic: `datastore-pages:${store}`,
-    forgetAllOnChange: true,
-  });
+export function createPageMarks(clock: Clock, feed: CacheFeed | null): PageMarks {
+  return new Cache<string | number>({ clock, ttlMs: PAGE_MARKS_MS, maxSize: 10_000, feed });
 }

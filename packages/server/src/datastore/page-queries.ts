@@ -25,7 +25,7 @@ import { LONE_SURROGATE } from '../core/validation.js';
  *   shared by every caller that asks at the same time; the page before it remembers where it
  *   ends, so walking on through the pages walks nothing. The marks (`PageMarks`, one per store,
  *   datastore/item-cache.ts) are dropped by every write that adds, removes or gives away items,
- *   in this process at once and in the others through the change feed (PostgreSQL).
+ *   in this process at once and in the others when the write's event arrives (PostgreSQL).
  * - Each shape of query is built and compiled once: Kysely takes longer to build one than
  *   SQLite takes to run it.
  */
@@ -153,10 +153,10 @@ export function createPageQueries(root: Kysely<Database>) {
     return bind(query, values);
   }
 
-  /** The store's total (by owner: '' counts every item), as the triggers keep it. */
+  /** The store's total (by owner: '' counts every item), as the triggers keep it (in stripes). */
   const storedCount = root
     .selectFrom('datastore_counts')
-    .select('n')
+    .select((eb) => eb.fn.sum<number | string>('n').as('n'))
     .where('store', '=', textSlot('store'))
     .where('owner', '=', textSlot('owner'))
     .compile();

@@ -20,11 +20,14 @@ export interface DataStoreItemsTable {
 
 /**
  * How many items a store holds: `owner` '' counts every item, an owner's id that owner's. Kept
- * by triggers with every write (`migrations/2026-11-29-01-datastore-counts.ts`); never written here.
+ * by triggers with every write (`migrations/2026-11-29-01-datastore-counts.ts`); never written here;
+ * a count is the sum of its stripes.
  */
 interface DataStoreCountsTable {
   store: string;
   owner: string;
+  /** Counts are split in stripes that add up (one per PostgreSQL connection; 0 on SQLite). */
+  stripe: number;
   n: number;
 }
 
