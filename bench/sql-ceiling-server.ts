@@ -7,7 +7,7 @@
 //
 // - GET /list: a page of 50 from position 101 with its total, answered as Roost answers `list`.
 //   Roost reads the total from the counts its triggers keep and starts the page from the key
-//   it remembered where the page starts (datastore/page-queries.ts); so does this route.
+//   it remembered where the page starts (datastore/page-repo.ts); so does this route.
 // - GET /keys: the same for keys only.
 // - GET /item: one item by key (Roost's getItem statement).
 // - POST /item: one value replaced by key (Roost's setItem statement).

@@ -3,7 +3,7 @@
 // the store, without a filter, with the `owner` filter (a tenth of the items) and with a `prefix`
 // matching 100 keys; on SQLite and, when it is reachable, on PostgreSQL. Each request asks for
 // the same page again, as a client walking the pages or coming back to one does: the page
-// starts from the key Roost remembered (datastore/page-queries.ts); the first visit of a page
+// starts from the key Roost remembered (datastore/page-repo.ts); the first visit of a page
 // walks to it once. The goal: a page of the large store costs at most twice what it costs in
 // the small one (≥ 50% of its requests per second and by CPU).
 import {

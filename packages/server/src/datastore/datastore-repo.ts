@@ -5,7 +5,7 @@ import { executeGrouped, executeNow } from '../storage/database.js';
 import { isUniqueViolation } from '../storage/database-errors.js';
 import type { Cache } from '../core/cache.js';
 import type { UserDirectory } from '../core/user-directory.js';
-import { createPageQueries, sorted, type PageMarks, type PageQueries, type PageQuery } from './page-queries.js';
+import { createPageQueries, sorted, type PageMarks, type PageQueries, type PageQuery } from './page-repo.js';
 
 /** An item as the domain sees it: a number value comes back as a number. */
 export interface Item {

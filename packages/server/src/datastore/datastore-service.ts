@@ -102,14 +102,16 @@ export function createDataStore(name: string, options: DataStoreOptions, deps: D
   const permissions = servicePermissions(deps.permissionStore, name, dataStorePermissionDefaults(options.read));
   // One process owns a SQLite database: what it keeps in memory, every write of it updates.
   const inMemory = deps.dialect === 'sqlite' && options.itemCacheBytes > 0;
-  // Page marks also on PostgreSQL, where another process's write arrives as its event.
+  // Page marks also on PostgreSQL, where another process's write arrives as its event. This
+  // process's own events drop them too: a page read while a write's transaction was still open
+  // (after its statement dropped them, before its commit) may have kept a mark of before.
   const marks = (deps.dialect === 'sqlite' ? inMemory : deps.changes !== null)
     ? createPageMarks(deps.clock, deps.changes)
     : null;
   if (marks) {
     deps.events.on(
       (event) => {
-        if (!event.local && 'store' in event && event.store === name) marks.forgetAll();
+        if ('store' in event && event.store === name) marks.forgetAll();
       },
       ['item.created', 'item.removed', 'item.owner_changed'],
     );

@@ -2,7 +2,7 @@ import { Cache, type CacheFeed } from '../core/cache.js';
 import type { Clock } from '../core/clock.js';
 import { processStats } from '../core/process-stats.js';
 import type { Item } from './datastore-repo.js';
-import type { PageMarks } from './page-queries.js';
+import type { PageMarks } from './page-repo.js';
 
 /**
  * Items of one store kept in memory on SQLite, where one server process owns the database:
@@ -34,7 +34,7 @@ const sizeOf = (item: Item) => 2 * (item.key.length + (typeof item.value === 'st
 const PAGE_MARKS_MS = 60_000;
 
 /**
- * A store's page memory (datastore/page-queries.ts): where pages start and the totals of
+ * A store's page memory (datastore/page-repo.ts): where pages start and the totals of
  * prefixes, a few thousand entries. Every write that adds, removes or gives away items drops
  * it: in this process at once (datastore-repo.ts `movingPages`), in the others when its event
  * arrives (datastore-service.ts). With `feed` (PostgreSQL's change feed), nothing answers from

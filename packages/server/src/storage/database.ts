@@ -135,7 +135,7 @@ const statementNames = new Map<string, string>();
  * On PostgreSQL (outside a transaction), run a compiled query as a named statement: the
  * server parses and plans it once per pooled connection instead of on every call, as Kysely's
  * unnamed queries make it do. The compiled hot queries have a bounded set of texts
- * (datastore-repo.ts, datastore/page-queries.ts, the users' repository); null elsewhere.
+ * (datastore-repo.ts, datastore/page-repo.ts, the users' repository); null elsewhere.
  */
 function executePrepared<R>(db: Kysely<Database>, query: CompiledQuery<R>): Promise<QueryResult<R>> | null {
   const pool = db.isTransaction ? undefined : pools.get(db);

@@ -4,7 +4,7 @@ import { useServer, type TestServer } from '../helpers/test-server.js';
 import { ds } from '../helpers/datastore.js';
 
 // Pages start from remembered keys and totals come from kept counts
-// (datastore/page-queries.ts): every answer here is checked against the items as this test
+// (datastore/page-repo.ts): every answer here is checked against the items as this test
 // knows them, after each kind of write and under parallel writers, on both databases.
 
 type Known = Map<string, string>; // key → owner's name

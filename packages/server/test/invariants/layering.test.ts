@@ -103,7 +103,7 @@ const TABLES: Record<string, readonly string[]> = {
     'passkeys',
     'passkey_challenges',
   ],
-  datastore: ['datastore_items'],
+  datastore: ['datastore_items', 'datastore_counts'],
   filestore: ['file_entries'],
 };
 

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { prefixEnd } from '../../src/datastore/page-queries.js';
+import { prefixEnd } from '../../src/datastore/page-repo.js';
 
-// The end of a prefix's range of keys (datastore/page-queries.ts): every key that starts with
+// The end of a prefix's range of keys (datastore/page-repo.ts): every key that starts with
 // the prefix sorts at or after it and before its end, byte-wise in UTF-8, as both databases
 // compare keys; and no key that does not start with it falls in between.
 const utf8 = (s: string) => Buffer.from(s);

@@ -164,7 +164,7 @@ export function createPageQueries(root: Kysely<Database>) {
   return {
     /**
      * One page of `query` (items or keys only), and how many match in all. `marks`: the
-     * store's page memory, or null (in a transaction, on PostgreSQL).
+     * store's page memory, or null (in a transaction, or with no memory kept).
      */
     async page<W extends 'items' | 'keys'>(
       db: Db,
