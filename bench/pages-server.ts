@@ -4,22 +4,12 @@
 // take an hour for a million); the counts are kept by the table's triggers all the same. On
 // SQLite, or on PostgreSQL with `BENCH_POSTGRES=1`.
 import { sql } from 'kysely';
-import { BENCH_USER, startBenchRoost } from './roost-setup.js';
+import { benchAccount, startBenchRoost } from './roost-setup.js';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 1000);
 
 const { roost, url, token, database } = await startBenchRoost();
-const other = await roost.users.createUser({
-  name: 'bench-other',
-  email: 'other@example.com',
-  password: BENCH_USER.password,
-  realname: '',
-  data: '',
-  notify: false,
-  groups: [],
-  state: 'active',
-  pending: null,
-});
+const other = await benchAccount(roost.users, 'bench-other');
 const identity = await fetch(`${url}/users/api/identity`, { headers: { authorization: `Bearer ${token}` } });
 const { id: bench } = (await identity.json()) as { id: string };
 

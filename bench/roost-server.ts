@@ -1,6 +1,6 @@
 // Roost with the signed-in user `bench` who owns 1000 items k0..k999 of the store `data`, and
 // sign-up open to everyone (signupDirect), for the user, data store, peer and concurrency suites.
-import { BENCH_USER, startBenchRoost } from './roost-setup.js';
+import { BENCH_USER, benchAccount, startBenchRoost } from './roost-setup.js';
 
 const ITEMS = 1000;
 const itemValue = (i: number) => `value of item ${i}`;
@@ -23,17 +23,7 @@ for (let start = 0; start < ITEMS; start += 100) {
 }
 
 // An administrator opens sign-up, as an operator who wants self-service accounts would.
-await roost.users.createUser({
-  name: 'bench-admin',
-  email: 'admin@example.com',
-  password: BENCH_USER.password,
-  realname: '',
-  data: '',
-  notify: false,
-  groups: ['admins'],
-  state: 'active',
-  pending: null,
-});
+await benchAccount(roost.users, 'bench-admin', { groups: ['admins'] });
 const admin = await post('/users/api/token', { identity: 'bench-admin', password: BENCH_USER.password }, '');
 await post(
   '/users/api/setPermissions',

@@ -11,6 +11,25 @@ import { onStop, tempDir } from './server-lifecycle.js';
 
 export const BENCH_USER = { name: 'bench', password: 'bench-password' };
 
+/** An active account `name` (mail `<name>@example.com`) in `groups`, made directly as `roost user add` does. */
+export function benchAccount(
+  users: Pick<Roost['users'], 'createUser'>,
+  name: string,
+  options: { password?: string; realname?: string; groups?: string[] } = {},
+) {
+  return users.createUser({
+    name,
+    email: `${name}@example.com`,
+    password: options.password ?? BENCH_USER.password,
+    realname: options.realname ?? '',
+    data: '',
+    notify: false,
+    groups: options.groups ?? [],
+    state: 'active',
+    pending: null,
+  });
+}
+
 /**
  * Roost's clock, slowed by `BENCH_CLOCK_RATE` (0.02: a fiftieth of real time). bench/
  * instructions.ts runs the server under valgrind, fifty times slower: its caches (sessions,
@@ -44,17 +63,7 @@ export async function startBenchRoost(input: ConfigInput = {}): Promise<BenchRoo
   });
   const roost = await createRoost(config, { clock: benchClock() });
   onStop(() => roost.close());
-  await roost.users.createUser({
-    name: BENCH_USER.name,
-    email: 'bench@example.com',
-    password: BENCH_USER.password,
-    realname: 'Bench',
-    data: '',
-    notify: false,
-    groups: [],
-    state: 'active',
-    pending: null,
-  });
+  await benchAccount(roost.users, BENCH_USER.name, { realname: 'Bench' });
   const url = await roost.listen({ port: 0, host: '127.0.0.1' });
   const res = await fetch(`${url}/users/api/token`, {
     method: 'POST',

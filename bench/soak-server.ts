@@ -2,24 +2,14 @@
 // per connection; it answers the parent's `memory` messages with its memory after a full
 // garbage collection (run with --expose-gc), so growth means memory kept, not garbage not yet
 // collected.
-import { startBenchRoost } from './roost-setup.js';
+import { benchAccount, startBenchRoost } from './roost-setup.js';
 
 const connections = Number(process.env.SOAK_CONNECTIONS ?? 100);
 const { roost, url } = await startBenchRoost();
 const tokens: string[] = [];
 for (let i = 0; i < connections; i++) {
   const name = `soak${i}`;
-  await roost.users.createUser({
-    name,
-    email: `${name}@example.com`,
-    password: 'soak-password',
-    realname: '',
-    data: '',
-    notify: false,
-    groups: [],
-    state: 'active',
-    pending: null,
-  });
+  await benchAccount(roost.users, name, { password: 'soak-password' });
   const res = await fetch(`${url}/users/api/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

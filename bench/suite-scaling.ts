@@ -12,6 +12,7 @@ import { newId } from '../packages/server/src/core/ids.js';
 import { openServices } from '../packages/server/src/services.js';
 import { CONNECTIONS, DURATION, measure, reportErrors, start, writeSection, type Row } from './lib.js';
 import { adminUrl, postgresReachable } from './postgres.js';
+import { BENCH_USER, benchAccount } from './roost-setup.js';
 
 /** Slices per comparison: the two sides take turns, so a burst of load elsewhere on the (shared) machine hits both. */
 const SLICES = Math.max(2, Math.round(DURATION / 2));
@@ -99,17 +100,7 @@ export async function run(): Promise<void> {
     const services = await openServices(
       parseConfig({ databaseUrl, logLevel: 'error', dataDir: mkdtempSync(join(tmpdir(), 'roost-bench-')) }),
     );
-    await services.users.createUser({
-      name: 'bench',
-      email: 'bench@example.com',
-      password: 'bench-password',
-      realname: '',
-      data: '',
-      notify: false,
-      groups: [],
-      state: 'active',
-      pending: null,
-    });
+    await benchAccount(services.users, BENCH_USER.name);
     await services.close();
 
     const startOne = async (sessionCache: number) => {
