@@ -9,7 +9,7 @@
  * minute, and each target's server CPU time per request is reported beside its throughput: it
  * does not depend on how much of the machine the server got.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { cpus, release, totalmem } from 'node:os';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import autocannon from 'autocannon';
@@ -420,21 +420,53 @@ export function writeSection(marker: string, text: string): void {
 
 const resultsFile = `${here}results.json`;
 
-export interface SuiteResults {
+/** One run of a suite: when and on which commit it was measured, and its rows by a stable key. */
+export interface SuiteRun {
   measured: string;
+  /** The commit the run measured (with `+` when the tree had changes), when git could tell. */
+  commit?: string;
   rows: Record<string, Measured>;
+}
+
+/** A suite's latest run, and the runs before it (newest first): the summary marks goals over several. */
+export interface SuiteResults extends SuiteRun {
+  earlier?: SuiteRun[];
+}
+
+/** How many runs of each suite results.json keeps (issue 23: each goal marked over at least three). */
+const RUNS_KEPT = 3;
+
+function commitMeasured(): string | undefined {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: here, encoding: 'utf8' }).trim();
+    const changed = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', '../packages'], {
+      cwd: here,
+      encoding: 'utf8',
+    });
+    return changed.trim() ? `${head}+` : head;
+  } catch {
+    return undefined; // not a git checkout
+  }
 }
 
 /** Keep a suite's rows (by a stable key) in bench/results.json, for the summary and the plot. */
 function recordResults(suite: string, measured: string, rows: Record<string, Measured>): void {
   const all = readResults();
-  all[suite] = { measured, rows };
+  const previous = all[suite];
+  const earlier = previous
+    ? [{ measured: previous.measured, commit: previous.commit, rows: previous.rows }, ...(previous.earlier ?? [])]
+    : [];
+  all[suite] = { measured, commit: commitMeasured(), rows, earlier: earlier.slice(0, RUNS_KEPT - 1) };
   writeFileSync(resultsFile, `${JSON.stringify(all, null, 1)}\n`);
 }
 
 export function readResults(): Record<string, SuiteResults> {
   return existsSync(resultsFile) ? (JSON.parse(readFileSync(resultsFile, 'utf8')) as Record<string, SuiteResults>) : {};
 }
+
+/** A suite's runs, newest first. */
+export const runsOf = (results: SuiteResults | undefined): SuiteRun[] =>
+  results ? [results, ...(results.earlier ?? [])] : [];
 
 /**
  * A suite's results: its rows kept in results.json, its section of RESULTS.md written (the
