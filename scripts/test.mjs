@@ -3,7 +3,17 @@
 // test files in one `node --test` run, so CI reads a single summary. Node 20 expands no globs
 // and skips .ts files unless named, hence the explicit file list.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 
@@ -49,17 +59,34 @@ if (files.length === 0 && !pythonWanted) {
 }
 
 const concurrency = process.env.ROOST_TEST_CONCURRENCY ?? '2';
-function run(list, env) {
+// What failed in each pass, printed again at the very end (scripts/failures-reporter.mjs).
+const failuresDir = mkdtempSync(join(tmpdir(), 'roost-test-failures-'));
+const failures = [];
+/** The reporters of a pass: the usual one on standard output, and the list of failures. */
+function reporters(pass, defaultReporter) {
+  const file = join(failuresDir, `${failures.length}.jsonl`);
+  failures.push({ pass, file });
+  return [
+    `--test-reporter=${defaultReporter}`,
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${join(root, 'scripts/failures-reporter.mjs')}`,
+    `--test-reporter-destination=${file}`,
+  ];
+}
+// Node 20's own choice when no reporter is named: spec on a terminal, TAP otherwise.
+const usualReporter = process.stdout.isTTY ? 'spec' : 'tap';
+
+function run(list, env, pass) {
   const result = spawnSync(
     process.execPath,
-    ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...list],
+    ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporters(pass, usualReporter), ...list],
     { stdio: 'inherit', cwd: root, env: { ...process.env, ...env } },
   );
   return result.status ?? 1;
 }
 
 // Pass 1: everything, the server on SQLite.
-let status = files.length ? run(files, { ROOST_TEST_DIALECT: 'sqlite' }) : 0;
+let status = files.length ? run(files, { ROOST_TEST_DIALECT: 'sqlite' }, 'pass 1 (SQLite)') : 0;
 
 // Pass 2: the server's tests again on PostgreSQL, when a server is configured
 // (.ci/run starts one and sets ROOST_TEST_DATABASE_URL), with file contents on an S3-compatible
@@ -71,7 +98,8 @@ if (process.env.ROOST_TEST_DATABASE_URL && serverFiles.length) {
     new URL(process.env.ROOST_TEST_DATABASE_URL).host,
     'with file contents on S3 (s3rver)',
   );
-  status = run(serverFiles, { ROOST_TEST_DIALECT: 'postgres', ROOST_TEST_BLOBS: 's3' }) || status;
+  status =
+    run(serverFiles, { ROOST_TEST_DIALECT: 'postgres', ROOST_TEST_BLOBS: 's3' }, 'pass 2 (PostgreSQL, S3)') || status;
 } else {
   console.log('\n# PostgreSQL pass skipped: set ROOST_TEST_DATABASE_URL to run the server tests on PostgreSQL too');
 }
@@ -90,7 +118,27 @@ else
     '\n# Pass on another Node skipped: set ROOST_TEST_OTHER_NODE to a Node folder (bin/node, include/node) to run ' +
       'pass 1 again with it',
   );
+printFailures(status);
 process.exit(status);
+
+/** Every pass's failed tests once more, last: a CI log cut to its tail still names them. */
+function printFailures(exitStatus) {
+  const lines = failures.flatMap(({ pass, file }) => {
+    if (!existsSync(file)) return [];
+    return readFileSync(file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        const { name, file: testFile, error } = JSON.parse(line);
+        const where = testFile ? `${relative(root, testFile).replace(/^\.\.\/.*?roost-other-node-[^/]+\//, '')}: ` : '';
+        const said = error ? `\n    ${error.split('\n').slice(0, 6).join('\n    ')}` : '';
+        return `- ${pass}: ${where}${name}${said}`;
+      });
+  });
+  rmSync(failuresDir, { recursive: true, force: true });
+  if (lines.length > 0) console.log(`\n# Failed tests, every pass\n${lines.join('\n')}`);
+  else if (exitStatus !== 0) console.log('\n# No test failed, yet a pass did not succeed: see its output above');
+}
 
 function runOnOtherNode(nodeDir, list) {
   const bin = join(nodeDir, 'bin');
@@ -127,7 +175,15 @@ function runOnOtherNode(nodeDir, list) {
     if (build.status !== 0) return build.status ?? 1;
     const result = spawnSync(
       join(bin, 'node'),
-      ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...list],
+      // Node 24 reports with spec whether or not on a terminal.
+      [
+        '--import',
+        'tsx',
+        '--test',
+        `--test-concurrency=${concurrency}`,
+        ...reporters(`pass 4 (Node ${version}, SQLite)`, 'spec'),
+        ...list,
+      ],
       { cwd: copy, env: { ...env, ROOST_TEST_DIALECT: 'sqlite' }, stdio: 'inherit' },
     );
     return result.status ?? 1;
@@ -143,9 +199,17 @@ function runPython() {
     return 0;
   }
   console.log(`\n# Python pass: python/tests with ${probe.stdout.trim()}`);
+  // unittest reports on standard error: kept to name its failed tests again at the end.
   const result = spawnSync('python3', ['-m', 'unittest', 'discover', '-s', 'python/tests', '-t', 'python'], {
-    stdio: 'inherit',
+    stdio: ['inherit', 'inherit', 'pipe'],
     cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
   });
+  process.stderr.write(result.stderr ?? '');
+  const file = join(failuresDir, 'python.jsonl');
+  failures.push({ pass: 'pass 3 (Python)', file });
+  const failed = (result.stderr ?? '').split('\n').filter((line) => /^(FAIL|ERROR): /.test(line));
+  writeFileSync(file, failed.map((line) => `${JSON.stringify({ name: line, file: null, error: '' })}\n`).join(''));
   return result.status ?? 1;
 }
