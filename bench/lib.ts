@@ -464,9 +464,14 @@ export function readResults(): Record<string, SuiteResults> {
   return existsSync(resultsFile) ? (JSON.parse(readFileSync(resultsFile, 'utf8')) as Record<string, SuiteResults>) : {};
 }
 
-/** A suite's runs, newest first. */
-export const runsOf = (results: SuiteResults | undefined): SuiteRun[] =>
-  results ? [results, ...(results.earlier ?? [])] : [];
+/**
+ * A suite's runs, newest first. Runs kept before results.json recorded commits (measured with
+ * code of before the latest changes, as like as not) count only while no run names its commit.
+ */
+export function runsOf(results: SuiteResults | undefined): SuiteRun[] {
+  const runs = results ? [results, ...(results.earlier ?? [])] : [];
+  return runs[0]?.commit ? runs.filter((run) => run.commit) : runs;
+}
 
 /**
  * A suite's results: its rows kept in results.json, its section of RESULTS.md written (the
