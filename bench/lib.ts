@@ -423,7 +423,7 @@ const resultsFile = `${here}results.json`;
 /** One run of a suite: when and on which commit it was measured, and its rows by a stable key. */
 export interface SuiteRun {
   measured: string;
-  /** The commit the run measured (with `+` when the tree had changes), when git could tell. */
+  /** The commit the run measured (`+`: with uncommitted changes under packages/), when git could tell. */
   commit?: string;
   rows: Record<string, Measured>;
 }

@@ -2,8 +2,8 @@
  * The summary at the top of bench/RESULTS.md: one line per operation and goal of issues 7 and
  * 23, from the figures each suite kept in bench/results.json — Roost's throughput, latency and
  * server CPU time per request, its ratio to the baseline measured in the same minute, the goal
- * (met or not, over the last three runs of its suite), and its ratio to Parse Server doing the same (from the peer
- * suite, also measured in turns).
+ * (met or not, over the last three runs of its suite), and its ratio to Parse Server doing the
+ * same (from the peer suite, also measured in turns).
  */
 import {
   contentionLine,
