@@ -8,7 +8,6 @@ import {
   compare,
   formatCpu,
   formatRps,
-  fresh,
   here,
   httpTarget,
   machineLine,
@@ -23,16 +22,16 @@ import {
 import { parseHeaders, peerUnavailable, startParse, type ParseInfo } from './parse-peer.js';
 import { plotSvg, type Series } from './plot.js';
 import { postgresReachable } from './postgres.js';
+import { roostRequest, type RoostInfo, type RoostOp } from './roost-requests.js';
 
 const LEVELS = [1, 4, 16, 64, 256];
 /** Fewer, shorter slices than the other suites: five levels of up to eleven targets. */
 const SLICES = 2;
 const SECONDS = 1.5;
 
-type RoostInfo = { url: string; token: string };
-type RoostOp = 'getItem' | 'setItem' | 'newItem' | 'list';
-type Op = 'bare' | RoostOp | `pg.${RoostOp}` | 'parseGet' | 'parseUpdate';
-const ROOST_LABELS: Record<RoostOp, string> = {
+type DataOp = Exclude<RoostOp, 'identity' | 'keys'>;
+type Op = 'bare' | DataOp | `pg.${DataOp}` | 'parseGet' | 'parseUpdate';
+const ROOST_LABELS: Record<DataOp, string> = {
   getItem: 'getItem',
   setItem: 'setItem',
   newItem: 'newItem (one key)',
@@ -41,35 +40,14 @@ const ROOST_LABELS: Record<RoostOp, string> = {
 const LABELS: Record<Op, string> = {
   bare: 'bare Fastify route',
   ...(Object.fromEntries(
-    (Object.keys(ROOST_LABELS) as RoostOp[]).flatMap((op) => [
+    (Object.keys(ROOST_LABELS) as DataOp[]).flatMap((op) => [
       [op, `Roost ${ROOST_LABELS[op]} (SQLite)`],
       [`pg.${op}`, `Roost ${ROOST_LABELS[op]} (PostgreSQL)`],
     ]),
-  ) as Record<RoostOp | `pg.${RoostOp}`, string>),
+  ) as Record<DataOp | `pg.${DataOp}`, string>),
   parseGet: 'Parse Server get (PostgreSQL)',
   parseUpdate: 'Parse Server update (PostgreSQL)',
 };
-
-/** What a request of each data store operation sends, to one Roost. */
-function roostRequest(op: RoostOp, { url, token }: RoostInfo): HttpTargetOptions {
-  const auth = { authorization: `Bearer ${token}` };
-  const json = { ...auth, 'content-type': 'application/json' };
-  switch (op) {
-    case 'getItem':
-      return { url: `${url}/data/api/getItem?key=k500`, headers: auth };
-    case 'setItem':
-      return {
-        url: `${url}/data/api/setItem`,
-        method: 'POST',
-        headers: json,
-        body: JSON.stringify({ key: 'k502', value: 'a new value of item 502' }),
-      };
-    case 'newItem':
-      return { url, requests: fresh('POST', '/data/api/newItem', json, (n) => ({ key: n, value: `value of ${n}` })) };
-    case 'list':
-      return { url: `${url}/data/api/list?start=101&size=50`, headers: auth };
-  }
-}
 
 export async function run(): Promise<void> {
   const machine = machineLine('Roost on SQLite and on PostgreSQL 15, Parse Server on PostgreSQL.');
@@ -91,7 +69,7 @@ export async function run(): Promise<void> {
         op,
         httpTarget(LABELS[op], server, { ...options, connections }),
       ];
-      const roostOps = Object.keys(ROOST_LABELS) as RoostOp[];
+      const roostOps = Object.keys(ROOST_LABELS) as DataOp[];
       const pg = postgres;
       const targets: Array<[Op, Target]> = [
         target('bare', bare, { url: `${bare.info.url}/json` }),
@@ -122,7 +100,7 @@ export async function run(): Promise<void> {
       rows[`${op}@1`]
         ? [{ name: LABELS[op], color, dashed, points: LEVELS.map((c) => [c, rows[`${op}@${c}`]?.rps ?? 0] as const) }]
         : [];
-    const panel = (title: string, op: RoostOp, parseOp?: Op) => ({
+    const panel = (title: string, op: DataOp, parseOp?: Op) => ({
       title,
       xLabel: 'connections',
       yLabel: 'requests per second',

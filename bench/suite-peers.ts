@@ -17,8 +17,7 @@ import {
   type Server,
 } from './lib.js';
 import { APP_ID, parseHeaders, peerUnavailable, startParse, type ParseInfo } from './parse-peer.js';
-
-type RoostInfo = { url: string; token: string };
+import { roostRequest, type RoostInfo } from './roost-requests.js';
 
 interface Operation {
   key: string;
@@ -28,7 +27,6 @@ interface Operation {
 }
 
 const json = { 'content-type': 'application/json' };
-const roostHeaders = (info: RoostInfo) => ({ authorization: `Bearer ${info.token}` });
 const password = 'bench-password';
 
 const OPERATIONS: Operation[] = [
@@ -76,7 +74,7 @@ const OPERATIONS: Operation[] = [
     key: 'me',
     label: 'the signed-in user (Parse: GET /users/me; Roost: identity)',
     parse: (p) => ({ url: `${p.url}/users/me`, headers: parseHeaders(p) }),
-    roost: (r) => ({ url: `${r.url}/users/api/identity`, headers: roostHeaders(r) }),
+    roost: (r) => roostRequest('identity', r),
   },
   {
     key: 'create',
@@ -89,19 +87,13 @@ const OPERATIONS: Operation[] = [
         ACL: { '*': { read: true } },
       })),
     }),
-    roost: (r) => ({
-      url: r.url,
-      requests: fresh('POST', '/data/api/newItem', { ...json, ...roostHeaders(r) }, (n) => ({
-        key: n,
-        value: `value of ${n}`,
-      })),
-    }),
+    roost: (r) => roostRequest('newItem', r),
   },
   {
     key: 'get',
     label: 'get an object (Parse: GET /classes/Item/<id>; Roost: getItem)',
     parse: (p) => ({ url: `${p.url}/classes/Item/${p.ids[500]}`, headers: parseHeaders(p) }),
-    roost: (r) => ({ url: `${r.url}/data/api/getItem?key=k500`, headers: roostHeaders(r) }),
+    roost: (r) => roostRequest('getItem', r),
   },
   {
     key: 'update',
@@ -112,18 +104,13 @@ const OPERATIONS: Operation[] = [
       headers: { ...json, ...parseHeaders(p) },
       body: JSON.stringify({ value: 'a new value of item 502' }),
     }),
-    roost: (r) => ({
-      url: `${r.url}/data/api/setItem`,
-      method: 'POST',
-      headers: { ...json, ...roostHeaders(r) },
-      body: JSON.stringify({ key: 'k502', value: 'a new value of item 502' }),
-    }),
+    roost: (r) => roostRequest('setItem', r),
   },
   {
     key: 'list',
     label: 'a page of 50 of 1000 by key, with the total (Parse: GET /classes/Item?count=1; Roost: list)',
     parse: (p) => ({ url: `${p.url}/classes/Item?limit=50&skip=100&order=key&count=1`, headers: parseHeaders(p) }),
-    roost: (r) => ({ url: `${r.url}/data/api/list?start=101&size=50`, headers: roostHeaders(r) }),
+    roost: (r) => roostRequest('list', r),
   },
 ];
 

@@ -6,6 +6,7 @@
 // database's backends too (lib.ts). Skipped when PostgreSQL is not reachable.
 import { compare, httpTarget, machineLine, publish, renderTable, slicesLine, start, stop } from './lib.js';
 import { postgresReachable } from './postgres.js';
+import { roostRequest, type RoostInfo, type RoostOp } from './roost-requests.js';
 
 export async function run(): Promise<void> {
   if (!(await postgresReachable())) {
@@ -15,28 +16,20 @@ export async function run(): Promise<void> {
   const machine = machineLine('PostgreSQL 15 on the same machine.');
   const env = { BENCH_POSTGRES: '1' };
   const bare = await start('bare-server.ts');
-  const roost = await start<{ url: string; token: string }>('roost-server.ts', env);
+  const roost = await start<RoostInfo>('roost-server.ts', env);
   const ceiling = await start('sql-ceiling-server.ts', env);
   try {
-    const { url, token } = roost.info;
-    const auth = { authorization: `Bearer ${token}` };
-    const setBody = JSON.stringify({ key: 'k502', value: 'a new value of item 502' });
-    const page = 'start=101&size=50';
+    const request = (op: RoostOp) => roostRequest(op, roost.info);
     const measured = await compare([
       httpTarget('bare Fastify route', bare, { url: `${bare.info.url}/json` }),
-      httpTarget('identity', roost, { url: `${url}/users/api/identity`, headers: auth }),
-      httpTarget('getItem', roost, { url: `${url}/data/api/getItem?key=k500`, headers: auth }),
+      httpTarget('identity', roost, request('identity')),
+      httpTarget('getItem', roost, request('getItem')),
       httpTarget('bare route, the same point read', ceiling, { url: `${ceiling.info.url}/item` }),
-      httpTarget('setItem (replace)', roost, {
-        url: `${url}/data/api/setItem`,
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json' },
-        body: setBody,
-      }),
+      httpTarget('setItem (replace)', roost, request('setItem')),
       httpTarget('bare route, the same update', ceiling, { url: `${ceiling.info.url}/item`, method: 'POST' }),
-      httpTarget('list, page of 50 of 1000', roost, { url: `${url}/data/api/list?${page}`, headers: auth }),
+      httpTarget('list, page of 50 of 1000', roost, request('list')),
       httpTarget("bare route, list's SQL", ceiling, { url: `${ceiling.info.url}/list` }),
-      httpTarget('keys, page of 50 of 1000', roost, { url: `${url}/data/api/keys?${page}`, headers: auth }),
+      httpTarget('keys, page of 50 of 1000', roost, request('keys')),
       httpTarget("bare route, keys' SQL", ceiling, { url: `${ceiling.info.url}/keys` }),
     ]);
     const [bareRow, identity, getItem, pointRead, setItem, update, list, listSql, keys, keysSql] = measured.map(
