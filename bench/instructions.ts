@@ -5,7 +5,9 @@
  *
  *   node --import tsx bench/instructions.ts [--requests N] [--warmup N] [--connections N] [--functions N] [op...]
  *
- * ops: bare, ping, identity, getItem, setItem, list, keys (all by default). Each server runs
+ * ops: bare, ping, identity, getItem, setItem, list, keys, and the ceilings of the last four (sqlGet,
+ * sqlSet, sqlList, sqlKeys: bench/sql-ceiling-server.ts); all by default. With BENCH_POSTGRES=1 on
+ * PostgreSQL (the Node process's instructions only). Each server runs
  * under valgrind (fifty times slower) with V8 on one thread (no background compiler or GC
  * threads to blur the counts). Each operation is warmed up by `--warmup` requests without
  * counting, then counted in windows of `--requests` requests until two windows in a row agree
@@ -39,7 +41,7 @@ const MAX_WINDOWS = 8;
 
 type Info = { url: string; token?: string };
 interface Op {
-  server: 'bare-server.ts' | 'roost-server.ts';
+  server: 'bare-server.ts' | 'roost-server.ts' | 'sql-ceiling-server.ts';
   options(info: Info): autocannon.Options;
 }
 
@@ -69,6 +71,11 @@ const OPS: Record<string, Op> = {
     server: 'roost-server.ts',
     options: (i) => ({ url: `${i.url}/data/api/keys?start=101&size=50`, headers: auth(i) }),
   },
+  // The ceilings of the data store's operations (sql-ceiling-server.ts): the same SQL, nothing else.
+  sqlGet: { server: 'sql-ceiling-server.ts', options: (i) => ({ url: `${i.url}/item` }) },
+  sqlSet: { server: 'sql-ceiling-server.ts', options: (i) => ({ url: `${i.url}/item`, method: 'POST' }) },
+  sqlList: { server: 'sql-ceiling-server.ts', options: (i) => ({ url: `${i.url}/list` }) },
+  sqlKeys: { server: 'sql-ceiling-server.ts', options: (i) => ({ url: `${i.url}/keys` }) },
 };
 
 const wanted = positionals.length > 0 ? positionals : Object.keys(OPS);

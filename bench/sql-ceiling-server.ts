@@ -14,7 +14,7 @@
 import Fastify from 'fastify';
 import type { Kysely } from 'kysely';
 import pg from 'pg';
-import { openDatabase } from '../packages/server/src/storage/database.js';
+import { limitPlannedOnce, openDatabase, withRowsMadeHere } from '../packages/server/src/storage/database.js';
 import { migrateToLatest } from '../packages/server/src/storage/migrations/index.js';
 import { SQLite } from '../packages/server/src/storage/sqlite-driver.js';
 import { createBenchDatabase } from './postgres.js';
@@ -63,11 +63,13 @@ function sqliteSql(): Sql {
   const sqlite = new SQLite(`${dataDir}/roost.db`);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL'); // Roost's default durability (config.ts)
-  const statements = new Map<string, ReturnType<typeof sqlite.prepare>>();
+  const statements = new Map<string, ReturnType<typeof withRowsMadeHere>>();
   const prepared = (text: string) => {
     let statement = statements.get(text);
     if (!statement) {
-      statement = sqlite.prepare(text.replace(/\$\d+/g, '?'));
+      // Prepared and read as Roost's driver does (a LIMIT planned once, rows made in
+      // JavaScript: storage/database.ts).
+      statement = withRowsMadeHere(sqlite.prepare(limitPlannedOnce(text.replace(/\$\d+/g, '?'))));
       statements.set(text, statement);
     }
     return statement;

@@ -155,6 +155,67 @@ function executePrepared<R>(db: Kysely<Database>, query: CompiledQuery<R>): Prom
 }
 
 /**
+ * `sql` with each `limit ?` (Kysely writes every LIMIT so) as `limit +?`: the same value to
+ * SQLite, but no longer a parameter its planner reads. SQLite (3.53, in better-sqlite3) plans
+ * a LIMIT by its bound value and so marks the statement to be planned again whenever that
+ * parameter is bound, which a kept statement is on every run: a page of 50 keys cost a
+ * planning each time (bench/RESULTS.md, "A LIMIT planned on every run").
+ */
+export const limitPlannedOnce = (sql: string): string => sql.replaceAll(' limit ?', ' limit +?');
+
+/**
+ * `statement`, reading its rows as arrays and making their objects here. better-sqlite3 makes a
+ * row object through V8's C++ API, a property at a time with the column's name looked up anew
+ * each time, which costs more than SQLite's reading of the row (bench/RESULTS.md, "Rows made
+ * in JavaScript").
+ */
+export function withRowsMadeHere(statement: BetterSqlite3.Statement): SqliteStatement {
+  // better-sqlite3's statements are Kysely's SqliteStatement; its types say `unknown[]` apart.
+  if (!statement.reader) return statement as unknown as SqliteStatement;
+  const columns = () => statement.columns().map((column) => column.name);
+  let names = columns();
+  let make = rowMaker(names);
+  statement.raw(true);
+  const toObject = (row: unknown[]) => {
+    // A schema changed under a kept statement (SQLite prepares it again): its columns anew.
+    if (row.length !== names.length) {
+      names = columns();
+      make = rowMaker(names);
+    }
+    return make(row);
+  };
+  return {
+    reader: true,
+    all: (parameters) => (statement.all(parameters) as unknown[][]).map(toObject),
+    run: (parameters) => statement.run(parameters),
+    *iterate(parameters) {
+      for (const row of statement.iterate(parameters) as IterableIterator<unknown[]>) yield toObject(row);
+    },
+  };
+}
+
+type RowMaker = (row: unknown[]) => Record<string, unknown>;
+const rowMakers = new Map<string, RowMaker>();
+
+/**
+ * The function that makes a row's object of its column values, one per list of column names:
+ * an object literal of those names. Every statement's rows pass through here, so a loop setting
+ * the names one by one makes V8's property stores megamorphic, ten times slower than a literal
+ * of its own per list. The names come from SQLite (our statements' columns), each written as a
+ * JSON string, which JavaScript reads as the same string whatever it holds.
+ */
+function rowMaker(names: readonly string[]): RowMaker {
+  const key = names.join('\u0000');
+  let make = rowMakers.get(key);
+  if (!make) {
+    const fields = names.map((name, i) => `${JSON.stringify(name)}: row[${i}]`);
+    make = new Function('row', `return { ${fields.join(', ')} };`) as RowMaker;
+    rowMakers.set(key, make);
+  }
+  return make;
+}
+
+/**
  * Kysely's SQLite driver prepares every statement anew, which costs more than running it.
  * Statements are kept by their SQL text (our queries have a bounded set of shapes; the cap
  * guards against an unbounded one). Reuse is safe: a statement runs to its end synchronously.
@@ -166,7 +227,7 @@ function withStatementCache(sqlite: BetterSqlite3.Database, max = 500): SqliteDa
       let statement = cache.get(sql);
       if (!statement) {
         if (cache.size >= max) cache.clear();
-        statement = sqlite.prepare(sql) as unknown as SqliteStatement;
+        statement = withRowsMadeHere(sqlite.prepare(limitPlannedOnce(sql)));
         cache.set(sql, statement);
       }
       return statement;
