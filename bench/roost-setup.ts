@@ -39,7 +39,8 @@ function benchClock(): Clock {
   const rate = Number(process.env.BENCH_CLOCK_RATE ?? 1);
   if (rate === 1) return systemClock;
   const start = Date.now();
-  return { now: () => start + (Date.now() - start) * rate };
+  // Whole milliseconds, as the system clock gives: PostgreSQL keeps times in bigint columns.
+  return { now: () => start + Math.floor((Date.now() - start) * rate) };
 }
 
 export interface BenchRoost {

@@ -112,17 +112,42 @@ export function createDataStoreInputs(limits: DataStoreLimits) {
     prefix: z.string().max(limits.maxKeyLength).optional(),
   };
 
+  const keysQuery = z.object(page);
+
+  /**
+   * The common page query, nothing but `start` and `size` (numbers, or the digits a query
+   * string carries), checked directly: the schema gives the same at several times the cost.
+   * Anything else, or anything invalid, is null and goes through the schema (which says what
+   * is wrong). The same for `list` (its `sort` then the default, `key`).
+   */
+  function plainPage(input: object): z.output<typeof keysQuery> | null {
+    const { start, size, order, owner, prefix, key, sort } = input as Record<string, unknown>;
+    if (order !== undefined || owner !== undefined || prefix !== undefined) return null;
+    if (key !== undefined || sort !== undefined) return null;
+    const first = start === undefined ? 1 : wholeNumber(start);
+    const count = size === undefined ? undefined : wholeNumber(size);
+    if (first === null || first < 1 || count === null) return null;
+    return count === undefined ? { order: '<', start: first } : { order: '<', start: first, size: count };
+  }
+
   return {
     limits,
     keyProblem,
     valueProblem,
+    plainPage,
     singleKey: z.object({ key }),
     addressed,
     newItem: writes(false),
     setItem: writes(true),
     list: z.object({ key: keys.optional(), sort: z.enum(['key', 'value', 'timestamp']).default('key'), ...page }),
-    keys: z.object(page),
+    keys: keysQuery,
   };
+}
+
+/** A whole number of at least 0, as `looseInt` reads one (core/validation.ts), or null. */
+function wholeNumber(v: unknown): number | null {
+  if (typeof v === 'number') return Number.isSafeInteger(v) && v >= 0 ? v : null;
+  return typeof v === 'string' && /^\d{1,15}$/.test(v) ? Number(v) : null;
 }
 
 export type DataStoreInputs = ReturnType<typeof createDataStoreInputs>;

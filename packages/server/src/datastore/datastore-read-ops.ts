@@ -73,7 +73,8 @@ export function readOps(ctx: DataStoreContext) {
 
     async list(call: Call, input: ListQuery): Promise<ItemPage> {
       call.grants.require('list');
-      const query = parseInput(inputs.list, input);
+      const plain = inputs.plainPage(input);
+      const query = plain ? { ...plain, sort: 'key' as const } : parseInput(inputs.list, input);
       const owner = await listedOwner('list', call, query.owner);
       const size = pageSize(ctx, query.size);
       const { items, total } =
@@ -93,7 +94,7 @@ export function readOps(ctx: DataStoreContext) {
 
     async keys(call: Call, input: KeysQuery): Promise<KeyPage> {
       call.grants.require('keys');
-      const query = parseInput(inputs.keys, input);
+      const query = inputs.plainPage(input) ?? parseInput(inputs.keys, input);
       const owner = await listedOwner('keys', call, query.owner);
       const size = pageSize(ctx, query.size);
       const { keys, total } =
