@@ -23,6 +23,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { here } from './lib.js';
+import { roostRequest, type RoostInfo, type RoostOp } from './roost-requests.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -45,32 +46,20 @@ interface Op {
   options(info: Info): autocannon.Options;
 }
 
-const auth = (info: Info) => ({ authorization: `Bearer ${info.token}` });
+/** An operation of the bench Roost, sent as every suite sends it (roost-requests.ts). */
+const roost = (op: RoostOp): Op => ({
+  server: 'roost-server.ts',
+  // roost-server.ts reports its user's token with its address.
+  options: (info) => roostRequest(op, info as RoostInfo),
+});
 const OPS: Record<string, Op> = {
   bare: { server: 'bare-server.ts', options: (i) => ({ url: `${i.url}/json` }) },
   ping: { server: 'roost-server.ts', options: (i) => ({ url: `${i.url}/users/api/ping` }) },
-  identity: { server: 'roost-server.ts', options: (i) => ({ url: `${i.url}/users/api/identity`, headers: auth(i) }) },
-  getItem: {
-    server: 'roost-server.ts',
-    options: (i) => ({ url: `${i.url}/data/api/getItem?key=k500`, headers: auth(i) }),
-  },
-  setItem: {
-    server: 'roost-server.ts',
-    options: (i) => ({
-      url: `${i.url}/data/api/setItem`,
-      method: 'POST',
-      headers: { ...auth(i), 'content-type': 'application/json' },
-      body: JSON.stringify({ key: 'k502', value: 'a new value of item 502' }),
-    }),
-  },
-  list: {
-    server: 'roost-server.ts',
-    options: (i) => ({ url: `${i.url}/data/api/list?start=101&size=50`, headers: auth(i) }),
-  },
-  keys: {
-    server: 'roost-server.ts',
-    options: (i) => ({ url: `${i.url}/data/api/keys?start=101&size=50`, headers: auth(i) }),
-  },
+  identity: roost('identity'),
+  getItem: roost('getItem'),
+  setItem: roost('setItem'),
+  list: roost('list'),
+  keys: roost('keys'),
   // The ceilings of the data store's operations (sql-ceiling-server.ts): the same SQL, nothing else.
   sqlGet: { server: 'sql-ceiling-server.ts', options: (i) => ({ url: `${i.url}/item` }) },
   sqlSet: { server: 'sql-ceiling-server.ts', options: (i) => ({ url: `${i.url}/item`, method: 'POST' }) },

@@ -12,7 +12,7 @@
 // - GET /item: one item by key (Roost's getItem statement).
 // - POST /item: one value replaced by key (Roost's setItem statement).
 import Fastify from 'fastify';
-import type { Kysely } from 'kysely';
+import type { Kysely, SqliteStatement } from 'kysely';
 import pg from 'pg';
 import { limitPlannedOnce, openDatabase, withRowsMadeHere } from '../packages/server/src/storage/database.js';
 import { migrateToLatest } from '../packages/server/src/storage/migrations/index.js';
@@ -63,7 +63,7 @@ function sqliteSql(): Sql {
   const sqlite = new SQLite(`${dataDir}/roost.db`);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL'); // Roost's default durability (config.ts)
-  const statements = new Map<string, ReturnType<typeof withRowsMadeHere>>();
+  const statements = new Map<string, SqliteStatement>();
   const prepared = (text: string) => {
     let statement = statements.get(text);
     if (!statement) {
