@@ -19,6 +19,7 @@ import {
   type SqliteStatement,
 } from 'kysely';
 import pg from 'pg';
+import { RowWrites } from './row-writes.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -47,7 +48,7 @@ export function openDatabase(options: {
     // and the next query opens a new one; `/ready` reports the database while it is away.
     pool.on('error', () => {});
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    pools.set(db, pool);
+    pools.set(db, { pool, rowWrites: new RowWrites((query: pg.QueryConfig) => pool.query(query)) });
     return { db, dialect: 'postgres' };
   }
   mkdirSync(options.dataDir, { recursive: true });
@@ -103,12 +104,20 @@ function dialectOf(db: Kysely<Database>): Dialect {
  * Run a write of one statement that cannot fail on its own (an UPDATE by key, say), on SQLite
  * together with the other such writes of the same event-loop turn, in one transaction: each
  * commit writes the WAL, and one commit for many writes costs a fraction of one per write.
- * The promise resolves once the transaction is committed, so an acknowledged write is stored.
- * Elsewhere (PostgreSQL, or `db` a transaction) it is one query as usual.
+ * On PostgreSQL a write that names its `row` is combined with the others of that row that come
+ * while one is under way (row-writes.ts). The promise resolves once the write is committed, so
+ * an acknowledged write is stored. Otherwise (`db` a transaction, say) it is one query as usual.
  */
-export function executeGrouped<R>(db: Kysely<Database>, query: CompiledQuery<R>): Promise<QueryResult<R>> {
+export function executeGrouped<R>(
+  db: Kysely<Database>,
+  query: CompiledQuery<R>,
+  row?: { row: string; kind: string },
+): Promise<QueryResult<R>> {
   const dialect = fairDialectOf(db);
   if (dialect) return dialect.writeGrouped(db, query) as Promise<QueryResult<R>>;
+  const rowWrites = db.isTransaction ? undefined : pools.get(db)?.rowWrites;
+  if (rowWrites && row !== undefined)
+    return rowWrites.write(namedStatement(query), row.row, row.kind).then((result) => asQueryResult<R>(result));
   return executePrepared(db, query) ?? db.executeQuery(query);
 }
 
@@ -126,8 +135,8 @@ export async function executeNow<R>(db: Kysely<Database>, query: CompiledQuery<R
   return executePrepared(db, query) ?? db.executeQuery(query);
 }
 
-/** The pool under each PostgreSQL database `openDatabase` opened. */
-const pools = new WeakMap<Kysely<Database>, pg.Pool>();
+/** The pool under each PostgreSQL database `openDatabase` opened, and its writes of one row. */
+const pools = new WeakMap<Kysely<Database>, { pool: pg.Pool; rowWrites: RowWrites<pg.QueryConfig, pg.QueryResult> }>();
 /** A name per statement text: a named statement is parsed and planned once per connection. */
 const statementNames = new Map<string, string>();
 
@@ -138,20 +147,25 @@ const statementNames = new Map<string, string>();
  * (datastore-repo.ts, datastore/page-repo.ts, the users' repository); null elsewhere.
  */
 function executePrepared<R>(db: Kysely<Database>, query: CompiledQuery<R>): Promise<QueryResult<R>> | null {
-  const pool = db.isTransaction ? undefined : pools.get(db);
+  const pool = db.isTransaction ? undefined : pools.get(db)?.pool;
   if (!pool) return null;
+  return pool.query(namedStatement(query)).then((result) => asQueryResult<R>(result));
+}
+
+function namedStatement(query: CompiledQuery): pg.QueryConfig {
   let name = statementNames.get(query.sql);
   if (!name) {
     name = `roost_${statementNames.size + 1}`;
     statementNames.set(query.sql, name);
   }
-  return pool
-    .query({ name, text: query.sql, values: query.parameters as unknown[] })
-    .then((result) =>
-      result.command === 'SELECT'
-        ? { rows: result.rows as R[] }
-        : { rows: result.rows as R[], numAffectedRows: BigInt(result.rowCount ?? 0) },
-    );
+  return { name, text: query.sql, values: query.parameters as unknown[] };
+}
+
+/** pg's result as Kysely gives it: affected rows for what is not a SELECT. */
+function asQueryResult<R>(result: pg.QueryResult): QueryResult<R> {
+  return result.command === 'SELECT'
+    ? { rows: result.rows as R[] }
+    : { rows: result.rows as R[], numAffectedRows: BigInt(result.rowCount ?? 0) };
 }
 
 /**
