@@ -5,8 +5,9 @@
  *
  *   node --import tsx bench/instructions.ts [--requests N] [--warmup N] [--connections N] [--functions N] [op...]
  *
- * ops: bare, ping, identity, getItem, setItem, list, keys, and the ceilings of the last four (sqlGet,
- * sqlSet, sqlList, sqlKeys: bench/sql-ceiling-server.ts); all by default. With BENCH_POSTGRES=1 on
+ * ops: bare, ping, identity, getItem, setItem, newItem (a fresh key each), list, keys, and the ceilings of
+ * getItem, setItem, list and keys (sqlGet, sqlSet, sqlList, sqlKeys: bench/sql-ceiling-server.ts); all by
+ * default. With BENCH_POSTGRES=1 on
  * PostgreSQL (the Node process's instructions only). Each server runs
  * under valgrind (fifty times slower) with V8 on one thread (no background compiler or GC
  * threads to blur the counts). Each operation is warmed up by `--warmup` requests without
@@ -58,6 +59,7 @@ const OPS: Record<string, Op> = {
   identity: roost('identity'),
   getItem: roost('getItem'),
   setItem: roost('setItem'),
+  newItem: roost('newItem'),
   list: roost('list'),
   keys: roost('keys'),
   // The ceilings of the data store's operations (sql-ceiling-server.ts): the same SQL, nothing else.

@@ -68,7 +68,8 @@ export class RowWrites<Q, R> {
 
   async #runAll(row: string, writes: ReadonlyArray<Write<Q, R>>): Promise<void> {
     for (const { last, writes: of } of runsOf(writes)) {
-      await this.run(last.query).then(
+      // A runner that throws instead of rejecting must not leave the row held for good.
+      await new Promise<R>((resolve) => resolve(this.run(last.query))).then(
         (result) => {
           for (const w of of) w.resolve(result);
         },
