@@ -289,14 +289,14 @@ function storeQueries(
       const { value: text, number } = valueColumns(value);
       // For PostgreSQL's combined writes of one row (storage/row-writes.ts): the row, and what
       // decides the outcome, the owner it must have (store names hold no NUL).
-      const row = { row: `${store}\u0000${key}`, kind: owner ?? '' };
+      const combine = { row: `${store}\u0000${key}`, kind: owner ?? '' };
       const result =
         owner === null
-          ? await executeGrouped(db, withParameters(compiled.replaceByKey, [text, number, now, store, key]), row)
+          ? await executeGrouped(db, withParameters(compiled.replaceByKey, [text, number, now, store, key]), combine)
           : await executeGrouped(
               db,
               withParameters(compiled.replaceOwnByKey, [text, number, now, store, key, owner]),
-              row,
+              combine,
             );
       // Until the commit, reads may still see (and cache) the old value; after it, none may.
       cache?.forget(key);

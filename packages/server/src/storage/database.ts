@@ -104,20 +104,20 @@ function dialectOf(db: Kysely<Database>): Dialect {
  * Run a write of one statement that cannot fail on its own (an UPDATE by key, say), on SQLite
  * together with the other such writes of the same event-loop turn, in one transaction: each
  * commit writes the WAL, and one commit for many writes costs a fraction of one per write.
- * On PostgreSQL a write that names its `row` is combined with the others of that row that come
- * while one is under way (row-writes.ts). The promise resolves once the write is committed, so
+ * On PostgreSQL a write that names its row and kind (`combine`) is combined with the others of
+ * that row that come while one is under way (row-writes.ts). The promise resolves once the write is committed, so
  * an acknowledged write is stored. Otherwise (`db` a transaction, say) it is one query as usual.
  */
 export function executeGrouped<R>(
   db: Kysely<Database>,
   query: CompiledQuery<R>,
-  row?: { row: string; kind: string },
+  combine?: { row: string; kind: string },
 ): Promise<QueryResult<R>> {
   const dialect = fairDialectOf(db);
   if (dialect) return dialect.writeGrouped(db, query) as Promise<QueryResult<R>>;
   const rowWrites = db.isTransaction ? undefined : pools.get(db)?.rowWrites;
-  if (rowWrites && row !== undefined)
-    return rowWrites.write(namedStatement(query), row.row, row.kind).then((result) => asQueryResult<R>(result));
+  if (rowWrites && combine !== undefined)
+    return rowWrites.write(namedStatement(query), combine.row, combine.kind).then((result) => asQueryResult<R>(result));
   return executePrepared(db, query) ?? db.executeQuery(query);
 }
 

@@ -1,28 +1,20 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
+import { createPostgresDatabase } from '../../test/helpers/test-server.js';
 import { RowWrites } from './row-writes.js';
 
 const adminUrl = process.env.ROOST_TEST_DATABASE_URL;
 const needsPostgres = adminUrl ? {} : { skip: 'needs ROOST_TEST_DATABASE_URL (a PostgreSQL server)' };
 /** A database of this file's own on that server (PostgreSQL 15 lets no one create tables in `postgres`). */
-const database = `roost_row_writes_${process.pid}`;
+let database: Awaited<ReturnType<typeof createPostgresDatabase>> | undefined;
 let url: string | undefined;
-
-async function asAdmin(statement: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(statement);
-  await admin.end();
-}
 before(async () => {
   if (!adminUrl) return;
-  await asAdmin(`create database ${database}`);
-  const own = new URL(adminUrl);
-  own.pathname = `/${database}`;
-  url = own.toString();
+  database = await createPostgresDatabase(adminUrl);
+  url = database.url;
 });
-after(() => (adminUrl ? asAdmin(`drop database if exists ${database} with (force)`) : undefined));
+after(() => database?.drop());
 
 /**
  * `work` with a table of `columns` holding `rows` (SQL values), the pool, and a connection of its

@@ -78,8 +78,8 @@ export class RowWrites<Q, R> {
         },
       );
     }
-    const next = this.#waiting.get(row) ?? [];
-    if (next.length === 0) this.#waiting.delete(row);
+    const next = this.#waiting.get(row);
+    if (!next?.length) this.#waiting.delete(row);
     else {
       this.#waiting.set(row, []);
       void this.#runAll(row, next);
