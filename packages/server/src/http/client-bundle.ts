@@ -18,7 +18,10 @@ type Coding = (typeof CODINGS)[number];
 
 interface Representation {
   body: Buffer;
-  /** Strong, so one per coding (RFC 9110, 8.8.3): a cached gzip body does not validate a brotli one. */
+  /**
+   * The hash of the bytes sent: strong, so one per coding (RFC 9110, 8.8.3), and a cached gzip
+   * body does not validate a brotli one.
+   */
   etag: string;
 }
 
@@ -57,18 +60,17 @@ async function build(): Promise<ClientBundle> {
     banner: { js: '/* @roost/client: the Roost connector (ESM). Source: packages/client. */' },
   });
   const plain = Buffer.from(result.outputFiles[0]?.text ?? '');
-  const hash = createHash('sha256').update(plain).digest('base64url');
   const [gzipped, brotli] = await Promise.all([
     promisify(gzip)(plain, { level: zlib.Z_BEST_COMPRESSION }),
     promisify(brotliCompress)(plain, {
       params: { [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT, [zlib.BROTLI_PARAM_SIZE_HINT]: plain.length },
     }),
   ]);
-  return {
-    identity: { body: plain, etag: `"${hash}"` },
-    gzip: { body: gzipped, etag: `"${hash}.gz"` },
-    br: { body: brotli, etag: `"${hash}.br"` },
-  };
+  const representation = (body: Buffer): Representation => ({
+    body,
+    etag: `"${createHash('sha256').update(body).digest('base64url')}"`,
+  });
+  return { identity: representation(plain), gzip: representation(gzipped), br: representation(brotli) };
 }
 
 /**
