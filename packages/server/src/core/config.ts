@@ -324,7 +324,7 @@ export const configSchema = z
         maxStreamsPerUser: z.number().int().min(1).default(20),
         maxStreamsPerAddress: z.number().int().min(1).default(200),
         maxTopicsPerStream: z.number().int().min(1).max(10_000).default(100),
-        /** What may wait for a slow reader; past it its stream is closed (`too_slow`). */
+        /** What may wait for a slow reader; past it its connection is dropped without a frame (realtime/stream.ts). */
         bufferBytes: z
           .number()
           .int()

@@ -21,8 +21,9 @@ export type CloseReason = 'too_slow' | 'signed_out' | 'shutting_down';
 
 /**
  * One subscriber's stream: who it is, what it listens to, and its frames on their way. While
- * the socket is full, frames wait in a bounded buffer; past it the stream is closed with
- * `too_slow` (issue 21: a slow consumer never holds a process's memory).
+ * the socket is full, frames wait in a bounded buffer; past it the connection is dropped without
+ * a `close` frame, its reason kept as `too_slow` for /metrics (issue 21: a slow consumer never
+ * holds a process's memory).
  */
 export class Stream {
   readonly id: string;

@@ -45,7 +45,8 @@ async function storesPage(ctx: StorePageContext, request: FastifyRequest, reply:
     { label: 'Store', cell: (r) => link(fileUrl(r.name, [], true), r.name) },
     { label: 'Top-level entries', cell: (r) => escapeHtml(r.entries), className: 'num' },
     { label: 'Read by', cell: (r) => escapeHtml(r.store.options.read) },
-    { label: 'Largest file', cell: (r) => escapeHtml(formatBytes(r.store.options.maxFileBytes)) },
+    // The limit of one file (maxFileBytes), as the data stores page shows its key and value limits.
+    { label: 'File size limit', cell: (r) => escapeHtml(formatBytes(r.store.options.maxFileBytes)) },
   ];
   const body = table('File stores', columns, rows, 'No file store is configured.');
   return sendHtml(reply, renderAdminPage(request, reply, admin, { title: 'File stores', body }));
