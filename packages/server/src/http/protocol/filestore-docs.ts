@@ -13,7 +13,8 @@ const PATH_PARAMETER = {
   in: 'path',
   required: true,
   description:
-    "The entry's path inside the store, its segments percent-encoded (`docs/a%20b.txt`); empty for the root.",
+    "The entry's path inside the store (`docs/a b.txt`), percent-encoded as a whole (`docs%2Fa%20b.txt`) or " +
+    'segment by segment (`docs/a%20b.txt`): an encoded slash separates segments too. Empty for the root.',
   schema: { type: 'string' },
 };
 
