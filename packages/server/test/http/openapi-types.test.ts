@@ -124,7 +124,7 @@ test('the types generated from /openapi.json agree with the TypeScript connector
     });
     assert.deepEqual(problems, []);
   } finally {
-    if (!process.env.KEEP) rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
     await s.close();
   }
 });
