@@ -77,8 +77,9 @@ export function parsePath(text: string, field = 'path'): FilePath {
 }
 
 /**
- * The path of already separated (and decoded) segments, as the HTTP layer splits a URL: a
- * segment holding `/` (an encoded `%2F`) is refused, never split again.
+ * The path of already separated (and decoded) segments: a segment holding `/` is refused, never
+ * split again. (The API's routes split a decoded `%2F` before this, http/routes/filestore-routes.ts
+ * `locate`; the admin pages do not.)
  */
 export function pathOf(segments: readonly string[], field = 'path'): FilePath {
   if (segments.length === 0) return ROOT;

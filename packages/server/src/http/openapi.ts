@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifySchema } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { z } from 'zod';
-import { FAILURE_ANSWER } from './protocol/answer-schemas.js';
+import { FAILURE_ANSWER, successOrRefusal } from './protocol/answer-schemas.js';
 import { PAGE_CSP } from './security-headers.js';
 
 /** What the API docs say of one operation (and of its other methods and names). */
@@ -15,6 +15,10 @@ export interface OperationDoc {
   input?: z.ZodType | undefined;
   /** The JSON schema of the success answer, for the docs. */
   answer?: object | undefined;
+  /** The media type of the success answer when it is not JSON (a stream of events). */
+  answerMedia?: string | undefined;
+  /** The JSON schema of the failures when it is not FAILURE_ANSWER (`result: 0` of a failed write). */
+  failure?: object | undefined;
   /**
    * A schema Fastify writes the success answer by (fast-json-stringify, for getItem and list):
    * what it does not name is left out of the answer.
@@ -43,6 +47,8 @@ export function docSchema(
   if (doc.input && doc.in !== 'none') schema[doc.in] = jsonSchemaOf(doc.input);
   if (doc.serializeBy) schema.response = { 200: doc.serializeBy };
   if (doc.answer) schema[ANSWER] = doc.answer;
+  if (doc.answerMedia) schema[MEDIA] = doc.answerMedia;
+  if (doc.failure) schema[FAILURE] = doc.failure;
   return schema;
 }
 
@@ -59,8 +65,10 @@ export function plainSummary(
   return { summary, description: description ? `${written}\n\n${description}` : written };
 }
 
-/** The documented success answer, carried to `documented` below without Fastify writing by it. */
+/** The documented answers, carried to `documented` below without Fastify writing by them. */
 const ANSWER = 'x-roost-answer';
+const MEDIA = 'x-roost-media';
+const FAILURE = 'x-roost-failure';
 type DocumentedSchema = FastifySchema & {
   tags?: string[];
   summary?: string;
@@ -68,28 +76,47 @@ type DocumentedSchema = FastifySchema & {
   description?: string;
   hide?: boolean;
   [ANSWER]?: object;
+  [MEDIA]?: string;
+  [FAILURE]?: object;
 };
 
 /**
- * Each documented operation with its success answer and the failure body (FAILURE_ANSWER) as its 4XX and 5XX answers.
+ * Each documented operation with its answers as the server sends them: the success answer on
+ * 200 (or the failure body beside it, where the route refuses values with 200: the user service,
+ * http/routes/user-routes.ts), the failure body (FAILURE_ANSWER, or the operation's own) on 4XX
+ * and 5XX.
  */
-function documented({ schema, url }: { schema: FastifySchema | undefined; url: string }): {
-  schema: FastifySchema;
+function documented({
+  schema,
+  url,
+  route,
+}: {
+  schema: FastifySchema | undefined;
   url: string;
-} {
+  route?: { config?: { validationStatus?: number } };
+}): { schema: FastifySchema; url: string } {
   // Routes without a schema (pages, static files) are hidden by `hideUntagged` after this.
   if (!schema) return { schema: {}, url };
-  const { [ANSWER]: answer, response, ...rest } = schema as DocumentedSchema;
+  const {
+    [ANSWER]: answer,
+    [MEDIA]: media,
+    [FAILURE]: failure = FAILURE_ANSWER,
+    response,
+    ...rest
+  } = schema as DocumentedSchema;
   if (!rest.operationId) return { schema, url };
-  const success = answer ?? (response as Record<string, object> | undefined)?.[200] ?? { type: 'object' };
+  const given = answer ?? (response as Record<string, object> | undefined)?.[200] ?? { type: 'object' };
+  const success = route?.config?.validationStatus === 200 ? successOrRefusal(given) : given;
   return {
     url,
     schema: {
       ...rest,
       response: {
-        200: { description: 'Success.', ...success },
-        '4XX': { ...FAILURE_ANSWER, description: 'Refused: the code says why (docs/errors.md).' },
-        '5XX': { ...FAILURE_ANSWER, description: 'Not served now: try again later.' },
+        200: media
+          ? { description: 'Success.', content: { [media]: { schema: success } } }
+          : { description: 'Success.', ...success },
+        '4XX': { ...failure, description: 'Refused: the code says why (docs/errors.md).' },
+        '5XX': { ...failure, description: 'Not served now: try again later.' },
       },
     },
   };

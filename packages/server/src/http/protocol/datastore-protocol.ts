@@ -10,6 +10,7 @@ import {
   PAGE_MEMBERS,
   PERMISSIONS_ANSWER,
   SCALARS,
+  WRITE_FAILURE_ANSWER,
   writesAnswer,
 } from './answer-schemas.js';
 import { asInput, failingWith, type WireValues } from './wire-values.js';
@@ -31,6 +32,8 @@ export interface DataStoreOperation {
   input?: z.ZodType;
   /** The success answer's JSON schema, for the API docs (answer-schemas.ts). */
   answer: object;
+  /** The failures' JSON schema when it is not the usual failure body (a write's `result: 0`), for the API docs. */
+  failure?: object;
   /** The schema Fastify writes the answer by (see WRITTEN_BY). */
   serializeBy?: object;
   call(caller: Principal, values: WireValues): Promise<object>;
@@ -156,6 +159,7 @@ export function dataStoreOperations(store: DataStore): DataStoreOperation[] {
     },
     {
       op: 'newItem',
+      failure: WRITE_FAILURE_ANSWER,
       input: i.newItem,
       answer: writesAnswer('[key, id, timestamp, place]', [
         SCALARS.string,
@@ -174,6 +178,7 @@ export function dataStoreOperations(store: DataStore): DataStoreOperation[] {
     },
     {
       op: 'setItem',
+      failure: WRITE_FAILURE_ANSWER,
       input: i.setItem,
       answer: writesAnswer('[key or id, timestamp, place]', [
         { type: ['string', 'integer'] },
@@ -185,6 +190,7 @@ export function dataStoreOperations(store: DataStore): DataStoreOperation[] {
     },
     {
       op: 'removeItem',
+      failure: WRITE_FAILURE_ANSWER,
       input: i.addressed,
       summary: 'Remove items by `key`, `id` or `items`; `result` counts the removed ones.',
       answer: answerOf({
@@ -228,6 +234,7 @@ export function dataStoreOperations(store: DataStore): DataStoreOperation[] {
     },
     {
       op: 'setOwner',
+      failure: WRITE_FAILURE_ANSWER,
       admin: true,
       input: i.addressed,
       summary: 'Give items (`key`, `id`, `items`) to `newOwner` (or `owner`).',

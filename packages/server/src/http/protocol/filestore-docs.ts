@@ -13,15 +13,16 @@ const PATH_PARAMETER = {
   in: 'path',
   required: true,
   description:
-    "The entry's path inside the store, its segments percent-encoded (`docs/a%20b.txt`); empty for the root.",
+    "The entry's path inside the store (`docs/a b.txt`), percent-encoded as a whole (`docs%2Fa%20b.txt`) or " +
+    'segment by segment (`docs/a%20b.txt`): an encoded slash separates segments too. Empty for the root.',
   schema: { type: 'string' },
 };
 
 const json = (schema: object) => ({ 'application/json': { schema } });
-const FAILURES = {
-  '4XX': { description: 'Refused: the code says why (docs/errors.md).', content: json(FAILURE_ANSWER) },
-  '5XX': { description: 'Not served now: try again later.', content: json(FAILURE_ANSWER) },
-};
+const failures = (failure: object = FAILURE_ANSWER) => ({
+  '4XX': { description: 'Refused: the code says why (docs/errors.md).', content: json(failure) },
+  '5XX': { description: 'Not served now: try again later.', content: json(failure) },
+});
 const FILE_BYTES = {
   description: 'The file, with its type, length, ETag and Last-Modified; ranges answer 206.',
   content: { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } },
@@ -52,7 +53,7 @@ function operation(store: string, doc: FileOperation, method: string) {
               ...(doc.upload ? { 'multipart/form-data': { schema: body } } : {}),
             },
           },
-    responses: { 200: { description: 'Success.', content: json(doc.answer) }, ...FAILURES },
+    responses: { 200: { description: 'Success.', content: json(doc.answer) }, ...failures(doc.failure) },
   };
 }
 
@@ -73,7 +74,7 @@ export function fileStoreDocPaths(stores: readonly string[]): Record<string, obj
         tags: ['file store'],
         ...plainSummary(summary, undefined),
         parameters: [PATH_PARAMETER],
-        responses: { 200: FILE_BYTES, 206: { ...FILE_BYTES, description: 'The range asked for.' }, ...FAILURES },
+        responses: { 200: FILE_BYTES, 206: { ...FILE_BYTES, description: 'The range asked for.' }, ...failures() },
       },
     });
     for (const doc of fileOperations)

@@ -13,6 +13,7 @@ import {
 import {
   ALLOWED_ANSWER,
   answerOf,
+  countFailureAnswer,
   DONE_ANSWER,
   ONE_ANSWER,
   PAGE_MEMBERS,
@@ -58,6 +59,10 @@ const done = answered({ result: true });
  */
 const countFailure = <T>(work: Promise<T>, because: (err: RoostError) => boolean) =>
   failingWith({ result: 0 }, work, because);
+/** The failures of the operations that answer some with `result: 0` (`countFailure`). */
+const COUNT_FAILURE = countFailureAnswer(
+  'Nothing was changed: the file was too large, the name exists, or the directory is not empty.',
+);
 const tooLarge = (err: RoostError) => err.code === 'storage_limit';
 const nameExists = (err: RoostError) =>
   err.code === 'validation_failure' && err.fields.some(([field, reason]) => field === 'name' && reason === 'exists');
@@ -77,6 +82,8 @@ export interface FileOperation {
   input?: z.ZodType;
   /** The JSON Schema of the success answer. */
   answer: object;
+  /** The failures' JSON Schema when some say `result: 0` (`countFailure`). */
+  failure?: object;
   /** Changes nothing: a cookie-authenticated cross-site request may call it. */
   readOnly?: boolean;
   /** Takes contents: a multipart file part, or for `@write` the raw body by PUT. */
@@ -110,6 +117,7 @@ export const fileOperations: readonly FileOperation[] = [
   },
   {
     op: 'newItem',
+    failure: COUNT_FAILURE,
     upload: true,
     summary:
       'Create a file (contents as text, base64 or a file part) ' +
@@ -126,6 +134,7 @@ export const fileOperations: readonly FileOperation[] = [
   },
   {
     op: 'setItem',
+    failure: COUNT_FAILURE,
     upload: true,
     summary: 'New contents, type or cache header of the file at the path (or the cache header of a directory).',
     input: setItemInput,
@@ -142,6 +151,7 @@ export const fileOperations: readonly FileOperation[] = [
   },
   {
     op: 'write',
+    failure: COUNT_FAILURE,
     upload: true,
     summary:
       'New contents of the file at the path (created if missing): the raw body by PUT, or text, base64 or a file part.',
@@ -159,6 +169,7 @@ export const fileOperations: readonly FileOperation[] = [
   },
   {
     op: 'removeItem',
+    failure: COUNT_FAILURE,
     summary: 'Remove the file or directory at the path (a directory with entries only with `recursive`).',
     input: removeItemInput,
     answer: answerOf({ result: { ...SCALARS.integer, description: 'How many entries were removed.' } }),

@@ -31,6 +31,7 @@ export async function registerDataStoreRoutes(app: FastifyInstance, options: Dat
         description: 'Also answers GET with the parameters in the query.',
         input: operation.input,
         answer: operation.answer,
+        failure: operation.failure,
         serializeBy: operation.serializeBy,
       };
       const handler = async (request: FastifyRequest, reply: FastifyReply) => {

@@ -32,7 +32,15 @@ export const READ_ONLY = new Set(fileOperations.filter((o) => o.readOnly).map((o
 /** Operations that take contents: a streamed raw body (`@write`) or a multipart file part. */
 export const UPLOADS = new Set(fileOperations.filter((o) => o.upload).map((o) => o.op));
 
-/** `/<store>[/api]/<path>[/@<op>]` split into decoded path segments and the operation (when any). */
+/**
+ * `/<store>[/api]/<path>[/@<op>]` split into decoded path segments and the operation (when any).
+ * A segment is decoded once, then split at the `/` it held: generated clients (openapi-fetch, any
+ * client of /openapi.json) send the `{path}` parameter through encodeURIComponent, so
+ * `photos/cat.jpg` arrives as `photos%2Fcat.jpg`. The segments are split only here, after the
+ * operation was found in the raw URL, and every one is then checked by `pathOf`
+ * (filestore/file-paths.ts) as any other: `..`, empty segments, `@` names and double encodings
+ * are refused after the split as before it.
+ */
 function locate(request: FastifyRequest, store: string): { path: FilePath; op: string | null } {
   const raw = pathnameOf(request).slice(store.length + 2);
   const segments = raw === '' ? [] : raw.split('/');
@@ -43,11 +51,9 @@ function locate(request: FastifyRequest, store: string): { path: FilePath; op: s
     op = last.slice(1);
     segments.pop();
   }
-  // One trailing slash names a directory; any other empty segment is refused by `pathOf`.
-  if (segments.at(-1) === '') segments.pop();
-  const decoded = segments.map((s) => {
+  const decoded = segments.flatMap((s) => {
     try {
-      return decodeURIComponent(s);
+      return decodeURIComponent(s).split('/');
     } catch {
       throw fileStoreErrors.invalid_path({
         fields: [['path', 'invalid']],
@@ -55,6 +61,8 @@ function locate(request: FastifyRequest, store: string): { path: FilePath; op: s
       });
     }
   });
+  // One trailing slash (`docs/` or `docs%2F`) names a directory; any other empty segment is refused by `pathOf`.
+  if (decoded.at(-1) === '') decoded.pop();
   return { path: pathOf(decoded), op };
 }
 

@@ -84,6 +84,7 @@ export async function registerRealtimeRoutes(app: FastifyInstance, options: Real
         operationId: 'realtime_stream',
         tags: ['live changes'],
         summary: 'Opens a stream of live changes (text/event-stream).',
+        answerMedia: 'text/event-stream',
         description:
           'Events: `connect` (the client id), one per subscription an event matches (named after the ' +
           'topic), `reload` (what was missed is no longer kept), `close` (why the server ends it). ' +
