@@ -124,6 +124,13 @@ describe('live changes: permissions, token mode, refusals', () => {
       assert.equal(bad.failure.code, 'validation_failure');
       assert.equal(bad.failure.result, false);
     }
+    // An empty prefix says so, rather than that prefix= is not allowed.
+    const emptyPrefix = await openStream(s.url, { token: alice, topics: ['items/data?prefix='] });
+    assert.equal(emptyPrefix.status, 422);
+    assert.match(emptyPrefix.failure.message, /empty prefix/);
+    assert.deepEqual(emptyPrefix.failure.invalid, [
+      ['topic', 'The topic has an empty prefix: leave ?prefix= out to hear every item.'],
+    ]);
   });
 
   test('token mode: a stream opened without a token takes the token of its subscriptions', async () => {
