@@ -174,14 +174,9 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
       return http.listen({ port: options.port ?? config.port, host: options.host ?? config.host });
     },
     async close() {
-      // Fastify closes the idle keep-alive connections once, when the stop begins; one whose
-      // answer ends later would hold the stop for the keep-alive timeout (72 s). Sweep until done.
-      const sweep = setInterval(() => http.server.closeIdleConnections(), 100);
-      try {
-        await http.close();
-      } finally {
-        clearInterval(sweep);
-      }
+      // Idle connections are closed at once, running requests after shutdownGraceSeconds
+      // (http/shutdown.ts).
+      await http.close();
       await webhooks.close();
       await services.close();
     },

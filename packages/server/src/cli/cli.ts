@@ -83,11 +83,21 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+/** What a stop may take beyond the HTTP server's grace period: the database's and the workers' close. */
+const STOP_MARGIN_MS = 10_000;
+
 async function serve(): Promise<number> {
   const config = await loadConfig();
   // Loaded here, not at the top: the other commands need no web server (src/services.ts).
   const { createRoost } = await import('../roost.js');
   const roost = await createRoost(config);
+  // Listened for before the server listens: a SIGTERM right after the start (while the first
+  // run's check below still runs) is a clean stop too, not Node's default kill.
+  const stopAsked = new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
   let url: string;
   try {
     url = await roost.listen();
@@ -113,11 +123,17 @@ async function serve(): Promise<number> {
         `'<a long secret>' --group admins`,
     );
   }
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  await stopAsked;
+  // The HTTP server closes its last connections after shutdownGraceSeconds (http/shutdown.ts); should
+  // anything else hold the process (a database that does not answer), it still ends, and says so.
+  const deadline = setTimeout(
+    () => {
+      roost.log.error('Roost did not stop in time; exiting');
+      process.exit(1);
+    },
+    config.shutdownGraceSeconds * 1000 + STOP_MARGIN_MS,
+  );
+  deadline.unref();
   await roost.close();
   roost.log.info({ version: ROOST_VERSION }, 'Roost stopped');
   return 0;

@@ -225,6 +225,8 @@ export const configSchema = z
       .min(1024)
       .default(1024 * 1024),
     trustProxy: z.boolean().default(false),
+    /** How long a stop waits for running requests before it closes their connections (http/shutdown.ts). */
+    shutdownGraceSeconds: z.number().min(0).max(3600).default(10),
     /** Origins allowed to call Roost from a browser; none by default. */
     corsOrigins: z.array(z.string().url()).default([]),
     users: z

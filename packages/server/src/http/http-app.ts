@@ -36,6 +36,7 @@ import { registerFileStoreRoutes } from './routes/filestore-routes.js';
 import { installCors } from './cors.js';
 import { answerClientError } from './client-errors.js';
 import { installSecurityHeaders } from './security-headers.js';
+import { installShutdown } from './shutdown.js';
 import { installRequestLog } from './request-log.js';
 import { createHttpMetrics, registerMetrics } from './metrics.js';
 import type { MailQueueCounts } from '../core/mailer.js';
@@ -108,6 +109,8 @@ export async function buildHttp(
     // What Node's HTTP parser refuses (headers over 16 KiB, a broken request line) never reaches
     // a route; it still gets Roost's failure body.
     clientErrorHandler: answerClientError,
+    // Requests that arrive while the server stops get Roost's failure body (shutdown.ts).
+    return503OnClosing: false,
   });
   app.decorateRequest('roostCaller', null);
   installErrorHandler(app);
@@ -166,6 +169,7 @@ export async function buildHttp(
     ...sharedCounters(app, log, config.rateLimit.redisUrl),
   });
   installCors(app, config.corsOrigins);
+  installShutdown(app, config.shutdownGraceSeconds * 1000);
   await registerOpenApi(app, ROOST_VERSION, () => fileStoreDocPaths(services.fileStores.names));
 
   await app.register(registerHealthRoutes, { readiness: services.readiness ?? { problems: async () => [] } });

@@ -158,10 +158,21 @@ export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
         continue;
       }
       const store = topic.kind === 'items' ? deps.dataStores.get(topic.store) : deps.fileStores.get(topic.store);
-      if (!store) throw realtimeErrors.unknown_store({ fields: [['topics', 'unknown_store']] });
+      if (!store) throw realtimeErrors.unknown_store({ fields: [['topic', 'unknown_store']] });
       (await grantsOf(store.permissions, principal)).require(READ);
     }
     return topics;
+  }
+
+  /**
+   * Only a stream's own user steers a signed-in stream (its token or its cookie, any session):
+   * an anonymous post would otherwise change its topics, checked with the owner's rights.
+   */
+  function assertOwner(stream: Stream, userId: string | null): void {
+    const owner = stream.principal.userId;
+    if (owner === null || owner === userId) return;
+    if (userId === null) throw commonErrors.not_signed_in({ message: "Sign in as the stream's user to change it." });
+    throw commonErrors.not_allowed({ message: 'This stream belongs to another user.' });
   }
 
   function assertRoom(address: string, userId: string | null): void {
@@ -460,18 +471,15 @@ export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
     async subscribe(clientId, caller, texts) {
       const stream = streams.get(clientId);
       if (!stream) throw realtimeErrors.unknown_stream({ fields: [['clientId', 'not found']] });
-      const current = stream.principal.userId;
       const incoming = caller.principal.userId;
-      if (current !== null && incoming !== null && incoming !== current)
-        throw commonErrors.not_allowed({ message: 'This stream belongs to another user.' });
+      assertOwner(stream, incoming);
       // A stream opened without a token (token mode in a browser) takes the subscriber's.
-      const adopting = current === null && incoming !== null;
+      const adopting = stream.principal.userId === null && incoming !== null;
       if (adopting) assertUserRoom(incoming);
       const topics = await admit(texts, adopting ? caller.principal : stream.principal);
       if (stream.closed) throw realtimeErrors.unknown_stream({ fields: [['clientId', 'not found']] });
       // Another post may have given the stream its user meanwhile.
-      if (adopting && stream.principal.userId !== null && stream.principal.userId !== incoming)
-        throw commonErrors.not_allowed({ message: 'This stream belongs to another user.' });
+      assertOwner(stream, incoming);
       if (adopting && stream.principal.userId === null) {
         assertUserRoom(incoming);
         stream.principal = caller.principal;

@@ -78,7 +78,8 @@ function itemFilter(text: string, query: string | undefined): { keys?: ReadonlyS
     return { keys: new Set(list) };
   }
   const prefix = params.get('prefix');
-  if (prefix !== null && prefix !== '') return { prefix };
+  if (prefix === '') throw invalid(text, 'has an empty prefix: leave ?prefix= out to hear every item');
+  if (prefix !== null) return { prefix };
   throw invalid(text, 'may narrow by keys= or prefix= only');
 }
 

@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openStream, type OpenStream } from '../helpers/event-stream.js';
 import { authCookie, CROSS_SITE } from '../helpers/pages.js';
-import { useServer, type TestServer } from '../helpers/test-server.js';
+import { PASSWORD, useServer, type TestServer } from '../helpers/test-server.js';
 
 /** Streams the test opened, closed after it. */
 function streamsOf(s: TestServer) {
@@ -124,6 +124,13 @@ describe('live changes: permissions, token mode, refusals', () => {
       assert.equal(bad.failure.code, 'validation_failure');
       assert.equal(bad.failure.result, false);
     }
+    // An empty prefix says so, rather than that prefix= is not allowed.
+    const emptyPrefix = await openStream(s.url, { token: alice, topics: ['items/data?prefix='] });
+    assert.equal(emptyPrefix.status, 422);
+    assert.match(emptyPrefix.failure.message, /empty prefix/);
+    assert.deepEqual(emptyPrefix.failure.invalid, [
+      ['topic', 'The topic has an empty prefix: leave ?prefix= out to hear every item.'],
+    ]);
   });
 
   test('token mode: a stream opened without a token takes the token of its subscriptions', async () => {
@@ -147,6 +154,45 @@ describe('live changes: permissions, token mode, refusals', () => {
     assert.deepEqual(await stream.quiet(), []);
   });
 
+  test('a signed-in stream is steered by its own user only, never by an anonymous post', async () => {
+    const stream = await open({ token: alice, topics: ['items/data?keys=nothing'] });
+    // Anonymous callers may not read items/private: the post must not be checked with alice's rights.
+    const anonymous = await subscribe(s, stream.clientId, ['items/private']);
+    assert.equal(anonymous.status, 401, JSON.stringify(anonymous.body));
+    assert.equal(anonymous.body.code, 'not_signed_in');
+    const cleared = await subscribe(s, stream.clientId, []);
+    assert.equal(cleared.status, 401);
+    const other = await subscribe(s, stream.clientId, ['items/data'], bob);
+    assert.equal(other.status, 403);
+    assert.equal(other.body.code, 'not_allowed');
+    // The same user with another session, and the cookie of the same user, may.
+    const again = await s.users('token', { identity: 'alice', password: PASSWORD });
+    const token = again.body.token as string;
+    assert.equal((await subscribe(s, stream.clientId, ['items/data'], token)).status, 200);
+    const cookie = await authCookie(s, 'alice');
+    const byCookie = await s.request(
+      '/api/realtime',
+      { clientId: stream.clientId, topics: ['items/data', 'items/private'] },
+      { headers: { cookie, origin: s.url } },
+    );
+    assert.equal(byCookie.status, 200, JSON.stringify(byCookie.body));
+    // The refused posts changed nothing that was asked after them.
+    await s.request('/data/api/newItem', { key: 'owned-steer', value: 1 }, { token: alice });
+    assert.equal((await stream.next()).data.key, 'owned-steer');
+  });
+
+  test("an anonymous stream: anonymous posts steer it, the first signed-in post makes it that user's", async () => {
+    const stream = await open({});
+    // Anonymous callers may read nothing here: an empty list is what an anonymous post may set.
+    const posted = await subscribe(s, stream.clientId, []);
+    assert.deepEqual(posted.body, { result: true, clientId: stream.clientId, topics: [] });
+    const refused = await subscribe(s, stream.clientId, ['items/data']);
+    assert.equal(refused.body.code, 'not_signed_in');
+    assert.equal((await subscribe(s, stream.clientId, ['items/data'], alice)).status, 200);
+    const anonymous = await subscribe(s, stream.clientId, []);
+    assert.equal(anonymous.status, 401);
+  });
+
   test('subscription posts: missing, wrong-typed, unknown and cross-site ones are refused', async () => {
     const stream = await open({ token: alice });
     const cases: Array<[unknown, unknown, number, string]> = [
@@ -164,6 +210,21 @@ describe('live changes: permissions, token mode, refusals', () => {
       assert.equal(res.status, status, JSON.stringify([clientId, topics, res.body]));
       if (code) assert.equal(res.body.code, code);
     }
+    // A body that is not an object is malformed, as on every route (docs/errors.md).
+    for (const raw of ['[1]', '"items/data"', '7']) {
+      const res = await s.request('/api/realtime', undefined, {
+        raw,
+        token: alice,
+        headers: { 'content-type': 'application/json' },
+      });
+      assert.equal(res.status, 400, raw);
+      assert.equal(res.body.code, 'malformed_body');
+    }
+    // Every refused topic is named `topic`, whether opened or posted.
+    const unknown = await subscribe(s, stream.clientId, ['items/nothing'], alice);
+    assert.deepEqual(unknown.body.invalid, [['topic', 'unknown_store']]);
+    const unknownOpen = await openStream(s.url, { token: alice, topics: ['items/nothing'] });
+    assert.deepEqual(unknownOpen.failure.invalid, [['topic', 'unknown_store']]);
     // A refused post changes nothing: the stream keeps what it had.
     await s.request('/data/api/newItem', { key: 'still', value: 1 }, { token: alice });
     assert.equal((await stream.next()).data.key, 'still');

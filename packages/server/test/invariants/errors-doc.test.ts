@@ -49,6 +49,7 @@ test('the codes raised by the HTTP layer are documented', () => {
     'file-download.ts',
     'file-uploads.ts',
     'client-errors.ts',
+    'shutdown.ts',
   ]
     .map((f) => readFileSync(new URL(`../../src/http/${f}`, import.meta.url), 'utf8'))
     .join('\n');

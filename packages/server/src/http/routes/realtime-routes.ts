@@ -8,6 +8,7 @@ import type { UserService } from '../../users/index.js';
 import { assertWriteOrigin, callerOf, tokenOf } from '../auth.js';
 import { docSchema } from '../openapi.js';
 import { answerOf, SCALARS } from '../protocol/answer-schemas.js';
+import { requestValues } from '../request-values.js';
 
 export interface RealtimeRouteOptions {
   hub: RealtimeHub;
@@ -123,7 +124,9 @@ export async function registerRealtimeRoutes(app: FastifyInstance, options: Real
         operationId: 'realtime_subscribe',
         tags: ['live changes'],
         summary: "Replaces an open stream's subscriptions.",
-        description: 'A stream opened without a token takes the token of this call.',
+        description:
+          "Only the stream's own user may post (any of its sessions); a stream opened without a token " +
+          'takes the user of its first signed-in post.',
         input: subscribeInput,
         answer: SUBSCRIBED,
         in: 'body',
@@ -132,7 +135,8 @@ export async function registerRealtimeRoutes(app: FastifyInstance, options: Real
     async (request) => {
       const caller = await callerOf(request, users);
       assertWriteOrigin(request, caller, config.corsOrigins);
-      const input = parseInput(subscribeInput, request.body);
+      // The body's values as every route reads them: one that is not an object is malformed_body.
+      const input = parseInput(subscribeInput, requestValues(request));
       const held = await hub.subscribe(input.clientId, await streamCaller(request, users), input.topics);
       return { result: true, clientId: input.clientId, topics: held };
     },
