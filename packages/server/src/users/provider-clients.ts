@@ -28,6 +28,12 @@ export interface ProviderClient {
   label: string;
   config: oidc.Configuration;
   scope: string;
+  /**
+   * The `prompt` of every authorization request (docs/security.md, "Sign-in providers"): the
+   * provider must ask the person (pick the account, or sign in again) even with a live session
+   * there, so a GET that any site can send never ends in a Roost session by itself (ASVS 7.6.2).
+   */
+  prompt: 'select_account' | 'login';
   /** OpenID Connect: an ID token with our nonce is required; GitHub's OAuth2 has none. */
   openId: boolean;
   profile(tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers): Promise<ProviderProfile>;
@@ -40,6 +46,16 @@ const LABELS: Record<ProviderConfig['kind'], string> = {
   microsoft: 'Microsoft',
   gitlab: 'GitLab',
 };
+
+/**
+ * `select_account` where the provider is known to take it (Google, Microsoft, GitHub, or an
+ * issuer whose discovery lists it in `prompt_values_supported`): one click on the account; else
+ * `login`, which OpenID Connect Core 1.0 section 3.1.2.1 defines for every provider.
+ */
+function promptOf(kind: ProviderConfig['kind'], advertised: unknown): ProviderClient['prompt'] {
+  if (kind === 'google' || kind === 'microsoft' || kind === 'github') return 'select_account';
+  return Array.isArray(advertised) && advertised.includes('select_account') ? 'select_account' : 'login';
+}
 
 /** The issuer of an OpenID Connect provider: given, or its preset's. */
 function issuerOf(p: ProviderConfig): string {
@@ -81,6 +97,7 @@ async function openIdClient(p: ProviderConfig): Promise<ProviderClient> {
     label: providerLabel(p),
     config,
     scope: (p.scopes ?? ['openid', 'email', 'profile']).join(' '),
+    prompt: promptOf(p.kind, config.serverMetadata().prompt_values_supported),
     openId: true,
     async profile(tokens) {
       const claims = tokens.claims();
@@ -127,6 +144,7 @@ function githubClient(p: ProviderConfig): ProviderClient {
     label: providerLabel(p),
     config,
     scope: (p.scopes ?? ['read:user', 'user:email']).join(' '),
+    prompt: promptOf(p.kind, undefined),
     openId: false,
     async profile(tokens) {
       const user = (await get('/user', tokens.access_token)) as Record<string, unknown>;

@@ -166,6 +166,9 @@ export function providerOps(ctx: UserContext) {
       const url = oidc.buildAuthorizationUrl(client.config, {
         redirect_uri: callbackOf(provider.id),
         scope: client.scope,
+        // A sign-in makes a session: the provider must ask (ASVS 7.6.2). A link is begun by an
+        // explicit action already (the account page's link with the CSRF token) and makes none.
+        ...(link ? {} : { prompt: client.prompt }),
         state,
         code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
         code_challenge_method: 'S256',

@@ -159,6 +159,31 @@ describe('sign-in providers over HTTP', () => {
     assert.match(end.text, /Sign-in providers/);
   });
 
+  test('the provider must ask the person: a GET from any site does not end in a session by itself', async () => {
+    const locationOf = async (id: string) => {
+      const res = await fetch(`${s.url}/users/providers/${id}/start?redirect=/users/account`, { redirect: 'manual' });
+      return new URL(res.headers.get('location') ?? '');
+    };
+    assert.equal((await locationOf('corp')).searchParams.get('prompt'), 'login');
+    assert.equal((await locationOf('gh')).searchParams.get('prompt'), 'select_account');
+    // A person signed in at the provider (the jar keeps its session and the consent given)...
+    const jar = new CookieJar();
+    const start = `${s.url}/users/providers/corp/start?redirect=/users/account`;
+    assert.equal((await walk(jar, start, 'sleepy')).url.pathname, '/users/account');
+    // ...then a page of another site sends the browser to the start: redirects alone, no form posted.
+    let next = new URL(start);
+    for (let hop = 0; hop < 10; hop++) {
+      const res = await fetch(next, { headers: { cookie: jar.header(next) }, redirect: 'manual' });
+      jar.keep(next, res);
+      const location = res.headers.get('location');
+      const session = res.headers.getSetCookie().some((c) => /^auth=[^;]/.test(c));
+      assert.equal(session, false, `a session set at ${next.href}`);
+      if (!location) break;
+      next = new URL(location, next);
+    }
+    assert.equal(next.origin, op.issuer, `the browser stays at the provider, which asks: ${next.href}`);
+  });
+
   test('hostile input: each route and operation answers the failure body, below 500', async () => {
     // The pages answer their failures as pages (admin/page-kit/page-errors.ts), with the status.
     const cases: [string, number][] = [
@@ -193,5 +218,39 @@ describe('sign-in providers over HTTP', () => {
     }
     assert.equal((await s.users('providerLinks', {})).status, 401);
     assert.equal((await s.users('unlinkProvider', { provider: 'corp' })).status, 401);
+  });
+});
+
+describe('a provider that cannot be reached', () => {
+  let s: TestServer;
+  before(async () => {
+    const closed = await freePort();
+    s = await startServer({
+      users: {
+        providers: [{ id: 'gone', kind: 'oidc', issuer: `http://127.0.0.1:${closed}`, clientId: 'c' }],
+        providerRedirects: [APP],
+      },
+    });
+  });
+  after(() => s?.close());
+
+  test('begun in an app: back at the app with roost_error=provider_unavailable; begun on a page: 503', async () => {
+    const app = `${APP}done?keep=1`;
+    const res = await fetch(`${s.url}/users/providers/gone/start?redirect=${encodeURIComponent(app)}`, {
+      redirect: 'manual',
+    });
+    assert.equal(res.status, 303, await res.text());
+    const end = new URL(res.headers.get('location') ?? '');
+    assert.equal(`${end.origin}${end.pathname}`, `${APP}done`);
+    assert.equal(end.searchParams.get('keep'), '1');
+    assert.equal(end.searchParams.get('roost_error'), 'provider_unavailable');
+    // Not an allowed app address: refused as before, never sent on.
+    const other = await fetch(`${s.url}/users/providers/gone/start?redirect=https%3A%2F%2Fevil.example%2F`, {
+      redirect: 'manual',
+    });
+    assert.equal(other.status, 422);
+    const local = await fetch(`${s.url}/users/providers/gone/start?redirect=/users/account`, { redirect: 'manual' });
+    assert.equal(local.status, 503);
+    assert.match(await local.text(), /could not be reached/);
   });
 });

@@ -200,3 +200,45 @@ describe('sign-in throttling: per client address', () => {
     assert.equal(signedIn, 80, '80 sign-ins, four at a time, from an address allowed five failures');
   });
 });
+
+describe('sign-in throttling: the pages spend the address budget of the API and answer 429', () => {
+  const s = useServer({ rateLimit: { max: 1000, signinFailures: 6, signinFailureWindowSeconds: 600 } });
+  before(async () => {
+    await s.createUser('dora');
+    await s.grant('signinMail', ['sys:everyone']);
+  });
+  const from = '127.0.0.4';
+  const page = (path: string, fields: Record<string, string>) =>
+    postFrom(from, `${s.url}${path}`, new URLSearchParams(fields).toString(), 'application/x-www-form-urlencoded', {
+      origin: s.url,
+    });
+  const refusedPage = (res: Answer, what: string) => {
+    assert.equal(res.status, 429, `${what}: ${res.status}`);
+    assert.equal(res.headers['retry-after'], '600', `${what}: Retry-After`);
+    assert.match(String(res.headers['content-type']), /text\/html/);
+    assert.match(res.text, /Too many/);
+    assert.match(res.text, /Try again in 10 minutes/, `${what} says when to try again`);
+  };
+
+  test('failures on the API and both pages count together; past the budget each sign-in form answers 429', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await attempt(s, i, from, 'dora', `wrong-${i}`)).status);
+    assert.deepEqual(statuses, [401, 401, 422, 422, 401, 401], 'six failures, spread over the four routes');
+    refusedPage(await page('/users/signin', { identity: 'dora', password: 'wrong', signin$: 'signin$' }), 'user page');
+    refusedPage(await page('/admin/signin', { identity: 'dora', password: PASSWORD, signin$: 'signin$' }), 'admin');
+    refusedPage(
+      await page('/users/signin', { verify$: 'verify$', challenge: 'made-up', code: '123456' }),
+      'the second step',
+    );
+    refusedPage(await page('/users/signin-mail', { identity: 'dora', code: '12345678', enter$: 'enter$' }), 'by mail');
+    const api = await postFrom(
+      from,
+      `${s.url}/users/api/signin`,
+      JSON.stringify({ identity: 'dora', password: PASSWORD }),
+      'application/json',
+    );
+    assert.equal(api.status, 429, 'the API refuses the address the pages spent');
+    // Another address is not affected.
+    assert.equal((await attempt(s, 2, '127.0.0.5', 'dora', PASSWORD)).signedIn, true);
+  });
+});

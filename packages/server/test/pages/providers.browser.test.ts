@@ -250,6 +250,8 @@ describe('sign-in providers (OpenID Connect) in a browser', { skip }, () => {
     assert.equal(second.body.code, 'invalid_token');
     // In parallel, one grant makes one session at most.
     await page.goto(await started(context, 'corp', `${APP}done`));
+    // The provider asks again (`prompt=login`, users/provider-clients.ts), signed in there or not.
+    await providerLogin(page, 'appy');
     const grant2 = lastGrant();
     assert.notEqual(grant2, grant);
     const answers = await Promise.all(Array.from({ length: 8 }, () => s.users('signinProvider2', { grant: grant2 })));

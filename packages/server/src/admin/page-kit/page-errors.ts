@@ -23,6 +23,22 @@ const PAGE_FRAMEWORK_MESSAGES: Record<string, string> = {
   FST_INVALID_MULTIPART_CONTENT_TYPE: 'The form is not valid multipart data.',
 };
 
+/**
+ * A sign-in refused for its address (users/signin-throttle.ts, `rate_limited`) leaves the form
+ * as the error it is, so the page answers 429 with Retry-After as the API does, instead of
+ * showing the form again with 422. The forms that sign in call this in their catch blocks.
+ */
+export function rethrowThrottled(err: unknown): void {
+  if (isRoostError(err) && err.code === 'rate_limited') throw err;
+}
+
+/** "Try again in 10 minutes.": a page's words for a Retry-After of `seconds`. */
+function retryWords(seconds: number): string {
+  const minutes = Math.ceil(seconds / 60);
+  if (seconds < 60) return `Try again in ${Math.max(1, Math.ceil(seconds))} seconds.`;
+  return `Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+}
+
 /** Where "try again" leads: the page itself, by GET, without its query string. */
 const pageUrlOf = (request: FastifyRequest) => (request.raw.url ?? '/').split('?')[0] ?? '/';
 
@@ -38,12 +54,15 @@ export function installPageErrorHandler(app: FastifyInstance): void {
     failureHeaders(error, reply);
     const { status } = failure;
     // A RoostError's message is written for people; the framework's refusals get a page's words.
-    const message =
+    let message =
       (failure.frameworkCode && PAGE_FRAMEWORK_MESSAGES[failure.frameworkCode]) ||
       (isRoostError(error) || status >= 500 ? failure.message : TITLES[status] || failure.message);
     // A request refused before its body was read: close rather than read the rest.
     if (!request.raw.complete) reply.header('connection', 'close');
     reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store');
+    const wait = isRoostError(error) && error.retryAfterSeconds !== undefined ? error.retryAfterSeconds : null;
+    // The API's "Try again later." (core/errors.ts) made definite from the Retry-After it sends.
+    if (wait !== null) message = `${message.replace(/\s*Try again later\.$/, '')} ${retryWords(wait)}`;
     const again = `<p><a href="${escapeHtml(pageUrlOf(request))}">Load the page again</a></p>`;
     if (isXhr({ headers: request.headers })) {
       return reply

@@ -7,6 +7,7 @@ import {
   type FormInit,
 } from '@roost/forms';
 import { commonErrors, isRoostError, type RoostError } from '../../core/errors.js';
+import { rethrowThrottled } from './page-errors.js';
 
 /** What a page does with valid input: one call of a domain service. */
 // biome-ignore lint/suspicious/noConfusingVoidType: most performs return nothing, and say so by their type
@@ -94,6 +95,8 @@ export class PageForm extends HTMLForm {
       outcome = (await this.#perform(data)) ?? {};
     } catch (err) {
       if (!isRoostError(err)) throw err;
+      // A sign-in refused for its address is the page's 429, not a problem of the form.
+      rethrowThrottled(err);
       const explained = await this.#explain(err);
       return this.finishFormProcessing(false, data, explained.messages, explained.errors, kw, false);
     }

@@ -4,6 +4,7 @@ import { isRoostError } from '../../core/errors.js';
 import { withClient, type RequestCaller } from '../../http/auth.js';
 import type { TotpSetup, UserService } from '../../users/index.js';
 import type { FormRequest } from '@roost/forms';
+import { rethrowThrottled } from '../page-kit/page-errors.js';
 import { textParam } from '../page-kit/page-parts.js';
 
 /**
@@ -87,6 +88,7 @@ export async function secondStep(input: SecondStepInput): Promise<SecondStepResu
       return [true, ''];
     } catch (err) {
       if (!isRoostError(err)) throw err;
+      rethrowThrottled(err);
       if (err.code === 'invalid_token') {
         expired = true;
         return [true, ''];

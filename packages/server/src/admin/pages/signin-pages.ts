@@ -15,6 +15,7 @@ import { isLocalRedirect, type ProviderInfo, type UserService } from '../../user
 import { assertCsrf, csrfTokenOf } from '../csrf.js';
 import { renderPage, type PageInit } from '../layout.js';
 import { readFormRequest } from '../page-kit/page-body.js';
+import { rethrowThrottled } from '../page-kit/page-errors.js';
 import { link, textParam } from '../page-kit/page-parts.js';
 import { sendHtml, takeFlash } from '../page-kit/page-reply.js';
 import { renderPublicPage } from '../user-pages/public-page.js';
@@ -118,6 +119,7 @@ async function signinPage(deps: SigninDeps, audience: Audience, request: Fastify
       pending = pendingChallenge(err);
       if (pending) return [true, ''];
       if (!isRoostError(err)) throw err;
+      rethrowThrottled(err);
       return [false, await this.render(again, [err.message], undefined, false, false)];
     }
     if (!(await admitted(users, audience, issued)))

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { isRoostError } from '../../core/errors.js';
 import { callerOf, setAuthCookie, withClient } from '../../http/auth.js';
 import type { ProviderOutcome, UserService } from '../../users/index.js';
 import { isLocalRedirect } from '../../users/index.js';
@@ -58,7 +59,19 @@ async function startRoute(deps: PageDeps, request: FastifyRequest, reply: Fastif
     assertCsrf(request, textParam((request.query as Record<string, unknown>).csrf));
     redirect = '/users/account';
   }
-  const started = await users.signinProvider(withClient(caller, request), { provider: id, redirect, link });
+  let started: Awaited<ReturnType<UserService['signinProvider']>>;
+  try {
+    started = await users.signinProvider(withClient(caller, request), { provider: id, redirect, link });
+  } catch (err) {
+    // An app's sign-in ends at the app, as docs/users.md says, also when the provider cannot be
+    // reached before the browser went there. `provider_unavailable` comes only after the domain
+    // accepted `redirect` as an app's address (users/provider-ops.ts, `signinProvider`).
+    if (isRoostError(err) && err.code === 'provider_unavailable' && !isLocalRedirect(redirect)) {
+      reply.header('cache-control', 'no-store');
+      return reply.redirect(appAddress(redirect, 'roost_error', err.code), 303);
+    }
+    throw err;
+  }
   reply.setCookie(STATE_COOKIE, started.state, { ...stateCookie(request), maxAge: STATE_COOKIE_SECONDS });
   reply.header('cache-control', 'no-store');
   return reply.redirect(started.url, 303);
