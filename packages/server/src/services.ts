@@ -18,6 +18,8 @@ import { migrateToLatest } from './storage/migrations/index.js';
 import { createPermissionStore } from './storage/permission-store.js';
 import type { Database } from './storage/schema.js';
 import { createSettingsStore } from './storage/settings-store.js';
+import { createWebhookStore } from './storage/webhook-store.js';
+import type { WebhookStore } from './core/webhooks.js';
 import { createUserService, type UserService } from './users/index.js';
 import { createDataStores, type DataStores } from './datastore/index.js';
 import { createFileStores, type FileStores } from './filestore/index.js';
@@ -51,6 +53,8 @@ export interface Services {
   blobs: BlobStores;
   /** Every committed change of the three services, of this process and of the others (core/events.ts). */
   events: EventBus;
+  /** The webhooks' table, its list kept like the permission entries (followed on the change feed). */
+  webhookStore: WebhookStore;
   close(): Promise<void>;
 }
 
@@ -131,6 +135,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     fileStores,
     blobs,
     events,
+    webhookStore: createWebhookStore(db, clock, changes),
     async close() {
       clearInterval(purge);
       blobs.close();
