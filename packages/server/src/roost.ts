@@ -17,7 +17,6 @@ import { appliedMigrations, migrations } from './storage/migrations/index.js';
 import type { Database } from './storage/schema.js';
 import { openServices, type RoostOverrides, type Services } from './services.js';
 import { createWebhooks, type Webhooks } from './realtime/webhooks.js';
-import { createWebhookStore } from './storage/webhook-store.js';
 import { subjectViews } from './http/protocol/subject-views.js';
 import { programCaller } from './users/index.js';
 
@@ -133,7 +132,7 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
   const http = await buildHttp(httpServices, config, services.log);
   const webhooks = createWebhooks({
     events: services.events,
-    store: createWebhookStore(services.db),
+    store: services.webhookStore,
     dataStores: services.dataStores,
     fileStores: services.fileStores,
     views: subjectViews,

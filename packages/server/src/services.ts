@@ -10,7 +10,7 @@ import { createMailer } from './mail/create-mailer.js';
 import { createMailQueue, type MailQueue } from './mail/mail-queue.js';
 import { openBlobStores, type BlobStores } from './storage/blob-stores.js';
 import { openPostgresChangeFeed } from './storage/change-feed.js';
-import { openRedisEventTransport } from './storage/redis-events.js';
+import { openRedisFeed, withInvalidations } from './storage/redis-events.js';
 import type { Dialect } from './storage/database.js';
 import { connectDatabase } from './storage/database-errors.js';
 import { createMailQueueStore } from './storage/mail-queue-store.js';
@@ -18,6 +18,8 @@ import { migrateToLatest } from './storage/migrations/index.js';
 import { createPermissionStore } from './storage/permission-store.js';
 import type { Database } from './storage/schema.js';
 import { createSettingsStore } from './storage/settings-store.js';
+import { createWebhookStore } from './storage/webhook-store.js';
+import type { WebhookStore } from './core/webhooks.js';
 import { createUserService, type UserService } from './users/index.js';
 import { createDataStores, type DataStores } from './datastore/index.js';
 import { createFileStores, type FileStores } from './filestore/index.js';
@@ -51,6 +53,8 @@ export interface Services {
   blobs: BlobStores;
   /** Every committed change of the three services, of this process and of the others (core/events.ts). */
   events: EventBus;
+  /** The webhooks' table, its list kept like the permission entries (followed on the change feed). */
+  webhookStore: WebhookStore;
   close(): Promise<void>;
 }
 
@@ -66,9 +70,18 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   }
   const clock = overrides.clock ?? systemClock;
   // Processes sharing a PostgreSQL database tell each other what to forget (storage/change-feed.ts).
-  const changes = config.databaseUrl
+  const notify = config.databaseUrl
     ? await openPostgresChangeFeed(config.databaseUrl, db, (err) => log.error({ err }, 'change feed between processes'))
     : null;
+  // Events between processes: over Redis where configured, else over the change feed. With Redis,
+  // what caches forget goes on the events' own Redis connection too, so no event overtakes the
+  // invalidation of a change made before it (issue 46; storage/redis-events.ts).
+  const redis = config.realtime.redisUrl
+    ? await openRedisFeed(config.realtime.redisUrl, (err) =>
+        log.warn({ err }, 'events between processes: Redis unreachable, events of other processes are missed'),
+      )
+    : null;
+  const changes = notify && redis ? withInvalidations(notify, redis) : notify;
   const settings = createRuntimeSettings(config, createSettingsStore(db, clock, 1000, changes));
   const mailer = overrides.mailer ?? createMailer(config, settings);
   const mailQueue = createMailQueue(createMailQueueStore(db), mailer, clock, (err, item) => {
@@ -80,15 +93,9 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     else log.error({ err }, 'mail work after an answer failed');
   });
   const permissionStore = createPermissionStore(db, clock, 1000, changes);
-  // Events between processes: over Redis where configured, else over the change feed.
-  const redisEvents = config.realtime.redisUrl
-    ? await openRedisEventTransport(config.realtime.redisUrl, (err) =>
-        log.warn({ err }, 'events between processes: Redis unreachable, events of other processes are missed'),
-      )
-    : null;
   const events = createEventBus({
     now: () => clock.now(),
-    transport: redisEvents ?? changes,
+    transport: redis ?? notify,
     onError: (err) => log.error({ err }, 'an event listener failed'),
   });
   const users = createUserService({
@@ -128,11 +135,12 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     fileStores,
     blobs,
     events,
+    webhookStore: createWebhookStore(db, clock, changes),
     async close() {
       clearInterval(purge);
       blobs.close();
-      await changes?.close();
-      await redisEvents?.close();
+      await notify?.close();
+      await redis?.close();
       await mailQueue.close();
       await db.destroy();
     },

@@ -37,7 +37,13 @@ export interface Delivery {
 
 /** Where webhooks and their deliveries are kept: a table each, so deliveries survive a restart. */
 export interface WebhookStore {
+  /** The webhooks, from memory while no process changed them (storage/webhook-store.ts). */
   list(): Promise<Webhook[]>;
+  /**
+   * Called when the list may have changed: an addition or removal here or on another process
+   * (the change feed's message), or after the feed was down.
+   */
+  onChange(listener: () => void): void;
   add(webhook: Webhook): Promise<void>;
   remove(id: string): Promise<boolean>;
   enqueue(

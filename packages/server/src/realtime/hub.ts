@@ -263,8 +263,10 @@ export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
   async function accountChanged(id: number, event: Told<AccountEvent>): Promise<void> {
     const set = byUser.get(event.userId);
     if (!set) return;
-    // The session cache of this process forgets the account on the change feed's message too;
-    // let that run first (storage/change-feed.ts calls its listeners in one turn).
+    // The session cache has forgotten the account already: in the process that made the change
+    // before the event was told (users/session-cache.ts), in the others on the message before
+    // the event's, on the one channel that carries both (storage/redis-events.ts, or the change
+    // feed). The turn's other listeners run first all the same.
     await new Promise((resolve) => setImmediate(resolve));
     for (const stream of [...set]) {
       if ((seen.get(stream) ?? 0) >= id) continue;
@@ -277,12 +279,21 @@ export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
     }
   }
 
-  /** The stream's user now, its principal updated; null (stream to close) when its token no longer signs in. */
+  /** The number of each stream's latest recheck: an older one, answering later, changes nothing. */
+  const rechecks = new WeakMap<Stream, number>();
+
+  /**
+   * The stream's user now, its principal updated; null (stream to close) when its token no
+   * longer signs in. A periodic recheck that read before an account event and answers after
+   * that event's recheck would otherwise put the old groups back (until the next one, a minute).
+   */
   async function recheck(stream: Stream): Promise<User | null> {
     stream.checkedAt = deps.now();
+    const number = (rechecks.get(stream) ?? 0) + 1;
+    rechecks.set(stream, number);
     const caller = stream.token === null ? null : await deps.authenticate(stream.token);
     if (!caller?.user || caller.principal.userId !== stream.principal.userId) return null;
-    stream.principal = caller.principal;
+    if (rechecks.get(stream) === number) stream.principal = caller.principal;
     return caller.user;
   }
 

@@ -56,10 +56,18 @@ const KINDS: Record<'items' | 'files' | 'users', readonly string[]> = {
   files: ['file.created', 'file.written', 'file.moved', 'file.removed', 'file.owner_changed'],
   users: ['account.created', 'account.changed', 'account.disabled', 'account.removed', 'account.signed_out'],
 };
-const LEASE_MS = 60_000;
+/**
+ * How long a claimed delivery is held beyond its try's own limit (`timeoutMs`): the time to
+ * record the outcome. A process killed mid-try holds its deliveries that long, then another
+ * process tries them (issue 46, part 3: it was a fixed minute; docs/realtime.md gives the bound).
+ */
+const LEASE_MARGIN_MS = 10_000;
 const POLL_MS = 1000;
 const BATCH = 20;
-/** Webhooks are read again this often, so one added on another process is served here too. */
+/**
+ * Webhooks are read again this often besides on every change (storage/webhook-store.ts): while
+ * the change feed is down its cache does not answer, and this reading is the bound.
+ */
 const RELOAD_MS = 5000;
 
 /**
@@ -90,18 +98,40 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
   const making = new Set<Promise<void>>();
 
   let stopListening: (() => void) | null = null;
-  /**
-   * Reads the webhooks; the bus is listened to only while there is one (a listener makes every
-   * write build its event: bench/RESULTS.md, "Live changes").
-   */
-  async function load(): Promise<void> {
-    hooks = await store.list();
-    if (hooks.length > 0 && !stopListening && !closed) stopListening = deps.events.on(onEvent);
-    else if (hooks.length === 0 && stopListening) {
+  function listen(on: boolean): void {
+    if (on && !stopListening && !closed) stopListening = deps.events.on(onEvent);
+    else if (!on && stopListening) {
       stopListening();
       stopListening = null;
     }
   }
+
+  /** The reading of the list under way: events told meanwhile wait for it. */
+  let reading: Promise<void> | null = null;
+  /**
+   * Reads the webhooks (from the store's cache unless they changed somewhere). The bus is
+   * listened to while there is one (a listener makes every write build its event:
+   * bench/RESULTS.md, "Live changes") and during the reading, whose list then decides.
+   */
+  function load(): Promise<void> {
+    listen(true);
+    const current: Promise<void> = store.list().then(
+      (list) => {
+        if (reading !== current) return; // a later reading decides
+        reading = null;
+        hooks = list;
+        listen(hooks.length > 0);
+      },
+      (err: unknown) => {
+        if (reading === current) reading = null;
+        throw err;
+      },
+    );
+    reading = current;
+    return current;
+  }
+  // A webhook added or removed on any process (the change feed's message, storage/webhook-store.ts).
+  store.onChange(() => void load().catch(deps.onError));
 
   function serviceOf(event: Told): string {
     return event.kind.startsWith('account.') ? 'users' : (event as Told<ItemEvent | FileEvent>).store;
@@ -123,32 +153,46 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
     return `{"at":${JSON.stringify(at)},${data.slice(1)}`;
   }
 
+  function track(work: Promise<void>): void {
+    const made: Promise<void> = work.catch(deps.onError).finally(() => making.delete(made));
+    making.add(made);
+  }
+
   function onEvent(event: Told): void {
-    if (!event.local || hooks.length === 0) return;
+    if (!event.local) return;
+    if (reading === null) consider(event);
+    else
+      track(
+        (async () => {
+          while (reading) await reading.catch(() => {});
+          consider(event);
+        })(),
+      );
+  }
+
+  function consider(event: Told): void {
+    if (hooks.length === 0) return;
     const service = serviceOf(event);
     const wanting = hooks.filter(
       (h) => h.service === service && (h.kinds.length === 0 || h.kinds.includes(event.kind)),
     );
     if (wanting.length === 0) return;
-    const made: Promise<void> = bodyOf(event)
-      .then(async (body) => {
+    track(
+      bodyOf(event).then(async (body) => {
         if (body === null) return;
         const created = clock.now();
         await store.enqueue(
           wanting.map((h) => ({ id: newId(), webhookId: h.id, kind: event.kind, payload: body, created })),
         );
         if (timer) void wake();
-      })
-      .catch(deps.onError)
-      .finally(() => making.delete(made));
-    making.add(made);
+      }),
+    );
   }
 
   async function deliver(delivery: Delivery): Promise<void> {
-    let hook = hooks.find((h) => h.id === delivery.webhookId);
     // Added on another process since the last reading, maybe.
-    if (!hook) await load();
-    hook = hooks.find((h) => h.id === delivery.webhookId);
+    const hook =
+      hooks.find((h) => h.id === delivery.webhookId) ?? (await store.list()).find((h) => h.id === delivery.webhookId);
     if (!hook) {
       await store.failed(delivery.id, delivery.attempts, null, null, 'The webhook was removed.');
       return;
@@ -193,7 +237,7 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
   async function drain(): Promise<void> {
     await loaded;
     for (;;) {
-      const batch = await store.claimDue(clock.now(), LEASE_MS, BATCH);
+      const batch = await store.claimDue(clock.now(), settings.timeoutMs + LEASE_MARGIN_MS, BATCH);
       if (batch.length === 0) return;
       await Promise.all(batch.map(deliver));
     }
@@ -204,10 +248,7 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
   loaded = load().catch(deps.onError);
 
   return {
-    async list() {
-      await load();
-      return hooks;
-    },
+    list: () => store.list(),
 
     async add(input) {
       const problems: Array<[string, string]> = [];
@@ -238,16 +279,12 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
         kinds: [...new Set(input.kinds)],
         created: clock.now(),
       };
+      // The store tells its listeners, here and elsewhere (`onChange` above).
       await store.add(webhook);
-      await load();
       return webhook;
     },
 
-    async remove(id) {
-      const removed = await store.remove(id);
-      await load();
-      return removed;
-    },
+    remove: (id) => store.remove(id),
 
     deliveries: (webhookId, limit) => store.deliveries(webhookId, limit),
 

@@ -1,5 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { Delivery, DeliveryState, WebhookStore } from '../core/webhooks.js';
+import { Cache, type CacheFeed } from '../core/cache.js';
+import type { Clock } from '../core/clock.js';
+import type { Delivery, DeliveryState, Webhook, WebhookStore } from '../core/webhooks.js';
 import { needsRowLocks } from './database.js';
 import type { Database } from './schema.js';
 
@@ -25,25 +27,54 @@ const toDelivery = (r: DeliveryRow): Delivery => ({
  * processes on PostgreSQL skipping rows being claimed (`FOR UPDATE SKIP LOCKED`). Delivered and
  * given-up rows stay for the delivery log.
  */
-export function createWebhookStore(db: Kysely<Database>): WebhookStore {
+export function createWebhookStore(db: Kysely<Database>, clock: Clock, feed: CacheFeed | null = null): WebhookStore {
   const rowLocks = needsRowLocks(db);
+  // The list is one cache entry that follows the change feed like the permission entries
+  // (storage/permission-store.ts): an addition or removal on any process is forgotten by every
+  // other as its message arrives (issue 37, item 8: they used to read it again every 5 s).
+  const TOPIC = 'webhooks';
+  const ALL = 'all';
+  const kept = new Cache<Webhook[]>({ clock, ttlMs: 60_000, maxSize: 1, feed, topic: TOPIC });
+  const changed: Array<() => void> = [];
+  const tell = () => {
+    for (const listener of changed) listener();
+  };
+  feed?.subscribe((change) => {
+    if (change === null || change.topic === TOPIC) tell();
+  });
+  const load = async (): Promise<Webhook[]> => {
+    const rows = await db.selectFrom('webhooks').selectAll().orderBy('created').execute();
+    return rows.map((r) => ({ ...r, created: Number(r.created), kinds: JSON.parse(r.kinds) as string[] }));
+  };
+  /** A change of the list, committed, then published and told here. */
+  async function changing<T>(write: () => Promise<T>): Promise<T> {
+    const done = await kept.around(() => kept.forget(ALL), write);
+    await kept.publish(ALL);
+    tell();
+    return done;
+  }
   return {
-    async list() {
-      const rows = await db.selectFrom('webhooks').selectAll().orderBy('created').execute();
-      return rows.map((r) => ({ ...r, created: Number(r.created), kinds: JSON.parse(r.kinds) as string[] }));
+    list: () => Promise.resolve(kept.read(ALL, load)),
+
+    onChange(listener) {
+      changed.push(listener);
     },
 
     async add(webhook) {
-      await db
-        .insertInto('webhooks')
-        .values({ ...webhook, kinds: JSON.stringify(webhook.kinds) })
-        .execute();
+      await changing(() =>
+        db
+          .insertInto('webhooks')
+          .values({ ...webhook, kinds: JSON.stringify(webhook.kinds) })
+          .execute(),
+      );
     },
 
     async remove(id) {
-      const removed = await db.deleteFrom('webhooks').where('id', '=', id).executeTakeFirst();
-      await db.deleteFrom('webhook_deliveries').where('webhook_id', '=', id).execute();
-      return Number(removed.numDeletedRows) > 0;
+      return changing(async () => {
+        const removed = await db.deleteFrom('webhooks').where('id', '=', id).executeTakeFirst();
+        await db.deleteFrom('webhook_deliveries').where('webhook_id', '=', id).execute();
+        return Number(removed.numDeletedRows) > 0;
+      });
     },
 
     async enqueue(deliveries) {

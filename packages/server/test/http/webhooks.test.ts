@@ -1,41 +1,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { receiver } from '../helpers/webhook-receiver.js';
 import { authCookie, csrfOf, getPage, postForm, textOf } from '../helpers/pages.js';
 import { startServer, useServer, type TestServer } from '../helpers/test-server.js';
 import { eventually } from '../scale/scale-helpers.js';
-
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** A receiver on 127.0.0.1 that answers each POST with the next status of `statuses` (then 200). */
-async function receiver(statuses: number[] = []) {
-  const received: Received[] = [];
-  const server: Server = createServer((request, response) => {
-    let body = '';
-    request.setEncoding('utf8');
-    request.on('data', (chunk: string) => {
-      body += chunk;
-    });
-    request.on('end', () => {
-      received.push({ headers: request.headers, body });
-      response.writeHead(statuses.shift() ?? 200, { 'content-type': 'text/plain' });
-      response.end('thanks');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/hook`,
-    port,
-    received,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 /** The verification docs/realtime.md gives receivers, as written there. */
 function verified(secret: string, headers: IncomingHttpHeaders, body: string): boolean {

@@ -8,7 +8,8 @@ import { startServer, type TestServer } from '../helpers/test-server.js';
 import { startBeside, type ChildRoost } from '../security/support/child-roost.js';
 import { Redis } from 'ioredis';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
-import { onPostgres } from './scale-helpers.js';
+import { startSlowLink, type SlowLink } from '../helpers/slow-link.js';
+import { eventually, onPostgres } from './scale-helpers.js';
 
 /**
  * Live changes across processes (issue 21, "Several processes"): a subscriber on process B
@@ -111,3 +112,115 @@ describe('live changes across two processes over Redis pub/sub', {
     }
   });
 });
+
+/**
+ * Issue 46, part 1: an event must never be checked against rights older than the change that
+ * caused it, whatever carries it between processes. Alice's stream is on B, whose database is
+ * 40 ms away (a slow link, as a busy database is for its NOTIFY messages); the changes are made
+ * on A. Over Redis the events used to overtake the cache invalidations, which came through
+ * NOTIFY: B re-read Alice's old groups from its session cache and kept them. Now invalidations
+ * travel on the events' own Redis connection, before the events they caused
+ * (storage/redis-events.ts). Sessions are kept a minute, so only a message can make B forget.
+ */
+for (const via of ['Redis', 'the change feed'] as const) {
+  describe(`a subscriber's rights follow changes made on another process, over ${via}, its database slow`, {
+    skip: onPostgres ? false : 'runs in the PostgreSQL pass (SQLite has one process)',
+  }, () => {
+    const ROUNDS = 30;
+    let redis: TestRedis | null = null;
+    let link: SlowLink;
+    let a: TestServer;
+    let b: ChildRoost;
+    let dir: string;
+    let admin: string;
+    before(async () => {
+      redis = via === 'Redis' ? await startRedis() : null;
+      const shared = {
+        dataStores: { grp: {} },
+        realtime: redis ? { redisUrl: redis.url } : {},
+        users: { sessionCacheSeconds: 60 },
+      };
+      a = await startServer(shared);
+      const database = new URL(a.roost.config.databaseUrl ?? '');
+      link = await startSlowLink(`${database.hostname}:${database.port || '5432'}`, 40);
+      database.host = link.address;
+      dir = await mkdtemp(join(tmpdir(), 'roost-rights-'));
+      b = await startBeside(a, dir, { ...shared, databaseUrl: database.toString() });
+      admin = await a.adminToken();
+    });
+    after(async () => {
+      b?.process.kill('SIGTERM');
+      await b?.exited;
+      await a?.close();
+      await link?.close();
+      await redis?.stop();
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    test(`a group removed and added ${ROUNDS} times: every frame is one the subscriber may read then`, async () => {
+      const alice = await a.createUser('alice', { groups: ['team'] });
+      const bob = await a.createUser('bob');
+      await a.request(
+        '/grp/api/setPermissions',
+        { permissions: [{ permission: 'getItem', groups: ['team', 'admins'], action: 'replace' }] },
+        { token: admin },
+      );
+      const stream = await openStream(b.url, { token: alice, topics: ['items/grp', 'account'] });
+      const groups = (list: string[]) =>
+        a.users('setUser', { identity: 'alice', values: { groups: list } }, { token: admin });
+      // Each group change is awaited on the stream (its `account` frame) before the next write:
+      // the frames then have one right answer, whatever the link's delay.
+      const next = async () => {
+        const frame = await stream.next(undefined, 5000).catch(() => null);
+        return frame ? `${frame.event} ${frame.data.key ?? frame.data.user?.groups?.join(',')}` : 'nothing';
+      };
+      const problems: string[] = [];
+      try {
+        for (let i = 0; i < ROUNDS; i++) {
+          await groups([]);
+          const removed = await next();
+          await a.request('/grp/api/newItem', { key: `out-${i}`, value: 'team only' }, { token: bob });
+          await groups(['team']);
+          const added = await next();
+          await a.request('/grp/api/newItem', { key: `in-${i}`, value: 'team again' }, { token: bob });
+          const item = await next();
+          // Checked against her own getItem on B at that moment too.
+          const own = await fetch(`${b.url}/grp/api/getItem?key=in-${i}`, { headers: { 'x-auth-token': alice } });
+          const got = [removed, added, item, own.status].join(' | ');
+          if (got !== `account  | account team | items/grp in-${i} | 200`) problems.push(`round ${i}: ${got}`);
+          if (!added.startsWith('account') || !item.startsWith('items')) await stream.quiet(300);
+        }
+        assert.deepEqual(problems, []);
+      } finally {
+        stream.close();
+      }
+    });
+
+    test(`a profile changed ${ROUNDS} times: every account frame carries the profile just set`, async () => {
+      const carol = await a.createUser('carol');
+      const stream = await openStream(b.url, { token: carol, topics: ['account'] });
+      const problems: string[] = [];
+      // B keeps Carol's session with the profile shown last (a read that met no change is kept).
+      const shownOnB = async () =>
+        (
+          (await (
+            await fetch(`${b.url}/users/api/profile`, { method: 'POST', headers: { 'x-auth-token': carol } })
+          ).json()) as { realname?: string }
+        ).realname;
+      try {
+        for (let i = 0; i < ROUNDS; i++) {
+          const before = i === 0 ? await shownOnB() : `Carol ${i - 1}`;
+          await eventually(async () => (await shownOnB()) === before, 'B shows the profile set before');
+          await shownOnB();
+          await a.users('setUser', { identity: 'carol', values: { realname: `Carol ${i}` } }, { token: admin });
+          const frame = await stream.next('account', 5000).catch(() => null);
+          if (frame?.data.user?.realname !== `Carol ${i}`)
+            problems.push(`round ${i}: ${frame ? frame.data.user?.realname : 'no frame'}`);
+        }
+        assert.deepEqual(problems, []);
+      } finally {
+        stream.close();
+      }
+    });
+  });
+}
