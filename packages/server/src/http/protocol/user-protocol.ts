@@ -299,16 +299,19 @@ export function userOperations(users: UserService, config: Config): UserOperatio
     {
       op: 'unlinkProvider',
       answer: DONE_ANSWER,
-      summary: 'Unlink a sign-in provider from the own account.',
+      summary: 'Unlink a sign-in provider from the own account (the password or a current code again).',
       del: true,
-      input: i.providerRef,
+      input: i.providerUnlink,
       call: command(users.unlinkProvider),
     },
     {
       op: 'passkeyOptions',
       answer: CEREMONY_ANSWER,
-      summary: 'Options to register a new passkey of the signed-in account (navigator.credentials.create).',
-      call: async (caller) => ({ result: true, options: await users.passkeyOptions(caller) }),
+      summary:
+        'Options to register a new passkey of the signed-in account (navigator.credentials.create); ' +
+        'the password or a current code again.',
+      input: i.reauthentication,
+      call: async (caller, values) => ({ result: true, options: await users.passkeyOptions(caller, asInput(values)) }),
     },
     {
       op: 'passkeyRegister',
@@ -334,9 +337,9 @@ export function userOperations(users: UserService, config: Config): UserOperatio
     {
       op: 'removePasskey',
       answer: DONE_ANSWER,
-      summary: 'Remove one of the own passkeys.',
+      summary: 'Remove one of the own passkeys (the password or a current code again).',
       del: true,
-      input: i.passkeyRef,
+      input: i.passkeyRemoval,
       call: command(users.removePasskey),
     },
     {
