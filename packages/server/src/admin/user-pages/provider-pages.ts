@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { callerOf, setAuthCookie, withClient } from '../../http/auth.js';
+import { callerOf, startCookieSession, withClient } from '../../http/auth.js';
 import { escapeHtml } from '@roost/forms';
 import type { ProviderOutcome, ProviderStart, UserService } from '../../users/index.js';
 import { isLocalRedirect } from '../../users/index.js';
@@ -120,7 +120,7 @@ async function endOf(
   const local = isLocalRedirect(outcome.redirect);
   switch (outcome.kind) {
     case 'session':
-      setAuthCookie(request, reply, outcome.session.token, deps.config.users.tokenLifetimeSeconds);
+      await startCookieSession(request, reply, users, outcome.session.token, deps.config.users.tokenLifetimeSeconds);
       // A path as the sign-in page sends one on (signin-pages.ts): local, and ASCII for the header.
       return reply.redirect(safeNext(outcome.redirect, 'user'), 303);
     case 'grant':

@@ -5,7 +5,7 @@ import type { Config } from '../../core/config.js';
 import { allowedBody, permissionsBody } from './permission-answers.js';
 import { allowedInput, setPermissionsInput } from '../../core/validation.js';
 import type { Caller, SignupPolicy, User, UserPage, UserService } from '../../users/index.js';
-import { clearAuthCookie, setAuthCookie } from '../auth.js';
+import { clearAuthCookie, startCookieSession } from '../auth.js';
 import {
   ALLOWED_ANSWER,
   answerOf,
@@ -44,7 +44,7 @@ export interface UserOperation {
   answer: object;
   call(caller: Caller, values: WireValues): Promise<object>;
   /** Shapes the reply after a successful call (cookies). */
-  after?: (request: FastifyRequest, reply: FastifyReply, answer: object) => object;
+  after?: (request: FastifyRequest, reply: FastifyReply, answer: object) => object | Promise<object>;
 }
 
 /** The response shapes of the seed; `reference` repeats `id` under the original's name. */
@@ -191,8 +191,14 @@ export function userOperations(users: UserService, config: Config): UserOperatio
     return answer;
   };
   /** The cookie variants of the sign-ins (`signin`, `passkeySignin`): the token goes into the cookie only. */
-  const intoCookie = (request: FastifyRequest, reply: FastifyReply, answer: unknown) => {
-    setAuthCookie(request, reply, (answer as { token: string }).token, config.users.tokenLifetimeSeconds);
+  const intoCookie = async (request: FastifyRequest, reply: FastifyReply, answer: unknown) => {
+    await startCookieSession(
+      request,
+      reply,
+      users,
+      (answer as { token: string }).token,
+      config.users.tokenLifetimeSeconds,
+    );
     return DONE;
   };
   const signup = (policy: SignupPolicy) => async (caller: Caller, values: WireValues) => {
@@ -251,9 +257,9 @@ export function userOperations(users: UserService, config: Config): UserOperatio
       signin: true,
       input: i.secondStep,
       call: async (caller, values) => users.signin2(caller, asInput(values)),
-      after(request, reply, answer) {
+      async after(request, reply, answer) {
         const { token, recoveryCodes } = answer as { token: string; recoveryCodes?: string[] };
-        setAuthCookie(request, reply, token, config.users.tokenLifetimeSeconds);
+        await startCookieSession(request, reply, users, token, config.users.tokenLifetimeSeconds);
         return recoveryCodes ? { ...DONE, recoveryCodes } : DONE;
       },
     },
