@@ -90,13 +90,16 @@ class Users(Connector):
         """``{"providers": [...]}``: the providers linked to the own account."""
         return self._call("providerLinks")
 
-    def unlink_provider(self, provider: str) -> Answer:
-        """Unlink a sign-in provider from the own account."""
-        return self._call("unlinkProvider", {"provider": provider})
+    def unlink_provider(self, provider: str, *, password: str | None = None, code: str | None = None) -> Answer:
+        """Unlink a sign-in provider from the own account (the password or a current code again)."""
+        return self._call("unlinkProvider", {"provider": provider, **_given(password=password, code=code)})
 
-    def passkey_options(self) -> Answer:
-        """``{"options"}``: WebAuthn options for a browser to make a passkey of the own account."""
-        return self._call("passkeyOptions")
+    def passkey_options(self, *, password: str | None = None, code: str | None = None) -> Answer:
+        """``{"options"}``: WebAuthn options for a browser to make a passkey of the own account.
+
+        A passkey is a way in of its own: the password or a current code again.
+        """
+        return self._call("passkeyOptions", _given(password=password, code=code))
 
     def passkey_register(self, response: Mapping[str, Any], name: str | None = None) -> Answer:
         """Store a browser's answer to :meth:`passkey_options` as a passkey, with an optional name."""
@@ -110,9 +113,11 @@ class Users(Connector):
         """Give one of the own passkeys another name."""
         return self._call("renamePasskey", {"id": id, "name": name})
 
-    def remove_passkey(self, id: str) -> Answer:  # noqa: A002 - the operation's field
-        """Remove one of the own passkeys."""
-        return self._call("removePasskey", {"id": id})
+    def remove_passkey(  # noqa: A002 - the operation's field
+        self, id: str, *, password: str | None = None, code: str | None = None
+    ) -> Answer:
+        """Remove one of the own passkeys (the password or a current code again)."""
+        return self._call("removePasskey", {"id": id, **_given(password=password, code=code)})
 
     def passkey_signin_options(self, challenge: str | None = None) -> Answer:
         """``{"options"}`` for a passkey sign-in; with a sign-in's ``challenge``, for its second step."""

@@ -139,12 +139,18 @@ class ProvidersAndPasskeysTest(unittest.TestCase):
     """The operations around provider sign-in and passkeys (their ceremonies need a browser)."""
 
     def test_answers_and_refusals(self) -> None:
-        _, _, token = server().new_user("pk")
+        _, password, token = server().new_user("pk")
         me = server().users(token=token)
         self.assertEqual(server().users().providers(), {"result": True, "providers": []})
         self.assertEqual(me.provider_links(), {"result": True, "providers": []})
         self.assertEqual(me.passkeys(), {"result": True, "passkeys": []})
-        self.assertEqual(me.passkey_options()["options"]["authenticatorSelection"]["residentKey"], "required")
+        # The session alone does not start a passkey's registration: the password again.
+        with self.assertRaises(RoostError) as alone:
+            me.passkey_options()
+        refused = (alone.exception.code, alone.exception.fields)
+        self.assertEqual(refused, ("validation_failure", [("password", "required")]))
+        options = me.passkey_options(password=password)["options"]
+        self.assertEqual(options["authenticatorSelection"]["residentKey"], "required")
         self.assertTrue(server().users().passkey_signin_options()["options"]["challenge"])
         with self.assertRaises(RoostError) as grant:
             server().users().signin_provider2("g" * 43)
@@ -154,9 +160,9 @@ class ProvidersAndPasskeysTest(unittest.TestCase):
             server().users().passkey_token(fake)
         self.assertEqual((passkey.exception.status, passkey.exception.code), (401, "invalid_passkey"))
         for call, code in (
-            (lambda: me.unlink_provider("github"), "not_linked"),
+            (lambda: me.unlink_provider("github", password=password), "not_linked"),
             (lambda: me.rename_passkey("P" * 20, "x"), "unknown_passkey"),
-            (lambda: me.remove_passkey("P" * 20), "unknown_passkey"),
+            (lambda: me.remove_passkey("P" * 20, password=password), "unknown_passkey"),
         ):
             with self.assertRaises(RoostError) as caught:
                 call()

@@ -115,7 +115,10 @@ export type SecondFactorProof =
   /** The browser's answer to `passkeySigninOptions(challenge)` (see `Users.passkeySecondStep`). */
   | { passkey: Record<string, unknown> };
 
-/** The password, or a current code of the authenticator: asked again before a confirmed factor changes. */
+/**
+ * The password, or a current code of the authenticator: asked again before a change of how the
+ * account signs in (the authenticator, its recovery codes, a passkey, a linked provider).
+ */
 export type Reauthentication = { password: string } | { code: string };
 
 /** `token2`: the session's token; `recoveryCodes` when this sign-in also confirmed a new authenticator. */

@@ -203,9 +203,9 @@ export class Users extends Connector {
     return this.#call('providerLinks', {}, call);
   }
 
-  /** Unlink provider `id` from the own account. */
-  unlinkProvider(id: string, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
-    return this.#call('unlinkProvider', { provider: id }, call);
+  /** Unlink provider `id` from the own account, with the password or a current code again. */
+  unlinkProvider(id: string, proof: Reauthentication, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#call('unlinkProvider', { provider: id, ...proof }, call);
   }
 
   // Passkeys (docs/users.md, "Passkeys")
@@ -213,9 +213,14 @@ export class Users extends Connector {
   /**
    * Register a passkey for the signed-in account, in a browser: the authenticator (the device's
    * screen lock, a security key, a phone) makes a credential for this site, and the server keeps it.
+   * `proof`: the password or a current code again (a passkey is a way in of its own).
    */
-  async registerPasskey(name?: string, call?: CallOptions<PasskeyAnswer>): Promise<PasskeyAnswer> {
-    const { options } = await this.passkeyOptions();
+  async registerPasskey(
+    proof: Reauthentication,
+    name?: string,
+    call?: CallOptions<PasskeyAnswer>,
+  ): Promise<PasskeyAnswer> {
+    const { options } = await this.passkeyOptions(proof);
     const response = await startRegistration({ optionsJSON: options });
     return this.passkeyRegister({ ...response }, name, call);
   }
@@ -234,9 +239,12 @@ export class Users extends Connector {
     return cookie ? this.passkeySignin(response) : this.passkeyToken(response, rest);
   }
 
-  /** Options for `navigator.credentials.create` (the first half of {@link registerPasskey}). */
-  passkeyOptions(call?: CallOptions<PasskeyOptionsAnswer>): Promise<PasskeyOptionsAnswer> {
-    return this.#call('passkeyOptions', {}, call);
+  /**
+   * Options for `navigator.credentials.create` (the first half of {@link registerPasskey}), given
+   * for the password or a current code.
+   */
+  passkeyOptions(proof: Reauthentication, call?: CallOptions<PasskeyOptionsAnswer>): Promise<PasskeyOptionsAnswer> {
+    return this.#call('passkeyOptions', proof, call);
   }
 
   /** Store the browser's answer to {@link passkeyOptions} as a passkey (the second half of {@link registerPasskey}). */
@@ -257,8 +265,9 @@ export class Users extends Connector {
     return this.#call('renamePasskey', { id, name }, call);
   }
 
-  removePasskey(id: string, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
-    return this.#call('removePasskey', { id }, call);
+  /** Remove one of the own passkeys, with the password or a current code again. */
+  removePasskey(id: string, proof: Reauthentication, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#call('removePasskey', { id, ...proof }, call);
   }
 
   /**

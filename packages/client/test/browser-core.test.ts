@@ -497,10 +497,27 @@ describe('the served browser bundle in chromium', () => {
         const name = (await kim.identity()).name;
         const providers = (await kim.providers()).providers.map((p) => p.id);
         const links = (await kim.providerLinks()).providers.map((l) => l.email);
-        await kim.unlinkProvider('corp');
-        return { name, providers, links };
+        // A session alone does not unlink: the password again (kim's is the random one of a provider sign-up).
+        const unlink = await kim
+          .unlinkProvider('corp', { password: 'not-hers' })
+          .catch((e: { code: string }) => e.code);
+        return { name, providers, links, unlink };
       }, back);
-      assert.deepEqual(done, { name: 'kim', providers: ['corp'], links: ['kim@example.com'] });
+      assert.deepEqual(done, {
+        name: 'kim',
+        providers: ['corp'],
+        links: ['kim@example.com'],
+        unlink: 'validation_failure',
+      });
+      // With a password of its own (set by an administrator, which ends its sessions), kim unlinks.
+      await s.users('setUser', { identity: 'kim', values: { password: PASSWORD } }, { token: await s.adminToken() });
+      const unlinked = await tp.page.evaluate(async (password) => {
+        const { roost, track } = window as unknown as PageGlobals;
+        const kim = roost.users(track('users'));
+        await kim.token('kim', password);
+        return kim.unlinkProvider('corp', { password });
+      }, PASSWORD);
+      assert.deepEqual(unlinked, { result: true });
     } finally {
       await s.grant('signupDirect', ['sys:noone']);
       await s.roost.settings.change({ providers: [], providerRedirects: [] }, 'test');

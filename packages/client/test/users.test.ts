@@ -369,8 +369,19 @@ describe('users connector (Node)', () => {
         links.providers.map((l) => [l.provider, l.email]),
         [['corp', 'pia@example.com']],
       );
-      assert.deepEqual(await pia.unlinkProvider('corp'), { result: true });
-      await assert.rejects(pia.unlinkProvider('corp'), (e: RoostError) => e.code === 'not_linked' && e.status === 404);
+      // Pia's account was made by the provider with a random password, so unlinking, which asks
+      // for the password again, needs one set first (here by an administrator, then signed in).
+      await assert.rejects(
+        pia.unlinkProvider('corp', { password: PASSWORD }),
+        (e: RoostError) => e.code === 'validation_failure' && e.status === 200,
+      );
+      await admin.setUser('pia@example.com', { password: PASSWORD });
+      await pia.token('pia@example.com', PASSWORD);
+      assert.deepEqual(await pia.unlinkProvider('corp', { password: PASSWORD }), { result: true });
+      await assert.rejects(
+        pia.unlinkProvider('corp', { password: PASSWORD }),
+        (e: RoostError) => e.code === 'not_linked' && e.status === 404,
+      );
     } finally {
       await s.roost.settings.change({ providers: [], providerRedirects: [] }, 'test');
       await op.close();

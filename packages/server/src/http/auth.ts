@@ -92,12 +92,28 @@ function hostOf(url: string): string | null {
   }
 }
 
-export function setAuthCookie(
+/**
+ * The end of every sign-in that sets the cookie (`signin`, `signin2`, `passkeySignin`, the sign-in
+ * pages, mail and provider sign-ins, the setup page): the session the request's own `auth` cookie
+ * carried, if it is still valid, is ended, and the new session's token goes into the cookie (OWASP
+ * ASVS 5.0, 7.2.4: a new token at each authentication, the current one terminated). The browser
+ * holds one cookie, so the old session could only linger unseen. Sign-ins that answer the token
+ * (`token`, `token2`, `passkeyToken`, `signinMail2`, `signinProvider2`) end nothing: a connector
+ * may hold several tokens on purpose, and ends each with `signout` (docs/security.md).
+ */
+export async function startCookieSession(
   request: FastifyRequest,
   reply: FastifyReply,
+  users: UserService,
   token: string,
   maxAgeSeconds: number,
-): void {
+): Promise<void> {
+  const carried = request.cookies[AUTH_COOKIE];
+  if (carried && carried !== token) await users.endSession(carried);
+  setAuthCookie(request, reply, token, maxAgeSeconds);
+}
+
+function setAuthCookie(request: FastifyRequest, reply: FastifyReply, token: string, maxAgeSeconds: number): void {
   reply.setCookie(AUTH_COOKIE, token, {
     path: '/',
     httpOnly: true,

@@ -17,10 +17,23 @@ export function challengeOf(clientDataJSON: unknown): string {
 }
 
 /**
+ * Whether the assertion's user handle names the credential's owner (WebAuthn L2 §7.2 step 6):
+ * the handle is the account id Roost gave at registration (`userID` in passkey-ops.ts, its UTF-8
+ * bytes in base64url). The signature does not cover the handle, so it is compared here. A sign-in
+ * without a name must carry it (the passkey names the account); a second step, whose account is
+ * known, may leave it out.
+ */
+function handleMatches(userHandle: unknown, ownerId: string, required: boolean): boolean {
+  if (userHandle === undefined || userHandle === null || userHandle === '') return !required;
+  return typeof userHandle === 'string' && Buffer.from(userHandle, 'base64url').equals(Buffer.from(ownerId, 'utf8'));
+}
+
+/**
  * The account and verification of a sign-in's assertion (passkey-ops.ts, and the second step of
  * signin-challenge.ts), or `invalid_passkey` whatever is wrong: an unknown credential, another
- * account's, a used, expired or foreign challenge, a wrong origin, RP ID or signature, a counter
- * that did not move forward. `expectedUser`: the account a second step names (null: any).
+ * account's, a user handle that is not the owner's, a used, expired or foreign challenge, a wrong
+ * origin, RP ID or signature, a counter that did not move forward. `expectedUser`: the account a
+ * second step names (null: any).
  */
 export async function verifiedAssertion(
   ctx: UserContext,
@@ -34,6 +47,7 @@ export async function verifiedAssertion(
   if (owner === undefined || owner !== expectedUser) throw refused();
   const stored = await passkeys.byId(response.id);
   if (!stored || (expectedUser !== null && stored.userId !== expectedUser)) throw refused();
+  if (!handleMatches(response.response.userHandle, stored.userId, expectedUser === null)) throw refused();
   let verification: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
   try {
     verification = await verifyAuthenticationResponse({

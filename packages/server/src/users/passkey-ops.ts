@@ -14,13 +14,14 @@ import { startSession, type IssuedToken } from './sessions.js';
 import { challengeIfNeeded, challengedUser } from './signin-challenge.js';
 import { challengeOf, verifiedAssertion } from './passkey-assertion.js';
 import { userErrors } from './user-errors.js';
-import { requireUser, type Caller, type UserContext } from './user-context.js';
+import { reauthenticate, requireUser, type Caller, type UserContext } from './user-context.js';
 import type {
   PasskeyAssertion,
-  PasskeyRef,
   PasskeyRegistration,
+  PasskeyRemoval,
   PasskeyRename,
   PasskeySigninStart,
+  Reauthentication,
 } from './user-inputs.js';
 import type { User } from './user-repo.js';
 
@@ -28,7 +29,11 @@ import type { User } from './user-repo.js';
  * Passkeys (docs/users.md, "Passkeys"): WebAuthn credentials through `@simplewebauthn/server`,
  * which checks every part of a ceremony (challenge, origin, RP ID, signature, flags); this
  * module keeps the challenges and the credentials. A signed-in user registers passkeys
- * (`passkeyOptions`, then `passkeyRegister`), lists, renames and removes them; anybody signs in
+ * (`passkeyOptions`, then `passkeyRegister`), lists, renames and removes them; registering and
+ * removing ask for the password or a current code again (`reauthenticate`, user-context.ts):
+ * a passkey is a way in of its own, so a stolen or unattended session must not be enough to
+ * bind one (OWASP ASVS 5.0, 7.5.1). The registration's challenge is handed out only after that
+ * proof and lives `CEREMONY_MS`, so `passkeyRegister` needs no proof of its own. Anybody signs in
  * with one without typing a name (`passkeySigninOptions`, then `passkeyToken` or, with the
  * cookie, `passkeySignin`): the passkey names its account (a discoverable credential). Each
  * challenge is taken once, so an assertion cannot be used twice; the signature counter must
@@ -77,8 +82,9 @@ export function passkeyOps(ctx: UserContext) {
 
   return {
     /** Options for `navigator.credentials.create` (startRegistration of @simplewebauthn/browser). */
-    async passkeyOptions(caller: Caller): Promise<PublicKeyCredentialCreationOptionsJSON> {
+    async passkeyOptions(caller: Caller, input: Reauthentication): Promise<PublicKeyCredentialCreationOptionsJSON> {
       const user = requireUser(caller);
+      await reauthenticate(ctx, user, input);
       const existing = await passkeys.of(user.id);
       const options = await generateRegistrationOptions({
         rpName: settings.passkeyRpName,
@@ -144,10 +150,11 @@ export function passkeyOps(ctx: UserContext) {
       await passkeys.rename(user.id, id, name);
     },
 
-    async removePasskey(caller: Caller, input: PasskeyRef): Promise<void> {
+    async removePasskey(caller: Caller, input: PasskeyRemoval): Promise<void> {
       const user = requireUser(caller);
-      const { id } = parseInput(inputs.passkeyRef, input);
+      const { id, password, code } = parseInput(inputs.passkeyRemoval, input);
       await ownPasskey(user, id);
+      await reauthenticate(ctx, user, { password, code });
       if (!(await passkeys.remove(user.id, id))) throw userErrors.unknown_passkey({ fields: [['id', 'unknown']] });
     },
 

@@ -8,8 +8,8 @@ import { startSession, type IssuedToken } from './sessions.js';
 import { challengeIfNeeded } from './signin-challenge.js';
 import { signupByProvider } from './signup-ops.js';
 import { userErrors } from './user-errors.js';
-import { newUserToken, requireUser, type Caller, type UserContext } from './user-context.js';
-import type { ProviderGrant, ProviderRef, ProviderStart } from './user-inputs.js';
+import { newUserToken, reauthenticate, requireUser, type Caller, type UserContext } from './user-context.js';
+import type { ProviderGrant, ProviderRef, ProviderStart, ProviderUnlink } from './user-inputs.js';
 import type { PendingReason } from '../storage/schema.js';
 import type { User } from './user-repo.js';
 
@@ -144,12 +144,14 @@ export function providerOps(ctx: UserContext) {
     },
 
     async signinProvider(caller: Caller, input: ProviderStart): Promise<StartedProviderSignin> {
-      const { provider: id, redirect, link } = parseInput(inputs.providerStart, input);
+      const { provider: id, redirect, link, password, code } = parseInput(inputs.providerStart, input);
       const provider = await enabled(id);
       const runtime = await ctx.runtime();
       if (!isLocalRedirect(redirect) && !allowedRedirect(redirect, runtime.providerRedirects))
         throw userErrors.redirect_not_allowed({ fields: [['redirect', 'not_allowed']] });
-      const linkUser = link ? requireUser(caller).id : null;
+      // A linked provider account signs in on its own: the owner proves presence first (ASVS 7.5.1).
+      const linkUser = link ? requireUser(caller) : null;
+      if (linkUser) await reauthenticate(ctx, linkUser, { password, code });
       const client = await ctx.providerClients(provider);
       const state = oidc.randomState();
       const verifier = oidc.randomPKCECodeVerifier();
@@ -160,7 +162,7 @@ export function providerOps(ctx: UserContext) {
         verifier,
         nonce,
         redirect,
-        linkUser,
+        linkUser: linkUser?.id ?? null,
         expires: clock.now() + FLOW_LIFETIME_MS,
       });
       const url = oidc.buildAuthorizationUrl(client.config, {
@@ -243,9 +245,12 @@ export function providerOps(ctx: UserContext) {
       });
     },
 
-    async unlinkProvider(caller: Caller, input: ProviderRef): Promise<void> {
-      const { provider } = parseInput(inputs.providerRef, input);
+    async unlinkProvider(caller: Caller, input: ProviderUnlink): Promise<void> {
+      const { provider, password, code } = parseInput(inputs.providerUnlink, input);
       const user = requireUser(caller);
+      if (!(await links.linksOf(user.id)).some((l) => l.provider === provider))
+        throw userErrors.not_linked({ fields: [['provider', 'unknown']] });
+      await reauthenticate(ctx, user, { password, code });
       if (!(await links.unlink(user.id, provider))) throw userErrors.not_linked({ fields: [['provider', 'unknown']] });
     },
   };

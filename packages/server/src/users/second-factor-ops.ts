@@ -3,7 +3,14 @@ import { hashRecoveryCodes, newRecoveryCodes } from './recovery-codes.js';
 import { challengedUser, confirmTotp, factorRequired } from './signin-challenge.js';
 import { newTotpSecret, totpQrSvg, totpStep, totpUri } from './totp.js';
 import { userErrors } from './user-errors.js';
-import { confirmPassword, namedAccount, requireUser, type Caller, type UserContext } from './user-context.js';
+import {
+  confirmPassword,
+  namedAccount,
+  reauthenticate,
+  requireUser,
+  type Caller,
+  type UserContext,
+} from './user-context.js';
 import type { FactorConfirmation, IdentityInput, Reauthentication, TotpEnrolment } from './user-inputs.js';
 import type { User } from './user-repo.js';
 
@@ -31,7 +38,8 @@ export interface TotpSetup {
  * The second factor of the own account (signin-challenge.ts has the sign-in that checks it):
  * set up a TOTP secret, confirm it with a first code (which answers the recovery codes), make
  * the recovery codes anew, remove the factor. Changing or removing a confirmed factor asks for
- * the password or a current code again, so a session left open is not enough to take it over.
+ * the password or a current code again (`reauthenticate`, user-context.ts), so a session left
+ * open is not enough to take it over.
  */
 export function secondFactorOps(ctx: UserContext) {
   const { factors, clock } = ctx;
@@ -45,15 +53,6 @@ export function secondFactorOps(ctx: UserContext) {
       providers: (await ctx.links.linksOf(user.id)).map((l) => l.provider),
       passkeys: (await ctx.passkeys.of(user.id)).length,
     };
-  }
-
-  /** The password, or a code of the confirmed secret, proves the account's owner is there. */
-  async function reauthenticate(user: User, input: Reauthentication): Promise<void> {
-    const { password, code } = parseInput(ctx.inputs.reauthentication, input);
-    if (password !== undefined) return confirmPassword(user, password);
-    const totp = await factors.totpOf(user.id);
-    const step = totp?.confirmed != null && code !== undefined ? totpStep(totp.secret, code, clock.now()) : null;
-    if (step === null || !(await factors.takeTotpStep(user.id, step))) throw invalidField('code', 'invalid');
   }
 
   return {
@@ -99,7 +98,7 @@ export function secondFactorOps(ctx: UserContext) {
     async recoveryCodes(caller: Caller, input: Reauthentication): Promise<{ recoveryCodes: string[] }> {
       const user = requireUser(caller);
       if ((await factors.totpOf(user.id))?.confirmed == null) throw userErrors.no_factor();
-      await reauthenticate(user, input);
+      await reauthenticate(ctx, user, input);
       const codes = newRecoveryCodes();
       await factors.replaceRecoveryCodes(user.id, clock.now(), await hashRecoveryCodes(codes));
       return { recoveryCodes: codes };
@@ -110,7 +109,7 @@ export function secondFactorOps(ctx: UserContext) {
       const user = requireUser(caller);
       const totp = await factors.totpOf(user.id);
       if (!totp) throw userErrors.no_factor();
-      if (totp.confirmed !== null) await reauthenticate(user, input);
+      if (totp.confirmed !== null) await reauthenticate(ctx, user, input);
       await factors.removeFactors(user.id);
     },
 

@@ -2,14 +2,15 @@ import type { Clock } from '../core/clock.js';
 import type { EventBus } from '../core/events.js';
 import { commonErrors } from '../core/errors.js';
 import { hashToken, randomToken } from '../core/ids.js';
-import { invalidField } from '../core/validation.js';
+import { invalidField, parseInput } from '../core/validation.js';
 import { verifyPassword } from './passwords.js';
+import { totpStep } from './totp.js';
 import type { UserTokenPurpose } from '../storage/schema.js';
 import type { QueuingMailer } from '../core/mailer.js';
 import { grantsOf } from '../core/grants.js';
 import { ADMINS, type Principal, type ServicePermissions } from '../core/permissions.js';
 import { userErrors } from './user-errors.js';
-import type { UserInputs } from './user-inputs.js';
+import type { Reauthentication, UserInputs } from './user-inputs.js';
 import type { FactorRepo } from './factor-repo.js';
 import type { ProviderRepo } from './provider-repo.js';
 import type { PasskeyRepo } from './passkey-repo.js';
@@ -149,6 +150,23 @@ export async function newMailedToken(
 /** The account's password again, before a change of how it signs in: `invalid` at `password` if wrong. */
 export async function confirmPassword(user: User, password: string): Promise<void> {
   if (!(await verifyPassword(user.passwordHash, password))) throw invalidField('password', 'invalid');
+}
+
+/**
+ * The one re-authentication before a change of how an account signs in (OWASP ASVS 5.0, 7.5.1):
+ * the password, or a code of the confirmed TOTP secret (each code once), proves the account's
+ * owner is there, so a session left open or stolen is not enough to add, remove or replace a way
+ * in. Used by second-factor-ops.ts (recovery codes, removing the authenticator), passkey-ops.ts
+ * (registering and removing passkeys) and provider-ops.ts (linking and unlinking providers).
+ * Refused as `validation_failure`: `required` at `password` without either, `invalid` at the
+ * field that is wrong.
+ */
+export async function reauthenticate(ctx: UserContext, user: User, input: Reauthentication): Promise<void> {
+  const { password, code } = parseInput(ctx.inputs.reauthentication, input);
+  if (password !== undefined) return confirmPassword(user, password);
+  const totp = await ctx.factors.totpOf(user.id);
+  const step = totp?.confirmed != null && code !== undefined ? totpStep(totp.secret, code, ctx.clock.now()) : null;
+  if (step === null || !(await ctx.factors.takeTotpStep(user.id, step))) throw invalidField('code', 'invalid');
 }
 
 /** The principal of a signed-in user: its own groups; `sys:*` groups are implied by `holds`. */

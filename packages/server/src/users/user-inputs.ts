@@ -49,6 +49,13 @@ export function createUserInputs(limits: UserLimits) {
     authenticatorAttachment: z.string().max(40).optional(),
   });
   const passkeyName = requiredText(100).refine(isWellFormed, { message: 'invalid' });
+  /**
+   * The password, or a current TOTP code, asked again before a change of how the account signs
+   * in (second-factor-ops.ts, passkey-ops.ts, provider-ops.ts; `reauthenticate` in user-context.ts).
+   */
+  const proof = { password: requiredText(PASSWORD_MAX).optional(), code: z.string().trim().max(20).optional() };
+  const proven = (o: { password?: string; code?: string }) => o.password !== undefined || o.code !== undefined;
+  const proofRequired = { message: 'required', path: ['password'] };
 
   const profileExtras = { realname: realname.optional(), notify: looseBoolean.optional(), data: data.optional() };
 
@@ -113,22 +120,24 @@ export function createUserInputs(limits: UserLimits) {
         path: ['code'],
       }),
     totpConfirm: z.object({ code: requiredText(20), password: requiredText(PASSWORD_MAX) }),
-    reauthentication: z
-      .object({ password: requiredText(PASSWORD_MAX).optional(), code: z.string().trim().max(20).optional() })
-      .refine((o) => o.password !== undefined || o.code !== undefined, { message: 'required', path: ['password'] }),
+    reauthentication: z.object(proof).refine(proven, proofRequired),
     sessionRef: z.object({ session: requiredText(SESSION_ID_MAX) }),
     userSessionRef: z.object({ identity, session: requiredText(SESSION_ID_MAX).optional() }),
-    providerRef: z.object({ provider: requiredText(PROVIDER_ID_MAX) }),
-    providerStart: z.object({
-      provider: requiredText(PROVIDER_ID_MAX),
-      redirect: requiredText(REDIRECT_MAX),
-      link: looseBoolean.optional(),
-    }),
+    providerUnlink: z.object({ provider: requiredText(PROVIDER_ID_MAX), ...proof }).refine(proven, proofRequired),
+    providerStart: z
+      .object({
+        provider: requiredText(PROVIDER_ID_MAX),
+        redirect: requiredText(REDIRECT_MAX),
+        link: looseBoolean.optional(),
+        ...proof,
+      })
+      // Linking binds a new way to sign in: the proof again (a plain sign-in needs none).
+      .refine((o) => !o.link || proven(o), proofRequired),
     providerGrant: z.object({ grant: token }),
     passkeyAssertion: z.object({ response: webauthnResponse }),
     passkeySigninStart: z.object({ challenge: token.optional() }),
     passkeyRegistration: z.object({ response: webauthnResponse, name: passkeyName.optional() }),
-    passkeyRef: z.object({ id: requiredText(PASSKEY_ID_MAX) }),
+    passkeyRemoval: z.object({ id: requiredText(PASSKEY_ID_MAX), ...proof }).refine(proven, proofRequired),
     passkeyRename: z.object({ id: requiredText(PASSKEY_ID_MAX), name: passkeyName }),
   };
 }
@@ -256,7 +265,10 @@ export interface FactorConfirmation {
   password: string;
 }
 
-/** The password, or a current TOTP code: asked again before a confirmed factor changes. */
+/**
+ * The password, or a current TOTP code: asked again before a change of how the account signs in
+ * (a confirmed factor, a passkey, a linked provider).
+ */
 export interface Reauthentication {
   password?: string;
   code?: string;
@@ -277,8 +289,14 @@ export interface ProviderRef {
   provider: string;
 }
 
-/** The start of a provider sign-in (or, with `link`, of linking one to the signed-in account). */
-export interface ProviderStart extends ProviderRef {
+/** A linked provider to unlink, with the password or a current code again. */
+export interface ProviderUnlink extends ProviderRef, Reauthentication {}
+
+/**
+ * The start of a provider sign-in, or, with `link`, of linking one to the signed-in account
+ * (which needs the password or a current code again).
+ */
+export interface ProviderStart extends ProviderRef, Reauthentication {
   /** Where the browser goes at the end: a path of Roost's pages, or an address of `providerRedirects`. */
   redirect: string;
   link?: boolean;
@@ -301,9 +319,12 @@ export interface PasskeyRegistration {
 }
 
 /** One of the own passkeys, by its id (`passkeys` lists them). */
-export interface PasskeyRef {
+interface PasskeyRef {
   id: string;
 }
+
+/** One of the own passkeys to remove, with the password or a current code again. */
+export interface PasskeyRemoval extends PasskeyRef, Reauthentication {}
 
 export interface PasskeyRename extends PasskeyRef {
   name: string;

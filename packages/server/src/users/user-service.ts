@@ -245,6 +245,14 @@ export function createUserService(deps: UserServiceDeps) {
     permissionEntries: guarded(ctx, 'getPermissions', admin.getPermissions),
     changePermissions: guarded(ctx, 'setPermissions', admin.setPermissions),
     authenticate: (token: string) => authenticate(ctx, token),
+    /**
+     * Ends the session of `token` when it is a valid one, as `signout` would: a new cookie sign-in
+     * ends the session the browser's cookie carried (http/auth.ts, `startCookieSession`).
+     */
+    async endSession(token: string): Promise<void> {
+      const caller = await authenticate(ctx, token);
+      if (caller) await account.signout(caller);
+    },
     /** A caller acting as this account, as if it had signed in (a program that embeds Roost). */
     callerFor: (user: User): Caller => ({ principal: principalOf(user), user, tokenHash: null }),
     /**

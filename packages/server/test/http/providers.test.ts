@@ -2,7 +2,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startOpenIdProvider, type TestOpenIdProvider } from '../helpers/oidc-provider.js';
 import { CookieJar, startFakeGitHub, walk, type FakeGitHub } from '../helpers/provider-flow.js';
-import { freePort, startServer, type TestServer } from '../helpers/test-server.js';
+import { freePort, PASSWORD, startServer, type TestServer } from '../helpers/test-server.js';
+import { authCookie, csrfOf, getPage } from '../helpers/pages.js';
 
 /**
  * Provider sign-in over HTTP on both databases (users/provider-ops.ts), with the browser's part
@@ -88,8 +89,19 @@ describe('sign-in providers over HTTP', () => {
       sessions.map((x) => x.method),
       ['provider'],
     );
-    assert.equal((await s.users('unlinkProvider', { provider: 'corp' }, { token })).body.result, true);
-    const again = await s.users('unlinkProvider', { provider: 'corp' }, { token });
+    // Amy's account was made by the provider, with a random password: the session alone does not unlink.
+    const alone = await s.users('unlinkProvider', { provider: 'corp' }, { token });
+    assert.deepEqual(
+      [alone.status, alone.body.code, alone.body.invalid],
+      [200, 'validation_failure', [['password', 'required']]],
+    );
+    const wrong = await s.users('unlinkProvider', { provider: 'corp', password: PASSWORD }, { token });
+    assert.deepEqual([wrong.body.code, wrong.body.invalid], ['validation_failure', [['password', 'invalid']]]);
+    await s.users('setUser', { identity: 'amy', values: { password: PASSWORD } }, { token: await s.adminToken() });
+    const signedIn = (await s.users('token', { identity: 'amy', password: PASSWORD })).body.token as string;
+    const unlinked = await s.users('unlinkProvider', { provider: 'corp', password: PASSWORD }, { token: signedIn });
+    assert.equal(unlinked.body.result, true);
+    const again = await s.users('unlinkProvider', { provider: 'corp', password: PASSWORD }, { token: signedIn });
     assert.equal(again.status, 404);
     assert.equal(again.body.code, 'not_linked');
     // Unlinked, the provider account is a stranger: its email is taken, so it is refused.
@@ -184,6 +196,41 @@ describe('sign-in providers over HTTP', () => {
     assert.equal(next.origin, op.issuer, `the browser stays at the provider, which asks: ${next.href}`);
   });
 
+  test("linking from the account page needs the password again: the session's cookie alone is refused", async () => {
+    const token = await s.createUser('lina', { email: 'lina@example.com' });
+    const cookie = await authCookie(s, 'lina');
+    const csrf = csrfOf((await getPage(s, '/users/account', cookie)).html);
+    const link = async (fields: Record<string, string>) => {
+      const res = await fetch(`${s.url}/users/providers/corp/link`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie, origin: s.url },
+        body: new URLSearchParams({ csrf, ...fields }),
+      });
+      return { res, html: await res.text() };
+    };
+    const refused: Record<string, string>[] = [{}, { password: 'not-the-password' }, { code: '000000' }];
+    for (const fields of refused) {
+      const { res, html } = await link(fields);
+      assert.equal(res.status, 422, JSON.stringify(fields));
+      assert.match(html, /role="alert"/);
+      // No flow started: no state cookie, nothing to finish at the provider.
+      assert.equal(res.headers.getSetCookie().length, 0);
+    }
+    const { res, html } = await link({ password: PASSWORD });
+    assert.equal(res.status, 200);
+    const provider = /http-equiv="refresh" content="0;url=([^"]+)"/.exec(html)?.[1]?.replace(/&amp;/g, '&');
+    if (!provider?.startsWith(op.issuer)) assert.fail(html);
+    const jar = new CookieJar();
+    jar.keep(new URL(`${s.url}/users/providers/corp/link`), res);
+    await walk(jar, provider, 'lina-at-corp');
+    const links = (await s.users('providerLinks', {}, { token })).body.providers as { provider: string }[];
+    assert.deepEqual(
+      links.map((l) => l.provider),
+      ['corp'],
+    );
+  });
+
   test('hostile input: each route and operation answers the failure body, below 500', async () => {
     // The pages answer their failures as pages (admin/page-kit/page-errors.ts), with the status.
     const cases: [string, number][] = [
@@ -197,7 +244,6 @@ describe('sign-in providers over HTTP', () => {
       ['/users/providers/corp/callback?state=a&state=b&code=c', 422],
       ['/users/providers/corp/callback?error=access_denied&state=zz', 422],
       ['/users/providers/none/callback?state=x', 404],
-      ['/users/providers/corp/link', 403],
     ];
     for (const [path, status] of cases) {
       const res = await fetch(s.url + path, { redirect: 'manual' });

@@ -72,6 +72,7 @@ describe('passkeys in a browser', { skip }, () => {
     await page.goto('/users/account');
     await page.waitForSelector('html[data-passkeys=ready]', { state: 'attached' });
     await page.fill('#passkey-name', name);
+    await page.fill('#passkey-password', PASSWORD);
     await page.click('[data-passkey-register]');
     await page.locator(`.passkeys li:has-text("${name}")`).waitFor();
   }
@@ -130,8 +131,62 @@ describe('passkeys in a browser', { skip }, () => {
     await page.click('.passkeys button:has-text("Rename")');
     assert.match(await page.locator('main').innerText(), /The passkey is renamed/);
     assert.match(await page.locator('.passkeys').innerText(), /work laptop/);
+    await page.fill('.passkeys form:has(button:has-text("Remove")) input[name="password"]', PASSWORD);
     await page.click('.passkeys button:has-text("Remove")');
     assert.match(await page.locator('main').innerText(), /The passkey is removed[\s\S]*No passkeys yet/);
+  });
+
+  test('a session alone neither adds nor removes a passkey: the password again (API and account page)', async () => {
+    const token = await s.createUser('kai');
+    const alone = await s.users('passkeyOptions', {}, { token });
+    assert.deepEqual(
+      [alone.status, alone.body.result, alone.body.code, alone.body.invalid],
+      [200, false, 'validation_failure', [['password', 'required']]],
+    );
+    const wrong = await s.users('passkeyOptions', { password: 'not-the-password' }, { token });
+    assert.deepEqual([wrong.body.code, wrong.body.invalid], ['validation_failure', [['password', 'invalid']]]);
+    const page = await signedInPage('kai');
+    await page.goto('/users/account');
+    await page.waitForSelector('html[data-passkeys=ready]', { state: 'attached' });
+    await page.click('[data-passkey-register]');
+    await page.locator('[data-passkey-message]:has-text("password")').waitFor();
+    assert.deepEqual((await s.users('passkeys', {}, { token })).body.passkeys, []);
+
+    await addPasskey(page, 'kept');
+    const [passkey] = (await s.users('passkeys', {}, { token })).body.passkeys as { id: string }[];
+    const removal = await s.users('removePasskey', { id: passkey?.id }, { token });
+    assert.deepEqual([removal.body.code, removal.body.invalid], ['validation_failure', [['password', 'required']]]);
+    await page.goto('/users/account');
+    await page.fill('.passkeys form:has(button:has-text("Remove")) input[name="password"]', 'not-the-password');
+    await page.click('.passkeys button:has-text("Remove")');
+    assert.match(await page.locator('main').innerText(), /missing or invalid/);
+    assert.equal((await s.users('passkeys', {}, { token })).body.passkeys.length, 1);
+    const removed = await s.users('removePasskey', { id: passkey?.id, password: PASSWORD }, { token });
+    assert.equal(removed.body.result, true);
+  });
+
+  test("an assertion whose user handle is another account's, or missing, is refused", async () => {
+    await s.createUser('hal');
+    const ivy = (await s.users('identity', {}, { token: await s.createUser('ivy') })).body.id as string;
+    const page = await signedInPage('hal');
+    await addPasskey(page, 'key');
+    const signin = async (edit: (r: Record<string, unknown>) => void) => {
+      const { options } = (await s.users('passkeySigninOptions', {})).body;
+      const response = await assertion(page, options.challenge as string);
+      edit(response.response);
+      return s.users('passkeyToken', { response });
+    };
+    const foreign = await signin((r) => {
+      r.userHandle = Buffer.from(ivy, 'utf8').toString('base64url');
+    });
+    assert.deepEqual([foreign.status, foreign.body.code], [401, 'invalid_passkey']);
+    const missing = await signin((r) => {
+      delete r.userHandle;
+    });
+    assert.deepEqual([missing.status, missing.body.code], [401, 'invalid_passkey']);
+    // The same passkey with its own handle signs in: only the handle was wrong.
+    const own = await signin(() => {});
+    assert.equal(typeof own.body.token, 'string');
   });
 
   test('a replayed assertion is refused; the counter and the challenge are taken once', async () => {

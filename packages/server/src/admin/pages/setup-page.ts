@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FieldConf } from '@roost/forms';
 import { commonErrors } from '../../core/errors.js';
 import { ADMINS } from '../../core/permissions.js';
-import { setAuthCookie, withClient } from '../../http/auth.js';
+import { startCookieSession, withClient } from '../../http/auth.js';
 import { ANONYMOUS_CALLER, DuplicateUserError } from '../../users/index.js';
 import type { PageDeps } from '../index.js';
 import { renderPage } from '../layout.js';
@@ -138,7 +138,7 @@ async function setupPage(deps: PageDeps & { setupLinks: SetupLinks }, request: F
     const { name, password } = made;
     try {
       const signedIn = await users.signin(withClient(ANONYMOUS_CALLER, request), { identity: name, password });
-      setAuthCookie(request, reply, signedIn.token, deps.config.users.tokenLifetimeSeconds);
+      await startCookieSession(request, reply, users, signedIn.token, deps.config.users.tokenLifetimeSeconds);
       return reply.redirect('/admin', 303);
     } catch (err) {
       // Administrators must have a second factor (`users.secondFactorGroups`): it is set up at the

@@ -7,7 +7,7 @@ import {
   assertSameOrigin,
   callerOf,
   clearAuthCookie,
-  setAuthCookie,
+  startCookieSession,
   withClient,
   type RequestCaller,
 } from '../../http/auth.js';
@@ -163,7 +163,7 @@ async function signinPage(deps: SigninDeps, audience: Audience, request: Fastify
   if (pending)
     return afterSecondStep(deps, audience, request, reply, await secondStep({ ...stepInput, pending }), next);
   if (token) {
-    setAuthCookie(request, reply, token, config.users.tokenLifetimeSeconds);
+    await startCookieSession(request, reply, users, token, config.users.tokenLifetimeSeconds);
     return reply.redirect(safeNext(next, audience), 303);
   }
   const notices: string[] = [];
@@ -219,7 +219,7 @@ async function afterSecondStep(
     const page = { title: place.title, body: `<div class="card narrow"><p>${NOT_ADMIN}</p></div>` };
     return sendHtml(reply, await shell(users, request, reply, audience, page), 403);
   }
-  setAuthCookie(request, reply, step.token, config.users.tokenLifetimeSeconds);
+  await startCookieSession(request, reply, users, step.token, config.users.tokenLifetimeSeconds);
   if (!step.recoveryCodes) return reply.redirect(safeNext(next, audience), 303);
   const page = {
     title: 'Your recovery codes',

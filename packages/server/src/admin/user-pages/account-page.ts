@@ -17,7 +17,8 @@ import { recoveryCodesHtml, totpSetupHtml } from '../pages/second-step-form.js';
  * an authenticator app (QR code and key, confirmed by a first code, then the recovery codes
  * shown once), makes new recovery codes or removes the authenticator (the password again),
  * adds (a page script), renames and removes passkeys, links and unlinks sign-in providers
- * (provider-pages.ts starts a link), and
+ * (provider-pages.ts starts a link): adding, removing, linking and unlinking ask for the password
+ * again too, as the API does (`reauthenticate`, users/user-context.ts), and
  * lists the sessions with a button to end each, or all the others. Every change is one call of
  * the user service, as the API makes it; forms carry the session's CSRF token.
  */
@@ -31,6 +32,11 @@ const passwordField: FieldConf = {
   required: true,
   settings: { single: true, minLength: 1, autocomplete: 'current-password' },
 };
+
+/** The password again, in the plain forms that change how the account signs in. */
+const PROOF_INPUT =
+  '<input type="password" name="password" aria-label="Your password" placeholder="Your password" ' +
+  'maxlength="256" required autocomplete="current-password">';
 
 function sessionsSection(sessions: readonly ListedSession[], csrf: string): string {
   const others = sessions.some((s) => !s.current)
@@ -50,9 +56,9 @@ async function providersSection(users: UserService, caller: RequestCaller, csrf:
     const id = encodeURIComponent(p.id);
     const button = link
       ? `<form method="post" action="${PATH}">${hidden}<input type="hidden" name="provider" value="${id}">` +
-        '<button type="submit" name="unlink$" value="1" class="btn secondary">Unlink</button></form>'
-      : `<a class="btn secondary" href="/users/providers/${id}/link?csrf=${encodeURIComponent(csrf)}">` +
-        `Link ${escapeHtml(p.label)}</a>`;
+        `${PROOF_INPUT}<button type="submit" name="unlink$" value="1" class="btn secondary">Unlink</button></form>`
+      : `<form method="post" action="/users/providers/${id}/link">${hidden}${PROOF_INPUT}` +
+        `<button type="submit" class="btn secondary">Link ${escapeHtml(p.label)}</button></form>`;
     const what = link ? `linked${link.email ? ` as ${escapeHtml(link.email)}` : ''}` : 'not linked';
     return `<li><strong>${escapeHtml(p.label)}</strong>: ${what} ${button}</li>`;
   });
@@ -71,7 +77,7 @@ async function passkeysSection(users: UserService, caller: RequestCaller, csrf: 
       `<form method="post" action="${PATH}">${hidden}${id}` +
       `<input name="name" aria-label="New name" maxlength="100" required value="${escapeHtml(p.name)}">` +
       '<button type="submit" name="renamePasskey$" value="1" class="btn secondary">Rename</button></form>' +
-      `<form method="post" action="${PATH}">${hidden}${id}` +
+      `<form method="post" action="${PATH}">${hidden}${id}${PROOF_INPUT}` +
       '<button type="submit" name="removePasskey$" value="1" class="btn secondary">Remove</button></form></li>'
     );
   });
@@ -79,6 +85,8 @@ async function passkeysSection(users: UserService, caller: RequestCaller, csrf: 
   const add =
     '<div data-passkeys><input id="passkey-name" aria-label="Name of the new passkey" maxlength="100" ' +
     'placeholder="Name, for example: laptop"> ' +
+    '<input id="passkey-password" type="password" aria-label="Your password" placeholder="Your password" ' +
+    'maxlength="256" autocomplete="current-password"> ' +
     '<button type="button" class="btn btn-primary" data-passkey-register hidden>Add a passkey</button>' +
     '<p class="messages error" role="alert" data-passkey-message hidden></p></div>' +
     '<script type="module" src="/static/roost-passkeys.js"></script>';
@@ -117,13 +125,14 @@ export async function accountPage(deps: PageDeps, request: FastifyRequest, reply
   const body = form.body ?? {};
   if (request.method === 'POST' && (body.renamePasskey$ !== undefined || body.removePasskey$ !== undefined)) {
     const id = textParam(body.passkey);
-    if (body.removePasskey$ !== undefined) await users.removePasskey(caller, { id });
+    if (body.removePasskey$ !== undefined)
+      await users.removePasskey(caller, { id, password: textParam(body.password) });
     else await users.renamePasskey(caller, { id, name: textParam(body.name) });
     flash(request, reply, [body.removePasskey$ !== undefined ? 'The passkey is removed.' : 'The passkey is renamed.']);
     return reply.redirect(PATH, 303);
   }
   if (request.method === 'POST' && body.unlink$ !== undefined) {
-    await users.unlinkProvider(caller, { provider: textParam(body.provider) });
+    await users.unlinkProvider(caller, { provider: textParam(body.provider), password: textParam(body.password) });
     flash(request, reply, ['The provider is unlinked.']);
     return reply.redirect(PATH, 303);
   }

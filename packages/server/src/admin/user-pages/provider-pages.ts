@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { isRoostError } from '../../core/errors.js';
-import { callerOf, setAuthCookie, withClient } from '../../http/auth.js';
-import type { ProviderOutcome, UserService } from '../../users/index.js';
+import { callerOf, startCookieSession, withClient } from '../../http/auth.js';
+import { escapeHtml } from '@roost/forms';
+import type { ProviderOutcome, ProviderStart, UserService } from '../../users/index.js';
 import { isLocalRedirect } from '../../users/index.js';
 import { assertCsrf } from '../csrf.js';
 import type { PageDeps } from '../index.js';
@@ -10,13 +11,14 @@ import { textParam } from '../page-kit/page-parts.js';
 import { flash, sendHtml } from '../page-kit/page-reply.js';
 import { pendingChallenge, secondStep } from '../pages/second-step-form.js';
 import { safeNext } from '../pages/signin-pages.js';
-import { renderPublicPage } from './public-page.js';
+import { publicFormRequest, renderPublicPage } from './public-page.js';
 
 /**
  * The browser's side of a provider sign-in (users/provider-ops.ts): `/users/providers/<id>/start`
  * sends the browser to the provider, `/users/providers/<id>/callback` is where the provider
- * sends it back, and `/users/providers/<id>/link?csrf=…` (the account page's link, with the
- * session's CSRF token) starts linking the provider to the signed-in account. The state of a
+ * sends it back, and a POST of `/users/providers/<id>/link` (the account page's form, with the
+ * session's CSRF token and the password or a current code again) starts linking the provider to
+ * the signed-in account. The state of a
  * started sign-in goes into a cookie of this browser only for the callback's path, so only the
  * browser that started it can end it. A sign-in that began on Roost's pages ends with the
  * session cookie; one that began in an app goes back to the app's address with `roost_signin` (a
@@ -48,20 +50,27 @@ const PENDING_WORDS = {
   optin: 'Your account is made. We have sent you a mail: follow its link to activate the account.',
 } as const;
 
-async function startRoute(deps: PageDeps, request: FastifyRequest, reply: FastifyReply, link: boolean) {
+/** Starts a sign-in or a link: the flow's state into this browser's cookie; the provider's address. */
+async function started(
+  deps: PageDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  input: Omit<ProviderStart, 'provider'>,
+): Promise<string> {
   const users = deps.services.users;
   const caller = await callerOf(request, users);
-  const id = (request.params as { id: string }).id;
-  let redirect = textParam((request.query as Record<string, unknown>).redirect) || '/users/signin';
-  if (link) {
-    // A link, not a form: the pages' CSP lets forms reach Roost only (http/security-headers.ts),
-    // and a form's redirect to the provider would be blocked. The session's CSRF token rides along.
-    assertCsrf(request, textParam((request.query as Record<string, unknown>).csrf));
-    redirect = '/users/account';
-  }
-  let started: Awaited<ReturnType<UserService['signinProvider']>>;
+  const provider = (request.params as { id: string }).id;
+  const flow = await users.signinProvider(withClient(caller, request), { ...input, provider });
+  reply.setCookie(STATE_COOKIE, flow.state, { ...stateCookie(request), maxAge: STATE_COOKIE_SECONDS });
+  reply.header('cache-control', 'no-store');
+  return flow.url;
+}
+
+async function startRoute(deps: PageDeps, request: FastifyRequest, reply: FastifyReply) {
+  const redirect = textParam((request.query as Record<string, unknown>).redirect) || '/users/signin';
+  let url: string;
   try {
-    started = await users.signinProvider(withClient(caller, request), { provider: id, redirect, link });
+    url = await started(deps, request, reply, { redirect });
   } catch (err) {
     // An app's sign-in ends at the app, as docs/users.md says, also when the provider cannot be
     // reached before the browser went there. `provider_unavailable` comes only after the domain
@@ -72,9 +81,32 @@ async function startRoute(deps: PageDeps, request: FastifyRequest, reply: Fastif
     }
     throw err;
   }
-  reply.setCookie(STATE_COOKIE, started.state, { ...stateCookie(request), maxAge: STATE_COOKIE_SECONDS });
-  reply.header('cache-control', 'no-store');
-  return reply.redirect(started.url, 303);
+  return reply.redirect(url, 303);
+}
+
+/**
+ * The account page's form to link a provider: the session's CSRF token and the password or a
+ * current code (users/provider-ops.ts checks it: a session alone must not bind a way in). The
+ * answer is a page that goes on to the provider by itself: the pages' CSP lets forms reach Roost
+ * only (`form-action 'self'`, http/security-headers.ts), which also blocks a form's redirect to
+ * the provider, but not a refresh of the page the form answered.
+ */
+async function linkRoute(deps: PageDeps, request: FastifyRequest, reply: FastifyReply) {
+  const form = await publicFormRequest(request, reply, {
+    fieldBytes: deps.config.bodyLimit,
+    trustedOrigins: deps.config.corsOrigins,
+  });
+  const body = form.body ?? {};
+  assertCsrf(request, body.csrf);
+  const code = textParam(body.code);
+  const proof = code ? { code } : { password: textParam(body.password) };
+  const url = escapeHtml(await started(deps, request, reply, { redirect: '/users/account', link: true, ...proof }));
+  const page = {
+    title: 'Linking',
+    head: `<meta http-equiv="refresh" content="0;url=${url}">`,
+    body: `<div class="card narrow"><p><a class="btn btn-primary" href="${url}">Go on to the provider</a></p></div>`,
+  };
+  return sendHtml(reply, await renderPublicPage(request, reply, deps.services.users, page));
 }
 
 async function callbackRoute(deps: PageDeps, request: FastifyRequest, reply: FastifyReply) {
@@ -102,7 +134,7 @@ async function endOf(
   const local = isLocalRedirect(outcome.redirect);
   switch (outcome.kind) {
     case 'session':
-      setAuthCookie(request, reply, outcome.session.token, deps.config.users.tokenLifetimeSeconds);
+      await startCookieSession(request, reply, users, outcome.session.token, deps.config.users.tokenLifetimeSeconds);
       // A path as the sign-in page sends one on (signin-pages.ts): local, and ASCII for the header.
       return reply.redirect(safeNext(outcome.redirect, 'user'), 303);
     case 'grant':
@@ -152,7 +184,7 @@ async function endOf(
 
 /** The provider routes, beside the other public pages (index.ts). */
 export function registerProviderPages(app: FastifyInstance, deps: PageDeps, limit: onRequestHookHandler): void {
-  app.get(`${BASE}/:id/start`, { onRequest: limit }, (request, reply) => startRoute(deps, request, reply, false));
-  app.get(`${BASE}/:id/link`, { onRequest: limit }, (request, reply) => startRoute(deps, request, reply, true));
+  app.get(`${BASE}/:id/start`, { onRequest: limit }, (request, reply) => startRoute(deps, request, reply));
+  app.post(`${BASE}/:id/link`, { onRequest: limit }, (request, reply) => linkRoute(deps, request, reply));
   app.get(`${BASE}/:id/callback`, { onRequest: limit }, (request, reply) => callbackRoute(deps, request, reply));
 }

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { callerOf, setAuthCookie, withClient } from '../../http/auth.js';
+import { callerOf, startCookieSession, withClient } from '../../http/auth.js';
 import { ANONYMOUS_CALLER, type UserService } from '../../users/index.js';
 import type { PageDeps } from '../index.js';
 import { PageForm } from '../page-kit/page-form.js';
@@ -91,7 +91,7 @@ export async function signinMailPage(deps: PageDeps, request: FastifyRequest, re
   const linked = await byLink.process({ defaultData: { token: linkToken } });
   for (const r of [asked, entered, linked]) if (r.response) return sendFormResponse(request, reply, r.response);
   if (token) {
-    setAuthCookie(request, reply, token, deps.config.users.tokenLifetimeSeconds);
+    await startCookieSession(request, reply, users, token, deps.config.users.tokenLifetimeSeconds);
     return reply.redirect(DONE, 303);
   }
   if (pending) {

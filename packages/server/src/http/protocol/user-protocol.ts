@@ -5,7 +5,7 @@ import type { Config } from '../../core/config.js';
 import { allowedBody, permissionsBody } from './permission-answers.js';
 import { allowedInput, setPermissionsInput } from '../../core/validation.js';
 import type { Caller, SignupPolicy, User, UserPage, UserService } from '../../users/index.js';
-import { clearAuthCookie, setAuthCookie } from '../auth.js';
+import { clearAuthCookie, startCookieSession } from '../auth.js';
 import {
   ALLOWED_ANSWER,
   answerOf,
@@ -44,7 +44,7 @@ export interface UserOperation {
   answer: object;
   call(caller: Caller, values: WireValues): Promise<object>;
   /** Shapes the reply after a successful call (cookies). */
-  after?: (request: FastifyRequest, reply: FastifyReply, answer: object) => object;
+  after?: (request: FastifyRequest, reply: FastifyReply, answer: object) => object | Promise<object>;
 }
 
 /** The response shapes of the seed; `reference` repeats `id` under the original's name. */
@@ -191,8 +191,14 @@ export function userOperations(users: UserService, config: Config): UserOperatio
     return answer;
   };
   /** The cookie variants of the sign-ins (`signin`, `passkeySignin`): the token goes into the cookie only. */
-  const intoCookie = (request: FastifyRequest, reply: FastifyReply, answer: unknown) => {
-    setAuthCookie(request, reply, (answer as { token: string }).token, config.users.tokenLifetimeSeconds);
+  const intoCookie = async (request: FastifyRequest, reply: FastifyReply, answer: unknown) => {
+    await startCookieSession(
+      request,
+      reply,
+      users,
+      (answer as { token: string }).token,
+      config.users.tokenLifetimeSeconds,
+    );
     return DONE;
   };
   const signup = (policy: SignupPolicy) => async (caller: Caller, values: WireValues) => {
@@ -251,9 +257,9 @@ export function userOperations(users: UserService, config: Config): UserOperatio
       signin: true,
       input: i.secondStep,
       call: async (caller, values) => users.signin2(caller, asInput(values)),
-      after(request, reply, answer) {
+      async after(request, reply, answer) {
         const { token, recoveryCodes } = answer as { token: string; recoveryCodes?: string[] };
-        setAuthCookie(request, reply, token, config.users.tokenLifetimeSeconds);
+        await startCookieSession(request, reply, users, token, config.users.tokenLifetimeSeconds);
         return recoveryCodes ? { ...DONE, recoveryCodes } : DONE;
       },
     },
@@ -299,16 +305,19 @@ export function userOperations(users: UserService, config: Config): UserOperatio
     {
       op: 'unlinkProvider',
       answer: DONE_ANSWER,
-      summary: 'Unlink a sign-in provider from the own account.',
+      summary: 'Unlink a sign-in provider from the own account (the password or a current code again).',
       del: true,
-      input: i.providerRef,
+      input: i.providerUnlink,
       call: command(users.unlinkProvider),
     },
     {
       op: 'passkeyOptions',
       answer: CEREMONY_ANSWER,
-      summary: 'Options to register a new passkey of the signed-in account (navigator.credentials.create).',
-      call: async (caller) => ({ result: true, options: await users.passkeyOptions(caller) }),
+      summary:
+        'Options to register a new passkey of the signed-in account (navigator.credentials.create); ' +
+        'the password or a current code again.',
+      input: i.reauthentication,
+      call: async (caller, values) => ({ result: true, options: await users.passkeyOptions(caller, asInput(values)) }),
     },
     {
       op: 'passkeyRegister',
@@ -334,9 +343,9 @@ export function userOperations(users: UserService, config: Config): UserOperatio
     {
       op: 'removePasskey',
       answer: DONE_ANSWER,
-      summary: 'Remove one of the own passkeys.',
+      summary: 'Remove one of the own passkeys (the password or a current code again).',
       del: true,
-      input: i.passkeyRef,
+      input: i.passkeyRemoval,
       call: command(users.removePasskey),
     },
     {

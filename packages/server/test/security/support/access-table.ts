@@ -315,9 +315,12 @@ const USERS: Record<string, Row> = {
   providerLinks: { expect: signedIn(), prepare: async () => ({ path: '/users/api/providerLinks' }) },
   unlinkProvider: {
     expect: signedIn({ status: 404, code: 'not_linked' }),
-    prepare: async () => ({ path: '/users/api/unlinkProvider', values: { provider: 'corp' } }),
+    prepare: async () => ({ path: '/users/api/unlinkProvider', values: { provider: 'corp', password: PASSWORD } }),
   },
-  passkeyOptions: { expect: signedIn(), prepare: async () => ({ path: '/users/api/passkeyOptions' }) },
+  passkeyOptions: {
+    expect: signedIn(),
+    prepare: async () => ({ path: '/users/api/passkeyOptions', values: { password: PASSWORD } }),
+  },
   passkeyRegister: {
     // A made-up answer: its challenge was never handed out.
     expect: signedIn({ status: 200, result: false, code: 'passkey_failed' }),
@@ -330,7 +333,7 @@ const USERS: Record<string, Row> = {
   },
   removePasskey: {
     expect: signedIn({ status: 404, code: 'unknown_passkey' }),
-    prepare: async () => ({ path: '/users/api/removePasskey', values: { id: 'P'.repeat(20) } }),
+    prepare: async () => ({ path: '/users/api/removePasskey', values: { id: 'P'.repeat(20), password: PASSWORD } }),
   },
   passkeySigninOptions: {
     expect: all({ status: 200, result: true }),
