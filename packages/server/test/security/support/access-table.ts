@@ -164,6 +164,8 @@ const USERS: Record<string, Row> = {
   },
   signin: {
     expect: all({ status: 200, result: true }),
+    // With the caller's cookie it ends the session the cookie carried (ASVS 7.2.4, http/auth.ts).
+    consumes: true,
     prepare: async () => ({ path: '/users/api/signin', values: { identity: 'credentials', password: PASSWORD } }),
   },
   signout: {
