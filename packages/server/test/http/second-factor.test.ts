@@ -195,6 +195,22 @@ describe('TOTP: set up, confirm, sign in in two steps', () => {
     nextStep();
   });
 
+  test('one code proves presence once: of eight parallel passkeyOptions with it, one goes through', async () => {
+    const token = await s.createUser('parra');
+    const { secret } = await enrol(s, token);
+    const code = totpCode(secret, now);
+    // Each re-authentication takes the code's step (users/user-context.ts, reauthenticate).
+    const answers = await Promise.all(Array.from({ length: 8 }, () => s.users('passkeyOptions', { code }, { token })));
+    const passed = answers.filter((a) => a.body.result === true);
+    assert.equal(passed.length, 1, JSON.stringify(answers.map((a) => a.body)));
+    assert.equal(typeof passed[0]?.body.options.challenge, 'string');
+    for (const refused of answers.filter((a) => a.body.result !== true)) {
+      assert.equal(refused.body.code, 'validation_failure');
+      assert.deepEqual(refused.body.invalid, [['code', 'invalid']]);
+    }
+    nextStep();
+  });
+
   test('parallel wrong codes lock the account like wrong passwords; a right code is then refused too', async () => {
     const token = await s.createUser('lena');
     const { secret } = await enrol(s, token);
