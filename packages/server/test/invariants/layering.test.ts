@@ -1,149 +1,163 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, join, normalize } from 'node:path';
+import { DOC, layerTable, type LayerRow, namesPackage, tableOwners } from './layer-table.js';
+import { importsOf, sourceFiles, sourceOf, src, stringsOf } from './source-files.js';
+import ts from 'typescript';
 
 /**
- * Imports run one way: http/admin → realtime → domains (users, datastore, filestore) → storage, core.
- * The domain never sees Fastify; the HTTP layer never writes SQL. This reads every source
- * file's imports and fails on an edge the table does not allow.
+ * docs/architecture.md is the rule: its layer table says what each folder of
+ * packages/server/src may import, its "Domains own their tables" which tables each domain
+ * queries. This reads both (layer-table.ts) and every source file's imports and queries
+ * (source-files.ts), and names for each violation the file, the import and the row.
  */
-const src = new URL('../../src/', import.meta.url).pathname;
+const rows = layerTable();
+const files = sourceFiles();
+const top = (path: string): string => path.split('/')[0] ?? '';
+const rowOf = (path: string): LayerRow | undefined => rows.find((r) => r.members.includes(top(path)));
+const isRepo = (file: string): boolean => file.endsWith('-repo.ts');
+const domains = new Set(rows.filter((r) => r.domain).flatMap((r) => r.members));
+/** The packages a row names: only the rows that name one may run it (types erase and are free). */
+const bound = rows.flatMap((r) => r.packages).filter((p) => !p.startsWith('node:'));
 
-function files(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? files(path) : path.endsWith('.ts') ? [path] : [];
-  });
+function where(row: LayerRow): string {
+  return `the row of ${row.name} (${DOC}:${row.line}, may import: ${row.mayImport})`;
 }
 
-const layerOf = (file: string) => relative(src, file).split('/')[0] ?? '';
-const DOMAINS = ['users', 'datastore', 'filestore'];
-
-/** Which Roost folders (and outside packages) each layer may not import. */
-const FORBIDDEN: Record<string, { folders: string[]; packages: RegExp[] }> = {
-  core: {
-    folders: ['storage', 'mail', 'http', 'admin', 'cli', ...DOMAINS],
-    packages: [/^fastify/, /^@fastify\//, /^kysely/, /^better-sqlite3/, /^pg$/],
-  },
-  storage: { folders: ['http', 'admin', 'cli', 'mail', ...DOMAINS], packages: [/^fastify/, /^@fastify\//] },
-  mail: { folders: ['http', 'admin', 'storage', ...DOMAINS], packages: [/^fastify/, /^@fastify\//, /^kysely/] },
-  http: { folders: ['storage', 'admin', 'cli'], packages: [/^kysely/, /^better-sqlite3/, /^pg$/] },
-  // Live changes (issue 21): events from the core's bus, the domains through their index only.
-  realtime: {
-    folders: ['storage', 'mail', 'http', 'admin', 'cli'],
-    packages: [/^fastify/, /^@fastify\//, /^kysely/, /^better-sqlite3/, /^pg$/],
-  },
-  // The pages run the domains through their index and the HTTP layer's auth; no SQL of their own.
-  admin: { folders: ['cli'], packages: [/^kysely/, /^better-sqlite3/, /^pg$/] },
-  ...Object.fromEntries(
-    DOMAINS.map((d) => [
-      d,
-      {
-        folders: ['http', 'admin', 'cli', 'mail', ...DOMAINS.filter((o) => o !== d)],
-        packages: [/^fastify/, /^@fastify\//],
-      },
-    ]),
-  ),
-};
-
-function imports(file: string): { spec: string; typeOnly: boolean }[] {
-  const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/^\s*import\s+(type\s+)?[^'"]*?from\s+'([^']+)'/gm)].map((m) => ({
-    spec: m[2] ?? '',
-    typeOnly: Boolean(m[1]),
-  }));
+function allows(row: LayerRow, file: string, target: string, typeOnly: boolean): boolean {
+  const folder = top(target);
+  return (
+    row.everything ||
+    row.members.includes(folder) ||
+    row.folders.has(folder) ||
+    row.files.has(target) ||
+    (typeOnly && row.typeFolders.has(folder)) ||
+    (row.domainIndexes && domains.has(folder) && target === `${folder}/index.ts`) ||
+    (row.repoQueries && isRepo(file) && folder === 'storage')
+  );
 }
 
-test('every source file imports only what its layer may', () => {
+function mayRun(row: LayerRow, file: string, spec: string): boolean {
+  if (spec.startsWith('node:') || !namesPackage(bound, spec)) return true;
+  return row.everything || namesPackage(row.packages, spec) || (row.repoQueries && isRepo(file) && spec === 'kysely');
+}
+
+test(`every folder and top-level file of src/ has its row in ${DOC}'s layer table`, () => {
+  const missing = [...new Set(files.filter((f) => !rowOf(f)).map(top))].map(
+    (name) =>
+      `src/${name}${name.endsWith('.ts') ? '' : '/'} has no row in the layer table of ${DOC} ` +
+      `("## Layers of \`packages/server/src\`"): add "| \`${name}${name.endsWith('.ts') ? '' : '/'}\` | ` +
+      'what it holds | what it may import |" (the grammar of the last column is under the table)',
+  );
+  assert.deepEqual(missing, []);
+  assert.ok(
+    rows.length >= 8 && domains.size >= 3,
+    `read only ${rows.length} rows of the table: ${rows.map((r) => r.name)}`,
+  );
+});
+
+test(`every source file imports only what its row of ${DOC} allows`, () => {
   const problems: string[] = [];
-  for (const file of files(src)) {
-    const rules = FORBIDDEN[layerOf(file)];
-    if (!rules) continue;
-    for (const { spec, typeOnly } of imports(file)) {
+  for (const file of files) {
+    const row = rowOf(file);
+    if (!row) continue;
+    for (const { spec, typeOnly, line } of importsOf(file)) {
+      const at = `src/${file}:${line} imports '${spec}'${typeOnly ? ' (types)' : ''}`;
       if (spec.startsWith('.')) {
-        const target = layerOf(join(file, '..', spec));
-        if (rules.folders.includes(target)) problems.push(`${relative(src, file)} imports ${spec}`);
-        // Domains use another folder's internals only through its index.
-        if (DOMAINS.includes(target) && target !== layerOf(file) && !spec.endsWith('/index.js'))
-          problems.push(`${relative(src, file)} reaches into ${spec}`);
-      } else if (!typeOnly && rules.packages.some((p) => p.test(spec))) {
-        problems.push(`${relative(src, file)} imports package ${spec}`);
+        const target = normalize(join(dirname(file), spec)).replace(/\.js$/, '.ts');
+        // The unit tests beside the sources may use the server tests' helpers (test/helpers/).
+        if (target.startsWith('../test/') && file.endsWith('.test.ts')) continue;
+        if (target.startsWith('..')) problems.push(`${at}: outside src/`);
+        else if (!allows(row, file, target, typeOnly)) problems.push(`${at}, which ${where(row)} does not allow`);
+      } else if (!typeOnly && !mayRun(row, file, spec)) problems.push(`${at}, which ${where(row)} does not allow`);
+    }
+  }
+  assert.deepEqual(problems, []);
+});
+
+const BUILDERS = /^(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto|\w*[jJ]oin\w*)$/;
+const RAW_SQL = /\b(?:FROM|JOIN|INTO|UPDATE|TABLE(?: IF (?:NOT )?EXISTS)?)\s+"?([a-z_]+)/g;
+
+/**
+ * The tables a file names in queries: Kysely's builders and SQL in strings; with `columns`, also
+ * `'table.column'` strings (a domain's query names columns so; elsewhere they are setting keys).
+ */
+function tablesNamed(file: string, columns: boolean): { table: string; line: number; how: string }[] {
+  const found: { table: string; line: number; how: string }[] = [];
+  const source = sourceOf(file);
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression)) {
+      const method = node.expression.name.text;
+      const first = node.arguments[0];
+      if (BUILDERS.test(method) && first && ts.isStringLiteralLike(first)) {
+        const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+        found.push({ table: first.text.split(/[\s.]/)[0] ?? '', line, how: `${method}('${first.text}')` });
       }
     }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  for (const { text, line } of stringsOf(file)) {
+    for (const m of text.matchAll(RAW_SQL)) found.push({ table: m[1] ?? '', line, how: m[0] });
+    if (columns)
+      for (const m of text.matchAll(/^([a-z_]+)\.[a-z_]+$/g)) found.push({ table: m[1] ?? '', line, how: `'${m[0]}'` });
   }
-  assert.deepEqual(problems, []);
-});
-
-test('in a domain, only *-repo.ts files run Kysely queries', () => {
-  const offenders = files(src)
-    .filter((f) => DOMAINS.includes(layerOf(f)) && !f.endsWith('-repo.ts'))
-    .filter((f) => imports(f).some((i) => i.spec === 'kysely' && !i.typeOnly));
-  assert.deepEqual(
-    offenders.map((f) => relative(src, f)),
-    [],
-  );
-});
-
-/**
- * Each domain owns its tables (docs/architecture.md, "Domains own their tables"): the stores
- * know accounts only through the user service's directory (core/user-directory.ts). Shared
- * tables of storage/ (permissions, settings, the mail queue) are no domain's.
- */
-const TABLES: Record<string, readonly string[]> = {
-  users: [
-    'users',
-    'sessions',
-    'user_tokens',
-    'throttle_counts',
-    'totp_factors',
-    'recovery_codes',
-    'provider_links',
-    'provider_flows',
-    'passkeys',
-    'passkey_challenges',
-  ],
-  datastore: ['datastore_items', 'datastore_counts'],
-  filestore: ['file_entries'],
-};
-
-/** The tables a source file names in a query: in Kysely's builders, in joins, and in raw SQL. */
-function tablesNamed(file: string): Set<string> {
-  const text = readFileSync(file, 'utf8');
-  const named = new Set<string>();
-  for (const m of text.matchAll(
-    /\b(?:selectFrom|insertInto|updateTable|deleteFrom|replaceInto|\w*[jJ]oin)\(\s*'([a-z_]+)/g,
-  ))
-    named.add(m[1] ?? '');
-  for (const m of text.matchAll(/\b(?:from|join|into|update)\s+([a-z_]+)\b/gi)) named.add(m[1]?.toLowerCase() ?? '');
-  for (const m of text.matchAll(/\b([a-z_]+)\.[a-z_]+\b/g)) named.add(m[1] ?? '');
-  return named;
+  return found;
 }
 
-test('a domain queries only its own tables', () => {
+const owners = tableOwners();
+const ownerOf = new Map(owners.flatMap((o) => o.tables.map((t) => [t, o.folder] as const)));
+
+function schemaTables(): string[] {
+  const schema = files
+    .filter((f) => /(^|\/|-)schema\.ts$/.test(f))
+    .map((f) => readFileSync(join(src, f), 'utf8'))
+    .join('\n');
+  return [...schema.matchAll(/^\s+([a-z_]+): [A-Z]\w*Table;$/gm)].map((m) => m[1] ?? '');
+}
+
+test(`a domain queries only its own tables ("Domains own their tables", ${DOC})`, () => {
   const problems: string[] = [];
-  for (const file of files(src)) {
-    const domain = layerOf(file);
-    if (!DOMAINS.includes(domain)) continue;
-    const named = tablesNamed(file);
-    for (const [owner, tables] of Object.entries(TABLES)) {
-      if (owner === domain) continue;
-      for (const table of tables) if (named.has(table)) problems.push(`${relative(src, file)} touches ${table}`);
+  for (const file of files) {
+    const folder = top(file);
+    if (!domains.has(folder)) continue;
+    for (const { table, line, how } of tablesNamed(file, true)) {
+      const owner = ownerOf.get(table);
+      if (owner && owner !== folder)
+        problems.push(`src/${file}:${line} names ${table} (${how}), a table of ${owner}/, not of ${folder}/`);
     }
   }
   assert.deepEqual(problems, []);
 });
 
-test('the table of domains covers every table of the schema', () => {
-  const schema = ['schema.ts', 'datastore-schema.ts', 'filestore-schema.ts']
-    .map((f) => readFileSync(join(src, 'storage', f), 'utf8'))
-    .join('\n');
-  const declared = [...schema.matchAll(/^\s+([a-z_]+): [A-Z]\w*Table;$/gm)].map((m) => m[1] ?? '');
-  // storage/ keeps these itself: no domain owns them (webhooks: realtime/webhooks.ts through its port).
-  const shared = ['permissions', 'settings', 'mail_queue', 'webhooks', 'webhook_deliveries'];
+test(`only a file that may run \`kysely\` by ${DOC} writes a query`, () => {
+  const problems: string[] = [];
+  for (const file of files) {
+    const row = rowOf(file);
+    if (!row || mayRun(row, file, 'kysely')) continue;
+    for (const { table, line, how } of tablesNamed(file, false))
+      if (ownerOf.has(table)) problems.push(`src/${file}:${line} queries ${table} (${how}); ${where(row)}`);
+  }
+  assert.deepEqual(problems, []);
+});
+
+test(`every table of the schema has one owner in ${DOC}, and every owner is a folder of the table`, () => {
+  const declared = schemaTables();
+  assert.ok(declared.includes('users') && declared.includes('datastore_items'), `read the schema: ${declared}`);
+  const listed = owners.flatMap((o) => o.tables);
   assert.deepEqual(
-    declared.filter((t) => !shared.includes(t) && !Object.values(TABLES).flat().includes(t)),
+    declared.filter((t) => !ownerOf.has(t)).map((t) => `${t} has no owner in "## Domains own their tables"`),
     [],
   );
-  assert.ok(declared.includes('datastore_items') && declared.includes('users'), `read the schema: ${declared}`);
+  assert.deepEqual(
+    listed.filter((t, i) => listed.indexOf(t) !== i || !declared.includes(t)),
+    [],
+    'a table listed twice, or not in the schema (storage/*schema.ts)',
+  );
+  const folders = new Set(rows.flatMap((r) => r.members));
+  assert.deepEqual(
+    owners.filter((o) => !folders.has(o.folder)).map((o) => `${DOC}:${o.line}: ${o.folder}/ has no row`),
+    [],
+  );
 });
