@@ -75,7 +75,7 @@ interface MailQueueTable {
 
 /**
  * Counts per key in the current window: failed sign-ins per address,
- * mails per account and recipient (users/throttle-counts.ts).
+ * mails per account and recipient (`countAttempt` in users/user-repo.ts).
  */
 interface ThrottleCountsTable {
   key: string;

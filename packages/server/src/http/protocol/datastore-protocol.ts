@@ -16,7 +16,7 @@ import {
 import { asInput, failingWith, type WireValues } from './wire-values.js';
 
 /**
- * The data store in the original protocol (docs/reference/original-services.md): each
+ * The data store in the original protocol (docs/datastore.md): each
  * operation's name, what it needs, and how its typed call (datastore/datastore-service.ts)
  * answers on the wire. The bodies are the original connectors' contract: they stay byte for
  * byte what they were when the store answered them itself (test/http/datastore-*.test.ts).

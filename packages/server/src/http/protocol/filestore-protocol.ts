@@ -68,7 +68,7 @@ const nameExists = (err: RoostError) =>
   err.code === 'validation_failure' && err.fields.some(([field, reason]) => field === 'name' && reason === 'exists');
 
 /**
- * The file store in the original protocol (docs/reference/original-services.md), one row per
+ * The file store in the original protocol (docs/filestore.md), one row per
  * operation of `/<store>/<path>/@<op>`: what it changes and takes, how it is documented in
  * /openapi.json (http/protocol/filestore-docs.ts), and how its typed call answers on the wire.
  * The routes (http/routes/filestore-routes.ts), the API description and the security tests all

@@ -18,7 +18,7 @@ import {
 import { answered, asInput, type WireValues } from './wire-values.js';
 
 /**
- * The user service in the original protocol (docs/reference/original-services.md): each
+ * The user service in the original protocol (docs/users.md): each
  * operation's name and aliases, what guards it, and how its typed call (users/user-service.ts)
  * answers on the wire. The bodies are the original connectors' contract: they stay byte for
  * byte what they were when the service answered them itself (test/http/users-*.test.ts).
@@ -182,7 +182,7 @@ const command =
 /**
  * Every operation of the user service, `/users/api/<op>`, each answering GET (query) and POST
  * (JSON or form body). Validation failures answer 200 with `result: false`, as the original
- * does; see DESIGN.md for the other statuses.
+ * does; docs/errors.md lists the other statuses.
  */
 export function userOperations(users: UserService, config: Config): UserOperation[] {
   const i = users.inputs;
