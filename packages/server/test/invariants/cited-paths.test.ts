@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { commentsOf, repositoryFiles, sourceFiles } from './source-files.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { commentsOf, repoRoot, repositoryFiles, sourceFiles } from './source-files.js';
 
 /**
  * Comments say why and cite the files they depend on (CONTRIBUTING.md); a cited file that is
@@ -45,5 +47,16 @@ test('every file a comment of src/ cites is in the repository', () => {
         if (!exists(path)) problems.push(`src/${file}:${line} cites ${path}, which is not in the repository`);
       }
   assert.ok(cited > 200, `found only ${cited} cited paths: does the pattern still read the comments?`);
+  assert.deepEqual(problems, []);
+});
+
+test('every file docs/architecture.md cites is in the repository', () => {
+  const problems: string[] = [];
+  readFileSync(join(repoRoot, 'docs/architecture.md'), 'utf8')
+    .split('\n')
+    .forEach((text, i) => {
+      for (const m of text.matchAll(PATH))
+        if (!exists(m[1] ?? '')) problems.push(`docs/architecture.md:${i + 1} cites ${m[1]}, not in the repository`);
+    });
   assert.deepEqual(problems, []);
 });
