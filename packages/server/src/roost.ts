@@ -137,11 +137,7 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
     fileStores: services.fileStores,
     views: subjectViews,
     userById: (id) => services.users.getUser(programCaller('webhooks'), { identity: id }).catch(() => null),
-    settings: {
-      timeoutMs: config.webhooks.timeoutSeconds * 1000,
-      maxAttempts: config.webhooks.maxAttempts,
-      retryMs: config.webhooks.retrySeconds * 1000,
-    },
+    jobs: services.jobs,
     clock: overrides.clock ?? systemClock,
     onError: (err) => services.log.error({ err }, 'webhooks'),
   });
@@ -160,7 +156,7 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
   await http.register(registerPageAssets);
   await http.register(registerClientBundle);
   await http.register(registerPages, pageDeps);
-  services.mailQueue.start();
+  services.jobs.start();
   webhooks.start();
   return {
     ...services,
