@@ -10,6 +10,7 @@ import type { Readiness } from './http/routes/health-routes.js';
 import { createSetupLinks, type SetupLinks } from './admin/setup-links.js';
 import { registerPageAssets, registerPages } from './admin/index.js';
 import { outboxDir } from './mail/create-mailer.js';
+import type { JobQueue } from './core/job-queue.js';
 import type { MailQueue } from './mail/mail-queue.js';
 import type { BlobStores } from './storage/blob-stores.js';
 import type { Dialect } from './storage/database.js';
@@ -104,8 +105,10 @@ export interface Roost {
   events: EventBus;
   /** Where outbox mails are written when no SMTP server is configured. */
   outboxDir: string;
-  /** Mails waiting for delivery (mail/mail-queue.ts); every mail of the services goes through it. */
+  /** Mails, queued as jobs (mail/mail-queue.ts); every mail of the services goes through it. */
   mailQueue: MailQueue;
+  /** All work after an answer, mails and webhook deliveries (core/job-queue.ts; admin page `/admin/jobs`). */
+  jobs: JobQueue;
   /** The first run's setup link: `serve` issues one while no administrator exists (admin/setup-links.ts). */
   setupLinks: SetupLinks;
   /** Webhooks: what administrators configured, and the worker that delivers (realtime/webhooks.ts). */
@@ -152,6 +155,7 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
     outboxDir: outboxDir(config),
     setupLinks,
     webhooks,
+    jobs: services.jobs,
   };
   await http.register(registerPageAssets);
   await http.register(registerClientBundle);

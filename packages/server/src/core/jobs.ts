@@ -7,7 +7,8 @@
  * list of services.ts.
  */
 
-export type JobState = 'pending' | 'done' | 'failed';
+export const JOB_STATES = ['pending', 'done', 'failed'] as const;
+export type JobState = (typeof JOB_STATES)[number];
 
 /** A kind's name with the type of its payload: what enqueuers hold (they need no handler). */
 export interface JobType<P> {
@@ -52,6 +53,7 @@ interface NewJob {
 }
 
 export interface JobFilter {
+  id?: string;
   kind?: string;
   state?: JobState;
   subject?: string;

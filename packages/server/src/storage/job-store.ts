@@ -112,8 +112,9 @@ export function createJobStore(db: Kysely<Database>): JobStore {
         .execute();
     },
 
-    async list({ kind, state, subject, limit }) {
+    async list({ id, kind, state, subject, limit }) {
       let query = db.selectFrom('jobs').selectAll();
+      if (id !== undefined) query = query.where('id', '=', id);
       if (kind !== undefined) query = query.where('kind', '=', kind);
       if (state !== undefined) query = query.where('state', '=', state);
       if (subject !== undefined) query = query.where('subject', '=', subject);

@@ -33,7 +33,7 @@ export interface UsersTable {
   lockouts: number;
 }
 
-/** Mails waiting to be delivered (storage/mail-queue-store.ts). */
+/** The webhooks administrators configured (storage/webhook-store.ts). */
 interface WebhooksTable {
   id: string;
   url: string;
