@@ -10,6 +10,7 @@ import type { Readiness } from './http/routes/health-routes.js';
 import { createSetupLinks, type SetupLinks } from './admin/setup-links.js';
 import { registerPageAssets, registerPages } from './admin/index.js';
 import { outboxDir } from './mail/create-mailer.js';
+import type { JobQueue } from './core/job-queue.js';
 import type { MailQueue } from './mail/mail-queue.js';
 import type { BlobStores } from './storage/blob-stores.js';
 import type { Dialect } from './storage/database.js';
@@ -104,8 +105,10 @@ export interface Roost {
   events: EventBus;
   /** Where outbox mails are written when no SMTP server is configured. */
   outboxDir: string;
-  /** Mails waiting for delivery (mail/mail-queue.ts); every mail of the services goes through it. */
+  /** Mails, queued as jobs (mail/mail-queue.ts); every mail of the services goes through it. */
   mailQueue: MailQueue;
+  /** All work after an answer, mails and webhook deliveries (core/job-queue.ts; admin page `/admin/jobs`). */
+  jobs: JobQueue;
   /** The first run's setup link: `serve` issues one while no administrator exists (admin/setup-links.ts). */
   setupLinks: SetupLinks;
   /** Webhooks: what administrators configured, and the worker that delivers (realtime/webhooks.ts). */
@@ -137,11 +140,7 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
     fileStores: services.fileStores,
     views: subjectViews,
     userById: (id) => services.users.getUser(programCaller('webhooks'), { identity: id }).catch(() => null),
-    settings: {
-      timeoutMs: config.webhooks.timeoutSeconds * 1000,
-      maxAttempts: config.webhooks.maxAttempts,
-      retryMs: config.webhooks.retrySeconds * 1000,
-    },
+    jobs: services.jobs,
     clock: overrides.clock ?? systemClock,
     onError: (err) => services.log.error({ err }, 'webhooks'),
   });
@@ -156,11 +155,12 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
     outboxDir: outboxDir(config),
     setupLinks,
     webhooks,
+    jobs: services.jobs,
   };
   await http.register(registerPageAssets);
   await http.register(registerClientBundle);
   await http.register(registerPages, pageDeps);
-  services.mailQueue.start();
+  services.jobs.start();
   webhooks.start();
   return {
     ...services,

@@ -7,13 +7,16 @@ import { createEventBus, type EventBus } from './core/events.js';
 import type { Mailer } from './core/mailer.js';
 import { createRuntimeSettings, type RuntimeSettingsService } from './core/runtime-settings.js';
 import { createMailer } from './mail/create-mailer.js';
+import { createJobQueue, type JobQueue } from './core/job-queue.js';
+import { mailDelivery } from './mail/mail-job.js';
 import { createMailQueue, type MailQueue } from './mail/mail-queue.js';
+import { webhookDelivery } from './realtime/webhook-delivery.js';
 import { openBlobStores, type BlobStores } from './storage/blob-stores.js';
 import { openPostgresChangeFeed } from './storage/change-feed.js';
 import { openRedisFeed, withInvalidations } from './storage/redis-events.js';
 import type { Dialect } from './storage/database.js';
 import { connectDatabase } from './storage/database-errors.js';
-import { createMailQueueStore } from './storage/mail-queue-store.js';
+import { createJobStore } from './storage/job-store.js';
 import { migrateToLatest } from './storage/migrations/index.js';
 import { createPermissionStore } from './storage/permission-store.js';
 import type { Database } from './storage/schema.js';
@@ -47,6 +50,8 @@ export interface Services {
    */
   mailer: Mailer;
   mailQueue: MailQueue;
+  /** All work after an answer: mails, webhook deliveries (core/job-queue.ts); `roost serve` starts it. */
+  jobs: JobQueue;
   users: UserService;
   dataStores: DataStores;
   fileStores: FileStores;
@@ -84,14 +89,24 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   const changes = notify && redis ? withInvalidations(notify, redis) : notify;
   const settings = createRuntimeSettings(config, createSettingsStore(db, clock, 1000, changes));
   const mailer = overrides.mailer ?? createMailer(config, settings);
-  const mailQueue = createMailQueue(createMailQueueStore(db), mailer, clock, (err, item) => {
-    if (item)
-      log.warn(
-        { err, kind: item.mail.kind, attempts: item.attempts + 1 },
-        'a mail could not be delivered; it is tried again later',
-      );
-    else log.error({ err }, 'mail work after an answer failed');
-  });
+  const webhookStore = createWebhookStore(db, clock, changes);
+  // The kinds of job (core/jobs.ts): a new kind is its module and one line here.
+  const jobKinds = [
+    mailDelivery(mailer, (err, mail, attempts) =>
+      log.warn({ err, kind: mail.kind, attempts }, 'a mail could not be delivered; it is tried again later'),
+    ),
+    webhookDelivery(
+      webhookStore,
+      {
+        timeoutMs: config.webhooks.timeoutSeconds * 1000,
+        maxAttempts: config.webhooks.maxAttempts,
+        retryMs: config.webhooks.retrySeconds * 1000,
+      },
+      clock,
+    ),
+  ];
+  const jobs = createJobQueue(createJobStore(db), jobKinds, clock, (err) => log.error({ err }, 'job queue'));
+  const mailQueue = createMailQueue(jobs, (err) => log.error({ err }, 'mail work after an answer failed'));
   const permissionStore = createPermissionStore(db, clock, 1000, changes);
   const events = createEventBus({
     now: () => clock.now(),
@@ -130,18 +145,21 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     settings,
     mailer,
     mailQueue,
+    jobs,
     users,
     dataStores,
     fileStores,
     blobs,
     events,
-    webhookStore: createWebhookStore(db, clock, changes),
+    webhookStore,
     async close() {
       clearInterval(purge);
       blobs.close();
       await notify?.close();
       await redis?.close();
       await mailQueue.close();
+      await jobs.close();
+      await mailer.close();
       await db.destroy();
     },
   };

@@ -8,6 +8,7 @@ const ADMIN_SECTIONS = [
   { href: '/admin/files', label: 'File stores' },
   { href: '/admin/outbox', label: 'Mail outbox' },
   { href: '/admin/webhooks', label: 'Webhooks' },
+  { href: '/admin/jobs', label: 'Jobs' },
   { href: '/admin/tools', label: 'Tools' },
 ] as const;
 

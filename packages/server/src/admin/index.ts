@@ -20,6 +20,8 @@ import type { SetupLinks } from './setup-links.js';
 import { registerSignupsPages } from './pages/signups-page.js';
 import { registerToolsPage } from './pages/tools-page.js';
 import { registerWebhookPages } from './pages/webhooks-pages.js';
+import { registerJobPages } from './pages/jobs-pages.js';
+import type { JobQueue } from '../core/job-queue.js';
 import type { Webhooks } from '../realtime/webhooks.js';
 import { registerUsersPages } from './pages/users-pages.js';
 import { registerUserSecurityPage } from './pages/user-security-page.js';
@@ -44,6 +46,8 @@ export interface PageDeps {
   setupLinks: SetupLinks;
   /** Webhooks and their delivery log (pages/webhooks-pages.ts). */
   webhooks: Webhooks;
+  /** The job queue (pages/jobs-pages.ts). */
+  jobs: JobQueue;
 }
 
 /** Roost's icon: a roof over a perch, in the pages' blue. */
@@ -98,6 +102,7 @@ async function registerAdminPages(app: FastifyInstance, deps: PageDeps): Promise
     webhooks: deps.webhooks,
     services: ['users', ...deps.services.dataStores.names, ...deps.services.fileStores.names],
   });
+  registerJobPages(pages, deps.jobs);
   registerSettingsPage(pages, { users, settings: deps.settings, mailer: deps.mailer, config: deps.config });
   // A mistyped backend address answers a page, not the API's JSON body.
   await app.register(

@@ -9,8 +9,8 @@ import {
   mailFromSchema,
   pageUrlSchema,
   smtpUrlSchema,
-  type Config,
-} from './config.js';
+} from './config-parts.js';
+import type { Config } from './config.js';
 import { commonErrors, type FieldProblem } from './errors.js';
 
 /**

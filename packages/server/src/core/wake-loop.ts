@@ -1,7 +1,8 @@
 /**
  * A worker's run that can be asked for at any time: `wake` starts a pass, or, while one runs,
  * asks for one more after it (what was stored meanwhile may have been missed). The mail queue
- * (mail/mail-queue.ts) and the webhooks (realtime/webhooks.ts) deliver with it. A pass that
+ * The job queue
+ * (core/job-queue.ts) runs its jobs with it. A pass that
  * throws is reported and the next poll tries again.
  */
 export function wakeLoop(pass: () => Promise<void>, onError: (err: unknown) => void, closed: () => boolean) {

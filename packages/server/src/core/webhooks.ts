@@ -1,7 +1,8 @@
 /**
  * Webhooks (issue 21): an administrator's subscription of a URL to the events of one service,
  * and the deliveries made for it. The port here is implemented by storage/webhook-store.ts;
- * realtime/webhooks.ts makes deliveries from the event bus and sends them.
+ * realtime/webhooks.ts makes deliveries from the event bus, jobs of the queue (core/job-queue.ts)
+ * that realtime/webhook-delivery.ts sends.
  */
 
 /** A configured webhook. `service` is `users`, or a data or file store's name; no kinds: all of them. */
@@ -16,7 +17,7 @@ export interface Webhook {
   created: number;
 }
 
-export type DeliveryState = 'pending' | 'delivered' | 'failed';
+type DeliveryState = 'pending' | 'delivered' | 'failed';
 
 /** One event on its way to one webhook, as the delivery log shows it. */
 export interface Delivery {
@@ -35,7 +36,7 @@ export interface Delivery {
   deliveredAt: number | null;
 }
 
-/** Where webhooks and their deliveries are kept: a table each, so deliveries survive a restart. */
+/** Where webhooks are kept; their deliveries are jobs of the queue (realtime/webhook-delivery.ts). */
 export interface WebhookStore {
   /** The webhooks, from memory while no process changed them (storage/webhook-store.ts). */
   list(): Promise<Webhook[]>;
@@ -46,16 +47,4 @@ export interface WebhookStore {
   onChange(listener: () => void): void;
   add(webhook: Webhook): Promise<void>;
   remove(id: string): Promise<boolean>;
-  enqueue(
-    deliveries: ReadonlyArray<Pick<Delivery, 'id' | 'webhookId' | 'kind' | 'payload' | 'created'>>,
-  ): Promise<void>;
-  /** Due deliveries nobody holds, held for `leaseMs` (a crashed holder's lease runs out). */
-  claimDue(now: number, leaseMs: number, limit: number): Promise<Delivery[]>;
-  delivered(id: string, status: number, at: number): Promise<void>;
-  /** A failed try: tried again at `retryAt`, or given up (null). */
-  failed(id: string, attempts: number, retryAt: number | null, status: number | null, error: string): Promise<void>;
-  /** The newest deliveries of a webhook, newest first. */
-  deliveries(webhookId: string, limit: number): Promise<Delivery[]>;
-  /** Deliveries not yet delivered nor given up (tests and shutdown). */
-  pending(now: number): Promise<number>;
 }

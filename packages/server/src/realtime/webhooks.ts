@@ -1,22 +1,15 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 import { commonErrors } from '../core/errors.js';
 import type { AccountEvent, EventBus, FileEvent, ItemEvent, Told } from '../core/events.js';
 import { newId } from '../core/ids.js';
-import { wakeLoop } from '../core/wake-loop.js';
+import type { JobQueue } from '../core/job-queue.js';
 import type { Delivery, Webhook, WebhookStore } from '../core/webhooks.js';
 import type { DataStores } from '../datastore/index.js';
 import type { FileStores } from '../filestore/index.js';
 import type { User } from '../users/index.js';
 import { subjectReader, type SubjectViews } from './subjects.js';
-
-/** The limits and timings of deliveries (config `webhooks`, docs/configuration.md). */
-interface WebhookSettings {
-  timeoutMs: number;
-  maxAttempts: number;
-  /** The wait before the second try; each further wait doubles, up to an hour. */
-  retryMs: number;
-}
+import { deliveryOf, webhookJob } from './webhook-delivery.js';
 
 interface WebhookDeps {
   events: EventBus;
@@ -26,7 +19,8 @@ interface WebhookDeps {
   views: SubjectViews;
   /** The account of an account event, for its body (null: gone). */
   userById(id: string): Promise<User | null>;
-  settings: WebhookSettings;
+  /** Where deliveries wait and are sent from (realtime/webhook-delivery.ts runs them). */
+  jobs: JobQueue;
   clock: Clock;
   onError(err: unknown): void;
 }
@@ -44,7 +38,7 @@ export interface Webhooks {
   add(input: NewWebhook): Promise<Webhook>;
   remove(id: string): Promise<boolean>;
   deliveries(webhookId: string, limit: number): Promise<Delivery[]>;
-  /** Start delivering (serve does). */
+  /** Start following the list every RELOAD_MS (serve does; the job queue delivers). */
   start(): void;
   /** Resolves once nothing is due and nothing is on its way in this process (tests, shutdown). */
   idle(timeoutMs?: number): Promise<void>;
@@ -57,42 +51,22 @@ const KINDS: Record<'items' | 'files' | 'users', readonly string[]> = {
   users: ['account.created', 'account.changed', 'account.disabled', 'account.removed', 'account.signed_out'],
 };
 /**
- * How long a claimed delivery is held beyond its try's own limit (`timeoutMs`): the time to
- * record the outcome. A process killed mid-try holds its deliveries that long, then another
- * process tries them (issue 46, part 3: it was a fixed minute; docs/realtime.md gives the bound).
- */
-const LEASE_MARGIN_MS = 10_000;
-const POLL_MS = 1000;
-const BATCH = 20;
-/**
  * Webhooks are read again this often besides on every change (storage/webhook-store.ts): while
  * the change feed is down its cache does not answer, and this reading is the bound.
  */
 const RELOAD_MS = 5000;
 
 /**
- * The signature of a delivery (docs/realtime.md, "Webhooks"): HMAC-SHA256 with the webhook's
- * secret over `<timestamp>.<body>`, hex, as `sha256=<hex>` (the scheme of Stripe and GitHub; the
- * timestamp in the signed text lets a receiver refuse old replays).
- */
-function signature(secret: string, timestamp: number, body: string): string {
-  return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
-}
-
-/**
  * Webhooks (issue 21): each committed change of a service some webhook wants becomes one
- * delivery per webhook, stored (storage/webhook-store.ts) and sent after the answer by a worker
- * like the mail queue's (mail/mail-queue.ts): POST of the event's JSON, signed; a failure is
- * tried again after `retryMs`, doubling, up to `maxAttempts` tries, then kept as failed.
- * Deliveries survive a restart, and several processes share the work. Only the process that
- * made a change delivers it (events of others arrive here too, `local: false`).
+ * delivery per webhook, a job of the queue (core/job-queue.ts) sent after the answer by
+ * realtime/webhook-delivery.ts. Deliveries survive a restart, and several processes share the
+ * work. Only the process that made a change delivers it (events of others arrive here too, `local: false`).
  */
 export function createWebhooks(deps: WebhookDeps): Webhooks {
-  const { store, settings, clock } = deps;
+  const { store, clock, jobs } = deps;
   const resolve = subjectReader(deps);
   let hooks: Webhook[] = [];
   let loaded: Promise<void> = Promise.resolve();
-  let timer: NodeJS.Timeout | null = null;
   let reload: NodeJS.Timeout | null = null;
   let closed = false;
   const making = new Set<Promise<void>>();
@@ -180,70 +154,13 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
     track(
       bodyOf(event).then(async (body) => {
         if (body === null) return;
-        const created = clock.now();
-        await store.enqueue(
-          wanting.map((h) => ({ id: newId(), webhookId: h.id, kind: event.kind, payload: body, created })),
+        await jobs.addAll(
+          webhookJob,
+          wanting.map((h) => ({ payload: { webhookId: h.id, kind: event.kind, body }, subject: h.id })),
         );
-        if (timer) void wake();
       }),
     );
   }
-
-  async function deliver(delivery: Delivery): Promise<void> {
-    // Added on another process since the last reading, maybe.
-    const hook =
-      hooks.find((h) => h.id === delivery.webhookId) ?? (await store.list()).find((h) => h.id === delivery.webhookId);
-    if (!hook) {
-      await store.failed(delivery.id, delivery.attempts, null, null, 'The webhook was removed.');
-      return;
-    }
-    const attempts = delivery.attempts + 1;
-    let status: number | null = null;
-    try {
-      const timestamp = Math.floor(clock.now() / 1000);
-      const response = await fetch(hook.url, {
-        method: 'POST',
-        redirect: 'manual',
-        signal: AbortSignal.timeout(settings.timeoutMs),
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'Roost-Webhooks',
-          'x-roost-event': delivery.kind,
-          'x-roost-delivery': delivery.id,
-          'x-roost-timestamp': String(timestamp),
-          'x-roost-signature': signature(hook.secret, timestamp, delivery.payload),
-        },
-        body: delivery.payload,
-      });
-      status = response.status;
-      const text = (await response.text()).slice(0, 300);
-      if (status >= 200 && status < 300) {
-        await store.delivered(delivery.id, status, clock.now());
-        return;
-      }
-      throw new Error(`HTTP ${status}${text ? `: ${text}` : ''}`);
-    } catch (err) {
-      const message =
-        err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
-      const retryAt =
-        attempts >= settings.maxAttempts
-          ? null
-          : clock.now() + Math.min(3600_000, settings.retryMs * 2 ** Math.min(attempts - 1, 20));
-      await store.failed(delivery.id, attempts, retryAt, status, message);
-    }
-  }
-
-  /** Sends every due delivery, a batch at a time. */
-  async function drain(): Promise<void> {
-    await loaded;
-    for (;;) {
-      const batch = await store.claimDue(clock.now(), settings.timeoutMs + LEASE_MARGIN_MS, BATCH);
-      if (batch.length === 0) return;
-      await Promise.all(batch.map(deliver));
-    }
-  }
-  const worker = wakeLoop(drain, deps.onError, () => closed);
-  const wake = () => worker.wake();
 
   loaded = load().catch(deps.onError);
 
@@ -284,15 +201,19 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
       return webhook;
     },
 
-    remove: (id) => store.remove(id),
+    async remove(id) {
+      const removed = await store.remove(id);
+      await jobs.removeSubject(webhookJob, id);
+      return removed;
+    },
 
-    deliveries: (webhookId, limit) => store.deliveries(webhookId, limit),
+    async deliveries(webhookId, limit) {
+      return (await jobs.list({ kind: webhookJob.name, subject: webhookId, limit })).map(deliveryOf);
+    },
 
     start() {
-      if (timer || closed) return;
-      timer = setInterval(() => void wake(), POLL_MS).unref();
+      if (reload || closed) return;
       reload = setInterval(() => void load().catch(deps.onError), RELOAD_MS).unref();
-      void wake();
     },
 
     async idle(timeoutMs = 10_000) {
@@ -300,10 +221,8 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
       await loaded;
       for (;;) {
         await Promise.all(making);
-        await wake();
-        if ((await store.pending(clock.now())) === 0 && !worker.busy && making.size === 0) return;
-        if (Date.now() > deadline) throw new Error('webhooks: deliveries still due after the timeout');
-        await new Promise((resolve) => setTimeout(resolve, 10));
+        await jobs.idle(Math.max(1, deadline - Date.now()));
+        if (making.size === 0) return;
       }
     },
 
@@ -311,11 +230,8 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
       closed = true;
       stopListening?.();
       stopListening = null;
-      if (timer) clearInterval(timer);
       if (reload) clearInterval(reload);
-      timer = null;
       await Promise.all(making);
-      await worker.settled();
     },
   };
 }

@@ -33,7 +33,7 @@ export interface UsersTable {
   lockouts: number;
 }
 
-/** Mails waiting to be delivered (storage/mail-queue-store.ts). */
+/** The webhooks administrators configured (storage/webhook-store.ts). */
 interface WebhooksTable {
   id: string;
   url: string;
@@ -44,33 +44,23 @@ interface WebhooksTable {
   created: number;
 }
 
-interface WebhookDeliveriesTable {
+/** The job queue (storage/job-store.ts, core/job-queue.ts): all work that runs after an answer. */
+interface JobsTable {
   id: string;
-  webhook_id: string;
   kind: string;
+  subject: string | null;
+  dedupe_key: string | null;
+  /** The kind's payload as JSON. */
   payload: string;
   state: string;
   attempts: number;
   created: number;
-  next_attempt: number | null;
+  /** When it runs next; null once done or failed. */
+  run_at: number | null;
   claimed_until: number | null;
   last_status: number | null;
   last_error: string | null;
-  delivered_at: number | null;
-}
-
-interface MailQueueTable {
-  id: string;
-  kind: string;
-  recipient: string;
-  /** The mail as JSON (core/mailer.ts `Mail`). */
-  mail: string;
-  created: number;
-  attempts: number;
-  /** When to try next; null once given up. */
-  next_attempt: number | null;
-  claimed_until: number | null;
-  last_error: string | null;
+  finished_at: number | null;
 }
 
 /**
@@ -206,9 +196,8 @@ interface CoreTables {
   permissions: PermissionsTable;
   settings: SettingsTable;
   throttle_counts: ThrottleCountsTable;
-  mail_queue: MailQueueTable;
   webhooks: WebhooksTable;
-  webhook_deliveries: WebhookDeliveriesTable;
+  jobs: JobsTable;
 }
 
 export interface Database extends CoreTables, DataStoreTables, FileStoreTables {}

@@ -36,6 +36,7 @@ describe('admin pages: only administrators, only from this site, only with the C
     '/admin/permissions/files',
     '/admin/outbox',
     '/admin/outbox/MAIL',
+    '/admin/jobs',
     '/admin/tools',
   ];
   /** Every action of the pages, as its form posts it. */

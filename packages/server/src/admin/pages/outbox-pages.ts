@@ -6,7 +6,7 @@ import { readOutboxMail, readOutboxPage } from '../../mail/outbox-mailer.js';
 import { startOf, type AdminPages, type AdminPageRequest } from './admin-routes.js';
 import { facts, link, pager, table } from '../page-kit/page-parts.js';
 import type { OutboxMail } from '../../mail/outbox-mailer.js';
-import { maskSmtpUrl } from './settings-page.js';
+import { maskSmtpUrl } from './settings-secrets.js';
 
 /**
  * `/admin/outbox`: the mails of the outbox mailer (the transport while no SMTP server is set),

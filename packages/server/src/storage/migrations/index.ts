@@ -10,6 +10,7 @@ import * as secondFactor from './2026-11-27-01-second-factor.js';
 import * as providers from './2026-11-28-01-providers.js';
 import * as passkeys from './2026-11-28-02-passkeys.js';
 import * as datastoreCounts from './2026-11-29-01-datastore-counts.js';
+import * as jobs from './2026-11-30-01-jobs.js';
 
 /** Every migration in order. Never edit one that has been released; add a new file. */
 export const migrations: Readonly<Record<string, Migration>> = {
@@ -24,6 +25,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026-11-28-01-providers': providers,
   '2026-11-28-02-passkeys': passkeys,
   '2026-11-29-01-datastore-counts': datastoreCounts,
+  '2026-11-30-01-jobs': jobs,
 };
 
 /** Bring the database to the latest schema; throws with the failing migration's name. */

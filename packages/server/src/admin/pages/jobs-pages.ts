@@ -1,0 +1,111 @@
+import { escapeHtml } from '@roost/forms';
+import { formatTime } from '../../core/clock.js';
+import { RoostError } from '../../core/errors.js';
+import type { JobQueue } from '../../core/job-queue.js';
+import { JOB_STATES, type Job, type JobState } from '../../core/jobs.js';
+import { facts, link, table, textParam } from '../page-kit/page-parts.js';
+import type { AdminPageRequest, AdminPages } from './admin-routes.js';
+import { accountConfirmForm } from './confirm-form.js';
+
+/**
+ * `/admin/jobs`: the job queue (core/job-queue.ts; docs/operations.md, "Jobs"): the newest jobs,
+ * filtered by kind and state, with their attempts, next run and last error;
+ * `/admin/jobs/<id>`: one job, and for a failed one a form that runs it again. The payload is
+ * not shown: a mail's holds its links, which are secrets.
+ */
+
+const SHOWN = 100;
+
+const when = (ms: number | null) => (ms === null ? '' : escapeHtml(formatTime(ms)));
+const jobUrl = (id: string) => `/admin/jobs/${encodeURIComponent(id)}`;
+
+/** A filter from the query: empty is any; anything not listed is refused. */
+function choice<T extends string>(page: AdminPageRequest, name: string, allowed: readonly T[]): T | undefined {
+  const value = textParam(page.form.query?.[name]);
+  if (value === '') return undefined;
+  if (!allowed.includes(value as T))
+    throw new RoostError('invalid', 'validation_failure', `There is no ${name} "${value}".`, {
+      fields: [[name, 'invalid']],
+    });
+  return value as T;
+}
+
+function select(name: string, options: readonly string[], current: string | undefined): string {
+  const items = ['', ...options].map(
+    (o) =>
+      `<option value="${escapeHtml(o)}"${o === (current ?? '') ? ' selected' : ''}>${escapeHtml(o || 'any')}</option>`,
+  );
+  const label = escapeHtml(`${name[0]?.toUpperCase()}${name.slice(1)}`);
+  return `<label>${label} <select name="${name}">${items.join('')}</select></label>`;
+}
+
+async function listPage(jobs: JobQueue, page: AdminPageRequest) {
+  const kind = choice(page, 'kind', jobs.kinds());
+  const state = choice<JobState>(page, 'state', JOB_STATES);
+  const [list, counts] = await Promise.all([
+    jobs.list({ ...(kind ? { kind } : {}), ...(state ? { state } : {}), limit: SHOWN }),
+    jobs.counts(kind),
+  ]);
+  const columns = [
+    { label: 'Made (UTC)', cell: (j: Job) => link(jobUrl(j.id), formatTime(j.created)) },
+    { label: 'Kind', cell: (j: Job) => escapeHtml(j.kind) },
+    { label: 'State', cell: (j: Job) => escapeHtml(j.state) },
+    { label: 'Attempts', cell: (j: Job) => String(j.attempts) },
+    { label: 'Next run (UTC)', cell: (j: Job) => (j.state === 'pending' ? when(j.runAt) : '') },
+    { label: 'Last error', cell: (j: Job) => escapeHtml(j.lastError ?? '') },
+  ];
+  const filter =
+    '<form method="get" action="/admin/jobs" class="card filters">' +
+    `${select('kind', jobs.kinds(), kind)} ${select('state', JOB_STATES, state)} ` +
+    '<button type="submit" class="btn">Show</button></form>';
+  const summary = facts([
+    ['Due now', String(counts.due)],
+    ['Waiting for a retry', String(counts.retrying)],
+    ['Failed', String(counts.failed)],
+  ]);
+  const body =
+    '<p class="muted">Work that runs after an answer: mails and webhook deliveries. A failed try runs again ' +
+    "after a growing pause; after its kind's last attempt a job is kept as failed, and can be run again here.</p>" +
+    `<div class="card">${summary}</div>${filter}` +
+    table(`The newest ${SHOWN} jobs`, columns, list, 'No job here.');
+  return { title: 'Jobs', body };
+}
+
+async function jobPage(jobs: JobQueue, page: AdminPageRequest) {
+  const id = page.params.id ?? '';
+  const [job] = await jobs.list({ id, limit: 1 });
+  if (!job) throw new RoostError('not_found', 'not_found', 'There is no such job.');
+  const retry = accountConfirmForm(page, {
+    formid: 'retry-job',
+    url: jobUrl(id),
+    accountId: id,
+    action: { id: 'retry', name: 'Run again', cssClass: 'btn btn-primary' },
+    run: async () => ((await jobs.retry(id)) ? undefined : 'The job is not failed (any more).'),
+  });
+  const retried = await retry.process();
+  if (retried.action.id === 'retry' && retried.result === true)
+    return { redirect: jobUrl(id), messages: ['The job runs again.'] };
+  const about = facts([
+    ['Kind', escapeHtml(job.kind)],
+    ['About', escapeHtml(job.subject ?? '')],
+    ['State', escapeHtml(job.state)],
+    ['Attempts', String(job.attempts)],
+    ['Made (UTC)', when(job.created)],
+    ['Next run (UTC)', job.state === 'pending' ? when(job.runAt) : ''],
+    ['Last status', job.lastStatus === null ? '' : String(job.lastStatus)],
+    ['Last error', escapeHtml(job.lastError ?? '')],
+    ['Finished (UTC)', when(job.finishedAt)],
+  ]);
+  const body =
+    `<div class="card">${about}</div>` +
+    (job.state === 'failed' || retried.action.id === 'retry'
+      ? `<section class="card"><h2>Run again</h2>${retried.html}</section>`
+      : '') +
+    `<p>${link('/admin/jobs', '← All jobs')}</p>`;
+  return { title: `Job ${job.kind}`, body, head: await retry.htmlHead() };
+}
+
+export function registerJobPages(pages: AdminPages, jobs: JobQueue): void {
+  pages.page('/admin/jobs', (page) => listPage(jobs, page), { post: false });
+  pages.page('/admin/jobs/:id', (page) => jobPage(jobs, page));
+}

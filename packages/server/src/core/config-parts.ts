@@ -1,0 +1,194 @@
+import { isIP } from 'node:net';
+import { z } from 'zod';
+
+/**
+ * The parts of the boot configuration's schema (core/config.ts `configSchema`): store names and
+ * the options of each store kind, blob stores, providers, mail, rate limits. Kept apart from the
+ * schema's assembly and the loading so that each file reads on its own.
+ */
+
+const STORE_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+/** First path segments Roost itself uses; a store may not take them. */
+const RESERVED_NAMES = new Set([
+  'users',
+  'admin',
+  'openapi.json',
+  'docs',
+  'api',
+  'static',
+  'health',
+  'ready',
+  'metrics',
+]);
+
+export const storeName = z
+  .string()
+  .regex(STORE_NAME, 'a store name is 1-63 characters of a-z, 0-9, - and _, starting with a letter or digit')
+  .refine((n) => !RESERVED_NAMES.has(n), { message: 'this name is reserved by Roost' });
+
+export const seconds = z.number().int().positive();
+
+/** An IPv4 or IPv6 address, or a CIDR range of them. */
+export const addressOrRange = z.string().refine(
+  (entry) => {
+    const [address = '', bits, extra] = entry.split('/');
+    const version = isIP(address);
+    if (version === 0 || extra !== undefined) return false;
+    return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (version === 4 ? 32 : 128));
+  },
+  { message: 'must be an IP address or a CIDR range such as 10.0.0.0/8' },
+);
+
+/*
+ * Keys an administrator may also change at run time (core/runtime-settings.ts validates the
+ * stored values with these same schemas; the boot configuration is their default).
+ */
+export const identityPolicySchema = z.enum(['name', 'email', 'either']);
+/** Group names as permission entries name them; at most 50. */
+export const secondFactorGroupsSchema = z.array(z.string().min(1).max(100)).max(50);
+/** Only http(s): a `javascript:` or `data:` link in a mail would be an attack, not a page. */
+export const pageUrlSchema = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
+/**
+ * A sign-in provider (users/provider-clients.ts): `oidc` is any OpenID Connect provider found by
+ * discovery at `issuer`; `google`, `microsoft` (with `tenant`, `common` by default) and `gitlab`
+ * (`issuer` for a self-managed one) are OpenID Connect with the issuer filled in; `github` is
+ * OAuth2 with GitHub's user API (`issuer`: a GitHub Enterprise server). `signup` picks the
+ * sign-up policy of a first sign-in; `auto` takes the first one open (docs/users.md, "Providers").
+ */
+const providerSchema = z
+  .object({
+    id: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'lower-case letters, digits and -, starting with a letter'),
+    kind: z.enum(['oidc', 'github', 'google', 'microsoft', 'gitlab']),
+    name: z.string().min(1).max(60).optional(),
+    clientId: z.string().min(1).max(500),
+    clientSecret: z.string().min(1).max(2000).optional(),
+    issuer: pageUrlSchema.pipe(z.string().max(2000)).optional(),
+    tenant: z
+      .string()
+      .regex(/^[A-Za-z0-9.-]{1,100}$/)
+      .optional(),
+    scopes: z
+      .array(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,200}$/))
+      .max(30)
+      .optional(),
+    signup: z.enum(['auto', 'signupDirect', 'signupOptin', 'signupReview', 'off']).default('auto'),
+  })
+  .strict()
+  .refine((p) => p.kind !== 'oidc' || p.issuer !== undefined, {
+    message: 'an oidc provider needs its issuer',
+    path: ['issuer'],
+  });
+export type ProviderConfig = z.output<typeof providerSchema>;
+export const providersSchema = z
+  .array(providerSchema)
+  .max(20)
+  .refine((list) => new Set(list.map((p) => p.id)).size === list.length, { message: 'two providers share an id' });
+/** Where a provider sign-in may end besides Roost's own pages: a URL, or a prefix ending in `/`. */
+export const providerRedirectsSchema = z.array(pageUrlSchema.pipe(z.string().max(2000))).max(50);
+export const smtpUrlSchema = z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL');
+export const mailFromSchema = z.string().min(3);
+export const mailAddressSchema = z.string().email();
+
+export const dataStoreOptions = z
+  .object({
+    /** Who may read items: `sys:everyone` (public store) or `sys:authenticated`. */
+    read: z.enum(['sys:everyone', 'sys:authenticated']).default('sys:authenticated'),
+    maxKeyLength: z.number().int().min(1).max(4096).default(512),
+    maxValueBytes: z
+      .number()
+      .int()
+      .min(1)
+      .max(16 * 1024 * 1024)
+      .default(64 * 1024),
+    maxBatch: z.number().int().min(1).max(10_000).default(100),
+    defaultPageSize: z.number().int().min(1).max(10_000).default(50),
+    maxPageSize: z.number().int().min(1).max(10_000).default(500),
+    /** Memory for items read on SQLite (one process owns the file); 0 turns the cache off. */
+    itemCacheBytes: z
+      .number()
+      .int()
+      .min(0)
+      .default(16 * 1024 * 1024),
+  })
+  .strict();
+
+/**
+ * Where file contents live: files under a directory (the default, `<dataDir>/blobs`), or an
+ * S3-compatible bucket, which several processes on several machines can share.
+ */
+export const blobStoreOptions = z.discriminatedUnion('kind', [
+  z
+    .object({
+      kind: z.literal('local'),
+      /** Relative to `dataDir`'s parent like `dataDir` itself; unset means `<dataDir>/blobs`. */
+      dir: z.string().min(1).optional(),
+    })
+    .strict(),
+  z
+    .object({
+      kind: z.literal('s3'),
+      bucket: z
+        .string()
+        .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'a bucket name is 3-63 characters of a-z, 0-9, . and -'),
+      /** The service's address for anything but AWS itself (MinIO, Ceph, R2, ...); unset means AWS. */
+      endpoint: z.string().url().optional(),
+      region: z.string().min(1).default('us-east-1'),
+      /** Leave both unset to use the AWS SDK's own chain (AWS_ACCESS_KEY_ID, instance roles, ...). */
+      accessKeyId: z.string().min(1).optional(),
+      secretAccessKey: z.string().min(1).optional(),
+      /** `https://endpoint/bucket/key` instead of `https://bucket.endpoint/key` (most non-AWS servers want it). */
+      forcePathStyle: z.boolean().default(false),
+      /** Put before every key, so several stores or deployments can share a bucket (`roost/files/`). */
+      prefix: z
+        .string()
+        .max(512)
+        .regex(/^[^\\]*$/, 'no backslashes')
+        .default(''),
+      /** Uploads larger than this go up in parts of this size (S3's minimum is 5 MiB). */
+      partSizeBytes: z
+        .number()
+        .int()
+        .min(5 * 1024 * 1024)
+        .max(5 * 1024 * 1024 * 1024)
+        .default(8 * 1024 * 1024),
+    })
+    .strict()
+    .refine((o) => (o.accessKeyId === undefined) === (o.secretAccessKey === undefined), {
+      message: 'give accessKeyId and secretAccessKey together, or neither',
+    }),
+]);
+
+export const fileStoreOptions = z
+  .object({
+    read: z.enum(['sys:everyone', 'sys:authenticated']).default('sys:authenticated'),
+    maxFileBytes: z
+      .number()
+      .int()
+      .min(1)
+      .default(1024 * 1024 * 1024),
+    defaultPageSize: z.number().int().min(1).max(10_000).default(50),
+    maxPageSize: z.number().int().min(1).max(10_000).default(1000),
+    /** This store's contents elsewhere than the global `blobs`. */
+    blobs: blobStoreOptions.optional(),
+  })
+  .strict();
+
+export const rateLimit = z
+  .object({
+    /** Requests per window and client address, for each guarded operation (not sign-in: see below). */
+    max: z.number().int().min(1).default(20),
+    windowSeconds: seconds.default(60),
+    /** Failed sign-ins per client address and window before that address is refused (successful ones do not count). */
+    signinFailures: z.number().int().min(1).default(100),
+    signinFailureWindowSeconds: seconds.default(15 * 60),
+    /** Mails one account may have sent (verifyEmail, message), and mails one address may receive, per mail window. */
+    mailsPerAccount: z.number().int().min(1).default(10),
+    mailsPerRecipient: z.number().int().min(1).default(5),
+    mailWindowSeconds: seconds.default(3600),
+    /** `redis://...`: counters shared by every process using this Redis; unset keeps them per process. */
+    redisUrl: z
+      .string()
+      .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+      .optional(),
+  })
+  .strict();

@@ -1,0 +1,149 @@
+import type { Clock } from './clock.js';
+import { newId } from './ids.js';
+import {
+  JobFailure,
+  type Job,
+  type JobCounts,
+  type JobFilter,
+  type JobKind,
+  type JobStore,
+  type JobType,
+} from './jobs.js';
+import { wakeLoop } from './wake-loop.js';
+
+/** How a job is added: when it runs, what it is about, its idempotency key. */
+interface AddOptions {
+  /** Not before this time (ms since the epoch): a delayed job. Default: now. */
+  runAt?: number;
+  subject?: string | null;
+  /** A job with a key another job holds already is not added (a retried request, a schedule's tick). */
+  key?: string | null;
+  /** The job's id (default: a new one). */
+  id?: string;
+}
+
+/**
+ * The durable job queue (core/jobs.ts): `add` stores a job and wakes the worker; the worker
+ * (`start`, in `roost serve`) claims the due jobs of each kind it has a handler for, runs them,
+ * and records the outcome: done, tried again after the kind's backoff, or failed after its last
+ * attempt. Jobs survive a restart; processes sharing PostgreSQL share the work, a job held by
+ * one process's lease is run by no other until the lease runs out.
+ */
+export interface JobQueue {
+  add<P>(type: JobType<P>, payload: P, options?: AddOptions): Promise<string>;
+  /** Several jobs of one kind in one write (a change wanted by several webhooks). */
+  addAll<P>(type: JobType<P>, jobs: ReadonlyArray<{ payload: P } & AddOptions>): Promise<void>;
+  list(filter: JobFilter): Promise<Job[]>;
+  /** A failed job tried again from its first attempt; false if it is not failed. */
+  retry(id: string): Promise<boolean>;
+  counts(kind?: string): Promise<JobCounts>;
+  /** The kinds this process runs. */
+  kinds(): string[];
+  removeSubject<P>(type: JobType<P>, subject: string): Promise<void>;
+  start(): void;
+  /** Resolves once no job is due and none runs in this process (tests, shutdown). */
+  idle(timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+const POLL_MS = 1000;
+const BATCH = 20;
+
+export function createJobQueue(
+  store: JobStore,
+  kinds: readonly JobKind[],
+  clock: Clock,
+  onError: (err: unknown) => void,
+): JobQueue {
+  const byName = new Map(kinds.map((k) => [k.name, k]));
+  let timer: NodeJS.Timeout | null = null;
+  let closed = false;
+
+  async function run(kind: JobKind, job: Job): Promise<void> {
+    const attempts = job.attempts + 1;
+    try {
+      const outcome = await kind.run(job);
+      await store.done(job.id, attempts, clock.now(), outcome?.status ?? null, kind.keepDone);
+    } catch (err) {
+      kind.onFailure?.(err, job);
+      const failure = err instanceof JobFailure ? err : null;
+      const message =
+        err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
+      const last = failure?.final === true || attempts >= kind.maxAttempts;
+      await store.failed(
+        job.id,
+        failure?.final === true ? job.attempts : attempts,
+        last ? null : clock.now() + kind.retryDelayMs(attempts),
+        failure?.status ?? null,
+        message,
+      );
+    }
+  }
+
+  /** Runs every due job, kind by kind, a batch at a time. */
+  async function drain(): Promise<void> {
+    for (const kind of kinds)
+      for (;;) {
+        const batch = await store.claimDue(kind.name, clock.now(), kind.leaseMs, BATCH);
+        if (batch.length === 0) break;
+        await Promise.all(batch.map((job) => run(kind, job)));
+      }
+  }
+  // The database is unreachable when a pass fails: the next poll tries again.
+  const worker = wakeLoop(drain, onError, () => closed);
+  const wake = () => worker.wake();
+
+  const newJob = <P>(type: JobType<P>, payload: P, options: AddOptions, now: number) => ({
+    id: options.id ?? newId(),
+    kind: type.name,
+    subject: options.subject ?? null,
+    key: options.key ?? null,
+    payload: JSON.stringify(payload),
+    created: now,
+    runAt: options.runAt ?? now,
+  });
+
+  return {
+    async add(type, payload, options = {}) {
+      const job = newJob(type, payload, options, clock.now());
+      await store.add([job]);
+      if (timer) void wake();
+      return job.id;
+    },
+    async addAll(type, jobs) {
+      if (jobs.length === 0) return;
+      const now = clock.now();
+      await store.add(jobs.map((j) => newJob(type, j.payload, j, now)));
+      if (timer) void wake();
+    },
+    list: (filter) => store.list(filter),
+    async retry(id) {
+      const retried = await store.retry(id, clock.now());
+      if (retried && timer) void wake();
+      return retried;
+    },
+    counts: (kind) => store.counts(clock.now(), kind),
+    kinds: () => [...byName.keys()],
+    removeSubject: (type, subject) => store.removeSubject(type.name, subject),
+    start() {
+      if (timer || closed) return;
+      timer = setInterval(() => void wake(), POLL_MS).unref();
+      void wake();
+    },
+    async idle(timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        await wake();
+        if ((await store.counts(clock.now())).due === 0 && !worker.busy) return;
+        if (Date.now() > deadline) throw new Error('job queue: jobs still due after the timeout');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    },
+    async close() {
+      closed = true;
+      if (timer) clearInterval(timer);
+      timer = null;
+      await worker.settled();
+    },
+  };
+}
