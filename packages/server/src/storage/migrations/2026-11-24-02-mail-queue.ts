@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
-// Mails leave the request path (storage/mail-queue-store.ts, mail/mail-queue.ts): each waits in
-// this table until delivered, with its attempts and when to try again.
+// Mails leave the request path (mail/mail-queue.ts): each waited in this table until delivered,
+// with its attempts and when to try again; 2026-11-30-01-jobs moves them to the job queue.
 // `Kysely<any>`, as every migration: it describes the schema at its own point in time.
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
