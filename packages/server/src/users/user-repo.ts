@@ -2,6 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, PendingReason, UsersTable, UserState, UserTokenPurpose } from '../storage/schema.js';
 import { isUniqueViolation } from '../storage/database-errors.js';
 import type { ListQuery } from './user-inputs.js';
+import type { SessionMethod } from './signin-methods/index.js';
 
 /** A user account as the domain sees it. */
 export interface User {
@@ -38,9 +39,6 @@ export interface NewUser {
 }
 
 export type UserChanges = Partial<Omit<User, 'id' | 'created'>>;
-
-/** How a session was signed into (users/sessions.ts). */
-export type SessionMethod = 'password' | 'totp' | 'recovery' | 'mail' | 'provider' | 'passkey';
 
 export interface NewSession {
   tokenHash: string;
@@ -523,13 +521,12 @@ export function createUserRepo(db: Kysely<Database>) {
       await db.deleteFrom('user_tokens').where('user_id', '=', userId).where('purpose', '=', purpose).execute();
     },
 
-    /** Deletes expired sessions, tokens, provider flows and passkey challenges; returns how many rows went. */
+    /** Deletes expired sessions, tokens and provider flows (methods purge their own); returns how many rows went. */
     async purgeExpired(now: number): Promise<number> {
       const a = await db.deleteFrom('sessions').where('expires', '<=', now).executeTakeFirst();
       const b = await db.deleteFrom('user_tokens').where('expires', '<=', now).executeTakeFirst();
       const c = await db.deleteFrom('provider_flows').where('expires', '<=', now).executeTakeFirst();
-      const d = await db.deleteFrom('passkey_challenges').where('expires', '<=', now).executeTakeFirst();
-      return [a, b, c, d].reduce((sum, r) => sum + Number(r.numDeletedRows), 0);
+      return [a, b, c].reduce((sum, r) => sum + Number(r.numDeletedRows), 0);
     },
   };
 }

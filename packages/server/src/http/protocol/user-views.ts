@@ -1,5 +1,5 @@
 import { formatTime } from '../../core/clock.js';
-import type { User, UserPage } from '../../users/index.js';
+import { METHOD_FIGURES, SESSION_LABELS, type User, type UserPage } from '../../users/index.js';
 import { answerOf, SCALARS } from './answer-schemas.js';
 
 /** The answers the user service's areas share (user-protocol.ts lists the areas). */
@@ -80,7 +80,7 @@ export const RECOVERY_CODES = {
 };
 const SESSION_VIEW = answerOf({
   id: SCALARS.string,
-  method: { enum: ['password', 'totp', 'recovery', 'mail', 'provider', 'passkey'] },
+  method: { enum: Object.keys(SESSION_LABELS) },
   device: { ...SCALARS.string, description: 'The User-Agent the session started from.' },
   address: SCALARS.string,
   created: { ...SCALARS.integer, description: 'Milliseconds since the epoch.' },
@@ -95,5 +95,11 @@ export const FACTORS_ANSWER = answerOf({
   recoveryCodes: { ...SCALARS.integer, description: 'Recovery codes left.' },
   required: { ...SCALARS.boolean, description: 'An administrator requires a second factor of this account.' },
   providers: { ...SCALARS.strings, description: 'The sign-in providers linked to the account, by id.' },
-  passkeys: { ...SCALARS.integer, description: 'How many passkeys the account has.' },
+  // The sign-in methods' figures (users/signin-method.ts): a count of passkeys.
+  ...Object.fromEntries(
+    Object.entries(METHOD_FIGURES).map(([name, figure]) => [
+      name,
+      { ...SCALARS.integer, description: figure.description },
+    ]),
+  ),
 });
