@@ -1,4 +1,6 @@
 import { ADMINS } from '../core/permissions.js';
+import { administers } from '../core/grants.js';
+import { commonErrors } from '../core/errors.js';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../core/clock.js';
 import type { Config } from '../core/config.js';
@@ -279,10 +281,20 @@ export function createUserService(deps: UserServiceDeps) {
     },
     /** Whether an active administrator exists (the start's first-run hint, the setup page). */
     hasAdministrator: () => ctx.repo.hasActiveMember(ADMINS),
+    /**
+     * Internal, for the CLI (`roost user list`), the composition and embedding programs: every
+     * account of a query, unchecked. The pages read accounts with `list` and `getUser`, which
+     * check the caller (test/admin/admin-user-grants.test.ts).
+     */
     listUsers: (query: Parameters<typeof ctx.repo.list>[0], size: number) => ctx.repo.list(query, size),
-    /** For the admin pages: the account named by name, email or id (as administrators name them), or null. */
+    /** Internal, as `listUsers`: the account named by name, email or id (as administrators name them), or null. */
     findUser: (identity: string) => findForAdmin(ctx, identity),
-    async purgeExpired(): Promise<number> {
+    /**
+     * Deletes expired sessions, tokens and the methods' expired rows: for a caller that
+     * administers (core/grants.ts; the tools page, and the hourly purge of services.ts as a program).
+     */
+    async purgeExpired(caller: Caller): Promise<number> {
+      if (!administers(caller.principal)) throw commonErrors.not_allowed();
       const now = ctx.clock.now();
       let purged = await ctx.repo.purgeExpired(now);
       for (const m of ctx.methods) purged += (await m.purgeExpired?.(now)) ?? 0;

@@ -18,7 +18,7 @@ export interface MethodPage {
 }
 
 /** What the account page hands a method's section. */
-export interface AccountPagePart {
+interface AccountPagePart {
   /** The page's own address, where its forms post. */
   path: string;
   csrf: string;
