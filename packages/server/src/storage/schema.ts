@@ -132,7 +132,7 @@ interface ProviderFlowsTable {
   expires: number;
 }
 
-/** A WebAuthn credential (users/passkey-ops.ts); binary values as base64url. */
+/** A WebAuthn credential (users/signin-methods/passkey/passkey-ops.ts); binary values as base64url. */
 interface PasskeysTable {
   id: string;
   user_id: string;
@@ -146,7 +146,7 @@ interface PasskeysTable {
   last_used: number | null;
 }
 
-/** A passkey ceremony's challenge, by its hash, until answered once (users/passkey-ops.ts). */
+/** A passkey ceremony's challenge, by its hash, until answered once (users/signin-methods/passkey/passkey-ops.ts). */
 interface PasskeyChallengesTable {
   challenge_hash: string;
   /** `register` (names its account) or `signin`. */
