@@ -23,7 +23,7 @@ import type { Database } from './storage/schema.js';
 import { createSettingsStore } from './storage/settings-store.js';
 import { createWebhookStore } from './storage/webhook-store.js';
 import type { WebhookStore } from './core/webhooks.js';
-import { createUserService, type UserService } from './users/index.js';
+import { createUserService, programCaller, type UserService } from './users/index.js';
 import { createDataStores, type DataStores } from './datastore/index.js';
 import { createFileStores, type FileStores } from './filestore/index.js';
 
@@ -137,7 +137,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   const fileStores = createFileStores({ db, clock, permissionStore, config, blobs, events, users: users.directory });
   // Expired sessions and single-use tokens are dead rows; clear them once an hour. A failed
   // purge changes nothing and is tried again the next hour.
-  const purge = setInterval(() => void users.purgeExpired().catch(() => {}), 3600_000).unref();
+  const purge = setInterval(() => void users.purgeExpired(programCaller('roost')).catch(() => {}), 3600_000).unref();
   return {
     log,
     db,

@@ -28,7 +28,7 @@ import { registerUserSecurityPage } from './pages/user-security-page.js';
 import { registerStorePages } from './store-pages/index.js';
 import { roostCss } from './stylesheet.js';
 import { LIVE_SCRIPT } from './live-script.js';
-import { PASSKEY_SCRIPT } from './passkey-script.js';
+import { METHOD_PAGES } from './signin-methods/index.js';
 import { renderPage } from './layout.js';
 import { sendHtml } from './page-kit/page-reply.js';
 import { registerPublicUserPages } from './user-pages/index.js';
@@ -66,9 +66,12 @@ export async function registerPageAssets(app: FastifyInstance): Promise<void> {
   app.get('/static/roost-live.js', async (_request, reply) =>
     reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=300').send(LIVE_SCRIPT),
   );
-  app.get('/static/roost-passkeys.js', async (_request, reply) =>
-    reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=300').send(PASSKEY_SCRIPT),
-  );
+  // The sign-in methods' scripts (admin/signin-methods/): the passkey buttons.
+  for (const [name, script] of METHOD_PAGES.flatMap((m) => Object.entries(m.scripts))) {
+    app.get(`/static/${name}`, async (_request, reply) =>
+      reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=300').send(script),
+    );
+  }
   app.get('/static/roost.css', async (_request, reply) =>
     reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=300').send(roostCss),
   );

@@ -122,7 +122,7 @@ interface ProviderFlowsTable {
   expires: number;
 }
 
-/** A WebAuthn credential (users/passkey-ops.ts); binary values as base64url. */
+/** A WebAuthn credential (users/signin-methods/passkey/passkey-ops.ts); binary values as base64url. */
 interface PasskeysTable {
   id: string;
   user_id: string;
@@ -136,7 +136,7 @@ interface PasskeysTable {
   last_used: number | null;
 }
 
-/** A passkey ceremony's challenge, by its hash, until answered once (users/passkey-ops.ts). */
+/** A passkey ceremony's challenge, by its hash, until answered once (users/signin-methods/passkey/passkey-ops.ts). */
 interface PasskeyChallengesTable {
   challenge_hash: string;
   /** `register` (names its account) or `signin`. */

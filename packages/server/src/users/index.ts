@@ -17,3 +17,4 @@ export type { TotpSetup } from './second-factor-ops.js';
 export type { ListedSession } from './session-ops.js';
 export type { ProviderInfo, ProviderOutcome } from './provider-ops.js';
 export { isLocalRedirect } from './provider-ops.js';
+export { SESSION_LABELS, METHOD_FIGURES } from './signin-methods/index.js';

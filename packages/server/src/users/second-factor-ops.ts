@@ -13,9 +13,10 @@ import {
 } from './user-context.js';
 import type { FactorConfirmation, IdentityInput, Reauthentication, TotpEnrolment } from './user-inputs.js';
 import type { User } from './user-repo.js';
+import type { MethodFigures } from './signin-methods/index.js';
 
-/** What an account has of the second factor (`secondFactor`, `userFactors`). */
-export interface FactorState {
+/** What an account has of the second factor (`secondFactor`, `userFactors`), and the methods' figures. */
+export interface FactorState extends MethodFigures {
   /** A confirmed TOTP secret. */
   totp: boolean;
   recoveryCodes: number;
@@ -23,8 +24,6 @@ export interface FactorState {
   required: boolean;
   /** The sign-in providers linked to the account, by id (provider-ops.ts). */
   providers: string[];
-  /** How many passkeys the account has (passkey-ops.ts). */
-  passkeys: number;
 }
 
 /** A new TOTP secret: the link for a QR code, the QR code itself, and the key to type by hand. */
@@ -46,13 +45,17 @@ export function secondFactorOps(ctx: UserContext) {
 
   async function stateOf(user: User): Promise<FactorState> {
     const totp = await factors.totpOf(user.id);
-    return {
-      totp: totp?.confirmed != null,
-      recoveryCodes: await factors.recoveryCodesLeft(user.id),
-      required: await factorRequired(ctx, user),
-      providers: (await ctx.links.linksOf(user.id)).map((l) => l.provider),
-      passkeys: (await ctx.passkeys.of(user.id)).length,
-    };
+    // The methods' figures (a count of passkeys) follow, so the answer keeps its order of members.
+    const state: FactorState = Object.assign(
+      {
+        totp: totp?.confirmed != null,
+        recoveryCodes: await factors.recoveryCodesLeft(user.id),
+        required: await factorRequired(ctx, user),
+        providers: (await ctx.links.linksOf(user.id)).map((l) => l.provider),
+      },
+      ...(await Promise.all(ctx.methods.map((m) => m.figures(user)))),
+    );
+    return state;
   }
 
   return {

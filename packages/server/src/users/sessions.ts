@@ -5,7 +5,8 @@ import { challengeIfNeeded } from './signin-challenge.js';
 import { claimAccount, claimAddress } from './signin-throttle.js';
 import { userErrors } from './user-errors.js';
 import { findByIdentity, principalOf, type Caller, type UserContext } from './user-context.js';
-import type { SessionMethod, User } from './user-repo.js';
+import type { User } from './user-repo.js';
+import type { SessionMethod } from './signin-methods/index.js';
 
 /**
  * Sign-in tokens: opaque random strings of which only the hash is stored. A token lives

@@ -1,7 +1,4 @@
-import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
-import { isRoostError } from '../core/errors.js';
 import { hashToken, randomToken } from '../core/ids.js';
-import { verifiedAssertion } from './passkey-assertion.js';
 import { parseInput } from '../core/validation.js';
 import { processStats } from '../core/process-stats.js';
 import { hashRecoveryCodes, matchRecoveryCode, newRecoveryCodes } from './recovery-codes.js';
@@ -11,7 +8,9 @@ import { totpStep } from './totp.js';
 import { userErrors } from './user-errors.js';
 import type { Caller, UserContext } from './user-context.js';
 import type { SecondStep } from './user-inputs.js';
-import type { SessionMethod, User } from './user-repo.js';
+import type { User } from './user-repo.js';
+import type { SessionMethod } from './signin-methods/index.js';
+import type { MethodHooks } from './signin-method.js';
 
 /**
  * Two-step sign-in (docs/users.md, "Second factor"). An account needs a second factor when it
@@ -43,9 +42,10 @@ export async function challengeIfNeeded(ctx: UserContext, user: User): Promise<v
   const totp = await ctx.factors.totpOf(user.id);
   const hasTotp = totp?.confirmed != null;
   if (!hasTotp && !(await factorRequired(ctx, user))) return;
-  // A passkey is a second factor too (passkey-assertion.ts): an account with one needs no enrolment.
-  const hasPasskey = (await ctx.passkeys.of(user.id)).length > 0;
-  const kind: ChallengeKind = hasTotp || hasPasskey ? 'verify' : 'enrol';
+  // A method's second step (a passkey: signin-methods/passkey/) is a factor too: no enrolment then.
+  const others: string[] = [];
+  for (const m of ctx.methods) if (m.secondStep && (await m.secondStep.has(user))) others.push(m.id);
+  const kind: ChallengeKind = hasTotp || others.length > 0 ? 'verify' : 'enrol';
   const challenge = randomToken();
   const now = ctx.clock.now();
   const expires = now + CHALLENGE_LIFETIME_MS;
@@ -60,7 +60,7 @@ export async function challengeIfNeeded(ctx: UserContext, user: User): Promise<v
   const methods = [
     ...(hasTotp ? ['totp'] : []),
     ...(hasTotp && (await ctx.factors.recoveryCodesLeft(user.id)) > 0 ? ['recovery'] : []),
-    ...(hasPasskey ? ['passkey'] : []),
+    ...others,
   ];
   throw userErrors.second_factor_required({ body: { challenge, expires, methods, enrol: kind === 'enrol' } });
 }
@@ -84,16 +84,18 @@ export interface CompletedSignin extends IssuedToken {
 
 /** The second step: the challenge with a TOTP code or a recovery code gives the session. */
 export async function completeSignin(ctx: UserContext, caller: Caller, input: SecondStep): Promise<CompletedSignin> {
-  const { challenge, code, recoveryCode, passkey } = parseInput(ctx.inputs.secondStep, input);
+  const step: SecondStep = parseInput(ctx.inputs.secondStep, input);
+  const { challenge, code, recoveryCode } = step;
   const fromAddress = await claimAddress(ctx, caller.address ?? null);
   const found = await challengedUser(ctx, challenge);
   if (!found) throw userErrors.invalid_token({ fields: [['challenge', 'invalid']] });
   const { user, kind } = found;
   const attempt = await claimAccount(ctx, user);
+  const other = ctx.methods.find((m) => m.secondStep && step[m.secondStep.field] !== undefined);
   const method = !attempt.allowed
     ? null
-    : passkey !== undefined
-      ? await checkPasskey(ctx, user, kind, passkey)
+    : other?.secondStep
+      ? await checkMethod(user, kind, other.secondStep, step[other.secondStep.field])
       : await checkFactor(ctx, user, kind, code, recoveryCode);
   if (!method) {
     await attempt.failed();
@@ -111,21 +113,14 @@ export async function completeSignin(ctx: UserContext, caller: Caller, input: Se
   return session;
 }
 
-/** A passkey of the challenged account as the second step: `passkey`, or null when refused. */
-async function checkPasskey(
-  ctx: UserContext,
+/** A method's answer (a passkey) as the second step of a `verify` challenge: its label, or null when refused. */
+async function checkMethod(
   user: User,
   kind: ChallengeKind,
-  passkey: Record<string, unknown>,
+  step: NonNullable<MethodHooks<string, SessionMethod>['secondStep']>,
+  answer: unknown,
 ): Promise<SessionMethod | null> {
-  if (kind !== 'verify') return null;
-  try {
-    await verifiedAssertion(ctx, passkey as unknown as AuthenticationResponseJSON, user.id);
-    return 'passkey';
-  } catch (err) {
-    if (isRoostError(err) && err.code === 'invalid_passkey') return null;
-    throw err;
-  }
+  return kind === 'verify' && (await step.verify(user, answer)) ? step.label : null;
 }
 
 /** How the code signs in, or null when it does not: TOTP (once per time step) or a recovery code (once). */

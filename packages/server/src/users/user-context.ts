@@ -13,7 +13,8 @@ import { userErrors } from './user-errors.js';
 import type { Reauthentication, UserInputs } from './user-inputs.js';
 import type { FactorRepo } from './factor-repo.js';
 import type { ProviderRepo } from './provider-repo.js';
-import type { PasskeyRepo } from './passkey-repo.js';
+import type { MethodHooks } from './signin-method.js';
+import type { SessionMethod } from './signin-methods/index.js';
 import type { ProviderClients } from './provider-clients.js';
 import type { ProviderConfig } from '../core/config.js';
 import type { User, UserRepo } from './user-repo.js';
@@ -55,10 +56,6 @@ export interface UserSettings {
   signinCodeUrl: string;
   /** `<publicUrl>/users/providers`: a provider sends the browser back to `<base>/<id>/callback`. */
   providerCallbackBase: string;
-  /** The WebAuthn relying party: its id (a host), its name, and the origins whose pages may use passkeys. */
-  passkeyRpId: string;
-  passkeyRpName: string;
-  passkeyOrigins: string[];
   /** The issuer an authenticator app shows beside the account (the public url's host name). */
   totpIssuer: string;
 }
@@ -87,8 +84,8 @@ export interface UserContext {
   links: ProviderRepo;
   /** The providers' `openid-client` configurations, made once per setting (provider-clients.ts). */
   providerClients: ProviderClients;
-  /** Passkeys and their ceremonies' challenges (passkey-repo.ts). */
-  passkeys: PasskeyRepo;
+  /** The sign-in methods' hooks (signin-method.ts): their second steps, figures and purges. */
+  methods: MethodHooks<string, SessionMethod>[];
   clock: Clock;
   /** Told of the changes the repository does not see as an account's (a signout; core/events.ts). */
   events: EventBus;
@@ -156,7 +153,7 @@ export async function confirmPassword(user: User, password: string): Promise<voi
  * The one re-authentication before a change of how an account signs in (OWASP ASVS 5.0, 7.5.1):
  * the password, or a code of the confirmed TOTP secret (each code once), proves the account's
  * owner is there, so a session left open or stolen is not enough to add, remove or replace a way
- * in. Used by second-factor-ops.ts (recovery codes, removing the authenticator), passkey-ops.ts
+ * in. Used by second-factor-ops.ts (recovery codes, removing the authenticator), signin-methods/passkey/passkey-ops.ts
  * (registering and removing passkeys) and provider-ops.ts (linking and unlinking providers).
  * Refused as `validation_failure`: `required` at `password` without either, `invalid` at the
  * field that is wrong.

@@ -40,13 +40,6 @@ export const userErrors = defineErrors({
     message: 'An account with this email exists: sign in to it, then link the provider on its account page.',
   },
   provider_linked: { kind: 'conflict', message: 'This provider account signs into another account already.' },
-  invalid_passkey: {
-    kind: 'unauthenticated',
-    message: 'The passkey was not accepted: it is unknown here, or the sign-in was used or took too long.',
-  },
-  passkey_failed: { kind: 'invalid', message: 'The new passkey could not be verified: start again.' },
-  passkey_exists: { kind: 'conflict', message: 'This passkey is registered already.' },
-  unknown_passkey: { kind: 'not_found', message: 'The account has no such passkey.' },
   account_disabled: { kind: 'forbidden', message: 'This account is disabled.' },
   not_linked: { kind: 'not_found', message: 'The account is not linked to this provider.' },
   unknown_user: { kind: 'not_found', message: 'There is no such user.' },

@@ -19,12 +19,15 @@ const MESSAGE_MAX = 5000;
 const SESSION_ID_MAX = 32;
 const PROVIDER_ID_MAX = 32;
 const REDIRECT_MAX = 2000;
-const PASSKEY_ID_MAX = 1024;
 
 /** Names are letters, digits, `.`, `_` and `-`: never an `@`, so a name is never an email. */
 const NAME_CHARS = /^[\p{L}\p{N}._-]+$/u;
 
-export function createUserInputs(limits: UserLimits) {
+/**
+ * `secondStepFields`: the sign-in methods' answers a second step may carry (their
+ * `secondStepInput`, users/signin-method.ts), beside a TOTP code or a recovery code.
+ */
+export function createUserInputs(limits: UserLimits, secondStepFields: Readonly<Record<string, z.ZodType>> = {}) {
   const name = requiredText(NAME_MAX, limits.nameMinLength).refine((s) => NAME_CHARS.test(s), { message: 'invalid' });
   const email = requiredText(EMAIL_MAX).pipe(z.email());
   const password = requiredText(PASSWORD_MAX, limits.passwordMinLength);
@@ -37,21 +40,8 @@ export function createUserInputs(limits: UserLimits) {
   const identity = requiredText(EMAIL_MAX);
   const recoveryCode = requiredText(40);
   /**
-   * A WebAuthn response as `@simplewebauthn/browser` makes it (RegistrationResponseJSON or
-   * AuthenticationResponseJSON): its shape here, its contents checked by the library.
-   */
-  const webauthnResponse = z.object({
-    id: requiredText(PASSKEY_ID_MAX),
-    rawId: requiredText(PASSKEY_ID_MAX),
-    type: z.literal('public-key'),
-    response: z.record(z.string(), z.unknown()),
-    clientExtensionResults: z.record(z.string(), z.unknown()).default({}),
-    authenticatorAttachment: z.string().max(40).optional(),
-  });
-  const passkeyName = requiredText(100).refine(isWellFormed, { message: 'invalid' });
-  /**
    * The password, or a current TOTP code, asked again before a change of how the account signs
-   * in (second-factor-ops.ts, passkey-ops.ts, provider-ops.ts; `reauthenticate` in user-context.ts).
+   * in (second-factor-ops.ts, signin-methods/passkey/, provider-ops.ts; `reauthenticate` in user-context.ts).
    */
   const proof = { password: requiredText(PASSWORD_MAX).optional(), code: z.string().trim().max(20).optional() };
   const proven = (o: { password?: string; code?: string }) => o.password !== undefined || o.code !== undefined;
@@ -106,9 +96,9 @@ export function createUserInputs(limits: UserLimits) {
         challenge: token,
         code: z.string().trim().max(20).optional(),
         recoveryCode: recoveryCode.optional(),
-        passkey: webauthnResponse.optional(),
+        ...Object.fromEntries(Object.entries(secondStepFields).map(([field, schema]) => [field, schema.optional()])),
       })
-      .refine((o) => o.code !== undefined || o.recoveryCode !== undefined || o.passkey !== undefined, {
+      .refine((o) => o.code !== undefined || o.recoveryCode !== undefined || otherAnswer(o, secondStepFields), {
         message: 'required',
         path: ['code'],
       }),
@@ -134,13 +124,12 @@ export function createUserInputs(limits: UserLimits) {
       // Linking binds a new way to sign in: the proof again (a plain sign-in needs none).
       .refine((o) => !o.link || proven(o), proofRequired),
     providerGrant: z.object({ grant: token }),
-    passkeyAssertion: z.object({ response: webauthnResponse }),
-    passkeySigninStart: z.object({ challenge: token.optional() }),
-    passkeyRegistration: z.object({ response: webauthnResponse, name: passkeyName.optional() }),
-    passkeyRemoval: z.object({ id: requiredText(PASSKEY_ID_MAX), ...proof }).refine(proven, proofRequired),
-    passkeyRename: z.object({ id: requiredText(PASSKEY_ID_MAX), name: passkeyName }),
   };
 }
+
+/** Whether a second step carries the answer of one of the methods' fields. */
+const otherAnswer = (o: Record<string, unknown>, fields: Readonly<Record<string, unknown>>) =>
+  Object.keys(fields).some((field) => o[field] !== undefined);
 
 export type UserInputs = ReturnType<typeof createUserInputs>;
 export type ListQuery = z.output<UserInputs['list']>;
@@ -243,8 +232,8 @@ export interface SecondStep {
   challenge: string;
   code?: string;
   recoveryCode?: string;
-  /** The browser's answer to `passkeySigninOptions` with this challenge. */
-  passkey?: Record<string, unknown>;
+  /** A sign-in method's answer under its field (`passkey`: the browser's answer to `passkeySigninOptions`). */
+  [methodField: string]: unknown;
 }
 
 /** A sign-in by mail: the mailed link's token, or the identity with the mailed code. */
@@ -305,32 +294,4 @@ export interface ProviderStart extends ProviderRef, Reauthentication {
 /** The one-time grant a provider sign-in hands to an app, for `signinProvider2`. */
 export interface ProviderGrant {
   grant: string;
-}
-
-/** A passkey sign-in: the browser's answer to `passkeySigninOptions`. */
-export interface PasskeyAssertion {
-  response: Record<string, unknown>;
-}
-
-/** A new passkey: the browser's answer to `passkeyOptions`, and a name for it. */
-export interface PasskeyRegistration {
-  response: Record<string, unknown>;
-  name?: string;
-}
-
-/** One of the own passkeys, by its id (`passkeys` lists them). */
-interface PasskeyRef {
-  id: string;
-}
-
-/** One of the own passkeys to remove, with the password or a current code again. */
-export interface PasskeyRemoval extends PasskeyRef, Reauthentication {}
-
-export interface PasskeyRename extends PasskeyRef {
-  name: string;
-}
-
-/** Options for a passkey sign-in; with a sign-in's `challenge`, for its second step. */
-export interface PasskeySigninStart {
-  challenge?: string;
 }

@@ -7,6 +7,7 @@ import { ADMINS, AUTHENTICATED, EVERYONE, NOONE, type PermissionMap } from '../c
  * else verifies the new address by mail.
  */
 export const USER_PERMISSION_DEFAULTS: PermissionMap = {
+  // The sign-in methods' operations follow these (their `permissions`, signin-methods/).
   ping: [EVERYONE],
   token: [EVERYONE],
   signin: [EVERYONE],
@@ -20,14 +21,6 @@ export const USER_PERMISSION_DEFAULTS: PermissionMap = {
   signinProvider: [EVERYONE],
   signinProvider2: [EVERYONE],
   providerLinks: [AUTHENTICATED],
-  passkeyOptions: [AUTHENTICATED],
-  passkeyRegister: [AUTHENTICATED],
-  passkeys: [AUTHENTICATED],
-  renamePasskey: [AUTHENTICATED],
-  removePasskey: [AUTHENTICATED],
-  passkeySigninOptions: [EVERYONE],
-  passkeyToken: [EVERYONE],
-  passkeySignin: [EVERYONE],
   unlinkProvider: [AUTHENTICATED],
   secondFactor: [AUTHENTICATED],
   totpConfirm: [AUTHENTICATED],

@@ -1,7 +1,13 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { Database, PendingReason, UsersTable, UserState, UserTokenPurpose } from '../storage/schema.js';
+import type { Database, PendingReason, UsersTable, UserState } from '../storage/schema.js';
 import { isUniqueViolation } from '../storage/database-errors.js';
 import type { ListQuery } from './user-inputs.js';
+import { createSessionRepo } from './session-repo.js';
+import { toUser } from './user-rows.js';
+import { createThrottleRepo } from './throttle-repo.js';
+import { createTokenRepo } from './token-repo.js';
+
+export { sessionIdOf, type FoundSession, type SessionInfo } from './session-repo.js';
 
 /** A user account as the domain sees it. */
 export interface User {
@@ -39,45 +45,6 @@ export interface NewUser {
 
 export type UserChanges = Partial<Omit<User, 'id' | 'created'>>;
 
-/** How a session was signed into (users/sessions.ts). */
-export type SessionMethod = 'password' | 'totp' | 'recovery' | 'mail' | 'provider' | 'passkey';
-
-export interface NewSession {
-  tokenHash: string;
-  userId: string;
-  method: SessionMethod;
-  device: string | null;
-  address: string | null;
-  created: number;
-  expires: number;
-}
-
-/** A session as its user and administrators see it: never its token or the token's hash. */
-export interface SessionInfo {
-  id: string;
-  method: string;
-  device: string;
-  address: string;
-  created: number;
-  lastUsed: number;
-  expires: number;
-}
-
-/** A session's account as `authenticate` needs it. */
-export interface FoundSession {
-  user: User;
-  expires: number;
-  lastUsed: number;
-  /** The sign-in: the session's expiry never moves past `created` + `sessionMaxMs`. */
-  created: number;
-}
-
-/**
- * A session's public id: the first 16 characters (96 bits) of its token's hash. It names the
- * session to its user and administrators; neither the token nor the whole hash can be had from it.
- */
-export const sessionIdOf = (tokenHash: string): string => tokenHash.slice(0, 16);
-
 /** Raised when an insert or update hits the unique name or email index. */
 export class DuplicateUserError extends Error {
   override readonly name = 'DuplicateUserError';
@@ -85,24 +52,6 @@ export class DuplicateUserError extends Error {
     super(`${field} exists`);
   }
 }
-
-const toUser = (row: Selectable<UsersTable>): User => ({
-  id: row.id,
-  name: row.name,
-  email: row.email,
-  realname: row.realname,
-  passwordHash: row.password_hash,
-  data: row.data,
-  notify: row.notify === 1,
-  groups: JSON.parse(row.groups) as string[],
-  state: row.state,
-  pending: row.pending,
-  created: row.created,
-  activity: row.activity,
-  failedSignins: row.failed_signins,
-  lockedUntil: row.locked_until,
-  lockouts: row.lockouts,
-});
 
 function toColumns(changes: UserChanges): Partial<Selectable<UsersTable>> {
   const out: Partial<Selectable<UsersTable>> = {};
@@ -258,45 +207,6 @@ export function createUserRepo(db: Kysely<Database>) {
         .execute();
     },
 
-    /**
-     * Count one attempt under `key` in the window starting `windowStart` or later (an older
-     * window starts again), in one statement so that parallel attempts each count; the count
-     * after this one.
-     */
-    async countAttempt(key: string, now: number, windowStart: number): Promise<number> {
-      const row = await db
-        .insertInto('throttle_counts')
-        .values({ key, window_start: now, count: 1 })
-        .onConflict((oc) =>
-          oc.column('key').doUpdateSet({
-            count: sql<number>`case when throttle_counts.window_start < ${windowStart}
-              then 1 else throttle_counts.count + 1 end`,
-            window_start: sql<number>`case when throttle_counts.window_start < ${windowStart}
-              then ${now} else throttle_counts.window_start end`,
-          }),
-        )
-        .returning('count')
-        .executeTakeFirstOrThrow();
-      // A new window: forget the keys whose windows have passed (the table stays small).
-      if (row.count === 1)
-        await db
-          .deleteFrom('throttle_counts')
-          .where('window_start', '<', windowStart)
-          .where('key', 'like', `${key.split(':')[0]}:%`)
-          .execute();
-      return row.count;
-    },
-
-    /** Give an attempt back (a successful sign-in: only failures count). */
-    async refundAttempt(key: string): Promise<void> {
-      await db
-        .updateTable('throttle_counts')
-        .set((eb) => ({ count: eb('count', '-', 1) }))
-        .where('key', '=', key)
-        .where('count', '>', 0)
-        .execute();
-    },
-
     /** Removes the account with its sessions and tokens; its name and email become free. */
     async remove(id: string): Promise<boolean> {
       return db.transaction().execute(async (trx) => {
@@ -363,173 +273,16 @@ export function createUserRepo(db: Kysely<Database>) {
       return { users: rows.map(toUser), total: Number(counted.n) };
     },
 
-    // Sessions: only the SHA-256 of a token is stored.
-    async insertSession(session: NewSession): Promise<void> {
-      await db
-        .insertInto('sessions')
-        .values({
-          token_hash: session.tokenHash,
-          id: sessionIdOf(session.tokenHash),
-          user_id: session.userId,
-          method: session.method,
-          device: session.device,
-          address: session.address,
-          created: session.created,
-          expires: session.expires,
-          last_used: session.created,
-        })
-        .execute();
-    },
+    ...createSessionRepo(db),
+    ...createTokenRepo(db),
+    ...createThrottleRepo(db),
 
-    async sessionUser(tokenHash: string, now: number): Promise<FoundSession | null> {
-      const row = await db
-        .selectFrom('sessions')
-        .innerJoin('users', 'users.id', 'sessions.user_id')
-        .selectAll('users')
-        .select([
-          'sessions.expires as session_expires',
-          'sessions.last_used as session_last_used',
-          'sessions.created as session_created',
-        ])
-        .where('sessions.token_hash', '=', tokenHash)
-        .where('sessions.expires', '>', now)
-        .executeTakeFirst();
-      if (!row) return null;
-      const { session_expires, session_last_used, session_created, ...user } = row;
-      return {
-        user: toUser(user),
-        expires: session_expires,
-        lastUsed: session_last_used ?? 0,
-        created: session_created,
-      };
-    },
-
-    /** Marks a session used at `lastUsed` and, when given, moves its expiry. */
-    async touchSession(tokenHash: string, lastUsed: number, expires?: number): Promise<void> {
-      await db
-        .updateTable('sessions')
-        .set(expires === undefined ? { last_used: lastUsed } : { last_used: lastUsed, expires })
-        .where('token_hash', '=', tokenHash)
-        .execute();
-    },
-
-    /** A user's sessions that have not expired, the most recently used first. */
-    async sessionsOf(userId: string, now: number): Promise<SessionInfo[]> {
-      const rows = await db
-        .selectFrom('sessions')
-        .select(['id', 'method', 'device', 'address', 'created', 'last_used', 'expires'])
-        .where('user_id', '=', userId)
-        .where('expires', '>', now)
-        .orderBy('last_used', 'desc')
-        .orderBy('id')
-        .execute();
-      return rows.map((r) => ({
-        id: r.id,
-        method: r.method,
-        device: r.device ?? '',
-        address: r.address ?? '',
-        created: r.created,
-        lastUsed: r.last_used ?? r.created,
-        expires: r.expires,
-      }));
-    },
-
-    /** Ends one session of a user by its public id; false when the user has no such session. */
-    async deleteSessionById(userId: string, id: string): Promise<boolean> {
-      const result = await db
-        .deleteFrom('sessions')
-        .where('user_id', '=', userId)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
-    },
-
-    async deleteSession(tokenHash: string): Promise<void> {
-      await db.deleteFrom('sessions').where('token_hash', '=', tokenHash).execute();
-    },
-
-    /** Revokes every session of a user but `keep` (the caller's own, when it changes its password). */
-    async deleteSessions(userId: string, keep?: string): Promise<void> {
-      let q = db.deleteFrom('sessions').where('user_id', '=', userId);
-      if (keep) q = q.where('token_hash', '!=', keep);
-      await q.execute();
-    },
-
-    // Single-use tokens for activation, email verification and reset.
-    async insertToken(t: {
-      tokenHash: string;
-      userId: string;
-      purpose: UserTokenPurpose;
-      payload: string | null;
-      created: number;
-      expires: number;
-    }): Promise<void> {
-      await db
-        .insertInto('user_tokens')
-        .values({
-          token_hash: t.tokenHash,
-          user_id: t.userId,
-          purpose: t.purpose,
-          payload: t.payload,
-          created: t.created,
-          expires: t.expires,
-        })
-        .execute();
-    },
-
-    /**
-     * Takes a token: deletes it and returns its user id and payload when it existed, had this
-     * purpose and had not expired. Deleting first makes a second use fail even when two requests
-     * race.
-     */
-    async takeToken(
-      tokenHash: string,
-      purpose: UserTokenPurpose,
-      now: number,
-    ): Promise<{ userId: string; payload: string | null } | null> {
-      return db.transaction().execute(async (trx) => {
-        const row = await trx
-          .selectFrom('user_tokens')
-          .select(['user_id', 'payload', 'expires', 'purpose'])
-          .where('token_hash', '=', tokenHash)
-          .executeTakeFirst();
-        if (!row || row.purpose !== purpose) return null;
-        const deleted = await trx.deleteFrom('user_tokens').where('token_hash', '=', tokenHash).executeTakeFirst();
-        if (Number(deleted.numDeletedRows) !== 1 || row.expires <= now) return null;
-        return { userId: row.user_id, payload: row.payload };
-      });
-    },
-
-    /**
-     * An unused, unexpired token of `purpose`, found by its hash or (the newest) by its user,
-     * without taking it (`takeToken` does that).
-     */
-    async pendingToken(
-      by: { tokenHash: string } | { userId: string },
-      purpose: UserTokenPurpose,
-      now: number,
-    ): Promise<{ tokenHash: string; userId: string; payload: string | null } | null> {
-      let q = db
-        .selectFrom('user_tokens')
-        .select(['token_hash', 'user_id', 'payload'])
-        .where('purpose', '=', purpose)
-        .where('expires', '>', now);
-      q = 'tokenHash' in by ? q.where('token_hash', '=', by.tokenHash) : q.where('user_id', '=', by.userId);
-      const row = await q.orderBy('created', 'desc').executeTakeFirst();
-      return row ? { tokenHash: row.token_hash, userId: row.user_id, payload: row.payload } : null;
-    },
-
-    async deleteTokens(userId: string, purpose: UserTokenPurpose): Promise<void> {
-      await db.deleteFrom('user_tokens').where('user_id', '=', userId).where('purpose', '=', purpose).execute();
-    },
-
-    /** Deletes expired sessions, tokens, provider flows and passkey challenges; returns how many rows went. */
+    /** Deletes expired sessions, tokens and provider flows (methods purge their own); returns how many rows went. */
     async purgeExpired(now: number): Promise<number> {
       const a = await db.deleteFrom('sessions').where('expires', '<=', now).executeTakeFirst();
       const b = await db.deleteFrom('user_tokens').where('expires', '<=', now).executeTakeFirst();
       const c = await db.deleteFrom('provider_flows').where('expires', '<=', now).executeTakeFirst();
-      const d = await db.deleteFrom('passkey_challenges').where('expires', '<=', now).executeTakeFirst();
-      return [a, b, c, d].reduce((sum, r) => sum + Number(r.numDeletedRows), 0);
+      return [a, b, c].reduce((sum, r) => sum + Number(r.numDeletedRows), 0);
     },
   };
 }

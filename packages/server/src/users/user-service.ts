@@ -1,4 +1,6 @@
 import { ADMINS } from '../core/permissions.js';
+import { administers } from '../core/grants.js';
+import { commonErrors } from '../core/errors.js';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../core/clock.js';
 import type { Config } from '../core/config.js';
@@ -22,8 +24,8 @@ import { mailSigninOps } from './mail-signin-ops.js';
 import { providerOps } from './provider-ops.js';
 import { createProviderRepo } from './provider-repo.js';
 import { createProviderClients } from './provider-clients.js';
-import { createPasskeyRepo } from './passkey-repo.js';
-import { passkeyOps } from './passkey-ops.js';
+import { SIGNIN_METHODS, type SigninMethodInputs, type SigninMethodOps } from './signin-methods/index.js';
+import type { MethodOps } from './signin-method.js';
 import { completeSignin } from './signin-challenge.js';
 import { authenticate } from './sessions.js';
 import {
@@ -79,12 +81,6 @@ function settingsFrom(config: Config): UserSettings {
     signinCodeLifetimeMs: u.signinCodeLifetimeSeconds * 1000,
     signinCodeUrl: `${config.publicUrl}/users/signin-mail`,
     providerCallbackBase: `${config.publicUrl}/users/providers`,
-    passkeyRpId: u.passkeyRpId ?? new URL(config.publicUrl).hostname,
-    passkeyRpName: `Roost at ${new URL(config.publicUrl).host}`,
-    passkeyOrigins: u.passkeyOrigins?.map((o) => new URL(o).origin) ?? [
-      new URL(config.publicUrl).origin,
-      ...config.corsOrigins.map((o) => new URL(o).origin),
-    ],
   };
 }
 
@@ -126,7 +122,7 @@ export function createUserService(deps: UserServiceDeps) {
     factors: createFactorRepo(deps.db, createSecretBox(deps.config.users.secretsKey)),
     links: createProviderRepo(deps.db),
     providerClients: createProviderClients(),
-    passkeys: createPasskeyRepo(deps.db),
+    methods: [],
     repo: withAccountEvents(
       withSessionCache(stored, deps.clock, deps.config.users.sessionCacheSeconds * 1000, deps.changes ?? null),
       deps.events,
@@ -134,8 +130,14 @@ export function createUserService(deps: UserServiceDeps) {
     events: deps.events,
     clock: deps.clock,
     mailer: deps.mailer,
-    permissions: servicePermissions(deps.permissionStore, 'users', USER_PERMISSION_DEFAULTS),
-    inputs: createUserInputs(deps.config.users),
+    permissions: servicePermissions(deps.permissionStore, 'users', {
+      ...USER_PERMISSION_DEFAULTS,
+      ...Object.assign({}, ...SIGNIN_METHODS.map((m) => m.permissions)),
+    }),
+    inputs: createUserInputs(
+      deps.config.users,
+      Object.assign({}, ...SIGNIN_METHODS.map((m) => m.secondStepInput ?? {})),
+    ),
     settings: settingsFrom(deps.config),
     runtime: async () => {
       const s = await deps.runtimeSettings.current();
@@ -155,7 +157,13 @@ export function createUserService(deps: UserServiceDeps) {
   const sessions = sessionOps(ctx);
   const mailSignin = mailSigninOps(ctx);
   const providers = providerOps(ctx);
-  const passkeys = passkeyOps(ctx);
+  // Each method made once: its hooks join the context, its operations the service (guarded by name).
+  const methodOps: MethodOps = {};
+  for (const method of SIGNIN_METHODS) {
+    const { ops, hooks } = method.create(ctx, { db: deps.db, config: deps.config });
+    ctx.methods.push(hooks);
+    for (const [name, op] of Object.entries(ops as MethodOps)) methodOps[name] = guarded(ctx, name, op);
+  }
   const policies: Record<SignupPolicy, (caller: Caller, input: SignupInput) => Promise<User>> = {
     signupDirect: guarded(ctx, 'signupDirect', signups.signupDirect),
     signupOptin: guarded(ctx, 'signupOptin', signups.signupOptin),
@@ -173,7 +181,7 @@ export function createUserService(deps: UserServiceDeps) {
       feed: deps.changes ?? null,
       ttlMs: deps.config.users.sessionCacheSeconds * 1000,
     }),
-    inputs: ctx.inputs,
+    inputs: { ...ctx.inputs, ...(Object.assign({}, ...SIGNIN_METHODS.map((m) => m.inputs)) as SigninMethodInputs) },
     settings: ctx.settings,
     runtime: ctx.runtime,
     permissions: ctx.permissions,
@@ -196,15 +204,6 @@ export function createUserService(deps: UserServiceDeps) {
     signinProvider2: guarded(ctx, 'signinProvider2', providers.signinProvider2),
     providerLinks: guarded(ctx, 'providerLinks', providers.providerLinks),
     unlinkProvider: guarded(ctx, 'unlinkProvider', providers.unlinkProvider),
-    /** Passkeys (passkey-ops.ts): registered by a signed-in user, used to sign in without a name. */
-    passkeyOptions: guarded(ctx, 'passkeyOptions', passkeys.passkeyOptions),
-    passkeyRegister: guarded(ctx, 'passkeyRegister', passkeys.passkeyRegister),
-    passkeys: guarded(ctx, 'passkeys', passkeys.passkeys),
-    renamePasskey: guarded(ctx, 'renamePasskey', passkeys.renamePasskey),
-    removePasskey: guarded(ctx, 'removePasskey', passkeys.removePasskey),
-    passkeySigninOptions: guarded(ctx, 'passkeySigninOptions', passkeys.passkeySigninOptions),
-    passkeyToken: guarded(ctx, 'passkeyToken', passkeys.passkeyToken),
-    passkeySignin: guarded(ctx, 'passkeySignin', passkeys.passkeySignin),
     secondFactor: guarded(ctx, 'secondFactor', factors.secondFactor),
     totpEnrol: guarded(ctx, 'totpEnrol', factors.totpEnrol),
     totpConfirm: guarded(ctx, 'totpConfirm', factors.totpConfirm),
@@ -282,10 +281,27 @@ export function createUserService(deps: UserServiceDeps) {
     },
     /** Whether an active administrator exists (the start's first-run hint, the setup page). */
     hasAdministrator: () => ctx.repo.hasActiveMember(ADMINS),
+    /**
+     * Internal, for the CLI (`roost user list`), the composition and embedding programs: every
+     * account of a query, unchecked. The pages read accounts with `list` and `getUser`, which
+     * check the caller (test/admin/admin-user-grants.test.ts).
+     */
     listUsers: (query: Parameters<typeof ctx.repo.list>[0], size: number) => ctx.repo.list(query, size),
-    /** For the admin pages: the account named by name, email or id (as administrators name them), or null. */
+    /** Internal, as `listUsers`: the account named by name, email or id (as administrators name them), or null. */
     findUser: (identity: string) => findForAdmin(ctx, identity),
-    purgeExpired: () => ctx.repo.purgeExpired(ctx.clock.now()),
+    /**
+     * Deletes expired sessions, tokens and the methods' expired rows: for a caller that
+     * administers (core/grants.ts; the tools page, and the hourly purge of services.ts as a program).
+     */
+    async purgeExpired(caller: Caller): Promise<number> {
+      if (!administers(caller.principal)) throw commonErrors.not_allowed();
+      const now = ctx.clock.now();
+      let purged = await ctx.repo.purgeExpired(now);
+      for (const m of ctx.methods) purged += (await m.purgeExpired?.(now)) ?? 0;
+      return purged;
+    },
+    /** The sign-in methods' operations (signin-methods/index.ts). */
+    ...(methodOps as SigninMethodOps),
   };
 }
 

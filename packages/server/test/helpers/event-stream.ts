@@ -101,7 +101,9 @@ export async function openStream(baseUrl: string, options: StreamOptions = {}): 
   return {
     status,
     headers: new Headers(
-      Object.entries(res.headers).flatMap(([name, value]) => (value === undefined ? [] : [[name, String(value)]])),
+      Object.entries(res.headers).flatMap(([name, value]) =>
+        value === undefined ? [] : [[name, String(value)] satisfies [string, string]],
+      ),
     ),
     failure,
     clientId: connected ? (JSON.parse(connected.data) as { clientId: string }).clientId : '',

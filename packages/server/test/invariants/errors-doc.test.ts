@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { commonErrors } from '../../src/core/errors.js';
 import { userErrors } from '../../src/users/user-errors.js';
+import { SIGNIN_METHODS } from '../../src/users/signin-methods/index.js';
 import { dataStoreErrors } from '../../src/datastore/datastore-errors.js';
 import { fileStoreErrors } from '../../src/filestore/filestore-errors.js';
 import { realtimeErrors } from '../../src/realtime/realtime-errors.js';
@@ -16,6 +17,7 @@ test('every registered error code is documented', () => {
   const codes = [
     ...Object.keys(commonErrors.codes),
     ...Object.keys(userErrors.codes),
+    ...SIGNIN_METHODS.flatMap((m) => Object.keys(m.errors.codes)),
     ...Object.keys(dataStoreErrors.codes),
     ...Object.keys(fileStoreErrors.codes),
     ...Object.keys(realtimeErrors.codes),

@@ -1,16 +1,10 @@
 import { escapeHtml } from '@roost/forms';
 import { formatTime } from '../../core/clock.js';
-import type { ListedSession } from '../../users/index.js';
+import { SESSION_LABELS, type ListedSession } from '../../users/index.js';
 import { table } from './page-parts.js';
 
-const METHODS: Record<string, string> = {
-  password: 'Password',
-  totp: 'Password and app code',
-  recovery: 'Password and recovery code',
-  mail: 'Code by mail',
-  provider: 'A sign-in provider',
-  passkey: 'A passkey',
-};
+/** How each session was signed into, in words: the sign-in methods' labels (users/signin-methods/index.ts). */
+const METHODS: Readonly<Record<string, string>> = SESSION_LABELS;
 
 /**
  * The sessions of an account as the pages list them (the user's account page, the admin's page

@@ -48,7 +48,7 @@ export function registerDashboard(pages: AdminPages, deps: PageDeps): void {
         databaseBytes(db),
         Promise.all(dataStores.map((s) => s.usage())),
         Promise.all(fileStores.map((s) => s.usage())),
-        services.users.listUsers(services.users.inputs.list.parse({ sort: 'created', order: '>' }), RECENT_SIGNUPS),
+        services.users.list(admin, { sort: 'created', order: '>', size: RECENT_SIGNUPS }),
       ]);
       const tile = (href: string, figure: number, label: string) =>
         `<a class="tile" href="${escapeHtml(href)}"><span class="figure">${figure}</span>` +

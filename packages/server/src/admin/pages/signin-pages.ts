@@ -3,6 +3,7 @@ import { escapeHtml, HTMLForm, type ActionCallback, type FieldConf } from '@roos
 import type { Config } from '../../core/config.js';
 import { isRoostError } from '../../core/errors.js';
 import { administers } from '../../core/grants.js';
+import { METHOD_PAGES } from '../signin-methods/index.js';
 import {
   assertSameOrigin,
   callerOf,
@@ -271,14 +272,10 @@ async function signinLinks(
   });
   // The pages of the `pages` part of issue 3; a configured reset page url replaces Roost's own.
   const byMail = (await mailSigninOpen(users)) ? '<a href="/users/signin-mail">Sign in with a code by mail</a> · ' : '';
-  const passkey =
-    '<div data-passkeys><button type="button" class="btn secondary" data-passkey-signin ' +
-    `data-next="${escapeHtml(next ? safeNext(next, audience) : PLACES.user.home)}" hidden>` +
-    'Sign in with a passkey</button>' +
-    '<p class="messages error" role="alert" data-passkey-message hidden></p></div>' +
-    '<script type="module" src="/static/roost-passkeys.js"></script>';
+  // The sign-in methods' buttons (admin/signin-methods/): a passkey.
+  const then = next ? safeNext(next, audience) : PLACES.user.home;
   return (
-    passkey +
+    METHOD_PAGES.map((m) => m.signinPart(then)).join('') +
     providerButtons(providers, next ? safeNext(next, audience) : '') +
     `<p class="muted">${byMail}<a href="/users/reset-password">Forgot your password?</a> · ` +
     '<a href="/users/signup">Create an account</a></p>'

@@ -83,14 +83,24 @@ function reviewForm(users: UserService, page: AdminPageRequest, user: User, n: n
   });
 }
 
+/** The account of the page's address, read as the administrator (the `getUser` permission), or `unknown_user`. */
+async function pendingAccount(users: UserService, page: AdminPageRequest): Promise<User> {
+  const identity = page.params.id ?? '';
+  if (!identity) throw userErrors.unknown_user();
+  return users.getUser(page.admin, { identity });
+}
+
 const waitsFor = (user: User) => (user.pending === 'optin' ? 'its mail confirmation' : 'a review');
 
 async function listPage(users: UserService, page: AdminPageRequest) {
   const start = startOf(page);
-  const { users: pending, total } = await users.listUsers(
-    users.inputs.list.parse({ pending: true, start, sort: 'created' }),
-    PAGE_SIZE,
-  );
+  // Read as the administrator, through the `list` permission (users/admin-ops.ts).
+  const { users: pending, total } = await users.list(page.admin, {
+    pending: true,
+    start,
+    sort: 'created',
+    size: PAGE_SIZE,
+  });
   const rows = await Promise.all(
     pending.map(async (user, i) => ({ user, form: (await reviewForm(users, page, user, i + 1).process()).html })),
   );
@@ -114,8 +124,7 @@ async function listPage(users: UserService, page: AdminPageRequest) {
 }
 
 async function reviewPage(users: UserService, page: AdminPageRequest) {
-  const user = await users.findUser(page.params.id ?? '');
-  if (!user) throw userErrors.unknown_user();
+  const user = await pendingAccount(users, page);
   if (user.state !== 'pending')
     return { redirect: '/admin/signups', messages: [`${user.name} is not waiting for a review.`] };
   const chosen = textParam(page.form.body?.action) as ReviewAction;
@@ -143,8 +152,7 @@ const rejectUrl = (user: User) => `/admin/signups/${encodeURIComponent(user.id)}
 
 /** `/admin/signups/<id>/reject`: the confirmation of a rejection, which removes the account. */
 async function rejectPage(users: UserService, page: AdminPageRequest) {
-  const user = await users.findUser(page.params.id ?? '');
-  if (!user) throw userErrors.unknown_user();
+  const user = await pendingAccount(users, page);
   if (user.state !== 'pending')
     return { redirect: '/admin/signups', messages: [`${user.name} is not waiting for a review.`] };
   const form = accountConfirmForm(page, {

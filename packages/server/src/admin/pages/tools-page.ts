@@ -70,7 +70,7 @@ async function toolsPage(users: UserService, page: AdminPageRequest) {
     name: 'Purge expired sessions and tokens',
     data: [],
     async run(): Promise<ToolResult> {
-      const removed = await users.purgeExpired();
+      const removed = await users.purgeExpired(page.admin);
       return {
         ok: true,
         output: `Removed ${removed} expired ${removed === 1 ? 'session or token' : 'sessions and tokens'}.`,

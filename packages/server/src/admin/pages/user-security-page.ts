@@ -1,5 +1,5 @@
 import { escapeHtml } from '@roost/forms';
-import type { UserService } from '../../users/index.js';
+import { METHOD_FIGURES, type UserService } from '../../users/index.js';
 import { facts, link, textParam } from '../page-kit/page-parts.js';
 import { sessionsButton, sessionsTable } from '../page-kit/sessions-table.js';
 import type { AdminPageRequest, AdminPages } from './admin-routes.js';
@@ -49,7 +49,11 @@ async function securityPage(users: UserService, page: AdminPageRequest) {
     ['Recovery codes left', String(factor.recoveryCodes)],
     ['Second factor required', factor.required ? 'Yes (by a group of the settings)' : 'No'],
     ['Sign-in providers', escapeHtml(factor.providers.join(', ')) || 'None'],
-    ['Passkeys', String(factor.passkeys)],
+    // The sign-in methods' figures (users/signin-method.ts): the count of passkeys.
+    ...Object.entries(METHOD_FIGURES).map(([name, figure]): [string, string] => [
+      figure.label,
+      String(factor[name as keyof typeof METHOD_FIGURES]),
+    ]),
   ]);
   const resetPart = factor.totp
     ? `<p>A user who lost the phone and the recovery codes signs in with the password alone after a reset.</p>${html}`

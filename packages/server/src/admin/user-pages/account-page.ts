@@ -1,5 +1,4 @@
 import { escapeHtml, type FieldConf } from '@roost/forms';
-import { formatTime } from '../../core/clock.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { callerOf, type RequestCaller } from '../../http/auth.js';
 import type { ListedSession, TotpSetup, UserService } from '../../users/index.js';
@@ -11,6 +10,7 @@ import { sessionsButton, sessionsTable } from '../page-kit/sessions-table.js';
 import { flash, sendFormResponse, sendHtml } from '../page-kit/page-reply.js';
 import { publicFormRequest, renderPublicPage } from './public-page.js';
 import { recoveryCodesHtml, totpSetupHtml } from '../pages/second-step-form.js';
+import { METHOD_PAGES } from '../signin-methods/index.js';
 
 /**
  * `/users/account`: the signed-in user's sign-in methods and sessions (docs/users.md). Sets up
@@ -65,35 +65,10 @@ async function providersSection(users: UserService, caller: RequestCaller, csrf:
   return `<section class="card"><h2>Sign-in providers</h2><ul class="providers">${rows.join('')}</ul></section>`;
 }
 
-/** The passkeys: each with a form to rename it and one to remove it; a button (page script) adds one. */
-async function passkeysSection(users: UserService, caller: RequestCaller, csrf: string): Promise<string> {
-  const hidden = `<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">`;
-  const rows = (await users.passkeys(caller)).map((p) => {
-    const id = `<input type="hidden" name="passkey" value="${escapeHtml(p.id)}">`;
-    const used = p.lastUsed ? `last used ${formatTime(p.lastUsed)} UTC` : 'not used yet';
-    return (
-      `<li><strong>${escapeHtml(p.name)}</strong> ` +
-      `<span class="muted">added ${formatTime(p.created)} UTC, ${used}</span>` +
-      `<form method="post" action="${PATH}">${hidden}${id}` +
-      `<input name="name" aria-label="New name" maxlength="100" required value="${escapeHtml(p.name)}">` +
-      '<button type="submit" name="renamePasskey$" value="1" class="btn secondary">Rename</button></form>' +
-      `<form method="post" action="${PATH}">${hidden}${id}${PROOF_INPUT}` +
-      '<button type="submit" name="removePasskey$" value="1" class="btn secondary">Remove</button></form></li>'
-    );
-  });
-  const list = rows.length ? `<ul class="passkeys">${rows.join('')}</ul>` : '<p>No passkeys yet.</p>';
-  const add =
-    '<div data-passkeys><input id="passkey-name" aria-label="Name of the new passkey" maxlength="100" ' +
-    'placeholder="Name, for example: laptop"> ' +
-    '<input id="passkey-password" type="password" aria-label="Your password" placeholder="Your password" ' +
-    'maxlength="256" autocomplete="current-password"> ' +
-    '<button type="button" class="btn btn-primary" data-passkey-register hidden>Add a passkey</button>' +
-    '<p class="messages error" role="alert" data-passkey-message hidden></p></div>' +
-    '<script type="module" src="/static/roost-passkeys.js"></script>';
-  return (
-    '<section class="card"><h2>Passkeys</h2><p>Sign in with your device\'s screen lock or a security key, ' +
-    `no password typed.</p>${list}${add}</section>`
-  );
+/** The sign-in methods' sections (admin/signin-methods/): the passkeys. */
+async function methodSections(users: UserService, caller: RequestCaller, csrf: string): Promise<string> {
+  const part = { path: PATH, csrf, proofInput: PROOF_INPUT };
+  return (await Promise.all(METHOD_PAGES.map((m) => m.accountSection(users, caller, part)))).join('');
 }
 
 /** The session buttons, which are plain forms: end one session, or all the others; then back here. */
@@ -123,12 +98,11 @@ export async function accountPage(deps: PageDeps, request: FastifyRequest, reply
   });
   if (request.method === 'POST') assertCsrf(request, form.body?.csrf);
   const body = form.body ?? {};
-  if (request.method === 'POST' && (body.renamePasskey$ !== undefined || body.removePasskey$ !== undefined)) {
-    const id = textParam(body.passkey);
-    if (body.removePasskey$ !== undefined)
-      await users.removePasskey(caller, { id, password: textParam(body.password) });
-    else await users.renamePasskey(caller, { id, name: textParam(body.name) });
-    flash(request, reply, [body.removePasskey$ !== undefined ? 'The passkey is removed.' : 'The passkey is renamed.']);
+  // The sign-in methods' own forms (admin/signin-methods/): a passkey renamed or removed.
+  for (const method of request.method === 'POST' ? METHOD_PAGES : []) {
+    const done = await method.accountAction(users, caller, body);
+    if (done === null) continue;
+    flash(request, reply, [done]);
     return reply.redirect(PATH, 303);
   }
   if (request.method === 'POST' && body.unlink$ !== undefined) {
@@ -219,7 +193,8 @@ export async function accountPage(deps: PageDeps, request: FastifyRequest, reply
     title: 'Your account',
     body:
       `<section class="card"><h2>Authenticator app</h2>${factor}</section>` +
-      `${await passkeysSection(users, caller, csrf)}${await providersSection(users, caller, csrf)}` +
+      (await methodSections(users, caller, csrf)) +
+      (await providersSection(users, caller, csrf)) +
       sessionsSection(sessions, csrf),
   };
   return sendHtml(reply, await renderPublicPage(request, reply, users, page), failed ? 422 : 200);

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// Passkeys (users/passkey-ops.ts): each WebAuthn credential by its id (base64url), with its
+// Passkeys (users/signin-methods/passkey/): each WebAuthn credential by its id (base64url), with its
 // public key (COSE, base64url), the signature counter the authenticator last reported, its
 // transports, a name its owner gives it, and when it was made and last used. The challenges of
 // ceremonies under way are kept by their hash until answered, once: a registration's names its

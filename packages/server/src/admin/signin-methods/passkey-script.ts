@@ -1,11 +1,12 @@
 /**
- * The pages' passkey buttons, served as /static/roost-passkeys.js (index.ts): a module that
- * loads the connector Roost serves (/static/roost-client.js, which carries @simplewebauthn/
- * browser) and runs the same operations the API has, with the page's cookie. On the sign-in
- * page `[data-passkey-signin]` signs in (`passkeySignin`) and goes to its `data-next`; on the
- * account page `[data-passkey-register]` registers a passkey named by `#passkey-name`, for the
- * password in `#passkey-password` (a passkey is a way in: users/passkey-ops.ts asks for it). Problems
- * go into `[data-passkey-message]`. Plain script: the pages' CSP allows scripts from Roost.
+ * The pages' passkey buttons, served as /static/roost-passkeys.js (passkey-page.ts; admin/index.ts
+ * registers it): a module that loads the connector Roost serves (/static/roost-client.js, which
+ * carries @simplewebauthn/browser) and runs the same operations the API has, with the page's
+ * cookie. On the sign-in page `[data-passkey-signin]` signs in (`passkeySignin`) and goes to its
+ * `data-next`; on the account page `[data-passkey-register]` registers a passkey named by
+ * `#passkey-name`, for the password in `#passkey-password` (a passkey is a way in:
+ * users/signin-methods/passkey/passkey-ops.ts asks for it). Problems go into
+ * `[data-passkey-message]`. Plain script: the pages' CSP allows scripts from Roost.
  */
 export const PASSKEY_SCRIPT = `import { users } from '/static/roost-client.js';
 const auth = users({ credentials: 'same-origin' });

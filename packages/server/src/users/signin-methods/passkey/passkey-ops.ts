@@ -7,30 +7,33 @@ import {
   type PublicKeyCredentialRequestOptionsJSON,
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import { hashToken } from '../core/ids.js';
-import { parseInput } from '../core/validation.js';
+import { hashToken } from '../../../core/ids.js';
+import { parseInput } from '../../../core/validation.js';
 import type { StoredPasskey } from './passkey-repo.js';
-import { startSession, type IssuedToken } from './sessions.js';
-import { challengeIfNeeded, challengedUser } from './signin-challenge.js';
+import { startSession, type IssuedToken } from '../../sessions.js';
+import { challengeIfNeeded, challengedUser } from '../../signin-challenge.js';
 import { challengeOf, verifiedAssertion } from './passkey-assertion.js';
-import { userErrors } from './user-errors.js';
-import { reauthenticate, requireUser, type Caller, type UserContext } from './user-context.js';
-import type {
-  PasskeyAssertion,
-  PasskeyRegistration,
-  PasskeyRemoval,
-  PasskeyRename,
-  PasskeySigninStart,
-  Reauthentication,
-} from './user-inputs.js';
-import type { User } from './user-repo.js';
+import type { PasskeyEnv } from './passkey-env.js';
+import { passkeyErrors } from './passkey-errors.js';
+import { userErrors } from '../../user-errors.js';
+import {
+  passkeyInputs as inputs,
+  type PasskeyAssertion,
+  type PasskeyRegistration,
+  type PasskeyRemoval,
+  type PasskeyRename,
+  type PasskeySigninStart,
+} from './passkey-inputs.js';
+import { reauthenticate, requireUser, type Caller, type UserContext } from '../../user-context.js';
+import type { Reauthentication } from '../../user-inputs.js';
+import type { User } from '../../user-repo.js';
 
 /**
  * Passkeys (docs/users.md, "Passkeys"): WebAuthn credentials through `@simplewebauthn/server`,
  * which checks every part of a ceremony (challenge, origin, RP ID, signature, flags); this
  * module keeps the challenges and the credentials. A signed-in user registers passkeys
  * (`passkeyOptions`, then `passkeyRegister`), lists, renames and removes them; registering and
- * removing ask for the password or a current code again (`reauthenticate`, user-context.ts):
+ * removing ask for the password or a current code again (`reauthenticate`, users/user-context.ts):
  * a passkey is a way in of its own, so a stolen or unattended session must not be enough to
  * bind one (OWASP ASVS 5.0, 7.5.1). The registration's challenge is handed out only after that
  * proof and lives `CEREMONY_MS`, so `passkeyRegister` needs no proof of its own. Anybody signs in
@@ -46,7 +49,7 @@ import type { User } from './user-repo.js';
 const CEREMONY_MS = 5 * 60_000;
 
 /** A passkey as its owner sees it. */
-export interface ListedPasskey {
+interface ListedPasskey {
   id: string;
   name: string;
   created: number;
@@ -60,13 +63,29 @@ const listed = (p: StoredPasskey): ListedPasskey => ({
   lastUsed: p.lastUsed,
 });
 
-export function passkeyOps(ctx: UserContext) {
-  const { passkeys, clock, inputs, settings } = ctx;
+/** The passkey operations, each guarded by the permission of its name (index.ts `permissions`). */
+export type PasskeyOps = {
+  passkeyOptions(caller: Caller, input: Reauthentication): Promise<PublicKeyCredentialCreationOptionsJSON>;
+  passkeyRegister(caller: Caller, input: PasskeyRegistration): Promise<ListedPasskey>;
+  passkeys(caller: Caller): Promise<ListedPasskey[]>;
+  renamePasskey(caller: Caller, input: PasskeyRename): Promise<void>;
+  removePasskey(caller: Caller, input: PasskeyRemoval): Promise<void>;
+  passkeySigninOptions(caller: Caller, input: PasskeySigninStart): Promise<PublicKeyCredentialRequestOptionsJSON>;
+  /** A session for the browser's answer: the passkey names the account. */
+  passkeyToken(caller: Caller, input: PasskeyAssertion): Promise<IssuedToken>;
+  /** As `passkeyToken`; the transport puts the token into the cookie. */
+  passkeySignin(caller: Caller, input: PasskeyAssertion): Promise<IssuedToken>;
+};
+
+export function passkeyOps(ctx: UserContext, env: PasskeyEnv): PasskeyOps {
+  const { clock } = ctx;
+  const { repo: passkeys, settings } = env;
 
   async function signinWith(caller: Caller, input: PasskeyAssertion): Promise<IssuedToken> {
     const { response } = parseInput(inputs.passkeyAssertion, input);
     const { user, userVerified } = await verifiedAssertion(
       ctx,
+      env,
       response as unknown as AuthenticationResponseJSON,
       null,
     );
@@ -76,7 +95,7 @@ export function passkeyOps(ctx: UserContext) {
 
   async function ownPasskey(user: User, id: string): Promise<StoredPasskey> {
     const found = await passkeys.byId(id);
-    if (found?.userId !== user.id) throw userErrors.unknown_passkey({ fields: [['id', 'unknown']] });
+    if (found?.userId !== user.id) throw passkeyErrors.unknown_passkey({ fields: [['id', 'unknown']] });
     return found;
   }
 
@@ -87,8 +106,8 @@ export function passkeyOps(ctx: UserContext) {
       await reauthenticate(ctx, user, input);
       const existing = await passkeys.of(user.id);
       const options = await generateRegistrationOptions({
-        rpName: settings.passkeyRpName,
-        rpID: settings.passkeyRpId,
+        rpName: settings.rpName,
+        rpID: settings.rpId,
         userName: user.email ?? user.name,
         userDisplayName: user.realname || user.name,
         userID: new TextEncoder().encode(user.id),
@@ -109,20 +128,20 @@ export function passkeyOps(ctx: UserContext) {
       const registration = response as unknown as RegistrationResponseJSON;
       const challenge = challengeOf(registration.response.clientDataJSON);
       const owner = await passkeys.takeChallenge(hashToken(challenge), 'register', clock.now());
-      if (owner !== user.id) throw userErrors.passkey_failed({ fields: [['response', 'invalid']] });
+      if (owner !== user.id) throw passkeyErrors.passkey_failed({ fields: [['response', 'invalid']] });
       let verification: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
       try {
         verification = await verifyRegistrationResponse({
           response: registration,
           expectedChallenge: challenge,
-          expectedOrigin: settings.passkeyOrigins,
-          expectedRPID: settings.passkeyRpId,
+          expectedOrigin: settings.origins,
+          expectedRPID: settings.rpId,
           requireUserVerification: false,
         });
       } catch (err) {
-        throw userErrors.passkey_failed({ cause: err, fields: [['response', 'invalid']] });
+        throw passkeyErrors.passkey_failed({ cause: err, fields: [['response', 'invalid']] });
       }
-      if (!verification.verified) throw userErrors.passkey_failed({ fields: [['response', 'invalid']] });
+      if (!verification.verified) throw passkeyErrors.passkey_failed({ fields: [['response', 'invalid']] });
       const { credential } = verification.registrationInfo;
       const created = clock.now();
       const stored: StoredPasskey = {
@@ -135,7 +154,7 @@ export function passkeyOps(ctx: UserContext) {
         created,
         lastUsed: null,
       };
-      if (!(await passkeys.add(stored))) throw userErrors.passkey_exists();
+      if (!(await passkeys.add(stored))) throw passkeyErrors.passkey_exists();
       return listed(stored);
     },
 
@@ -155,7 +174,7 @@ export function passkeyOps(ctx: UserContext) {
       const { id, password, code } = parseInput(inputs.passkeyRemoval, input);
       await ownPasskey(user, id);
       await reauthenticate(ctx, user, { password, code });
-      if (!(await passkeys.remove(user.id, id))) throw userErrors.unknown_passkey({ fields: [['id', 'unknown']] });
+      if (!(await passkeys.remove(user.id, id))) throw passkeyErrors.unknown_passkey({ fields: [['id', 'unknown']] });
     },
 
     /**
@@ -174,7 +193,7 @@ export function passkeyOps(ctx: UserContext) {
         ? (await passkeys.of(user.id)).map((p) => ({ id: p.id, transports: p.transports }))
         : [];
       const options = await generateAuthenticationOptions({
-        rpID: settings.passkeyRpId,
+        rpID: settings.rpId,
         userVerification: 'preferred',
         ...(user ? { allowCredentials } : {}),
       });

@@ -1,8 +1,9 @@
 import { verifyAuthenticationResponse, type AuthenticationResponseJSON } from '@simplewebauthn/server';
-import { hashToken } from '../core/ids.js';
-import { userErrors } from './user-errors.js';
-import type { UserContext } from './user-context.js';
-import type { User } from './user-repo.js';
+import { hashToken } from '../../../core/ids.js';
+import type { UserContext } from '../../user-context.js';
+import type { User } from '../../user-repo.js';
+import type { PasskeyEnv } from './passkey-env.js';
+import { passkeyErrors } from './passkey-errors.js';
 
 /** The challenge a client sent back, read from its clientDataJSON (base64url JSON). */
 export function challengeOf(clientDataJSON: unknown): string {
@@ -30,18 +31,20 @@ function handleMatches(userHandle: unknown, ownerId: string, required: boolean):
 
 /**
  * The account and verification of a sign-in's assertion (passkey-ops.ts, and the second step of
- * signin-challenge.ts), or `invalid_passkey` whatever is wrong: an unknown credential, another
+ * users/signin-challenge.ts), or `invalid_passkey` whatever is wrong: an unknown credential, another
  * account's, a user handle that is not the owner's, a used, expired or foreign challenge, a wrong
  * origin, RP ID or signature, a counter that did not move forward. `expectedUser`: the account a
  * second step names (null: any).
  */
 export async function verifiedAssertion(
   ctx: UserContext,
+  env: PasskeyEnv,
   response: AuthenticationResponseJSON,
   expectedUser: string | null,
 ): Promise<{ user: User; userVerified: boolean }> {
-  const { passkeys, clock, settings } = ctx;
-  const refused = () => userErrors.invalid_passkey();
+  const { clock } = ctx;
+  const { repo: passkeys, settings } = env;
+  const refused = () => passkeyErrors.invalid_passkey();
   const challenge = challengeOf(response.response.clientDataJSON);
   const owner = await passkeys.takeChallenge(hashToken(challenge), 'signin', clock.now());
   if (owner === undefined || owner !== expectedUser) throw refused();
@@ -53,8 +56,8 @@ export async function verifiedAssertion(
     verification = await verifyAuthenticationResponse({
       response,
       expectedChallenge: challenge,
-      expectedOrigin: settings.passkeyOrigins,
-      expectedRPID: settings.passkeyRpId,
+      expectedOrigin: settings.origins,
+      expectedRPID: settings.rpId,
       credential: {
         id: stored.id,
         publicKey: Buffer.from(stored.publicKey, 'base64url'),
@@ -64,7 +67,7 @@ export async function verifiedAssertion(
       requireUserVerification: false,
     });
   } catch (err) {
-    throw userErrors.invalid_passkey({ cause: err });
+    throw passkeyErrors.invalid_passkey({ cause: err });
   }
   if (!verification.verified) throw refused();
   if (!(await passkeys.used(stored.id, verification.authenticationInfo.newCounter, clock.now()))) throw refused();

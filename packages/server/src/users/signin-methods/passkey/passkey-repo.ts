@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
-import { isUniqueViolation } from '../storage/database-errors.js';
-import type { Database } from '../storage/schema.js';
+import { isUniqueViolation } from '../../../storage/database-errors.js';
+import type { Database } from '../../../storage/schema.js';
 
 /** A stored WebAuthn credential; `publicKey` and `id` as base64url. */
 export interface StoredPasskey {
@@ -118,6 +118,12 @@ export function createPasskeyRepo(db: Kysely<Database>) {
     async remove(userId: string, id: string): Promise<boolean> {
       const r = await db.deleteFrom('passkeys').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
       return Number(r.numDeletedRows) === 1;
+    },
+
+    /** Deletes the expired ceremonies' challenges: how many went. */
+    async purgeExpired(now: number): Promise<number> {
+      const r = await db.deleteFrom('passkey_challenges').where('expires', '<=', now).executeTakeFirst();
+      return Number(r.numDeletedRows);
     },
   };
 }

@@ -1,0 +1,5 @@
+import type { MethodPage } from './method-page.js';
+import { passkeyPage } from './passkey-page.js';
+
+/** The pages' parts of the sign-in methods, in the order of users/signin-methods/index.ts. */
+export const METHOD_PAGES: readonly MethodPage[] = [passkeyPage];

@@ -1,0 +1,52 @@
+import type { MethodFigure, MethodOps, SigninMethod } from '../signin-method.js';
+import { passkeyMethod } from './passkey/index.js';
+
+/**
+ * The sign-in methods that bring all of themselves (users/signin-method.ts), the one list of
+ * them: the service makes each, merges its operations and permissions, and asks its hooks in the
+ * second-factor rules, the account's summary and the purge. A new method is a folder beside
+ * passkey/ and a line here (and its lines in http/protocol/signin-methods/index.ts and
+ * admin/signin-methods/index.ts, which the compiler asks for by the method's id).
+ */
+export const SIGNIN_METHODS = [passkeyMethod] as const;
+
+type Listed = (typeof SIGNIN_METHODS)[number];
+type LabelOf<M> = M extends SigninMethod<MethodOps, infer L, string> ? L : never;
+type InputsOf<M> = M extends SigninMethod<MethodOps, string, string, infer I> ? I : never;
+type FigureOf<M> = M extends SigninMethod<MethodOps, string, infer F> ? F : never;
+type OpsOf<M> = M extends SigninMethod<infer O, string, string> ? O : never;
+type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+
+/**
+ * The sessions the service's own ways of signing in start (the password and its second steps,
+ * mail, providers), with their words on the pages; the methods add theirs.
+ */
+const CORE_SESSION_LABELS = {
+  password: 'Password',
+  totp: 'Password and app code',
+  recovery: 'Password and recovery code',
+  mail: 'Code by mail',
+  provider: 'A sign-in provider',
+} as const;
+
+/** How a session was signed into (`sessions.method`): derived from the methods, never written by hand. */
+export type SessionMethod = keyof typeof CORE_SESSION_LABELS | LabelOf<Listed>;
+
+/** Every session label with its words, in the order of the list. */
+export const SESSION_LABELS: Readonly<Record<SessionMethod, string>> = Object.assign(
+  { ...CORE_SESSION_LABELS },
+  ...SIGNIN_METHODS.map((m) => m.sessionLabels),
+);
+
+/** The listed methods' figures of an account's second-factor summary, with their words. */
+export const METHOD_FIGURES: Readonly<Record<FigureOf<Listed>, MethodFigure>> = Object.assign(
+  {},
+  ...SIGNIN_METHODS.map((m) => m.figures),
+);
+
+/** The listed methods' figures in an account's second-factor summary. */
+export type MethodFigures = Record<FigureOf<Listed>, number>;
+/** Every listed method's input schemas. */
+export type SigninMethodInputs = Intersection<InputsOf<Listed>>;
+/** Every listed method's operations, as the user service hands them out. */
+export type SigninMethodOps = Intersection<OpsOf<Listed>>;
