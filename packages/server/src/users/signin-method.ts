@@ -7,8 +7,8 @@ import type { Caller, UserContext } from './user-context.js';
 import type { User } from './user-repo.js';
 
 /**
- * A way to sign in that brings all of itself, as Better Auth's plugins do (its passkey plugin,
- * `packages/passkey/src/index.ts`: schema, routes and error codes beside one object): its tables'
+ * A way to sign in that brings all of itself, as Better Auth's plugins do (github.com/better-auth/better-auth:
+ * the passkey package brings schema, routes and error codes beside one object): its tables'
  * repository, its inputs and error codes, its operations, the label its sessions carry, its step
  * in the second-factor rules and its figures in an account's summary. The service knows methods
  * only through this interface and the one list of them (signin-methods/index.ts); the protocol

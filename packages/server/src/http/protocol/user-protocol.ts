@@ -16,7 +16,7 @@ export { profileView } from './user-views.js';
 /**
  * Every operation of the user service, `/users/api/<op>`, each answering GET (query) and POST
  * (JSON or form body). Validation failures answer 200 with `result: false`, as the original
- * does; see DESIGN.md for the other statuses. One table per area (user-*-protocol.ts), and one
+ * does; docs/errors.md lists the other statuses. One table per area (user-*-protocol.ts), and one
  * per sign-in method that brings its own (signin-methods/index.ts), in the order the original
  * table had them.
  */

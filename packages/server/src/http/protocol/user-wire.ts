@@ -6,7 +6,7 @@ import { clearAuthCookie, startCookieSession } from '../auth.js';
 import { answered, asInput, type WireValues } from './wire-values.js';
 
 /**
- * The user service in the original protocol (docs/reference/original-services.md): each
+ * The user service in the original protocol (docs/users.md): each
  * operation's name and aliases, what guards it, and how its typed call (users/user-service.ts)
  * answers on the wire. The bodies are the original connectors' contract: they stay byte for
  * byte what they were when the service answered them itself (test/http/users-*.test.ts).
