@@ -9,8 +9,7 @@ import { repoRoot, src } from './source-files.js';
  * in backticks or one of its phrases is prose, for the reader only.
  */
 export const DOC = 'docs/architecture.md';
-const doc = readFileSync(join(repoRoot, DOC), 'utf8');
-const docLines = doc.split('\n');
+export const docText = readFileSync(join(repoRoot, DOC), 'utf8');
 
 export interface LayerRow {
   /** The row's first cell, as written (for messages). */
@@ -47,7 +46,8 @@ function cells(line: string): string[] {
 const ticked = (text: string): string[] => [...text.matchAll(/`([^`]+)`/g)].map((m) => m[1] ?? '');
 
 /** The lines of a `## ` section whose heading starts with `heading`, with their line numbers. */
-function section(heading: string): { text: string; line: number }[] {
+function section(doc: string, heading: string): { text: string; line: number }[] {
+  const docLines = doc.split('\n');
   const start = docLines.findIndex((l) => l.startsWith(`## ${heading}`));
   if (start < 0) throw new Error(`${DOC} has no section "## ${heading}…": the invariant tests read it`);
   const rest = docLines.slice(start + 1);
@@ -96,8 +96,8 @@ function parseMayImport(
 }
 
 /** The rows of the layer table, in order. */
-export function layerTable(): LayerRow[] {
-  const lines = section('Layers of').filter((l) => l.text.startsWith('|'));
+export function layerTable(doc = docText): LayerRow[] {
+  const lines = section(doc, 'Layers of').filter((l) => l.text.startsWith('|'));
   const header = cells(lines[0]?.text ?? '');
   const folderAt = header.indexOf('folder');
   const importAt = header.indexOf('may import');
@@ -127,10 +127,10 @@ export function namesPackage(patterns: readonly string[], spec: string): boolean
 }
 
 /** "## Domains own their tables": `- \`folder/\` …: \`table\`, …` lines, folder → its tables. */
-export function tableOwners(): { folder: string; tables: string[]; line: number }[] {
+export function tableOwners(doc = docText): { folder: string; tables: string[]; line: number }[] {
   // A list item goes on over the indented lines under it.
   const items: { text: string; line: number }[] = [];
-  for (const { text, line } of section('Domains own their tables')) {
+  for (const { text, line } of section(doc, 'Domains own their tables')) {
     const last = items.at(-1);
     if (text.startsWith('- ')) items.push({ text, line });
     else if (last && /^\s+\S/.test(text)) last.text += ` ${text.trim()}`;

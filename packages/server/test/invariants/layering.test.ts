@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
-import { DOC, layerTable, type LayerRow, namesPackage, tableOwners } from './layer-table.js';
+import { DOC, docText, layerTable, type LayerRow, namesPackage, tableOwners } from './layer-table.js';
 import { importsOf, sourceFiles, sourceOf, src, stringsOf } from './source-files.js';
 import ts from 'typescript';
 
@@ -76,7 +76,8 @@ test(`every source file imports only what its row of ${DOC} allows`, () => {
   assert.deepEqual(problems, []);
 });
 
-const BUILDERS = /^(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto|\w*[jJ]oin\w*)$/;
+const BUILDERS =
+  /^(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto|(inner|left|right|full|cross)Join(Lateral)?)$/;
 const RAW_SQL = /\b(?:FROM|JOIN|INTO|UPDATE|TABLE(?: IF (?:NOT )?EXISTS)?)\s+"?([a-z_]+)/g;
 
 /**
@@ -160,4 +161,37 @@ test(`every table of the schema has one owner in ${DOC}, and every owner is a fo
     owners.filter((o) => !folders.has(o.folder)).map((o) => `${DOC}:${o.line}: ${o.folder}/ has no row`),
     [],
   );
+});
+
+test(`a row or an owner added to ${DOC} is read with the others`, () => {
+  const row =
+    '| `jobs/` | the queue | `core`, storage **types**, `users/index.ts`, `ioredis`; Kysely only in `*-repo.ts` |';
+  const grown = docText
+    .replace(/^(\| `core\/` \|.*)$/m, `$1\n${row}`)
+    .replace(/^(- `filestore\/`:.*)$/m, '$1\n- `jobs/`: `jobs`,\n  `job_runs`');
+  const read = layerTable(grown);
+  const jobs = read.find((r) => r.members.includes('jobs'));
+  assert.deepEqual(
+    jobs && {
+      domain: jobs.domain,
+      folders: [...jobs.folders],
+      typeFolders: [...jobs.typeFolders],
+      files: [...jobs.files],
+      packages: jobs.packages,
+      repoQueries: jobs.repoQueries,
+    },
+    {
+      domain: false,
+      folders: ['core'],
+      typeFolders: ['storage'],
+      files: ['users/index.ts'],
+      packages: ['ioredis'],
+      repoQueries: true,
+    },
+  );
+  assert.deepEqual(
+    read.filter((r) => r !== jobs).map((r) => r.name),
+    rows.map((r) => r.name),
+  );
+  assert.deepEqual(tableOwners(grown).find((o) => o.folder === 'jobs')?.tables, ['jobs', 'job_runs']);
 });
