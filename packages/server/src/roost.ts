@@ -16,9 +16,8 @@ import type { Dialect } from './storage/database.js';
 import { appliedMigrations, migrations } from './storage/migrations/index.js';
 import type { Database } from './storage/schema.js';
 import { openServices, type RoostOverrides, type Services } from './services.js';
-import { createWebhooks, type Webhooks } from './realtime/webhooks.js';
-import { subjectViews } from './http/protocol/subject-views.js';
-import { programCaller } from './users/index.js';
+import type { Webhooks } from './realtime/webhooks.js';
+import type { RealtimeHub } from './realtime/hub.js';
 
 // The package's entry (@roost/server): Roost with its HTTP app, and the services without it,
 // with the types of their operations (docs/embedding.md).
@@ -51,6 +50,10 @@ export {
   type UserValues,
 } from './users/index.js';
 export type { PermissionEntry } from './core/permission-ops.js';
+export type { RealtimeHub, StreamCaller } from './realtime/hub.js';
+export type { StreamSink } from './realtime/stream.js';
+export type { Webhooks } from './realtime/webhooks.js';
+export type { Delivery, Webhook } from './core/webhooks.js';
 export type {
   DataStore,
   Item,
@@ -110,6 +113,8 @@ export interface Roost {
   setupLinks: SetupLinks;
   /** Webhooks: what administrators configured, and the worker that delivers (realtime/webhooks.ts). */
   webhooks: Webhooks;
+  /** The live changes hub the stream routes serve (null: `realtime.enabled` is off). */
+  hub: RealtimeHub | null;
   /** Listen on the configured host and port (or the given ones); resolves to the base URL. */
   listen(options?: { port?: number; host?: string }): Promise<string>;
   close(): Promise<void>;
@@ -126,25 +131,12 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
     events: services.events,
     dataStores: services.dataStores,
     fileStores: services.fileStores,
+    hub: services.hub,
     readiness: readinessOf(services),
     mailQueueCounts: () => services.mailQueue.counts(),
   };
   const http = await buildHttp(httpServices, config, services.log);
-  const webhooks = createWebhooks({
-    events: services.events,
-    store: services.webhookStore,
-    dataStores: services.dataStores,
-    fileStores: services.fileStores,
-    views: subjectViews,
-    userById: (id) => services.users.getUser(programCaller('webhooks'), { identity: id }).catch(() => null),
-    settings: {
-      timeoutMs: config.webhooks.timeoutSeconds * 1000,
-      maxAttempts: config.webhooks.maxAttempts,
-      retryMs: config.webhooks.retrySeconds * 1000,
-    },
-    clock: overrides.clock ?? systemClock,
-    onError: (err) => services.log.error({ err }, 'webhooks'),
-  });
+  const webhooks = services.webhooks;
   // The pages sit on top of the HTTP app (the http layer never imports them).
   const setupLinks = createSetupLinks(overrides.clock ?? systemClock);
   const pageDeps = {
@@ -160,8 +152,7 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
   await http.register(registerPageAssets);
   await http.register(registerClientBundle);
   await http.register(registerPages, pageDeps);
-  services.mailQueue.start();
-  webhooks.start();
+  services.start();
   return {
     ...services,
     config,
@@ -176,7 +167,6 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
       // Idle connections are closed at once, running requests after shutdownGraceSeconds
       // (http/shutdown.ts).
       await http.close();
-      await webhooks.close();
       await services.close();
     },
   };

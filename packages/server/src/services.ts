@@ -23,6 +23,10 @@ import type { WebhookStore } from './core/webhooks.js';
 import { createUserService, type UserService } from './users/index.js';
 import { createDataStores, type DataStores } from './datastore/index.js';
 import { createFileStores, type FileStores } from './filestore/index.js';
+import { createRealtimeHub, type RealtimeHub } from './realtime/hub.js';
+import { createWebhooks, type Webhooks } from './realtime/webhooks.js';
+import { subjectViews } from './http/protocol/subject-views.js';
+import { programCaller } from './users/index.js';
 
 /**
  * Storage and the domain services on it, without HTTP: what the CLI opens (cli/cli.ts), and what
@@ -55,6 +59,20 @@ export interface Services {
   events: EventBus;
   /** The webhooks' table, its list kept like the permission entries (followed on the change feed). */
   webhookStore: WebhookStore;
+  /**
+   * Webhooks: what administrators configured, and the worker that delivers (realtime/webhooks.ts).
+   * Deliveries are made from every change of this process; they are sent once `start` ran here
+   * or in another process sharing the database.
+   */
+  webhooks: Webhooks;
+  /**
+   * The live changes hub (realtime/hub.ts), null with `realtime.enabled` off: `serve` hands it to
+   * its stream routes (http/routes/realtime-routes.ts), an embedding program opens streams on it
+   * (docs/embedding.md).
+   */
+  hub: RealtimeHub | null;
+  /** Starts the workers that run after an answer: the mail queue and the webhooks' deliveries. */
+  start(): void;
   close(): Promise<void>;
 }
 
@@ -120,6 +138,36 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   });
   const blobs = openBlobStores(config);
   const fileStores = createFileStores({ db, clock, permissionStore, config, blobs, events, users: users.directory });
+  const webhookStore = createWebhookStore(db, clock, changes);
+  // The hub and the webhooks are built here, not by the HTTP app, so that an embedding program
+  // gets them too (issue 38, item 5).
+  const webhooks = createWebhooks({
+    events,
+    store: webhookStore,
+    dataStores,
+    fileStores,
+    views: subjectViews,
+    userById: (id) => users.getUser(programCaller('webhooks'), { identity: id }).catch(() => null),
+    settings: {
+      timeoutMs: config.webhooks.timeoutSeconds * 1000,
+      maxAttempts: config.webhooks.maxAttempts,
+      retryMs: config.webhooks.retrySeconds * 1000,
+    },
+    clock,
+    onError: (err) => log.error({ err }, 'webhooks'),
+  });
+  const hub = config.realtime.enabled
+    ? createRealtimeHub({
+        events,
+        dataStores,
+        fileStores,
+        authenticate: (token) => users.authenticate(token),
+        views: subjectViews,
+        settings: realtimeSettings(config),
+        now: () => systemClock.now(),
+        onError: (err) => log.error({ err }, 'live changes'),
+      })
+    : null;
   // Expired sessions and single-use tokens are dead rows; clear them once an hour. A failed
   // purge changes nothing and is tried again the next hour.
   const purge = setInterval(() => void users.purgeExpired().catch(() => {}), 3600_000).unref();
@@ -135,14 +183,37 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     fileStores,
     blobs,
     events,
-    webhookStore: createWebhookStore(db, clock, changes),
+    webhookStore,
+    webhooks,
+    hub,
+    start() {
+      mailQueue.start();
+      webhooks.start();
+    },
     async close() {
       clearInterval(purge);
+      hub?.close();
+      await webhooks.close();
       blobs.close();
       await notify?.close();
       await redis?.close();
       await mailQueue.close();
       await db.destroy();
     },
+  };
+}
+
+/** The hub's settings from the configuration's `realtime` section (seconds to milliseconds). */
+function realtimeSettings(config: Config) {
+  const r = config.realtime;
+  return {
+    heartbeatMs: r.heartbeatSeconds * 1000,
+    recheckMs: Math.max(60_000, r.heartbeatSeconds * 1000),
+    maxStreamsPerUser: r.maxStreamsPerUser,
+    maxStreamsPerAddress: r.maxStreamsPerAddress,
+    maxTopicsPerStream: r.maxTopicsPerStream,
+    bufferBytes: r.bufferBytes,
+    replayEvents: r.replayEvents,
+    replayMs: r.replaySeconds * 1000,
   };
 }

@@ -20,10 +20,8 @@ import type { Config } from '../core/config.js';
 import { commonErrors } from '../core/errors.js';
 import type { UserService } from '../users/index.js';
 import type { EventBus } from '../core/events.js';
-import { systemClock } from '../core/clock.js';
-import { createRealtimeHub } from '../realtime/hub.js';
+import type { RealtimeHub } from '../realtime/hub.js';
 import { registerRealtimeRoutes } from './routes/realtime-routes.js';
-import { subjectViews } from './protocol/subject-views.js';
 import type { DataStores } from '../datastore/index.js';
 import type { FileStores } from '../filestore/index.js';
 import { failureBody, installErrorHandler } from './error-handler.js';
@@ -50,6 +48,8 @@ export interface HttpServices {
   fileStores: FileStores;
   /** For `/ready` (routes/health-routes.ts); without it `/ready` says ready once the process runs. */
   readiness?: Readiness;
+  /** The live changes hub services.ts built (null or absent: realtime is off, no stream routes). */
+  hub?: RealtimeHub | null;
   /** The mail queue's counts, for /metrics (metrics.ts). */
   mailQueueCounts?: () => Promise<MailQueueCounts>;
 }
@@ -141,18 +141,7 @@ export async function buildHttp(
 
   installSecurityHeaders(app);
   installRequestLog(app, log, config.logRequests);
-  const hub = config.realtime.enabled
-    ? createRealtimeHub({
-        events: services.events,
-        dataStores: services.dataStores,
-        fileStores: services.fileStores,
-        authenticate: (token) => services.users.authenticate(token),
-        views: subjectViews,
-        settings: realtimeSettings(config),
-        now: () => systemClock.now(),
-        onError: (err) => log.error({ err }, 'live changes'),
-      })
-    : null;
+  const hub = services.hub ?? null;
   if (metrics)
     await registerMetrics(app, metrics, {
       allow: config.metrics.allow,
@@ -178,19 +167,4 @@ export async function buildHttp(
   await app.register(registerFileStoreRoutes, { fileStores: services.fileStores, users: services.users, config });
   if (hub) await app.register(registerRealtimeRoutes, { hub, users: services.users, config });
   return app;
-}
-
-/** The hub's settings from the configuration's `realtime` section (seconds to milliseconds). */
-function realtimeSettings(config: Config) {
-  const r = config.realtime;
-  return {
-    heartbeatMs: r.heartbeatSeconds * 1000,
-    recheckMs: Math.max(60_000, r.heartbeatSeconds * 1000),
-    maxStreamsPerUser: r.maxStreamsPerUser,
-    maxStreamsPerAddress: r.maxStreamsPerAddress,
-    maxTopicsPerStream: r.maxTopicsPerStream,
-    bufferBytes: r.bufferBytes,
-    replayEvents: r.replayEvents,
-    replayMs: r.replaySeconds * 1000,
-  };
 }
