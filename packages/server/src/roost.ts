@@ -1,23 +1,16 @@
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 import { systemClock } from './core/clock.js';
 import type { Config } from './core/config.js';
-import type { EventBus } from './core/events.js';
-import type { RuntimeSettingsService } from './core/runtime-settings.js';
 import { buildHttp } from './http/http-app.js';
 import { registerClientBundle } from './http/client-bundle.js';
 import type { Readiness } from './http/routes/health-routes.js';
 import { createSetupLinks, type SetupLinks } from './admin/setup-links.js';
 import { registerPageAssets, registerPages } from './admin/index.js';
+import type { AdminPages } from './admin/pages/admin-routes.js';
 import { outboxDir } from './mail/create-mailer.js';
-import type { MailQueue } from './mail/mail-queue.js';
-import type { BlobStores } from './storage/blob-stores.js';
-import type { Dialect } from './storage/database.js';
-import { appliedMigrations, migrations } from './storage/migrations/index.js';
-import type { Database } from './storage/schema.js';
+import { appliedMigrations } from './storage/migrations/index.js';
 import { openServices, type RoostOverrides, type Services } from './services.js';
-import type { Webhooks } from './realtime/webhooks.js';
-import type { RealtimeHub } from './realtime/hub.js';
 
 // The package's entry (@roost/server): Roost with its HTTP app, and the services without it,
 // with the types of their operations (docs/embedding.md).
@@ -85,39 +78,16 @@ export type {
   Upload,
 } from './filestore/index.js';
 export { parsePath, ROOT } from './filestore/index.js';
-import type { UserService } from './users/index.js';
-import type { DataStores } from './datastore/index.js';
-import type { FileStores } from './filestore/index.js';
 
-export interface Roost {
-  config: Config;
-  /** Roost's log: JSON lines on standard output, at `logLevel`. */
-  log: FastifyBaseLogger;
-  /** Settings an administrator changes while Roost runs (stored over the boot configuration). */
-  settings: RuntimeSettingsService;
+/** The services (services.ts) with the HTTP app and the pages on them. */
+export interface Roost extends Services {
   http: FastifyInstance;
-  db: Kysely<Database>;
-  dialect: Dialect;
-  users: UserService;
-  dataStores: DataStores;
-  fileStores: FileStores;
-  /** The blob store of each file store. */
-  blobs: BlobStores;
-  /** Every committed change of the three services, of this process and of the others (core/events.ts). */
-  events: EventBus;
   /** Where outbox mails are written when no SMTP server is configured. */
   outboxDir: string;
-  /** Mails waiting for delivery (mail/mail-queue.ts); every mail of the services goes through it. */
-  mailQueue: MailQueue;
   /** The first run's setup link: `serve` issues one while no administrator exists (admin/setup-links.ts). */
   setupLinks: SetupLinks;
-  /** Webhooks: what administrators configured, and the worker that delivers (realtime/webhooks.ts). */
-  webhooks: Webhooks;
-  /** The live changes hub the stream routes serve (null: `realtime.enabled` is off). */
-  hub: RealtimeHub | null;
   /** Listen on the configured host and port (or the given ones); resolves to the base URL. */
   listen(options?: { port?: number; host?: string }): Promise<string>;
-  close(): Promise<void>;
 }
 
 /**
@@ -132,6 +102,10 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
     dataStores: services.dataStores,
     fileStores: services.fileStores,
     hub: services.hub,
+    // Each kind's operations, registered by the HTTP app in the kinds' order (service-kinds.ts).
+    routes: services.kinds.flatMap((kind) =>
+      kind.routes ? [(app: FastifyInstance) => kind.routes!(app, services)] : [],
+    ),
     readiness: readinessOf(services),
     mailQueueCounts: () => services.mailQueue.counts(),
   };
@@ -148,6 +122,14 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
     outboxDir: outboxDir(config),
     setupLinks,
     webhooks,
+    // What the service kinds bring to the pages (service-kinds.ts, core/service-kind.ts).
+    kinds: {
+      sections: services.kinds.flatMap((kind) => kind.nav),
+      pages: services.kinds.flatMap((kind) =>
+        kind.pages ? [(pages: AdminPages) => kind.pages!(pages, services)] : [],
+      ),
+      services: () => services.kinds.flatMap((kind) => kind.services(services)),
+    },
   };
   await http.register(registerPageAssets);
   await http.register(registerClientBundle);
@@ -172,7 +154,7 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
   };
 }
 
-/** What `/ready` checks (http/routes/health-routes.ts): the database, its migrations, the blob stores. */
+/** What `/ready` checks (http/routes/health-routes.ts): the database, its migrations, each kind's `ready`. */
 function readinessOf(services: Services): Readiness {
   const problem = (what: string, err: unknown) => {
     services.log.warn({ err }, `not ready: ${what}`);
@@ -183,15 +165,13 @@ function readinessOf(services: Services): Readiness {
       const problems: string[] = [];
       try {
         await sql`select 1`.execute(services.db);
-        const applied = await appliedMigrations(services.db as Kysely<unknown>);
-        if (applied.length < Object.keys(migrations).length)
+        const applied = await appliedMigrations(services.db as Kysely<unknown>, services.migrations);
+        if (applied.length < Object.keys(services.migrations).length)
           problems.push('database migrations are not all applied (run roost migrate)');
       } catch (err) {
         problems.push(problem('the database cannot be reached', err));
       }
-      const checks = await Promise.allSettled(services.blobs.all().map((blobs) => blobs.check()));
-      for (const check of checks)
-        if (check.status === 'rejected') problems.push(problem('a blob store cannot be reached', check.reason));
+      for (const kind of services.kinds) if (kind.ready) problems.push(...(await kind.ready(services)));
       return [...new Set(problems)];
     },
   };

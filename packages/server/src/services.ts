@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
-import type { Kysely } from 'kysely';
+import type { Kysely, Migration } from 'kysely';
 import { systemClock, type Clock } from './core/clock.js';
 import type { Config } from './core/config.js';
 import { createEventBus, type EventBus } from './core/events.js';
@@ -14,7 +14,9 @@ import { openRedisFeed, withInvalidations } from './storage/redis-events.js';
 import type { Dialect } from './storage/database.js';
 import { connectDatabase } from './storage/database-errors.js';
 import { createMailQueueStore } from './storage/mail-queue-store.js';
-import { migrateToLatest } from './storage/migrations/index.js';
+import { migrateToLatest, migrations } from './storage/migrations/index.js';
+import { SERVICE_KINDS, type RoostServiceKind } from './service-kinds.js';
+import type { PermissionStore } from './core/permissions.js';
 import { createPermissionStore } from './storage/permission-store.js';
 import type { Database } from './storage/schema.js';
 import { createSettingsStore } from './storage/settings-store.js';
@@ -37,10 +39,19 @@ export interface RoostOverrides {
   clock?: Clock;
   /** The transport the mail queue delivers through (default: SMTP or the outbox, by the settings). */
   mailer?: Mailer;
+  /** Service kinds besides the built-in ones (service-kinds.ts), each from its descriptor alone. */
+  kinds?: readonly RoostServiceKind[];
 }
 
 export interface Services {
+  config: Config;
   log: FastifyBaseLogger;
+  /** The service kinds, built-in first (service-kinds.ts): what the HTTP app, the pages and `/ready` loop over. */
+  kinds: readonly RoostServiceKind[];
+  /** Every migration: storage/migrations/index.ts and the kinds' own. */
+  migrations: Readonly<Record<string, Migration>>;
+  /** The permission entries of every service (a kind's services keep theirs under their name). */
+  permissionStore: PermissionStore;
   db: Kysely<Database>;
   dialect: Dialect;
   /** Settings an administrator changes while Roost runs (stored over the boot configuration). */
@@ -80,8 +91,10 @@ export interface Services {
 export async function openServices(config: Config, overrides: RoostOverrides = {}): Promise<Services> {
   const log = pino({ level: config.logLevel });
   const { db, dialect } = await connectDatabase(config);
+  const kinds = [...SERVICE_KINDS, ...(overrides.kinds ?? [])];
+  const allMigrations = Object.assign({}, migrations, ...kinds.map((kind) => kind.migrations));
   try {
-    await migrateToLatest(db as Kysely<unknown>);
+    await migrateToLatest(db as Kysely<unknown>, allMigrations);
   } catch (err) {
     await db.destroy();
     throw err;
@@ -172,7 +185,11 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   // purge changes nothing and is tried again the next hour.
   const purge = setInterval(() => void users.purgeExpired().catch(() => {}), 3600_000).unref();
   return {
+    config,
     log,
+    kinds,
+    migrations: allMigrations,
+    permissionStore,
     db,
     dialect,
     settings,

@@ -9,7 +9,7 @@ import type { Database } from '../storage/schema.js';
 import { installPageBodies } from './page-kit/page-body.js';
 import { installPageErrorHandler } from './page-kit/page-errors.js';
 import { registerAccountPages } from './pages/account-pages.js';
-import { adminPages } from './pages/admin-routes.js';
+import { adminPages, type AdminPages } from './pages/admin-routes.js';
 import { registerDashboard } from './pages/dashboard-page.js';
 import { registerOutboxPages } from './pages/outbox-pages.js';
 import { registerPermissionsPages } from './pages/permissions-pages.js';
@@ -21,6 +21,8 @@ import { registerSignupsPages } from './pages/signups-page.js';
 import { registerToolsPage } from './pages/tools-page.js';
 import { registerWebhookPages } from './pages/webhooks-pages.js';
 import type { Webhooks } from '../realtime/webhooks.js';
+import type { NavSection, PermissionTarget } from '../core/service-kind.js';
+import type { Caller } from '../users/index.js';
 import { registerUsersPages } from './pages/users-pages.js';
 import { registerUserSecurityPage } from './pages/user-security-page.js';
 import { registerStorePages } from './store-pages/index.js';
@@ -44,6 +46,17 @@ export interface PageDeps {
   setupLinks: SetupLinks;
   /** Webhooks and their delivery log (pages/webhooks-pages.ts). */
   webhooks: Webhooks;
+  /** What the service kinds (src/service-kinds.ts) bring to the pages: header sections, pages, permission targets. */
+  kinds: KindPages;
+}
+
+/** The service kinds' part of the pages, from their descriptors (core/service-kind.ts). */
+export interface KindPages {
+  sections: readonly NavSection[];
+  /** Each kind's admin pages, registered among the backend's. */
+  pages: ReadonlyArray<(pages: AdminPages) => void>;
+  /** Every service with permission entries: the permission pages and the webhooks' service list. */
+  services(): ReadonlyArray<PermissionTarget<Caller>>;
 }
 
 /** Roost's icon: a roof over a perch, in the pages' blue. */
@@ -91,12 +104,13 @@ async function registerAdminPages(app: FastifyInstance, deps: PageDeps): Promise
   registerUsersPages(pages, users);
   registerUserSecurityPage(pages, users);
   registerSignupsPages(pages, users);
-  registerPermissionsPages(pages, deps.services);
+  registerPermissionsPages(pages, deps.kinds.services);
+  for (const register of deps.kinds.pages) register(pages);
   registerOutboxPages(pages, { outboxDir: deps.outboxDir, settings: deps.settings });
   registerToolsPage(pages, users);
   registerWebhookPages(pages, {
     webhooks: deps.webhooks,
-    services: ['users', ...deps.services.dataStores.names, ...deps.services.fileStores.names],
+    services: deps.kinds.services().map((service) => service.name),
   });
   registerSettingsPage(pages, { users, settings: deps.settings, mailer: deps.mailer, config: deps.config });
   // A mistyped backend address answers a page, not the API's JSON body.
@@ -126,6 +140,7 @@ async function registerAdminPages(app: FastifyInstance, deps: PageDeps): Promise
  * store pages (`/admin/data`, `/admin/files`) and the public user pages (`/users/...`).
  */
 export async function registerPages(app: FastifyInstance, deps: PageDeps): Promise<void> {
+  app.decorate('adminSections', deps.kinds.sections);
   installPageErrorHandler(app);
   await installPageBodies(app, deps.config.bodyLimit);
   await app.register(registerAdminPages, deps);

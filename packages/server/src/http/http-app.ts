@@ -28,9 +28,6 @@ import { failureBody, installErrorHandler } from './error-handler.js';
 import { registerOpenApi } from './openapi.js';
 import { fileStoreDocPaths } from './protocol/filestore-docs.js';
 import { registerHealthRoutes, type Readiness } from './routes/health-routes.js';
-import { registerUserRoutes } from './routes/user-routes.js';
-import { registerDataStoreRoutes } from './routes/datastore-routes.js';
-import { registerFileStoreRoutes } from './routes/filestore-routes.js';
 import { installCors } from './cors.js';
 import { answerClientError } from './client-errors.js';
 import { installSecurityHeaders } from './security-headers.js';
@@ -46,6 +43,8 @@ export interface HttpServices {
   events: EventBus;
   dataStores: DataStores;
   fileStores: FileStores;
+  /** The routes of every service kind, registered in order (src/service-kinds.ts builds them). */
+  routes?: ReadonlyArray<(app: FastifyInstance) => Promise<unknown>>;
   /** For `/ready` (routes/health-routes.ts); without it `/ready` says ready once the process runs. */
   readiness?: Readiness;
   /** The live changes hub services.ts built (null or absent: realtime is off, no stream routes). */
@@ -162,9 +161,8 @@ export async function buildHttp(
   await registerOpenApi(app, ROOST_VERSION, () => fileStoreDocPaths(services.fileStores.names));
 
   await app.register(registerHealthRoutes, { readiness: services.readiness ?? { problems: async () => [] } });
-  await app.register(registerUserRoutes, { users: services.users, config });
-  await app.register(registerDataStoreRoutes, { dataStores: services.dataStores, users: services.users, config });
-  await app.register(registerFileStoreRoutes, { fileStores: services.fileStores, users: services.users, config });
+  // Each service kind's operations (service-kinds.ts: users, data stores, file stores, ...).
+  for (const register of services.routes ?? []) await register(app);
   if (hub) await app.register(registerRealtimeRoutes, { hub, users: services.users, config });
   return app;
 }
