@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Migration } from 'kysely';
-import type { PermissionChange } from './core/permissions.js';
+import type { PermissionChange, Principal } from './core/permissions.js';
 import type { ServiceKind } from './core/service-kind.js';
 import type { AdminPages } from './admin/pages/admin-routes.js';
 import { registerDataStoreRoutes } from './http/routes/datastore-routes.js';
@@ -34,11 +34,14 @@ function target<C>(name: string, label: string, ops: PermissionOps<C>, as: (call
   };
 }
 
-/** The configured stores of a registry, in the configuration's order. */
-function storesOf<S>(registry: { names: readonly string[]; get(name: string): S | undefined }): Array<[string, S]> {
+/** The configured stores of a registry as permission targets, in the configuration's order. */
+function storeTargets<S extends PermissionOps<Principal>>(
+  registry: { names: readonly string[]; get(name: string): S | undefined },
+  label: string,
+) {
   return registry.names.flatMap((name) => {
     const store = registry.get(name);
-    return store ? [[name, store] as [string, S]] : [];
+    return store ? [target(name, label, store, (caller) => caller.principal)] : [];
   });
 }
 
@@ -58,8 +61,7 @@ const dataStoreKind: RoostServiceKind = {
   kind: 'datastore',
   tables: ['datastore_items', 'datastore_counts'],
   migrations: {},
-  services: (s) =>
-    storesOf(s.dataStores).map(([name, store]) => target(name, 'data store', store, (caller) => caller.principal)),
+  services: (s) => storeTargets(s.dataStores, 'data store'),
   routes: async (app, s) =>
     void (await app.register(registerDataStoreRoutes, { dataStores: s.dataStores, users: s.users, config: s.config })),
   nav: [{ href: '/admin/data', label: 'Data stores' }],
@@ -69,8 +71,7 @@ const fileStoreKind: RoostServiceKind = {
   kind: 'filestore',
   tables: ['file_entries'],
   migrations: {},
-  services: (s) =>
-    storesOf(s.fileStores).map(([name, store]) => target(name, 'file store', store, (caller) => caller.principal)),
+  services: (s) => storeTargets(s.fileStores, 'file store'),
   routes: async (app, s) =>
     void (await app.register(registerFileStoreRoutes, { fileStores: s.fileStores, users: s.users, config: s.config })),
   nav: [{ href: '/admin/files', label: 'File stores' }],
