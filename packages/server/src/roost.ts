@@ -1,25 +1,16 @@
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 import { systemClock } from './core/clock.js';
 import type { Config } from './core/config.js';
-import type { EventBus } from './core/events.js';
-import type { RuntimeSettingsService } from './core/runtime-settings.js';
 import { buildHttp } from './http/http-app.js';
 import { registerClientBundle } from './http/client-bundle.js';
 import type { Readiness } from './http/routes/health-routes.js';
 import { createSetupLinks, type SetupLinks } from './admin/setup-links.js';
 import { registerPageAssets, registerPages } from './admin/index.js';
+import type { AdminPages } from './admin/pages/admin-routes.js';
 import { outboxDir } from './mail/create-mailer.js';
-import type { JobQueue } from './core/job-queue.js';
-import type { MailQueue } from './mail/mail-queue.js';
-import type { BlobStores } from './storage/blob-stores.js';
-import type { Dialect } from './storage/database.js';
-import { appliedMigrations, migrations } from './storage/migrations/index.js';
-import type { Database } from './storage/schema.js';
+import { appliedMigrations } from './storage/migrations/index.js';
 import { openServices, type RoostOverrides, type Services } from './services.js';
-import { createWebhooks, type Webhooks } from './realtime/webhooks.js';
-import { subjectViews } from './http/protocol/subject-views.js';
-import { programCaller } from './users/index.js';
 
 // The package's entry (@roost/server): Roost with its HTTP app, and the services without it,
 // with the types of their operations (docs/embedding.md).
@@ -52,6 +43,10 @@ export {
   type UserValues,
 } from './users/index.js';
 export type { PermissionEntry } from './core/permission-ops.js';
+export type { RealtimeHub, StreamCaller } from './realtime/hub.js';
+export type { StreamSink } from './realtime/stream.js';
+export type { Webhooks } from './realtime/webhooks.js';
+export type { Delivery, Webhook } from './core/webhooks.js';
 export type {
   DataStore,
   Item,
@@ -83,39 +78,16 @@ export type {
   Upload,
 } from './filestore/index.js';
 export { parsePath, ROOT } from './filestore/index.js';
-import type { UserService } from './users/index.js';
-import type { DataStores } from './datastore/index.js';
-import type { FileStores } from './filestore/index.js';
 
-export interface Roost {
-  config: Config;
-  /** Roost's log: JSON lines on standard output, at `logLevel`. */
-  log: FastifyBaseLogger;
-  /** Settings an administrator changes while Roost runs (stored over the boot configuration). */
-  settings: RuntimeSettingsService;
+/** The services (services.ts) with the HTTP app and the pages on them. */
+export interface Roost extends Services {
   http: FastifyInstance;
-  db: Kysely<Database>;
-  dialect: Dialect;
-  users: UserService;
-  dataStores: DataStores;
-  fileStores: FileStores;
-  /** The blob store of each file store. */
-  blobs: BlobStores;
-  /** Every committed change of the three services, of this process and of the others (core/events.ts). */
-  events: EventBus;
   /** Where outbox mails are written when no SMTP server is configured. */
   outboxDir: string;
-  /** Mails, queued as jobs (mail/mail-queue.ts); every mail of the services goes through it. */
-  mailQueue: MailQueue;
-  /** All work after an answer, mails and webhook deliveries (core/job-queue.ts; admin page `/admin/jobs`). */
-  jobs: JobQueue;
   /** The first run's setup link: `serve` issues one while no administrator exists (admin/setup-links.ts). */
   setupLinks: SetupLinks;
-  /** Webhooks: what administrators configured, and the worker that delivers (realtime/webhooks.ts). */
-  webhooks: Webhooks;
   /** Listen on the configured host and port (or the given ones); resolves to the base URL. */
   listen(options?: { port?: number; host?: string }): Promise<string>;
-  close(): Promise<void>;
 }
 
 /**
@@ -129,21 +101,16 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
     events: services.events,
     dataStores: services.dataStores,
     fileStores: services.fileStores,
+    hub: services.hub,
+    // Each kind's operations, registered by the HTTP app in the kinds' order (service-kinds.ts).
+    routes: services.kinds.flatMap((kind) =>
+      kind.routes ? [(app: FastifyInstance) => kind.routes!(app, services)] : [],
+    ),
     readiness: readinessOf(services),
     mailQueueCounts: () => services.mailQueue.counts(),
   };
   const http = await buildHttp(httpServices, config, services.log);
-  const webhooks = createWebhooks({
-    events: services.events,
-    store: services.webhookStore,
-    dataStores: services.dataStores,
-    fileStores: services.fileStores,
-    views: subjectViews,
-    userById: (id) => services.users.getUser(programCaller('webhooks'), { identity: id }).catch(() => null),
-    jobs: services.jobs,
-    clock: overrides.clock ?? systemClock,
-    onError: (err) => services.log.error({ err }, 'webhooks'),
-  });
+  const webhooks = services.webhooks;
   // The pages sit on top of the HTTP app (the http layer never imports them).
   const setupLinks = createSetupLinks(overrides.clock ?? systemClock);
   const pageDeps = {
@@ -156,12 +123,19 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
     setupLinks,
     webhooks,
     jobs: services.jobs,
+    // What the service kinds bring to the pages (service-kinds.ts, core/service-kind.ts).
+    kinds: {
+      sections: services.kinds.flatMap((kind) => kind.nav),
+      pages: services.kinds.flatMap((kind) =>
+        kind.pages ? [(pages: AdminPages) => kind.pages!(pages, services)] : [],
+      ),
+      services: () => services.kinds.flatMap((kind) => kind.services(services)),
+    },
   };
   await http.register(registerPageAssets);
   await http.register(registerClientBundle);
   await http.register(registerPages, pageDeps);
-  services.jobs.start();
-  webhooks.start();
+  services.start();
   return {
     ...services,
     config,
@@ -176,13 +150,12 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
       // Idle connections are closed at once, running requests after shutdownGraceSeconds
       // (http/shutdown.ts).
       await http.close();
-      await webhooks.close();
       await services.close();
     },
   };
 }
 
-/** What `/ready` checks (http/routes/health-routes.ts): the database, its migrations, the blob stores. */
+/** What `/ready` checks (http/routes/health-routes.ts): the database, its migrations, each kind's `ready`. */
 function readinessOf(services: Services): Readiness {
   const problem = (what: string, err: unknown) => {
     services.log.warn({ err }, `not ready: ${what}`);
@@ -193,15 +166,13 @@ function readinessOf(services: Services): Readiness {
       const problems: string[] = [];
       try {
         await sql`select 1`.execute(services.db);
-        const applied = await appliedMigrations(services.db as Kysely<unknown>);
-        if (applied.length < Object.keys(migrations).length)
+        const applied = await appliedMigrations(services.db as Kysely<unknown>, services.migrations);
+        if (applied.length < Object.keys(services.migrations).length)
           problems.push('database migrations are not all applied (run roost migrate)');
       } catch (err) {
         problems.push(problem('the database cannot be reached', err));
       }
-      const checks = await Promise.allSettled(services.blobs.all().map((blobs) => blobs.check()));
-      for (const check of checks)
-        if (check.status === 'rejected') problems.push(problem('a blob store cannot be reached', check.reason));
+      for (const kind of services.kinds) if (kind.ready) problems.push(...(await kind.ready(services)));
       return [...new Set(problems)];
     },
   };

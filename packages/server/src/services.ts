@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
-import type { Kysely } from 'kysely';
+import type { Kysely, Migration } from 'kysely';
 import { systemClock, type Clock } from './core/clock.js';
 import type { Config } from './core/config.js';
 import { createEventBus, type EventBus } from './core/events.js';
@@ -17,7 +17,9 @@ import { openRedisFeed, withInvalidations } from './storage/redis-events.js';
 import type { Dialect } from './storage/database.js';
 import { connectDatabase } from './storage/database-errors.js';
 import { createJobStore } from './storage/job-store.js';
-import { migrateToLatest } from './storage/migrations/index.js';
+import { migrateToLatest, migrations } from './storage/migrations/index.js';
+import { SERVICE_KINDS, type RoostServiceKind } from './service-kinds.js';
+import type { PermissionStore } from './core/permissions.js';
 import { createPermissionStore } from './storage/permission-store.js';
 import type { Database } from './storage/schema.js';
 import { createSettingsStore } from './storage/settings-store.js';
@@ -26,6 +28,9 @@ import type { WebhookStore } from './core/webhooks.js';
 import { createUserService, programCaller, type UserService } from './users/index.js';
 import { createDataStores, type DataStores } from './datastore/index.js';
 import { createFileStores, type FileStores } from './filestore/index.js';
+import { createRealtimeHub, type RealtimeHub } from './realtime/hub.js';
+import { createWebhooks, type Webhooks } from './realtime/webhooks.js';
+import { subjectViews } from './http/protocol/subject-views.js';
 
 /**
  * Storage and the domain services on it, without HTTP: what the CLI opens (cli/cli.ts), and what
@@ -36,10 +41,19 @@ export interface RoostOverrides {
   clock?: Clock;
   /** The transport the mail queue delivers through (default: SMTP or the outbox, by the settings). */
   mailer?: Mailer;
+  /** Service kinds besides the built-in ones (service-kinds.ts), each from its descriptor alone. */
+  kinds?: readonly RoostServiceKind[];
 }
 
 export interface Services {
+  config: Config;
   log: FastifyBaseLogger;
+  /** The service kinds, built-in first (service-kinds.ts): what the HTTP app, the pages and `/ready` loop over. */
+  kinds: readonly RoostServiceKind[];
+  /** Every migration: storage/migrations/index.ts and the kinds' own. */
+  migrations: Readonly<Record<string, Migration>>;
+  /** The permission entries of every service (a kind's services keep theirs under their name). */
+  permissionStore: PermissionStore;
   db: Kysely<Database>;
   dialect: Dialect;
   /** Settings an administrator changes while Roost runs (stored over the boot configuration). */
@@ -60,6 +74,20 @@ export interface Services {
   events: EventBus;
   /** The webhooks' table, its list kept like the permission entries (followed on the change feed). */
   webhookStore: WebhookStore;
+  /**
+   * Webhooks: what administrators configured, and the worker that delivers (realtime/webhooks.ts).
+   * Deliveries are made from every change of this process; they are sent once `start` ran here
+   * or in another process sharing the database.
+   */
+  webhooks: Webhooks;
+  /**
+   * The live changes hub (realtime/hub.ts), null with `realtime.enabled` off: `serve` hands it to
+   * its stream routes (http/routes/realtime-routes.ts), an embedding program opens streams on it
+   * (docs/embedding.md).
+   */
+  hub: RealtimeHub | null;
+  /** Starts the work after an answer: the job queue (mails, webhook deliveries) and the webhooks' list. */
+  start(): void;
   close(): Promise<void>;
 }
 
@@ -67,8 +95,10 @@ export interface Services {
 export async function openServices(config: Config, overrides: RoostOverrides = {}): Promise<Services> {
   const log = pino({ level: config.logLevel });
   const { db, dialect } = await connectDatabase(config);
+  const kinds = [...SERVICE_KINDS, ...(overrides.kinds ?? [])];
+  const allMigrations = Object.assign({}, migrations, ...kinds.map((kind) => kind.migrations));
   try {
-    await migrateToLatest(db as Kysely<unknown>);
+    await migrateToLatest(db as Kysely<unknown>, allMigrations);
   } catch (err) {
     await db.destroy();
     throw err;
@@ -135,11 +165,40 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   });
   const blobs = openBlobStores(config);
   const fileStores = createFileStores({ db, clock, permissionStore, config, blobs, events, users: users.directory });
+  // The hub and the webhooks are built here, not by the HTTP app, so that an embedding program
+  // gets them too (issue 38, item 5).
+  const webhooks = createWebhooks({
+    events,
+    store: webhookStore,
+    dataStores,
+    fileStores,
+    views: subjectViews,
+    userById: (id) => users.getUser(programCaller('webhooks'), { identity: id }).catch(() => null),
+    jobs,
+    clock,
+    onError: (err) => log.error({ err }, 'webhooks'),
+  });
+  const hub = config.realtime.enabled
+    ? createRealtimeHub({
+        events,
+        dataStores,
+        fileStores,
+        authenticate: (token) => users.authenticate(token),
+        views: subjectViews,
+        settings: realtimeSettings(config),
+        now: () => systemClock.now(),
+        onError: (err) => log.error({ err }, 'live changes'),
+      })
+    : null;
   // Expired sessions and single-use tokens are dead rows; clear them once an hour. A failed
   // purge changes nothing and is tried again the next hour.
   const purge = setInterval(() => void users.purgeExpired(programCaller('roost')).catch(() => {}), 3600_000).unref();
   return {
+    config,
     log,
+    kinds,
+    migrations: allMigrations,
+    permissionStore,
     db,
     dialect,
     settings,
@@ -152,8 +211,16 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     blobs,
     events,
     webhookStore,
+    webhooks,
+    hub,
+    start() {
+      jobs.start();
+      webhooks.start();
+    },
     async close() {
       clearInterval(purge);
+      hub?.close();
+      await webhooks.close();
       blobs.close();
       await notify?.close();
       await redis?.close();
@@ -162,5 +229,20 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
       await mailer.close();
       await db.destroy();
     },
+  };
+}
+
+/** The hub's settings from the configuration's `realtime` section (seconds to milliseconds). */
+function realtimeSettings(config: Config) {
+  const r = config.realtime;
+  return {
+    heartbeatMs: r.heartbeatSeconds * 1000,
+    recheckMs: Math.max(60_000, r.heartbeatSeconds * 1000),
+    maxStreamsPerUser: r.maxStreamsPerUser,
+    maxStreamsPerAddress: r.maxStreamsPerAddress,
+    maxTopicsPerStream: r.maxTopicsPerStream,
+    bufferBytes: r.bufferBytes,
+    replayEvents: r.replayEvents,
+    replayMs: r.replaySeconds * 1000,
   };
 }

@@ -9,7 +9,7 @@ import type { Database } from '../storage/schema.js';
 import { installPageBodies } from './page-kit/page-body.js';
 import { installPageErrorHandler } from './page-kit/page-errors.js';
 import { registerAccountPages } from './pages/account-pages.js';
-import { adminPages } from './pages/admin-routes.js';
+import { adminPages, type AdminPages } from './pages/admin-routes.js';
 import { registerDashboard } from './pages/dashboard-page.js';
 import { registerOutboxPages } from './pages/outbox-pages.js';
 import { registerPermissionsPages } from './pages/permissions-pages.js';
@@ -23,6 +23,8 @@ import { registerWebhookPages } from './pages/webhooks-pages.js';
 import { registerJobPages } from './pages/jobs-pages.js';
 import type { JobQueue } from '../core/job-queue.js';
 import type { Webhooks } from '../realtime/webhooks.js';
+import type { NavSection, PermissionTarget } from '../core/service-kind.js';
+import type { Caller } from '../users/index.js';
 import { registerUsersPages } from './pages/users-pages.js';
 import { registerUserSecurityPage } from './pages/user-security-page.js';
 import { registerStorePages } from './store-pages/index.js';
@@ -48,6 +50,17 @@ export interface PageDeps {
   webhooks: Webhooks;
   /** The job queue (pages/jobs-pages.ts). */
   jobs: JobQueue;
+  /** What the service kinds (src/service-kinds.ts) bring to the pages: header sections, pages, permission targets. */
+  kinds: KindPages;
+}
+
+/** The service kinds' part of the pages, from their descriptors (core/service-kind.ts). */
+export interface KindPages {
+  sections: readonly NavSection[];
+  /** Each kind's admin pages, registered among the backend's. */
+  pages: ReadonlyArray<(pages: AdminPages) => void>;
+  /** Every service with permission entries: the permission pages and the webhooks' service list. */
+  services(): ReadonlyArray<PermissionTarget<Caller>>;
 }
 
 /** Roost's icon: a roof over a perch, in the pages' blue. */
@@ -98,12 +111,13 @@ async function registerAdminPages(app: FastifyInstance, deps: PageDeps): Promise
   registerUsersPages(pages, users);
   registerUserSecurityPage(pages, users);
   registerSignupsPages(pages, users);
-  registerPermissionsPages(pages, deps.services);
+  registerPermissionsPages(pages, deps.kinds.services);
+  for (const register of deps.kinds.pages) register(pages);
   registerOutboxPages(pages, { outboxDir: deps.outboxDir, settings: deps.settings });
   registerToolsPage(pages, users);
   registerWebhookPages(pages, {
     webhooks: deps.webhooks,
-    services: ['users', ...deps.services.dataStores.names, ...deps.services.fileStores.names],
+    services: deps.kinds.services().map((service) => service.name),
   });
   registerJobPages(pages, deps.jobs);
   registerSettingsPage(pages, { users, settings: deps.settings, mailer: deps.mailer, config: deps.config });
@@ -134,6 +148,7 @@ async function registerAdminPages(app: FastifyInstance, deps: PageDeps): Promise
  * store pages (`/admin/data`, `/admin/files`) and the public user pages (`/users/...`).
  */
 export async function registerPages(app: FastifyInstance, deps: PageDeps): Promise<void> {
+  app.decorate('adminSections', deps.kinds.sections);
   installPageErrorHandler(app);
   await installPageBodies(app, deps.config.bodyLimit);
   await app.register(registerAdminPages, deps);

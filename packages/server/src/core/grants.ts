@@ -91,5 +91,14 @@ const BACKEND: PermissionMap = Object.freeze({ administer: Object.freeze([ADMINS
 
 /** May the principal use the admin backend and read /metrics? (admin/admin-guard.ts, http/metrics.ts) */
 export function administers(principal: Principal): boolean {
-  return new EntryGrants(BACKEND, principal).scope('administer') === 'all';
+  return backendGrants(principal).scope('administer') === 'all';
+}
+
+/**
+ * The backend permission as grants: what only administrators may call (a store's `usage` and
+ * `peek`, adding and removing webhooks) asks `backendGrants(caller).require('administer')`, so a
+ * caller that is not one gets the same 401 or 403 as any refusal (issue 38, item 7).
+ */
+export function backendGrants(principal: Principal): Grants {
+  return new EntryGrants(BACKEND, principal);
 }

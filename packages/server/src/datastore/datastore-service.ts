@@ -19,7 +19,7 @@ import {
 } from '../core/permissions.js';
 import type { Dialect } from '../storage/database.js';
 import type { Database } from '../storage/schema.js';
-import { grantsOf } from '../core/grants.js';
+import { backendGrants, grantsOf } from '../core/grants.js';
 import { assertBatchSize, type Call, type DataStoreContext } from './datastore-context.js';
 import {
   createDataStoreInputs,
@@ -67,13 +67,14 @@ export interface DataStore {
   readonly permissions: ServicePermissions;
   /** The input schemas, which also document the routes. */
   readonly inputs: DataStoreInputs;
-  /** How many items the store holds (the admin dashboard; no permission check: callers are administrators). */
-  usage(): Promise<{ items: number }>;
+  /** How many items the store holds (the admin dashboard): for administrators (`backendGrants`, core/grants.ts). */
+  usage(caller: Principal): Promise<{ items: number }>;
   /**
-   * The item of this key as stored, with no permission check: for the live changes hub
-   * (realtime/hub.ts), which reads a changed item once and checks each subscriber's grants itself.
+   * The item of this key as stored, whoever owns it: for administrators only (`backendGrants`), the
+   * live changes hub (realtime/subjects.ts), which reads a changed item once and checks each
+   * subscriber's grants itself.
    */
-  peek(key: string): Promise<Item | undefined>;
+  peek(caller: Principal, key: string): Promise<Item | undefined>;
   /** The items named that the caller may read, in the order named; absent and unreadable ones are left out. */
   get(caller: Principal, address: ItemAddress): Promise<Item[]>;
   /** As `get`, under the `getOwner` permission. */
@@ -155,8 +156,14 @@ export function createDataStore(name: string, options: DataStoreOptions, deps: D
     options,
     permissions,
     inputs: ctx.inputs,
-    usage: async () => ({ items: await ctx.repo.count() }),
-    peek: async (key) => (await ctx.repo.byKeys([key]))[0],
+    usage: async (caller) => {
+      backendGrants(caller).require('administer');
+      return { items: await ctx.repo.count() };
+    },
+    peek: async (caller, key) => {
+      backendGrants(caller).require('administer');
+      return (await ctx.repo.byKeys([key]))[0];
+    },
     get: checked(reads.get),
     getOwners: checked(reads.getOwners),
     list: checked(reads.list),

@@ -3,7 +3,8 @@ import type { UserDirectory } from '../core/user-directory.js';
 import type { Clock } from '../core/clock.js';
 import type { FileStoreOptions } from '../core/config.js';
 import type { EventBus } from '../core/events.js';
-import { servicePermissions, type PermissionStore } from '../core/permissions.js';
+import { backendGrants } from '../core/grants.js';
+import { servicePermissions, type PermissionStore, type Principal } from '../core/permissions.js';
 import type { BlobStore, ByteRange } from '../storage/blob-store.js';
 import type { FileStoreContext } from './filestore-context.js';
 import { fileStorePermissionDefaults } from './filestore-permissions.js';
@@ -77,16 +78,19 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
     name: ctx.name,
     options: ctx.options,
     permissions: ctx.permissions,
+    /** How many files the store holds and their bytes (the admin dashboard): for administrators. */
+    usage: async (caller: Principal) => {
+      backendGrants(caller).require('administer');
+      return ctx.repo.usage();
+    },
     /**
-     * How many files the store holds and their bytes (the admin
-     * dashboard; no permission check: callers are administrators).
+     * The entry at `path` as stored (null: none), whoever owns it: for administrators only, the live
+     * changes hub (realtime/subjects.ts), which reads a changed entry once and checks each subscriber.
      */
-    usage: () => ctx.repo.usage(),
-    /**
-     * The entry at `path` as stored (null: none), with no permission check: for the live changes
-     * hub (realtime/hub.ts), which reads a changed entry once and checks each subscriber itself.
-     */
-    peek: (path: string) => ctx.repo.get(path),
+    peek: async (caller: Principal, path: string) => {
+      backendGrants(caller).require('administer');
+      return ctx.repo.get(path);
+    },
     ...readOps(ctx),
     ...writeOps(ctx),
     /** Answers every caller (`ping` has no permission in the original). */

@@ -20,19 +20,14 @@ import type { Config } from '../core/config.js';
 import { commonErrors } from '../core/errors.js';
 import type { UserService } from '../users/index.js';
 import type { EventBus } from '../core/events.js';
-import { systemClock } from '../core/clock.js';
-import { createRealtimeHub } from '../realtime/hub.js';
+import type { RealtimeHub } from '../realtime/hub.js';
 import { registerRealtimeRoutes } from './routes/realtime-routes.js';
-import { subjectViews } from './protocol/subject-views.js';
 import type { DataStores } from '../datastore/index.js';
 import type { FileStores } from '../filestore/index.js';
 import { failureBody, installErrorHandler } from './error-handler.js';
 import { registerOpenApi } from './openapi.js';
 import { fileStoreDocPaths } from './protocol/filestore-docs.js';
 import { registerHealthRoutes, type Readiness } from './routes/health-routes.js';
-import { registerUserRoutes } from './routes/user-routes.js';
-import { registerDataStoreRoutes } from './routes/datastore-routes.js';
-import { registerFileStoreRoutes } from './routes/filestore-routes.js';
 import { installCors } from './cors.js';
 import { answerClientError } from './client-errors.js';
 import { installSecurityHeaders } from './security-headers.js';
@@ -48,8 +43,12 @@ export interface HttpServices {
   events: EventBus;
   dataStores: DataStores;
   fileStores: FileStores;
+  /** The routes of every service kind, registered in order (src/service-kinds.ts builds them). */
+  routes?: ReadonlyArray<(app: FastifyInstance) => Promise<unknown>>;
   /** For `/ready` (routes/health-routes.ts); without it `/ready` says ready once the process runs. */
   readiness?: Readiness;
+  /** The live changes hub services.ts built (null or absent: realtime is off, no stream routes). */
+  hub?: RealtimeHub | null;
   /** The mail queue's counts, for /metrics (metrics.ts). */
   mailQueueCounts?: () => Promise<MailQueueCounts>;
 }
@@ -141,18 +140,7 @@ export async function buildHttp(
 
   installSecurityHeaders(app);
   installRequestLog(app, log, config.logRequests);
-  const hub = config.realtime.enabled
-    ? createRealtimeHub({
-        events: services.events,
-        dataStores: services.dataStores,
-        fileStores: services.fileStores,
-        authenticate: (token) => services.users.authenticate(token),
-        views: subjectViews,
-        settings: realtimeSettings(config),
-        now: () => systemClock.now(),
-        onError: (err) => log.error({ err }, 'live changes'),
-      })
-    : null;
+  const hub = services.hub ?? null;
   if (metrics)
     await registerMetrics(app, metrics, {
       allow: config.metrics.allow,
@@ -173,24 +161,8 @@ export async function buildHttp(
   await registerOpenApi(app, ROOST_VERSION, () => fileStoreDocPaths(services.fileStores.names));
 
   await app.register(registerHealthRoutes, { readiness: services.readiness ?? { problems: async () => [] } });
-  await app.register(registerUserRoutes, { users: services.users, config });
-  await app.register(registerDataStoreRoutes, { dataStores: services.dataStores, users: services.users, config });
-  await app.register(registerFileStoreRoutes, { fileStores: services.fileStores, users: services.users, config });
+  // Each service kind's operations (service-kinds.ts: users, data stores, file stores, ...).
+  for (const register of services.routes ?? []) await register(app);
   if (hub) await app.register(registerRealtimeRoutes, { hub, users: services.users, config });
   return app;
-}
-
-/** The hub's settings from the configuration's `realtime` section (seconds to milliseconds). */
-function realtimeSettings(config: Config) {
-  const r = config.realtime;
-  return {
-    heartbeatMs: r.heartbeatSeconds * 1000,
-    recheckMs: Math.max(60_000, r.heartbeatSeconds * 1000),
-    maxStreamsPerUser: r.maxStreamsPerUser,
-    maxStreamsPerAddress: r.maxStreamsPerAddress,
-    maxTopicsPerStream: r.maxTopicsPerStream,
-    bufferBytes: r.bufferBytes,
-    replayEvents: r.replayEvents,
-    replayMs: r.replaySeconds * 1000,
-  };
 }

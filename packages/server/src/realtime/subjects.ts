@@ -2,7 +2,13 @@ import type { FileEvent, ItemEvent, Told } from '../core/events.js';
 import type { PermissionMap } from '../core/permissions.js';
 import type { DataStores, Item } from '../datastore/index.js';
 import type { FileEntry, FileStores } from '../filestore/index.js';
-import type { User } from '../users/index.js';
+import { programCaller, type User } from '../users/index.js';
+
+/**
+ * Whom the subjects are read as: an administrator of the program (`peek` is for administrators,
+ * core/grants.ts `backendGrants`); each subscriber and webhook is checked against the entries after.
+ */
+const READER = programCaller('live changes').principal;
 
 /** How subjects look on the wire: the original protocol's shapes (http/protocol/*), given by the transport. */
 export interface SubjectViews {
@@ -37,7 +43,7 @@ export function subjectReader(deps: { dataStores: DataStores; fileStores: FileSt
       if (!store) return null;
       const [entries, item] = await Promise.all([
         store.permissions.entries(),
-        e.kind === 'item.removed' ? undefined : store.peek(e.key),
+        e.kind === 'item.removed' ? undefined : store.peek(READER, e.key),
       ]);
       const head = { event: e.kind, store: e.store, key: e.key, id: item?.id ?? e.id };
       const headText = JSON.stringify(head);
@@ -54,7 +60,7 @@ export function subjectReader(deps: { dataStores: DataStores; fileStores: FileSt
     const at = e.kind === 'file.moved' ? e.to : e.path;
     const [entries, entry] = await Promise.all([
       store.permissions.entries(),
-      e.kind === 'file.removed' ? null : store.peek(at),
+      e.kind === 'file.removed' ? null : store.peek(READER, at),
     ]);
     const head =
       e.kind === 'file.moved'

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 import { commonErrors } from '../core/errors.js';
+import { backendGrants } from '../core/grants.js';
+import type { Principal } from '../core/permissions.js';
 import type { AccountEvent, EventBus, FileEvent, ItemEvent, Told } from '../core/events.js';
 import { newId } from '../core/ids.js';
 import type { JobQueue } from '../core/job-queue.js';
@@ -32,12 +34,17 @@ interface NewWebhook {
   kinds: readonly string[];
 }
 
+/**
+ * What administrators manage: each call takes its caller and checks the backend permission
+ * (`backendGrants`, core/grants.ts; the list holds the secrets), so no page nor program reaches
+ * the webhooks without it (issue 38, item 7).
+ */
 export interface Webhooks {
-  list(): Promise<Webhook[]>;
+  list(caller: Principal): Promise<Webhook[]>;
   /** Adds a webhook with a new secret; a URL that is not http(s), an unknown service or kind is refused. */
-  add(input: NewWebhook): Promise<Webhook>;
-  remove(id: string): Promise<boolean>;
-  deliveries(webhookId: string, limit: number): Promise<Delivery[]>;
+  add(caller: Principal, input: NewWebhook): Promise<Webhook>;
+  remove(caller: Principal, id: string): Promise<boolean>;
+  deliveries(caller: Principal, webhookId: string, limit: number): Promise<Delivery[]>;
   /** Start following the list every RELOAD_MS (serve does; the job queue delivers). */
   start(): void;
   /** Resolves once nothing is due and nothing is on its way in this process (tests, shutdown). */
@@ -165,9 +172,13 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
   loaded = load().catch(deps.onError);
 
   return {
-    list: () => store.list(),
+    list: async (caller) => {
+      backendGrants(caller).require('administer');
+      return store.list();
+    },
 
-    async add(input) {
+    async add(caller, input) {
+      backendGrants(caller).require('administer');
       const problems: Array<[string, string]> = [];
       let url: URL | null = null;
       try {
@@ -201,13 +212,15 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
       return webhook;
     },
 
-    async remove(id) {
+    remove: async (caller, id) => {
+      backendGrants(caller).require('administer');
       const removed = await store.remove(id);
       await jobs.removeSubject(webhookJob, id);
       return removed;
     },
 
-    async deliveries(webhookId, limit) {
+    deliveries: async (caller, webhookId, limit) => {
+      backendGrants(caller).require('administer');
       return (await jobs.list({ kind: webhookJob.name, subject: webhookId, limit })).map(deliveryOf);
     },
 

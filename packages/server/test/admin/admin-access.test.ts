@@ -2,6 +2,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { authCookie, CROSS_SITE, csrfOf, getPage, postForm, textOf } from '../helpers/pages.js';
 import { PASSWORD, startServer, type TestServer } from '../helpers/test-server.js';
+import { programCaller } from '../../src/users/index.js';
+
+/** Webhooks are managed by administrators (core/grants.ts `backendGrants`): the tests call as one. */
+const ADMIN = programCaller('test').principal;
 
 /**
  * Nobody but an administrator gets a management page or runs one of its actions: not
@@ -120,7 +124,7 @@ describe('admin pages: only administrators, only from this site, only with the C
       overrides: Object.keys(await s.roost.settings.overrides()),
       permissions: perms.map((p) => p.body.permissions),
       mails: (await s.outbox()).length,
-      webhooks: (await s.roost.webhooks.list()).length,
+      webhooks: (await s.roost.webhooks.list(ADMIN)).length,
     };
   }
 

@@ -6,6 +6,10 @@ import { receiver } from '../helpers/webhook-receiver.js';
 import { authCookie, csrfOf, getPage, postForm, textOf } from '../helpers/pages.js';
 import { startServer, useServer, type TestServer } from '../helpers/test-server.js';
 import { eventually } from '../scale/scale-helpers.js';
+import { programCaller } from '../../src/users/index.js';
+
+/** Webhooks are managed by administrators (core/grants.ts `backendGrants`): the tests call as one. */
+const ADMIN = programCaller('test').principal;
 
 /** The verification docs/realtime.md gives receivers, as written there. */
 function verified(secret: string, headers: IncomingHttpHeaders, body: string): boolean {
@@ -30,7 +34,7 @@ describe('webhooks', () => {
   test('an event of the service arrives signed, with what getItem answers; other services are not sent', async () => {
     const hook = await receiver();
     try {
-      const webhook = await s.roost.webhooks.add({ url: hook.url, service: 'data', kinds: [] });
+      const webhook = await s.roost.webhooks.add(ADMIN, { url: hook.url, service: 'data', kinds: [] });
       await s.request('/data/api/newItem', { key: 'w1', value: 'hello' }, { token: alice });
       await s.request('/files/api/@newItem', { name: 'not-sent.txt', type: 'f', contents: 'x' }, { token: alice });
       await s.roost.webhooks.idle();
@@ -45,12 +49,12 @@ describe('webhooks', () => {
       const { items: _items, result: _result, ...view } = item.body;
       assert.deepEqual(body, { at: body.at, event: 'item.created', store: 'data', key: 'w1', id: view.id, item: view });
       assert.ok(Math.abs(Date.parse(body.at) - Date.now()) < 60_000);
-      const [delivery] = await s.roost.webhooks.deliveries(webhook.id, 10);
+      const [delivery] = await s.roost.webhooks.deliveries(ADMIN, webhook.id, 10);
       assert.deepEqual(
         [delivery?.state, delivery?.attempts, delivery?.lastStatus, got?.headers['x-roost-delivery']],
         ['delivered', 1, 200, delivery?.id],
       );
-      await s.roost.webhooks.remove(webhook.id);
+      await s.roost.webhooks.remove(ADMIN, webhook.id);
     } finally {
       await hook.close();
     }
@@ -59,8 +63,12 @@ describe('webhooks', () => {
   test('only the kinds asked for; account events of the users service with the profile', async () => {
     const hook = await receiver();
     try {
-      const items = await s.roost.webhooks.add({ url: hook.url, service: 'data', kinds: ['item.removed'] });
-      const accounts = await s.roost.webhooks.add({ url: hook.url, service: 'users', kinds: ['account.changed'] });
+      const items = await s.roost.webhooks.add(ADMIN, { url: hook.url, service: 'data', kinds: ['item.removed'] });
+      const accounts = await s.roost.webhooks.add(ADMIN, {
+        url: hook.url,
+        service: 'users',
+        kinds: ['account.changed'],
+      });
       await s.request('/data/api/newItem', { key: 'w2', value: 1 }, { token: alice });
       await s.request('/data/api/removeItem', { key: 'w2' }, { token: alice });
       await s.users('update', { realname: 'Alice Hooked' }, { token: alice });
@@ -71,8 +79,8 @@ describe('webhooks', () => {
         ['item.removed', 'account.changed'],
       );
       assert.equal(bodies[1].user.realname, 'Alice Hooked');
-      await s.roost.webhooks.remove(items.id);
-      await s.roost.webhooks.remove(accounts.id);
+      await s.roost.webhooks.remove(ADMIN, items.id);
+      await s.roost.webhooks.remove(ADMIN, accounts.id);
     } finally {
       await hook.close();
     }
@@ -81,32 +89,32 @@ describe('webhooks', () => {
   test('a failing receiver is tried again until it takes it; past the last try it is kept as failed', async () => {
     const hook = await receiver([500, 503]);
     try {
-      const webhook = await s.roost.webhooks.add({ url: hook.url, service: 'data', kinds: ['item.created'] });
+      const webhook = await s.roost.webhooks.add(ADMIN, { url: hook.url, service: 'data', kinds: ['item.created'] });
       await s.request('/data/api/newItem', { key: 'w3', value: 1 }, { token: alice });
       await eventually(async () => hook.received.length === 3, 'three tries');
       await s.roost.webhooks.idle();
-      const [delivery] = await s.roost.webhooks.deliveries(webhook.id, 10);
+      const [delivery] = await s.roost.webhooks.deliveries(ADMIN, webhook.id, 10);
       assert.deepEqual([delivery?.state, delivery?.attempts, delivery?.lastStatus], ['delivered', 3, 200]);
       assert.equal(
         new Set(hook.received.map((r) => r.headers['x-roost-delivery'])).size,
         1,
         'one delivery, three tries',
       );
-      await s.roost.webhooks.remove(webhook.id);
+      await s.roost.webhooks.remove(ADMIN, webhook.id);
 
       // A receiver that is never there: four tries, then failed, with the error kept.
       const closed = await receiver();
       await closed.close();
-      const gone = await s.roost.webhooks.add({ url: closed.url, service: 'data', kinds: [] });
+      const gone = await s.roost.webhooks.add(ADMIN, { url: closed.url, service: 'data', kinds: [] });
       await s.request('/data/api/newItem', { key: 'w4', value: 1 }, { token: alice });
       await eventually(
-        async () => (await s.roost.webhooks.deliveries(gone.id, 1))[0]?.state === 'failed',
+        async () => (await s.roost.webhooks.deliveries(ADMIN, gone.id, 1))[0]?.state === 'failed',
         'given up after four tries',
       );
-      const [failed] = await s.roost.webhooks.deliveries(gone.id, 1);
+      const [failed] = await s.roost.webhooks.deliveries(ADMIN, gone.id, 1);
       assert.equal(failed?.attempts, 4);
       assert.match(failed?.lastError ?? '', /ECONNREFUSED|fetch failed/);
-      await s.roost.webhooks.remove(gone.id);
+      await s.roost.webhooks.remove(ADMIN, gone.id);
     } finally {
       await hook.close();
     }
@@ -120,14 +128,14 @@ describe('webhooks', () => {
       [{ url: 'http://127.0.0.1/x', service: 'data', kinds: ['file.created'] }, 'kinds'],
     ] as const) {
       await assert.rejects(
-        s.roost.webhooks.add({ ...input, kinds: [...input.kinds] }),
+        s.roost.webhooks.add(ADMIN, { ...input, kinds: [...input.kinds] }),
         (err: { fields: string[][] }) => {
           assert.equal(err.fields[0]?.[0], field);
           return true;
         },
       );
     }
-    assert.deepEqual(await s.roost.webhooks.list(), []);
+    assert.deepEqual(await s.roost.webhooks.list(ADMIN), []);
   });
 
   test('the admin backend adds a webhook, shows its secret and delivery log, and removes it', async () => {
@@ -144,7 +152,7 @@ describe('webhooks', () => {
         { cookie, headers: { origin: s.url } },
       );
       assert.equal(added.status, 303, textOf(added.html));
-      const [webhook] = await s.roost.webhooks.list();
+      const [webhook] = await s.roost.webhooks.list(ADMIN);
       assert.equal(added.location, `/admin/webhooks/${webhook?.id}`);
       await s.request('/data/api/newItem', { key: 'w5', value: 1 }, { token: alice });
       await s.roost.webhooks.idle();
@@ -158,7 +166,7 @@ describe('webhooks', () => {
         { cookie, headers: { origin: s.url } },
       );
       assert.equal(removed.status, 303);
-      assert.deepEqual(await s.roost.webhooks.list(), []);
+      assert.deepEqual(await s.roost.webhooks.list(ADMIN), []);
       // Not for a signed-in user who is not an administrator.
       const bob = await s.createUser('bob');
       assert.ok(bob);
@@ -183,14 +191,15 @@ describe('webhooks across a restart', () => {
     await hook.close();
     first = await startServer({ webhooks: { retrySeconds: 0.05, maxAttempts: 100 } });
     const token = await first.createUser('carol');
-    const webhook = await first.roost.webhooks.add({
+    const webhook = await first.roost.webhooks.add(ADMIN, {
       url: `http://127.0.0.1:${port}/hook`,
       service: 'data',
       kinds: [],
     });
     for (const key of ['r1', 'r2', 'r3']) await first.request('/data/api/newItem', { key, value: 1 }, { token });
     await eventually(
-      async () => (await first?.roost.webhooks.deliveries(webhook.id, 10))?.every((d) => d.attempts >= 1) ?? false,
+      async () =>
+        (await first?.roost.webhooks.deliveries(ADMIN, webhook.id, 10))?.every((d) => d.attempts >= 1) ?? false,
       'tried once each',
     );
     const dataDir = first.roost.config.dataDir;

@@ -8,6 +8,10 @@ import { join } from 'node:path';
 import { startBeside } from '../security/support/child-roost.js';
 import { receiver } from '../helpers/webhook-receiver.js';
 import { eventually, onPostgres, useTwoProcesses } from './scale-helpers.js';
+import { programCaller } from '../../src/users/index.js';
+
+/** Webhooks are managed by administrators (core/grants.ts `backendGrants`): the tests call as one. */
+const ADMIN = programCaller('test').principal;
 
 /**
  * Issue 37, item 8: a webhook added on one process reaches the others within the change feed's
@@ -34,11 +38,11 @@ describe('webhooks across two processes on PostgreSQL', {
     // Far below the 5 s of the old reading, far above a NOTIFY's delivery.
     const moment = () => new Promise((resolve) => setTimeout(resolve, 300));
     try {
-      const webhook = await a.roost.webhooks.add({ url: hook.url, service: 'data', kinds: ['item.created'] });
+      const webhook = await a.roost.webhooks.add(ADMIN, { url: hook.url, service: 'data', kinds: ['item.created'] });
       await moment();
       assert.equal((await onB('after-add')).status, 200);
       await eventually(async () => keys().includes('after-add'), 'the change made on B is delivered', 5000);
-      await a.roost.webhooks.remove(webhook.id);
+      await a.roost.webhooks.remove(ADMIN, webhook.id);
       await moment();
       assert.equal((await onB('after-remove')).status, 200);
       await new Promise((resolve) => setTimeout(resolve, 2000));
@@ -77,7 +81,7 @@ describe('a webhook delivery whose process was killed mid-try', {
     let c: Awaited<ReturnType<typeof startBeside>> | null = null;
     try {
       const alice = await a.createUser('alice');
-      await a.roost.webhooks.add({ url, service: 'data', kinds: ['item.created'] });
+      await a.roost.webhooks.add(ADMIN, { url, service: 'data', kinds: ['item.created'] });
       await new Promise((resolve) => setTimeout(resolve, 300));
       await fetch(`${b.url}/data/api/newItem`, {
         method: 'POST',

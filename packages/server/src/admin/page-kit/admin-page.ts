@@ -64,7 +64,7 @@ export function renderAdminPage(
   return renderPage({
     ...page,
     messages: [...takeFlash(request, reply), ...(page.messages ?? [])],
-    nav: adminNav(path),
+    nav: adminNav(path, request.server.adminSections ?? []),
     user: { name: admin.name, signoutAction: ADMIN_SIGNOUT, csrfToken: admin.csrf },
   });
 }

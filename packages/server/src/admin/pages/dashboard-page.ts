@@ -46,8 +46,8 @@ export function registerDashboard(pages: AdminPages, deps: PageDeps): void {
         count({ pending: true }),
         count({ active: false }),
         databaseBytes(db),
-        Promise.all(dataStores.map((s) => s.usage())),
-        Promise.all(fileStores.map((s) => s.usage())),
+        Promise.all(dataStores.map((s) => s.usage(admin.principal))),
+        Promise.all(fileStores.map((s) => s.usage(admin.principal))),
         services.users.list(admin, { sort: 'created', order: '>', size: RECENT_SIGNUPS }),
       ]);
       const tile = (href: string, figure: number, label: string) =>

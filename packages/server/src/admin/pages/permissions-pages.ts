@@ -1,8 +1,8 @@
 import { escapeHtml, hiddenValueInputs, JsonSequenceForm, type ContentObject, type FieldConf } from '@roost/forms';
 import { RoostError } from '../../core/errors.js';
 import { ADMINS, AUTHENTICATED, EVERYONE, isGroupName, NOONE, OWNER } from '../../core/permissions.js';
-import type { Principal } from '../../core/permissions.js';
-import type { HttpServices } from '../../http/http-app.js';
+import type { PermissionTarget } from '../../core/service-kind.js';
+import type { Caller } from '../../users/index.js';
 import { formBase, type AdminPages, type AdminPageRequest } from './admin-routes.js';
 import { link, table, textParam } from '../page-kit/page-parts.js';
 
@@ -19,42 +19,24 @@ interface Entry {
   groups: readonly string[];
 }
 
-/** One service's permission operations, whatever its kind. */
+/** Every service with entries, from the service kinds (src/service-kinds.ts), in their order. */
+type ServicesOf = () => ReadonlyArray<PermissionTarget<Caller>>;
+
+/** One service's permission operations for the administrator of the request, whatever its kind. */
 interface PermissionService {
   name: string;
-  kind: 'user service' | 'data store' | 'file store';
+  kind: string;
   get(): Promise<Entry[]>;
   set(changes: { permission: string; groups: string[]; action: 'replace' }[]): Promise<void>;
 }
 
-function servicesOf(services: HttpServices, admin: AdminPageRequest['admin']): PermissionService[] {
-  const principal: Principal = admin.principal;
-  return [
-    {
-      name: 'users',
-      kind: 'user service',
-      get: () => services.users.permissionEntries(admin),
-      set: async (permissions) => void (await services.users.changePermissions(admin, { permissions })),
-    },
-    ...services.dataStores.names.map((name): PermissionService => {
-      const store = services.dataStores.get(name)!;
-      return {
-        name,
-        kind: 'data store',
-        get: () => store.permissionEntries(principal),
-        set: async (permissions) => void (await store.changePermissions(principal, { permissions })),
-      };
-    }),
-    ...services.fileStores.names.map((name): PermissionService => {
-      const store = services.fileStores.get(name)!;
-      return {
-        name,
-        kind: 'file store',
-        get: () => store.permissionEntries(principal),
-        set: async (permissions) => void (await store.changePermissions(principal, { permissions })),
-      };
-    }),
-  ];
+function servicesFor(services: ServicesOf, admin: AdminPageRequest['admin']): PermissionService[] {
+  return services().map((target) => ({
+    name: target.name,
+    kind: target.label,
+    get: () => target.entries(admin),
+    set: (changes) => target.change(admin, changes),
+  }));
 }
 
 const PSEUDO_GROUPS = [EVERYONE, AUTHENTICATED, OWNER, NOONE];
@@ -124,7 +106,7 @@ function entriesObject(service: PermissionService, current: Entry[]): ContentObj
   };
 }
 
-async function indexPage(services: HttpServices, page: AdminPageRequest) {
+async function indexPage(services: ServicesOf, page: AdminPageRequest) {
   const columns = [
     {
       label: 'Service',
@@ -132,15 +114,15 @@ async function indexPage(services: HttpServices, page: AdminPageRequest) {
     },
     { label: 'Kind', cell: (s: PermissionService) => escapeHtml(s.kind) },
   ];
-  const list = table('Services', columns, servicesOf(services, page.admin), 'No services.');
+  const list = table('Services', columns, servicesFor(services, page.admin), 'No services.');
   return {
     title: 'Permissions',
     body: `<p class="muted">Each service keeps its own entries: permission → the groups that hold it.</p>${list}`,
   };
 }
 
-async function servicePage(services: HttpServices, page: AdminPageRequest) {
-  const service = servicesOf(services, page.admin).find((s) => s.name === page.params.service);
+async function servicePage(services: ServicesOf, page: AdminPageRequest) {
+  const service = servicesFor(services, page.admin).find((s) => s.name === page.params.service);
   if (!service) throw new RoostError('not_found', 'not_found', 'There is no service of that name.');
   const current = await service.get();
   const url = `/admin/permissions/${encodeURIComponent(service.name)}`;
@@ -229,7 +211,7 @@ function confirmDeletePage(
   return { title: `Delete ${asked.entry.permission}?`, body };
 }
 
-export function registerPermissionsPages(pages: AdminPages, services: HttpServices): void {
+export function registerPermissionsPages(pages: AdminPages, services: ServicesOf): void {
   pages.page('/admin/permissions', (page) => indexPage(services, page), { post: false });
   pages.page('/admin/permissions/:service', (page) => servicePage(services, page));
 }

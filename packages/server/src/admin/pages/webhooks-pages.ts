@@ -59,7 +59,11 @@ async function listPage(deps: WebhookPagesDeps, page: AdminPageRequest) {
           .split(',')
           .map((k) => k.trim())
           .filter(Boolean);
-        added = await deps.webhooks.add({ url: String(values.url), service: String(values.service), kinds });
+        added = await deps.webhooks.add(page.admin.principal, {
+          url: String(values.url),
+          service: String(values.service),
+          kinds,
+        });
         return { ok: true, output: 'Added.' };
       } catch (err) {
         if (!isRoostError(err)) throw err;
@@ -83,7 +87,7 @@ async function listPage(deps: WebhookPagesDeps, page: AdminPageRequest) {
   });
   const outcome = await form.process({ defaultData: { service: deps.services[0] ?? 'users' } });
   if (added) return { redirect: `/admin/webhooks/${encodeURIComponent(added.id)}`, messages: ['Webhook added.'] };
-  const hooks = await deps.webhooks.list();
+  const hooks = await deps.webhooks.list(page.admin.principal);
   const columns = [
     { label: 'URL', cell: (h: Webhook) => link(`/admin/webhooks/${encodeURIComponent(h.id)}`, h.url) },
     { label: 'Service', cell: (h: Webhook) => escapeHtml(h.service) },
@@ -100,7 +104,7 @@ async function listPage(deps: WebhookPagesDeps, page: AdminPageRequest) {
 
 async function webhookPage(deps: WebhookPagesDeps, page: AdminPageRequest) {
   const id = page.params.id ?? '';
-  const hook = (await deps.webhooks.list()).find((h) => h.id === id);
+  const hook = (await deps.webhooks.list(page.admin.principal)).find((h) => h.id === id);
   if (!hook) throw new RoostError('not_found', 'not_found', 'There is no such webhook.');
   const url = `/admin/webhooks/${encodeURIComponent(id)}`;
   const remove = accountConfirmForm(page, {
@@ -108,12 +112,13 @@ async function webhookPage(deps: WebhookPagesDeps, page: AdminPageRequest) {
     url,
     accountId: id,
     action: { id: 'remove', name: 'Remove webhook', cssClass: 'btn danger' },
-    run: async () => ((await deps.webhooks.remove(id)) ? undefined : 'The webhook was removed already.'),
+    run: async () =>
+      (await deps.webhooks.remove(page.admin.principal, id)) ? undefined : 'The webhook was removed already.',
   });
   const removed = await remove.process();
   if (removed.action.id === 'remove' && removed.result === true)
     return { redirect: '/admin/webhooks', messages: ['Webhook removed.'] };
-  const deliveries = await deps.webhooks.deliveries(id, DELIVERIES_SHOWN);
+  const deliveries = await deps.webhooks.deliveries(page.admin.principal, id, DELIVERIES_SHOWN);
   const columns = [
     { label: 'Made (UTC)', cell: (d: Delivery) => when(d.created) },
     { label: 'Event', cell: (d: Delivery) => escapeHtml(d.kind) },

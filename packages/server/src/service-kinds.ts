@@ -1,0 +1,87 @@
+import type { FastifyInstance } from 'fastify';
+import type { Migration } from 'kysely';
+import type { PermissionChange, Principal } from './core/permissions.js';
+import type { ServiceKind } from './core/service-kind.js';
+import type { AdminPages } from './admin/pages/admin-routes.js';
+import { registerDataStoreRoutes } from './http/routes/datastore-routes.js';
+import { registerFileStoreRoutes } from './http/routes/filestore-routes.js';
+import { registerUserRoutes } from './http/routes/user-routes.js';
+import type { Services } from './services.js';
+import type { Caller } from './users/index.js';
+
+/**
+ * The service kinds of this server, listed once (issue 38, item 1; the interface is
+ * core/service-kind.ts). An embedding program or a test adds kinds of its own through
+ * `RoostOverrides.kinds` (services.ts); test/fixtures/counter-store/ is one, built from its
+ * descriptor alone.
+ */
+export type RoostServiceKind = ServiceKind<Services, FastifyInstance, AdminPages, Caller, Migration>;
+
+/** The permission operations every service has, as the permission pages call them. */
+interface PermissionOps<C> {
+  permissionEntries(caller: C): Promise<Array<{ permission: string; groups: readonly string[] }>>;
+  changePermissions(caller: C, input: { permissions: PermissionChange[] }): Promise<unknown>;
+}
+
+/** One store (or the user service) as a permission target, whatever caller its operations take. */
+function target<C>(name: string, label: string, ops: PermissionOps<C>, as: (caller: Caller) => C) {
+  return {
+    name,
+    label,
+    entries: (caller: Caller) => ops.permissionEntries(as(caller)),
+    change: async (caller: Caller, permissions: PermissionChange[]) =>
+      void (await ops.changePermissions(as(caller), { permissions })),
+  };
+}
+
+/** The configured stores of a registry as permission targets, in the configuration's order. */
+function storeTargets<S extends PermissionOps<Principal>>(
+  registry: { names: readonly string[]; get(name: string): S | undefined },
+  label: string,
+) {
+  return registry.names.flatMap((name) => {
+    const store = registry.get(name);
+    return store ? [target(name, label, store, (caller) => caller.principal)] : [];
+  });
+}
+
+const usersKind: RoostServiceKind = {
+  kind: 'users',
+  tables: ['users', 'sessions', 'user_tokens', 'throttle_counts', 'totp_factors', 'recovery_codes'],
+  migrations: {},
+  services: (s) => [target('users', 'user service', s.users, (caller) => caller)],
+  routes: async (app, s) => void (await app.register(registerUserRoutes, { users: s.users, config: s.config })),
+  nav: [
+    { href: '/admin/users', label: 'Users' },
+    { href: '/admin/signups', label: 'Sign-ups' },
+  ],
+};
+
+const dataStoreKind: RoostServiceKind = {
+  kind: 'datastore',
+  tables: ['datastore_items', 'datastore_counts'],
+  migrations: {},
+  services: (s) => storeTargets(s.dataStores, 'data store'),
+  routes: async (app, s) =>
+    void (await app.register(registerDataStoreRoutes, { dataStores: s.dataStores, users: s.users, config: s.config })),
+  nav: [{ href: '/admin/data', label: 'Data stores' }],
+};
+
+const fileStoreKind: RoostServiceKind = {
+  kind: 'filestore',
+  tables: ['file_entries'],
+  migrations: {},
+  services: (s) => storeTargets(s.fileStores, 'file store'),
+  routes: async (app, s) =>
+    void (await app.register(registerFileStoreRoutes, { fileStores: s.fileStores, users: s.users, config: s.config })),
+  nav: [{ href: '/admin/files', label: 'File stores' }],
+  async ready(s) {
+    const checks = await Promise.allSettled(s.blobs.all().map((blobs) => blobs.check()));
+    const failed = checks.find((check) => check.status === 'rejected');
+    if (!failed) return [];
+    s.log.warn({ err: failed.reason }, 'not ready: a blob store cannot be reached');
+    return ['a blob store cannot be reached'];
+  },
+};
+
+export const SERVICE_KINDS: readonly RoostServiceKind[] = [usersKind, dataStoreKind, fileStoreKind];
