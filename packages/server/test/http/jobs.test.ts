@@ -11,6 +11,9 @@ import { migrateTo } from '../../src/storage/migrations/index.js';
 import { authCookie, csrfOf, getPage, postForm, textOf } from '../helpers/pages.js';
 import { createPostgresDatabase, startServer } from '../helpers/test-server.js';
 import { receiver } from '../helpers/webhook-receiver.js';
+import { programCaller } from '../../src/users/index.js';
+
+const ADMIN = programCaller('test').principal;
 
 /**
  * The job queue (core/job-queue.ts, storage/job-store.ts; issue 38, item 4): a failed job runs
@@ -29,7 +32,7 @@ describe('the job queue', () => {
     const s = await startServer({ webhooks: { retrySeconds: 10, maxAttempts: 3 } }, { clock });
     try {
       const alice = await s.createUser('alice');
-      const webhook = await s.roost.webhooks.add({ url: hook.url, service: 'data', kinds: ['item.created'] });
+      const webhook = await s.roost.webhooks.add(ADMIN, { url: hook.url, service: 'data', kinds: ['item.created'] });
       await s.request('/data/api/newItem', { key: 'j1', value: 1 }, { token: alice });
       await s.roost.webhooks.idle();
       assert.equal(hook.received.length, 1);
@@ -93,7 +96,7 @@ describe('the job queue', () => {
       assert.equal(retried.status, 303, textOf(retried.html));
       await s.roost.jobs.idle();
       assert.equal(hook.received.length, 4);
-      const [done] = await s.roost.webhooks.deliveries(webhook.id, 10);
+      const [done] = await s.roost.webhooks.deliveries(ADMIN, webhook.id, 10);
       assert.deepEqual([done?.state, done?.attempts, done?.lastStatus], ['delivered', 1, 200]);
       assert.match(textOf((await getPage(s, `/admin/jobs/${job.id}`, cookie)).html), /done/);
 
@@ -135,7 +138,7 @@ describe('the job queue', () => {
     await b.listen({ port: 0, host: '127.0.0.1' });
     try {
       const alice = await a.createUser('alice');
-      await a.roost.webhooks.add({ url: hook.url, service: 'data', kinds: ['item.created'] });
+      await a.roost.webhooks.add(ADMIN, { url: hook.url, service: 'data', kinds: ['item.created'] });
       const keys = Array.from({ length: 120 }, (_, i) => `p${i}`);
       await Promise.all(keys.map((key) => a.request('/data/api/newItem', { key, value: 1 }, { token: alice })));
       await Promise.all([a.roost.webhooks.idle(20_000), b.jobs.idle(20_000)]);
@@ -210,7 +213,7 @@ describe('the job queue', () => {
           hook.received.map((r) => [r.headers['x-roost-delivery'], r.body]),
           [['d2', '{"key":"waiting"}']],
         );
-        const log = await s.roost.webhooks.deliveries('w1', 10);
+        const log = await s.roost.webhooks.deliveries(ADMIN, 'w1', 10);
         assert.deepEqual(
           log.map((d) => [d.id, d.state, d.attempts, d.lastStatus]),
           [
