@@ -74,6 +74,8 @@ export const testPasses = {
   // The roost command: its commands work on the configured database; it is child processes,
   // signals and standard streams.
   'packages/server/test/cli.test.ts': ['storage', 'runtime'],
+  // Its refusals (arguments, settings, a database or port it cannot use) end before any storage.
+  'packages/server/test/cli-arguments.test.ts': [],
 
   // The HTTP API.
   'packages/server/test/http/change-events.test.ts': ['storage'],
