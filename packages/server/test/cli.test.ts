@@ -1,14 +1,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer, type AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { ROOST_BIN as BIN, roostEnv, runRoost } from './helpers/roost-command.js';
 import { createPostgresDatabase } from './helpers/test-server.js';
-
-const BIN = fileURLToPath(new URL('../bin/roost.js', import.meta.url));
 
 /** Every operation of the user service (and the `updateMail` alias): each has a path. */
 const USER_OPS = [
@@ -48,35 +45,10 @@ const USER_OPS = [
   'setPermissions',
 ];
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** A clean environment: no ROOST_* of the caller's, a data dir of the test's. */
-function env(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env))
-    if (!k.startsWith('ROOST_') && !k.startsWith('NODE_TEST')) out[k] = v;
-  return { ...out, ROOST_LOG_LEVEL: 'info', ...extra };
-}
-
-function roost(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: env(options.env ?? {}) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+/** A clean environment (helpers/roost-command.ts) with the log at info, as the assertions read it. */
+const env = (extra: Record<string, string>) => roostEnv({ ROOST_LOG_LEVEL: 'info', ...extra });
+const roost = (args: string[], options: { cwd: string; env?: Record<string, string> }) =>
+  runRoost(args, { cwd: options.cwd, env: { ROOST_LOG_LEVEL: 'info', ...options.env }, timeoutMs: 20_000 });
 
 describe('cli', () => {
   let cwd: string;
@@ -146,11 +118,6 @@ describe('cli', () => {
     assert.doesNotMatch((await run(['user', 'list'])).stdout, /^carl/m);
   });
 
-  test('--version prints the version', async () => {
-    const res = await run(['--version']);
-    assert.deepEqual([res.code, res.stdout.trim()], [0, 'roost 0.1.0']);
-  });
-
   test('migrate brings a fresh database up to date', async () => {
     const res = await run(['migrate']);
     assert.equal(res.code, 0, res.stderr);
@@ -209,104 +176,6 @@ describe('cli', () => {
     assert.match(after.stdout, /^1 user \(/m);
   });
 
-  test('missing options exit 2 naming them; invalid values exit 2', async () => {
-    const missing = await run(['user', 'add', '--name', 'x1']);
-    assert.equal(missing.code, 2);
-    assert.match(missing.stderr, /--email/);
-    assert.match(missing.stderr, /--password/);
-    const short = await run(['user', 'add', '--name', 'shorty', '--email', 'not-an-email', '--password', 'short']);
-    assert.equal(short.code, 2);
-    assert.match(short.stderr, /email invalid_email/);
-    assert.match(short.stderr, /password too short \(a password has 8 to 256 characters\)/);
-    const unknown = await run(['frobnicate']);
-    assert.equal(unknown.code, 2);
-    assert.match(unknown.stderr, /unknown command/);
-  });
-
-  test('ROOST_PORT=abc exits 1 with a message naming port', async () => {
-    const res = await run(['migrate'], { ROOST_PORT: 'abc' });
-    assert.equal(res.code, 1);
-    assert.match(res.stderr, /Invalid configuration/);
-    assert.match(res.stderr, /\bport\b/);
-    assert.doesNotMatch(res.stderr, /\n\s+at /, 'no stack trace');
-  });
-
-  test('an unknown key in roost.config.json exits 1 naming the key', async () => {
-    const dir = join(cwd, 'badconfig');
-    await mkdir(dir);
-    await writeFile(join(dir, 'roost.config.json'), JSON.stringify({ prot: 8080, users: { identityPolicyy: 'name' } }));
-    const res = await roost(['migrate'], { cwd: dir, env: { ROOST_DATA_DIR: join(dir, 'data') } });
-    assert.equal(res.code, 1);
-    assert.match(res.stderr, /prot/);
-    assert.match(res.stderr, /identityPolicyy/);
-    assert.doesNotMatch(res.stderr, /\n\s+at /, 'no stack trace');
-  });
-
-  test('a database that cannot be used names the cause and the setting that fixes it, not the password', async () => {
-    const cases: Array<[string, RegExp]> = [
-      [
-        'postgres://roost:secret-pw@127.0.0.1:1/roost',
-        /PostgreSQL at 127\.0\.0\.1:1 refuses connections: start it .* or fix host and port in databaseUrl \(ROOST_/,
-      ],
-      [
-        'postgres://roost:secret-pw@no-such-host.invalid/roost',
-        /the PostgreSQL host in databaseUrl \(ROOST_DATABASE_URL\) is not known: no-such-host\.invalid/,
-      ],
-    ];
-    if (process.env.ROOST_TEST_DATABASE_URL) {
-      const server = new URL(process.env.ROOST_TEST_DATABASE_URL);
-      const at = (user: string, password: string, database: string) =>
-        `postgres://${user}:${password}@${server.host}/${database}`;
-      cases.push([
-        at(server.username, 'secret-pw', 'postgres'),
-        new RegExp(
-          `PostgreSQL refused the password of user "${server.username}": fix the user or password in databaseUrl`,
-        ),
-      ]);
-      cases.push([
-        at(server.username, server.password, 'no_such_database_here'),
-        /the database "no_such_database_here" does not exist on .*: create it \(createdb -O \w+ no_such_database_/,
-      ]);
-    }
-    for (const [i, [url, expected]] of cases.entries()) {
-      // Every command checks the database the same way (storage/database-errors.ts): all of them for one case.
-      for (const command of i === 0
-        ? [['migrate'], ['user', 'list'], ['serve'], ['backup', join(cwd, 'never')]]
-        : [['migrate']]) {
-        const res = await run(command, { ROOST_DATABASE_URL: url, ROOST_PORT: '0' });
-        assert.equal(res.code, 1, `${command.join(' ')}: ${res.stderr}`);
-        assert.match(res.stderr, expected, command.join(' '));
-        assert.doesNotMatch(res.stderr, /secret-pw/, 'the password is never printed');
-        assert.doesNotMatch(res.stderr, /migration unknown failed|\n\s+at /);
-      }
-    }
-    // A data directory that is a file: the SQLite case names dataDir.
-    const file = join(cwd, 'a-file');
-    await writeFile(file, 'not a directory');
-    const sqlite = await roost(['migrate'], { cwd, env: { ROOST_DATA_DIR: file } });
-    assert.equal(sqlite.code, 1);
-    assert.match(
-      sqlite.stderr,
-      /cannot open the SQLite database .*a-file\/roost\.db: make dataDir \(ROOST_DATA_DIR\) a directory this user/,
-    );
-  });
-
-  test('a port in use names it and the setting; a host that is not this machine names host', async () => {
-    const blocker = createServer();
-    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
-    const port = (blocker.address() as AddressInfo).port;
-    try {
-      const res = await run(['serve'], { ROOST_PORT: String(port), ROOST_HOST: '127.0.0.1' });
-      assert.equal(res.code, 1, res.stderr);
-      assert.match(res.stderr, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is in use by another program .*ROOST_PORT`));
-    } finally {
-      blocker.close();
-    }
-    const foreign = await run(['serve'], { ROOST_PORT: '0', ROOST_HOST: '192.0.2.1' });
-    assert.equal(foreign.code, 1, foreign.stderr);
-    assert.match(foreign.stderr, /host 192\.0\.2\.1 is not an address of this machine: set host \(ROOST_HOST\)/);
-  });
-
   test('serve without an administrator prints a setup link that makes the first one in the browser', async () => {
     const fresh = await mkdtemp(join(tmpdir(), 'roost-first-run-'));
     const ownDb = process.env.ROOST_TEST_DIALECT === 'postgres' ? await createPostgresDatabase() : null;
@@ -353,15 +222,6 @@ describe('cli', () => {
       await ownDb?.drop();
       await rm(fresh, { recursive: true, force: true });
     }
-  });
-
-  test('a roost.config.json that is not JSON exits 1', async () => {
-    const dir = join(cwd, 'brokenjson');
-    await mkdir(dir);
-    await writeFile(join(dir, 'roost.config.json'), '{ "port": ');
-    const res = await roost(['migrate'], { cwd: dir });
-    assert.equal(res.code, 1);
-    assert.match(res.stderr, /roost\.config\.json/);
   });
 
   describe('serve', () => {

@@ -5,11 +5,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { openStream } from './helpers/event-stream.js';
+import { ROOST_BIN, roostEnv } from './helpers/roost-command.js';
 import { createPostgresDatabase } from './helpers/test-server.js';
-
-const BIN = fileURLToPath(new URL('../bin/roost.js', import.meta.url));
 
 interface Served {
   url: string;
@@ -27,12 +25,9 @@ async function serve(config: Record<string, unknown>): Promise<Served> {
   const pgDb = process.env.ROOST_TEST_DIALECT === 'postgres' ? await createPostgresDatabase() : null;
   const database: Record<string, string> = pgDb ? { ROOST_DATABASE_URL: pgDb.url } : {};
   await writeFile(join(dir, 'roost.config.json'), JSON.stringify(config));
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env))
-    if (!k.startsWith('ROOST_') && !k.startsWith('NODE_TEST')) env[k] = v;
-  const child = spawn(process.execPath, [BIN, 'serve'], {
+  const child = spawn(process.execPath, [ROOST_BIN, 'serve'], {
     cwd: dir,
-    env: { ...env, ROOST_DATA_DIR: join(dir, 'data'), ROOST_PORT: '0', ROOST_LOG_LEVEL: 'info', ...database },
+    env: roostEnv({ ROOST_DATA_DIR: join(dir, 'data'), ROOST_PORT: '0', ROOST_LOG_LEVEL: 'info', ...database }),
   });
   let out = '';
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));

@@ -200,17 +200,7 @@ export async function startServer(input: ConfigInput = {}, overrides: RoostOverr
     },
     async createUser(name, options = {}) {
       const password = options.password ?? PASSWORD;
-      await roost.users.createUser({
-        name,
-        email: options.email ?? `${name}@example.com`,
-        password,
-        realname: '',
-        data: '',
-        notify: false,
-        groups: options.groups ?? [],
-        state: 'active',
-        pending: null,
-      });
+      await addAccount(roost, name, { ...options, password });
       const res = await server.users('token', { identity: name, password });
       if (!res.body?.token) throw new Error(`no token for ${name}: ${JSON.stringify(res.body)}`);
       return res.body.token as string;
@@ -234,6 +224,35 @@ export async function startServer(input: ConfigInput = {}, overrides: RoostOverr
     },
   };
   return server;
+}
+
+/**
+ * An account made directly through the users service (no permission, no mail): active unless
+ * `state` says otherwise (a pending one awaits an administrator's review).
+ */
+export function addAccount(
+  roost: Roost,
+  name: string,
+  options: {
+    groups?: string[];
+    password?: string;
+    email?: string;
+    realname?: string;
+    state?: 'active' | 'disabled' | 'pending';
+  } = {},
+): Promise<unknown> {
+  const state = options.state ?? 'active';
+  return roost.users.createUser({
+    name,
+    email: options.email ?? `${name}@example.com`,
+    password: options.password ?? PASSWORD,
+    realname: options.realname ?? '',
+    data: '',
+    notify: false,
+    groups: options.groups ?? [],
+    state,
+    pending: state === 'pending' ? 'review' : null,
+  });
 }
 
 /** The token in a mailed link (`...?token=<token>`). */

@@ -1,20 +1,8 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, useServer, PASSWORD, type TestServer } from '../helpers/test-server.js';
+import { addAccount, startServer, useServer, PASSWORD, type TestServer } from '../helpers/test-server.js';
 
-async function addUser(s: TestServer, name: string, groups: string[] = []): Promise<void> {
-  await s.roost.users.createUser({
-    name,
-    email: `${name}@example.com`,
-    password: PASSWORD,
-    realname: '',
-    data: '',
-    notify: false,
-    groups,
-    state: 'active',
-    pending: null,
-  });
-}
+const addUser = (s: TestServer, name: string) => addAccount(s.roost, name);
 
 function authCookie(headers: Headers): string {
   const line = headers.getSetCookie().find((c) => c.startsWith('auth='));

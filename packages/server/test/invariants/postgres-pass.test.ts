@@ -4,10 +4,10 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 /**
- * The PostgreSQL pass of `npm test` runs every server test again with ROOST_TEST_DIALECT=
- * postgres. `startServer` honours it; a test that builds its own configuration, or starts the
- * `roost` command with an environment of its own, runs on SQLite twice unless it asks for a
- * PostgreSQL database itself. This finds such tests that do not.
+ * The PostgreSQL pass of `npm test` runs the storage-dependent tests (scripts/test-passes.mjs)
+ * again with ROOST_TEST_DIALECT=postgres. `startServer` honours it; a test that builds its own
+ * configuration, or starts the `roost` command with an environment of its own, runs on SQLite
+ * twice unless it asks for a PostgreSQL database itself. This finds such tests that do not.
  */
 const testDir = new URL('..', import.meta.url).pathname;
 
@@ -18,12 +18,24 @@ function files(dir: string): string[] {
   });
 }
 
-const OWN_DATABASE = /createRoost\(parseConfig|openServices\(parseConfig|bin\/roost\.js/;
+const OWN_DATABASE = /createRoost\(parseConfig|openServices\(parseConfig|bin\/roost\.js|helpers\/roost-command/;
 const ASKS_FOR_POSTGRES = /createPostgresDatabase|onPostgres|ROOST_TEST_DIALECT/;
 
-test('tests that configure Roost themselves take part in the PostgreSQL pass', () => {
+interface TestPasses {
+  filesFor(files: string[], kind: 'storage'): string[];
+}
+
+test('tests that configure Roost themselves take part in the PostgreSQL pass', async () => {
+  const root = new URL('../../../../', import.meta.url).pathname;
+  const { filesFor } = (await import(join(root, 'scripts/test-passes.mjs'))) as TestPasses;
+  const storage = new Set(
+    filesFor(
+      files(testDir).map((f) => relative(root, f)),
+      'storage',
+    ),
+  );
   const offenders = files(testDir)
-    .filter((f) => !f.includes(`${join('test', 'invariants')}`))
+    .filter((f) => storage.has(relative(root, f)))
     .filter((f) => {
       const text = readFileSync(f, 'utf8');
       return OWN_DATABASE.test(text) && !ASKS_FOR_POSTGRES.test(text);

@@ -1,11 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { sql, type Kysely, type Migration } from 'kysely';
 import { backup, restore } from '../../src/cli/backup.js';
 import { parseConfig, type Config, type ConfigInput } from '../../src/core/config.js';
@@ -13,28 +11,15 @@ import { createRoost } from '../../src/roost.js';
 import { openDatabase } from '../../src/storage/database.js';
 import { migrateToLatest, migrations } from '../../src/storage/migrations/index.js';
 import { generatedBody, rawRequest } from '../helpers/file-requests.js';
+import { runRoost } from '../helpers/roost-command.js';
 import { sharedS3 } from '../helpers/s3-server.js';
 import { createPostgresDatabase, PASSWORD, startServer, type TestServer } from '../helpers/test-server.js';
 import { onPostgres } from './scale-helpers.js';
 
-const BIN = fileURLToPath(new URL('../../bin/roost.js', import.meta.url));
 const BIG = 6 * 1024 * 1024; // above the S3 part size of the tests: a multipart upload
 
 /** `roost <args>` in a process of its own, configured by a roost.config.json in `cwd`. */
-function roost(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env))
-    if (!k.startsWith('ROOST_') && !k.startsWith('NODE_TEST')) env[k] = v;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const roost = (args: string[], cwd: string) => runRoost(args, { cwd });
 
 /**
  * A place for a restored Roost: an empty data directory, and in the PostgreSQL pass a new database and a new bucket.

@@ -6,16 +6,14 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { parseConfig, type BlobStoreOptions } from '../../src/core/config.js';
 import { openServices } from '../../src/services.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
+import { ROOST_BIN, roostEnv } from '../helpers/roost-command.js';
 import { s3Credentials, sharedS3 } from '../helpers/s3-server.js';
 import { createPostgresDatabase, PASSWORD } from '../helpers/test-server.js';
 import { eventually, onPostgres } from './scale-helpers.js';
-
-const BIN = fileURLToPath(new URL('../../bin/roost.js', import.meta.url));
 
 interface Process {
   child: ChildProcess;
@@ -25,12 +23,9 @@ interface Process {
 
 /** `roost serve` as a child process of its own, configured by `cwd`'s roost.config.json; resolves once it listens. */
 function serve(cwd: string, dataDir: string): Promise<Process> {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env))
-    if (!k.startsWith('ROOST_') && !k.startsWith('NODE_TEST')) env[k] = v;
-  const child = spawn(process.execPath, [BIN, 'serve'], {
+  const child = spawn(process.execPath, [ROOST_BIN, 'serve'], {
     cwd,
-    env: { ...env, ROOST_DATA_DIR: dataDir, ROOST_PORT: '0', ROOST_LOG_LEVEL: 'info' },
+    env: roostEnv({ ROOST_DATA_DIR: dataDir, ROOST_PORT: '0', ROOST_LOG_LEVEL: 'info' }),
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   return new Promise((resolve, reject) => {

@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import Fastify from 'fastify';
 import { PAGE_CSP, installSecurityHeaders } from '../../src/http/security-headers.js';
-import { PASSWORD, startServer, type CallResult, type TestServer } from '../helpers/test-server.js';
+import { addAccount, PASSWORD, startServer, type CallResult, type TestServer } from '../helpers/test-server.js';
 import { send, type WireAnswer } from './support/calls.js';
 import { assertExpected, Matrix, TABLES, type Cell, type Expect, type Live, type Row } from './support/access-table.js';
 import { userOperations } from '../../src/http/protocol/user-protocol.js';
@@ -407,17 +407,7 @@ describe('sign-in, reset and sign-up answers tell nothing about which accounts e
     await s.createUser('active');
     await s.createUser('disabled');
     await s.createUser('locked');
-    await s.roost.users.createUser({
-      name: 'pending',
-      email: 'pending@example.com',
-      password: PASSWORD,
-      realname: '',
-      data: '',
-      notify: false,
-      groups: [],
-      state: 'pending',
-      pending: 'review',
-    });
+    await addAccount(s.roost, 'pending', { state: 'pending' });
     await s.users('setUser', { identity: 'disabled', values: { active: false } }, { token: await s.adminToken() });
     for (let i = 0; i < 3; i++) await s.users('signin', { identity: 'locked', password: `wrong-${i}` });
   });

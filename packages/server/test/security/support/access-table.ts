@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { PASSWORD, type CallResult, type TestServer } from '../../helpers/test-server.js';
+import { addAccount, PASSWORD, type CallResult, type TestServer } from '../../helpers/test-server.js';
 import { DOWNLOAD, type Service } from './operations.js';
 import { SIGNIN_COUNTERS, type IgnoredColumns } from './snapshot.js';
 
@@ -55,17 +55,7 @@ export class Matrix {
   }
 
   async account(name: string, groups: string[] = []): Promise<string> {
-    await this.s.roost.users.createUser({
-      name,
-      email: `${name}@example.com`,
-      password: PASSWORD,
-      realname: '',
-      data: '',
-      notify: false,
-      groups,
-      state: 'active',
-      pending: null,
-    });
+    await addAccount(this.s.roost, name, { groups });
     const res = await this.s.users('token', { identity: name, password: PASSWORD });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     return res.body.token as string;
@@ -261,17 +251,7 @@ const USERS: Record<string, Row> = {
     expect: adminOnly,
     async prepare(m) {
       const name = m.unique('pending');
-      await m.s.roost.users.createUser({
-        name,
-        email: `${name}@example.com`,
-        password: PASSWORD,
-        realname: '',
-        data: '',
-        notify: false,
-        groups: [],
-        state: 'pending',
-        pending: 'review',
-      });
+      await addAccount(m.s.roost, name, { state: 'pending' });
       return { path: '/users/api/review', values: { identity: name, action: 'accept' } };
     },
   },

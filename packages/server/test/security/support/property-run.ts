@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { PASSWORD, type TestServer } from '../../helpers/test-server.js';
+import { addAccount, PASSWORD, type TestServer } from '../../helpers/test-server.js';
 import { checkAnswer, send, type WireCall } from './calls.js';
 import type { OperationInfo } from './operations.js';
 import {
@@ -70,17 +70,7 @@ export class PropertyWorld {
   async renewUsers(which: { user?: boolean; admin?: boolean } = { user: true, admin: true }): Promise<void> {
     const n = this.#generation++;
     const account = async (name: string, groups: string[]) => {
-      await this.s.roost.users.createUser({
-        name,
-        email: `${name}@example.com`,
-        password: PASSWORD,
-        realname: '',
-        data: '',
-        notify: false,
-        groups,
-        state: 'active',
-        pending: null,
-      });
+      await addAccount(this.s.roost, name, { groups });
       return (await this.s.users('token', { identity: name, password: PASSWORD })).body.token as string;
     };
     if (which.user) {

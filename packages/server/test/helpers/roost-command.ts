@@ -1,0 +1,49 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The `roost` command as users run it (packages/server/bin/roost.js), in a process of its own:
+ * for the tests of the command (cli.test.ts, cli-arguments.test.ts) and of what only a separate
+ * process shows (scale/backup-restore.test.ts, scale/two-processes.test.ts, shutdown.test.ts).
+ */
+export const ROOST_BIN = fileURLToPath(new URL('../../bin/roost.js', import.meta.url));
+
+/**
+ * This process's environment without the caller's ROOST_* settings and node:test's own variables
+ * (a child that saw NODE_TEST_CONTEXT would report to the runner), with `extra` added.
+ */
+export function roostEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env))
+    if (!k.startsWith('ROOST_') && !k.startsWith('NODE_TEST')) env[k] = v;
+  return { ...env, ...extra };
+}
+
+export interface RoostRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * `roost <args>` to its end, in `cwd`, with `env` over a clean environment (roostEnv); killed
+ * after `timeoutMs` when given (a command that hangs then fails its test instead of the run).
+ */
+export function runRoost(
+  args: string[],
+  options: { cwd: string; env?: Record<string, string>; timeoutMs?: number },
+): Promise<RoostRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [ROOST_BIN, ...args], { cwd: options.cwd, env: roostEnv(options.env) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = options.timeoutMs ? setTimeout(() => child.kill('SIGKILL'), options.timeoutMs) : undefined;
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}

@@ -1,0 +1,223 @@
+// Which test file runs in which pass of scripts/test.mjs (CONTRIBUTING.md, "Tests: what runs where").
+// Every test file runs in pass 1 (SQLite, the machine's Node). A file listed here with
+// - 'storage' runs again in pass 2 (PostgreSQL, file contents on S3): it stores or reads what a
+//   database or a blob store keeps, so its answers may differ there (types, constraints, ordering,
+//   transactions, the change feed, several processes over one database);
+// - 'runtime' runs again in pass 4 (Node 24): it touches what changes between Node versions
+//   (native addons, streams, crypto, fetch/undici, child processes and signals, packing, the HTTP
+//   parser);
+// - nothing (`[]`): pass 1 only: pages' HTML, chromium, HTTP parsing and validation before storage,
+//   the client bundle, the form library, documents, invariants, pure units.
+// A test file missing here stops `npm test` before any pass (and fails
+// packages/server/test/invariants/test-passes.test.ts): decide where it runs, and say why below.
+
+/** @type {Record<string, ReadonlyArray<'storage' | 'runtime'>>} */
+export const testPasses = {
+  // The TypeScript connector: in chromium once; in Node over fetch (streams, SSE) on Node 24 too.
+  'packages/client/test/browser-core.test.ts': [],
+  'packages/client/test/browser-passkeys.test.ts': [],
+  'packages/client/test/browser-react.test.ts': [],
+  'packages/client/test/browser-vue.test.ts': [],
+  'packages/client/test/datastore.test.ts': ['runtime'],
+  'packages/client/test/docs.test.ts': [],
+  'packages/client/test/errors.test.ts': ['runtime'],
+  'packages/client/test/filestore.test.ts': ['runtime'],
+  'packages/client/test/packed-client.test.ts': [],
+  'packages/client/test/realtime.test.ts': ['runtime'],
+  'packages/client/test/users.test.ts': [],
+
+  // The form library: no server storage of its own (content.test.ts and object-form.test.ts reach
+  // PostgreSQL themselves in pass 1 when ROOST_TEST_DATABASE_URL is set), pure JavaScript.
+  'packages/forms/test/accessibility.test.ts': [],
+  'packages/forms/test/browser-validation.test.ts': [],
+  'packages/forms/test/browser.test.ts': [],
+  'packages/forms/test/constraints.test.ts': [],
+  'packages/forms/test/content.test.ts': [],
+  'packages/forms/test/datatypes.test.ts': [],
+  'packages/forms/test/events.test.ts': [],
+  'packages/forms/test/form.test.ts': [],
+  'packages/forms/test/groups.test.ts': [],
+  'packages/forms/test/json-forms.test.ts': [],
+  'packages/forms/test/json-schema.test.ts': [],
+  'packages/forms/test/object-form.test.ts': [],
+  'packages/forms/test/options.test.ts': [],
+  'packages/forms/test/packed-forms.test.ts': [],
+  'packages/forms/test/process.test.ts': [],
+  'packages/forms/test/readme.test.ts': [],
+  'packages/forms/test/redirects.test.ts': [],
+  'packages/forms/test/render.test.ts': [],
+  'packages/forms/test/tool-workflow.test.ts': [],
+  'packages/forms/test/typed-data.test.ts': [],
+
+  // The server's units. database.test.ts loads better-sqlite3 and queries it (the native addon);
+  // secret-box.test.ts is crypto; row-writes.test.ts writes rows on both databases.
+  'packages/server/src/core/cache.test.ts': [],
+  'packages/server/src/core/events.test.ts': [],
+  'packages/server/src/core/grants.test.ts': [],
+  'packages/server/src/core/permissions.test.ts': [],
+  'packages/server/src/datastore/datastore-inputs.test.ts': [],
+  'packages/server/src/filestore/file-paths.test.ts': [],
+  'packages/server/src/realtime/realtime.test.ts': [],
+  'packages/server/src/storage/database.test.ts': ['runtime'],
+  'packages/server/src/storage/row-writes.test.ts': ['storage', 'runtime'],
+  'packages/server/src/users/secret-box.test.ts': ['runtime'],
+
+  // Admin pages: HTML, access and CSRF checks before any storage; first-run and runtime settings
+  // are stored.
+  'packages/server/test/admin/admin-access.test.ts': [],
+  'packages/server/test/admin/admin-input.test.ts': [],
+  'packages/server/test/admin/admin-not-found.test.ts': [],
+  'packages/server/test/admin/admin-pages.browser.test.ts': [],
+  'packages/server/test/admin/first-run.test.ts': ['storage'],
+  'packages/server/test/admin/settings-store.test.ts': ['storage'],
+
+  // The roost command: its commands work on the configured database; it is child processes,
+  // signals and standard streams.
+  'packages/server/test/cli.test.ts': ['storage', 'runtime'],
+  // Its refusals (arguments, settings, a database or port it cannot use) end before any storage.
+  'packages/server/test/cli-arguments.test.ts': [],
+
+  // The HTTP API.
+  'packages/server/test/http/change-events.test.ts': ['storage'],
+  'packages/server/test/http/client-bundle.test.ts': [],
+  'packages/server/test/http/datastore-cache.test.ts': ['storage'],
+  'packages/server/test/http/datastore-concurrency.test.ts': ['storage'],
+  'packages/server/test/http/datastore-items.test.ts': ['storage'],
+  'packages/server/test/http/datastore-list.test.ts': ['storage'],
+  'packages/server/test/http/datastore-pages.test.ts': ['storage'],
+  'packages/server/test/http/datastore-permissions.test.ts': ['storage'],
+  // Validation answers before anything is read or stored.
+  'packages/server/test/http/datastore-validation.test.ts': [],
+  'packages/server/test/http/durability.test.ts': ['storage'],
+  'packages/server/test/http/filestore-connectors.test.ts': ['storage'],
+  'packages/server/test/http/filestore-download.test.ts': ['storage', 'runtime'],
+  'packages/server/test/http/filestore-large.test.ts': ['storage', 'runtime'],
+  'packages/server/test/http/filestore-operations.test.ts': ['storage'],
+  'packages/server/test/http/filestore-races.test.ts': ['storage'],
+  'packages/server/test/http/filestore-security.test.ts': ['storage'],
+  'packages/server/test/http/health.test.ts': ['storage'],
+  'packages/server/test/http/mail-limits.test.ts': ['storage'],
+  'packages/server/test/http/mail-queue.test.ts': ['storage', 'runtime'],
+  'packages/server/test/http/mail-signin.test.ts': ['storage'],
+  'packages/server/test/http/metrics.test.ts': [],
+  // The HTTP parser is Node's (llhttp), and changes with it.
+  'packages/server/test/http/odd-headers.test.ts': ['runtime'],
+  // Every operation's answer against its schema: row types differ between the databases.
+  'packages/server/test/http/openapi-answers.test.ts': ['storage'],
+  'packages/server/test/http/openapi-types.test.ts': [],
+  'packages/server/test/http/openapi.test.ts': [],
+  // The wire contract of the original connectors, byte for byte, on both databases and Nodes.
+  'packages/server/test/http/original-connectors.test.ts': ['storage', 'runtime'],
+  'packages/server/test/http/owner-only-existence.test.ts': ['storage'],
+  // OpenID Connect: linked identities are stored; JOSE crypto and fetch to the provider.
+  'packages/server/test/http/providers.test.ts': ['storage', 'runtime'],
+  'packages/server/test/http/realtime-access.test.ts': ['storage'],
+  'packages/server/test/http/realtime-events.test.ts': ['storage', 'runtime'],
+  'packages/server/test/http/realtime-resume.test.ts': ['storage'],
+  'packages/server/test/http/realtime.browser.test.ts': [],
+  // The same statements for a known and an unknown identity: timed on both databases.
+  'packages/server/test/http/reset-timing.test.ts': ['storage'],
+  'packages/server/test/http/second-factor.test.ts': ['storage', 'runtime'],
+  'packages/server/test/http/session-cache.test.ts': ['storage'],
+  'packages/server/test/http/session-revocation.test.ts': ['storage'],
+  'packages/server/test/http/signin-ends-carried-session.test.ts': ['storage'],
+  'packages/server/test/http/signin-throttle.test.ts': ['storage'],
+  'packages/server/test/http/users-account.test.ts': ['storage'],
+  'packages/server/test/http/users-admin.test.ts': ['storage'],
+  'packages/server/test/http/users-errors.test.ts': ['storage'],
+  'packages/server/test/http/users-lifecycle.test.ts': ['storage'],
+  'packages/server/test/http/users-list-group.test.ts': ['storage'],
+  'packages/server/test/http/users-security.test.ts': ['storage'],
+  'packages/server/test/http/users-signup.test.ts': ['storage'],
+  // A first request of each kind, on each database and each Node.
+  'packages/server/test/http/users-smoke.test.ts': ['storage', 'runtime'],
+  'packages/server/test/http/users-smtp.test.ts': ['storage', 'runtime'],
+  'packages/server/test/http/webhooks.test.ts': ['storage', 'runtime'],
+
+  // Invariants read the tree.
+  'packages/server/test/invariants/config-doc.test.ts': [],
+  'packages/server/test/invariants/errors-doc.test.ts': [],
+  'packages/server/test/invariants/layering.test.ts': [],
+  'packages/server/test/invariants/postgres-pass.test.ts': [],
+  'packages/server/test/invariants/test-passes.test.ts': [],
+
+  // npm pack, and an install of the tarball that builds or fetches the native addon for the Node
+  // that runs it.
+  'packages/server/test/packed-server.test.ts': ['runtime'],
+
+  // Pages: HTML and chromium.
+  'packages/server/test/pages/file-stores-page.test.ts': [],
+  'packages/server/test/pages/passkeys.browser.test.ts': [],
+  'packages/server/test/pages/providers.browser.test.ts': [],
+  'packages/server/test/pages/second-factor.browser.test.ts': [],
+  'packages/server/test/pages/store-pages-access.test.ts': [],
+  'packages/server/test/pages/store-pages-input.test.ts': [],
+  'packages/server/test/pages/store-pages.browser.test.ts': [],
+  'packages/server/test/pages/user-pages-input.test.ts': [],
+  'packages/server/test/pages/user-pages.browser.test.ts': [],
+
+  // Several processes over one database and one blob store: the deployment pass 2 stands for.
+  'packages/server/test/scale/backup-restore.test.ts': ['storage', 'runtime'],
+  'packages/server/test/scale/blob-stores.test.ts': ['storage', 'runtime'],
+  // Redis, whatever the database: its child process on each Node.
+  'packages/server/test/scale/rate-limit-redis.test.ts': ['runtime'],
+  'packages/server/test/scale/realtime-processes.test.ts': ['storage'],
+  'packages/server/test/scale/revocation-bound.test.ts': ['storage'],
+  'packages/server/test/scale/session-coherence.test.ts': ['storage'],
+  'packages/server/test/scale/sweep-blobs.test.ts': ['storage'],
+  'packages/server/test/scale/two-processes.test.ts': ['storage', 'runtime'],
+  'packages/server/test/scale/webhooks-processes.test.ts': ['storage'],
+
+  // Security: what reaches the database (hostile input, properties, the access table) on both;
+  // the browser once; cookies, origins and signals on each Node.
+  'packages/server/test/security/access-matrix.test.ts': ['storage'],
+  'packages/server/test/security/browser.test.ts': [],
+  'packages/server/test/security/crash-safety.test.ts': ['storage', 'runtime'],
+  'packages/server/test/security/hostile-input.test.ts': ['storage'],
+  'packages/server/test/security/property-datastore.test.ts': ['storage'],
+  'packages/server/test/security/property-filestore.test.ts': ['storage'],
+  'packages/server/test/security/property-users.test.ts': ['storage'],
+  'packages/server/test/security/realtime-property.test.ts': ['storage'],
+  'packages/server/test/security/secret-comparisons.test.ts': ['runtime'],
+  'packages/server/test/security/shutdown.test.ts': ['runtime'],
+  'packages/server/test/security/soak-accounting.test.ts': ['storage'],
+  // Cookies and origins through fetch (undici), which changes with Node.
+  'packages/server/test/security/web-security.test.ts': ['runtime'],
+  'packages/server/test/shutdown.test.ts': ['storage', 'runtime'],
+
+  // Units of the server's configuration and documents; embedding-doc runs the example as a child.
+  'packages/server/test/unit/config.test.ts': [],
+  'packages/server/test/unit/embedding-doc.test.ts': ['runtime'],
+  'packages/server/test/unit/mail-body.test.ts': [],
+  'packages/server/test/unit/prefix-end.test.ts': [],
+};
+
+const KINDS = new Set(['storage', 'runtime']);
+
+/**
+ * What is wrong with the list for these test files (paths relative to the repository root): a
+ * file not listed, a listed file that is gone, an unknown pass. Empty when all is well.
+ */
+export function passProblems(files) {
+  const problems = [];
+  const present = new Set(files);
+  for (const file of files) {
+    if (!Object.hasOwn(testPasses, file))
+      problems.push(
+        `${file} is in no list of scripts/test-passes.mjs: add it there, with [] (pass 1 only), ` +
+          `'storage' (again on PostgreSQL + S3) and/or 'runtime' (again on Node 24), and say why`,
+      );
+  }
+  for (const [file, kinds] of Object.entries(testPasses)) {
+    if (!present.has(file))
+      problems.push(`${file} is listed in scripts/test-passes.mjs but does not exist: remove or rename it there`);
+    for (const kind of kinds)
+      if (!KINDS.has(kind)) problems.push(`${file}: unknown pass '${kind}' in scripts/test-passes.mjs`);
+  }
+  return problems;
+}
+
+/** The files of `files` listed with `kind`. */
+export function filesFor(files, kind) {
+  return files.filter((file) => testPasses[file]?.includes(kind));
+}
