@@ -68,6 +68,8 @@ export const testPasses = {
   'packages/server/test/admin/admin-input.test.ts': [],
   'packages/server/test/admin/admin-not-found.test.ts': [],
   'packages/server/test/admin/admin-pages.browser.test.ts': [],
+  // The pages' reads of accounts go through the administrator's own permissions (stored entries).
+  'packages/server/test/admin/admin-user-grants.test.ts': ['storage'],
   'packages/server/test/admin/first-run.test.ts': ['storage'],
   'packages/server/test/admin/settings-store.test.ts': ['storage'],
 
@@ -78,6 +80,8 @@ export const testPasses = {
   'packages/server/test/cli-arguments.test.ts': [],
 
   // The HTTP API.
+  // Administrator-only calls of the embedding API refuse other callers before any storage.
+  'packages/server/test/http/administrator-only-calls.test.ts': [],
   'packages/server/test/http/change-events.test.ts': ['storage'],
   'packages/server/test/http/client-bundle.test.ts': [],
   'packages/server/test/http/datastore-cache.test.ts': ['storage'],
@@ -96,6 +100,8 @@ export const testPasses = {
   'packages/server/test/http/filestore-races.test.ts': ['storage'],
   'packages/server/test/http/filestore-security.test.ts': ['storage'],
   'packages/server/test/http/health.test.ts': ['storage'],
+  // The job queue: its claim differs per database (FOR UPDATE SKIP LOCKED on PostgreSQL; two processes).
+  'packages/server/test/http/jobs.test.ts': ['storage'],
   'packages/server/test/http/mail-limits.test.ts': ['storage'],
   'packages/server/test/http/mail-queue.test.ts': ['storage', 'runtime'],
   'packages/server/test/http/mail-signin.test.ts': ['storage'],
@@ -117,6 +123,8 @@ export const testPasses = {
   'packages/server/test/http/realtime.browser.test.ts': [],
   // The same statements for a known and an unknown identity: timed on both databases.
   'packages/server/test/http/reset-timing.test.ts': ['storage'],
+  // A service kind from its descriptor alone: its own migration and table, on both databases.
+  'packages/server/test/http/service-kind.test.ts': ['storage'],
   'packages/server/test/http/second-factor.test.ts': ['storage', 'runtime'],
   'packages/server/test/http/session-cache.test.ts': ['storage'],
   'packages/server/test/http/session-revocation.test.ts': ['storage'],
@@ -136,7 +144,9 @@ export const testPasses = {
 
   // Invariants read the tree.
   'packages/server/test/invariants/config-doc.test.ts': [],
+  'packages/server/test/invariants/cited-paths.test.ts': [],
   'packages/server/test/invariants/errors-doc.test.ts': [],
+  'packages/server/test/invariants/file-size.test.ts': [],
   'packages/server/test/invariants/layering.test.ts': [],
   'packages/server/test/invariants/postgres-pass.test.ts': [],
   'packages/server/test/invariants/test-passes.test.ts': [],
