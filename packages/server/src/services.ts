@@ -24,7 +24,6 @@ import { createPermissionStore } from './storage/permission-store.js';
 import type { Database } from './storage/schema.js';
 import { createSettingsStore } from './storage/settings-store.js';
 import { createWebhookStore } from './storage/webhook-store.js';
-import type { WebhookStore } from './core/webhooks.js';
 import { createUserService, programCaller, type UserService } from './users/index.js';
 import { createDataStores, type DataStores } from './datastore/index.js';
 import { createFileStores, type FileStores } from './filestore/index.js';
@@ -72,8 +71,6 @@ export interface Services {
   blobs: BlobStores;
   /** Every committed change of the three services, of this process and of the others (core/events.ts). */
   events: EventBus;
-  /** The webhooks' table, its list kept like the permission entries (followed on the change feed). */
-  webhookStore: WebhookStore;
   /**
    * Webhooks: what administrators configured, and the worker that delivers (realtime/webhooks.ts).
    * Deliveries are made from every change of this process; they are sent once `start` ran here
@@ -210,7 +207,6 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     fileStores,
     blobs,
     events,
-    webhookStore,
     webhooks,
     hub,
     start() {
