@@ -18,15 +18,19 @@ export { openServices, type RoostOverrides, type Services } from './services.js'
 export { parseConfig, type Config, type ConfigInput } from './core/config.js';
 export { isRoostError, RoostError } from './core/errors.js';
 export { ANONYMOUS, type Principal } from './core/permissions.js';
-export type {
-  AccountEvent,
-  ChangeEvent,
-  EventBus,
-  EventListener,
-  FileEvent,
-  ItemEvent,
-  Told,
+export {
+  kindIn,
+  type ChangeEvent,
+  type EventBus,
+  type EventKind,
+  type EventListener,
+  type RoostEvents,
+  type Told,
+  type ToldOf,
 } from './core/events.js';
+export { ITEM_EVENTS, type ItemEvent } from './datastore/index.js';
+export { FILE_EVENTS, type FileEvent } from './filestore/index.js';
+export { ACCOUNT_EVENTS, type AccountEvent } from './users/index.js';
 export {
   ANONYMOUS_CALLER,
   programCaller,

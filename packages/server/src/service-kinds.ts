@@ -3,11 +3,17 @@ import type { Migration } from 'kysely';
 import type { PermissionChange, Principal } from './core/permissions.js';
 import type { ServiceKind } from './core/service-kind.js';
 import type { AdminPages } from './admin/pages/admin-routes.js';
+import { itemView } from './http/protocol/datastore-protocol.js';
+import { entryView } from './http/protocol/filestore-protocol.js';
+import { profileView } from './http/protocol/user-protocol.js';
 import { registerDataStoreRoutes } from './http/routes/datastore-routes.js';
 import { registerFileStoreRoutes } from './http/routes/filestore-routes.js';
 import { registerUserRoutes } from './http/routes/user-routes.js';
-import type { Services } from './services.js';
-import type { Caller } from './users/index.js';
+import { accountFamily } from './realtime/families/account-family.js';
+import { fileFamily } from './realtime/families/file-family.js';
+import { itemFamily } from './realtime/families/item-family.js';
+import type { KindContext } from './services.js';
+import { programCaller, type Caller } from './users/index.js';
 
 /**
  * The service kinds of this server, listed once (issue 38, item 1; the interface is
@@ -15,7 +21,7 @@ import type { Caller } from './users/index.js';
  * `RoostOverrides.kinds` (services.ts); test/fixtures/counter-store/ is one, built from its
  * descriptor alone.
  */
-export type RoostServiceKind = ServiceKind<Services, FastifyInstance, AdminPages, Caller, Migration>;
+export type RoostServiceKind = ServiceKind<KindContext, FastifyInstance, AdminPages, Caller, Migration>;
 
 /** The permission operations every service has, as the permission pages call them. */
 interface PermissionOps<C> {
@@ -55,6 +61,13 @@ const usersKind: RoostServiceKind = {
     { href: '/admin/users', label: 'Users' },
     { href: '/admin/signups', label: 'Sign-ups' },
   ],
+  // Live events and webhooks carry the account as `profile` answers it (http/protocol/user-protocol.ts).
+  events: (s) => [
+    accountFamily(
+      (id) => s.users.getUser(programCaller('live changes'), { identity: id }).catch(() => null),
+      profileView,
+    ),
+  ],
 };
 
 const dataStoreKind: RoostServiceKind = {
@@ -65,6 +78,7 @@ const dataStoreKind: RoostServiceKind = {
   routes: async (app, s) =>
     void (await app.register(registerDataStoreRoutes, { dataStores: s.dataStores, users: s.users, config: s.config })),
   nav: [{ href: '/admin/data', label: 'Data stores' }],
+  events: (s) => [itemFamily(s.dataStores, itemView)],
 };
 
 const fileStoreKind: RoostServiceKind = {
@@ -75,6 +89,7 @@ const fileStoreKind: RoostServiceKind = {
   routes: async (app, s) =>
     void (await app.register(registerFileStoreRoutes, { fileStores: s.fileStores, users: s.users, config: s.config })),
   nav: [{ href: '/admin/files', label: 'File stores' }],
+  events: (s) => [fileFamily(s.fileStores, entryView)],
   async ready(s) {
     const checks = await Promise.allSettled(s.blobs.all().map((blobs) => blobs.check()));
     const failed = checks.find((check) => check.status === 'rejected');

@@ -29,7 +29,6 @@ import { createDataStores, type DataStores } from './datastore/index.js';
 import { createFileStores, type FileStores } from './filestore/index.js';
 import { createRealtimeHub, type RealtimeHub } from './realtime/hub.js';
 import { createWebhooks, type Webhooks } from './realtime/webhooks.js';
-import { subjectViews } from './http/protocol/subject-views.js';
 
 /**
  * Storage and the domain services on it, without HTTP: what the CLI opens (cli/cli.ts), and what
@@ -44,7 +43,8 @@ export interface RoostOverrides {
   kinds?: readonly RoostServiceKind[];
 }
 
-export interface Services {
+/** The services a service kind's descriptor is handed (service-kinds.ts): all but what is made from the kinds. */
+export interface KindContext {
   config: Config;
   log: FastifyBaseLogger;
   /** The service kinds, built-in first (service-kinds.ts): what the HTTP app, the pages and `/ready` loop over. */
@@ -69,8 +69,11 @@ export interface Services {
   dataStores: DataStores;
   fileStores: FileStores;
   blobs: BlobStores;
-  /** Every committed change of the three services, of this process and of the others (core/events.ts). */
+  /** Every committed change of the services, of this process and of the others (core/events.ts). */
   events: EventBus;
+}
+
+export interface Services extends KindContext {
   /**
    * Webhooks: what administrators configured, and the worker that delivers (realtime/webhooks.ts).
    * Deliveries are made from every change of this process; they are sent once `start` ran here
@@ -162,35 +165,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   });
   const blobs = openBlobStores(config);
   const fileStores = createFileStores({ db, clock, permissionStore, config, blobs, events, users: users.directory });
-  // The hub and the webhooks are built here, not by the HTTP app, so that an embedding program
-  // gets them too (issue 38, item 5).
-  const webhooks = createWebhooks({
-    events,
-    store: webhookStore,
-    dataStores,
-    fileStores,
-    views: subjectViews,
-    userById: (id) => users.getUser(programCaller('webhooks'), { identity: id }).catch(() => null),
-    jobs,
-    clock,
-    onError: (err) => log.error({ err }, 'webhooks'),
-  });
-  const hub = config.realtime.enabled
-    ? createRealtimeHub({
-        events,
-        dataStores,
-        fileStores,
-        authenticate: (token) => users.authenticate(token),
-        views: subjectViews,
-        settings: realtimeSettings(config),
-        now: () => systemClock.now(),
-        onError: (err) => log.error({ err }, 'live changes'),
-      })
-    : null;
-  // Expired sessions and single-use tokens are dead rows; clear them once an hour. A failed
-  // purge changes nothing and is tried again the next hour.
-  const purge = setInterval(() => void users.purgeExpired(programCaller('roost')).catch(() => {}), 3600_000).unref();
-  return {
+  const ctx: KindContext = {
     config,
     log,
     kinds,
@@ -207,6 +182,33 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     fileStores,
     blobs,
     events,
+  };
+  // The hub and the webhooks are built here, not by the HTTP app, so that an embedding program
+  // gets them too (issue 38, item 5); both know events only through the kinds' families.
+  const families = kinds.flatMap((kind) => kind.events?.(ctx) ?? []);
+  const webhooks = createWebhooks({
+    events,
+    store: webhookStore,
+    families,
+    jobs,
+    clock,
+    onError: (err) => log.error({ err }, 'webhooks'),
+  });
+  const hub = config.realtime.enabled
+    ? createRealtimeHub({
+        events,
+        families,
+        authenticate: (token) => users.authenticate(token),
+        settings: realtimeSettings(config),
+        now: () => systemClock.now(),
+        onError: (err) => log.error({ err }, 'live changes'),
+      })
+    : null;
+  // Expired sessions and single-use tokens are dead rows; clear them once an hour. A failed
+  // purge changes nothing and is tried again the next hour.
+  const purge = setInterval(() => void users.purgeExpired(programCaller('roost')).catch(() => {}), 3600_000).unref();
+  return {
+    ...ctx,
     webhooks,
     hub,
     start() {

@@ -6,8 +6,8 @@ test('a listener gets the kinds it asked for, or every kind; stopping it stops i
   const bus = createEventBus({ now: () => 1 });
   const accounts: Told[] = [];
   const all: Told[] = [];
-  const stopAccounts = bus.on((e) => accounts.push(e), ['account.changed']);
-  const stopAll = bus.on((e) => all.push(e));
+  const stopAccounts = bus.on(['account.changed'], (e) => accounts.push(e));
+  const stopAll = bus.onAny((e) => all.push(e));
   bus.emit({ kind: 'item.created', store: 'data', key: 'k' });
   bus.emit({ kind: 'account.changed', userId: 'u1' });
   assert.deepEqual(
@@ -30,7 +30,7 @@ test('a listener gets the kinds it asked for, or every kind; stopping it stops i
 test('an event nobody listens to here, with no other process to tell, costs not even the time', () => {
   let asked = 0;
   const bus = createEventBus({ now: () => ++asked });
-  bus.on(() => {}, ['account.removed']);
+  bus.on('account.removed', () => {});
   bus.emit({ kind: 'item.replaced', store: 'data', key: 'k' });
   assert.equal(asked, 0);
   bus.emit({ kind: 'account.removed', userId: 'u' });
@@ -41,13 +41,26 @@ test('a listener that throws is reported and does not stop the others', () => {
   const errors: unknown[] = [];
   const bus = createEventBus({ now: () => 0, onError: (err) => errors.push(err) });
   let reached = false;
-  bus.on(() => {
+  bus.onAny(() => {
     throw new Error('listener failed');
   });
-  bus.on(() => {
+  bus.onAny(() => {
     reached = true;
   });
   bus.emit({ kind: 'file.created', store: 'files', path: 'a.txt' });
   assert.ok(reached);
   assert.equal(errors.length, 1);
+});
+
+test('a listener of some kinds gets each as its type, and only those', () => {
+  const bus = createEventBus({ now: () => 0 });
+  const keys: string[] = [];
+  // `event.key` and `event.userId` type-check only because `on` hands each kind its type.
+  bus.on(['item.created', 'item.removed'], (event) => keys.push(`${event.kind} ${event.key}`));
+  bus.on('account.changed', (event) => keys.push(`${event.kind} ${event.userId}`));
+  bus.emit({ kind: 'item.created', store: 'data', key: 'a' });
+  bus.emit({ kind: 'item.replaced', store: 'data', key: 'b' });
+  bus.emit({ kind: 'account.changed', userId: 'u' });
+  bus.emit({ kind: 'item.removed', store: 'data', key: 'c' });
+  assert.deepEqual(keys, ['item.created a', 'account.changed u', 'item.removed c']);
 });

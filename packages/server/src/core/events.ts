@@ -6,49 +6,56 @@
  */
 
 /**
- * An item of a data store; `id` is absent where the write did not read it (a replacement by key).
- * `owner` is the owner's user id before the change where the item is gone or changed hands
- * (removed, owner_changed): who could read it then is who hears of it (realtime/hub.ts).
+ * Every event by its kind: an open map each service kind fills from its own folder by declaration
+ * merging (datastore/item-events.ts, filestore/file-events.ts, users/account-events.ts; a kind of
+ * an embedding program from wherever it lives), so that this file names none of them:
+ *
+ *   declare module '../core/events.js' { interface RoostEvents { 'counter.incremented': {...} } }
+ *
+ * Each entry's `kind` is its key. The kinds are also listed at run time, by the kind's
+ * descriptor (core/service-kind.ts `events`), for the webhooks' offer and the topics.
  */
-export type ItemEvent = {
-  kind: 'item.created' | 'item.replaced' | 'item.removed' | 'item.owner_changed';
-  store: string;
-  key: string;
-  id?: number;
-  owner?: string | null;
-};
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging, as above
+export interface RoostEvents {}
 
-/** An entry of a file store; a move says where to (`to`); `owner` as for items, before the change. */
-export type FileEvent =
-  | {
-      kind: 'file.created' | 'file.written' | 'file.removed' | 'file.owner_changed';
-      store: string;
-      path: string;
-      owner?: string | null;
-    }
-  | { kind: 'file.moved'; store: string; path: string; to: string };
-
-/** An account of the user service. */
-export type AccountEvent = {
-  kind: 'account.created' | 'account.changed' | 'account.disabled' | 'account.removed' | 'account.signed_out';
-  userId: string;
-};
-
-export type ChangeEvent = ItemEvent | FileEvent | AccountEvent;
+export type EventKind = keyof RoostEvents;
+/** The event of one kind, or of each of a union of kinds (a union narrowed by `kind`). */
+type EventOf<K extends EventKind> = K extends EventKind ? RoostEvents[K] : never;
+export type ChangeEvent = EventOf<EventKind>;
 
 /** An event as listeners get it: when it was told, and whether by this process. */
 export type Told<E extends ChangeEvent = ChangeEvent> = E & { at: number; local: boolean };
+/** A told event of one kind, or of each of a union of kinds. */
+export type ToldOf<K extends EventKind> = Extract<Told, { kind: K }>;
 
 export type EventListener = (event: Told) => void;
+
+/**
+ * Whether an event is of one of `kinds`, as a type guard: a family of kinds is told apart by
+ * its list, never by a prefix of the kind's name.
+ *
+ * @example
+ * const isItem = kindIn(ITEM_EVENTS);
+ * if (isItem(event)) console.log(event.store, event.key);
+ */
+export function kindIn<K extends EventKind>(kinds: readonly K[]): (event: Told) => event is ToldOf<K> {
+  const set: ReadonlySet<EventKind> = new Set<EventKind>(kinds);
+  return (event): event is ToldOf<K> => set.has(event.kind);
+}
 
 export interface EventBus {
   /** Tell every listener here and in the other processes. Call it after the change is committed. */
   emit(event: ChangeEvent): void;
   /**
-   * Listen to every event, or to those of the `kinds` given, of this process and of the others;
-   * the function returned stops it.
+   * Listen to the events of one kind or of a list of kinds, each handed as its type, of this
+   * process and of the others; the function returned stops it.
+   *
+   * @example
+   * bus.on('item.created', (event) => console.log(event.store, event.key));
    */
-  on(listener: EventListener, kinds?: readonly ChangeEvent['kind'][]): () => void;
+  on<K extends EventKind>(kinds: K | readonly K[], listener: (event: ToldOf<K>) => void): () => void;
+  /** Listen to every event (the hub, an embedding program's log); the function returned stops it. */
+  onAny(listener: EventListener): () => void;
   /**
    * Called when events of other processes may have been lost (the transport's connection was
    * down a while); the function returned stops it.
@@ -130,6 +137,13 @@ export function createEventBus(options: {
     sending = false;
   }
 
+  function listen(listener: EventListener, set: ReadonlySet<string> | null): () => void {
+    listeners.set(listener, set);
+    if (set === null) listeningToAll++;
+    else for (const kind of set) wanted.set(kind, (wanted.get(kind) ?? 0) + 1);
+    return () => forget(listener);
+  }
+
   function forget(listener: EventListener): void {
     if (!listeners.has(listener)) return;
     const set = listeners.get(listener);
@@ -158,15 +172,16 @@ export function createEventBus(options: {
         setImmediate(send);
       }
     },
-    on(listener, kinds) {
-      // One registration per listener function: a second `on` of the same one replaces the first.
-      if (listeners.has(listener)) forget(listener);
-      const set = kinds ? new Set<string>(kinds) : null;
-      listeners.set(listener, set);
-      if (set === null) listeningToAll++;
-      else for (const kind of set) wanted.set(kind, (wanted.get(kind) ?? 0) + 1);
-      return () => forget(listener);
+    on<K extends EventKind>(kinds: K | readonly K[], listener: (event: ToldOf<K>) => void) {
+      // The bus hands a listener only the kinds it registered with, so each is of its type.
+      const only = (event: Told) => {
+        if (isWanted(event)) listener(event);
+      };
+      const list: readonly K[] = typeof kinds === 'string' ? [kinds] : kinds;
+      const isWanted = kindIn(list);
+      return listen(only, new Set<string>(list));
     },
+    onAny: (listener) => listen(listener, null),
     onGap(listener) {
       gapListeners.add(listener);
       return () => gapListeners.delete(listener);

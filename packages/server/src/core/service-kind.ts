@@ -1,3 +1,4 @@
+import type { EventFamily } from './event-family.js';
 import type { PermissionEntry } from './permission-ops.js';
 import type { PermissionChange } from './permissions.js';
 
@@ -48,9 +49,9 @@ export interface ServiceKind<Ctx, App, Pages, Caller, Migration> {
   /** What `/ready` reports of it: problems, empty when ready (http/routes/health-routes.ts). */
   ready?(ctx: Ctx): Promise<string[]>;
   /**
-   * Its event kinds and realtime topics: left empty until the typed event bus and the topic
-   * objects of issue 38 item 2 are merged (core/events.ts, realtime/topics.ts), then filled here.
+   * What it tells (core/event-family.ts): its event kinds (declared in its folder by merging
+   * into `RoostEvents`, core/events.ts), the service and subject of each, its realtime topics.
+   * The hub and the webhooks are made from these, and know no kind otherwise.
    */
-  readonly events?: undefined;
-  readonly topics?: undefined;
+  events?(ctx: Ctx): readonly EventFamily[];
 }

@@ -1,6 +1,7 @@
 import type { Clock } from '../core/clock.js';
 import type { UserDirectory } from '../core/user-directory.js';
-import type { EventBus, ItemEvent } from '../core/events.js';
+import type { EventBus } from '../core/events.js';
+import type { ItemEvent } from './item-events.js';
 import type { FieldProblem } from '../core/errors.js';
 import type { Principal, ServicePermissions } from '../core/permissions.js';
 import type { Grants } from '../core/grants.js';

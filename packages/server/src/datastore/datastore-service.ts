@@ -110,12 +110,9 @@ export function createDataStore(name: string, options: DataStoreOptions, deps: D
     ? createPageMarks(deps.clock, deps.changes)
     : null;
   if (marks) {
-    deps.events.on(
-      (event) => {
-        if ('store' in event && event.store === name) marks.forgetAll();
-      },
-      ['item.created', 'item.removed', 'item.owner_changed'],
-    );
+    deps.events.on(['item.created', 'item.removed', 'item.owner_changed'], (event) => {
+      if (event.store === name) marks.forgetAll();
+    });
     deps.events.onGap(() => marks.forgetAll());
   }
   const ctx: DataStoreContext = {

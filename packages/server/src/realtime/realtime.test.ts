@@ -4,23 +4,49 @@ import type { ChangeEvent, Told } from '../core/events.js';
 import { isRoostError } from '../core/errors.js';
 import { ReplayLog } from './replay-log.js';
 import { StreamBuffer } from './stream-buffer.js';
-import { matches, parseTopic } from './topics.js';
+import { admitTopics } from './topics.js';
+import { ANONYMOUS } from '../core/permissions.js';
+import { storeRegistry } from '../core/store-registry.js';
+import type { DataStore } from '../datastore/index.js';
+import type { FileStore } from '../filestore/index.js';
+import { accountFamily } from './families/account-family.js';
+import { fileFamily, fileMatches, parseFileTopic } from './families/file-family.js';
+import { itemFamily, itemMatches, parseItemTopic } from './families/item-family.js';
 
 const told = (event: ChangeEvent, at = 0): Told => ({ ...event, at, local: true });
 const item = (key: string, store = 'notes') => told({ kind: 'item.created', store, key });
 const file = (path: string, store = 'docs') => told({ kind: 'file.written', store, path });
 
+const unreachable = (): never => {
+  throw new Error('no store is configured');
+};
+
 describe('topics', () => {
+  // The families as the server makes them, over no configured store: parsing needs none.
+  const families = [
+    itemFamily(
+      storeRegistry<never, DataStore>({}, () => unreachable()),
+      () => ({}),
+    ),
+    fileFamily(
+      storeRegistry<never, FileStore>({}, () => unreachable()),
+      () => ({}),
+    ),
+    accountFamily(
+      async () => null,
+      () => ({}),
+    ),
+  ];
+
   test('the written forms parse to what they ask for', () => {
-    assert.deepEqual(parseTopic('items/notes'), { kind: 'items', store: 'notes' });
-    assert.deepEqual(parseTopic('items/notes?keys=a,b'), { kind: 'items', store: 'notes', keys: new Set(['a', 'b']) });
-    assert.deepEqual(parseTopic('items/notes?prefix=todo%2F'), { kind: 'items', store: 'notes', prefix: 'todo/' });
-    assert.deepEqual(parseTopic('files/docs'), { kind: 'files', store: 'docs', dir: '', subtree: false });
-    assert.deepEqual(parseTopic('files/docs/a/b/**'), { kind: 'files', store: 'docs', dir: 'a/b', subtree: true });
-    assert.deepEqual(parseTopic('account'), { kind: 'account' });
+    assert.deepEqual(parseItemTopic('items/notes'), { store: 'notes' });
+    assert.deepEqual(parseItemTopic('items/notes?keys=a,b'), { store: 'notes', keys: new Set(['a', 'b']) });
+    assert.deepEqual(parseItemTopic('items/notes?prefix=todo%2F'), { store: 'notes', prefix: 'todo/' });
+    assert.deepEqual(parseFileTopic('files/docs'), { store: 'docs', dir: '', subtree: false });
+    assert.deepEqual(parseFileTopic('files/docs/a/b/**'), { store: 'docs', dir: 'a/b', subtree: true });
   });
 
-  test('missing, wrong and hostile topics are validation failures naming the topic', () => {
+  test('missing, wrong and hostile topics are validation failures naming the topic', async () => {
     for (const bad of [
       '',
       'x'.repeat(3000),
@@ -36,12 +62,13 @@ describe('topics', () => {
       'files/docs/@read',
       'files/docs?x=1',
       'users/everyone',
+      'account/someone',
       '__proto__',
       'items/notes?keys=a\nevent: x',
       'files/docs/a\rb',
     ]) {
-      assert.throws(
-        () => parseTopic(bad),
+      await assert.rejects(
+        admitTopics([bad], ANONYMOUS, families, 10),
         (err) => isRoostError(err) && err.code === 'validation_failure' && err.fields[0]?.[0] === 'topic',
         JSON.stringify(bad.slice(0, 40)),
       );
@@ -49,33 +76,35 @@ describe('topics', () => {
   });
 
   test('items: the store, then keys or prefix', () => {
-    assert.equal(matches(parseTopic('items/notes'), item('a'), null), true);
-    assert.equal(matches(parseTopic('items/notes'), item('a', 'other'), null), false);
-    assert.equal(matches(parseTopic('items/notes?keys=a,b'), item('b'), null), true);
-    assert.equal(matches(parseTopic('items/notes?keys=a,b'), item('c'), null), false);
-    assert.equal(matches(parseTopic('items/notes?prefix=to'), item('todo'), null), true);
-    assert.equal(matches(parseTopic('items/notes?prefix=to'), item('xto'), null), false);
-    assert.equal(matches(parseTopic('items/notes'), file('a', 'notes'), null), false);
+    assert.equal(itemMatches(parseItemTopic('items/notes'), item('a')), true);
+    assert.equal(itemMatches(parseItemTopic('items/notes'), item('a', 'other')), false);
+    assert.equal(itemMatches(parseItemTopic('items/notes?keys=a,b'), item('b')), true);
+    assert.equal(itemMatches(parseItemTopic('items/notes?keys=a,b'), item('c')), false);
+    assert.equal(itemMatches(parseItemTopic('items/notes?prefix=to'), item('todo')), true);
+    assert.equal(itemMatches(parseItemTopic('items/notes?prefix=to'), item('xto')), false);
+    assert.equal(itemMatches(parseItemTopic('items/notes'), file('a', 'notes')), false);
   });
 
   test('files: the entries of a directory, or its subtree; a move in or out', () => {
-    const dir = parseTopic('files/docs/reports');
-    const tree = parseTopic('files/docs/reports/**');
-    assert.equal(matches(dir, file('reports/q1.txt'), null), true);
-    assert.equal(matches(dir, file('reports/2026/q1.txt'), null), false);
-    assert.equal(matches(tree, file('reports/2026/q1.txt'), null), true);
-    assert.equal(matches(tree, file('reportsX/q1.txt'), null), false);
-    assert.equal(matches(parseTopic('files/docs'), file('top.txt'), null), true);
+    const dir = parseFileTopic('files/docs/reports');
+    const tree = parseFileTopic('files/docs/reports/**');
+    assert.equal(fileMatches(dir, file('reports/q1.txt')), true);
+    assert.equal(fileMatches(dir, file('reports/2026/q1.txt')), false);
+    assert.equal(fileMatches(tree, file('reports/2026/q1.txt')), true);
+    assert.equal(fileMatches(tree, file('reportsX/q1.txt')), false);
+    assert.equal(fileMatches(parseFileTopic('files/docs'), file('top.txt')), true);
     const moved = told({ kind: 'file.moved', store: 'docs', path: 'inbox/a.txt', to: 'reports/a.txt' });
-    assert.equal(matches(dir, moved, null), true, 'moved in');
-    assert.equal(matches(parseTopic('files/docs/inbox'), moved, null), true, 'moved out');
+    assert.equal(fileMatches(dir, moved), true, 'moved in');
+    assert.equal(fileMatches(parseFileTopic('files/docs/inbox'), moved), true, 'moved out');
   });
 
-  test("account: the subscriber's own account only", () => {
+  test("account: the subscriber's own account only, signed in", async () => {
     const changed = told({ kind: 'account.changed', userId: 'u1' });
-    assert.equal(matches(parseTopic('account'), changed, 'u1'), true);
-    assert.equal(matches(parseTopic('account'), changed, 'u2'), false);
-    assert.equal(matches(parseTopic('account'), changed, null), false);
+    const [[, own] = []] = await admitTopics(['account'], { userId: 'u1', name: 'a', groups: [] }, families, 10);
+    assert.equal(own?.matches(changed), true);
+    const [[, other] = []] = await admitTopics(['account'], { userId: 'u2', name: 'b', groups: [] }, families, 10);
+    assert.equal(other?.matches(changed), false);
+    await assert.rejects(admitTopics(['account'], ANONYMOUS, families, 10), { code: 'not_signed_in' });
   });
 });
 

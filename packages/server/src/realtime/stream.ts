@@ -1,6 +1,6 @@
 import type { Principal } from '../core/permissions.js';
 import { StreamBuffer, type Frame } from './stream-buffer.js';
-import type { Topic } from './topics.js';
+import type { Topic } from '../core/event-family.js';
 
 /**
  * Where a stream's frames go: the transport's socket (http/routes/realtime-routes.ts). `write`

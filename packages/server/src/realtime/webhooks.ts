@@ -3,24 +3,18 @@ import type { Clock } from '../core/clock.js';
 import { commonErrors } from '../core/errors.js';
 import { backendGrants } from '../core/grants.js';
 import type { Principal } from '../core/permissions.js';
-import type { AccountEvent, EventBus, FileEvent, ItemEvent, Told } from '../core/events.js';
+import type { EventFamily } from '../core/event-family.js';
+import type { EventBus, Told } from '../core/events.js';
 import { newId } from '../core/ids.js';
 import type { JobQueue } from '../core/job-queue.js';
 import type { Delivery, Webhook, WebhookStore } from '../core/webhooks.js';
-import type { DataStores } from '../datastore/index.js';
-import type { FileStores } from '../filestore/index.js';
-import type { User } from '../users/index.js';
-import { subjectReader, type SubjectViews } from './subjects.js';
 import { deliveryOf, webhookJob } from './webhook-delivery.js';
 
 interface WebhookDeps {
   events: EventBus;
   store: WebhookStore;
-  dataStores: DataStores;
-  fileStores: FileStores;
-  views: SubjectViews;
-  /** The account of an account event, for its body (null: gone). */
-  userById(id: string): Promise<User | null>;
+  /** What the services tell (core/event-family.ts): each event's service, its body, the kinds offered. */
+  families: readonly EventFamily[];
   /** Where deliveries wait and are sent from (realtime/webhook-delivery.ts runs them). */
   jobs: JobQueue;
   clock: Clock;
@@ -52,11 +46,6 @@ export interface Webhooks {
   close(): Promise<void>;
 }
 
-const KINDS: Record<'items' | 'files' | 'users', readonly string[]> = {
-  items: ['item.created', 'item.replaced', 'item.removed', 'item.owner_changed'],
-  files: ['file.created', 'file.written', 'file.moved', 'file.removed', 'file.owner_changed'],
-  users: ['account.created', 'account.changed', 'account.disabled', 'account.removed', 'account.signed_out'],
-};
 /**
  * Webhooks are read again this often besides on every change (storage/webhook-store.ts): while
  * the change feed is down its cache does not answer, and this reading is the bound.
@@ -71,7 +60,6 @@ const RELOAD_MS = 5000;
  */
 export function createWebhooks(deps: WebhookDeps): Webhooks {
   const { store, clock, jobs } = deps;
-  const resolve = subjectReader(deps);
   let hooks: Webhook[] = [];
   let loaded: Promise<void> = Promise.resolve();
   let reload: NodeJS.Timeout | null = null;
@@ -80,7 +68,7 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
 
   let stopListening: (() => void) | null = null;
   function listen(on: boolean): void {
-    if (on && !stopListening && !closed) stopListening = deps.events.on(onEvent);
+    if (on && !stopListening && !closed) stopListening = deps.events.onAny(onEvent);
     else if (!on && stopListening) {
       stopListening();
       stopListening = null;
@@ -114,24 +102,19 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
   // A webhook added or removed on any process (the change feed's message, storage/webhook-store.ts).
   store.onChange(() => void load().catch(deps.onError));
 
-  function serviceOf(event: Told): string {
-    return event.kind.startsWith('account.') ? 'users' : (event as Told<ItemEvent | FileEvent>).store;
+  /** The family of an event, with the service it is about; null for an event of no family here. */
+  function familyOf(event: Told): { family: EventFamily; service: string } | null {
+    for (const family of deps.families) {
+      const service = family.serviceOf(event);
+      if (service !== null) return { family, service };
+    }
+    return null;
   }
 
   /** The body of an event: the subject as the original protocol answers it, whoever may read it. */
-  async function bodyOf(event: Told): Promise<string | null> {
-    const at = new Date(event.at).toISOString();
-    if (event.kind.startsWith('account.')) {
-      const { userId, kind } = event as Told<AccountEvent>;
-      const user = kind === 'account.removed' ? null : await deps.userById(userId);
-      return JSON.stringify(
-        user ? { event: kind, at, userId, user: deps.views.user(user) } : { event: kind, at, userId },
-      );
-    }
-    const resolved = await resolve(event as Told<ItemEvent | FileEvent>);
-    if (!resolved) return null;
-    const data = resolved.now?.data ?? resolved.head;
-    return `{"at":${JSON.stringify(at)},${data.slice(1)}`;
+  async function bodyOf(family: EventFamily, event: Told): Promise<string | null> {
+    const subject = await family.read(event);
+    return subject ? subject.body(new Date(event.at).toISOString()) : null;
   }
 
   function track(work: Promise<void>): void {
@@ -153,13 +136,14 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
 
   function consider(event: Told): void {
     if (hooks.length === 0) return;
-    const service = serviceOf(event);
+    const of = familyOf(event);
+    if (!of) return;
     const wanting = hooks.filter(
-      (h) => h.service === service && (h.kinds.length === 0 || h.kinds.includes(event.kind)),
+      (h) => h.service === of.service && (h.kinds.length === 0 || h.kinds.includes(event.kind)),
     );
     if (wanting.length === 0) return;
     track(
-      bodyOf(event).then(async (body) => {
+      bodyOf(of.family, event).then(async (body) => {
         if (body === null) return;
         await jobs.addAll(
           webhookJob,
@@ -188,16 +172,10 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
       }
       if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || input.url.length > 2000)
         problems.push(['url', 'invalid']);
-      const family =
-        input.service === 'users'
-          ? 'users'
-          : deps.dataStores.get(input.service)
-            ? 'items'
-            : deps.fileStores.get(input.service)
-              ? 'files'
-              : null;
+      const family = deps.families.find((f) => f.hasService(input.service));
+      const offered: ReadonlySet<string> = new Set(family?.kinds);
       if (!family) problems.push(['service', 'unknown']);
-      else if (input.kinds.some((k) => !KINDS[family].includes(k))) problems.push(['kinds', 'invalid']);
+      else if (input.kinds.some((k) => !offered.has(k))) problems.push(['kinds', 'invalid']);
       if (problems.length > 0) throw commonErrors.validation_failure({ fields: problems });
       const webhook: Webhook = {
         id: newId(),

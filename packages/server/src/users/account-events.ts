@@ -1,6 +1,26 @@
 import type { EventBus } from '../core/events.js';
 import type { UserChanges, UserRepo } from './user-repo.js';
 
+/**
+ * The events of the user service (core/events.ts), declared in its own folder: one per
+ * committed change of an account.
+ */
+export const ACCOUNT_EVENTS = [
+  'account.created',
+  'account.changed',
+  'account.disabled',
+  'account.removed',
+  'account.signed_out',
+] as const;
+
+type AccountEvents = { [K in (typeof ACCOUNT_EVENTS)[number]]: { kind: K; userId: string } };
+
+declare module '../core/events.js' {
+  interface RoostEvents extends AccountEvents {}
+}
+
+export type AccountEvent = AccountEvents[keyof AccountEvents];
+
 /** What signing in writes of an account: its bookkeeping, not a change of the account. */
 const SIGNIN_BOOKKEEPING = new Set<keyof UserChanges>(['activity', 'failedSignins', 'lockedUntil', 'lockouts']);
 

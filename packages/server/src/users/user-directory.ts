@@ -23,9 +23,7 @@ export function createUserDirectory(deps: {
 }): UserDirectory {
   const { repo } = deps;
   const names = new Cache<string | null>({ clock: deps.clock, ttlMs: deps.ttlMs, maxSize: 10_000, feed: deps.feed });
-  deps.events.on((event) => {
-    if ('userId' in event) names.forget(event.userId);
-  }, NAMING);
+  deps.events.on(NAMING, (event) => names.forget(event.userId));
   const loadName = async (id: string) => (await repo.namesOf([id])).get(id) ?? null;
 
   return {
