@@ -146,6 +146,7 @@ export const testPasses = {
   'packages/server/test/invariants/config-doc.test.ts': [],
   'packages/server/test/invariants/cited-paths.test.ts': [],
   'packages/server/test/invariants/errors-doc.test.ts': [],
+  'packages/server/test/invariants/event-seams.test.ts': [],
   'packages/server/test/invariants/file-size.test.ts': [],
   'packages/server/test/invariants/layering.test.ts': [],
   'packages/server/test/invariants/postgres-pass.test.ts': [],

@@ -133,11 +133,16 @@ export interface JobKind extends Omit<JobSpec<unknown>, 'run' | 'type'> {
 }
 
 /**
- * The handler of a kind. The payload was written by `JobQueue.add` with the same `JobType<P>`,
- * so reading it back as `P` holds (the one place the queue trusts its own rows).
+ * A job's payload as its kind's type. The payload was written by `JobQueue.add` with the same
+ * `JobType<P>`, so reading it back as `P` holds (the one place the queue trusts its own rows).
  */
+export function payloadOf<P>(_type: JobType<P>, job: Job): P {
+  return JSON.parse(job.payload) as P;
+}
+
+/** The handler of a kind. */
 export function defineJob<P>(spec: JobSpec<P>): JobKind {
-  return { ...spec, name: spec.type.name, run: (job) => spec.run(JSON.parse(job.payload) as P, job) };
+  return { ...spec, name: spec.type.name, run: (job) => spec.run(payloadOf(spec.type, job), job) };
 }
 
 /** Doubling from `firstMs`, at most an hour: the backoff of mails and webhooks. */

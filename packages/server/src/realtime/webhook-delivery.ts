@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
-import { defineJob, doubling, JobFailure, jobType, type Job, type JobKind } from '../core/jobs.js';
+import { defineJob, doubling, JobFailure, jobType, payloadOf, type Job, type JobKind } from '../core/jobs.js';
 import type { Delivery, WebhookStore } from '../core/webhooks.js';
 
 /** One event on its way to one webhook: a job of the queue (core/job-queue.ts). */
@@ -81,7 +81,7 @@ export function webhookDelivery(store: WebhookStore, settings: WebhookSettings, 
 
 /** A webhook job as the delivery log shows it (core/webhooks.ts `Delivery`). */
 export function deliveryOf(job: Job): Delivery {
-  const delivery = JSON.parse(job.payload) as WebhookDelivery;
+  const delivery = payloadOf(webhookJob, job);
   return {
     id: job.id,
     webhookId: delivery.webhookId,
