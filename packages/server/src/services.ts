@@ -108,15 +108,23 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   const notify = config.databaseUrl
     ? await openPostgresChangeFeed(config.databaseUrl, db, (err) => log.error({ err }, 'change feed between processes'))
     : null;
-  // Events between processes: over Redis where configured, else over the change feed. With Redis,
-  // what caches forget goes on the events' own Redis connection too, so no event overtakes the
-  // invalidation of a change made before it (issue 46; storage/redis-events.ts).
+  // Events between processes: over Redis where configured, else over the change feed. What
+  // caches forget travels with them (core/events.ts `feed`): one channel, one message for what
+  // a write tells, its invalidations ahead of its event. With Redis, NOTIFY carries every
+  // invalidation as well (storage/redis-events.ts `withInvalidations`).
   const redis = config.realtime.redisUrl
     ? await openRedisFeed(config.realtime.redisUrl, (err) =>
         log.warn({ err }, 'events between processes: Redis unreachable, events of other processes are missed'),
       )
     : null;
-  const changes = notify && redis ? withInvalidations(notify, redis) : notify;
+  const events = createEventBus({
+    now: () => clock.now(),
+    transport: redis ?? notify,
+    onError: (err) => log.error({ err }, 'an event listener failed'),
+  });
+  // Caches follow the other processes where they share a PostgreSQL database (on SQLite one
+  // process owns it, Redis or not).
+  const changes = notify && events.feed ? (redis ? withInvalidations(notify, events.feed) : events.feed) : null;
   const settings = createRuntimeSettings(config, createSettingsStore(db, clock, 1000, changes));
   const mailer = overrides.mailer ?? createMailer(config, settings);
   const webhookStore = createWebhookStore(db, clock, changes);
@@ -138,11 +146,6 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   const jobs = createJobQueue(createJobStore(db), jobKinds, clock, (err) => log.error({ err }, 'job queue'));
   const mailQueue = createMailQueue(jobs, (err) => log.error({ err }, 'mail work after an answer failed'));
   const permissionStore = createPermissionStore(db, clock, 1000, changes);
-  const events = createEventBus({
-    now: () => clock.now(),
-    transport: redis ?? notify,
-    onError: (err) => log.error({ err }, 'an event listener failed'),
-  });
   const users = createUserService({
     db,
     clock,
@@ -220,6 +223,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
       hub?.close();
       await webhooks.close();
       blobs.close();
+      await events.flush();
       await notify?.close();
       await redis?.close();
       await mailQueue.close();

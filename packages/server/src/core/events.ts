@@ -5,6 +5,8 @@
  * and webhooks subscribe here; so may a program that embeds Roost (docs/embedding.md).
  */
 
+import type { CacheFeed, FeedChange } from './cache.js';
+
 /**
  * Every event by its kind: an open map each service kind fills from its own folder by declaration
  * merging (datastore/item-events.ts, filestore/file-events.ts, users/account-events.ts; a kind of
@@ -61,13 +63,27 @@ export interface EventBus {
    * down a while); the function returned stops it.
    */
   onGap(listener: () => void): () => void;
+  /**
+   * What caches forget (core/cache.ts takes it as its feed), told to the other processes on the
+   * events' own channel: in one message with the events of the same turn, in the order told, so
+   * that a process forgets what a change made stale before it hears of the change's event. Its
+   * `publish` resolves once the entry is queued. Null without other processes (SQLite).
+   */
+  readonly feed: CacheFeed | null;
+  /** Resolves once everything told is on its way (before the transport closes). */
+  flush(): Promise<void>;
 }
 
-/** How events reach the other processes (storage/change-feed.ts has this shape). */
+/** How messages reach the other processes (storage/change-feed.ts and storage/redis-events.ts have this shape). */
 export interface EventTransport {
+  /** False while messages may be missed. */
+  readonly live: boolean;
   publish(topic: string, key: string): Promise<void>;
-  subscribe(listener: (change: { topic: string; key: string } | null) => void): void;
+  subscribe(listener: (change: FeedChange) => void): void;
 }
+
+/** One entry of a message between processes: an event, or what a cache forgets (`forget`: its topic). */
+type Entry = (ChangeEvent & { at: number }) | { forget: string; key: string };
 
 const TOPIC = 'events';
 /** NOTIFY carries at most 8000 bytes; a turn's events go in as few messages as fit. */
@@ -99,15 +115,21 @@ export function createEventBus(options: {
     }
   };
   const gapListeners = new Set<() => void>();
+  const feedListeners = new Set<(change: FeedChange) => void>();
   const { transport } = options;
   transport?.subscribe((change) => {
     if (change === null) {
+      for (const listener of feedListeners) listener(null);
       for (const listener of gapListeners) listener();
       return;
     }
     if (change.topic !== TOPIC) return;
     try {
-      for (const event of JSON.parse(change.key) as Told[]) deliver({ ...event, local: false });
+      // Written by `send` below from `Entry`s: the one place the bus trusts another process's message.
+      for (const entry of JSON.parse(change.key) as Entry[]) {
+        if ('forget' in entry) for (const listener of feedListeners) listener({ topic: entry.forget, key: entry.key });
+        else deliver({ ...entry, local: false });
+      }
     } catch (err) {
       options.onError?.(err);
     }
@@ -115,13 +137,11 @@ export function createEventBus(options: {
 
   // One message at a time, each sent once the one before it is: NOTIFYs of pooled connections
   // would otherwise commit, and arrive, in any order. What is told meanwhile leaves together,
-  // and so do the events of one turn of the event loop.
+  // and so does what one turn of the event loop told (a write's invalidations and its event).
   const outgoing: string[] = [];
-  let sending = false;
+  let sending: Promise<void> | null = null;
   let scheduled = false;
   async function send(): Promise<void> {
-    scheduled = false;
-    sending = true;
     while (outgoing.length > 0) {
       let bytes = 2;
       let count = 0;
@@ -134,8 +154,40 @@ export function createEventBus(options: {
       const message = outgoing.splice(0, count);
       await transport?.publish(TOPIC, `[${message.join(',')}]`);
     }
-    sending = false;
   }
+  function queue(entry: Entry): void {
+    outgoing.push(JSON.stringify(entry));
+    schedule();
+  }
+  // After this turn's I/O: the writes that finish together leave in one message.
+  function schedule(): void {
+    if (sending || scheduled) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      sending = send()
+        .catch((err: unknown) => options.onError?.(err))
+        .finally(() => {
+          sending = null;
+          // Told between the last message and now.
+          if (outgoing.length > 0) schedule();
+        });
+    });
+  }
+
+  const feed: CacheFeed | null = transport
+    ? {
+        get live() {
+          return transport.live;
+        },
+        // Resolves once queued, not sent: the write then tells its event in the same turn, and
+        // both leave in one message (NOTIFY reaches the others after its commit either way).
+        publish: async (topic, key) => queue({ forget: topic, key }),
+        subscribe(listener) {
+          feedListeners.add(listener);
+        },
+      }
+    : null;
 
   function listen(listener: EventListener, set: ReadonlySet<string> | null): () => void {
     listeners.set(listener, set);
@@ -164,13 +216,7 @@ export function createEventBus(options: {
       if (!here && !transport) return;
       const at = options.now();
       if (here) deliver({ ...event, at, local: true });
-      if (!transport) return;
-      outgoing.push(JSON.stringify({ ...event, at }));
-      // After this turn's I/O: the writes that finish together leave in one message.
-      if (!sending && !scheduled) {
-        scheduled = true;
-        setImmediate(send);
-      }
+      if (transport) queue({ ...event, at });
     },
     on<K extends EventKind>(kinds: K | readonly K[], listener: (event: ToldOf<K>) => void) {
       // The bus hands a listener only the kinds it registered with, so each is of its type.
@@ -185,6 +231,10 @@ export function createEventBus(options: {
     onGap(listener) {
       gapListeners.add(listener);
       return () => gapListeners.delete(listener);
+    },
+    feed,
+    async flush() {
+      while (scheduled || sending) await (sending ?? new Promise((resolve) => setImmediate(resolve)));
     },
   };
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import type { CacheFeed } from '../core/cache.js';
 import type { ChangeFeed } from './change-feed.js';
 
 const CHANNEL = 'roost:events';
@@ -85,26 +86,25 @@ export async function openRedisFeed(url: string, onError: (err: Error) => void):
 }
 
 /**
- * The feed the caches follow when Redis carries the events: every invalidation goes on the
- * Redis channel, in order with the events (above), and on PostgreSQL's NOTIFY as before. The
- * second copy is a harmless repeat (a forget of what is already forgotten) and keeps the
- * change feed's guarantee where Redis dropped a message: an invalidation whose Redis publish
- * failed still reaches the others within NOTIFY's delivery. Entries answer from memory while
- * the NOTIFY feed is live, as without Redis (storage/change-feed.ts): it carries every
- * invalidation; a gap on either forgets everything.
+ * The feed the caches follow when Redis carries the events: every invalidation goes with the
+ * events (`events`: the bus's feed, core/events.ts, in one message with the events of its turn,
+ * in order) and on PostgreSQL's NOTIFY as well. The second copy is a harmless repeat (a forget
+ * of what is already forgotten) and keeps the change feed's guarantee where Redis dropped a
+ * message: an invalidation whose Redis publish failed still reaches the others within NOTIFY's
+ * delivery. Entries answer from memory while the NOTIFY feed is live, as without Redis
+ * (storage/change-feed.ts): it carries every invalidation; a gap on either forgets everything.
  */
-export function withInvalidations(notify: ChangeFeed, redis: ChangeFeed): ChangeFeed {
+export function withInvalidations(notify: CacheFeed, events: CacheFeed): CacheFeed {
   return {
     get live() {
       return notify.live;
     },
     async publish(topic, key) {
-      await Promise.all([redis.publish(topic, key), notify.publish(topic, key)]);
+      await Promise.all([events.publish(topic, key), notify.publish(topic, key)]);
     },
     subscribe(listener) {
       notify.subscribe(listener);
-      redis.subscribe(listener);
+      events.subscribe(listener);
     },
-    close: async () => {},
   };
 }

@@ -10,7 +10,7 @@ import type { FieldProblem } from '../core/errors.js';
 import { fieldProblems } from '../core/validation.js';
 import { ANONYMOUS, servicePermissions, type PermissionStore } from '../core/permissions.js';
 import type { RuntimeSettings, RuntimeSettingsService } from '../core/runtime-settings.js';
-import type { ChangeFeed } from '../storage/change-feed.js';
+import type { CacheFeed } from '../core/cache.js';
 import type { Database } from '../storage/schema.js';
 import { accountOps } from './account-ops.js';
 import { hashPassword } from './passwords.js';
@@ -54,7 +54,7 @@ export interface UserServiceDeps {
   runtimeSettings: RuntimeSettingsService;
   config: Config;
   /** How other server processes learn of signouts and account changes (PostgreSQL); none on SQLite. */
-  changes?: ChangeFeed | null;
+  changes?: CacheFeed | null;
   /** Told of every committed change to an account (core/events.ts). */
   events: EventBus;
 }

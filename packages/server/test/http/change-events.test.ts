@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { parseConfig } from '../../src/core/config.js';
 import type { Told } from '../../src/core/events.js';
 import { openServices } from '../../src/services.js';
@@ -166,6 +167,37 @@ describe('change events between processes on PostgreSQL', {
     } finally {
       await a.close();
       await b.close();
+      await database.drop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('one channel: an account change is one message, its invalidations ahead of its event', async () => {
+    const database = await createPostgresDatabase();
+    const dir = await mkdtemp(join(tmpdir(), 'roost-channel-'));
+    const a = await openServices(parseConfig({ databaseUrl: database.url, dataDir: dir }, dir));
+    const listener = new pg.Client({ connectionString: database.url });
+    try {
+      const user = await a.users.createUser({ name: 'dora', password: 'a-good-password' });
+      const dora = a.users.callerFor(user);
+      await listener.connect();
+      const messages: string[] = [];
+      listener.on('notification', (message) => messages.push(message.payload ?? ''));
+      await listener.query('listen roost_changes');
+      await a.users.update(dora, { realname: 'Dora D' });
+      await eventually(async () => messages.length > 0, 'the message of the change');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(messages.length, 1, `one NOTIFY for the write: ${JSON.stringify(messages)}`);
+      const [, topic, key] = (messages[0] ?? '').split('\n');
+      assert.equal(topic, 'events');
+      const entries: Array<{ forget?: string; kind?: string }> = JSON.parse(key ?? '[]');
+      const forgets = entries.flatMap((e, i) => (e.forget ? [i] : []));
+      const told = entries.findIndex((e) => e.kind === 'account.changed');
+      assert.ok(forgets.length > 0 && told >= 0, JSON.stringify(entries));
+      assert.ok(Math.max(...forgets) < told, 'what caches forget comes before the event');
+    } finally {
+      await listener.end();
+      await a.close();
       await database.drop();
       await rm(dir, { recursive: true, force: true });
     }
