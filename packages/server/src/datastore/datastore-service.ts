@@ -71,7 +71,7 @@ export interface DataStore {
   usage(caller: Principal): Promise<{ items: number }>;
   /**
    * The item of this key as stored, whoever owns it: for administrators only (`backendGrants`), the
-   * live changes hub (realtime/subjects.ts), which reads a changed item once and checks each
+   * live changes hub (realtime/families/item-family.ts), which reads a changed item once and checks each
    * subscriber's grants itself.
    */
   peek(caller: Principal, key: string): Promise<Item | undefined>;

@@ -85,7 +85,7 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
     },
     /**
      * The entry at `path` as stored (null: none), whoever owns it: for administrators only, the live
-     * changes hub (realtime/subjects.ts), which reads a changed entry once and checks each subscriber.
+     * changes hub (realtime/families/file-family.ts), which reads a changed entry once and checks each subscriber.
      */
     peek: async (caller: Principal, path: string) => {
       backendGrants(caller).require('administer');
