@@ -6,7 +6,7 @@ import { buildHttp } from './http/http-app.js';
 import { registerClientBundle } from './http/client-bundle.js';
 import type { Readiness } from './http/routes/health-routes.js';
 import { createSetupLinks, type SetupLinks } from './admin/setup-links.js';
-import { registerPageAssets, registerPages } from './admin/index.js';
+import { registerPageAssets, registerPages, type PageDeps } from './admin/index.js';
 import type { AdminPages } from './admin/pages/admin-routes.js';
 import { outboxDir } from './mail/create-mailer.js';
 import { appliedMigrations } from './storage/migrations/index.js';
@@ -117,7 +117,7 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
   const webhooks = services.webhooks;
   // The pages sit on top of the HTTP app (the http layer never imports them).
   const setupLinks = createSetupLinks(overrides.clock ?? systemClock);
-  const pageDeps = {
+  const pageDeps: PageDeps = {
     services: httpServices,
     config,
     db: services.db,
@@ -134,6 +134,8 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
         kind.pages ? [(pages: AdminPages) => kind.pages!(pages, services)] : [],
       ),
       services: () => services.kinds.flatMap((kind) => kind.services(services)),
+      dashboard: (caller) =>
+        Promise.all(services.kinds.flatMap((kind) => (kind.dashboard ? [kind.dashboard(services, caller)] : []))),
     },
   };
   await http.register(registerPageAssets);

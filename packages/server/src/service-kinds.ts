@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { formatBytes } from '@roost/forms';
 import type { Migration } from 'kysely';
 import type { PermissionChange, Principal } from './core/permissions.js';
 import type { ServiceKind } from './core/service-kind.js';
@@ -13,7 +14,7 @@ import { accountFamily } from './realtime/families/account-family.js';
 import { fileFamily } from './realtime/families/file-family.js';
 import { itemFamily } from './realtime/families/item-family.js';
 import type { KindContext } from './services.js';
-import { programCaller, type Caller } from './users/index.js';
+import { programCaller, type Caller, type UserQuery } from './users/index.js';
 
 /**
  * The service kinds of this server, listed once (issue 38, item 1; the interface is
@@ -51,6 +52,9 @@ function storeTargets<S extends PermissionOps<Principal>>(
   });
 }
 
+/** A figure's words in its number: `counted(1, 'item', 'items')` is 'item'. */
+const counted = (n: number, one: string, many: string) => (n === 1 ? one : many);
+
 const usersKind: RoostServiceKind = {
   kind: 'users',
   tables: ['users', 'sessions', 'user_tokens', 'throttle_counts', 'totp_factors', 'recovery_codes'],
@@ -61,6 +65,30 @@ const usersKind: RoostServiceKind = {
     { href: '/admin/users', label: 'Users' },
     { href: '/admin/signups', label: 'Sign-ups' },
   ],
+  async dashboard(s, admin) {
+    const count = async (search: UserQuery) => (await s.users.list(admin, { ...search, size: 0 })).total;
+    const [users, pending, disabled] = await Promise.all([
+      count({}),
+      count({ pending: true }),
+      count({ active: false }),
+    ]);
+    return {
+      tiles: [
+        { href: '/admin/users', value: users, label: counted(users, 'account', 'accounts') },
+        {
+          href: '/admin/signups',
+          value: pending,
+          label: counted(pending, 'sign-up waits for review', 'sign-ups wait for review'),
+        },
+        {
+          href: '/admin/users?state=disabled',
+          value: disabled,
+          label: counted(disabled, 'disabled account', 'disabled accounts'),
+        },
+      ],
+      facts: [],
+    };
+  },
   // Live events and webhooks carry the account as `profile` answers it (http/protocol/user-protocol.ts).
   events: (s) => [
     accountFamily(
@@ -79,6 +107,17 @@ const dataStoreKind: RoostServiceKind = {
     void (await app.register(registerDataStoreRoutes, { dataStores: s.dataStores, users: s.users, config: s.config })),
   nav: [{ href: '/admin/data', label: 'Data stores' }],
   events: (s) => [itemFamily(s.dataStores, itemView)],
+  async dashboard(s, admin) {
+    const stores = s.dataStores.names.flatMap((name) => s.dataStores.get(name) ?? []);
+    const usage = await Promise.all(stores.map((store) => store.usage(admin.principal)));
+    const items = usage.reduce((n, u) => n + u.items, 0);
+    return {
+      tiles: [
+        { href: '/admin/data', value: stores.length, label: counted(stores.length, 'data store', 'data stores') },
+      ],
+      facts: [['Data stores', `${items} ${counted(items, 'item', 'items')}`]],
+    };
+  },
 };
 
 const fileStoreKind: RoostServiceKind = {
@@ -90,6 +129,21 @@ const fileStoreKind: RoostServiceKind = {
     void (await app.register(registerFileStoreRoutes, { fileStores: s.fileStores, users: s.users, config: s.config })),
   nav: [{ href: '/admin/files', label: 'File stores' }],
   events: (s) => [fileFamily(s.fileStores, entryView)],
+  async dashboard(s, admin) {
+    const stores = s.fileStores.names.flatMap((name) => s.fileStores.get(name) ?? []);
+    const usage = await Promise.all(stores.map((store) => store.usage(admin.principal)));
+    const files = usage.reduce((n, u) => n + u.files, 0);
+    const bytes = usage.reduce((n, u) => n + u.bytes, 0);
+    const { blobs } = s.config;
+    const where =
+      blobs.kind === 's3' ? `S3 bucket ${blobs.bucket}` : `the directory ${blobs.dir ?? `${s.config.dataDir}/blobs`}`;
+    return {
+      tiles: [
+        { href: '/admin/files', value: stores.length, label: counted(stores.length, 'file store', 'file stores') },
+      ],
+      facts: [['File stores', `${files} ${counted(files, 'file', 'files')}, ${formatBytes(bytes)} in ${where}`]],
+    };
+  },
   async ready(s) {
     const checks = await Promise.allSettled(s.blobs.all().map((blobs) => blobs.check()));
     const failed = checks.find((check) => check.status === 'rejected');

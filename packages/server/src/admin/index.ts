@@ -23,7 +23,7 @@ import { registerWebhookPages } from './pages/webhooks-pages.js';
 import { registerJobPages } from './pages/jobs-pages.js';
 import type { JobQueue } from '../core/job-queue.js';
 import type { Webhooks } from '../realtime/webhooks.js';
-import type { NavSection, PermissionTarget } from '../core/service-kind.js';
+import type { DashboardPart, NavSection, PermissionTarget } from '../core/service-kind.js';
 import type { Caller } from '../users/index.js';
 import { registerUsersPages } from './pages/users-pages.js';
 import { registerUserSecurityPage } from './pages/user-security-page.js';
@@ -61,6 +61,8 @@ export interface KindPages {
   pages: ReadonlyArray<(pages: AdminPages) => void>;
   /** Every service with permission entries: the permission pages and the webhooks' service list. */
   services(): ReadonlyArray<PermissionTarget<Caller>>;
+  /** The kinds' parts of the dashboard, in the kinds' order, read as `caller`. */
+  dashboard(caller: Caller): Promise<DashboardPart[]>;
 }
 
 /** Roost's icon: a roof over a perch, in the pages' blue. */

@@ -28,6 +28,20 @@ export interface NavSection {
   label: string;
 }
 
+/** A tile of the dashboard (`/admin`): a figure, what it counts, and where it is managed. */
+export interface DashboardTile {
+  href: string;
+  value: number;
+  /** What it counts, in the number of `value` ('account', 'accounts'). */
+  label: string;
+}
+
+/** A kind's part of the dashboard: its tiles, and its lines among the server's facts (plain text). */
+export interface DashboardPart {
+  tiles: DashboardTile[];
+  facts: Array<[label: string, text: string]>;
+}
+
 export interface ServiceKind<Ctx, App, Pages, Caller, Migration> {
   /** The kind's name: `users`, `datastore`, `filestore`, ... */
   readonly kind: string;
@@ -46,6 +60,8 @@ export interface ServiceKind<Ctx, App, Pages, Caller, Migration> {
   readonly nav: readonly NavSection[];
   /** Registers its admin pages (those in the shared page set; store pages register as routes). */
   pages?(pages: Pages, ctx: Ctx): void;
+  /** Its part of the dashboard, read as the administrator who opens it (admin/pages/dashboard-page.ts). */
+  dashboard?(ctx: Ctx, caller: Caller): Promise<DashboardPart>;
   /** What `/ready` reports of it: problems, empty when ready (http/routes/health-routes.ts). */
   ready?(ctx: Ctx): Promise<string[]>;
   /**

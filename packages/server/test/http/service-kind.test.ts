@@ -41,6 +41,11 @@ describe('a service kind from its descriptor alone (the counter store)', () => {
     assert.equal(page.status, 200);
     assert.match(page.html, /<strong class="counter">\d+<\/strong>/);
     assert.match(page.html, /href="\/admin\/counter"/);
+    const dashboard = await getPage(s, '/admin', cookie);
+    assert.match(
+      dashboard.html,
+      /<a class="tile" href="\/admin\/counter"><span class="figure">\d+<\/span><span>counts?<\/span>/,
+    );
     const ready = await s.request('/ready', undefined, { method: 'GET' });
     assert.equal(ready.status, 200);
   });

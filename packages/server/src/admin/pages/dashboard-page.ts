@@ -3,7 +3,7 @@ import { formatTime } from '../../core/clock.js';
 import { ROOST_VERSION } from '../../core/version.js';
 import { redactedUrl } from '../../storage/database-errors.js';
 import { databaseBytes } from '../../storage/database.js';
-import type { User, UserQuery } from '../../users/index.js';
+import type { User } from '../../users/index.js';
 import type { PageDeps } from '../index.js';
 import type { AdminPages } from './admin-routes.js';
 import { stateBadge } from './users-pages.js';
@@ -38,49 +38,26 @@ export function registerDashboard(pages: AdminPages, deps: PageDeps): void {
   pages.page(
     '/admin',
     async ({ admin }) => {
-      const count = async (search: UserQuery) => (await services.users.list(admin, { ...search, size: 0 })).total;
-      const dataStores = services.dataStores.names.map((name) => services.dataStores.get(name)!);
-      const fileStores = services.fileStores.names.map((name) => services.fileStores.get(name)!);
-      const [users, pending, disabled, dbBytes, dataUsage, fileUsage, recent] = await Promise.all([
-        count({}),
-        count({ pending: true }),
-        count({ active: false }),
+      const [parts, dbBytes, recent] = await Promise.all([
+        deps.kinds.dashboard(admin),
         databaseBytes(db),
-        Promise.all(dataStores.map((s) => s.usage(admin.principal))),
-        Promise.all(fileStores.map((s) => s.usage(admin.principal))),
         services.users.list(admin, { sort: 'created', order: '>', size: RECENT_SIGNUPS }),
       ]);
-      const tile = (href: string, figure: number, label: string) =>
-        `<a class="tile" href="${escapeHtml(href)}"><span class="figure">${figure}</span>` +
-        `<span>${escapeHtml(label)}</span></a>`;
-      const tiles =
-        `<div class="tiles">` +
-        tile('/admin/users', users, users === 1 ? 'account' : 'accounts') +
-        tile('/admin/signups', pending, pending === 1 ? 'sign-up waits for review' : 'sign-ups wait for review') +
-        tile('/admin/users?state=disabled', disabled, disabled === 1 ? 'disabled account' : 'disabled accounts') +
-        tile('/admin/data', dataStores.length, dataStores.length === 1 ? 'data store' : 'data stores') +
-        tile('/admin/files', fileStores.length, fileStores.length === 1 ? 'file store' : 'file stores') +
-        `</div>`;
-
+      const tiles = parts
+        .flatMap((part) => part.tiles)
+        .map(
+          ({ href, value, label }) =>
+            `<a class="tile" href="${escapeHtml(href)}"><span class="figure">${value}</span>` +
+            `<span>${escapeHtml(label)}</span></a>`,
+        );
       const database = config.databaseUrl
         ? `PostgreSQL, ${redactedUrl(config.databaseUrl)}`
         : `SQLite, ${config.dataDir}/roost.db`;
-      const blobs =
-        config.blobs.kind === 's3'
-          ? `S3 bucket ${config.blobs.bucket}`
-          : `the directory ${config.blobs.dir ?? `${config.dataDir}/blobs`}`;
-      const items = dataUsage.reduce((n, u) => n + u.items, 0);
-      const files = fileUsage.reduce((n, u) => n + u.files, 0);
-      const fileBytes = fileUsage.reduce((n, u) => n + u.bytes, 0);
       const server = facts([
         ['Version', escapeHtml(ROOST_VERSION)],
         ['Running for', escapeHtml(`${formatUptime(process.uptime())} (Node ${process.versions.node})`)],
         ['Database', escapeHtml(`${database}: ${formatBytes(dbBytes)}`)],
-        ['Data stores', escapeHtml(`${items} ${items === 1 ? 'item' : 'items'}`)],
-        [
-          'File stores',
-          escapeHtml(`${files} ${files === 1 ? 'file' : 'files'}, ${formatBytes(fileBytes)} in ${blobs}`),
-        ],
+        ...parts.flatMap((part) => part.facts.map(([label, text]): [string, string] => [label, escapeHtml(text)])),
       ]);
 
       const columns = [
@@ -92,7 +69,7 @@ export function registerDashboard(pages: AdminPages, deps: PageDeps): void {
       const signups = table('Latest sign-ups', columns, recent.users, 'Nobody has signed up yet.');
 
       const body =
-        tiles +
+        `<div class="tiles">${tiles.join('')}</div>` +
         `<div class="dashboard"><section class="card"><h2>Server</h2>${server}</section>` +
         `<section class="card"><h2>Latest sign-ups</h2>${signups}<p>${link('/admin/users', 'All accounts')} · ` +
         `${link('/admin/signups', 'Sign-ups waiting')}</p></section></div>`;
