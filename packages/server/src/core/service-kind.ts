@@ -29,7 +29,7 @@ export interface NavSection {
 }
 
 /** A tile of the dashboard (`/admin`): a figure, what it counts, and where it is managed. */
-export interface DashboardTile {
+interface DashboardTile {
   href: string;
   value: number;
   /** What it counts, in the number of `value` ('account', 'accounts'). */
