@@ -107,6 +107,7 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
     fileStores: services.fileStores,
     hub: services.hub,
     // Each kind's operations, registered by the HTTP app in the kinds' order (service-kinds.ts).
+    docPaths: () => Object.assign({}, ...services.kinds.map((kind) => kind.docPaths?.(services) ?? {})),
     routes: services.kinds.flatMap((kind) =>
       kind.routes ? [(app: FastifyInstance) => kind.routes!(app, services)] : [],
     ),

@@ -5,6 +5,7 @@ import type { PermissionChange, Principal } from './core/permissions.js';
 import type { ServiceKind } from './core/service-kind.js';
 import type { AdminPages } from './admin/pages/admin-routes.js';
 import { itemView } from './http/protocol/datastore-protocol.js';
+import { fileStoreDocPaths } from './http/protocol/filestore-docs.js';
 import { entryView } from './http/protocol/filestore-protocol.js';
 import { profileView } from './http/protocol/user-protocol.js';
 import { registerDataStoreRoutes } from './http/routes/datastore-routes.js';
@@ -127,6 +128,7 @@ const fileStoreKind: RoostServiceKind = {
   services: (s) => storeTargets(s.fileStores, 'file store'),
   routes: async (app, s) =>
     void (await app.register(registerFileStoreRoutes, { fileStores: s.fileStores, users: s.users, config: s.config })),
+  docPaths: (s) => fileStoreDocPaths(s.fileStores.names),
   nav: [{ href: '/admin/files', label: 'File stores' }],
   events: (s) => [fileFamily(s.fileStores, entryView)],
   async dashboard(s, admin) {

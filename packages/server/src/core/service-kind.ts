@@ -56,6 +56,11 @@ export interface ServiceKind<Ctx, App, Pages, Caller, Migration> {
   services(ctx: Ctx): ReadonlyArray<PermissionTarget<Caller>>;
   /** Registers its operations on the HTTP app (the original protocol tables of http/protocol/ and the routes). */
   routes?(app: App, ctx: Ctx): Promise<void>;
+  /**
+   * OpenAPI paths its route schemas cannot say (`/openapi.json`, http/openapi.ts): the file
+   * stores' operations each under its own path, where they share catch-all routes.
+   */
+  docPaths?(ctx: Ctx): Record<string, object>;
   /** Its sections in the backend's header, in order. */
   readonly nav: readonly NavSection[];
   /** Registers its admin pages (those in the shared page set; store pages register as routes). */

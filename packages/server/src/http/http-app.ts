@@ -26,7 +26,6 @@ import type { DataStores } from '../datastore/index.js';
 import type { FileStores } from '../filestore/index.js';
 import { failureBody, installErrorHandler } from './error-handler.js';
 import { registerOpenApi } from './openapi.js';
-import { fileStoreDocPaths } from './protocol/filestore-docs.js';
 import { registerHealthRoutes, type Readiness } from './routes/health-routes.js';
 import { installCors } from './cors.js';
 import { answerClientError } from './client-errors.js';
@@ -45,6 +44,8 @@ export interface HttpServices {
   fileStores: FileStores;
   /** The routes of every service kind, registered in order (src/service-kinds.ts builds them). */
   routes?: ReadonlyArray<(app: FastifyInstance) => Promise<unknown>>;
+  /** The OpenAPI paths the kinds' route schemas cannot say (core/service-kind.ts `docPaths`). */
+  docPaths?: () => Record<string, object>;
   /** For `/ready` (routes/health-routes.ts); without it `/ready` says ready once the process runs. */
   readiness?: Readiness;
   /** The live changes hub services.ts built (null or absent: realtime is off, no stream routes). */
@@ -158,7 +159,7 @@ export async function buildHttp(
   });
   installCors(app, config.corsOrigins);
   installShutdown(app, config.shutdownGraceSeconds * 1000);
-  await registerOpenApi(app, ROOST_VERSION, () => fileStoreDocPaths(services.fileStores.names));
+  await registerOpenApi(app, ROOST_VERSION, services.docPaths);
 
   await app.register(registerHealthRoutes, { readiness: services.readiness ?? { problems: async () => [] } });
   // Each service kind's operations (service-kinds.ts: users, data stores, file stores, ...).
