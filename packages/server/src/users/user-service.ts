@@ -16,8 +16,6 @@ import { accountOps } from './account-ops.js';
 import { hashPassword } from './passwords.js';
 import { adminOps } from './admin-ops.js';
 import { signupOps } from './signup-ops.js';
-import { createFactorRepo } from './factor-repo.js';
-import { createSecretBox } from './secret-box.js';
 import { secondFactorOps } from './second-factor-ops.js';
 import { sessionOps } from './session-ops.js';
 import { mailSigninOps } from './mail-signin-ops.js';
@@ -119,7 +117,6 @@ export function createUserService(deps: UserServiceDeps) {
   const runtimeViews = new WeakMap<RuntimeSettings, UserRuntimeSettings>();
   const stored = createUserRepo(deps.db);
   const ctx: UserContext = {
-    factors: createFactorRepo(deps.db, createSecretBox(deps.config.users.secretsKey)),
     links: createProviderRepo(deps.db),
     providerClients: createProviderClients(),
     methods: [],
@@ -205,10 +202,6 @@ export function createUserService(deps: UserServiceDeps) {
     providerLinks: guarded(ctx, 'providerLinks', providers.providerLinks),
     unlinkProvider: guarded(ctx, 'unlinkProvider', providers.unlinkProvider),
     secondFactor: guarded(ctx, 'secondFactor', factors.secondFactor),
-    totpEnrol: guarded(ctx, 'totpEnrol', factors.totpEnrol),
-    totpConfirm: guarded(ctx, 'totpConfirm', factors.totpConfirm),
-    totpRemove: guarded(ctx, 'totpRemove', factors.totpRemove),
-    recoveryCodes: guarded(ctx, 'recoveryCodes', factors.recoveryCodes),
     userFactors: guarded(ctx, 'userFactors', factors.userFactors),
     resetSecondFactor: guarded(ctx, 'resetSecondFactor', factors.resetSecondFactor),
     sessions: guarded(ctx, 'sessions', sessions.sessions),

@@ -2,7 +2,7 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { parseConfig } from '../../src/core/config.js';
-import { totpCode } from '../../src/users/totp.js';
+import { totpCode } from '../../src/users/signin-methods/totp/totp.js';
 import { PASSWORD, tokenFromMail, useServer, type CallResult, type TestServer } from '../helpers/test-server.js';
 
 /**

@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { programCaller } from '../../src/roost.js';
-import { totpCode } from '../../src/users/totp.js';
+import { totpCode } from '../../src/users/signin-methods/totp/totp.js';
 import { launchBrowser, screenshot, VIEWPORTS } from '../helpers/browser.js';
 import { PASSWORD, startServer, type TestServer } from '../helpers/test-server.js';
 
