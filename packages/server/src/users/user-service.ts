@@ -1,5 +1,5 @@
 import { ADMINS } from '../core/permissions.js';
-import { administers } from '../core/grants.js';
+import { administers, backendGrants } from '../core/grants.js';
 import { commonErrors } from '../core/errors.js';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../core/clock.js';
@@ -248,11 +248,13 @@ export function createUserService(deps: UserServiceDeps) {
     /** A caller acting as this account, as if it had signed in (a program that embeds Roost). */
     callerFor: (user: User): Caller => ({ principal: principalOf(user), user, tokenHash: null }),
     /**
-     * For the CLI, the admin pages and embedding programs: create an account without any
-     * permission check or mail, as given (check it with `checkNewAccount` first). Active, in no
-     * group, with an empty profile unless said otherwise.
+     * For the CLI, the admin pages and embedding programs: create an account without mail, as
+     * given (check it with `checkNewAccount` first), for a caller that administers
+     * (`backendGrants`, core/grants.ts: an administrator, or a program's `programCaller`).
+     * Active, in no group, with an empty profile unless said otherwise.
      */
-    async createUser(values: NewAccount): Promise<User> {
+    async createUser(caller: Caller, values: NewAccount): Promise<User> {
+      backendGrants(caller.principal).require('administer');
       return ctx.repo.insert({
         id: newId(),
         name: values.name,

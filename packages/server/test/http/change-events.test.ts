@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { parseConfig } from '../../src/core/config.js';
 import type { Told } from '../../src/core/events.js';
 import { openServices } from '../../src/services.js';
+import { programCaller } from '../../src/users/index.js';
 import { createPostgresDatabase, useServer } from '../helpers/test-server.js';
 import { userIdOf } from '../helpers/datastore.js';
 import { eventually, onPostgres } from '../scale/scale-helpers.js';
@@ -142,7 +143,7 @@ describe('change events between processes on PostgreSQL', {
     try {
       const told: Told[] = [];
       b.events.on((event) => told.push(event));
-      const user = await a.users.createUser({ name: 'carol', password: 'a-good-password' });
+      const user = await a.users.createUser(programCaller('test'), { name: 'carol', password: 'a-good-password' });
       const carol = a.users.callerFor(user);
       const data = a.dataStores.get('data');
       assert.ok(data);

@@ -60,7 +60,7 @@ describe('second factor on the sign-in pages, in a browser', { skip }, () => {
 
   before(async () => {
     s = await startServer({ users: { secondFactorGroups: ['admins'] } }, { clock });
-    await s.roost.users.createUser({ name: 'boss', password: PASSWORD, groups: ['admins'] });
+    await s.roost.users.createUser(programCaller('test'), { name: 'boss', password: PASSWORD, groups: ['admins'] });
     browser = await launchBrowser();
   });
   after(async () => {
