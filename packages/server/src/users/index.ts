@@ -1,11 +1,10 @@
+export { createUserService, ANONYMOUS_CALLER } from './user-service.js';
 export {
-  createUserService,
-  ANONYMOUS_CALLER,
   SIGNUP_POLICIES,
   type NewAccount,
   type SignupPolicy,
   type UserService,
-} from './user-service.js';
+} from './user-service-type.js';
 export type { UserPage } from './admin-ops.js';
 export type * from './user-inputs.js';
 export { programCaller, type Caller } from './user-context.js';

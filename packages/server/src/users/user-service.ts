@@ -37,7 +37,8 @@ import {
 } from './user-context.js';
 import { createUserInputs, type SecondStep, type SignupInput } from './user-inputs.js';
 import { USER_PERMISSION_DEFAULTS } from './user-permissions.js';
-import { createUserRepo, type NewUser, type User } from './user-repo.js';
+import { createUserRepo, type User } from './user-repo.js';
+import type { NewAccount, SignupPolicy, UserService } from './user-service-type.js';
 import { withSessionCache } from './session-cache.js';
 import { withAccountEvents } from './account-events.js';
 import { createUserDirectory } from './user-directory.js';
@@ -98,21 +99,13 @@ function runtimeFrom(config: Config, s: RuntimeSettings): UserRuntimeSettings {
   };
 }
 
-/** A new account made by a program (`createUser`): only name and password are needed. */
-export type NewAccount = Pick<NewUser, 'name'> &
-  Partial<Omit<NewUser, 'id' | 'created' | 'passwordHash' | 'name'>> & { password: string };
-
-/** The five ways to sign up, each open to whoever holds the permission of its name. */
-export const SIGNUP_POLICIES = ['signupDirect', 'signupOptin', 'signupReview', 'signupSendpw', 'signupUid'] as const;
-export type SignupPolicy = (typeof SIGNUP_POLICIES)[number];
-
 /**
  * The user identity service. Every operation takes the caller, checks the permission named
  * after it (user-permissions.ts) and throws a RoostError on every refusal; inputs are checked by
  * the service's schemas (user-inputs.ts). `authenticate` turns a token into a caller. Nothing
  * here knows HTTP: the original protocol's answers are made in http/protocol/user-protocol.ts.
  */
-export function createUserService(deps: UserServiceDeps) {
+export function createUserService(deps: UserServiceDeps): UserService {
   // Derived once per settings snapshot (the runtime settings hand out the same object while cached).
   const runtimeViews = new WeakMap<RuntimeSettings, UserRuntimeSettings>();
   const stored = createUserRepo(deps.db);
@@ -299,5 +292,3 @@ export function createUserService(deps: UserServiceDeps) {
     ...(methodOps as SigninMethodOps),
   };
 }
-
-export type UserService = ReturnType<typeof createUserService>;
