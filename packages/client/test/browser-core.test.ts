@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { datastore, filestore } from '../src/index.js';
-import { totpCode } from '../../server/src/users/totp.js';
+import { totpCode } from '../../server/src/users/signin-methods/totp/totp.js';
 import { startOpenIdProvider } from '../../server/test/helpers/oidc-provider.js';
 import {
   assertNoPageErrors,

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { totpCode } from '../../server/src/users/totp.js';
+import { totpCode } from '../../server/src/users/signin-methods/totp/totp.js';
 import { freePort, PASSWORD, startServer, type TestServer } from '../../server/test/helpers/test-server.js';
 import { addVirtualAuthenticator } from '../../server/test/helpers/browser.js';
 import {

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { users, isRoostError, secondFactorChallenge, type RoostError, type Users } from '../src/index.js';
-import { totpCode } from '../../server/src/users/totp.js';
+import { totpCode } from '../../server/src/users/signin-methods/totp/totp.js';
 import { userOperations } from '../../server/src/http/protocol/user-protocol.js';
 import {
   Coverage,

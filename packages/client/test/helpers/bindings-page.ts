@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { datastore, filestore, users } from '../../src/index.js';
-import { totpCode } from '../../../server/src/users/totp.js';
+import { totpCode } from '../../../server/src/users/signin-methods/totp/totp.js';
 import {
   assertNoPageErrors,
   bundlePage,

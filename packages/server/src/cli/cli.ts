@@ -4,7 +4,7 @@ import { ConfigError, loadConfig, type Config } from '../core/config.js';
 import { formatTime } from '../core/clock.js';
 import { openServices } from '../services.js';
 import { SETUP_LINK_MINUTES } from '../admin/setup-links.js';
-import { DuplicateUserError } from '../users/index.js';
+import { DuplicateUserError, programCaller } from '../users/index.js';
 import { backup, restore } from './backup.js';
 import { sweepBlobs } from './sweep.js';
 import { formatBytes, progressLine } from './progress.js';
@@ -288,7 +288,7 @@ async function userAdd(config: Config, args: string[]): Promise<number> {
       );
       return 2;
     }
-    const created = await services.users.createUser({
+    const created = await services.users.createUser(programCaller('roost-cli'), {
       name: values.name!,
       email: values.email!,
       password: values.password!,

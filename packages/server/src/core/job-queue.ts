@@ -1,4 +1,5 @@
 import type { Clock } from './clock.js';
+import { backendGrants } from './grants.js';
 import { newId } from './ids.js';
 import {
   JobFailure,
@@ -9,6 +10,7 @@ import {
   type JobStore,
   type JobType,
 } from './jobs.js';
+import type { Principal } from './permissions.js';
 import { wakeLoop } from './wake-loop.js';
 
 /** How a job is added: when it runs, what it is about, its idempotency key. */
@@ -33,9 +35,13 @@ export interface JobQueue {
   add<P>(type: JobType<P>, payload: P, options?: AddOptions): Promise<string>;
   /** Several jobs of one kind in one write (a change wanted by several webhooks). */
   addAll<P>(type: JobType<P>, jobs: ReadonlyArray<{ payload: P } & AddOptions>): Promise<void>;
-  list(filter: JobFilter): Promise<Job[]>;
-  /** A failed job tried again from its first attempt; false if it is not failed. */
-  retry(id: string): Promise<boolean>;
+  /**
+   * The jobs of a filter, for a caller that administers (`backendGrants`, core/grants.ts: the
+   * jobs page, the webhooks' deliveries): a payload may hold a mail's text.
+   */
+  list(caller: Principal, filter: JobFilter): Promise<Job[]>;
+  /** A failed job tried again from its first attempt; false if it is not failed. For a caller that administers. */
+  retry(caller: Principal, id: string): Promise<boolean>;
   counts(kind?: string): Promise<JobCounts>;
   /** The kinds this process runs. */
   kinds(): string[];
@@ -116,8 +122,12 @@ export function createJobQueue(
       await store.add(jobs.map((j) => newJob(type, j.payload, j, now)));
       if (timer) void wake();
     },
-    list: (filter) => store.list(filter),
-    async retry(id) {
+    async list(caller, filter) {
+      backendGrants(caller).require('administer');
+      return store.list(filter);
+    },
+    async retry(caller, id) {
+      backendGrants(caller).require('administer');
       const retried = await store.retry(id, clock.now());
       if (retried && timer) void wake();
       return retried;

@@ -199,7 +199,7 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
 
     deliveries: async (caller, webhookId, limit) => {
       backendGrants(caller).require('administer');
-      return (await jobs.list({ kind: webhookJob.name, subject: webhookId, limit })).map(deliveryOf);
+      return (await jobs.list(caller, { kind: webhookJob.name, subject: webhookId, limit })).map(deliveryOf);
     },
 
     start() {

@@ -1,11 +1,10 @@
+export { createUserService, ANONYMOUS_CALLER } from './user-service.js';
 export {
-  createUserService,
-  ANONYMOUS_CALLER,
   SIGNUP_POLICIES,
   type NewAccount,
   type SignupPolicy,
   type UserService,
-} from './user-service.js';
+} from './user-service-type.js';
 export type { UserPage } from './admin-ops.js';
 export type * from './user-inputs.js';
 export { programCaller, type Caller } from './user-context.js';
@@ -14,7 +13,7 @@ export { DuplicateUserError } from './user-repo.js';
 export { USER_PAGE, REVIEW_ACTIONS } from './admin-ops.js';
 export { userErrors } from './user-errors.js';
 export { ACCOUNT_EVENTS, type AccountEvent } from './account-events.js';
-export type { TotpSetup } from './second-factor-ops.js';
+export type { TotpSetup } from './signin-methods/totp/totp-ops.js';
 export type { ListedSession } from './session-ops.js';
 export type { ProviderInfo, ProviderOutcome } from './provider-ops.js';
 export { isLocalRedirect } from './provider-ops.js';

@@ -1,26 +1,26 @@
 import { hashToken, randomToken } from '../core/ids.js';
 import { parseInput } from '../core/validation.js';
 import { processStats } from '../core/process-stats.js';
-import { hashRecoveryCodes, matchRecoveryCode, newRecoveryCodes } from './recovery-codes.js';
 import { startSession, type IssuedToken } from './sessions.js';
 import { claimAccount, claimAddress } from './signin-throttle.js';
-import { totpStep } from './totp.js';
 import { userErrors } from './user-errors.js';
 import type { Caller, UserContext } from './user-context.js';
 import type { SecondStep } from './user-inputs.js';
 import type { User } from './user-repo.js';
 import type { SessionMethod } from './signin-methods/index.js';
-import type { MethodHooks } from './signin-method.js';
+import type { FactorConfirmed, MethodHooks } from './signin-method.js';
 
 /**
- * Two-step sign-in (docs/users.md, "Second factor"). An account needs a second factor when it
- * has confirmed one, or when it is in a group the runtime setting `secondFactorGroups` names.
- * Then the right password answers no token but `second_factor_required` with a challenge: a
- * random token, kept hashed for `CHALLENGE_LIFETIME_MS`, that names the account. The second
- * step (`token2`, `signin2`) gives the challenge with a TOTP code or a recovery code and gets
- * the session. An account in such a group with no factor yet gets an `enrol` challenge: with it
- * the client asks for a TOTP secret (`totpEnrol`), and the first right code both confirms the
- * secret and signs in, answering the recovery codes too.
+ * Two-step sign-in (docs/users.md, "Second factor"), the shared rules over the sign-in methods'
+ * second steps (users/signin-method.ts, `secondStep`; the methods in signin-methods/index.ts). An
+ * account needs a second factor when it has a demanded one (an authenticator app), or when it is
+ * in a group the runtime setting `secondFactorGroups` names. Then the right password answers no
+ * token but `second_factor_required` with a challenge: a random token, kept hashed for
+ * `CHALLENGE_LIFETIME_MS`, that names the account and lists the methods it has. The second step
+ * (`token2`, `signin2`) gives the challenge with one method's answer under its field (the app's
+ * `code`, a `recoveryCode`, a `passkey`) and gets the session. An account in such a group with
+ * no factor yet gets an `enrol` challenge: with it the client sets a factor up (`totpEnrol`), and
+ * the first right answer both confirms it and signs in, answering the recovery codes too.
  *
  * A wrong code counts as a failed sign-in of the account and the address (signin-throttle.ts),
  * the same counts passwords use; the right password of the first step is counted too until the
@@ -39,13 +39,16 @@ export async function factorRequired(ctx: UserContext, user: User): Promise<bool
 
 /** Throws `second_factor_required` with a new challenge when `user` needs a second factor; else nothing. */
 export async function challengeIfNeeded(ctx: UserContext, user: User): Promise<void> {
-  const totp = await ctx.factors.totpOf(user.id);
-  const hasTotp = totp?.confirmed != null;
-  if (!hasTotp && !(await factorRequired(ctx, user))) return;
-  // A method's second step (a passkey: signin-methods/passkey/) is a factor too: no enrolment then.
-  const others: string[] = [];
-  for (const m of ctx.methods) if (m.secondStep && (await m.secondStep.has(user))) others.push(m.id);
-  const kind: ChallengeKind = hasTotp || others.length > 0 ? 'verify' : 'enrol';
+  const methods: string[] = [];
+  let demanded = false;
+  for (const m of ctx.methods)
+    if (m.secondStep && (await m.secondStep.has(user))) {
+      methods.push(m.id);
+      demanded ||= m.secondStep.demanded === true;
+    }
+  if (!demanded && !(await factorRequired(ctx, user))) return;
+  // Any factor the account has (a passkey too) is a second step: no enrolment then.
+  const kind: ChallengeKind = methods.length > 0 ? 'verify' : 'enrol';
   const challenge = randomToken();
   const now = ctx.clock.now();
   const expires = now + CHALLENGE_LIFETIME_MS;
@@ -57,11 +60,6 @@ export async function challengeIfNeeded(ctx: UserContext, user: User): Promise<v
     created: now,
     expires,
   });
-  const methods = [
-    ...(hasTotp ? ['totp'] : []),
-    ...(hasTotp && (await ctx.factors.recoveryCodesLeft(user.id)) > 0 ? ['recovery'] : []),
-    ...others,
-  ];
   throw userErrors.second_factor_required({ body: { challenge, expires, methods, enrol: kind === 'enrol' } });
 }
 
@@ -82,21 +80,19 @@ export interface CompletedSignin extends IssuedToken {
   recoveryCodes?: string[];
 }
 
-/** The second step: the challenge with a TOTP code or a recovery code gives the session. */
+/** The second step: the challenge with a method's answer gives the session. */
 export async function completeSignin(ctx: UserContext, caller: Caller, input: SecondStep): Promise<CompletedSignin> {
   const step: SecondStep = parseInput(ctx.inputs.secondStep, input);
-  const { challenge, code, recoveryCode } = step;
+  const { challenge } = step;
   const fromAddress = await claimAddress(ctx, caller.address ?? null);
   const found = await challengedUser(ctx, challenge);
   if (!found) throw userErrors.invalid_token({ fields: [['challenge', 'invalid']] });
   const { user, kind } = found;
   const attempt = await claimAccount(ctx, user);
-  const other = ctx.methods.find((m) => m.secondStep && step[m.secondStep.field] !== undefined);
-  const method = !attempt.allowed
-    ? null
-    : other?.secondStep
-      ? await checkMethod(user, kind, other.secondStep, step[other.secondStep.field])
-      : await checkFactor(ctx, user, kind, code, recoveryCode);
+  // The later methods' answers first, as before the methods were plugins (a passkey, then a
+  // recovery code, then the app's code), should a client send two.
+  const answered = ctx.methods.findLast((m) => m.secondStep && step[m.secondStep.field] !== undefined)?.secondStep;
+  const method = attempt.allowed && answered ? await checkMethod(user, kind, answered, step[answered.field]) : null;
   if (!method) {
     await attempt.failed();
     processStats.signinFailures++;
@@ -109,43 +105,40 @@ export async function completeSignin(ctx: UserContext, caller: Caller, input: Se
   await attempt.succeeded();
   await fromAddress.succeeded();
   const session = await startSession(ctx, caller, user, method);
-  if (kind === 'enrol') return { ...session, recoveryCodes: await confirmTotp(ctx, user) };
-  return session;
+  if (kind !== 'enrol' || !answered?.enrol) return session;
+  await answered.enrol(user);
+  return { ...session, ...(await factorConfirmed(ctx, user)) };
 }
 
-/** A method's answer (a passkey) as the second step of a `verify` challenge: its label, or null when refused. */
+type SecondStepHooks = NonNullable<MethodHooks<Record<string, number | boolean>, SessionMethod>['secondStep']>;
+
+/**
+ * A method's answer as the second step: its label, or null when refused. An `enrol` challenge
+ * takes only the answer of a method that can be set up during the sign-in.
+ */
 async function checkMethod(
   user: User,
   kind: ChallengeKind,
-  step: NonNullable<MethodHooks<string, SessionMethod>['secondStep']>,
+  step: SecondStepHooks,
   answer: unknown,
 ): Promise<SessionMethod | null> {
-  return kind === 'verify' && (await step.verify(user, answer)) ? step.label : null;
+  if (kind === 'enrol' && !step.enrol) return null;
+  return (await step.verify(user, answer, kind === 'enrol')) ? step.label : null;
 }
 
-/** How the code signs in, or null when it does not: TOTP (once per time step) or a recovery code (once). */
-async function checkFactor(
-  ctx: UserContext,
-  user: User,
-  kind: ChallengeKind,
-  code: string | undefined,
-  recoveryCode: string | undefined,
-): Promise<SessionMethod | null> {
-  if (recoveryCode !== undefined) {
-    if (kind !== 'verify') return null;
-    const hash = await matchRecoveryCode(await ctx.factors.recoveryCodeHashes(user.id), recoveryCode);
-    return hash !== null && (await ctx.factors.takeRecoveryCode(user.id, hash)) ? 'recovery' : null;
-  }
-  const totp = await ctx.factors.totpOf(user.id);
-  // A `verify` challenge checks the confirmed secret; an `enrol` one the secret being set up.
-  if (!totp || code === undefined || (kind === 'verify') !== (totp.confirmed !== null)) return null;
-  const step = totpStep(totp.secret, code, ctx.clock.now());
-  return step !== null && (await ctx.factors.takeTotpStep(user.id, step)) ? 'totp' : null;
+/** A factor of the account was confirmed: what the methods answer once beside it (the new recovery codes). */
+export async function factorConfirmed(ctx: UserContext, user: User): Promise<FactorConfirmed> {
+  const answers = await Promise.all(ctx.methods.map((m) => m.factorConfirmed?.(user) ?? {}));
+  return Object.assign({}, ...answers);
 }
 
-/** Confirms the account's TOTP secret and answers its new recovery codes (shown once). */
-export async function confirmTotp(ctx: UserContext, user: User): Promise<string[]> {
-  const codes = newRecoveryCodes();
-  await ctx.factors.confirmTotp(user.id, ctx.clock.now(), await hashRecoveryCodes(codes));
-  return codes;
+/** Whether the account has a demanded factor (an authenticator app): recovery codes are made only then. */
+export async function hasDemandedFactor(ctx: UserContext, user: User): Promise<boolean> {
+  for (const m of ctx.methods) if (m.secondStep?.demanded && (await m.secondStep.has(user))) return true;
+  return false;
+}
+
+/** Removes the account's second factor: what each method keeps of it (the app's secret, the recovery codes). */
+export async function removeSecondFactor(ctx: UserContext, user: User): Promise<void> {
+  for (const m of ctx.methods) await m.resetFactor?.(user);
 }

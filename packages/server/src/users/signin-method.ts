@@ -19,14 +19,14 @@ import type { User } from './user-repo.js';
 export interface SigninMethod<
   Ops extends MethodOps,
   Label extends string,
-  Figure extends string,
+  Figures extends MethodFigureValues,
   Inputs extends Readonly<Record<string, ZodType>> = Readonly<Record<string, ZodType>>,
 > {
   id: string;
   /** The sessions it starts, by the label a session keeps (`sessions.method`), and their words on the pages. */
   sessionLabels: Readonly<Record<Label, string>>;
   /** Its figures in the summary of an account's second factor (`secondFactor`, `userFactors`), with their words. */
-  figures: Readonly<Record<Figure, MethodFigure>>;
+  figures: { readonly [K in keyof Figures]: MethodFigure };
   /** Its operations' input schemas, joined to the service's `inputs` (the protocol documents them). */
   inputs: Inputs;
   /** Its error codes (defineErrors of core/errors.ts; each listed in docs/errors.md). */
@@ -36,8 +36,11 @@ export interface SigninMethod<
   /** Its fields in the second step's input (users/signin-challenge.ts), when it can be a second step. */
   secondStepInput?: Readonly<Record<string, ZodType>>;
   /** Its repository over its own tables (their migration is in storage/migrations/), its operations, its hooks. */
-  create(ctx: UserContext, deps: MethodDeps): { ops: Ops; hooks: MethodHooks<Figure, Label> };
+  create(ctx: UserContext, deps: MethodDeps): { ops: Ops; hooks: MethodHooks<Figures, Label> };
 }
+
+/** A method's figures of an account: counts, or yes and no (`{ passkeys: 2 }`, `{ totp: true }`). */
+export type MethodFigureValues = Record<string, number | boolean>;
 
 /** An operation of a method, as the service hands it out: a caller and an input, a promise. */
 export type MethodOps = Record<string, (caller: Caller, input: never) => Promise<unknown>>;
@@ -47,6 +50,18 @@ export interface MethodFigure {
   label: string;
   /** What it counts, for /openapi.json. */
   description: string;
+  /** A yes or no (an authenticator app set up), not a count. */
+  flag?: true;
+  /**
+   * Placed before the account's own members (`required`, `providers`) in the summary: where the
+   * answer has had the authenticator app and its recovery codes since they came (docs/users.md).
+   */
+  leads?: true;
+}
+
+/** What the methods answer once beside a newly confirmed factor (new recovery codes). */
+export interface FactorConfirmed {
+  recoveryCodes?: string[];
 }
 
 /** What a method gets beside the service's context: the database for its repository, the boot configuration. */
@@ -56,7 +71,7 @@ interface MethodDeps {
 }
 
 /** What the service's shared rules ask of a method once it is made (`UserContext.methods`). */
-export interface MethodHooks<Figure extends string = string, Label extends string = string> {
+export interface MethodHooks<Figures extends MethodFigureValues = MethodFigureValues, Label extends string = string> {
   id: string;
   /** Its step in the second-factor rules (signin-challenge.ts). */
   secondStep?: {
@@ -64,13 +79,29 @@ export interface MethodHooks<Figure extends string = string, Label extends strin
     field: string;
     /** The label of the session it starts. */
     label: Label;
+    /**
+     * Whether having it makes the password alone not enough (an authenticator app); a factor
+     * that is only offered (a passkey, recovery codes) is asked for when another one is.
+     */
+    demanded?: true;
     /** Whether the account has this factor: its challenge lists it, and it needs no enrolment. */
     has(user: User): Promise<boolean>;
-    /** Whether the second step's answer proves the challenged account. */
-    verify(user: User, answer: unknown): Promise<boolean>;
+    /**
+     * Whether the second step's answer proves the challenged account; `enrolling`: the answer
+     * of a factor being set up during the sign-in (an `enrol` challenge, only for a method with `enrol`).
+     */
+    verify(user: User, answer: unknown, enrolling: boolean): Promise<boolean>;
+    /** Confirms the factor set up during a sign-in once its first answer was right. */
+    enrol?(user: User): Promise<void>;
   };
+  /** Its answer to a re-authentication (user-context.ts `reauthenticate`): the field it reads and its check. */
+  reauthentication?: { field: string; verify(user: User, answer: string): Promise<boolean> };
+  /** Told that a factor of the account was confirmed: what to answer once beside it (signin-challenge.ts). */
+  factorConfirmed?(user: User): Promise<FactorConfirmed>;
+  /** Removes what it keeps of the account's second factor (the own removal of it, an administrator's reset). */
+  resetFactor?(user: User): Promise<void>;
   /** The account's figures (`{ passkeys: 2 }`). */
-  figures(user: User): Promise<Record<Figure, number>>;
+  figures(user: User): Promise<Figures>;
   /** Deletes its expired rows (the hourly purge of services.ts): how many went. */
   purgeExpired?(now: number): Promise<number>;
 }

@@ -4,16 +4,14 @@ import { commonErrors } from '../core/errors.js';
 import { hashToken, randomToken } from '../core/ids.js';
 import { invalidField, parseInput } from '../core/validation.js';
 import { verifyPassword } from './passwords.js';
-import { totpStep } from './totp.js';
 import type { UserTokenPurpose } from '../storage/schema.js';
 import type { QueuingMailer } from '../core/mailer.js';
 import { grantsOf } from '../core/grants.js';
 import { ADMINS, type Principal, type ServicePermissions } from '../core/permissions.js';
 import { userErrors } from './user-errors.js';
 import type { Reauthentication, UserInputs } from './user-inputs.js';
-import type { FactorRepo } from './factor-repo.js';
 import type { ProviderRepo } from './provider-repo.js';
-import type { MethodHooks } from './signin-method.js';
+import type { MethodFigureValues, MethodHooks } from './signin-method.js';
 import type { SessionMethod } from './signin-methods/index.js';
 import type { ProviderClients } from './provider-clients.js';
 import type { ProviderConfig } from '../core/config.js';
@@ -78,14 +76,12 @@ export interface UserRuntimeSettings {
 /** Everything the operations share: injected once by `createUserService`. */
 export interface UserContext {
   repo: UserRepo;
-  /** TOTP secrets and recovery codes (factor-repo.ts). */
-  factors: FactorRepo;
   /** Provider accounts and provider sign-ins under way (provider-repo.ts). */
   links: ProviderRepo;
   /** The providers' `openid-client` configurations, made once per setting (provider-clients.ts). */
   providerClients: ProviderClients;
-  /** The sign-in methods' hooks (signin-method.ts): their second steps, figures and purges. */
-  methods: MethodHooks<string, SessionMethod>[];
+  /** The sign-in methods' hooks (signin-method.ts): their second steps, re-authentication, figures and purges. */
+  methods: MethodHooks<MethodFigureValues, SessionMethod>[];
   clock: Clock;
   /** Told of the changes the repository does not see as an account's (a signout; core/events.ts). */
   events: EventBus;
@@ -151,19 +147,23 @@ export async function confirmPassword(user: User, password: string): Promise<voi
 
 /**
  * The one re-authentication before a change of how an account signs in (OWASP ASVS 5.0, 7.5.1):
- * the password, or a code of the confirmed TOTP secret (each code once), proves the account's
- * owner is there, so a session left open or stolen is not enough to add, remove or replace a way
- * in. Used by second-factor-ops.ts (recovery codes, removing the authenticator), signin-methods/passkey/passkey-ops.ts
- * (registering and removing passkeys) and provider-ops.ts (linking and unlinking providers).
+ * the password, or the answer of a method that re-authenticates (`reauthentication` of
+ * signin-method.ts: a code of the confirmed authenticator app, each code once), proves the
+ * account's owner is there, so a session left open or stolen is not enough to add, remove or
+ * replace a way in. Used by signin-methods/ (totp/ and recovery/: removing the authenticator,
+ * new recovery codes; passkey/: registering and removing passkeys) and provider-ops.ts (linking
+ * and unlinking providers).
  * Refused as `validation_failure`: `required` at `password` without either, `invalid` at the
  * field that is wrong.
  */
 export async function reauthenticate(ctx: UserContext, user: User, input: Reauthentication): Promise<void> {
-  const { password, code } = parseInput(ctx.inputs.reauthentication, input);
-  if (password !== undefined) return confirmPassword(user, password);
-  const totp = await ctx.factors.totpOf(user.id);
-  const step = totp?.confirmed != null && code !== undefined ? totpStep(totp.secret, code, ctx.clock.now()) : null;
-  if (step === null || !(await ctx.factors.takeTotpStep(user.id, step))) throw invalidField('code', 'invalid');
+  const proof: Record<string, string | undefined> = parseInput(ctx.inputs.reauthentication, input);
+  if (proof.password !== undefined) return confirmPassword(user, proof.password);
+  for (const { reauthentication: r } of ctx.methods) {
+    const answer = r ? proof[r.field] : undefined;
+    if (r && answer !== undefined && (await r.verify(user, answer))) return;
+  }
+  throw invalidField('code', 'invalid');
 }
 
 /** The principal of a signed-in user: its own groups; `sys:*` groups are implied by `holds`. */

@@ -25,7 +25,7 @@ const NAME_CHARS = /^[\p{L}\p{N}._-]+$/u;
 
 /**
  * `secondStepFields`: the sign-in methods' answers a second step may carry (their
- * `secondStepInput`, users/signin-method.ts), beside a TOTP code or a recovery code.
+ * `secondStepInput`, users/signin-method.ts: the app's `code`, a `recoveryCode`, a `passkey`).
  */
 export function createUserInputs(limits: UserLimits, secondStepFields: Readonly<Record<string, z.ZodType>> = {}) {
   const name = requiredText(NAME_MAX, limits.nameMinLength).refine((s) => NAME_CHARS.test(s), { message: 'invalid' });
@@ -38,10 +38,9 @@ export function createUserInputs(limits: UserLimits, secondStepFields: Readonly<
     .pipe(z.string().max(limits.dataMaxLength).refine(isWellFormed, { message: 'invalid' }));
   const token = requiredText(200);
   const identity = requiredText(EMAIL_MAX);
-  const recoveryCode = requiredText(40);
   /**
    * The password, or a current TOTP code, asked again before a change of how the account signs
-   * in (second-factor-ops.ts, signin-methods/passkey/, provider-ops.ts; `reauthenticate` in user-context.ts).
+   * in (signin-methods/: totp/, recovery/, passkey/; provider-ops.ts; `reauthenticate` in user-context.ts).
    */
   const proof = { password: requiredText(PASSWORD_MAX).optional(), code: z.string().trim().max(20).optional() };
   const proven = (o: { password?: string; code?: string }) => o.password !== undefined || o.code !== undefined;
@@ -94,22 +93,18 @@ export function createUserInputs(limits: UserLimits, secondStepFields: Readonly<
     secondStep: z
       .object({
         challenge: token,
-        code: z.string().trim().max(20).optional(),
-        recoveryCode: recoveryCode.optional(),
         ...Object.fromEntries(Object.entries(secondStepFields).map(([field, schema]) => [field, schema.optional()])),
       })
-      .refine((o) => o.code !== undefined || o.recoveryCode !== undefined || otherAnswer(o, secondStepFields), {
+      .refine((o) => otherAnswer(o, secondStepFields), {
         message: 'required',
         path: ['code'],
       }),
-    totpEnrol: z.object({ challenge: token.optional() }),
     mailedSignin: z
       .object({ token: token.optional(), identity: identity.optional(), code: z.string().trim().max(20).optional() })
       .refine((o) => o.token !== undefined || (o.identity !== undefined && o.code !== undefined), {
         message: 'required',
         path: ['code'],
       }),
-    totpConfirm: z.object({ code: requiredText(20), password: requiredText(PASSWORD_MAX) }),
     reauthentication: z.object(proof).refine(proven, proofRequired),
     sessionRef: z.object({ session: requiredText(SESSION_ID_MAX) }),
     userSessionRef: z.object({ identity, session: requiredText(SESSION_ID_MAX).optional() }),
@@ -227,12 +222,13 @@ export interface UserQuery {
   order?: '<' | '>';
 }
 
-/** The second step of a sign-in: the challenge of the first, with a TOTP code or a recovery code. */
+/** The second step of a sign-in: the challenge of the first, with a sign-in method's answer. */
 export interface SecondStep {
   challenge: string;
-  code?: string;
-  recoveryCode?: string;
-  /** A sign-in method's answer under its field (`passkey`: the browser's answer to `passkeySigninOptions`). */
+  /**
+   * A sign-in method's answer under its field (`code`: the app's code, `recoveryCode`, `passkey`:
+   * the browser's answer to `passkeySigninOptions`).
+   */
   [methodField: string]: unknown;
 }
 
@@ -241,17 +237,6 @@ export interface MailedSignin {
   token?: string;
   identity?: string;
   code?: string;
-}
-
-/** A TOTP secret for the signed-in account, or for the one a sign-in's `enrol` challenge names. */
-export interface TotpEnrolment {
-  challenge?: string;
-}
-
-/** The first code of a new authenticator, with the password again. */
-export interface FactorConfirmation {
-  code: string;
-  password: string;
 }
 
 /**

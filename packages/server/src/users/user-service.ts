@@ -1,5 +1,5 @@
 import { ADMINS } from '../core/permissions.js';
-import { administers } from '../core/grants.js';
+import { administers, backendGrants } from '../core/grants.js';
 import { commonErrors } from '../core/errors.js';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../core/clock.js';
@@ -16,8 +16,6 @@ import { accountOps } from './account-ops.js';
 import { hashPassword } from './passwords.js';
 import { adminOps } from './admin-ops.js';
 import { signupOps } from './signup-ops.js';
-import { createFactorRepo } from './factor-repo.js';
-import { createSecretBox } from './secret-box.js';
 import { secondFactorOps } from './second-factor-ops.js';
 import { sessionOps } from './session-ops.js';
 import { mailSigninOps } from './mail-signin-ops.js';
@@ -39,7 +37,8 @@ import {
 } from './user-context.js';
 import { createUserInputs, type SecondStep, type SignupInput } from './user-inputs.js';
 import { USER_PERMISSION_DEFAULTS } from './user-permissions.js';
-import { createUserRepo, type NewUser, type User } from './user-repo.js';
+import { createUserRepo, type User } from './user-repo.js';
+import type { NewAccount, SignupPolicy, UserService } from './user-service-type.js';
 import { withSessionCache } from './session-cache.js';
 import { withAccountEvents } from './account-events.js';
 import { createUserDirectory } from './user-directory.js';
@@ -100,26 +99,17 @@ function runtimeFrom(config: Config, s: RuntimeSettings): UserRuntimeSettings {
   };
 }
 
-/** A new account made by a program (`createUser`): only name and password are needed. */
-export type NewAccount = Pick<NewUser, 'name'> &
-  Partial<Omit<NewUser, 'id' | 'created' | 'passwordHash' | 'name'>> & { password: string };
-
-/** The five ways to sign up, each open to whoever holds the permission of its name. */
-export const SIGNUP_POLICIES = ['signupDirect', 'signupOptin', 'signupReview', 'signupSendpw', 'signupUid'] as const;
-export type SignupPolicy = (typeof SIGNUP_POLICIES)[number];
-
 /**
  * The user identity service. Every operation takes the caller, checks the permission named
  * after it (user-permissions.ts) and throws a RoostError on every refusal; inputs are checked by
  * the service's schemas (user-inputs.ts). `authenticate` turns a token into a caller. Nothing
  * here knows HTTP: the original protocol's answers are made in http/protocol/user-protocol.ts.
  */
-export function createUserService(deps: UserServiceDeps) {
+export function createUserService(deps: UserServiceDeps): UserService {
   // Derived once per settings snapshot (the runtime settings hand out the same object while cached).
   const runtimeViews = new WeakMap<RuntimeSettings, UserRuntimeSettings>();
   const stored = createUserRepo(deps.db);
   const ctx: UserContext = {
-    factors: createFactorRepo(deps.db, createSecretBox(deps.config.users.secretsKey)),
     links: createProviderRepo(deps.db),
     providerClients: createProviderClients(),
     methods: [],
@@ -205,10 +195,6 @@ export function createUserService(deps: UserServiceDeps) {
     providerLinks: guarded(ctx, 'providerLinks', providers.providerLinks),
     unlinkProvider: guarded(ctx, 'unlinkProvider', providers.unlinkProvider),
     secondFactor: guarded(ctx, 'secondFactor', factors.secondFactor),
-    totpEnrol: guarded(ctx, 'totpEnrol', factors.totpEnrol),
-    totpConfirm: guarded(ctx, 'totpConfirm', factors.totpConfirm),
-    totpRemove: guarded(ctx, 'totpRemove', factors.totpRemove),
-    recoveryCodes: guarded(ctx, 'recoveryCodes', factors.recoveryCodes),
     userFactors: guarded(ctx, 'userFactors', factors.userFactors),
     resetSecondFactor: guarded(ctx, 'resetSecondFactor', factors.resetSecondFactor),
     sessions: guarded(ctx, 'sessions', sessions.sessions),
@@ -255,11 +241,13 @@ export function createUserService(deps: UserServiceDeps) {
     /** A caller acting as this account, as if it had signed in (a program that embeds Roost). */
     callerFor: (user: User): Caller => ({ principal: principalOf(user), user, tokenHash: null }),
     /**
-     * For the CLI, the admin pages and embedding programs: create an account without any
-     * permission check or mail, as given (check it with `checkNewAccount` first). Active, in no
-     * group, with an empty profile unless said otherwise.
+     * For the CLI, the admin pages and embedding programs: create an account without mail, as
+     * given (check it with `checkNewAccount` first), for a caller that administers
+     * (`backendGrants`, core/grants.ts: an administrator, or a program's `programCaller`).
+     * Active, in no group, with an empty profile unless said otherwise.
      */
-    async createUser(values: NewAccount): Promise<User> {
+    async createUser(caller: Caller, values: NewAccount): Promise<User> {
+      backendGrants(caller.principal).require('administer');
       return ctx.repo.insert({
         id: newId(),
         name: values.name,
@@ -304,5 +292,3 @@ export function createUserService(deps: UserServiceDeps) {
     ...(methodOps as SigninMethodOps),
   };
 }
-
-export type UserService = ReturnType<typeof createUserService>;

@@ -9,6 +9,7 @@ import { newId } from '../../src/core/ids.js';
 import { readOutbox, type OutboxMail } from '../../src/mail/outbox-mailer.js';
 import { createRoost, type Roost } from '../../src/roost.js';
 import type { RoostOverrides } from '../../src/services.js';
+import { programCaller } from '../../src/users/index.js';
 import { sharedS3 } from './s3-server.js';
 
 export interface CallOptions {
@@ -242,7 +243,7 @@ export function addAccount(
   } = {},
 ): Promise<unknown> {
   const state = options.state ?? 'active';
-  return roost.users.createUser({
+  return roost.users.createUser(programCaller('test'), {
     name,
     email: options.email ?? `${name}@example.com`,
     password: options.password ?? PASSWORD,

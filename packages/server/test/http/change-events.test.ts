@@ -7,6 +7,7 @@ import pg from 'pg';
 import { parseConfig } from '../../src/core/config.js';
 import type { Told } from '../../src/core/events.js';
 import { openServices } from '../../src/services.js';
+import { programCaller } from '../../src/users/index.js';
 import { createPostgresDatabase, useServer } from '../helpers/test-server.js';
 import { userIdOf } from '../helpers/datastore.js';
 import { eventually, onPostgres } from '../scale/scale-helpers.js';
@@ -143,7 +144,7 @@ describe('change events between processes on PostgreSQL', {
     try {
       const told: Told[] = [];
       b.events.onAny((event) => told.push(event));
-      const user = await a.users.createUser({ name: 'carol', password: 'a-good-password' });
+      const user = await a.users.createUser(programCaller('test'), { name: 'carol', password: 'a-good-password' });
       const carol = a.users.callerFor(user);
       const data = a.dataStores.get('data');
       assert.ok(data);
@@ -178,7 +179,7 @@ describe('change events between processes on PostgreSQL', {
     const a = await openServices(parseConfig({ databaseUrl: database.url, dataDir: dir }, dir));
     const listener = new pg.Client({ connectionString: database.url });
     try {
-      const user = await a.users.createUser({ name: 'dora', password: 'a-good-password' });
+      const user = await a.users.createUser(programCaller('test'), { name: 'dora', password: 'a-good-password' });
       const dora = a.users.callerFor(user);
       await listener.connect();
       const messages: string[] = [];

@@ -11,7 +11,8 @@ import { migrateTo } from '../../src/storage/migrations/index.js';
 import { authCookie, csrfOf, getPage, postForm, textOf } from '../helpers/pages.js';
 import { createPostgresDatabase, startServer } from '../helpers/test-server.js';
 import { receiver } from '../helpers/webhook-receiver.js';
-import { programCaller } from '../../src/users/index.js';
+import { ANONYMOUS_CALLER, programCaller } from '../../src/users/index.js';
+import { isRoostError } from '../../src/core/errors.js';
 
 const ADMIN = programCaller('test').principal;
 
@@ -36,7 +37,7 @@ describe('the job queue', () => {
       await s.request('/data/api/newItem', { key: 'j1', value: 1 }, { token: alice });
       await s.roost.webhooks.idle();
       assert.equal(hook.received.length, 1);
-      const [job] = await s.roost.jobs.list({ kind: 'webhook', limit: 10 });
+      const [job] = await s.roost.jobs.list(ADMIN, { kind: 'webhook', limit: 10 });
       assert.ok(job);
       assert.equal(job.subject, webhook.id);
       assert.deepEqual([job.state, job.attempts, job.lastStatus, job.runAt], ['pending', 1, 500, now + 10_000]);
@@ -48,7 +49,7 @@ describe('the job queue', () => {
       now += 1_001;
       await s.roost.jobs.idle();
       assert.equal(hook.received.length, 2);
-      const [second] = await s.roost.jobs.list({ id: job.id, limit: 1 });
+      const [second] = await s.roost.jobs.list(ADMIN, { id: job.id, limit: 1 });
       assert.deepEqual([second?.attempts, second?.runAt], [2, now + 20_000]);
       now += 20_001;
       await s.roost.jobs.idle();
@@ -58,7 +59,7 @@ describe('the job queue', () => {
         new Set([job.id]),
         'one delivery id on every try',
       );
-      const [failed] = await s.roost.jobs.list({ id: job.id, limit: 1 });
+      const [failed] = await s.roost.jobs.list(ADMIN, { id: job.id, limit: 1 });
       assert.deepEqual([failed?.state, failed?.attempts, failed?.runAt], ['failed', 3, null]);
       assert.match(failed?.lastError ?? '', /^HTTP 503: thanks/);
       assert.deepEqual(await s.roost.jobs.counts('webhook'), { due: 0, retrying: 0, failed: 1 });
@@ -86,7 +87,7 @@ describe('the job queue', () => {
         { cookie, headers: { origin: s.url } },
       );
       assert.equal(withoutToken.status, 403);
-      assert.equal((await s.roost.jobs.list({ id: job.id, limit: 1 }))[0]?.state, 'failed');
+      assert.equal((await s.roost.jobs.list(ADMIN, { id: job.id, limit: 1 }))[0]?.state, 'failed');
       const retried = await postForm(
         s,
         `/admin/jobs/${job.id}`,
@@ -107,6 +108,23 @@ describe('the job queue', () => {
     } finally {
       await s.close();
       await hook.close();
+    }
+  });
+
+  test("the queue's list and retry are for a caller that administers (issue 38, item 7)", async () => {
+    const s = await startServer();
+    try {
+      await s.createUser('plain');
+      const plain = s.roost.users.callerFor((await s.roost.users.findUser('plain'))!).principal;
+      const refused = (code: string) => (err: unknown) => isRoostError(err) && err.code === code;
+      await assert.rejects(s.roost.jobs.list(plain, { limit: 10 }), refused('not_allowed'));
+      await assert.rejects(s.roost.jobs.retry(plain, 'no-such-job'), refused('not_allowed'));
+      await assert.rejects(s.roost.jobs.list(ANONYMOUS_CALLER.principal, { limit: 10 }), refused('not_signed_in'));
+      await assert.rejects(s.roost.jobs.retry(ANONYMOUS_CALLER.principal, 'no-such-job'), refused('not_signed_in'));
+      assert.deepEqual(await s.roost.jobs.list(ADMIN, { id: 'no-such-job', limit: 1 }), []);
+      assert.equal(await s.roost.jobs.retry(ADMIN, 'no-such-job'), false);
+    } finally {
+      await s.close();
     }
   });
 

@@ -1,6 +1,6 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { totpCode } from '../../src/users/totp.js';
+import { totpCode } from '../../src/users/signin-methods/totp/totp.js';
 import { PASSWORD, tokenFromMail, useServer, type TestServer } from '../helpers/test-server.js';
 
 /**

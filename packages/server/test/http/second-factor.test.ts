@@ -2,8 +2,9 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { parseConfig } from '../../src/core/config.js';
-import { totpCode } from '../../src/users/totp.js';
+import { totpCode } from '../../src/users/signin-methods/totp/totp.js';
 import { PASSWORD, tokenFromMail, useServer, type CallResult, type TestServer } from '../helpers/test-server.js';
+import { programCaller } from '../../src/users/index.js';
 
 /**
  * The second factor over HTTP (users/signin-challenge.ts, users/second-factor-ops.ts): TOTP set
@@ -368,7 +369,9 @@ describe('sessions under parallel callers', () => {
 describe('a second factor required for a group', () => {
   const s = useServer({ users: { secondFactorGroups: ['admins'] } }, { clock });
   // Made directly: the test server's `adminToken` signs in with the password alone.
-  before(() => s.roost.users.createUser({ name: 'admin', password: PASSWORD, groups: ['admins'] }));
+  before(() =>
+    s.roost.users.createUser(programCaller('test'), { name: 'admin', password: PASSWORD, groups: ['admins'] }),
+  );
 
   test('a member without a factor enrols during sign-in and gets the token with the recovery codes', async () => {
     const { challenge: c, body } = await challenge(s, 'admin');

@@ -1,6 +1,7 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, useServer, PASSWORD } from '../helpers/test-server.js';
+import { programCaller } from '../../src/users/index.js';
 
 /** The `auth` cookie of a response (its value and its attributes), or null. */
 function authCookie(headers: Headers): { value: string; attributes: string } | null {
@@ -521,7 +522,7 @@ describe('users: account operations', () => {
 describe('users: identity policies', () => {
   async function withPolicy(policy: 'name' | 'email' | 'either') {
     const s = await startServer({ users: { identityPolicy: policy } });
-    await s.roost.users.createUser({
+    await s.roost.users.createUser(programCaller('test'), {
       name: 'polly',
       email: 'polly@example.com',
       password: PASSWORD,

@@ -1,6 +1,8 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useServer, PASSWORD } from '../helpers/test-server.js';
+import { ANONYMOUS_CALLER, programCaller } from '../../src/users/index.js';
+import { isRoostError } from '../../src/core/errors.js';
 
 const ADMIN_OPS: Array<[op: string, body: Record<string, unknown>]> = [
   ['review', { identity: 'someone', action: 'accept' }],
@@ -41,6 +43,17 @@ describe('users: administrator functions', () => {
         assert.equal(typeof user.body.message, 'string');
       });
     }
+    test('createUser, behind /admin/users/new and the CLI, refuses a caller that does not administer', async () => {
+      const account = { name: 'sneaky', password: PASSWORD, groups: ['admins'] };
+      const user = s.roost.users.callerFor((await s.roost.users.findUser('plainuser'))!);
+      const refused = (code: string) => (err: unknown) => isRoostError(err) && err.code === code;
+      await assert.rejects(s.roost.users.createUser(user, account), refused('not_allowed'));
+      await assert.rejects(s.roost.users.createUser(ANONYMOUS_CALLER, account), refused('not_signed_in'));
+      assert.equal(await s.roost.users.findUser('sneaky'), null);
+      // Over HTTP the account stays unknown too: nothing was made.
+      const res = await s.users('getUser', { identity: 'sneaky' }, { token: admin });
+      assert.equal(res.body.code, 'unknown_user');
+    });
     test('the refused calls changed nothing', async () => {
       const res = await s.users('getUser', { identity: 'someone' }, { token: admin });
       assert.equal(res.body.realname, '');
@@ -365,7 +378,7 @@ describe('users: list and identities', () => {
       realname = '',
     ) => {
       t += 60_000;
-      await s.roost.users.createUser({
+      await s.roost.users.createUser(programCaller('test'), {
         name,
         email,
         password: PASSWORD,

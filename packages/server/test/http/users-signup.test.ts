@@ -8,6 +8,7 @@ import {
   type CallResult,
   type TestServer,
 } from '../helpers/test-server.js';
+import { programCaller } from '../../src/users/index.js';
 
 /**
  * The five sign-up policies over HTTP: refused until granted, then the state they leave, the
@@ -227,7 +228,7 @@ describe('users: sign-up policies', () => {
   test('signupSendpw under the email identity policy: the mail names the email to sign in with', async () => {
     const t = await startServer({ users: { identityPolicy: 'email' } });
     try {
-      await t.roost.users.createUser({
+      await t.roost.users.createUser(programCaller('test'), {
         name: 'admin',
         email: 'admin@example.com',
         password: PASSWORD,
@@ -287,7 +288,7 @@ describe('users: sign-up policies', () => {
     const byEmail = await startServer({ users: { identityPolicy: 'email' } });
     try {
       // The helper's admin signs in by name; under the email policy it signs in by email.
-      await byEmail.roost.users.createUser({
+      await byEmail.roost.users.createUser(programCaller('test'), {
         name: 'admin',
         email: 'admin@example.com',
         password: PASSWORD,

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { totpCode } from '../../src/users/totp.js';
+import { totpCode } from '../../src/users/signin-methods/totp/totp.js';
 import { addVirtualAuthenticator, launchBrowser, screenshot, signedInContext } from '../helpers/browser.js';
 import { freePort, PASSWORD, startServer, type TestServer } from '../helpers/test-server.js';
 

@@ -2,10 +2,11 @@ import { createServer, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { totpCode } from '../../src/users/totp.js';
+import { totpCode } from '../../src/users/signin-methods/totp/totp.js';
 import { launchBrowser, screenshot, signedInContext } from '../helpers/browser.js';
 import { startOpenIdProvider, type TestOpenIdProvider } from '../helpers/oidc-provider.js';
 import { freePort, PASSWORD, startServer, type TestServer } from '../helpers/test-server.js';
+import { programCaller } from '../../src/users/index.js';
 
 /**
  * Sign-in through an OpenID Connect provider, end to end in Debian's chromium against a real
@@ -348,7 +349,7 @@ describe('sign-in providers (OpenID Connect) in a browser', { skip }, () => {
   });
 
   test('a provider added on the settings page works at once; its secret shows as **** and is kept', async () => {
-    await s.roost.users.createUser({ name: 'chief', password: PASSWORD, groups: ['admins'] });
+    await s.roost.users.createUser(programCaller('test'), { name: 'chief', password: PASSWORD, groups: ['admins'] });
     const context = await signedInContext(browser, s.url, 'chief', PASSWORD);
     contexts.push(context);
     const page = await context.newPage();

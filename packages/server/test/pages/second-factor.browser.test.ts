@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { programCaller } from '../../src/roost.js';
-import { totpCode } from '../../src/users/totp.js';
+import { totpCode } from '../../src/users/signin-methods/totp/totp.js';
 import { launchBrowser, screenshot, VIEWPORTS } from '../helpers/browser.js';
 import { PASSWORD, startServer, type TestServer } from '../helpers/test-server.js';
 
@@ -60,7 +60,7 @@ describe('second factor on the sign-in pages, in a browser', { skip }, () => {
 
   before(async () => {
     s = await startServer({ users: { secondFactorGroups: ['admins'] } }, { clock });
-    await s.roost.users.createUser({ name: 'boss', password: PASSWORD, groups: ['admins'] });
+    await s.roost.users.createUser(programCaller('test'), { name: 'boss', password: PASSWORD, groups: ['admins'] });
     browser = await launchBrowser();
   });
   after(async () => {

@@ -15,6 +15,7 @@ import { runRoost } from '../helpers/roost-command.js';
 import { sharedS3 } from '../helpers/s3-server.js';
 import { createPostgresDatabase, PASSWORD, startServer, type TestServer } from '../helpers/test-server.js';
 import { onPostgres } from './scale-helpers.js';
+import { programCaller } from '../../src/users/index.js';
 
 const BIG = 6 * 1024 * 1024; // above the S3 part size of the tests: a multipart upload
 
@@ -250,7 +251,7 @@ describe('roost backup and roost restore', () => {
     try {
       assert.equal(lite.dialect, 'sqlite');
       const url = await lite.listen({ port: 0, host: '127.0.0.1' });
-      await lite.users.createUser({
+      await lite.users.createUser(programCaller('test'), {
         name: 'dora',
         email: 'dora@example.com',
         password: PASSWORD,

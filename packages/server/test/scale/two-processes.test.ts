@@ -14,6 +14,7 @@ import { ROOST_BIN, roostEnv } from '../helpers/roost-command.js';
 import { s3Credentials, sharedS3 } from '../helpers/s3-server.js';
 import { createPostgresDatabase, PASSWORD } from '../helpers/test-server.js';
 import { eventually, onPostgres } from './scale-helpers.js';
+import { programCaller } from '../../src/users/index.js';
 
 interface Process {
   child: ChildProcess;
@@ -88,7 +89,7 @@ describe('two Roost processes on one PostgreSQL database and one object store', 
     await writeFile(join(cwd, 'roost.config.json'), JSON.stringify(input));
     // An account made beside the servers, as `roost user add` does.
     const services = await openServices(parseConfig({ ...input, dataDir: join(cwd, 'setup') }, cwd));
-    await services.users.createUser({
+    await services.users.createUser(programCaller('test'), {
       name: 'alice',
       email: 'alice@example.com',
       password: PASSWORD,

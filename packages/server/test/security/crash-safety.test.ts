@@ -12,6 +12,7 @@ import { parseConfig } from '../../src/core/config.js';
 import { openServices } from '../../src/services.js';
 import { createPostgresDatabase, PASSWORD, postgresAdminUrl } from '../helpers/test-server.js';
 import { startChild, writeConfig, type ChildRoost } from './support/child-roost.js';
+import { programCaller } from '../../src/users/index.js';
 
 /**
  * Crash safety: Roost runs as its own process and takes a stream of writes (items replaced
@@ -273,7 +274,7 @@ describe(`crash safety: SIGKILL during a stream of writes (${DATABASE_NAME})`, (
     configFile = await writeConfig(dir, config);
     // The account, made as `roost user add` makes it, before the server runs.
     const services = await openServices(parseConfig(config));
-    await services.users.createUser({
+    await services.users.createUser(programCaller('test'), {
       name: 'writer',
       email: 'writer@example.com',
       password: PASSWORD,

@@ -81,7 +81,7 @@ async function newAccountPage(users: UserService, rules: AccountRules, page: Adm
       if (problems.length) throw commonErrors.validation_failure({ fields: problems });
       const groups = Array.isArray(data.groups) ? (data.groups as string[]) : [];
       try {
-        const user = await users.createUser({
+        const user = await users.createUser(page.admin, {
           ...account,
           realname: String(data.realname ?? ''),
           data: '',

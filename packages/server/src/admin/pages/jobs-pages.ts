@@ -43,7 +43,7 @@ async function listPage(jobs: JobQueue, page: AdminPageRequest) {
   const kind = choice(page, 'kind', jobs.kinds());
   const state = choice<JobState>(page, 'state', JOB_STATES);
   const [list, counts] = await Promise.all([
-    jobs.list({ ...(kind ? { kind } : {}), ...(state ? { state } : {}), limit: SHOWN }),
+    jobs.list(page.admin.principal, { ...(kind ? { kind } : {}), ...(state ? { state } : {}), limit: SHOWN }),
     jobs.counts(kind),
   ]);
   const columns = [
@@ -73,14 +73,14 @@ async function listPage(jobs: JobQueue, page: AdminPageRequest) {
 
 async function jobPage(jobs: JobQueue, page: AdminPageRequest) {
   const id = page.params.id ?? '';
-  const [job] = await jobs.list({ id, limit: 1 });
+  const [job] = await jobs.list(page.admin.principal, { id, limit: 1 });
   if (!job) throw new RoostError('not_found', 'not_found', 'There is no such job.');
   const retry = accountConfirmForm(page, {
     formid: 'retry-job',
     url: jobUrl(id),
     accountId: id,
     action: { id: 'retry', name: 'Run again', cssClass: 'btn btn-primary' },
-    run: async () => ((await jobs.retry(id)) ? undefined : 'The job is not failed (any more).'),
+    run: async () => ((await jobs.retry(page.admin.principal, id)) ? undefined : 'The job is not failed (any more).'),
   });
   const retried = await retry.process();
   if (retried.action.id === 'retry' && retried.result === true)

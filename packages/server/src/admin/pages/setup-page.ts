@@ -3,7 +3,7 @@ import type { FieldConf } from '@roost/forms';
 import { commonErrors } from '../../core/errors.js';
 import { ADMINS } from '../../core/permissions.js';
 import { startCookieSession, withClient } from '../../http/auth.js';
-import { ANONYMOUS_CALLER, DuplicateUserError } from '../../users/index.js';
+import { ANONYMOUS_CALLER, DuplicateUserError, programCaller } from '../../users/index.js';
 import type { PageDeps } from '../index.js';
 import { renderPage } from '../layout.js';
 import { PageForm } from '../page-kit/page-form.js';
@@ -14,6 +14,9 @@ import { SETUP_LINK_MINUTES, type SetupLinks } from '../setup-links.js';
 import { accountWords } from '../user-pages/account-words.js';
 import { publicFormRequest } from '../user-pages/public-page.js';
 import { invalidField } from '../../core/validation.js';
+
+/** Who makes the first administrator: the setup link's holder, acting as a program (users/user-context.ts). */
+const SETUP_CALLER = programCaller('roost-setup');
 
 /**
  * `/admin/setup?token=…`: the first administrator, made in the browser with the link that
@@ -115,7 +118,8 @@ async function setupPage(deps: PageDeps & { setupLinks: SetupLinks }, request: F
       if (!deps.setupLinks.consume(token))
         throw commonErrors.not_allowed({ message: 'This setup link was used a moment ago.' });
       try {
-        await users.createUser({
+        // The used-up setup link is the authority here (no administrator exists to be the caller).
+        await users.createUser(SETUP_CALLER, {
           ...account,
           realname: '',
           data: '',

@@ -44,16 +44,19 @@ async function securityPage(users: UserService, page: AdminPageRequest) {
   const factor = await users.userFactors(page.admin, { identity: user.id });
   const sessions = await users.userSessions(page.admin, { identity: user.id });
   const csrf = page.hidden.csrf ?? '';
+  // The sign-in methods' figures (users/signin-method.ts): the app, recovery codes left, passkeys.
+  const figures = (leads: boolean) =>
+    Object.entries(METHOD_FIGURES)
+      .filter(([, figure]) => (figure.leads === true) === leads)
+      .map(([name, figure]): [string, string] => {
+        const value = factor[name as keyof typeof METHOD_FIGURES];
+        return [figure.label, typeof value === 'boolean' ? (value ? 'Set up' : 'None') : String(value)];
+      });
   const factorFacts = facts([
-    ['Authenticator app', factor.totp ? 'Set up' : 'None'],
-    ['Recovery codes left', String(factor.recoveryCodes)],
+    ...figures(true),
     ['Second factor required', factor.required ? 'Yes (by a group of the settings)' : 'No'],
     ['Sign-in providers', escapeHtml(factor.providers.join(', ')) || 'None'],
-    // The sign-in methods' figures (users/signin-method.ts): the count of passkeys.
-    ...Object.entries(METHOD_FIGURES).map(([name, figure]): [string, string] => [
-      figure.label,
-      String(factor[name as keyof typeof METHOD_FIGURES]),
-    ]),
+    ...figures(false),
   ]);
   const resetPart = factor.totp
     ? `<p>A user who lost the phone and the recovery codes signs in with the password alone after a reset.</p>${html}`

@@ -89,17 +89,22 @@ const SESSION_VIEW = answerOf({
   current: { ...SCALARS.boolean, description: 'The session of this request.' },
 });
 export const SESSIONS_ANSWER = answerOf({ result: { const: true }, sessions: { type: 'array', items: SESSION_VIEW } });
+/** The methods' figures of the summary (users/signin-method.ts), leading ones or the others, as answer members. */
+const figureMembers = (leads: boolean) =>
+  Object.fromEntries(
+    Object.entries(METHOD_FIGURES)
+      .filter(([, figure]) => (figure.leads === true) === leads)
+      .map(([name, figure]) => [
+        name,
+        { ...(figure.flag ? SCALARS.boolean : SCALARS.integer), description: figure.description },
+      ]),
+  );
 export const FACTORS_ANSWER = answerOf({
   result: { const: true },
-  totp: { ...SCALARS.boolean, description: 'A confirmed authenticator app.' },
-  recoveryCodes: { ...SCALARS.integer, description: 'Recovery codes left.' },
+  // The authenticator app and the recovery codes first, where they have always been.
+  ...figureMembers(true),
   required: { ...SCALARS.boolean, description: 'An administrator requires a second factor of this account.' },
   providers: { ...SCALARS.strings, description: 'The sign-in providers linked to the account, by id.' },
-  // The sign-in methods' figures (users/signin-method.ts): a count of passkeys.
-  ...Object.fromEntries(
-    Object.entries(METHOD_FIGURES).map(([name, figure]) => [
-      name,
-      { ...SCALARS.integer, description: figure.description },
-    ]),
-  ),
+  // The other methods' figures: a count of passkeys.
+  ...figureMembers(false),
 });

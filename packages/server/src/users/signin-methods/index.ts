@@ -1,30 +1,30 @@
-import type { MethodFigure, MethodOps, SigninMethod } from '../signin-method.js';
+import type { MethodFigure, MethodFigureValues, MethodOps, SigninMethod } from '../signin-method.js';
 import { passkeyMethod } from './passkey/index.js';
+import { recoveryMethod } from './recovery/index.js';
+import { totpMethod } from './totp/index.js';
 
 /**
  * The sign-in methods that bring all of themselves (users/signin-method.ts), the one list of
  * them: the service makes each, merges its operations and permissions, and asks its hooks in the
  * second-factor rules, the account's summary and the purge. A new method is a folder beside
- * passkey/ and a line here (and its lines in http/protocol/signin-methods/index.ts and
+ * passkey/, totp/ and recovery/ and a line here (and its lines in http/protocol/signin-methods/index.ts and
  * admin/signin-methods/index.ts, which the compiler asks for by the method's id).
  */
-export const SIGNIN_METHODS = [passkeyMethod] as const;
+export const SIGNIN_METHODS = [totpMethod, recoveryMethod, passkeyMethod] as const;
 
 type Listed = (typeof SIGNIN_METHODS)[number];
-type LabelOf<M> = M extends SigninMethod<MethodOps, infer L, string> ? L : never;
-type InputsOf<M> = M extends SigninMethod<MethodOps, string, string, infer I> ? I : never;
-type FigureOf<M> = M extends SigninMethod<MethodOps, string, infer F> ? F : never;
-type OpsOf<M> = M extends SigninMethod<infer O, string, string> ? O : never;
+type LabelOf<M> = M extends SigninMethod<MethodOps, infer L, MethodFigureValues> ? L : never;
+type InputsOf<M> = M extends SigninMethod<MethodOps, string, MethodFigureValues, infer I> ? I : never;
+type FiguresOf<M> = M extends SigninMethod<MethodOps, string, infer F> ? F : never;
+type OpsOf<M> = M extends SigninMethod<infer O, string, MethodFigureValues> ? O : never;
 type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
 
 /**
- * The sessions the service's own ways of signing in start (the password and its second steps,
- * mail, providers), with their words on the pages; the methods add theirs.
+ * The sessions the service's own ways of signing in start (the password, mail, providers), with
+ * their words on the pages; the methods add theirs.
  */
 const CORE_SESSION_LABELS = {
   password: 'Password',
-  totp: 'Password and app code',
-  recovery: 'Password and recovery code',
   mail: 'Code by mail',
   provider: 'A sign-in provider',
 } as const;
@@ -38,14 +38,14 @@ export const SESSION_LABELS: Readonly<Record<SessionMethod, string>> = Object.as
   ...SIGNIN_METHODS.map((m) => m.sessionLabels),
 );
 
-/** The listed methods' figures of an account's second-factor summary, with their words. */
-export const METHOD_FIGURES: Readonly<Record<FigureOf<Listed>, MethodFigure>> = Object.assign(
+/** The listed methods' figures in an account's second-factor summary. */
+export type MethodFigures = Intersection<FiguresOf<Listed>>;
+
+/** The listed methods' figures of an account's second-factor summary, with their words, in the order of the list. */
+export const METHOD_FIGURES: Readonly<Record<keyof MethodFigures, MethodFigure>> = Object.assign(
   {},
   ...SIGNIN_METHODS.map((m) => m.figures),
 );
-
-/** The listed methods' figures in an account's second-factor summary. */
-export type MethodFigures = Record<FigureOf<Listed>, number>;
 /** Every listed method's input schemas. */
 export type SigninMethodInputs = Intersection<InputsOf<Listed>>;
 /** Every listed method's operations, as the user service hands them out. */

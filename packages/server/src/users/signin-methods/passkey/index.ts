@@ -16,7 +16,7 @@ import { createPasskeyRepo } from './passkey-repo.js';
  * account with a passkey may answer a sign-in's challenge with one (`passkey` in `token2`), and
  * needs no authenticator app to be enrolled.
  */
-export const passkeyMethod: SigninMethod<PasskeyOps, 'passkey', 'passkeys', typeof passkeyInputs> = {
+export const passkeyMethod: SigninMethod<PasskeyOps, 'passkey', { passkeys: number }, typeof passkeyInputs> = {
   id: 'passkey',
   sessionLabels: { passkey: 'A passkey' },
   figures: { passkeys: { label: 'Passkeys', description: 'How many passkeys the account has.' } },

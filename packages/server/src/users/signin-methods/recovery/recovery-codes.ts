@@ -1,11 +1,11 @@
-import { randomName } from '../core/ids.js';
-import { hashPassword, verifyPassword } from './passwords.js';
+import { randomName } from '../../../core/ids.js';
+import { hashPassword, verifyPassword } from '../../passwords.js';
 
 /**
  * Recovery codes: ten per account, given once when the second factor is confirmed (or the codes
- * are made anew), each usable once (factor-repo.ts `takeRecoveryCode`). A code holds 51 random
+ * are made anew), each usable once (recovery-repo.ts `take`). A code holds 51 random
  * bits, below the 112 that would let a plain hash do (OWASP ASVS 5.0, 6.5.2), so each is stored
- * as its argon2id hash with its own salt, as passwords are (passwords.ts): a stolen database
+ * as its argon2id hash with its own salt, as passwords are (users/passwords.ts): a stolen database
  * gives no code without the work of guessing it. Checking one compares with each code left of
  * the account (at most ten hashes, side by side: a recovery sign-in is rare).
  */

@@ -5,7 +5,7 @@ import QRCode from 'qrcode';
  * Time-based one-time passwords (RFC 6238) through `otpauth` (docs/decisions.md, "Second
  * factor"): 6 digits, 30-second steps, SHA-1, the parameters every authenticator app reads from
  * an `otpauth://` link. A code is taken from the step before, the current one or the one after
- * (clocks drift), and each step once (factor-repo.ts `takeTotpStep`).
+ * (clocks drift), and each step once (totp-repo.ts `takeStep`).
  */
 const PERIOD = 30;
 const DIGITS = 6;
