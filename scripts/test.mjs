@@ -16,6 +16,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import { buildCliBundle } from './cli-bundle.mjs';
 import { filesFor, passProblems } from './test-passes.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -112,6 +113,9 @@ function run(list, env, pass) {
   return result.status ?? 1;
 }
 
+// The `roost` command the tests start as processes, built once (scripts/cli-bundle.mjs).
+if (files.some((f) => f.startsWith('packages/server/'))) process.env.ROOST_TEST_CLI = await buildCliBundle(root);
+
 // Pass 1: everything, the server on SQLite.
 let status = files.length ? run(files, { ROOST_TEST_DIALECT: 'sqlite' }, 'pass 1 (SQLite)') : 0;
 
@@ -142,7 +146,7 @@ if (pythonWanted) status = timed('pass 3 (Python)', 1, runPython) || status;
 // that Node. Skipped with a notice when unset.
 const runtimeFiles = allPasses ? files : filesFor(files, 'runtime');
 if (process.env.ROOST_TEST_OTHER_NODE && runtimeFiles.length)
-  status = runOnOtherNode(process.env.ROOST_TEST_OTHER_NODE, runtimeFiles) || status;
+  status = (await runOnOtherNode(process.env.ROOST_TEST_OTHER_NODE, runtimeFiles)) || status;
 else if (!process.env.ROOST_TEST_OTHER_NODE)
   console.log(
     '\n# Pass on another Node skipped: set ROOST_TEST_OTHER_NODE to a Node folder (bin/node, include/node) to run ' +
@@ -190,7 +194,7 @@ function printFailures(exitStatus) {
   else if (exitStatus !== 0) console.log('\n# No test failed, yet a pass did not succeed: see its output above');
 }
 
-function runOnOtherNode(nodeDir, list) {
+async function runOnOtherNode(nodeDir, list) {
   const bin = join(nodeDir, 'bin');
   const version = spawnSync(join(bin, 'node'), ['--version'], { encoding: 'utf8' }).stdout?.trim();
   if (!version) {
@@ -225,6 +229,8 @@ function runOnOtherNode(nodeDir, list) {
       return spawnSync('npm', ['run', 'prepare', '--silent'], { cwd: copy, env, stdio: 'inherit' }).status ?? 1;
     });
     if (setUp !== 0) return setUp;
+    // The copy's own bundle of the command: its imports resolve from the copy's node_modules.
+    if (env.ROOST_TEST_CLI) env.ROOST_TEST_CLI = await buildCliBundle(copy, root);
     const pass = `pass 4 (Node ${version}, SQLite)`;
     const result = timed(pass, list.length, () =>
       spawnSync(
