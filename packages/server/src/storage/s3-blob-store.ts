@@ -1,19 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { pipeline } from 'node:stream';
 import { Readable } from 'node:stream';
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadBucketCommand,
-  ListObjectsV2Command,
-  S3Client,
-  type S3ClientConfig,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import type { BlobStoreOptions } from '../core/config.js';
 import { blobMeter, type BlobStore, type ByteRange, type ListedBlob, type StoredBlob } from './blob-store.js';
 
 export type S3BlobStoreOptions = Extract<BlobStoreOptions, { kind: 's3' }>;
+
+type S3Upload = typeof import('@aws-sdk/lib-storage').Upload;
 
 const BLOB_ID = /^[0-9a-f-]{36}$/;
 
@@ -42,7 +36,15 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore & { cl
   // The SDK is pinned to the last release that supports Node 20 (docs/decisions.md); its
   // warning that later releases need Node 22 tells an operator nothing to do. The SDK's own switch.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  const client = new S3Client(clientConfig);
+  // The SDK on first use, not on import: loading it costs ~0.4 s of CPU that every start of a Roost
+  // with local blobs (and of each test and `roost` command) paid (CONTRIBUTING.md, "Test time").
+  let client: S3Client | undefined;
+  let loading: Promise<{ sdk: typeof import('@aws-sdk/client-s3'); Upload: S3Upload; client: S3Client }> | undefined;
+  const s3 = () =>
+    (loading ??= Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/lib-storage')]).then(([sdk, lib]) => {
+      client = new sdk.S3Client(clientConfig);
+      return { sdk, Upload: lib.Upload, client };
+    }));
   const Bucket = options.bucket;
   const keyOf = (id: string) => {
     // Ids come from this store (UUIDs); anything else must never become a key.
@@ -51,9 +53,10 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore & { cl
   };
 
   return {
-    close: () => client.destroy(),
+    close: () => client?.destroy(),
 
     async put(source, { maxBytes }): Promise<StoredBlob> {
+      const { sdk, Upload, client } = await s3();
       const id = randomUUID();
       const meter = blobMeter(maxBytes);
       // The meter's own failure (too large) is the one to report, not the upload's echo of it.
@@ -77,16 +80,17 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore & { cl
       }
       if (failure) {
         // The body ended early but the upload completed: the object holds less than was sent.
-        await client.send(new DeleteObjectCommand({ Bucket, Key: keyOf(id) })).catch(() => {});
+        await client.send(new sdk.DeleteObjectCommand({ Bucket, Key: keyOf(id) })).catch(() => {});
         throw failure;
       }
       return { id, ...meter.result() };
     },
 
     async get(id: string, range?: ByteRange): Promise<Readable> {
+      const { sdk, client } = await s3();
       // The request completes with the headers, so a missing object rejects here, before any answer went out.
       const res = await client.send(
-        new GetObjectCommand({
+        new sdk.GetObjectCommand({
           Bucket,
           Key: keyOf(id),
           ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
@@ -97,18 +101,21 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore & { cl
     },
 
     async check(): Promise<void> {
-      await client.send(new HeadBucketCommand({ Bucket }));
+      const { sdk, client } = await s3();
+      await client.send(new sdk.HeadBucketCommand({ Bucket }));
     },
 
     async delete(id: string): Promise<void> {
-      await client.send(new DeleteObjectCommand({ Bucket, Key: keyOf(id) }));
+      const { sdk, client } = await s3();
+      await client.send(new sdk.DeleteObjectCommand({ Bucket, Key: keyOf(id) }));
     },
 
     async *list(): AsyncIterable<ListedBlob> {
+      const { sdk, client } = await s3();
       let ContinuationToken: string | undefined;
       do {
         const page = await client.send(
-          new ListObjectsV2Command({
+          new sdk.ListObjectsV2Command({
             Bucket,
             Prefix: options.prefix,
             ...(ContinuationToken ? { ContinuationToken } : {}),

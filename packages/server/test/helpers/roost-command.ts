@@ -6,7 +6,13 @@ import { fileURLToPath } from 'node:url';
  * for the tests of the command (cli.test.ts, cli-arguments.test.ts) and of what only a separate
  * process shows (scale/backup-restore.test.ts, scale/two-processes.test.ts, shutdown.test.ts).
  */
-export const ROOST_BIN = fileURLToPath(new URL('../../bin/roost.js', import.meta.url));
+export const ROOST_SOURCE_BIN = fileURLToPath(new URL('../../bin/roost.js', import.meta.url));
+/**
+ * What the tests start: under scripts/test.mjs the same src/cli/cli.ts bundled once without tsx
+ * (scripts/cli-bundle.mjs: a start costs less than half the CPU); ROOST_SOURCE_BIN otherwise.
+ * cli-arguments.test.ts runs ROOST_SOURCE_BIN itself once.
+ */
+export const ROOST_BIN = process.env.ROOST_TEST_CLI ?? ROOST_SOURCE_BIN;
 
 /**
  * This process's environment without the caller's ROOST_* settings and node:test's own variables
@@ -31,10 +37,13 @@ export interface RoostRun {
  */
 export function runRoost(
   args: string[],
-  options: { cwd: string; env?: Record<string, string>; timeoutMs?: number },
+  options: { cwd: string; env?: Record<string, string>; timeoutMs?: number; bin?: string },
 ): Promise<RoostRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [ROOST_BIN, ...args], { cwd: options.cwd, env: roostEnv(options.env) });
+    const child = spawn(process.execPath, [options.bin ?? ROOST_BIN, ...args], {
+      cwd: options.cwd,
+      env: roostEnv(options.env),
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
