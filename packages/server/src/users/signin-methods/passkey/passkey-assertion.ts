@@ -1,4 +1,5 @@
-import { verifyAuthenticationResponse, type AuthenticationResponseJSON } from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, VerifiedAuthenticationResponse } from '@simplewebauthn/server';
+import { webauthn } from './webauthn.js';
 import { hashToken } from '../../../core/ids.js';
 import type { UserContext } from '../../user-context.js';
 import type { User } from '../../user-repo.js';
@@ -51,7 +52,8 @@ export async function verifiedAssertion(
   const stored = await passkeys.byId(response.id);
   if (!stored || (expectedUser !== null && stored.userId !== expectedUser)) throw refused();
   if (!handleMatches(response.response.userHandle, stored.userId, expectedUser === null)) throw refused();
-  let verification: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
+  const { verifyAuthenticationResponse } = await webauthn();
+  let verification: VerifiedAuthenticationResponse;
   try {
     verification = await verifyAuthenticationResponse({
       response,

@@ -1,12 +1,11 @@
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
+  VerifiedRegistrationResponse,
 } from '@simplewebauthn/server';
+import { webauthn } from './webauthn.js';
 import { hashToken } from '../../../core/ids.js';
 import { parseInput } from '../../../core/validation.js';
 import type { StoredPasskey } from './passkey-repo.js';
@@ -105,6 +104,7 @@ export function passkeyOps(ctx: UserContext, env: PasskeyEnv): PasskeyOps {
       const user = requireUser(caller);
       await reauthenticate(ctx, user, input);
       const existing = await passkeys.of(user.id);
+      const { generateRegistrationOptions } = await webauthn();
       const options = await generateRegistrationOptions({
         rpName: settings.rpName,
         rpID: settings.rpId,
@@ -129,7 +129,8 @@ export function passkeyOps(ctx: UserContext, env: PasskeyEnv): PasskeyOps {
       const challenge = challengeOf(registration.response.clientDataJSON);
       const owner = await passkeys.takeChallenge(hashToken(challenge), 'register', clock.now());
       if (owner !== user.id) throw passkeyErrors.passkey_failed({ fields: [['response', 'invalid']] });
-      let verification: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
+      const { verifyRegistrationResponse } = await webauthn();
+      let verification: VerifiedRegistrationResponse;
       try {
         verification = await verifyRegistrationResponse({
           response: registration,
@@ -192,6 +193,7 @@ export function passkeyOps(ctx: UserContext, env: PasskeyEnv): PasskeyOps {
       const allowCredentials = user
         ? (await passkeys.of(user.id)).map((p) => ({ id: p.id, transports: p.transports }))
         : [];
+      const { generateAuthenticationOptions } = await webauthn();
       const options = await generateAuthenticationOptions({
         rpID: settings.rpId,
         userVerification: 'preferred',
