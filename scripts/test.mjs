@@ -213,15 +213,20 @@ function inBackground(command, args, options) {
   const started = Date.now();
   const child = spawn(command, args, { ...options, stdio: ['ignore', fd, fd] });
   closeSync(fd);
+  // When it ended, not when it is awaited (after pass 2): the summary's time is its own.
+  let endedAt = 0;
   const ended = new Promise((resolve) => {
-    child.on('error', () => resolve(1));
-    child.on('close', (code) => resolve(code ?? 1));
+    const end = (status) => {
+      endedAt ||= Date.now();
+      resolve(status);
+    };
+    child.on('error', () => end(1));
+    child.on('close', (code) => end(code ?? 1));
   });
-  return async () => ({
-    status: await ended,
-    output: readFileSync(log, 'utf8'),
-    seconds: (Date.now() - started) / 1000,
-  });
+  return async () => {
+    const status = await ended;
+    return { status, output: readFileSync(log, 'utf8'), seconds: (endedAt - started) / 1000 };
+  };
 }
 
 /**
