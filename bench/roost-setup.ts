@@ -6,6 +6,7 @@
 import { parseConfig, type ConfigInput } from '../packages/server/src/core/config.js';
 import { systemClock, type Clock } from '../packages/server/src/core/clock.js';
 import { createRoost, type Roost } from '../packages/server/src/roost.js';
+import { programCaller } from '../packages/server/src/users/index.js';
 import { createBenchDatabase } from './postgres.js';
 import { onStop, tempDir } from './server-lifecycle.js';
 
@@ -17,7 +18,7 @@ export function benchAccount(
   name: string,
   options: { password?: string; realname?: string; groups?: string[] } = {},
 ) {
-  return users.createUser({
+  return users.createUser(programCaller('bench'), {
     name,
     email: `${name}@example.com`,
     password: options.password ?? BENCH_USER.password,

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Typechecks every package that has a tsconfig.json (sources and tests alike).
+// Typechecks every package that has a tsconfig.json (sources and tests alike), and the benchmarks
+// (bench/ calls the services directly: a changed signature must fail here, not in a bench run).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,6 +10,7 @@ const root = new URL('..', import.meta.url).pathname;
 const tsc = createRequire(join(root, 'package.json')).resolve('typescript/bin/tsc');
 const projects = readdirSync(join(root, 'packages'))
   .map((p) => join(root, 'packages', p, 'tsconfig.json'))
+  .concat(join(root, 'bench', 'tsconfig.json'))
   .filter(existsSync);
 let failed = false;
 for (const project of projects) {
