@@ -4,7 +4,7 @@ import { createDataStore, type DataStore, type DataStoreDeps } from './datastore
 
 export type { DataStore } from './datastore-service.js';
 export type { Item } from './datastore-repo.js';
-export { ITEM_EVENTS, type ItemEvent } from './item-events.js';
+export { ITEM_EVENTS, isItemEvent, type ItemEvent } from './item-events.js';
 export type { ItemPage, KeyPage } from './datastore-read-ops.js';
 export type { WrittenItem } from './datastore-write-ops.js';
 export type {

@@ -1,3 +1,5 @@
+import { kindIn } from '../core/events.js';
+
 /**
  * The events of the data stores (core/events.ts), declared here in the data store's own folder:
  * one per committed change of an item. `id` is absent where the write did not read it (a
@@ -16,3 +18,6 @@ declare module '../core/events.js' {
 }
 
 export type ItemEvent = ItemEventOf<(typeof ITEM_EVENTS)[number]>;
+
+/** Whether an event is an item's (a type guard: core/events.ts `kindIn`). */
+export const isItemEvent = kindIn(ITEM_EVENTS);

@@ -1,3 +1,5 @@
+import { kindIn } from '../core/events.js';
+
 /**
  * The events of the file stores (core/events.ts), declared in the file store's own folder: one
  * per committed change of an entry. A move says where to (`to`); `owner` is the owner's user id
@@ -22,3 +24,6 @@ declare module '../core/events.js' {
 }
 
 export type FileEvent = FileEvents[keyof FileEvents];
+
+/** Whether an event is a file entry's (a type guard: core/events.ts `kindIn`). */
+export const isFileEvent = kindIn(FILE_EVENTS);

@@ -12,7 +12,7 @@ import { createFileStoreService, type FileStore } from './filestore-service.js';
 
 export type { FileStore, FileContents, Upload, EntryPage } from './filestore-service.js';
 export type { FileEntry } from './filestore-repo.js';
-export { FILE_EVENTS, type FileEvent } from './file-events.js';
+export { FILE_EVENTS, isFileEvent, type FileEvent } from './file-events.js';
 export type * from './filestore-inputs.js';
 export {
   listInput,

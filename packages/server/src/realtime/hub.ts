@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { commonErrors } from '../core/errors.js';
 import type { EventFamily, Subject } from '../core/event-family.js';
-import { kindIn, type EventBus, type Told } from '../core/events.js';
+import type { EventBus, Told } from '../core/events.js';
 import type { Principal } from '../core/permissions.js';
-import { ACCOUNT_EVENTS, type User } from '../users/index.js';
+import { isAccountEvent, type User } from '../users/index.js';
 import { controlFrame, Frames } from './frames.js';
 import { startHeartbeats } from './heartbeats.js';
 import { realtimeErrors } from './realtime-errors.js';
@@ -70,8 +70,6 @@ export interface RealtimeHub {
   /** Ends every stream (`shutting_down`) and stops listening. */
   close(): void;
 }
-
-const isAccountEvent = kindIn(ACCOUNT_EVENTS);
 
 /**
  * Live changes (issue 21): the streams of this process, fed from the event bus (core/events.ts,

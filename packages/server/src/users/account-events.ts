@@ -1,4 +1,4 @@
-import type { EventBus } from '../core/events.js';
+import { kindIn, type EventBus } from '../core/events.js';
 import type { UserChanges, UserRepo } from './user-repo.js';
 
 /**
@@ -20,6 +20,9 @@ declare module '../core/events.js' {
 }
 
 export type AccountEvent = AccountEvents[keyof AccountEvents];
+
+/** Whether an event is an account's (a type guard: core/events.ts `kindIn`). */
+export const isAccountEvent = kindIn(ACCOUNT_EVENTS);
 
 /** What signing in writes of an account: its bookkeeping, not a change of the account. */
 const SIGNIN_BOOKKEEPING = new Set<keyof UserChanges>(['activity', 'failedSignins', 'lockedUntil', 'lockouts']);

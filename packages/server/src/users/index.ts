@@ -12,7 +12,7 @@ export type { User } from './user-repo.js';
 export { DuplicateUserError } from './user-repo.js';
 export { USER_PAGE, REVIEW_ACTIONS } from './admin-ops.js';
 export { userErrors } from './user-errors.js';
-export { ACCOUNT_EVENTS, type AccountEvent } from './account-events.js';
+export { ACCOUNT_EVENTS, isAccountEvent, type AccountEvent } from './account-events.js';
 export type { TotpSetup } from './signin-methods/totp/totp-ops.js';
 export type { ListedSession } from './session-ops.js';
 export type { ProviderInfo, ProviderOutcome } from './provider-ops.js';

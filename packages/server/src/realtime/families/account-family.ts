@@ -1,10 +1,7 @@
 import type { EventFamily, Subject } from '../../core/event-family.js';
 import { commonErrors } from '../../core/errors.js';
-import { kindIn } from '../../core/events.js';
-import { ACCOUNT_EVENTS, type User } from '../../users/index.js';
+import { ACCOUNT_EVENTS, isAccountEvent, type User } from '../../users/index.js';
 import { invalidTopic } from './topic-text.js';
-
-const isAccountEvent = kindIn(ACCOUNT_EVENTS);
 
 /**
  * The user service's events (users/account-events.ts) for live changes and webhooks: the topic

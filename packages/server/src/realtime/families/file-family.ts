@@ -1,13 +1,8 @@
 import type { EventFamily, Subject } from '../../core/event-family.js';
-import { kindIn, type Told } from '../../core/events.js';
-import { FILE_EVENTS, type FileEntry, type FileStores } from '../../filestore/index.js';
-import { programCaller } from '../../users/index.js';
-import { admitToStore, invalidTopic, STORE_NAME, storeSubject } from './topic-text.js';
-
-/** Whom the subjects are read as: as for items (realtime/families/item-family.ts). */
-const READER = programCaller('live changes').principal;
-
-const isFileEvent = kindIn(FILE_EVENTS);
+import type { Told } from '../../core/events.js';
+import { FILE_EVENTS, isFileEvent, type FileEntry, type FileStores } from '../../filestore/index.js';
+import { admitToStore, READER, storeSubject } from './store-subject.js';
+import { invalidTopic, STORE_NAME } from './topic-text.js';
 
 /** What a file topic asks for: the entries directly in a directory ('' is the root), or its whole subtree. */
 export interface FileTopic {

@@ -1,19 +1,11 @@
 import type { EventFamily, Subject } from '../../core/event-family.js';
-import { kindIn, type Told } from '../../core/events.js';
-import { ITEM_EVENTS, type DataStores, type Item } from '../../datastore/index.js';
-import { programCaller } from '../../users/index.js';
-import { admitToStore, invalidTopic, STORE_NAME, storeSubject } from './topic-text.js';
+import type { Told } from '../../core/events.js';
+import { ITEM_EVENTS, isItemEvent, type DataStores, type Item } from '../../datastore/index.js';
+import { admitToStore, READER, storeSubject } from './store-subject.js';
+import { invalidTopic, STORE_NAME } from './topic-text.js';
 
 /** At most this many keys in one topic: a subscription is a line, not a document. */
 const MAX_KEYS = 100;
-
-/**
- * Whom the subjects are read as: an administrator of the program (`peek` is for administrators,
- * core/grants.ts `backendGrants`); each subscriber and webhook is checked against the entries after.
- */
-const READER = programCaller('live changes').principal;
-
-const isItemEvent = kindIn(ITEM_EVENTS);
 
 /** What an item topic asks for: a store's items, all, some keys, or a key prefix. */
 export interface ItemTopic {
