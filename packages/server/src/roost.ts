@@ -11,6 +11,7 @@ import type { AdminPages } from './admin/pages/admin-routes.js';
 import { outboxDir } from './mail/create-mailer.js';
 import { appliedMigrations } from './storage/migrations/index.js';
 import { openServices, type RoostOverrides, type Services } from './services.js';
+import { programCaller } from './users/index.js';
 
 // The package's entry (@roost/server): Roost with its HTTP app, and the services without it,
 // with the types of their operations (docs/embedding.md).
@@ -112,7 +113,8 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
       kind.routes ? [(app: FastifyInstance) => kind.routes!(app, services)] : [],
     ),
     readiness: readinessOf(services),
-    mailQueueCounts: () => services.mailQueue.counts(),
+    // /metrics is Roost's own reading (http/metrics.ts guards the route), as a program that administers.
+    mailQueueCounts: () => services.mailQueue.counts(programCaller('metrics').principal),
   };
   const http = await buildHttp(httpServices, config, services.log);
   const webhooks = services.webhooks;

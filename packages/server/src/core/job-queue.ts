@@ -42,7 +42,8 @@ export interface JobQueue {
   list(caller: Principal, filter: JobFilter): Promise<Job[]>;
   /** A failed job tried again from its first attempt; false if it is not failed. For a caller that administers. */
   retry(caller: Principal, id: string): Promise<boolean>;
-  counts(kind?: string): Promise<JobCounts>;
+  /** How many jobs (of a kind) are due, waiting for a retry, failed. For a caller that administers. */
+  counts(caller: Principal, kind?: string): Promise<JobCounts>;
   /** The kinds this process runs. */
   kinds(): string[];
   removeSubject<P>(type: JobType<P>, subject: string): Promise<void>;
@@ -132,7 +133,10 @@ export function createJobQueue(
       if (retried && timer) void wake();
       return retried;
     },
-    counts: (kind) => store.counts(clock.now(), kind),
+    async counts(caller, kind) {
+      backendGrants(caller).require('administer');
+      return store.counts(clock.now(), kind);
+    },
     kinds: () => [...byName.keys()],
     removeSubject: (type, subject) => store.removeSubject(type.name, subject),
     start() {

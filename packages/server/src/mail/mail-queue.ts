@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { JobQueue } from '../core/job-queue.js';
+import type { Principal } from '../core/permissions.js';
 import type { MailQueueCounts, QueuingMailer } from '../core/mailer.js';
 import { mailJob } from './mail-job.js';
 
@@ -16,7 +17,8 @@ export interface MailQueue extends QueuingMailer {
    * no job runs in this process (tests, shutdown).
    */
   idle(timeoutMs?: number): Promise<void>;
-  counts(): Promise<MailQueueCounts>;
+  /** How many mails wait (`/metrics`), for a caller that administers (JobQueue.counts). */
+  counts(caller: Principal): Promise<MailQueueCounts>;
 }
 
 const LATER_SPREAD_MS = 50;
@@ -46,7 +48,7 @@ export function createMailQueue(jobs: JobQueue, onError: (err: unknown) => void 
         if (pendingWork.size === 0) return;
       }
     },
-    counts: () => jobs.counts(mailJob.name),
+    counts: (caller) => jobs.counts(caller, mailJob.name),
     async close() {
       // The queue itself is closed by its owner (services.ts), after the work here.
       await Promise.all(pendingWork);

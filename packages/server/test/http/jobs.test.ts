@@ -62,7 +62,7 @@ describe('the job queue', () => {
       const [failed] = await s.roost.jobs.list(ADMIN, { id: job.id, limit: 1 });
       assert.deepEqual([failed?.state, failed?.attempts, failed?.runAt], ['failed', 3, null]);
       assert.match(failed?.lastError ?? '', /^HTTP 503: thanks/);
-      assert.deepEqual(await s.roost.jobs.counts('webhook'), { due: 0, retrying: 0, failed: 1 });
+      assert.deepEqual(await s.roost.jobs.counts(ADMIN, 'webhook'), { due: 0, retrying: 0, failed: 1 });
 
       // The admin page lists it, by kind and state, with its attempts and error.
       await s.adminToken();
@@ -119,6 +119,8 @@ describe('the job queue', () => {
       const refused = (code: string) => (err: unknown) => isRoostError(err) && err.code === code;
       await assert.rejects(s.roost.jobs.list(plain, { limit: 10 }), refused('not_allowed'));
       await assert.rejects(s.roost.jobs.retry(plain, 'no-such-job'), refused('not_allowed'));
+      await assert.rejects(s.roost.jobs.counts(plain), refused('not_allowed'));
+      await assert.rejects(s.roost.jobs.counts(ANONYMOUS_CALLER.principal), refused('not_signed_in'));
       await assert.rejects(s.roost.jobs.list(ANONYMOUS_CALLER.principal, { limit: 10 }), refused('not_signed_in'));
       await assert.rejects(s.roost.jobs.retry(ANONYMOUS_CALLER.principal, 'no-such-job'), refused('not_signed_in'));
       assert.deepEqual(await s.roost.jobs.list(ADMIN, { id: 'no-such-job', limit: 1 }), []);
@@ -137,11 +139,11 @@ describe('the job queue', () => {
       await s.roost.jobs.add(mailJob, mail, { runAt: now + 60_000, key: 'note-1' });
       await s.roost.jobs.add(mailJob, mail, { runAt: now + 60_000, key: 'note-1' });
       await s.roost.jobs.idle();
-      assert.deepEqual(await s.roost.jobs.counts('mail'), { due: 0, retrying: 1, failed: 0 });
+      assert.deepEqual(await s.roost.jobs.counts(ADMIN, 'mail'), { due: 0, retrying: 1, failed: 0 });
       now += 60_000;
       await s.roost.jobs.idle();
       assert.equal((await s.outbox()).filter((m) => m.kind === 'note').length, 1);
-      assert.deepEqual(await s.roost.jobs.counts('mail'), { due: 0, retrying: 0, failed: 0 });
+      assert.deepEqual(await s.roost.jobs.counts(ADMIN, 'mail'), { due: 0, retrying: 0, failed: 0 });
     } finally {
       await s.close();
     }

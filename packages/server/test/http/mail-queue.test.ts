@@ -8,6 +8,9 @@ import { createRoost } from '../../src/roost.js';
 import { readOutbox } from '../../src/mail/outbox-mailer.js';
 import { createPostgresDatabase, startServer } from '../helpers/test-server.js';
 import { startSmtpServer } from '../helpers/smtp-server.js';
+import { programCaller } from '../../src/users/index.js';
+
+const ADMIN = programCaller('test').principal;
 
 /**
  * Mails leave the request path (mail/mail-queue.ts): an answer never waits for the mail server,
@@ -76,7 +79,7 @@ describe('the mail queue', () => {
       assert.deepEqual((await a.users('resetPassword', { identity: 'patient' })).body, { result: true });
       await a.roost.mailQueue.idle();
       assert.equal(tries, 1);
-      assert.deepEqual(await a.roost.mailQueue.counts(), { due: 0, retrying: 1, failed: 0 });
+      assert.deepEqual(await a.roost.mailQueue.counts(ADMIN), { due: 0, retrying: 1, failed: 0 });
       now += 5_001;
       await a.roost.mailQueue.idle();
       assert.equal(tries, 2, 'tried again after 5 s');
@@ -87,7 +90,7 @@ describe('the mail queue', () => {
       try {
         const mail = await b.lastMail('patient@example.com');
         assert.equal(mail.kind, 'reset');
-        assert.deepEqual(await b.roost.mailQueue.counts(), { due: 0, retrying: 0, failed: 0 });
+        assert.deepEqual(await b.roost.mailQueue.counts(ADMIN), { due: 0, retrying: 0, failed: 0 });
       } finally {
         await b.close();
       }

@@ -44,7 +44,7 @@ async function listPage(jobs: JobQueue, page: AdminPageRequest) {
   const state = choice<JobState>(page, 'state', JOB_STATES);
   const [list, counts] = await Promise.all([
     jobs.list(page.admin.principal, { ...(kind ? { kind } : {}), ...(state ? { state } : {}), limit: SHOWN }),
-    jobs.counts(kind),
+    jobs.counts(page.admin.principal, kind),
   ]);
   const columns = [
     { label: 'Made (UTC)', cell: (j: Job) => link(jobUrl(j.id), formatTime(j.created)) },
