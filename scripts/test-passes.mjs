@@ -150,6 +150,7 @@ export const testPasses = {
   'packages/server/test/invariants/file-size.test.ts': [],
   'packages/server/test/invariants/layering.test.ts': [],
   'packages/server/test/invariants/postgres-pass.test.ts': [],
+  'packages/server/test/invariants/signin-plugins.test.ts': [],
   'packages/server/test/invariants/test-passes.test.ts': [],
 
   // npm pack, and an install of the tarball that builds or fetches the native addon for the Node

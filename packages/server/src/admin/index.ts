@@ -82,7 +82,7 @@ export async function registerPageAssets(app: FastifyInstance): Promise<void> {
     reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=300').send(LIVE_SCRIPT),
   );
   // The sign-in methods' scripts (admin/signin-methods/): the passkey buttons.
-  for (const [name, script] of METHOD_PAGES.flatMap((m) => Object.entries(m.scripts))) {
+  for (const [name, script] of METHOD_PAGES.flatMap((m) => Object.entries(m.scripts ?? {}))) {
     app.get(`/static/${name}`, async (_request, reply) =>
       reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=300').send(script),
     );

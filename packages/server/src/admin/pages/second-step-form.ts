@@ -1,17 +1,20 @@
-import { escapeHtml, HTMLForm, type ActionCallback } from '@roost/forms';
+import { HTMLForm, type ActionCallback } from '@roost/forms';
 import type { FastifyRequest } from 'fastify';
 import { isRoostError } from '../../core/errors.js';
 import { withClient, type RequestCaller } from '../../http/auth.js';
-import type { TotpSetup, UserService } from '../../users/index.js';
+import type { UserService } from '../../users/index.js';
 import type { FormRequest } from '@roost/forms';
+import { METHOD_PAGES } from '../signin-methods/index.js';
 import { rethrowThrottled } from '../page-kit/page-errors.js';
 import { textParam } from '../page-kit/page-parts.js';
 
 /**
  * The second step of the sign-in pages (signin-pages.ts): after the right password of an
- * account with a second factor, a form for the code of the authenticator app or a recovery
- * code, carrying the challenge (users/signin-challenge.ts). For an account that must set one up
- * (`enrol`), the form first shows the new secret as a QR code and as text; the first right code
+ * account with a second factor, a form with one code field, carrying the challenge
+ * (users/signin-challenge.ts). The sign-in methods whose answer is typed there bring their part
+ * (`secondStep` of admin/signin-methods/method-page.ts): their words in the field and the first
+ * sentence, and which input a typed answer is. For an account that must set a factor up
+ * (`enrol`), the method that can be set up then shows its new secret first; the first right code
  * confirms it, and the page then shows the recovery codes once. It calls `signin2` as the API
  * does, so the same throttling and one-time rules apply.
  */
@@ -47,26 +50,16 @@ interface SecondStepInput {
   next: string;
 }
 
-/** A typed code of six digits is the app's; anything else a recovery code. */
-const proofOf = (typed: string) =>
-  /^\d{6}$/.test(typed.replace(/\s/g, '')) ? { code: typed.replace(/\s/g, '') } : { recoveryCode: typed };
+/** The methods' parts of the second step, in the order of the list (admin/signin-methods/index.ts). */
+const STEPS = METHOD_PAGES.flatMap((m) => (m.secondStep ? [m.secondStep] : []));
 
-/** A key in groups of four, as apps show and people type it. */
-const spaced = (key: string) => key.replace(/(.{4})/g, '$1 ').trim();
-
-/** A new secret as the pages show it: the QR code, and the key to type by hand. */
-export function totpSetupHtml(setup: TotpSetup, intro: string): string {
-  return (
-    `<div class="enrol"><p>${escapeHtml(intro)}, then enter the six digits it shows.</p>` +
-    `<div class="qr">${setup.qrSvg}</div>` +
-    `<p class="muted">Or type this key into the app: <code>${escapeHtml(spaced(setup.secret))}</code></p></div>`
-  );
-}
-
-/** The enrolment of a sign-in for the account the challenge names (a new secret each time). */
-async function enrolment(users: UserService, caller: RequestCaller, challenge: string): Promise<string> {
-  const setup = await users.totpEnrol(caller, { challenge });
-  return totpSetupHtml(setup, 'Your account needs a second factor. Scan this code with an authenticator app');
+/** The typed answer as the first method that knows its shape takes it. */
+function proofOf(typed: string): Record<string, string> {
+  for (const step of STEPS) {
+    const proof = step.proof(typed);
+    if (proof) return proof;
+  }
+  return {};
 }
 
 export async function secondStep(input: SecondStepInput): Promise<SecondStepResult> {
@@ -75,6 +68,9 @@ export async function secondStep(input: SecondStepInput): Promise<SecondStepResu
     challenge: textParam(form.body?.challenge),
     enrol: textParam(form.body?.enrol) === '1',
   };
+  // An enrolment is the first method's that can be set up during a sign-in; only its answer is asked then.
+  const enrolling = pending.enrol ? STEPS.find((m) => m.enrolment) : undefined;
+  const asked = enrolling ? [enrolling] : STEPS;
   let signedIn: { token: string; recoveryCodes?: string[] } | undefined;
   let expired = false;
   const verify: ActionCallback = async function (this: HTMLForm) {
@@ -103,7 +99,7 @@ export async function secondStep(input: SecondStepInput): Promise<SecondStepResu
     fields: [
       {
         id: 'code',
-        name: pending.enrol ? 'Code from the app' : 'Code from the app, or a recovery code',
+        name: asked.map((m) => m.fieldName).join(', or '),
         datatype: 'string',
         size: 40,
         required: true,
@@ -126,25 +122,14 @@ export async function secondStep(input: SecondStepInput): Promise<SecondStepResu
   });
   if (expired) return { kind: 'expired' };
   if (signedIn) return { kind: 'signed_in', token: signedIn.token, recoveryCodes: signedIn.recoveryCodes };
-  // Enrolling: a new secret with each showing (a wrong first code may mean a wrong scan).
-  let intro = '<p>Enter the code your authenticator app shows, or one of your recovery codes.</p>';
-  if (pending.enrol) {
+  let intro = `<p>Enter ${asked.map((m) => m.prompt).join(', or ')}.</p>`;
+  if (enrolling?.enrolment) {
     try {
-      intro = await enrolment(users, caller, pending.challenge);
+      intro = await enrolling.enrolment(users, caller, pending.challenge);
     } catch (err) {
       if (isRoostError(err) && err.code === 'invalid_token') return { kind: 'expired' };
       throw err;
     }
   }
   return { kind: 'form', html: intro + html, head: await htmlForm.htmlHead(), failed: result === false };
-}
-
-/** The recovery codes of a sign-in that set up the authenticator: shown once, with the way on. */
-export function recoveryCodesHtml(codes: readonly string[], next: string): string {
-  return (
-    '<p>Your authenticator is set up. Keep these recovery codes somewhere safe: each signs you in once ' +
-    'if you lose your phone. They are not shown again.</p>' +
-    `<ul class="recovery-codes">${codes.map((c) => `<li><code>${escapeHtml(c)}</code></li>`).join('')}</ul>` +
-    `<p><a class="btn btn-primary" href="${escapeHtml(next)}">Continue</a></p>`
-  );
 }

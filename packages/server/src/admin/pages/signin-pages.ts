@@ -21,13 +21,8 @@ import { link, textParam } from '../page-kit/page-parts.js';
 import { sendHtml, takeFlash } from '../page-kit/page-reply.js';
 import { renderPublicPage } from '../user-pages/public-page.js';
 import { mailSigninOpen } from '../user-pages/signin-mail-page.js';
-import {
-  pendingChallenge,
-  recoveryCodesHtml,
-  secondStep,
-  type PendingChallenge,
-  type SecondStepResult,
-} from './second-step-form.js';
+import { recoveryCodesHtml } from '../signin-methods/recovery-page.js';
+import { pendingChallenge, secondStep, type PendingChallenge, type SecondStepResult } from './second-step-form.js';
 
 /**
  * Sign-in and sign-out pages: `/admin/signin` (administrators only: an account outside `admins`
@@ -275,7 +270,7 @@ async function signinLinks(
   // The sign-in methods' buttons (admin/signin-methods/): a passkey.
   const then = next ? safeNext(next, audience) : PLACES.user.home;
   return (
-    METHOD_PAGES.map((m) => m.signinPart(then)).join('') +
+    METHOD_PAGES.map((m) => m.signinPart?.(then) ?? '').join('') +
     providerButtons(providers, next ? safeNext(next, audience) : '') +
     `<p class="muted">${byMail}<a href="/users/reset-password">Forgot your password?</a> · ` +
     '<a href="/users/signup">Create an account</a></p>'

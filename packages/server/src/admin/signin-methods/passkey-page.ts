@@ -35,10 +35,11 @@ export const passkeyPage: MethodPage = {
       'maxlength="256" autocomplete="current-password"> ' +
       '<button type="button" class="btn btn-primary" data-passkey-register hidden>Add a passkey</button>' +
       `<p class="messages error" role="alert" data-passkey-message hidden></p></div>${SCRIPT}`;
-    return (
-      '<section class="card"><h2>Passkeys</h2><p>Sign in with your device\'s screen lock or a security key, ' +
-      `no password typed.</p>${list}${add}</section>`
-    );
+    return {
+      html:
+        '<section class="card"><h2>Passkeys</h2><p>Sign in with your device\'s screen lock or a security key, ' +
+        `no password typed.</p>${list}${add}</section>`,
+    };
   },
 
   async accountAction(users, caller, body) {

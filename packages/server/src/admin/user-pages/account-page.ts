@@ -1,37 +1,26 @@
-import { escapeHtml, type FieldConf } from '@roost/forms';
+import { escapeHtml, type FormResponse } from '@roost/forms';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { callerOf, type RequestCaller } from '../../http/auth.js';
-import type { ListedSession, TotpSetup, UserService } from '../../users/index.js';
+import type { ListedSession, UserService } from '../../users/index.js';
 import { assertCsrf, csrfTokenOf } from '../csrf.js';
 import type { PageDeps } from '../index.js';
-import { PageForm, type PerformOutcome } from '../page-kit/page-form.js';
 import { textParam } from '../page-kit/page-parts.js';
 import { sessionsButton, sessionsTable } from '../page-kit/sessions-table.js';
 import { flash, sendFormResponse, sendHtml } from '../page-kit/page-reply.js';
 import { publicFormRequest, renderPublicPage } from './public-page.js';
-import { recoveryCodesHtml, totpSetupHtml } from '../pages/second-step-form.js';
 import { METHOD_PAGES } from '../signin-methods/index.js';
+import type { AccountPagePart } from '../signin-methods/method-page.js';
 
 /**
- * `/users/account`: the signed-in user's sign-in methods and sessions (docs/users.md). Sets up
- * an authenticator app (QR code and key, confirmed by a first code, then the recovery codes
- * shown once), makes new recovery codes or removes the authenticator (the password again),
- * adds (a page script), renames and removes passkeys, links and unlinks sign-in providers
- * (provider-pages.ts starts a link): adding, removing, linking and unlinking ask for the password
- * again too, as the API does (`reauthenticate`, users/user-context.ts), and
- * lists the sessions with a button to end each, or all the others. Every change is one call of
+ * `/users/account`: the signed-in user's sign-in methods and sessions (docs/users.md). Each
+ * sign-in method's section, with the forms it answers, comes from its page part
+ * (admin/signin-methods/index.ts, in the order of the list); this page adds the sign-in
+ * providers, linked and unlinked here (provider-pages.ts starts a link), and the sessions with a
+ * button to end each, or all the others. Changes of how the account signs in ask for the password
+ * again, as the API does (`reauthenticate`, users/user-context.ts). Every change is one call of
  * the user service, as the API makes it; forms carry the session's CSRF token.
  */
 const PATH = '/users/account';
-
-const passwordField: FieldConf = {
-  id: 'password',
-  name: 'Your password',
-  datatype: 'password',
-  size: 256,
-  required: true,
-  settings: { single: true, minLength: 1, autocomplete: 'current-password' },
-};
 
 /** The password again, in the plain forms that change how the account signs in. */
 const PROOF_INPUT =
@@ -65,10 +54,24 @@ async function providersSection(users: UserService, caller: RequestCaller, csrf:
   return `<section class="card"><h2>Sign-in providers</h2><ul class="providers">${rows.join('')}</ul></section>`;
 }
 
-/** The sign-in methods' sections (admin/signin-methods/): the passkeys. */
-async function methodSections(users: UserService, caller: RequestCaller, csrf: string): Promise<string> {
-  const part = { path: PATH, csrf, proofInput: PROOF_INPUT };
-  return (await Promise.all(METHOD_PAGES.map((m) => m.accountSection(users, caller, part)))).join('');
+/**
+ * The sign-in methods' sections (admin/signin-methods/index.ts), in the order of the list, each
+ * processing its own forms; the first that answers the post itself ends the page.
+ */
+async function methodSections(
+  users: UserService,
+  caller: RequestCaller,
+  part: AccountPagePart,
+): Promise<{ html: string; failed: boolean } | { response: FormResponse }> {
+  let html = '';
+  let failed = false;
+  for (const method of METHOD_PAGES) {
+    const section = await method.accountSection?.(users, caller, part);
+    if (section?.response) return { response: section.response };
+    html += section?.html ?? '';
+    failed ||= section?.failed === true;
+  }
+  return { html, failed };
 }
 
 /** The session buttons, which are plain forms: end one session, or all the others; then back here. */
@@ -81,12 +84,6 @@ async function endSessions(users: UserService, caller: RequestCaller, body: Reco
   return 'The session has ended.';
 }
 
-const REQUIRED = 'Your account must sign in with a second factor.';
-const OFFERED = 'Sign in with a code from your phone as well as your password.';
-
-/** A folded form stands open when it was refused, so its problems show. */
-const open = (r: { result: unknown }) => (r.result === false ? ' open' : '');
-
 export async function accountPage(deps: PageDeps, request: FastifyRequest, reply: FastifyReply) {
   const users = deps.services.users;
   const caller = await callerOf(request, users);
@@ -98,9 +95,9 @@ export async function accountPage(deps: PageDeps, request: FastifyRequest, reply
   });
   if (request.method === 'POST') assertCsrf(request, form.body?.csrf);
   const body = form.body ?? {};
-  // The sign-in methods' own forms (admin/signin-methods/): a passkey renamed or removed.
+  // The sign-in methods' own plain forms (admin/signin-methods/index.ts).
   for (const method of request.method === 'POST' ? METHOD_PAGES : []) {
-    const done = await method.accountAction(users, caller, body);
+    const done = (await method.accountAction?.(users, caller, body)) ?? null;
     if (done === null) continue;
     flash(request, reply, [done]);
     return reply.redirect(PATH, 303);
@@ -116,86 +113,12 @@ export async function accountPage(deps: PageDeps, request: FastifyRequest, reply
   }
 
   const csrf = csrfTokenOf(request);
-  let setup: TotpSetup | null = null;
-  let recoveryCodes: string[] | null = null;
-  const base = { request: form, action: PATH, csrfToken: csrf };
-  const enrol = new PageForm({
-    ...base,
-    formid: 'enrol',
-    // A form needs a field: this one only names the step.
-    fields: [{ id: 'step', datatype: 'string', size: 10, hidden: true }],
-    actions: [{ id: 'enrol', method: 'submit', name: 'Set up an authenticator app', cssClass: 'btn btn-primary' }],
-    perform: async () => {
-      setup = await users.totpEnrol(caller, {});
-    },
-  });
-  const confirm = new PageForm({
-    ...base,
-    formid: 'confirm',
-    fields: [
-      {
-        id: 'code',
-        name: 'Code from the app',
-        datatype: 'string',
-        size: 20,
-        required: true,
-        settings: { autocomplete: 'one-time-code' },
-      },
-      passwordField,
-    ],
-    actions: [{ id: 'confirm', method: 'submit', name: 'Confirm', cssClass: 'btn btn-primary' }],
-    perform: async (data) => {
-      const values = { code: String(data.code ?? ''), password: String(data.password ?? '') };
-      ({ recoveryCodes } = await users.totpConfirm(caller, values));
-    },
-  });
-  /** A form that asks for the password again before a change of the confirmed factor. */
-  const withPassword = (formid: string, name: string, perform: (password: string) => Promise<PerformOutcome>) =>
-    new PageForm({
-      ...base,
-      formid,
-      fields: [passwordField],
-      actions: [{ id: formid, method: 'submit', name, cssClass: 'btn secondary' }],
-      perform: (data) => perform(String(data.password ?? '')),
-    });
-  const newCodes = withPassword('codes', 'Make new recovery codes', async (password) => {
-    ({ recoveryCodes } = await users.recoveryCodes(caller, { password }));
-    return {};
-  });
-  const remove = withPassword('remove', 'Remove the authenticator', async (password) => {
-    await users.totpRemove(caller, { password });
-    return { message: 'The authenticator is removed.', redirect: PATH };
-  });
-  const results = {
-    enrol: await enrol.process(),
-    confirm: await confirm.process(),
-    codes: await newCodes.process(),
-    remove: await remove.process(),
-  };
-  for (const r of Object.values(results)) if (r.response) return sendFormResponse(request, reply, r.response);
-  // A wrong first code: a new secret is shown with the form again (the scan may have been wrong).
-  if (confirm.isRequestAction('confirm') && results.confirm.result === false) setup = await users.totpEnrol(caller, {});
-
-  const state = await users.secondFactor(caller);
-  let factor: string;
-  if (recoveryCodes) factor = recoveryCodesHtml(recoveryCodes, PATH);
-  else if (setup) factor = totpSetupHtml(setup, 'Scan this code with an authenticator app') + results.confirm.html;
-  else if (state.totp)
-    factor =
-      `<p>An authenticator app is set up. Recovery codes left: <strong>${state.recoveryCodes}</strong>.</p>` +
-      `<details${open(results.codes)}><summary>New recovery codes</summary>${results.codes.html}</details>` +
-      `<details${open(results.remove)}><summary>Remove the authenticator</summary>${results.remove.html}</details>`;
-  else factor = `<p>${state.required ? REQUIRED : OFFERED}</p>${results.enrol.html}`;
-
+  const sections = await methodSections(users, caller, { path: PATH, csrf, proofInput: PROOF_INPUT, form });
+  if ('response' in sections) return sendFormResponse(request, reply, sections.response);
   const sessions = await users.sessions(caller);
-  const failed = Object.values(results).some((r) => r.result === false);
   const page = {
     title: 'Your account',
-    body:
-      `<section class="card"><h2>Authenticator app</h2>${factor}</section>` +
-      (await methodSections(users, caller, csrf)) +
-      (await providersSection(users, caller, csrf)) +
-      sessionsSection(sessions, csrf),
+    body: sections.html + (await providersSection(users, caller, csrf)) + sessionsSection(sessions, csrf),
   };
-  return sendHtml(reply, await renderPublicPage(request, reply, users, page), failed ? 422 : 200);
+  return sendHtml(reply, await renderPublicPage(request, reply, users, page), sections.failed ? 422 : 200);
 }
