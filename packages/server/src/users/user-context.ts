@@ -48,10 +48,6 @@ export interface UserSettings {
   mailsPerAccount: number;
   mailsPerRecipient: number;
   mailWindowMs: number;
-  /** How long a mailed sign-in code and link work (mail-signin-ops.ts). */
-  signinCodeLifetimeMs: number;
-  /** The page a sign-in mail links to. */
-  signinCodeUrl: string;
   /** `<publicUrl>/users/providers`: a provider sends the browser back to `<base>/<id>/callback`. */
   providerCallbackBase: string;
   /** The issuer an authenticator app shows beside the account (the public url's host name). */

@@ -99,12 +99,6 @@ export function createUserInputs(limits: UserLimits, secondStepFields: Readonly<
         message: 'required',
         path: ['code'],
       }),
-    mailedSignin: z
-      .object({ token: token.optional(), identity: identity.optional(), code: z.string().trim().max(20).optional() })
-      .refine((o) => o.token !== undefined || (o.identity !== undefined && o.code !== undefined), {
-        message: 'required',
-        path: ['code'],
-      }),
     reauthentication: z.object(proof).refine(proven, proofRequired),
     sessionRef: z.object({ session: requiredText(SESSION_ID_MAX) }),
     userSessionRef: z.object({ identity, session: requiredText(SESSION_ID_MAX).optional() }),
@@ -230,13 +224,6 @@ export interface SecondStep {
    * the browser's answer to `passkeySigninOptions`).
    */
   [methodField: string]: unknown;
-}
-
-/** A sign-in by mail: the mailed link's token, or the identity with the mailed code. */
-export interface MailedSignin {
-  token?: string;
-  identity?: string;
-  code?: string;
 }
 
 /**

@@ -13,8 +13,6 @@ export const USER_PERMISSION_DEFAULTS: PermissionMap = {
   signin: [EVERYONE],
   signout: [EVERYONE],
   token2: [EVERYONE],
-  signinMail: [NOONE],
-  signinMail2: [EVERYONE],
   signin2: [EVERYONE],
   providers: [EVERYONE],
   signinProvider: [EVERYONE],

@@ -22,7 +22,6 @@ import type {
   GroupQuery,
   IdentityInput,
   ListQuery,
-  MailedSignin,
   MessageInput,
   PasswordChange,
   PasswordReset,
@@ -71,9 +70,6 @@ export interface SigninOps {
   /** The second step of a sign-in that answered `second_factor_required` (signin-challenge.ts). */
   token2(caller: Caller, input: SecondStep): Promise<CompletedSignin>;
   signin2(caller: Caller, input: SecondStep): Promise<CompletedSignin>;
-  /** Sign-in by mail (off until `signinMail` is granted): mails a code and a link. */
-  signinMail(caller: Caller, input: IdentityInput): Promise<void>;
-  signinMail2(caller: Caller, input: MailedSignin): Promise<IssuedToken>;
   /** Sign-in providers (provider-ops.ts): the enabled ones, a sign-in's start and end, links. */
   providers(caller: Caller): Promise<ProviderInfo[]>;
   signinProvider(caller: Caller, input: ProviderStart): Promise<StartedProviderSignin>;

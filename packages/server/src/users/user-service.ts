@@ -18,7 +18,6 @@ import { adminOps } from './admin-ops.js';
 import { signupOps } from './signup-ops.js';
 import { secondFactorOps } from './second-factor-ops.js';
 import { sessionOps } from './session-ops.js';
-import { mailSigninOps } from './mail-signin-ops.js';
 import { providerOps } from './provider-ops.js';
 import { createProviderRepo } from './provider-repo.js';
 import { createProviderClients } from './provider-clients.js';
@@ -77,8 +76,6 @@ function settingsFrom(config: Config): UserSettings {
     mailsPerRecipient: config.rateLimit.mailsPerRecipient,
     mailWindowMs: config.rateLimit.mailWindowSeconds * 1000,
     totpIssuer: new URL(config.publicUrl).hostname,
-    signinCodeLifetimeMs: u.signinCodeLifetimeSeconds * 1000,
-    signinCodeUrl: `${config.publicUrl}/users/signin-mail`,
     providerCallbackBase: `${config.publicUrl}/users/providers`,
   };
 }
@@ -145,7 +142,6 @@ export function createUserService(deps: UserServiceDeps): UserService {
   const admin = adminOps(ctx);
   const factors = secondFactorOps(ctx);
   const sessions = sessionOps(ctx);
-  const mailSignin = mailSigninOps(ctx);
   const providers = providerOps(ctx);
   // Each method made once: its hooks join the context, its operations the service (guarded by name).
   const methodOps: MethodOps = {};
@@ -184,9 +180,6 @@ export function createUserService(deps: UserServiceDeps): UserService {
     /** The second step of a sign-in that answered `second_factor_required` (signin-challenge.ts). */
     token2: guarded(ctx, 'token2', (caller: Caller, input: SecondStep) => completeSignin(ctx, caller, input)),
     signin2: guarded(ctx, 'signin2', (caller: Caller, input: SecondStep) => completeSignin(ctx, caller, input)),
-    /** Sign-in by mail (off until `signinMail` is granted): mails a code and a link. */
-    signinMail: guarded(ctx, 'signinMail', mailSignin.signinMail),
-    signinMail2: guarded(ctx, 'signinMail2', mailSignin.signinMail2),
     /** Sign-in providers (provider-ops.ts): the enabled ones, a sign-in's start and end, links. */
     providers: guarded(ctx, 'providers', providers.providers),
     signinProvider: guarded(ctx, 'signinProvider', providers.signinProvider),

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import ts from 'typescript';
 import { SIGNIN_METHODS } from '../../src/users/signin-methods/index.js';
-import { importsOf, sourceOf } from './source-files.js';
+import { importsOf, sourceFiles, sourceOf } from './source-files.js';
 
 /**
  * Issue 38, item 3: the pages that show every sign-in method take each one's part from the list
@@ -35,6 +35,32 @@ test("the account page and the second step name no sign-in method's operation or
       const part = /signin-methods\/([^/]+)\.js$/.exec(i.spec)?.[1];
       if (part && part !== 'index' && part !== 'method-page') found.push(`src/${file}:${i.line}: imports ${i.spec}`);
     }
+  }
+  assert.deepEqual(found, []);
+});
+
+/**
+ * The user service knows the methods only through their list (users/signin-methods/index.ts):
+ * outside the methods' folders, no file of users/ hands out, declares or guards a method's
+ * operation (an object key, a member of the declared service, the name `guarded` checks).
+ */
+test("the user service names no sign-in method's operation outside the methods' folders", () => {
+  const found: string[] = [];
+  const core = sourceFiles().filter((f) => f.startsWith('users/') && !f.startsWith('users/signin-methods/'));
+  for (const file of core) {
+    const source = sourceOf(file);
+    const visit = (node: ts.Node): void => {
+      const named =
+        ((ts.isPropertyAssignment(node) || ts.isMethodSignature(node)) && ts.isIdentifier(node.name)
+          ? node.name.text
+          : undefined) ?? (ts.isStringLiteral(node) ? node.text : undefined);
+      if (named !== undefined && methodOps.has(named)) {
+        const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+        found.push(`src/${file}:${line}: ${named}`);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
   }
   assert.deepEqual(found, []);
 });

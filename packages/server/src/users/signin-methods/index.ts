@@ -1,4 +1,5 @@
 import type { MethodFigure, MethodFigureValues, MethodOps, SigninMethod } from '../signin-method.js';
+import { mailCodeMethod } from './mail-code/index.js';
 import { passkeyMethod } from './passkey/index.js';
 import { recoveryMethod } from './recovery/index.js';
 import { totpMethod } from './totp/index.js';
@@ -7,10 +8,10 @@ import { totpMethod } from './totp/index.js';
  * The sign-in methods that bring all of themselves (users/signin-method.ts), the one list of
  * them: the service makes each, merges its operations and permissions, and asks its hooks in the
  * second-factor rules, the account's summary and the purge. A new method is a folder beside
- * passkey/, totp/ and recovery/ and a line here (and its lines in http/protocol/signin-methods/index.ts and
+ * mail-code/, passkey/, totp/ and recovery/ and a line here (and its lines in http/protocol/signin-methods/index.ts and
  * admin/signin-methods/index.ts, which the compiler asks for by the method's id).
  */
-export const SIGNIN_METHODS = [totpMethod, recoveryMethod, passkeyMethod] as const;
+export const SIGNIN_METHODS = [mailCodeMethod, totpMethod, recoveryMethod, passkeyMethod] as const;
 
 type Listed = (typeof SIGNIN_METHODS)[number];
 type LabelOf<M> = M extends SigninMethod<MethodOps, infer L, MethodFigureValues> ? L : never;
@@ -20,12 +21,11 @@ type OpsOf<M> = M extends SigninMethod<infer O, string, MethodFigureValues> ? O 
 type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
 
 /**
- * The sessions the service's own ways of signing in start (the password, mail, providers), with
+ * The sessions the service's own ways of signing in start (the password, providers), with
  * their words on the pages; the methods add theirs.
  */
 const CORE_SESSION_LABELS = {
   password: 'Password',
-  mail: 'Code by mail',
   provider: 'A sign-in provider',
 } as const;
 

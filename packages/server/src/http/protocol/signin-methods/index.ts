@@ -1,9 +1,15 @@
 import type { UserOperation, UserWire } from '../user-wire.js';
+import { mailCodeOperations } from './mail-code-protocol.js';
 import { passkeyOperations } from './passkey-protocol.js';
 import { recoveryOperations } from './recovery-protocol.js';
 import { totpOperations } from './totp-protocol.js';
 
-/** The protocol tables the sign-in methods bring (users/signin-methods/index.ts lists the methods). */
+/** The protocol tables the sign-in methods bring, in the order of users/signin-methods/index.ts. */
 export function methodOperations(wire: UserWire): UserOperation[] {
-  return [...totpOperations(wire), ...recoveryOperations(wire), ...passkeyOperations(wire)];
+  return [
+    ...mailCodeOperations(wire),
+    ...totpOperations(wire),
+    ...recoveryOperations(wire),
+    ...passkeyOperations(wire),
+  ];
 }

@@ -1,10 +1,10 @@
-import { DONE_ANSWER } from './answer-schemas.js';
-import { TOKEN_ANSWER } from './user-views.js';
-import { asInput } from './wire-values.js';
-import { command, type UserOperation, type UserWire } from './user-wire.js';
+import { DONE_ANSWER } from '../answer-schemas.js';
+import { TOKEN_ANSWER } from '../user-views.js';
+import { asInput } from '../wire-values.js';
+import { command, type UserOperation, type UserWire } from '../user-wire.js';
 
-/** Sign-in by a mailed code or link (users/mail-signin-ops.ts). */
-export function mailSigninOperations(wire: UserWire): UserOperation[] {
+/** Sign-in by a mailed code or link (users/signin-methods/mail-code/). */
+export function mailCodeOperations(wire: UserWire): UserOperation[] {
   const { users } = wire;
   const i = users.inputs;
   return [
