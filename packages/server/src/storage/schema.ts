@@ -153,7 +153,7 @@ interface RecoveryCodesTable {
 
 /**
  * `challenge`: the first step of a sign-in that needs a second factor (users/signin-challenge.ts);
- * `signin_code`: a sign-in by mail, its code's hash as payload (users/mail-signin-ops.ts);
+ * `signin_code`: a sign-in by mail, its code's hash as payload (users/signin-methods/mail-code/);
  * `provider_grant`: a provider sign-in handed to an app, for `signinProvider2` (users/provider-ops.ts).
  */
 export type UserTokenPurpose = 'activate' | 'verify_email' | 'reset' | 'challenge' | 'signin_code' | 'provider_grant';

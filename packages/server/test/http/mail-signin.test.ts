@@ -4,7 +4,7 @@ import { totpCode } from '../../src/users/signin-methods/totp/totp.js';
 import { PASSWORD, tokenFromMail, useServer, type TestServer } from '../helpers/test-server.js';
 
 /**
- * Sign-in by mail (users/mail-signin-ops.ts): off until `signinMail` is granted; a mailed code
+ * Sign-in by mail (users/signin-methods/mail-code/): off until `signinMail` is granted; a mailed code
  * (with the identity) or the mailed link's token signs in once, the newest only, for ten minutes;
  * the answer tells nothing about which accounts exist; wrong codes count like wrong passwords,
  * also in parallel; an account with a second factor still needs it.

@@ -9,7 +9,7 @@ import { pendingChallenge, secondStep, type PendingChallenge } from '../pages/se
 import { identityField, publicFormRequest, renderPublicPage } from './public-page.js';
 
 /**
- * `/users/signin-mail`: sign-in by mail (users/mail-signin-ops.ts), when an administrator has
+ * `/users/signin-mail`: sign-in by mail (users/signin-methods/mail-code/), when an administrator has
  * turned it on. "Mail me a sign-in code" asks for the code and link; the code form below takes
  * the code with the name or email; the mail's link (`?token=`) shows a button that signs in (a
  * GET never does: mail scanners open links). An account with a second factor continues with
