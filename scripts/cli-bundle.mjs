@@ -33,14 +33,10 @@ export async function buildCliBundle(root, esbuildFrom = root) {
     logLevel: 'warning',
   });
   const bin = join(dir, 'roost.mjs');
-  // bin/roost.js without tsx, unless a configuration file in TypeScript is to be read (core/config.ts
-  // imports it): then tsx as there.
+  // bin/roost.js without tsx (a configuration file in TypeScript is read through tsx by core/config.ts).
   writeFileSync(
     bin,
-    `import { existsSync } from 'node:fs';
-const config = process.env.ROOST_CONFIG;
-if (config ? /\\.[cm]?ts$/.test(config) : existsSync('roost.config.ts')) (await import('tsx/esm/api')).register();
-const { main } = await import('./cli.mjs');
+    `const { main } = await import('./cli.mjs');
 process.exitCode = await main(process.argv.slice(2));
 `,
   );

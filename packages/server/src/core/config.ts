@@ -275,6 +275,21 @@ export async function loadConfig(options: { cwd?: string; env?: NodeJS.ProcessEn
   return parseConfig(input, cwd);
 }
 
+/**
+ * A configuration module: TypeScript through tsx for this import alone (`tsImport`), so that it
+ * loads however Roost itself runs (bin/roost.js through tsx, a bundle, an embedding program's
+ * compiled JavaScript); JavaScript as it is.
+ */
+async function importConfigModule(url: string): Promise<unknown> {
+  if (!/\.[cm]?ts$/.test(url)) return import(url);
+  const { tsImport } = await import('tsx/esm/api');
+  const module: { default?: unknown } = await tsImport(url, import.meta.url);
+  // A file in a folder whose package.json does not say "type": "module" is compiled to CommonJS:
+  // its exports then are the default of what the import answers, marked __esModule.
+  const exports = module.default as { __esModule?: boolean } | undefined;
+  return exports?.__esModule ? exports : module;
+}
+
 async function readConfigFile(cwd: string, explicit: string | undefined): Promise<Record<string, unknown>> {
   const candidates = explicit
     ? [resolve(cwd, explicit)]
@@ -288,7 +303,7 @@ async function readConfigFile(cwd: string, explicit: string | undefined): Promis
   try {
     value = file.endsWith('.json')
       ? JSON.parse(readFileSync(file, 'utf8'))
-      : ((await import(pathToFileURL(file).href)) as { default?: unknown }).default;
+      : ((await importConfigModule(pathToFileURL(file).href)) as { default?: unknown }).default;
   } catch (err) {
     throw new ConfigError([`${file}: ${(err as Error).message}`]);
   }
