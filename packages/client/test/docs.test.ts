@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
+import { tsImport } from 'tsx/esm/api';
 import { filestore } from '../src/index.js';
 import { assertNoPageErrors, bundlePage, launchBrowser, openPage, type TestPage } from './helpers/pages.js';
 import type { TestServer } from './helpers/roost.js';
@@ -83,7 +84,9 @@ describe('docs/clients.md: the TypeScript examples', () => {
           .join('\n');
         const file = join(work, `block-${i}.mts`);
         await writeFile(file, source);
-        await import(pathToFileURL(file).href);
+        // TypeScript, as a reader runs it: through tsx for this import only (scripts/test.mjs runs
+        // the test files compiled, without a loader).
+        await tsImport(pathToFileURL(file).href, import.meta.url);
       }
     } finally {
       process.chdir(here);

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { tsImport } from 'tsx/esm/api';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
@@ -49,7 +50,8 @@ test('README content example runs: ObjectForm creates and edits an object, ToolF
   const log = console.log;
   console.log = (...args: unknown[]) => void logged.push(args.map(String).join(' '));
   try {
-    await import(pathToFileURL(file).href);
+    // Through tsx for this import only: scripts/test.mjs runs the test files compiled, without a loader.
+    await tsImport(pathToFileURL(file).href, import.meta.url);
   } finally {
     console.log = log;
     rmSync(dir, { recursive: true, force: true });

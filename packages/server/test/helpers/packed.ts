@@ -2,13 +2,14 @@ import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { checkoutRoot } from './checkout.js';
 
 /**
  * The packages as another project gets them: `npm pack` of a workspace (its `prepack` builds
  * dist/, scripts/build.mjs) installed with npm into a fresh project outside this repository.
  */
 const run = promisify(execFile);
-const root = new URL('../../../../', import.meta.url).pathname;
+const root = checkoutRoot;
 
 /**
  * The environment of a consumer: without the `roost-source` condition that scripts/test.mjs sets

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
+import { checkoutRoot } from '../helpers/checkout.js';
 
 /**
  * What the invariant tests read of the server's sources (layering.test.ts, cited-paths.test.ts,
@@ -10,7 +11,7 @@ import ts from 'typescript';
  * admin/passkey-script.ts, imports nothing).
  */
 export const src = new URL('../../src/', import.meta.url).pathname;
-export const repoRoot = new URL('../../../../', import.meta.url).pathname;
+export const repoRoot = checkoutRoot;
 
 /** Every TypeScript file under src/, unit tests included, as paths relative to src/. */
 export function sourceFiles(dir = src): string[] {
