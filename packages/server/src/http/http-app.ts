@@ -15,7 +15,8 @@ type ContentTypeParser = (
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { ioredis } from '../storage/redis-events.js';
 import type { Config } from '../core/config.js';
 import { commonErrors } from '../core/errors.js';
 import type { UserService } from '../users/index.js';
@@ -66,7 +67,11 @@ function sharedCounters(
   redisUrl: string | undefined,
 ): { redis: Redis; skipOnError: true; nameSpace: string } | Record<string, never> {
   if (!redisUrl) return {};
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 });
+  const redis = new (ioredis().Redis)(redisUrl, {
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    connectTimeout: 2000,
+  });
   let down = false;
   redis.on('error', (err: Error) => {
     if (!down) log.warn({ err }, 'rate limit counters: Redis unreachable, requests are not limited until it is back');

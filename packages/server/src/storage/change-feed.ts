@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
+import { postgres } from './database.js';
 import type { Database } from './schema.js';
 
 /**
@@ -47,7 +48,7 @@ export async function openPostgresChangeFeed(
   };
 
   async function connect(): Promise<void> {
-    const next = new pg.Client({ connectionString: databaseUrl });
+    const next = new (postgres().Client)({ connectionString: databaseUrl });
     next.on('notification', (message) => {
       const [from, topic, key] = (message.payload ?? '').split('\n');
       if (from === origin || topic === undefined || key === undefined) return;

@@ -18,7 +18,8 @@ import {
   type SqliteDatabase,
   type SqliteStatement,
 } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
+import { onFirstUse } from '../core/on-first-use.js';
 import { RowWrites } from './row-writes.js';
 import type { Database } from './schema.js';
 
@@ -29,8 +30,9 @@ export interface OpenedDatabase {
   dialect: Dialect;
 }
 
-// PostgreSQL's bigint (int8) arrives as text by default; our times fit a double exactly.
-pg.types.setTypeParser(20, (v) => Number(v));
+// pg, loaded with PostgreSQL only (core/on-first-use.ts). PostgreSQL's bigint (int8) arrives as
+// text by default; our times fit a double exactly.
+export const postgres = onFirstUse<typeof pg>('pg', (loaded) => loaded.types.setTypeParser(20, (v) => Number(v)));
 
 /**
  * Open the database: PostgreSQL when `databaseUrl` is given, else the SQLite file
@@ -42,7 +44,7 @@ export function openDatabase(options: {
   durability?: 'full' | 'fast';
 }): OpenedDatabase {
   if (options.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+    const pool = new (postgres().Pool)({ connectionString: options.databaseUrl, max: 10 });
     // An idle connection that the server ends (a restart, a failover, an administrator) emits
     // `error` on the pool; unhandled, that would end the process. The pool drops the connection
     // and the next query opens a new one; `/ready` reports the database while it is away.

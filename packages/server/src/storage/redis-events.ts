@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { onFirstUse } from '../core/on-first-use.js';
 import type { CacheFeed } from '../core/cache.js';
 import type { ChangeFeed } from './change-feed.js';
+
+/** ioredis, loaded with Redis only (core/on-first-use.ts): the events here, rate limits (http/http-app.ts). */
+export const ioredis = onFirstUse<typeof import('ioredis')>('ioredis');
 
 const CHANNEL = 'roost:events';
 /** The message that tells receivers to forget everything: a message of this process was lost. */
@@ -28,6 +31,7 @@ export async function openRedisFeed(url: string, onError: (err: Error) => void):
     for (const listener of listeners) listener(change);
   };
   // Publishing fails at once while Redis is away (no queue of writes waiting for it).
+  const { Redis } = ioredis();
   const publisher = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 });
   const subscriber = new Redis(url, { connectTimeout: 2000 });
   let down = false;

@@ -2,7 +2,6 @@ import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { BlobStoreOptions } from '../../src/core/config.js';
@@ -47,6 +46,9 @@ async function startS3(options: { unref?: boolean } = {}): Promise<TestS3> {
     });
   }
   const endpoint = `http://127.0.0.1:${port}`;
+  // Imported here, not at the top: every test file imports this helper (through test-server.ts),
+  // and the SDK costs about 0.15 s of CPU to load; only the files that start an S3 server need it.
+  const { CreateBucketCommand, S3Client } = await import('@aws-sdk/client-s3');
   const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: s3Credentials() });
   return {
     endpoint,

@@ -3,8 +3,8 @@ import { after, before } from 'node:test';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { parseConfig, type ConfigInput } from '../../src/core/config.js';
+import { postgres } from '../../src/storage/database.js';
 import { newId } from '../../src/core/ids.js';
 import { readOutbox, type OutboxMail } from '../../src/mail/outbox-mailer.js';
 import { createRoost, type Roost } from '../../src/roost.js';
@@ -59,7 +59,7 @@ export async function createPostgresDatabase(
   adminUrl: string = postgresAdminUrl(),
 ): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `roost_test_${newId().replaceAll('-', '').slice(0, 16)}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
+  const admin = new (postgres().Client)({ connectionString: adminUrl });
   await admin.connect();
   await admin.query(`create database ${name}`);
   await admin.end();
@@ -68,7 +68,7 @@ export async function createPostgresDatabase(
   return {
     url: url.toString(),
     async drop() {
-      const client = new pg.Client({ connectionString: adminUrl });
+      const client = new (postgres().Client)({ connectionString: adminUrl });
       await client.connect();
       // pg's Pool.end() resolves before its connections have closed; a forced drop would
       // terminate those still closing, and their clients throw an uncaught error (a flaky
