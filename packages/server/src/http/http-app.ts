@@ -16,7 +16,7 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
 import type { Redis } from 'ioredis';
-import { ioredis } from '../storage/redis-events.js';
+import { onFirstUse } from '../core/on-first-use.js';
 import type { Config } from '../core/config.js';
 import { commonErrors } from '../core/errors.js';
 import type { UserService } from '../users/index.js';
@@ -36,6 +36,9 @@ import { installRequestLog } from './request-log.js';
 import { createHttpMetrics, registerMetrics } from './metrics.js';
 import type { MailQueueCounts } from '../core/mailer.js';
 import { requestLogger } from './request-logger.js';
+
+/** ioredis, loaded with `rateLimit.redisUrl` only (core/on-first-use.ts). */
+const ioredis = onFirstUse<typeof import('ioredis')>('ioredis');
 
 export interface HttpServices {
   users: UserService;

@@ -3,8 +3,8 @@ import { onFirstUse } from '../core/on-first-use.js';
 import type { CacheFeed } from '../core/cache.js';
 import type { ChangeFeed } from './change-feed.js';
 
-/** ioredis, loaded with Redis only (core/on-first-use.ts): the events here, rate limits (http/http-app.ts). */
-export const ioredis = onFirstUse<typeof import('ioredis')>('ioredis');
+/** ioredis, loaded with `realtime.redisUrl` only (core/on-first-use.ts). */
+const ioredis = onFirstUse<typeof import('ioredis')>('ioredis');
 
 const CHANNEL = 'roost:events';
 /** The message that tells receivers to forget everything: a message of this process was lost. */
