@@ -257,12 +257,13 @@ function addOtherNode(nodeDir) {
   // Without install scripts: the two packages that have one are better-sqlite3 12, which Node 22
   // and later never load (storage/sqlite-driver.ts takes 13, prebuilt for Node-API), and whose
   // build from source would take minutes, and esbuild, whose script only checks its binary.
-  // The packages' own build (`prepare`) runs by hand.
+  // Nor the packages' own build (`prepare`): the tests use their sources (`roost-source`), and
+  // `npm pack` in packed-server.test.ts builds what it packs (`prepack`).
   pool.add({
     pass: `pass 4 set-up (Node ${version})`,
-    name: 'copy, npm ci, build',
+    name: 'copy, npm ci',
     command: 'sh',
-    args: ['-c', 'npm ci --ignore-scripts --no-audit --no-fund --loglevel=error && npm run prepare --silent'],
+    args: ['-c', 'npm ci --ignore-scripts --no-audit --no-fund --loglevel=error'],
     options: { cwd: copy, env },
     weight: 1e5,
     async afterwards({ status }) {
