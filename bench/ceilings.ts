@@ -8,7 +8,8 @@
 //   (users/passwords.ts), 10 at once as the sign-in rows' 10 connections ask: the ceiling of sign-in.
 import { join } from 'node:path';
 import { SQLite } from '../packages/server/src/storage/sqlite-driver.js';
-import { hashPassword, verifyPassword } from '../packages/server/src/users/passwords.js';
+import { parseConfig } from '../packages/server/src/core/config.js';
+import { createPasswords } from '../packages/server/src/users/passwords.js';
 import { tempDir } from './server-lifecycle.js';
 
 const dir = tempDir('roost-bench-ceiling-');
@@ -28,7 +29,9 @@ sqlite.transaction(() => {
 const select = sqlite.prepare('select * from datastore_items where store = ? and key = ?');
 
 const password = 'bench-password';
-const stored = await hashPassword(password);
+// The cost a server has by default (`users.passwordHashing`).
+const passwords = createPasswords(parseConfig({}).users.passwordHashing);
+const stored = await passwords.hash(password);
 
 const loops: Record<string, (until: number) => Promise<number>> = {
   async 'sqlite-point-read'(until) {
@@ -44,7 +47,7 @@ const loops: Record<string, (until: number) => Promise<number>> = {
     let n = 0;
     const worker = async () => {
       while (performance.now() < until) {
-        if (!(await verifyPassword(stored, password))) throw new Error('verify failed');
+        if (!(await passwords.verify(stored, password))) throw new Error('verify failed');
         n++;
       }
     };

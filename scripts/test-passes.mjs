@@ -115,6 +115,8 @@ export const testPasses = {
   // The wire contract of the original connectors, byte for byte, on both databases and Nodes.
   'packages/server/test/http/original-connectors.test.ts': ['storage', 'runtime'],
   'packages/server/test/http/owner-only-existence.test.ts': ['storage'],
+  // Stored hashes made anew at the configured cost, raced against a password change, on both databases.
+  'packages/server/test/http/password-hashing.test.ts': ['storage'],
   // OpenID Connect: linked identities are stored; JOSE crypto and fetch to the provider.
   'packages/server/test/http/providers.test.ts': ['storage', 'runtime'],
   'packages/server/test/http/realtime-access.test.ts': ['storage'],

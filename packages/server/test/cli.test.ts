@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOST_BIN as BIN, roostEnv, runRoost } from './helpers/roost-command.js';
@@ -178,6 +178,11 @@ describe('cli', () => {
 
   test('serve without an administrator prints a setup link that makes the first one in the browser', async () => {
     const fresh = await mkdtemp(join(tmpdir(), 'roost-first-run-'));
+    // A cost below OWASP's: the start warns of it (and the first administrator's hash is cheap).
+    await writeFile(
+      join(fresh, 'roost.config.json'),
+      JSON.stringify({ users: { passwordHashing: { memoryKiB: 64, iterations: 1 } } }),
+    );
     const ownDb = process.env.ROOST_TEST_DIALECT === 'postgres' ? await createPostgresDatabase() : null;
     const child = spawn(process.execPath, [BIN, 'serve'], {
       cwd: fresh,
@@ -199,6 +204,10 @@ describe('cli', () => {
       }
       assert.match(link, /^http:\/\/127\.0\.0\.1:\d+\/admin\/setup\?token=[\w-]{20,}$/, out);
       assert.match(out, /No administrator yet\. Open http:.* within 60 minutes .* or run: npx roost user add/);
+      assert.match(
+        out,
+        /users\.passwordHashing \(memoryKiB 64, iterations 1\) is below every argon2id setting OWASP recommends/,
+      );
       assert.equal((await fetch(link)).status, 200);
       const origin = new URL(link).origin;
       const made = await fetch(`${origin}/admin/setup`, {

@@ -141,6 +141,8 @@ describe('the packed @roost/server in an empty folder', {
       const bundle = await fetch(`${url}/static/roost-client.js`);
       assert.equal(bundle.status, 200);
       assert.match(await bundle.text(), /@roost\/client/);
+      // The default cost of password hashes is OWASP's: no warning of a weak one.
+      assert.doesNotMatch(log, /passwordHashing/);
     } finally {
       child.kill('SIGTERM');
     }

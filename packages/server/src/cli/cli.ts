@@ -4,7 +4,7 @@ import { ConfigError, loadConfig, type Config } from '../core/config.js';
 import { formatTime } from '../core/clock.js';
 import { openServices } from '../services.js';
 import { SETUP_LINK_MINUTES } from '../admin/setup-links.js';
-import { DuplicateUserError, programCaller } from '../users/index.js';
+import { belowOwasp, DuplicateUserError, programCaller } from '../users/index.js';
 import { backup, restore } from './backup.js';
 import { sweepBlobs } from './sweep.js';
 import { formatBytes, progressLine } from './progress.js';
@@ -114,6 +114,15 @@ async function serve(): Promise<number> {
     `Admin backend: ${url}/admin · API docs: ${url}/docs (OpenAPI at ${url}/openapi.json) · health: ${url}/health, ` +
       `${url}/ready`,
   );
+  if (belowOwasp(config.users.passwordHashing)) {
+    const { memoryKiB, iterations } = config.users.passwordHashing;
+    roost.log.warn(
+      { passwordHashing: config.users.passwordHashing },
+      `users.passwordHashing (memoryKiB ${memoryKiB}, iterations ${iterations}) is below every argon2id ` +
+        'setting OWASP recommends: a stolen database is cheap to guess from. Fine for tests, not for real accounts ' +
+        '(docs/configuration.md).',
+    );
+  }
   if (!(await roost.users.hasAdministrator())) {
     const link = `${url}/admin/setup?token=${roost.setupLinks.issue()}`;
     roost.log.warn(

@@ -85,6 +85,22 @@ export const configSchema = z
         verifyEmailLifetimeSeconds: seconds.default(24 * 3600),
         resetLifetimeSeconds: seconds.default(3600),
         passwordMinLength: z.number().int().min(4).max(128).default(8),
+        /**
+         * argon2id's cost for new password hashes (users/passwords.ts): by default OWASP's 19 MiB
+         * and 2 passes. A hash made at another cost still verifies and is made anew at the next
+         * sign-in.
+         */
+        passwordHashing: z
+          .object({
+            memoryKiB: z
+              .number()
+              .int()
+              .min(64)
+              .max(4 * 1024 * 1024),
+            iterations: z.number().int().min(1).max(100),
+          })
+          .strict()
+          .default({ memoryKiB: 19_456, iterations: 2 }),
         nameMinLength: z.number().int().min(1).max(40).default(3),
         dataMaxLength: z
           .number()

@@ -4,7 +4,6 @@ import { parseInput, invalidField } from '../core/validation.js';
 import { allowedOf, type AllowedQuery } from '../core/permission-ops.js';
 import { commonErrors } from '../core/errors.js';
 import type { Mail } from '../core/mailer.js';
-import { hashPassword } from './passwords.js';
 import { mailedTokenTarget } from './mailed-token-target.js';
 import { claimRecipientMail, claimSenderMail } from './mail-limits.js';
 import { userErrors } from './user-errors.js';
@@ -109,8 +108,8 @@ export function accountOps(ctx: UserContext) {
     async updatePassword(caller: Caller, input: PasswordChange): Promise<void> {
       const user = requireUser(caller);
       const { password, newpassword } = parseInput(inputs.updatePassword, input);
-      await confirmPassword(user, password);
-      await repo.update(user.id, { passwordHash: await hashPassword(newpassword) });
+      await confirmPassword(ctx, user, password);
+      await repo.update(user.id, { passwordHash: await ctx.passwords.hash(newpassword) });
       // Other devices signed in with the old password are signed out; this one stays.
       await repo.deleteSessions(user.id, caller.tokenHash ?? undefined);
     },
@@ -150,7 +149,7 @@ export function accountOps(ctx: UserContext) {
       const taken = await repo.takeToken(hashToken(token), 'reset', clock.now());
       if (!taken) throw userErrors.invalid_token({ fields: [['token', 'invalid']] });
       await repo.update(taken.userId, {
-        passwordHash: await hashPassword(newpassword),
+        passwordHash: await ctx.passwords.hash(newpassword),
         failedSignins: 0,
         lockedUntil: null,
         lockouts: 0,

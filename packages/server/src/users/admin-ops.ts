@@ -1,6 +1,5 @@
 import { changePermissions, permissionEntries } from '../core/permission-ops.js';
 import type { PermissionChange } from '../core/permissions.js';
-import { hashPassword } from './passwords.js';
 import { parseInput, invalidField } from '../core/validation.js';
 import { userErrors } from './user-errors.js';
 import { welcomeMail } from './user-mails.js';
@@ -79,7 +78,7 @@ export function adminOps(ctx: UserContext) {
       const user = await target(identity);
       const { password, active, pending, ...rest } = values;
       const changes: UserChanges = { ...rest };
-      if (password !== undefined) changes.passwordHash = await hashPassword(password);
+      if (password !== undefined) changes.passwordHash = await ctx.passwords.hash(password);
       if (active === true)
         Object.assign(changes, { state: 'active', pending: null, failedSignins: 0, lockedUntil: null, lockouts: 0 });
       if (active === false) Object.assign(changes, { state: 'disabled', pending: null });

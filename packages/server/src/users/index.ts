@@ -10,6 +10,7 @@ export type * from './user-inputs.js';
 export { programCaller, type Caller } from './user-context.js';
 export type { User } from './user-repo.js';
 export { DuplicateUserError } from './user-repo.js';
+export { belowOwasp } from './passwords.js';
 export { USER_PAGE, REVIEW_ACTIONS } from './admin-ops.js';
 export { userErrors } from './user-errors.js';
 export { ACCOUNT_EVENTS, isAccountEvent, type AccountEvent } from './account-events.js';

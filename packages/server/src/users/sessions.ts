@@ -1,6 +1,5 @@
 import { processStats } from '../core/process-stats.js';
 import { hashToken, randomToken } from '../core/ids.js';
-import { burnPasswordCheck, verifyPassword } from './passwords.js';
 import { challengeIfNeeded } from './signin-challenge.js';
 import { claimAccount, claimAddress } from './signin-throttle.js';
 import { userErrors } from './user-errors.js';
@@ -38,15 +37,15 @@ export async function issueToken(
   const fromAddress = await claimAddress(ctx, caller.address ?? null);
   const user = await findByIdentity(ctx, identity);
   if (!user) {
-    await burnPasswordCheck(password);
+    await ctx.passwords.burn(password);
     processStats.signinFailures++;
     throw userErrors.invalid_credentials();
   }
   const attempt = await claimAccount(ctx, user);
   // A locked account costs the caller the same time as any other failure.
   let ok = false;
-  if (attempt.allowed) ok = await verifyPassword(user.passwordHash, password);
-  else await burnPasswordCheck(password);
+  if (attempt.allowed) ok = await ctx.passwords.verify(user.passwordHash, password);
+  else await ctx.passwords.burn(password);
   if (!ok) {
     await attempt.failed();
     processStats.signinFailures++;
@@ -58,6 +57,10 @@ export async function issueToken(
     await fromAddress.succeeded();
     throw userErrors.invalid_credentials();
   }
+  // Hashed at a cost no longer configured (`users.passwordHashing`): the right password, in hand
+  // now, is stored at today's cost, so a raised cost reaches every account that signs in.
+  if (ctx.passwords.outdated(user.passwordHash))
+    await ctx.repo.rehashPassword(user.id, user.passwordHash, await ctx.passwords.hash(password));
   // With a second factor to come, the right password still counts as an attempt until the second
   // step completes: otherwise each password sign-in would reset the count of wrong codes.
   await challengeIfNeeded(ctx, user);

@@ -5,7 +5,7 @@ import { grantsOf } from '../core/grants.js';
 import { commonErrors, isRoostError, type FieldProblem } from '../core/errors.js';
 import { parseInput, invalidField } from '../core/validation.js';
 import type { PendingReason, UserState } from '../storage/schema.js';
-import { generatePassword, hashPassword } from './passwords.js';
+import { generatePassword } from './passwords.js';
 import { userErrors } from './user-errors.js';
 import { activationMail, passwordMail, reviewNotificationMail } from './user-mails.js';
 import { DuplicateUserError, type User } from './user-repo.js';
@@ -43,7 +43,7 @@ async function createAccount(
       name: values.name,
       email: values.email,
       realname: values.realname ?? '',
-      passwordHash: await hashPassword(values.password),
+      passwordHash: await ctx.passwords.hash(values.password),
       data: values.data ?? '',
       notify: values.notify ?? false,
       groups: [],

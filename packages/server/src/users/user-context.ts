@@ -3,7 +3,7 @@ import type { EventBus } from '../core/events.js';
 import { commonErrors } from '../core/errors.js';
 import { hashToken, randomToken } from '../core/ids.js';
 import { invalidField, parseInput } from '../core/validation.js';
-import { verifyPassword } from './passwords.js';
+import type { Passwords } from './passwords.js';
 import type { UserTokenPurpose } from '../storage/schema.js';
 import type { QueuingMailer } from '../core/mailer.js';
 import { grantsOf } from '../core/grants.js';
@@ -85,6 +85,8 @@ export interface UserContext {
   permissions: ServicePermissions;
   inputs: UserInputs;
   settings: UserSettings;
+  /** Hashes of passwords and recovery codes at the configured cost (passwords.ts). */
+  passwords: Passwords;
   /** The runtime settings in force now (cached by the settings store; read them per operation). */
   runtime(): Promise<UserRuntimeSettings>;
   /**
@@ -137,8 +139,8 @@ export async function newMailedToken(
 }
 
 /** The account's password again, before a change of how it signs in: `invalid` at `password` if wrong. */
-export async function confirmPassword(user: User, password: string): Promise<void> {
-  if (!(await verifyPassword(user.passwordHash, password))) throw invalidField('password', 'invalid');
+export async function confirmPassword(ctx: UserContext, user: User, password: string): Promise<void> {
+  if (!(await ctx.passwords.verify(user.passwordHash, password))) throw invalidField('password', 'invalid');
 }
 
 /**
@@ -154,7 +156,7 @@ export async function confirmPassword(user: User, password: string): Promise<voi
  */
 export async function reauthenticate(ctx: UserContext, user: User, input: Reauthentication): Promise<void> {
   const proof: Record<string, string | undefined> = parseInput(ctx.inputs.reauthentication, input);
-  if (proof.password !== undefined) return confirmPassword(user, proof.password);
+  if (proof.password !== undefined) return confirmPassword(ctx, user, proof.password);
   for (const { reauthentication: r } of ctx.methods) {
     const answer = r ? proof[r.field] : undefined;
     if (r && answer !== undefined && (await r.verify(user, answer))) return;

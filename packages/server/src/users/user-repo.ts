@@ -181,6 +181,20 @@ export function createUserRepo(db: Kysely<Database>) {
     },
 
     /**
+     * A stored password hash made anew at another cost (users/sessions.ts), only where it is still
+     * `from`: a password changed meanwhile is never put back. The password is the same, so this
+     * is no change of the account (no event).
+     */
+    async rehashPassword(id: string, from: string, to: string): Promise<void> {
+      await db
+        .updateTable('users')
+        .set({ password_hash: to })
+        .where('id', '=', id)
+        .where('password_hash', '=', from)
+        .execute();
+    },
+
+    /**
      * Count one sign-in attempt of an account before its password is checked, unless it is
      * locked (then null). Counting first, in one statement, is what makes parallel attempts
      * count each (users/signin-throttle.ts).

@@ -13,7 +13,7 @@ import type { RuntimeSettings, RuntimeSettingsService } from '../core/runtime-se
 import type { CacheFeed } from '../core/cache.js';
 import type { Database } from '../storage/schema.js';
 import { accountOps } from './account-ops.js';
-import { hashPassword } from './passwords.js';
+import { createPasswords } from './passwords.js';
 import { adminOps } from './admin-ops.js';
 import { signupOps } from './signup-ops.js';
 import { secondFactorOps } from './second-factor-ops.js';
@@ -126,6 +126,7 @@ export function createUserService(deps: UserServiceDeps): UserService {
       Object.assign({}, ...SIGNIN_METHODS.map((m) => m.secondStepInput ?? {})),
     ),
     settings: settingsFrom(deps.config),
+    passwords: createPasswords(deps.config.users.passwordHashing),
     runtime: async () => {
       const s = await deps.runtimeSettings.current();
       let view = runtimeViews.get(s);
@@ -252,7 +253,7 @@ export function createUserService(deps: UserServiceDeps): UserService {
         state: values.state ?? 'active',
         pending: values.pending ?? null,
         created: ctx.clock.now(),
-        passwordHash: await hashPassword(values.password),
+        passwordHash: await ctx.passwords.hash(values.password),
       });
     },
     /** The shape problems of a new account's name, email and password (the sign-up rules). */

@@ -50,6 +50,9 @@ export interface TestServer {
 
 export const PASSWORD = 'a-good-password';
 
+/** `users.passwordHashing` of every test server that sets none (startServer). */
+const TEST_PASSWORD_HASHING = { memoryKiB: 64, iterations: 1 } as const;
+
 /**
  * With `ROOST_TEST_DIALECT=postgres`, every test server gets a database of its own on the
  * PostgreSQL server of `ROOST_TEST_DATABASE_URL` (whose own database is only used to create and
@@ -155,6 +158,9 @@ export async function startServer(input: ConfigInput = {}, overrides: RoostOverr
     rateLimit: { max: 10_000, signinFailures: 10_000, mailsPerAccount: 10_000, mailsPerRecipient: 10_000 },
     ...(s3Blobs ? { blobs: s3Blobs } : {}),
     ...input,
+    // The smallest argon2id cost: a hash in microseconds instead of 20 ms of CPU, which was the
+    // largest share of the suite's time (CONTRIBUTING.md). A test of the cost itself gives its own.
+    users: { passwordHashing: TEST_PASSWORD_HASHING, ...input.users },
     dataDir,
     ...(pgDb ? { databaseUrl: pgDb.url } : {}),
   });

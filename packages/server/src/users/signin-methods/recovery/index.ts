@@ -38,7 +38,7 @@ export const recoveryMethod: SigninMethod<
           has: async (user) => (await repo.left(user.id)) > 0,
           async verify(user, typed) {
             if (typeof typed !== 'string') return false;
-            const hash = await matchRecoveryCode(await repo.hashes(user.id), typed);
+            const hash = await matchRecoveryCode(ctx.passwords, await repo.hashes(user.id), typed);
             return hash !== null && (await repo.take(user.id, hash));
           },
         },

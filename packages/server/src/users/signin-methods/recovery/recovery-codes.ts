@@ -1,5 +1,5 @@
 import { randomName } from '../../../core/ids.js';
-import { hashPassword, verifyPassword } from '../../passwords.js';
+import type { Passwords } from '../../passwords.js';
 
 /**
  * Recovery codes: ten per account, given once when the second factor is confirmed (or the codes
@@ -23,14 +23,18 @@ export function newRecoveryCodes(): string[] {
 const normalised = (typed: string) => typed.toLowerCase().replace(/[\s-]/g, '');
 
 /** The stored forms of new codes. */
-export function hashRecoveryCodes(codes: readonly string[]): Promise<string[]> {
-  return Promise.all(codes.map((code) => hashPassword(normalised(code))));
+export function hashRecoveryCodes(passwords: Passwords, codes: readonly string[]): Promise<string[]> {
+  return Promise.all(codes.map((code) => passwords.hash(normalised(code))));
 }
 
 /** The stored hash among `stored` that `typed` matches, or null. */
-export async function matchRecoveryCode(stored: readonly string[], typed: string): Promise<string | null> {
+export async function matchRecoveryCode(
+  passwords: Passwords,
+  stored: readonly string[],
+  typed: string,
+): Promise<string | null> {
   const code = normalised(typed);
   if (!/^[a-z0-9]{10}$/.test(code)) return null;
-  const matches = await Promise.all(stored.map((hash) => verifyPassword(hash, code)));
+  const matches = await Promise.all(stored.map((hash) => passwords.verify(hash, code)));
   return stored[matches.indexOf(true)] ?? null;
 }

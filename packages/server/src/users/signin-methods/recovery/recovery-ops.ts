@@ -12,7 +12,7 @@ export type RecoveryOps = {
 /** New codes for the account in place of the old ones: answered this once, kept as hashes. */
 export async function replaceCodes(ctx: UserContext, repo: RecoveryRepo, userId: string): Promise<string[]> {
   const codes = newRecoveryCodes();
-  await repo.replace(userId, ctx.clock.now(), await hashRecoveryCodes(codes));
+  await repo.replace(userId, ctx.clock.now(), await hashRecoveryCodes(ctx.passwords, codes));
   return codes;
 }
 

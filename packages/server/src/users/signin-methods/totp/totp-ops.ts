@@ -60,7 +60,7 @@ export function totpOps(ctx: UserContext, repo: TotpRepo): TotpOps {
       const { code, password } = parseInput(totpInputs.totpConfirm, input);
       const totp = await repo.of(user.id);
       if (!totp || totp.confirmed !== null) throw userErrors.no_factor_pending();
-      await confirmPassword(user, password);
+      await confirmPassword(ctx, user, password);
       const step = totpStep(totp.secret, code, clock.now());
       if (step === null || !(await repo.takeStep(user.id, step))) throw invalidField('code', 'invalid');
       await repo.confirm(user.id, clock.now());
