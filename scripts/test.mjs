@@ -98,6 +98,9 @@ if (!skipTypecheck) {
 // `roost` command the tests start as processes (scripts/cli-bundle.mjs).
 const tree = await buildTestTree(root);
 process.env.ROOST_TEST_CHECKOUT = root;
+// The packages' tarballs, packed once by the first test file that asks (test/helpers/packed.ts).
+process.env.ROOST_TEST_PACKS = join(tree, 'packs');
+mkdirSync(process.env.ROOST_TEST_PACKS);
 if (files.some((f) => f.startsWith('packages/server/'))) process.env.ROOST_TEST_CLI = await buildCliBundle(root);
 
 /** A job running `file` (of the checkout) from `inTreeDir` with `node`, its failures to a file of their own. */

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { setTimeout as delay } from 'node:timers/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { checkoutRoot } from './checkout.js';
@@ -33,8 +34,52 @@ export function repoPackage(name: string): string {
   return `file:${join(root, 'node_modules', name)}`;
 }
 
-/** `npm pack` the workspace `@roost/<name>` into `dir`; resolves to the tarball's path. */
+/**
+ * `npm pack` the workspace `@roost/<name>` into `dir`; resolves to the tarball's path. Under
+ * scripts/test.mjs (`ROOST_TEST_PACKS`, a folder of the run) each package is packed once for
+ * every test file and pass that asks (packed-server.test.ts installs all three, in passes 1 and
+ * 4: the same bytes): the first caller packs, the others wait for its tarball.
+ */
 export async function pack(name: 'client' | 'forms' | 'server', dir: string): Promise<string> {
+  const shared = process.env.ROOST_TEST_PACKS;
+  if (!shared) return packInto(name, dir);
+  const answer = join(shared, `${name}.json`);
+  try {
+    await mkdir(join(shared, `${name}.packing`), { recursive: false });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    return packedBy(answer, name);
+  }
+  let said: { tarball: string } | { error: string };
+  try {
+    said = { tarball: await packInto(name, join(shared, name)) };
+  } catch (err) {
+    said = { error: String(err) };
+  }
+  // Written whole, then renamed: a waiting reader never sees half of it.
+  await writeFile(`${answer}.part`, JSON.stringify(said));
+  await rename(`${answer}.part`, answer);
+  if ('error' in said) throw new Error(said.error);
+  return said.tarball;
+}
+
+/** The tarball another test file packed (`answer`), once it is there; its failure if it failed. */
+async function packedBy(answer: string, name: string): Promise<string> {
+  for (const started = Date.now(); Date.now() - started < 10 * 60_000; await delay(200)) {
+    let said: { tarball?: string; error?: string };
+    try {
+      said = JSON.parse(await readFile(answer, 'utf8')) as typeof said;
+    } catch {
+      continue;
+    }
+    if (said.tarball) return said.tarball;
+    throw new Error(`npm pack @roost/${name} failed in another test file: ${said.error}`);
+  }
+  throw new Error(`npm pack @roost/${name} in another test file did not end within 10 minutes`);
+}
+
+async function packInto(name: 'client' | 'forms' | 'server', dir: string): Promise<string> {
+  await mkdir(dir, { recursive: true });
   const { stdout } = await run(
     'npm',
     ['pack', '-w', `@roost/${name}`, '--pack-destination', dir, '--json', '--silent'],
@@ -83,14 +128,27 @@ export async function nodeIn(
   return run(process.execPath, args, { cwd: dir, env: consumerEnv(env) });
 }
 
-/** The repository's TypeScript compiler on a consumer's tsconfig.json; resolves to its output (it fails with it). */
-export async function tscIn(dir: string): Promise<string> {
+/**
+ * The repository's TypeScript compiler on a consumer's tsconfig.json: the lines of its errors
+ * (`file(line,col): error TSnnnn: ...`, paths relative to `dir`), none when it passes. A test
+ * that wants both a clean program and a caught mistake checks them in one run: each run reads
+ * every declaration of the consumer's node_modules again (10 s of CPU).
+ */
+export async function tscErrorsIn(dir: string): Promise<string[]> {
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   try {
-    const { stdout } = await run(process.execPath, [tsc, '-p', dir], { cwd: dir, env: consumerEnv() });
-    return stdout;
+    await run(process.execPath, [tsc, '-p', dir], { cwd: dir, env: consumerEnv() });
+    return [];
   } catch (err) {
     const { stdout = '', stderr = '' } = err as { stdout?: string; stderr?: string };
-    throw new Error(`tsc failed in ${dir}:\n${stdout}${stderr}`);
+    const errors = stdout.split('\n').filter((line) => /: error TS\d+:/.test(line));
+    if (errors.length === 0) throw new Error(`tsc failed in ${dir} without a type error:\n${stdout}${stderr}`);
+    return errors;
   }
+}
+
+/** tscErrorsIn, for a program that must pass: it throws with the errors. */
+export async function tscIn(dir: string): Promise<void> {
+  const errors = await tscErrorsIn(dir);
+  if (errors.length > 0) throw new Error(`tsc failed in ${dir}:\n${errors.join('\n')}`);
 }
