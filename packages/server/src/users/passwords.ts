@@ -11,7 +11,7 @@ export interface PasswordHashing {
  * costly as one of them in both memory and passes is as strong or stronger. The default is the
  * second, about 20 ms a hash here.
  */
-export const OWASP_ARGON2ID: readonly PasswordHashing[] = [
+const OWASP_ARGON2ID: readonly PasswordHashing[] = [
   { memoryKiB: 47_104, iterations: 1 },
   { memoryKiB: 19_456, iterations: 2 },
   { memoryKiB: 12_288, iterations: 3 },
