@@ -3,7 +3,9 @@
 // sources through tsx, whose loader hooks see every import (~4 s of CPU per start, measured in
 // CONTRIBUTING.md, "Test time"); the cli tests start about 20 processes per file. Dependencies stay
 // external (resolved from the package's node_modules, so native addons are the ones of the Node that
-// runs them); @roost/* are bundled from their sources, like the tests see them (condition roost-source).
+// runs them), but kysely and zod, plain JavaScript of many small modules, which are bundled as the
+// test tree bundles them (scripts/test-tree.mjs); @roost/* are bundled from their sources, like the
+// tests see them (condition roost-source).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -15,7 +17,9 @@ import { join } from 'node:path';
 export async function buildCliBundle(root, esbuildFrom = root) {
   const server = join(root, 'packages/server');
   const pkg = JSON.parse(readFileSync(join(server, 'package.json'), 'utf8'));
-  const external = Object.keys(pkg.dependencies).filter((name) => !name.startsWith('@roost/'));
+  const external = Object.keys(pkg.dependencies).filter(
+    (name) => !name.startsWith('@roost/') && !['kysely', 'zod'].includes(name),
+  );
   // Under node_modules: ignored by git, and the bundle's imports resolve from there as from src/.
   const dir = join(server, 'node_modules/.cache/roost-cli');
   mkdirSync(dir, { recursive: true });
