@@ -66,7 +66,17 @@ describe('live changes in chromium with EventSource', () => {
 
     // The server drops every connection; EventSource comes back after `retry` with Last-Event-ID.
     s.roost.http.server.closeAllConnections();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // This process's own kept-alive connections were dropped too: a request sent on one before
+    // it has seen the close fails ("other side closed", under load), so the write waits until a
+    // read has gone through.
+    for (let tries = 1; ; tries++) {
+      try {
+        await fetch(`${s.url}/health`);
+        break;
+      } catch (err) {
+        if (tries === 20) throw err;
+      }
+    }
     await s.request('/data/api/newItem', { key: 'c2', value: 'two' }, { token: alice });
     const events = await seen(page, 2);
     assert.deepEqual(
