@@ -45,7 +45,7 @@ export async function pack(name: 'client' | 'forms' | 'server', dir: string): Pr
   if (!shared) return packInto(name, dir);
   const answer = join(shared, `${name}.json`);
   try {
-    await mkdir(join(shared, `${name}.packing`), { recursive: false });
+    await mkdir(join(shared, `${name}.packing`));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     return packedBy(answer, name);
