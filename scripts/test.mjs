@@ -257,17 +257,33 @@ function addOtherNode(nodeDir) {
   const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, npm_config_nodedir: nodeDir };
   delete env.ROOST_TEST_OTHER_NODE;
   const pass = `pass 4 (Node ${version}, SQLite)`;
-  // Without install scripts: the two packages that have one are better-sqlite3 12, which Node 22
-  // and later never load (storage/sqlite-driver.ts takes 13, prebuilt for Node-API), and whose
-  // build from source would take minutes, and esbuild, whose script only checks its binary.
-  // Nor the packages' own build (`prepare`): the tests use their sources (`roost-source`), and
-  // `npm pack` in packed-server.test.ts builds what it packs (`prepack`).
+  // The copy's dependencies are the checkout's, hard-linked (node_modules/.cache and npm's record of
+  // what it installed, .package-lock.json, left out), then completed by npm for the other Node: what
+  // the lockfile holds that the machine's Node skipped, better-sqlite3 13, whose engines ask for Node 22
+  // (storage/sqlite-driver.ts). `npm ci` of the whole lockfile took 45 s of CPU; this, about 5. npm only
+  // adds folders here: it writes no file of a package it keeps, so the links never change the checkout's.
+  // Without install scripts: better-sqlite3 12 is never loaded on Node 22 and later, and better-sqlite3 13
+  // ships its binary (Node-API); esbuild's only checks its binary. Nor the packages' own build
+  // (`prepare`): the tests use their sources (`roost-source`), and `npm pack` in packed-server.test.ts
+  // builds what it packs (`prepack`).
+  const install = [
+    'set -e',
+    'copy="$PWD"',
+    'cd "$ROOST_TEST_CHECKOUT_ROOT"',
+    'for d in node_modules packages/*/node_modules; do',
+    '  [ -d "$d" ] || continue',
+    '  mkdir -p "$copy/$d"',
+    '  for e in "$d"/* "$d"/.bin; do if [ -e "$e" ]; then cp -al "$e" "$copy/$d/"; fi; done',
+    'done',
+    'cd "$copy"',
+    'npm install --ignore-scripts --no-save --no-audit --no-fund --loglevel=error',
+  ].join('\n');
   pool.add({
     pass: `pass 4 set-up (Node ${version})`,
-    name: 'copy, npm ci',
+    name: 'copy, linked node_modules, npm install',
     command: 'sh',
-    args: ['-c', 'npm ci --ignore-scripts --no-audit --no-fund --loglevel=error'],
-    options: { cwd: copy, env },
+    args: ['-c', install],
+    options: { cwd: copy, env: { ...env, ROOST_TEST_CHECKOUT_ROOT: root } },
     weight: 1e5,
     async afterwards({ status }) {
       if (status !== 0) return;
