@@ -6,16 +6,16 @@
 // the four; 45 s as one, CONTRIBUTING.md "Test time"). Each package keeps its own tsconfig.json for
 // editors; all extend tsconfig.base.json, so the one program sees the same options.
 // The compiler is TypeScript 7 (`typescript-7`, the compiler ported to Go: 17 s of CPU for this
-// program against 68 s with TypeScript 5.9; docs/decisions.md, "TypeScript 7 for the typecheck and
-// the consumers' check"). TypeScript 5.9 stays the `typescript` of the repository for what uses its
-// JavaScript API, which 7 does not have: the invariant tests that read the sources' syntax trees,
-// openapi-typescript, and the packages' build.
+// program against 68 s with TypeScript 5.9; docs/decisions.md, "TypeScript 7 for the typecheck, the
+// build and the consumers' check"). TypeScript 5.9 stays the `typescript` of the repository for what
+// uses its JavaScript API, which 7 does not have: the invariant tests that read the sources' syntax
+// trees, and openapi-typescript.
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-// Its exports leave out bin/: the command is found beside its package.json.
+// Its exports leave out bin/: the command is found beside its package.json (as in scripts/build.mjs).
 const tsc = join(dirname(createRequire(join(root, 'package.json')).resolve('typescript-7/package.json')), 'bin/tsc');
 const r = spawnSync(process.execPath, [tsc, '--noEmit', '-p', join(root, 'tsconfig.json')], { stdio: 'inherit' });
 if (r.status !== 0) {

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -87,6 +88,17 @@ export async function unpackArchive(file: string, dir: string): Promise<void> {
   /** Bytes read so far and where the current header starts, for a message about a damaged archive. */
   let read = 0;
   let offset = 0;
+  let failed: Error | undefined;
+
+  /** The file being written, if any, destroyed and closed, whatever it was doing. */
+  async function abandonCurrent(): Promise<void> {
+    const out = current?.out;
+    if (!out || out.closed) return;
+    await new Promise((done) => {
+      out.once('close', done);
+      out.destroy();
+    });
+  }
 
   async function consume(): Promise<void> {
     for (;;) {
@@ -102,7 +114,8 @@ export async function unpackArchive(file: string, dir: string): Promise<void> {
           const part = buffered.subarray(0, n);
           buffered = buffered.subarray(n);
           current.left -= n;
-          if (!current.out.write(part)) await new Promise((r) => current!.out.once('drain', r));
+          // once() rejects on the stream's 'error' (a full disk), which then ends the restore.
+          if (!current.out.write(part)) await once(current.out, 'drain');
         }
         if (current.left > 0) return;
         const done = current;
@@ -138,8 +151,11 @@ export async function unpackArchive(file: string, dir: string): Promise<void> {
       if (type === '5') await mkdir(target, { recursive: true });
       else if (type === '0') {
         await mkdir(dirname(target), { recursive: true });
+        const out = createWriteStream(target, { flags: 'wx' });
+        // Until end() or once() hears it, a failure of the file is kept for the next write's turn.
+        out.on('error', (err) => (failed ??= err));
         current = {
-          out: createWriteStream(target, { flags: 'wx' }),
+          out,
           left: size,
           pad: (BLOCK - (size % BLOCK)) % BLOCK,
         };
@@ -152,27 +168,35 @@ export async function unpackArchive(file: string, dir: string): Promise<void> {
   const input = gzipped(file) ? source.pipe(createGunzip()) : source.pipe(new PassThrough());
   source.on('error', (err) => input.destroy(err));
   try {
-    for await (const chunk of input) {
-      read += (chunk as Buffer).length;
-      buffered = buffered.length ? Buffer.concat([buffered, chunk as Buffer]) : (chunk as Buffer);
-      await consume();
+    try {
+      for await (const chunk of input) {
+        read += (chunk as Buffer).length;
+        buffered = buffered.length ? Buffer.concat([buffered, chunk as Buffer]) : (chunk as Buffer);
+        await consume();
+        if (failed) throw failed;
+      }
+    } catch (err) {
+      // zlib's own words ("incorrect header check") name no file and no way out.
+      if (typeof (err as { code?: unknown }).code === 'string' && (err as { code: string }).code.startsWith('Z_')) {
+        throw new DamagedArchiveError(
+          `${file} is not a gzip file or is damaged (${(err as Error).message}); a backup ending in .tar.gz must be ` +
+            'the file roost backup wrote',
+          { cause: err },
+        );
+      }
+      throw err;
     }
-  } catch (err) {
-    // zlib's own words ("incorrect header check") name no file and no way out.
-    if (typeof (err as { code?: unknown }).code === 'string' && (err as { code: string }).code.startsWith('Z_')) {
+    await consume();
+    if (current || !ended)
       throw new DamagedArchiveError(
-        `${file} is not a gzip file or is damaged (${(err as Error).message}); a backup ending in .tar.gz must be ` +
-          'the file roost backup wrote',
-        { cause: err },
+        `${file} ends early: the backup is incomplete or damaged (was it still being copied?)`,
       );
-    }
-    throw err;
+  } finally {
+    // A file the archive broke off in the middle of: closed before the caller removes the folder
+    // (cli/backup.ts, restore), whose removal would otherwise race the file's own opening, still
+    // under way, and fail it with an ENOENT that hid the damaged archive's message.
+    await abandonCurrent();
   }
-  await consume();
-  if (current || !ended)
-    throw new DamagedArchiveError(
-      `${file} ends early: the backup is incomplete or damaged (was it still being copied?)`,
-    );
 }
 
 /** An archive that is not one, or is cut short or corrupted. */

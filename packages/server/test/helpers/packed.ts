@@ -131,10 +131,10 @@ export async function nodeIn(
 /**
  * TypeScript 7 on a consumer's tsconfig.json: the lines of its errors (`file(line,col): error
  * TSnnnn: ...`, paths relative to `dir`), none when it passes. 7 is what `npm install typescript`
- * gives a new project; the declarations it reads were emitted by 5.9 (scripts/build.mjs), which
- * also typechecks the packages' sources as it builds. A test that wants both a clean program and a
- * caught mistake checks them in one run: each run reads every declaration of the consumer's
- * node_modules again (about 12 s of CPU with TypeScript 5.9, a fraction of it with 7).
+ * gives a new project, and what emitted the declarations (scripts/build.mjs). A test that wants
+ * both a clean program and a caught mistake checks them in one run: each run reads every
+ * declaration of the consumer's node_modules again (about 12 s of CPU with TypeScript 5.9, a
+ * fraction of it with 7).
  */
 export async function tscErrorsIn(dir: string): Promise<string[]> {
   const tsc = join(root, 'node_modules', 'typescript-7', 'bin', 'tsc');

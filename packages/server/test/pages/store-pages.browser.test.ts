@@ -138,7 +138,9 @@ describe('admin store pages in a browser', { skip }, () => {
     await page.getByRole('link', { name: 'docs', exact: true }).click();
     await page.waitForURL(/\/admin\/files\/files\/docs\/$/);
 
-    // 2 MB at 1 MB/s upload: the bar shows up after its delay and moves.
+    // 2 MB at 512 KiB/s upload: the bar shows up after its delay and moves. Four seconds, so that the
+    // samples below, taken after a screenshot that can last a second or two on a busy machine, still
+    // see it move (at 1 MiB/s a loaded run began sampling at 89 %).
     const bytes = Buffer.alloc(2 * 1024 * 1024);
     for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 31 + 7) % 251;
     const cdp = await laptop.newCDPSession(page);
@@ -147,7 +149,7 @@ describe('admin store pages in a browser', { skip }, () => {
       offline: false,
       latency: 0,
       downloadThroughput: -1,
-      uploadThroughput: 1024 * 1024,
+      uploadThroughput: 512 * 1024,
     });
     await page.setInputFiles('#upload-form-file', {
       name: 'data.bin',
