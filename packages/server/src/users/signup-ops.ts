@@ -209,18 +209,20 @@ export async function signupByProvider(
   const values = { email, password: randomToken(), realname: profile.realname?.slice(0, 255) };
   const [state, pending]: [UserState, PendingReason | null] =
     policy === 'signupReview' ? ['pending', 'review'] : mailed && !verified ? ['pending', 'optin'] : ['active', null];
-  let user: User;
-  try {
-    user = await createAccount(ctx, { ...values, name: await providerAccountName(ctx, profile) }, state, pending);
-  } catch (err) {
-    // A parallel first sign-in took the name or the email: its account is the one, once linked;
-    // a name taken by anyone else gives way to a random one.
-    const taken = isRoostError(err) ? err.fields.find(([, reason]) => reason === 'exists')?.[0] : undefined;
-    if (!taken) throw err;
-    const other = await winner();
-    if (other) return other;
-    if (taken !== 'name') throw userErrors.email_taken();
-    user = await createAccount(ctx, { ...values, name: randomName(GENERATED_NAME_LENGTH) }, state, pending);
+  let user: User | undefined;
+  for (let name = await providerAccountName(ctx, profile); !user; name = randomName(GENERATED_NAME_LENGTH)) {
+    try {
+      user = await createAccount(ctx, { ...values, name }, state, pending);
+    } catch (err) {
+      // A parallel first sign-in took the name or the email: its account is the one, once linked;
+      // a name taken by anyone else gives way to a random one, and the email, once the name is
+      // random, can only have been taken meanwhile (by that parallel sign-in, not linked yet).
+      const taken = isRoostError(err) ? err.fields.find(([, reason]) => reason === 'exists')?.[0] : undefined;
+      if (!taken) throw err;
+      const other = await winner();
+      if (other) return other;
+      if (taken !== 'name') throw userErrors.email_taken();
+    }
   }
   if (!(await link(user))) {
     await ctx.repo.remove(user.id);
