@@ -6,6 +6,7 @@
 // there (hard links, so a test that reads a source, a fixture or a page sees the same bytes), with
 // the compiled `.js` beside each `.ts`; the sources already import `./x.js` (tsconfig.base.json,
 // NodeNext), so nothing is rewritten. The rest of the checkout (docs/, python/, ...) is linked.
+// The test files themselves are then bundled with the sources they import (bundleTestFiles).
 import {
   copyFileSync,
   existsSync,
