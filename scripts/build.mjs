@@ -6,15 +6,15 @@
 // and the typecheck use, so an edit is seen without a build.
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { typescript7Command } from './typescript-7.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 // TypeScript 7, as the typecheck (scripts/typecheck.mjs): 0.6 and 0.9 s of wall time for the two
 // packages against 4 and 6 s with 5.9, the same JavaScript, declarations alike but for the order of
 // members and the quotes (docs/decisions.md, "TypeScript 7 for the typecheck, the build and the
-// consumers' check"). Its exports leave out bin/: the command is found beside its package.json.
-const tsc = join(dirname(createRequire(join(root, 'package.json')).resolve('typescript-7/package.json')), 'bin/tsc');
+// consumers' check").
+const tsc = typescript7Command(root);
 const wanted = process.argv.slice(2);
 const packages = wanted.length ? wanted : ['client', 'forms'];
 for (const name of packages) {

@@ -11,12 +11,11 @@
 // uses its JavaScript API, which 7 does not have: the invariant tests that read the sources' syntax
 // trees, and openapi-typescript.
 import { spawnSync } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { typescript7Command } from './typescript-7.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
-// Its exports leave out bin/: the command is found beside its package.json (as in scripts/build.mjs).
-const tsc = join(dirname(createRequire(join(root, 'package.json')).resolve('typescript-7/package.json')), 'bin/tsc');
+const tsc = typescript7Command(root);
 const r = spawnSync(process.execPath, [tsc, '--noEmit', '-p', join(root, 'tsconfig.json')], { stdio: 'inherit' });
 if (r.status !== 0) {
   console.error('typecheck failed');
