@@ -33,6 +33,15 @@ export { ITEM_EVENTS, type ItemEvent } from './datastore/index.js';
 export { FILE_EVENTS, type FileEvent } from './filestore/index.js';
 export { ACCOUNT_EVENTS, type AccountEvent } from './users/index.js';
 export {
+  RECORD_EVENTS,
+  type CollectionInfo,
+  type Collections,
+  type RecordEvent,
+  type RecordPage,
+  type RecordView,
+  type Rules,
+} from './collections/index.js';
+export {
   ANONYMOUS_CALLER,
   programCaller,
   SIGNUP_POLICIES,

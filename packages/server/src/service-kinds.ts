@@ -11,6 +11,8 @@ import { profileView } from './http/protocol/user-protocol.js';
 import { registerDataStoreRoutes } from './http/routes/datastore-routes.js';
 import { registerFileStoreRoutes } from './http/routes/filestore-routes.js';
 import { registerUserRoutes } from './http/routes/user-routes.js';
+import { registerCollectionRoutes } from './http/routes/collection-routes.js';
+import { collectionMigrations } from './collections/index.js';
 import { accountFamily } from './realtime/families/account-family.js';
 import { fileFamily } from './realtime/families/file-family.js';
 import { itemFamily } from './realtime/families/item-family.js';
@@ -155,4 +157,28 @@ const fileStoreKind: RoostServiceKind = {
   },
 };
 
-export const SERVICE_KINDS: readonly RoostServiceKind[] = [usersKind, dataStoreKind, fileStoreKind];
+const collectionsKind: RoostServiceKind = {
+  kind: 'collections',
+  tables: ['collections', 'collection_history'],
+  migrations: collectionMigrations,
+  // Records are guarded by each collection's rules (collections/collection-rules.ts), not by permission entries.
+  services: () => [],
+  routes: async (app, s) =>
+    void (await app.register(registerCollectionRoutes, {
+      collections: s.collections,
+      users: s.users,
+      config: s.config,
+    })),
+  nav: [],
+  async dashboard(s, admin) {
+    const all = await s.collections.collections(admin.principal);
+    const records = all.reduce((n, c) => n + c.records, 0);
+    const text = [
+      `${all.length} ${counted(all.length, 'collection', 'collections')}`,
+      `${records} ${counted(records, 'record', 'records')}`,
+    ].join(', ');
+    return { tiles: [], facts: all.length ? [['Collections', text]] : [] };
+  },
+};
+
+export const SERVICE_KINDS: readonly RoostServiceKind[] = [usersKind, dataStoreKind, fileStoreKind, collectionsKind];

@@ -27,6 +27,7 @@ import { createWebhookStore } from './storage/webhook-store.js';
 import { createUserService, programCaller, type UserService } from './users/index.js';
 import { createDataStores, type DataStores } from './datastore/index.js';
 import { createFileStores, type FileStores } from './filestore/index.js';
+import { createCollections, type Collections } from './collections/index.js';
 import { createRealtimeHub, type RealtimeHub } from './realtime/hub.js';
 import { createWebhooks, type Webhooks } from './realtime/webhooks.js';
 
@@ -68,6 +69,8 @@ export interface KindContext {
   users: UserService;
   dataStores: DataStores;
   fileStores: FileStores;
+  /** Records with typed fields, one JSON Schema per collection (collections/). */
+  collections: Collections;
   blobs: BlobStores;
   /** Every committed change of the services, of this process and of the others (core/events.ts). */
   events: EventBus;
@@ -168,6 +171,13 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   });
   const blobs = openBlobStores(config);
   const fileStores = createFileStores({ db, clock, permissionStore, config, blobs, events, users: users.directory });
+  const collections = createCollections({ db: db as Kysely<unknown>, dialect, clock, config, events });
+  try {
+    await collections.open();
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
   const ctx: KindContext = {
     config,
     log,
@@ -183,6 +193,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     users,
     dataStores,
     fileStores,
+    collections,
     blobs,
     events,
   };

@@ -1,16 +1,16 @@
 /**
  * A collection's fields as the rest of the collections kind reads them (issue 39, item 1): made
  * once from its JSON Schema (collection-schema.ts) and read by the queries (query/), the record
- * table's indexes (record-tables.ts) and the answers. A field's `kind` is what a filter may do
+ * table's indexes (records-repo.ts) and the answers. A field's `kind` is what a filter may do
  * with it; the JSON Schema stays the one description of what a record may hold.
  */
 
 /** What a stored value is, as queries compare it. */
-export type FieldKind = 'text' | 'number' | 'boolean' | 'array' | 'object' | 'json';
+type FieldKind = 'text' | 'number' | 'boolean' | 'array' | 'object' | 'json';
 
 /** The string formats of the subset (docs/collections.md). */
 export const TEXT_FORMATS = ['email', 'uri', 'date', 'date-time', 'uuid'] as const;
-export type TextFormat = (typeof TEXT_FORMATS)[number];
+type TextFormat = (typeof TEXT_FORMATS)[number];
 
 export interface Field {
   /** Its name in the record: letters, digits and `_`, not starting with a digit. */
@@ -28,13 +28,13 @@ export interface Field {
   /** Kind `object`: its members. */
   readonly fields: readonly Field[];
   readonly required: boolean;
-  /** No two records hold the same value (a unique index, record-tables.ts). */
+  /** No two records hold the same value (a unique index, record-indexes.ts). */
   readonly unique: boolean;
 }
 
 /** The columns every record has beside its fields (`data`). */
-export const SYSTEM_FIELDS = ['id', 'created', 'updated', 'owner'] as const;
-export type SystemField = (typeof SYSTEM_FIELDS)[number];
+const SYSTEM_FIELDS = ['id', 'created', 'updated', 'owner'] as const;
+type SystemField = (typeof SYSTEM_FIELDS)[number];
 
 const plain = (name: string, kind: FieldKind, extra: Partial<Field> = {}): Field => ({
   name,
@@ -51,7 +51,7 @@ const plain = (name: string, kind: FieldKind, extra: Partial<Field> = {}): Field
 });
 
 /** The system columns as fields: what a filter or a sort may name besides the schema's own. */
-export const SYSTEM_FIELD_DEFS: Readonly<Record<SystemField, Field>> = Object.freeze({
+const SYSTEM_FIELD_DEFS: Readonly<Record<SystemField, Field>> = Object.freeze({
   id: plain('id', 'text', { required: true, unique: true }),
   created: plain('created', 'text', { format: 'date-time', required: true }),
   updated: plain('updated', 'text', { format: 'date-time', required: true }),
@@ -85,8 +85,8 @@ export function fieldAt(collection: CollectionFields, path: readonly string[]): 
 
 /** Collection and field names: safe in SQL identifiers and JSON paths without quoting tricks. */
 export const NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
-/** Collection names are lower case: a table's name (record-tables.ts) and a URL segment. */
+/** Collection names are lower case: a table's name (records-repo.ts) and a URL segment. */
 export const COLLECTION_NAME_PATTERN = /^[a-z][a-z0-9_]{0,40}$/;
 
-/** The table of a collection's records: `records_<name>` (record-tables.ts makes it). */
+/** The table of a collection's records: `records_<name>` (records-repo.ts makes it). */
 export const recordTable = (collection: string) => `records_${collection}`;

@@ -192,3 +192,35 @@ export const rateLimit = z
       .optional(),
   })
   .strict();
+
+/** A rule of a collection (docs/collections.md, "Rules"): null for administrators only, "" for anyone. */
+const collectionRule = z.string().max(4096).nullable().default(null);
+
+/** Who may do what to a collection's records, one rule per operation (collections/collection-rules.ts). */
+export const collectionRulesOptions = z
+  .object({
+    list: collectionRule,
+    view: collectionRule,
+    create: collectionRule,
+    update: collectionRule,
+    delete: collectionRule,
+  })
+  .strict()
+  .prefault({});
+
+/**
+ * A collection declared in the configuration: its JSON Schema (checked against the subset when
+ * Roost starts, collections/collection-schema.ts) and its rules.
+ */
+export const collectionOptions = z
+  .object({
+    schema: z.record(z.string(), z.unknown()),
+    rules: collectionRulesOptions,
+  })
+  .strict();
+
+/** A collection's name: a table's name and a URL segment (collections/collection-fields.ts). */
+export const collectionName = z
+  .string()
+  .regex(/^[a-z][a-z0-9_]{0,40}$/, 'a collection name is 1-41 characters of a-z, 0-9 and _, starting with a letter')
+  .refine((n) => n !== 'batch' && n !== 'users', { message: 'this name is reserved by Roost' });

@@ -5,6 +5,8 @@ import { z } from 'zod';
 import {
   addressOrRange,
   blobStoreOptions,
+  collectionName,
+  collectionOptions,
   dataStoreOptions,
   fileStoreOptions,
   identityPolicySchema,
@@ -211,6 +213,8 @@ export const configSchema = z
     blobs: blobStoreOptions.default({ kind: 'local' }),
     dataStores: z.record(storeName, dataStoreOptions.prefault({})).prefault({ data: {} }),
     fileStores: z.record(storeName, fileStoreOptions.prefault({})).prefault({ files: {} }),
+    /** Collections declared here are made, or changed to match, when Roost starts (docs/collections.md). */
+    collections: z.record(collectionName, collectionOptions).default({}),
   })
   .strict()
   .superRefine((config, ctx) => {

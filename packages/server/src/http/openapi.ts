@@ -24,6 +24,8 @@ export interface OperationDoc {
    * what it does not name is left out of the answer.
    */
   serializeBy?: object | undefined;
+  /** The success status when it is not 200: 201 for what a call made, 204 for an answer without a body. */
+  status?: 201 | 204 | undefined;
 }
 
 /**
@@ -49,6 +51,7 @@ export function docSchema(
   if (doc.answer) schema[ANSWER] = doc.answer;
   if (doc.answerMedia) schema[MEDIA] = doc.answerMedia;
   if (doc.failure) schema[FAILURE] = doc.failure;
+  if (doc.status) schema[STATUS] = doc.status;
   return schema;
 }
 
@@ -69,6 +72,7 @@ export function plainSummary(
 const ANSWER = 'x-roost-answer';
 const MEDIA = 'x-roost-media';
 const FAILURE = 'x-roost-failure';
+const STATUS = 'x-roost-status';
 type DocumentedSchema = FastifySchema & {
   tags?: string[];
   summary?: string;
@@ -78,6 +82,7 @@ type DocumentedSchema = FastifySchema & {
   [ANSWER]?: object;
   [MEDIA]?: string;
   [FAILURE]?: object;
+  [STATUS]?: 201 | 204;
 };
 
 /**
@@ -101,6 +106,7 @@ function documented({
     [ANSWER]: answer,
     [MEDIA]: media,
     [FAILURE]: failure = FAILURE_ANSWER,
+    [STATUS]: status = 200,
     response,
     ...rest
   } = schema as DocumentedSchema;
@@ -112,9 +118,12 @@ function documented({
     schema: {
       ...rest,
       response: {
-        200: media
-          ? { description: 'Success.', content: { [media]: { schema: success } } }
-          : { description: 'Success.', ...success },
+        [status]:
+          status === 204
+            ? { description: 'Done; no body.', type: 'null' }
+            : media
+              ? { description: 'Success.', content: { [media]: { schema: success } } }
+              : { description: 'Success.', ...success },
         '4XX': { ...failure, description: 'Refused: the code says why (docs/errors.md).' },
         '5XX': { ...failure, description: 'Not served now: try again later.' },
       },

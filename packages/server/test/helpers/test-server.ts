@@ -14,7 +14,7 @@ import { sharedS3 } from './s3-server.js';
 
 export interface CallOptions {
   token?: string;
-  method?: 'GET' | 'POST' | 'DELETE' | 'PUT';
+  method?: 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH';
   headers?: Record<string, string>;
   /** Raw body instead of JSON (sent as is). */
   raw?: string;

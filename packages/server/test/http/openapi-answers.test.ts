@@ -18,6 +18,8 @@ interface Call {
   body?: unknown;
   /** `@write` by PUT: the raw file. */
   raw?: string;
+  /** Path parameters other than `path` (`collection`, `id`). */
+  params?: Record<string, string>;
 }
 
 /** What a call answered, checked against the document: the status, the media type, the body. */
@@ -42,7 +44,16 @@ let s: TestServer;
 let doc: Doc;
 const answered: Answered[] = [];
 before(async () => {
-  s = await startServer({ dataStores: { data: {} }, fileStores: { files: {} } });
+  s = await startServer({
+    dataStores: { data: {} },
+    fileStores: { files: {} },
+    collections: {
+      posts: {
+        schema: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] },
+        rules: { list: '', view: '', create: '', update: '', delete: '' },
+      },
+    },
+  });
   doc = (await (await fetch(`${s.url}/openapi.json`)).json()) as Doc;
 });
 after(() => s?.close());
@@ -62,6 +73,7 @@ function operations(): Map<string, { method: string; path: string; op: Operation
 function documented(op: Operation, status: number, media: string): { pointer: string; schema: unknown } | null {
   const key = [String(status), `${String(status)[0]}XX`, 'default'].find((k) => op.responses[k]);
   if (!key) return null;
+  if (status === 204) return { pointer: key, schema: null };
   const content = op.responses[key]?.content ?? {};
   // A download's documented `application/octet-stream` stands for the file's own type.
   const type = content[media] ? media : content['application/octet-stream'] ? 'application/octet-stream' : null;
@@ -77,10 +89,13 @@ async function call(c: Call): Promise<Answered> {
   const headers: Record<string, string> = c.token ? { 'x-auth-token': c.token } : {};
   const init = {
     headers: c.raw === undefined ? headers : { ...headers, 'content-type': 'application/octet-stream' },
-    params: { path: { path: c.path ?? '' } },
+    params: {
+      path: { path: c.path ?? '', ...c.params },
+      ...(found.method === 'get' && c.body ? { query: c.body } : {}),
+    },
     // The stream of live changes never ends: only its headers are read.
     parseAs: c.op === 'realtime_stream' ? ('stream' as const) : ('text' as const),
-    body: c.raw ?? c.body,
+    body: found.method === 'get' ? undefined : (c.raw ?? c.body),
     ...(c.raw !== undefined ? { bodySerializer: (b: string) => b } : {}),
   };
   const { data, error, response } = await client.request(found.method as 'get', found.path, init);
@@ -231,6 +246,47 @@ test('every documented operation, called by a generated client, answers as its s
   await call({ op: 'files_move', ...cat, body: { newpath: 'photos/kitten.txt' } });
   await call({ op: 'files_removeItem', token: alice, path: 'photos', body: {} });
   await call({ op: 'files_removeItem', token: alice, path: 'photos/kitten.txt', body: {} });
+
+  // Collections: records (a success and a refusal of each write), the batch, the collections.
+  const posts = { collection: 'posts' };
+  const made = await call({ op: 'records_create', token: alice, params: posts, body: { title: 'one' } });
+  await call({ op: 'records_create', token: alice, params: posts, body: { title: 1 } });
+  const id = (made.body as { id: string }).id;
+  const record = { ...posts, id };
+  await call({ op: 'records_get', params: record });
+  await call({ op: 'records_get', params: { ...posts, id: 'not-an-id!' } });
+  await call({ op: 'records_list', params: posts, body: { perPage: '1', total: 'true' } });
+  await call({ op: 'records_list', params: { collection: 'nothing' } });
+  await call({ op: 'records_merge', token: alice, params: record, body: { title: 'two' } });
+  await call({ op: 'records_replace', token: alice, params: record, body: { title: 'three' } });
+  await call({ op: 'records_replace', token: alice, params: record, body: {} });
+  await call({
+    op: 'records_batch',
+    token: alice,
+    body: { operations: [{ ...posts, action: 'create', data: { title: 'b' } }] },
+  });
+  await call({ op: 'records_batch', token: alice, body: { operations: [] } });
+  await call({ op: 'records_delete', token: alice, params: record });
+  await call({ op: 'records_delete', token: alice, params: record });
+  const notes = { schema: { type: 'object', properties: { text: { type: 'string' } } }, rules: {} };
+  await admins('collections_create', { name: 'notes', ...notes });
+  await own('collections_create', { name: 'notes2', ...notes });
+  await call({ op: 'collections_list', token: admin });
+  await call({ op: 'collections_get', token: admin, params: { collection: 'notes' } });
+  await call({
+    op: 'collections_change',
+    token: admin,
+    params: { collection: 'notes' },
+    body: { ...notes, rules: { list: '' } },
+  });
+  await call({
+    op: 'collections_change',
+    token: admin,
+    params: { collection: 'notes' },
+    body: { schema: { type: 'x' } },
+  });
+  await call({ op: 'collections_delete', token: admin, params: { collection: 'notes' } });
+  await call({ op: 'collections_delete', token: alice, params: { collection: 'posts' } });
 
   const ops = operations();
   const uncalled = [...ops.keys()].filter((id) => !answered.some((a) => a.op === id));

@@ -8,6 +8,7 @@ import { SIGNIN_METHODS } from '../../src/users/signin-methods/index.js';
 import { dataStoreErrors } from '../../src/datastore/datastore-errors.js';
 import { fileStoreErrors } from '../../src/filestore/filestore-errors.js';
 import { realtimeErrors } from '../../src/realtime/realtime-errors.js';
+import { collectionErrors } from '../../src/collections/collections-errors.js';
 
 /** docs/errors.md lists every error code the server can answer, and no code it cannot. */
 const doc = readFileSync(new URL('../../../../docs/errors.md', import.meta.url), 'utf8');
@@ -21,6 +22,7 @@ test('every registered error code is documented', () => {
     ...Object.keys(dataStoreErrors.codes),
     ...Object.keys(fileStoreErrors.codes),
     ...Object.keys(realtimeErrors.codes),
+    ...Object.keys(collectionErrors.codes),
   ];
   assert.deepEqual(
     codes.filter((c) => !documented.has(c)),

@@ -1,0 +1,48 @@
+import type { RawBuilder, SqlBool } from 'kysely';
+import { administers } from '../core/grants.js';
+import type { Principal } from '../core/permissions.js';
+import type { Dialect } from '../storage/database.js';
+import type { RuleOperation } from './collection-rules.js';
+import type { CollectionState } from './collection-state.js';
+
+/**
+ * What a collection's rule lets a caller do (collection-rules.ts): nothing, everything, or what a
+ * condition on the record allows, as SQL on the record's row (alias `r`). The condition goes
+ * into the query itself (a list's WHERE, a get's, an update's), so a page, its total and its
+ * cursors never count or show what the caller may not read.
+ */
+export type Access =
+  | { readonly allowed: false }
+  | { readonly allowed: true; readonly where: RawBuilder<SqlBool> | null };
+
+const DENIED: Access = Object.freeze({ allowed: false });
+const EVERYTHING: Access = Object.freeze({ allowed: true, where: null });
+
+/** Makes a rule's condition: the filter language compiled for this caller and this write's body. */
+export type RuleCompiler = (
+  state: CollectionState,
+  rule: string,
+  context: { principal: Principal; body: Record<string, unknown> | null },
+  dialect: Dialect,
+) => RawBuilder<SqlBool>;
+
+export function accessFor(
+  state: CollectionState,
+  operation: RuleOperation,
+  principal: Principal,
+  body: Record<string, unknown> | null,
+  dialect: Dialect,
+  compile: RuleCompiler,
+): Access {
+  // Administrators pass every rule: the backend's permission, decided by core/grants.ts.
+  if (administers(principal)) return EVERYTHING;
+  const rule = state.rules[operation];
+  if (rule === null) return DENIED;
+  if (rule.trim() === '') return EVERYTHING;
+  return { allowed: true, where: compile(state, rule, { principal, body }, dialect) };
+}
+
+/** The rules' compiler: the filter language of query/, for the caller and the write's body. */
+export const compileRule: RuleCompiler = (state, rule) => {
+  throw new Error(`rule expressions are not compiled yet (${state.name}: ${rule})`);
+};

@@ -1,0 +1,167 @@
+import type { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Clock } from '../core/clock.js';
+import type { FieldProblem } from '../core/errors.js';
+import type { Rules } from './collection-rules.js';
+import { collectionState, type CollectionState } from './collection-state.js';
+import { collectionErrors } from './collections-errors.js';
+import type { CollectionsRepo } from './collections-repo.js';
+import type { RecordsRepo, StoredRecord } from './records-repo.js';
+
+/**
+ * Making, changing and removing collections (issue 39, item 1). A change of schema is a
+ * migration Roost runs: every record is checked against the new schema first (with the fields
+ * the new schema drops left out, and its defaults filled in), and when any would not fit,
+ * nothing changes and the failure lists them. Otherwise every record is rewritten as the new
+ * schema keeps it, in the same transaction as the new definition.
+ */
+
+/** How many records that would not fit a change are listed in its refusal. */
+const REPORTED_RECORDS = 20;
+/** Records read per step while a change checks them. */
+const CHECK_PAGE = 500;
+
+export interface Definition {
+  name: string;
+  schema: unknown;
+  rules: Rules;
+}
+
+export interface DefinitionsDeps {
+  ajv: Ajv2020;
+  clock: Clock;
+  definitions: CollectionsRepo;
+  records: RecordsRepo;
+  /** Makes the record table's indexes match the state's (record-indexes.ts). */
+  indexes(repo: RecordsRepo, state: CollectionState): Promise<void>;
+}
+
+/** The record's data as the new schema keeps it: fields it no longer declares left out. */
+function kept(state: CollectionState, data: Record<string, unknown>): Record<string, unknown> {
+  const declared = state.schema.properties;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(data)) if (Object.hasOwn(declared, key)) out[key] = value;
+  return out;
+}
+
+export function collectionDefinitions(deps: DefinitionsDeps) {
+  const states = new Map<string, CollectionState>();
+  const now = () => new Date(deps.clock.now()).toISOString();
+
+  /** Every record checked against the new state, page by page; the rewritten data of those that change. */
+  async function migrate(repo: RecordsRepo, next: CollectionState): Promise<void> {
+    const problems: FieldProblem[] = [];
+    let after: string | null = null;
+    let misfits = 0;
+    for (;;) {
+      const page: StoredRecord[] = await repo.page(next.name, after, CHECK_PAGE);
+      for (const record of page) {
+        let data: Record<string, unknown>;
+        try {
+          data = next.check(kept(next, record.data));
+        } catch (err) {
+          misfits += 1;
+          if (problems.length < REPORTED_RECORDS) {
+            const fields = (err as { fields?: FieldProblem[] }).fields ?? [];
+            problems.push([`records.${record.id}`, fields.map(([f, r]) => `${f}: ${r}`).join('; ') || String(err)]);
+          }
+          continue;
+        }
+        if (misfits === 0 && JSON.stringify(data) !== JSON.stringify(record.data))
+          await repo.update(next.name, record.id, { data, updated: record.updated });
+      }
+      if (page.length < CHECK_PAGE) break;
+      after = page.at(-1)?.id ?? null;
+    }
+    if (misfits > 0) {
+      throw collectionErrors.schema_change_refused({
+        message: `${misfits} record${misfits === 1 ? '' : 's'} would not fit the new schema; nothing was changed.`,
+        fields: problems,
+        body: { misfits },
+      });
+    }
+  }
+
+  return {
+    states,
+    /** The collections kept in the database, read when the services open. */
+    async load(): Promise<void> {
+      for (const row of await deps.definitions.all()) {
+        states.set(
+          row.name,
+          collectionState(deps.ajv, {
+            name: row.name,
+            schema: JSON.parse(row.schema),
+            rules: JSON.parse(row.rules) as Rules,
+            version: row.version,
+            created: row.created,
+            updated: row.updated,
+          }),
+        );
+      }
+    },
+
+    /**
+     * Makes a collection, or changes one to this definition (a new version, its records
+     * migrated); answers its state. `mode` says whether it must be new, must exist, or either.
+     */
+    async define(
+      definition: Definition,
+      changedBy: string | null,
+      mode: 'create' | 'change' | 'either',
+    ): Promise<CollectionState> {
+      const current = states.get(definition.name);
+      if (current && mode === 'create') throw collectionErrors.collection_exists({ fields: [['name', 'taken']] });
+      if (!current && mode === 'change')
+        throw collectionErrors.unknown_collection({ fields: [['name', 'no such collection']] });
+      const schemaText = JSON.stringify(definition.schema);
+      const rulesText = JSON.stringify(definition.rules);
+      if (current && JSON.stringify(current.schema) === schemaText && JSON.stringify(current.rules) === rulesText)
+        return current;
+      const at = now();
+      const next = collectionState(deps.ajv, {
+        name: definition.name,
+        schema: definition.schema,
+        rules: definition.rules,
+        version: (current?.version ?? 0) + 1,
+        created: current?.created ?? at,
+        updated: at,
+      });
+      await deps.records
+        .transaction(async (repo) => {
+          if (!current) await repo.createTable(next.name);
+          else if (JSON.stringify(current.schema) !== schemaText) await migrate(repo, next);
+          await deps.indexes(repo, next);
+          await deps.definitions.save(
+            {
+              name: next.name,
+              schema: schemaText,
+              rules: rulesText,
+              version: next.version,
+              created: next.created,
+              updated: next.updated,
+            },
+            changedBy,
+            repo.db,
+          );
+          // Swapped before the commit: on SQLite no other write runs inside this transaction, so
+          // every write after it checks against the new schema.
+          states.set(next.name, next);
+        })
+        .catch((err: unknown) => {
+          if (current) states.set(current.name, current);
+          else states.delete(definition.name);
+          throw err;
+        });
+      return next;
+    },
+
+    async drop(name: string): Promise<void> {
+      if (!states.has(name)) throw collectionErrors.unknown_collection({ fields: [['name', 'no such collection']] });
+      await deps.records.transaction(async (repo) => {
+        await repo.dropTable(name);
+        await deps.definitions.remove(name, repo.db);
+      });
+      states.delete(name);
+    },
+  };
+}

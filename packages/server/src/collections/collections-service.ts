@@ -1,0 +1,164 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../core/clock.js';
+import type { Config } from '../core/config.js';
+import type { EventBus } from '../core/events.js';
+import { isRoostError } from '../core/errors.js';
+import { backendGrants } from '../core/grants.js';
+import type { Principal } from '../core/permissions.js';
+import type { Dialect } from '../storage/database.js';
+import { compileRule } from './collection-access.js';
+import { collectionDefinitions } from './collection-definitions.js';
+import type { CollectionSchema } from './collection-schema.js';
+import type { Rules } from './collection-rules.js';
+import type { CollectionState } from './collection-state.js';
+import { collectionErrors } from './collections-errors.js';
+import { collectionsRepo } from './collections-repo.js';
+import type { CollectionTables, RecordRow } from './collection-tables-schema.js';
+import { syncIndexes } from './record-indexes.js';
+import { checkedId, recordOps, type RecordView, type RecordWrite } from './record-ops.js';
+import { batchInput, definitionInput, recordQueryInput } from './collections-inputs.js';
+import { parseInput } from '../core/validation.js';
+import { collectionName } from '../core/config-parts.js';
+import { recordAjv } from './record-validator.js';
+import { recordsRepo } from './records-repo.js';
+import { listRecords, type RecordPage } from './record-list.js';
+
+/**
+ * The collections (issue 39): records with typed fields, each collection described by one JSON
+ * Schema. Typed operations for every caller (the routes of http/routes/collection-routes.ts, the
+ * pages, an embedding program); each checks the collection's rule for the caller, and
+ * administrators (core/grants.ts `backendGrants`) define the collections.
+ */
+
+export interface CollectionsDeps {
+  db: Kysely<unknown>;
+  dialect: Dialect;
+  clock: Clock;
+  config: Config;
+  events: EventBus;
+}
+
+/** A collection as administrators see it. */
+export interface CollectionInfo {
+  name: string;
+  schema: CollectionSchema;
+  rules: Rules;
+  version: number;
+  created: string;
+  updated: string;
+  records: number;
+}
+
+/** The most writes one batch holds. */
+const MAX_BATCH = 100;
+
+export function createCollections(deps: CollectionsDeps) {
+  const { dialect } = deps;
+  const records = recordsRepo(deps.db as Kysely<Record<string, RecordRow>>, dialect);
+  const definitions = collectionDefinitions({
+    ajv: recordAjv(),
+    clock: deps.clock,
+    definitions: collectionsRepo(deps.db as Kysely<CollectionTables>),
+    records,
+    indexes: (repo, state) => syncIndexes(repo, state, dialect),
+  });
+  const stateOf = (name: string): CollectionState => {
+    const state = definitions.states.get(name);
+    if (!state) throw collectionErrors.unknown_collection({ fields: [['collection', 'no such collection']] });
+    return state;
+  };
+  const ops = recordOps({
+    repo: records,
+    dialect,
+    clock: deps.clock,
+    events: deps.events,
+    compile: compileRule,
+    collection: stateOf,
+  });
+  const administer = (principal: Principal) => backendGrants(principal).require('administer');
+  const infoOf = async (state: CollectionState): Promise<CollectionInfo> => ({
+    name: state.name,
+    schema: state.schema,
+    rules: state.rules,
+    version: state.version,
+    created: state.created,
+    updated: state.updated,
+    records: await records.count(state.name),
+  });
+
+  return {
+    /** Reads the collections kept, then makes or changes those of the configuration to match it. */
+    async open(): Promise<void> {
+      await definitions.load();
+      for (const [name, options] of Object.entries(deps.config.collections)) {
+        try {
+          await definitions.define({ name, schema: options.schema, rules: options.rules }, null, 'either');
+        } catch (err) {
+          // The start stops with what to fix, one problem a line (records that would not fit, schema paths).
+          if (!isRoostError(err)) throw err;
+          const lines = err.fields.map(([field, reason]) => `\n  - ${field}: ${reason}`).join('');
+          throw new Error(`collections.${name} of the configuration: ${err.message}${lines}`, { cause: err });
+        }
+      }
+    },
+    /** The collections' names, in name order. */
+    names: (): string[] => [...definitions.states.keys()].sort(),
+    state: (name: string): CollectionState | undefined => definitions.states.get(name),
+
+    async collections(caller: Principal): Promise<CollectionInfo[]> {
+      administer(caller);
+      return Promise.all([...definitions.states.values()].map(infoOf));
+    },
+    async describe(caller: Principal, name: string): Promise<CollectionInfo> {
+      administer(caller);
+      return infoOf(stateOf(name));
+    },
+    /** Makes a collection (`create`) or changes one (`change`): a new version, its records migrated. */
+    async define(caller: Principal, name: string, input: unknown, mode: 'create' | 'change'): Promise<CollectionInfo> {
+      administer(caller);
+      const definition = { name: parseInput(collectionName, name), ...parseInput(definitionInput, input) };
+      return infoOf(await definitions.define(definition, caller.userId, mode));
+    },
+    async drop(caller: Principal, name: string): Promise<void> {
+      administer(caller);
+      await definitions.drop(name);
+    },
+
+    create: (principal: Principal, collection: string, data: unknown) =>
+      ops.write(principal, collection, { action: 'create', data }) as Promise<RecordView>,
+    get: (principal: Principal, collection: string, id: string) => ops.get(principal, collection, checkedId(id)),
+    /** `merge`: the fields given replace those of the record (null removes one); `replace`: the whole data. */
+    update: (principal: Principal, collection: string, id: string, data: unknown, how: 'merge' | 'replace') =>
+      ops.write(principal, collection, {
+        action: how === 'merge' ? 'update' : 'replace',
+        id: checkedId(id),
+        data,
+      }) as Promise<RecordView>,
+    remove: async (principal: Principal, collection: string, id: string) =>
+      void (await ops.write(principal, collection, { action: 'delete', id: checkedId(id) })),
+    /** Writes of one or several collections, all or nothing (`{ operations: [...] }`). */
+    async batch(principal: Principal, input: unknown): Promise<Array<RecordView | null>> {
+      const operations = parseInput(batchInput, input).operations;
+      if (operations.length > MAX_BATCH)
+        throw collectionErrors.too_many_operations({ fields: [['operations', `at most ${MAX_BATCH}`]] });
+      const writes = operations.map((op) => {
+        stateOf(op.collection);
+        const write: RecordWrite =
+          op.action === 'create'
+            ? { action: 'create', data: op.data }
+            : op.action === 'delete'
+              ? { action: 'delete', id: checkedId(op.id) }
+              : { action: op.action, id: checkedId(op.id), data: op.data };
+        return { collection: op.collection, op: write };
+      });
+      return ops.batch(principal, writes);
+    },
+    list(principal: Principal, collection: string, query: unknown): Promise<RecordPage> {
+      const state = stateOf(collection);
+      const access = ops.listAccess(principal, collection);
+      return listRecords(records, state, access, parseInput(recordQueryInput, query), { dialect, principal });
+    },
+  };
+}
+
+export type Collections = ReturnType<typeof createCollections>;

@@ -1,0 +1,196 @@
+import type { Clock } from '../core/clock.js';
+import { RoostError, commonErrors, isRoostError, type FieldProblem } from '../core/errors.js';
+import type { EventBus } from '../core/events.js';
+import { newSortableId } from '../core/ids.js';
+import type { Principal } from '../core/permissions.js';
+import { refusal } from '../core/permissions.js';
+import type { Dialect } from '../storage/database.js';
+import { accessFor, type Access, type RuleCompiler } from './collection-access.js';
+import type { RuleOperation } from './collection-rules.js';
+import type { CollectionState } from './collection-state.js';
+import { collectionErrors } from './collections-errors.js';
+import { uniqueIndexName } from './record-indexes.js';
+import { isUniqueViolation, type RecordsRepo, type StoredRecord } from './records-repo.js';
+
+/**
+ * The writes and reads of one record (issue 39, item 2): each checks the collection's rule for
+ * its operation (collection-access.ts), the data against the schema (record-validator.ts), and
+ * tells its event once the write has committed (record-events.ts).
+ */
+
+/** A record as callers get it: the system fields, then its data's fields, side by side. */
+export type RecordView = { id: string; created: string; updated: string; owner: string | null } & Record<
+  string,
+  unknown
+>;
+
+export function recordView(record: StoredRecord): RecordView {
+  return Object.assign(
+    { id: record.id, created: record.created, updated: record.updated, owner: record.owner },
+    record.data,
+  );
+}
+
+export interface RecordOpsDeps {
+  repo: RecordsRepo;
+  dialect: Dialect;
+  clock: Clock;
+  events: EventBus;
+  compile: RuleCompiler;
+  /** The collection of that name, or the `unknown_collection` failure. */
+  collection(name: string): CollectionState;
+}
+
+/** What one write of a batch does. */
+export type RecordWrite =
+  | { action: 'create'; data: unknown }
+  | { action: 'update' | 'replace'; id: string; data: unknown }
+  | { action: 'delete'; id: string };
+
+/** A refusal tells an anonymous caller that signing in could help (core/permissions.ts `refusal`). */
+const SIGNED_IN = ['sys:authenticated'];
+
+type Told = {
+  kind: 'record.created' | 'record.updated' | 'record.deleted';
+  collection: string;
+  id: string;
+  owner: string | null;
+};
+
+export function recordOps(deps: RecordOpsDeps) {
+  const { dialect, clock, events, compile } = deps;
+  const now = () => new Date(clock.now()).toISOString();
+
+  /** The caller's access for an operation; a refusal when it has none at all. */
+  function allowed(
+    state: CollectionState,
+    operation: RuleOperation,
+    principal: Principal,
+    body: Record<string, unknown> | null,
+  ): Extract<Access, { allowed: true }> {
+    const access = accessFor(state, operation, principal, body, dialect, compile);
+    if (!access.allowed) throw refusal(SIGNED_IN, principal);
+    return access;
+  }
+
+  const bodyOf = (data: unknown) =>
+    data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : null;
+
+  /** Runs a write; a second equal value of a unique field is `not_unique`, naming the field. */
+  async function unique<T>(state: CollectionState, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      const index = isUniqueViolation(err);
+      if (index === null) throw err;
+      const field =
+        state.fields.fields.find((f) => f.unique && index === uniqueIndexName(state.name, f.name))?.name ?? 'id';
+      throw collectionErrors.not_unique({ fields: [[field, 'another record holds this value']], cause: err });
+    }
+  }
+
+  async function write(repo: RecordsRepo, principal: Principal, collection: string, op: RecordWrite, told: Told[]) {
+    const state = deps.collection(collection);
+    switch (op.action) {
+      case 'create': {
+        const access = allowed(state, 'create', principal, bodyOf(op.data));
+        const at = now();
+        const record: StoredRecord = {
+          id: newSortableId(),
+          owner: principal.userId,
+          created: at,
+          updated: at,
+          data: state.check(op.data),
+        };
+        await unique(state, () => repo.insert(collection, record));
+        // A create rule is a condition on the record as it would be stored: checked on the row
+        // itself, inside the write's transaction, so that relations and the body are what it sees.
+        if (access.where && !(await repo.get(collection, record.id, access.where))) throw refusal(SIGNED_IN, principal);
+        told.push({ kind: 'record.created', collection, id: record.id, owner: record.owner });
+        return recordView(record);
+      }
+      case 'update':
+      case 'replace': {
+        const body = bodyOf(op.data);
+        const access = allowed(state, 'update', principal, body);
+        const current = await repo.get(collection, op.id, access.where ?? undefined);
+        if (!current) throw collectionErrors.record_not_found({ fields: [['id', 'no such record']] });
+        const merged = op.action === 'update' && body ? { ...current.data, ...body } : op.data;
+        const data = state.check(merged);
+        const updated = now();
+        const done = await unique(state, () =>
+          repo.update(collection, op.id, { data, updated }, access.where ?? undefined),
+        );
+        if (!done) throw collectionErrors.record_not_found({ fields: [['id', 'no such record']] });
+        told.push({ kind: 'record.updated', collection, id: op.id, owner: current.owner });
+        return recordView({ ...current, data, updated });
+      }
+      case 'delete': {
+        const access = allowed(state, 'delete', principal, null);
+        const current = await repo.get(collection, op.id, access.where ?? undefined);
+        if (!current || !(await repo.remove(collection, op.id, access.where ?? undefined)))
+          throw collectionErrors.record_not_found({ fields: [['id', 'no such record']] });
+        told.push({ kind: 'record.deleted', collection, id: op.id, owner: current.owner });
+        return null;
+      }
+    }
+  }
+
+  const tell = (told: Told[]) => {
+    for (const event of told) events.emit(event);
+  };
+
+  return {
+    /** One write in its own transaction (a create's rule and a unique index answer inside it). */
+    async write(principal: Principal, collection: string, op: RecordWrite): Promise<RecordView | null> {
+      deps.collection(collection);
+      const told: Told[] = [];
+      const result = await deps.repo.transaction((repo) => write(repo, principal, collection, op, told));
+      tell(told);
+      return result;
+    },
+
+    /** All or nothing: every write in one transaction; the first refusal names its place. */
+    async batch(
+      principal: Principal,
+      writes: ReadonlyArray<{ collection: string; op: RecordWrite }>,
+    ): Promise<Array<RecordView | null>> {
+      const told: Told[] = [];
+      const results = await deps.repo.transaction(async (repo) => {
+        const out: Array<RecordView | null> = [];
+        for (const [i, { collection, op }] of writes.entries()) {
+          try {
+            out.push(await write(repo, principal, collection, op, told));
+          } catch (err) {
+            if (!isRoostError(err)) throw err;
+            const fields = err.fields.map(([f, r]): FieldProblem => [`operations.${i}.${f}`, r]);
+            throw new RoostError(err.kind, err.code, err.message, { fields, body: err.body, cause: err });
+          }
+        }
+        return out;
+      });
+      tell(told);
+      return results;
+    },
+
+    async get(principal: Principal, collection: string, id: string): Promise<RecordView> {
+      const state = deps.collection(collection);
+      const access = allowed(state, 'view', principal, null);
+      const record = await deps.repo.get(collection, id, access.where ?? undefined);
+      if (!record) throw collectionErrors.record_not_found({ fields: [['id', 'no such record']] });
+      return recordView(record);
+    },
+
+    /** The access of a list (for the query that pages it). */
+    listAccess(principal: Principal, collection: string) {
+      return allowed(deps.collection(collection), 'list', principal, null);
+    },
+  };
+}
+
+/** An id as callers send it: refused early when it cannot be one (no query for a hostile string). */
+export function checkedId(id: unknown): string {
+  if (typeof id !== 'string' || !/^[0-9a-f-]{1,36}$/.test(id))
+    throw commonErrors.validation_failure({ fields: [['id', 'not a record id']] });
+  return id;
+}

@@ -1,0 +1,185 @@
+import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
+import type { Dialect } from '../storage/database.js';
+import { recordTable } from './collection-fields.js';
+import type { RecordRow } from './collection-tables-schema.js';
+
+/**
+ * The records of every collection, each collection in its own table (`records_<name>`,
+ * collection-fields.ts `recordTable`): the only file of the kind with queries on them. On
+ * PostgreSQL the system columns sort by code point (`COLLATE "C"`), as SQLite's do, so that a
+ * page's order and its cursors are the same on both (query/).
+ */
+
+type RecordDb = Kysely<Record<string, RecordRow>>;
+
+/** An index of a record table: its name, and the SQL expressions it holds (record-indexes.ts). */
+export interface IndexSpec {
+  name: string;
+  unique: boolean;
+  expressions: readonly RawBuilder<unknown>[];
+}
+
+/** A record as the service reads it: `data` parsed. */
+export interface StoredRecord {
+  id: string;
+  owner: string | null;
+  created: string;
+  updated: string;
+  data: Record<string, unknown>;
+}
+
+const parsed = (row: RecordRow): StoredRecord => ({
+  id: row.id,
+  owner: row.owner,
+  created: row.created,
+  updated: row.updated,
+  data: typeof row.data === 'string' ? (JSON.parse(row.data) as Record<string, unknown>) : row.data,
+});
+
+/** Is this the database's refusal of a second equal value in a unique index? */
+export function isUniqueViolation(err: unknown): string | null {
+  if (!(err instanceof Error)) return null;
+  const e = err as Error & { code?: unknown; constraint?: unknown };
+  if (e.code === '23505') return typeof e.constraint === 'string' ? e.constraint : '';
+  if (e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+    // SQLite names the index's columns, not the index: "UNIQUE constraint failed: index 'x'" or "t.col".
+    return /index '([^']+)'/.exec(e.message)?.[1] ?? '';
+  }
+  return null;
+}
+
+export interface RecordsRepo {
+  createTable(collection: string): Promise<void>;
+  dropTable(collection: string): Promise<void>;
+  insert(collection: string, record: StoredRecord): Promise<void>;
+  /** The record, if it exists and passes `where` (a rule compiled against alias `r`). */
+  get(collection: string, id: string, where?: RawBuilder<SqlBool>): Promise<StoredRecord | undefined>;
+  /** Replaces the record's data if it passes `where`; whether it did. */
+  update(
+    collection: string,
+    id: string,
+    change: { data: Record<string, unknown>; updated: string; owner?: string | null },
+    where?: RawBuilder<SqlBool>,
+  ): Promise<boolean>;
+  /** Removes the record if it passes `where`; whether it did. */
+  remove(collection: string, id: string, where?: RawBuilder<SqlBool>): Promise<boolean>;
+  count(collection: string): Promise<number>;
+  /** A page: the records passing every condition, in `order`, at most `limit`. */
+  list(
+    collection: string,
+    query: { where: readonly RawBuilder<SqlBool>[]; order: readonly RawBuilder<unknown>[]; limit: number },
+  ): Promise<StoredRecord[]>;
+  /** How many records pass every condition. */
+  countWhere(collection: string, where: readonly RawBuilder<SqlBool>[]): Promise<number>;
+  /** Records in id order after `after` (all of them, whatever the rules: for migrations). */
+  page(collection: string, after: string | null, limit: number): Promise<StoredRecord[]>;
+  /** The names of the table's indexes. */
+  indexNames(collection: string): Promise<string[]>;
+  createIndex(collection: string, index: IndexSpec): Promise<void>;
+  dropIndex(name: string): Promise<void>;
+  /** Runs `work` in one transaction, with a repository on it. */
+  transaction<T>(work: (repo: RecordsRepo) => Promise<T>): Promise<T>;
+  readonly db: RecordDb;
+}
+
+export function recordsRepo(db: RecordDb, dialect: Dialect): RecordsRepo {
+  const text = dialect === 'postgres' ? sql`text COLLATE "C"` : sql`text`;
+  const json = (data: Record<string, unknown>) => JSON.stringify(data);
+  const table = (collection: string) => sql.table(recordTable(collection));
+  const alias = (collection: string) => `${recordTable(collection)} as r` as const;
+  const repo: RecordsRepo = {
+    db,
+    async createTable(collection) {
+      const name = recordTable(collection);
+      await sql`CREATE TABLE IF NOT EXISTS ${sql.table(name)} (
+        id ${text} PRIMARY KEY NOT NULL,
+        owner ${text},
+        created ${text} NOT NULL,
+        updated ${text} NOT NULL,
+        data ${dialect === 'postgres' ? sql`jsonb` : sql`text`} NOT NULL
+      )`.execute(db);
+      // The default order (newest first) and the owner rule (`owner = @request.auth.id`) read these.
+      const index = (suffix: string, columns: string[]) => {
+        const list = sql.join(columns.map((c) => sql.ref(c)));
+        return sql`CREATE INDEX IF NOT EXISTS ${sql.id(`${name}_${suffix}`)} ON ${sql.table(name)} (${list})`.execute(
+          db,
+        );
+      };
+      await index('created', ['created', 'id']);
+      await index('owner', ['owner', 'created', 'id']);
+    },
+    async dropTable(collection) {
+      await sql`DROP TABLE IF EXISTS ${table(collection)}`.execute(db);
+    },
+    async insert(collection, record) {
+      await db
+        .insertInto(recordTable(collection))
+        .values({ ...record, data: json(record.data) })
+        .execute();
+    },
+    async get(collection, id, where) {
+      let query = db.selectFrom(alias(collection)).selectAll().where('r.id', '=', id);
+      if (where) query = query.where(where);
+      const row = await query.executeTakeFirst();
+      return row && parsed(row as RecordRow);
+    },
+    async update(collection, id, change, where) {
+      const values: Partial<RecordRow> = { data: json(change.data), updated: change.updated };
+      if (change.owner !== undefined) values.owner = change.owner;
+      let query = db.updateTable(alias(collection)).set(values).where('r.id', '=', id);
+      if (where) query = query.where(where);
+      const result = await query.executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+    async remove(collection, id, where) {
+      let query = db.deleteFrom(alias(collection)).where('r.id', '=', id);
+      if (where) query = query.where(where);
+      const result = await query.executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+    async count(collection) {
+      const row = await db
+        .selectFrom(alias(collection))
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+    async list(collection, query) {
+      let select = db.selectFrom(alias(collection)).selectAll();
+      for (const condition of query.where) select = select.where(condition);
+      const rows = await select.orderBy(sql.join(query.order)).limit(query.limit).execute();
+      return rows.map((row) => parsed(row as RecordRow));
+    },
+    async countWhere(collection, where) {
+      let select = db.selectFrom(alias(collection)).select((eb) => eb.fn.countAll<number>().as('n'));
+      for (const condition of where) select = select.where(condition);
+      return Number((await select.executeTakeFirstOrThrow()).n);
+    },
+    async page(collection, after, limit) {
+      let query = db.selectFrom(alias(collection)).selectAll().orderBy('r.id').limit(limit);
+      if (after !== null) query = query.where('r.id', '>', after);
+      return (await query.execute()).map((row) => parsed(row as RecordRow));
+    },
+    async indexNames(collection) {
+      const name = recordTable(collection);
+      const rows =
+        dialect === 'postgres'
+          ? await sql<{ name: string }>`SELECT indexname AS name FROM pg_indexes WHERE tablename = ${name}`.execute(db)
+          : await sql<{
+              name: string;
+            }>`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ${name}`.execute(db);
+      return rows.rows.map((row) => row.name);
+    },
+    async createIndex(collection, index) {
+      const unique = index.unique ? sql`UNIQUE ` : sql``;
+      await sql`CREATE ${unique}INDEX IF NOT EXISTS ${sql.id(index.name)} ON ${table(collection)} (${sql.join(
+        index.expressions,
+      )})`.execute(db);
+    },
+    async dropIndex(name) {
+      await sql`DROP INDEX IF EXISTS ${sql.id(name)}`.execute(db);
+    },
+    transaction: (work) => db.transaction().execute((trx) => work(recordsRepo(trx, dialect))),
+  };
+  return repo;
+}

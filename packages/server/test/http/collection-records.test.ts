@@ -1,0 +1,231 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { useServer } from '../helpers/test-server.js';
+
+/**
+ * Issue 39, items 1 and 2: a collection declared in the configuration, its records created,
+ * read, changed and deleted over its JSON routes, every write checked against its JSON Schema
+ * with each bad field named, unique values kept unique under parallel writers, batches all or
+ * nothing, pages walked by cursor; and collections made and changed by an administrator, a
+ * change that records would not fit refused with the list of them.
+ */
+const posts = {
+  schema: {
+    type: 'object',
+    properties: {
+      title: { type: 'string', minLength: 1, maxLength: 200 },
+      status: { enum: ['open', 'closed'], default: 'open' },
+      priority: { type: 'integer', minimum: 0, maximum: 5 },
+      tags: { type: 'array', items: { type: 'string' }, maxItems: 10 },
+      slug: { type: 'string', pattern: '^[a-z0-9-]+$', 'x-unique': true },
+      due: { type: 'string', format: 'date' },
+      address: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      meta: {},
+    },
+    required: ['title'],
+  },
+  rules: { list: '', view: '', create: '', update: null, delete: null },
+};
+
+describe('collections: records over HTTP', () => {
+  const s = useServer({ collections: { posts } });
+  const path = '/api/collections/posts/records';
+
+  test('a record is created with an id, its times, its owner and its schema defaults, and read back', async () => {
+    const token = await s.createUser('writer');
+    const made = await s.request(path, { title: 'Road works', priority: 2, tags: ['a'], meta: { x: [1] } }, { token });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    assert.match(made.body.id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    assert.equal(made.body.status, 'open');
+    assert.equal(made.body.created, made.body.updated);
+    assert.equal(typeof made.body.owner, 'string');
+    const read = await s.request(`${path}/${made.body.id}`, undefined, { method: 'GET' });
+    assert.equal(read.status, 200);
+    assert.deepEqual(read.body, made.body);
+  });
+
+  test('a write the schema refuses names every bad field and stores nothing', async () => {
+    const token = await s.createUser('careless');
+    const before = (await s.request(`${path}?total=1`, undefined, { method: 'GET' })).body.total;
+    const bad = await s.request(
+      path,
+      { priority: 9, tags: 'x', slug: 'Not A Slug', due: 'tomorrow', address: {}, extra: 1 },
+      { token },
+    );
+    assert.equal(bad.status, 422);
+    assert.equal(bad.body.code, 'validation_failure');
+    const fields = Object.fromEntries(bad.body.invalid);
+    for (const field of ['title', 'priority', 'tags', 'slug', 'due', 'address.city', 'extra'])
+      assert.ok(field in fields, `${field} is named: ${JSON.stringify(bad.body.invalid)}`);
+    for (const body of [[1], 'text', null, { title: 'x\ud800' }, { title: 'x'.repeat(300) }, { title: 7 }]) {
+      const refused = await s.request(path, body, { token });
+      assert.equal(refused.status, 422, JSON.stringify(body));
+    }
+    const huge = await s.request(path, { title: 'big', meta: 'x'.repeat(300 * 1024) }, { token });
+    assert.equal(huge.status, 422);
+    assert.equal((await s.request(`${path}?total=1`, undefined, { method: 'GET' })).body.total, before);
+  });
+
+  test('hostile ids and unknown collections are refused without a query', async () => {
+    for (const id of ["1' OR '1'='1", '../../etc', 'x'.repeat(100)]) {
+      const r = await s.request(`${path}/${encodeURIComponent(id)}`, undefined, { method: 'GET' });
+      assert.equal(r.status, 422, id);
+    }
+    const missing = await s.request(`${path}/0190c4a4-0000-7000-8000-000000000000`, undefined, { method: 'GET' });
+    assert.equal(missing.status, 404);
+    assert.equal(missing.body.code, 'record_not_found');
+    const unknown = await s.request('/api/collections/nothing/records', undefined, { method: 'GET' });
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.body.code, 'unknown_collection');
+  });
+
+  test('changes follow the rules: administrators only here; merge and replace', async () => {
+    const token = await s.createUser('editor');
+    const admin = await s.adminToken();
+    const made = (await s.request(path, { title: 'first', priority: 1 }, { token })).body;
+    const refused = await s.request(`${path}/${made.id}`, { title: 'x' }, { token, method: 'PATCH' });
+    assert.equal(refused.status, 403);
+    const anonymous = await s.request(`${path}/${made.id}`, undefined, { method: 'DELETE' });
+    assert.equal(anonymous.status, 401);
+    const merged = await s.request(
+      `${path}/${made.id}`,
+      { title: 'second', priority: null },
+      { token: admin, method: 'PATCH' },
+    );
+    assert.equal(merged.status, 200, JSON.stringify(merged.body));
+    assert.equal(merged.body.title, 'second');
+    assert.equal(merged.body.priority, undefined);
+    assert.equal(merged.body.status, 'open');
+    const replaced = await s.request(`${path}/${made.id}`, { title: 'third' }, { token: admin, method: 'PUT' });
+    assert.deepEqual(Object.keys(replaced.body).sort(), ['created', 'id', 'owner', 'status', 'title', 'updated']);
+    const bad = await s.request(`${path}/${made.id}`, { title: '' }, { token: admin, method: 'PATCH' });
+    assert.equal(bad.status, 422);
+    assert.equal((await s.request(`${path}/${made.id}`, undefined, { token: admin, method: 'DELETE' })).status, 204);
+    assert.equal((await s.request(`${path}/${made.id}`, undefined, { method: 'GET' })).status, 404);
+  });
+
+  test('parallel creates of one unique value make one record', async () => {
+    const token = await s.createUser('racer');
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => s.request(path, { title: `race ${i}`, slug: 'the-one' }, { token })),
+    );
+    assert.deepEqual(answers.filter((a) => a.status === 201).length, 1);
+    for (const a of answers.filter((x) => x.status !== 201)) {
+      assert.equal(a.status, 409);
+      assert.equal(a.body.code, 'not_unique');
+      assert.deepEqual(a.body.invalid, [['slug', 'another record holds this value']]);
+    }
+  });
+
+  test('a batch is all or nothing', async () => {
+    const admin = await s.adminToken();
+    const before = (await s.request(`${path}?total=1`, undefined, { method: 'GET' })).body.total;
+    const failed = await s.request(
+      '/api/collections/batch',
+      {
+        operations: [
+          { collection: 'posts', action: 'create', data: { title: 'batch one' } },
+          { collection: 'posts', action: 'create', data: { title: 3 } },
+        ],
+      },
+      { token: admin },
+    );
+    assert.equal(failed.status, 422);
+    assert.deepEqual(failed.body.invalid, [['operations.1.title', 'must be string']]);
+    assert.equal((await s.request(`${path}?total=1`, undefined, { method: 'GET' })).body.total, before);
+    const done = await s.request(
+      '/api/collections/batch',
+      {
+        operations: [
+          { collection: 'posts', action: 'create', data: { title: 'batch one' } },
+          { collection: 'posts', action: 'create', data: { title: 'batch two' } },
+        ],
+      },
+      { token: admin },
+    );
+    assert.equal(done.status, 200);
+    assert.equal(done.body.results.length, 2);
+    assert.equal((await s.request(`${path}?total=1`, undefined, { method: 'GET' })).body.total, before + 2);
+  });
+
+  test('pages walked by cursor give every record once, newest first', async () => {
+    const token = await s.createUser('pager');
+    for (let i = 0; i < 7; i++) await s.request(path, { title: `page ${i}` }, { token });
+    const first = await s.request(`${path}?total=true&perPage=3`, undefined, { method: 'GET' });
+    const seen: string[] = [];
+    let page = first.body;
+    for (;;) {
+      seen.push(...page.items.map((r: { id: string }) => r.id));
+      if (!page.next) break;
+      page = (await s.request(`${path}?perPage=3&cursor=${page.next}`, undefined, { method: 'GET' })).body;
+    }
+    assert.equal(seen.length, first.body.total);
+    assert.equal(new Set(seen).size, seen.length);
+    assert.deepEqual(seen, [...seen].sort().reverse());
+    for (const bad of ['perPage=0', 'perPage=501', 'perPage=x', 'cursor=nonsense', 'unknown=1']) {
+      const r = await s.request(`${path}?${bad}`, undefined, { method: 'GET' });
+      assert.equal(r.status, 422, bad);
+    }
+  });
+
+  test('administrators make and change collections; a change records would not fit is refused', async () => {
+    const admin = await s.adminToken();
+    const user = await s.createUser('nosy');
+    const schema = { type: 'object', properties: { name: { type: 'string' } } };
+    const rules = { list: '', view: '', create: '', update: '', delete: '' };
+    assert.equal((await s.request('/api/collections', { name: 'notes', schema, rules }, { token: user })).status, 403);
+    const made = await s.request('/api/collections', { name: 'notes', schema, rules }, { token: admin });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    assert.equal(made.body.version, 1);
+    const again = await s.request('/api/collections', { name: 'notes', schema, rules }, { token: admin });
+    assert.equal(again.status, 409);
+    await s.request('/api/collections/notes/records', { name: 'kept' }, { token: user });
+    await s.request('/api/collections/notes/records', {}, { token: user });
+    const stricter = {
+      ...schema,
+      properties: { ...schema.properties, size: { type: 'integer' } },
+      required: ['name', 'size'],
+    };
+    const refused = await s.request(
+      '/api/collections/notes',
+      { schema: stricter, rules },
+      { token: admin, method: 'PUT' },
+    );
+    assert.equal(refused.status, 409);
+    assert.equal(refused.body.code, 'schema_change_refused');
+    assert.equal(refused.body.misfits, 2);
+    const withDefault = {
+      ...schema,
+      properties: { ...schema.properties, size: { type: 'integer', default: 1 } },
+      required: ['size'],
+    };
+    const changed = await s.request(
+      '/api/collections/notes',
+      { schema: withDefault, rules },
+      { token: admin, method: 'PUT' },
+    );
+    assert.equal(changed.status, 200, JSON.stringify(changed.body));
+    assert.equal(changed.body.version, 2);
+    const listed = await s.request('/api/collections/notes/records', undefined, { method: 'GET' });
+    assert.deepEqual(
+      listed.body.items.map((r: { size: number }) => r.size),
+      [1, 1],
+    );
+    const badSchema = await s.request(
+      '/api/collections',
+      {
+        name: 'broken',
+        schema: { type: 'object', properties: { id: { type: 'string' }, x: { type: 'date' } } },
+        rules,
+      },
+      { token: admin },
+    );
+    assert.equal(badSchema.status, 422);
+    assert.equal(badSchema.body.code, 'invalid_schema');
+    assert.equal(
+      (await s.request('/api/collections/notes', undefined, { token: admin, method: 'DELETE' })).status,
+      204,
+    );
+    assert.equal((await s.request('/api/collections/notes/records', undefined, { method: 'GET' })).status, 404);
+  });
+});
