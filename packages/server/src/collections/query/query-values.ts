@@ -55,8 +55,7 @@ const asciiLower = (text: string): string =>
   /[A-Z]/.test(text) ? text.replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32)) : text;
 
 /** `~`: `haystack` contains `needle`, ASCII letters in either case. The empty text is in every text. */
-const containsText = (haystack: string, needle: string): boolean =>
-  asciiLower(haystack).includes(asciiLower(needle));
+const containsText = (haystack: string, needle: string): boolean => asciiLower(haystack).includes(asciiLower(needle));
 
 function equal(mode: Mode, a: unknown, b: unknown): boolean {
   if (isNull(a) || isNull(b)) return isNull(a) && isNull(b);
