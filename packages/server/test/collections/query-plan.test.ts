@@ -64,10 +64,9 @@ test('the indexed filters find their records', async () => {
   const context = { auth: null, body: null, now: new Date() };
   for (const [, , filter] of INDEXED) {
     const where = filterSql(prepareFilter(filter, posts, resolve), { dialect, alias: 't', context });
-    const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM "records_posts" AS "t" WHERE ${where}`.execute(
-      db,
-    );
-    assert.equal(Number(rows[0]?.n), filter.startsWith('address') ? ROWS / 500 : 1, filter);
+    // In Kysely's query builder, as the collections service will use it.
+    const rows = await db.selectFrom('records_posts as t').select('t.id').where(where).execute();
+    assert.equal(rows.length, filter.startsWith('address') ? ROWS / 500 : 1, filter);
   }
 });
 
