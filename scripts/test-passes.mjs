@@ -49,6 +49,12 @@ export const testPasses = {
   'packages/forms/test/tool-workflow.test.ts': [],
   'packages/forms/test/typed-data.test.ts': [],
 
+  // The collections' query language: pure units (the fuzz and plan tests against the databases are
+  // under test/collections/).
+  'packages/server/src/collections/query/filter-check.test.ts': [],
+  'packages/server/src/collections/query/filter-match.test.ts': [],
+  'packages/server/src/collections/query/filter-parser.test.ts': [],
+  'packages/server/src/collections/query/query-docs.test.ts': [],
   // The server's units. database.test.ts loads better-sqlite3 and queries it (the native addon);
   // secret-box.test.ts is crypto; row-writes.test.ts writes rows on both databases.
   'packages/server/src/core/cache.test.ts': [],
@@ -78,6 +84,12 @@ export const testPasses = {
   'packages/server/test/cli.test.ts': ['storage', 'runtime'],
   // Its refusals (arguments, settings, a database or port it cannot use) end before any storage.
   'packages/server/test/cli-arguments.test.ts': [],
+
+  // The collections' query language on a real record table: the SQL's answers are the database's own
+  // (collations, JSON functions, NULL ordering, plans), so on both.
+  'packages/server/test/collections/filter-fuzz.test.ts': ['storage'],
+  'packages/server/test/collections/filter-injection.test.ts': ['storage'],
+  'packages/server/test/collections/query-plan.test.ts': ['storage'],
 
   // The HTTP API.
   // Administrator-only calls of the embedding API refuse other callers before any storage.
