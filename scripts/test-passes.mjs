@@ -96,6 +96,7 @@ export const testPasses = {
   'packages/server/test/http/administrator-only-calls.test.ts': [],
   // Collections: records in tables of their own, JSON on SQLite and jsonb on PostgreSQL.
   'packages/server/test/http/collection-records.test.ts': ['storage'],
+  'packages/server/test/http/collection-rules.test.ts': ['storage'],
   'packages/server/test/http/change-events.test.ts': ['storage'],
   'packages/server/test/http/client-bundle.test.ts': [],
   'packages/server/test/http/datastore-cache.test.ts': ['storage'],

@@ -4,6 +4,7 @@ import type { Principal } from '../core/permissions.js';
 import type { Dialect } from '../storage/database.js';
 import type { RuleOperation } from './collection-rules.js';
 import type { CollectionState } from './collection-state.js';
+import { filterSql, type QueryContext } from './query/index.js';
 
 /**
  * What a collection's rule lets a caller do (collection-rules.ts): nothing, everything, or what a
@@ -21,7 +22,7 @@ const EVERYTHING: Access = Object.freeze({ allowed: true, where: null });
 /** Makes a rule's condition: the filter language compiled for this caller and this write's body. */
 export type RuleCompiler = (
   state: CollectionState,
-  rule: string,
+  operation: RuleOperation,
   context: { principal: Principal; body: Record<string, unknown> | null },
   dialect: Dialect,
 ) => RawBuilder<SqlBool>;
@@ -39,10 +40,21 @@ export function accessFor(
   const rule = state.rules[operation];
   if (rule === null) return DENIED;
   if (rule.trim() === '') return EVERYTHING;
-  return { allowed: true, where: compile(state, rule, { principal, body }, dialect) };
+  return { allowed: true, where: compile(state, operation, { principal, body }, dialect) };
 }
 
-/** The rules' compiler: the filter language of query/, for the caller and the write's body. */
-export const compileRule: RuleCompiler = (state, rule) => {
-  throw new Error(`rule expressions are not compiled yet (${state.name}: ${rule})`);
-};
+/** The context a rule or filter runs in: the caller, the write's body, the time (query/ `QueryContext`). */
+export function queryContext(principal: Principal, body: Record<string, unknown> | null, now: number): QueryContext {
+  const auth =
+    principal.userId === null ? null : { id: principal.userId, name: principal.name ?? '', groups: principal.groups };
+  return { auth, body, now: new Date(now) };
+}
+
+/** The rules' compiler: the rule checked with its collection's version (collection-state.ts), as SQL on alias `r`. */
+export function ruleCompiler(now: () => number): RuleCompiler {
+  return (state, operation, context, dialect) => {
+    const checked = state.ruleFilters[operation];
+    if (!checked) throw new Error(`no checked rule for ${state.name} ${operation}`);
+    return filterSql(checked, { dialect, alias: 'r', context: queryContext(context.principal, context.body, now()) });
+  };
+}

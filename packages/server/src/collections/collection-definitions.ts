@@ -2,6 +2,8 @@ import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Clock } from '../core/clock.js';
 import type { FieldProblem } from '../core/errors.js';
 import type { Rules } from './collection-rules.js';
+import type { CollectionFields } from './collection-fields.js';
+import { readSchema } from './collection-schema.js';
 import { collectionState, type CollectionState } from './collection-state.js';
 import { collectionErrors } from './collections-errors.js';
 import type { CollectionsRepo } from './collections-repo.js';
@@ -31,6 +33,11 @@ export interface DefinitionsDeps {
   clock: Clock;
   definitions: CollectionsRepo;
   records: RecordsRepo;
+  /**
+   * The fields of a collection not made yet that a rule may follow a relation into: those of the
+   * configuration, made one after the other when the services open.
+   */
+  declared(name: string): CollectionFields | undefined;
   /** Makes the record table's indexes match the state's (record-indexes.ts). */
   indexes(repo: RecordsRepo, state: CollectionState): Promise<void>;
 }
@@ -45,6 +52,7 @@ function kept(state: CollectionState, data: Record<string, unknown>): Record<str
 
 export function collectionDefinitions(deps: DefinitionsDeps) {
   const states = new Map<string, CollectionState>();
+  const resolve = (name: string) => states.get(name)?.fields ?? deps.declared(name);
   const now = () => new Date(deps.clock.now()).toISOString();
 
   /** Every record checked against the new state, page by page; the rewritten data of those that change. */
@@ -85,17 +93,28 @@ export function collectionDefinitions(deps: DefinitionsDeps) {
     states,
     /** The collections kept in the database, read when the services open. */
     async load(): Promise<void> {
-      for (const row of await deps.definitions.all()) {
+      const rows = await deps.definitions.all();
+      // Rules may follow relations into any of them: their fields are known before any rule is checked.
+      const kept = new Map<string, CollectionFields>();
+      for (const row of rows) {
+        const read = readSchema(row.name, JSON.parse(row.schema));
+        if (read.ok) kept.set(row.name, read.value.fields);
+      }
+      for (const row of rows) {
         states.set(
           row.name,
-          collectionState(deps.ajv, {
-            name: row.name,
-            schema: JSON.parse(row.schema),
-            rules: JSON.parse(row.rules) as Rules,
-            version: row.version,
-            created: row.created,
-            updated: row.updated,
-          }),
+          collectionState(
+            deps.ajv,
+            {
+              name: row.name,
+              schema: JSON.parse(row.schema),
+              rules: JSON.parse(row.rules) as Rules,
+              version: row.version,
+              created: row.created,
+              updated: row.updated,
+            },
+            (name) => kept.get(name) ?? deps.declared(name),
+          ),
         );
       }
     },
@@ -118,14 +137,18 @@ export function collectionDefinitions(deps: DefinitionsDeps) {
       if (current && JSON.stringify(current.schema) === schemaText && JSON.stringify(current.rules) === rulesText)
         return current;
       const at = now();
-      const next = collectionState(deps.ajv, {
-        name: definition.name,
-        schema: definition.schema,
-        rules: definition.rules,
-        version: (current?.version ?? 0) + 1,
-        created: current?.created ?? at,
-        updated: at,
-      });
+      const next = collectionState(
+        deps.ajv,
+        {
+          name: definition.name,
+          schema: definition.schema,
+          rules: definition.rules,
+          version: (current?.version ?? 0) + 1,
+          created: current?.created ?? at,
+          updated: at,
+        },
+        resolve,
+      );
       await deps.records
         .transaction(async (repo) => {
           if (!current) await repo.createTable(next.name);

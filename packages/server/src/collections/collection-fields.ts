@@ -6,11 +6,11 @@
  */
 
 /** What a stored value is, as queries compare it. */
-type FieldKind = 'text' | 'number' | 'boolean' | 'array' | 'object' | 'json';
+export type FieldKind = 'text' | 'number' | 'boolean' | 'array' | 'object' | 'json';
 
 /** The string formats of the subset (docs/collections.md). */
 export const TEXT_FORMATS = ['email', 'uri', 'date', 'date-time', 'uuid'] as const;
-type TextFormat = (typeof TEXT_FORMATS)[number];
+export type TextFormat = (typeof TEXT_FORMATS)[number];
 
 export interface Field {
   /** Its name in the record: letters, digits and `_`, not starting with a digit. */
@@ -33,8 +33,8 @@ export interface Field {
 }
 
 /** The columns every record has beside its fields (`data`). */
-const SYSTEM_FIELDS = ['id', 'created', 'updated', 'owner'] as const;
-type SystemField = (typeof SYSTEM_FIELDS)[number];
+export const SYSTEM_FIELDS = ['id', 'created', 'updated', 'owner'] as const;
+export type SystemField = (typeof SYSTEM_FIELDS)[number];
 
 const plain = (name: string, kind: FieldKind, extra: Partial<Field> = {}): Field => ({
   name,
@@ -51,7 +51,7 @@ const plain = (name: string, kind: FieldKind, extra: Partial<Field> = {}): Field
 });
 
 /** The system columns as fields: what a filter or a sort may name besides the schema's own. */
-const SYSTEM_FIELD_DEFS: Readonly<Record<SystemField, Field>> = Object.freeze({
+export const SYSTEM_FIELD_DEFS: Readonly<Record<SystemField, Field>> = Object.freeze({
   id: plain('id', 'text', { required: true, unique: true }),
   created: plain('created', 'text', { format: 'date-time', required: true }),
   updated: plain('updated', 'text', { format: 'date-time', required: true }),

@@ -6,7 +6,7 @@ import { collectionRulesOptions } from '../core/config-parts.js';
  * signed in or not; an expression lets whoever makes it true of the record
  * (`owner = @request.auth.id`). Administrators pass every rule (core/grants.ts `administers`).
  */
-const RULE_OPERATIONS = ['list', 'view', 'create', 'update', 'delete'] as const;
+export const RULE_OPERATIONS = ['list', 'view', 'create', 'update', 'delete'] as const;
 export type RuleOperation = (typeof RULE_OPERATIONS)[number];
 
 export type Rules = Readonly<Record<RuleOperation, string | null>>;

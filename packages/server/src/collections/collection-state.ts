@@ -1,6 +1,8 @@
 import type { Ajv2020 } from 'ajv/dist/2020.js';
+import { type FieldProblem, isRoostError } from '../core/errors.js';
 import type { CollectionFields } from './collection-fields.js';
-import type { Rules } from './collection-rules.js';
+import { RULE_OPERATIONS, type RuleOperation, type Rules } from './collection-rules.js';
+import { type CheckedFilter, prepareFilter, type ResolveCollection } from './query/index.js';
 import { readSchema, type CollectionSchema } from './collection-schema.js';
 import { collectionErrors } from './collections-errors.js';
 import { recordCheck } from './record-validator.js';
@@ -21,12 +23,37 @@ export interface CollectionState {
   readonly indexes: ReadonlyArray<readonly string[]>;
   /** Checks a record's data against the schema; answers it as stored (defaults filled in). */
   readonly check: (input: unknown) => Record<string, unknown>;
+  /** The rules that are expressions, checked against the fields once per version (query/). */
+  readonly ruleFilters: Readonly<Partial<Record<RuleOperation, CheckedFilter>>>;
+}
+
+/** Each rule that is an expression, checked; an `invalid_rule`-coded failure at `rules.<operation>`. */
+function checkedRules(
+  rules: Rules,
+  fields: CollectionFields,
+  resolve: ResolveCollection,
+): Partial<Record<RuleOperation, CheckedFilter>> {
+  const out: Partial<Record<RuleOperation, CheckedFilter>> = {};
+  const problems: FieldProblem[] = [];
+  for (const operation of RULE_OPERATIONS) {
+    const rule = rules[operation];
+    if (rule === null || rule.trim() === '') continue;
+    try {
+      out[operation] = prepareFilter(rule, fields, resolve);
+    } catch (err) {
+      if (!isRoostError(err)) throw err;
+      problems.push(...err.fields.map(([, reason]): FieldProblem => [`rules.${operation}`, reason]));
+    }
+  }
+  if (problems.length) throw collectionErrors.invalid_rule({ fields: problems });
+  return out;
 }
 
 /** The state of a definition; an `invalid_schema` failure naming every problem when the schema is not one. */
 export function collectionState(
   ajv: Ajv2020,
   definition: { name: string; schema: unknown; rules: Rules; version: number; created: string; updated: string },
+  resolve: ResolveCollection,
 ): CollectionState {
   const read = readSchema(definition.name, definition.schema);
   if (!read.ok) {
@@ -41,8 +68,12 @@ export function collectionState(
     // What the subset lets through but Ajv's strict mode refuses (a `default` the type refuses, ...).
     throw collectionErrors.invalid_schema({ fields: [['schema', err instanceof Error ? err.message : String(err)]] });
   }
+  const ruleFilters = checkedRules(definition.rules, read.value.fields, (name) =>
+    name === definition.name ? read.value.fields : resolve(name),
+  );
   return {
     name: definition.name,
+    ruleFilters,
     schema: read.value.schema,
     rules: definition.rules,
     version: definition.version,

@@ -5,6 +5,10 @@ export const collectionErrors = defineErrors({
   unknown_collection: { kind: 'not_found', message: 'There is no collection of that name.' },
   record_not_found: { kind: 'not_found', message: 'There is no such record, or you may not see it.' },
   not_unique: { kind: 'conflict', message: 'Another record holds this value already; nothing was stored.' },
+  invalid_rule: {
+    kind: 'invalid',
+    message: 'A rule is not an expression of the filter language this collection can run.',
+  },
   invalid_schema: { kind: 'invalid', message: 'The schema is not one a collection can have.' },
   collection_exists: { kind: 'conflict', message: 'A collection of this name exists already.' },
   schema_change_refused: {

@@ -6,9 +6,9 @@ import { isRoostError } from '../core/errors.js';
 import { backendGrants } from '../core/grants.js';
 import type { Principal } from '../core/permissions.js';
 import type { Dialect } from '../storage/database.js';
-import { compileRule } from './collection-access.js';
+import { queryContext, ruleCompiler } from './collection-access.js';
 import { collectionDefinitions } from './collection-definitions.js';
-import type { CollectionSchema } from './collection-schema.js';
+import { readSchema, type CollectionSchema } from './collection-schema.js';
 import type { Rules } from './collection-rules.js';
 import type { CollectionState } from './collection-state.js';
 import { collectionErrors } from './collections-errors.js';
@@ -61,7 +61,13 @@ export function createCollections(deps: CollectionsDeps) {
     definitions: collectionsRepo(deps.db as Kysely<CollectionTables>),
     records,
     indexes: (repo, state) => syncIndexes(repo, state, dialect),
+    declared(name) {
+      const options = deps.config.collections[name];
+      const read = options && readSchema(name, options.schema);
+      return read?.ok ? read.value.fields : undefined;
+    },
   });
+  const resolve = (name: string) => definitions.states.get(name)?.fields;
   const stateOf = (name: string): CollectionState => {
     const state = definitions.states.get(name);
     if (!state) throw collectionErrors.unknown_collection({ fields: [['collection', 'no such collection']] });
@@ -72,7 +78,7 @@ export function createCollections(deps: CollectionsDeps) {
     dialect,
     clock: deps.clock,
     events: deps.events,
-    compile: compileRule,
+    compile: ruleCompiler(() => deps.clock.now()),
     collection: stateOf,
   });
   const administer = (principal: Principal) => backendGrants(principal).require('administer');
@@ -156,7 +162,8 @@ export function createCollections(deps: CollectionsDeps) {
     list(principal: Principal, collection: string, query: unknown): Promise<RecordPage> {
       const state = stateOf(collection);
       const access = ops.listAccess(principal, collection);
-      return listRecords(records, state, access, parseInput(recordQueryInput, query), { dialect, principal });
+      const context = queryContext(principal, null, deps.clock.now());
+      return listRecords(records, state, access, parseInput(recordQueryInput, query), { dialect, context, resolve });
     },
   };
 }

@@ -1,5 +1,6 @@
 import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
-import type { Dialect } from '../storage/database.js';
+import { type Dialect, executeGrouped, executeNow } from '../storage/database.js';
+import type { Database } from '../storage/schema.js';
 import { recordTable } from './collection-fields.js';
 import type { RecordRow } from './collection-tables-schema.js';
 
@@ -52,6 +53,12 @@ export interface RecordsRepo {
   createTable(collection: string): Promise<void>;
   dropTable(collection: string): Promise<void>;
   insert(collection: string, record: StoredRecord): Promise<void>;
+  /**
+   * Inserts the record if it passes `where` (a create rule, on the record as it would be stored,
+   * alias `r`): one statement, on SQLite committed with the other writes of this event-loop turn
+   * (storage/database.ts `executeGrouped`). Whether it was inserted; a unique index's refusal throws.
+   */
+  create(collection: string, record: StoredRecord, json: string, where: RawBuilder<SqlBool> | null): Promise<boolean>;
   /** The record, if it exists and passes `where` (a rule compiled against alias `r`). */
   get(collection: string, id: string, where?: RawBuilder<SqlBool>): Promise<StoredRecord | undefined>;
   /** Replaces the record's data if it passes `where`; whether it did. */
@@ -117,10 +124,31 @@ export function recordsRepo(db: RecordDb, dialect: Dialect): RecordsRepo {
         .values({ ...record, data: json(record.data) })
         .execute();
     },
+    async create(collection, record, json, where) {
+      // The record as a row of its own under `r`, so that a create rule reads it as it reads any record.
+      const data = dialect === 'postgres' ? sql`CAST(${json} AS jsonb)` : sql`${json}`;
+      const { id, owner, created, updated } = record;
+      const row = sql`(SELECT ${id} AS id, ${owner} AS owner, ${created} AS created,
+        ${updated} AS updated, ${data} AS data)`;
+      const query = db
+        .insertInto(recordTable(collection))
+        .columns(['id', 'owner', 'created', 'updated', 'data'])
+        .expression(
+          db
+            .selectFrom(row.as('r'))
+            .select(['r.id', 'r.owner', 'r.created', 'r.updated', 'r.data'])
+            .where(where ?? sql<SqlBool>`1 = 1`),
+        )
+        .compile();
+      const result = await executeGrouped(db as unknown as Kysely<Database>, query);
+      return Number(result.numAffectedRows ?? 0) > 0;
+    },
     async get(collection, id, where) {
       let query = db.selectFrom(alias(collection)).selectAll().where('r.id', '=', id);
       if (where) query = query.where(where);
-      const row = await query.executeTakeFirst();
+      // At once on SQLite when the connection is free; a named statement on PostgreSQL (storage/database.ts).
+      const { rows } = await executeNow(db as unknown as Kysely<Database>, query.compile());
+      const row = rows[0];
       return row && parsed(row as RecordRow);
     },
     async update(collection, id, change, where) {

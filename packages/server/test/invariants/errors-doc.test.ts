@@ -9,6 +9,7 @@ import { dataStoreErrors } from '../../src/datastore/datastore-errors.js';
 import { fileStoreErrors } from '../../src/filestore/filestore-errors.js';
 import { realtimeErrors } from '../../src/realtime/realtime-errors.js';
 import { collectionErrors } from '../../src/collections/collections-errors.js';
+import { queryErrors } from '../../src/collections/query/query-errors.js';
 
 /** docs/errors.md lists every error code the server can answer, and no code it cannot. */
 const doc = readFileSync(new URL('../../../../docs/errors.md', import.meta.url), 'utf8');
@@ -23,6 +24,7 @@ test('every registered error code is documented', () => {
     ...Object.keys(fileStoreErrors.codes),
     ...Object.keys(realtimeErrors.codes),
     ...Object.keys(collectionErrors.codes),
+    ...Object.keys(queryErrors.codes),
   ];
   assert.deepEqual(
     codes.filter((c) => !documented.has(c)),

@@ -42,6 +42,12 @@ export interface CheckedComparison {
   readonly any: boolean;
   readonly left: CheckedOperand;
   readonly right: CheckedOperand;
+  /**
+   * A side is a `@request.*` variable (the other not the literal `null`): when it is null (nobody
+   * signed in, a body without the field), it equals nothing, so `owner = @request.auth.id` never
+   * lets an anonymous caller see the records nobody owns. `@request.auth.id = null` still asks.
+   */
+  readonly unknownWhenNull: boolean;
 }
 
 export type CheckedNode =
@@ -58,6 +64,8 @@ interface Typed {
   readonly operand: CheckedOperand;
   /** `null` for the literal null; `array` also for `@request.auth.groups`. */
   readonly kind: Field['kind'] | 'null';
+  /** A `@request.*` variable (null when nobody is signed in, or the body lacks the field). */
+  readonly variable?: boolean;
   readonly items: ValueKind | null;
   readonly name: string;
   readonly at: number;
@@ -104,7 +112,16 @@ export function checkFilter(
         fail(right.at, `cannot compare the elements (${items}) of ${left.name} with ${right.name}`);
       if (!OPERATORS_OF[items].includes(base))
         fail(at, `${op} does not apply to the elements (${items}) of ${left.name}`);
-      return { type: 'compare', mode: items, op: base, any: true, left: left.operand, right: right.operand };
+      const unknownWhenNull = false; // any-of: a null list or value already matches nothing
+      return {
+        type: 'compare',
+        mode: items,
+        op: base,
+        any: true,
+        left: left.operand,
+        right: right.operand,
+        unknownWhenNull,
+      };
     }
     const base = op as ScalarOperator;
     if (left.kind === 'null' || right.kind === 'null') {
@@ -113,7 +130,15 @@ export function checkFilter(
       const kind = other.kind;
       const mode: Mode =
         kind === 'null' ? 'text' : kind === 'json' ? 'json' : kind === 'array' || kind === 'object' ? 'presence' : kind;
-      return { type: 'compare', mode, op: base, any: false, left: left.operand, right: right.operand };
+      return {
+        type: 'compare',
+        mode,
+        op: base,
+        any: false,
+        left: left.operand,
+        right: right.operand,
+        unknownWhenNull: false,
+      };
     }
     for (const side of [left, right])
       if (side.kind === 'array' || side.kind === 'object')
@@ -129,14 +154,32 @@ export function checkFilter(
       if (other.operand.type === 'field' && other.kind === 'json')
         fail(other.at, 'two paths into json fields cannot be compared with each other');
       if (other.operand.type === 'field') fail(other.at, `a path into a json field is compared with values only`);
-      return { type: 'compare', mode: 'json', op: base, any: false, left: left.operand, right: right.operand };
+      const unknownWhenNull = left.variable === true || right.variable === true;
+      return {
+        type: 'compare',
+        mode: 'json',
+        op: base,
+        any: false,
+        left: left.operand,
+        right: right.operand,
+        unknownWhenNull,
+      };
     }
     // The operator first: `n ~ "1"` is wrong for `n` whatever stands on the right.
     for (const side of [left, right])
       if (!OPERATORS_OF[side.kind as ValueKind].includes(base)) fail(at, `${op} does not apply to ${side.name}`);
     if (right.kind !== left.kind) fail(right.at, `cannot compare ${left.name} with ${right.name}`);
     const kind = left.kind as ValueKind;
-    return { type: 'compare', mode: kind, op: base, any: false, left: left.operand, right: right.operand };
+    const unknownWhenNull = left.variable === true || right.variable === true;
+    return {
+      type: 'compare',
+      mode: kind,
+      op: base,
+      any: false,
+      left: left.operand,
+      right: right.operand,
+      unknownWhenNull,
+    };
   }
 
   function typed(operand: Operand): Typed {
@@ -163,6 +206,7 @@ export function checkFilter(
       operand: { type: 'constant' as const, value },
       kind,
       items,
+      variable: first === 'request',
       name: `${shown} (${kind === 'array' ? `array of ${items}` : kind})`,
       at,
     });

@@ -105,7 +105,11 @@ test('the semantics table of docs/collection-queries.md', () => {
     ['author.rank >= 3', 'a'],
     // Variables: known before any record; a value of the wrong type is null.
     ['owner = @request.auth.id', 'a'],
-    ['owner = @request.auth.id', 'bd', guest],
+    // A null variable equals nothing: an anonymous caller owns no record, not those nobody owns.
+    ['owner = @request.auth.id', '', guest],
+    ['owner != @request.auth.id', 'abcd', guest],
+    ['@request.auth.id = null', 'abcd', guest],
+    ['@request.auth.id != null', '', guest],
     ['@request.auth.id != null && owner = @request.auth.id', '', guest],
     ['@request.auth.groups ?= "g1"', 'abcd'],
     ['@request.auth.groups ?= "g1"', '', guest],
@@ -114,7 +118,7 @@ test('the semantics table of docs/collection-queries.md', () => {
     ['tags ?= @request.auth.name', ''],
     ['title = @request.auth.name', 'a'],
     ['title = @request.body.title', 'c'],
-    ['n = @request.body.n', 'c'],
+    ['n = @request.body.n', ''], // the body's text is no number: null, which equals nothing
     ['@request.body.tags ?= "x"', 'abcd'],
     ['created >= @todayStart && created <= @todayEnd', ''],
     ['created < @now', 'abcd'],

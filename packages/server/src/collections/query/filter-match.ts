@@ -1,6 +1,15 @@
 import type { SystemField } from '../collection-fields.js';
 import type { CheckedFilter, CheckedNode, CheckedOperand, FieldRef } from './filter-check.js';
-import { anyOf, compareValues, type QueryContext, type StoredRecord, valueAt, valueOfKind } from './query-values.js';
+import {
+  anyOf,
+  compareValues,
+  isNull,
+  type QueryContext,
+  type StoredRecord,
+  unknownResult,
+  valueAt,
+  valueOfKind,
+} from './query-values.js';
 
 /**
  * The in-memory evaluator of checked filters: the same answers as the SQL of filter-sql.ts, for
@@ -27,11 +36,17 @@ export function compileMatcher(checked: CheckedFilter, context: QueryContext, lo
       return n.type === 'and' ? (r) => left(r) && right(r) : (r) => left(r) || right(r);
     }
     const { mode, op } = n;
+    if (n.unknownWhenNull && (nullConstant(n.left) || nullConstant(n.right))) {
+      const result = unknownResult(op);
+      return () => result;
+    }
     const left = read(n.left);
     const right = read(n.right);
     if (n.any) return (r) => anyOf(mode, op, left(r), right(r));
     return (r) => compareValues(mode, op, left(r), right(r));
   }
+
+  const nullConstant = (operand: CheckedOperand) => operand.type === 'constant' && isNull(operand.value(context));
 
   function read(operand: CheckedOperand): Read {
     if (operand.type === 'constant') {

@@ -1,7 +1,7 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { CheckedComparison, CheckedFilter, CheckedNode, CheckedOperand } from './filter-check.js';
 import { type Location, locationOf, paramSql, type SqlDialect, sqlitePath, valueSql } from './field-expression.js';
-import { anyOf, compareValues, isNull, type Mode, type QueryContext } from './query-values.js';
+import { anyOf, compareValues, isNull, type Mode, type QueryContext, unknownResult } from './query-values.js';
 import type { ScalarOperator } from './filter-ast.js';
 
 /**
@@ -71,6 +71,8 @@ export function filterSql(checked: CheckedFilter, options: FilterSqlOptions): Ra
     }
     const left = side(c.left, mode);
     const right = side(c.right, mode);
+    if (c.unknownWhenNull && ((left.known && isNull(left.value)) || (right.known && isNull(right.value))))
+      return unknownResult(op) ? TRUE : FALSE;
     if (left.known && right.known) return compareValues(mode, op, left.value, right.value) ? TRUE : FALSE;
     return compare(mode, op, left, right);
   }

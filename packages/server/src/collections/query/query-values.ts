@@ -93,6 +93,12 @@ export function compareValues(mode: Mode, op: ScalarOperator, a: unknown, b: unk
   }
 }
 
+/**
+ * A comparison with a `@request.*` variable that is null (filter-check.ts `unknownWhenNull`):
+ * the variable equals nothing, so only the negations (`!=`, `!~`) hold.
+ */
+export const unknownResult = (op: ScalarOperator): boolean => op === '!=' || op === '!~';
+
 /** `list ?op b`: at least one element of `list` compares so with `b`; false for no or a null list. */
 export function anyOf(mode: Mode, op: ScalarOperator, list: unknown, b: unknown): boolean {
   if (!Array.isArray(list)) return false;

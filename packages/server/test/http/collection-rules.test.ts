@@ -1,0 +1,149 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { useServer } from '../helpers/test-server.js';
+
+/**
+ * Issue 39, items 3 and 4: rules in the filter language decide per record, inside the query, so
+ * that a page, its total and its cursor never count or show what the caller may not read; the
+ * caller's own filter and sort over HTTP; a rule that is no expression of the language is refused
+ * when the collection is defined; hostile filters are refused, never run.
+ */
+const tasks = {
+  schema: {
+    type: 'object',
+    properties: {
+      title: { type: 'string' },
+      status: { enum: ['open', 'done'], default: 'open' },
+      priority: { type: 'integer' },
+      tags: { type: 'array', items: { type: 'string' } },
+      public: { type: 'boolean', default: false },
+    },
+    required: ['title'],
+    'x-indexes': [['status']],
+  },
+  rules: {
+    list: 'owner = @request.auth.id || public = true',
+    view: 'owner = @request.auth.id || public = true',
+    create: '@request.auth.id != null && @request.body.priority <= 3',
+    update: 'owner = @request.auth.id',
+    delete: 'owner = @request.auth.id && status = "done"',
+  },
+};
+
+const notes = {
+  schema: { type: 'object', properties: { text: { type: 'string' } } },
+  rules: { list: 'owner = @request.auth.id', view: 'owner = @request.auth.id', create: '' },
+};
+
+describe('collections: rules and queries over HTTP', () => {
+  const s = useServer({ collections: { tasks, notes } });
+  const path = '/api/collections/tasks/records';
+  const get = (url: string, token?: string) =>
+    s.request(url, undefined, { method: 'GET', ...(token ? { token } : {}) });
+
+  test('users see only their own (and public) records, in pages, totals and by id', async () => {
+    const ann = await s.createUser('ann');
+    const bob = await s.createUser('bob');
+    for (let i = 0; i < 5; i++) {
+      const made = await s.request(path, { title: `ann ${i}`, priority: i % 3, tags: [`t${i}`] }, { token: ann });
+      assert.equal(made.status, 201, JSON.stringify(made.body));
+    }
+    const bobs = await s.request(path, { title: 'bob private', priority: 1 }, { token: bob });
+    await s.request(path, { title: 'bob public', priority: 1, public: true }, { token: bob });
+    const annPage = await get(`${path}?total=true&perPage=2`, ann);
+    assert.equal(annPage.body.total, 6, 'her five and the public one');
+    const seen: string[] = [];
+    let page = annPage.body;
+    for (;;) {
+      seen.push(...page.items.map((r: { title: string }) => r.title));
+      if (!page.next) break;
+      page = (await get(`${path}?perPage=2&cursor=${page.next}`, ann)).body;
+    }
+    assert.equal(seen.length, 6);
+    assert.ok(!seen.includes('bob private'));
+    assert.equal((await get(`${path}/${bobs.body.id}`, ann)).status, 404);
+    assert.equal((await get(`${path}/${bobs.body.id}`, bob)).status, 200);
+    const anonymous = await get(`${path}?total=true`);
+    assert.equal(anonymous.body.total, 1, 'only the public one');
+  });
+
+  test('`owner = @request.auth.id` shows an anonymous caller nothing, not the records nobody owns', async () => {
+    const made = await s.request('/api/collections/notes/records', { text: 'left by nobody' });
+    assert.equal(made.status, 201);
+    assert.equal(made.body.owner, null);
+    const anonymous = await get('/api/collections/notes/records?total=true');
+    assert.equal(anonymous.body.total, 0);
+    assert.equal((await get(`/api/collections/notes/records/${made.body.id}`)).status, 404);
+    const admin = await s.adminToken();
+    assert.equal((await get('/api/collections/notes/records?filter=owner%20%3D%20null&total=1', admin)).body.total, 1);
+  });
+
+  test('create, update and delete rules: the body, the owner, the record', async () => {
+    const cat = await s.createUser('cat');
+    const dan = await s.createUser('dan');
+    assert.equal((await s.request(path, { title: 'x', priority: 1 })).status, 401);
+    assert.equal((await s.request(path, { title: 'too high', priority: 4 }, { token: cat })).status, 403);
+    const made = (await s.request(path, { title: 'mine', priority: 1 }, { token: cat })).body;
+    const other = await s.request(`${path}/${made.id}`, { title: 'taken' }, { token: dan, method: 'PATCH' });
+    assert.equal(other.status, 404);
+    assert.equal((await s.request(`${path}/${made.id}`, undefined, { token: cat, method: 'DELETE' })).status, 404);
+    const done = await s.request(`${path}/${made.id}`, { status: 'done' }, { token: cat, method: 'PATCH' });
+    assert.equal(done.status, 200);
+    assert.equal((await s.request(`${path}/${made.id}`, undefined, { token: cat, method: 'DELETE' })).status, 204);
+  });
+
+  test('filters and sorts of the caller, on the fields of the schema', async () => {
+    const eve = await s.createUser('eve');
+    for (const [title, priority, status] of [
+      ['road works', 3, 'open'],
+      ['Road closed', 1, 'done'],
+      ['bridge', 2, 'open'],
+    ] as const)
+      await s.request(path, { title, priority, status, tags: [title.split(' ')[0] ?? ''] }, { token: eve });
+    const query = (q: Record<string, string>) => get(`${path}?${new URLSearchParams(q)}`, eve);
+    const titles = (r: { body: { items: { title: string }[] } }) => {
+      assert.ok(r.body.items, JSON.stringify(r.body));
+      return r.body.items.map((i) => i.title);
+    };
+    assert.deepEqual(titles(await query({ filter: 'title ~ "road"', sort: 'priority' })), [
+      'Road closed',
+      'road works',
+    ]);
+    assert.deepEqual(titles(await query({ filter: 'status = "open" && priority >= 2', sort: '-priority' })), [
+      'road works',
+      'bridge',
+    ]);
+    assert.deepEqual(titles(await query({ filter: 'tags ?= "bridge"' })), ['bridge']);
+    const bads: Record<string, string>[] = [
+      { filter: 'nothing = 1' },
+      { filter: 'priority = "high"' },
+      { filter: 'title = "x" ||' },
+      { filter: "title = ''; DROP TABLE records_tasks; --" },
+      { sort: '-nothing' },
+      { filter: `${'('.repeat(100)}title = "x"${')'.repeat(100)}` },
+      { filter: `${'title = "x" || '.repeat(200)}title = "x"` },
+    ];
+    for (const bad of bads) {
+      const r = await query(bad);
+      assert.equal(r.status, 422, `${JSON.stringify(bad)}: ${JSON.stringify(r.body)}`);
+      assert.ok(r.body.code);
+    }
+    assert.equal((await get(`${path}?total=true`, eve)).status, 200, 'the table is still there');
+  });
+
+  test('a rule outside the language is refused when the collection is defined', async () => {
+    const admin = await s.adminToken();
+    const schema = { type: 'object', properties: { name: { type: 'string' } } };
+    const bad = await s.request(
+      '/api/collections',
+      { name: 'badrules', schema, rules: { list: 'nosuch = 1', view: 'name ~', create: '' } },
+      { token: admin },
+    );
+    assert.equal(bad.status, 422);
+    assert.equal(bad.body.code, 'invalid_rule');
+    assert.deepEqual(
+      bad.body.invalid.map(([field]: [string]) => field),
+      ['rules.list', 'rules.view'],
+    );
+  });
+});
