@@ -6,6 +6,7 @@ import type { ServiceKind } from './core/service-kind.js';
 import type { AdminPages } from './admin/pages/admin-routes.js';
 import { itemView } from './http/protocol/datastore-protocol.js';
 import { fileStoreDocPaths } from './http/protocol/filestore-docs.js';
+import { collectionDocPaths } from './http/protocol/collection-docs.js';
 import { entryView } from './http/protocol/filestore-protocol.js';
 import { profileView } from './http/protocol/user-protocol.js';
 import { registerDataStoreRoutes } from './http/routes/datastore-routes.js';
@@ -169,6 +170,14 @@ const collectionsKind: RoostServiceKind = {
       users: s.users,
       config: s.config,
     })),
+  // Each collection's routes with its own schema, read anew for every /openapi.json.
+  docPaths: (s) =>
+    collectionDocPaths(
+      s.collections.names().flatMap((name) => {
+        const state = s.collections.state(name);
+        return state ? [{ name, schema: state.schema }] : [];
+      }),
+    ),
   nav: [],
   async dashboard(s, admin) {
     const all = await s.collections.collections(admin.principal);

@@ -35,11 +35,11 @@ export function accessFor(
   dialect: Dialect,
   compile: RuleCompiler,
 ): Access {
-  // Administrators pass every rule: the backend's permission, decided by core/grants.ts.
-  if (administers(principal)) return EVERYTHING;
   const rule = state.rules[operation];
+  if (rule !== null && rule.trim() === '') return EVERYTHING;
+  // Administrators pass every other rule: the backend's permission, decided by core/grants.ts.
+  if (administers(principal)) return EVERYTHING;
   if (rule === null) return DENIED;
-  if (rule.trim() === '') return EVERYTHING;
   return { allowed: true, where: compile(state, operation, { principal, body }, dialect) };
 }
 

@@ -65,7 +65,7 @@ export function collectionDefinitions(deps: DefinitionsDeps) {
       for (const record of page) {
         let data: Record<string, unknown>;
         try {
-          data = next.check(kept(next, record.data));
+          data = next.check(kept(next, record.data)).data;
         } catch (err) {
           misfits += 1;
           if (problems.length < REPORTED_RECORDS) {

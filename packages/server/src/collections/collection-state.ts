@@ -5,7 +5,7 @@ import { RULE_OPERATIONS, type RuleOperation, type Rules } from './collection-ru
 import { type CheckedFilter, prepareFilter, type ResolveCollection } from './query/index.js';
 import { readSchema, type CollectionSchema } from './collection-schema.js';
 import { collectionErrors } from './collections-errors.js';
-import { recordCheck } from './record-validator.js';
+import { type CheckedData, recordCheck } from './record-validator.js';
 
 /**
  * One collection as the service holds it while it runs: its definition, and what is made of it
@@ -22,7 +22,7 @@ export interface CollectionState {
   readonly fields: CollectionFields;
   readonly indexes: ReadonlyArray<readonly string[]>;
   /** Checks a record's data against the schema; answers it as stored (defaults filled in). */
-  readonly check: (input: unknown) => Record<string, unknown>;
+  readonly check: (input: unknown) => CheckedData;
   /** The rules that are expressions, checked against the fields once per version (query/). */
   readonly ruleFilters: Readonly<Partial<Record<RuleOperation, CheckedFilter>>>;
 }

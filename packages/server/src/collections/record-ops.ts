@@ -95,11 +95,11 @@ export function recordOps(deps: RecordOpsDeps) {
       case 'create': {
         const access = allowed(state, 'create', principal, bodyOf(op.data));
         const at = now();
-        const data = state.check(op.data);
+        const { data, json } = state.check(op.data);
         const record: StoredRecord = { id: newSortableId(), owner: principal.userId, created: at, updated: at, data };
         // A create rule is a condition on the record as it would be stored: the insert itself
         // asks it (records-repo.ts `create`), so relations and the body are what it sees.
-        const made = await unique(state, () => repo.create(collection, record, JSON.stringify(data), access.where));
+        const made = await unique(state, () => repo.create(collection, record, json, access.where));
         if (!made) throw refusal(SIGNED_IN, principal);
         told.push({ kind: 'record.created', collection, id: record.id, owner: record.owner });
         return recordView(record);
@@ -111,7 +111,7 @@ export function recordOps(deps: RecordOpsDeps) {
         const current = await repo.get(collection, op.id, access.where ?? undefined);
         if (!current) throw collectionErrors.record_not_found({ fields: [['id', 'no such record']] });
         const merged = op.action === 'update' && body ? { ...current.data, ...body } : op.data;
-        const data = state.check(merged);
+        const { data } = state.check(merged);
         const updated = now();
         const done = await unique(state, () =>
           repo.update(collection, op.id, { data, updated }, access.where ?? undefined),

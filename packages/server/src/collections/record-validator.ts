@@ -84,9 +84,15 @@ function badText(value: unknown, path: string): string | null {
 /**
  * The check of one schema version: refuses what the schema refuses (every field at once), text
  * that is not Unicode, and records over `MAX_RECORD_BYTES`; fills in the schema's defaults.
- * Answers the record's data as it will be stored.
+ * Answers the record's data as it will be stored, and its JSON.
  */
-export function recordCheck(ajv: Ajv2020, schema: CollectionSchema): (input: unknown) => Record<string, unknown> {
+/** A record's data as the schema keeps it, and its JSON text (measured once, stored as it is). */
+export interface CheckedData {
+  readonly data: Record<string, unknown>;
+  readonly json: string;
+}
+
+export function recordCheck(ajv: Ajv2020, schema: CollectionSchema): (input: unknown) => CheckedData {
   const validate: ValidateFunction = ajv.compile(closed(schema) as object);
   return (input) => {
     if (input === null || typeof input !== 'object' || Array.isArray(input))
@@ -105,10 +111,12 @@ export function recordCheck(ajv: Ajv2020, schema: CollectionSchema): (input: unk
       }
       throw commonErrors.validation_failure({ fields });
     }
-    if (Buffer.byteLength(JSON.stringify(data)) > MAX_RECORD_BYTES)
+    const json = JSON.stringify(data);
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: only a long text needs counting.
+    if (json.length * 3 > MAX_RECORD_BYTES && Buffer.byteLength(json) > MAX_RECORD_BYTES)
       throw commonErrors.validation_failure({
         fields: [['body', `a record holds at most ${MAX_RECORD_BYTES} bytes of JSON`]],
       });
-    return data;
+    return { data, json };
   };
 }

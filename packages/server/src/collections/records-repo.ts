@@ -1,4 +1,4 @@
-import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
+import { type CompiledQuery, type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
 import { type Dialect, executeGrouped, executeNow } from '../storage/database.js';
 import type { Database } from '../storage/schema.js';
 import { recordTable } from './collection-fields.js';
@@ -28,6 +28,17 @@ export interface StoredRecord {
   updated: string;
   data: Record<string, unknown>;
 }
+
+/**
+ * A compiled query with other parameters, field by field (a spread with a field after it misses
+ * V8's inline cache on a hot path; datastore/datastore-repo.ts says the same of its own).
+ */
+const withParameters = (compiled: CompiledQuery, parameters: readonly unknown[]): CompiledQuery => ({
+  query: compiled.query,
+  queryId: compiled.queryId,
+  sql: compiled.sql,
+  parameters,
+});
 
 const parsed = (row: RecordRow): StoredRecord => ({
   id: row.id,
@@ -94,6 +105,34 @@ export function recordsRepo(db: RecordDb, dialect: Dialect): RecordsRepo {
   const json = (data: Record<string, unknown>) => JSON.stringify(data);
   const table = (collection: string) => sql.table(recordTable(collection));
   const alias = (collection: string) => `${recordTable(collection)} as r` as const;
+  const byIds = new Map<string, CompiledQuery>();
+  const creates = new Map<string, CompiledQuery>();
+  /**
+   * A create: the record as a row of its own under `r`, so that a create rule reads it as it reads
+   * any record, inserted only where the rule holds. Its parameters are the row's five values in
+   * order (`create` binds others to the statement kept per collection).
+   */
+  const createQuery = (
+    collection: string,
+    record: StoredRecord,
+    json: string,
+    where: RawBuilder<SqlBool> | null,
+  ): CompiledQuery => {
+    const data = dialect === 'postgres' ? sql`CAST(${json} AS jsonb)` : sql`${json}`;
+    const { id, owner, created, updated } = record;
+    const row = sql`(SELECT ${id} AS id, ${owner} AS owner, ${created} AS created,
+      ${updated} AS updated, ${data} AS data)`;
+    return db
+      .insertInto(recordTable(collection))
+      .columns(['id', 'owner', 'created', 'updated', 'data'])
+      .expression(
+        db
+          .selectFrom(row.as('r'))
+          .select(['r.id', 'r.owner', 'r.created', 'r.updated', 'r.data'])
+          .where(where ?? sql<SqlBool>`1 = 1`),
+      )
+      .compile();
+  };
   const repo: RecordsRepo = {
     db,
     async createTable(collection) {
@@ -125,31 +164,32 @@ export function recordsRepo(db: RecordDb, dialect: Dialect): RecordsRepo {
         .execute();
     },
     async create(collection, record, json, where) {
-      // The record as a row of its own under `r`, so that a create rule reads it as it reads any record.
-      const data = dialect === 'postgres' ? sql`CAST(${json} AS jsonb)` : sql`${json}`;
       const { id, owner, created, updated } = record;
-      const row = sql`(SELECT ${id} AS id, ${owner} AS owner, ${created} AS created,
-        ${updated} AS updated, ${data} AS data)`;
-      const query = db
-        .insertInto(recordTable(collection))
-        .columns(['id', 'owner', 'created', 'updated', 'data'])
-        .expression(
-          db
-            .selectFrom(row.as('r'))
-            .select(['r.id', 'r.owner', 'r.created', 'r.updated', 'r.data'])
-            .where(where ?? sql<SqlBool>`1 = 1`),
-        )
-        .compile();
+      const parameters = [id, owner, created, updated, json];
+      // Without a rule's condition the statement is the collection's own: compiled once.
+      const kept = where ? undefined : creates.get(collection);
+      const query = kept ? withParameters(kept, parameters) : createQuery(collection, record, json, where);
+      if (!where && !kept) creates.set(collection, query);
       const result = await executeGrouped(db as unknown as Kysely<Database>, query);
       return Number(result.numAffectedRows ?? 0) > 0;
     },
     async get(collection, id, where) {
-      let query = db.selectFrom(alias(collection)).selectAll().where('r.id', '=', id);
-      if (where) query = query.where(where);
+      let compiled: CompiledQuery;
+      if (where) {
+        compiled = db.selectFrom(alias(collection)).selectAll().where('r.id', '=', id).where(where).compile();
+      } else {
+        // Without a rule's condition the statement is the collection's own: compiled once.
+        let byId = byIds.get(collection);
+        if (!byId) {
+          byId = db.selectFrom(alias(collection)).selectAll().where('r.id', '=', '').compile();
+          byIds.set(collection, byId);
+        }
+        compiled = withParameters(byId, [id]);
+      }
       // At once on SQLite when the connection is free; a named statement on PostgreSQL (storage/database.ts).
-      const { rows } = await executeNow(db as unknown as Kysely<Database>, query.compile());
+      const { rows } = await executeNow(db as unknown as Kysely<Database>, compiled as CompiledQuery<RecordRow>);
       const row = rows[0];
-      return row && parsed(row as RecordRow);
+      return row && parsed(row);
     },
     async update(collection, id, change, where) {
       const values: Partial<RecordRow> = { data: json(change.data), updated: change.updated };

@@ -191,7 +191,7 @@ export async function registerOpenApi(
         version,
         license: { name: 'MIT', identifier: 'MIT' },
         description:
-          'User identity service, data stores and file stores. ' +
+          'User identity service, data stores, file stores and collections. ' +
           'Every operation of the user service and the data stores also answers GET with its parameters in the ' +
           'query (listed once, as POST); POST takes a JSON or a form body. ' +
           'Authenticate with `x-auth-token: <token>`, `Authorization: Bearer <token>`, ' +
@@ -211,5 +211,10 @@ export async function registerOpenApi(
   });
   // Swagger UI sets one inline style; the pages' CSP otherwise (scripts stay its own files).
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: `${PAGE_CSP}; style-src 'self' 'unsafe-inline'` });
-  app.get('/openapi.json', { schema: { hide: true } as FastifySchema }, async () => app.swagger());
+  // The document is made once (swagger keeps it); the paths of what changes while Roost runs (a
+  // collection made by an administrator: http/protocol/collection-docs.ts) are read anew each time.
+  app.get('/openapi.json', { schema: { hide: true } as FastifySchema }, async () => {
+    const doc = app.swagger() as { paths?: Record<string, object> };
+    return { ...doc, paths: { ...doc.paths, ...extraPaths() } };
+  });
 }

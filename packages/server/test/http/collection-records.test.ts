@@ -206,6 +206,10 @@ describe('collections: records over HTTP', () => {
     );
     assert.equal(changed.status, 200, JSON.stringify(changed.body));
     assert.equal(changed.body.version, 2);
+    // The API description has the collection's routes with its schema at once, its new field too.
+    const doc = (await s.request('/openapi.json', undefined, { method: 'GET' })).body;
+    const create = doc.paths['/api/collections/notes/records'].post;
+    assert.deepEqual(Object.keys(create.requestBody.content['application/json'].schema.properties), ['name', 'size']);
     const listed = await s.request('/api/collections/notes/records', undefined, { method: 'GET' });
     assert.deepEqual(
       listed.body.items.map((r: { size: number }) => r.size),

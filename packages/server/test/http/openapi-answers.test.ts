@@ -268,6 +268,16 @@ test('every documented operation, called by a generated client, answers as its s
   await call({ op: 'records_batch', token: alice, body: { operations: [] } });
   await call({ op: 'records_delete', token: alice, params: record });
   await call({ op: 'records_delete', token: alice, params: record });
+  // The same through the collection's own paths, whose answers its schema describes.
+  const typed = await call({ op: 'posts_records_create', token: alice, body: { title: 'typed' } });
+  await call({ op: 'posts_records_create', token: alice, body: { title: 'x', extra: 1 } });
+  const typedId = { id: (typed.body as { id: string }).id };
+  await call({ op: 'posts_records_get', params: typedId });
+  await call({ op: 'posts_records_list', body: { filter: 'title = "typed"', total: 'true' } });
+  await call({ op: 'posts_records_list', body: { filter: 'nosuch = 1' } });
+  await call({ op: 'posts_records_merge', token: alice, params: typedId, body: { title: 'typed again' } });
+  await call({ op: 'posts_records_replace', token: alice, params: typedId, body: { title: 'typed thrice' } });
+  await call({ op: 'posts_records_delete', token: alice, params: typedId });
   const notes = { schema: { type: 'object', properties: { text: { type: 'string' } } }, rules: {} };
   await admins('collections_create', { name: 'notes', ...notes });
   await own('collections_create', { name: 'notes2', ...notes });
