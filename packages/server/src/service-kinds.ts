@@ -13,7 +13,6 @@ import { registerDataStoreRoutes } from './http/routes/datastore-routes.js';
 import { registerFileStoreRoutes } from './http/routes/filestore-routes.js';
 import { registerUserRoutes } from './http/routes/user-routes.js';
 import { registerCollectionRoutes } from './http/routes/collection-routes.js';
-import { collectionMigrations } from './collections/index.js';
 import { accountFamily } from './realtime/families/account-family.js';
 import { fileFamily } from './realtime/families/file-family.js';
 import { itemFamily } from './realtime/families/item-family.js';
@@ -161,7 +160,7 @@ const fileStoreKind: RoostServiceKind = {
 const collectionsKind: RoostServiceKind = {
   kind: 'collections',
   tables: ['collections', 'collection_history'],
-  migrations: collectionMigrations,
+  migrations: {},
   // Records are guarded by each collection's rules (collections/collection-rules.ts), not by permission entries.
   services: () => [],
   routes: async (app, s) =>

@@ -9,6 +9,7 @@ import type { Config } from '../core/config.js';
 import { openBlobStores, type BlobStores } from '../storage/blob-stores.js';
 import type { Dialect } from '../storage/database.js';
 import { connectDatabase } from '../storage/database-errors.js';
+import { makeRecordTables } from '../collections/index.js';
 import { migrateTo, migrateToLatest, migrations as allMigrations } from '../storage/migrations/index.js';
 import {
   inSnapshot,
@@ -246,6 +247,12 @@ async function restoreDirectory(config: Config, dir: string, options: RestoreOpt
       throw new Error(`the database is not empty (${full.join(', ')} hold rows); restore into a new one`);
     // The schema the rows were read from; later migrations run on them afterwards.
     if (last !== undefined) await migrateTo(db as Kysely<unknown>, last, options.migrations);
+    // Tables no migration makes: each collection's records (collections/records-repo.ts).
+    await makeRecordTables(
+      db as Kysely<unknown>,
+      dialect,
+      manifest.tables.map((t) => t.name),
+    );
     const order = await listTables(db, dialect);
     const missing = manifest.tables.map((t) => t.name).filter((t) => !order.includes(t));
     if (missing.length > 0) throw new Error(`the backup has tables this schema does not: ${missing.join(', ')}`);

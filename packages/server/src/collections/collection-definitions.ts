@@ -117,6 +117,13 @@ export function collectionDefinitions(deps: DefinitionsDeps) {
           ),
         );
       }
+      // A restored database has the tables but not yet their indexes (records-repo.ts `makeRecordTables`).
+      for (const state of states.values()) {
+        await deps.records.transaction(async (repo) => {
+          await repo.createTable(state.name);
+          await deps.indexes(repo, state);
+        });
+      }
     },
 
     /**

@@ -1,37 +1,11 @@
-import type { Kysely, Migration } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { CollectionTables, CollectionsTable } from './collection-tables-schema.js';
 
 /**
  * The collections and their schemas' history (collection-tables-schema.ts): the only file of
- * the kind with queries on those two tables, and their migration.
+ * the kind with queries on those two tables (made by storage/migrations/2026-12-01-01-collections.ts,
+ * with the built-in kinds' other migrations, which backups and restores read).
  */
-
-export const collectionMigrations: Readonly<Record<string, Migration>> = {
-  // After the built-in kinds' migrations (storage/migrations/index.ts): they run in name order.
-  '2026-12-01-01-collections': {
-    async up(db: Kysely<unknown>) {
-      await db.schema
-        .createTable('collections')
-        .addColumn('name', 'text', (c) => c.primaryKey())
-        .addColumn('schema', 'text', (c) => c.notNull())
-        .addColumn('rules', 'text', (c) => c.notNull())
-        .addColumn('version', 'integer', (c) => c.notNull())
-        .addColumn('created', 'text', (c) => c.notNull())
-        .addColumn('updated', 'text', (c) => c.notNull())
-        .execute();
-      await db.schema
-        .createTable('collection_history')
-        .addColumn('name', 'text', (c) => c.notNull())
-        .addColumn('version', 'integer', (c) => c.notNull())
-        .addColumn('schema', 'text', (c) => c.notNull())
-        .addColumn('rules', 'text', (c) => c.notNull())
-        .addColumn('changed_at', 'text', (c) => c.notNull())
-        .addColumn('changed_by', 'text')
-        .addPrimaryKeyConstraint('collection_history_pk', ['name', 'version'])
-        .execute();
-    },
-  },
-};
 
 export interface CollectionsRepo {
   all(): Promise<CollectionsTable[]>;

@@ -251,3 +251,20 @@ export function recordsRepo(db: RecordDb, dialect: Dialect): RecordsRepo {
   };
   return repo;
 }
+
+/**
+ * Makes the record tables of a backup's rows (`records_<name>`: no migration makes them), before
+ * a restore writes them (cli/backup.ts). Their indexes follow when the collections open
+ * (collection-definitions.ts `load`).
+ */
+export async function makeRecordTables(
+  db: Kysely<unknown>,
+  dialect: Dialect,
+  tables: readonly string[],
+): Promise<void> {
+  const repo = recordsRepo(db as RecordDb, dialect);
+  for (const table of tables) {
+    const name = table.startsWith('records_') ? table.slice('records_'.length) : null;
+    if (name !== null && /^[a-z][a-z0-9_]{0,40}$/.test(name)) await repo.createTable(name);
+  }
+}

@@ -105,6 +105,21 @@ export async function* tableRows(trx: AnyTransaction, dialect: Dialect, table: s
   }
 }
 
+/**
+ * A row's values as either engine binds them: a JSON object or list (PostgreSQL's `jsonb` reads
+ * as one: a collection's `data`) goes as its text, which a SQLite text column keeps and
+ * PostgreSQL's `jsonb` parses, so a backup of one restores into the other.
+ */
+function asParameters(row: Row): Row {
+  let out: Row | null = null;
+  for (const [column, value] of Object.entries(row)) {
+    if (value === null || typeof value !== 'object' || Buffer.isBuffer(value) || value instanceof Date) continue;
+    out ??= { ...row };
+    out[column] = JSON.stringify(value);
+  }
+  return out ?? row;
+}
+
 /** Insert rows into `table`, in batches small enough for either engine's parameter limit. */
 export async function insertRows(trx: AnyTransaction, table: string, rows: Row[]): Promise<void> {
   if (rows.length === 0) return;
@@ -113,7 +128,7 @@ export async function insertRows(trx: AnyTransaction, table: string, rows: Row[]
   for (let i = 0; i < rows.length; i += batch)
     await trx
       .insertInto(table)
-      .values(rows.slice(i, i + batch))
+      .values(rows.slice(i, i + batch).map(asParameters))
       .execute();
 }
 

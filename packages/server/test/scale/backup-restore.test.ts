@@ -79,6 +79,16 @@ describe('roost backup and roost restore', () => {
       body: generatedBody(BIG),
     });
     assert.equal(big.status, 200, big.text);
+    // A collection made over the API, with a unique field: its records' own table and its index.
+    const admin = await source.adminToken();
+    const notes = {
+      name: 'notes',
+      schema: { type: 'object', properties: { slug: { type: 'string', 'x-unique': true }, n: { type: 'integer' } } },
+      rules: { list: '', view: '', create: '' },
+    };
+    assert.equal((await source.request('/api/collections', notes, { token: admin })).status, 201);
+    for (let i = 0; i < 3; i++)
+      await source.request('/api/collections/notes/records', { slug: `s${i}`, n: i }, { token: aliceToken });
     await writeFile(join(work, 'roost.config.json'), JSON.stringify(source.roost.config));
   });
   after(async () => {
@@ -116,6 +126,18 @@ describe('roost backup and roost restore', () => {
     // The counts came from the backup, not counted again while the rows went in; the triggers
     // that keep them are back (storage/snapshot.ts `withoutTriggers`).
     assert.equal((await target.request('/data/api/keys', { size: 0 }, { token: t })).body.total, 31);
+    // The collection and its records, across engines too; its unique index made again.
+    const notes = await target.request('/api/collections/notes/records?sort=n&total=true', undefined, { method: 'GET' });
+    assert.deepEqual(
+      notes.body.items.map((r: { slug: string; n: number }) => [r.slug, r.n]),
+      [
+        ['s0', 0],
+        ['s1', 1],
+        ['s2', 2],
+      ],
+    );
+    const twice = await target.request('/api/collections/notes/records', { slug: 's1' }, { token: t });
+    assert.equal(twice.status, 409, JSON.stringify(twice.body));
     const readme = await fetch(`${target.url}/files/docs/readme.txt`, { headers: { 'x-auth-token': t } });
     assert.equal(await readme.text(), 'hello backup');
     assert.equal(readme.headers.get('etag'), `"${sha('hello backup')}"`);
