@@ -127,7 +127,9 @@ describe('roost backup and roost restore', () => {
     // that keep them are back (storage/snapshot.ts `withoutTriggers`).
     assert.equal((await target.request('/data/api/keys', { size: 0 }, { token: t })).body.total, 31);
     // The collection and its records, across engines too; its unique index made again.
-    const notes = await target.request('/api/collections/notes/records?sort=n&total=true', undefined, { method: 'GET' });
+    const notes = await target.request('/api/collections/notes/records?sort=n&total=true', undefined, {
+      method: 'GET',
+    });
     assert.deepEqual(
       notes.body.items.map((r: { slug: string; n: number }) => [r.slug, r.n]),
       [
