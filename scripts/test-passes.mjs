@@ -186,6 +186,8 @@ export const testPasses = {
   'packages/server/test/pages/user-pages.browser.test.ts': [],
 
   // Several processes over one database and one blob store: the deployment pass 2 stands for.
+  // A collection made on one process, known to another over the change feed (PostgreSQL only).
+  'packages/server/test/scale/collections-processes.test.ts': ['storage'],
   'packages/server/test/scale/backup-restore.test.ts': ['storage', 'runtime'],
   'packages/server/test/scale/blob-stores.test.ts': ['storage', 'runtime'],
   // Redis, whatever the database: its child process on each Node.

@@ -127,6 +127,33 @@ export function collectionDefinitions(deps: DefinitionsDeps) {
     },
 
     /**
+     * Reads one collection's definition again, after another process made, changed or removed
+     * it; the table and indexes are that process's work.
+     */
+    async reload(name: string): Promise<void> {
+      const row = (await deps.definitions.all()).find((r) => r.name === name);
+      if (!row) {
+        states.delete(name);
+        return;
+      }
+      states.set(
+        name,
+        collectionState(
+          deps.ajv,
+          {
+            name,
+            schema: JSON.parse(row.schema),
+            rules: JSON.parse(row.rules) as Rules,
+            version: row.version,
+            created: row.created,
+            updated: row.updated,
+          },
+          resolve,
+        ),
+      );
+    },
+
+    /**
      * Makes a collection, or changes one to this definition (a new version, its records
      * migrated); answers its state. `mode` says whether it must be new, must exist, or either.
      */

@@ -81,6 +81,10 @@ export function createCollections(deps: CollectionsDeps) {
     compile: ruleCompiler(() => deps.clock.now()),
     collection: stateOf,
   });
+  // Another process on the same database made, changed or removed a collection: read it again.
+  deps.events.on('collection.changed', (event) => {
+    if (!event.local) void definitions.reload(event.collection).catch(() => {});
+  });
   const administer = (principal: Principal) => backendGrants(principal).require('administer');
   const infoOf = async (state: CollectionState): Promise<CollectionInfo> => ({
     name: state.name,
@@ -123,11 +127,14 @@ export function createCollections(deps: CollectionsDeps) {
     async define(caller: Principal, name: string, input: unknown, mode: 'create' | 'change'): Promise<CollectionInfo> {
       administer(caller);
       const definition = { name: parseInput(collectionName, name), ...parseInput(definitionInput, input) };
-      return infoOf(await definitions.define(definition, caller.userId, mode));
+      const state = await definitions.define(definition, caller.userId, mode);
+      deps.events.emit({ kind: 'collection.changed', collection: state.name });
+      return infoOf(state);
     },
     async drop(caller: Principal, name: string): Promise<void> {
       administer(caller);
       await definitions.drop(name);
+      deps.events.emit({ kind: 'collection.changed', collection: name });
     },
 
     create: (principal: Principal, collection: string, data: unknown) =>

@@ -9,7 +9,13 @@ type RecordEventOf<K> = { kind: K; collection: string; id: string; owner: string
 type RecordEvents = { [K in (typeof RECORD_EVENTS)[number]]: RecordEventOf<K> };
 
 declare module '../core/events.js' {
-  interface RoostEvents extends RecordEvents {}
+  interface RoostEvents extends RecordEvents {
+    /**
+     * A collection was made, changed or removed (its definition is in the database): the other
+     * processes on the same database read it again (collections-service.ts).
+     */
+    'collection.changed': { kind: 'collection.changed'; collection: string };
+  }
 }
 
 export type RecordEvent = RecordEventOf<(typeof RECORD_EVENTS)[number]>;
