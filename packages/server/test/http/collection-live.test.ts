@@ -143,6 +143,15 @@ describe('live queries of collections over HTTP', () => {
     assert.deepEqual(await stream.quiet(300), []);
   });
 
+  test('a filter that reads the time is asked with the time of each event', async () => {
+    const topic = query('tasks', 'created >= @todayStart && title ~ "timed"');
+    const stream = await open({ token: ann, topics: [topic] });
+    await s.request(records('tasks'), { title: 'other' });
+    await s.request(records('tasks'), { title: 'timed' });
+    assert.equal((await stream.next(topic)).data.record.title, 'timed');
+    assert.deepEqual(await stream.quiet(300), []);
+  });
+
   test('a large record is carried in part on deletion: who may see it is still exact', async () => {
     const big = 'x'.repeat(7000);
     const annStream = await open({ token: ann, topics: ['records/notes', query('notes', 'text ~ "x"')] });

@@ -140,6 +140,15 @@ export function recordFamily(collections: Collections): EventFamily {
    * record. It only grows, bounded by the relation fields the schemas have (2 hops at most).
    */
   const chains = new Map<string, Map<string, readonly Hop[]>>();
+  /** Whether a caller administers, once per principal (a new one when its groups change). */
+  const admins = new WeakMap<Principal, boolean>();
+  const isAdmin = (principal: Principal) => {
+    const known = admins.get(principal);
+    if (known !== undefined) return known;
+    const admin = administers(principal);
+    admins.set(principal, admin);
+    return admin;
+  };
 
   function remember(collection: string, matchers: Matchers): void {
     const known = chains.get(collection) ?? new Map<string, readonly Hop[]>();
@@ -243,7 +252,8 @@ export function recordFamily(collections: Collections): EventFamily {
             : null;
       const now = event.kind === 'record.deleted' ? null : ((await collections.peek(state.name, event.id)) ?? null);
       const found = await relatedOf(state, [now, before]);
-      return recordSubject({ event, state, now, before, related: found, viewOf, filterOf, queries, withRelated });
+      const read = { event, state, now, before, related: found, viewOf, filterOf, queries, withRelated, isAdmin };
+      return recordSubject(read);
     },
   };
 }
@@ -256,6 +266,7 @@ interface SubjectRead {
   before: CarriedRecord | null;
   related: Related | null;
   withRelated<T>(records: Related | null, work: () => T): T;
+  isAdmin(principal: Principal): boolean;
   viewOf(state: CollectionState): Matchers | null;
   filterOf(query: LiveQuery, state: CollectionState): Matchers | null;
   queries: WeakMap<Topic, LiveQuery>;
@@ -300,7 +311,7 @@ function recordSubject(read: SubjectRead): Subject {
   }
 
   function decide({ principal }: Listener, query: LiveQuery | null): string | null {
-    const admin = administers(principal);
+    const admin = read.isAdmin(principal);
     return read.withRelated(read.related, () => {
       if (now && sees(principal, admin, now) && wants(principal, query, now)) return nowData();
       if (before && sees(principal, admin, before) && wants(principal, query, before)) return goneData();
