@@ -43,7 +43,16 @@ const secrets = {
   schema: { type: 'object', properties: { text: { type: 'string' } } },
   rules: { list: null, view: null, create: null, update: null, delete: null },
 };
-const collections = { notes, tasks, authors, secrets };
+/** A view rule through a relation and one on the caller's groups. */
+const comments = {
+  schema: { type: 'object', properties: { text: { type: 'string' }, note: { type: 'string', 'x-relation': 'notes' } } },
+  rules: { list: '', view: 'note.owner = @request.auth.id', create: '', update: null, delete: null },
+};
+const memos = {
+  schema: { type: 'object', properties: { text: { type: 'string' } } },
+  rules: { list: '', view: '@request.auth.groups ?= "team"', create: '', update: null, delete: null },
+};
+const collections = { notes, tasks, authors, secrets, comments, memos };
 
 /** The topic of a live query with `filter`, URL-encoded as docs/collections.md says. */
 const query = (collection: string, filter: string) => `records/${collection}?filter=${encodeURIComponent(filter)}`;
@@ -141,6 +150,27 @@ describe('live queries of collections over HTTP', () => {
     await s.request(records('tasks'), { title: 'by ada', author: ada.body.id });
     assert.equal((await stream.next(topic)).data.record.title, 'by ada');
     assert.deepEqual(await stream.quiet(300), []);
+  });
+
+  test("a view rule through a relation reads the related record: a note's owner hears its comments", async () => {
+    const stream = await open({ token: ann, topics: ['records/comments'] });
+    const bobStream = await open({ token: bob, topics: ['records/comments'] });
+    const note = await s.request(records('notes'), { text: 'ann note' }, { token: ann });
+    const made = await s.request(records('comments'), { text: 'nice', note: note.body.id }, { token: bob });
+    assert.equal(made.status, 201);
+    assert.equal((await stream.next('records/comments')).data.record.text, 'nice');
+    assert.deepEqual(await bobStream.quiet(300), [], "bob wrote it, but it is on ann's note");
+  });
+
+  test("a change of the subscriber's groups applies to its next event", async () => {
+    const carol = await s.createUser('carol');
+    const stream = await open({ token: carol, topics: ['records/memos'] });
+    await s.request(records('memos'), { text: 'before' });
+    assert.deepEqual(await stream.quiet(300), []);
+    const admin = await s.adminToken();
+    await s.users('setUser', { identity: 'carol', values: { groups: ['team'] } }, { token: admin });
+    await s.request(records('memos'), { text: 'after' });
+    assert.equal((await stream.next('records/memos')).data.record.text, 'after');
   });
 
   test('a filter that reads the time is asked with the time of each event', async () => {
@@ -267,6 +297,17 @@ describe('live queries across two processes on PostgreSQL', {
     await a.request(`${path}/${made.body.id}`, undefined, { method: 'DELETE', token: ann });
     const deleted = await annOnB.next(topic);
     assert.deepEqual([deleted.data.event, deleted.data.record.text], ['record.deleted', 'hello again']);
+    // A record larger than a NOTIFY payload: its events carry it in part and still cross.
+    const big = await a.request(path, { text: `hello ${'x'.repeat(9000)}` }, { token: ann });
+    assert.equal((await annOnB.next(topic)).data.record.text.length, 9006);
+    await a.request(`${path}/${big.body.id}`, { text: `hello ${'y'.repeat(9000)}` }, { method: 'PATCH', token: ann });
+    assert.equal((await annOnB.next(topic)).data.record.text[6], 'y');
+    await a.request(`${path}/${big.body.id}`, undefined, { method: 'DELETE', token: ann });
+    assert.deepEqual((await annOnB.next(topic)).data, {
+      event: 'record.deleted',
+      collection: 'notes',
+      id: big.body.id,
+    });
     assert.deepEqual(await bobOnB.quiet(), [], "bob hears none of ann's records");
   });
 });
