@@ -34,9 +34,8 @@ import { invalidTopic } from './topic-text.js';
  * having left (`left: true`, without the record); a deletion is heard by those it matched.
  */
 
-/** The caller's filter of a live query: its text, and whether it reads the time (`@now`, ...). */
+/** A subscription's own filter (null: none), checked and compiled per version of its collection. */
 interface LiveQuery {
-  readonly collection: string;
   readonly text: string | null;
   /** The filter checked against each version of the collection met; null: it no longer fits. */
   readonly versions: WeakMap<CollectionState, Matchers | null>;
@@ -223,7 +222,7 @@ export function recordFamily(collections: Collections): EventFamily {
           const state = collections.stateOf(collection);
           // A `null` view rule lets administrators only: others are refused as the records' own reads refuse.
           if (state.rules.view === null && !administers(principal)) throw refusal(['sys:authenticated'], principal);
-          const query: LiveQuery = { collection, text: filter, versions: new WeakMap() };
+          const query: LiveQuery = { text: filter, versions: new WeakMap() };
           if (filter !== null) {
             const checked = asTopicFailure(() => compiled(filter, state));
             query.versions.set(state, checked);
