@@ -16,6 +16,7 @@ import { registerCollectionRoutes } from './http/routes/collection-routes.js';
 import { accountFamily } from './realtime/families/account-family.js';
 import { fileFamily } from './realtime/families/file-family.js';
 import { itemFamily } from './realtime/families/item-family.js';
+import { recordFamily } from './realtime/families/record-family.js';
 import type { KindContext } from './services.js';
 import { programCaller, type Caller, type UserQuery } from './users/index.js';
 
@@ -178,6 +179,8 @@ const collectionsKind: RoostServiceKind = {
       }),
     ),
   nav: [],
+  // Live queries and webhooks of records: the record as the collections' API answers it (collections/record-ops.ts).
+  events: (s) => [recordFamily(s.collections)],
   async dashboard(s, admin) {
     const all = await s.collections.collections(admin.principal);
     const records = all.reduce((n, c) => n + c.records, 0);

@@ -172,6 +172,13 @@ export function createCollections(deps: CollectionsDeps) {
       const context = queryContext(principal, null, deps.clock.now());
       return listRecords(records, state, access, parseInput(recordQueryInput, query), { dialect, context, resolve });
     },
+    /** The collection of that name, or the `unknown_collection` failure (live queries' topics). */
+    stateOf,
+    /**
+     * A record as stored, whatever the rules: read once per event for every subscriber and
+     * webhook, each checked after (realtime/families/record-family.ts); undefined when gone.
+     */
+    peek: (collection: string, id: string) => records.get(collection, id),
   };
 }
 

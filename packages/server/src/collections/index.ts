@@ -2,7 +2,19 @@
 export { createCollections, type Collections, type CollectionInfo } from './collections-service.js';
 export type { Rules } from './collection-rules.js';
 export type { RecordPage } from './record-list.js';
-export type { RecordView } from './record-ops.js';
-export { RECORD_EVENTS, type RecordEvent } from './record-events.js';
+export { recordView, type RecordView } from './record-ops.js';
+export {
+  type CarriedRecord,
+  fieldsRead,
+  type Hop,
+  isRecordEvent,
+  RECORD_EVENTS,
+  type RecordEvent,
+  relationChains,
+  relationId,
+} from './record-events.js';
+export type { CollectionState } from './collection-state.js';
+export { queryContext } from './collection-access.js';
+export { type CheckedFilter, compileMatcher, parseFilter, prepareFilter, type StoredRecord } from './query/index.js';
 export { batchInput, definitionInput, recordQueryInput } from './collections-inputs.js';
 export { makeRecordTables } from './records-repo.js';

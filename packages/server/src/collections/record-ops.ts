@@ -9,6 +9,7 @@ import { accessFor, type Access, type RuleCompiler } from './collection-access.j
 import type { RuleOperation } from './collection-rules.js';
 import type { CollectionState } from './collection-state.js';
 import { collectionErrors } from './collections-errors.js';
+import { recordEvent } from './record-events.js';
 import { uniqueIndexName } from './record-indexes.js';
 import { isUniqueViolation, type RecordsRepo, type StoredRecord } from './records-repo.js';
 
@@ -101,7 +102,7 @@ export function recordOps(deps: RecordOpsDeps) {
         // asks it (records-repo.ts `create`), so relations and the body are what it sees.
         const made = await unique(state, () => repo.create(collection, record, json, access.where));
         if (!made) throw refusal(SIGNED_IN, principal);
-        told.push({ kind: 'record.created', collection, id: record.id, owner: record.owner });
+        told.push(recordEvent('record.created', state, record));
         return recordView(record);
       }
       case 'update':
@@ -117,7 +118,7 @@ export function recordOps(deps: RecordOpsDeps) {
           repo.update(collection, op.id, { data, updated }, access.where ?? undefined),
         );
         if (!done) throw collectionErrors.record_not_found({ fields: [['id', 'no such record']] });
-        told.push({ kind: 'record.updated', collection, id: op.id, owner: current.owner });
+        told.push(recordEvent('record.updated', state, current));
         return recordView({ ...current, data, updated });
       }
       case 'delete': {
@@ -125,7 +126,7 @@ export function recordOps(deps: RecordOpsDeps) {
         const current = await repo.get(collection, op.id, access.where ?? undefined);
         if (!current || !(await repo.remove(collection, op.id, access.where ?? undefined)))
           throw collectionErrors.record_not_found({ fields: [['id', 'no such record']] });
-        told.push({ kind: 'record.deleted', collection, id: op.id, owner: current.owner });
+        told.push(recordEvent('record.deleted', state, current));
         return null;
       }
     }

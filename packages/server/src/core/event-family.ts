@@ -48,6 +48,13 @@ export interface Listener {
 export interface Subject {
   /** What a listener gets of it, as the `data` of its frame: null when it may see nothing. */
   viewFor(listener: Listener): string | null;
+  /**
+   * What a listener gets of it under one of its topics, for a family whose topics narrow by the
+   * subject's content (a live query's filter, realtime/families/record-family.ts): asked instead
+   * of `viewFor` for each topic of the stream that matches the event. Absent: `viewFor`, the
+   * same under every topic.
+   */
+  viewUnder?(listener: Listener, topic: Topic): string | null;
   /** What a webhook posts (`at`: the event's time, ISO 8601): all of it, whoever may read it. */
   body(at: string): string;
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { commonErrors } from '../core/errors.js';
-import type { EventFamily, Subject } from '../core/event-family.js';
+import type { EventFamily, Listener, Subject, Topic } from '../core/event-family.js';
 import type { EventBus, Told } from '../core/events.js';
 import type { Principal } from '../core/permissions.js';
 import { isAccountEvent, type User } from '../users/index.js';
@@ -41,6 +41,11 @@ export interface RealtimeHubDeps {
   now(): number;
   onError(err: unknown): void;
 }
+
+/** What a stream gets of an event: the same data under each of its topics, or per topic (`Subject.viewUnder`). */
+type View = string | ((topic: Topic) => string | null);
+const viewOf = (subject: Subject, listener: Listener): View | null =>
+  subject.viewUnder ? (topic) => subject.viewUnder?.(listener, topic) ?? null : subject.viewFor(listener);
 
 interface OpenOptions {
   address: string;
@@ -118,9 +123,11 @@ export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
    * Sends the frames of one event to a stream: one per topic of the stream it matches. A live
    * event waits while the stream replays (`held`); the replay itself sends at once.
    */
-  function deliver(stream: Stream, frames: Frames, event: Told, data: string, replaying = false): void {
+  function deliver(stream: Stream, frames: Frames, event: Told, view: View, replaying = false): void {
     for (const [text, topic] of stream.topics) {
       if (!topic.matches(event)) continue;
+      const data = typeof view === 'string' ? view : view(topic);
+      if (data === null) continue;
       const frame = frames.of(text, data);
       if (stream.held && !replaying) stream.held.push({ id: frames.id, frame });
       else stream.send(frame);
@@ -134,14 +141,14 @@ export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
     const frames = new Frames(id, eventId(id));
     // Streams of one session share its principal (users/sessions.ts keeps one per session row):
     // what it may see is decided once.
-    const decided = new Map<Principal, string | null>();
+    const decided = new Map<Principal, View | null>();
     for (const stream of set) {
       if ((seen.get(stream) ?? 0) >= id) continue;
       seen.set(stream, id);
       const sessionEnded = ended.has(stream);
       let data = sessionEnded ? undefined : decided.get(stream.principal);
       if (data === undefined) {
-        data = subject.viewFor({ principal: stream.principal, sessionEnded });
+        data = viewOf(subject, { principal: stream.principal, sessionEnded });
         if (!sessionEnded) decided.set(stream.principal, data);
       }
       if (data !== null) deliver(stream, frames, event, data);
@@ -286,14 +293,14 @@ export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
     }
   }
 
-  async function replayData(stream: Stream, event: Told): Promise<string | null> {
+  async function replayData(stream: Stream, event: Told): Promise<View | null> {
     if (![...stream.topics.values()].some((topic) => topic.matches(event))) return null;
     const own = isAccountEvent(event) && event.userId === stream.principal.userId;
     const sessionEnded = own && !(await recheck(stream));
     for (const family of families) {
       if (family.placeOf(event) === null) continue;
       const subject = await family.read(event);
-      return subject ? subject.viewFor({ principal: stream.principal, sessionEnded }) : null;
+      return subject ? viewOf(subject, { principal: stream.principal, sessionEnded }) : null;
     }
     return null;
   }
