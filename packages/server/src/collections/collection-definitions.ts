@@ -131,7 +131,7 @@ export function collectionDefinitions(deps: DefinitionsDeps) {
      * it; the table and indexes are that process's work.
      */
     async reload(name: string): Promise<void> {
-      const row = (await deps.definitions.all()).find((r) => r.name === name);
+      const row = await deps.definitions.one(name);
       if (!row) {
         states.delete(name);
         return;

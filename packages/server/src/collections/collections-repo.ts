@@ -9,6 +9,7 @@ import type { CollectionTables, CollectionsTable } from './collection-tables-sch
 
 export interface CollectionsRepo {
   all(): Promise<CollectionsTable[]>;
+  one(name: string): Promise<CollectionsTable | undefined>;
   /** Saves a collection's definition and its history line, in the caller's transaction. */
   /** `on`: the caller's transaction (a Kysely handle of the same database, whatever its tables' type). */
   save(row: CollectionsTable, changedBy: string | null, on: unknown): Promise<void>;
@@ -20,6 +21,7 @@ export interface CollectionsRepo {
 export function collectionsRepo(db: Kysely<CollectionTables>): CollectionsRepo {
   return {
     all: () => db.selectFrom('collections').selectAll().orderBy('name').execute(),
+    one: (name) => db.selectFrom('collections').selectAll().where('name', '=', name).executeTakeFirst(),
     async save(row, changedBy, on) {
       const trx = on as Kysely<CollectionTables>;
       await trx
