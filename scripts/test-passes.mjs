@@ -97,6 +97,7 @@ export const testPasses = {
   // Collections: records in tables of their own, JSON on SQLite and jsonb on PostgreSQL.
   'packages/server/test/http/collection-records.test.ts': ['storage'],
   'packages/server/test/http/collection-rules.test.ts': ['storage'],
+  'packages/server/test/http/collection-relations.test.ts': ['storage'],
   // Live queries of collections: rules and filters in memory against records of both databases,
   // events between two processes over the change feed (PostgreSQL only, skipped on SQLite).
   'packages/server/test/http/collection-live.test.ts': ['storage'],

@@ -171,7 +171,17 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   });
   const blobs = openBlobStores(config);
   const fileStores = createFileStores({ db, clock, permissionStore, config, blobs, events, users: users.directory });
-  const collections = createCollections({ db: db as Kysely<unknown>, dialect, clock, config, events });
+  const collections = createCollections({
+    db: db as Kysely<unknown>,
+    dialect,
+    clock,
+    config,
+    events,
+    lookups: {
+      users: users.directory,
+      fileExists: async (store, path) => (await fileStores.get(store)?.holdsFile(path)) ?? false,
+    },
+  });
   try {
     await collections.open();
   } catch (err) {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   COLLECTION_NAME_PATTERN,
   NAME_PATTERN,
+  SYSTEM_FIELDS,
   TEXT_FORMATS,
   fieldAt,
   fieldOf,
@@ -233,9 +234,12 @@ export interface ReadSchema {
   readonly indexes: ReadonlyArray<readonly string[]>;
 }
 
+const RESERVED_NAMES: ReadonlySet<string> = new Set([...SYSTEM_FIELDS, 'expand']);
+
 /**
  * Checks a schema against the subset and reads it; every problem at once, by path. The system
- * fields' names are taken (`id`, `created`, `updated`, `owner`), and an index names fields
+ * fields' names are taken (`id`, `created`, `updated`, `owner`, and `expand` where an answer puts
+ * related records: record-expand.ts), and an index names fields
  * the schema has, of a kind an index can hold (text, number, boolean).
  */
 export function readSchema(
@@ -253,7 +257,7 @@ export function readSchema(
     if (!Object.hasOwn(schema.properties, field)) problems.push([`required.${i}`, `no property "${field}" to require`]);
   }
   for (const [field, property] of Object.entries(schema.properties)) {
-    if (['id', 'created', 'updated', 'owner'].includes(field))
+    if (RESERVED_NAMES.has(field))
       problems.push([`properties.${field}`, 'this name is a system field of every record']);
     if (depthOf(property) > MAX_DEPTH) problems.push([`properties.${field}`, `nests deeper than ${MAX_DEPTH} levels`]);
   }

@@ -5,6 +5,7 @@ import { RULE_OPERATIONS, type RuleOperation, type Rules } from './collection-ru
 import { type CheckedFilter, prepareFilter, type ResolveCollection } from './query/index.js';
 import { readSchema, type CollectionSchema } from './collection-schema.js';
 import { collectionErrors } from './collections-errors.js';
+import { type ReferenceField, referenceFields } from './record-references.js';
 import { type CheckedData, recordCheck } from './record-validator.js';
 
 /**
@@ -23,6 +24,8 @@ export interface CollectionState {
   readonly indexes: ReadonlyArray<readonly string[]>;
   /** Checks a record's data against the schema; answers it as stored (defaults filled in). */
   readonly check: (input: unknown) => CheckedData;
+  /** Its relation and file fields, whose new values a write looks up (record-references.ts). */
+  readonly references: readonly ReferenceField[];
   /** The rules that are expressions, checked against the fields once per version (query/). */
   readonly ruleFilters: Readonly<Partial<Record<RuleOperation, CheckedFilter>>>;
 }
@@ -81,6 +84,7 @@ export function collectionState(
     updated: definition.updated,
     fields: read.value.fields,
     indexes: read.value.indexes,
+    references: referenceFields(read.value.fields),
     check,
   };
 }

@@ -12,8 +12,13 @@ export const recordQueryInput = z
     perPage: looseInt.optional(),
     cursor: z.string().max(4096).optional(),
     total: looseBoolean.optional(),
+    expand: z.string().max(500).optional(),
+    fields: z.string().max(1000).optional(),
   })
   .strict();
+
+/** A get's parameters. */
+export const recordReadInput = recordQueryInput.pick({ expand: true, fields: true });
 
 /** A collection as an administrator defines it (`POST /api/collections`, `PUT /api/collections/<name>`). */
 export const definitionInput = z

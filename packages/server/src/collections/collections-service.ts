@@ -16,12 +16,15 @@ import { collectionsRepo } from './collections-repo.js';
 import type { CollectionTables, RecordRow } from './collection-tables-schema.js';
 import { syncIndexes } from './record-indexes.js';
 import { checkedId, recordOps, type RecordView, type RecordWrite } from './record-ops.js';
-import { batchInput, definitionInput, recordQueryInput } from './collections-inputs.js';
+import { batchInput, definitionInput, recordQueryInput, recordReadInput } from './collections-inputs.js';
 import { parseInput } from '../core/validation.js';
 import { collectionName } from '../core/config-parts.js';
 import { recordAjv } from './record-validator.js';
 import { recordsRepo } from './records-repo.js';
 import { listRecords, type RecordPage } from './record-list.js';
+import { expandRecords, parseExpand } from './record-expand.js';
+import type { ReferenceLookups } from './record-references.js';
+import { parseSelection, selectFrom } from './record-selection.js';
 
 /**
  * The collections (issue 39): records with typed fields, each collection described by one JSON
@@ -36,6 +39,8 @@ export interface CollectionsDeps {
   clock: Clock;
   config: Config;
   events: EventBus;
+  /** The accounts and files that relation and file fields name (record-references.ts). */
+  lookups: ReferenceLookups;
 }
 
 /** A collection as administrators see it. */
@@ -80,7 +85,26 @@ export function createCollections(deps: CollectionsDeps) {
     events: deps.events,
     compile: ruleCompiler(() => deps.clock.now()),
     collection: stateOf,
+    exists: (name) => definitions.states.has(name),
+    lookups: deps.lookups,
   });
+  /**
+   * What a read's `expand` and `fields` ask (record-expand.ts, record-selection.ts), checked
+   * before the query; `shape` then puts the related records in and keeps the fields asked.
+   */
+  const answerShape = (principal: Principal, state: CollectionState, input: { expand?: string; fields?: string }) => {
+    const expand = parseExpand(input.expand, state, (name) => definitions.states.get(name));
+    const selection = parseSelection(input.fields, state);
+    if (expand.length === 0 && selection === null) return null;
+    return async (views: RecordView[]): Promise<RecordView[]> => {
+      const sources = {
+        records: (c: string, ids: readonly string[]) => ops.viewable(principal, c, ids),
+        users: deps.lookups.users,
+      };
+      if (expand.length) await expandRecords(views, expand, sources);
+      return selection ? views.map((view) => selectFrom(view, selection) as RecordView) : views;
+    };
+  };
   // Another process on the same database made, changed or removed a collection: read it again.
   deps.events.on('collection.changed', (event) => {
     if (!event.local) void definitions.reload(event.collection).catch(() => {});
@@ -139,7 +163,11 @@ export function createCollections(deps: CollectionsDeps) {
 
     create: (principal: Principal, collection: string, data: unknown) =>
       ops.write(principal, collection, { action: 'create', data }) as Promise<RecordView>,
-    get: (principal: Principal, collection: string, id: string) => ops.get(principal, collection, checkedId(id)),
+    async get(principal: Principal, collection: string, id: string, query: unknown = {}): Promise<RecordView> {
+      const shape = answerShape(principal, stateOf(collection), parseInput(recordReadInput, query));
+      const record = await ops.get(principal, collection, checkedId(id));
+      return shape ? ((await shape([record]))[0] as RecordView) : record;
+    },
     /** `merge`: the fields given replace those of the record (null removes one); `replace`: the whole data. */
     update: (principal: Principal, collection: string, id: string, data: unknown, how: 'merge' | 'replace') =>
       ops.write(principal, collection, {
@@ -166,11 +194,15 @@ export function createCollections(deps: CollectionsDeps) {
       });
       return ops.batch(principal, writes);
     },
-    list(principal: Principal, collection: string, query: unknown): Promise<RecordPage> {
+    async list(principal: Principal, collection: string, query: unknown): Promise<RecordPage> {
       const state = stateOf(collection);
       const access = ops.listAccess(principal, collection);
+      const input = parseInput(recordQueryInput, query);
+      const shape = answerShape(principal, state, input);
       const context = queryContext(principal, null, deps.clock.now());
-      return listRecords(records, state, access, parseInput(recordQueryInput, query), { dialect, context, resolve });
+      const page = await listRecords(records, state, access, input, { dialect, context, resolve });
+      if (shape) page.items = await shape(page.items);
+      return page;
     },
     /** The collection of that name, or the `unknown_collection` failure (live queries' topics). */
     stateOf,

@@ -16,5 +16,5 @@ export {
 export type { CollectionState } from './collection-state.js';
 export { queryContext } from './collection-access.js';
 export { type CheckedFilter, compileMatcher, parseFilter, prepareFilter, type StoredRecord } from './query/index.js';
-export { batchInput, definitionInput, recordQueryInput } from './collections-inputs.js';
+export { batchInput, definitionInput, recordQueryInput, recordReadInput } from './collections-inputs.js';
 export { makeRecordTables } from './records-repo.js';

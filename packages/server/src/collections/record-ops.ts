@@ -10,6 +10,7 @@ import type { RuleOperation } from './collection-rules.js';
 import type { CollectionState } from './collection-state.js';
 import { collectionErrors } from './collections-errors.js';
 import { recordEvent } from './record-events.js';
+import { checkReferences, type ReferenceLookups } from './record-references.js';
 import { uniqueIndexName } from './record-indexes.js';
 import { isUniqueViolation, type RecordsRepo, type StoredRecord } from './records-repo.js';
 
@@ -40,6 +41,10 @@ export interface RecordOpsDeps {
   compile: RuleCompiler;
   /** The collection of that name, or the `unknown_collection` failure. */
   collection(name: string): CollectionState;
+  /** Whether a collection of that name exists. */
+  exists(name: string): boolean;
+  /** The accounts and files a record's references may name. */
+  lookups: ReferenceLookups;
 }
 
 /** What one write of a batch does. */
@@ -90,6 +95,13 @@ export function recordOps(deps: RecordOpsDeps) {
     }
   }
 
+  const references = (
+    state: CollectionState,
+    repo: RecordsRepo,
+    data: Record<string, unknown>,
+    before: Record<string, unknown> | null,
+  ) => checkReferences(state.references, data, before, repo, deps.lookups, deps.exists);
+
   async function write(repo: RecordsRepo, principal: Principal, collection: string, op: RecordWrite, told: Told[]) {
     const state = deps.collection(collection);
     switch (op.action) {
@@ -97,6 +109,7 @@ export function recordOps(deps: RecordOpsDeps) {
         const access = allowed(state, 'create', principal, bodyOf(op.data));
         const at = now();
         const { data, json } = state.check(op.data);
+        if (state.references.length) await references(state, repo, data, null);
         const record: StoredRecord = { id: newSortableId(), owner: principal.userId, created: at, updated: at, data };
         // A create rule is a condition on the record as it would be stored: the insert itself
         // asks it (records-repo.ts `create`), so relations and the body are what it sees.
@@ -113,6 +126,7 @@ export function recordOps(deps: RecordOpsDeps) {
         if (!current) throw collectionErrors.record_not_found({ fields: [['id', 'no such record']] });
         const merged = op.action === 'update' && body ? { ...current.data, ...body } : op.data;
         const { data } = state.check(merged);
+        if (state.references.length) await references(state, repo, data, current.data);
         const updated = now();
         const done = await unique(state, () =>
           repo.update(collection, op.id, { data, updated }, access.where ?? undefined),
@@ -180,6 +194,13 @@ export function recordOps(deps: RecordOpsDeps) {
       const record = await deps.repo.get(collection, id, access.where ?? undefined);
       if (!record) throw collectionErrors.record_not_found({ fields: [['id', 'no such record']] });
       return recordView(record);
+    },
+
+    /** The records of these ids that the caller may view; none when it may view none (record-expand.ts). */
+    async viewable(principal: Principal, collection: string, ids: readonly string[]): Promise<RecordView[]> {
+      const access = accessFor(deps.collection(collection), 'view', principal, null, dialect, compile);
+      if (!access.allowed) return [];
+      return (await deps.repo.getMany(collection, ids, access.where ?? undefined)).map(recordView);
     },
 
     /** The access of a list (for the query that pages it). */

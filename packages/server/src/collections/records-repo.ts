@@ -48,6 +48,12 @@ const parsed = (row: RecordRow): StoredRecord => ({
   data: typeof row.data === 'string' ? (JSON.parse(row.data) as Record<string, unknown>) : row.data,
 });
 
+/** Ids in lists short enough for one statement's parameters on both databases. */
+function* chunks(ids: readonly string[], size = 500): Generator<string[]> {
+  const unique = [...new Set(ids)];
+  for (let i = 0; i < unique.length; i += size) yield unique.slice(i, i + size);
+}
+
 /** Is this the database's refusal of a second equal value in a unique index? */
 export function isUniqueViolation(err: unknown): string | null {
   if (!(err instanceof Error)) return null;
@@ -72,6 +78,10 @@ export interface RecordsRepo {
   create(collection: string, record: StoredRecord, json: string, where: RawBuilder<SqlBool> | null): Promise<boolean>;
   /** The record, if it exists and passes `where` (a rule compiled against alias `r`). */
   get(collection: string, id: string, where?: RawBuilder<SqlBool>): Promise<StoredRecord | undefined>;
+  /** The records of these ids that pass `where` (a rule compiled against alias `r`), in no order. */
+  getMany(collection: string, ids: readonly string[], where?: RawBuilder<SqlBool>): Promise<StoredRecord[]>;
+  /** Which of these ids the collection holds, whatever the rules (a write's references). */
+  existingIds(collection: string, ids: readonly string[]): Promise<Set<string>>;
   /** Replaces the record's data if it passes `where`; whether it did. */
   update(
     collection: string,
@@ -190,6 +200,23 @@ export function recordsRepo(db: RecordDb, dialect: Dialect): RecordsRepo {
       const { rows } = await executeNow(db as unknown as Kysely<Database>, compiled as CompiledQuery<RecordRow>);
       const row = rows[0];
       return row && parsed(row);
+    },
+    async getMany(collection, ids, where) {
+      const out: StoredRecord[] = [];
+      for (const chunk of chunks(ids)) {
+        let query = db.selectFrom(alias(collection)).selectAll().where('r.id', 'in', chunk);
+        if (where) query = query.where(where);
+        for (const row of await query.execute()) out.push(parsed(row as RecordRow));
+      }
+      return out;
+    },
+    async existingIds(collection, ids) {
+      const out = new Set<string>();
+      for (const chunk of chunks(ids)) {
+        const rows = await db.selectFrom(alias(collection)).select('r.id').where('r.id', 'in', chunk).execute();
+        for (const row of rows) out.add(row.id);
+      }
+      return out;
     },
     async update(collection, id, change, where) {
       const values: Partial<RecordRow> = { data: json(change.data), updated: change.updated };

@@ -1,3 +1,4 @@
+import { type FilePath, parsePath } from './file-paths.js';
 import type { Readable } from 'node:stream';
 import type { UserDirectory } from '../core/user-directory.js';
 import type { Clock } from '../core/clock.js';
@@ -90,6 +91,19 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
     peek: async (caller: Principal, path: string) => {
       backendGrants(caller).require('administer');
       return ctx.repo.get(path);
+    },
+    /**
+     * Whether a file (not a directory) is at `path` (text, as a caller writes it; false when it is
+     * not a path): another kind's reference to it, existence only (collections/record-references.ts).
+     */
+    async holdsFile(path: string): Promise<boolean> {
+      let parsed: FilePath;
+      try {
+        parsed = parsePath(path);
+      } catch {
+        return false;
+      }
+      return (await ctx.repo.get(parsed.path))?.type === 'f';
     },
     ...readOps(ctx),
     ...writeOps(ctx),

@@ -27,7 +27,7 @@ export { compareRecords, parseSort, sortSql } from './sort.js';
 /** @public */
 export { DEFAULT_SORT } from './sort.js';
 export { afterCursorSql, cursorOf } from './cursor.js';
-export { QUERY_LIMITS, queryErrors } from './query-errors.js';
+export { QUERY_LIMITS, queryError, queryErrors } from './query-errors.js';
 export type { QueryContext, StoredRecord } from './query-values.js';
 
 /**

@@ -35,6 +35,8 @@ export const queryErrors = defineErrors({
   invalid_sort: { kind: 'invalid', message: 'The sort is not valid.' },
   sort_too_long: { kind: 'invalid', message: `A sort may name at most ${QUERY_LIMITS.sortFields} fields.` },
   invalid_cursor: { kind: 'invalid', message: 'The cursor is not valid for this query.' },
+  invalid_expand: { kind: 'invalid', message: 'The expand is not valid.' },
+  invalid_fields: { kind: 'invalid', message: 'The fields are not valid.' },
 });
 
 type QueryErrorCode = Exclude<keyof typeof queryErrors, 'codes'>;

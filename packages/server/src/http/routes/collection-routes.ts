@@ -1,6 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { batchInput, definitionInput, recordQueryInput, type Collections } from '../../collections/index.js';
+import {
+  batchInput,
+  definitionInput,
+  recordQueryInput,
+  recordReadInput,
+  type Collections,
+} from '../../collections/index.js';
 import type { Config } from '../../core/config.js';
 import type { UserService } from '../../users/index.js';
 import { assertWriteOrigin, callerOf } from '../auth.js';
@@ -115,10 +121,14 @@ export async function registerCollectionRoutes(app: FastifyInstance, options: Co
   const record = `${records}/:id`;
   app.get(
     record,
-    { schema: schema('records_get', 'A record', { answer: RECORD }), config: routeConfig },
+    {
+      schema: schema('records_get', 'A record', { in: 'querystring', input: recordReadInput, answer: RECORD }),
+      config: routeConfig,
+    },
     async (request, reply) => {
       noStore(reply);
-      return collections.get(await caller(request, false), params(request).collection, params(request).id);
+      const { collection, id } = params(request);
+      return collections.get(await caller(request, false), collection, id, request.query);
     },
   );
   for (const [method, how] of [
