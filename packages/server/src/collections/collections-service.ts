@@ -21,6 +21,7 @@ import { parseInput } from '../core/validation.js';
 import { collectionName } from '../core/config-parts.js';
 import { recordAjv } from './record-validator.js';
 import { recordsRepo } from './records-repo.js';
+import { createRecordCache } from './record-cache.js';
 import { listRecords, type RecordPage } from './record-list.js';
 import { expandRecords, parseExpand } from './record-expand.js';
 import type { ReferenceLookups } from './record-references.js';
@@ -59,7 +60,12 @@ const MAX_BATCH = 100;
 
 export function createCollections(deps: CollectionsDeps) {
   const { dialect } = deps;
-  const records = recordsRepo(deps.db as Kysely<Record<string, RecordRow>>, dialect);
+  // One process owns a SQLite database: records it reads may be kept (record-cache.ts).
+  const cache =
+    dialect === 'sqlite' && deps.config.recordCacheBytes > 0
+      ? createRecordCache(deps.config.recordCacheBytes, deps.config.users.sessionCacheSeconds * 1000, deps.clock)
+      : null;
+  const records = recordsRepo(deps.db as Kysely<Record<string, RecordRow>>, dialect, cache);
   const definitions = collectionDefinitions({
     ajv: recordAjv(),
     clock: deps.clock,

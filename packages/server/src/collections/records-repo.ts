@@ -3,6 +3,7 @@ import { type Dialect, executeGrouped, executeNow } from '../storage/database.js
 import type { Database } from '../storage/schema.js';
 import { recordTable } from './collection-fields.js';
 import type { RecordRow } from './collection-tables-schema.js';
+import { forgetCollection, recordKey, type RecordCache, TouchedRecords } from './record-cache.js';
 
 /**
  * The records of every collection, each collection in its own table (`records_<name>`,
@@ -110,7 +111,16 @@ export interface RecordsRepo {
   readonly db: RecordDb;
 }
 
-export function recordsRepo(db: RecordDb, dialect: Dialect): RecordsRepo {
+/**
+ * The repository; with `cache` (SQLite), gets without a rule's condition read through it and
+ * every write drops what it touches (record-cache.ts).
+ */
+export function recordsRepo(db: RecordDb, dialect: Dialect, cache: RecordCache | null = null): RecordsRepo {
+  return makeRepo(db, dialect, cache, null);
+}
+
+/** `touched`: in a transaction, whose reads never fill the cache (they may see its uncommitted writes). */
+function makeRepo(db: RecordDb, dialect: Dialect, cache: RecordCache | null, touched: TouchedRecords | null) {
   const text = dialect === 'postgres' ? sql`text COLLATE "C"` : sql`text`;
   const json = (data: Record<string, unknown>) => JSON.stringify(data);
   const table = (collection: string) => sql.table(recordTable(collection));
@@ -143,6 +153,26 @@ export function recordsRepo(db: RecordDb, dialect: Dialect): RecordsRepo {
       )
       .compile();
   };
+  /** At once on SQLite when the connection is free; a named statement on PostgreSQL (storage/database.ts). */
+  const run = async (compiled: CompiledQuery) =>
+    (await executeNow(db as unknown as Kysely<Database>, compiled as CompiledQuery<RecordRow>)).rows;
+  /** Runs a write of one record with it dropped from the cache before and after (core/cache.ts `around`). */
+  const changing = <T>(collection: string, id: string, write: () => Promise<T>): Promise<T> => {
+    if (touched) {
+      touched.touch(collection, id);
+      return write();
+    }
+    return cache ? cache.around(() => cache.forget(recordKey(collection, id)), write) : write();
+  };
+  const changingAll = async <T>(collection: string, write: () => Promise<T>): Promise<T> => {
+    if (touched) touched.touchAll(collection);
+    else if (cache) forgetCollection(cache, collection);
+    try {
+      return await write();
+    } finally {
+      if (cache && !touched) forgetCollection(cache, collection);
+    }
+  };
   const repo: RecordsRepo = {
     db,
     async createTable(collection) {
@@ -165,13 +195,17 @@ export function recordsRepo(db: RecordDb, dialect: Dialect): RecordsRepo {
       await index('owner', ['owner', 'created', 'id']);
     },
     async dropTable(collection) {
-      await sql`DROP TABLE IF EXISTS ${table(collection)}`.execute(db);
+      await changingAll(collection, () => sql`DROP TABLE IF EXISTS ${table(collection)}`.execute(db));
+      creates.delete(collection);
+      byIds.delete(collection);
     },
     async insert(collection, record) {
-      await db
-        .insertInto(recordTable(collection))
-        .values({ ...record, data: json(record.data) })
-        .execute();
+      await changing(collection, record.id, () =>
+        db
+          .insertInto(recordTable(collection))
+          .values({ ...record, data: json(record.data) })
+          .execute(),
+      );
     },
     async create(collection, record, json, where) {
       const { id, owner, created, updated } = record;
@@ -184,22 +218,27 @@ export function recordsRepo(db: RecordDb, dialect: Dialect): RecordsRepo {
       return Number(result.numAffectedRows ?? 0) > 0;
     },
     async get(collection, id, where) {
-      let compiled: CompiledQuery;
       if (where) {
-        compiled = db.selectFrom(alias(collection)).selectAll().where('r.id', '=', id).where(where).compile();
-      } else {
-        // Without a rule's condition the statement is the collection's own: compiled once.
-        let byId = byIds.get(collection);
-        if (!byId) {
-          byId = db.selectFrom(alias(collection)).selectAll().where('r.id', '=', '').compile();
-          byIds.set(collection, byId);
-        }
-        compiled = withParameters(byId, [id]);
+        const compiled = db.selectFrom(alias(collection)).selectAll().where('r.id', '=', id).where(where).compile();
+        const row = (await run(compiled))[0];
+        return row && parsed(row);
       }
-      // At once on SQLite when the connection is free; a named statement on PostgreSQL (storage/database.ts).
-      const { rows } = await executeNow(db as unknown as Kysely<Database>, compiled as CompiledQuery<RecordRow>);
-      const row = rows[0];
-      return row && parsed(row);
+      const readCache = touched ? null : cache;
+      const key = readCache ? recordKey(collection, id) : '';
+      const hit = readCache?.get(key);
+      if (hit) return hit.record;
+      const started = readCache?.generation ?? 0;
+      // Without a rule's condition the statement is the collection's own: compiled once.
+      let byId = byIds.get(collection);
+      if (!byId) {
+        byId = db.selectFrom(alias(collection)).selectAll().where('r.id', '=', '').compile();
+        byIds.set(collection, byId);
+      }
+      const row = (await run(withParameters(byId, [id])))[0];
+      if (!row) return undefined;
+      const record = parsed(row);
+      if (readCache && typeof row.data === 'string') readCache.keep(key, { record, length: row.data.length }, started);
+      return record;
     },
     async getMany(collection, ids, where) {
       const out: StoredRecord[] = [];
@@ -223,13 +262,13 @@ export function recordsRepo(db: RecordDb, dialect: Dialect): RecordsRepo {
       if (change.owner !== undefined) values.owner = change.owner;
       let query = db.updateTable(alias(collection)).set(values).where('r.id', '=', id);
       if (where) query = query.where(where);
-      const result = await query.executeTakeFirst();
+      const result = await changing(collection, id, () => query.executeTakeFirst());
       return Number(result.numUpdatedRows) > 0;
     },
     async remove(collection, id, where) {
       let query = db.deleteFrom(alias(collection)).where('r.id', '=', id);
       if (where) query = query.where(where);
-      const result = await query.executeTakeFirst();
+      const result = await changing(collection, id, () => query.executeTakeFirst());
       return Number(result.numDeletedRows) > 0;
     },
     async count(collection) {
@@ -274,7 +313,15 @@ export function recordsRepo(db: RecordDb, dialect: Dialect): RecordsRepo {
     async dropIndex(name) {
       await sql`DROP INDEX IF EXISTS ${sql.id(name)}`.execute(db);
     },
-    transaction: (work) => db.transaction().execute((trx) => work(recordsRepo(trx, dialect))),
+    async transaction(work) {
+      if (!cache) return db.transaction().execute((trx) => work(makeRepo(trx, dialect, null, null)));
+      const mine = new TouchedRecords(cache);
+      try {
+        return await db.transaction().execute((trx) => work(makeRepo(trx, dialect, cache, mine)));
+      } finally {
+        mine.end();
+      }
+    },
   };
   return repo;
 }

@@ -215,6 +215,12 @@ export const configSchema = z
     fileStores: z.record(storeName, fileStoreOptions.prefault({})).prefault({ files: {} }),
     /** Collections declared here are made, or changed to match, when Roost starts (docs/collections.md). */
     collections: z.record(collectionName, collectionOptions).default({}),
+    /** Memory for records read on SQLite (one process owns the file: collections/record-cache.ts); 0 turns it off. */
+    recordCacheBytes: z
+      .number()
+      .int()
+      .min(0)
+      .default(16 * 1024 * 1024),
   })
   .strict()
   .superRefine((config, ctx) => {

@@ -13,9 +13,13 @@ export interface CacheStats {
 export const processStats = {
   /** Sign-ins refused for a wrong identity or password, or a locked account (users/sessions.ts). */
   signinFailures: 0,
-  /** Caches by name: `session` (users/session-cache.ts), `item` (datastore/item-cache.ts). */
+  /**
+   * Caches by name: `session` (users/session-cache.ts), `item` (datastore/item-cache.ts),
+   * `record` (collections/record-cache.ts).
+   */
   caches: {
     session: { hits: 0, misses: 0 } satisfies CacheStats,
     item: { hits: 0, misses: 0 } satisfies CacheStats,
+    record: { hits: 0, misses: 0 } satisfies CacheStats,
   },
 };

@@ -92,7 +92,7 @@ export function createHttpMetrics(): HttpMetrics {
       name: `roost_cache_${kind}_total`,
       help:
         `Lookups ${kind === 'hits' ? 'answered from' : 'not found in'} an in-memory cache: session (users) or ` +
-        'item (data stores on SQLite).',
+        'item (data stores on SQLite) or record (collections on SQLite).',
       labelNames: ['cache'],
       registers,
       collect() {
