@@ -127,6 +127,17 @@ export function collectionDefinitions(deps: DefinitionsDeps) {
     },
 
     /**
+     * Whether the collection is no longer at `state`'s version in the database (a migration
+     * committed since, here or in another process); then its definition is read again.
+     */
+    async moved(state: CollectionState): Promise<boolean> {
+      const row = await deps.definitions.one(state.name);
+      if (row?.version === state.version) return false;
+      await this.reload(state.name);
+      return true;
+    },
+
+    /**
      * Reads one collection's definition again, after another process made, changed or removed
      * it; the table and indexes are that process's work.
      */
@@ -186,7 +197,11 @@ export function collectionDefinitions(deps: DefinitionsDeps) {
       await deps.records
         .transaction(async (repo) => {
           if (!current) await repo.createTable(next.name);
-          else if (JSON.stringify(current.schema) !== schemaText) await migrate(repo, next);
+          else if (JSON.stringify(current.schema) !== schemaText) {
+            // No write lands between the check of every record and the commit (record-ops.ts checks again).
+            await repo.holdWrites(next.name);
+            await migrate(repo, next);
+          }
           await deps.indexes(repo, next);
           await deps.definitions.save(
             {

@@ -15,5 +15,9 @@ export const collectionErrors = defineErrors({
     kind: 'conflict',
     message: 'Some records would not fit the new schema; nothing was changed.',
   },
+  collection_changing: {
+    kind: 'conflict',
+    message: "The collection's schema changed during the write, again and again; nothing was stored. Try again.",
+  },
   too_many_operations: { kind: 'too_large', message: 'Too many operations in one batch.' },
 });

@@ -92,6 +92,7 @@ export function createCollections(deps: CollectionsDeps) {
     compile: ruleCompiler(() => deps.clock.now()),
     collection: stateOf,
     exists: (name) => definitions.states.has(name),
+    moved: (state) => definitions.moved(state),
     lookups: deps.lookups,
   });
   /**

@@ -43,6 +43,11 @@ export interface RecordOpsDeps {
   collection(name: string): CollectionState;
   /** Whether a collection of that name exists. */
   exists(name: string): boolean;
+  /**
+   * Whether the collection's schema changed since `state` (a write's version guard refused it,
+   * records-repo.ts); its new state is then the one `collection` answers.
+   */
+  moved(state: CollectionState): Promise<boolean>;
   /** The accounts and files a record's references may name. */
   lookups: ReferenceLookups;
 }
@@ -55,6 +60,11 @@ export type RecordWrite =
 
 /** A refusal tells an anonymous caller that signing in could help (core/permissions.ts `refusal`). */
 const SIGNED_IN = ['sys:authenticated'];
+
+/** A write checked against a version of the schema that a migration has replaced: checked again. */
+class SchemaMoved extends Error {}
+/** How often a write is checked again when the schema keeps changing under it. */
+const ATTEMPTS = 3;
 
 type Told = {
   kind: 'record.created' | 'record.updated' | 'record.deleted';
@@ -113,8 +123,11 @@ export function recordOps(deps: RecordOpsDeps) {
         const record: StoredRecord = { id: newSortableId(), owner: principal.userId, created: at, updated: at, data };
         // A create rule is a condition on the record as it would be stored: the insert itself
         // asks it (records-repo.ts `create`), so relations and the body are what it sees.
-        const made = await unique(state, () => repo.create(collection, record, json, access.where));
-        if (!made) throw refusal(SIGNED_IN, principal);
+        const made = await unique(state, () => repo.create(collection, record, json, access.where, state.version));
+        if (!made) {
+          if (await deps.moved(state)) throw new SchemaMoved();
+          throw refusal(SIGNED_IN, principal);
+        }
         told.push(recordEvent('record.created', state, record));
         return recordView(record);
       }
@@ -129,9 +142,12 @@ export function recordOps(deps: RecordOpsDeps) {
         if (state.references.length) await references(state, repo, data, current.data);
         const updated = now();
         const done = await unique(state, () =>
-          repo.update(collection, op.id, { data, updated }, access.where ?? undefined),
+          repo.update(collection, op.id, { data, updated }, access.where ?? undefined, state.version),
         );
-        if (!done) throw collectionErrors.record_not_found({ fields: [['id', 'no such record']] });
+        if (!done) {
+          if (await deps.moved(state)) throw new SchemaMoved();
+          throw collectionErrors.record_not_found({ fields: [['id', 'no such record']] });
+        }
         told.push(recordEvent('record.updated', state, current));
         return recordView({ ...current, data, updated });
       }
@@ -150,6 +166,21 @@ export function recordOps(deps: RecordOpsDeps) {
     for (const event of told) events.emit(event);
   };
 
+  /**
+   * Runs a write (or a batch) again, from its check, while a migration replaced the schema it
+   * was checked against; at most `ATTEMPTS` times.
+   */
+  async function checkedAgain<T>(work: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await work();
+      } catch (err) {
+        if (!(err instanceof SchemaMoved)) throw err;
+        if (attempt >= ATTEMPTS) throw collectionErrors.collection_changing({ cause: err });
+      }
+    }
+  }
+
   return {
     /** One write in its own transaction (a create's rule and a unique index answer inside it). */
     async write(principal: Principal, collection: string, op: RecordWrite): Promise<RecordView | null> {
@@ -157,10 +188,11 @@ export function recordOps(deps: RecordOpsDeps) {
       const told: Told[] = [];
       // A create is one statement (its rule inside it): no transaction of its own, so that on SQLite
       // it commits with the other writes of its turn. A change reads the record first: a transaction.
-      const result =
+      const result = await checkedAgain(() =>
         op.action === 'create'
-          ? await write(deps.repo, principal, collection, op, told)
-          : await deps.repo.transaction((repo) => write(repo, principal, collection, op, told));
+          ? write(deps.repo, principal, collection, op, told)
+          : deps.repo.transaction((repo) => write(repo, principal, collection, op, told)),
+      );
       tell(told);
       return result;
     },
@@ -170,8 +202,15 @@ export function recordOps(deps: RecordOpsDeps) {
       principal: Principal,
       writes: ReadonlyArray<{ collection: string; op: RecordWrite }>,
     ): Promise<Array<RecordView | null>> {
-      const told: Told[] = [];
-      const results = await deps.repo.transaction(async (repo) => {
+      let told: Told[] = [];
+      const results = await checkedAgain(() => {
+        told = [];
+        return deps.repo.transaction((repo) => batchOf(repo));
+      });
+      tell(told);
+      return results;
+
+      async function batchOf(repo: RecordsRepo): Promise<Array<RecordView | null>> {
         const out: Array<RecordView | null> = [];
         for (const [i, { collection, op }] of writes.entries()) {
           try {
@@ -183,9 +222,7 @@ export function recordOps(deps: RecordOpsDeps) {
           }
         }
         return out;
-      });
-      tell(told);
-      return results;
+      }
     },
 
     async get(principal: Principal, collection: string, id: string): Promise<RecordView> {

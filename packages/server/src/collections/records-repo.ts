@@ -49,6 +49,15 @@ const parsed = (row: RecordRow): StoredRecord => ({
   data: typeof row.data === 'string' ? (JSON.parse(row.data) as Record<string, unknown>) : row.data,
 });
 
+/**
+ * True while the collection is at `version`: a write checked against one version of the schema
+ * stores nothing once a migration to another has committed (its caller then checks again,
+ * record-ops.ts). On PostgreSQL a write waiting on the migration's lock (`holdWrites`) reads the
+ * committed version when it goes on: a statement's snapshot is taken after its locks.
+ */
+const versionGuard = (collection: string, version: number) =>
+  sql<SqlBool>`(SELECT v.version FROM collections AS v WHERE v.name = ${collection}) = ${version}`;
+
 /** Ids in lists short enough for one statement's parameters on both databases. */
 function* chunks(ids: readonly string[], size = 500): Generator<string[]> {
   const unique = [...new Set(ids)];
@@ -74,22 +83,40 @@ export interface RecordsRepo {
   /**
    * Inserts the record if it passes `where` (a create rule, on the record as it would be stored,
    * alias `r`): one statement, on SQLite committed with the other writes of this event-loop turn
-   * (storage/database.ts `executeGrouped`). Whether it was inserted; a unique index's refusal throws.
+   * (storage/database.ts `executeGrouped`). Only while the collection is at `version`, the one
+   * the data was checked against (`versionGuard`). Whether it was inserted; a unique index's
+   * refusal throws.
    */
-  create(collection: string, record: StoredRecord, json: string, where: RawBuilder<SqlBool> | null): Promise<boolean>;
+  create(
+    collection: string,
+    record: StoredRecord,
+    json: string,
+    where: RawBuilder<SqlBool> | null,
+    version: number,
+  ): Promise<boolean>;
   /** The record, if it exists and passes `where` (a rule compiled against alias `r`). */
   get(collection: string, id: string, where?: RawBuilder<SqlBool>): Promise<StoredRecord | undefined>;
   /** The records of these ids that pass `where` (a rule compiled against alias `r`), in no order. */
   getMany(collection: string, ids: readonly string[], where?: RawBuilder<SqlBool>): Promise<StoredRecord[]>;
   /** Which of these ids the collection holds, whatever the rules (a write's references). */
   existingIds(collection: string, ids: readonly string[]): Promise<Set<string>>;
-  /** Replaces the record's data if it passes `where`; whether it did. */
+  /**
+   * Replaces the record's data if it passes `where` and, with `version`, while the collection is
+   * at that version (`versionGuard`); whether it did.
+   */
   update(
     collection: string,
     id: string,
     change: { data: Record<string, unknown>; updated: string; owner?: string | null },
     where?: RawBuilder<SqlBool>,
+    version?: number,
   ): Promise<boolean>;
+  /**
+   * Holds every write to the collection's records until the caller's transaction ends (a
+   * migration: collection-definitions.ts). PostgreSQL's table lock; on SQLite the one
+   * connection's transaction does it already.
+   */
+  holdWrites(collection: string): Promise<void>;
   /** Removes the record if it passes `where`; whether it did. */
   remove(collection: string, id: string, where?: RawBuilder<SqlBool>): Promise<boolean>;
   count(collection: string): Promise<number>;
@@ -129,14 +156,16 @@ function makeRepo(db: RecordDb, dialect: Dialect, cache: RecordCache | null, tou
   const creates = new Map<string, CompiledQuery>();
   /**
    * A create: the record as a row of its own under `r`, so that a create rule reads it as it reads
-   * any record, inserted only where the rule holds. Its parameters are the row's five values in
-   * order (`create` binds others to the statement kept per collection).
+   * any record, inserted only where the rule holds. Its parameters are the row's five values,
+   * then the version guard's two, in order (`create` binds others to the statement kept per
+   * collection).
    */
   const createQuery = (
     collection: string,
     record: StoredRecord,
     json: string,
     where: RawBuilder<SqlBool> | null,
+    version: number,
   ): CompiledQuery => {
     const data = dialect === 'postgres' ? sql`CAST(${json} AS jsonb)` : sql`${json}`;
     const { id, owner, created, updated } = record;
@@ -149,6 +178,7 @@ function makeRepo(db: RecordDb, dialect: Dialect, cache: RecordCache | null, tou
         db
           .selectFrom(row.as('r'))
           .select(['r.id', 'r.owner', 'r.created', 'r.updated', 'r.data'])
+          .where(versionGuard(collection, version))
           .where(where ?? sql<SqlBool>`1 = 1`),
       )
       .compile();
@@ -207,12 +237,12 @@ function makeRepo(db: RecordDb, dialect: Dialect, cache: RecordCache | null, tou
           .execute(),
       );
     },
-    async create(collection, record, json, where) {
+    async create(collection, record, json, where, version) {
       const { id, owner, created, updated } = record;
-      const parameters = [id, owner, created, updated, json];
+      const parameters = [id, owner, created, updated, json, collection, version];
       // Without a rule's condition the statement is the collection's own: compiled once.
       const kept = where ? undefined : creates.get(collection);
-      const query = kept ? withParameters(kept, parameters) : createQuery(collection, record, json, where);
+      const query = kept ? withParameters(kept, parameters) : createQuery(collection, record, json, where, version);
       if (!where && !kept) creates.set(collection, query);
       const result = await executeGrouped(db as unknown as Kysely<Database>, query);
       return Number(result.numAffectedRows ?? 0) > 0;
@@ -257,13 +287,17 @@ function makeRepo(db: RecordDb, dialect: Dialect, cache: RecordCache | null, tou
       }
       return out;
     },
-    async update(collection, id, change, where) {
+    async update(collection, id, change, where, version) {
       const values: Partial<RecordRow> = { data: json(change.data), updated: change.updated };
       if (change.owner !== undefined) values.owner = change.owner;
       let query = db.updateTable(alias(collection)).set(values).where('r.id', '=', id);
       if (where) query = query.where(where);
+      if (version !== undefined) query = query.where(versionGuard(collection, version));
       const result = await changing(collection, id, () => query.executeTakeFirst());
       return Number(result.numUpdatedRows) > 0;
+    },
+    async holdWrites(collection) {
+      if (dialect === 'postgres') await sql`LOCK TABLE ${table(collection)} IN EXCLUSIVE MODE`.execute(db);
     },
     async remove(collection, id, where) {
       let query = db.deleteFrom(alias(collection)).where('r.id', '=', id);
