@@ -126,8 +126,8 @@ for (const via of ['Redis', 'the change feed'] as const) {
   describe(`a subscriber's rights follow changes made on another process, over ${via}, its database slow`, {
     skip: onPostgres ? false : 'runs in the PostgreSQL pass (SQLite has one process)',
   }, () => {
-    // Each round meets the race afresh (the slow link makes it systematic, not rare: before the fix
-    // every round over Redis failed); 15 keep that while taking half of the suite's longest job.
+    // Each round meets the race afresh behind the 40 ms link; 15 rounds keep the check while
+    // halving what was the suite's longest job (118 s in CI with 30).
     const ROUNDS = 15;
     let redis: TestRedis | null = null;
     let link: SlowLink;
