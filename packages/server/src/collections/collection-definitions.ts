@@ -26,6 +26,8 @@ export interface Definition {
   name: string;
   schema: unknown;
   rules: Rules;
+  /** Fields renamed by this change, old name to new (docs/collections.md, "Changing a schema"). */
+  renames?: Readonly<Record<string, string>> | undefined;
 }
 
 export interface DefinitionsDeps {
@@ -42,11 +44,49 @@ export interface DefinitionsDeps {
   indexes(repo: RecordsRepo, state: CollectionState): Promise<void>;
 }
 
-/** The record's data as the new schema keeps it: fields it no longer declares left out. */
-function kept(state: CollectionState, data: Record<string, unknown>): Record<string, unknown> {
+/**
+ * The record's data as the new schema keeps it: renamed fields under their new names, fields it
+ * no longer declares left out.
+ */
+function kept(
+  state: CollectionState,
+  data: Record<string, unknown>,
+  renames: ReadonlyMap<string, string>,
+): Record<string, unknown> {
   const declared = state.schema.properties;
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(data)) if (Object.hasOwn(declared, key)) out[key] = value;
+  for (const [key, value] of Object.entries(data)) {
+    const name = renames.get(key) ?? key;
+    if (Object.hasOwn(declared, name)) out[name] = value;
+  }
+  return out;
+}
+
+/**
+ * The renames a change makes: those whose old field the current schema has and the new schema
+ * has not, whose new field only the new one has. One already made (the new name is there, the
+ * old is gone) is left out, so a configuration may keep it. Anything else is `invalid_schema`.
+ */
+function renamesOf(
+  current: CollectionState,
+  next: CollectionState,
+  asked: Readonly<Record<string, string>> | undefined,
+): Map<string, string> {
+  const out = new Map<string, string>();
+  const problems: FieldProblem[] = [];
+  const before = current.schema.properties;
+  const after = next.schema.properties;
+  for (const [from, to] of Object.entries(asked ?? {})) {
+    const at = `renames.${from}`;
+    if (!Object.hasOwn(before, from) && Object.hasOwn(before, to) && Object.hasOwn(after, to)) continue; // made already
+    if (!Object.hasOwn(before, from)) problems.push([at, `the collection has no field "${from}"`]);
+    else if (Object.hasOwn(after, from)) problems.push([at, `the new schema still has "${from}"`]);
+    else if (!Object.hasOwn(after, to)) problems.push([at, `the new schema has no field "${to}"`]);
+    else if (Object.hasOwn(before, to)) problems.push([at, `the collection has a field "${to}" already`]);
+    else if ([...out.values()].includes(to)) problems.push([at, `another field is renamed to "${to}"`]);
+    else out.set(from, to);
+  }
+  if (problems.length) throw collectionErrors.invalid_schema({ fields: problems });
   return out;
 }
 
@@ -56,7 +96,11 @@ export function collectionDefinitions(deps: DefinitionsDeps) {
   const now = () => new Date(deps.clock.now()).toISOString();
 
   /** Every record checked against the new state, page by page; the rewritten data of those that change. */
-  async function migrate(repo: RecordsRepo, next: CollectionState): Promise<void> {
+  async function migrate(
+    repo: RecordsRepo,
+    next: CollectionState,
+    renames: ReadonlyMap<string, string>,
+  ): Promise<void> {
     const problems: FieldProblem[] = [];
     let after: string | null = null;
     let misfits = 0;
@@ -65,7 +109,7 @@ export function collectionDefinitions(deps: DefinitionsDeps) {
       for (const record of page) {
         let data: Record<string, unknown>;
         try {
-          data = next.check(kept(next, record.data)).data;
+          data = next.check(kept(next, record.data, renames)).data;
         } catch (err) {
           misfits += 1;
           if (problems.length < REPORTED_RECORDS) {
@@ -178,6 +222,8 @@ export function collectionDefinitions(deps: DefinitionsDeps) {
       if (!current && mode === 'change')
         throw collectionErrors.unknown_collection({ fields: [['name', 'no such collection']] });
       const schemaText = JSON.stringify(definition.schema);
+      if (!current && definition.renames && Object.keys(definition.renames).length)
+        throw collectionErrors.invalid_schema({ fields: [['renames', 'a new collection has no fields to rename']] });
       const rulesText = JSON.stringify(definition.rules);
       if (current && JSON.stringify(current.schema) === schemaText && JSON.stringify(current.rules) === rulesText)
         return current;
@@ -194,13 +240,14 @@ export function collectionDefinitions(deps: DefinitionsDeps) {
         },
         resolve,
       );
+      const renames = current ? renamesOf(current, next, definition.renames) : new Map<string, string>();
       await deps.records
         .transaction(async (repo) => {
           if (!current) await repo.createTable(next.name);
           else if (JSON.stringify(current.schema) !== schemaText) {
             // No write lands between the check of every record and the commit (record-ops.ts checks again).
             await repo.holdWrites(next.name);
-            await migrate(repo, next);
+            await migrate(repo, next, renames);
           }
           await deps.indexes(repo, next);
           await deps.definitions.save(

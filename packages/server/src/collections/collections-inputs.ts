@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { looseBoolean, looseInt } from '../core/validation.js';
+import { fieldRenames } from '../core/config-parts.js';
 import { rulesSchema } from './collection-rules.js';
 
 /** The inputs of the collections' operations, checked whoever calls (docs/collections.md). */
@@ -25,6 +26,8 @@ export const definitionInput = z
   .object({
     schema: z.record(z.string(), z.unknown()),
     rules: rulesSchema,
+    /** Old field name to new: values move with the change (collection-definitions.ts). */
+    renames: fieldRenames.optional(),
   })
   .strict();
 

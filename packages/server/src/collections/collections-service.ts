@@ -133,7 +133,11 @@ export function createCollections(deps: CollectionsDeps) {
       await definitions.load();
       for (const [name, options] of Object.entries(deps.config.collections)) {
         try {
-          await definitions.define({ name, schema: options.schema, rules: options.rules }, null, 'either');
+          await definitions.define(
+            { name, schema: options.schema, rules: options.rules, renames: options.renames },
+            null,
+            'either',
+          );
         } catch (err) {
           // The start stops with what to fix, one problem a line (records that would not fit, schema paths).
           if (!isRoostError(err)) throw err;

@@ -208,6 +208,15 @@ export const collectionRulesOptions = z
   .strict()
   .prefault({});
 
+const fieldName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, 'a field name is letters, digits and _');
+/**
+ * Fields a schema change renames, old name to new (collections/collection-definitions.ts):
+ * their values move with the migration. Kept in the configuration after, it changes nothing.
+ */
+export const fieldRenames = z
+  .record(fieldName, fieldName)
+  .refine((r) => Object.keys(r).length <= 64, { message: 'at most 64 renames' });
+
 /**
  * A collection declared in the configuration: its JSON Schema (checked against the subset when
  * Roost starts, collections/collection-schema.ts) and its rules.
@@ -216,6 +225,7 @@ export const collectionOptions = z
   .object({
     schema: z.record(z.string(), z.unknown()),
     rules: collectionRulesOptions,
+    renames: fieldRenames.optional(),
   })
   .strict();
 

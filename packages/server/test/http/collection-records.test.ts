@@ -373,4 +373,54 @@ describe('collections: records over HTTP', () => {
     const all = await s.request(`${at}?perPage=1&total=1`, undefined, { method: 'GET' });
     assert.equal(all.body.total, 1000 + made, 'every acknowledged create is there');
   });
+
+  test('a change renames fields: their values move; a rename that cannot be is refused by name', async () => {
+    const admin = await s.adminToken();
+    const rules = { list: '', view: '', create: '', update: '', delete: '' };
+    const schema = (fields: string[]) => ({
+      type: 'object',
+      properties: Object.fromEntries(fields.map((f) => [f, { type: 'string' }])),
+      'x-indexes': [[fields[0]]],
+    });
+    const put = (body: unknown) => s.request('/api/collections/named', body, { token: admin, method: 'PUT' });
+    assert.equal(
+      (
+        await s.request(
+          '/api/collections',
+          { name: 'named', schema: schema(['title', 'note']), rules },
+          { token: admin },
+        )
+      ).status,
+      201,
+    );
+    const at = '/api/collections/named/records';
+    const made = (await s.request(at, { title: 'Road', note: 'n' })).body;
+    for (const [fields, renames, reason] of [
+      [['headline', 'note'], { nope: 'headline' }, 'no field "nope"'],
+      [['headline', 'note'], { title: 'missing' }, 'no field "missing"'],
+      [['headline', 'note'], { title: 'note' }, 'a field "note" already'],
+      [['headline', 'note'], { note: 'headline' }, 'still has "note"'],
+      [['headline'], { title: 'headline', note: 'headline' }, 'renamed to "headline"'],
+    ] as const) {
+      const r = await put({ schema: schema([...fields]), rules, renames });
+      assert.equal(r.status, 422, JSON.stringify(renames));
+      assert.equal(r.body.code, 'invalid_schema');
+      assert.ok(
+        r.body.invalid.some(([, why]: [string, string]) => why.includes(reason)),
+        JSON.stringify(r.body.invalid),
+      );
+    }
+    assert.equal((await s.request(`${at}/${made.id}`, undefined, { method: 'GET' })).body.title, 'Road', 'unchanged');
+    const renamed = await put({ schema: schema(['headline', 'note']), rules, renames: { title: 'headline' } });
+    assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
+    const read = (await s.request(`${at}/${made.id}`, undefined, { method: 'GET' })).body;
+    assert.deepEqual([read.headline, read.note, read.title], ['Road', 'n', undefined]);
+    const found = await s.request(`${at}?filter=${encodeURIComponent('headline = "Road"')}`, undefined, {
+      method: 'GET',
+    });
+    assert.equal(found.body.items.length, 1);
+    // The same rename again (a configuration keeps it) changes nothing.
+    const again = await put({ schema: schema(['headline', 'note']), rules, renames: { title: 'headline' } });
+    assert.deepEqual([again.status, again.body.version], [200, renamed.body.version]);
+  });
 });
