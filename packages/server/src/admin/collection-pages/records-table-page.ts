@@ -143,7 +143,7 @@ async function recordsPage(
   const state = ctx.collections.stateOf(name);
   const columns = recordColumns(state);
   const query = queryOf(admin, columns);
-  const messages: string[] = [];
+  let refused: string | undefined;
   let page: RecordPage = { items: [], next: null, total: 0 };
   try {
     page = await ctx.collections.list(admin.principal, name, {
@@ -156,8 +156,7 @@ async function recordsPage(
   } catch (err) {
     // A filter, sort or cursor the service refuses is said above the table, with its place.
     if (!isRoostError(err) || err.kind !== 'invalid') throw err;
-    const why = err.fields.map(([field, reason]) => `${field}: ${reason}`).join('; ');
-    messages.push(`${err.message}${why ? ` (${why})` : ''}`);
+    refused = err.message;
   }
   const ids = accountIds(columns, page.items);
   const names = ids.length ? await ctx.deps.services.users.directory.namesOf(ids) : new Map<string, string>();
@@ -191,7 +190,7 @@ async function recordsPage(
     `${link(exportHref('ndjson'), 'NDJSON', ' download')}</p>` +
     `<details class="card"${query.filter || query.cols.length !== columns.length ? ' open' : ''}>` +
     `<summary>Filter and columns</summary>${filterHtml}</details>` +
-    pager +
+    (refused ? `<div class="messages error" role="alert"><p>${escapeHtml(refused)}</p></div>` : pager) +
     (page.items.length ? tableHtml(state, query, columns, page, names) + bulk : `<p class="empty">${empty}</p>`) +
     (page.next ? pager : '');
   return sendHtml(
@@ -200,7 +199,6 @@ async function recordsPage(
       title: `Collection ${name}`,
       body,
       head: await filter.htmlHead(),
-      messages,
     }),
   );
 }

@@ -27,6 +27,7 @@ import { RULE_ALIASES, ruleFields, rulesOf } from './rule-fields.js';
 /** The largest schema file an import takes: a schema is a description, not data. */
 const SCHEMA_FILE_BYTES = 1024 * 1024;
 const STARTER = { type: 'object', properties: {}, required: [] };
+const NAME_RULE = '1–41 characters of a-z, 0-9 and _, starting with a letter; not batch or users.';
 
 /** The misfits of a refused change, as the page lists them: `records.<id>` and why. */
 interface Refusal {
@@ -46,7 +47,7 @@ function schemaFields(state: CollectionState | undefined): FieldConf[] {
             datatype: 'string',
             required: true,
             size: 41,
-            description: '1–41 characters of a-z, 0-9 and _, starting with a letter.',
+            description: NAME_RULE,
           },
         ]),
     {
@@ -94,7 +95,8 @@ function explained(err: RoostError, keep: (refusal: Refusal) => void): RoostErro
   }
   const fields = err.fields.map(([field, reason]): FieldProblem => {
     if (field === 'schema' || field.startsWith('schema.')) return ['schema', `${field} — ${reason}`];
-    return field === '' ? ['name', reason] : [field, reason];
+    // The name is checked as the whole input of its parser (core/config-parts.ts `collectionName`).
+    return field === '' || field === 'body' ? ['name', reason] : [field, reason];
   });
   return new RoostError(err.kind, err.code, err.message, { fields, body: err.body });
 }
@@ -149,7 +151,10 @@ async function schemaPage(
     actions: [{ id: 'save', method: 'submit', name: state ? 'Save schema and rules' : 'Create collection' }],
     fieldAliases: RULE_ALIASES,
     // The service's words of a rule or a schema problem are specific: said as they are.
-    describe: (field, reason) => (field === 'schema' || field.endsWith('_rule') ? reason : undefined),
+    describe: (field, reason) => {
+      if (field === 'schema' || field.endsWith('_rule')) return reason;
+      return field === 'name' && reason === 'invalid' ? NAME_RULE : undefined;
+    },
     perform: async (data) => {
       const target = state?.name ?? String(data.name ?? '').trim();
       const { rules, missing } = rulesOf(data);
