@@ -5,7 +5,7 @@ import { escapeHtml, isUploadedFile, type ListItem } from '@roost/forms';
 import type { CollectionState, RecordView } from '../../collections/index.js';
 import { formatTime } from '../../core/clock.js';
 import { isRoostError, RoostError, type FieldProblem } from '../../core/errors.js';
-import { childOf, pathOf, ROOT } from '../../filestore/index.js';
+import { childOf, pathOf, ROOT, type FilePath, type FileStore } from '../../filestore/index.js';
 import { sendAdminForms, type AdminRequest } from '../page-kit/admin-page.js';
 import { PageForm } from '../page-kit/page-form.js';
 import { facts, link } from '../page-kit/page-parts.js';
@@ -70,17 +70,30 @@ function recordFileBytes(ctx: CollectionPageContext, name: string): number {
   );
 }
 
+/** The folder of a collection's uploads in a file store, `/<collection>/`, made when missing. */
+async function uploadFolder(store: FileStore, admin: AdminRequest, collection: string): Promise<FilePath> {
+  const folder = pathOf([collection]);
+  try {
+    await store.get(admin.principal, folder);
+  } catch (err) {
+    if (!isRoostError(err) || err.kind !== 'not_found') throw err;
+    await store.create(admin.principal, ROOT, { name: collection, type: 'd' });
+  }
+  return folder;
+}
+
 /**
- * Files uploaded beside file fields go into their store, under `/<collection>/` (made when
- * missing), each under a fresh name; the record gets their paths. One file a form at most
- * (page-kit/page-body.ts).
+ * Files uploaded beside file fields go into their store, under `/<collection>/`, each under a
+ * fresh name; the record gets their paths. One file a form at most (page-kit/page-body.ts).
+ * Answers a function that removes them again, for a record the service then refuses.
  */
 async function storeUploads(
   ctx: CollectionPageContext,
   admin: AdminRequest,
   state: CollectionState,
   data: Record<string, unknown>,
-): Promise<void> {
+): Promise<() => Promise<void>> {
+  const stored: Array<{ store: FileStore; path: FilePath }> = [];
   for (const { name, store: storeName } of fileFields(state.schema)) {
     const file = data[uploadFieldOf(name)];
     if (!isUploadedFile(file) || !file.path) continue;
@@ -89,9 +102,7 @@ async function storeUploads(
       throw new RoostError('invalid', 'validation_failure', `There is no file store ${storeName}.`, {
         fields: [[uploadFieldOf(name), 'no such file store']],
       });
-    const folder = pathOf([state.name]);
-    if (!(await store.get(admin.principal, folder)))
-      await store.create(admin.principal, ROOT, { name: state.name, type: 'd' });
+    const folder = await uploadFolder(store, admin, state.name);
     const saved = `${randomUUID().slice(0, 8)}-${file.filename}`;
     // The name checked first, at the upload's field (too long, a control character).
     const target = childOf(folder, saved, uploadFieldOf(name));
@@ -102,8 +113,12 @@ async function storeUploads(
       // A refusal before the store read the file leaves the stream open: close it.
       upload.stream.destroy();
     }
+    stored.push({ store, path: target });
     data[name] = target.path;
   }
+  return async () => {
+    for (const { store, path } of stored) await store.remove(admin.principal, path, {}).catch(() => undefined);
+  };
 }
 
 /**
@@ -133,7 +148,7 @@ function recordForm(
     fields: recordFields(state.schema, choices, record),
     actions: [{ id: 'save', method: 'submit', name: record ? 'Save record' : 'Create record' }],
     perform: async (data) => {
-      await storeUploads(ctx, admin, state, data);
+      const removeUploads = await storeUploads(ctx, admin, state, data);
       const values = recordData(state.schema, data);
       try {
         const saved = record
@@ -144,6 +159,8 @@ function recordForm(
           redirect: recordUrl(state.name, saved.id),
         };
       } catch (err) {
+        // The record was refused: its new files are not kept either.
+        await removeUploads();
         throw isRoostError(err) ? atFields(err) : err;
       }
     },

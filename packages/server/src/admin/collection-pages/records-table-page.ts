@@ -58,8 +58,11 @@ function hrefOf(name: string, query: TableQuery, change: Partial<TableQuery>, co
 
 /** The GET form above the table: the filter, the columns, the page size; the sort rides along hidden. */
 function filterForm(admin: AdminRequest, columns: readonly RecordColumn[], query: TableQuery): HTMLForm {
+  // The form shows the table's state as read (its defaults filled in), not the raw query: a
+  // query without `cols` shows every column, and so every box checked.
+  const shown = { filter: query.filter, perPage: String(query.perPage), cols: query.cols, sort: query.sort };
   return new HTMLForm({
-    request: admin.form,
+    request: { ...admin.form, query: shown },
     method: 'GET',
     formid: 'filter',
     css_class: 'form filter',
@@ -73,12 +76,11 @@ function filterForm(admin: AdminRequest, columns: readonly RecordColumn[], query
         settings: { placeholder: 'status = "open" && priority >= 2' },
         description: 'The filter language of docs/collection-queries.md.',
       },
-      { id: 'perPage', name: 'Per page', datatype: 'number', min: 1, max: MAX_PAGE_SIZE, default: PAGE_SIZE },
+      { id: 'perPage', name: 'Per page', datatype: 'number', min: 1, max: MAX_PAGE_SIZE },
       {
         id: 'cols',
         name: 'Columns',
         datatype: 'checkbox',
-        default: query.cols,
         listItems: columns.map((c) => ({ id: c.name, name: c.name })),
       },
       { id: 'sort', datatype: 'hidden' },
