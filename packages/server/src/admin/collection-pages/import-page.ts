@@ -36,7 +36,8 @@ function reportHtml(name: string, report: ImportReport): string {
     ]) +
     cut +
     (report.rejected ? table('Rejected rows', columns, report.problems, '') + listed : '') +
-    `<p>${link(collectionUrl(name), `To the records of ${name}`)} · ${link(`${collectionUrl(name)}/import`, 'Import another file')}</p>` +
+    `<p>${link(collectionUrl(name), `To the records of ${name}`)} · ` +
+    `${link(`${collectionUrl(name)}/import`, 'Import another file')}</p>` +
     '</section>'
   );
 }

@@ -210,7 +210,8 @@ async function recordPage(
     ([html]) =>
       backTo(state.name) +
       `<section class="card">${about}</section><section class="card">${html}</section>` +
-      `<section class="card"><h2>Delete</h2><p>${link(`${here}/delete`, 'Delete this record…', ' class="button danger"')}` +
+      '<section class="card"><h2>Delete</h2>' +
+      `<p>${link(`${here}/delete`, 'Delete this record…', ' class="button danger"')}` +
       '</p></section>',
   );
 }

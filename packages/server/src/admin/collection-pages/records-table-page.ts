@@ -130,8 +130,8 @@ function tableHtml(
     })
     .join('');
   return (
-    `<table class="responsive records"><caption class="visually-hidden">Records of ${escapeHtml(state.name)}` +
-    `</caption><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>`
+    '<div class="table-scroll"><table class="responsive records"><caption class="visually-hidden">' +
+    `Records of ${escapeHtml(state.name)}</caption><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table></div>`
   );
 }
 

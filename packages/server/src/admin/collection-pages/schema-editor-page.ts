@@ -192,7 +192,8 @@ async function schemaPage(
       (state
         ? historyHtml(state.name, versions, names) +
           '<section class="card"><h2>Delete</h2>' +
-          `<p>${link(`${here}/remove`, 'Delete this collection and its records…', ' class="button danger"')}</p></section>`
+          `<p>${link(`${here}/remove`, 'Delete this collection and its records…', ' class="button danger"')}` +
+          '</p></section>'
         : '')
     );
   });
