@@ -26,6 +26,11 @@ const posts = {
   // Nobody but administrators may do anything: the pages still show and change every record.
   rules: { list: null, view: null, create: null, update: null, delete: null },
 };
+/** Notes point at posts: the record form offers the posts by their title. */
+const notes = {
+  schema: { type: 'object', properties: { post: { type: 'string', 'x-relation': 'posts' } } },
+  rules: { list: null, view: null, create: null, update: null, delete: null },
+};
 const RULES = {
   list_who: 'admins',
   view_who: 'admins',
@@ -36,7 +41,7 @@ const RULES = {
 const HOSTILE = ['=HYPERLINK("https://evil.example","x")', '+1+2', '-3', '@SUM(A1)', '\tTAB', 'plain, "quoted"'];
 
 describe('collection pages: bad input is said on the page and changes nothing', () => {
-  const s = useServer({ collections: { posts } });
+  const s = useServer({ collections: { posts, notes } });
   const records = '/api/collections/posts/records';
   let token: string;
   let cookie: string;
@@ -99,6 +104,18 @@ describe('collection pages: bad input is said on the page and changes nothing', 
     assert.equal(unknown.status, 404);
     const badId = await getPage(s, `/admin/collections/posts/records/${encodeURIComponent("1' OR '1'='1")}`, cookie);
     assert.equal(badId.status, 422);
+  });
+
+  test('a relation offers the records of its collection by their label, escaped', async () => {
+    const form = await getPage(s, '/admin/collections/notes/new', cookie);
+    assert.equal(form.status, 200);
+    const { items } = (await s.request(`${records}?perPage=100`, undefined, { token })).body;
+    const hostile = items.find((r: { title: string }) => r.title === 'plain, "quoted"');
+    assert.ok(
+      form.html.includes(`<option value="${hostile.id}">plain, &quot;quoted&quot;</option>`),
+      'the post is offered by its title',
+    );
+    assert.match(form.html, /<input [^>]*name="post"[^>]*list="record-form-post-choices"/);
   });
 
   test('schema text that is not JSON, or not a schema, is said at its field by path', async () => {
