@@ -36,6 +36,8 @@ const SCHEMA = {
   required: ['title'],
 };
 
+const PLAN = { name: 'plan.txt', mimeType: 'text/plain', buffer: Buffer.from('the plan') };
+
 describe('admin collection pages in a browser', { skip }, () => {
   let s: TestServer;
   let browser: Browser;
@@ -131,22 +133,14 @@ describe('admin collection pages in a browser', { skip }, () => {
     await page.fill('#record-form-address-city', 'Oslo');
     await page.fill('#record-form-assignee', aliceId);
     await page.fill('#record-form-tags', 'roof\nurgent');
-    await page.setInputFiles('#record-form-attachment-upload', {
-      name: 'plan.txt',
-      mimeType: 'text/plain',
-      buffer: Buffer.from('the plan'),
-    });
+    await page.setInputFiles('#record-form-attachment-upload', PLAN);
     await page.click('#record-formsave\\$');
     // The record validator's refusal, at the field it names; nothing stored.
     await page.locator('#item-code .invalid-feedback').waitFor();
     assert.match(await page.locator('#item-code').innerText(), /must match pattern/);
     assert.equal((await s.request(`${records}?total=1`, undefined, { token })).body.total, 0);
     await page.fill('#record-form-code', 'ABC');
-    await page.setInputFiles('#record-form-attachment-upload', {
-      name: 'plan.txt',
-      mimeType: 'text/plain',
-      buffer: Buffer.from('the plan'),
-    });
+    await page.setInputFiles('#record-form-attachment-upload', PLAN);
     await page.click('#record-formsave\\$');
     await page.waitForURL(/\/admin\/collections\/tasks\/records\/[0-9a-f-]+$/);
     assert.match(await page.locator('.messages').innerText(), /created/);

@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Collections } from '../../collections/index.js';
 import { isRoostError, RoostError } from '../../core/errors.js';
 import type { PageDeps } from '../index.js';
-import { adminRequest, type AdminRequest } from '../page-kit/admin-page.js';
+import type { AdminRequest } from '../page-kit/admin-page.js';
+import { createStorePageContext } from '../store-pages/store-page-context.js';
 
 /**
  * What every collection page needs (issue 39, item 7): the collections, the other services
@@ -20,19 +21,9 @@ export interface CollectionPageContext {
   admin(request: FastifyRequest, reply: FastifyReply, fileBytes?: number): Promise<AdminRequest | null>;
 }
 
+/** The store pages' guard (store-pages/store-page-context.ts), the same for these pages. */
 export function createCollectionPageContext(deps: PageDeps, uploadDir: string): CollectionPageContext {
-  return {
-    collections: deps.collections,
-    deps,
-    admin: (request, reply, fileBytes = 0) =>
-      adminRequest(request, reply, {
-        users: deps.services.users,
-        trustedOrigins: deps.config.corsOrigins,
-        fieldBytes: deps.config.bodyLimit,
-        fileBytes,
-        uploadDir,
-      }),
-  };
+  return { collections: deps.collections, deps, admin: createStorePageContext(deps, uploadDir).admin };
 }
 
 /** `/admin/collections/<name>`: names are [a-z0-9_], encoded all the same. */

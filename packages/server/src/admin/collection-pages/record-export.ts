@@ -90,7 +90,7 @@ export function registerRecordExport(app: FastifyInstance, ctx: CollectionPageCo
     app,
     ctx,
     '/admin/collections/:name/export',
-    (_request, reply, admin) => exportRecords(ctx, reply, admin, _request.params.name),
+    (request, reply, admin) => exportRecords(ctx, reply, admin, request.params.name),
     { methods: ['GET'] },
   );
 }
