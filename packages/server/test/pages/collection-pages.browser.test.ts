@@ -297,7 +297,7 @@ describe('admin collection pages in a browser', { skip }, () => {
       '2\tpriority: must be <= 5',
       '3\ttitle: required',
     ]);
-    await shoot('import-report');
+    await shoot('import-report', true);
     const imported = (
       await s.request(`${records}?filter=${encodeURIComponent('title ~ "imported"')}&sort=title`, undefined, { token })
     ).body.items;
