@@ -178,9 +178,9 @@ export const testPasses = {
   'packages/server/test/packed-server.test.ts': ['runtime'],
 
   // Pages: HTML and chromium.
-  // The collection pages: access, CSRF, refusals and exports through the service the HTTP tests
-  // cover on both databases (test/http/collection-*.test.ts).
-  'packages/server/test/pages/collection-pages-input.test.ts': [],
+  // The collection pages: refusals, exports, imports in batches and the schema's history are read
+  // and written on both databases; the browser walk once, over the same service.
+  'packages/server/test/pages/collection-pages-input.test.ts': ['storage'],
   'packages/server/test/pages/collection-pages.browser.test.ts': [],
   'packages/server/test/pages/file-stores-page.test.ts': [],
   'packages/server/test/pages/passkeys.browser.test.ts': [],
