@@ -179,6 +179,10 @@ export const testPasses = {
   'packages/server/test/packed-server.test.ts': ['runtime'],
 
   // Pages: HTML and chromium.
+  // The collection pages: refusals, exports, imports in batches and the schema's history are read
+  // and written on both databases; the browser walk once, over the same service.
+  'packages/server/test/pages/collection-pages-input.test.ts': ['storage'],
+  'packages/server/test/pages/collection-pages.browser.test.ts': [],
   'packages/server/test/pages/file-stores-page.test.ts': [],
   'packages/server/test/pages/passkeys.browser.test.ts': [],
   'packages/server/test/pages/providers.browser.test.ts': [],

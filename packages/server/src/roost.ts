@@ -139,6 +139,7 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
     setupLinks,
     webhooks,
     jobs: services.jobs,
+    collections: services.collections,
     // What the service kinds bring to the pages (service-kinds.ts, core/service-kind.ts).
     kinds: {
       sections: services.kinds.flatMap((kind) => kind.nav),

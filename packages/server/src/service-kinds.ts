@@ -178,7 +178,8 @@ const collectionsKind: RoostServiceKind = {
         return state ? [{ name, schema: state.schema }] : [];
       }),
     ),
-  nav: [],
+  // Its pages need uploads (records' files, imports): registered as routes, as the store pages are (admin/index.ts).
+  nav: [{ href: '/admin/collections', label: 'Collections' }],
   // Live queries and webhooks of records: the record as the collections' API answers it (collections/record-ops.ts).
   events: (s) => [recordFamily(s.collections)],
   async dashboard(s, admin) {

@@ -28,6 +28,8 @@ import type { Caller } from '../users/index.js';
 import { registerUsersPages } from './pages/users-pages.js';
 import { registerUserSecurityPage } from './pages/user-security-page.js';
 import { registerStorePages } from './store-pages/index.js';
+import { registerCollectionPages } from './collection-pages/index.js';
+import type { Collections } from '../collections/index.js';
 import { roostCss } from './stylesheet.js';
 import { LIVE_SCRIPT } from './live-script.js';
 import { METHOD_PAGES } from './signin-methods/index.js';
@@ -50,6 +52,8 @@ export interface PageDeps {
   webhooks: Webhooks;
   /** The job queue (pages/jobs-pages.ts). */
   jobs: JobQueue;
+  /** The collections (collection-pages/). */
+  collections: Collections;
   /** What the service kinds (src/service-kinds.ts) bring to the pages: header sections, pages, permission targets. */
   kinds: KindPages;
 }
@@ -147,7 +151,8 @@ async function registerAdminPages(app: FastifyInstance, deps: PageDeps): Promise
  * Every server-rendered page, in one encapsulated plugin: the pages' body parser (multipart,
  * page-kit/page-body.ts) and their error pages (page-kit/page-errors.ts) are installed once here
  * and serve these routes only; the API keeps its JSON ones. Inside: the management backend, the
- * store pages (`/admin/data`, `/admin/files`) and the public user pages (`/users/...`).
+ * store pages (`/admin/data`, `/admin/files`), the collection pages (`/admin/collections`) and the
+ * public user pages (`/users/...`).
  */
 export async function registerPages(app: FastifyInstance, deps: PageDeps): Promise<void> {
   app.decorate('adminSections', deps.kinds.sections);
@@ -155,5 +160,6 @@ export async function registerPages(app: FastifyInstance, deps: PageDeps): Promi
   await installPageBodies(app, deps.config.bodyLimit);
   await app.register(registerAdminPages, deps);
   await app.register(registerStorePages, deps);
+  await app.register(registerCollectionPages, deps);
   await app.register(registerPublicUserPages, deps);
 }

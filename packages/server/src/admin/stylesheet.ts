@@ -82,6 +82,10 @@ td.num{text-align:right;white-space:nowrap}
   background:var(--card);text-decoration:none}
 .tabs [aria-current]{border-color:var(--accent);font-weight:600}
 .generated-name{font-size:1.1rem}
+/* The records table of a collection (collection-pages/): wide tables scroll, sort links in their headers */
+.table-scroll{overflow-x:auto;margin-bottom:1rem}
+.table-scroll table.responsive{margin-bottom:0}
+table.records th a.sort{white-space:nowrap}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 table.responsive{margin-bottom:1rem}
 .filter .control-group{display:inline-block;vertical-align:top;margin-right:.75rem;min-width:12rem}

@@ -55,6 +55,17 @@ export interface CollectionInfo {
   records: number;
 }
 
+/** One version of a collection's schema and rules, as its history keeps it (`collection_history`). */
+export interface CollectionVersion {
+  version: number;
+  schema: Record<string, unknown>;
+  rules: Rules;
+  /** When it was made (ISO 8601). */
+  changedAt: string;
+  /** The administrator's user id; null for the configuration file. */
+  changedBy: string | null;
+}
+
 /** The most writes one batch holds. */
 const MAX_BATCH = 100;
 
@@ -66,10 +77,11 @@ export function createCollections(deps: CollectionsDeps) {
       ? createRecordCache(deps.config.recordCacheBytes, deps.config.users.sessionCacheSeconds * 1000, deps.clock)
       : null;
   const records = recordsRepo(deps.db as Kysely<Record<string, RecordRow>>, dialect, cache);
+  const repo = collectionsRepo(deps.db as Kysely<CollectionTables>);
   const definitions = collectionDefinitions({
     ajv: recordAjv(),
     clock: deps.clock,
-    definitions: collectionsRepo(deps.db as Kysely<CollectionTables>),
+    definitions: repo,
     records,
     indexes: (repo, state) => syncIndexes(repo, state, dialect),
     declared(name) {
@@ -165,6 +177,18 @@ export function createCollections(deps: CollectionsDeps) {
       const state = await definitions.define(definition, caller.userId, mode);
       deps.events.emit({ kind: 'collection.changed', collection: state.name });
       return infoOf(state);
+    },
+    /** Every version of a collection's schema and rules, oldest first. */
+    async history(caller: Principal, name: string): Promise<CollectionVersion[]> {
+      administer(caller);
+      stateOf(name);
+      return (await repo.history(name)).map((row) => ({
+        version: row.version,
+        schema: JSON.parse(row.schema) as Record<string, unknown>,
+        rules: JSON.parse(row.rules) as Rules,
+        changedAt: row.changed_at,
+        changedBy: row.changed_by,
+      }));
     },
     async drop(caller: Principal, name: string): Promise<void> {
       administer(caller);

@@ -1,5 +1,10 @@
 /** The collections kind (issue 39): what the rest of the server may import of it. */
-export { createCollections, type Collections, type CollectionInfo } from './collections-service.js';
+export {
+  createCollections,
+  type Collections,
+  type CollectionInfo,
+  type CollectionVersion,
+} from './collections-service.js';
 export type { Rules } from './collection-rules.js';
 export type { RecordPage } from './record-list.js';
 export { recordView, type RecordView } from './record-ops.js';

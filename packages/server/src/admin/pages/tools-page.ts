@@ -1,6 +1,7 @@
 import { ToolForm, type ContentTool, type ToolConf, type ToolResult } from '@roost/forms';
 import { formatTime } from '../../core/clock.js';
 import { USER_PAGE, type UserQuery, type UserService } from '../../users/index.js';
+import { csvField } from '../page-kit/csv-field.js';
 import { formBase, type AdminPages, type AdminPageRequest } from './admin-routes.js';
 import { STATE_FILTER, stateQuery } from './users-pages.js';
 
@@ -11,17 +12,6 @@ import { STATE_FILTER, stateQuery } from './users-pages.js';
  */
 
 const CSV_COLUMNS = ['id', 'name', 'email', 'realname', 'state', 'groups', 'notify', 'created', 'activity'] as const;
-
-/**
- * One CSV field (RFC 4180): quoted when it holds a quote, comma or line break. A leading `=`,
- * `+`, `-`, `@`, tab or carriage return gets a `'` in front, so a spreadsheet shows the text
- * instead of running it as a formula (OWASP "CSV injection").
- */
-function csvField(value: unknown): string {
-  let text = Array.isArray(value) ? value.join(' ') : value === null || value === undefined ? '' : String(value);
-  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
 
 async function usersCsv(
   users: UserService,
