@@ -121,10 +121,7 @@ async function registerAdminPages(app: FastifyInstance, deps: PageDeps): Promise
   for (const register of deps.kinds.pages) register(pages);
   registerOutboxPages(pages, { outboxDir: deps.outboxDir, settings: deps.settings });
   registerToolsPage(pages, users);
-  registerWebhookPages(pages, {
-    webhooks: deps.webhooks,
-    services: deps.kinds.services().map((service) => service.name),
-  });
+  registerWebhookPages(pages, { webhooks: deps.webhooks });
   registerJobPages(pages, deps.jobs);
   registerSettingsPage(pages, { users, settings: deps.settings, mailer: deps.mailer, config: deps.config });
   // A mistyped backend address answers a page, not the API's JSON body.

@@ -174,6 +174,9 @@ export function createCollections(deps: CollectionsDeps) {
     async define(caller: Principal, name: string, input: unknown, mode: 'create' | 'change'): Promise<CollectionInfo> {
       administer(caller);
       const definition = { name: parseInput(collectionName, name), ...parseInput(definitionInput, input) };
+      // A webhook names its service by name alone (realtime/webhooks.ts): one name, one service.
+      if (Object.hasOwn(deps.config.dataStores, name) || Object.hasOwn(deps.config.fileStores, name))
+        throw collectionErrors.collection_exists({ fields: [['name', 'a data or file store has this name']] });
       const state = await definitions.define(definition, caller.userId, mode);
       deps.events.emit({ kind: 'collection.changed', collection: state.name });
       return infoOf(state);

@@ -229,6 +229,16 @@ export const configSchema = z
         ctx.addIssue({ code: 'custom', path: ['fileStores', name], message: 'a data store has this name already' });
       }
     }
+    // A webhook names its service by name alone (realtime/webhooks.ts): one name, one service.
+    for (const name of Object.keys(config.collections)) {
+      if (name in config.dataStores || name in config.fileStores) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['collections', name],
+          message: 'a data or file store has this name already',
+        });
+      }
+    }
   });
 
 export type ConfigInput = z.input<typeof configSchema>;

@@ -16,6 +16,8 @@ export interface EventFamily {
   readonly kinds: readonly EventKind[];
   /** Whether `service` is one of its services (a store's name, `users`): webhooks are set per service. */
   hasService(service: string): boolean;
+  /** The services it has now, in the order a list shows them (the admin's webhook form). */
+  services(): readonly string[];
   /** The service an event is about, or null when the event is not of this family. */
   serviceOf(event: Told): string | null;
   /**

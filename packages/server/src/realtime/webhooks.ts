@@ -37,6 +37,8 @@ export interface Webhooks {
   list(caller: Principal): Promise<Webhook[]>;
   /** Adds a webhook with a new secret; a URL that is not http(s), an unknown service or kind is refused. */
   add(caller: Principal, input: NewWebhook): Promise<Webhook>;
+  /** The services a webhook may follow now: every family's (users, stores, collections). */
+  services(): string[];
   remove(caller: Principal, id: string): Promise<boolean>;
   deliveries(caller: Principal, webhookId: string, limit: number): Promise<Delivery[]>;
   /** Start following the list every RELOAD_MS (serve does; the job queue delivers). */
@@ -160,6 +162,8 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
       backendGrants(caller).require('administer');
       return store.list();
     },
+
+    services: () => deps.families.flatMap((family) => family.services()),
 
     async add(caller, input) {
       backendGrants(caller).require('administer');

@@ -197,6 +197,14 @@ describe('collections: relations, files, expand and fields over HTTP', () => {
       { token: await s.adminToken() },
     );
     assert.equal(schema.status, 422, 'expand is a reserved name');
+    for (const name of ['files', 'data']) {
+      const taken = await s.request(
+        '/api/collections',
+        { name, schema: { type: 'object', properties: {} }, rules: {} },
+        { token: await s.adminToken() },
+      );
+      assert.deepEqual([taken.status, taken.body.code], [409, 'collection_exists'], `${name}: a store's name`);
+    }
   });
 
   test('parallel writers naming one record all pass, anonymous ones too when the create rule is open', async () => {

@@ -143,8 +143,20 @@ describe('webhooks', () => {
     try {
       await s.adminToken();
       const cookie = await authCookie(s, 'admin');
+      const before = await getPage(s, '/admin/webhooks', cookie);
+      assert.doesNotMatch(before.html, /<option[^>]*value="pinned"/);
+      // A collection made while Roost runs is a service a webhook may follow, at once.
+      const schema = { type: 'object', properties: { text: { type: 'string' } } };
+      const made = await s.request(
+        '/api/collections',
+        { name: 'pinned', schema, rules: {} },
+        { token: await s.adminToken() },
+      );
+      assert.equal(made.status, 201);
       const page = await getPage(s, '/admin/webhooks', cookie);
       assert.equal(page.status, 200);
+      for (const service of ['users', 'data', 'files', 'pinned'])
+        assert.match(page.html, new RegExp(`<option[^>]*value="${service}"`), service);
       const added = await postForm(
         s,
         '/admin/webhooks',

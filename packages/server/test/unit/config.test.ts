@@ -89,6 +89,19 @@ describe('configuration', () => {
     assert.match(err.problems.join('\n'), /fileStores\.shared: a data store has this name already/);
   });
 
+  test('a collection may not share its name with a store', async () => {
+    const cwd = await dir();
+    const collection = { schema: { type: 'object', properties: {} } };
+    await writeFile(
+      join(cwd, 'roost.config.json'),
+      JSON.stringify({ collections: { data: collection, files: collection } }),
+    );
+    const err = await loadConfig({ cwd, env: {} }).catch((e: unknown) => e);
+    assert.ok(err instanceof ConfigError);
+    assert.match(err.problems.join('\n'), /collections\.data: a data or file store has this name already/);
+    assert.match(err.problems.join('\n'), /collections\.files: a data or file store has this name already/);
+  });
+
   test('invalid JSON in the file is a clear error, not a crash', async () => {
     const cwd = await dir();
     await writeFile(join(cwd, 'roost.config.json'), '{ "port": 80,');

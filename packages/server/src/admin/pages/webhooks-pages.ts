@@ -22,8 +22,6 @@ import { accountConfirmForm } from './confirm-form.js';
 
 interface WebhookPagesDeps {
   webhooks: Webhooks;
-  /** The services a webhook may follow: `users`, then every data and file store. */
-  services: readonly string[];
 }
 
 const DELIVERIES_SHOWN = 50;
@@ -43,7 +41,8 @@ async function listPage(deps: WebhookPagesDeps, page: AdminPageRequest) {
         name: 'Service',
         datatype: 'list',
         required: true,
-        listItems: deps.services.map((s) => ({ id: s, name: s })),
+        // Read per request: collections come and go while Roost runs.
+        listItems: deps.webhooks.services().map((s) => ({ id: s, name: s })),
       },
       {
         id: 'kinds',
@@ -85,7 +84,7 @@ async function listPage(deps: WebhookPagesDeps, page: AdminPageRequest) {
       { id: 'add', method: 'runTool', name: 'Add webhook', cssClass: 'btn btn-primary' },
     ],
   });
-  const outcome = await form.process({ defaultData: { service: deps.services[0] ?? 'users' } });
+  const outcome = await form.process({ defaultData: { service: 'users' } });
   if (added) return { redirect: `/admin/webhooks/${encodeURIComponent(added.id)}`, messages: ['Webhook added.'] };
   const hooks = await deps.webhooks.list(page.admin.principal);
   const columns = [

@@ -17,6 +17,7 @@ export function accountFamily(
     name: 'account',
     kinds: ACCOUNT_EVENTS,
     hasService: (service) => service === 'users',
+    services: () => ['users'],
     serviceOf: (event) => (isAccountEvent(event) ? 'users' : null),
     topic(text) {
       if (text !== 'account') throw invalidTopic(text, 'is the own account as `account`, with nothing after it');

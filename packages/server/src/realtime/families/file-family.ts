@@ -64,6 +64,7 @@ export function fileFamily(fileStores: FileStores, view: (entry: FileEntry) => o
     name: 'files',
     kinds: FILE_EVENTS,
     hasService: (service) => fileStores.get(service) !== undefined,
+    services: () => fileStores.names,
     serviceOf: (event) => (isFileEvent(event) ? event.store : null),
     topic(text) {
       const topic = parseFileTopic(text);

@@ -64,6 +64,7 @@ export function itemFamily(dataStores: DataStores, view: (item: Item) => object)
     name: 'items',
     kinds: ITEM_EVENTS,
     hasService: (service) => dataStores.get(service) !== undefined,
+    services: () => dataStores.names,
     serviceOf: (event) => (isItemEvent(event) ? event.store : null),
     topic(text) {
       const topic = parseItemTopic(text);

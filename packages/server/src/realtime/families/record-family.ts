@@ -214,6 +214,7 @@ export function recordFamily(collections: Collections): EventFamily {
     kinds: RECORD_EVENTS,
     // Webhooks are set per collection, by its name (docs/realtime.md "Webhooks").
     hasService: (service) => collections.state(service) !== undefined,
+    services: () => collections.names(),
     serviceOf: (event) => (isRecordEvent(event) ? event.collection : null),
     topic(text) {
       const { collection, filter } = parseRecordTopic(text);
