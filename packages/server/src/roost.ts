@@ -16,7 +16,7 @@ import { programCaller } from './users/index.js';
 // The package's entry (@roost/server): Roost with its HTTP app, and the services without it,
 // with the types of their operations (docs/embedding.md).
 export { openServices, type RoostOverrides, type Services } from './services.js';
-export { parseConfig, type Config, type ConfigInput } from './core/config.js';
+export { defineConfig, parseConfig, type Config, type ConfigInput } from './core/config.js';
 export { isRoostError, RoostError } from './core/errors.js';
 export { ANONYMOUS, type Principal } from './core/permissions.js';
 export {
@@ -33,7 +33,9 @@ export { ITEM_EVENTS, type ItemEvent } from './datastore/index.js';
 export { FILE_EVENTS, type FileEvent } from './filestore/index.js';
 export { ACCOUNT_EVENTS, type AccountEvent } from './users/index.js';
 export {
+  defineCollection,
   RECORD_EVENTS,
+  type CollectionDeclaration,
   type CollectionInfo,
   type Collections,
   type RecordEvent,

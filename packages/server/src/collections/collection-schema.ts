@@ -23,6 +23,11 @@ const annotations = {
   description: z.string().max(2000).optional(),
 };
 const unique = { 'x-unique': z.boolean().optional() };
+/**
+ * No `type` (an enum, any JSON): so that the compiler, too, refuses a `type` the subset has not
+ * (define-collection.ts), where it would otherwise take `{ type: 'date' }` for any JSON.
+ */
+const noType = z.never().optional();
 
 const stringSchema = z
   .object({
@@ -78,6 +83,7 @@ const booleanSchema = z
 /** `{ "enum": [...] }` without a type: its values say the kind. */
 const enumSchema = z
   .object({
+    type: noType,
     enum: z.union([z.array(z.string()).min(1).max(500), z.array(z.number()).min(1).max(500)]),
     default: z.union([z.string(), z.number()]).optional(),
     ...unique,
@@ -86,7 +92,7 @@ const enumSchema = z
   .strict();
 
 /** Any JSON value: `{}` (with annotations at most). */
-const jsonSchema = z.object({ default: z.unknown().optional(), ...annotations }).strict();
+const jsonSchema = z.object({ type: noType, default: z.unknown().optional(), ...annotations }).strict();
 
 type PropertySchema =
   | z.infer<typeof stringSchema>

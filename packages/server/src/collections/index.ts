@@ -23,3 +23,4 @@ export { queryContext } from './collection-access.js';
 export { type CheckedFilter, compileMatcher, parseFilter, prepareFilter, type StoredRecord } from './query/index.js';
 export { batchInput, definitionInput, recordQueryInput, recordReadInput } from './collections-inputs.js';
 export { makeRecordTables } from './records-repo.js';
+export { defineCollection, type CollectionDeclaration } from './define-collection.js';

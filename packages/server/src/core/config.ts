@@ -242,6 +242,14 @@ export const configSchema = z
   });
 
 export type ConfigInput = z.input<typeof configSchema>;
+
+/**
+ * The configuration as `roost.config.ts` exports it, typed as it is written (docs/configuration.md);
+ * Roost validates it when it starts all the same.
+ */
+export function defineConfig(config: ConfigInput): ConfigInput {
+  return config;
+}
 type ParsedConfig = z.output<typeof configSchema>;
 export type DataStoreOptions = z.output<typeof dataStoreOptions>;
 export type FileStoreOptions = z.output<typeof fileStoreOptions>;

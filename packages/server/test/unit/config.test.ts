@@ -4,6 +4,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../src/core/config.js';
+import { defineCollection, defineConfig, parseConfig } from '../../src/roost.js';
 
 const dir = () => mkdtemp(join(tmpdir(), 'roost-config-'));
 
@@ -87,6 +88,27 @@ describe('configuration', () => {
     const err = await loadConfig({ cwd, env: {} }).catch((e: unknown) => e);
     assert.ok(err instanceof ConfigError);
     assert.match(err.problems.join('\n'), /fileStores\.shared: a data store has this name already/);
+  });
+
+  test('roost.config.ts has typed helpers: defineConfig and defineCollection', () => {
+    const posts = defineCollection({
+      schema: {
+        type: 'object',
+        properties: { title: { type: 'string', maxLength: 200 }, n: { type: 'integer' } },
+        required: ['title'],
+        'x-indexes': [['n']],
+      },
+      rules: { list: '', view: '' },
+    });
+    const config = parseConfig(defineConfig({ port: 9000, collections: { posts } }));
+    assert.equal(config.port, 9000);
+    assert.equal(config.collections.posts?.rules.list, '');
+    assert.equal(config.collections.posts?.rules.delete, null);
+    // The compiler refuses what the subset has not (these lines are checked by the typecheck).
+    // @ts-expect-error: `date` is no type of the subset (a string with `format: 'date'` is)
+    defineCollection({ schema: { type: 'object', properties: { due: { type: 'date' } } } });
+    // @ts-expect-error: rules are per operation
+    defineCollection({ schema: { type: 'object', properties: {} }, rules: { read: '' } });
   });
 
   test('a collection may not share its name with a store', async () => {
