@@ -3,8 +3,8 @@ export type FilterValue = string | number | boolean | null | Date;
 
 /** `{:name}`, as PocketBase's `pb.filter` writes its placeholders. */
 const PLACEHOLDER = /\{:([A-Za-z_][A-Za-z0-9_]*)\}/g;
-/** A NUL, or half of a surrogate pair: text the filter language refuses (docs/collection-queries.md "Syntax"). */
-const UNWRITABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/** Half of a surrogate pair: text the filter language refuses, as a NUL (docs/collection-queries.md "Syntax"). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /**
  * A filter with its values written as the filter language's literals (docs/collection-queries.md):
@@ -37,7 +37,7 @@ function literal(value: unknown, name: string): string {
     return JSON.stringify(value.toISOString());
   }
   if (typeof value === 'string') {
-    if (UNWRITABLE.test(value))
+    if (value.includes('\u0000') || LONE_SURROGATE.test(value))
       throw new TypeError(`{:${name}} holds a NUL character or half of a surrogate pair, which a filter cannot`);
     // JSON's escapes (\" \\ \n \uXXXX ...) are the filter language's.
     return JSON.stringify(value);

@@ -1,4 +1,5 @@
-import { writeFile } from 'node:fs/promises';
+import { stat, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROOST_VERSION } from '../core/version.js';
 import { ConfigError, loadConfig, type Config } from '../core/config.js';
@@ -262,8 +263,9 @@ async function sweepCommand(args: string[]): Promise<number> {
 async function typesCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: { out: { type: 'string' } } });
   const out = values.out ?? 'roost-types.ts';
-  if (out.trim() === '') {
-    console.error('roost types: --out takes a file name');
+  const problem = await outputProblem(out);
+  if (problem) {
+    console.error(`roost types: ${problem}`);
     return 2;
   }
   const config = await loadConfig();
@@ -281,6 +283,15 @@ async function typesCommand(args: string[]): Promise<number> {
   const list = names.length ? `: ${names.join(', ')}` : ' (no collection yet)';
   console.log(`wrote ${out}, the record types of ${names.length} collection(s)${list} (${whereLine(config)})`);
   return 0;
+}
+
+/** Why `file` cannot be written, told before the database is opened; null when it can. */
+async function outputProblem(file: string): Promise<string | null> {
+  if (file.trim() === '') return '--out takes a file name';
+  const folder = await stat(dirname(resolve(file))).catch(() => null);
+  if (!folder?.isDirectory()) return `the folder of ${file} does not exist: make it first`;
+  if ((await stat(file).catch(() => null))?.isDirectory()) return `${file} is a folder: give a file name`;
+  return null;
 }
 
 async function user(args: string[]): Promise<number> {

@@ -28,7 +28,7 @@ const SYSTEM_FIELDS: Record<string, JSONSchema> = {
  * `BlogPostsRecord`. An underscore before a letter becomes that letter's capital; any other
  * underscore stays (`a_1` → `A_1Record`), so two names of the pattern never give one type name.
  */
-export function recordTypeName(collection: string): string {
+function recordTypeName(collection: string): string {
   const pascal = collection.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
   return `${pascal.charAt(0).toUpperCase()}${pascal.slice(1)}Record`;
 }
