@@ -86,6 +86,11 @@ export class Collection<R extends RecordBase = AnyRecord> extends Connector {
     this.#realtime = realtime;
   }
 
+  /** The live stream `live` uses unless given another (shared by a `collections()` connector's collections). */
+  get realtime(): Realtime {
+    return this.#realtime();
+  }
+
   #path(id?: string): string {
     const base = `/api/collections/${this.name}/records`;
     if (id === undefined) return base;

@@ -9,6 +9,7 @@ import {
   type RecordChange,
   type RoostError,
 } from '../src/index.js';
+import { recordOrder } from '../src/bindings/record-order.js';
 import type { Collections, PostsRecord } from './fixtures/roost-types.js';
 import { startRoost, type TestServer } from './helpers/roost.js';
 
@@ -81,13 +82,7 @@ describe('collections connector (Node)', () => {
     assert.equal(await posts.delete(made.id), null);
     const gone = await failure(posts.get(made.id));
     assert.deepEqual([gone.status, gone.code, gone.operation], [404, 'record_not_found', 'records_get']);
-    assert.deepEqual(called, [
-      'records_create',
-      'records_get',
-      'records_merge',
-      'records_replace',
-      'records_delete',
-    ]);
+    assert.deepEqual(called, ['records_create', 'records_get', 'records_merge', 'records_replace', 'records_delete']);
   });
 
   test('a write the schema refuses rejects with every bad field, and stores nothing', async () => {
@@ -184,6 +179,46 @@ describe('collections connector (Node)', () => {
     assert.equal(badSort.code, 'invalid_sort');
     assert.equal((await failure(posts.list({ perPage: 501 }))).reason('perPage'), 'a whole number from 1 to 500');
     assert.equal((await failure(posts.list({ cursor: 'not-a-cursor' }))).code, 'invalid_cursor');
+  });
+
+  test("the live views' order is the server's: code points, nulls, numbers, booleans, members, id last", async () => {
+    const posts = db.collection('posts');
+    const tag = `order-${Date.now()}`;
+    const titles = ['Z', 'a', 'é', '😀', '\uffff', 'a', 'ab', ' '];
+    await db.batch(
+      titles.map((title, i) => ({
+        collection: 'posts' as const,
+        action: 'create' as const,
+        data: {
+          title,
+          tags: [tag],
+          ...(i % 3 === 0 ? {} : { priority: i % 4 }),
+          ...(i % 2 === 0 ? { done: i % 4 === 0 } : {}),
+          ...(i % 3 === 1 ? { address: { city: titles[(i + 3) % titles.length] as string } } : {}),
+        },
+      })),
+    );
+    const sorts = [undefined, 'title', '-title', '-priority,title', 'address.city', 'done,-priority', 'priority,-id'];
+    for (const sort of sorts) {
+      const { items } = await posts.list({
+        filter: filter('tags ?= {:tag}', { tag }),
+        ...(sort ? { sort: sort as 'title' } : {}),
+      });
+      const ids = items.map((p) => p.id);
+      assert.deepEqual(
+        [...items].sort(recordOrder(sort)).map((p) => p.id),
+        ids,
+        `sort ${sort}`,
+      );
+      assert.deepEqual(
+        [...items]
+          .reverse()
+          .sort(recordOrder(sort))
+          .map((p) => p.id),
+        ids,
+        `sort ${sort}, reversed`,
+      );
+    }
   });
 
   test('a batch of several collections is all or nothing', async () => {

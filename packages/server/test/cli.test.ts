@@ -211,7 +211,7 @@ describe('cli', () => {
       assert.equal(res.code, 0, res.stderr);
       assert.match(res.stdout, /^wrote records\.ts, the record types of 3 collection\(s\): authors, notes, posts \(/);
       const written = await readFile(join(dir, 'records.ts'), 'utf8');
-      assert.equal(written, await readFile(fixture('roost-types.ts'), 'utf8'), 'the fixture is the command\'s output');
+      assert.equal(written, await readFile(fixture('roost-types.ts'), 'utf8'), "the fixture is the command's output");
 
       // The file compiles on its own, strictly, and a program using it is checked by it.
       await writeFile(
