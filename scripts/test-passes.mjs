@@ -18,6 +18,8 @@ export const testPasses = {
   'packages/client/test/browser-passkeys.test.ts': [],
   'packages/client/test/browser-react.test.ts': [],
   'packages/client/test/browser-vue.test.ts': [],
+  // Collections through the connector: fetch with JSON bodies, and live queries over SSE.
+  'packages/client/test/collections.test.ts': ['runtime'],
   'packages/client/test/datastore.test.ts': ['runtime'],
   'packages/client/test/docs.test.ts': [],
   'packages/client/test/errors.test.ts': ['runtime'],

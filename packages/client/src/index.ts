@@ -15,6 +15,9 @@ import { checkStoreName, resolveOptions, type RoostOptions } from './options.js'
 import { Users } from './users.js';
 export { secondFactorChallenge } from './users.js';
 import { Realtime } from './realtime.js';
+import { checkCollectionName, Collection, CollectionsConnector } from './collection.js';
+import type { AnyCollections, AnyRecord, RecordBase, RecordMap } from './collection-types.js';
+export { filter, type FilterValue } from './record-filter.js';
 
 /** The interface release the connector speaks. */
 export const PROTOCOL_RELEASE = '0.9.1';
@@ -63,13 +66,47 @@ export function realtime(options: RoostOptions = {}): Realtime {
   return new Realtime(resolveOptions(options));
 }
 
-export { DataStore, FileStore, Users, Realtime };
+/**
+ * The collections of a Roost (docs/collections.md), typed by the `Collections` map that
+ * `roost types` writes: `collection(name)` is typed by its record, `batch` writes several
+ * collections all or nothing, and their live queries share one stream.
+ *
+ * @example
+ * import type { Collections } from './roost-types';
+ * const db = collections<Collections>({ baseUrl: 'http://127.0.0.1:8080', token });
+ * const { items } = await db.collection('posts').list({ filter: filter('status = {:s}', { s: 'open' }) });
+ */
+export function collections<C extends RecordMap<C> = AnyCollections>(
+  options: RoostOptions = {},
+): CollectionsConnector<C> {
+  return new CollectionsConnector<C>(resolveOptions(options), (resolved) => new Realtime(resolved));
+}
+
+/**
+ * One collection's records, `R` the type of its records (from `roost types`); its live queries
+ * have a stream of their own unless given one (`live(query, onChange, { realtime })`).
+ *
+ * @example
+ * const posts = collection<PostsRecord>('posts', { baseUrl: 'http://127.0.0.1:8080', token });
+ * const made = await posts.create({ title: 'Road works' });
+ */
+export function collection<R extends RecordBase = AnyRecord>(name: string, options: RoostOptions = {}): Collection<R> {
+  const resolved = resolveOptions(options);
+  let stream: Realtime | undefined;
+  return new Collection<R>(checkCollectionName(name), resolved, () => {
+    stream ??= new Realtime(resolved);
+    return stream;
+  });
+}
+
+export { DataStore, FileStore, Users, Realtime, Collection, CollectionsConnector };
 export type {
   LiveAccountEvent,
   LiveEvent,
   LiveFileEvent,
   LiveHandler,
   LiveItemEvent,
+  LiveRecordEvent,
   LiveReloadEvent,
   SubscribeOptions,
 } from './realtime.js';
@@ -79,5 +116,7 @@ export type * from './shared-types.js';
 export type * from './users-types.js';
 export type * from './datastore-types.js';
 export type * from './filestore-types.js';
+export type * from './collection-types.js';
+export type { LiveQueryOptions, RecordChange } from './collection.js';
 export type { Items, OneItem, WriteOptions as ItemWriteOptions } from './datastore.js';
 export type { EntryFields, ReadOptions, ReadResults, WriteOptions as FileWriteOptions } from './filestore.js';

@@ -3,6 +3,7 @@ import { isRoostError, RoostError } from './errors.js';
 import type { Item } from './datastore-types.js';
 import type { Entry } from './filestore-types.js';
 import type { Profile } from './users-types.js';
+import type { AnyRecord } from './collection-types.js';
 import { Deadline, Transport } from './transport.js';
 import type { ConnectorOptions } from './options.js';
 
@@ -36,13 +37,26 @@ export interface LiveAccountEvent extends EventBase {
   user?: Profile;
 }
 
+/**
+ * A change to a record of a collection (docs/collections.md "Live queries"): `record` is the
+ * record as the API answers it (for a deletion, as it was; absent past the size an event carries).
+ * `left` (an update, without the record): it no longer passes the topic's filter or the view rule.
+ */
+export interface LiveRecordEvent<R = AnyRecord> extends EventBase {
+  event: 'record.created' | 'record.updated' | 'record.deleted';
+  collection: string;
+  id: string;
+  record?: R;
+  left?: true;
+}
+
 /** Events were missed (away too long, or the server lost some): fetch what you show again. */
 export interface LiveReloadEvent extends EventBase {
   event: 'reload';
   reason: string;
 }
 
-export type LiveEvent = LiveItemEvent | LiveFileEvent | LiveAccountEvent | LiveReloadEvent;
+export type LiveEvent = LiveItemEvent | LiveFileEvent | LiveAccountEvent | LiveRecordEvent | LiveReloadEvent;
 export type LiveHandler = (event: LiveEvent) => void;
 
 /** What a subscription may be told besides its events. */
@@ -116,7 +130,8 @@ export class Realtime {
 
   /**
    * Calls `handler` with every event of `topic` (`items/<store>`, `items/<store>?keys=a,b`,
-   * `items/<store>?prefix=p`, `files/<store>/<dir>`, `files/<store>/<dir>/**`, `account`) and
+   * `items/<store>?prefix=p`, `files/<store>/<dir>`, `files/<store>/<dir>/**`, `account`,
+   * `records/<collection>`, `records/<collection>?filter=<URL-encoded filter>`) and
    * with `reload` when events were missed. The function returned ends the subscription.
    */
   subscribe(topic: string, handler: LiveHandler, options: SubscribeOptions = {}): () => void {

@@ -5,7 +5,7 @@ import type { CallOptions, ConnectorOptions } from './options.js';
 export type Answer = Record<string, unknown>;
 
 export interface SendInit {
-  method: 'GET' | 'POST' | 'PUT';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   body?: BodyInit | null;
   headers?: Record<string, string>;
   /** Needed by Node's fetch for a streamed (ReadableStream) body. */
@@ -65,6 +65,58 @@ export class Transport {
         deadline,
       );
       return (await this.answer(operation, response, deadline)) as T;
+    } finally {
+      deadline.clear();
+    }
+  }
+
+  /**
+   * A call of a JSON route in the REST shape (the collections' `/api/collections/...`):
+   * `method` on `path` with `body` as JSON, telling the callbacks.
+   */
+  rest<T>(
+    operation: string,
+    method: SendInit['method'],
+    path: string,
+    body: unknown,
+    call?: CallOptions<T>,
+  ): Promise<T> {
+    return this.settle(operation, call, () => this.restRequest<T>(operation, method, path, body, call));
+  }
+
+  /**
+   * {@link rest} without the callbacks. Only the status tells a failure: a record may have fields
+   * named `result` and `code`, which {@link parseAnswer} would read as one. A 204 answers null.
+   */
+  async restRequest<T>(
+    operation: string,
+    method: SendInit['method'],
+    path: string,
+    body: unknown,
+    call?: { signal?: AbortSignal; timeout?: number },
+  ): Promise<T> {
+    const deadline = this.deadline(call);
+    try {
+      const init: SendInit =
+        body === undefined
+          ? { method }
+          : { method, body: JSON.stringify(body), headers: { 'content-type': 'application/json' } };
+      const response = await this.send(operation, path, init, deadline);
+      let text: string;
+      try {
+        text = await response.text();
+      } catch (err) {
+        throw deadline.failure(operation, err, this.options.baseUrl);
+      }
+      if (response.status === 204) return null as T;
+      const answer = text === '' ? null : parseObject(text);
+      if (!answer)
+        throw new RoostError('The answer is not a JSON object.', {
+          status: response.status,
+          code: 'invalid_answer',
+          operation,
+        });
+      return answer as T;
     } finally {
       deadline.clear();
     }

@@ -67,14 +67,19 @@ describe('the served browser bundle in chromium', () => {
     assert.equal((await fetch(`${s.url}/static/roost-client.js`, { headers: { 'if-none-match': etag } })).status, 304);
     const exported = await tp.page.evaluate(() => Object.keys((window as unknown as PageGlobals).roost).sort());
     assert.deepEqual(exported, [
+      'Collection',
+      'CollectionsConnector',
       'DataStore',
       'FileStore',
       'PROTOCOL_RELEASE',
       'Realtime',
       'RoostError',
       'Users',
+      'collection',
+      'collections',
       'datastore',
       'filestore',
+      'filter',
       'isRoostError',
       'realtime',
       'secondFactorChallenge',

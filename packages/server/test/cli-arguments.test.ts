@@ -51,6 +51,21 @@ describe('cli: arguments, settings and what it cannot use', () => {
     assert.match(unknown.stderr, /unknown command/);
   });
 
+  test('types refuses an --out it cannot write before it opens the database', async () => {
+    for (const [out, message] of [
+      ['', /--out takes a file name/],
+      [join(cwd, 'no-such-folder', 'types.ts'), /the folder of .*no-such-folder.* does not exist/],
+      [cwd, /is a folder: give a file name/],
+    ] as const) {
+      const res = await run(['types', '--out', out]);
+      assert.equal(res.code, 2, res.stderr);
+      assert.match(res.stderr, message);
+    }
+    const unknown = await run(['types', '--output', 'x.ts']);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /Unknown option '--output'/);
+  });
+
   test('ROOST_PORT=abc exits 1 with a message naming port', async () => {
     const res = await run(['migrate'], { ROOST_PORT: 'abc' });
     assert.equal(res.code, 1);

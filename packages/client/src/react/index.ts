@@ -1,8 +1,9 @@
 /**
  * React bindings of the Roost connector (`@roost/client/react`): hooks for the signed-in user,
- * an item, a list with paging, a directory, and a file upload with progress; the item, list and
- * directory follow live changes when given a `realtime()` connector (`{ live }`). Each hook takes a connector of
- * `@roost/client`; actions never reject, failures show in `error`.
+ * an item, a list with paging, a directory, a file upload with progress, and a collection's
+ * records and one record; the item, list and directory follow live changes when given a
+ * `realtime()` connector (`{ live }`), the records when given one or `live: true`. Each hook
+ * takes a connector of `@roost/client`; actions never reject, failures show in `error`.
  *
  * @example
  * const auth = users();
@@ -25,8 +26,12 @@ import type { Realtime } from '../realtime.js';
 import type { Observable } from '../bindings/observable.js';
 import { UploadController, type UploadState } from '../bindings/upload-controller.js';
 import { sessionOf, type UserState } from '../bindings/user-session.js';
+import type { Collection } from '../collection.js';
+import type { RecordBase } from '../collection-types.js';
+import { RecordsController, type RecordsQuery, type RecordsState } from '../bindings/records-controller.js';
+import { RecordController, type RecordState } from '../bindings/record-controller.js';
 
-export type { DirectoryState, ItemState, ListState, UploadState, UserState };
+export type { DirectoryState, ItemState, ListState, RecordState, RecordsState, UploadState, UserState };
 
 /** Follow live changes: a `realtime()` connector, shared by every view that follows them. */
 export interface LiveOption {
@@ -140,6 +145,73 @@ function usePages<T>(
     goTo: controller.goTo,
     refresh: controller.refresh,
   };
+}
+
+/**
+ * Follow a collection's changes: a `realtime()` connector to share, or `true` for the stream of
+ * the collection's own connector.
+ */
+export interface RecordsLiveOption {
+  live?: Realtime | boolean;
+}
+
+const streamOf = (live: Realtime | boolean | undefined) => (live === true ? undefined : live || null);
+
+/**
+ * A collection's records, a page at first and more on `loadMore()`, with the query's filter,
+ * sort, page size and total. With `{ live }` each change is applied as it happens: a record
+ * that enters, changes, leaves or goes is shown so, asking nothing again.
+ *
+ * @example
+ * const posts = db.collection('posts');
+ * const { items, hasMore, loadMore, error } = useRecords(posts, { filter: 'status = "open"', sort: '-priority', live });
+ */
+export function useRecords<R extends RecordBase>(
+  collection: Collection<R>,
+  options: RecordsQuery<R> & RecordsLiveOption = {},
+) {
+  const { live, ...query } = options;
+  // A query written inline is a new object each render: its text stands for it (as in useList).
+  const queryKey = JSON.stringify(query);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: queryKey stands for query (above)
+  const controller = useMemo(() => new RecordsController(collection, query), [collection, queryKey]);
+  const stream = streamOf(live);
+  useEffect(() => {
+    const stop = stream === null ? undefined : controller.watch(stream);
+    void controller.refresh();
+    return () => {
+      stop?.();
+      controller.dispose();
+    };
+  }, [controller, stream]);
+  const state = useObservable(controller.state);
+  return { ...state, loadMore: controller.loadMore, refresh: controller.refresh };
+}
+
+/**
+ * One record of a collection by id; `record` is `null` while there is none (or none the caller
+ * may see). With `{ live }` it follows the record's changes as they happen.
+ *
+ * @example
+ * const { record, update, remove } = useRecord(db.collection('posts'), id, { live: true });
+ */
+export function useRecord<R extends RecordBase>(
+  collection: Collection<R>,
+  id: string,
+  options: RecordsLiveOption = {},
+) {
+  const controller = useMemo(() => new RecordController(collection, id), [collection, id]);
+  const stream = streamOf(options.live);
+  useEffect(() => {
+    const stop = stream === null ? undefined : controller.watch(stream);
+    void controller.refresh();
+    return () => {
+      stop?.();
+      controller.dispose();
+    };
+  }, [controller, stream]);
+  const state = useObservable(controller.state);
+  return { ...state, update: controller.update, remove: controller.remove, refresh: controller.refresh };
 }
 
 /**

@@ -1,8 +1,9 @@
 /**
  * Vue bindings of the Roost connector (`@roost/client/vue`): composables for the signed-in
- * user, an item, a list with paging, a directory, and a file upload with progress; the item, list
- * and directory follow live changes when given a `realtime()` connector (`{ live }`). Each returns refs and
- * actions; actions never reject, failures show in `error`. Call them in `setup()`.
+ * user, an item, a list with paging, a directory, a file upload with progress, and a
+ * collection's records and one record; the item, list and directory follow live changes when
+ * given a `realtime()` connector (`{ live }`), the records when given one or `live: true`. Each
+ * returns refs and actions; actions never reject, failures show in `error`. Call them in `setup()`.
  *
  * @example
  * const auth = users();
@@ -22,28 +23,37 @@ import type { Realtime } from '../realtime.js';
 import type { Observable } from '../bindings/observable.js';
 import { UploadController, type UploadState } from '../bindings/upload-controller.js';
 import { sessionOf, type UserState } from '../bindings/user-session.js';
+import type { Collection } from '../collection.js';
+import type { RecordBase, RecordPatch } from '../collection-types.js';
+import { RecordsController, type RecordsQuery, type RecordsState } from '../bindings/records-controller.js';
+import { RecordController, type RecordState } from '../bindings/record-controller.js';
 
-export type { DirectoryState, ItemState, ListState, UploadState, UserState };
+export type { DirectoryState, ItemState, ListState, RecordState, RecordsState, UploadState, UserState };
 
 /** Follow live changes: a `realtime()` connector, shared by every view that follows them. */
 export interface LiveOption {
   live?: Realtime;
 }
 
-/** A controller for as long as the scope lives: made again by `remake`, following `live` when given. */
-function controlled<C extends { dispose(): void; watch(live: Realtime): () => void }>(
+/**
+ * A controller for as long as the scope lives: made again by `remake`, following `live` when
+ * given (`true`: the records' controllers follow their collection's own stream).
+ */
+function controlled<C extends { dispose(): void; watch(live: Realtime | undefined): () => void }>(
   make: () => C,
-  live: Realtime | undefined,
+  live: Realtime | true | undefined,
   start: (controller: C) => void,
 ) {
+  // `true` reaches only the records' controllers (RecordsLiveOption), whose `watch` takes undefined.
+  const follow = (c: C) => (live === undefined ? undefined : c.watch(live === true ? undefined : live));
   let controller = make();
-  let stop = live ? controller.watch(live) : undefined;
+  let stop = follow(controller);
   start(controller);
   const remake = () => {
     stop?.();
     controller.dispose();
     controller = make();
-    stop = live ? controller.watch(live) : undefined;
+    stop = follow(controller);
     start(controller);
     return controller;
   };
@@ -186,6 +196,78 @@ function pages<T>(
     previous: () => paged.current().previous(),
     goTo: (page: number) => paged.current().goTo(page),
     refresh: () => paged.current().refresh(),
+  };
+}
+
+/**
+ * Follow a collection's changes: a `realtime()` connector to share, or `true` for the stream of
+ * the collection's own connector.
+ */
+export interface RecordsLiveOption {
+  live?: Realtime | boolean;
+}
+
+const liveOf = (live: Realtime | boolean | undefined) => (live === false ? undefined : live);
+
+/**
+ * A collection's records, a page at first and more on `loadMore()`; the query (a ref or getter
+ * too) starts again when it changes. With `{ live }` each change is applied as it happens: a
+ * record that enters, changes, leaves or goes is shown so, asking nothing again.
+ *
+ * @example
+ * const { items, hasMore, loadMore } = useRecords(db.collection('posts'), { sort: '-priority' }, { live: true });
+ */
+export function useRecords<R extends RecordBase>(
+  collection: Collection<R>,
+  query: MaybeRefOrGetter<RecordsQuery<R>> = {},
+  options: RecordsLiveOption = {},
+) {
+  const records = controlled(
+    () => new RecordsController(collection, toValue(query)),
+    liveOf(options.live),
+    (c) => void c.refresh(),
+  );
+  const initial: RecordsState<R> = records.current().state.get();
+  const { refs, follow } = refsOf(() => records.current().state, initial);
+  watch(
+    () => JSON.stringify(toValue(query)),
+    () => follow(records.remake().state),
+  );
+  return {
+    ...refs,
+    loadMore: () => records.current().loadMore(),
+    refresh: () => records.current().refresh(),
+  };
+}
+
+/**
+ * One record of a collection by id (a string, a ref or a getter: a new id loads its record);
+ * `record` is `null` while there is none. With `{ live }` it follows the record's changes.
+ *
+ * @example
+ * const { record, update, remove } = useRecord(db.collection('posts'), () => route.params.id, { live: true });
+ */
+export function useRecord<R extends RecordBase>(
+  collection: Collection<R>,
+  id: MaybeRefOrGetter<string>,
+  options: RecordsLiveOption = {},
+) {
+  const one = controlled(
+    () => new RecordController(collection, toValue(id)),
+    liveOf(options.live),
+    (c) => void c.refresh(),
+  );
+  const initial: RecordState<R> = one.current().state.get();
+  const { refs, follow } = refsOf(() => one.current().state, initial);
+  watch(
+    () => toValue(id),
+    () => follow(one.remake().state),
+  );
+  return {
+    ...refs,
+    update: (patch: RecordPatch<R>) => one.current().update(patch),
+    remove: () => one.current().remove(),
+    refresh: () => one.current().refresh(),
   };
 }
 

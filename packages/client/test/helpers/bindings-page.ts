@@ -1,7 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { datastore, filestore, users } from '../../src/index.js';
+import { collections, datastore, filestore, users } from '../../src/index.js';
+import type { Collections } from '../fixtures/roost-types.js';
 import { totpCode } from '../../../server/src/users/signin-methods/totp/totp.js';
 import {
   assertNoPageErrors,
@@ -125,6 +126,54 @@ export function describeBindingsPage(framework: 'React' | 'Vue', entry: URL): vo
       await text('live-item').filter({ hasText: 'live-note: none' }).waitFor();
       await files.removeItem('live/a.txt');
       await text('live-dir').filter({ hasText: '0 entries' }).waitFor();
+    });
+
+    test('useRecords and useRecord: pages, then each change applied as it happens (only the total asked)', async () => {
+      const posts = collections<Collections>({ baseUrl: s.url, token: aliceToken }).collection('posts');
+      const [a, b, c] = await Promise.all(
+        [1, 3, 2].map((priority, i) => posts.create({ title: 'ABC'[i] as string, priority, tags: ['board'] })),
+      );
+      assert.ok(a && b && c);
+      await page.getByRole('button', { name: 'Show posts' }).click();
+      const records = text('records');
+      await records.filter({ hasText: '3 posts: B:3, C:2 …' }).waitFor();
+      await page.getByRole('button', { name: 'Load more' }).click();
+      await records.filter({ hasText: /^3 posts: B:3, C:2, A:1$/ }).waitFor();
+      // Changes by another program: created, moved up, left the filter, deleted. The page asks
+      // for no records again: only for the total (a page of one), which only the server knows.
+      const asked: string[] = [];
+      const listed = (request: { url(): string }) => {
+        const url = new URL(request.url());
+        if (url.pathname === '/api/collections/posts/records') asked.push(url.searchParams.get('perPage') ?? '');
+      };
+      page.on('request', listed);
+      const d = await posts.create({ title: 'D', priority: 5, tags: ['board'] });
+      await records.filter({ hasText: /^4 posts: D:5, B:3, C:2, A:1$/ }).waitFor();
+      await posts.update(a.id, { priority: 4 });
+      await records.filter({ hasText: /^4 posts: D:5, A:4, B:3, C:2$/ }).waitFor();
+      await posts.update(b.id, { tags: ['elsewhere'] });
+      await records.filter({ hasText: /^3 posts: D:5, A:4, C:2$/ }).waitFor();
+      await posts.delete(c.id);
+      await records.filter({ hasText: /^2 posts: D:5, A:4$/ }).waitFor();
+      page.off('request', listed);
+      assert.ok(asked.length > 0 && asked.every((perPage) => perPage === '1'), asked.join(' '));
+
+      // One record: shown, changed elsewhere, changed and deleted from the page.
+      await page.getByLabel('record id').fill(d.id);
+      const record = text('record');
+      await record.filter({ hasText: 'D (open)' }).waitFor();
+      await posts.update(d.id, { status: 'closed' });
+      await record.filter({ hasText: 'D (closed)' }).waitFor();
+      await page.getByRole('button', { name: 'No priority' }).click();
+      await records.filter({ hasText: /^2 posts: A:4, D:0$/ }).waitFor();
+      await page.getByRole('button', { name: 'Delete record' }).click();
+      await record.filter({ hasText: 'none' }).waitFor();
+      await records.filter({ hasText: /^1 posts: A:4$/ }).waitFor();
+      await assert.rejects(posts.get(d.id), { code: 'record_not_found' });
+      // An id that is no record's: none, and the failure says why.
+      await page.getByLabel('record id').fill('not-an-id');
+      await text('record-error').filter({ hasText: '422 validation_failure' }).waitFor();
+      assertNoPageErrors(tp);
     });
 
     test('useUpload: a file chosen in the page is uploaded with progress and stored', async () => {

@@ -15,10 +15,18 @@ const ADMIN_ADDRESS = 'postmaster@example.com';
 export const MAX_FILE_BYTES = 256 * 1024;
 
 /**
+ * The collections of the client's tests (fixtures/collections.json): `posts` and `authors`, whose
+ * record types `roost types` writes to fixtures/roost-types.ts (held to it by the server's cli.test.ts).
+ */
+export const FIXTURE_COLLECTIONS = JSON.parse(
+  readFileSync(new URL('../fixtures/collections.json', import.meta.url), 'utf8'),
+) as Record<string, { schema: Record<string, unknown>; rules: Record<string, string | null> }>;
+
+/**
  * A real Roost for the connector tests: the store `data`, the store `notes` taking at most two
  * items a call (for 413), the file store `files` with a small size limit, an administrator
- * address for `message`. Its public address is the one it listens on, so a provider sign-in's
- * redirect URI leads back to it.
+ * address for `message`, the collections of {@link FIXTURE_COLLECTIONS}. Its public address is
+ * the one it listens on, so a provider sign-in's redirect URI leads back to it.
  */
 export async function startRoost(options: { maxFileBytes?: number } = {}): Promise<TestServer> {
   const port = await freePort();
@@ -28,6 +36,7 @@ export async function startRoost(options: { maxFileBytes?: number } = {}): Promi
     mail: { adminAddress: ADMIN_ADDRESS },
     dataStores: { data: {}, notes: { maxBatch: 2 } },
     fileStores: { files: { maxFileBytes: options.maxFileBytes ?? MAX_FILE_BYTES } },
+    collections: FIXTURE_COLLECTIONS,
   });
 }
 

@@ -4,8 +4,9 @@
  */
 import { createElement as h, StrictMode, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
-import { datastore, filestore, realtime, users } from '../../src/index.js';
-import { useDirectory, useItem, useList, useUpload, useUser } from '../../src/react/index.js';
+import { collections, datastore, filestore, realtime, users } from '../../src/index.js';
+import { useDirectory, useItem, useList, useRecord, useRecords, useUpload, useUser } from '../../src/react/index.js';
+import type { Collections } from '../fixtures/roost-types.js';
 
 // Same origin: the connectors use the page's origin and the browser's `auth` cookie.
 const auth = users();
@@ -14,6 +15,8 @@ const files = filestore('files');
 const notes = datastore('notes');
 // One stream for every live view of the page (cookie mode, as the other connectors).
 const live = realtime();
+// The collections, typed by what `roost types` writes (fixtures/roost-types.ts); their own stream.
+const posts = collections<Collections>().collection('posts');
 
 function UserPanel() {
   const { user, loading, error, signin, signout, challenge, setup, recoveryCodes, enrol, secondStep } = useUser(auth);
@@ -166,6 +169,52 @@ function LivePanel() {
   return on ? h(LiveViews) : h('button', { type: 'button', onClick: () => setOn(true) }, 'Go live');
 }
 
+/** A collection's records and one record, following their changes (`live: true`: the collections' stream). */
+function RecordsViews() {
+  const { items, total, hasMore, loadMore, error } = useRecords(posts, {
+    filter: 'tags ?= "board"',
+    sort: '-priority',
+    perPage: 2,
+    total: true,
+    live: true,
+  });
+  const [id, setId] = useState('');
+  return h(
+    'section',
+    { 'aria-label': 'records' },
+    h(
+      'p',
+      { 'data-testid': 'records' },
+      `${total} posts: ${items.map((p) => `${p.title}:${p.priority}`).join(', ')}${hasMore ? ' …' : ''}`,
+    ),
+    error && h('p', { role: 'alert', 'data-testid': 'records-error' }, `${error.status} ${error.code}`),
+    h('button', { type: 'button', onClick: () => void loadMore() }, 'Load more'),
+    h('input', {
+      'aria-label': 'record id',
+      value: id,
+      onChange: (e: { target: { value: string } }) => setId(e.target.value),
+    }),
+    id && h(RecordView, { id }),
+  );
+}
+
+function RecordView({ id }: { id: string }) {
+  const { record, loading, error, update, remove } = useRecord(posts, id, { live: true });
+  return h(
+    'div',
+    null,
+    h('p', { 'data-testid': 'record' }, loading ? 'loading' : record ? `${record.title} (${record.status})` : 'none'),
+    error && h('p', { role: 'alert', 'data-testid': 'record-error' }, `${error.status} ${error.code}`),
+    h('button', { type: 'button', onClick: () => void update({ priority: 0 }) }, 'No priority'),
+    h('button', { type: 'button', onClick: () => void remove() }, 'Delete record'),
+  );
+}
+
+function RecordsPanel() {
+  const [on, setOn] = useState(false);
+  return on ? h(RecordsViews) : h('button', { type: 'button', onClick: () => setOn(true) }, 'Show posts');
+}
+
 function App() {
   return h(
     'main',
@@ -176,6 +225,7 @@ function App() {
     h(ItemPanel),
     h(ListPanel),
     h(LivePanel),
+    h(RecordsPanel),
     h(UploadPanel),
   );
 }

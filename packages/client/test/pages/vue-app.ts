@@ -3,8 +3,9 @@
  * it (bundled by esbuild in browser-vue.test.ts). Render functions, no template compiler.
  */
 import { createApp, defineComponent, h, ref, watch } from 'vue';
-import { datastore, filestore, realtime, users } from '../../src/index.js';
-import { useDirectory, useItem, useList, useUpload, useUser } from '../../src/vue/index.js';
+import { collections, datastore, filestore, realtime, users } from '../../src/index.js';
+import { useDirectory, useItem, useList, useRecord, useRecords, useUpload, useUser } from '../../src/vue/index.js';
+import type { Collections } from '../fixtures/roost-types.js';
 
 const auth = users();
 const data = datastore('data');
@@ -12,6 +13,8 @@ const files = filestore('files');
 const notes = datastore('notes');
 // One stream for every live view of the page (cookie mode, as the other connectors).
 const live = realtime();
+// The collections, typed by what `roost types` writes (fixtures/roost-types.ts); their own stream.
+const posts = collections<Collections>().collection('posts');
 
 const UserPanel = defineComponent(() => {
   const { user, loading, error, signin, signout, challenge, setup, recoveryCodes, enrol, secondStep } = useUser(auth);
@@ -155,6 +158,59 @@ const LivePanel = defineComponent(() => {
   return () => (on.value ? h(LiveViews) : h('button', { onClick: () => (on.value = true) }, 'Go live'));
 });
 
+/** One record by id (a getter of the prop), following its changes. */
+const RecordView = defineComponent(
+  (props: { id: string }) => {
+    const { record, loading, error, update, remove } = useRecord(posts, () => props.id, { live: true });
+    return () =>
+      h('div', [
+        h(
+          'p',
+          { 'data-testid': 'record' },
+          loading.value ? 'loading' : record.value ? `${record.value.title} (${record.value.status})` : 'none',
+        ),
+        error.value &&
+          h('p', { role: 'alert', 'data-testid': 'record-error' }, `${error.value.status} ${error.value.code}`),
+        h('button', { onClick: () => void update({ priority: 0 }) }, 'No priority'),
+        h('button', { onClick: () => void remove() }, 'Delete record'),
+      ]);
+  },
+  { props: { id: { type: String, required: true } } },
+);
+
+/** A collection's records, following their changes (`live: true`: the collections' stream). */
+const RecordsViews = defineComponent(() => {
+  const { items, total, hasMore, loadMore, error } = useRecords(
+    posts,
+    { filter: 'tags ?= "board"', sort: '-priority', perPage: 2, total: true },
+    { live: true },
+  );
+  const id = ref('');
+  return () =>
+    h('section', { 'aria-label': 'records' }, [
+      h(
+        'p',
+        { 'data-testid': 'records' },
+        `${total.value} posts: ${items.value.map((p) => `${p.title}:${p.priority}`).join(', ')}` +
+          (hasMore.value ? ' …' : ''),
+      ),
+      error.value &&
+        h('p', { role: 'alert', 'data-testid': 'records-error' }, `${error.value.status} ${error.value.code}`),
+      h('button', { onClick: () => void loadMore() }, 'Load more'),
+      h('input', {
+        'aria-label': 'record id',
+        value: id.value,
+        onInput: (e: Event) => (id.value = (e.target as HTMLInputElement).value),
+      }),
+      id.value && h(RecordView, { id: id.value }),
+    ]);
+});
+
+const RecordsPanel = defineComponent(() => {
+  const on = ref(false);
+  return () => (on.value ? h(RecordsViews) : h('button', { onClick: () => (on.value = true) }, 'Show posts'));
+});
+
 const UploadPanel = defineComponent(() => {
   const { upload, progress, fraction, uploading, done, error } = useUpload(files);
   const seen = ref<number[]>([]);
@@ -197,6 +253,7 @@ createApp(
         h(ItemPanel),
         h(ListPanel),
         h(LivePanel),
+        h(RecordsPanel),
         h(UploadPanel),
       ]),
   ),

@@ -1,3 +1,5 @@
+import { stat, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROOST_VERSION } from '../core/version.js';
 import { ConfigError, loadConfig, type Config } from '../core/config.js';
@@ -7,6 +9,7 @@ import { SETUP_LINK_MINUTES } from '../admin/setup-links.js';
 import { belowOwasp, DuplicateUserError, programCaller } from '../users/index.js';
 import { backup, restore } from './backup.js';
 import { sweepBlobs } from './sweep.js';
+import { recordTypes } from './record-types.js';
 import { formatBytes, progressLine } from './progress.js';
 import { userChange, USER_CHANGES, whereLine, type UserChange } from './user-commands.js';
 import { groupListProblem } from '../core/permissions.js';
@@ -37,6 +40,9 @@ Commands:
   sweep-blobs [--min-age-minutes N]
                               delete stored file contents no file refers to (left by a crash
                               between upload and commit), older than N minutes (60)
+  types [--out FILE]          write the TypeScript types of every collection's records (those of
+                              the configuration and those made over the API) to FILE
+                              (roost-types.ts), for @roost/client
 
 Configuration comes from roost.config.json / roost.config.ts in the working directory and
 ROOST_* environment variables (ROOST_PORT, ROOST_HOST, ROOST_DATA_DIR, ROOST_DATABASE_URL,
@@ -59,6 +65,8 @@ export async function main(argv: string[]): Promise<number> {
         return await restoreCommand(rest);
       case 'sweep-blobs':
         return await sweepCommand(rest);
+      case 'types':
+        return await typesCommand(rest);
       case 'version':
       case '--version':
       case '-v':
@@ -245,6 +253,45 @@ async function sweepCommand(args: string[]): Promise<number> {
   const { checked, deleted } = await sweepBlobs(config, { minAgeMs: minutes * 60_000 });
   console.log(`checked ${checked} stored contents, deleted ${deleted} that no file refers to`);
   return 0;
+}
+
+/**
+ * The collections' record types (cli/record-types.ts). They are read from the database with the
+ * configuration's applied, as `serve` starts: the collections made over the API are there, and
+ * no server or administrator token is needed (docs/decisions.md, "`roost types` reads the database").
+ */
+async function typesCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, strict: true, options: { out: { type: 'string' } } });
+  const out = values.out ?? 'roost-types.ts';
+  const problem = await outputProblem(out);
+  if (problem) {
+    console.error(`roost types: ${problem}`);
+    return 2;
+  }
+  const config = await loadConfig();
+  const services = await openServices(config);
+  let names: string[];
+  let text: string;
+  try {
+    const collections = services.collections.names().flatMap((name) => services.collections.state(name) ?? []);
+    names = collections.map((c) => c.name);
+    text = await recordTypes(collections);
+  } finally {
+    await services.close();
+  }
+  await writeFile(out, text);
+  const list = names.length ? `: ${names.join(', ')}` : ' (no collection yet)';
+  console.log(`wrote ${out}, the record types of ${names.length} collection(s)${list} (${whereLine(config)})`);
+  return 0;
+}
+
+/** Why `file` cannot be written, told before the database is opened; null when it can. */
+async function outputProblem(file: string): Promise<string | null> {
+  if (file.trim() === '') return '--out takes a file name';
+  const folder = await stat(dirname(resolve(file))).catch(() => null);
+  if (!folder?.isDirectory()) return `the folder of ${file} does not exist: make it first`;
+  if ((await stat(file).catch(() => null))?.isDirectory()) return `${file} is a folder: give a file name`;
+  return null;
 }
 
 async function user(args: string[]): Promise<number> {
