@@ -15,7 +15,8 @@ import { startServer } from '../../server/test/helpers/test-server.js';
 /**
  * The TypeScript examples of docs/clients.md run as written: the Node blocks in this process
  * (each `console.log(...) // value` checked), the browser page, the React app and the Vue app
- * bundled and driven in chromium, all against one Roost with the administrator the page names.
+ * bundled and driven in chromium, all against one Roost with the administrator the page names;
+ * and those of docs/collections.md, against a Roost with the configuration that page declares.
  */
 
 const DOC_URL = 'http://127.0.0.1:8080';
