@@ -1,4 +1,4 @@
-"""Roost connector for Python: the user service, data stores, file stores and live changes.
+"""Roost connector for Python: the user service, data stores, file stores, collections and live changes.
 
 Standard library only (urllib, json). Each factory takes the options as a mapping and/or as
 keyword arguments::
@@ -9,6 +9,8 @@ keyword arguments::
     users.token("alice", "alice-password-1")          # keeps the token
     data = roost_client.datastore("data", base_url="http://127.0.0.1:8080", token=users.options.token)
     data.new_item("color", "blue")
+    posts = roost_client.collection("posts", base_url="http://127.0.0.1:8080", token=users.options.token)
+    posts.list(filter=roost_client.build_filter("status = {:s}", {"s": "open"}), sort="-priority")
 
 Every failure raises :class:`RoostError`.
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from .collections import Collection, build_filter, collection_name
 from .datastore import DataStore
 from .errors import RoostError
 from .filestore import FileStore
@@ -25,6 +28,7 @@ from .users import Users, second_factor_challenge
 
 __all__ = [
     "Answer",
+    "Collection",
     "DataStore",
     "FileStore",
     "LiveEvent",
@@ -32,6 +36,8 @@ __all__ = [
     "Realtime",
     "RoostError",
     "Users",
+    "build_filter",
+    "collection",
     "datastore",
     "filestore",
     "realtime",
@@ -60,6 +66,12 @@ def datastore(name: str, options: OptionsArg = None, **kwargs: Any) -> DataStore
 def filestore(name: str, options: OptionsArg = None, **kwargs: Any) -> FileStore:
     """The connector of the file store ``name`` (``files`` out of the box)."""
     return FileStore(_store_name(name), parse_options(options, kwargs))
+
+
+def collection(name: str, options: OptionsArg = None, **kwargs: Any) -> Collection:
+    """The records of the collection ``name`` (docs/collections.md): ``list``, ``get``,
+    ``create``, ``update``, ``replace``, ``delete``, ``batch``."""
+    return Collection(collection_name(name), parse_options(options, kwargs))
 
 
 def realtime(options: OptionsArg = None, **kwargs: Any) -> Realtime:

@@ -127,6 +127,21 @@ class Transport:
         response = self.send(operation, "POST", path, data, {"content-type": "application/json"})
         return self.answer(operation, response)
 
+    def rest(self, operation: str, method: str, path: str, body: Any = None) -> Any:
+        """A JSON route in the REST shape (the collections' ``/api/collections/...``): ``method`` on
+        ``path`` with ``body`` as JSON (``None``: no body), returning the JSON answer, or ``None``
+        for 204. Unlike :meth:`call`, ``None`` values stay (``null`` removes a record's field) and
+        only the status tells a failure: a record may have fields named ``result`` and ``code``.
+        """
+        data = None if body is None else _json_bytes(body)
+        headers = {} if data is None else {"content-type": "application/json"}
+        response = self.send(operation, method, path, data, headers)
+        if response.status == 204:
+            with response, self.reading(operation):
+                response.read()
+            return self.succeed(operation, None)
+        return self.succeed(operation, self._json(operation, response))
+
     def answer(self, operation: str, response: HTTPResponse) -> Answer:
         """Read the JSON answer of ``response`` (and close it); a failure body raises."""
         answer = self._json(operation, response)
@@ -236,6 +251,14 @@ class Transport:
         if retry_after:
             error.body.setdefault("retryAfter", retry_after)
         return error
+
+def _json_bytes(value: Any) -> bytes:
+    """``value`` as JSON; NaN and the infinities, which JSON lacks, raise ``TypeError``."""
+    try:
+        return json.dumps(value, allow_nan=False).encode("utf-8")
+    except ValueError as err:
+        raise TypeError(f"not JSON: {err}") from err
+
 
 class Connector:
     """What the three connectors share: their options, token and transport."""

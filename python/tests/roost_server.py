@@ -29,6 +29,9 @@ ADMIN_ADDRESS = "postmaster@example.com"
 MAX_FILE_BYTES = 4 * 1024 * 1024
 START_SECONDS = 60
 
+# The collections of the TypeScript connector's tests, one definition for both connectors.
+COLLECTIONS = json.loads((REPO / "packages" / "client" / "test" / "fixtures" / "collections.json").read_text())
+
 CONFIG: dict[str, Any] = {
     "logLevel": "info",
     "mail": {"adminAddress": ADMIN_ADDRESS},
@@ -36,6 +39,7 @@ CONFIG: dict[str, Any] = {
     "rateLimit": {"max": 10_000},
     "dataStores": {"data": {}, "notes": {"maxBatch": 2}},
     "fileStores": {"files": {"maxFileBytes": MAX_FILE_BYTES}},
+    "collections": COLLECTIONS,
 }
 
 
@@ -111,6 +115,9 @@ class RoostServer:
 
     def filestore(self, name: str = "files", **options: Any) -> roost_client.FileStore:
         return roost_client.filestore(name, base_url=self.base_url, **options)
+
+    def collection(self, name: str = "posts", **options: Any) -> roost_client.Collection:
+        return roost_client.collection(name, base_url=self.base_url, **options)
 
     def admin_token(self) -> str:
         users = self.users()

@@ -1,4 +1,4 @@
-"""The Python examples of docs/clients.md and python/README.md run as written.
+"""The Python examples of docs/clients.md, docs/collections.md and python/README.md run as written.
 
 Each ``python`` block runs in order against the suite's server (its address in place of
 ``http://127.0.0.1:8080``), in a temporary working directory. A ``print(...)  # value`` line
@@ -62,6 +62,13 @@ class DocsTest(unittest.TestCase):
         following = re.search(r"^## ", section[3:], re.MULTILINE)
         section = section[: following.start() + 3] if following else section
         self.assertGreaterEqual(self.run_blocks(section), 8)
+
+    def test_collections_md_python_section(self) -> None:
+        # The suite's server has a `posts` of the fields the example uses (tests/roost_server.py).
+        text = (REPO / "docs" / "collections.md").read_text()
+        section = text[text.index("## Python"):]
+        section = section[: section.index("\n## ", 3)]
+        self.assertGreaterEqual(self.run_blocks(section), 5)
 
     def test_python_readme(self) -> None:
         self.assertGreaterEqual(self.run_blocks((REPO / "python" / "README.md").read_text()), 2)

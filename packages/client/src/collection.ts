@@ -34,7 +34,7 @@ export interface LiveQueryOptions extends SubscribeOptions {
 }
 
 /** The topic of a live query: `records/<collection>`, narrowed by a URL-encoded filter. */
-export function recordTopic(collection: string, filterText?: string): string {
+function recordTopic(collection: string, filterText?: string): string {
   const narrowed = filterText !== undefined && filterText.trim() !== '';
   return `records/${collection}${narrowed ? `?filter=${encodeURIComponent(filterText)}` : ''}`;
 }

@@ -248,7 +248,7 @@ describe('collections connector (Node)', () => {
     assert.deepEqual([tooMany.status, tooMany.code], [413, 'too_many_operations']);
   });
 
-  test('live: a filtered query hears what enters it, what changes in it, what leaves it and what is deleted', async () => {
+  test('live: a filtered query hears what enters it, what changes in it, what leaves it, what is deleted', async () => {
     const posts = db.collection('posts');
     const tag = `live-${Date.now()}`;
     const urgent = heard();

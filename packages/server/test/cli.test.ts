@@ -178,7 +178,7 @@ describe('cli', () => {
     assert.match(after.stdout, /^1 user \(/m);
   });
 
-  test('types writes the record types of the collections of the configuration and the database; they compile', async () => {
+  test('types writes the record types of the collections, configured or in the database; they compile', async () => {
     // The client's fixtures: the type-level test (packages/client/test/collection-types.check.ts)
     // compiles against roost-types.ts, which must be what the command writes for collections.json.
     const fixture = (file: string) => fileURLToPath(new URL(`../../client/test/fixtures/${file}`, import.meta.url));

@@ -164,7 +164,7 @@ const streamOf = (live: Realtime | boolean | undefined) => (live === true ? unde
  *
  * @example
  * const posts = db.collection('posts');
- * const { items, hasMore, loadMore, error } = useRecords(posts, { filter: 'status = "open"', sort: '-priority', live });
+ * const { items, hasMore, loadMore } = useRecords(posts, { filter: 'status = "open"', sort: '-priority', live });
  */
 export function useRecords<R extends RecordBase>(
   collection: Collection<R>,
