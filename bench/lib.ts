@@ -37,7 +37,9 @@ export interface Server<Info = { url: string }> {
 
 /**
  * Fork a server script of bench/; it answers with one IPC message (its URL and whatever else it
- * set up). `quiet` drops its standard output (Parse Server's page of notices at start).
+ * set up). `quiet` drops its standard output (Parse Server's page of notices at start). With
+ * `BENCH_CPU_PROF=<directory>` each server writes a CPU profile there when it stops (Node's
+ * `--cpu-prof`, which NODE_OPTIONS may not carry).
  */
 export function start<Info = { url: string }>(
   script: string,
@@ -45,8 +47,9 @@ export function start<Info = { url: string }>(
   options: { quiet?: boolean } = {},
 ): Promise<Server<Info>> {
   const stdio = ['ignore', options.quiet ? 'ignore' : 'inherit', 'inherit', 'ipc'] as const;
+  const profile = process.env.BENCH_CPU_PROF;
   const child = fork(here + script, {
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', 'tsx', ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [])],
     stdio: [...stdio],
     env: { ...process.env, ...env },
   });
@@ -111,6 +114,17 @@ function postgresBackends(database: string): number[] {
 function serverCpu(server: Server<unknown>): Map<number, number> {
   const pids = [server.child.pid ?? 0, ...(server.database ? postgresBackends(server.database) : [])];
   return new Map(pids.map((pid) => [pid, processCpuUs(pid)]));
+}
+
+/**
+ * A server's CPU time so far, microseconds (its PostgreSQL backends' included), for a suite that
+ * measures otherwise than in slices: the difference of two readings. Null without /proc.
+ */
+export function serverCpuUs(server: Server<unknown>): number | null {
+  if (!hasProc) return null;
+  let total = 0;
+  for (const us of serverCpu(server).values()) total += us;
+  return total;
 }
 
 /** Busy CPU time of the whole machine, microseconds (all cores). */
