@@ -43,8 +43,10 @@ const body = 'A record of a large collection, a sentence long.';
 if (database) {
   const millis = sql`(${sql.lit(EPOCH)}::bigint + i::bigint * 1000)`;
   const hex = (value: unknown, width: number) => sql`lpad(to_hex(${value}), ${sql.lit(width)}, '0')`;
+  const id = sql`${hex(sql`${millis} >> 16`, 8)} || '-' || ${hex(sql`${millis} & 65535`, 4)} || '-7000-8000-' ||
+    ${hex(sql`i`, 12)}`;
   await sql`insert into records_scale (id, owner, created, updated, data)
-    select ${hex(sql`${millis} >> 16`, 8)} || '-' || ${hex(sql`${millis} & 65535`, 4)} || '-7000-8000-' || ${hex(sql`i`, 12)},
+    select ${id},
       ${owner},
       to_char(to_timestamp(${millis} / 1000.0) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created,
       to_char(to_timestamp(${millis} / 1000.0) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated,

@@ -19,7 +19,8 @@ export async function openStreams(
   onData: ((at: number, chunk: Buffer) => void) | null,
 ): Promise<Socket[]> {
   const { hostname, port } = new URL(info.url);
-  const request = `GET /api/realtime?topic=${topic} HTTP/1.1\r\nHost: ${hostname}\r\nx-auth-token: ${info.token}\r\n\r\n`;
+  const request =
+    `GET /api/realtime?topic=${topic} HTTP/1.1\r\nHost: ${hostname}\r\n` + `x-auth-token: ${info.token}\r\n\r\n`;
   const one = () =>
     new Promise<Socket>((resolve, reject) => {
       const socket = connect(Number(port), hostname);

@@ -90,7 +90,8 @@ export async function run(): Promise<void> {
   if (postgres) tables.push('', await runOn('PostgreSQL', rows));
   else console.log('PostgreSQL is not reachable: its rows are left out.');
   const machine = machineLine(
-    `SQLite${postgres ? ', then PostgreSQL 15 on the same machine' : ''}; collections of ${SMALL} and ${LARGE} records.`,
+    `SQLite${postgres ? ', then PostgreSQL 15 on the same machine' : ''}; ` +
+      `collections of ${SMALL} and ${LARGE} records.`,
   );
   publish('collections-scale', machine, slicesLine(), rows, tables);
 }
