@@ -95,14 +95,23 @@ function processCpuUs(pid: number): number {
   }
 }
 
-/** The PostgreSQL backends connected to `database` (their title is `postgres: user database host state`). */
+/**
+ * A backend's title: `postgres: user database host state`, with the server's `cluster_name`
+ * after `postgres: ` where it has one (Debian's clusters do: `postgres: 15/main: roost_test
+ * roost_bench_… 127.0.0.1(5432) idle`). Before the sixteenth session only the first form was
+ * read, so on such a cluster no backend was found and the PostgreSQL rows' CPU time was the
+ * server process's alone (bench/RESULTS.md, "Collections, the remaining floors").
+ */
+const BACKEND_TITLE = /^postgres: (?:\S+: )?\S+ (\S+) /;
+
+/** The PostgreSQL backends connected to `database`. */
 function postgresBackends(database: string): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const title = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (title.startsWith('postgres: ') && title.split(' ')[2] === database) pids.push(Number(entry));
+      if (BACKEND_TITLE.exec(title)?.[1] === database) pids.push(Number(entry));
     } catch {
       // gone meanwhile
     }
