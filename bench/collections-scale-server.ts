@@ -3,9 +3,10 @@
 // the collection when it starts (its table, and the index of `x-indexes` on `category`); the
 // records are then written straight into its table by one SQL statement, as pages-server.ts fills
 // its store (the HTTP path would take an hour for a million), and PostgreSQL is ANALYZEd, as its
-// autovacuum would soon do, and told to scan it without parallel workers. Record i: `category` and `batch` are both `c<i mod K>` /
-// `b<i mod K>` with K = records / 100, so that each value matches 100 records whatever the
-// size; `category` is indexed, `batch` is not. Ids sort as records were made, one a second.
+// autovacuum would soon do, and told to scan it without parallel workers. Record i: `category`
+// and `batch` are `c<i mod K>` and `b<i mod K>` with K = records / 100, so that each value
+// matches 100 records whatever the size; `category` is indexed, `batch` is not. Ids sort as
+// records were made, one a second.
 import { sql } from 'kysely';
 import { startBenchRoost } from './roost-setup.js';
 
