@@ -6,7 +6,9 @@
  *
  * Each tree's own `bench/roost-server.ts` is started (a git worktree of the commit before a
  * change, say, with `node_modules` linked in). Environment: `OPS` (identity,getItem,setItem,list by
- * default; also keys, create), `BENCH_POSTGRES=1` for PostgreSQL, and the slices of lib.ts.
+ * default; also keys, create; and articles, notes, ownNotes, getRecord, createRecord of the
+ * collections, for which each tree's `bench/collections-server.ts` is started instead),
+ * `BENCH_POSTGRES=1` for PostgreSQL, and the slices of lib.ts.
  */
 import { fork } from 'node:child_process';
 import {
@@ -22,15 +24,15 @@ import {
   type Server,
 } from './lib.js';
 
-type RoostInfo = { url: string; token: string; database?: string };
+type RoostInfo = { url: string; token: string; database?: string; record?: string };
 const [treeA, treeB] = process.argv.slice(2);
 if (!treeA || !treeB) {
   console.error('usage: node --import tsx bench/compare-trees.ts <tree A> <tree B>');
   process.exit(2);
 }
 
-function startTree(dir: string): Promise<Server<RoostInfo>> {
-  const child = fork(`${dir}/bench/roost-server.ts`, {
+function startTree(dir: string, script: string): Promise<Server<RoostInfo>> {
+  const child = fork(`${dir}/bench/${script}`, {
     cwd: dir,
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -40,7 +42,7 @@ function startTree(dir: string): Promise<Server<RoostInfo>> {
       const info = message as RoostInfo;
       resolve({ child, info, ...(info.database ? { database: info.database } : {}) });
     });
-    child.once('exit', (code) => reject(new Error(`${dir}: roost-server exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`${dir}: ${script} exited with ${code}`)));
   });
 }
 
@@ -65,11 +67,43 @@ const OPS: Record<string, (info: RoostInfo) => HttpTargetOptions> = {
     ),
   }),
 };
+/** The collections' operations, as suite-collections.ts asks them of collections-server.ts. */
+const bearer = (i: RoostInfo) => ({ authorization: `Bearer ${i.token}` });
+const COLLECTION_OPS: Record<string, (info: RoostInfo) => HttpTargetOptions> = {
+  articles: (i) => ({
+    url:
+      `${i.url}/api/collections/articles/records?filter=${encodeURIComponent('category = "c5"')}` +
+      '&perPage=50&total=true&expand=author',
+    headers: bearer(i),
+  }),
+  notes: (i) => ({ url: `${i.url}/api/collections/open_notes/records?perPage=50`, headers: bearer(i) }),
+  ownNotes: (i) => ({ url: `${i.url}/api/collections/own_notes/records?perPage=50`, headers: bearer(i) }),
+  getRecord: (i) => ({ url: `${i.url}/api/collections/posts/records/${i.record}`, headers: bearer(i) }),
+  createRecord: (i) => ({
+    url: i.url,
+    requests: fresh(
+      'POST',
+      '/api/collections/posts/records',
+      { ...bearer(i), 'content-type': 'application/json' },
+      (n) => ({
+        title: `Post ${n}`,
+        priority: 2,
+      }),
+    ),
+  }),
+};
+Object.assign(OPS, COLLECTION_OPS);
 
 const wanted = (process.env.OPS ?? 'identity,getItem,setItem,list').split(',');
+const collections = wanted.some((op) => op in COLLECTION_OPS);
+if (collections && !wanted.every((op) => op in COLLECTION_OPS)) {
+  console.error(`the collections' operations (${Object.keys(COLLECTION_OPS).join(', ')}) go alone`);
+  process.exit(2);
+}
+const script = collections ? 'collections-server.ts' : 'roost-server.ts';
 const bare = await start('bare-server.ts');
-const a = await startTree(treeA);
-const b = await startTree(treeB);
+const a = await startTree(treeA, script);
+const b = await startTree(treeB, script);
 const describe = (m: Measured, base: Measured) =>
   `${Math.round(m.rps)}/s (${percent(m.rps / base.rps)}), ${formatCpu(m.cpuUs)} µs`;
 try {

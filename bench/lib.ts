@@ -37,7 +37,9 @@ export interface Server<Info = { url: string }> {
 
 /**
  * Fork a server script of bench/; it answers with one IPC message (its URL and whatever else it
- * set up). `quiet` drops its standard output (Parse Server's page of notices at start).
+ * set up). `quiet` drops its standard output (Parse Server's page of notices at start). With
+ * `BENCH_CPU_PROF=<directory>` each server writes a CPU profile there when it stops (Node's
+ * `--cpu-prof`, which NODE_OPTIONS may not carry).
  */
 export function start<Info = { url: string }>(
   script: string,
@@ -45,8 +47,9 @@ export function start<Info = { url: string }>(
   options: { quiet?: boolean } = {},
 ): Promise<Server<Info>> {
   const stdio = ['ignore', options.quiet ? 'ignore' : 'inherit', 'inherit', 'ipc'] as const;
+  const profile = process.env.BENCH_CPU_PROF;
   const child = fork(here + script, {
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', 'tsx', ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [])],
     stdio: [...stdio],
     env: { ...process.env, ...env },
   });
@@ -92,14 +95,23 @@ function processCpuUs(pid: number): number {
   }
 }
 
-/** The PostgreSQL backends connected to `database` (their title is `postgres: user database host state`). */
+/**
+ * A backend's title: `postgres: user database host state`, with the server's `cluster_name`
+ * after `postgres: ` where it has one (Debian's clusters do: `postgres: 15/main: roost_test
+ * roost_bench_… 127.0.0.1(5432) idle`). Before the sixteenth session only the first form was
+ * read, so on such a cluster no backend was found and the PostgreSQL rows' CPU time was the
+ * server process's alone (bench/RESULTS.md, "Collections, the remaining floors").
+ */
+const BACKEND_TITLE = /^postgres: (?:\S+: )?\S+ (\S+) /;
+
+/** The PostgreSQL backends connected to `database`. */
 function postgresBackends(database: string): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const title = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (title.startsWith('postgres: ') && title.split(' ')[2] === database) pids.push(Number(entry));
+      if (BACKEND_TITLE.exec(title)?.[1] === database) pids.push(Number(entry));
     } catch {
       // gone meanwhile
     }
@@ -111,6 +123,17 @@ function postgresBackends(database: string): number[] {
 function serverCpu(server: Server<unknown>): Map<number, number> {
   const pids = [server.child.pid ?? 0, ...(server.database ? postgresBackends(server.database) : [])];
   return new Map(pids.map((pid) => [pid, processCpuUs(pid)]));
+}
+
+/**
+ * A server's CPU time so far, microseconds (its PostgreSQL backends' included), for a suite that
+ * measures otherwise than in slices: the difference of two readings. Null without /proc.
+ */
+export function serverCpuUs(server: Server<unknown>): number | null {
+  if (!hasProc) return null;
+  let total = 0;
+  for (const us of serverCpu(server).values()) total += us;
+  return total;
 }
 
 /** Busy CPU time of the whole machine, microseconds (all cores). */

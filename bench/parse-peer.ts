@@ -21,10 +21,12 @@ export async function peerUnavailable(): Promise<string | null> {
   return r.status === 0 ? null : 'Parse Server did not install under bench/peers/';
 }
 
-export function startParse(): Promise<Server<ParseInfo>> {
+/** Parse Server with its items; `articles`: with the collections suite's authors and articles too. */
+export function startParse(options: { articles?: boolean } = {}): Promise<Server<ParseInfo>> {
   // No log files in the working directory: Parse's logger writes ./logs from its first line
   // on, before its `logsFolder` option is read.
-  return start<ParseInfo>('peers/parse-server.ts', { PARSE_SERVER_LOGS_FOLDER: 'null' }, { quiet: true });
+  const env = { PARSE_SERVER_LOGS_FOLDER: 'null', ...(options.articles ? { PARSE_ARTICLES: '1' } : {}) };
+  return start<ParseInfo>('peers/parse-server.ts', env, { quiet: true });
 }
 
 /** The headers Parse's REST API asks of a signed-in caller. */

@@ -4,10 +4,11 @@
 // with 10 000 streams open. Subscribers are raw sockets of this process reading the server-sent
 // events of `GET /api/realtime`; each write carries the time it was sent as its value, so a
 // subscriber's latency is its receive time minus that (the write's own round trip included).
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Server } from './lib.js';
 import { machineLine, start, stop, writeSection } from './lib.js';
+import { now, openStreams, quantile } from './sse-subscribers.js';
 
 interface Info {
   url: string;
@@ -20,7 +21,6 @@ interface Memory {
   arrayBuffers: number;
 }
 
-const now = () => performance.timeOrigin + performance.now();
 const VALUE = Buffer.from('"value":');
 const COMMA = 0x2c;
 const MiB = 1024 * 1024;
@@ -43,52 +43,17 @@ class Latencies {
   }
 }
 
-/** Opens `count` streams of `topic`, `batch` at a time; resolves once each has its `connect` event. */
-async function openStreams(info: Info, topic: string, count: number, latencies: Latencies | null): Promise<Socket[]> {
-  const { hostname, port } = new URL(info.url);
-  const sockets: Socket[] = [];
-  const one = () =>
-    new Promise<Socket>((resolve, reject) => {
-      const socket = connect(Number(port), hostname);
-      let head = '';
-      let open = false;
-      socket.on('error', reject);
-      socket.on('connect', () =>
-        socket.write(
-          `GET /api/realtime?topic=${topic} HTTP/1.1\r\nHost: ${hostname}\r\nx-auth-token: ${info.token}\r\n\r\n`,
-        ),
-      );
-      // Lean on purpose: this process reads every subscriber, on the server's machine.
-      socket.on('data', (chunk: Buffer) => {
-        const at = now();
-        if (!open) {
-          head += chunk.toString('latin1');
-          if (!head.includes('event: connect')) return;
-          open = true;
-          head = '';
-          resolve(socket);
-          return;
-        }
-        if (!latencies) return;
-        for (let i = chunk.indexOf(VALUE); i >= 0; i = chunk.indexOf(VALUE, i + VALUE.length)) {
-          // A number cut by the end of the chunk is left out (it ends at the comma after it).
-          const end = chunk.indexOf(COMMA, i);
-          if (end > 0) latencies.values.push(at - Number(chunk.toString('latin1', i + VALUE.length, end)));
-        }
-      });
-    });
-  for (let i = 0; i < count; i += 200) {
-    const batch = await Promise.all(Array.from({ length: Math.min(200, count - i) }, one));
-    sockets.push(...batch);
-  }
-  return sockets;
+/** Opens `count` streams of `topic`; each `"value":` number read is a latency (the value is its write's time). */
+function openItemStreams(info: Info, topic: string, count: number, latencies: Latencies | null): Promise<Socket[]> {
+  return openStreams(info, topic, count, (at, chunk) => {
+    if (!latencies) return;
+    for (let i = chunk.indexOf(VALUE); i >= 0; i = chunk.indexOf(VALUE, i + VALUE.length)) {
+      // A number cut by the end of the chunk is left out (it ends at the comma after it).
+      const end = chunk.indexOf(COMMA, i);
+      if (end > 0) latencies.values.push(at - Number(chunk.toString('latin1', i + VALUE.length, end)));
+    }
+  });
 }
-
-const quantile = (values: number[], q: number) => {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
-};
 
 /** One write whose value is the time it was sent. */
 async function write(info: Info, key: string): Promise<void> {
@@ -163,7 +128,7 @@ export async function run(): Promise<void> {
     const latencies = new Latencies();
     const base = await memoryOf(server);
     const openedAt = performance.now();
-    sockets.push(...(await openStreams(info, 'items/data', 1000, latencies)));
+    sockets.push(...(await openItemStreams(info, 'items/data', 1000, latencies)));
     const open1k = performance.now() - openedAt;
     const at1k = await memoryOf(server);
     console.log(`1 000 streams open in ${open1k.toFixed(0)} ms`);
@@ -172,7 +137,7 @@ export async function run(): Promise<void> {
     const ramp1k = await ramp(info, latencies);
 
     const opened10kAt = performance.now();
-    sockets.push(...(await openStreams(info, 'items/idle', 9000, null)));
+    sockets.push(...(await openItemStreams(info, 'items/idle', 9000, null)));
     const open10k = performance.now() - opened10kAt;
     const at10k = await memoryOf(server);
     console.log(`9 000 more streams open in ${open10k.toFixed(0)} ms`);

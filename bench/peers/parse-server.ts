@@ -4,6 +4,9 @@
 // `Item` ({key, value}) that the user owns. The class asks for a signed-in caller to find, get,
 // create and update (Roost's data store: `sys:authenticated` reads and creates), and each
 // object's ACL lets everyone read it and only its owner write it (Roost: `sys:owner` replaces).
+// With `PARSE_ARTICLES=1`, also the classes `Author` and `Article` of collections-fixtures.ts (the
+// collections suite's data: 50 authors, 1000 articles pointing to them, an index on `category`).
+import { ARTICLES, articleOf, AUTHORS, authorOf } from '../collections-fixtures.js';
 import { createBenchDatabase } from '../postgres.js';
 import { onStop } from '../server-lifecycle.js';
 
@@ -96,4 +99,70 @@ for (let start = 0; start < ITEMS; start += 50) {
   }>;
   for (const a of answers) ids.push(a.success?.objectId ?? '');
 }
+/** Creates `count` objects of `className`, 50 a batch, each readable by everyone; their ids in order. */
+async function fill(className: string, count: number, body: (i: number) => Record<string, unknown>) {
+  const made: string[] = [];
+  for (let start = 0; start < count; start += 50) {
+    const requests = Array.from({ length: Math.min(50, count - start) }, (_, i) => ({
+      method: 'POST',
+      path: `/parse/classes/${className}`,
+      body: { ...body(start + i), ACL: acl },
+    }));
+    const answers = (await call(
+      'POST',
+      '/batch',
+      { requests },
+      { 'x-parse-session-token': token },
+    )) as unknown as Array<{
+      success?: { objectId: string };
+    }>;
+    for (const a of answers) made.push(a.success?.objectId ?? '');
+  }
+  return made;
+}
+
+if (process.env.PARSE_ARTICLES === '1') {
+  const master = { 'x-parse-master-key': MASTER_KEY };
+  const permissions = {
+    find: signedIn,
+    count: signedIn,
+    get: signedIn,
+    create: signedIn,
+    update: signedIn,
+    delete: signedIn,
+    addField: {},
+    protectedFields: {},
+  };
+  const text = { type: 'String' };
+  await call(
+    'POST',
+    '/schemas/Author',
+    { className: 'Author', fields: { name: text, bio: text }, classLevelPermissions: permissions },
+    master,
+  );
+  await call(
+    'POST',
+    '/schemas/Article',
+    {
+      className: 'Article',
+      fields: {
+        title: text,
+        body: text,
+        category: text,
+        priority: { type: 'Number' },
+        author: { type: 'Pointer', targetClass: 'Author' },
+      },
+      // Roost's `x-indexes: [["category"]]`.
+      indexes: { category_1: { category: 1 } },
+      classLevelPermissions: permissions,
+    },
+    master,
+  );
+  const authors = await fill('Author', AUTHORS, authorOf);
+  await fill('Article', ARTICLES, (i) => ({
+    ...articleOf(i),
+    author: { __type: 'Pointer', className: 'Author', objectId: authors[articleOf(i).author] },
+  }));
+}
+
 process.send?.({ url, token, database: database.name, ids, userId: user.objectId });

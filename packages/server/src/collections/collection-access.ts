@@ -50,11 +50,32 @@ export function queryContext(principal: Principal, body: Record<string, unknown>
   return { auth, body, now: new Date(now) };
 }
 
-/** The rules' compiler: the rule checked with its collection's version (collection-state.ts), as SQL on alias `r`. */
+/**
+ * The rules' compiler: the rule checked with its collection's version (collection-state.ts), as SQL
+ * on alias `r`. A rule without a body (`list`, `view`, ...) is the same SQL for a caller until its
+ * collection's version or the caller changes (a session keeps one principal, and gets a new one
+ * when its groups change: users/sessions.ts), so it is compiled once per version, operation and
+ * principal; a rule that reads the time (any `@` but `@request`, as realtime/families/
+ * record-family.ts tells it) is compiled on every call. A page asked its list rule and its
+ * expansions' view rules anew each time: about a tenth of a filtered page's CPU time
+ * (bench/RESULTS.md, sixteenth session).
+ */
 export function ruleCompiler(now: () => number): RuleCompiler {
+  const kept = new WeakMap<CollectionState, Map<RuleOperation, WeakMap<Principal, RawBuilder<SqlBool>>>>();
   return (state, operation, context, dialect) => {
     const checked = state.ruleFilters[operation];
     if (!checked) throw new Error(`no checked rule for ${state.name} ${operation}`);
-    return filterSql(checked, { dialect, alias: 'r', context: queryContext(context.principal, context.body, now()) });
+    const compile = () =>
+      filterSql(checked, { dialect, alias: 'r', context: queryContext(context.principal, context.body, now()) });
+    if (context.body !== null || /@(?!request\b)/.test(state.rules[operation] ?? '')) return compile();
+    const operations = kept.get(state) ?? new Map<RuleOperation, WeakMap<Principal, RawBuilder<SqlBool>>>();
+    if (!kept.has(state)) kept.set(state, operations);
+    const byPrincipal = operations.get(operation) ?? new WeakMap<Principal, RawBuilder<SqlBool>>();
+    if (!operations.has(operation)) operations.set(operation, byPrincipal);
+    const known = byPrincipal.get(context.principal);
+    if (known) return known;
+    const where = compile();
+    byPrincipal.set(context.principal, where);
+    return where;
   };
 }

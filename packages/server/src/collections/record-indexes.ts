@@ -8,9 +8,17 @@ import type { IndexSpec, RecordsRepo } from './records-repo.js';
 /**
  * A collection's indexes as its schema declares them (issue 39, item 3): one unique index per
  * `x-unique` field, one index per `x-indexes` entry, each over the very expression a filter on
- * that field compiles to, so that the planner can use it. Named by a hash of what they hold,
- * within PostgreSQL's 63 characters: `records_<collection>_u_<hash>` and `_i_<hash>`.
+ * that field compiles to, so that the planner can use it (an `x-indexes` entry then `created`
+ * and `id`, the default order). Named by a hash of what they hold, within PostgreSQL's 63
+ * characters: `records_<collection>_u_<hash>` and `_i_<hash>`.
  */
+
+/**
+ * What the name of a declared index hashes after its fields: that it ends with the default order
+ * (`created`, `id`; query/sort.ts `DEFAULT_SORT`). Indexes of the fields alone, made before, have
+ * other names, so syncIndexes replaces them.
+ */
+const ORDERED = '|created,id';
 
 const hashOf = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 10);
 
@@ -43,7 +51,14 @@ function indexSpecs(state: CollectionState, dialect: Dialect): IndexSpec[] {
       if (!field) throw new Error(`index on a field the schema lacks: ${path}`);
       return fieldSql(dialect, parts, field);
     });
-    specs.push({ name: `${recordTable(state.name)}_i_${hashOf(paths.join(','))}`, unique: false, expressions });
+    // The default order's columns after the fields: a page by equal values of the fields is read
+    // in index order, its first 50 of however many match, instead of all of them sorted.
+    expressions.push(sql.ref('created'), sql.ref('id'));
+    specs.push({
+      name: `${recordTable(state.name)}_i_${hashOf(`${paths.join(',')}${ORDERED}`)}`,
+      unique: false,
+      expressions,
+    });
   }
   return specs;
 }

@@ -3,10 +3,12 @@ import { commonErrors } from '../core/errors.js';
 import type { Dialect } from '../storage/database.js';
 import type { Access } from './collection-access.js';
 import type { CollectionState } from './collection-state.js';
+import { relationChains } from './record-events.js';
 import { recordView, type RecordView } from './record-ops.js';
 import type { RecordsRepo } from './records-repo.js';
 import {
   afterCursorSql,
+  type CheckedFilter,
   cursorOf,
   filterSql,
   parseSort,
@@ -44,6 +46,29 @@ export interface RecordPage {
 
 const PAGE_SIZES = { default: 30, max: 500 } as const;
 
+/**
+ * The filters lately asked of each version of a collection, checked (query/ `prepareFilter`: a
+ * checked filter holds no caller and no time, filterSql applies them): a client asks the same
+ * filters again and again, and parsing and checking one cost about 40 µs a page (bench/RESULTS.md,
+ * sixteenth session). At most FILTERS_KEPT per version, the oldest forgotten first. A filter that
+ * follows relations is checked each time: it was checked against the related collections' versions
+ * of its time, which may have changed since.
+ */
+const checkedFilters = new WeakMap<CollectionState, Map<string, CheckedFilter>>();
+const FILTERS_KEPT = 200;
+
+function checkedFilter(text: string, state: CollectionState, resolve: ResolveCollection): CheckedFilter {
+  const kept = checkedFilters.get(state) ?? new Map<string, CheckedFilter>();
+  if (!checkedFilters.has(state)) checkedFilters.set(state, kept);
+  const known = kept.get(text);
+  if (known) return known;
+  const checked = prepareFilter(text, state.fields, resolve);
+  if (relationChains(checked).length > 0) return checked;
+  if (kept.size >= FILTERS_KEPT) kept.delete(kept.keys().next().value as string);
+  kept.set(text, checked);
+  return checked;
+}
+
 export async function listRecords(
   repo: RecordsRepo,
   state: CollectionState,
@@ -58,7 +83,7 @@ export async function listRecords(
   // The rule's condition and the caller's filter: what the page, its total and its cursor may see.
   const matching: RawBuilder<SqlBool>[] = access.where ? [access.where] : [];
   if (query.filter !== undefined && query.filter.trim() !== '') {
-    const filter = prepareFilter(query.filter, state.fields, how.resolve);
+    const filter = checkedFilter(query.filter, state, how.resolve);
     matching.push(filterSql(filter, { dialect, alias: 'r', context }));
   }
   const sort = parseSort(query.sort, state.fields);

@@ -35,8 +35,18 @@ const notes = {
   rules: { list: 'owner = @request.auth.id', view: 'owner = @request.auth.id', create: '' },
 };
 
+/** Rules kept per caller (collection-access.ts `ruleCompiler`): one by group, one by the time. */
+const memos = {
+  schema: { type: 'object', properties: { text: { type: 'string' }, due: { type: 'string' } } },
+  rules: { list: '@request.auth.groups ?= "team"', view: '@request.auth.groups ?= "team"', create: '' },
+};
+const soon = {
+  schema: memos.schema,
+  rules: { list: 'due >= @now', view: 'due >= @now', create: '' },
+};
+
 describe('collections: rules and queries over HTTP', () => {
-  const s = useServer({ collections: { tasks, notes } });
+  const s = useServer({ collections: { tasks, notes, memos, soon } });
   const path = '/api/collections/tasks/records';
   const get = (url: string, token?: string) =>
     s.request(url, undefined, { method: 'GET', ...(token ? { token } : {}) });
@@ -129,6 +139,43 @@ describe('collections: rules and queries over HTTP', () => {
       assert.ok(r.body.code);
     }
     assert.equal((await get(`${path}?total=true`, eve)).status, 200, 'the table is still there');
+  });
+
+  test('rules decided anew when the groups change or time passes, filters when the schema changes', async () => {
+    const admin = await s.adminToken();
+    const caller = await s.createUser('rulecaller');
+    const memosPath = '/api/collections/memos/records';
+    await s.request(memosPath, { text: 'for the team' });
+    const total = async (url: string) => {
+      const r = await get(url, caller);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return r.body.total;
+    };
+    assert.equal(await total(`${memosPath}?total=true`), 0, 'not of the team');
+    await s.users('setUser', { identity: 'rulecaller', values: { groups: ['team'] } }, { token: admin });
+    assert.equal(await total(`${memosPath}?total=true`), 1, 'of the team now, with the same token');
+    await s.users('setUser', { identity: 'rulecaller', values: { groups: [] } }, { token: admin });
+    assert.equal(await total(`${memosPath}?total=true`), 0, 'out of it again');
+
+    // `@now` is read on every page: a record due in a second is listed, then no more.
+    const soonPath = '/api/collections/soon/records';
+    await s.request(soonPath, { text: 'soon', due: new Date(Date.now() + 1000).toISOString() });
+    assert.equal(await total(`${soonPath}?total=true`), 1);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    assert.equal(await total(`${soonPath}?total=true`), 0, 'due has passed');
+
+    // A filter asked again is checked against the collection's new version.
+    const filtered = `${soonPath}?total=true&filter=${encodeURIComponent('text = "soon"')}`;
+    assert.equal(await total(filtered), 0);
+    const changed = await s.request(
+      '/api/collections/soon',
+      { schema: { type: 'object', properties: { due: { type: 'string' } } }, rules: soon.rules },
+      { token: admin, method: 'PUT' },
+    );
+    assert.equal(changed.status, 200, JSON.stringify(changed.body));
+    const refused = await get(filtered, caller);
+    assert.equal(refused.status, 422, 'text is no field of the new version');
+    assert.equal(refused.body.code, 'invalid_filter');
   });
 
   test('a rule outside the language is refused when the collection is defined', async () => {

@@ -2,7 +2,7 @@ import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import { fieldExpression, paramSql, type SqlDialect } from './field-expression.js';
 import { QUERY_LIMITS, queryError } from './query-errors.js';
 import { storableText, type StoredRecord, valueOfKind } from './query-values.js';
-import { printSort, type Sort, type SortKey, sortValue } from './sort.js';
+import { neverNull, printSort, type Sort, type SortKey, sortValue } from './sort.js';
 
 /**
  * Keyset cursors (docs/collection-queries.md, "Paging"): a cursor carries the sort values of the
@@ -73,5 +73,15 @@ export function afterCursorSql(sort: Sort, cursor: string, dialect: SqlDialect, 
     const before = sort.keys.slice(0, i).map((k, j) => equal(k, values[j]));
     branches.push(sql<SqlBool>`(${sql.join([...before, later], sql` AND `)})`);
   });
-  return branches.length === 0 ? sql<SqlBool>`false` : sql<SqlBool>`(${sql.join(branches, sql` OR `)})`;
+  if (branches.length === 0) return sql<SqlBool>`false`;
+  const after = sql<SqlBool>`(${sql.join(branches, sql` OR `)})`;
+  // Every branch has the first key at or past the cursor's value. Said alone, it is a range of an
+  // index that starts with that key (the default order's `created`, never null), where an OR of
+  // branches is none: PostgreSQL walked from the first record to the cursor, a deep page as slow
+  // as all the pages before it.
+  const [first] = sort.keys;
+  const value = values[0];
+  if (!first || value === null || value === undefined || !neverNull(first)) return after;
+  const bound = paramSql(dialect, first.kind, value);
+  return sql<SqlBool>`(${expr(first)} ${sql.raw(first.descending ? '<=' : '>=')} ${bound} AND ${after})`;
 }

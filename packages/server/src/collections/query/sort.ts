@@ -74,10 +74,28 @@ export const printSort = (sort: Sort): string =>
  */
 export function sortSql(sort: Sort, dialect: SqlDialect, alias: string): RawBuilder<unknown> {
   const terms = sort.keys.map((k) => {
-    const direction = sql.raw(k.descending ? 'DESC NULLS LAST' : 'ASC NULLS FIRST');
+    const nulls = neverNull(k) ? '' : k.descending ? ' NULLS LAST' : ' NULLS FIRST';
+    const direction = sql.raw(`${k.descending ? 'DESC' : 'ASC'}${nulls}`);
     return sql`${fieldExpression(dialect, k.path, k.kind, alias)} ${direction}`;
   });
   return sql.join(terms);
+}
+
+/**
+ * Is the key a system column that is never null (`id`, `created`, `updated`: NOT NULL in
+ * records-repo.ts `createTable`)? Its ORDER BY term then says no NULLS place: PostgreSQL reads an
+ * ascending index backwards as `DESC NULLS FIRST` only, so `created DESC NULLS LAST` made it
+ * sort the whole table for the default order (a million records: a second a page) instead of
+ * reading the index of `(created, id)` backwards. The order is the same, there being no nulls.
+ */
+export function neverNull(key: SortKey): boolean {
+  const [first] = key.path;
+  return (
+    key.path.length === 1 &&
+    first !== undefined &&
+    Object.hasOwn(SYSTEM_FIELD_DEFS, first) &&
+    SYSTEM_FIELD_DEFS[first as keyof typeof SYSTEM_FIELD_DEFS].required
+  );
 }
 
 /** The value of a sort key in a record (null when missing). */
