@@ -71,6 +71,19 @@ export interface RecordQuery<R = AnyRecord> {
   cursor?: string | null;
   /** Count every record the filter and the `list` rule match (a second query). */
   total?: boolean;
+  /** Relation fields whose records each answer brings under `expand` (`['author', 'author.org']`). */
+  expand?: ExpandPaths;
+}
+
+/**
+ * Relation paths to expand (docs/collections.md, "Relations and files"): at most 8, each at most
+ * two relations deep. Each related record comes under its own collection's `view` rule.
+ */
+export type ExpandPaths = string | readonly string[];
+
+/** What an answer asked with `expand` carries besides the record: the related records by field. */
+export interface Expanded {
+  expand?: Record<string, unknown>;
 }
 
 /** A page of records: `next` is the cursor of the next page, null on the last. */

@@ -3,6 +3,8 @@ import type {
   AnyRecord,
   BatchOperation,
   BatchResults,
+  Expanded,
+  ExpandPaths,
   RecordQuery,
   RecordBase,
   RecordData,
@@ -39,6 +41,8 @@ function recordTopic(collection: string, filterText?: string): string {
   return `records/${collection}${narrowed ? `?filter=${encodeURIComponent(filterText)}` : ''}`;
 }
 
+const expandText = (paths: ExpandPaths) => (typeof paths === 'string' ? paths : paths.join(','));
+
 /** The query string of a page: the server's parameter names, `sort` fields joined by commas. */
 function pageQuery(query: RecordQuery<AnyRecord>): string {
   const params = new URLSearchParams();
@@ -47,6 +51,7 @@ function pageQuery(query: RecordQuery<AnyRecord>): string {
   if (query.perPage !== undefined) params.set('perPage', String(query.perPage));
   if (query.cursor != null) params.set('cursor', query.cursor);
   if (query.total) params.set('total', 'true');
+  if (query.expand !== undefined) params.set('expand', expandText(query.expand));
   const text = params.toString();
   return text ? `?${text}` : '';
 }
@@ -99,13 +104,22 @@ export class Collection<R extends RecordBase = AnyRecord> extends Connector {
   }
 
   /** A page of records; pass its `next` as `cursor` for the one after. */
+  list(
+    query: RecordQuery<R> & { expand: ExpandPaths },
+    call?: CallOptions<RecordPage<R & Expanded>>,
+  ): Promise<RecordPage<R & Expanded>>;
+  list(query?: RecordQuery<R>, call?: CallOptions<RecordPage<R>>): Promise<RecordPage<R>>;
   list(query: RecordQuery<R> = {}, call?: CallOptions<RecordPage<R>>): Promise<RecordPage<R>> {
     return this.transport.rest('records_list', 'GET', `${this.#path()}${pageQuery(query)}`, undefined, call);
   }
 
   /** One record; 404 `record_not_found` when there is none (or the `view` rule hides it). */
-  get(id: string, call?: CallOptions<R>): Promise<R> {
-    return this.transport.rest('records_get', 'GET', this.#path(id), undefined, call);
+  get(id: string, call: CallOptions<R & Expanded> & { expand: ExpandPaths }): Promise<R & Expanded>;
+  get(id: string, call?: CallOptions<R>): Promise<R>;
+  get(id: string, call?: CallOptions<R> & { expand?: ExpandPaths }): Promise<R> {
+    const { expand, ...options } = call ?? {};
+    const query = expand === undefined ? '' : `?${new URLSearchParams({ expand: expandText(expand) })}`;
+    return this.transport.rest('records_get', 'GET', `${this.#path(id)}${query}`, undefined, options);
   }
 
   /** Makes a record (its owner is the caller) and answers it as stored, defaults filled in. */

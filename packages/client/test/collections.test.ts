@@ -221,6 +221,19 @@ describe('collections connector (Node)', () => {
     }
   });
 
+  test('expand brings the related record, in a page and in a get; a bad path is named', async () => {
+    const author = await db.collection('authors').create({ name: `Grace ${Date.now()}` });
+    const posts = db.collection('posts');
+    const made = await posts.create({ title: 'with its author', author: author.id });
+    const one = await posts.get(made.id, { expand: ['author'] });
+    assert.deepEqual(one.expand?.author, author);
+    const page = await posts.list({ filter: filter('id = {:id}', { id: made.id }), expand: 'author' });
+    assert.deepEqual(page.items[0]?.expand, { author });
+    assert.equal((await posts.get(made.id)).author, author.id, 'without expand, the id alone');
+    const bad = await failure(posts.list({ expand: 'title' }));
+    assert.deepEqual([bad.code, bad.fields[0]?.[0]], ['invalid_expand', 'expand']);
+  });
+
   test('a batch of several collections is all or nothing', async () => {
     const made = await db.collection('posts').create({ title: 'to delete' });
     const [post, author, deleted] = await db.batch([
