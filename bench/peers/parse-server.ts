@@ -63,42 +63,35 @@ const call = async (method: string, path: string, body: unknown, headers: Record
 };
 
 const signedIn = { requiresAuthentication: true };
+/** Every operation for a signed-in caller; new fields by the master key only, none protected. */
+const permissions = {
+  find: signedIn,
+  count: signedIn,
+  get: signedIn,
+  create: signedIn,
+  update: signedIn,
+  delete: signedIn,
+  addField: {},
+  protectedFields: {},
+};
+const master = { 'x-parse-master-key': MASTER_KEY };
+const text = { type: 'String' };
 await call(
   'POST',
   '/schemas/Item',
   {
     className: 'Item',
-    fields: { key: { type: 'String' }, value: { type: 'String' } },
+    fields: { key: text, value: text },
     indexes: { key_1: { key: 1 } },
-    classLevelPermissions: {
-      find: signedIn,
-      count: signedIn,
-      get: signedIn,
-      create: signedIn,
-      update: signedIn,
-      delete: signedIn,
-      addField: {},
-      protectedFields: {},
-    },
+    classLevelPermissions: permissions,
   },
-  { 'x-parse-master-key': MASTER_KEY },
+  master,
 );
 
 const user = await call('POST', '/users', { username: 'bench', password: 'bench-password' }, {});
 const token = String(user.sessionToken);
 const acl = { '*': { read: true }, [String(user.objectId)]: { read: true, write: true } };
-const ids: string[] = [];
-for (let start = 0; start < ITEMS; start += 50) {
-  const requests = Array.from({ length: 50 }, (_, i) => ({
-    method: 'POST',
-    path: '/parse/classes/Item',
-    body: { key: `k${start + i}`, value: `value of item ${start + i}`, ACL: acl },
-  }));
-  const answers = (await call('POST', '/batch', { requests }, { 'x-parse-session-token': token })) as unknown as Array<{
-    success?: { objectId: string };
-  }>;
-  for (const a of answers) ids.push(a.success?.objectId ?? '');
-}
+
 /** Creates `count` objects of `className`, 50 a batch, each readable by everyone; their ids in order. */
 async function fill(className: string, count: number, body: (i: number) => Record<string, unknown>) {
   const made: string[] = [];
@@ -121,19 +114,9 @@ async function fill(className: string, count: number, body: (i: number) => Recor
   return made;
 }
 
+const ids = await fill('Item', ITEMS, (i) => ({ key: `k${i}`, value: `value of item ${i}` }));
+
 if (process.env.PARSE_ARTICLES === '1') {
-  const master = { 'x-parse-master-key': MASTER_KEY };
-  const permissions = {
-    find: signedIn,
-    count: signedIn,
-    get: signedIn,
-    create: signedIn,
-    update: signedIn,
-    delete: signedIn,
-    addField: {},
-    protectedFields: {},
-  };
-  const text = { type: 'String' };
   await call(
     'POST',
     '/schemas/Author',
