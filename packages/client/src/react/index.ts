@@ -157,6 +157,25 @@ export interface RecordsLiveOption {
 
 const streamOf = (live: Realtime | boolean | undefined) => (live === true ? undefined : live || null);
 
+/** What useRecords and useRecord run: a controller of bindings/ that watches a stream and loads. */
+interface RecordsRunner {
+  watch(live: Realtime | undefined): () => void;
+  refresh(): Promise<void>;
+  dispose(): void;
+}
+
+/** Runs `controller` while the component shows it: its live changes (unless `stream` is null), its first load. */
+function useRunning(controller: RecordsRunner, stream: Realtime | undefined | null): void {
+  useEffect(() => {
+    const stop = stream === null ? undefined : controller.watch(stream);
+    void controller.refresh();
+    return () => {
+      stop?.();
+      controller.dispose();
+    };
+  }, [controller, stream]);
+}
+
 /**
  * A collection's records, a page at first and more on `loadMore()`, with the query's filter,
  * sort, page size and total. With `{ live }` each change is applied as it happens: a record
@@ -175,15 +194,7 @@ export function useRecords<R extends RecordBase>(
   const queryKey = JSON.stringify(query);
   // biome-ignore lint/correctness/useExhaustiveDependencies: queryKey stands for query (above)
   const controller = useMemo(() => new RecordsController(collection, query), [collection, queryKey]);
-  const stream = streamOf(live);
-  useEffect(() => {
-    const stop = stream === null ? undefined : controller.watch(stream);
-    void controller.refresh();
-    return () => {
-      stop?.();
-      controller.dispose();
-    };
-  }, [controller, stream]);
+  useRunning(controller, streamOf(live));
   const state = useObservable(controller.state);
   return { ...state, loadMore: controller.loadMore, refresh: controller.refresh };
 }
@@ -201,15 +212,7 @@ export function useRecord<R extends RecordBase>(
   options: RecordsLiveOption = {},
 ) {
   const controller = useMemo(() => new RecordController(collection, id), [collection, id]);
-  const stream = streamOf(options.live);
-  useEffect(() => {
-    const stop = stream === null ? undefined : controller.watch(stream);
-    void controller.refresh();
-    return () => {
-      stop?.();
-      controller.dispose();
-    };
-  }, [controller, stream]);
+  useRunning(controller, streamOf(options.live));
   const state = useObservable(controller.state);
   return { ...state, update: controller.update, remove: controller.remove, refresh: controller.refresh };
 }
