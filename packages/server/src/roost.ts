@@ -18,6 +18,8 @@ import { programCaller } from './users/index.js';
 export { openServices, type RoostOverrides, type Services } from './services.js';
 export { defineConfig, parseConfig, type Config, type ConfigInput } from './core/config.js';
 export { isRoostError, RoostError } from './core/errors.js';
+export { defineExtension, type ExtensionApi, type RoostExtension } from './extend/extension.js';
+export type { BeforeContext, HookPoint, HookPoints, HookRunner } from './core/hooks.js';
 export { ANONYMOUS, type Principal } from './core/permissions.js';
 export {
   kindIn,
