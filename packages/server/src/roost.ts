@@ -12,6 +12,9 @@ import { outboxDir } from './mail/create-mailer.js';
 import { appliedMigrations } from './storage/migrations/index.js';
 import { openServices, type RoostOverrides, type Services } from './services.js';
 import { programCaller } from './users/index.js';
+import type { ExtensionApi, RoostExtension } from './extend/extension.js';
+import type { ExtensionJobs } from './extend/jobs.js';
+import { createExtensionRoutes } from './extend/routes.js';
 
 // The package's entry (@roost/server): Roost with its HTTP app, and the services without it,
 // with the types of their operations (docs/embedding.md).
@@ -19,6 +22,16 @@ export { openServices, type RoostOverrides, type Services } from './services.js'
 export { defineConfig, parseConfig, type Config, type ConfigInput } from './core/config.js';
 export { isRoostError, RoostError } from './core/errors.js';
 export { defineExtension, type ExtensionApi, type RoostExtension } from './extend/extension.js';
+export type {
+  ExtensionRoutes,
+  RouteAuth,
+  RouteCaller,
+  RouteContext,
+  RouteHandler,
+  RouteOptions,
+} from './extend/routes.js';
+export type { JsonSchema, RouteSchema, StandardSchema } from './extend/route-input.js';
+export type { BoundTo, ServicesAs } from './extend/services-as.js';
 export type { BeforeContext, HookPoint, HookPoints, HookRunner } from './core/hooks.js';
 export { ANONYMOUS, type Principal } from './core/permissions.js';
 export {
@@ -155,6 +168,13 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
         Promise.all(services.kinds.flatMap((kind) => (kind.dashboard ? [kind.dashboard(services, caller)] : []))),
     },
   };
+  try {
+    await loadExtensions(services, http, overrides.extensions ?? []);
+  } catch (err) {
+    await http.close();
+    await services.close();
+    throw err;
+  }
   await http.register(registerPageAssets);
   await http.register(registerClientBundle);
   await http.register(registerPages, pageDeps);
@@ -176,6 +196,30 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
       await services.close();
     },
   };
+}
+
+/**
+ * Each extension awaited with the extension API (extend/extension.ts), in the given order, then
+ * the routes they declared added to the app (extend/routes.ts): all before Roost listens.
+ */
+async function loadExtensions(
+  services: Services,
+  http: FastifyInstance,
+  extensions: readonly RoostExtension[],
+): Promise<void> {
+  const jobs: ExtensionJobs = {};
+  const routes = createExtensionRoutes({
+    users: services.users,
+    dataStores: services.dataStores,
+    fileStores: services.fileStores,
+    collections: services.collections,
+    mail: services.mailQueue,
+    corsOrigins: services.config.corsOrigins,
+    jobs,
+  });
+  const api: ExtensionApi = { hooks: {}, routes: routes.api, jobs };
+  for (const extension of extensions) await extension(api);
+  routes.register(http);
 }
 
 /** What `/ready` checks (http/routes/health-routes.ts): the database, its migrations, each kind's `ready`. */

@@ -22,6 +22,7 @@ import { SERVICE_KINDS, type RoostServiceKind } from './service-kinds.js';
 import type { PermissionStore } from './core/permissions.js';
 import { createPermissionStore } from './storage/permission-store.js';
 import type { Database } from './storage/schema.js';
+import type { RoostExtension } from './extend/extension.js';
 import { createSettingsStore } from './storage/settings-store.js';
 import { createWebhookStore } from './storage/webhook-store.js';
 import { createUserService, programCaller, type UserService } from './users/index.js';
@@ -42,6 +43,8 @@ export interface RoostOverrides {
   mailer?: Mailer;
   /** Service kinds besides the built-in ones (service-kinds.ts), each from its descriptor alone. */
   kinds?: readonly RoostServiceKind[];
+  /** The team's own code (extend/extension.ts): each awaited with the extension API before the HTTP app is ready. */
+  extensions?: readonly RoostExtension[];
 }
 
 /** The services a service kind's descriptor is handed (service-kinds.ts): all but what is made from the kinds. */
