@@ -43,6 +43,8 @@ export interface RoostOverrides {
   mailer?: Mailer;
   /** Service kinds besides the built-in ones (service-kinds.ts), each from its descriptor alone. */
   kinds?: readonly RoostServiceKind[];
+  /** Where Roost logs (default: pino at `logLevel`, to standard output): an embedding program's own logger. */
+  log?: FastifyBaseLogger;
   /** The team's own code (extend/extension.ts): each awaited with the extension API before the HTTP app is ready. */
   extensions?: readonly RoostExtension[];
 }
@@ -99,7 +101,7 @@ export interface Services extends KindContext {
 
 /** Storage, migrated, and the domain services on it: what the CLI needs, without HTTP. */
 export async function openServices(config: Config, overrides: RoostOverrides = {}): Promise<Services> {
-  const log = pino({ level: config.logLevel });
+  const log = overrides.log ?? pino({ level: config.logLevel });
   const { db, dialect } = await connectDatabase(config);
   const kinds = [...SERVICE_KINDS, ...(overrides.kinds ?? [])];
   const allMigrations = Object.assign({}, migrations, ...kinds.map((kind) => kind.migrations));

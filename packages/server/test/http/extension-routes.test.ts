@@ -9,7 +9,8 @@ import createClient from 'openapi-fetch';
 import { tsImport } from 'tsx/esm/api';
 import { z } from 'zod';
 import { parseConfig } from '../../src/core/config.js';
-import { createRoost, defineExtension, RoostError, type RoostExtension } from '../../src/roost.js';
+import { pino } from 'pino';
+import { createRoost, defineExtension, RoostError, type RoostExtension, type StandardSchema } from '../../src/roost.js';
 import { createPostgresDatabase, useServer } from '../helpers/test-server.js';
 
 /**
@@ -42,6 +43,22 @@ async function docExtension(): Promise<RoostExtension> {
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * A Standard Schema written by hand to the specification (standardschema.dev), as a library
+ * other than zod implements it: its issues' paths name the fields, as segments or keys.
+ */
+const threeCapitals: StandardSchema<{ code: string }> = {
+  '~standard': {
+    version: 1,
+    vendor: 'by-hand',
+    validate(value) {
+      const code = (value as { code?: unknown }).code;
+      if (typeof code === 'string' && /^[A-Z]{3}$/.test(code)) return { value: { code } };
+      return { issues: [{ message: 'three capital letters', path: [{ key: 'code' }] }] };
+    },
+  },
+};
 
 /** What the test's own routes saw: the aborted signal of the slow handler. */
 const seen = { slowAborted: false };
@@ -97,9 +114,12 @@ const own = defineExtension((roost) => {
       return { stamped: params.key };
     },
   );
-  roost.routes.get('/admin-only', { auth: 'admin', summary: 'For administrators' }, ({ caller }) => ({
-    administers: caller.administers,
-  }));
+  roost.routes.get(
+    '/admin-only',
+    { auth: 'admin', summary: 'For administrators', answer: z.object({ administers: z.boolean() }) },
+    ({ caller }) => ({ administers: caller.administers }),
+  );
+  roost.routes.post('/codes', { auth: 'none', input: threeCapitals }, ({ input }) => ({ code: input.code }));
   roost.routes.post('/boom', { auth: 'none' }, () => {
     throw new Error('kaboom: an internal detail');
   });
@@ -130,9 +150,12 @@ describe('routes of your own', () => {
       delete: null,
     },
   };
+  // Roost's log, read by the test: the failure of a handler names its route.
+  const logLines: Array<Record<string, unknown>> = [];
+  const log = pino({ level: 'error' }, { write: (line: string) => void logLines.push(JSON.parse(line)) });
   const s = useServer(
     { collections: { orders }, dataStores: { data: {} }, bodyLimit: 64 * 1024 },
-    { extensions: [docOrders, own] },
+    { extensions: [docOrders, own], log },
   );
 
   test("the doc's example: a signed-in order, its refusals, the count as the system", async () => {
@@ -246,9 +269,15 @@ describe('routes of your own', () => {
     assert.equal(boom.status, 500);
     assert.equal(boom.body.code, 'internal_error');
     assert.doesNotMatch(JSON.stringify(boom.body), /kaboom/);
+    const logged = logLines.find((line) => (line.err as { message?: string } | undefined)?.message?.includes('kaboom'));
+    assert.equal(logged?.route, 'POST /api/x/boom', 'the log names the route whose handler failed');
     const refused = await s.request('/api/x/refuse', {});
     assert.equal(refused.status, 409);
     assert.deepEqual(refused.body.invalid, [['day', 'closed']]);
+    const code = await s.request('/api/x/codes', { code: 'abc' });
+    assert.equal(code.status, 422);
+    assert.deepEqual(code.body.invalid, [['code', 'three capital letters']]);
+    assert.deepEqual((await s.request('/api/x/codes', { code: 'ABC' })).body, { code: 'ABC' });
     const slow = await s.request('/api/x/slow');
     assert.equal(slow.status, 503);
     assert.equal(slow.body.code, 'route_timeout');
@@ -302,6 +331,13 @@ describe('routes of your own', () => {
     assert.deepEqual(echo.parameters.map((p) => `${p.in}:${p.name}`).sort(), ['path:id', 'query:n', 'query:tags']);
     assert.equal(doc.paths['/api/x/echo/{id}']?.get?.security, undefined);
 
+    const adminOnly = doc.paths['/api/x/admin-only']?.get as {
+      responses: Record<string, { content: Record<string, { schema: { properties: object } }> }>;
+    };
+    assert.deepEqual(adminOnly.responses['200']?.content['application/json']?.schema.properties, {
+      administers: { type: 'boolean' },
+    });
+
     // biome-ignore lint/suspicious/noExplicitAny: paths known only from the served document
     const client = createClient<any>({ baseUrl: s.url });
     const token = await s.createUser('grace');
@@ -326,6 +362,10 @@ describe('routes of your own', () => {
     const echoed = await client.GET('/api/x/echo/{id}', { params: { path: { id: 'a b' }, query: { n: 7 } } });
     assert.deepEqual(echoed.data, { id: 'a b', n: 7, who: null });
     assert.ok(answer('/api/x/echo/{id}', 'get', '200')(echoed.data));
+
+    // /metrics counts each route by its pattern, as Roost's own.
+    const metrics = await s.request('/metrics', undefined, { token: await s.adminToken() });
+    assert.match(metrics.body, /roost_http_requests_total\{method="GET",route="\/api\/x\/echo\/:id",status="200"\}/);
   });
 });
 
