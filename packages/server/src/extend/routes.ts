@@ -95,7 +95,8 @@ export interface ExtensionRoutes {
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 type Method = (typeof METHODS)[number];
 
-const routeErrors = defineErrors({
+/** The failures of an extension's route besides the handler's own (docs/errors.md). */
+export const routeErrors = defineErrors({
   route_timeout: { kind: 'unavailable', message: 'The route took too long to answer. Try again later.' },
 });
 

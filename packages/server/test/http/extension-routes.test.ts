@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import createClient from 'openapi-fetch';
+import openapiTS, { astToString } from 'openapi-typescript';
 import { tsImport } from 'tsx/esm/api';
 import { z } from 'zod';
 import { parseConfig } from '../../src/core/config.js';
@@ -362,6 +363,12 @@ describe('routes of your own', () => {
     const echoed = await client.GET('/api/x/echo/{id}', { params: { path: { id: 'a b' }, query: { n: 7 } } });
     assert.deepEqual(echoed.data, { id: 'a b', n: 7, who: null });
     assert.ok(answer('/api/x/echo/{id}', 'get', '200')(echoed.data));
+
+    // openapi-typescript types the routes from the document: the order's body and answer, the path parameter.
+    const types = astToString(await openapiTS(new URL(`${s.url}/openapi.json`)));
+    assert.match(types, /"\/api\/x\/orders": \{/);
+    assert.match(types, /x_post_orders: \{[\s\S]*?item: string;[\s\S]*?quantity: number;[\s\S]*?id: string;/);
+    assert.match(types, /x_get_echo_id: \{[\s\S]*?path: \{\s*id: string;/);
 
     // /metrics counts each route by its pattern, as Roost's own.
     const metrics = await s.request('/metrics', undefined, { token: await s.adminToken() });
