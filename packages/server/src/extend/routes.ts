@@ -6,7 +6,7 @@
  * (http/failure.ts) and an entry in `/openapi.json` (http/openapi.ts).
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { FastifyBaseLogger, FastifyInstance, FastifyRequest, FastifySchema } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest, FastifySchema, HTTPMethods } from 'fastify';
 import { administers } from '../core/grants.js';
 import { commonErrors, defineErrors, isRoostError } from '../core/errors.js';
 import type { Principal } from '../core/permissions.js';
@@ -92,8 +92,7 @@ export interface ExtensionRoutes {
   delete: Declare;
 }
 
-const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
-type Method = (typeof METHODS)[number];
+type Method = keyof ExtensionRoutes;
 
 /** The failures of an extension's route besides the handler's own (docs/errors.md). */
 export const routeErrors = defineErrors({
@@ -103,6 +102,8 @@ export const routeErrors = defineErrors({
 /** A segment is a name (letters, digits, `-._~`) or a parameter `:name`; no wildcards, no patterns. */
 const SEGMENT = /^(?::[A-Za-z_][A-Za-z0-9_]*|[A-Za-z0-9._~-]+)$/;
 const DEFAULT_TIMEOUT_SECONDS = 30;
+/** setTimeout's own bound is about 24 days; an hour is longer than any request should wait. */
+const MAX_TIMEOUT_SECONDS = 3600;
 
 interface Declared {
   method: Method;
@@ -142,9 +143,12 @@ export function createExtensionRoutes(deps: ExtensionRoutesDeps): ExtensionRoute
       if (declared.some((route) => route.name === name)) throw new Error(`extension route ${name} is declared twice`);
       if (!['none', 'user', 'admin'].includes(options.auth))
         throw new Error(`extension route ${name}: auth is 'none', 'user' or 'admin'`);
+      const seconds = options.timeoutSeconds;
+      if (seconds !== undefined && !(seconds > 0 && seconds <= MAX_TIMEOUT_SECONDS))
+        throw new Error(`extension route ${name}: timeoutSeconds is more than 0 and at most ${MAX_TIMEOUT_SECONDS}`);
       let check: InputCheck | null = null;
       try {
-        if (options.input) check = inputCheck(options.input, inQuery(method) ? 'query' : 'body', ajvs[where(method)]);
+        if (options.input) check = inputCheck(options.input, where(method), ajvs[where(method)]);
       } catch (err) {
         throw new Error(`extension route ${name}: its input schema: ${(err as Error).message}`, { cause: err });
       }
@@ -152,14 +156,21 @@ export function createExtensionRoutes(deps: ExtensionRoutesDeps): ExtensionRoute
     };
 
   return {
-    api: Object.fromEntries(METHODS.map((method) => [method, declare(method)])) as unknown as ExtensionRoutes,
+    api: {
+      get: declare('get'),
+      post: declare('post'),
+      put: declare('put'),
+      patch: declare('patch'),
+      delete: declare('delete'),
+    },
     register(app) {
       registered = true;
       for (const route of declared) {
-        if (app.hasRoute({ method: route.method.toUpperCase() as 'GET', url: route.url }))
+        const method = route.method.toUpperCase() as HTTPMethods;
+        if (app.hasRoute({ method, url: route.url }))
           throw new Error(`extension route ${route.name} collides with a route Roost already serves`);
         app.route({
-          method: route.method.toUpperCase() as 'GET',
+          method,
           url: route.url,
           schema: documentation(route),
           // Validation failures answer 422, as the stores' and the collections' do (http/failure.ts).
