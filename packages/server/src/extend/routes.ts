@@ -6,7 +6,14 @@
  * (http/failure.ts) and an entry in `/openapi.json` (http/openapi.ts).
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { FastifyBaseLogger, FastifyInstance, FastifyRequest, FastifySchema, HTTPMethods } from 'fastify';
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  FastifySchema,
+  HTTPMethods,
+} from 'fastify';
 import { administers } from '../core/grants.js';
 import { commonErrors, defineErrors, isRoostError } from '../core/errors.js';
 import type { Principal } from '../core/permissions.js';
@@ -175,7 +182,7 @@ export function createExtensionRoutes(deps: ExtensionRoutesDeps): ExtensionRoute
           schema: documentation(route),
           // Validation failures answer 422, as the stores' and the collections' do (http/failure.ts).
           config: { validationStatus: 422 },
-          handler: (request) => serve(route, request, deps),
+          handler: (request, reply) => serve(route, request, reply, deps),
         });
       }
     },
@@ -196,7 +203,12 @@ function servedPath(path: string): string {
 }
 
 /** One request: the caller, its input, the handler under its time limit. */
-async function serve(route: Declared, request: FastifyRequest, deps: ExtensionRoutesDeps): Promise<unknown> {
+async function serve(
+  route: Declared,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: ExtensionRoutesDeps,
+): Promise<string> {
   // Every line of this request, the failure's too (http/failure.ts), names the route.
   request.log = request.log.child({ route: route.name });
   const found = await callerOf(request, deps.users);
@@ -228,8 +240,9 @@ async function serve(route: Declared, request: FastifyRequest, deps: ExtensionRo
     aborts,
     request.log,
   );
-  // `undefined` is no JSON: a handler that returns nothing answers `null`.
-  return answer === undefined ? null : answer;
+  // Always JSON, a text too (Fastify would send a string as plain text); nothing returned is `null`.
+  reply.type('application/json; charset=utf-8');
+  return JSON.stringify(answer ?? null);
 }
 
 /**

@@ -123,6 +123,8 @@ const own = defineExtension((roost) => {
     ({ caller }) => ({ administers: caller.administers }),
   );
   roost.routes.post('/codes', { auth: 'none', input: threeCapitals }, ({ input }) => ({ code: input.code }));
+  roost.routes.get('/text', { auth: 'none' }, () => 'a text');
+  roost.routes.delete('/nothing', { auth: 'none' }, () => {});
   roost.routes.post('/boom', { auth: 'none' }, () => {
     throw new Error('kaboom: an internal detail');
   });
@@ -267,13 +269,19 @@ describe('routes of your own', () => {
     assert.equal((await s.request('/api/x/notes', { key: 'k2', text: 'x' }, { headers: bearer })).status, 200);
   });
 
-  test('a handler that throws is a 500 without its text, a RoostError its own failure, a slow one 503', async () => {
+  test('answers are JSON; a throw is a 500 without its text, a RoostError its own failure, a slow handler 503', async () => {
     const boom = await s.request('/api/x/boom', {});
     assert.equal(boom.status, 500);
     assert.equal(boom.body.code, 'internal_error');
     assert.doesNotMatch(JSON.stringify(boom.body), /kaboom/);
     const logged = logLines.find((line) => (line.err as { message?: string } | undefined)?.message?.includes('kaboom'));
     assert.equal(logged?.route, 'POST /api/x/boom', 'the log names the route whose handler failed');
+    const text = await s.request('/api/x/text');
+    assert.equal(text.headers.get('content-type'), 'application/json; charset=utf-8');
+    assert.equal(text.body, 'a text');
+    const nothing = await s.request('/api/x/nothing', undefined, { method: 'DELETE' });
+    assert.equal(nothing.status, 200);
+    assert.equal(nothing.body, null);
     const refused = await s.request('/api/x/refuse', {});
     assert.equal(refused.status, 409);
     assert.deepEqual(refused.body.invalid, [['day', 'closed']]);
