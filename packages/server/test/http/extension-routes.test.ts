@@ -269,7 +269,7 @@ describe('routes of your own', () => {
     assert.equal((await s.request('/api/x/notes', { key: 'k2', text: 'x' }, { headers: bearer })).status, 200);
   });
 
-  test('answers are JSON; a throw is a 500 without its text, a RoostError its own failure, a slow handler 503', async () => {
+  test('answers are JSON; a throw is a 500 with no detail, a RoostError its own failure, a slow one 503', async () => {
     const boom = await s.request('/api/x/boom', {});
     assert.equal(boom.status, 500);
     assert.equal(boom.body.code, 'internal_error');
