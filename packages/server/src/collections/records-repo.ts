@@ -303,7 +303,7 @@ function makeRepo(db: RecordDb, dialect: Dialect, cache: RecordCache | null, tou
       for (const chunk of chunks(missing)) {
         let query = db.selectFrom(alias(collection)).selectAll().where('r.id', 'in', chunk);
         if (where) query = query.where(where);
-        for (const row of (await query.execute()) as RecordRow[]) {
+        for (const row of await run(query.compile())) {
           const record = parsed(row);
           out.push(record);
           if (readCache && typeof row.data === 'string')
@@ -353,7 +353,8 @@ function makeRepo(db: RecordDb, dialect: Dialect, cache: RecordCache | null, tou
       const { countOf } = query;
       if (countOf) select = select.select(sql<number>`(${countSelect(collection, countOf)})`.as(TOTAL));
       for (const condition of query.where) select = select.where(condition);
-      const rows = (await select.orderBy(sql.join(query.order)).limit(query.limit).execute()) as RecordRow[];
+      // `run`: at once on SQLite when the connection is free, a named statement on PostgreSQL (storage/database.ts).
+      const rows = await run(select.orderBy(sql.join(query.order)).limit(query.limit).compile());
       const first = rows[0] as (RecordRow & { [TOTAL]?: unknown }) | undefined;
       // An empty page has no row to carry the total (a cursor past the end): counted alone.
       const total = !countOf
