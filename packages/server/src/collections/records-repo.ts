@@ -176,6 +176,12 @@ function makeRepo(db: RecordDb, dialect: Dialect, cache: RecordCache | null, tou
     return select;
   };
   const byIds = new Map<string, CompiledQuery>();
+  /**
+   * `r.id` among `ids`: on PostgreSQL one array parameter, so that the statement has one text
+   * whatever the number of ids (a named statement each: storage/database.ts `namedStatement`).
+   */
+  const idIn = (ids: readonly string[]) =>
+    dialect === 'postgres' ? sql<SqlBool>`r.id = any(${ids})` : sql<SqlBool>`r.id in (${sql.join(ids)})`;
   const creates = new Map<string, CompiledQuery>();
   /**
    * A create: the record as a row of its own under `r`, so that a create rule reads it as it reads
@@ -301,7 +307,7 @@ function makeRepo(db: RecordDb, dialect: Dialect, cache: RecordCache | null, tou
       const missing = readCache ? [...new Set(ids)].filter((id) => !keptRecord(readCache, collection, id, out)) : ids;
       const started = readCache?.generation ?? 0;
       for (const chunk of chunks(missing)) {
-        let query = db.selectFrom(alias(collection)).selectAll().where('r.id', 'in', chunk);
+        let query = db.selectFrom(alias(collection)).selectAll().where(idIn(chunk));
         if (where) query = query.where(where);
         for (const row of await run(query.compile())) {
           const record = parsed(row);
