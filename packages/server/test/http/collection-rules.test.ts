@@ -93,7 +93,7 @@ describe('collections: rules and queries over HTTP', () => {
     assert.equal((await get('/api/collections/notes/records?filter=owner%20%3D%20null&total=1', admin)).body.total, 1);
   });
 
-  test('a rule of the caller alone: everything for whom it holds, nothing for whom not, writes seen at once', async () => {
+  test('a rule of the caller alone: all for whom it holds, nothing for others, writes seen at once', async () => {
     const at = '/api/collections/members/records';
     const fay = await s.createUser('fay');
     const made = await s.request(at, { text: 'for members' }, { token: fay });
