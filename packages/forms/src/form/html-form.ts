@@ -3,6 +3,7 @@
    table; markup is in render/. */
 import type { ActionCallback, ActionConf, ActionKw, ActionResult } from '../conf/action-conf.js';
 import { ConfigurationError } from '../conf/configuration-error.js';
+import type { FieldConf } from '../conf/field-conf.js';
 import type { Subsets } from '../conf/subset.js';
 import type { Controlset, WidgetRequirements } from '../fields/widget.js';
 import { renderActions, renderForm, renderItems, renderMessages, type RenderInput } from '../render/form-renderer.js';
@@ -33,6 +34,21 @@ export interface ProcessResult {
   html: string;
   action: ActionConf;
   response?: FormResponse;
+}
+
+/**
+ * Whether a request name (split at its dots) names a repeat at any depth: `offices` in the group
+ * `company` is `company.offices`, `rooms` in the repeat `floors` is `floors.<n>.rooms`
+ * (fields/group-widgets.ts).
+ */
+function namesRepeat(fields: readonly FieldConf[], parts: readonly string[]): boolean {
+  const [head, ...rest] = parts;
+  const field = fields.find((f) => f.id === head);
+  if (field?.datatype === 'group') return namesRepeat(field.fields ?? [], rest);
+  if (field?.datatype !== 'repeat') return false;
+  if (!rest.length) return true;
+  const [index, ...inner] = rest;
+  return /^\d+$/.test(index ?? '') && namesRepeat(field.fields ?? [], inner);
 }
 
 const lowerFirst = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1);
@@ -93,9 +109,12 @@ export class HTMLForm<const L extends FieldList = FieldList> extends Form<L> {
    * one item more or less, nothing validated and no action run. Undefined for other requests.
    */
   async #repeatChanged(values: FormValues, actions: readonly ActionConf[]): Promise<ProcessResult | undefined> {
-    const repeats = this.getFields().filter((f) => f.datatype === 'repeat');
-    if (!repeats.some((f) => values[`${f.id}$add`] !== undefined || values[`${f.id}$remove`] !== undefined))
-      return undefined;
+    const fields = this.getFields();
+    const pressed = Object.keys(values).some((key) => {
+      const button = /^(.+)\$(add|remove)$/.exec(key)?.[1];
+      return button !== undefined && namesRepeat(fields, button.split('.'));
+    });
+    if (!pressed) return undefined;
     const [, data] = await this.extract(values);
     const action = actions.find((a) => a.id === 'default') ?? actions[0];
     if (!action) throw new ConfigurationError('No action to process the form found');

@@ -1,4 +1,5 @@
-import type { ActionConf } from '../conf/action-conf.js';
+import { skipsValidation, type ActionConf } from '../conf/action-conf.js';
+import type { FieldConf } from '../conf/field-conf.js';
 import { ConfigurationError } from '../conf/configuration-error.js';
 import type { FormOptions } from '../form/form-options.js';
 import type { CompiledField } from '../form/form.js';
@@ -166,6 +167,32 @@ export function hiddenValueInputs(values: Readonly<Record<string, string>>): str
     .join('');
 }
 
+/** Whether any field, at any depth, is a repeat (its Add and Remove are submit buttons). */
+const hasRepeat = (fields: readonly FieldConf[]): boolean =>
+  fields.some((f) => f.datatype === 'repeat' || (f.datatype === 'group' && hasRepeat(f.fields ?? [])));
+
+/**
+ * Enter in a text field submits with the form's first submit button (the HTML standard's implicit
+ * submission). A repeat's Add and Remove (fields/group-widgets.ts) come before the action buttons,
+ * so a form with a repeat starts with a hidden copy of its default action's button: the first
+ * shown action that validates. Without one, the copy is disabled and Enter submits nothing.
+ */
+function defaultSubmit(input: RenderInput): string {
+  if (!hasRepeat(input.fields.map((c) => c.field))) return '';
+  const action = input.actions.find((a) => !a.hidden && !skipsValidation(a));
+  const key = action ? `${action.id}${input.options.actionPostfix}`.replace(/\s/g, '_') : undefined;
+  const a = attrs({
+    type: 'submit',
+    name: key,
+    value: key,
+    hidden: true,
+    tabindex: '-1',
+    disabled: !action,
+    'data-roost-default': true,
+  });
+  return `<button${a}>${escapeHtml(input.t(action?.name ?? action?.id ?? 'Submit'))}</button>`;
+}
+
 /** The whole form: container, messages, form tag, error summary, items, footer, progress bar, buttons. */
 function progressBarAttrs(input: RenderInput): string {
   return attrs({
@@ -208,7 +235,8 @@ export function renderForm(input: RenderInput, messagesHtml: string): string {
   return (
     `<div${attrs({ id: `${options.formid}-container`, class: 'roost-form', 'data-roost-form-container': true })}>` +
     messagesHtml +
-    `<form${formAttrs}>${hiddenValueInputs(options.hiddenValues)}${errorSummary(input)}${renderItems(input)}` +
+    `<form${formAttrs}>${defaultSubmit(input)}${hiddenValueInputs(options.hiddenValues)}` +
+    `${errorSummary(input)}${renderItems(input)}` +
     `${footer}${progress}${renderActions(input)}</form>` +
     `</div>`
   );
