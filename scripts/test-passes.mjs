@@ -42,6 +42,7 @@ export const testPasses = {
   'packages/forms/test/groups.test.ts': [],
   'packages/forms/test/json-forms.test.ts': [],
   'packages/forms/test/json-schema.test.ts': [],
+  'packages/forms/test/json-schema-property.test.ts': [],
   'packages/forms/test/object-form.test.ts': [],
   'packages/forms/test/options.test.ts': [],
   'packages/forms/test/packed-forms.test.ts': [],

@@ -7,9 +7,8 @@ import addFormats from 'ajv-formats';
 import { HTMLForm, fieldsFromJsonSchema, formJsonSchema, type FieldConf, type JsonSchema } from '../src/index.js';
 import { attr, dom } from './helpers/html.js';
 
-// Strict, except for `required` in an if/then branch naming a property defined beside it: valid
-// JSON Schema that Ajv's strictRequired flags only as a style.
-const ajv = new Ajv2020({ strict: true, strictRequired: false, allErrors: true });
+// Strict in every respect, strictRequired included.
+const ajv = new Ajv2020({ strict: true, allErrors: true });
 addFormats.default(ajv);
 
 const fields: FieldConf[] = [
@@ -84,14 +83,16 @@ describe('JSON Schema from a form', () => {
     });
     assert.deepEqual(p.age, { type: 'integer', minimum: 18, maximum: 120 });
     assert.deepEqual(p.price, { default: 1, type: 'number', minimum: 0, multipleOf: 0.25 });
-    assert.deepEqual(p.topics, { type: 'array', items: { enum: ['news', 'offers'] }, uniqueItems: true });
-    assert.deepEqual([p.email?.format, p.site?.format, p.born?.format], ['email', 'uri', 'date']);
+    assert.deepEqual(p.topics, { type: 'array', items: { enum: ['news', 'offers'] } });
+    assert.deepEqual([p.email?.format, p.born?.format], ['email', 'date']);
+    // An optional field's checks hold for what is not the form's empty ''.
+    assert.deepEqual(p.site?.anyOf, [{ const: '' }, { format: 'uri', pattern: '^https?://[^/?#\\s]+' }]);
     assert.deepEqual(p.agree, { type: 'boolean' });
     assert.equal(p.created, undefined, 'readonly fields are not data');
     assert.deepEqual(schema.required, ['name', 'email', 'contact', 'phone']);
     assert.deepEqual(p.others, {
       type: 'array',
-      items: { type: 'object', properties: { street: { type: 'string' } }, required: ['street'] },
+      items: { type: 'object', properties: { street: { type: 'string', minLength: 1 } }, required: ['street'] },
       maxItems: 2,
     });
   });
@@ -131,7 +132,8 @@ describe('a form from a JSON Schema', () => {
     type: 'object',
     properties: {
       email: { type: 'string', format: 'email', title: 'E-mail' },
-      code: { type: 'string', pattern: '[A-Z]{3}', maxLength: 3 },
+      code: { type: 'string', pattern: '^[A-Z]{3}$', maxLength: 3 },
+      part: { type: 'string', pattern: 'x\\d' },
       age: { type: 'integer', minimum: 18, exclusiveMaximum: 121 },
       size: {
         oneOf: [
@@ -159,6 +161,7 @@ describe('a form from a JSON Schema', () => {
     const byId = Object.fromEntries(made.map((f) => [f.id, f]));
     assert.deepEqual(byId.email, { id: 'email', name: 'E-mail', required: true, datatype: 'email' });
     assert.deepEqual(byId.code, { id: 'code', name: 'code', size: 3, pattern: '[A-Z]{3}' });
+    assert.equal(byId.part?.pattern, '[\\s\\S]*(?:x\\d)[\\s\\S]*', 'JSON Schema patterns match anywhere');
     assert.deepEqual(byId.age, { id: 'age', name: 'age', required: true, datatype: 'number', min: 18, max: 120 });
     assert.deepEqual(byId.size?.listItems, [
       { id: 's', name: 'Small' },

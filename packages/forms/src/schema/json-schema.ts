@@ -35,20 +35,52 @@ function withItemFields(fields: readonly FieldConf[]): Array<{ field: FieldConf;
   return out;
 }
 
+/**
+ * The form's own output of `time` and `datetime` (validate/datatypes.ts: `parseTime`,
+ * `parseDateTime`): seconds always, no fraction, an offset only when one was typed. JSON Schema's
+ * `time` and `date-time` formats ask for an offset, so the export names ajv-formats' `iso-time`
+ * and `iso-date-time` and adds these patterns, which say the same to a validator without them.
+ */
+const TIME_PATTERN = '^(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d$';
+const DATETIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:Z|[+-]\\d{2}:?\\d{2})?$';
+/** The form takes http and https urls only (validate/datatypes.ts), with a host. */
+const URL_PATTERN = '^https?://[^/?#\\s]+';
+
+/** A field's pattern as JSON Schema means it: the form matches the whole value (validate/constraints.ts). */
+const anchoredPattern = (pattern: string): string => `^(?:${pattern})$`;
+
+/**
+ * The keywords of a text value beyond its type and length: the form checks them on a value that
+ * is not empty only, so an optional field's `''` passes them (`anyOf` below).
+ */
+function textChecks(field: FieldConf, format?: string, pattern?: string): JsonSchema {
+  return defined({
+    minLength: fieldDatatype(field) === 'password' ? passwordMinimum(field) : field.minLength || undefined,
+    format,
+    pattern: field.pattern !== undefined ? anchoredPattern(field.pattern) : pattern,
+  });
+}
+
 /** The schema of one field's converted value (validate/datatypes.ts says what each datatype makes). */
 function valueSchema(field: FieldConf): JsonSchema {
   const datatype = fieldDatatype(field);
   const size = fieldSize(field) || undefined;
-  const text: JsonSchema = { type: 'string', minLength: field.minLength, maxLength: size, pattern: field.pattern };
+  const text = (format?: string, pattern?: string): JsonSchema => ({
+    type: 'string',
+    maxLength: size,
+    ...textChecks(field, format, pattern),
+  });
   const ids = staticItems(field).map((i) => i.id);
   const choice: JsonSchema = ids.length ? { enum: ids } : { type: ['string', 'number'] };
+  // Dates compare as text in their own form (validate/constraints.ts); ajv-formats' keywords say so.
+  const bounds = { formatMinimum: field.min, formatMaximum: field.max };
   switch (datatype) {
     case 'email':
-      return { type: 'string', format: 'email', maxLength: size };
+      return text('email');
     case 'url':
-      return { type: 'string', format: 'uri', maxLength: size };
+      return text('uri', URL_PATTERN);
     case 'password':
-      return { ...text, minLength: passwordMinimum(field), writeOnly: true };
+      return { ...text(), writeOnly: true };
     case 'number':
     case 'float':
       return {
@@ -64,38 +96,86 @@ function valueSchema(field: FieldConf): JsonSchema {
     case 'bool':
       return { type: 'boolean' };
     case 'date':
+      return { type: 'string', format: 'date', ...bounds };
     case 'time':
+      return { type: 'string', format: 'iso-time', pattern: TIME_PATTERN, ...bounds };
     case 'datetime':
-      return { type: 'string', format: datatype === 'datetime' ? 'date-time' : datatype };
+      return { type: 'string', format: 'iso-date-time', pattern: DATETIME_PATTERN, ...bounds };
     case 'list':
     case 'radio':
       return choice;
+    // The form keeps a repeated choice as sent (validate/datatypes.ts), so no uniqueItems.
     case 'multilist':
-      return { type: 'array', items: choice, uniqueItems: true };
+      return { type: 'array', items: choice };
     case 'checkbox':
-      return field.listItems ? { type: 'array', items: choice, uniqueItems: true } : { type: 'boolean' };
+      return field.listItems ? { type: 'array', items: choice } : { type: 'boolean' };
     case 'lines':
       return { type: 'array', items: { type: 'string', minLength: 1 } };
     case 'json':
-      return {};
+      // Whatever JSON holds, but never what counts as empty (the form gives no value then).
+      return { not: { anyOf: [{ enum: [null, ''] }, { type: 'array', items: { enum: [null, ''] } }] } };
     case 'group':
       return objectSchema(field.fields ?? []);
     case 'repeat':
       return {
         type: 'array',
         items: objectSchema(field.fields ?? []),
-        minItems: field.minItems,
+        minItems: Math.max(field.minItems ?? 0, field.required ? 1 : 0) || undefined,
         maxItems: field.maxItems,
       };
     case 'file':
       return {
         type: 'object',
-        properties: { filename: { type: 'string' }, mime: { type: 'string' }, size: { type: 'integer', minimum: 0 } },
+        properties: {
+          filename: { type: 'string' },
+          mime: { type: 'string' },
+          size: { type: 'integer', minimum: 0, maximum: size },
+        },
         required: ['filename', 'size'],
       };
     default:
-      return text;
+      return text();
   }
+}
+
+/** Whether the form keeps `''` for the field when nothing was entered (validate/datatypes.ts `empty`). */
+const TEXT_TYPES = new Set(['string', 'hidden', 'text', 'password', 'email', 'url']);
+const LIST_TYPES = new Set(['multilist', 'lines']);
+
+/**
+ * What `required` adds to a field's value beyond being present: the form refuses `''`, `[]` and an
+ * unchecked single checkbox as "Required" (validate/field-adapter.ts), so must the schema.
+ */
+function nonEmpty(field: FieldConf): JsonSchema | undefined {
+  const datatype = fieldDatatype(field);
+  if (TEXT_TYPES.has(datatype)) return { type: 'string', minLength: 1 };
+  if (LIST_TYPES.has(datatype) || (datatype === 'checkbox' && field.listItems)) return { type: 'array', minItems: 1 };
+  if (datatype === 'checkbox') return { const: true };
+  return undefined;
+}
+
+/**
+ * The value schema with emptiness: a required text's `minLength` is at least 1; an optional
+ * text's checks (pattern, format, least length) hold for a value that is not `''`.
+ */
+function fieldValueSchema(field: FieldConf, required: boolean): JsonSchema {
+  const schema = defined(valueSchema(field));
+  const datatype = fieldDatatype(field);
+  if (required) {
+    const extra = nonEmpty(field);
+    if (!extra) return schema;
+    if (typeof extra.minLength === 'number')
+      return { ...schema, minLength: Math.max(Number(schema.minLength ?? 0), extra.minLength) };
+    if (typeof extra.minItems === 'number')
+      return { ...schema, minItems: Math.max(Number(schema.minItems ?? 0), extra.minItems) };
+    if ('const' in extra) return { ...extra };
+    return { ...schema, ...extra };
+  }
+  if (!TEXT_TYPES.has(datatype)) return schema;
+  const checks = textChecks(field, schema.format as string | undefined, schema.pattern as string | undefined);
+  if (!Object.keys(checks).length) return schema;
+  const { minLength: _m, format: _f, pattern: _p, ...rest } = schema;
+  return { ...rest, anyOf: [{ const: '' }, checks] };
 }
 
 /** The schema of a group's object: its fields' properties, the required ones named. */
@@ -104,23 +184,26 @@ function objectSchema(fields: readonly FieldConf[]): JsonSchema {
   return defined({ type: 'object', properties, required: required.length ? required : undefined });
 }
 
+/** A group's value is always there (an object, maybe empty): `required` has nothing to ask of it. */
+const requiredKey = (field: FieldConf): boolean => Boolean(field.required) && fieldDatatype(field) !== 'group';
+
 function propertiesOf(fields: readonly FieldConf[]): { properties: Record<string, JsonSchema>; required: string[] } {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const field of fields) {
     if (field.readonly) continue;
-    properties[field.id] = propertyOf(field);
-    if (field.required) required.push(field.id);
+    properties[field.id] = propertyOf(field, Boolean(field.required));
+    if (requiredKey(field)) required.push(field.id);
   }
   return { properties, required };
 }
 
-function propertyOf(field: FieldConf): JsonSchema {
+function propertyOf(field: FieldConf, required: boolean): JsonSchema {
   return defined({
     title: field.name,
     description: field.description,
     default: field.default ?? undefined,
-    ...defined(valueSchema(field)),
+    ...fieldValueSchema(field, required),
   });
 }
 
@@ -144,16 +227,19 @@ export function formJsonSchema(fields: readonly FieldConf[], options: JsonSchema
   const conditions: JsonSchema[] = [];
   for (const { field, chosenBy } of withItemFields(fields)) {
     if (field.readonly) continue;
-    properties[field.id] = propertyOf(field);
+    const conditional = Boolean(chosenBy && options.skipUnselectedControls);
+    properties[field.id] = propertyOf(field, Boolean(field.required) && !conditional);
     if (!field.required) continue;
-    if (chosenBy && options.skipUnselectedControls) {
+    if (chosenBy && conditional) {
       const [by, item] = chosenBy;
+      // The branch names its property's schema again, as Ajv's strictRequired asks.
+      const then = nonEmpty(field) ?? true;
       conditions.push({
         if: { properties: { [by]: itemMatch(fields, by, item) }, required: [by] },
         // biome-ignore lint/suspicious/noThenProperty: `then` is JSON Schema's keyword, not a thenable
-        then: { required: [field.id] },
+        then: { properties: { [field.id]: then }, required: [field.id] },
       });
-    } else required.push(field.id);
+    } else if (requiredKey(field)) required.push(field.id);
   }
   return defined({
     $schema: DIALECT,
@@ -179,6 +265,8 @@ const FORMATS: Readonly<Record<string, string>> = {
   date: 'date',
   time: 'time',
   'date-time': 'datetime',
+  'iso-time': 'time',
+  'iso-date-time': 'datetime',
 };
 
 /** Keywords a field cannot express: refused by name rather than dropped without a word. */
@@ -210,10 +298,42 @@ export function fieldsFromJsonSchema(schema: JsonSchema): FieldConf[] {
   });
 }
 
-function fieldOf(id: string, p: JsonSchema, required: boolean): FieldConf {
+/**
+ * The export's own shapes read back as the keywords they stand for: an optional text's
+ * `anyOf: [{ const: '' }, checks]`, an anchored `^(?:P)$` pattern (any other pattern matches
+ * anywhere in the value, as JSON Schema says), the patterns that come with the `iso-time`,
+ * `iso-date-time` and url formats, and a required value's `minLength`/`minItems` of 1.
+ */
+function readExport(p: JsonSchema, required: boolean): JsonSchema {
+  let out: JsonSchema = { ...p };
+  const [empty, checks] = Array.isArray(out.anyOf) ? out.anyOf : [];
+  if (out.anyOf && out.type === 'string' && isRecord(empty) && empty.const === '' && isRecord(checks)) {
+    const { anyOf: _, ...rest } = out;
+    out = { ...rest, ...checks };
+  }
+  const formatPattern = { 'iso-time': TIME_PATTERN, 'iso-date-time': DATETIME_PATTERN, uri: URL_PATTERN };
+  if (typeof out.format === 'string' && formatPattern[out.format as keyof typeof formatPattern] === out.pattern)
+    delete out.pattern;
+  if (typeof out.pattern === 'string') {
+    const whole = /^\^\(\?:([\s\S]*)\)\$$/.exec(out.pattern)?.[1] ?? /^\^([^|]*[^\\|])\$$/.exec(out.pattern)?.[1];
+    out.pattern = whole ?? `[\\s\\S]*(?:${out.pattern})[\\s\\S]*`;
+  }
+  if (required && out.minLength === 1 && out.type === 'string' && !out.writeOnly) delete out.minLength;
+  if (
+    required &&
+    out.minItems === 1 &&
+    out.type === 'array' &&
+    !isRecord(isRecord(out.items) ? out.items.properties : 0)
+  )
+    delete out.minItems;
+  return out;
+}
+
+function fieldOf(id: string, raw: JsonSchema, required: boolean): FieldConf {
   const fail = (why: string): never => {
     throw new ConfigurationError(`Property "${id}": ${why}`);
   };
+  const p = readExport(raw, required);
   for (const keyword of UNSUPPORTED) if (keyword in p) fail(`${keyword} cannot be expressed by a form field`);
   const field: FieldConf = {
     id,
@@ -234,6 +354,9 @@ function fieldOf(id: string, p: JsonSchema, required: boolean): FieldConf {
         ...numberOr('size', p.maxLength),
         ...numberOr('minLength', p.minLength),
         ...(typeof p.pattern === 'string' ? { pattern: p.pattern } : {}),
+        ...(typeof p.formatMinimum === 'string' ? { min: p.formatMinimum } : {}),
+        ...(typeof p.formatMaximum === 'string' ? { max: p.formatMaximum } : {}),
+        ...(p.writeOnly === true ? { datatype: 'password' } : {}),
       };
     }
     case 'integer':
