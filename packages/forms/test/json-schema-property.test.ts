@@ -142,7 +142,7 @@ const jsonKind: fc.Arbitrary<Kind> = required.map((r) => ({
     fc.oneof(
       fc.integer(),
       fc.boolean(),
-      fc.constant(null),
+      fc.constantFrom(null, [5], [''], []),
       fc.array(fc.oneof(fc.integer(), fc.constantFrom('', null))),
     ),
   ),

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { ConfigurationError } from '../conf/configuration-error.js';
 import { fieldDatatype, fieldSize, staticItems, type FieldConf, type ListItem } from '../conf/field-conf.js';
 import { passwordMinimum } from '../validate/constraints.js';
@@ -45,6 +46,9 @@ const TIME_PATTERN = '^(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d$';
 const DATETIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:Z|[+-]\\d{2}:?\\d{2})?$';
 /** The form takes http and https urls only (validate/datatypes.ts), with a host. */
 const URL_PATTERN = '^https?://[^/?#\\s]+';
+
+/** What a json field never holds: what counts as empty, for which the form gives no value at all. */
+const JSON_EMPTY: JsonSchema = { anyOf: [{ enum: [null, ''] }, { type: 'array', items: { enum: [null, ''] } }] };
 
 /** A field's pattern as JSON Schema means it: the form matches the whole value (validate/constraints.ts). */
 const anchoredPattern = (pattern: string): string => `^(?:${pattern})$`;
@@ -112,8 +116,7 @@ function valueSchema(field: FieldConf): JsonSchema {
     case 'lines':
       return { type: 'array', items: { type: 'string', minLength: 1 } };
     case 'json':
-      // Whatever JSON holds, but never what counts as empty (the form gives no value then).
-      return { not: { anyOf: [{ enum: [null, ''] }, { type: 'array', items: { enum: [null, ''] } }] } };
+      return { not: JSON_EMPTY };
     case 'group':
       return objectSchema(field.fields ?? []);
     case 'repeat':
@@ -269,8 +272,53 @@ const FORMATS: Readonly<Record<string, string>> = {
   'iso-date-time': 'datetime',
 };
 
-/** Keywords a field cannot express: refused by name rather than dropped without a word. */
-const UNSUPPORTED = ['$ref', 'allOf', 'anyOf', 'not', 'if', 'patternProperties', 'dependentSchemas'];
+/**
+ * The keywords a field honours (after `readExport`); any other is refused by name rather than
+ * dropped without a word (`$ref`, `allOf`, `if`, `const`, `additionalProperties`, `uniqueItems`, …).
+ */
+const FIELD_KEYWORDS: ReadonlySet<string> = new Set([
+  'title',
+  'description',
+  'default',
+  'type',
+  'format',
+  'enum',
+  'oneOf',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'formatMinimum',
+  'formatMaximum',
+  'writeOnly',
+  'items',
+  'minItems',
+  'maxItems',
+  'properties',
+  'required',
+]);
+/** The keywords of the schema of a form (or of a group, or of a repeat's items). */
+const OBJECT_KEYWORDS: ReadonlySet<string> = new Set([
+  '$schema',
+  '$id',
+  '$comment',
+  'title',
+  'description',
+  'type',
+  'properties',
+  'required',
+]);
+
+/** The schema of a file's value, as `valueSchema` writes it. */
+const isFileSchema = (p: JsonSchema): boolean =>
+  p.type === 'object' &&
+  isRecord(p.properties) &&
+  Object.keys(p.properties).join() === 'filename,mime,size' &&
+  JSON.stringify(p.required) === JSON.stringify(['filename', 'size']);
 
 /**
  * Form fields from a JSON Schema of an object: one field per property, its type, `title`,
@@ -286,11 +334,14 @@ const UNSUPPORTED = ['$ref', 'allOf', 'anyOf', 'not', 'if', 'patternProperties',
  * @example
  * const schema = { type: 'object', properties: { email: { type: 'string', format: 'email' } }, required: ['email'] };
  * fieldsFromJsonSchema(schema);
- * // [{ id: 'email', name: 'email', datatype: 'email', required: true }]
+ * // [{ id: 'email', datatype: 'email', required: true }]
  */
-export function fieldsFromJsonSchema(schema: JsonSchema): FieldConf[] {
+export function fieldsFromJsonSchema(schema: JsonSchema, where = 'The schema'): FieldConf[] {
   if (schema.type !== 'object' || !isRecord(schema.properties))
     throw new ConfigurationError('A form is made from the schema of an object: type "object" with properties');
+  for (const keyword of Object.keys(schema))
+    if (!OBJECT_KEYWORDS.has(keyword))
+      throw new ConfigurationError(`${where}: ${keyword} cannot be expressed by a form (rules between fields, …)`);
   const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
   return Object.entries(schema.properties).map(([id, property]) => {
     if (!isRecord(property)) throw new ConfigurationError(`Property "${id}": not a schema`);
@@ -334,14 +385,30 @@ function fieldOf(id: string, raw: JsonSchema, required: boolean): FieldConf {
     throw new ConfigurationError(`Property "${id}": ${why}`);
   };
   const p = readExport(raw, required);
-  for (const keyword of UNSUPPORTED) if (keyword in p) fail(`${keyword} cannot be expressed by a form field`);
+  const known = (schema: JsonSchema, keywords: ReadonlySet<string>, what = '') => {
+    for (const keyword of Object.keys(schema))
+      if (!keywords.has(keyword)) fail(`${what}${keyword} cannot be expressed by a form field`);
+  };
   const field: FieldConf = {
     id,
-    name: typeof p.title === 'string' ? p.title : id,
+    // No title, no name: the label falls back to the id, and the export stays without a title.
+    ...(typeof p.title === 'string' ? { name: p.title } : {}),
     ...(typeof p.description === 'string' ? { description: p.description } : {}),
     ...(p.default !== undefined ? { default: p.default } : {}),
     ...(required ? { required: true } : {}),
   };
+  // The export's own shapes of a json field, a checked single checkbox and a file (valueSchema).
+  const { title: _t, description: _d, default: _v, ...shape } = p;
+  if (isDeepStrictEqual(shape, { not: JSON_EMPTY })) return { ...field, datatype: 'json' };
+  if (isDeepStrictEqual(shape, { const: true })) return { ...field, datatype: 'checkbox' };
+  if (isFileSchema(shape)) {
+    const size = isRecord(shape.properties) && isRecord(shape.properties.size) ? shape.properties.size.maximum : 0;
+    return { ...field, datatype: 'file', ...numberOr('size', size) };
+  }
+  known(p, FIELD_KEYWORDS);
+  if (typeof p.format === 'string' && !FORMATS[p.format]) fail(`format "${p.format}" is not one a form field checks`);
+  // A choice whose items are loaded by a callback (valueSchema's `choice` without ids).
+  if (isDeepStrictEqual(p.type, ['string', 'number'])) return { ...field, datatype: 'list' };
   const items = choicesOf(p);
   if (items) return { ...field, datatype: 'list', listItems: items };
   const type = Array.isArray(p.type) ? p.type.find((t) => t !== 'null') : p.type;
@@ -384,13 +451,22 @@ function fieldOf(id: string, raw: JsonSchema, required: boolean): FieldConf {
     case 'array': {
       const of = isRecord(p.items) ? p.items : {};
       const choices = choicesOf(of);
-      if (choices) return { ...field, datatype: 'checkbox', listItems: choices };
-      if (of.type === 'string' && !of.format) return { ...field, datatype: 'lines' };
+      if (choices) {
+        known(of, new Set(['enum', 'oneOf']), 'items: ');
+        return { ...field, datatype: 'checkbox', listItems: choices };
+      }
+      if (of.type === 'string') {
+        // A line is never empty: the form drops empty lines (validate/datatypes.ts).
+        known(of, new Set(['type', 'minLength']), 'items: ');
+        if (of.minLength !== undefined && of.minLength !== 1)
+          fail('items: minLength cannot be expressed by a form field');
+        return { ...field, datatype: 'lines' };
+      }
       if (of.type === 'object' && isRecord(of.properties)) {
         return {
           ...field,
           datatype: 'repeat',
-          fields: fieldsFromJsonSchema(of),
+          fields: fieldsFromJsonSchema(of, `Property "${id}", items`),
           ...numberOr('minItems', p.minItems),
           ...numberOr('maxItems', p.maxItems),
         };
@@ -399,7 +475,7 @@ function fieldOf(id: string, raw: JsonSchema, required: boolean): FieldConf {
     }
     case 'object':
       return isRecord(p.properties)
-        ? { ...field, datatype: 'group', fields: fieldsFromJsonSchema(p) }
+        ? { ...field, datatype: 'group', fields: fieldsFromJsonSchema(p, `Property "${id}"`) }
         : { ...field, datatype: 'json' };
     default:
       return fail(`type ${JSON.stringify(p.type)} is not one a form field holds`);
