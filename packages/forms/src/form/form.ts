@@ -25,15 +25,8 @@ import { FormEvents, type FormListener } from './form-events.js';
 import type { DataEventArgs, FieldList, FormData } from './form-data.js';
 import { formJsonSchema, type JsonSchema } from '../schema/json-schema.js';
 import { defaultFormOptions, type FormOptions } from './form-options.js';
+import { checkOptions } from './options-schema.js';
 
-/** What `widget.<key>` options may set: the keys of `FormLayout` (render/templates.ts). */
-const LAYOUT_KEYS: readonly string[] = [
-  'settings',
-  'item_template',
-  'action_template',
-  'action_css_class',
-  'classes',
-] satisfies readonly (keyof FormLayout)[];
 /**
  * What a form needs from the page that uses it. All optional: the current user, url helpers for
  * redirects, static urls and a translator.
@@ -160,8 +153,6 @@ export class Form<const L extends FieldList = FieldList> extends FormEvents {
   options: FormOptions;
   /** Layout: `settings` (`column1_css`..`column3_css`), `item_template`, `action_template`, classes. */
   widget: FormLayout;
-  /** Options of `applyOptions` that are not form options (readable by subclasses and templates). */
-  attributes: Record<string, unknown> = {};
   readonly widgets: WidgetRegistry;
 
   #fields: FieldConf[] | undefined;
@@ -203,16 +194,19 @@ export class Form<const L extends FieldList = FieldList> extends FormEvents {
     this.subsets = subsets ?? ctor.defaultSubsets;
     this.subset = subset;
     this.defaultAction = defaultAction;
+    // `widgets` is a registry; a layout or preset given there by mistake belongs in `widget`.
+    if (widgets !== undefined && !(widgets instanceof Map))
+      throw new ConfigurationError('Option "widgets": a widget registry (a Map); a layout or preset goes in "widget"');
     this.widgets = widgets ?? defaultWidgets;
     this.options = { ...ctor.defaultOptions };
     this.widget = {
-      settings: { column1_css: 'col-md-2', column2_css: 'col-md-7', column3_css: 'col-md-3', ...widget?.settings },
-      item_template: widget?.item_template ?? 'field',
-      action_template: widget?.action_template ?? 'form_actions',
-      action_css_class: widget?.action_css_class ?? 'btn',
-      classes: { ...defaultClasses, ...widget?.classes },
+      settings: { column1_css: 'col-md-2', column2_css: 'col-md-7', column3_css: 'col-md-3' },
+      item_template: 'field',
+      action_template: 'form_actions',
+      action_css_class: 'btn',
+      classes: { ...defaultClasses },
     };
-    this.applyOptions(options);
+    this.applyOptions({ ...options, widget });
   }
 
   /** The translator of this form (`options.translate`, the view's, or the built-in catalogs for `options.locale`). */
@@ -227,9 +221,11 @@ export class Form<const L extends FieldList = FieldList> extends FormEvents {
   }
 
   /**
-   * Applies settings: `widget.X` keys set layout settings (`widget.item_template`,
-   * `widget.settings`, `widget.classes` merge), `useAjax` is an alias of `use_ajax`, form options
-   * are set, anything else lands in `attributes`.
+   * Applies settings: `widget` (an object, e.g. `presets.bootstrap5`) and `widget.X` keys set the
+   * layout (`widget.item_template`, `widget.settings`, `widget.classes` merge), `useAjax` is an
+   * alias of `use_ajax`, form options are set. Every key and value is checked first by the one
+   * schema of the options (options-schema.ts): an unknown one or one of the wrong kind throws a
+   * `ConfigurationError` with its name.
    *
    * @example
    * form.applyOptions({
@@ -239,35 +235,30 @@ export class Form<const L extends FieldList = FieldList> extends FormEvents {
    * });
    */
   applyOptions(settings: Readonly<Record<string, unknown>>): void {
+    checkOptions(settings);
     for (const [rawKey, value] of Object.entries(settings)) {
       if (value === undefined) continue;
       const key = rawKey === 'useAjax' ? 'use_ajax' : rawKey;
-      if (key.startsWith('widget.')) {
-        const name = key.slice('widget.'.length);
-        if (!LAYOUT_KEYS.includes(name)) {
-          throw new ConfigurationError(`Unknown option "${rawKey}": the widget options are ${LAYOUT_KEYS.join(', ')}`);
-        }
-        const layout = this.widget as unknown as Record<string, unknown>;
-        const prev = layout[name];
-        layout[name] =
-          (name === 'settings' || name === 'classes') && typeof prev === 'object' && typeof value === 'object'
-            ? { ...prev, ...value }
-            : value;
-      } else if (key === 'fields' || key === 'actions' || key === 'subsets' || key === 'defaultAction') {
+      if (key === 'widget') {
+        // The layout as one object (`widget: presets.bootstrap5`), merged as its `widget.<key>` options.
+        for (const [name, part] of Object.entries(value as Record<string, unknown>)) this.#applyLayout(name, part);
+      } else if (key.startsWith('widget.')) this.#applyLayout(key.slice('widget.'.length), value);
+      else if (key === 'fields' || key === 'actions' || key === 'subsets' || key === 'defaultAction') {
         // Setting these through options mirrors the original, which set any key as an attribute.
         (this as unknown as Record<string, unknown>)[key] = value;
-      } else if (
-        key in defaultFormOptions ||
-        key === 'successResponseBody' ||
-        key.startsWith('redirect') ||
-        key === 'translate' ||
-        key === 'staticUrl' ||
-        key === 'autofill' ||
-        key === 'defaults'
-      ) {
-        (this.options as unknown as Record<string, unknown>)[key] = value;
-      } else this.attributes[key] = value;
+      } else (this.options as unknown as Record<string, unknown>)[key] = value;
     }
+  }
+
+  /** One layout key (checked by `checkOptions`): `settings` and `classes` merge, the others replace. */
+  #applyLayout(name: string, value: unknown): void {
+    if (value === undefined) return;
+    const layout = this.widget as unknown as Record<string, unknown>;
+    const prev = layout[name];
+    layout[name] =
+      (name === 'settings' || name === 'classes') && typeof prev === 'object' && typeof value === 'object'
+        ? { ...prev, ...value }
+        : value;
   }
 
   /** The type configuration named by `loadFromType`, or undefined. */
