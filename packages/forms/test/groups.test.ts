@@ -155,6 +155,37 @@ describe('groups', () => {
     assert.equal(attr(addOf(full), 'disabled'), '');
   });
 
+  test('callback listItems inside a group or a repeat: loaded, rendered, and checked', async () => {
+    const sizes = async () => [
+      { id: 's', name: 'Small' },
+      { id: 'm', name: 'Medium' },
+    ];
+    const sized: FieldConf[] = [
+      { id: 'box', datatype: 'group', fields: [{ id: 'size', datatype: 'list', listItems: sizes }] },
+      { id: 'boxes', datatype: 'repeat', fields: [{ id: 'size', datatype: 'list', listItems: sizes }] },
+    ];
+    const form = new HTMLForm({ fields: sized, actions });
+    const d = dom(await form.render({ boxes: [{}] }));
+    const options = (id: string) =>
+      d
+        .tag('option')
+        .filter((o) => o.parentNode && attr(o.parentNode as never, 'id') === id)
+        .map((o) => attr(o, 'value'));
+    assert.deepEqual(options('upload-box-size'), ['s', 'm']);
+    assert.deepEqual(options('upload-boxes-0-size'), ['s', 'm']);
+    const [ok, data] = await form.validate({ 'box.size': 'm', 'boxes.0.size': 's' });
+    assert.deepEqual([ok, data], [true, { box: { size: 'm' }, boxes: [{ size: 's' }] }]);
+    const [bad, , errors] = await form.validate({ 'box.size': 'xl', 'boxes.0.size': 'xxl' });
+    assert.equal(bad, false);
+    assert.deepEqual(
+      errors.map((e) => e.field),
+      ['box', 'boxes'],
+    );
+    const schema = await form.jsonSchema();
+    const props = schema.properties as Record<string, { properties?: Record<string, unknown> }>;
+    assert.deepEqual(props.box?.properties?.size, { enum: ['s', 'm'] });
+  });
+
   test('a group without fields is a configuration error', async () => {
     await assert.rejects(
       new HTMLForm({ fields: [{ id: 'g', datatype: 'group' }] }).validate({}),

@@ -162,6 +162,12 @@ export class Form<const L extends FieldList = FieldList> extends FormEvents {
   #compiled: CompiledField[] | undefined;
   readonly #items = new Map<string, readonly ListItem[]>();
   #translator: { locale: string; catalogs: FormOptions['catalogs']; t: Translate } | undefined;
+  #subsetDefaultAction: string | ActionConf | undefined;
+
+  /** The default action of the subset set up (the form's subset or the type's), if it names one. */
+  protected get subsetDefaultAction(): string | ActionConf | undefined {
+    return this.subset ? this.#subsetDefaultAction : undefined;
+  }
 
   constructor(init: FormInit<L> = {}) {
     super();
@@ -291,9 +297,14 @@ export class Form<const L extends FieldList = FieldList> extends FormEvents {
     this.subset = subset;
     const config = this.typeConf();
     if (config?.forms && Object.keys(this.subsets).length === 0) this.subsets = config.forms;
-    const own = subset ? this.subsets[subset] : undefined;
-    const fromType = subset ? config?.forms?.[subset] : undefined;
-    if (subset && !own && !fromType) throw new ConfigurationError(`Unknown form subset (${subset})`);
+    const given = subset ? this.subsets[subset] : undefined;
+    const typed = subset ? config?.forms?.[subset] : undefined;
+    if (subset && !given && !typed) throw new ConfigurationError(`Unknown form subset (${subset})`);
+    // The class's default subsets (HTMLForm's `edit`) yield to the type's: a subset the type
+    // configures wins there key by key; subsets given to the form win over the type's.
+    const classDefaults = this.subsets === (this.constructor as unknown as ConstructorDefaults).defaultSubsets;
+    const [own, fromType] = classDefaults && typed ? [typed, given] : [given, typed];
+    this.#subsetDefaultAction = own?.defaultAction ?? fromType?.defaultAction;
 
     const source =
       own?.fields ??
@@ -399,6 +410,25 @@ export class Form<const L extends FieldList = FieldList> extends FormEvents {
   }
 
   /**
+   * A group's or repeat's fields with their callback `listItems` loaded (at any depth): the
+   * nested widgets and conversions read static items only (fields/group-widgets.ts,
+   * validate/field-adapter.ts), so a callback there would give an empty select accepting anything.
+   */
+  protected async withNestedItems(field: FieldConf): Promise<FieldConf> {
+    if (!field.fields) return field;
+    const fields = await Promise.all(
+      field.fields.map(async (sub) => {
+        const loaded =
+          typeof sub.listItems === 'function'
+            ? { ...sub, listItems: [...(await sub.listItems(sub, this.context, this.user))] }
+            : sub;
+        return this.withNestedItems(loaded);
+      }),
+    );
+    return { ...field, fields };
+  }
+
+  /**
    * Compiles fields into nodes (conversion + validators) with their widgets. A field's own `node`
    * is used unless `force` is true.
    *
@@ -407,7 +437,8 @@ export class Form<const L extends FieldList = FieldList> extends FormEvents {
    */
   async defaultSchemaFactory(fields: readonly FieldConf[], force = false): Promise<CompiledField[]> {
     const out: CompiledField[] = [];
-    for (const field of fields) {
+    for (const given of fields) {
+      const field = await this.withNestedItems(given);
       const items = await this.loadListItems(field);
       const node = field.node && !force ? field.node : compileField(field, { t: this.t, items });
       const preferred = field.node && !force ? field.node.widget : undefined;
@@ -616,7 +647,9 @@ export class Form<const L extends FieldList = FieldList> extends FormEvents {
     await this.ensureSetup();
     const fields = await Promise.all(
       this.getFields().map(async (f) =>
-        typeof f.listItems === 'function' ? { ...f, listItems: [...(await this.loadListItems(f))] } : f,
+        this.withNestedItems(
+          typeof f.listItems === 'function' ? { ...f, listItems: [...(await this.loadListItems(f))] } : f,
+        ),
       ),
     );
     return formJsonSchema(fields, { title, skipUnselectedControls: this.options.skipUnselectedControls });

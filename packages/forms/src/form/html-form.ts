@@ -90,7 +90,7 @@ export class HTMLForm<const L extends FieldList = FieldList> extends Form<L> {
     let action = configured.find((a) => values[`${a.id}${this.options.actionPostfix}`] !== undefined);
     if (!action) {
       const def =
-        (this.subset ? this.subsets[this.subset]?.defaultAction : undefined) ||
+        this.subsetDefaultAction ||
         kw.defaultAction ||
         this.defaultAction ||
         'default';
