@@ -89,11 +89,7 @@ export class HTMLForm<const L extends FieldList = FieldList> extends Form<L> {
     if (changed) return changed;
     let action = configured.find((a) => values[`${a.id}${this.options.actionPostfix}`] !== undefined);
     if (!action) {
-      const def =
-        this.subsetDefaultAction ||
-        kw.defaultAction ||
-        this.defaultAction ||
-        'default';
+      const def = this.subsetDefaultAction || kw.defaultAction || this.defaultAction || 'default';
       action = typeof def === 'string' ? [...configured, ...this.actions].find((a) => a.id === def) : def;
     }
     if (!action) throw new ConfigurationError('No action to process the form found');
