@@ -22,7 +22,7 @@ import { compileField, isEmptyValue, type FieldNode } from '../validate/field-ad
 import { createTranslator, type Translate } from '../validate/messages.js';
 import type { FieldError } from '../validate/validation-error.js';
 import { FormEvents, type FormListener } from './form-events.js';
-import type { DataEventArgs, FieldList, FormData } from './form-data.js';
+import type { DataEventArgs, FieldList, SubsetData } from './form-data.js';
 import { formJsonSchema, type JsonSchema } from '../schema/json-schema.js';
 import { defaultFormOptions, type FormOptions } from './form-options.js';
 import { checkOptions } from './options-schema.js';
@@ -62,7 +62,8 @@ export interface FormObject {
  * Constructor arguments: the seed's `(view, loadFromType, context, request, app, **kw)` as one
  * object. `fields` written inline (or `as const`) types the form's data (form-data.ts).
  */
-export interface FormInit<L extends FieldList = FieldList> extends Partial<FormOptions> {
+export interface FormInit<L extends FieldList = FieldList, S extends Subsets | undefined = Subsets | undefined>
+  extends Partial<FormOptions> {
   view?: FormView;
   loadFromType?: string | TypeConf;
   context?: unknown;
@@ -72,7 +73,8 @@ export interface FormInit<L extends FieldList = FieldList> extends Partial<FormO
   user?: unknown;
   fields?: L;
   actions?: ActionConf[];
-  subsets?: Subsets;
+  /** Named selections of fields and actions; with them, typed data has every field optional (form-data.ts). */
+  subsets?: S;
   subset?: string;
   defaultAction?: string | ActionConf;
   /** Widget registry to look names up in first (the default registry is the fallback). */
@@ -100,7 +102,7 @@ export interface CompiledField {
 }
 
 /** A listener of the events that carry the form's data (`process`, `success`). */
-type DataListener<L extends FieldList> = (args: DataEventArgs<L>, form: FormEvents) => unknown;
+type DataListener<L extends FieldList, S> = (args: DataEventArgs<L, S>, form: FormEvents) => unknown;
 
 type ConstructorDefaults = {
   defaultActions: readonly ActionConf[];
@@ -131,7 +133,10 @@ function removeNulls(
  * await form.setup();
  * const [ok, data, errors] = await form.validate({ age: '42' }); // true, { age: 42 }, []
  */
-export class Form<const L extends FieldList = FieldList> extends FormEvents {
+export class Form<
+  const L extends FieldList = FieldList,
+  S extends Subsets | undefined = Subsets | undefined,
+> extends FormEvents {
   /** Actions every instance starts with; subclasses override. */
   static defaultActions: readonly ActionConf[] = [];
   static defaultSubsets: Subsets = {};
@@ -169,7 +174,7 @@ export class Form<const L extends FieldList = FieldList> extends FormEvents {
     return this.subset ? this.#subsetDefaultAction : undefined;
   }
 
-  constructor(init: FormInit<L> = {}) {
+  constructor(init: FormInit<L, S> = {}) {
     super();
     const ctor = new.target as unknown as ConstructorDefaults;
     const {
@@ -626,14 +631,14 @@ export class Form<const L extends FieldList = FieldList> extends FormEvents {
    * @example
    * const [ok, data, errors] = await form.validate({ email: 'a@b.example' });
    */
-  async validate(data: FormValues, removeNull = true): Promise<ValidateResult<FormData<L>>> {
+  async validate(data: FormValues, removeNull = true): Promise<ValidateResult<SubsetData<L, S>>> {
     await this.ensureSetup();
     await this.signal('validate', { data });
     const r = await this.run(data, { fromWidgets: true, convertOnly: false });
     if (!r.ok) return [false, r.raw, r.errors];
     const out = removeNulls(r.values, removeNull, false);
     await this.signal('process', { data: out });
-    return [true, out as FormData<L>, []];
+    return [true, out as SubsetData<L, S>, []];
   }
 
   /**
@@ -662,9 +667,9 @@ export class Form<const L extends FieldList = FieldList> extends FormEvents {
    * @example
    * form.listenEvent('process', ({ data }) => console.log(data));
    */
-  override listenEvent(signal: 'process' | 'success', fn: DataListener<L>): void;
+  override listenEvent(signal: 'process' | 'success', fn: DataListener<L, S>): void;
   override listenEvent(signal: string, fn: FormListener): void;
-  override listenEvent(signal: string, fn: FormListener | DataListener<L>): void {
+  override listenEvent(signal: string, fn: FormListener | DataListener<L, S>): void {
     // The overloads above say which arguments each signal carries; the registry keeps one type.
     super.listenEvent(signal, fn as FormListener);
   }
@@ -679,12 +684,12 @@ export class Form<const L extends FieldList = FieldList> extends FormEvents {
   async validateSchema(
     data: Readonly<Record<string, unknown>>,
     removeNull = true,
-  ): Promise<ValidateResult<FormData<L>>> {
+  ): Promise<ValidateResult<SubsetData<L, S>>> {
     await this.ensureSetup();
     await this.signal('validate', { data });
     const r = await this.run(data, { fromWidgets: false, convertOnly: false });
     if (!r.ok) return [false, { ...data }, r.errors];
-    return [true, removeNulls(r.values, removeNull, false) as FormData<L>, []];
+    return [true, removeNulls(r.values, removeNull, false) as SubsetData<L, S>, []];
   }
 
   /**

@@ -62,7 +62,10 @@ const lowerFirst = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1)
  *   { id: 'default', method: 'startForm', hidden: true }, { id: 'send', method: 'processForm', name: 'Send' }] });
  * const { result, html, response } = await form.process({ success_message: 'Thanks!' });
  */
-export class HTMLForm<const L extends FieldList = FieldList> extends Form<L> {
+export class HTMLForm<
+  const L extends FieldList = FieldList,
+  S extends Subsets | undefined = Subsets | undefined,
+> extends Form<L, S> {
   static override defaultActions: readonly ActionConf[] = [
     { id: 'default', method: 'startForm', name: 'Initialize', hidden: true },
     { id: 'edit', method: 'processForm', name: 'Save', cssClass: 'btn btn-primary' },
