@@ -52,7 +52,7 @@ export { makeCustomizedViewForm, MakeCustomizedViewForm } from './form/customize
 export type { CustomizedViewFormOptions, ViewModuleConf } from './form/customized-view-form.js';
 export { FormEvents } from './form/form-events.js';
 export type { FormListener } from './form/form-events.js';
-export type { DataEventArgs, FieldList, FormData } from './form/form-data.js';
+export type { DataEventArgs, FieldList, FormData, SubsetData } from './form/form-data.js';
 export { defaultFormOptions } from './form/form-options.js';
 export type { FormOptions, UploadProgressBar } from './form/form-options.js';
 export { Form } from './form/form.js';

@@ -1,7 +1,7 @@
 // Repeats in Debian's chromium, JavaScript on and off: a repeat inside a group or inside another
 // repeat keeps what was typed when items are added or removed, Enter in a text field sends the
 // form's default action (never a repeat's Remove or Add), focus stays in the list after a Remove
-// and Add stops at maxItems.
+// and Add stops at maxItems. Also where focus goes on a page that comes back with errors.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
@@ -74,6 +74,15 @@ describe('browser repeats', () => {
       await page.context().close();
     });
   }
+
+  test('with JavaScript: a full page that comes back with errors starts at its error summary', async () => {
+    const page = await open('/plain', true);
+    await Promise.all([page.waitForEvent('load'), page.click('button[name="send$"]')]);
+    await page.waitForSelector('#upload-errors');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'upload-errors');
+    assert.equal(await page.evaluate(() => document.querySelector('#upload-errors h2') !== null), true);
+    await page.context().close();
+  });
 
   test('with JavaScript: focus stays in the list after a Remove (the next item, else Add)', async () => {
     const page = await open('/nested', true);

@@ -376,7 +376,7 @@ describe('translations', () => {
     assert.equal(text(d.tag('button')[0]), 'Speichern');
     assert.equal(text(labelFor(d, 'upload-b-0')), 'Ja');
     assert.equal(text(d.byId('upload-t-error')), 'Pflichtfeld');
-    assert.equal(text(d.find((e) => e.tagName === 'h4')), 'Bei Ihrer Eingabe ist ein Problem aufgetreten');
+    assert.equal(text(d.find((e) => e.tagName === 'h2')), 'Bei Ihrer Eingabe ist ein Problem aufgetreten');
     const custom = new HTMLForm({ fields: [{ id: 'x', required: true }], translate: (m) => `[${m}]` });
     assert.deepEqual((await custom.validate({}))[2], [{ field: 'x', messages: ['[Required]'] }]);
   });

@@ -148,8 +148,14 @@ const script = `(function () {
     repeats(root);
     each(root.querySelectorAll('form[data-ajax="true"]'), ajaxify);
   }
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', function () { init(document); });
-  else init(document);
+  // A page that comes back with errors (no ajax) starts at its error summary, as an ajax reply does.
+  function start() {
+    init(document);
+    var summary = document.querySelector('form[data-roost-form] [data-roost-errors]');
+    if (summary) summary.focus();
+  }
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+  else start();
 })();
 `;
 

@@ -63,7 +63,8 @@ function errorSummary(input: RenderInput): string {
     .join('');
   // The heading level fits the host's outline (`widget.settings.errorSummaryHeading`, h2 to h6).
   const level = input.layout.settings.errorSummaryHeading;
-  const heading = typeof level === 'string' && /^h[2-6]$/.test(level) ? level : 'h4';
+  // h2 by default: under the page's h1, the heading order holds (an h4 skipped two levels).
+  const heading = typeof level === 'string' && /^h[2-6]$/.test(level) ? level : 'h2';
   const box = attrs({
     id: `${options.formid}-errors`,
     class: input.layout.classes.errorSummary,
