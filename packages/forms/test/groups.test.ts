@@ -186,6 +186,36 @@ describe('groups', () => {
     assert.deepEqual(props.box?.properties?.size, { enum: ['s', 'm'] });
   });
 
+  test('the inputs at fault inside a group or a repeat carry aria-invalid, the others not', async () => {
+    const form = new HTMLForm({ fields, actions });
+    const [ok, data, errors] = await form.validate({
+      name: 'Ada',
+      'home.zip': '1',
+      'others.4.street': 'Fine St',
+      'others.7.zip': 'x',
+    });
+    assert.equal(ok, false);
+    assert.deepEqual(
+      errors.map((e) => [e.field, e.inputs]),
+      [
+        ['home', ['home.street']],
+        ['others', ['others.1.street', 'others.1.zip']],
+      ],
+    );
+    const d = dom(await form.render(data, [], errors));
+    const invalid = (id: string) => attr(d.byId(id), 'aria-invalid');
+    assert.deepEqual(
+      [
+        'upload-home-street',
+        'upload-home-zip',
+        'upload-others-0-street',
+        'upload-others-1-street',
+        'upload-others-1-zip',
+      ].map(invalid),
+      ['true', undefined, undefined, 'true', 'true'],
+    );
+  });
+
   test('a group without fields is a configuration error', async () => {
     await assert.rejects(
       new HTMLForm({ fields: [{ id: 'g', datatype: 'group' }] }).validate({}),

@@ -68,7 +68,7 @@ export function groupWidgets(widgetOf: (field: FieldConf) => Widget): { group: W
           oid: subOid,
           value: data[sub.id],
           items: staticItems(sub),
-          invalid: false,
+          invalid: input.invalidInputs?.has(`${prefix}.${sub.id}`) ?? false,
           describedBy: undefined,
           controlset: undefined,
           optional: undefined,

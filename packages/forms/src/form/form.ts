@@ -607,7 +607,8 @@ export class Form<
       const r = await node.parse(value, { t: this.t, form: this, values: data, convertOnly: opts.convertOnly });
       if (r.ok) values[field.id] = r.value === undefined && isEmptyValue(value) ? null : r.value;
       else {
-        errors.push({ field: field.id, messages: r.messages });
+        const inputs = r.inputs?.map((path) => `${field.id}.${path}`);
+        errors.push({ field: field.id, messages: r.messages, ...(inputs?.length ? { inputs } : {}) });
         values[field.id] = value;
       }
     }

@@ -107,6 +107,7 @@ export function renderItems(input: RenderInput): string {
   const template = itemTemplates[layout.item_template];
   if (!template) throw new ConfigurationError(`Unknown item template "${layout.item_template}"`);
   const { optional, controlsets } = browserRequirements(input);
+  const invalidInputs = new Set(input.errors.flatMap((e) => e.inputs ?? []));
   return input.fields
     .map(({ field, widget, items }) => {
       const oid = fieldOid(options.formid, field.id);
@@ -122,6 +123,7 @@ export function renderItems(input: RenderInput): string {
         value: input.data[field.id],
         items,
         invalid: errors.length > 0,
+        invalidInputs,
         describedBy,
         classes: layout.classes,
         t,

@@ -17,7 +17,10 @@ export interface ParseContext {
 }
 
 /** The outcome of parsing one field. */
-export type ParseResult = { ok: true; value: unknown } | { ok: false; messages: string[] };
+export type ParseResult =
+  | { ok: true; value: unknown }
+  /** `inputs`: of a group or repeat, the paths of the sub-fields at fault (`1.street`). */
+  | { ok: false; messages: string[]; inputs?: string[] };
 
 /**
  * A compiled field: conversion, required check and validators behind one async `parse`. Built by
@@ -115,13 +118,17 @@ function groupNode(field: FieldConf, opts: { t: Translate; items: readonly ListI
     const data = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
     const out: Record<string, unknown> = {};
     const messages: string[] = [];
+    const inputs: string[] = [];
     for (const { sub, node } of nodes) {
       const r = await node.parse(data[sub.id], ctx);
       if (r.ok) {
         if (r.value !== null && r.value !== undefined) out[sub.id] = r.value;
-      } else messages.push(...r.messages.map((m) => `${where}${ctx.t(sub.name ?? sub.id)}: ${m}`));
+      } else {
+        messages.push(...r.messages.map((m) => `${where}${ctx.t(sub.name ?? sub.id)}: ${m}`));
+        inputs.push(sub.id, ...(r.inputs ?? []).map((path) => `${sub.id}.${path}`));
+      }
     }
-    return messages.length ? { ok: false, messages } : { ok: true, value: out };
+    return messages.length ? { ok: false, messages, inputs } : { ok: true, value: out };
   };
   return {
     async parse(value, ctx) {
@@ -137,12 +144,16 @@ function groupNode(field: FieldConf, opts: { t: Translate; items: readonly ListI
       }
       const out: unknown[] = [];
       const messages: string[] = [];
+      const inputs: string[] = [];
       for (const [i, item] of items.entries()) {
         const r = await parseOne(item, ctx, `${name} ${i + 1}, `);
         if (r.ok) out.push(r.value);
-        else messages.push(...r.messages);
+        else {
+          messages.push(...r.messages);
+          inputs.push(...(r.inputs ?? []).map((path) => `${i}.${path}`));
+        }
       }
-      return messages.length ? { ok: false, messages } : { ok: true, value: out };
+      return messages.length ? { ok: false, messages, inputs } : { ok: true, value: out };
     },
   };
 }
