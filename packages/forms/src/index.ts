@@ -79,6 +79,7 @@ export { actionTemplates, itemTemplates } from './render/templates.js';
 export type { ActionsContext, ActionTemplate, FormLayout, ItemContext, ItemTemplate } from './render/templates.js';
 export { addValue, isUploadedFile, isXhr, requestValues } from './request/form-request.js';
 export type { FormRequest, FormValue, FormValues, UploadedFile, ValueSource } from './request/form-request.js';
+export { memoryUploadStash, type UploadStash } from './request/upload-stash.js';
 export { formRequestFromWeb } from './request/from-web-request.js';
 export { datatypes, parseDate, parseDateTime, parseTime } from './validate/datatypes.js';
 export { compileField, isEmptyValue } from './validate/field-adapter.js';

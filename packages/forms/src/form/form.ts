@@ -26,6 +26,7 @@ import type { DataEventArgs, FieldList, SubsetData } from './form-data.js';
 import { formJsonSchema, type JsonSchema } from '../schema/json-schema.js';
 import { defaultFormOptions, type FormOptions } from './form-options.js';
 import { checkOptions } from './options-schema.js';
+import { defaultUploadStash } from '../request/upload-stash.js';
 
 /**
  * What a form needs from the page that uses it. All optional: the current user, url helpers for
@@ -590,6 +591,7 @@ export class Form<
     opts: { fromWidgets: boolean; convertOnly: boolean },
   ): Promise<{ ok: boolean; values: Record<string, unknown>; raw: Record<string, unknown>; errors: FieldError[] }> {
     const compiled = await this.compiled();
+    if (opts.fromWidgets) data = await this.#restoreKeptUploads(data, compiled);
     const skip = await this.skippedControls(data);
     const values: Record<string, unknown> = {};
     const raw: Record<string, unknown> = {};
@@ -614,6 +616,25 @@ export class Form<
     }
     if (!opts.convertOnly && errors.length === 0) errors.push(...(await this.validateForm(values)));
     return { ok: errors.length === 0, values, raw, errors };
+  }
+
+  /**
+   * A file field without a new upload takes the one kept when the form last came back with
+   * errors (its `<id>$kept` token: fields/file-widget.ts, request/upload-stash.ts).
+   */
+  async #restoreKeptUploads(
+    data: Readonly<Record<string, unknown>>,
+    compiled: readonly CompiledField[],
+  ): Promise<Readonly<Record<string, unknown>>> {
+    let out = data;
+    for (const { field, widget } of compiled) {
+      const token = data[`${field.id}$kept`];
+      if (fieldDatatype(field) !== 'file' || typeof token !== 'string') continue;
+      if (widget.read(field, data as FormValues) !== undefined) continue;
+      const file = await (this.options.uploadStash ?? defaultUploadStash).take(token);
+      if (file) out = { ...out, [field.id]: file };
+    }
+    return out;
   }
 
   /**

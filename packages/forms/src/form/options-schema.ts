@@ -45,6 +45,7 @@ const formOptionShape = {
   staticUrl: callable,
   skipUnselectedControls: flag,
   defaults: z.unknown(),
+  uploadStash: z.looseObject({ keep: callable, take: callable }),
 } satisfies Record<keyof FormOptions, z.ZodType>;
 
 /** Every key `applyOptions` takes: the form options, the layout, and what a subset may set. */
