@@ -1,7 +1,16 @@
 // The seed's option table and layout settings: each option changes what it says.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HTMLForm, formRequestFromWeb, presets, type ActionConf, type FormInit } from '../src/index.js';
+import {
+  HTMLForm,
+  formRequestFromWeb,
+  presets,
+  type ActionConf,
+  type FieldConf,
+  type FormInit,
+  type ListItem,
+  type Subset,
+} from '../src/index.js';
 import { attr, classes, dom, hasAttr, inside, text } from './helpers/html.js';
 
 const fields = [{ id: 'name', name: 'Name', description: 'Help' }];
@@ -231,6 +240,36 @@ describe('mistakes fail loudly', () => {
       const form = new HTMLForm({ fields, actions });
       assert.throws(() => form.applyOptions(options), { name: 'ConfigurationError', message }, JSON.stringify(options));
       assert.throws(() => new HTMLForm({ fields, actions, ...options } as FormInit), message);
+    }
+  });
+
+  test('fields, list items, actions and subsets: an unknown key or a wrong kind throws with its name', async () => {
+    const cases: [FormInit, RegExp][] = [
+      [{ fields: [{ id: 'email', requried: true } as FieldConf] }, /Field "email": unknown key "requried"/],
+      [
+        { fields: [{ id: 'age', datatype: 'number', use_ajax: true } as FieldConf] },
+        /Field "age": unknown key "use_ajax"/,
+      ],
+      [{ fields: [{ id: 'n', required: 'yes' } as unknown as FieldConf] }, /Field "n": "required"/],
+      [
+        { fields: [{ id: 's', datatype: 'list', listItems: [{ id: 'a', title: 'A' } as unknown as ListItem] }] },
+        /Field "s", list item "a": .*unknown key "title"/,
+      ],
+      [
+        { fields: [{ id: 'g', datatype: 'group', fields: [{ id: 'street', requird: true } as FieldConf] }] },
+        /Field "street": unknown key "requird"/,
+      ],
+      [
+        { fields, actions: [{ id: 'save', method: 'processForm', css_class: 'btn' } as ActionConf] },
+        /Action "save": unknown key "css_class"/,
+      ],
+      [
+        { fields, actions, subsets: { edit: { field: ['name'] } as Subset }, subset: 'edit' },
+        /Subset "edit": unknown key "field"/,
+      ],
+    ];
+    for (const [init, message] of cases) {
+      await assert.rejects(new HTMLForm(init).render({}), { name: 'ConfigurationError', message }, String(message));
     }
   });
 

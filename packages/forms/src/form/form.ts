@@ -26,6 +26,7 @@ import type { DataEventArgs, FieldList, SubsetData } from './form-data.js';
 import { formJsonSchema, type JsonSchema } from '../schema/json-schema.js';
 import { defaultFormOptions, type FormOptions } from './form-options.js';
 import { checkOptions } from './options-schema.js';
+import { checkActionConf, checkSubset } from '../conf/conf-schema.js';
 import { defaultUploadStash } from '../request/upload-stash.js';
 
 /**
@@ -306,6 +307,8 @@ export class Form<
     const given = subset ? this.subsets[subset] : undefined;
     const typed = subset ? config?.forms?.[subset] : undefined;
     if (subset && !given && !typed) throw new ConfigurationError(`Unknown form subset (${subset})`);
+    if (subset && given) checkSubset(subset, given);
+    if (subset && typed) checkSubset(subset, typed);
     // The class's default subsets (HTMLForm's `edit`) yield to the type's: a subset the type
     // configures wins there key by key; subsets given to the form win over the type's.
     const classDefaults = this.subsets === (this.constructor as unknown as ConstructorDefaults).defaultSubsets;
@@ -338,6 +341,7 @@ export class Form<
     const actionSource =
       own?.actions ?? fromType?.actions ?? (ownActions ? undefined : config?.actions) ?? this.actions;
     this.#actions = actionSource.flatMap((a) => (typeof a === 'string' ? this.resolveActionId(a, known) : [a]));
+    for (const action of this.#actions) checkActionConf(action);
     const options = own?.options ?? fromType?.options;
     if (options) this.applyOptions(options);
     await this.signal('setup');

@@ -1,6 +1,7 @@
 import { constraintCheck } from './constraints.js';
 import { fieldDatatype, staticItems, type FieldConf, type ListItem } from '../conf/field-conf.js';
 import { ConfigurationError } from '../conf/configuration-error.js';
+import { checkFieldConf } from '../conf/conf-schema.js';
 import type { Widget } from '../fields/widget.js';
 import { datatypeFor, type EmptyValue } from './datatypes.js';
 import type { Translate } from './messages.js';
@@ -58,6 +59,7 @@ const emptyOf = (empty: EmptyValue): unknown => (Array.isArray(empty) ? [] : emp
  * const node = compileField({ id: 'email', datatype: 'email' }, { t: createTranslator('de'), items: [] });
  */
 export function compileField(field: FieldConf, opts: { t: Translate; items: readonly ListItem[] }): FieldNode {
+  checkFieldConf(field);
   const datatype = fieldDatatype(field);
   if (datatype === 'group' || datatype === 'repeat') return groupNode(field, opts, datatype === 'repeat');
   const def = datatypeFor(field, opts.items);
