@@ -72,8 +72,10 @@ function check(schema: z.ZodType, value: unknown, what: string): void {
   if (result.success) return;
   const problems = result.error.issues.map((issue) => {
     const where = issue.path.map(String).join('.');
-    if (issue.code === 'unrecognized_keys')
-      return `unknown ${issue.keys.length > 1 ? 'keys' : 'key'} ${issue.keys.map((k) => `"${where ? `${where}.` : ''}${k}"`).join(', ')}`;
+    if (issue.code === 'unrecognized_keys') {
+      const names = issue.keys.map((k) => `"${where ? `${where}.` : ''}${k}"`).join(', ');
+      return `unknown ${issue.keys.length > 1 ? 'keys' : 'key'} ${names}`;
+    }
     return `"${where}": ${issue.message}`;
   });
   throw new ConfigurationError(`${what}: ${problems.join('; ')}`);
