@@ -1,7 +1,8 @@
 // Repeats in Debian's chromium, JavaScript on and off: a repeat inside a group or inside another
 // repeat keeps what was typed when items are added or removed, Enter in a text field sends the
 // form's default action (never a repeat's Remove or Add), focus stays in the list after a Remove
-// and Add stops at maxItems. Also where focus goes on a page that comes back with errors.
+// and Add stops at maxItems. Also where focus goes on a page that comes back with errors, and an
+// upload kept across such a page.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
@@ -71,6 +72,26 @@ describe('browser repeats', () => {
         { name: 'Ada', company: { cname: '', offices: [{ city: 'Basel' }] }, floors: [] },
       ]);
       assert.match((await page.textContent('[role=status]')) ?? '', /Thank you!/);
+      await page.context().close();
+    });
+  }
+
+  for (const js of [true, false]) {
+    test(`${js ? 'with' : 'without'} JavaScript: an upload is kept when the form comes back with errors`, async () => {
+      const page = await open('/kept', js);
+      await page.setInputFiles('#kept-doc', {
+        name: 'notes.txt',
+        mimeType: 'text/plain',
+        buffer: Buffer.from('hello'),
+      });
+      await Promise.all([page.waitForEvent('load'), page.click('#keptsend\\$')]);
+      assert.match((await page.textContent('#kept-errors')) ?? '', /Title: Required/);
+      assert.match((await page.textContent('#kept-doc-kept')) ?? '', /Kept file: notes\.txt \(5 B\)/);
+      await page.fill('#kept-title', 'Notes');
+      const before = demo.server.received.length;
+      await Promise.all([page.waitForEvent('load'), page.click('#keptsend\\$')]);
+      const doc = (demo.server.received[before] as { doc?: { filename: string; size: number } } | undefined)?.doc;
+      assert.deepEqual([doc?.filename, doc?.size], ['notes.txt', 5]);
       await page.context().close();
     });
   }

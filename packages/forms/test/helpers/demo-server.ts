@@ -153,6 +153,15 @@ const pages: Record<string, FormInit> = {
     formid: 'nest',
     novalidate: true,
   },
+  // An upload kept across a reply with errors (test/browser-repeats.test.ts).
+  '/kept': {
+    fields: [
+      { id: 'title', name: 'Title', required: true },
+      { id: 'doc', name: 'Document', datatype: 'file', required: true },
+    ],
+    formid: 'kept',
+    novalidate: true,
+  },
   '/constraints': {
     fields: [
       { id: 'code', name: 'Code', pattern: '[A-Z]{3}-\\d+' },
