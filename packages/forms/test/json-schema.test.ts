@@ -4,7 +4,14 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { HTMLForm, fieldsFromJsonSchema, formJsonSchema, type FieldConf, type JsonSchema } from '../src/index.js';
+import {
+  HTMLForm,
+  fieldsFromJsonSchema,
+  formJsonSchema,
+  type FieldConf,
+  type JsonSchema,
+  type ListItem,
+} from '../src/index.js';
 import { attr, dom } from './helpers/html.js';
 
 // Strict in every respect, strictRequired included.
@@ -306,6 +313,22 @@ describe('a form from a JSON Schema', () => {
       'each comes back as its own kind, not as text or a group',
     );
     assert.deepEqual([byId.date?.min, byId.date?.max, byId.file?.size], ['2024-01-01', '2024-12-31', 1000]);
+  });
+
+  test('export → import → export is the identity for a controlset under skipUnselectedControls too', () => {
+    const skip = { skipUnselectedControls: true };
+    const exported = formJsonSchema(fields, skip);
+    assert.ok(Array.isArray(exported.allOf), 'the rule is in the schema');
+    const back = fieldsFromJsonSchema(exported);
+    assert.deepEqual(formJsonSchema(back, skip), exported);
+    const contact = back.find((f) => f.id === 'contact');
+    assert.equal(contact?.settings?.controlset, true);
+    const items: readonly ListItem[] = Array.isArray(contact?.listItems) ? contact.listItems : [];
+    assert.deepEqual(
+      items.map((i) => i.fields?.map((f) => [f.id, f.required])),
+      [undefined, [['phone', true]]],
+    );
+    ajv.compile(exported);
   });
 
   test('what a form cannot express is refused by name, at the top and in a field', () => {

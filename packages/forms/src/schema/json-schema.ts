@@ -339,14 +339,52 @@ const isFileSchema = (p: JsonSchema): boolean =>
 export function fieldsFromJsonSchema(schema: JsonSchema, where = 'The schema'): FieldConf[] {
   if (schema.type !== 'object' || !isRecord(schema.properties))
     throw new ConfigurationError('A form is made from the schema of an object: type "object" with properties');
+  const refuse = (keyword: string): never => {
+    throw new ConfigurationError(`${where}: ${keyword} cannot be expressed by a form (rules between fields, …)`);
+  };
+  const top = where === 'The schema';
   for (const keyword of Object.keys(schema))
-    if (!OBJECT_KEYWORDS.has(keyword))
-      throw new ConfigurationError(`${where}: ${keyword} cannot be expressed by a form (rules between fields, …)`);
+    if (!OBJECT_KEYWORDS.has(keyword) && !(top && keyword === 'allOf')) refuse(keyword);
   const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
-  return Object.entries(schema.properties).map(([id, property]) => {
+  const fields = Object.entries(schema.properties).map(([id, property]) => {
     if (!isRecord(property)) throw new ConfigurationError(`Property "${id}": not a schema`);
     return fieldOf(id, property, required.has(id));
   });
+  if (schema.allOf === undefined) return fields;
+  if (!Array.isArray(schema.allOf)) return refuse('allOf');
+  return schema.allOf.reduce<FieldConf[]>(
+    (out, rule) => withControlRule(out, controlRule(rule) ?? refuse('allOf')),
+    fields,
+  );
+}
+
+/**
+ * One rule of the export under `skipUnselectedControls` (`formJsonSchema`'s `allOf`): the field
+ * `id` is required when the field `by` has chosen `item`. Any other rule is not a form's.
+ */
+function controlRule(rule: unknown): { by: string; item: unknown; id: string } | undefined {
+  if (!isRecord(rule) || !isRecord(rule.if) || !isRecord(rule.then) || Object.keys(rule).length !== 2) return undefined;
+  const [by, match] = isRecord(rule.if.properties) ? (Object.entries(rule.if.properties)[0] ?? []) : [];
+  const [id] = isRecord(rule.then.properties) ? Object.keys(rule.then.properties) : [];
+  if (typeof by !== 'string' || !isRecord(match) || id === undefined) return undefined;
+  const chosen = isRecord(match.contains) ? match.contains : match;
+  if (!('const' in chosen) || !isDeepStrictEqual(rule.then.required, [id])) return undefined;
+  return { by, item: chosen.const, id };
+}
+
+/** The controlled field moved into its item of the controlling field, required, as a controlset. */
+function withControlRule(fields: FieldConf[], rule: { by: string; item: unknown; id: string }): FieldConf[] {
+  const controlled = fields.find((f) => f.id === rule.id);
+  const control = fields.find((f) => f.id === rule.by);
+  const items = control && Array.isArray(control.listItems) ? control.listItems : undefined;
+  if (!controlled || !items?.some((i) => i.id === rule.item))
+    throw new ConfigurationError(`The schema: allOf names "${rule.by}" and "${rule.id}", not a choice and its field`);
+  const listItems = items.map((i) =>
+    i.id === rule.item ? { ...i, fields: [...(i.fields ?? []), { ...controlled, required: true }] } : i,
+  );
+  return fields
+    .filter((f) => f !== controlled)
+    .map((f) => (f === control ? { ...f, listItems, settings: { ...f.settings, controlset: true } } : f));
 }
 
 /**
