@@ -6,7 +6,7 @@ import type { CompiledField } from '../form/form.js';
 import type { Translate } from '../validate/messages.js';
 import type { FieldError } from '../validate/validation-error.js';
 import { attrs, escapeHtml, textOrHtml } from './html.js';
-import { actionTemplates, itemTemplates, underWidgets, type FormLayout } from './templates.js';
+import { actionKey, actionTemplates, itemTemplates, underWidgets, type FormLayout } from './templates.js';
 import type { Controlset } from '../fields/widget.js';
 
 /** What the renderer needs from a form. */
@@ -183,7 +183,7 @@ const hasRepeat = (fields: readonly FieldConf[]): boolean =>
 function defaultSubmit(input: RenderInput): string {
   if (!hasRepeat(input.fields.map((c) => c.field))) return '';
   const action = input.actions.find((a) => !a.hidden && !skipsValidation(a));
-  const key = action ? `${action.id}${input.options.actionPostfix}`.replace(/\s/g, '_') : undefined;
+  const key = action ? actionKey(action, input.options.actionPostfix) : undefined;
   const a = attrs({
     type: 'submit',
     name: key,
