@@ -31,6 +31,7 @@ export const testPasses = {
   // The form library: no server storage of its own (content.test.ts and object-form.test.ts reach
   // PostgreSQL themselves in pass 1 when ROOST_TEST_DATABASE_URL is set), pure JavaScript.
   'packages/forms/test/accessibility.test.ts': [],
+  'packages/forms/test/browser-repeats.test.ts': [],
   'packages/forms/test/browser-validation.test.ts': [],
   'packages/forms/test/browser.test.ts': [],
   'packages/forms/test/constraints.test.ts': [],
@@ -41,6 +42,7 @@ export const testPasses = {
   'packages/forms/test/groups.test.ts': [],
   'packages/forms/test/json-forms.test.ts': [],
   'packages/forms/test/json-schema.test.ts': [],
+  'packages/forms/test/json-schema-property.test.ts': [],
   'packages/forms/test/object-form.test.ts': [],
   'packages/forms/test/options.test.ts': [],
   'packages/forms/test/packed-forms.test.ts': [],

@@ -52,7 +52,7 @@ export { makeCustomizedViewForm, MakeCustomizedViewForm } from './form/customize
 export type { CustomizedViewFormOptions, ViewModuleConf } from './form/customized-view-form.js';
 export { FormEvents } from './form/form-events.js';
 export type { FormListener } from './form/form-events.js';
-export type { DataEventArgs, FieldList, FormData } from './form/form-data.js';
+export type { DataEventArgs, FieldList, FormData, SubsetData } from './form/form-data.js';
 export { defaultFormOptions } from './form/form-options.js';
 export type { FormOptions, UploadProgressBar } from './form/form-options.js';
 export { Form } from './form/form.js';
@@ -79,6 +79,7 @@ export { actionTemplates, itemTemplates } from './render/templates.js';
 export type { ActionsContext, ActionTemplate, FormLayout, ItemContext, ItemTemplate } from './render/templates.js';
 export { addValue, isUploadedFile, isXhr, requestValues } from './request/form-request.js';
 export type { FormRequest, FormValue, FormValues, UploadedFile, ValueSource } from './request/form-request.js';
+export { memoryUploadStash, type UploadStash } from './request/upload-stash.js';
 export { formRequestFromWeb } from './request/from-web-request.js';
 export { datatypes, parseDate, parseDateTime, parseTime } from './validate/datatypes.js';
 export { compileField, isEmptyValue } from './validate/field-adapter.js';

@@ -92,6 +92,130 @@ describe('groups', () => {
     assert.deepEqual(seen, []);
   });
 
+  test('without JavaScript: Add and Remove of a repeat in a group or in a repeat keep everything typed', async () => {
+    const nested: FieldConf[] = [
+      { id: 'name' },
+      {
+        id: 'company',
+        datatype: 'group',
+        fields: [{ id: 'cname' }, { id: 'offices', datatype: 'repeat', fields: [{ id: 'city' }] }],
+      },
+      {
+        id: 'floors',
+        datatype: 'repeat',
+        fields: [{ id: 'level' }, { id: 'rooms', datatype: 'repeat', fields: [{ id: 'no' }] }],
+      },
+    ];
+    const run = async (body: Record<string, string>) => {
+      const form = new HTMLForm({ fields: nested, actions, request: await post(body) });
+      const { html, action } = await form.process();
+      return { d: dom(html), action: action.id };
+    };
+    const inGroup = await run({ name: 'Ada', 'company.cname': 'ACME', 'company.offices$add': '1' });
+    assert.equal(attr(inGroup.d.byId('upload-name'), 'value'), 'Ada');
+    assert.equal(attr(inGroup.d.byId('upload-company-cname'), 'value'), 'ACME');
+    assert.equal(attr(inGroup.d.byId('upload-company-offices-0-city'), 'name'), 'company.offices.0.city');
+    const inRepeat = await run({
+      name: 'Ada',
+      'floors.0.level': 'Ground',
+      'floors.0.rooms.0.no': 'G1',
+      'floors.1.level': 'First',
+      'floors.0.rooms$add': '1',
+    });
+    assert.equal(attr(inRepeat.d.byId('upload-floors-0-level'), 'value'), 'Ground');
+    assert.equal(attr(inRepeat.d.byId('upload-floors-1-level'), 'value'), 'First');
+    assert.equal(attr(inRepeat.d.byId('upload-floors-0-rooms-0-no'), 'value'), 'G1');
+    assert.equal(attr(inRepeat.d.byId('upload-floors-0-rooms-1-no'), 'name'), 'floors.0.rooms.1.no');
+    const removed = await run({
+      'floors.0.level': 'Ground',
+      'floors.0.rooms.0.no': 'G1',
+      'floors.0.rooms.1.no': 'G2',
+      'floors.0.rooms$remove': '0',
+    });
+    assert.equal(attr(removed.d.byId('upload-floors-0-rooms-0-no'), 'value'), 'G2');
+    assert.equal(removed.d.byId('upload-floors-0-rooms-1-no'), undefined);
+    // The inner template keeps its own placeholder when the outer one is cloned (render/assets.ts).
+    const inner = removed.d.tag('button').filter((b) => attr(b, 'name') === 'floors.__index__.rooms$remove');
+    assert.deepEqual(
+      inner.map((b) => attr(b, 'value')),
+      ['__index1__'],
+    );
+  });
+
+  test('maxItems holds Add (disabled at the limit); minItems renders its items from the start', async () => {
+    const limited: FieldConf[] = [{ id: 'others', datatype: 'repeat', fields: address, minItems: 2, maxItems: 3 }];
+    const start = dom(await new HTMLForm({ fields: limited, actions }).render({}));
+    assert.ok(start.byId('upload-others-1-street'), 'two items to begin with');
+    const addOf = (d: ReturnType<typeof dom>) => d.tag('button').find((b) => attr(b, 'name') === 'others$add');
+    assert.equal(attr(addOf(start), 'disabled'), undefined);
+    const body = { 'others.0.street': 'A', 'others.1.street': 'B', 'others.2.street': 'C', others$add: '1' };
+    const full = dom((await new HTMLForm({ fields: limited, actions, request: await post(body) }).process()).html);
+    assert.equal(attr(full.byId('upload-others-2-street'), 'value'), 'C');
+    assert.equal(full.byId('upload-others-3-street'), undefined, 'no fourth item');
+    assert.equal(attr(addOf(full), 'disabled'), '');
+  });
+
+  test('callback listItems inside a group or a repeat: loaded, rendered, and checked', async () => {
+    const sizes = async () => [
+      { id: 's', name: 'Small' },
+      { id: 'm', name: 'Medium' },
+    ];
+    const sized: FieldConf[] = [
+      { id: 'box', datatype: 'group', fields: [{ id: 'size', datatype: 'list', listItems: sizes }] },
+      { id: 'boxes', datatype: 'repeat', fields: [{ id: 'size', datatype: 'list', listItems: sizes }] },
+    ];
+    const form = new HTMLForm({ fields: sized, actions });
+    const d = dom(await form.render({ boxes: [{}] }));
+    const options = (id: string) =>
+      d
+        .tag('option')
+        .filter((o) => o.parentNode && attr(o.parentNode as never, 'id') === id)
+        .map((o) => attr(o, 'value'));
+    assert.deepEqual(options('upload-box-size'), ['s', 'm']);
+    assert.deepEqual(options('upload-boxes-0-size'), ['s', 'm']);
+    const [ok, data] = await form.validate({ 'box.size': 'm', 'boxes.0.size': 's' });
+    assert.deepEqual([ok, data], [true, { box: { size: 'm' }, boxes: [{ size: 's' }] }]);
+    const [bad, , errors] = await form.validate({ 'box.size': 'xl', 'boxes.0.size': 'xxl' });
+    assert.equal(bad, false);
+    assert.deepEqual(
+      errors.map((e) => e.field),
+      ['box', 'boxes'],
+    );
+    const schema = await form.jsonSchema();
+    const props = schema.properties as Record<string, { properties?: Record<string, unknown> }>;
+    assert.deepEqual(props.box?.properties?.size, { enum: ['s', 'm'] });
+  });
+
+  test('the inputs at fault inside a group or a repeat carry aria-invalid, the others not', async () => {
+    const form = new HTMLForm({ fields, actions });
+    const [ok, data, errors] = await form.validate({
+      name: 'Ada',
+      'home.zip': '1',
+      'others.4.street': 'Fine St',
+      'others.7.zip': 'x',
+    });
+    assert.equal(ok, false);
+    assert.deepEqual(
+      errors.map((e) => [e.field, e.inputs]),
+      [
+        ['home', ['home.street']],
+        ['others', ['others.1.street', 'others.1.zip']],
+      ],
+    );
+    const d = dom(await form.render(data, [], errors));
+    const invalid = (id: string) => attr(d.byId(id), 'aria-invalid');
+    assert.deepEqual(
+      [
+        'upload-home-street',
+        'upload-home-zip',
+        'upload-others-0-street',
+        'upload-others-1-street',
+        'upload-others-1-zip',
+      ].map(invalid),
+      ['true', undefined, undefined, 'true', 'true'],
+    );
+  });
+
   test('a group without fields is a configuration error', async () => {
     await assert.rejects(
       new HTMLForm({ fields: [{ id: 'g', datatype: 'group' }] }).validate({}),

@@ -4,12 +4,18 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { HTMLForm, fieldsFromJsonSchema, formJsonSchema, type FieldConf, type JsonSchema } from '../src/index.js';
+import {
+  HTMLForm,
+  fieldsFromJsonSchema,
+  formJsonSchema,
+  type FieldConf,
+  type JsonSchema,
+  type ListItem,
+} from '../src/index.js';
 import { attr, dom } from './helpers/html.js';
 
-// Strict, except for `required` in an if/then branch naming a property defined beside it: valid
-// JSON Schema that Ajv's strictRequired flags only as a style.
-const ajv = new Ajv2020({ strict: true, strictRequired: false, allErrors: true });
+// Strict in every respect, strictRequired included.
+const ajv = new Ajv2020({ strict: true, allErrors: true });
 addFormats.default(ajv);
 
 const fields: FieldConf[] = [
@@ -84,14 +90,16 @@ describe('JSON Schema from a form', () => {
     });
     assert.deepEqual(p.age, { type: 'integer', minimum: 18, maximum: 120 });
     assert.deepEqual(p.price, { default: 1, type: 'number', minimum: 0, multipleOf: 0.25 });
-    assert.deepEqual(p.topics, { type: 'array', items: { enum: ['news', 'offers'] }, uniqueItems: true });
-    assert.deepEqual([p.email?.format, p.site?.format, p.born?.format], ['email', 'uri', 'date']);
+    assert.deepEqual(p.topics, { type: 'array', items: { enum: ['news', 'offers'] } });
+    assert.deepEqual([p.email?.format, p.born?.format], ['email', 'date']);
+    // An optional field's checks hold for what is not the form's empty ''.
+    assert.deepEqual(p.site?.anyOf, [{ const: '' }, { format: 'uri', pattern: '^https?://[^/?#\\s]+' }]);
     assert.deepEqual(p.agree, { type: 'boolean' });
     assert.equal(p.created, undefined, 'readonly fields are not data');
     assert.deepEqual(schema.required, ['name', 'email', 'contact', 'phone']);
     assert.deepEqual(p.others, {
       type: 'array',
-      items: { type: 'object', properties: { street: { type: 'string' } }, required: ['street'] },
+      items: { type: 'object', properties: { street: { type: 'string', minLength: 1 } }, required: ['street'] },
       maxItems: 2,
     });
   });
@@ -131,7 +139,8 @@ describe('a form from a JSON Schema', () => {
     type: 'object',
     properties: {
       email: { type: 'string', format: 'email', title: 'E-mail' },
-      code: { type: 'string', pattern: '[A-Z]{3}', maxLength: 3 },
+      code: { type: 'string', pattern: '^[A-Z]{3}$', maxLength: 3 },
+      part: { type: 'string', pattern: 'x\\d' },
       age: { type: 'integer', minimum: 18, exclusiveMaximum: 121 },
       size: {
         oneOf: [
@@ -158,8 +167,9 @@ describe('a form from a JSON Schema', () => {
     const made = fieldsFromJsonSchema(schema);
     const byId = Object.fromEntries(made.map((f) => [f.id, f]));
     assert.deepEqual(byId.email, { id: 'email', name: 'E-mail', required: true, datatype: 'email' });
-    assert.deepEqual(byId.code, { id: 'code', name: 'code', size: 3, pattern: '[A-Z]{3}' });
-    assert.deepEqual(byId.age, { id: 'age', name: 'age', required: true, datatype: 'number', min: 18, max: 120 });
+    assert.deepEqual(byId.code, { id: 'code', size: 3, pattern: '[A-Z]{3}' });
+    assert.equal(byId.part?.pattern, '[\\s\\S]*(?:x\\d)[\\s\\S]*', 'JSON Schema patterns match anywhere');
+    assert.deepEqual(byId.age, { id: 'age', required: true, datatype: 'number', min: 18, max: 120 });
     assert.deepEqual(byId.size?.listItems, [
       { id: 's', name: 'Small' },
       { id: 'm', name: 'Medium' },
@@ -168,12 +178,11 @@ describe('a form from a JSON Schema', () => {
     assert.deepEqual([byId.subscribed?.datatype, byId.subscribed?.default], ['bool', true]);
     assert.deepEqual(byId.address, {
       id: 'address',
-      name: 'address',
       datatype: 'group',
-      fields: [{ id: 'street', name: 'street' }],
+      fields: [{ id: 'street' }],
     });
     assert.deepEqual(byId.people?.datatype, 'repeat');
-    assert.deepEqual(byId.people?.fields, [{ id: 'name', name: 'name', required: true }]);
+    assert.deepEqual(byId.people?.fields, [{ id: 'name', required: true }]);
     assert.equal(byId.people?.maxItems, 5);
     assert.equal(byId.blob?.datatype, 'json', 'an object without properties is edited whole, as JSON');
   });
@@ -241,6 +250,104 @@ describe('a form from a JSON Schema', () => {
       assert.deepEqual([okB, okB ? dataB : undefined], [okA, okA ? dataA : undefined], JSON.stringify(input));
     }
     assert.deepEqual(accepted, [true, true, false, false, false, false, false, false, false], 'both outcomes tried');
+  });
+
+  test('export → import → export is the identity for every kind of field', () => {
+    const items = [
+      { id: 'a', name: 'A' },
+      { id: 2, name: 'Two' },
+    ];
+    const every: FieldConf[] = [
+      { id: 'string', name: 'String', required: true, size: 20, minLength: 2, pattern: '[A-Za-z ]+' },
+      { id: 'optionalPattern', pattern: '\\d+', description: 'Digits' },
+      { id: 'text', datatype: 'text', size: 200 },
+      { id: 'hidden', datatype: 'hidden' },
+      { id: 'password', datatype: 'password', required: true, minLength: 8 },
+      { id: 'optionalPassword', datatype: 'password' },
+      { id: 'email', datatype: 'email', required: true },
+      { id: 'url', datatype: 'url' },
+      { id: 'number', datatype: 'number', min: 1, max: 9, step: 1, default: 3 },
+      { id: 'float', datatype: 'float', min: 0, step: 0.25, required: true },
+      { id: 'bool', datatype: 'bool' },
+      { id: 'terms', datatype: 'checkbox', required: true },
+      { id: 'newsletter', datatype: 'checkbox' },
+      { id: 'date', datatype: 'date', min: '2024-01-01', max: '2024-12-31', required: true },
+      { id: 'time', datatype: 'time', min: '08:00:00' },
+      { id: 'datetime', datatype: 'datetime', required: true },
+      { id: 'list', datatype: 'list', listItems: items, required: true },
+      { id: 'radio', datatype: 'radio', listItems: items },
+      { id: 'multilist', datatype: 'multilist', listItems: items, required: true },
+      { id: 'checkboxes', datatype: 'checkbox', listItems: items },
+      { id: 'lines', datatype: 'lines', required: true },
+      { id: 'json', datatype: 'json' },
+      { id: 'requiredJson', datatype: 'json', required: true },
+      { id: 'file', datatype: 'file', size: 1000, required: true },
+      { id: 'anyFile', datatype: 'file' },
+      {
+        id: 'group',
+        datatype: 'group',
+        fields: [
+          { id: 'street', required: true },
+          { id: 'zip', datatype: 'number' },
+        ],
+      },
+      {
+        id: 'repeat',
+        datatype: 'repeat',
+        required: true,
+        maxItems: 3,
+        fields: [
+          { id: 'city' },
+          { id: 'rooms', datatype: 'repeat', minItems: 2, fields: [{ id: 'no', required: true }] },
+        ],
+      },
+    ];
+    const exported = formJsonSchema(every, { title: 'Every field' });
+    ajv.compile(exported);
+    const fields = fieldsFromJsonSchema(exported);
+    assert.deepEqual(formJsonSchema(fields, { title: 'Every field' }), exported);
+    const byId = Object.fromEntries(fields.map((f) => [f.id, f]));
+    assert.deepEqual(
+      ['password', 'file', 'json', 'terms', 'time', 'datetime'].map((id) => byId[id]?.datatype),
+      ['password', 'file', 'json', 'checkbox', 'time', 'datetime'],
+      'each comes back as its own kind, not as text or a group',
+    );
+    assert.deepEqual([byId.date?.min, byId.date?.max, byId.file?.size], ['2024-01-01', '2024-12-31', 1000]);
+  });
+
+  test('export → import → export is the identity for a controlset under skipUnselectedControls too', () => {
+    const skip = { skipUnselectedControls: true };
+    const exported = formJsonSchema(fields, skip);
+    assert.ok(Array.isArray(exported.allOf), 'the rule is in the schema');
+    const back = fieldsFromJsonSchema(exported);
+    assert.deepEqual(formJsonSchema(back, skip), exported);
+    const contact = back.find((f) => f.id === 'contact');
+    assert.equal(contact?.settings?.controlset, true);
+    const items: readonly ListItem[] = Array.isArray(contact?.listItems) ? contact.listItems : [];
+    assert.deepEqual(
+      items.map((i) => i.fields?.map((f) => [f.id, f.required])),
+      [undefined, [['phone', true]]],
+    );
+    ajv.compile(exported);
+  });
+
+  test('what a form cannot express is refused by name, at the top and in a field', () => {
+    const base = { type: 'object', properties: { a: { type: 'string' } } };
+    const refuse = (schema: JsonSchema, message: RegExp) =>
+      assert.throws(() => fieldsFromJsonSchema(schema), { name: 'ConfigurationError', message });
+    refuse({ ...base, allOf: [{ required: ['a'] }] }, /The schema: allOf/);
+    refuse({ ...base, if: { required: ['a'] } }, /The schema: if/);
+    refuse({ ...base, additionalProperties: false }, /The schema: additionalProperties/);
+    refuse({ ...base, dependentRequired: { a: ['b'] } }, /The schema: dependentRequired/);
+    refuse({ type: 'object', properties: { a: { const: 'x' } } }, /Property "a": const/);
+    refuse({ type: 'object', properties: { a: { type: 'string', format: 'ipv4' } } }, /Property "a": format "ipv4"/);
+    const array = (p: JsonSchema): JsonSchema => ({ type: 'object', properties: { a: { type: 'array', ...p } } });
+    refuse(array({ items: { enum: [1] }, uniqueItems: true }), /Property "a": uniqueItems/);
+    refuse(array({ items: { type: 'string', pattern: 'x' } }), /Property "a": items: pattern/);
+    refuse(
+      { type: 'object', properties: { g: { type: 'object', properties: {}, additionalProperties: false } } },
+      /Property "g": additionalProperties/,
+    );
   });
 
   test('what a field cannot express is refused by name', () => {

@@ -1,7 +1,16 @@
 // The seed's option table and layout settings: each option changes what it says.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HTMLForm, formRequestFromWeb, type ActionConf, type FormInit } from '../src/index.js';
+import {
+  HTMLForm,
+  formRequestFromWeb,
+  presets,
+  type ActionConf,
+  type FieldConf,
+  type FormInit,
+  type ListItem,
+  type Subset,
+} from '../src/index.js';
 import { attr, classes, dom, hasAttr, inside, text } from './helpers/html.js';
 
 const fields = [{ id: 'name', name: 'Name', description: 'Help' }];
@@ -150,19 +159,21 @@ describe('HTML form options', () => {
     assert.equal((await render()).filter((e) => attr(e, 'type') === 'hidden').length, 0, 'none by default');
   });
 
-  test('applyOptions: widget.* keys, useAjax alias, other keys as attributes', () => {
+  test('applyOptions: widget.* keys, the widget object (a preset), useAjax alias', () => {
     const form = new HTMLForm({ fields, actions });
     form.applyOptions({
       useAjax: true,
       'widget.item_template': 'field_onecolumn',
       'widget.settings': { column1_css: 'c1' },
-      custom: 1,
     });
     assert.equal(form.options.use_ajax, true);
     assert.equal(form.widget.item_template, 'field_onecolumn');
     assert.equal(form.widget.settings.column1_css, 'c1');
     assert.equal(form.widget.settings.column2_css, 'col-md-7', 'settings are merged');
-    assert.equal(form.attributes.custom, 1);
+    form.applyOptions({ widget: presets.bootstrap5 });
+    assert.equal(form.widget.classes.select, presets.bootstrap5.classes?.select);
+    assert.equal(form.widget.settings.column1_css, 'col-sm-3');
+    assert.equal(form.widget.item_template, 'field_onecolumn', 'what the preset does not set stays');
   });
 });
 
@@ -210,6 +221,63 @@ describe('layout settings', () => {
 });
 
 describe('mistakes fail loudly', () => {
+  test('every option is checked by one schema: unknown, misplaced or mistyped options throw with their name', () => {
+    const mistakes: [Record<string, unknown>, RegExp][] = [
+      [{ widgets: presets.bootstrap5 }, /(Unknown option|Option) "widgets"/],
+      [{ widget: { clases: {} } }, /Unknown option "widget\.clases".*classes/],
+      [{ required: true }, /Unknown option "required"/],
+      [{ datatype: 'email' }, /Unknown option "datatype"/],
+      [{ use_ajax: 'yes' }, /Option "use_ajax"/],
+      [{ method: 'PUT' }, /Option "method".*POST, GET/],
+      [{ uploadProgressBar: 'sometimes' }, /Option "uploadProgressBar"/],
+      [{ hiddenValues: { csrf: 1 } }, /Option "hiddenValues\.csrf"/],
+      [{ formid: 7 }, /Option "formid"/],
+      [{ 'widget.item_template': 3 }, /Option "widget\.item_template"/],
+      [{ redirectSuccess: 5 }, /Option "redirectSuccess"/],
+      [{ translate: 'de' }, /Option "translate"/],
+    ];
+    for (const [options, message] of mistakes) {
+      const form = new HTMLForm({ fields, actions });
+      assert.throws(() => form.applyOptions(options), { name: 'ConfigurationError', message }, JSON.stringify(options));
+      assert.throws(() => new HTMLForm({ fields, actions, ...options } as FormInit), message);
+    }
+  });
+
+  test('fields, list items, actions and subsets: an unknown key or a wrong kind throws with its name', async () => {
+    const cases: [FormInit, RegExp][] = [
+      [{ fields: [{ id: 'email', requried: true } as FieldConf] }, /Field "email": unknown key "requried"/],
+      [
+        { fields: [{ id: 'age', datatype: 'number', use_ajax: true } as FieldConf] },
+        /Field "age": unknown key "use_ajax"/,
+      ],
+      [{ fields: [{ id: 'n', required: 'yes' } as unknown as FieldConf] }, /Field "n": "required"/],
+      [
+        { fields: [{ id: 's', datatype: 'list', listItems: [{ id: 'a', title: 'A' } as unknown as ListItem] }] },
+        /Field "s", list item "a": .*unknown key "title"/,
+      ],
+      [
+        { fields: [{ id: 'g', datatype: 'group', fields: [{ id: 'street', requird: true } as FieldConf] }] },
+        /Field "street": unknown key "requird"/,
+      ],
+      [
+        { fields, actions: [{ id: 'save', method: 'processForm', css_class: 'btn' } as ActionConf] },
+        /Action "save": unknown key "css_class"/,
+      ],
+      [
+        { fields, actions, subsets: { edit: { field: ['name'] } as Subset }, subset: 'edit' },
+        /Subset "edit": unknown key "field"/,
+      ],
+    ];
+    for (const [init, message] of cases) {
+      await assert.rejects(new HTMLForm(init).render({}), { name: 'ConfigurationError', message }, String(message));
+    }
+  });
+
+  test('the options of a subset are checked too', async () => {
+    const form = new HTMLForm({ fields, actions, subsets: { edit: { actions: ['save'], options: { formId: 'x' } } } });
+    await assert.rejects(form.setup('edit'), { name: 'ConfigurationError', message: /Unknown option "formId"/ });
+  });
+
   test('an unknown widget.* option is refused with its name', () => {
     const form = new HTMLForm({ fields, actions });
     assert.throws(() => form.applyOptions({ 'widget.item_templat': 'field_onecolumn' }), {

@@ -116,6 +116,29 @@ describe('action lookup', () => {
     await assert.rejects(new HTMLForm({ fields, actions: [] }).process(), ConfigurationError);
   });
 
+  test("a type configuration's subset defaultAction counts under the form's default edit subset", async () => {
+    const list: ActionConf[] = [
+      { id: 'default', method: () => ['default', ''] },
+      { id: 'edit', method: () => ['edit', ''] },
+      { id: 'preview', method: () => ['preview', ''] },
+    ];
+    const type = {
+      id: 'article',
+      data: [{ id: 'title' }],
+      forms: { edit: { fields: ['title'], actions: ['edit'], defaultAction: 'preview' } },
+    };
+    const form = new HTMLForm({ loadFromType: type, actions: list });
+    await form.setup('edit');
+    assert.equal((await form.process()).result, 'preview');
+    const own = new HTMLForm({
+      loadFromType: type,
+      actions: list,
+      subsets: { edit: { actions: ['edit'], defaultAction: 'default' } },
+    });
+    await own.setup('edit');
+    assert.equal((await own.process()).result, 'default', "subsets given to the form win over the type's");
+  });
+
   test('isRequestAction and removeActionsFromRequest', async () => {
     const form = new HTMLForm({ fields, actions, request: post({ save$: '1', name: 'x' }) });
     assert.equal(form.isRequestAction('save'), true);

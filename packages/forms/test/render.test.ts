@@ -193,6 +193,57 @@ describe('markup', () => {
     assert.equal(again.byId('upload-doc-current'), undefined);
   });
 
+  test('an upload is kept when the form comes back with errors, and sent again by its token', async () => {
+    const upload = [
+      { id: 'title', name: 'Title', required: true },
+      { id: 'doc', name: 'Document', datatype: 'file', required: true },
+    ];
+    const actions = [
+      { id: 'default', method: 'startForm', hidden: true },
+      { id: 'send', method: 'processForm', name: 'Send' },
+    ];
+    // As a browser sends them: a chosen file with its name, an empty file input with none.
+    const multipart = (parts: Record<string, string | Blob>) => {
+      const body = new FormData();
+      for (const [k, v] of Object.entries(parts)) {
+        if (typeof v === 'string') body.append(k, v);
+        else body.append(k, v, v.size ? 'notes.txt' : '');
+      }
+      return formRequestFromWeb(new Request('http://localhost/', { method: 'POST', body }));
+    };
+    const first = new HTMLForm({
+      fields: upload,
+      actions,
+      request: await multipart({ doc: new Blob(['hello']), send$: '1' }),
+    });
+    const { html, result } = await first.process();
+    assert.equal(result, false, 'the title is missing');
+    const d = dom(html);
+    const token = attr(
+      d.find((e) => attr(e, 'name') === 'doc$kept'),
+      'value',
+    );
+    assert.ok(token, 'the page carries the kept upload');
+    assert.match(text(d.byId('upload-doc-kept')), /Kept file: notes\.txt \(5 B\)/);
+    assert.equal(attr(d.byId('upload-doc'), 'required'), undefined, 'the browser need not ask for it again');
+    const seen: unknown[] = [];
+    const second = new HTMLForm({
+      fields: upload,
+      actions,
+      request: await multipart({ title: 'Notes', doc: new Blob([]), doc$kept: token ?? '', send$: '1' }),
+    });
+    second.listenEvent('success', ({ data }) => seen.push(data));
+    assert.notEqual((await second.process()).result, false);
+    const doc = (seen[0] as { doc?: { filename: string; size: number; data?: Uint8Array } } | undefined)?.doc;
+    assert.deepEqual([doc?.filename, doc?.size, new TextDecoder().decode(doc?.data)], ['notes.txt', 5, 'hello']);
+    const forged = new HTMLForm({
+      fields: upload,
+      actions,
+      request: await multipart({ title: 'x', doc$kept: 'nope', send$: '1' }),
+    });
+    assert.equal((await forged.process()).result, false, 'an unknown token keeps nothing');
+  });
+
   test('renderBody: items and buttons without the form tag; messages only', async () => {
     const form = new HTMLForm({ fields: [{ id: 'a' }] });
     const d = dom(await form.renderBody({ a: 'x' }, ['hello']));
@@ -376,7 +427,7 @@ describe('translations', () => {
     assert.equal(text(d.tag('button')[0]), 'Speichern');
     assert.equal(text(labelFor(d, 'upload-b-0')), 'Ja');
     assert.equal(text(d.byId('upload-t-error')), 'Pflichtfeld');
-    assert.equal(text(d.find((e) => e.tagName === 'h4')), 'Bei Ihrer Eingabe ist ein Problem aufgetreten');
+    assert.equal(text(d.find((e) => e.tagName === 'h2')), 'Bei Ihrer Eingabe ist ein Problem aufgetreten');
     const custom = new HTMLForm({ fields: [{ id: 'x', required: true }], translate: (m) => `[${m}]` });
     assert.deepEqual((await custom.validate({}))[2], [{ field: 'x', messages: ['[Required]'] }]);
   });

@@ -121,3 +121,49 @@ test('a field list the compiler cannot see through stays a record; failures carr
   assert.deepEqual(data, { age: 'x' });
   exactly<FormData<SignupFields>, { name: string; age: number }>(true);
 });
+
+test('a field list written `as const` compiles, with list items, controlled fields and group fields', async () => {
+  const fields = [
+    { id: 'name', required: true },
+    {
+      id: 'size',
+      datatype: 'list',
+      required: true,
+      listItems: [
+        { id: 's', name: 'S' },
+        { id: 'm', name: 'M', fields: [{ id: 'fit', datatype: 'number' }] },
+      ],
+      settings: { controlset: true },
+    },
+    { id: 'home', datatype: 'group', fields: [{ id: 'street', required: true }] },
+    { id: 'rooms', datatype: 'repeat', fields: [{ id: 'no', datatype: 'number', required: true }] },
+  ] as const;
+  const [ok, data] = await new HTMLForm({ fields }).validate({ name: 'Ada', size: 'm', fit: '2', 'home.street': 'x' });
+  assert.equal(ok, true);
+  if (!ok) return;
+  exactly<typeof data.size, 's' | 'm'>(true);
+  exactly<typeof data.fit, number | null | undefined>(true);
+  exactly<typeof data.home, { street: string } | null | undefined>(true);
+  exactly<typeof data.rooms, { no: number }[] | null | undefined>(true);
+  assert.deepEqual(data, { name: 'Ada', size: 'm', fit: 2, home: { street: 'x' }, rooms: [] });
+});
+
+test('with subsets, no field is sure to be there: a step-1 listener does not see step 2 as given', async () => {
+  const form = new HTMLForm({
+    fields: [
+      { id: 'name', required: true },
+      { id: 'age', datatype: 'number', required: true },
+    ],
+    subsets: { step1: { fields: ['name'] }, step2: { fields: ['age'] } },
+  });
+  form.listenEvent('success', ({ data }) => {
+    exactly<typeof data.age, number | undefined>(true);
+  });
+  form.listenEvent('process', ({ data }) => {
+    exactly<typeof data.name, string | undefined>(true);
+  });
+  await form.setup('step1');
+  const [ok, data] = await form.validate({ name: 'Ada' });
+  assert.deepEqual([ok, data], [true, { name: 'Ada' }]);
+  if (ok) exactly<typeof data, { name?: string; age?: number }>(true);
+});

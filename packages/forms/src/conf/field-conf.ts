@@ -45,7 +45,7 @@ export interface ListItem {
   id: string | number;
   name: string;
   /** Fields controlled by this item (controlset). Their data is top-level form data. */
-  fields?: FieldConf[];
+  fields?: readonly FieldConf[];
   /** The name is trusted HTML and rendered without escaping. */
   html?: boolean;
 }
@@ -58,7 +58,11 @@ export interface ListItem {
  * const groups: ListItemsCallback = async (field, context, user) =>
  *   db.groups().map((g) => ({ id: g.id, name: g.title }));
  */
-export type ListItemsCallback = (field: FieldConf, context: unknown, user: unknown) => ListItem[] | Promise<ListItem[]>;
+export type ListItemsCallback = (
+  field: FieldConf,
+  context: unknown,
+  user: unknown,
+) => readonly ListItem[] | Promise<readonly ListItem[]>;
 
 /**
  * What a custom validator receives besides the converted value.
@@ -128,7 +132,7 @@ export interface FieldConf {
    * The fields of a `group` (its value is an object of them) or of each item of a `repeat` (a
    * list of such objects), rendered inline (fields/group-widgets.ts).
    */
-  fields?: FieldConf[];
+  fields?: readonly FieldConf[];
   /** A `repeat`'s least and greatest number of items. */
   minItems?: number;
   maxItems?: number;
@@ -141,7 +145,7 @@ export interface FieldConf {
   description?: string;
   /** `name` and `description` are trusted HTML and rendered without escaping. */
   html?: boolean;
-  listItems?: ListItem[] | ListItemsCallback;
+  listItems?: readonly ListItem[] | ListItemsCallback;
   /** Name of a registered widget, or a widget object. */
   widget?: string | Widget;
   /**

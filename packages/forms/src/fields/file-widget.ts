@@ -37,8 +37,16 @@ export const fileUpload: Widget = {
         ? `<div${attrs({ class: 'file-current', id: `${input.oid}-current` })}>` +
           `${escapeHtml(input.t('Current file'))}: ${escapeHtml(v.filename)} (${escapeHtml(formatBytes(v.size))})</div>`
         : '';
+    // An upload kept while the form came back with errors (request/upload-stash.ts): sent again
+    // by its token unless another file is chosen.
+    const kept =
+      isUploadedFile(v) && v.tempfile && v.kept
+        ? `<div${attrs({ class: 'file-current', id: `${input.oid}-kept` })}>` +
+          `${escapeHtml(input.t('Kept file'))}: ${escapeHtml(v.filename)} (${escapeHtml(formatBytes(v.size))})</div>` +
+          `<input${attrs({ type: 'hidden', name: `${input.field.id}$kept`, value: v.kept })}>`
+        : '';
     const accept = typeof input.field.settings?.accept === 'string' ? input.field.settings.accept : undefined;
-    const required = Boolean(input.field.required) && !current && !input.optional;
-    return `${current}<input${inputAttrs(input, { type: 'file', accept, required })}>`;
+    const required = Boolean(input.field.required) && !current && !kept && !input.optional;
+    return `${current}${kept}<input${inputAttrs(input, { type: 'file', accept, required })}>`;
   },
 };

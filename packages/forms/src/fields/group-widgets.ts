@@ -11,9 +11,19 @@ import { textValue, type Widget, type WidgetRenderInput } from './widget.js';
  * again: html-form.ts) and with it (render/assets.ts clones the item `<template>`).
  */
 
-/** The placeholders of an item's index and position in the template a script clones. */
-const INDEX = '__index__';
-const POSITION = '__position__';
+/**
+ * The placeholders of an item's index and position in the template a script clones, one pair per
+ * depth of repeats: cloning an outer item replaces its own pair only, so the template of a repeat
+ * inside it keeps its placeholders for its own Add (render/assets.ts reads them from the box).
+ */
+const placeholders = (depth: number): { index: string; position: string } =>
+  depth === 0
+    ? { index: '__index__', position: '__position__' }
+    : { index: `__index${depth}__`, position: `__position${depth}__` };
+
+/** How many repeats hold a field: its request name has one item index (or placeholder) per repeat. */
+const repeatDepth = (fieldId: string): number =>
+  fieldId.split('.').filter((part) => /^(\d+|__index\d*__)$/.test(part)).length;
 
 /** A sub-field under the group's name: its request name, its id in the page. */
 const nested = (sub: FieldConf, prefix: string): FieldConf => ({ ...sub, id: `${prefix}.${sub.id}` });
@@ -58,7 +68,7 @@ export function groupWidgets(widgetOf: (field: FieldConf) => Widget): { group: W
           oid: subOid,
           value: data[sub.id],
           items: staticItems(sub),
-          invalid: false,
+          invalid: input.invalidInputs?.has(`${prefix}.${sub.id}`) ?? false,
           describedBy: undefined,
           controlset: undefined,
           optional: undefined,
@@ -88,11 +98,16 @@ export function groupWidgets(widgetOf: (field: FieldConf) => Widget): { group: W
       const add = values[`${field.id}$add`] !== undefined;
       const indexes = indexesOf(values, field.id).filter((n) => String(n) !== remove);
       const items = indexes.map((n) => readGroup(field, values, `${field.id}.${n}`) ?? {});
-      if (add) items.push({});
+      // Add stops at maxItems, as the script's Add does (render/assets.ts).
+      if (add && (field.maxItems === undefined || items.length < field.maxItems)) items.push({});
       return items.length || remove !== undefined || add ? items : undefined;
     },
     render: (input) => {
-      const items = Array.isArray(input.value) ? input.value : [];
+      const given: unknown[] = Array.isArray(input.value) ? input.value : [];
+      // minItems empty items from the start, so a form asking for one address shows its inputs.
+      const missing = Math.max(0, (input.field.minItems ?? 0) - given.length);
+      const items = [...given, ...Array.from({ length: missing }, () => ({}))];
+      const { index, position } = placeholders(repeatDepth(input.field.id));
       const name = input.t(input.field.name ?? input.field.id);
       const item = (value: unknown, n: string, position: string) => {
         const remove = attrs({
@@ -117,6 +132,7 @@ export function groupWidgets(widgetOf: (field: FieldConf) => Widget): { group: W
         formnovalidate: true,
         class: cls(input.classes.button, 'roost-repeat-add'),
         'data-roost-repeat-add': true,
+        disabled: input.field.maxItems !== undefined && items.length >= input.field.maxItems,
       });
       const box = attrs({
         id: input.oid,
@@ -125,11 +141,14 @@ export function groupWidgets(widgetOf: (field: FieldConf) => Widget): { group: W
         'aria-labelledby': `${input.oid}-label`,
         'data-roost-repeat': input.field.id,
         'data-roost-next': items.length,
+        'data-roost-index': index,
+        'data-roost-position': position,
+        'data-roost-max': input.field.maxItems,
       });
       return (
         `<div${box}>` +
         items.map((v, i) => item(v, String(i), String(i + 1))).join('') +
-        `<template data-roost-repeat-template>${item({}, INDEX, POSITION)}</template>` +
+        `<template data-roost-repeat-template>${item({}, index, position)}</template>` +
         `<button${add}>${escapeHtml(input.t('Add'))}</button></div>`
       );
     },

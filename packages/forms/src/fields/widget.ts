@@ -26,6 +26,8 @@ export interface WidgetRenderInput {
   items: readonly ListItem[];
   /** True when the field has errors (adds `aria-invalid` and the invalid class). */
   invalid: boolean;
+  /** Request names of inputs inside a group or repeat that failed (`FieldError.inputs`): `aria-invalid`. */
+  invalidInputs?: ReadonlySet<string>;
   /** Ids for `aria-describedby` (help text, errors), or undefined. */
   describedBy: string | undefined;
   classes: FormClasses;

@@ -75,10 +75,20 @@ export type FormData<L extends FieldList> = string extends Configured<L>['id']
     >;
 
 /**
+ * The data of a valid form given `subsets` (`S`): a subset shows some of the fields only (one
+ * step of a sign-up), so no field is sure to be there, the required ones of another step neither.
+ *
+ * @example
+ * const form = new HTMLForm({ fields, subsets: { step1: { fields: ['name'] }, step2: { fields: ['age'] } } });
+ * // form.validate(...) gives Partial<FormData<typeof fields>>
+ */
+export type SubsetData<L extends FieldList, S> = undefined extends S ? FormData<L> : Partial<FormData<L>>;
+
+/**
  * What a `process` or `success` listener receives: `{ data }` typed by the field list, or, for
  * a list the compiler cannot see through, the untyped arguments of every event (a subclass may
  * fire `success` with `{ obj }`: object-form.ts).
  */
-export type DataEventArgs<L extends FieldList> = string extends Configured<L>['id']
+export type DataEventArgs<L extends FieldList, S = undefined> = string extends Configured<L>['id']
   ? Readonly<Record<string, unknown>>
-  : { readonly data: FormData<L> };
+  : { readonly data: SubsetData<L, S> };

@@ -1,4 +1,5 @@
 import type { RedirectTarget } from '../conf/action-conf.js';
+import type { UploadStash } from '../request/upload-stash.js';
 import type { Catalog, Translate } from '../validate/messages.js';
 
 /** `auto` shows the bar once an ajax upload takes longer than 500 ms; `always` at send; `none` never. */
@@ -54,6 +55,11 @@ export interface FormOptions {
   staticUrl?: (name: string) => string;
   /** Do not validate controlset fields whose list item is not selected. Default false (validate all). */
   skipUnselectedControls: boolean;
+  /**
+   * Where an upload waits when the form comes back with errors, so the user need not choose the
+   * file again (request/upload-stash.ts). Default: this process's memory.
+   */
+  uploadStash?: UploadStash;
   /** Default data for `ObjectForm`-style start actions (kept for subclasses). */
   defaults?: unknown;
 }

@@ -22,18 +22,13 @@ import { compileField, isEmptyValue, type FieldNode } from '../validate/field-ad
 import { createTranslator, type Translate } from '../validate/messages.js';
 import type { FieldError } from '../validate/validation-error.js';
 import { FormEvents, type FormListener } from './form-events.js';
-import type { DataEventArgs, FieldList, FormData } from './form-data.js';
+import type { DataEventArgs, FieldList, SubsetData } from './form-data.js';
 import { formJsonSchema, type JsonSchema } from '../schema/json-schema.js';
 import { defaultFormOptions, type FormOptions } from './form-options.js';
+import { checkOptions } from './options-schema.js';
+import { checkActionConf, checkSubset } from '../conf/conf-schema.js';
+import { defaultUploadStash } from '../request/upload-stash.js';
 
-/** What `widget.<key>` options may set: the keys of `FormLayout` (render/templates.ts). */
-const LAYOUT_KEYS: readonly string[] = [
-  'settings',
-  'item_template',
-  'action_template',
-  'action_css_class',
-  'classes',
-] satisfies readonly (keyof FormLayout)[];
 /**
  * What a form needs from the page that uses it. All optional: the current user, url helpers for
  * redirects, static urls and a translator.
@@ -69,7 +64,8 @@ export interface FormObject {
  * Constructor arguments: the seed's `(view, loadFromType, context, request, app, **kw)` as one
  * object. `fields` written inline (or `as const`) types the form's data (form-data.ts).
  */
-export interface FormInit<L extends FieldList = FieldList> extends Partial<FormOptions> {
+export interface FormInit<L extends FieldList = FieldList, S extends Subsets | undefined = Subsets | undefined>
+  extends Partial<FormOptions> {
   view?: FormView;
   loadFromType?: string | TypeConf;
   context?: unknown;
@@ -79,7 +75,8 @@ export interface FormInit<L extends FieldList = FieldList> extends Partial<FormO
   user?: unknown;
   fields?: L;
   actions?: ActionConf[];
-  subsets?: Subsets;
+  /** Named selections of fields and actions; with them, typed data has every field optional (form-data.ts). */
+  subsets?: S;
   subset?: string;
   defaultAction?: string | ActionConf;
   /** Widget registry to look names up in first (the default registry is the fallback). */
@@ -107,7 +104,7 @@ export interface CompiledField {
 }
 
 /** A listener of the events that carry the form's data (`process`, `success`). */
-type DataListener<L extends FieldList> = (args: DataEventArgs<L>, form: FormEvents) => unknown;
+type DataListener<L extends FieldList, S> = (args: DataEventArgs<L, S>, form: FormEvents) => unknown;
 
 type ConstructorDefaults = {
   defaultActions: readonly ActionConf[];
@@ -138,7 +135,10 @@ function removeNulls(
  * await form.setup();
  * const [ok, data, errors] = await form.validate({ age: '42' }); // true, { age: 42 }, []
  */
-export class Form<const L extends FieldList = FieldList> extends FormEvents {
+export class Form<
+  const L extends FieldList = FieldList,
+  S extends Subsets | undefined = Subsets | undefined,
+> extends FormEvents {
   /** Actions every instance starts with; subclasses override. */
   static defaultActions: readonly ActionConf[] = [];
   static defaultSubsets: Subsets = {};
@@ -160,8 +160,6 @@ export class Form<const L extends FieldList = FieldList> extends FormEvents {
   options: FormOptions;
   /** Layout: `settings` (`column1_css`..`column3_css`), `item_template`, `action_template`, classes. */
   widget: FormLayout;
-  /** Options of `applyOptions` that are not form options (readable by subclasses and templates). */
-  attributes: Record<string, unknown> = {};
   readonly widgets: WidgetRegistry;
 
   #fields: FieldConf[] | undefined;
@@ -171,8 +169,14 @@ export class Form<const L extends FieldList = FieldList> extends FormEvents {
   #compiled: CompiledField[] | undefined;
   readonly #items = new Map<string, readonly ListItem[]>();
   #translator: { locale: string; catalogs: FormOptions['catalogs']; t: Translate } | undefined;
+  #subsetDefaultAction: string | ActionConf | undefined;
 
-  constructor(init: FormInit<L> = {}) {
+  /** The default action of the subset set up (the form's subset or the type's), if it names one. */
+  protected get subsetDefaultAction(): string | ActionConf | undefined {
+    return this.subset ? this.#subsetDefaultAction : undefined;
+  }
+
+  constructor(init: FormInit<L, S> = {}) {
     super();
     const ctor = new.target as unknown as ConstructorDefaults;
     const {
@@ -203,16 +207,19 @@ export class Form<const L extends FieldList = FieldList> extends FormEvents {
     this.subsets = subsets ?? ctor.defaultSubsets;
     this.subset = subset;
     this.defaultAction = defaultAction;
+    // `widgets` is a registry; a layout or preset given there by mistake belongs in `widget`.
+    if (widgets !== undefined && !(widgets instanceof Map))
+      throw new ConfigurationError('Option "widgets": a widget registry (a Map); a layout or preset goes in "widget"');
     this.widgets = widgets ?? defaultWidgets;
     this.options = { ...ctor.defaultOptions };
     this.widget = {
-      settings: { column1_css: 'col-md-2', column2_css: 'col-md-7', column3_css: 'col-md-3', ...widget?.settings },
-      item_template: widget?.item_template ?? 'field',
-      action_template: widget?.action_template ?? 'form_actions',
-      action_css_class: widget?.action_css_class ?? 'btn',
-      classes: { ...defaultClasses, ...widget?.classes },
+      settings: { column1_css: 'col-md-2', column2_css: 'col-md-7', column3_css: 'col-md-3' },
+      item_template: 'field',
+      action_template: 'form_actions',
+      action_css_class: 'btn',
+      classes: { ...defaultClasses },
     };
-    this.applyOptions(options);
+    this.applyOptions({ ...options, widget });
   }
 
   /** The translator of this form (`options.translate`, the view's, or the built-in catalogs for `options.locale`). */
@@ -227,9 +234,11 @@ export class Form<const L extends FieldList = FieldList> extends FormEvents {
   }
 
   /**
-   * Applies settings: `widget.X` keys set layout settings (`widget.item_template`,
-   * `widget.settings`, `widget.classes` merge), `useAjax` is an alias of `use_ajax`, form options
-   * are set, anything else lands in `attributes`.
+   * Applies settings: `widget` (an object, e.g. `presets.bootstrap5`) and `widget.X` keys set the
+   * layout (`widget.item_template`, `widget.settings`, `widget.classes` merge), `useAjax` is an
+   * alias of `use_ajax`, form options are set. Every key and value is checked first by the one
+   * schema of the options (options-schema.ts): an unknown one or one of the wrong kind throws a
+   * `ConfigurationError` with its name.
    *
    * @example
    * form.applyOptions({
@@ -239,35 +248,30 @@ export class Form<const L extends FieldList = FieldList> extends FormEvents {
    * });
    */
   applyOptions(settings: Readonly<Record<string, unknown>>): void {
+    checkOptions(settings);
     for (const [rawKey, value] of Object.entries(settings)) {
       if (value === undefined) continue;
       const key = rawKey === 'useAjax' ? 'use_ajax' : rawKey;
-      if (key.startsWith('widget.')) {
-        const name = key.slice('widget.'.length);
-        if (!LAYOUT_KEYS.includes(name)) {
-          throw new ConfigurationError(`Unknown option "${rawKey}": the widget options are ${LAYOUT_KEYS.join(', ')}`);
-        }
-        const layout = this.widget as unknown as Record<string, unknown>;
-        const prev = layout[name];
-        layout[name] =
-          (name === 'settings' || name === 'classes') && typeof prev === 'object' && typeof value === 'object'
-            ? { ...prev, ...value }
-            : value;
-      } else if (key === 'fields' || key === 'actions' || key === 'subsets' || key === 'defaultAction') {
+      if (key === 'widget') {
+        // The layout as one object (`widget: presets.bootstrap5`), merged as its `widget.<key>` options.
+        for (const [name, part] of Object.entries(value as Record<string, unknown>)) this.#applyLayout(name, part);
+      } else if (key.startsWith('widget.')) this.#applyLayout(key.slice('widget.'.length), value);
+      else if (key === 'fields' || key === 'actions' || key === 'subsets' || key === 'defaultAction') {
         // Setting these through options mirrors the original, which set any key as an attribute.
         (this as unknown as Record<string, unknown>)[key] = value;
-      } else if (
-        key in defaultFormOptions ||
-        key === 'successResponseBody' ||
-        key.startsWith('redirect') ||
-        key === 'translate' ||
-        key === 'staticUrl' ||
-        key === 'autofill' ||
-        key === 'defaults'
-      ) {
-        (this.options as unknown as Record<string, unknown>)[key] = value;
-      } else this.attributes[key] = value;
+      } else (this.options as unknown as Record<string, unknown>)[key] = value;
     }
+  }
+
+  /** One layout key (checked by `checkOptions`): `settings` and `classes` merge, the others replace. */
+  #applyLayout(name: string, value: unknown): void {
+    if (value === undefined) return;
+    const layout = this.widget as unknown as Record<string, unknown>;
+    const prev = layout[name];
+    layout[name] =
+      (name === 'settings' || name === 'classes') && typeof prev === 'object' && typeof value === 'object'
+        ? { ...prev, ...value }
+        : value;
   }
 
   /** The type configuration named by `loadFromType`, or undefined. */
@@ -300,9 +304,16 @@ export class Form<const L extends FieldList = FieldList> extends FormEvents {
     this.subset = subset;
     const config = this.typeConf();
     if (config?.forms && Object.keys(this.subsets).length === 0) this.subsets = config.forms;
-    const own = subset ? this.subsets[subset] : undefined;
-    const fromType = subset ? config?.forms?.[subset] : undefined;
-    if (subset && !own && !fromType) throw new ConfigurationError(`Unknown form subset (${subset})`);
+    const given = subset ? this.subsets[subset] : undefined;
+    const typed = subset ? config?.forms?.[subset] : undefined;
+    if (subset && !given && !typed) throw new ConfigurationError(`Unknown form subset (${subset})`);
+    if (subset && given) checkSubset(subset, given);
+    if (subset && typed) checkSubset(subset, typed);
+    // The class's default subsets (HTMLForm's `edit`) yield to the type's: a subset the type
+    // configures wins there key by key; subsets given to the form win over the type's.
+    const classDefaults = this.subsets === (this.constructor as unknown as ConstructorDefaults).defaultSubsets;
+    const [own, fromType] = classDefaults && typed ? [typed, given] : [given, typed];
+    this.#subsetDefaultAction = own?.defaultAction ?? fromType?.defaultAction;
 
     const source =
       own?.fields ??
@@ -330,6 +341,7 @@ export class Form<const L extends FieldList = FieldList> extends FormEvents {
     const actionSource =
       own?.actions ?? fromType?.actions ?? (ownActions ? undefined : config?.actions) ?? this.actions;
     this.#actions = actionSource.flatMap((a) => (typeof a === 'string' ? this.resolveActionId(a, known) : [a]));
+    for (const action of this.#actions) checkActionConf(action);
     const options = own?.options ?? fromType?.options;
     if (options) this.applyOptions(options);
     await this.signal('setup');
@@ -408,6 +420,25 @@ export class Form<const L extends FieldList = FieldList> extends FormEvents {
   }
 
   /**
+   * A group's or repeat's fields with their callback `listItems` loaded (at any depth): the
+   * nested widgets and conversions read static items only (fields/group-widgets.ts,
+   * validate/field-adapter.ts), so a callback there would give an empty select accepting anything.
+   */
+  protected async withNestedItems(field: FieldConf): Promise<FieldConf> {
+    if (!field.fields) return field;
+    const fields = await Promise.all(
+      field.fields.map(async (sub) => {
+        const loaded =
+          typeof sub.listItems === 'function'
+            ? { ...sub, listItems: [...(await sub.listItems(sub, this.context, this.user))] }
+            : sub;
+        return this.withNestedItems(loaded);
+      }),
+    );
+    return { ...field, fields };
+  }
+
+  /**
    * Compiles fields into nodes (conversion + validators) with their widgets. A field's own `node`
    * is used unless `force` is true.
    *
@@ -416,7 +447,8 @@ export class Form<const L extends FieldList = FieldList> extends FormEvents {
    */
   async defaultSchemaFactory(fields: readonly FieldConf[], force = false): Promise<CompiledField[]> {
     const out: CompiledField[] = [];
-    for (const field of fields) {
+    for (const given of fields) {
+      const field = await this.withNestedItems(given);
       const items = await this.loadListItems(field);
       const node = field.node && !force ? field.node : compileField(field, { t: this.t, items });
       const preferred = field.node && !force ? field.node.widget : undefined;
@@ -563,6 +595,7 @@ export class Form<const L extends FieldList = FieldList> extends FormEvents {
     opts: { fromWidgets: boolean; convertOnly: boolean },
   ): Promise<{ ok: boolean; values: Record<string, unknown>; raw: Record<string, unknown>; errors: FieldError[] }> {
     const compiled = await this.compiled();
+    if (opts.fromWidgets) data = await this.#restoreKeptUploads(data, compiled);
     const skip = await this.skippedControls(data);
     const values: Record<string, unknown> = {};
     const raw: Record<string, unknown> = {};
@@ -580,12 +613,32 @@ export class Form<const L extends FieldList = FieldList> extends FormEvents {
       const r = await node.parse(value, { t: this.t, form: this, values: data, convertOnly: opts.convertOnly });
       if (r.ok) values[field.id] = r.value === undefined && isEmptyValue(value) ? null : r.value;
       else {
-        errors.push({ field: field.id, messages: r.messages });
+        const inputs = r.inputs?.map((path) => `${field.id}.${path}`);
+        errors.push({ field: field.id, messages: r.messages, ...(inputs?.length ? { inputs } : {}) });
         values[field.id] = value;
       }
     }
     if (!opts.convertOnly && errors.length === 0) errors.push(...(await this.validateForm(values)));
     return { ok: errors.length === 0, values, raw, errors };
+  }
+
+  /**
+   * A file field without a new upload takes the one kept when the form last came back with
+   * errors (its `<id>$kept` token: fields/file-widget.ts, request/upload-stash.ts).
+   */
+  async #restoreKeptUploads(
+    data: Readonly<Record<string, unknown>>,
+    compiled: readonly CompiledField[],
+  ): Promise<Readonly<Record<string, unknown>>> {
+    let out = data;
+    for (const { field, widget } of compiled) {
+      const token = data[`${field.id}$kept`];
+      if (fieldDatatype(field) !== 'file' || typeof token !== 'string') continue;
+      if (widget.read(field, data as FormValues) !== undefined) continue;
+      const file = await (this.options.uploadStash ?? defaultUploadStash).take(token);
+      if (file) out = { ...out, [field.id]: file };
+    }
+    return out;
   }
 
   /**
@@ -604,14 +657,14 @@ export class Form<const L extends FieldList = FieldList> extends FormEvents {
    * @example
    * const [ok, data, errors] = await form.validate({ email: 'a@b.example' });
    */
-  async validate(data: FormValues, removeNull = true): Promise<ValidateResult<FormData<L>>> {
+  async validate(data: FormValues, removeNull = true): Promise<ValidateResult<SubsetData<L, S>>> {
     await this.ensureSetup();
     await this.signal('validate', { data });
     const r = await this.run(data, { fromWidgets: true, convertOnly: false });
     if (!r.ok) return [false, r.raw, r.errors];
     const out = removeNulls(r.values, removeNull, false);
     await this.signal('process', { data: out });
-    return [true, out as FormData<L>, []];
+    return [true, out as SubsetData<L, S>, []];
   }
 
   /**
@@ -625,7 +678,9 @@ export class Form<const L extends FieldList = FieldList> extends FormEvents {
     await this.ensureSetup();
     const fields = await Promise.all(
       this.getFields().map(async (f) =>
-        typeof f.listItems === 'function' ? { ...f, listItems: [...(await this.loadListItems(f))] } : f,
+        this.withNestedItems(
+          typeof f.listItems === 'function' ? { ...f, listItems: [...(await this.loadListItems(f))] } : f,
+        ),
       ),
     );
     return formJsonSchema(fields, { title, skipUnselectedControls: this.options.skipUnselectedControls });
@@ -638,9 +693,9 @@ export class Form<const L extends FieldList = FieldList> extends FormEvents {
    * @example
    * form.listenEvent('process', ({ data }) => console.log(data));
    */
-  override listenEvent(signal: 'process' | 'success', fn: DataListener<L>): void;
+  override listenEvent(signal: 'process' | 'success', fn: DataListener<L, S>): void;
   override listenEvent(signal: string, fn: FormListener): void;
-  override listenEvent(signal: string, fn: FormListener | DataListener<L>): void {
+  override listenEvent(signal: string, fn: FormListener | DataListener<L, S>): void {
     // The overloads above say which arguments each signal carries; the registry keeps one type.
     super.listenEvent(signal, fn as FormListener);
   }
@@ -655,12 +710,12 @@ export class Form<const L extends FieldList = FieldList> extends FormEvents {
   async validateSchema(
     data: Readonly<Record<string, unknown>>,
     removeNull = true,
-  ): Promise<ValidateResult<FormData<L>>> {
+  ): Promise<ValidateResult<SubsetData<L, S>>> {
     await this.ensureSetup();
     await this.signal('validate', { data });
     const r = await this.run(data, { fromWidgets: false, convertOnly: false });
     if (!r.ok) return [false, { ...data }, r.errors];
-    return [true, removeNulls(r.values, removeNull, false) as FormData<L>, []];
+    return [true, removeNulls(r.values, removeNull, false) as SubsetData<L, S>, []];
   }
 
   /**

@@ -3,6 +3,7 @@
    table; markup is in render/. */
 import type { ActionCallback, ActionConf, ActionKw, ActionResult } from '../conf/action-conf.js';
 import { ConfigurationError } from '../conf/configuration-error.js';
+import { fieldDatatype, type FieldConf } from '../conf/field-conf.js';
 import type { Subsets } from '../conf/subset.js';
 import type { Controlset, WidgetRequirements } from '../fields/widget.js';
 import { renderActions, renderForm, renderItems, renderMessages, type RenderInput } from '../render/form-renderer.js';
@@ -12,6 +13,7 @@ import type { FieldError } from '../validate/validation-error.js';
 import { Form } from './form.js';
 import type { FieldList } from './form-data.js';
 import { assertResolvable, resolveRedirect } from './redirect.js';
+import { defaultUploadStash } from '../request/upload-stash.js';
 
 /**
  * A complete reply the host must send instead of a page with the form: a redirect (302, or for
@@ -35,6 +37,21 @@ export interface ProcessResult {
   response?: FormResponse;
 }
 
+/**
+ * Whether a request name (split at its dots) names a repeat at any depth: `offices` in the group
+ * `company` is `company.offices`, `rooms` in the repeat `floors` is `floors.<n>.rooms`
+ * (fields/group-widgets.ts).
+ */
+function namesRepeat(fields: readonly FieldConf[], parts: readonly string[]): boolean {
+  const [head, ...rest] = parts;
+  const field = fields.find((f) => f.id === head);
+  if (field?.datatype === 'group') return namesRepeat(field.fields ?? [], rest);
+  if (field?.datatype !== 'repeat') return false;
+  if (!rest.length) return true;
+  const [index, ...inner] = rest;
+  return /^\d+$/.test(index ?? '') && namesRepeat(field.fields ?? [], inner);
+}
+
 const lowerFirst = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1);
 
 /**
@@ -46,7 +63,10 @@ const lowerFirst = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1)
  *   { id: 'default', method: 'startForm', hidden: true }, { id: 'send', method: 'processForm', name: 'Send' }] });
  * const { result, html, response } = await form.process({ success_message: 'Thanks!' });
  */
-export class HTMLForm<const L extends FieldList = FieldList> extends Form<L> {
+export class HTMLForm<
+  const L extends FieldList = FieldList,
+  S extends Subsets | undefined = Subsets | undefined,
+> extends Form<L, S> {
   static override defaultActions: readonly ActionConf[] = [
     { id: 'default', method: 'startForm', name: 'Initialize', hidden: true },
     { id: 'edit', method: 'processForm', name: 'Save', cssClass: 'btn btn-primary' },
@@ -73,11 +93,7 @@ export class HTMLForm<const L extends FieldList = FieldList> extends Form<L> {
     if (changed) return changed;
     let action = configured.find((a) => values[`${a.id}${this.options.actionPostfix}`] !== undefined);
     if (!action) {
-      const def =
-        (this.subset ? this.subsets[this.subset]?.defaultAction : undefined) ||
-        kw.defaultAction ||
-        this.defaultAction ||
-        'default';
+      const def = this.subsetDefaultAction || kw.defaultAction || this.defaultAction || 'default';
       action = typeof def === 'string' ? [...configured, ...this.actions].find((a) => a.id === def) : def;
     }
     if (!action) throw new ConfigurationError('No action to process the form found');
@@ -93,9 +109,12 @@ export class HTMLForm<const L extends FieldList = FieldList> extends Form<L> {
    * one item more or less, nothing validated and no action run. Undefined for other requests.
    */
   async #repeatChanged(values: FormValues, actions: readonly ActionConf[]): Promise<ProcessResult | undefined> {
-    const repeats = this.getFields().filter((f) => f.datatype === 'repeat');
-    if (!repeats.some((f) => values[`${f.id}$add`] !== undefined || values[`${f.id}$remove`] !== undefined))
-      return undefined;
+    const fields = this.getFields();
+    const pressed = Object.keys(values).some((key) => {
+      const button = /^(.+)\$(add|remove)$/.exec(key)?.[1];
+      return button !== undefined && namesRepeat(fields, button.split('.'));
+    });
+    if (!pressed) return undefined;
     const [, data] = await this.extract(values);
     const action = actions.find((a) => a.id === 'default') ?? actions[0];
     if (!action) throw new ConfigurationError('No action to process the form found');
@@ -353,7 +372,23 @@ export class HTMLForm<const L extends FieldList = FieldList> extends Form<L> {
     const messages = renderMessages(msgs, warning, this.widget, this.t);
     if (messagesOnly) return messages;
     await this.signal('render', { data });
-    return renderForm(await this.#renderInput(data, errors), messages) + this.renderAfterForm();
+    const shown = errors?.length ? await this.#keepUploads(data) : data;
+    return renderForm(await this.#renderInput(shown, errors), messages) + this.renderAfterForm();
+  }
+
+  /**
+   * The data to show again after errors with each new upload kept in the stash, so the page
+   * carries its token instead of asking for the file again (deform's tmpstore).
+   */
+  async #keepUploads(data: Readonly<Record<string, unknown>>): Promise<Readonly<Record<string, unknown>>> {
+    const out = { ...data };
+    for (const { field } of await this.compiled()) {
+      const file = out[field.id];
+      if (fieldDatatype(field) !== 'file' || !isUploadedFile(file) || !file.tempfile) continue;
+      const stash = this.options.uploadStash ?? defaultUploadStash;
+      out[field.id] = { ...file, kept: file.kept ?? (await stash.keep(file)) };
+    }
+    return out;
   }
 
   /** Html rendered after the form (not with `messagesOnly`); `JsonSequenceForm` lists its items here. */

@@ -98,28 +98,45 @@ const script = `(function () {
     });
   }
   // Repeating groups (fields/group-widgets.ts): Add clones the item template under the next
-  // index, Remove takes the item out; without this script both buttons go to the server.
+  // index, Remove takes the item out; without this script both buttons go to the server. Each box
+  // names its own placeholders (one pair per depth), so cloning an outer item leaves the template
+  // of a repeat inside it intact; the new item's own repeats are started at once.
   function repeats(root) {
     each(root.querySelectorAll('[data-roost-repeat]'), function (box) {
       if (box.getAttribute('data-roost-init')) return;
       box.setAttribute('data-roost-init', '1');
-      var template = box.querySelector('template[data-roost-repeat-template]');
+      var template = box.querySelector(':scope > template[data-roost-repeat-template]');
+      var addButton = box.querySelector(':scope > [data-roost-repeat-add]');
+      var max = box.getAttribute('data-roost-max');
+      function items() { return box.querySelectorAll(':scope > [data-roost-item]'); }
+      function limit() { if (addButton && max !== null) addButton.disabled = items().length >= Number(max); }
+      function firstInput(el) { return el && el.querySelector('input, select, textarea, button'); }
       box.addEventListener('click', function (ev) {
         var button = ev.target.closest && ev.target.closest('button');
         if (!button || button.closest('[data-roost-repeat]') !== box) return;
         if (button.hasAttribute('data-roost-repeat-remove')) {
           ev.preventDefault();
           var item = button.closest('[data-roost-item]');
-          if (item) item.remove();
+          if (!item) return;
+          var after = item.nextElementSibling, before = item.previousElementSibling;
+          var neighbour = after && after.hasAttribute('data-roost-item') ? after :
+            (before && before.hasAttribute('data-roost-item') ? before : null);
+          item.remove();
+          limit();
+          // Focus stays in the list (the neighbouring item, else Add), never falls to <body>.
+          var focus = firstInput(neighbour) || addButton;
+          if (focus) focus.focus();
         } else if (button.hasAttribute('data-roost-repeat-add') && template) {
           ev.preventDefault();
+          if (max !== null && items().length >= Number(max)) return;
           var next = Number(box.getAttribute('data-roost-next') || '0');
           box.setAttribute('data-roost-next', String(next + 1));
-          var position = box.querySelectorAll(':scope > [data-roost-item]').length + 1;
-          var html = template.innerHTML.split('__index__').join(String(next));
-          html = html.split('__position__').join(String(position));
+          var html = template.innerHTML.split(box.getAttribute('data-roost-index') || '__index__').join(String(next));
+          html = html.split(box.getAttribute('data-roost-position') || '__position__').join(String(items().length + 1));
           template.insertAdjacentHTML('beforebegin', html);
           var added = template.previousElementSibling;
+          if (added) { repeats(added); controlsets(added); }
+          limit();
           var first = added && added.querySelector('input, select, textarea');
           if (first) first.focus();
         }
@@ -131,8 +148,14 @@ const script = `(function () {
     repeats(root);
     each(root.querySelectorAll('form[data-ajax="true"]'), ajaxify);
   }
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', function () { init(document); });
-  else init(document);
+  // A page that comes back with errors (no ajax) starts at its error summary, as an ajax reply does.
+  function start() {
+    init(document);
+    var summary = document.querySelector('form[data-roost-form] [data-roost-errors]');
+    if (summary) summary.focus();
+  }
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+  else start();
 })();
 `;
 

@@ -1,11 +1,12 @@
-import type { ActionConf } from '../conf/action-conf.js';
+import { skipsValidation, type ActionConf } from '../conf/action-conf.js';
+import type { FieldConf } from '../conf/field-conf.js';
 import { ConfigurationError } from '../conf/configuration-error.js';
 import type { FormOptions } from '../form/form-options.js';
 import type { CompiledField } from '../form/form.js';
 import type { Translate } from '../validate/messages.js';
 import type { FieldError } from '../validate/validation-error.js';
 import { attrs, escapeHtml, textOrHtml } from './html.js';
-import { actionTemplates, itemTemplates, underWidgets, type FormLayout } from './templates.js';
+import { actionKey, actionTemplates, itemTemplates, underWidgets, type FormLayout } from './templates.js';
 import type { Controlset } from '../fields/widget.js';
 
 /** What the renderer needs from a form. */
@@ -62,7 +63,8 @@ function errorSummary(input: RenderInput): string {
     .join('');
   // The heading level fits the host's outline (`widget.settings.errorSummaryHeading`, h2 to h6).
   const level = input.layout.settings.errorSummaryHeading;
-  const heading = typeof level === 'string' && /^h[2-6]$/.test(level) ? level : 'h4';
+  // h2 by default: under the page's h1, the heading order holds (an h4 skipped two levels).
+  const heading = typeof level === 'string' && /^h[2-6]$/.test(level) ? level : 'h2';
   const box = attrs({
     id: `${options.formid}-errors`,
     class: input.layout.classes.errorSummary,
@@ -105,6 +107,7 @@ export function renderItems(input: RenderInput): string {
   const template = itemTemplates[layout.item_template];
   if (!template) throw new ConfigurationError(`Unknown item template "${layout.item_template}"`);
   const { optional, controlsets } = browserRequirements(input);
+  const invalidInputs = new Set(input.errors.flatMap((e) => e.inputs ?? []));
   return input.fields
     .map(({ field, widget, items }) => {
       const oid = fieldOid(options.formid, field.id);
@@ -120,6 +123,7 @@ export function renderItems(input: RenderInput): string {
         value: input.data[field.id],
         items,
         invalid: errors.length > 0,
+        invalidInputs,
         describedBy,
         classes: layout.classes,
         t,
@@ -166,6 +170,32 @@ export function hiddenValueInputs(values: Readonly<Record<string, string>>): str
     .join('');
 }
 
+/** Whether any field, at any depth, is a repeat (its Add and Remove are submit buttons). */
+const hasRepeat = (fields: readonly FieldConf[]): boolean =>
+  fields.some((f) => f.datatype === 'repeat' || (f.datatype === 'group' && hasRepeat(f.fields ?? [])));
+
+/**
+ * Enter in a text field submits with the form's first submit button (the HTML standard's implicit
+ * submission). A repeat's Add and Remove (fields/group-widgets.ts) come before the action buttons,
+ * so a form with a repeat starts with a hidden copy of its default action's button: the first
+ * shown action that validates. Without one, the copy is disabled and Enter submits nothing.
+ */
+function defaultSubmit(input: RenderInput): string {
+  if (!hasRepeat(input.fields.map((c) => c.field))) return '';
+  const action = input.actions.find((a) => !a.hidden && !skipsValidation(a));
+  const key = action ? actionKey(action, input.options.actionPostfix) : undefined;
+  const a = attrs({
+    type: 'submit',
+    name: key,
+    value: key,
+    hidden: true,
+    tabindex: '-1',
+    disabled: !action,
+    'data-roost-default': true,
+  });
+  return `<button${a}>${escapeHtml(input.t(action?.name ?? action?.id ?? 'Submit'))}</button>`;
+}
+
 /** The whole form: container, messages, form tag, error summary, items, footer, progress bar, buttons. */
 function progressBarAttrs(input: RenderInput): string {
   return attrs({
@@ -208,7 +238,8 @@ export function renderForm(input: RenderInput, messagesHtml: string): string {
   return (
     `<div${attrs({ id: `${options.formid}-container`, class: 'roost-form', 'data-roost-form-container': true })}>` +
     messagesHtml +
-    `<form${formAttrs}>${hiddenValueInputs(options.hiddenValues)}${errorSummary(input)}${renderItems(input)}` +
+    `<form${formAttrs}>${defaultSubmit(input)}${hiddenValueInputs(options.hiddenValues)}` +
+    `${errorSummary(input)}${renderItems(input)}` +
     `${footer}${progress}${renderActions(input)}</form>` +
     `</div>`
   );

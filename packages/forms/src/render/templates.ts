@@ -99,11 +99,14 @@ const fieldOneColumnTemplate: ItemTemplate = (ctx) => {
   );
 };
 
+/** The request name of an action's button: its id and the postfix, blanks as `_`. */
+export const actionKey = (action: ActionConf, postfix: string): string => `${action.id}${postfix}`.replace(/\s/g, '_');
+
 function buttons(ctx: ActionsContext): string {
   return ctx.actions
     .filter((a) => !a.hidden)
     .map((a) => {
-      const key = `${a.id}${ctx.postfix}`.replace(/\s/g, '_');
+      const key = actionKey(a, ctx.postfix);
       const b = attrs({
         id: `${ctx.formid}${key}`,
         name: key,

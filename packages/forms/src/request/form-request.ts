@@ -15,6 +15,8 @@ export interface UploadedFile {
   filekey?: string;
   /** True while the file is not stored yet. */
   tempfile?: boolean;
+  /** The token of an upload kept for the next submit (request/upload-stash.ts). */
+  kept?: string;
 }
 
 /** One request value: repeated keys become arrays. */

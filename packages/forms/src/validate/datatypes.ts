@@ -248,7 +248,8 @@ export const datatypes: Readonly<Record<string, DatatypeDef>> = {
     schema: (f, t) => {
       const max = fieldSize(f);
       return convert((v) => {
-        const one = firstString(v);
+        // A request's one JSON text comes as a list of one string; a list of one number is JSON data.
+        const one = Array.isArray(v) && v.length === 1 && typeof v[0] === 'string' ? v[0] : v;
         if (typeof one !== 'string') return { ok: true, value: one };
         if (max && one.length > max) return { ok: false, message: t('Longer than maximum length ${max}', { max }) };
         try {

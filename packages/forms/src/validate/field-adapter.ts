@@ -1,6 +1,7 @@
 import { constraintCheck } from './constraints.js';
 import { fieldDatatype, staticItems, type FieldConf, type ListItem } from '../conf/field-conf.js';
 import { ConfigurationError } from '../conf/configuration-error.js';
+import { checkFieldConf } from '../conf/conf-schema.js';
 import type { Widget } from '../fields/widget.js';
 import { datatypeFor, type EmptyValue } from './datatypes.js';
 import type { Translate } from './messages.js';
@@ -17,7 +18,10 @@ export interface ParseContext {
 }
 
 /** The outcome of parsing one field. */
-export type ParseResult = { ok: true; value: unknown } | { ok: false; messages: string[] };
+export type ParseResult =
+  | { ok: true; value: unknown }
+  /** `inputs`: of a group or repeat, the paths of the sub-fields at fault (`1.street`). */
+  | { ok: false; messages: string[]; inputs?: string[] };
 
 /**
  * A compiled field: conversion, required check and validators behind one async `parse`. Built by
@@ -55,6 +59,7 @@ const emptyOf = (empty: EmptyValue): unknown => (Array.isArray(empty) ? [] : emp
  * const node = compileField({ id: 'email', datatype: 'email' }, { t: createTranslator('de'), items: [] });
  */
 export function compileField(field: FieldConf, opts: { t: Translate; items: readonly ListItem[] }): FieldNode {
+  checkFieldConf(field);
   const datatype = fieldDatatype(field);
   if (datatype === 'group' || datatype === 'repeat') return groupNode(field, opts, datatype === 'repeat');
   const def = datatypeFor(field, opts.items);
@@ -115,13 +120,17 @@ function groupNode(field: FieldConf, opts: { t: Translate; items: readonly ListI
     const data = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
     const out: Record<string, unknown> = {};
     const messages: string[] = [];
+    const inputs: string[] = [];
     for (const { sub, node } of nodes) {
       const r = await node.parse(data[sub.id], ctx);
       if (r.ok) {
         if (r.value !== null && r.value !== undefined) out[sub.id] = r.value;
-      } else messages.push(...r.messages.map((m) => `${where}${ctx.t(sub.name ?? sub.id)}: ${m}`));
+      } else {
+        messages.push(...r.messages.map((m) => `${where}${ctx.t(sub.name ?? sub.id)}: ${m}`));
+        inputs.push(sub.id, ...(r.inputs ?? []).map((path) => `${sub.id}.${path}`));
+      }
     }
-    return messages.length ? { ok: false, messages } : { ok: true, value: out };
+    return messages.length ? { ok: false, messages, inputs } : { ok: true, value: out };
   };
   return {
     async parse(value, ctx) {
@@ -137,12 +146,16 @@ function groupNode(field: FieldConf, opts: { t: Translate; items: readonly ListI
       }
       const out: unknown[] = [];
       const messages: string[] = [];
+      const inputs: string[] = [];
       for (const [i, item] of items.entries()) {
         const r = await parseOne(item, ctx, `${name} ${i + 1}, `);
         if (r.ok) out.push(r.value);
-        else messages.push(...r.messages);
+        else {
+          messages.push(...r.messages);
+          inputs.push(...(r.inputs ?? []).map((path) => `${i}.${path}`));
+        }
       }
-      return messages.length ? { ok: false, messages } : { ok: true, value: out };
+      return messages.length ? { ok: false, messages, inputs } : { ok: true, value: out };
     },
   };
 }

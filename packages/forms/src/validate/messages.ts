@@ -73,6 +73,7 @@ export const catalogDe: Catalog = {
   Password: 'Passwort',
   'Confirm Password': 'Passwort bestätigen',
   'Current file': 'Aktuelle Datei',
+  'Kept file': 'Behaltene Datei',
   'Upload progress': 'Upload-Fortschritt',
 };
 

@@ -27,4 +27,9 @@ export class ValidationError extends Error {
 export interface FieldError {
   field: string;
   messages: string[];
+  /**
+   * Of a group or repeat: the request names of the inputs inside it at fault (`others.1.street`,
+   * by the item's position), which render with `aria-invalid` (fields/group-widgets.ts).
+   */
+  inputs?: string[];
 }

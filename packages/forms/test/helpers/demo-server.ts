@@ -126,6 +126,42 @@ const pages: Record<string, FormInit> = {
     ],
     formid: 'people',
   },
+  // Repeats at depth: in a group and in a repeat (test/browser-repeats.test.ts).
+  '/nested': {
+    fields: [
+      { id: 'name', name: 'Name' },
+      {
+        id: 'company',
+        name: 'Company',
+        datatype: 'group',
+        fields: [
+          { id: 'cname', name: 'Company name' },
+          { id: 'offices', name: 'Office', datatype: 'repeat', fields: [{ id: 'city', name: 'City' }] },
+        ],
+      },
+      {
+        id: 'floors',
+        name: 'Floor',
+        datatype: 'repeat',
+        maxItems: 2,
+        fields: [
+          { id: 'level', name: 'Level' },
+          { id: 'rooms', name: 'Room', datatype: 'repeat', fields: [{ id: 'no', name: 'Number' }] },
+        ],
+      },
+    ],
+    formid: 'nest',
+    novalidate: true,
+  },
+  // An upload kept across a reply with errors (test/browser-repeats.test.ts).
+  '/kept': {
+    fields: [
+      { id: 'title', name: 'Title', required: true },
+      { id: 'doc', name: 'Document', datatype: 'file', required: true },
+    ],
+    formid: 'kept',
+    novalidate: true,
+  },
   '/constraints': {
     fields: [
       { id: 'code', name: 'Code', pattern: '[A-Z]{3}-\\d+' },
