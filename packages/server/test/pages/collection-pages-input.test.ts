@@ -20,6 +20,8 @@ const posts = {
       priority: { type: 'integer', minimum: 0, maximum: 5 },
       tags: { type: 'array', items: { type: 'string' } },
       address: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      ref: { type: 'string', format: 'uuid' },
+      contact: { type: 'string', format: 'email' },
     },
     required: ['title'],
   },
@@ -116,6 +118,14 @@ describe('collection pages: bad input is said on the page and changes nothing', 
       'the post is offered by its title',
     );
     assert.match(form.html, /<input [^>]*name="post"[^>]*list="record-form-post-choices"/);
+  });
+
+  test('a text format the form library does not check is a text input still, the validator checking it', async () => {
+    const form = await getPage(s, '/admin/collections/posts/new', cookie);
+    assert.match(form.html, /<input [^>]*name="ref"/, 'a uuid is typed as text, not as JSON');
+    assert.match(form.html, /<input [^>]*type="email"[^>]*name="contact"|<input [^>]*name="contact"[^>]*type="email"/);
+    const res = await post('/admin/collections/posts/new', { save$: 'save$', title: 'with a ref', ref: 'not-a-uuid' });
+    said(res, /ref/);
   });
 
   test('schema text that is not JSON, or not a schema, is said at its field by path', async () => {

@@ -61,17 +61,27 @@ const LEFT_TO_THE_VALIDATOR = ['pattern', 'exclusiveMinimum', 'exclusiveMaximum'
 /** A plain field by the form library; what it cannot make is JSON text. */
 function plainField(id: string, schema: Schema, required: boolean): FieldConf {
   const cleaned = Object.fromEntries(Object.entries(schema).filter(([k]) => !LEFT_TO_THE_VALIDATOR.includes(k)));
-  let field: FieldConf;
-  try {
-    [field] = fieldsFromJsonSchema({
-      type: 'object',
-      properties: { [id]: cleaned },
-      required: required ? [id] : [],
-    }) as [FieldConf];
-  } catch (err) {
-    if (!(err instanceof ConfigurationError)) throw err;
-    field = { id, name: typeof schema.title === 'string' ? schema.title : id, datatype: 'json', required };
-  }
+  const fromSchema = (property: Schema): FieldConf | null => {
+    try {
+      return (
+        fieldsFromJsonSchema({ type: 'object', properties: { [id]: property }, required: required ? [id] : [] }) as [
+          FieldConf,
+        ]
+      )[0];
+    } catch (err) {
+      if (!(err instanceof ConfigurationError)) throw err;
+      return null;
+    }
+  };
+  // A format the form library does not check (`uuid`) leaves a text input: the record validator checks it.
+  const { format: _format, ...unformatted } = cleaned;
+  const asJson: FieldConf = {
+    id,
+    name: typeof schema.title === 'string' ? schema.title : id,
+    datatype: 'json',
+    required,
+  };
+  let field = fromSchema(cleaned) ?? fromSchema(unformatted) ?? asJson;
   if (field.datatype === 'list' && !required) field = { ...field, settings: { ...field.settings, addempty: true } };
   if (schema.format === 'date-time') field = { ...field, description: withWords(field.description, 'In UTC.') };
   return field;
