@@ -11,6 +11,7 @@ import type { AdminPages } from './admin/pages/admin-routes.js';
 import { outboxDir } from './mail/create-mailer.js';
 import { appliedMigrations } from './storage/migrations/index.js';
 import { openServices, type RoostOverrides, type Services } from './services.js';
+import { loadExtensions, runExtensions } from './extend/load.js';
 import { programCaller } from './users/index.js';
 
 // The package's entry (@roost/server): Roost with its HTTP app, and the services without it,
@@ -19,7 +20,18 @@ export { openServices, type RoostOverrides, type Services } from './services.js'
 export { defineConfig, parseConfig, type Config, type ConfigInput } from './core/config.js';
 export { isRoostError, RoostError } from './core/errors.js';
 export { defineExtension, type ExtensionApi, type RoostExtension } from './extend/extension.js';
-export type { BeforeContext, HookPoint, HookPoints, HookRunner } from './core/hooks.js';
+export type {
+  AfterContext,
+  AfterHookPoint,
+  AfterHookPoints,
+  BeforeContext,
+  HookPoint,
+  HookPoints,
+  HookRunner,
+} from './core/hooks.js';
+export type { AfterHook, BeforeHook, ExtensionHooks, HookFilter, HookOptions } from './extend/hooks.js';
+export type { HookServices } from './extend/hook-services.js';
+export { refuse } from './extend/refuse.js';
 export { ANONYMOUS, type Principal } from './core/permissions.js';
 export {
   kindIn,
@@ -114,6 +126,19 @@ export interface Roost extends Services {
  */
 export async function createRoost(config: Config, overrides: RoostOverrides = {}): Promise<Roost> {
   const services = await openServices(config, overrides);
+  // The extensions run before anything listens or works (docs/hooks.md); one that cannot stops the start.
+  try {
+    const extensions = await loadExtensions(config, {
+      cwd: process.cwd(),
+      program: overrides.extensions,
+      typecheck: config.hooks.typecheck,
+      warn: (message) => services.log.warn(message),
+    });
+    await runExtensions(extensions, (source) => ({ hooks: services.hooks.api(source), routes: {}, jobs: {} }));
+  } catch (err) {
+    await services.close();
+    throw err;
+  }
   const httpServices = {
     users: services.users,
     events: services.events,
@@ -128,6 +153,7 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
     readiness: readinessOf(services),
     // /metrics is Roost's own reading (http/metrics.ts guards the route), as a program that administers.
     mailQueueCounts: () => services.mailQueue.counts(programCaller('metrics').principal),
+    hookStats: () => services.hooks.stats(),
   };
   const http = await buildHttp(httpServices, config, services.log);
   const webhooks = services.webhooks;

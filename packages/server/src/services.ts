@@ -30,6 +30,9 @@ import { createFileStores, type FileStores } from './filestore/index.js';
 import { createCollections, type Collections } from './collections/index.js';
 import { createRealtimeHub, type RealtimeHub } from './realtime/hub.js';
 import { createWebhooks, type Webhooks } from './realtime/webhooks.js';
+import type { RoostExtension } from './extend/extension.js';
+import { createHookRegistry, type HookRegistry } from './extend/hooks.js';
+import type { HookServices } from './extend/hook-services.js';
 
 /**
  * Storage and the domain services on it, without HTTP: what the CLI opens (cli/cli.ts), and what
@@ -42,6 +45,8 @@ export interface RoostOverrides {
   mailer?: Mailer;
   /** Service kinds besides the built-in ones (service-kinds.ts), each from its descriptor alone. */
   kinds?: readonly RoostServiceKind[];
+  /** The program's own extensions (docs/hooks.md), run at start after those of `hooks/` and the configuration. */
+  extensions?: readonly RoostExtension[];
 }
 
 /** The services a service kind's descriptor is handed (service-kinds.ts): all but what is made from the kinds. */
@@ -74,6 +79,8 @@ export interface KindContext {
   blobs: BlobStores;
   /** Every committed change of the services, of this process and of the others (core/events.ts). */
   events: EventBus;
+  /** The team's hooks (extend/hooks.ts): empty until the extensions are loaded (extend/load.ts). */
+  hooks: HookRegistry;
 }
 
 export interface Services extends KindContext {
@@ -131,6 +138,20 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   const settings = createRuntimeSettings(config, createSettingsStore(db, clock, 1000, changes));
   const mailer = overrides.mailer ?? createMailer(config, settings);
   const webhookStore = createWebhookStore(db, clock, changes);
+  // The hooks are registered once the services exist (extend/load.ts); they ask them through this.
+  let hookServices: HookServices | null = null;
+  const hooks = createHookRegistry({
+    clock,
+    timeoutMs: config.hooks.timeoutSeconds * 1000,
+    maxAttempts: config.hooks.maxAttempts,
+    retryMs: config.hooks.retrySeconds * 1000,
+    services: () => {
+      if (!hookServices) throw new Error('a hook ran before the services were made');
+      return hookServices;
+    },
+    system: (hook) => programCaller(`hook:${hook}`).principal,
+    onFailure: (err, hook, point) => log.error({ err, hook, point }, `hook ${hook} failed`),
+  });
   // The kinds of job (core/jobs.ts): a new kind is its module and one line here.
   const jobKinds = [
     mailDelivery(mailer, (err, mail, attempts) =>
@@ -145,6 +166,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
       },
       clock,
     ),
+    hooks.job,
   ];
   const jobs = createJobQueue(createJobStore(db), jobKinds, clock, (err) => log.error({ err }, 'job queue'));
   const mailQueue = createMailQueue(jobs, (err) => log.error({ err }, 'mail work after an answer failed'));
@@ -181,6 +203,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
       users: users.directory,
       fileExists: async (store, path) => (await fileStores.get(store)?.holdsFile(path)) ?? false,
     },
+    hooks,
   });
   try {
     await collections.open();
@@ -206,7 +229,9 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     collections,
     blobs,
     events,
+    hooks,
   };
+  hookServices = { collections, dataStores, fileStores, users, mail: mailQueue, jobs };
   // The hub and the webhooks are built here, not by the HTTP app, so that an embedding program
   // gets them too (issue 38, item 5); both know events only through the kinds' families.
   const families = kinds.flatMap((kind) => kind.events?.(ctx) ?? []);

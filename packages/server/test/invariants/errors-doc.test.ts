@@ -10,6 +10,7 @@ import { fileStoreErrors } from '../../src/filestore/filestore-errors.js';
 import { realtimeErrors } from '../../src/realtime/realtime-errors.js';
 import { collectionErrors } from '../../src/collections/collections-errors.js';
 import { queryErrors } from '../../src/collections/query/query-errors.js';
+import { hookErrors } from '../../src/extend/hooks.js';
 
 /** docs/errors.md lists every error code the server can answer, and no code it cannot. */
 const doc = readFileSync(new URL('../../../../docs/errors.md', import.meta.url), 'utf8');
@@ -25,6 +26,8 @@ test('every registered error code is documented', () => {
     ...Object.keys(realtimeErrors.codes),
     ...Object.keys(collectionErrors.codes),
     ...Object.keys(queryErrors.codes),
+    ...Object.keys(hookErrors.codes),
+    'refused',
   ];
   assert.deepEqual(
     codes.filter((c) => !documented.has(c)),

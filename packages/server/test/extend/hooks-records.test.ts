@@ -1,0 +1,171 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { defineExtension, programCaller, refuse } from '../../src/roost.js';
+import { useServer } from '../helpers/test-server.js';
+
+/**
+ * Issue 40, items 1 to 3, on records over HTTP (docs/hooks.md): before-hooks that fill a field,
+ * refuse by a business rule, throw, or run over their time limit, each in its stated order and
+ * only for its collection; an after-hook that sends a mail as a job of the durable queue.
+ */
+
+const open = { list: '', view: '', create: '', update: '', delete: '' };
+const posts = {
+  schema: {
+    type: 'object',
+    properties: {
+      title: { type: 'string', minLength: 1, maxLength: 200 },
+      slug: { type: 'string', pattern: '^[a-z0-9-]+$' },
+      price: { type: 'number' },
+      trail: { type: 'array', items: { type: 'string' } },
+    },
+    required: ['title'],
+  },
+  rules: open,
+};
+const notes = { schema: { type: 'object', properties: { title: { type: 'string' } } }, rules: open };
+
+const shop = defineExtension((roost) => {
+  // Runs second (order 1), though registered first: it sees the slug the other one made.
+  roost.hooks.before(
+    'record.create',
+    { collection: 'posts' },
+    ({ input }) => {
+      if (typeof input.title === 'string' && input.title.includes('explode')) throw new Error('the hook broke');
+      if (typeof input.title === 'string' && input.title.includes('slow')) return new Promise(() => {});
+      if (typeof input.price === 'number' && input.price > 1000)
+        throw refuse({
+          code: 'price_too_high',
+          message: 'Ask a manager for prices over 1000.',
+          fields: { price: 'at most 1000' },
+        });
+      (input.trail as string[] | undefined)?.push('second');
+      return undefined;
+    },
+    { name: 'shop rules', order: 1, timeoutMs: 300 },
+  );
+  roost.hooks.before('record.create', { collection: 'posts' }, ({ input }) => ({
+    ...input,
+    slug: String(input.title)
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-'),
+    trail: ['first'],
+  }));
+  // An update may be refused too; a delete's hook sees the id.
+  roost.hooks.before('record.update', { collection: 'posts' }, ({ input }) => {
+    if ('price' in input) throw refuse({ status: 409, code: 'price_locked', message: 'Prices are locked.' });
+    return undefined;
+  });
+  roost.hooks.after('record.create', { collection: 'posts' }, async ({ record, caller, services }) => {
+    await services.mail.send({
+      to: 'shop@example.com',
+      subject: `New post: ${String(record.title)}`,
+      text: `${caller.name} wrote ${record.id}`,
+      html: `<p>${caller.name} wrote ${record.id}</p>`,
+      kind: 'hook',
+    });
+  });
+});
+
+describe('hooks on records over HTTP', () => {
+  const s = useServer({ collections: { posts, notes }, hooks: { retrySeconds: 0.05 } }, { extensions: [shop] });
+  const path = '/api/collections/posts/records';
+  const total = async () => (await s.request(`${path}?total=1`, undefined, { method: 'GET' })).body.total as number;
+
+  test('before-hooks fill a field, in their stated order, for their collection only', async () => {
+    const token = await s.createUser('filler');
+    const made = await s.request(path, { title: 'Hello World' }, { token });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    assert.equal(made.body.slug, 'hello-world');
+    assert.deepEqual(made.body.trail, ['first', 'second']);
+    const note = await s.request('/api/collections/notes/records', { title: 'Hello World' }, { token });
+    assert.equal(note.status, 201);
+    assert.equal(note.body.slug, undefined);
+  });
+
+  test('a refusal by a business rule reaches the caller with its field, and nothing is stored', async () => {
+    const token = await s.createUser('spender');
+    const before = await total();
+    const refused = await s.request(path, { title: 'Gold', price: 5000 }, { token });
+    assert.equal(refused.status, 422);
+    assert.equal(refused.body.code, 'price_too_high');
+    assert.equal(refused.body.message, 'Ask a manager for prices over 1000.');
+    assert.deepEqual(refused.body.invalid, [['price', 'at most 1000']]);
+    assert.equal(await total(), before);
+    // In a batch, the refusal names its place and nothing of the batch is stored.
+    const batch = await s.request(
+      '/api/collections/batch',
+      {
+        operations: [
+          { collection: 'posts', action: 'create', data: { title: 'fine' } },
+          { collection: 'posts', action: 'create', data: { title: 'Gold', price: 5000 } },
+        ],
+      },
+      { token },
+    );
+    assert.equal(batch.status, 422);
+    assert.deepEqual(batch.body.invalid, [['operations.1.price', 'at most 1000']]);
+    assert.equal(await total(), before);
+    // An update's hook refuses with its own status.
+    const made = await s.request(path, { title: 'Locked' }, { token });
+    const changed = await s.request(`${path}/${made.body.id}`, { price: 2 }, { token, method: 'PATCH' });
+    assert.equal(changed.status, 409);
+    assert.equal(changed.body.code, 'price_locked');
+  });
+
+  test('a hook that throws is a 500 naming nothing of it to the caller; the server goes on', async () => {
+    const token = await s.createUser('exploder');
+    const before = await total();
+    const failed = await s.request(path, { title: 'explode' }, { token });
+    assert.equal(failed.status, 500);
+    assert.doesNotMatch(JSON.stringify(failed.body), /the hook broke/);
+    assert.equal(await total(), before);
+    assert.equal((await s.request(path, { title: 'still serving' }, { token })).status, 201);
+    // /metrics counts it by the hook's name.
+    const metrics = await fetch(`${s.url}/metrics`, { headers: { 'x-auth-token': await s.adminToken() } });
+    const text = await metrics.text();
+    assert.match(text, /roost_hook_runs_total\{hook="shop rules",point="record.create",outcome="failed"\} 1/);
+    assert.match(text, /roost_hook_runs_total\{hook="shop rules",point="record.create",outcome="ok"\} \d+/);
+  });
+
+  test('a hook over its time limit fails the write (503 hook_timeout), and stores nothing', async () => {
+    const token = await s.createUser('waiter');
+    const before = await total();
+    const started = Date.now();
+    const slow = await s.request(path, { title: 'slow' }, { token });
+    assert.equal(slow.status, 503);
+    assert.equal(slow.body.code, 'hook_timeout');
+    assert.ok(Date.now() - started < 3000);
+    assert.equal(await total(), before);
+  });
+
+  test('hostile input: no object reaches no hook, and what a hook leaves is checked by the schema', async () => {
+    const token = await s.createUser('hostile');
+    for (const body of [[1], 'text', null]) {
+      const bad = await s.request(path, body, { token });
+      assert.equal(bad.status, 422, JSON.stringify(body));
+      assert.equal(bad.body.code, 'validation_failure');
+    }
+    // The slug a hook makes from an oversized title still meets the schema's maxLength on the title.
+    const long = await s.request(path, { title: 'x'.repeat(300) }, { token });
+    assert.equal(long.status, 422);
+    assert.ok(long.body.invalid.some(([f]: [string]) => f === 'title'));
+    const huge = await s.request(path, { title: 'big', meta: 'x'.repeat(2 * 1024 * 1024) }, { token });
+    assert.equal(huge.status, 413);
+  });
+
+  test('an after-create hook sends its mail once, as a job of the queue the admin lists', async () => {
+    const token = await s.createUser('poster');
+    const made = await s.request(path, { title: 'Mail me' }, { token });
+    assert.equal(made.status, 201);
+    await s.roost.jobs.idle();
+    const mails = (await s.outbox()).filter((m) => m.subject === 'New post: Mail me');
+    assert.equal(mails.length, 1);
+    assert.match(mails[0]?.text ?? '', new RegExp(`poster wrote ${made.body.id}`));
+    const jobs = await s.roost.jobs.list(programCaller('test').principal, { kind: 'hook', limit: 50 });
+    const mine = jobs.filter((j) => j.payload.includes(made.body.id));
+    assert.equal(mine.length, 1);
+    assert.equal(mine[0]?.state, 'done');
+    assert.equal(mine[0]?.subject, 'program:0 after record.create');
+  });
+});
