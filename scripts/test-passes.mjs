@@ -86,6 +86,8 @@ export const testPasses = {
   'packages/server/test/cli.test.ts': ['storage', 'runtime'],
   // Hooks (issue 40): before-hooks before the write, after-hooks' jobs stored in its transaction.
   'packages/server/test/extend/hooks-records.test.ts': ['storage'],
+  // `roost serve` with a hooks/ folder, killed by a signal: a child process, and its database.
+  'packages/server/test/extend/hooks-process.test.ts': ['storage', 'runtime'],
   // Its refusals (arguments, settings, a database or port it cannot use) end before any storage.
   'packages/server/test/cli-arguments.test.ts': [],
 

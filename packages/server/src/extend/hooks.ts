@@ -56,9 +56,11 @@ interface HookExtras {
   readonly system: Principal;
 }
 
+/** A before-hook: changes `input` in place and returns nothing, or returns the input to write instead. */
 export type BeforeHook<P extends HookPoint> = (
   context: BeforeContext<P> & HookExtras,
-) => undefined | HookPoints[P]['input'] | Promise<undefined | HookPoints[P]['input']>;
+  // biome-ignore lint/suspicious/noConfusingVoidType: a hook that changes its input in place returns nothing
+) => void | HookPoints[P]['input'] | Promise<void | HookPoints[P]['input']>;
 
 export type AfterHook<P extends AfterHookPoint> = (
   context: AfterContext<P> & HookExtras & { readonly jobId: string },

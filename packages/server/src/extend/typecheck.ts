@@ -6,8 +6,8 @@ import type ts from 'typescript';
  * The type errors of the hook files (docs/hooks.md "Where hooks live"), as `file:line:column:
  * message`, each naming a file of `files`. One program over the files with the project's
  * tsconfig.json when `cwd` has one, else strict defaults; only the hook files themselves are
- * checked (what they import is read for its types, not checked: a start costs a second or two,
- * not a whole project's check).
+ * checked (what they import is read for its types, not checked: 3 to 4 s a start, not a whole
+ * project's check).
  */
 export function typeErrors(compiler: typeof ts, files: readonly string[], cwd: string): string[] {
   const options = compilerOptions(compiler, cwd);
