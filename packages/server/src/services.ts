@@ -180,6 +180,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     config,
     changes,
     events,
+    hooks,
   });
   const dataStores = createDataStores({
     db,

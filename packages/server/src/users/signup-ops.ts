@@ -13,6 +13,7 @@ import { newMailedToken, type Caller, type UserContext } from './user-context.js
 import type { SignupInput, TokenInput } from './user-inputs.js';
 import { sendMail } from './account-ops.js';
 import type { ProviderProfile } from './provider-clients.js';
+import { signupHooked } from './user-hooks.js';
 
 interface AccountValues {
   name: string;
@@ -82,28 +83,32 @@ export function signupOps(ctx: UserContext) {
   const { inputs } = ctx;
 
   return {
-    async signupDirect(_caller: Caller, input: SignupInput): Promise<User> {
-      const values = parseInput(inputs.signup, input);
+    async signupDirect(caller: Caller, input: SignupInput): Promise<User> {
+      const check = (v: unknown) => parseInput(inputs.signup, v);
+      const values = await signupHooked(ctx, caller, 'direct', check(input), check);
       return createAccount(ctx, values, 'active', null);
     },
 
-    async signupOptin(_caller: Caller, input: SignupInput): Promise<User> {
-      const values = parseInput(inputs.signup, input);
+    async signupOptin(caller: Caller, input: SignupInput): Promise<User> {
+      const check = (v: unknown) => parseInput(inputs.signup, v);
+      const values = await signupHooked(ctx, caller, 'optin', check(input), check);
       const user = await createAccount(ctx, values, 'pending', 'optin');
       await unlessMailFails(ctx, user, () => sendActivation(ctx, user));
       return user;
     },
 
-    async signupReview(_caller: Caller, input: SignupInput): Promise<User> {
-      const values = parseInput(inputs.signup, input);
+    async signupReview(caller: Caller, input: SignupInput): Promise<User> {
+      const check = (v: unknown) => parseInput(inputs.signup, v);
+      const values = await signupHooked(ctx, caller, 'review', check(input), check);
       const user = await createAccount(ctx, values, 'pending', 'review');
       const { adminAddress } = await ctx.runtime();
       if (adminAddress) await sendMail(ctx, reviewNotificationMail(adminAddress, user));
       return user;
     },
 
-    async signupSendpw(_caller: Caller, input: SignupInput): Promise<User> {
-      const values = parseInput(inputs.signupSendpw, input);
+    async signupSendpw(caller: Caller, input: SignupInput): Promise<User> {
+      const check = (v: unknown) => parseInput(inputs.signupSendpw, v);
+      const values = await signupHooked(ctx, caller, 'sendpw', check(input), check);
       const password = generatePassword(randomBytes);
       const user = await createAccount(ctx, { ...values, password }, 'active', null);
       const identity =
@@ -114,18 +119,22 @@ export function signupOps(ctx: UserContext) {
       return user;
     },
 
-    async signupUid(_caller: Caller, input: SignupInput): Promise<User> {
-      const values = parseInput(inputs.signupUid, input);
+    async signupUid(caller: Caller, input: SignupInput): Promise<User> {
+      // The name is made here: the hooks see it, and may not change it (the policy's schema has none).
+      const name = randomName(GENERATED_NAME_LENGTH);
+      const check = (v: unknown) => {
+        const { email, ...rest } = parseInput(inputs.signupUid, v);
+        return { ...rest, email: email ?? null, name };
+      };
+      const values = await signupHooked(ctx, caller, 'uid', check(input), (v) => {
+        const { name: _ignored, ...rest } = v as { name?: unknown };
+        return check(rest);
+      });
       // Without an email nobody could reset the password, so only the name policy may omit it.
       if (!values.email && (await ctx.runtime()).identityPolicy !== 'name') {
         throw invalidField('email', 'required');
       }
-      return createAccount(
-        ctx,
-        { ...values, email: values.email ?? null, name: randomName(GENERATED_NAME_LENGTH) },
-        'active',
-        null,
-      );
+      return createAccount(ctx, values, 'active', null);
     },
 
     async activate(_caller: Caller, input: TokenInput): Promise<void> {

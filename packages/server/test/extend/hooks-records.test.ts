@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { defineExtension, programCaller, refuse } from '../../src/roost.js';
-import { useServer } from '../helpers/test-server.js';
+import { PASSWORD, useServer } from '../helpers/test-server.js';
 
 /**
  * Issue 40, items 1 to 3, on records over HTTP (docs/hooks.md): before-hooks that fill a field,
@@ -167,5 +167,53 @@ describe('hooks on records over HTTP', () => {
     assert.equal(mine.length, 1);
     assert.equal(mine[0]?.state, 'done');
     assert.equal(mine[0]?.subject, 'program:0 after record.create');
+  });
+});
+
+const gate = defineExtension((roost) => {
+  roost.hooks.before('user.signup', ({ input }) => {
+    if (input.email?.endsWith('@spam.example'))
+      throw refuse({
+        code: 'domain_refused',
+        message: 'This domain may not sign up.',
+        fields: { email: 'domain refused' },
+      });
+    // Names are kept in lower case.
+    input.name = input.name.toLowerCase();
+    return undefined;
+  });
+  roost.hooks.before('user.signin', ({ method, input }) => {
+    if (method === 'password' && input.identity === 'blocked@example.com')
+      throw refuse({ status: 403, code: 'signin_blocked', message: 'This account may not sign in now.' });
+    return undefined;
+  });
+});
+
+describe('hooks on sign-up and sign-in over HTTP', () => {
+  const s = useServer({}, { extensions: [gate] });
+
+  test('a before-sign-up hook refuses an address domain: the field error, and no account', async () => {
+    await s.grant('signupDirect', ['sys:everyone']);
+    const refused = await s.users('signupDirect', { name: 'Mallory', email: 'm@spam.example', password: PASSWORD });
+    // The user service answers its refusals on 200 with `result: false` (docs/errors.md).
+    assert.equal(refused.body.result, false);
+    assert.equal(refused.body.code, 'domain_refused');
+    assert.deepEqual(refused.body.invalid, [['email', 'domain refused']]);
+    assert.equal(await s.roost.users.findUser('mallory'), null);
+    assert.equal(await s.roost.users.findUser('Mallory'), null);
+    const fine = await s.users('signupDirect', { name: 'Alice', email: 'alice@example.com', password: PASSWORD });
+    assert.deepEqual(fine.body, { result: true });
+    const token = await s.users('token', { identity: 'alice', password: PASSWORD });
+    assert.equal(typeof token.body.token, 'string', 'the name was stored in lower case');
+  });
+
+  test('a before-sign-in hook refuses a password sign-in before the password is checked', async () => {
+    await s.createUser('blocked', { email: 'blocked@example.com' });
+    const refused = await s.users('token', { identity: 'blocked@example.com', password: PASSWORD });
+    assert.equal(refused.status, 403, JSON.stringify(refused.body));
+    assert.equal(refused.body.code, 'signin_blocked');
+    assert.equal(refused.body.token, undefined);
+    // By name, the hook lets it through.
+    assert.equal(typeof (await s.users('token', { identity: 'blocked', password: PASSWORD })).body.token, 'string');
   });
 });
