@@ -88,6 +88,8 @@ export const testPasses = {
   'packages/server/test/extend/hooks-records.test.ts': ['storage'],
   // `roost serve` with a hooks/ folder, killed by a signal: a child process, and its database.
   'packages/server/test/extend/hooks-process.test.ts': ['storage', 'runtime'],
+  // `roost dev`: file watching and child processes (the runtime's), on SQLite alone.
+  'packages/server/test/extend/hooks-dev.test.ts': ['runtime'],
   // Its refusals (arguments, settings, a database or port it cannot use) end before any storage.
   'packages/server/test/cli-arguments.test.ts': [],
 
