@@ -85,7 +85,7 @@ export const testPasses = {
   // signals and standard streams.
   'packages/server/test/cli.test.ts': ['storage', 'runtime'],
   // Hooks (issue 40): before-hooks before the write, after-hooks' jobs stored in its transaction.
-  'packages/server/test/extend/hooks-records.test.ts': ['storage'],
+  'packages/server/test/extend/hooks-http.test.ts': ['storage'],
   // `roost serve` with a hooks/ folder, killed by a signal: a child process, and its database.
   'packages/server/test/extend/hooks-process.test.ts': ['storage', 'runtime'],
   // `roost dev`: file watching and child processes (the runtime's), on SQLite alone.

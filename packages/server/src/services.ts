@@ -191,9 +191,19 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     events,
     users: users.directory,
     changes,
+    hooks,
   });
   const blobs = openBlobStores(config);
-  const fileStores = createFileStores({ db, clock, permissionStore, config, blobs, events, users: users.directory });
+  const fileStores = createFileStores({
+    db,
+    clock,
+    permissionStore,
+    config,
+    blobs,
+    events,
+    users: users.directory,
+    hooks,
+  });
   const collections = createCollections({
     db: db as Kysely<unknown>,
     dialect,

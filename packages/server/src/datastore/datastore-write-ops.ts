@@ -17,6 +17,7 @@ import {
 import { dataStoreErrors } from './datastore-errors.js';
 import type { ItemAddress, ItemWrites, OwnerChange, WriteInput } from './datastore-inputs.js';
 import { DuplicateKeyError, type Item, type NewItem } from './datastore-repo.js';
+import { itemsHooked, removalHooked } from './item-hooks.js';
 
 /**
  * An item a write reached, named as the caller named it (`label`: its key, or its id), and its time after the write.
@@ -117,6 +118,7 @@ export function writeOps(ctx: DataStoreContext) {
   async function create(call: Call, input: ItemWrites): Promise<Item[]> {
     call.grants.require('newItem');
     const entries = entriesOf(singleWrite(input) ?? parseInput(inputs.newItem, input));
+    if (ctx.hooks.has('item.create')) await itemsHooked(ctx, 'item.create', call.principal, entries);
     assertNoDuplicates(entries);
     const owners = await resolveOwners(entries);
     const items: NewItem[] = entries.map((entry) => ({
@@ -143,6 +145,7 @@ export function writeOps(ctx: DataStoreContext) {
     const { grants, principal } = call;
     if (grants.scope('newItem') === 'none' && grants.scope('setItem') === 'none') throw grants.refusal('setItem');
     const entries = entriesOf(singleWrite(input) ?? parseInput(inputs.setItem, input));
+    if (ctx.hooks.has('item.set')) await itemsHooked(ctx, 'item.set', principal, entries);
     const now = clock.now();
     const success = () => entries.map((e): WrittenItem => ({ label: e.label, updated: now }));
 
@@ -196,9 +199,10 @@ export function writeOps(ctx: DataStoreContext) {
   }
 
   /** Removes the items named (those already gone are no failure); the labels of the removed ones. */
-  async function remove({ grants }: Call, input: ItemAddress): Promise<Array<string | number>> {
+  async function remove({ grants, principal }: Call, input: ItemAddress): Promise<Array<string | number>> {
     grants.require('removeItem');
     const targets = targetsOf(parseAddressed(inputs, input));
+    if (ctx.hooks.has('item.remove')) await removalHooked(ctx, principal, targets);
     const owners = await ownerFilters(ctx.users, targets);
     const gone: Item[] = [];
     const labels = await repo.transaction(async (trx) => {

@@ -217,3 +217,72 @@ describe('hooks on sign-up and sign-in over HTTP', () => {
     assert.equal(typeof (await s.users('token', { identity: 'blocked', password: PASSWORD })).body.token, 'string');
   });
 });
+
+const stores = defineExtension((roost) => {
+  // setItem and newItem of the original protocol pass through the typed service's hooks.
+  roost.hooks.before('item.set', { store: 'data' }, ({ input }) => {
+    if (input.value === 'forbidden')
+      throw refuse({ code: 'value_refused', message: 'Not this value.', fields: { value: 'refused' } });
+    return { value: typeof input.value === 'string' ? input.value.toUpperCase() : input.value };
+  });
+  roost.hooks.before('item.create', { store: 'data' }, ({ input }) => ({ value: `new:${String(input.value)}` }));
+  roost.hooks.before('item.remove', ({ key }) => {
+    if (key === 'pinned') throw refuse({ status: 403, code: 'pinned', message: 'Pinned items stay.' });
+    return undefined;
+  });
+  roost.hooks.before('file.create', { store: 'files' }, ({ path, input }) => {
+    if (path.endsWith('.exe'))
+      throw refuse({ code: 'no_programs', message: 'No programs.', fields: { name: 'refused' } });
+    input.cache = 'no-store';
+    return undefined;
+  });
+  roost.hooks.before('file.remove', ({ path }) => {
+    if (path === 'keep') throw refuse({ status: 403, code: 'kept', message: 'This one stays.' });
+    return undefined;
+  });
+});
+
+describe('hooks on items and files over HTTP', () => {
+  const s = useServer({}, { extensions: [stores] });
+
+  test('item hooks change a value, refuse one (nothing stored), and refuse a removal', async () => {
+    const token = await s.createUser('itemizer');
+    const call = (op: string, body: unknown) => s.request(`/data/api/${op}`, body, { token });
+    assert.equal((await call('setItem', { key: 'a', value: 'hello' })).body.result, 1);
+    assert.equal((await call('getItem', { key: 'a' })).body.value, 'HELLO');
+    const refused = await call('setItem', {
+      items: [
+        { key: 'b', value: 'ok' },
+        { key: 'c', value: 'forbidden' },
+      ],
+    });
+    assert.equal(refused.status, 422);
+    assert.equal(refused.body.code, 'value_refused');
+    const b = await call('getItem', { key: 'b' });
+    assert.equal(b.body.value, undefined, `nothing of the call is stored: ${JSON.stringify(b.body)}`);
+    assert.equal((await call('newItem', { key: 'n', value: 'x' })).body.result, 1);
+    assert.equal((await call('getItem', { key: 'n' })).body.value, 'new:x');
+    await call('setItem', { key: 'pinned', value: 'p' });
+    const kept = await call('removeItem', { key: 'pinned' });
+    assert.equal(kept.status, 403);
+    assert.equal(kept.body.code, 'pinned');
+    assert.equal((await call('getItem', { key: 'pinned' })).body.value, 'P');
+  });
+
+  test('file hooks refuse a file before its contents are stored, set its cache header, refuse a removal', async () => {
+    const token = await s.createUser('filer');
+    const op = (path: string, body: unknown) => s.request(`/files/api/${path}`, body, { token });
+    const refused = await op('@newItem', { name: 'tool.exe', contents: 'MZ' });
+    assert.equal(refused.status, 422);
+    assert.equal(refused.body.code, 'no_programs');
+    assert.equal((await op('tool.exe/@getItem', {})).status, 404);
+    assert.equal((await op('@newItem', { name: 'keep', contents: 'text' })).body.result, 1);
+    const meta = await op('keep/@getItem', {});
+    assert.equal(meta.status, 200, JSON.stringify(meta.body));
+    assert.equal(meta.body.cache ?? meta.body.header, 'no-store', JSON.stringify(meta.body));
+    const removal = await op('keep/@removeItem', {});
+    assert.equal(removal.status, 403);
+    assert.equal(removal.body.code, 'kept');
+    assert.equal((await op('keep/@getItem', {})).status, 200);
+  });
+});
