@@ -286,3 +286,44 @@ describe('hooks on items and files over HTTP', () => {
     assert.equal((await op('keep/@getItem', {})).status, 200);
   });
 });
+
+const limits = defineExtension((roost) => {
+  // A hook asks the services as the caller (who may not list the limits) or, saying so, as the system.
+  roost.hooks.before('record.create', { collection: 'orders' }, async ({ input, caller, system, services }) => {
+    const asCaller = await services.collections.list(caller, 'limits', {}).then(
+      () => 'listed',
+      (err: { code?: string }) => err.code ?? 'failed',
+    );
+    const limit = (await services.collections.list(system, 'limits', {})).items[0];
+    if (typeof input.amount === 'number' && input.amount > Number(limit?.max ?? 0))
+      throw refuse({ code: 'over_limit', message: 'Over the limit.', fields: { amount: `at most ${limit?.max}` } });
+    return { ...input, note: asCaller };
+  });
+});
+
+describe('a hook asks the services as its caller unless it asks as the system', () => {
+  const adminOnly = { list: null, view: null, create: null, update: null, delete: null };
+  const s = useServer(
+    {
+      collections: {
+        limits: { schema: { type: 'object', properties: { max: { type: 'number' } } }, rules: adminOnly },
+        orders: {
+          schema: { type: 'object', properties: { amount: { type: 'number' }, note: { type: 'string' } } },
+          rules: { list: '', view: '', create: '', update: '', delete: '' },
+        },
+      },
+    },
+    { extensions: [limits] },
+  );
+
+  test("the caller's refusal is what the hook sees as the caller; as the system it reads the limit", async () => {
+    await s.roost.collections.create(programCaller('setup').principal, 'limits', { max: 10 });
+    const token = await s.createUser('buyer');
+    const ok = await s.request('/api/collections/orders/records', { amount: 5 }, { token });
+    assert.equal(ok.status, 201, JSON.stringify(ok.body));
+    assert.equal(ok.body.note, 'not_allowed');
+    const over = await s.request('/api/collections/orders/records', { amount: 50 }, { token });
+    assert.equal(over.status, 422);
+    assert.deepEqual(over.body.invalid, [['amount', 'at most 10']]);
+  });
+});
