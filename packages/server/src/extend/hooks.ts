@@ -42,7 +42,7 @@ export interface HookOptions {
   name?: string;
   /** Hooks of one point run by `order`, lowest first, then in the order they were registered (default 0). */
   order?: number;
-  /** Its time limit in ms (default `hooks.timeoutSeconds`). */
+  /** Its time limit in ms (default `hooks.timeoutSeconds`; an after-hook's is at most that). */
   timeoutMs?: number;
 }
 
@@ -178,7 +178,8 @@ export function createHookRegistry(deps: HookRegistryDeps): HookRegistry {
       filter: { ...filter },
       order: options?.order ?? 0,
       seq: seq++,
-      timeoutMs: options?.timeoutMs ?? deps.timeoutMs,
+      // An after-hook's limit is at most the configured one: its job's claim lasts that long (`job`).
+      timeoutMs: Math.min(options?.timeoutMs ?? deps.timeoutMs, when === 'after' ? deps.timeoutMs : Infinity),
       fn: fn as Hook['fn'],
     };
     byName.set(name, hook);
