@@ -17,7 +17,7 @@ import {
 import { dataStoreErrors } from './datastore-errors.js';
 import type { ItemAddress, ItemWrites, OwnerChange, WriteInput } from './datastore-inputs.js';
 import { DuplicateKeyError, type Item, type NewItem } from './datastore-repo.js';
-import { itemsHooked, removalHooked } from './item-hooks.js';
+import { itemsAfter, itemsHooked, removalHooked } from './item-hooks.js';
 
 /**
  * An item a write reached, named as the caller named it (`label`: its key, or its id), and its time after the write.
@@ -131,7 +131,19 @@ export function writeOps(ctx: DataStoreContext) {
     try {
       // No check first: the unique index refuses an existing key, and nothing is stored. (A
       // check and the insert in a transaction cost PostgreSQL three more round trips.)
-      const stored = await repo.insertAll(items, now);
+      // With after-hooks, their jobs are stored in the insert's transaction (item-hooks.ts).
+      const stored = ctx.hooks.hasAfter('item.create')
+        ? await repo.transaction(async (trx) => {
+            const made = await trx.insert(items, now);
+            await itemsAfter(
+              ctx,
+              call.principal,
+              trx.handle,
+              made.map((item) => ({ point: 'item.create', item })),
+            );
+            return made;
+          })
+        : await repo.insertAll(items, now);
       tell(ctx, 'item.created', stored);
       return stored;
     } catch (err) {
@@ -153,7 +165,8 @@ export function writeOps(ctx: DataStoreContext) {
     // the owner itself. Anything else (a new key, another's item, an id) takes the full path.
     const [one] = entries;
     const replace = grants.scope('setItem');
-    if (entries.length === 1 && one?.key !== undefined && one.owner === undefined && replace !== 'none') {
+    const after = ctx.hooks.hasAfter('item.set');
+    if (!after && entries.length === 1 && one?.key !== undefined && one.owner === undefined && replace !== 'none') {
       if (await repo.replaceByKey(one.key, one.value, now, replace === 'own' ? principal.userId : null)) {
         tell(ctx, 'item.replaced', [{ key: one.key }]);
         return success();
@@ -189,6 +202,15 @@ export function writeOps(ctx: DataStoreContext) {
         }
         for (const r of replacements) await trx.replaceValue(r.item.id, r.value, now);
         await trx.insert(creations, now);
+        if (after)
+          await itemsAfter(ctx, principal, trx.handle, [
+            ...replacements.map((r) => ({
+              point: 'item.set' as const,
+              item: { key: r.item.key, value: r.value, owner: r.item.owner },
+              created: false,
+            })),
+            ...creations.map((item) => ({ point: 'item.set' as const, item, created: true })),
+          ]);
         replaced = replacements.map((r) => r.item);
         created = creations;
       });
@@ -220,6 +242,13 @@ export function writeOps(ctx: DataStoreContext) {
         gone.push(item);
       }
       await trx.remove([...removed.keys()]);
+      if (ctx.hooks.hasAfter('item.remove'))
+        await itemsAfter(
+          ctx,
+          principal,
+          trx.handle,
+          gone.map((item) => ({ point: 'item.remove', item })),
+        );
       return [...removed.values()];
     });
     tell(ctx, 'item.removed', gone);

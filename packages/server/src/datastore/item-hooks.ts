@@ -15,6 +15,45 @@ declare module '../core/hooks.js' {
     'item.set': { store: string; key: string | null; id: number | null; input: { value: string | number } };
     'item.remove': { store: string; key: string | null; id: number | null; input: { label: string | number } };
   }
+  interface AfterHookPoints {
+    'item.create': { store: string; item: HookedItem };
+    'item.set': { store: string; item: HookedItem; created: boolean };
+    'item.remove': { store: string; item: HookedItem };
+  }
+}
+
+/** An item as an after-hook gets it (the owner as a user id). */
+export interface HookedItem {
+  key: string;
+  value: string | number;
+  owner: string | null;
+}
+
+/**
+ * Stores the after-hooks' jobs of the items a call wrote, in its transaction (`handle`, the
+ * repository's inside it: core/hooks.ts `after`), one per item and hook.
+ */
+export async function itemsAfter(
+  ctx: DataStoreContext,
+  caller: Principal,
+  handle: object,
+  written: ReadonlyArray<
+    | { point: 'item.create' | 'item.remove'; item: HookedItem }
+    | { point: 'item.set'; item: HookedItem; created: boolean }
+  >,
+): Promise<void> {
+  for (const w of written) {
+    const item: HookedItem = { key: w.item.key, value: w.item.value, owner: w.item.owner };
+    if (w.point === 'item.set') {
+      if (ctx.hooks.hasAfter('item.set'))
+        await ctx.hooks.after(
+          'item.set',
+          { point: 'item.set', caller, store: ctx.name, item, created: w.created },
+          handle,
+        );
+    } else if (ctx.hooks.hasAfter(w.point))
+      await ctx.hooks.after(w.point, { point: w.point, caller, store: ctx.name, item }, handle);
+  }
 }
 
 /** An item of a write as the hooks see it: its key or id, its value, where its problems are named. */

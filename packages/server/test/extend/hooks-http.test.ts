@@ -230,6 +230,11 @@ const stores = defineExtension((roost) => {
     if (key === 'pinned') throw refuse({ status: 403, code: 'pinned', message: 'Pinned items stay.' });
     return undefined;
   });
+  // After-hooks of items: jobs stored in the call's transaction.
+  roost.hooks.after('item.set', { store: 'data' }, async ({ item, created, services }) => {
+    const subject = `${created ? 'created' : 'replaced'} ${item.key}=${String(item.value)}`;
+    await services.mail.send({ to: 'audit@example.com', subject, text: subject, html: subject, kind: 'audit' });
+  });
   roost.hooks.before('file.create', { store: 'files' }, ({ path, input }) => {
     if (path.endsWith('.exe'))
       throw refuse({ code: 'no_programs', message: 'No programs.', fields: { name: 'refused' } });
@@ -267,6 +272,11 @@ describe('hooks on items and files over HTTP', () => {
     assert.equal(kept.status, 403);
     assert.equal(kept.body.code, 'pinned');
     assert.equal((await call('getItem', { key: 'pinned' })).body.value, 'P');
+    // The after-hook told of each write that committed, and of none of the refused call.
+    await call('setItem', { key: 'a', value: 'again' });
+    await s.roost.jobs.idle();
+    const audit = (await s.outbox()).filter((m) => m.to === 'audit@example.com').map((m) => m.subject);
+    assert.deepEqual(audit.sort(), ['created a=HELLO', 'created pinned=P', 'replaced a=AGAIN']);
   });
 
   test('file hooks refuse a file before its contents are stored, set its cache header, refuse a removal', async () => {
