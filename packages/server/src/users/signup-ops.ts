@@ -13,7 +13,7 @@ import { newMailedToken, type Caller, type UserContext } from './user-context.js
 import type { SignupInput, TokenInput } from './user-inputs.js';
 import { sendMail } from './account-ops.js';
 import type { ProviderProfile } from './provider-clients.js';
-import { signupHooked } from './user-hooks.js';
+import { signupAfter, signupHooked } from './user-hooks.js';
 
 interface AccountValues {
   name: string;
@@ -33,25 +33,34 @@ async function createAccount(
   values: AccountValues,
   state: UserState,
   pending: PendingReason | null,
+  /** Who signs up by which policy: the after-hooks of `user.signup` get their jobs stored with the account. */
+  signup?: { caller: Caller; policy: string },
 ): Promise<User> {
   const problems: FieldProblem[] = [];
   if (await ctx.repo.nameTaken(values.name)) problems.push(['name', 'exists']);
   if (values.email && (await ctx.repo.emailTaken(values.email))) problems.push(['email', 'exists']);
   if (problems.length) throw commonErrors.validation_failure({ fields: problems });
   try {
-    return await ctx.repo.insert({
-      id: newId(),
-      name: values.name,
-      email: values.email,
-      realname: values.realname ?? '',
-      passwordHash: await ctx.passwords.hash(values.password),
-      data: values.data ?? '',
-      notify: values.notify ?? false,
-      groups: [],
-      state,
-      pending,
-      created: ctx.clock.now(),
-    });
+    const id = newId();
+    const after =
+      signup &&
+      signupAfter(ctx, signup.caller.principal, signup.policy, { id, name: values.name, email: values.email, state });
+    return await ctx.repo.insert(
+      {
+        id,
+        name: values.name,
+        email: values.email,
+        realname: values.realname ?? '',
+        passwordHash: await ctx.passwords.hash(values.password),
+        data: values.data ?? '',
+        notify: values.notify ?? false,
+        groups: [],
+        state,
+        pending,
+        created: ctx.clock.now(),
+      },
+      after,
+    );
   } catch (err) {
     if (err instanceof DuplicateUserError) throw invalidField(err.field, 'exists');
     throw err;
@@ -86,13 +95,13 @@ export function signupOps(ctx: UserContext) {
     async signupDirect(caller: Caller, input: SignupInput): Promise<User> {
       const check = (v: unknown) => parseInput(inputs.signup, v);
       const values = await signupHooked(ctx, caller, 'direct', check(input), check);
-      return createAccount(ctx, values, 'active', null);
+      return createAccount(ctx, values, 'active', null, { caller, policy: 'direct' });
     },
 
     async signupOptin(caller: Caller, input: SignupInput): Promise<User> {
       const check = (v: unknown) => parseInput(inputs.signup, v);
       const values = await signupHooked(ctx, caller, 'optin', check(input), check);
-      const user = await createAccount(ctx, values, 'pending', 'optin');
+      const user = await createAccount(ctx, values, 'pending', 'optin', { caller, policy: 'optin' });
       await unlessMailFails(ctx, user, () => sendActivation(ctx, user));
       return user;
     },
@@ -100,7 +109,7 @@ export function signupOps(ctx: UserContext) {
     async signupReview(caller: Caller, input: SignupInput): Promise<User> {
       const check = (v: unknown) => parseInput(inputs.signup, v);
       const values = await signupHooked(ctx, caller, 'review', check(input), check);
-      const user = await createAccount(ctx, values, 'pending', 'review');
+      const user = await createAccount(ctx, values, 'pending', 'review', { caller, policy: 'review' });
       const { adminAddress } = await ctx.runtime();
       if (adminAddress) await sendMail(ctx, reviewNotificationMail(adminAddress, user));
       return user;
@@ -110,7 +119,7 @@ export function signupOps(ctx: UserContext) {
       const check = (v: unknown) => parseInput(inputs.signupSendpw, v);
       const values = await signupHooked(ctx, caller, 'sendpw', check(input), check);
       const password = generatePassword(randomBytes);
-      const user = await createAccount(ctx, { ...values, password }, 'active', null);
+      const user = await createAccount(ctx, { ...values, password }, 'active', null, { caller, policy: 'sendpw' });
       const identity =
         (await ctx.runtime()).identityPolicy === 'email'
           ? { kind: 'email' as const, value: values.email }
@@ -134,7 +143,7 @@ export function signupOps(ctx: UserContext) {
       if (!values.email && (await ctx.runtime()).identityPolicy !== 'name') {
         throw invalidField('email', 'required');
       }
-      return createAccount(ctx, values, 'active', null);
+      return createAccount(ctx, values, 'active', null, { caller, policy: 'uid' });
     },
 
     async activate(_caller: Caller, input: TokenInput): Promise<void> {

@@ -12,6 +12,18 @@ declare module '../core/hooks.js' {
     'user.signup': { policy: string; input: SignupValues };
     'user.signin': { method: string; input: { identity: string } };
   }
+  interface AfterHookPoints {
+    'user.signup': { policy: string; user: SignedUp };
+  }
+}
+
+/** A new account as a sign-up's after-hooks get it. */
+export interface SignedUp {
+  id: string;
+  name: string;
+  email: string | null;
+  /** `active`, or `pending` (an opt-in mail to answer, a review to pass). */
+  state: string;
 }
 
 /** What a sign-up's hooks see and may change. */
@@ -54,4 +66,18 @@ function pick(input: SignupValues): SignupValues {
 export async function signinHooked(ctx: UserContext, caller: Principal, method: string, identity: string) {
   if (!ctx.hooks.has('user.signin')) return;
   await ctx.hooks.before('user.signin', { point: 'user.signin', caller, method, input: { identity } });
+}
+
+/**
+ * What stores a new account's after-hook jobs with it (user-repo.ts `insert`'s `alongside`), or
+ * undefined when the point has none (the insert then needs no transaction).
+ */
+export function signupAfter(
+  ctx: UserContext,
+  caller: Principal,
+  policy: string,
+  user: SignedUp,
+): ((handle: object) => Promise<void>) | undefined {
+  if (!ctx.hooks.hasAfter('user.signup')) return undefined;
+  return (handle) => ctx.hooks.after('user.signup', { point: 'user.signup', caller, policy, user }, handle);
 }

@@ -182,6 +182,11 @@ const gate = defineExtension((roost) => {
     input.name = input.name.toLowerCase();
     return undefined;
   });
+  roost.hooks.after('user.signup', async ({ user, policy, services }) => {
+    if (!user.email) return;
+    const subject = `Welcome, ${user.name} (${policy})`;
+    await services.mail.send({ to: user.email, subject, text: subject, html: subject, kind: 'welcome' });
+  });
   roost.hooks.before('user.signin', ({ method, input }) => {
     if (method === 'password' && input.identity === 'blocked@example.com')
       throw refuse({ status: 403, code: 'signin_blocked', message: 'This account may not sign in now.' });
@@ -205,6 +210,13 @@ describe('hooks on sign-up and sign-in over HTTP', () => {
     assert.deepEqual(fine.body, { result: true });
     const token = await s.users('token', { identity: 'alice', password: PASSWORD });
     assert.equal(typeof token.body.token, 'string', 'the name was stored in lower case');
+    // The after-hook welcomed the account made, once, and nobody refused.
+    await s.roost.jobs.idle();
+    const welcomes = (await s.outbox()).filter((m) => m.subject.startsWith('Welcome'));
+    assert.deepEqual(
+      welcomes.map((m) => [m.to, m.subject]),
+      [['alice@example.com', 'Welcome, alice (direct)']],
+    );
   });
 
   test('a before-sign-in hook refuses a password sign-in before the password is checked', async () => {
