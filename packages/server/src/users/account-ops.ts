@@ -65,7 +65,7 @@ export function accountOps(ctx: UserContext) {
     /** A new session's token, and when it expires (ms since the epoch). */
     async token(caller: Caller, input: Credentials): Promise<{ token: string; expires: number }> {
       const { identity, password } = parseInput(inputs.credentials, input);
-      await signinHooked(ctx, caller.principal, 'password', identity);
+      await signinHooked(ctx, caller.principal, 'password', 'password', identity);
       return issueToken(ctx, caller, identity, password);
     },
 

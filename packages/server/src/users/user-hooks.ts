@@ -10,7 +10,7 @@ import type { Caller, UserContext } from './user-context.js';
 declare module '../core/hooks.js' {
   interface HookPoints {
     'user.signup': { policy: string; input: SignupValues };
-    'user.signin': { method: string; input: { identity: string } };
+    'user.signin': { method: string; step: string; input: { identity: string } };
   }
   interface AfterHookPoints {
     'user.signup': { policy: string; user: SignedUp };
@@ -62,10 +62,19 @@ function pick(input: SignupValues): SignupValues {
   return { name: input.name, email: input.email, realname: input.realname, data: input.data };
 }
 
-/** The before-hooks of a sign-in by `method` with `identity`, before its credentials are checked. */
-export async function signinHooked(ctx: UserContext, caller: Principal, method: string, identity: string) {
+/**
+ * The before-hooks of a step of a sign-in by `method` with `identity` (empty where the step has
+ * none: a mailed link's token), before its credentials are checked.
+ */
+export async function signinHooked(
+  ctx: UserContext,
+  caller: Principal,
+  method: string,
+  step: string,
+  identity: string,
+): Promise<void> {
   if (!ctx.hooks.has('user.signin')) return;
-  await ctx.hooks.before('user.signin', { point: 'user.signin', caller, method, input: { identity } });
+  await ctx.hooks.before('user.signin', { point: 'user.signin', caller, method, step, input: { identity } });
 }
 
 /**

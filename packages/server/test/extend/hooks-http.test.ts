@@ -188,7 +188,8 @@ const gate = defineExtension((roost) => {
     await services.mail.send({ to: user.email, subject, text: subject, html: subject, kind: 'welcome' });
   });
   roost.hooks.before('user.signin', ({ method, input }) => {
-    if (method === 'password' && input.identity === 'blocked@example.com')
+    // Every step of a method passes here: the password's one, the mail code's request and answer.
+    if ((method === 'password' || method === 'mail') && input.identity === 'blocked@example.com')
       throw refuse({ status: 403, code: 'signin_blocked', message: 'This account may not sign in now.' });
     return undefined;
   });
@@ -225,6 +226,18 @@ describe('hooks on sign-up and sign-in over HTTP', () => {
     assert.equal(refused.status, 403, JSON.stringify(refused.body));
     assert.equal(refused.body.code, 'signin_blocked');
     assert.equal(refused.body.token, undefined);
+    // A sign-in by mail (off by default) is refused at its first step (no mail is sent) and at its second.
+    await s.grant('signinMail', ['sys:everyone']);
+    await s.grant('signinMail2', ['sys:everyone']);
+    for (const [op, body] of [
+      ['signinMail', { identity: 'blocked@example.com' }],
+      ['signinMail2', { identity: 'blocked@example.com', code: '12345678' }],
+    ] as const) {
+      const mail = await s.users(op, body);
+      assert.equal(mail.body.code, 'signin_blocked', `${op}: ${JSON.stringify(mail.body)}`);
+    }
+    await s.roost.jobs.idle();
+    assert.deepEqual((await s.outbox()).filter((m) => m.to === 'blocked@example.com'), []);
     // By name, the hook lets it through.
     assert.equal(typeof (await s.users('token', { identity: 'blocked', password: PASSWORD })).body.token, 'string');
   });
