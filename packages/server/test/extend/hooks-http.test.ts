@@ -237,7 +237,10 @@ describe('hooks on sign-up and sign-in over HTTP', () => {
       assert.equal(mail.body.code, 'signin_blocked', `${op}: ${JSON.stringify(mail.body)}`);
     }
     await s.roost.jobs.idle();
-    assert.deepEqual((await s.outbox()).filter((m) => m.to === 'blocked@example.com'), []);
+    assert.deepEqual(
+      (await s.outbox()).filter((m) => m.to === 'blocked@example.com'),
+      [],
+    );
     // By name, the hook lets it through.
     assert.equal(typeof (await s.users('token', { identity: 'blocked', password: PASSWORD })).body.token, 'string');
   });
