@@ -45,7 +45,10 @@ export interface RoostOverrides {
   mailer?: Mailer;
   /** Service kinds besides the built-in ones (service-kinds.ts), each from its descriptor alone. */
   kinds?: readonly RoostServiceKind[];
-  /** The program's own extensions (docs/hooks.md), run at start after those of `hooks/` and the configuration. */
+  /**
+   * The program's own extensions (docs/hooks.md), run by `createRoost` (roost.ts) after those of
+   * `hooks/` and the configuration; `openServices` alone runs none.
+   */
   extensions?: readonly RoostExtension[];
 }
 
