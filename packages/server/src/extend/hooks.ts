@@ -167,10 +167,10 @@ export function createHookRegistry(deps: HookRegistryDeps): HookRegistry {
       typeof args[0] === 'function'
         ? [{}, args[0], args[1] as HookOptions | undefined]
         : [args[0] as Record<string, string>, args[1], args[2] as HookOptions | undefined];
-    if (typeof fn !== 'function') throw new TypeError(`${source}: a hook of ${point} must be a function`);
+    if (typeof fn !== 'function') throw new TypeError(`a hook of ${point} must be a function`);
     const base = `${source} ${when} ${point}`;
     let name = options?.name ?? base;
-    if (options?.name !== undefined && byName.has(name)) throw new Error(`${source}: a hook is named ${name} already`);
+    if (options?.name !== undefined && byName.has(name)) throw new Error(`a hook is named ${name} already`);
     for (let n = 2; byName.has(name); n++) name = `${base} #${n}`;
     const hook: Hook = {
       name,

@@ -1,6 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { defineExtension, programCaller, refuse } from '../../src/roost.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRoost, defineExtension, parseConfig, programCaller, refuse } from '../../src/roost.js';
 import { PASSWORD, useServer } from '../helpers/test-server.js';
 
 /**
@@ -363,5 +366,27 @@ describe('a hook asks the services as its caller unless it asks as the system', 
     const over = await s.request('/api/collections/orders/records', { amount: 50 }, { token });
     assert.equal(over.status, 422);
     assert.deepEqual(over.body.invalid, [['amount', 'at most 10']]);
+  });
+});
+
+describe('an extension that cannot start stops the start, naming it', () => {
+  test('a throw at start, and a hook that is no function', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'roost-ext-'));
+    try {
+      const config = parseConfig({ dataDir, logLevel: 'silent' });
+      const failing = async function shop() {
+        throw new Error('the shop is closed');
+      };
+      await assert.rejects(createRoost(config, { extensions: [failing] }), /program:shop: the shop is closed/);
+      const wrong = defineExtension((roost) => {
+        roost.hooks.before('record.create', { collection: 'posts' }, 'not a function' as never);
+      });
+      await assert.rejects(
+        createRoost(config, { extensions: [wrong] }),
+        /program:0: a hook of record.create must be a function/,
+      );
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
