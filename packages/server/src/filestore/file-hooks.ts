@@ -18,6 +18,10 @@ declare module '../core/hooks.js' {
     'file.update': { store: string; path: string; input: FileMeta };
     'file.remove': { store: string; path: string; input: { recursive: boolean } };
   }
+  interface AfterHookPoints {
+    'file.create': { store: string; path: string; directory: boolean };
+    'file.remove': { store: string; path: string; directory: boolean };
+  }
 }
 
 /** What a file's hooks may change. */
@@ -49,4 +53,19 @@ export async function removalHooked(ctx: FileStoreContext, caller: Principal, pa
   if (!ctx.hooks.has('file.remove')) return;
   const context = { point: 'file.remove' as const, caller, store: ctx.name, path: path.path };
   await ctx.hooks.before('file.remove', { ...context, input: { recursive } });
+}
+
+/**
+ * What stores the after-hooks' jobs of a file's creation or removal in its transaction
+ * (filestore-repo.ts `insert`, `removeTree`), or undefined when the point has none.
+ */
+export function filesAfter(
+  ctx: FileStoreContext,
+  caller: Principal,
+  point: 'file.create' | 'file.remove',
+  path: FilePath,
+  directory: boolean,
+): ((handle: object) => Promise<void>) | undefined {
+  if (!ctx.hooks.hasAfter(point)) return undefined;
+  return (handle) => ctx.hooks.after(point, { point, caller, store: ctx.name, path: path.path, directory }, handle);
 }

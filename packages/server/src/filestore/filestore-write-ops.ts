@@ -1,4 +1,4 @@
-import { fileHooked, removalHooked } from './file-hooks.js';
+import { fileHooked, filesAfter, removalHooked } from './file-hooks.js';
 import { Readable } from 'node:stream';
 import { commonErrors, isRoostError } from '../core/errors.js';
 import { changePermissions, type PermissionEntry } from '../core/permission-ops.js';
@@ -57,6 +57,7 @@ export function writeOps(ctx: FileStoreContext) {
         try {
           await repo.insert(
             newEntry(ctx, principal, path, { type: 'd', size: 0, mime: '', cache, blobId: null, hash: null }),
+            filesAfter(ctx, principal, 'file.create', path, true),
           );
         } catch (err) {
           if (err instanceof DuplicatePathError) throw invalidField('name', 'exists');
@@ -188,7 +189,10 @@ export function writeOps(ctx: FileStoreContext) {
       const entry = (await authorize(ctx, 'removeItem', principal, path)) as FileEntry;
       await removalHooked(ctx, principal, path, recursive);
       if (entry.type === 'd' && !recursive && (await repo.hasChildren(entry.path))) throw fileStoreErrors.not_empty();
-      const { count, blobIds } = await repo.removeTree(entry.path);
+      const { count, blobIds } = await repo.removeTree(
+        entry.path,
+        filesAfter(ctx, principal, 'file.remove', path, entry.type === 'd'),
+      );
       await Promise.all(blobIds.map(contents.dropBlob));
       tell(ctx, 'file.removed', path, entry);
       return count;

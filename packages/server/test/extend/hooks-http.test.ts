@@ -266,6 +266,11 @@ const stores = defineExtension((roost) => {
     const subject = `${created ? 'created' : 'replaced'} ${item.key}=${String(item.value)}`;
     await services.mail.send({ to: 'audit@example.com', subject, text: subject, html: subject, kind: 'audit' });
   });
+  for (const point of ['file.create', 'file.remove'] as const)
+    roost.hooks.after(point, { store: 'files' }, async ({ path, directory, services }) => {
+      const subject = `${point} ${path}${directory ? '/' : ''}`;
+      await services.mail.send({ to: 'files@example.com', subject, text: subject, html: subject, kind: 'audit' });
+    });
   roost.hooks.before('file.create', { store: 'files' }, ({ path, input }) => {
     if (path.endsWith('.exe'))
       throw refuse({ code: 'no_programs', message: 'No programs.', fields: { name: 'refused' } });
@@ -325,6 +330,11 @@ describe('hooks on items and files over HTTP', () => {
     assert.equal(removal.status, 403);
     assert.equal(removal.body.code, 'kept');
     assert.equal((await op('keep/@getItem', {})).status, 200);
+    assert.equal((await op('@newItem', { name: 'tmp', type: 'd' })).body.result, 1);
+    assert.equal((await op('tmp/@removeItem', {})).status, 200);
+    await s.roost.jobs.idle();
+    const audit = (await s.outbox()).filter((m) => m.to === 'files@example.com').map((m) => m.subject);
+    assert.deepEqual(audit.sort(), ['file.create keep', 'file.create tmp/', 'file.remove tmp/']);
   });
 });
 
