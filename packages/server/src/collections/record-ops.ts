@@ -134,12 +134,7 @@ export function recordOps(deps: RecordOpsDeps) {
         }
         told.push(recordEvent('record.created', state, record));
         const view = recordView(record);
-        if (hooks.hasAfter('record.create'))
-          await hooks.after(
-            'record.create',
-            { point: 'record.create', caller: principal, collection, record: view },
-            repo.db,
-          );
+        await afterHooks('record.create', repo, principal, collection, view);
         return view;
       }
       case 'update':
@@ -161,12 +156,7 @@ export function recordOps(deps: RecordOpsDeps) {
         }
         told.push(recordEvent('record.updated', state, current));
         const view = recordView({ ...current, data, updated });
-        if (hooks.hasAfter('record.update'))
-          await hooks.after(
-            'record.update',
-            { point: 'record.update', caller: principal, collection, record: view },
-            repo.db,
-          );
+        await afterHooks('record.update', repo, principal, collection, view);
         return view;
       }
       case 'delete': {
@@ -175,17 +165,22 @@ export function recordOps(deps: RecordOpsDeps) {
         if (!current || !(await repo.remove(collection, op.id, access.where ?? undefined)))
           throw collectionErrors.record_not_found({ fields: [['id', 'no such record']] });
         told.push(recordEvent('record.deleted', state, current));
-        if (hooks.hasAfter('record.delete')) {
-          const record = recordView(current);
-          await hooks.after(
-            'record.delete',
-            { point: 'record.delete', caller: principal, collection, record },
-            repo.db,
-          );
-        }
+        if (hooks.hasAfter('record.delete'))
+          await afterHooks('record.delete', repo, principal, collection, recordView(current));
         return null;
       }
     }
+  }
+
+  /** Stores the after-hooks' jobs of a write in its transaction (`repo` on it: core/hooks.ts `after`). */
+  async function afterHooks(
+    point: 'record.create' | 'record.update' | 'record.delete',
+    repo: RecordsRepo,
+    caller: Principal,
+    collection: string,
+    record: RecordView,
+  ): Promise<void> {
+    if (hooks.hasAfter(point)) await hooks.after(point, { point, caller, collection, record }, repo.db);
   }
 
   /**
