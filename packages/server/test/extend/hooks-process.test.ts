@@ -28,6 +28,8 @@ interface Served {
   child: ChildProcess;
   url: string;
   exited: Promise<unknown>;
+  /** What it wrote so far (its log). */
+  output(): string;
 }
 
 function serve(cwd: string, env: Record<string, string>): Promise<Served> {
@@ -42,7 +44,7 @@ function serve(cwd: string, env: Record<string, string>): Promise<Served> {
       const match = /Roost listens on (http:\/\/[^\s"]+)/.exec(out);
       if (match?.[1]) {
         clearTimeout(timer);
-        resolve({ child, url: match[1], exited });
+        resolve({ child, url: match[1], exited, output: () => out });
       }
     });
     child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
@@ -64,6 +66,12 @@ describe('hooks in a roost serve of their own', () => {
     writeFileSync(join(cwd, 'package.json'), JSON.stringify({ type: 'module', private: true }));
     mkdirSync(join(cwd, 'hooks'));
     for (const file of files) writeFileSync(join(cwd, file.path), file.text);
+    // A hook of this test's own that throws, in JavaScript (no type check): the log names it.
+    writeFileSync(
+      join(cwd, 'hooks', 'explode.mjs'),
+      "export default (roost) => roost.hooks.before('record.create', { collection: 'posts' }, ({ input }) => {\n" +
+        "  if (input.title === 'explode') throw new Error('boom');\n});\n",
+    );
     const open = { list: '', view: '', create: '', update: '', delete: '' };
     const title = { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] };
     const product = {
@@ -120,6 +128,23 @@ describe('hooks in a roost serve of their own', () => {
       const body = (await refused.json()) as { code: string; invalid: unknown };
       assert.equal(body.code, 'price_too_high');
       assert.deepEqual(body.invalid, [['price', 'at most 1000']]);
+      const failed = await fetch(`${roost.url}/api/collections/posts/records`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ title: 'explode' }),
+      });
+      assert.equal(failed.status, 500);
+      // The log line of the failure names the hook, with its cause (written a moment after the answer).
+      const named = () =>
+        roost
+          .output()
+          .split('\n')
+          .find((l) => l.includes('"hook":"hooks/explode.mjs before record.create"'));
+      const deadline = Date.now() + 5000;
+      while (!named() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      const line = named();
+      assert.ok(line, roost.output());
+      assert.match(line, /boom/);
     } finally {
       roost.child.kill('SIGTERM');
       await roost.exited;
