@@ -13,7 +13,7 @@ import { newMailedToken, type Caller, type UserContext } from './user-context.js
 import type { SignupInput, TokenInput } from './user-inputs.js';
 import { sendMail } from './account-ops.js';
 import type { ProviderProfile } from './provider-clients.js';
-import { signupAfter, signupHooked } from './user-hooks.js';
+import { signupAfter, signupHooked, type SignupValues } from './user-hooks.js';
 
 interface AccountValues {
   name: string;
@@ -224,13 +224,29 @@ export async function signupByProvider(
   const mailed = policy === 'signupOptin' || policy === 'signupSendpw';
   if (mailed && !email)
     throw userErrors.signup_closed({ message: 'The provider gave no email to send the activation to.' });
-  const values = { email, password: randomToken(), realname: profile.realname?.slice(0, 255) };
+  // The sign-up's hooks (user-hooks.ts) as for the other policies: they may refuse, or change the
+  // name (checked by its schema, taken or not as below) and the real name; the email stays the
+  // one the provider vouches for (whether it is verified decides the account's state).
+  const hooked = await signupHooked(
+    ctx,
+    caller,
+    'provider',
+    { name: await providerAccountName(ctx, profile), email, realname: profile.realname?.slice(0, 255) },
+    (v) => {
+      const { name, realname } = v as SignupValues;
+      return { name: String(name), email, realname: typeof realname === 'string' ? realname.slice(0, 255) : undefined };
+    },
+  );
+  const values = { email: hooked.email, password: randomToken(), realname: hooked.realname };
   const [state, pending]: [UserState, PendingReason | null] =
     policy === 'signupReview' ? ['pending', 'review'] : mailed && !verified ? ['pending', 'optin'] : ['active', null];
   let user: User | undefined;
-  for (let name = await providerAccountName(ctx, profile); !user; name = randomName(GENERATED_NAME_LENGTH)) {
+  const first = ctx.inputs.signup.shape.name.safeParse(hooked.name).success
+    ? hooked.name
+    : randomName(GENERATED_NAME_LENGTH);
+  for (let name = first; !user; name = randomName(GENERATED_NAME_LENGTH)) {
     try {
-      user = await createAccount(ctx, { ...values, name }, state, pending);
+      user = await createAccount(ctx, { ...values, name }, state, pending, { caller, policy: 'provider' });
     } catch (err) {
       // A parallel first sign-in took the name or the email: its account is the one, once linked;
       // a name taken by anyone else gives way to a random one, and the email, once the name is

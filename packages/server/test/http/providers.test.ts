@@ -16,13 +16,19 @@ import { defineExtension, refuse } from '../../src/roost.js';
 const APP = 'http://127.0.0.1:9/app/';
 
 /** A sign-in hook (docs/hooks.md): the provider's step sees the address it vouches for. */
-const providerGate = defineExtension((roost) =>
+const providerGate = defineExtension((roost) => {
   roost.hooks.before('user.signin', ({ method, step, input }) => {
     if (method === 'provider' && step === 'finish' && input.identity === 'blocked@example.com')
       throw refuse({ status: 403, code: 'signin_blocked', message: 'This account may not sign in.' });
     return undefined;
-  }),
-);
+  });
+  // A sign-up's hook sees a provider's first sign-in too (policy `provider`).
+  roost.hooks.before('user.signup', ({ policy, input }) => {
+    if (policy === 'provider' && input.email?.endsWith('@spam.example'))
+      throw refuse({ code: 'domain_refused', message: 'This domain may not sign up.', fields: { email: 'refused' } });
+    return undefined;
+  });
+});
 
 describe('sign-in providers over HTTP', () => {
   let s: TestServer;
@@ -181,11 +187,15 @@ describe('sign-in providers over HTTP', () => {
     assert.match(end.text, /Sign-in providers/);
   });
 
-  test('a sign-in hook refuses a provider account by its address: back at the app with its code, no account', async () => {
+  test('sign-in and sign-up hooks refuse a provider account by its address: back at the app with the code, no account', async () => {
     const refused = await appSignin('corp', 'blocked');
     assert.equal(refused.grant, null);
     assert.equal(refused.end.searchParams.get('roost_error'), 'signin_blocked');
     assert.equal(await s.roost.users.findUser('blocked'), null);
+    op.accounts.set('spammer', { email: 'spammer@spam.example' });
+    const spam = await appSignin('corp', 'spammer');
+    assert.equal(spam.end.searchParams.get('roost_error'), 'domain_refused');
+    assert.equal(await s.roost.users.findUser('spammer@spam.example'), null);
   });
 
   test('the provider must ask the person: a GET from any site does not end in a session by itself', async () => {
