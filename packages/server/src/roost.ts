@@ -13,6 +13,9 @@ import { appliedMigrations } from './storage/migrations/index.js';
 import { openServices, type RoostOverrides, type Services } from './services.js';
 import { loadExtensions, runExtensions } from './extend/load.js';
 import { programCaller } from './users/index.js';
+import type { ExtensionApi, RoostExtension } from './extend/extension.js';
+import type { ExtensionJobs } from './extend/jobs.js';
+import { createExtensionRoutes } from './extend/routes.js';
 
 // The package's entry (@roost/server): Roost with its HTTP app, and the services without it,
 // with the types of their operations (docs/embedding.md).
@@ -20,6 +23,16 @@ export { openServices, type RoostOverrides, type Services } from './services.js'
 export { defineConfig, parseConfig, type Config, type ConfigInput } from './core/config.js';
 export { isRoostError, RoostError } from './core/errors.js';
 export { defineExtension, type ExtensionApi, type RoostExtension } from './extend/extension.js';
+export type {
+  ExtensionRoutes,
+  RouteAuth,
+  RouteCaller,
+  RouteContext,
+  RouteHandler,
+  RouteOptions,
+} from './extend/routes.js';
+export type { JsonSchema, RouteSchema, StandardSchema } from './extend/route-input.js';
+export type { BoundTo, ServicesAs } from './extend/services-as.js';
 export type {
   AfterContext,
   AfterHookPoint,
@@ -126,19 +139,6 @@ export interface Roost extends Services {
  */
 export async function createRoost(config: Config, overrides: RoostOverrides = {}): Promise<Roost> {
   const services = await openServices(config, overrides);
-  // The extensions run before anything listens or works (docs/hooks.md); one that cannot stops the start.
-  try {
-    const extensions = await loadExtensions(config, {
-      cwd: process.cwd(),
-      program: overrides.extensions,
-      typecheck: config.hooks.typecheck,
-      warn: (message) => services.log.warn(message),
-    });
-    await runExtensions(extensions, (source) => ({ hooks: services.hooks.api(source), routes: {}, jobs: {} }));
-  } catch (err) {
-    await services.close();
-    throw err;
-  }
   const httpServices = {
     users: services.users,
     events: services.events,
@@ -181,6 +181,13 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
         Promise.all(services.kinds.flatMap((kind) => (kind.dashboard ? [kind.dashboard(services, caller)] : []))),
     },
   };
+  try {
+    await startExtensions(config, services, http, overrides.extensions ?? []);
+  } catch (err) {
+    await http.close();
+    await services.close();
+    throw err;
+  }
   await http.register(registerPageAssets);
   await http.register(registerClientBundle);
   await http.register(registerPages, pageDeps);
@@ -202,6 +209,44 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
       await services.close();
     },
   };
+}
+
+/**
+ * Each extension awaited with the extension API (extend/extension.ts), in the given order, then
+ * the routes they declared added to the app (extend/routes.ts): all before Roost listens.
+ */
+/**
+ * The extensions (docs/hooks.md), run before anything listens or works: those of `hooks/`, of
+ * `extend` and the program's (extend/load.ts), each with its API (extend/extension.ts): its
+ * hooks named after its source, the routes it declares registered on the HTTP app after them.
+ */
+async function startExtensions(
+  config: Config,
+  services: Services,
+  http: FastifyInstance,
+  program: readonly RoostExtension[],
+): Promise<void> {
+  const jobs: ExtensionJobs = {};
+  const routes = createExtensionRoutes({
+    users: services.users,
+    dataStores: services.dataStores,
+    fileStores: services.fileStores,
+    collections: services.collections,
+    mail: services.mailQueue,
+    corsOrigins: services.config.corsOrigins,
+    jobs,
+  });
+  const extensions = await loadExtensions(config, {
+    cwd: process.cwd(),
+    program,
+    typecheck: config.hooks.typecheck,
+    warn: (message) => services.log.warn(message),
+  });
+  await runExtensions(
+    extensions,
+    (source): ExtensionApi => ({ hooks: services.hooks.api(source), routes: routes.api, jobs }),
+  );
+  routes.register(http);
 }
 
 /** What `/ready` checks (http/routes/health-routes.ts): the database, its migrations, each kind's `ready`. */

@@ -22,6 +22,7 @@ import { SERVICE_KINDS, type RoostServiceKind } from './service-kinds.js';
 import type { PermissionStore } from './core/permissions.js';
 import { createPermissionStore } from './storage/permission-store.js';
 import type { Database } from './storage/schema.js';
+import type { RoostExtension } from './extend/extension.js';
 import { createSettingsStore } from './storage/settings-store.js';
 import { createWebhookStore } from './storage/webhook-store.js';
 import { createUserService, programCaller, type UserService } from './users/index.js';
@@ -30,7 +31,6 @@ import { createFileStores, type FileStores } from './filestore/index.js';
 import { createCollections, type Collections } from './collections/index.js';
 import { createRealtimeHub, type RealtimeHub } from './realtime/hub.js';
 import { createWebhooks, type Webhooks } from './realtime/webhooks.js';
-import type { RoostExtension } from './extend/extension.js';
 import { createHookRegistry, type HookRegistry } from './extend/hooks.js';
 import type { HookServices } from './extend/hook-services.js';
 
@@ -45,6 +45,8 @@ export interface RoostOverrides {
   mailer?: Mailer;
   /** Service kinds besides the built-in ones (service-kinds.ts), each from its descriptor alone. */
   kinds?: readonly RoostServiceKind[];
+  /** Where Roost logs (default: pino at `logLevel`, to standard output): an embedding program's own logger. */
+  log?: FastifyBaseLogger;
   /**
    * The program's own extensions (docs/hooks.md), run by `createRoost` (roost.ts) after those of
    * `hooks/` and the configuration; `openServices` alone runs none.
@@ -106,7 +108,7 @@ export interface Services extends KindContext {
 
 /** Storage, migrated, and the domain services on it: what the CLI needs, without HTTP. */
 export async function openServices(config: Config, overrides: RoostOverrides = {}): Promise<Services> {
-  const log = pino({ level: config.logLevel });
+  const log = overrides.log ?? pino({ level: config.logLevel });
   const { db, dialect } = await connectDatabase(config);
   const kinds = [...SERVICE_KINDS, ...(overrides.kinds ?? [])];
   const allMigrations = Object.assign({}, migrations, ...kinds.map((kind) => kind.migrations));

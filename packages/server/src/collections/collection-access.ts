@@ -4,7 +4,7 @@ import type { Principal } from '../core/permissions.js';
 import type { Dialect } from '../storage/database.js';
 import type { RuleOperation } from './collection-rules.js';
 import type { CollectionState } from './collection-state.js';
-import { filterSql, type QueryContext } from './query/index.js';
+import { constantAnswer, filterSql, type QueryContext } from './query/index.js';
 
 /**
  * What a collection's rule lets a caller do (collection-rules.ts): nothing, everything, or what a
@@ -19,13 +19,16 @@ export type Access =
 const DENIED: Access = Object.freeze({ allowed: false });
 const EVERYTHING: Access = Object.freeze({ allowed: true, where: null });
 
-/** Makes a rule's condition: the filter language compiled for this caller and this write's body. */
+/**
+ * Makes a rule's condition: the filter language compiled for this caller and this write's body;
+ * null when the rule holds whatever the record (it reads none, and is true for this caller).
+ */
 export type RuleCompiler = (
   state: CollectionState,
   operation: RuleOperation,
   context: { principal: Principal; body: Record<string, unknown> | null },
   dialect: Dialect,
-) => RawBuilder<SqlBool>;
+) => RawBuilder<SqlBool> | null;
 
 export function accessFor(
   state: CollectionState,
@@ -40,7 +43,8 @@ export function accessFor(
   // Administrators pass every other rule: the backend's permission, decided by core/grants.ts.
   if (administers(principal)) return EVERYTHING;
   if (rule === null) return DENIED;
-  return { allowed: true, where: compile(state, operation, { principal, body }, dialect) };
+  const where = compile(state, operation, { principal, body }, dialect);
+  return where ? { allowed: true, where } : EVERYTHING;
 }
 
 /** The context a rule or filter runs in: the caller, the write's body, the time (query/ `QueryContext`). */
@@ -58,22 +62,28 @@ export function queryContext(principal: Principal, body: Record<string, unknown>
  * principal; a rule that reads the time (any `@` but `@request`, as realtime/families/
  * record-family.ts tells it) is compiled on every call. A page asked its list rule and its
  * expansions' view rules anew each time: about a tenth of a filtered page's CPU time
- * (bench/RESULTS.md, sixteenth session).
+ * (bench/RESULTS.md, sixteenth session). A rule that reads no field of the record
+ * (`@request.auth.id != null`) and holds for the caller is no condition at all: its queries go
+ * without it, and its gets and expansions read through the record cache (records-repo.ts). One
+ * that does not hold stays SQL (a false condition), so a list still answers an empty page.
  */
 export function ruleCompiler(now: () => number): RuleCompiler {
-  const kept = new WeakMap<CollectionState, Map<RuleOperation, WeakMap<Principal, RawBuilder<SqlBool>>>>();
+  const kept = new WeakMap<CollectionState, Map<RuleOperation, WeakMap<Principal, RawBuilder<SqlBool> | null>>>();
   return (state, operation, context, dialect) => {
     const checked = state.ruleFilters[operation];
     if (!checked) throw new Error(`no checked rule for ${state.name} ${operation}`);
-    const compile = () =>
-      filterSql(checked, { dialect, alias: 'r', context: queryContext(context.principal, context.body, now()) });
+    const compile = () => {
+      const queryOf = queryContext(context.principal, context.body, now());
+      if (constantAnswer(checked, queryOf) === true) return null;
+      return filterSql(checked, { dialect, alias: 'r', context: queryOf });
+    };
     if (context.body !== null || /@(?!request\b)/.test(state.rules[operation] ?? '')) return compile();
-    const operations = kept.get(state) ?? new Map<RuleOperation, WeakMap<Principal, RawBuilder<SqlBool>>>();
+    const operations = kept.get(state) ?? new Map<RuleOperation, WeakMap<Principal, RawBuilder<SqlBool> | null>>();
     if (!kept.has(state)) kept.set(state, operations);
-    const byPrincipal = operations.get(operation) ?? new WeakMap<Principal, RawBuilder<SqlBool>>();
+    const byPrincipal = operations.get(operation) ?? new WeakMap<Principal, RawBuilder<SqlBool> | null>();
     if (!operations.has(operation)) operations.set(operation, byPrincipal);
     const known = byPrincipal.get(context.principal);
-    if (known) return known;
+    if (known !== undefined) return known;
     const where = compile();
     byPrincipal.set(context.principal, where);
     return where;

@@ -26,3 +26,4 @@ export { type CheckedFilter, compileMatcher, parseFilter, prepareFilter, type St
 export { batchInput, definitionInput, recordQueryInput, recordReadInput } from './collections-inputs.js';
 export { makeRecordTables } from './records-repo.js';
 export { defineCollection, type CollectionDeclaration } from './define-collection.js';
+export { ajvFieldProblems } from './record-validator.js';

@@ -89,13 +89,18 @@ export async function listRecords(
   const sort = parseSort(query.sort, state.fields);
   const where = [...matching];
   if (query.cursor !== undefined) where.push(afterCursorSql(sort, query.cursor, dialect, 'r'));
-  const rows = await repo.list(state.name, { where, order: [sortSql(sort, dialect, 'r')], limit: perPage + 1 });
+  const { records: rows, total } = await repo.list(state.name, {
+    where,
+    order: [sortSql(sort, dialect, 'r')],
+    limit: perPage + 1,
+    countOf: query.total ? matching : undefined,
+  });
   const items = rows.slice(0, perPage);
   const last = items.at(-1);
   const page: RecordPage = {
     items: items.map(recordView),
     next: rows.length > perPage && last ? cursorOf(sort, last) : null,
   };
-  if (query.total) page.total = await repo.countWhere(state.name, matching);
+  if (total !== null) page.total = total;
   return page;
 }

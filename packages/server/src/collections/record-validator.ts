@@ -61,6 +61,22 @@ function reasonOf(error: ErrorObject): [path: string, reason: string] {
   }
 }
 
+/**
+ * Ajv's errors as Roost's field problems, one per field (the first wins), a problem of the whole
+ * value at `root`: the records' check here, and the routes of an extension (extend/route-input.ts).
+ */
+export function ajvFieldProblems(errors: readonly ErrorObject[], root = 'body'): FieldProblem[] {
+  const seen = new Set<string>();
+  const fields: FieldProblem[] = [];
+  for (const error of errors) {
+    const [path, reason] = reasonOf(error);
+    const field = path || root;
+    if (!seen.has(field)) fields.push([field, reason]);
+    seen.add(field);
+  }
+  return fields;
+}
+
 /** Drops `null` members, at any depth of objects: null means absent, as in every Roost input. */
 function withoutNullMembers(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
@@ -100,17 +116,7 @@ export function recordCheck(ajv: Ajv2020, schema: CollectionSchema): (input: unk
     const data = withoutNullMembers(input) as Record<string, unknown>;
     const unicode = badText(data, '');
     if (unicode !== null) throw commonErrors.validation_failure({ fields: [[unicode, 'not valid Unicode text']] });
-    if (!validate(data)) {
-      const seen = new Set<string>();
-      const fields: FieldProblem[] = [];
-      for (const error of validate.errors ?? []) {
-        const [path, reason] = reasonOf(error);
-        const field = path || 'body';
-        if (!seen.has(field)) fields.push([field, reason]);
-        seen.add(field);
-      }
-      throw commonErrors.validation_failure({ fields });
-    }
+    if (!validate(data)) throw commonErrors.validation_failure({ fields: ajvFieldProblems(validate.errors ?? []) });
     const json = JSON.stringify(data);
     // UTF-8 takes at most 3 bytes per UTF-16 unit: only a long text needs counting.
     if (json.length * 3 > MAX_RECORD_BYTES && Buffer.byteLength(json) > MAX_RECORD_BYTES)

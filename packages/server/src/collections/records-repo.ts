@@ -58,10 +58,20 @@ const parsed = (row: RecordRow): StoredRecord => ({
 const versionGuard = (collection: string, version: number) =>
   sql<SqlBool>`(SELECT v.version FROM collections AS v WHERE v.name = ${collection}) = ${version}`;
 
+/** The column of a page's row that holds its total (`list`'s `countOf`): no record column is named so. */
+const TOTAL = 'roost_total';
+
 /** Ids in lists short enough for one statement's parameters on both databases. */
 function* chunks(ids: readonly string[], size = 500): Generator<string[]> {
   const unique = [...new Set(ids)];
   for (let i = 0; i < unique.length; i += size) yield unique.slice(i, i + size);
+}
+
+/** Puts the record `cache` keeps of this id into `out`; whether there was one. */
+function keptRecord(cache: RecordCache, collection: string, id: string, out: StoredRecord[]): boolean {
+  const hit = cache.get(recordKey(collection, id));
+  if (hit) out.push(hit.record);
+  return hit !== undefined;
 }
 
 /** Is this the database's refusal of a second equal value in a unique index? */
@@ -120,11 +130,19 @@ export interface RecordsRepo {
   /** Removes the record if it passes `where`; whether it did. */
   remove(collection: string, id: string, where?: RawBuilder<SqlBool>): Promise<boolean>;
   count(collection: string): Promise<number>;
-  /** A page: the records passing every condition, in `order`, at most `limit`. */
+  /**
+   * A page: the records passing every condition, in `order`, at most `limit`; with `countOf`, also
+   * how many records pass those conditions (a page's total), in the same statement.
+   */
   list(
     collection: string,
-    query: { where: readonly RawBuilder<SqlBool>[]; order: readonly RawBuilder<unknown>[]; limit: number },
-  ): Promise<StoredRecord[]>;
+    query: {
+      where: readonly RawBuilder<SqlBool>[];
+      order: readonly RawBuilder<unknown>[];
+      limit: number;
+      countOf?: readonly RawBuilder<SqlBool>[] | undefined;
+    },
+  ): Promise<{ records: StoredRecord[]; total: number | null }>;
   /** How many records pass every condition. */
   countWhere(collection: string, where: readonly RawBuilder<SqlBool>[]): Promise<number>;
   /** Records in id order after `after` (all of them, whatever the rules: for migrations). */
@@ -152,7 +170,18 @@ function makeRepo(db: RecordDb, dialect: Dialect, cache: RecordCache | null, tou
   const json = (data: Record<string, unknown>) => JSON.stringify(data);
   const table = (collection: string) => sql.table(recordTable(collection));
   const alias = (collection: string) => `${recordTable(collection)} as r` as const;
+  const countSelect = (collection: string, where: readonly RawBuilder<SqlBool>[]) => {
+    let select = db.selectFrom(alias(collection)).select((eb) => eb.fn.countAll<number>().as('n'));
+    for (const condition of where) select = select.where(condition);
+    return select;
+  };
   const byIds = new Map<string, CompiledQuery>();
+  /**
+   * `r.id` among `ids`: on PostgreSQL one array parameter, so that the statement has one text
+   * whatever the number of ids (a named statement each: storage/database.ts `namedStatement`).
+   */
+  const idIn = (ids: readonly string[]) =>
+    dialect === 'postgres' ? sql<SqlBool>`r.id = any(${ids})` : sql<SqlBool>`r.id in (${sql.join(ids)})`;
   const creates = new Map<string, CompiledQuery>();
   /**
    * A create: the record as a row of its own under `r`, so that a create rule reads it as it reads
@@ -272,10 +301,20 @@ function makeRepo(db: RecordDb, dialect: Dialect, cache: RecordCache | null, tou
     },
     async getMany(collection, ids, where) {
       const out: StoredRecord[] = [];
-      for (const chunk of chunks(ids)) {
-        let query = db.selectFrom(alias(collection)).selectAll().where('r.id', 'in', chunk);
+      // Without a rule's condition, as a get: the records kept in memory, and a statement for the others only
+      // (an expansion names the same few records page after page: bench/RESULTS.md, "against Parse Server").
+      const readCache = where || touched ? null : cache;
+      const missing = readCache ? [...new Set(ids)].filter((id) => !keptRecord(readCache, collection, id, out)) : ids;
+      const started = readCache?.generation ?? 0;
+      for (const chunk of chunks(missing)) {
+        let query = db.selectFrom(alias(collection)).selectAll().where(idIn(chunk));
         if (where) query = query.where(where);
-        for (const row of await query.execute()) out.push(parsed(row as RecordRow));
+        for (const row of await run(query.compile())) {
+          const record = parsed(row);
+          out.push(record);
+          if (readCache && typeof row.data === 'string')
+            readCache.keep(recordKey(collection, row.id), { record, length: row.data.length }, started);
+        }
       }
       return out;
     },
@@ -314,14 +353,25 @@ function makeRepo(db: RecordDb, dialect: Dialect, cache: RecordCache | null, tou
     },
     async list(collection, query) {
       let select = db.selectFrom(alias(collection)).selectAll();
+      // The total as a subquery of the page's statement (its own `r`, so the same conditions apply to it): one
+      // statement and, on PostgreSQL, one round trip fewer than a count of its own; both databases run it once,
+      // by the index a count alone would read (bench/RESULTS.md, "against Parse Server").
+      const { countOf } = query;
+      if (countOf) select = select.select(sql<number>`(${countSelect(collection, countOf)})`.as(TOTAL));
       for (const condition of query.where) select = select.where(condition);
-      const rows = await select.orderBy(sql.join(query.order)).limit(query.limit).execute();
-      return rows.map((row) => parsed(row as RecordRow));
+      // `run`: at once on SQLite when the connection is free, a named statement on PostgreSQL (storage/database.ts).
+      const rows = await run(select.orderBy(sql.join(query.order)).limit(query.limit).compile());
+      const first = rows[0] as (RecordRow & { [TOTAL]?: unknown }) | undefined;
+      // An empty page has no row to carry the total (a cursor past the end): counted alone.
+      const total = !countOf
+        ? null
+        : first
+          ? Number(first[TOTAL])
+          : Number((await countSelect(collection, countOf).executeTakeFirstOrThrow()).n);
+      return { records: rows.map(parsed), total };
     },
     async countWhere(collection, where) {
-      let select = db.selectFrom(alias(collection)).select((eb) => eb.fn.countAll<number>().as('n'));
-      for (const condition of where) select = select.where(condition);
-      return Number((await select.executeTakeFirstOrThrow()).n);
+      return Number((await countSelect(collection, where).executeTakeFirstOrThrow()).n);
     },
     async page(collection, after, limit) {
       let query = db.selectFrom(alias(collection)).selectAll().orderBy('r.id').limit(limit);

@@ -76,7 +76,9 @@ export function failureOf(error: FastifyError | Error, request: FastifyRequest):
     else request.log.info({ code: error.code }, error.message);
   } else if (failure.status >= 500) {
     // A streamed answer whose client hung up before the first byte: nobody to tell, nothing broken.
-    if (request.raw.destroyed) request.log.info({ err: error }, 'the client went away');
+    // The socket says so; the request stream does not (it is destroyed too once a body is read,
+    // which made every failing POST with a body look like a client gone).
+    if (request.raw.socket?.destroyed) request.log.info({ err: error }, 'the client went away');
     else request.log.error({ err: error }, 'unhandled error');
   } else if (failure.frameworkCode && FASTIFY_ERRORS[failure.frameworkCode]) {
     request.log.info({ code: failure.code, fastifyCode: failure.frameworkCode }, failure.message);

@@ -139,14 +139,19 @@ export async function executeNow<R>(db: Kysely<Database>, query: CompiledQuery<R
 
 /** The pool under each PostgreSQL database `openDatabase` opened, and its writes of one row. */
 const pools = new WeakMap<Kysely<Database>, { pool: pg.Pool; rowWrites: RowWrites<pg.QueryConfig, pg.QueryResult> }>();
-/** A name per statement text: a named statement is parsed and planned once per connection. */
+/**
+ * A name per statement text: a named statement is parsed and planned once per connection. At most
+ * NAMED_STATEMENTS texts get one, each kept by every pooled connection for its life: a
+ * collection's pages have a text per shape of their filter, which callers choose
+ * (collections/records-repo.ts), so later texts run unnamed, as Kysely runs every query.
+ */
 const statementNames = new Map<string, string>();
+const NAMED_STATEMENTS = 1000;
 
 /**
  * On PostgreSQL (outside a transaction), run a compiled query as a named statement: the
  * server parses and plans it once per pooled connection instead of on every call, as Kysely's
- * unnamed queries make it do. The compiled hot queries have a bounded set of texts
- * (datastore-repo.ts, datastore/page-repo.ts, the users' repository); null elsewhere.
+ * unnamed queries make it do (`namedStatement` bounds how many); null elsewhere.
  */
 function executePrepared<R>(db: Kysely<Database>, query: CompiledQuery<R>): Promise<QueryResult<R>> | null {
   const pool = db.isTransaction ? undefined : pools.get(db)?.pool;
@@ -157,6 +162,7 @@ function executePrepared<R>(db: Kysely<Database>, query: CompiledQuery<R>): Prom
 function namedStatement(query: CompiledQuery): pg.QueryConfig {
   let name = statementNames.get(query.sql);
   if (!name) {
+    if (statementNames.size >= NAMED_STATEMENTS) return { text: query.sql, values: query.parameters as unknown[] };
     name = `roost_${statementNames.size + 1}`;
     statementNames.set(query.sql, name);
   }

@@ -156,6 +156,15 @@ describe('collections: relations, files, expand and fields over HTTP', () => {
         expand: { author: { name: 'Ada', expand: { org: { name: 'Open Org' } } } },
       },
     ]);
+    // Expanded records are read through the record cache on SQLite (records-repo.ts `getMany`): a change shows at once.
+    const renamed = await s.request(
+      `${records('authors')}/${ada.body.id}`,
+      { name: 'Ada L.' },
+      { token, method: 'PATCH' },
+    );
+    assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
+    assert.equal((await get(url, token)).body.expand.author.name, 'Ada L.');
+    assert.equal((await get(`${records('posts')}?${query}`, token)).body.items[0].expand.author.name, 'Ada L.');
     const star = await get(`${records('posts')}/${post.body.id}?fields=${encodeURIComponent('*,meta.reviewer')}`);
     assert.deepEqual(Object.keys(star.body).sort(), [
       'author',

@@ -40,13 +40,18 @@ const memos = {
   schema: { type: 'object', properties: { text: { type: 'string' }, due: { type: 'string' } } },
   rules: { list: '@request.auth.groups ?= "team"', view: '@request.auth.groups ?= "team"', create: '' },
 };
+/** A rule that reads no record (collection-access.ts): decided once per caller, no condition in the query. */
+const members = {
+  schema: { type: 'object', properties: { text: { type: 'string' } } },
+  rules: { list: '@request.auth.id != null', view: '@request.auth.id != null', create: '', update: '' },
+};
 const soon = {
   schema: memos.schema,
   rules: { list: 'due >= @now', view: 'due >= @now', create: '' },
 };
 
 describe('collections: rules and queries over HTTP', () => {
-  const s = useServer({ collections: { tasks, notes, memos, soon } });
+  const s = useServer({ collections: { tasks, notes, memos, soon, members } });
   const path = '/api/collections/tasks/records';
   const get = (url: string, token?: string) =>
     s.request(url, undefined, { method: 'GET', ...(token ? { token } : {}) });
@@ -86,6 +91,24 @@ describe('collections: rules and queries over HTTP', () => {
     assert.equal((await get(`/api/collections/notes/records/${made.body.id}`)).status, 404);
     const admin = await s.adminToken();
     assert.equal((await get('/api/collections/notes/records?filter=owner%20%3D%20null&total=1', admin)).body.total, 1);
+  });
+
+  test('a rule of the caller alone: all for whom it holds, nothing for others, writes seen at once', async () => {
+    const at = '/api/collections/members/records';
+    const fay = await s.createUser('fay');
+    const made = await s.request(at, { text: 'for members' }, { token: fay });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const anonymous = await get(`${at}?total=true`);
+    assert.deepEqual([anonymous.status, anonymous.body.items, anonymous.body.total], [200, [], 0]);
+    assert.equal((await get(`${at}/${made.body.id}`)).status, 404);
+    const page = await get(`${at}?total=true`, fay);
+    assert.deepEqual([page.body.total, page.body.items[0]?.text], [1, 'for members']);
+    // Read twice (the second from the record cache on SQLite), then changed: the next read has the change.
+    for (const text of ['for members', 'for members'])
+      assert.equal((await get(`${at}/${made.body.id}`, fay)).body.text, text);
+    const changed = await s.request(`${at}/${made.body.id}`, { text: 'changed' }, { token: fay, method: 'PATCH' });
+    assert.equal(changed.status, 200, JSON.stringify(changed.body));
+    assert.equal((await get(`${at}/${made.body.id}`, fay)).body.text, 'changed');
   });
 
   test('create, update and delete rules: the body, the owner, the record', async () => {

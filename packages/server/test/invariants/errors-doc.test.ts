@@ -11,6 +11,7 @@ import { realtimeErrors } from '../../src/realtime/realtime-errors.js';
 import { collectionErrors } from '../../src/collections/collections-errors.js';
 import { queryErrors } from '../../src/collections/query/query-errors.js';
 import { hookErrors } from '../../src/extend/hooks.js';
+import { routeErrors } from '../../src/extend/routes.js';
 
 /** docs/errors.md lists every error code the server can answer, and no code it cannot. */
 const doc = readFileSync(new URL('../../../../docs/errors.md', import.meta.url), 'utf8');
@@ -28,6 +29,7 @@ test('every registered error code is documented', () => {
     ...Object.keys(queryErrors.codes),
     ...Object.keys(hookErrors.codes),
     'refused',
+    ...Object.keys(routeErrors.codes),
   ];
   assert.deepEqual(
     codes.filter((c) => !documented.has(c)),

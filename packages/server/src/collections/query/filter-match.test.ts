@@ -1,7 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { authors, posts, resolve } from '../../../test/collections/collections-fixture.js';
-import { compareRecords, cursorOf, matchesFilter, parseSort, prepareFilter, type QueryContext } from './index.js';
+import {
+  compareRecords,
+  constantAnswer,
+  cursorOf,
+  matchesFilter,
+  parseSort,
+  prepareFilter,
+  type QueryContext,
+} from './index.js';
 import { compareCodePoints, type StoredRecord } from './query-values.js';
 import { afterCursorSql } from './cursor.js';
 
@@ -130,6 +138,16 @@ test('the semantics table of docs/collection-queries.md', () => {
     ['null = null && null != 1', 'abcd'],
   ];
   for (const [text, expected, ctx] of table) assert.equal(matching(text, ctx), expected, text);
+});
+
+test('a filter of constants is decided for its caller; one that reads the record is not', () => {
+  const signedIn = prepareFilter('@request.auth.id != null', posts, resolve);
+  assert.equal(constantAnswer(signedIn, context), true);
+  assert.equal(constantAnswer(signedIn, guest), false);
+  const team = prepareFilter('@request.auth.groups ?= "x" || @request.auth.id = "u2"', posts, resolve);
+  assert.equal(constantAnswer(team, context), true);
+  assert.equal(constantAnswer(prepareFilter('owner = @request.auth.id', posts, resolve), context), null);
+  assert.equal(constantAnswer(prepareFilter('@request.auth.id != null && n > 1', posts, resolve), context), null);
 });
 
 test('text orders by code point, not by UTF-16 unit', () => {

@@ -60,6 +60,25 @@ export function compileMatcher(checked: CheckedFilter, context: QueryContext, lo
 }
 
 /**
+ * The answer of a filter that reads no record (its comparisons are of constants alone, such as
+ * `@request.auth.id != null`) for `context`; null when it reads one. Such a rule is decided once
+ * for a caller instead of being a condition of every query (collection-access.ts).
+ * @example constantAnswer(prepareFilter('@request.auth.id != null', posts, resolve), context) // true when signed in
+ */
+export function constantAnswer(checked: CheckedFilter, context: QueryContext): boolean | null {
+  if (readsRecord(checked.root)) return null;
+  return compileMatcher(checked, context, () => undefined)(NO_RECORD);
+}
+
+function readsRecord(node: CheckedNode): boolean {
+  if (node.type !== 'compare') return readsRecord(node.left) || readsRecord(node.right);
+  return node.left.type === 'field' || node.right.type === 'field';
+}
+
+/** What a filter of constants is tested on: it reads nothing of it. */
+const NO_RECORD: StoredRecord = Object.freeze({ id: '', owner: null, created: '', updated: '', data: {} });
+
+/**
  * Whether `record` matches `checked` (compiles the filter each call: use compileMatcher for many).
  * @example matchesFilter(checked, record, { auth: null, body: null, now: new Date() }, () => undefined)
  */

@@ -15,7 +15,7 @@ export type { CheckedFilter, ResolveCollection } from './filter-check.js';
 /** @public */
 export { checkFilter } from './filter-check.js';
 export { filterSql } from './filter-sql.js';
-export { compileMatcher, matchesFilter } from './filter-match.js';
+export { compileMatcher, constantAnswer, matchesFilter } from './filter-match.js';
 /** @public The types of the API's parameters, for its callers. */
 export type { FilterSqlOptions } from './filter-sql.js';
 /** @public */
