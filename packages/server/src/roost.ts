@@ -43,7 +43,6 @@ export type {
   HookRunner,
 } from './core/hooks.js';
 export type { AfterHook, BeforeHook, ExtensionHooks, HookFilter, HookOptions } from './extend/hooks.js';
-export type { HookServices } from './extend/hook-services.js';
 export { refuse } from './extend/refuse.js';
 export { ANONYMOUS, type Principal } from './core/permissions.js';
 export {

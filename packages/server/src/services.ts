@@ -32,7 +32,7 @@ import { createCollections, type Collections } from './collections/index.js';
 import { createRealtimeHub, type RealtimeHub } from './realtime/hub.js';
 import { createWebhooks, type Webhooks } from './realtime/webhooks.js';
 import { createHookRegistry, type HookRegistry } from './extend/hooks.js';
-import type { HookServices } from './extend/hook-services.js';
+import type { ServicesAsDeps } from './extend/services-as.js';
 
 /**
  * Storage and the domain services on it, without HTTP: what the CLI opens (cli/cli.ts), and what
@@ -144,7 +144,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   const mailer = overrides.mailer ?? createMailer(config, settings);
   const webhookStore = createWebhookStore(db, clock, changes);
   // The hooks are registered once the services exist (extend/load.ts); they ask them through this.
-  let hookServices: HookServices | null = null;
+  let hookServices: ServicesAsDeps | null = null;
   const hooks = createHookRegistry({
     clock,
     timeoutMs: config.hooks.timeoutSeconds * 1000,
@@ -154,7 +154,6 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
       if (!hookServices) throw new Error('a hook ran before the services were made');
       return hookServices;
     },
-    system: (hook) => programCaller(`hook:${hook}`).principal,
     onFailure: (err, hook, point) => log.error({ err, hook, point }, `hook ${hook} failed`),
   });
   // The kinds of job (core/jobs.ts): a new kind is its module and one line here.
@@ -247,7 +246,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     events,
     hooks,
   };
-  hookServices = { collections, dataStores, fileStores, users, mail: mailQueue, jobs };
+  hookServices = { collections, dataStores, fileStores, users, mail: mailQueue };
   // The hub and the webhooks are built here, not by the HTTP app, so that an embedding program
   // gets them too (issue 38, item 5); both know events only through the kinds' families.
   const families = kinds.flatMap((kind) => kind.events?.(ctx) ?? []);

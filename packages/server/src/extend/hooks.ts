@@ -17,7 +17,7 @@ import { defineJob, doubling, JobFailure, jobType, type JobKind } from '../core/
 import type { Principal } from '../core/permissions.js';
 import { createJobStore } from '../storage/job-store.js';
 import type { Database } from '../storage/schema.js';
-import type { HookServices } from './hook-services.js';
+import { servicesAs, SYSTEM_CALLER, type ServicesAs, type ServicesAsDeps } from './services-as.js';
 
 /**
  * The hooks registry (issue 40, docs/hooks.md): what `roost.hooks.before/after` register, and the
@@ -50,10 +50,10 @@ export interface HookOptions {
 interface HookExtras {
   /** The hook's name. */
   readonly hook: string;
-  /** The services; ask them as `caller` (the write's caller), or as `system` when the hook must see everything. */
-  readonly services: HookServices;
-  /** A program caller that administers, named after the hook (users/ `programCaller`). */
-  readonly system: Principal;
+  /** The services as the write's caller sees them (extend/services-as.ts, as a route's handler gets them). */
+  readonly services: ServicesAs;
+  /** The services as the system: a program that administers, for what the hook itself vouches for. */
+  asSystem(): ServicesAs;
 }
 
 /** A before-hook: changes `input` in place and returns nothing, or returns the input to write instead. */
@@ -110,8 +110,8 @@ export interface HookRegistryDeps {
   /** After-hooks' tries in all, and the wait before the second (doubling after). */
   maxAttempts: number;
   retryMs: number;
-  services: () => HookServices;
-  system: (hook: string) => Principal;
+  /** The services a hook's view is made of (extend/services-as.ts). */
+  services: () => ServicesAsDeps;
   /** A failure that is not the caller's (a throw, a time limit), with the hook's name (the log). */
   onFailure: (err: unknown, hook: string, point: string) => void;
 }
@@ -187,7 +187,12 @@ export function createHookRegistry(deps: HookRegistryDeps): HookRegistry {
     table.set(point, list);
   }
 
-  const extras = (hook: Hook) => ({ hook: hook.name, services: deps.services(), system: deps.system(hook.name) });
+  /** A hook's services: as the caller (a principal alone: no session, no address), or as the system. */
+  const extras = (hook: Hook, caller: Principal): HookExtras => ({
+    hook: hook.name,
+    services: servicesAs(deps.services(), { principal: caller, user: null, tokenHash: null }),
+    asSystem: () => servicesAs(deps.services(), SYSTEM_CALLER),
+  });
 
   /** Runs one hook within its time limit, counting the run; a throw that is no refusal names the hook. */
   async function run<T>(hook: Hook, work: () => T | Promise<T>): Promise<T> {
@@ -227,7 +232,7 @@ export function createHookRegistry(deps: HookRegistryDeps): HookRegistry {
       // Not registered in this process (a hook file removed or renamed): tried again, so that a
       // process that has it, or this one restarted with it, runs it.
       if (!hook) throw new JobFailure(`no after-hook named ${payload.hook} is registered in this process`);
-      const context = Object.assign({}, payload.context, extras(hook), { jobId: stored.id });
+      const context = Object.assign({}, payload.context, extras(hook, payload.context.caller), { jobId: stored.id });
       await run(hook, () => hook.fn(context as never));
       return undefined;
     },
@@ -242,7 +247,7 @@ export function createHookRegistry(deps: HookRegistryDeps): HookRegistry {
       for (const hook of before.get(point) ?? []) {
         if (!matches(hook.filter, current)) continue;
         // The context is handed as it is (a hook may change `input` in place), its extras beside.
-        const handed = Object.assign({}, current, extras(hook));
+        const handed = Object.assign({}, current, extras(hook, current.caller));
         const returned = await run(hook, () => hook.fn(handed as never));
         current =
           returned === undefined

@@ -6,4 +6,4 @@
 export { defineExtension, type ExtensionApi, type RoostExtension } from './extension.js';
 export { refuse, type Refusal } from './refuse.js';
 export type { AfterHook, BeforeHook, ExtensionHooks, HookFilter, HookOptions } from './hooks.js';
-export type { HookServices } from './hook-services.js';
+export type { ServicesAs } from './services-as.js';

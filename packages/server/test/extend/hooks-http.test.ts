@@ -340,12 +340,12 @@ describe('hooks on items and files over HTTP', () => {
 
 const limits = defineExtension((roost) => {
   // A hook asks the services as the caller (who may not list the limits) or, saying so, as the system.
-  roost.hooks.before('record.create', { collection: 'orders' }, async ({ input, caller, system, services }) => {
-    const asCaller = await services.collections.list(caller, 'limits', {}).then(
+  roost.hooks.before('record.create', { collection: 'orders' }, async ({ input, services, asSystem }) => {
+    const asCaller = await services.collections.list('limits', {}).then(
       () => 'listed',
       (err: { code?: string }) => err.code ?? 'failed',
     );
-    const limit = (await services.collections.list(system, 'limits', {})).items[0];
+    const limit = (await asSystem().collections.list('limits', {})).items[0];
     if (typeof input.amount === 'number' && input.amount > Number(limit?.max ?? 0))
       throw refuse({ code: 'over_limit', message: 'Over the limit.', fields: { amount: `at most ${limit?.max}` } });
     return { ...input, note: asCaller };
