@@ -86,6 +86,12 @@ export const testPasses = {
   // The roost command: its commands work on the configured database; it is child processes,
   // signals and standard streams.
   'packages/server/test/cli.test.ts': ['storage', 'runtime'],
+  // Hooks (issue 40): before-hooks before the write, after-hooks' jobs stored in its transaction.
+  'packages/server/test/extend/hooks-http.test.ts': ['storage'],
+  // `roost serve` with a hooks/ folder, killed by a signal: a child process, and its database.
+  'packages/server/test/extend/hooks-process.test.ts': ['storage', 'runtime'],
+  // `roost dev`: file watching and child processes (the runtime's), on SQLite alone.
+  'packages/server/test/extend/hooks-dev.test.ts': ['runtime'],
   // Its refusals (arguments, settings, a database or port it cannot use) end before any storage.
   'packages/server/test/cli-arguments.test.ts': [],
 

@@ -11,6 +11,7 @@ import type { AdminPages } from './admin/pages/admin-routes.js';
 import { outboxDir } from './mail/create-mailer.js';
 import { appliedMigrations } from './storage/migrations/index.js';
 import { openServices, type RoostOverrides, type Services } from './services.js';
+import { loadExtensions, runExtensions } from './extend/load.js';
 import { programCaller } from './users/index.js';
 import type { ExtensionApi, RoostExtension } from './extend/extension.js';
 import type { ExtensionJobs } from './extend/jobs.js';
@@ -32,7 +33,17 @@ export type {
 } from './extend/routes.js';
 export type { JsonSchema, RouteSchema, StandardSchema } from './extend/route-input.js';
 export type { BoundTo, ServicesAs } from './extend/services-as.js';
-export type { BeforeContext, HookPoint, HookPoints, HookRunner } from './core/hooks.js';
+export type {
+  AfterContext,
+  AfterHookPoint,
+  AfterHookPoints,
+  BeforeContext,
+  HookPoint,
+  HookPoints,
+  HookRunner,
+} from './core/hooks.js';
+export type { AfterHook, BeforeHook, ExtensionHooks, HookFilter, HookOptions } from './extend/hooks.js';
+export { refuse } from './extend/refuse.js';
 export { ANONYMOUS, type Principal } from './core/permissions.js';
 export {
   kindIn,
@@ -141,6 +152,7 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
     readiness: readinessOf(services),
     // /metrics is Roost's own reading (http/metrics.ts guards the route), as a program that administers.
     mailQueueCounts: () => services.mailQueue.counts(programCaller('metrics').principal),
+    hookStats: () => services.hooks.stats(),
   };
   const http = await buildHttp(httpServices, config, services.log);
   const webhooks = services.webhooks;
@@ -169,7 +181,7 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
     },
   };
   try {
-    await loadExtensions(services, http, overrides.extensions ?? []);
+    await startExtensions(config, services, http, overrides.extensions ?? []);
   } catch (err) {
     await http.close();
     await services.close();
@@ -202,10 +214,16 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
  * Each extension awaited with the extension API (extend/extension.ts), in the given order, then
  * the routes they declared added to the app (extend/routes.ts): all before Roost listens.
  */
-async function loadExtensions(
+/**
+ * The extensions (docs/hooks.md), run before anything listens or works: those of `hooks/`, of
+ * `extend` and the program's (extend/load.ts), each with its API (extend/extension.ts): its
+ * hooks named after its source, the routes it declares registered on the HTTP app after them.
+ */
+async function startExtensions(
+  config: Config,
   services: Services,
   http: FastifyInstance,
-  extensions: readonly RoostExtension[],
+  program: readonly RoostExtension[],
 ): Promise<void> {
   const jobs: ExtensionJobs = {};
   const routes = createExtensionRoutes({
@@ -217,8 +235,16 @@ async function loadExtensions(
     corsOrigins: services.config.corsOrigins,
     jobs,
   });
-  const api: ExtensionApi = { hooks: {}, routes: routes.api, jobs };
-  for (const extension of extensions) await extension(api);
+  const extensions = await loadExtensions(config, {
+    cwd: process.cwd(),
+    program,
+    typecheck: config.hooks.typecheck,
+    warn: (message) => services.log.warn(message),
+  });
+  await runExtensions(
+    extensions,
+    (source): ExtensionApi => ({ hooks: services.hooks.api(source), routes: routes.api, jobs }),
+  );
   routes.register(http);
 }
 

@@ -31,6 +31,8 @@ import { createFileStores, type FileStores } from './filestore/index.js';
 import { createCollections, type Collections } from './collections/index.js';
 import { createRealtimeHub, type RealtimeHub } from './realtime/hub.js';
 import { createWebhooks, type Webhooks } from './realtime/webhooks.js';
+import { createHookRegistry, type HookRegistry } from './extend/hooks.js';
+import type { ServicesAsDeps } from './extend/services-as.js';
 
 /**
  * Storage and the domain services on it, without HTTP: what the CLI opens (cli/cli.ts), and what
@@ -45,7 +47,10 @@ export interface RoostOverrides {
   kinds?: readonly RoostServiceKind[];
   /** Where Roost logs (default: pino at `logLevel`, to standard output): an embedding program's own logger. */
   log?: FastifyBaseLogger;
-  /** The team's own code (extend/extension.ts): each awaited with the extension API before the HTTP app is ready. */
+  /**
+   * The program's own extensions (docs/hooks.md), run by `createRoost` (roost.ts) after those of
+   * `hooks/` and the configuration; `openServices` alone runs none.
+   */
   extensions?: readonly RoostExtension[];
 }
 
@@ -79,6 +84,8 @@ export interface KindContext {
   blobs: BlobStores;
   /** Every committed change of the services, of this process and of the others (core/events.ts). */
   events: EventBus;
+  /** The team's hooks (extend/hooks.ts): empty until the extensions are loaded (extend/load.ts). */
+  hooks: HookRegistry;
 }
 
 export interface Services extends KindContext {
@@ -136,6 +143,19 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   const settings = createRuntimeSettings(config, createSettingsStore(db, clock, 1000, changes));
   const mailer = overrides.mailer ?? createMailer(config, settings);
   const webhookStore = createWebhookStore(db, clock, changes);
+  // The hooks are registered once the services exist (extend/load.ts); they ask them through this.
+  let hookServices: ServicesAsDeps | null = null;
+  const hooks = createHookRegistry({
+    clock,
+    timeoutMs: config.hooks.timeoutSeconds * 1000,
+    maxAttempts: config.hooks.maxAttempts,
+    retryMs: config.hooks.retrySeconds * 1000,
+    services: () => {
+      if (!hookServices) throw new Error('a hook ran before the services were made');
+      return hookServices;
+    },
+    onFailure: (err, hook, point) => log.error({ err, hook, point }, `hook ${hook} failed`),
+  });
   // The kinds of job (core/jobs.ts): a new kind is its module and one line here.
   const jobKinds = [
     mailDelivery(mailer, (err, mail, attempts) =>
@@ -150,6 +170,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
       },
       clock,
     ),
+    hooks.job,
   ];
   const jobs = createJobQueue(createJobStore(db), jobKinds, clock, (err) => log.error({ err }, 'job queue'));
   const mailQueue = createMailQueue(jobs, (err) => log.error({ err }, 'mail work after an answer failed'));
@@ -163,6 +184,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     config,
     changes,
     events,
+    hooks,
   });
   const dataStores = createDataStores({
     db,
@@ -173,9 +195,19 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     events,
     users: users.directory,
     changes,
+    hooks,
   });
   const blobs = openBlobStores(config);
-  const fileStores = createFileStores({ db, clock, permissionStore, config, blobs, events, users: users.directory });
+  const fileStores = createFileStores({
+    db,
+    clock,
+    permissionStore,
+    config,
+    blobs,
+    events,
+    users: users.directory,
+    hooks,
+  });
   const collections = createCollections({
     db: db as Kysely<unknown>,
     dialect,
@@ -186,6 +218,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
       users: users.directory,
       fileExists: async (store, path) => (await fileStores.get(store)?.holdsFile(path)) ?? false,
     },
+    hooks,
   });
   try {
     await collections.open();
@@ -211,7 +244,9 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     collections,
     blobs,
     events,
+    hooks,
   };
+  hookServices = { collections, dataStores, fileStores, users, mail: mailQueue };
   // The hub and the webhooks are built here, not by the HTTP app, so that an embedding program
   // gets them too (issue 38, item 5); both know events only through the kinds' families.
   const families = kinds.flatMap((kind) => kind.events?.(ctx) ?? []);

@@ -8,6 +8,7 @@ import { openServices } from '../services.js';
 import { SETUP_LINK_MINUTES } from '../admin/setup-links.js';
 import { belowOwasp, DuplicateUserError, programCaller } from '../users/index.js';
 import { backup, restore } from './backup.js';
+import { dev } from './dev.js';
 import { sweepBlobs } from './sweep.js';
 import { recordTypes } from './record-types.js';
 import { formatBytes, progressLine } from './progress.js';
@@ -18,6 +19,7 @@ const USAGE = `Usage: roost <command> [options]
 
 Commands:
   serve                       start the server (the default)
+  dev                         serve, and start again when a file of hooks/ or roost.config.* changes
   --version                   print the version
   migrate                     bring the database schema up to date
   user add --name N --email E --password P [--group G ...] [--realname R]
@@ -55,6 +57,8 @@ export async function main(argv: string[]): Promise<number> {
     switch (command) {
       case 'serve':
         return await serve();
+      case 'dev':
+        return await dev(process.cwd());
       case 'migrate':
         return await migrate();
       case 'user':

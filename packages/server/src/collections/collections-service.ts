@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../core/clock.js';
 import type { Config } from '../core/config.js';
 import type { EventBus } from '../core/events.js';
+import type { HookRunner } from '../core/hooks.js';
 import { isRoostError } from '../core/errors.js';
 import { backendGrants } from '../core/grants.js';
 import type { Principal } from '../core/permissions.js';
@@ -42,6 +43,8 @@ export interface CollectionsDeps {
   events: EventBus;
   /** The accounts and files that relation and file fields name (record-references.ts). */
   lookups: ReferenceLookups;
+  /** The team's hooks on records (record-hooks.ts, docs/hooks.md); none by default. */
+  hooks?: HookRunner;
 }
 
 /** A collection as administrators see it. */
@@ -106,6 +109,7 @@ export function createCollections(deps: CollectionsDeps) {
     exists: (name) => definitions.states.has(name),
     moved: (state) => definitions.moved(state),
     lookups: deps.lookups,
+    hooks: deps.hooks,
   });
   /**
    * What a read's `expand` and `fields` ask (record-expand.ts, record-selection.ts), checked

@@ -8,6 +8,8 @@ export {
 export type { Rules } from './collection-rules.js';
 export type { RecordPage } from './record-list.js';
 export { recordView, type RecordView } from './record-ops.js';
+// The records' hook points (declaration merging into core/hooks.ts), wherever the kind is imported.
+import './record-hooks.js';
 export {
   type CarriedRecord,
   fieldsRead,

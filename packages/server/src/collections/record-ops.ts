@@ -1,6 +1,7 @@
 import type { Clock } from '../core/clock.js';
 import { RoostError, commonErrors, isRoostError, type FieldProblem } from '../core/errors.js';
 import type { EventBus } from '../core/events.js';
+import { NO_HOOKS, type HookRunner } from '../core/hooks.js';
 import { newSortableId } from '../core/ids.js';
 import type { Principal } from '../core/permissions.js';
 import { refusal } from '../core/permissions.js';
@@ -50,6 +51,8 @@ export interface RecordOpsDeps {
   moved(state: CollectionState): Promise<boolean>;
   /** The accounts and files a record's references may name. */
   lookups: ReferenceLookups;
+  /** The team's hooks (record-hooks.ts, docs/hooks.md); none by default. */
+  hooks?: HookRunner;
 }
 
 /** What one write of a batch does. */
@@ -75,6 +78,7 @@ type Told = {
 
 export function recordOps(deps: RecordOpsDeps) {
   const { dialect, clock, events, compile } = deps;
+  const hooks = deps.hooks ?? NO_HOOKS;
   const now = () => new Date(clock.now()).toISOString();
 
   /** The caller's access for an operation; a refusal when it has none at all. */
@@ -129,7 +133,9 @@ export function recordOps(deps: RecordOpsDeps) {
           throw refusal(SIGNED_IN, principal);
         }
         told.push(recordEvent('record.created', state, record));
-        return recordView(record);
+        const view = recordView(record);
+        await afterHooks('record.create', repo, principal, collection, view);
+        return view;
       }
       case 'update':
       case 'replace': {
@@ -149,7 +155,9 @@ export function recordOps(deps: RecordOpsDeps) {
           throw collectionErrors.record_not_found({ fields: [['id', 'no such record']] });
         }
         told.push(recordEvent('record.updated', state, current));
-        return recordView({ ...current, data, updated });
+        const view = recordView({ ...current, data, updated });
+        await afterHooks('record.update', repo, principal, collection, view);
+        return view;
       }
       case 'delete': {
         const access = allowed(state, 'delete', principal, null);
@@ -157,8 +165,73 @@ export function recordOps(deps: RecordOpsDeps) {
         if (!current || !(await repo.remove(collection, op.id, access.where ?? undefined)))
           throw collectionErrors.record_not_found({ fields: [['id', 'no such record']] });
         told.push(recordEvent('record.deleted', state, current));
+        if (hooks.hasAfter('record.delete'))
+          await afterHooks('record.delete', repo, principal, collection, recordView(current));
         return null;
       }
+    }
+  }
+
+  /** Stores the after-hooks' jobs of a write in its transaction (`repo` on it: core/hooks.ts `after`). */
+  async function afterHooks(
+    point: 'record.create' | 'record.update' | 'record.delete',
+    repo: RecordsRepo,
+    caller: Principal,
+    collection: string,
+    record: RecordView,
+  ): Promise<void> {
+    if (hooks.hasAfter(point)) await hooks.after(point, { point, caller, collection, record }, repo.db);
+  }
+
+  /**
+   * The before-hooks of a write (docs/hooks.md), before its transaction: they may change its data
+   * or refuse it; the rule and the schema then check what they leave. A body that is no object
+   * reaches no hook: the schema check refuses it as it is.
+   */
+  async function hooked(principal: Principal, collection: string, op: RecordWrite): Promise<RecordWrite> {
+    switch (op.action) {
+      case 'create': {
+        const input = bodyOf(op.data);
+        if (!hooks.has('record.create') || !input) return op;
+        const ctx = await hooks.before('record.create', {
+          point: 'record.create',
+          caller: principal,
+          collection,
+          input,
+        });
+        return { action: 'create', data: ctx.input };
+      }
+      case 'update':
+      case 'replace': {
+        const input = bodyOf(op.data);
+        if (!hooks.has('record.update') || !input) return op;
+        const context = { point: 'record.update' as const, caller: principal, collection, id: op.id, input };
+        const ctx = await hooks.before('record.update', context);
+        return { action: op.action, id: op.id, data: ctx.input };
+      }
+      case 'delete': {
+        if (!hooks.has('record.delete')) return op;
+        const context = {
+          point: 'record.delete' as const,
+          caller: principal,
+          collection,
+          id: op.id,
+          input: { id: op.id },
+        };
+        await hooks.before('record.delete', context);
+        return op;
+      }
+    }
+  }
+
+  /** A batch's write, its refusal's fields named by its place (`operations.<i>.<field>`). */
+  async function placed<T>(i: number, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      if (!isRoostError(err)) throw err;
+      const fields = err.fields.map(([f, r]): FieldProblem => [`operations.${i}.${f}`, r]);
+      throw new RoostError(err.kind, err.code, err.message, { fields, body: err.body, cause: err });
     }
   }
 
@@ -183,13 +256,15 @@ export function recordOps(deps: RecordOpsDeps) {
 
   return {
     /** One write in its own transaction (a create's rule and a unique index answer inside it). */
-    async write(principal: Principal, collection: string, op: RecordWrite): Promise<RecordView | null> {
+    async write(principal: Principal, collection: string, sent: RecordWrite): Promise<RecordView | null> {
       deps.collection(collection);
+      const op = await hooked(principal, collection, sent);
       const told: Told[] = [];
       // A create is one statement (its rule inside it): no transaction of its own, so that on SQLite
-      // it commits with the other writes of its turn. A change reads the record first: a transaction.
+      // it commits with the other writes of its turn. A change reads the record first: a transaction;
+      // so does a create with after-hooks, whose jobs commit with it (core/hooks.ts `after`).
       const result = await checkedAgain(() =>
-        op.action === 'create'
+        op.action === 'create' && !hooks.hasAfter('record.create')
           ? write(deps.repo, principal, collection, op, told)
           : deps.repo.transaction((repo) => write(repo, principal, collection, op, told)),
       );
@@ -200,9 +275,18 @@ export function recordOps(deps: RecordOpsDeps) {
     /** All or nothing: every write in one transaction; the first refusal names its place. */
     async batch(
       principal: Principal,
-      writes: ReadonlyArray<{ collection: string; op: RecordWrite }>,
+      sent: ReadonlyArray<{ collection: string; op: RecordWrite }>,
     ): Promise<Array<RecordView | null>> {
       let told: Told[] = [];
+      const writes: Array<{ collection: string; op: RecordWrite }> = [];
+      for (const [i, { collection, op }] of sent.entries()) {
+        // An unknown collection is refused before any hook runs, at its place.
+        const checked = await placed(i, () => {
+          deps.collection(collection);
+          return hooked(principal, collection, op);
+        });
+        writes.push({ collection, op: checked });
+      }
       const results = await checkedAgain(() => {
         told = [];
         return deps.repo.transaction((repo) => batchOf(repo));
@@ -212,15 +296,8 @@ export function recordOps(deps: RecordOpsDeps) {
 
       async function batchOf(repo: RecordsRepo): Promise<Array<RecordView | null>> {
         const out: Array<RecordView | null> = [];
-        for (const [i, { collection, op }] of writes.entries()) {
-          try {
-            out.push(await write(repo, principal, collection, op, told));
-          } catch (err) {
-            if (!isRoostError(err)) throw err;
-            const fields = err.fields.map(([f, r]): FieldProblem => [`operations.${i}.${f}`, r]);
-            throw new RoostError(err.kind, err.code, err.message, { fields, body: err.body, cause: err });
-          }
-        }
+        for (const [i, { collection, op }] of writes.entries())
+          out.push(await placed(i, () => write(repo, principal, collection, op, told)));
         return out;
       }
     },

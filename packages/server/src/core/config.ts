@@ -31,6 +31,11 @@ export type { ProviderConfig } from './config-parts.js';
  * at once, then frozen. This is the only module that reads `process.env`.
  */
 
+/** A function of `extend`: called with the extension API (extend/extension.ts `RoostExtension`). */
+const extensionFunction = z.custom<(roost: never) => unknown>((v) => typeof v === 'function', {
+  message: 'must be a function (defineExtension) or a list of them',
+});
+
 export const configSchema = z
   .object({
     port: z.number().int().min(0).max(65535).default(8080),
@@ -209,6 +214,25 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    /** The team's hooks (docs/hooks.md). */
+    hooks: z
+      .object({
+        /** How long one hook may run; a before-hook over it fails its write (503 `hook_timeout`). */
+        timeoutSeconds: z.number().positive().max(300).default(5),
+        /** Tries of one after-hook before its job is kept as failed. */
+        maxAttempts: z.number().int().min(1).max(100).default(8),
+        /** The wait before an after-hook's second try; each further wait doubles, up to an hour. */
+        retrySeconds: z.number().min(0.01).default(2),
+        /** Whether the TypeScript files of `hooks/` are type-checked at start (a type error stops it). */
+        typecheck: z.boolean().default(true),
+      })
+      .strict()
+      .prefault({}),
+    /**
+     * Extensions (docs/hooks.md): a function made with `defineExtension`, or a list of them, run at
+     * start beside the files of `hooks/`. Typed loosely here (core/ knows no extension API: extend/).
+     */
+    extend: z.union([extensionFunction, z.array(extensionFunction)]).optional(),
     /** Where file contents live, for every file store without `blobs` of its own. */
     blobs: blobStoreOptions.default({ kind: 'local' }),
     dataStores: z.record(storeName, dataStoreOptions.prefault({})).prefault({ data: {} }),
@@ -324,7 +348,7 @@ export async function loadConfig(options: { cwd?: string; env?: NodeJS.ProcessEn
  * loads however Roost itself runs (bin/roost.js through tsx, a bundle, an embedding program's
  * compiled JavaScript); JavaScript as it is.
  */
-async function importConfigModule(url: string): Promise<unknown> {
+export async function importConfigModule(url: string): Promise<unknown> {
   if (!/\.[cm]?ts$/.test(url)) return import(url);
   const { tsImport } = await import('tsx/esm/api');
   const module: { default?: unknown } = await tsImport(url, import.meta.url);

@@ -22,6 +22,29 @@ export interface HookPoints {}
 
 export type HookPoint = keyof HookPoints;
 
+/**
+ * What an after-hook of a point is handed besides the caller: what was written, as its callers
+ * read it (the record, the item), filled by each domain beside its `HookPoints` entry. It is
+ * stored as JSON in the job that runs the hook (core/jobs.ts), so it holds data only.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging, as HookPoints
+export interface AfterHookPoints {}
+
+export type AfterHookPoint = keyof AfterHookPoints;
+
+/** What an after-hook of `P` is handed (what the write stored, and who wrote it). */
+export type AfterContext<P extends AfterHookPoint> = AfterHookPoints[P] & {
+  readonly point: P;
+  readonly caller: Principal;
+};
+
+/**
+ * The write's open transaction, as the domain holds it (a Kysely transaction). Opaque here,
+ * since core/ imports no Kysely: the registry (extend/hooks.ts) stores the after-hooks' jobs
+ * through it, so that they commit with the write or not at all.
+ */
+export type WriteTransaction = object;
+
 /** What a before-hook of `P` is handed. */
 export type BeforeContext<P extends HookPoint> = HookPoints[P] & {
   readonly point: P;
@@ -39,4 +62,31 @@ export interface HookRunner {
   before<P extends HookPoint>(point: P, context: BeforeContext<P>): Promise<BeforeContext<P>>;
   /** Whether any before-hook is registered for `point`: the domains keep their fast path when none is. */
   has(point: HookPoint): boolean;
+  /** Whether any after-hook is registered for `point`: the write then opens a transaction to store its jobs in. */
+  hasAfter(point: AfterHookPoint): boolean;
+  /**
+   * Stores one job per matching after-hook of `point` in the write's transaction `within`: each
+   * runs once the write has committed, on the durable job queue (core/job-queue.ts), retried
+   * with backoff, and never lost on a restart since it commits with the write.
+   */
+  after<P extends AfterHookPoint>(point: P, context: AfterContext<P>, within: WriteTransaction): Promise<void>;
 }
+
+/** One hook's runs in this process by outcome, for /metrics (http/metrics.ts). */
+export interface HookStat {
+  hook: string;
+  point: string;
+  /** `ok`, `refused` (a `RoostError`: the hook said no), `failed` (it threw otherwise), `timeout`. */
+  outcome: 'ok' | 'refused' | 'failed' | 'timeout';
+  runs: number;
+  /** Their time in all. */
+  seconds: number;
+}
+
+/** No hook at all: the domains' default, and what a CLI command opens the services with. */
+export const NO_HOOKS: HookRunner = {
+  before: async (_point, context) => context,
+  has: () => false,
+  hasAfter: () => false,
+  after: async () => {},
+};

@@ -1,3 +1,4 @@
+import type { HookRunner } from '../core/hooks.js';
 import type { Clock } from '../core/clock.js';
 import type { UserDirectory } from '../core/user-directory.js';
 import type { EventBus } from '../core/events.js';
@@ -21,6 +22,8 @@ export interface DataStoreContext {
   events: EventBus;
   permissions: ServicePermissions;
   inputs: DataStoreInputs;
+  /** The team's hooks on items (item-hooks.ts, docs/hooks.md). */
+  hooks: HookRunner;
 }
 
 /** Who calls, and what it may do (read once per call, see `grantsOf`). */

@@ -234,6 +234,8 @@ function storeQueries(
   }
 
   return {
+    /** The database handle the queries run on (a transaction's, inside one): after-hooks' jobs are stored with it. */
+    handle: db,
     async byKey(key: string): Promise<Item | null> {
       const hit = readCache?.get(key);
       if (hit) return named(hit);

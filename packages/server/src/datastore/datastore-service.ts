@@ -1,3 +1,4 @@
+import { NO_HOOKS, type HookRunner } from '../core/hooks.js';
 import type { Kysely } from 'kysely';
 import type { CacheFeed } from '../core/cache.js';
 import type { Clock } from '../core/clock.js';
@@ -51,6 +52,8 @@ export interface DataStoreDeps {
   events: EventBus;
   /** What the other processes on the database changed (storage/change-feed.ts); null on SQLite. */
   changes: CacheFeed | null;
+  /** The team's hooks on items (item-hooks.ts); none by default. */
+  hooks?: HookRunner;
 }
 
 /**
@@ -129,6 +132,7 @@ export function createDataStore(name: string, options: DataStoreOptions, deps: D
     events: deps.events,
     permissions,
     inputs: createDataStoreInputs(options),
+    hooks: deps.hooks ?? NO_HOOKS,
   };
   const reads = readOps(ctx);
   const writes = writeOps(ctx);

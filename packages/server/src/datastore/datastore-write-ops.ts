@@ -17,6 +17,7 @@ import {
 import { dataStoreErrors } from './datastore-errors.js';
 import type { ItemAddress, ItemWrites, OwnerChange, WriteInput } from './datastore-inputs.js';
 import { DuplicateKeyError, type Item, type NewItem } from './datastore-repo.js';
+import { itemsAfter, itemsHooked, removalHooked } from './item-hooks.js';
 
 /**
  * An item a write reached, named as the caller named it (`label`: its key, or its id), and its time after the write.
@@ -117,6 +118,7 @@ export function writeOps(ctx: DataStoreContext) {
   async function create(call: Call, input: ItemWrites): Promise<Item[]> {
     call.grants.require('newItem');
     const entries = entriesOf(singleWrite(input) ?? parseInput(inputs.newItem, input));
+    if (ctx.hooks.has('item.create')) await itemsHooked(ctx, 'item.create', call.principal, entries);
     assertNoDuplicates(entries);
     const owners = await resolveOwners(entries);
     const items: NewItem[] = entries.map((entry) => ({
@@ -129,7 +131,19 @@ export function writeOps(ctx: DataStoreContext) {
     try {
       // No check first: the unique index refuses an existing key, and nothing is stored. (A
       // check and the insert in a transaction cost PostgreSQL three more round trips.)
-      const stored = await repo.insertAll(items, now);
+      // With after-hooks, their jobs are stored in the insert's transaction (item-hooks.ts).
+      const stored = ctx.hooks.hasAfter('item.create')
+        ? await repo.transaction(async (trx) => {
+            const made = await trx.insert(items, now);
+            await itemsAfter(
+              ctx,
+              call.principal,
+              trx.handle,
+              made.map((item) => ({ point: 'item.create', item })),
+            );
+            return made;
+          })
+        : await repo.insertAll(items, now);
       tell(ctx, 'item.created', stored);
       return stored;
     } catch (err) {
@@ -143,6 +157,7 @@ export function writeOps(ctx: DataStoreContext) {
     const { grants, principal } = call;
     if (grants.scope('newItem') === 'none' && grants.scope('setItem') === 'none') throw grants.refusal('setItem');
     const entries = entriesOf(singleWrite(input) ?? parseInput(inputs.setItem, input));
+    if (ctx.hooks.has('item.set')) await itemsHooked(ctx, 'item.set', principal, entries);
     const now = clock.now();
     const success = () => entries.map((e): WrittenItem => ({ label: e.label, updated: now }));
 
@@ -150,7 +165,8 @@ export function writeOps(ctx: DataStoreContext) {
     // the owner itself. Anything else (a new key, another's item, an id) takes the full path.
     const [one] = entries;
     const replace = grants.scope('setItem');
-    if (entries.length === 1 && one?.key !== undefined && one.owner === undefined && replace !== 'none') {
+    const after = ctx.hooks.hasAfter('item.set');
+    if (!after && entries.length === 1 && one?.key !== undefined && one.owner === undefined && replace !== 'none') {
       if (await repo.replaceByKey(one.key, one.value, now, replace === 'own' ? principal.userId : null)) {
         tell(ctx, 'item.replaced', [{ key: one.key }]);
         return success();
@@ -186,6 +202,15 @@ export function writeOps(ctx: DataStoreContext) {
         }
         for (const r of replacements) await trx.replaceValue(r.item.id, r.value, now);
         await trx.insert(creations, now);
+        if (after)
+          await itemsAfter(ctx, principal, trx.handle, [
+            ...replacements.map((r) => ({
+              point: 'item.set' as const,
+              item: { key: r.item.key, value: r.value, owner: r.item.owner },
+              created: false,
+            })),
+            ...creations.map((item) => ({ point: 'item.set' as const, item, created: true })),
+          ]);
         replaced = replacements.map((r) => r.item);
         created = creations;
       });
@@ -196,9 +221,10 @@ export function writeOps(ctx: DataStoreContext) {
   }
 
   /** Removes the items named (those already gone are no failure); the labels of the removed ones. */
-  async function remove({ grants }: Call, input: ItemAddress): Promise<Array<string | number>> {
+  async function remove({ grants, principal }: Call, input: ItemAddress): Promise<Array<string | number>> {
     grants.require('removeItem');
     const targets = targetsOf(parseAddressed(inputs, input));
+    if (ctx.hooks.has('item.remove')) await removalHooked(ctx, principal, targets);
     const owners = await ownerFilters(ctx.users, targets);
     const gone: Item[] = [];
     const labels = await repo.transaction(async (trx) => {
@@ -216,6 +242,13 @@ export function writeOps(ctx: DataStoreContext) {
         gone.push(item);
       }
       await trx.remove([...removed.keys()]);
+      if (ctx.hooks.hasAfter('item.remove'))
+        await itemsAfter(
+          ctx,
+          principal,
+          trx.handle,
+          gone.map((item) => ({ point: 'item.remove', item })),
+        );
       return [...removed.values()];
     });
     tell(ctx, 'item.removed', gone);

@@ -33,3 +33,5 @@ export function createDataStores(deps: DataStoresDeps): DataStores {
     createDataStore(name, options, { ...deps, itemCacheMaxAgeMs }),
   );
 }
+// The data stores' hook points (declaration merging into core/hooks.ts).
+import './item-hooks.js';

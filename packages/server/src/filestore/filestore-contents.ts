@@ -1,3 +1,4 @@
+import { filesAfter } from './file-hooks.js';
 import { Readable } from 'node:stream';
 import type { Principal } from '../core/permissions.js';
 import { invalidField } from '../core/validation.js';
@@ -115,6 +116,7 @@ export function contentsOps(ctx: FileStoreContext) {
     try {
       await repo.insert(
         newEntry(ctx, principal, path, { type: 'f', size: blob.size, mime, cache, blobId: blob.id, hash: blob.hash }),
+        filesAfter(ctx, principal, 'file.create', path, false),
       );
       return true;
     } catch (err) {

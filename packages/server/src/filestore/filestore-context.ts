@@ -1,3 +1,4 @@
+import type { HookRunner } from '../core/hooks.js';
 import { grantsOf } from '../core/grants.js';
 import { newId } from '../core/ids.js';
 import type { Clock } from '../core/clock.js';
@@ -24,6 +25,8 @@ export interface FileStoreContext {
   /** Ids of names and names of ids, from the user service (core/user-directory.ts). */
   users: UserDirectory;
   permissions: ServicePermissions;
+  /** The team's hooks on files (file-hooks.ts, docs/hooks.md). */
+  hooks: HookRunner;
 }
 
 /**

@@ -35,6 +35,9 @@ const meta = {
   header: cache.optional(),
 };
 
+/** What a file's hooks leave of the metadata (file-hooks.ts): checked as a caller's is. */
+export const hookedMetaInput = z.object({ mime: mime.optional(), cache: cache.optional() });
+
 export const newItemInput = z.object({
   name: z.string().min(1).max(1024),
   type: entryType.default('f'),

@@ -106,8 +106,11 @@ export function createFileStoreRepo(db: Kysely<Database>, store: string) {
       return row ? toEntry(row) : null;
     },
 
-    /** Enter `entry` in its directory, which must still exist (else MissingParentError). */
-    async insert(entry: FileEntry): Promise<void> {
+    /**
+     * Enter `entry` in its directory, which must still exist (else MissingParentError); with
+     * `alongside`, run it in the insert's transaction on its handle (after-hooks' jobs: file-hooks.ts).
+     */
+    async insert(entry: FileEntry, alongside?: (handle: object) => Promise<void>): Promise<void> {
       const values = {
         id: entry.id,
         store,
@@ -125,11 +128,12 @@ export function createFileStoreRepo(db: Kysely<Database>, store: string) {
         mtime: entry.mtime,
       };
       try {
-        if (entry.parent === '') await db.insertInto('file_entries').values(values).execute();
+        if (entry.parent === '' && !alongside) await db.insertInto('file_entries').values(values).execute();
         else {
           await db.transaction().execute(async (trx) => {
-            await lockDirectory(trx, entry.parent);
+            if (entry.parent !== '') await lockDirectory(trx, entry.parent);
             await trx.insertInto('file_entries').values(values).execute();
+            await alongside?.(trx);
           });
         }
       } catch (err) {
@@ -202,8 +206,14 @@ export function createFileStoreRepo(db: Kysely<Database>, store: string) {
       return row !== undefined;
     },
 
-    /** Remove the entry and everything below it in one transaction; the blobs are the caller's to delete. */
-    async removeTree(path: string): Promise<{ count: number; blobIds: string[] }> {
+    /**
+     * Remove the entry and everything below it in one transaction, `alongside` run in it too; the
+     * blobs are the caller's to delete.
+     */
+    async removeTree(
+      path: string,
+      alongside?: (handle: object) => Promise<void>,
+    ): Promise<{ count: number; blobIds: string[] }> {
       return db.transaction().execute(async (trx) => {
         await lockSubtree(trx, path);
         // A statement of its own after the locks: it sees what was made inside while they were awaited.
@@ -213,6 +223,7 @@ export function createFileStoreRepo(db: Kysely<Database>, store: string) {
           .where(subtree(path))
           .returning('blob_id')
           .execute();
+        await alongside?.(trx);
         return { count: rows.length, blobIds: rows.flatMap((r) => (r.blob_id ? [r.blob_id] : [])) };
       });
     },

@@ -1,3 +1,4 @@
+import type { HookRunner } from '../core/hooks.js';
 import { type FilePath, parsePath } from './file-paths.js';
 import type { Readable } from 'node:stream';
 import type { UserDirectory } from '../core/user-directory.js';
@@ -53,6 +54,8 @@ export interface FileStoreServiceDeps {
   events: EventBus;
   /** Ids of names and names of ids, from the user service (core/user-directory.ts). */
   users: UserDirectory;
+  /** The team's hooks on files (file-hooks.ts). */
+  hooks: HookRunner;
 }
 
 /**
@@ -74,6 +77,7 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
     events: deps.events,
     users: deps.users,
     permissions: servicePermissions(deps.permissionStore, deps.name, fileStorePermissionDefaults(deps.options.read)),
+    hooks: deps.hooks,
   };
   return {
     name: ctx.name,

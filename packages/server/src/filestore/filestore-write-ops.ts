@@ -1,3 +1,4 @@
+import { fileHooked, filesAfter, removalHooked } from './file-hooks.js';
 import { Readable } from 'node:stream';
 import { commonErrors, isRoostError } from '../core/errors.js';
 import { changePermissions, type PermissionEntry } from '../core/permission-ops.js';
@@ -38,11 +39,25 @@ export function writeOps(ctx: FileStoreContext) {
       await directoryFor(ctx, 'newItem', principal, dir);
       const path = childOf(dir, values.name);
       if (await repo.get(path.path)) throw invalidField('name', 'exists');
-      const cache = values.cache ?? values.header ?? '';
+      // The hooks run before any contents are stored (file-hooks.ts).
+      const meta = await fileHooked(
+        ctx,
+        'file.create',
+        principal,
+        path,
+        {
+          mime: values.mime,
+          cache: values.cache ?? values.header,
+        },
+        values.type === 'd',
+      );
+      values.mime = meta.mime;
+      const cache = meta.cache ?? '';
       if (values.type === 'd') {
         try {
           await repo.insert(
             newEntry(ctx, principal, path, { type: 'd', size: 0, mime: '', cache, blobId: null, hash: null }),
+            filesAfter(ctx, principal, 'file.create', path, true),
           );
         } catch (err) {
           if (err instanceof DuplicatePathError) throw invalidField('name', 'exists');
@@ -70,7 +85,12 @@ export function writeOps(ctx: FileStoreContext) {
       const values = parseInput(setItemInput, input);
       notRoot(path);
       const entry = (await authorize(ctx, 'setItem', principal, path)) as FileEntry;
-      const cache = values.cache ?? values.header;
+      const hooked = await fileHooked(ctx, 'file.update', principal, path, {
+        mime: values.mime,
+        cache: values.cache ?? values.header,
+      });
+      values.mime = hooked.mime;
+      const cache = hooked.cache;
       if (entry.type === 'd') {
         if (values.contents !== undefined || upload)
           throw fileStoreErrors.not_a_file({ fields: [['contents', 'invalid']] });
@@ -97,6 +117,10 @@ export function writeOps(ctx: FileStoreContext) {
       if (!upload && values.contents === undefined)
         throw commonErrors.validation_failure({ fields: [['contents', 'required']] });
       const existing = await repo.get(path.path);
+      const meta = await fileHooked(ctx, existing ? 'file.update' : 'file.create', principal, path, {
+        mime: values.mime,
+      });
+      values.mime = meta.mime;
       if (existing === null) {
         await directoryFor(ctx, 'newItem', principal, parsePath(path.parent));
         const blob = (await contents.storeContents(upload, values.contents, values.decode)) as StoredBlob;
@@ -163,8 +187,12 @@ export function writeOps(ctx: FileStoreContext) {
       const { recursive } = parseInput(removeItemInput, input);
       notRoot(path);
       const entry = (await authorize(ctx, 'removeItem', principal, path)) as FileEntry;
+      await removalHooked(ctx, principal, path, recursive);
       if (entry.type === 'd' && !recursive && (await repo.hasChildren(entry.path))) throw fileStoreErrors.not_empty();
-      const { count, blobIds } = await repo.removeTree(entry.path);
+      const { count, blobIds } = await repo.removeTree(
+        entry.path,
+        filesAfter(ctx, principal, 'file.remove', path, entry.type === 'd'),
+      );
       await Promise.all(blobIds.map(contents.dropBlob));
       tell(ctx, 'file.removed', path, entry);
       return count;

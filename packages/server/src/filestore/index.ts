@@ -1,3 +1,4 @@
+import { NO_HOOKS, type HookRunner } from '../core/hooks.js';
 import { storeRegistry, type StoreRegistry } from '../core/store-registry.js';
 import type { UserDirectory } from '../core/user-directory.js';
 import type { Kysely } from 'kysely';
@@ -36,6 +37,8 @@ export interface FileStoreDeps {
   events: EventBus;
   /** Ids of names and names of ids, from the user service (core/user-directory.ts). */
   users: UserDirectory;
+  /** The team's hooks on files (file-hooks.ts); none by default. */
+  hooks?: HookRunner;
 }
 
 /** Every configured file store, by name. */
@@ -52,6 +55,9 @@ export function createFileStores(deps: FileStoreDeps): FileStores {
       permissionStore: deps.permissionStore,
       events: deps.events,
       users: deps.users,
+      hooks: deps.hooks ?? NO_HOOKS,
     }),
   );
 }
+// The file stores' hook points (declaration merging into core/hooks.ts).
+import './file-hooks.js';

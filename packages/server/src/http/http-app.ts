@@ -35,6 +35,7 @@ import { installShutdown } from './shutdown.js';
 import { installRequestLog } from './request-log.js';
 import { createHttpMetrics, registerMetrics } from './metrics.js';
 import type { MailQueueCounts } from '../core/mailer.js';
+import type { HookStat } from '../core/hooks.js';
 import { requestLogger } from './request-logger.js';
 
 /** ioredis, loaded with `rateLimit.redisUrl` only (core/on-first-use.ts). */
@@ -56,6 +57,8 @@ export interface HttpServices {
   hub?: RealtimeHub | null;
   /** The mail queue's counts, for /metrics (metrics.ts). */
   mailQueueCounts?: () => Promise<MailQueueCounts>;
+  /** The hooks' runs (/metrics). */
+  hookStats?: () => readonly HookStat[];
 }
 
 /**
@@ -155,6 +158,7 @@ export async function buildHttp(
       allow: config.metrics.allow,
       users: services.users,
       mailQueue: services.mailQueueCounts,
+      ...(services.hookStats ? { hooks: services.hookStats } : {}),
       ...(hub ? { realtime: () => hub.stats() } : {}),
     });
 

@@ -6,6 +6,7 @@ import { commonErrors } from '../core/errors.js';
 import { administers } from '../core/grants.js';
 import { processStats } from '../core/process-stats.js';
 import type { MailQueueCounts } from '../core/mailer.js';
+import type { HookStat } from '../core/hooks.js';
 import type { UserService } from '../users/index.js';
 import { callerOf } from './auth.js';
 
@@ -24,6 +25,8 @@ export interface MetricsOptions {
   mailQueue?: () => Promise<MailQueueCounts>;
   /** The live changes' counts of this process, read at scrape time (absent: live changes are off). */
   realtime?: () => RealtimeStats;
+  /** The hooks' runs in this process (extend/hooks.ts), read at scrape time. */
+  hooks?: () => readonly HookStat[];
 }
 
 /**
@@ -214,6 +217,31 @@ export async function registerMetrics(
       collect() {
         this.reset();
         this.inc(realtime().dropped);
+      },
+    });
+  }
+
+  const hooks = options.hooks;
+  if (hooks) {
+    // Counted by the registry as they run; read here (a hook's name is the team's: a label per hook).
+    new Counter({
+      name: 'roost_hook_runs_total',
+      help: 'Runs of each hook in this process, by outcome: ok, refused, failed, timeout.',
+      labelNames: ['hook', 'point', 'outcome'],
+      registers,
+      collect() {
+        this.reset();
+        for (const s of hooks()) this.inc({ hook: s.hook, point: s.point, outcome: s.outcome }, s.runs);
+      },
+    });
+    new Counter({
+      name: 'roost_hook_seconds_total',
+      help: 'Time spent in each hook in this process, by outcome (divide by roost_hook_runs_total for the mean).',
+      labelNames: ['hook', 'point', 'outcome'],
+      registers,
+      collect() {
+        this.reset();
+        for (const s of hooks()) this.inc({ hook: s.hook, point: s.point, outcome: s.outcome }, s.seconds);
       },
     });
   }

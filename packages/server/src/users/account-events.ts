@@ -35,8 +35,8 @@ const SIGNIN_BOOKKEEPING = new Set<keyof UserChanges>(['activity', 'failedSignin
 export function withAccountEvents(repo: UserRepo, events: EventBus): UserRepo {
   return {
     ...repo,
-    async insert(user) {
-      const made = await repo.insert(user);
+    async insert(user, alongside) {
+      const made = await repo.insert(user, alongside);
       events.emit({ kind: 'account.created', userId: made.id });
       return made;
     },

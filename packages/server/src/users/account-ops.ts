@@ -5,6 +5,7 @@ import { allowedOf, type AllowedQuery } from '../core/permission-ops.js';
 import { commonErrors } from '../core/errors.js';
 import type { Mail } from '../core/mailer.js';
 import { mailedTokenTarget } from './mailed-token-target.js';
+import { signinHooked } from './user-hooks.js';
 import { claimRecipientMail, claimSenderMail } from './mail-limits.js';
 import { userErrors } from './user-errors.js';
 import { contactMail, resetMail, verifyEmailMail } from './user-mails.js';
@@ -64,6 +65,7 @@ export function accountOps(ctx: UserContext) {
     /** A new session's token, and when it expires (ms since the epoch). */
     async token(caller: Caller, input: Credentials): Promise<{ token: string; expires: number }> {
       const { identity, password } = parseInput(inputs.credentials, input);
+      await signinHooked(ctx, caller.principal, 'password', 'password', identity);
       return issueToken(ctx, caller, identity, password);
     },
 

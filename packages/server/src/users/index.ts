@@ -19,3 +19,5 @@ export type { ListedSession } from './session-ops.js';
 export type { ProviderInfo, ProviderOutcome } from './provider-ops.js';
 export { isLocalRedirect } from './provider-ops.js';
 export { SESSION_LABELS, METHOD_FIGURES } from './signin-methods/index.js';
+// The user service's hook points (declaration merging into core/hooks.ts).
+import './user-hooks.js';

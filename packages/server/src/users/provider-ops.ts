@@ -1,3 +1,4 @@
+import { signinHooked } from './user-hooks.js';
 import * as oidc from 'openid-client';
 import type { ProviderConfig } from '../core/config.js';
 import { isRoostError, type RoostError } from '../core/errors.js';
@@ -215,6 +216,8 @@ export function providerOps(ctx: UserContext) {
             throw userErrors.provider_linked();
           return { kind: 'linked', provider: provider.id, redirect: flow.redirect };
         }
+        // The sign-in's hooks (user-hooks.ts) see the address the provider vouches for, before any account is made.
+        await signinHooked(ctx, caller.principal, 'provider', 'finish', profile.email ?? '');
         return await signedIn(caller, await accountOf(caller, provider, profile), flow.redirect);
       } catch (err) {
         if (!isRoostError(err)) throw err;

@@ -13,6 +13,7 @@ import { newMailedToken, type Caller, type UserContext } from './user-context.js
 import type { SignupInput, TokenInput } from './user-inputs.js';
 import { sendMail } from './account-ops.js';
 import type { ProviderProfile } from './provider-clients.js';
+import { signupAfter, signupHooked, type SignupValues } from './user-hooks.js';
 
 interface AccountValues {
   name: string;
@@ -32,25 +33,34 @@ async function createAccount(
   values: AccountValues,
   state: UserState,
   pending: PendingReason | null,
+  /** Who signs up by which policy: the after-hooks of `user.signup` get their jobs stored with the account. */
+  signup?: { caller: Caller; policy: string },
 ): Promise<User> {
   const problems: FieldProblem[] = [];
   if (await ctx.repo.nameTaken(values.name)) problems.push(['name', 'exists']);
   if (values.email && (await ctx.repo.emailTaken(values.email))) problems.push(['email', 'exists']);
   if (problems.length) throw commonErrors.validation_failure({ fields: problems });
   try {
-    return await ctx.repo.insert({
-      id: newId(),
-      name: values.name,
-      email: values.email,
-      realname: values.realname ?? '',
-      passwordHash: await ctx.passwords.hash(values.password),
-      data: values.data ?? '',
-      notify: values.notify ?? false,
-      groups: [],
-      state,
-      pending,
-      created: ctx.clock.now(),
-    });
+    const id = newId();
+    const after =
+      signup &&
+      signupAfter(ctx, signup.caller.principal, signup.policy, { id, name: values.name, email: values.email, state });
+    return await ctx.repo.insert(
+      {
+        id,
+        name: values.name,
+        email: values.email,
+        realname: values.realname ?? '',
+        passwordHash: await ctx.passwords.hash(values.password),
+        data: values.data ?? '',
+        notify: values.notify ?? false,
+        groups: [],
+        state,
+        pending,
+        created: ctx.clock.now(),
+      },
+      after,
+    );
   } catch (err) {
     if (err instanceof DuplicateUserError) throw invalidField(err.field, 'exists');
     throw err;
@@ -82,30 +92,34 @@ export function signupOps(ctx: UserContext) {
   const { inputs } = ctx;
 
   return {
-    async signupDirect(_caller: Caller, input: SignupInput): Promise<User> {
-      const values = parseInput(inputs.signup, input);
-      return createAccount(ctx, values, 'active', null);
+    async signupDirect(caller: Caller, input: SignupInput): Promise<User> {
+      const check = (v: unknown) => parseInput(inputs.signup, v);
+      const values = await signupHooked(ctx, caller, 'direct', check(input), check);
+      return createAccount(ctx, values, 'active', null, { caller, policy: 'direct' });
     },
 
-    async signupOptin(_caller: Caller, input: SignupInput): Promise<User> {
-      const values = parseInput(inputs.signup, input);
-      const user = await createAccount(ctx, values, 'pending', 'optin');
+    async signupOptin(caller: Caller, input: SignupInput): Promise<User> {
+      const check = (v: unknown) => parseInput(inputs.signup, v);
+      const values = await signupHooked(ctx, caller, 'optin', check(input), check);
+      const user = await createAccount(ctx, values, 'pending', 'optin', { caller, policy: 'optin' });
       await unlessMailFails(ctx, user, () => sendActivation(ctx, user));
       return user;
     },
 
-    async signupReview(_caller: Caller, input: SignupInput): Promise<User> {
-      const values = parseInput(inputs.signup, input);
-      const user = await createAccount(ctx, values, 'pending', 'review');
+    async signupReview(caller: Caller, input: SignupInput): Promise<User> {
+      const check = (v: unknown) => parseInput(inputs.signup, v);
+      const values = await signupHooked(ctx, caller, 'review', check(input), check);
+      const user = await createAccount(ctx, values, 'pending', 'review', { caller, policy: 'review' });
       const { adminAddress } = await ctx.runtime();
       if (adminAddress) await sendMail(ctx, reviewNotificationMail(adminAddress, user));
       return user;
     },
 
-    async signupSendpw(_caller: Caller, input: SignupInput): Promise<User> {
-      const values = parseInput(inputs.signupSendpw, input);
+    async signupSendpw(caller: Caller, input: SignupInput): Promise<User> {
+      const check = (v: unknown) => parseInput(inputs.signupSendpw, v);
+      const values = await signupHooked(ctx, caller, 'sendpw', check(input), check);
       const password = generatePassword(randomBytes);
-      const user = await createAccount(ctx, { ...values, password }, 'active', null);
+      const user = await createAccount(ctx, { ...values, password }, 'active', null, { caller, policy: 'sendpw' });
       const identity =
         (await ctx.runtime()).identityPolicy === 'email'
           ? { kind: 'email' as const, value: values.email }
@@ -114,18 +128,22 @@ export function signupOps(ctx: UserContext) {
       return user;
     },
 
-    async signupUid(_caller: Caller, input: SignupInput): Promise<User> {
-      const values = parseInput(inputs.signupUid, input);
+    async signupUid(caller: Caller, input: SignupInput): Promise<User> {
+      // The name is made here: the hooks see it, and may not change it (the policy's schema has none).
+      const name = randomName(GENERATED_NAME_LENGTH);
+      const check = (v: unknown) => {
+        const { email, ...rest } = parseInput(inputs.signupUid, v);
+        return { ...rest, email: email ?? null, name };
+      };
+      const values = await signupHooked(ctx, caller, 'uid', check(input), (v) => {
+        const { name: _ignored, ...rest } = v as { name?: unknown };
+        return check(rest);
+      });
       // Without an email nobody could reset the password, so only the name policy may omit it.
       if (!values.email && (await ctx.runtime()).identityPolicy !== 'name') {
         throw invalidField('email', 'required');
       }
-      return createAccount(
-        ctx,
-        { ...values, email: values.email ?? null, name: randomName(GENERATED_NAME_LENGTH) },
-        'active',
-        null,
-      );
+      return createAccount(ctx, values, 'active', null, { caller, policy: 'uid' });
     },
 
     async activate(_caller: Caller, input: TokenInput): Promise<void> {
@@ -206,13 +224,29 @@ export async function signupByProvider(
   const mailed = policy === 'signupOptin' || policy === 'signupSendpw';
   if (mailed && !email)
     throw userErrors.signup_closed({ message: 'The provider gave no email to send the activation to.' });
-  const values = { email, password: randomToken(), realname: profile.realname?.slice(0, 255) };
+  // The sign-up's hooks (user-hooks.ts) as for the other policies: they may refuse, or change the
+  // name (checked by its schema, taken or not as below) and the real name; the email stays the
+  // one the provider vouches for (whether it is verified decides the account's state).
+  const hooked = await signupHooked(
+    ctx,
+    caller,
+    'provider',
+    { name: await providerAccountName(ctx, profile), email, realname: profile.realname?.slice(0, 255) },
+    (v) => {
+      const { name, realname } = v as SignupValues;
+      return { name: String(name), email, realname: typeof realname === 'string' ? realname.slice(0, 255) : undefined };
+    },
+  );
+  const values = { email: hooked.email, password: randomToken(), realname: hooked.realname };
   const [state, pending]: [UserState, PendingReason | null] =
     policy === 'signupReview' ? ['pending', 'review'] : mailed && !verified ? ['pending', 'optin'] : ['active', null];
   let user: User | undefined;
-  for (let name = await providerAccountName(ctx, profile); !user; name = randomName(GENERATED_NAME_LENGTH)) {
+  const first = ctx.inputs.signup.shape.name.safeParse(hooked.name).success
+    ? hooked.name
+    : randomName(GENERATED_NAME_LENGTH);
+  for (let name = first; !user; name = randomName(GENERATED_NAME_LENGTH)) {
     try {
-      user = await createAccount(ctx, { ...values, name }, state, pending);
+      user = await createAccount(ctx, { ...values, name }, state, pending, { caller, policy: 'provider' });
     } catch (err) {
       // A parallel first sign-in took the name or the email: its account is the one, once linked;
       // a name taken by anyone else gives way to a random one, and the email, once the name is

@@ -1,4 +1,5 @@
 import type { Clock } from '../core/clock.js';
+import type { HookRunner } from '../core/hooks.js';
 import type { EventBus } from '../core/events.js';
 import { commonErrors } from '../core/errors.js';
 import { hashToken, randomToken } from '../core/ids.js';
@@ -89,6 +90,8 @@ export interface UserContext {
   passwords: Passwords;
   /** The runtime settings in force now (cached by the settings store; read them per operation). */
   runtime(): Promise<UserRuntimeSettings>;
+  /** The team's hooks on sign-up and sign-in (user-hooks.ts, docs/hooks.md). */
+  hooks: HookRunner;
   /**
    * The caller of each session the repository answered: a cached session comes back as the same
    * object on every request, so its caller is made once, not per request (every authenticated

@@ -89,7 +89,11 @@ export function createUserRepo(db: Kysely<Database>) {
   const users = () => db.selectFrom('users').selectAll();
 
   return {
-    async insert(user: NewUser): Promise<User> {
+    /**
+     * Inserts the account; with `alongside`, in a transaction that runs it after the insert (an
+     * after-hook's jobs, stored with the account: user-hooks.ts), on the transaction's handle.
+     */
+    async insert(user: NewUser, alongside?: (handle: object) => Promise<void>): Promise<User> {
       const row = {
         id: user.id,
         name: user.name,
@@ -110,7 +114,12 @@ export function createUserRepo(db: Kysely<Database>) {
         lockouts: 0,
       };
       try {
-        await db.insertInto('users').values(row).execute();
+        if (alongside)
+          await db.transaction().execute(async (trx) => {
+            await trx.insertInto('users').values(row).execute();
+            await alongside(trx);
+          });
+        else await db.insertInto('users').values(row).execute();
       } catch (err) {
         const field = duplicateField(err);
         if (field) throw new DuplicateUserError(field);

@@ -3,6 +3,7 @@ import { administers, backendGrants } from '../core/grants.js';
 import { commonErrors } from '../core/errors.js';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../core/clock.js';
+import { NO_HOOKS, type HookRunner } from '../core/hooks.js';
 import type { Config } from '../core/config.js';
 import type { QueuingMailer } from '../core/mailer.js';
 import { newId } from '../core/ids.js';
@@ -55,6 +56,8 @@ export interface UserServiceDeps {
   changes?: CacheFeed | null;
   /** Told of every committed change to an account (core/events.ts). */
   events: EventBus;
+  /** The team's hooks on sign-up and sign-in (user-hooks.ts); none by default. */
+  hooks?: HookRunner;
 }
 
 export const ANONYMOUS_CALLER: Caller = Object.freeze({ principal: ANONYMOUS, user: null, tokenHash: null });
@@ -137,6 +140,7 @@ export function createUserService(deps: UserServiceDeps): UserService {
       return view;
     },
     callers: new WeakMap(),
+    hooks: deps.hooks ?? NO_HOOKS,
   };
   const account = accountOps(ctx);
   const signups = signupOps(ctx);

@@ -4,6 +4,7 @@ import { startOpenIdProvider, type TestOpenIdProvider } from '../helpers/oidc-pr
 import { CookieJar, startFakeGitHub, walk, type FakeGitHub } from '../helpers/provider-flow.js';
 import { freePort, PASSWORD, startServer, type TestServer } from '../helpers/test-server.js';
 import { authCookie, csrfOf, getPage } from '../helpers/pages.js';
+import { defineExtension, refuse } from '../../src/roost.js';
 
 /**
  * Provider sign-in over HTTP on both databases (users/provider-ops.ts), with the browser's part
@@ -13,6 +14,21 @@ import { authCookie, csrfOf, getPage } from '../helpers/pages.js';
  * operation. The pages and the sign-up policies in chromium: pages/providers.browser.test.ts.
  */
 const APP = 'http://127.0.0.1:9/app/';
+
+/** A sign-in hook (docs/hooks.md): the provider's step sees the address it vouches for. */
+const providerGate = defineExtension((roost) => {
+  roost.hooks.before('user.signin', ({ method, step, input }) => {
+    if (method === 'provider' && step === 'finish' && input.identity === 'blocked@example.com')
+      throw refuse({ status: 403, code: 'signin_blocked', message: 'This account may not sign in.' });
+    return undefined;
+  });
+  // A sign-up's hook sees a provider's first sign-in too (policy `provider`).
+  roost.hooks.before('user.signup', ({ policy, input }) => {
+    if (policy === 'provider' && input.email?.endsWith('@spam.example'))
+      throw refuse({ code: 'domain_refused', message: 'This domain may not sign up.', fields: { email: 'refused' } });
+    return undefined;
+  });
+});
 
 describe('sign-in providers over HTTP', () => {
   let s: TestServer;
@@ -49,7 +65,7 @@ describe('sign-in providers over HTTP', () => {
           providerRedirects: [APP],
         },
       },
-      { clock },
+      { clock, extensions: [providerGate] },
     );
     await s.grant('signupDirect', ['sys:everyone']);
   });
@@ -169,6 +185,17 @@ describe('sign-in providers over HTTP', () => {
     assert.equal(end.url.pathname, '/users/account');
     assert.equal(end.url.searchParams.get('n'), '☃');
     assert.match(end.text, /Sign-in providers/);
+  });
+
+  test('sign-in and sign-up hooks refuse a provider account by its address: back at the app with the code, no account', async () => {
+    const refused = await appSignin('corp', 'blocked');
+    assert.equal(refused.grant, null);
+    assert.equal(refused.end.searchParams.get('roost_error'), 'signin_blocked');
+    assert.equal(await s.roost.users.findUser('blocked'), null);
+    op.accounts.set('spammer', { email: 'spammer@spam.example' });
+    const spam = await appSignin('corp', 'spammer');
+    assert.equal(spam.end.searchParams.get('roost_error'), 'domain_refused');
+    assert.equal(await s.roost.users.findUser('spammer@spam.example'), null);
   });
 
   test('the provider must ask the person: a GET from any site does not end in a session by itself', async () => {

@@ -10,6 +10,7 @@ import { fileStoreErrors } from '../../src/filestore/filestore-errors.js';
 import { realtimeErrors } from '../../src/realtime/realtime-errors.js';
 import { collectionErrors } from '../../src/collections/collections-errors.js';
 import { queryErrors } from '../../src/collections/query/query-errors.js';
+import { hookErrors } from '../../src/extend/hooks.js';
 import { routeErrors } from '../../src/extend/routes.js';
 
 /** docs/errors.md lists every error code the server can answer, and no code it cannot. */
@@ -26,6 +27,8 @@ test('every registered error code is documented', () => {
     ...Object.keys(realtimeErrors.codes),
     ...Object.keys(collectionErrors.codes),
     ...Object.keys(queryErrors.codes),
+    ...Object.keys(hookErrors.codes),
+    'refused',
     ...Object.keys(routeErrors.codes),
   ];
   assert.deepEqual(

@@ -1,3 +1,4 @@
+import { signinHooked } from '../../user-hooks.js';
 import { randomInt } from 'node:crypto';
 import { hashToken } from '../../../core/ids.js';
 import { parseInput } from '../../../core/validation.js';
@@ -69,13 +70,15 @@ export function mailCodeOps(ctx: UserContext, settings: MailCodeSettings): MailC
   }
 
   return {
-    async signinMail(_caller: Caller, input: IdentityInput): Promise<void> {
+    async signinMail(caller: Caller, input: IdentityInput): Promise<void> {
       const { identity } = parseInput(inputs.identity, input);
+      await signinHooked(ctx, caller.principal, 'mail', 'request', identity);
       ctx.mailer.later(() => mailCode(identity));
     },
 
     async signinMail2(caller: Caller, input: MailedSignin): Promise<IssuedToken> {
       const { token, identity, code } = parseInput(mailCodeInputs.mailedSignin, input);
+      await signinHooked(ctx, caller.principal, 'mail', 'answer', identity ?? '');
       const fromAddress = await claimAddress(ctx, caller.address ?? null);
       let user: User | null;
       let attempt: SigninAttempt | null = null;
