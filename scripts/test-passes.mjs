@@ -123,6 +123,8 @@ export const testPasses = {
   'packages/server/test/http/health.test.ts': ['storage'],
   // The job queue: its claim differs per database (FOR UPDATE SKIP LOCKED on PostgreSQL; two processes).
   'packages/server/test/http/jobs.test.ts': ['storage'],
+  // The extensions' jobs (extend/jobs.ts): schedules and background jobs on the queue's table.
+  'packages/server/test/http/extension-jobs.test.ts': ['storage'],
   'packages/server/test/http/mail-limits.test.ts': ['storage'],
   'packages/server/test/http/mail-queue.test.ts': ['storage', 'runtime'],
   'packages/server/test/http/mail-signin.test.ts': ['storage'],

@@ -19,6 +19,19 @@ export { openServices, type RoostOverrides, type Services } from './services.js'
 export { defineConfig, parseConfig, type Config, type ConfigInput } from './core/config.js';
 export { isRoostError, RoostError } from './core/errors.js';
 export { defineExtension, type ExtensionApi, type RoostExtension } from './extend/extension.js';
+// The jobs part of the extension API (docs/hooks.md, "Jobs"); `EnqueueJob` for hooks and routes that enqueue.
+export type {
+  DefineOptions,
+  EnqueueJob,
+  EnqueueOptions,
+  ExtensionJobs,
+  JobContext,
+  JobHandle,
+  JobServices,
+  JsonValue,
+  ScheduleContext,
+  ScheduleOptions,
+} from './extend/jobs.js';
 export type { BeforeContext, HookPoint, HookPoints, HookRunner } from './core/hooks.js';
 export { ANONYMOUS, type Principal } from './core/permissions.js';
 export {
@@ -143,6 +156,7 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
     setupLinks,
     webhooks,
     jobs: services.jobs,
+    jobCatalog: services.jobCatalog,
     collections: services.collections,
     // What the service kinds bring to the pages (service-kinds.ts, core/service-kind.ts).
     kinds: {

@@ -30,6 +30,9 @@ import { createFileStores, type FileStores } from './filestore/index.js';
 import { createCollections, type Collections } from './collections/index.js';
 import { createRealtimeHub, type RealtimeHub } from './realtime/hub.js';
 import { createWebhooks, type Webhooks } from './realtime/webhooks.js';
+import type { JobCatalog } from './core/jobs.js';
+import type { RoostExtension } from './extend/extension.js';
+import { createExtensionJobs } from './extend/jobs.js';
 
 /**
  * Storage and the domain services on it, without HTTP: what the CLI opens (cli/cli.ts), and what
@@ -42,6 +45,8 @@ export interface RoostOverrides {
   mailer?: Mailer;
   /** Service kinds besides the built-in ones (service-kinds.ts), each from its descriptor alone. */
   kinds?: readonly RoostServiceKind[];
+  /** The team's own code (extend/extension.ts): each awaited with the API before the queue starts. */
+  extensions?: readonly RoostExtension[];
 }
 
 /** The services a service kind's descriptor is handed (service-kinds.ts): all but what is made from the kinds. */
@@ -89,6 +94,8 @@ export interface Services extends KindContext {
    * (docs/embedding.md).
    */
   hub: RealtimeHub | null;
+  /** The extensions' scheduled and background jobs (extend/jobs.ts), for the admin jobs page. */
+  jobCatalog: JobCatalog;
   /** Starts the work after an answer: the job queue (mails, webhook deliveries) and the webhooks' list. */
   start(): void;
   close(): Promise<void>;
@@ -228,6 +235,20 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
         onError: (err) => log.error({ err }, 'live changes'),
       })
     : null;
+  // The extensions' jobs are kinds of the queue, registered before it starts (extend/jobs.ts).
+  const extensionJobs = createExtensionJobs({
+    queue: jobs,
+    clock,
+    log,
+    services: { users, dataStores, fileStores, collections, mail: mailQueue },
+  });
+  try {
+    for (const extension of overrides.extensions ?? [])
+      await extension({ hooks: {}, routes: {}, jobs: extensionJobs.api });
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
   // Expired sessions and single-use tokens are dead rows; clear them once an hour. A failed
   // purge changes nothing and is tried again the next hour.
   const purge = setInterval(() => void users.purgeExpired(programCaller('roost')).catch(() => {}), 3600_000).unref();
@@ -235,12 +256,15 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     ...ctx,
     webhooks,
     hub,
+    jobCatalog: extensionJobs.catalog,
     start() {
       jobs.start();
       webhooks.start();
+      extensionJobs.start();
     },
     async close() {
       clearInterval(purge);
+      extensionJobs.close();
       hub?.close();
       await webhooks.close();
       blobs.close();
