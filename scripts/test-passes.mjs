@@ -76,6 +76,7 @@ export const testPasses = {
   'packages/server/test/admin/admin-input.test.ts': [],
   'packages/server/test/admin/admin-not-found.test.ts': [],
   'packages/server/test/admin/admin-pages.browser.test.ts': [],
+  'packages/server/test/admin/jobs-pages.browser.test.ts': [],
   // The pages' reads of accounts go through the administrator's own permissions (stored entries).
   'packages/server/test/admin/admin-user-grants.test.ts': ['storage'],
   'packages/server/test/admin/first-run.test.ts': ['storage'],
@@ -200,6 +201,8 @@ export const testPasses = {
   // Several processes over one database and one blob store: the deployment pass 2 stands for.
   // A collection made on one process, known to another over the change feed (PostgreSQL only).
   'packages/server/test/scale/collections-processes.test.ts': ['storage'],
+  // A schedule's ticks once across two processes on PostgreSQL, one of them killed.
+  'packages/server/test/scale/jobs-processes.test.ts': ['storage'],
   'packages/server/test/scale/backup-restore.test.ts': ['storage', 'runtime'],
   'packages/server/test/scale/blob-stores.test.ts': ['storage', 'runtime'],
   // Redis, whatever the database: its child process on each Node.

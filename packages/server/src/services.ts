@@ -246,6 +246,9 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     for (const extension of overrides.extensions ?? [])
       await extension({ hooks: {}, routes: {}, jobs: extensionJobs.api });
   } catch (err) {
+    // Nothing runs yet; the connections opened so far would keep the process alive.
+    await notify?.close();
+    await redis?.close();
     await db.destroy();
     throw err;
   }

@@ -1,0 +1,106 @@
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createPostgresDatabase } from '../helpers/test-server.js';
+import { eventually, onPostgres } from './scale-helpers.js';
+
+/**
+ * A scheduled job of an extension (extend/jobs.ts; docs/hooks.md, "Jobs") in two processes on one
+ * PostgreSQL database: each tick runs once, in one of them; after one is killed (SIGKILL: its
+ * timers and leases simply stop), the other runs the next ticks, still once each.
+ */
+const PROGRAM = fileURLToPath(new URL('../fixtures/schedule-server.ts', import.meta.url));
+
+interface Server {
+  child: ChildProcess;
+  exited: Promise<unknown>;
+}
+
+function start(databaseUrl: string, dataDir: string, runsFile: string): Promise<Server> {
+  const child = spawn(
+    process.execPath,
+    ['--conditions=roost-source', '--import', import.meta.resolve('tsx'), PROGRAM, databaseUrl, dataDir, runsFile],
+    { env: { ...process.env, NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`did not start: ${out}`)), 60_000);
+    child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('listening on')) {
+        clearTimeout(timer);
+        resolve({ child, exited });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${out}`)));
+  });
+}
+
+/** The runs written so far: each line a tick and the process that ran it. */
+function runs(file: string): Array<{ tick: string; pid: number }> {
+  let text = '';
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [tick = '', pid = ''] = line.split(' ');
+      return { tick, pid: Number(pid) };
+    });
+}
+
+describe('a job every second in two processes on one PostgreSQL database', {
+  skip: onPostgres ? false : 'runs in the PostgreSQL pass (SQLite has one process)',
+}, () => {
+  const cleanup: Array<() => Promise<unknown>> = [];
+  after(async () => {
+    for (const step of cleanup.reverse()) await step();
+  });
+
+  test('runs once per tick with both running, and again after one is killed', async () => {
+    const db = await createPostgresDatabase();
+    cleanup.push(() => db.drop());
+    const dir = await mkdtemp(join(tmpdir(), 'roost-schedule-'));
+    cleanup.push(() => rm(dir, { recursive: true, force: true }));
+    const file = join(dir, 'runs.txt');
+    // One first, so that the second does not race it to the migrations.
+    const a = await start(db.url, join(dir, 'a'), file);
+    cleanup.push(async () => {
+      a.child.kill('SIGKILL');
+      await a.exited;
+    });
+    const b = await start(db.url, join(dir, 'b'), file);
+    cleanup.push(async () => {
+      b.child.kill('SIGTERM');
+      await b.exited;
+    });
+    const bothFrom = Date.now();
+    await eventually(async () => runs(file).filter((r) => Date.parse(r.tick) >= bothFrom).length >= 3, '3 ticks', 8000);
+
+    a.child.kill('SIGKILL');
+    await a.exited;
+    const killedAt = Date.now();
+    const survivor = b.child.pid;
+    // The survivor's ticks; those of the first seconds may be skipped while the dead lease holds.
+    await eventually(
+      async () => runs(file).filter((r) => Date.parse(r.tick) > killedAt + 1000).length >= 2,
+      '2 ticks after the kill',
+      10_000,
+    );
+    const all = runs(file);
+    const ticks = all.map((r) => r.tick);
+    assert.equal(new Set(ticks).size, ticks.length, `each tick once: ${ticks.join(' ')}`);
+    for (const run of all.filter((r) => Date.parse(r.tick) > killedAt + 1000)) assert.equal(run.pid, survivor);
+  });
+});
