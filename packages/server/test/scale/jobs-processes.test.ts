@@ -10,21 +10,33 @@ import { createPostgresDatabase } from '../helpers/test-server.js';
 import { eventually, onPostgres } from './scale-helpers.js';
 
 /**
- * A scheduled job of an extension (extend/jobs.ts; docs/hooks.md, "Jobs") in two processes on one
- * PostgreSQL database: each tick runs once, in one of them; after one is killed (SIGKILL: its
- * timers and leases simply stop), the other runs the next ticks, still once each.
+ * An extension's jobs (extend/jobs.ts; docs/hooks.md, "Jobs") in two processes on one PostgreSQL
+ * database: each tick of a job every second runs once, in one of them; after one is killed
+ * (SIGKILL: its timers and leases simply stop), the other runs the next ticks, still once each,
+ * and the third try of a background job that failed twice; every failure is logged by job name.
  */
 const PROGRAM = fileURLToPath(new URL('../fixtures/schedule-server.ts', import.meta.url));
 
 interface Server {
   child: ChildProcess;
   exited: Promise<unknown>;
+  /** What it wrote so far (its log: pino's JSON lines). */
+  output(): string;
 }
 
-function start(databaseUrl: string, dataDir: string, runsFile: string): Promise<Server> {
+function start(databaseUrl: string, dataDir: string, runsFile: string, ...more: string[]): Promise<Server> {
   const child = spawn(
     process.execPath,
-    ['--conditions=roost-source', '--import', import.meta.resolve('tsx'), PROGRAM, databaseUrl, dataDir, runsFile],
+    [
+      '--conditions=roost-source',
+      '--import',
+      import.meta.resolve('tsx'),
+      PROGRAM,
+      databaseUrl,
+      dataDir,
+      runsFile,
+      ...more,
+    ],
     { env: { ...process.env, NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -36,7 +48,7 @@ function start(databaseUrl: string, dataDir: string, runsFile: string): Promise<
       out += d.toString();
       if (out.includes('listening on')) {
         clearTimeout(timer);
-        resolve({ child, exited });
+        resolve({ child, exited, output: () => out });
       }
     });
     child.once('exit', (code) => reject(new Error(`exited with ${code}: ${out}`)));
@@ -68,7 +80,7 @@ describe('a job every second in two processes on one PostgreSQL database', {
     for (const step of cleanup.reverse()) await step();
   });
 
-  test('runs once per tick with both running, and again after one is killed', async () => {
+  test('a tick runs once with both running, and again after one is killed; so does a retried job', async () => {
     const db = await createPostgresDatabase();
     cleanup.push(() => db.drop());
     const dir = await mkdtemp(join(tmpdir(), 'roost-schedule-'));
@@ -80,27 +92,40 @@ describe('a job every second in two processes on one PostgreSQL database', {
       a.child.kill('SIGKILL');
       await a.exited;
     });
-    const b = await start(db.url, join(dir, 'b'), file);
+    const b = await start(db.url, join(dir, 'b'), file, 'enqueue');
     cleanup.push(async () => {
       b.child.kill('SIGTERM');
       await b.exited;
     });
     const bothFrom = Date.now();
-    await eventually(async () => runs(file).filter((r) => Date.parse(r.tick) >= bothFrom).length >= 3, '3 ticks', 8000);
+    const ticksOf = () => runs(file).filter((r) => !r.tick.startsWith('flaky'));
+    const flakyTries = () => runs(file).filter((r) => r.tick.startsWith('flaky'));
+    await eventually(async () => ticksOf().filter((r) => Date.parse(r.tick) >= bothFrom).length >= 3, '3 ticks', 8000);
+    // Tries 1 and 2 fail (2 s apart); the third waits 4 s: the process that enqueued it is killed first.
+    await eventually(async () => flakyTries().length >= 2, 'two tries of the background job', 8000);
 
-    a.child.kill('SIGKILL');
-    await a.exited;
+    b.child.kill('SIGKILL');
+    await b.exited;
     const killedAt = Date.now();
-    const survivor = b.child.pid;
+    const survivor = a.child.pid;
     // The survivor's ticks; those of the first seconds may be skipped while the dead lease holds.
     await eventually(
-      async () => runs(file).filter((r) => Date.parse(r.tick) > killedAt + 1000).length >= 2,
+      async () => ticksOf().filter((r) => Date.parse(r.tick) > killedAt + 1000).length >= 2,
       '2 ticks after the kill',
       10_000,
     );
-    const all = runs(file);
+    await eventually(async () => flakyTries().length === 3, 'the third try', 8000);
+    const all = ticksOf();
     const ticks = all.map((r) => r.tick);
     assert.equal(new Set(ticks).size, ticks.length, `each tick once: ${ticks.join(' ')}`);
     for (const run of all.filter((r) => Date.parse(r.tick) > killedAt + 1000)) assert.equal(run.pid, survivor);
+    assert.deepEqual(
+      flakyTries().map((r) => r.tick),
+      ['flaky-1-1', 'flaky-1-2', 'flaky-1-3'],
+    );
+    assert.equal(flakyTries()[2]?.pid, survivor);
+    const log = a.output() + b.output();
+    assert.match(log, /"job":"flaky","attempt":1,.*"msg":"job flaky failed"/);
+    assert.match(log, /try 2 failed/);
   });
 });
