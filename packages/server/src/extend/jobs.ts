@@ -125,6 +125,9 @@ const MAX_RETRIES = 25;
 const DEFAULT_BACKOFF_MS = 10_000;
 /** A claim outlasts the longest try by this much: the try's outcome is written after it. */
 const LEASE_MARGIN_MS = 2_000;
+/** The longest wait of a Node timer (2^31 - 1 ms, about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const DAY_MS = 86_400_000;
 /** A kind is at most 64 characters (migration 2026-11-30-01-jobs), `schedule:` included. */
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$/;
 
@@ -236,6 +239,11 @@ export function createExtensionJobs(deps: Deps): ExtensionJobsRuntime {
     const after = schedule.last && schedule.last > now ? schedule.last : now;
     const next = schedule.cron.nextRun(after);
     if (!next) return;
+    // Node fires a longer timer at once (a yearly cron): wait a day at a time until it is near.
+    if (next.getTime() - now.getTime() > MAX_TIMER_MS) {
+      schedule.timer = setTimeout(() => arm(schedule), DAY_MS).unref();
+      return;
+    }
     schedule.timer = setTimeout(
       () => {
         schedule.last = next;

@@ -11,6 +11,7 @@ import type { ExtensionApi, RoostExtension } from '../../src/extend/extension.js
 import type { ExtensionJobs, JobHandle } from '../../src/extend/jobs.js';
 import { createPostgresDatabase, startServer } from '../helpers/test-server.js';
 import { eventually } from '../scale/scale-helpers.js';
+import { programCaller } from '../../src/users/index.js';
 
 /**
  * The extensions' jobs (extend/jobs.ts; docs/hooks.md, "Jobs") in one process, on this pass's
@@ -119,6 +120,8 @@ describe('scheduled jobs in one process', { concurrency: true }, () => {
               () => roost.jobs.schedule('no spaces', '0 3 * * *', () => {}),
               () => roost.jobs.define('bad-retries', () => {}, { retries: -1 }),
             );
+            // Its next tick is further than a Node timer waits: it must not be added early.
+            roost.jobs.schedule('yearly', '0 0 1 1 *', () => {});
           },
         ],
       },
@@ -130,6 +133,9 @@ describe('scheduled jobs in one process', { concurrency: true }, () => {
       assert.deepEqual(zone?.fields, [['timezone', 'invalid']]);
       assert.deepEqual(name?.fields, [['name', 'invalid']]);
       assert.deepEqual(retries?.fields, [['retries', 'invalid']]);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const yearly = await s.roost.jobs.list(programCaller('test').principal, { kind: 'schedule:yearly', limit: 5 });
+      assert.deepEqual(yearly, []);
     } finally {
       await s.close();
     }
