@@ -2,11 +2,11 @@ import type { Principal } from './permissions.js';
 
 /**
  * The durable job queue's port (issue 38, item 4): every piece of work that runs after an
- * answer (a mail, a webhook delivery, and the hooks and scheduled jobs to come) is a job in one
- * table (storage/job-store.ts), claimed with a lease, retried with backoff and finally kept as
- * failed, run by the worker of core/job-queue.ts. A kind of job is one module that defines its
+ * answer (a mail, a webhook delivery, an extension's scheduled or background job) is a job in
+ * one table (storage/job-store.ts), claimed with a lease, retried with backoff and finally kept
+ * as failed, run by the worker of core/job-queue.ts. A kind of job is one module that defines its
  * handler with `defineJob` (mail/mail-job.ts, realtime/webhook-delivery.ts) and one line in the
- * list of services.ts.
+ * list of services.ts; an extension's jobs are registered as it defines them (extend/jobs.ts).
  */
 
 /** `skipped`: not run, because an older job of its exclusive kind still ran (a schedule's overlapping tick). */
