@@ -78,6 +78,7 @@ export const testPasses = {
   'packages/server/test/admin/admin-input.test.ts': [],
   'packages/server/test/admin/admin-not-found.test.ts': [],
   'packages/server/test/admin/admin-pages.browser.test.ts': [],
+  'packages/server/test/admin/jobs-pages.browser.test.ts': [],
   // The pages' reads of accounts go through the administrator's own permissions (stored entries).
   'packages/server/test/admin/admin-user-grants.test.ts': ['storage'],
   'packages/server/test/admin/first-run.test.ts': ['storage'],
@@ -133,6 +134,8 @@ export const testPasses = {
   'packages/server/test/http/health.test.ts': ['storage'],
   // The job queue: its claim differs per database (FOR UPDATE SKIP LOCKED on PostgreSQL; two processes).
   'packages/server/test/http/jobs.test.ts': ['storage'],
+  // The extensions' jobs (extend/jobs.ts): schedules and background jobs on the queue's table.
+  'packages/server/test/http/extension-jobs.test.ts': ['storage'],
   'packages/server/test/http/mail-limits.test.ts': ['storage'],
   'packages/server/test/http/mail-queue.test.ts': ['storage', 'runtime'],
   'packages/server/test/http/mail-signin.test.ts': ['storage'],
@@ -208,6 +211,8 @@ export const testPasses = {
   // Several processes over one database and one blob store: the deployment pass 2 stands for.
   // A collection made on one process, known to another over the change feed (PostgreSQL only).
   'packages/server/test/scale/collections-processes.test.ts': ['storage'],
+  // A schedule's ticks once across two processes on PostgreSQL, one of them killed.
+  'packages/server/test/scale/jobs-processes.test.ts': ['storage'],
   'packages/server/test/scale/backup-restore.test.ts': ['storage', 'runtime'],
   'packages/server/test/scale/blob-stores.test.ts': ['storage', 'runtime'],
   // Redis, whatever the database: its child process on each Node.

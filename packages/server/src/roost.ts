@@ -14,7 +14,6 @@ import { openServices, type RoostOverrides, type Services } from './services.js'
 import { loadExtensions, runExtensions } from './extend/load.js';
 import { programCaller } from './users/index.js';
 import type { ExtensionApi, RoostExtension } from './extend/extension.js';
-import type { ExtensionJobs } from './extend/jobs.js';
 import { createExtensionRoutes } from './extend/routes.js';
 
 // The package's entry (@roost/server): Roost with its HTTP app, and the services without it,
@@ -44,6 +43,19 @@ export type {
 } from './core/hooks.js';
 export type { AfterHook, BeforeHook, ExtensionHooks, HookFilter, HookOptions } from './extend/hooks.js';
 export { refuse } from './extend/refuse.js';
+// The jobs part of the extension API (docs/hooks.md, "Jobs"); `EnqueueJob` for hooks and routes that enqueue.
+export type {
+  DefineOptions,
+  EnqueueJob,
+  EnqueueOptions,
+  ExtensionJobs,
+  JobContext,
+  JobHandle,
+  JobServices,
+  JsonValue,
+  ScheduleContext,
+  ScheduleOptions,
+} from './extend/jobs.js';
 export { ANONYMOUS, type Principal } from './core/permissions.js';
 export {
   kindIn,
@@ -168,6 +180,7 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
     setupLinks,
     webhooks,
     jobs: services.jobs,
+    jobCatalog: services.jobCatalog,
     collections: services.collections,
     // What the service kinds bring to the pages (service-kinds.ts, core/service-kind.ts).
     kinds: {
@@ -211,10 +224,6 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
 }
 
 /**
- * Each extension awaited with the extension API (extend/extension.ts), in the given order, then
- * the routes they declared added to the app (extend/routes.ts): all before Roost listens.
- */
-/**
  * The extensions (docs/hooks.md), run before anything listens or works: those of `hooks/`, of
  * `extend` and the program's (extend/load.ts), each with its API (extend/extension.ts): its
  * hooks named after its source, the routes it declares registered on the HTTP app after them.
@@ -225,7 +234,7 @@ async function startExtensions(
   http: FastifyInstance,
   program: readonly RoostExtension[],
 ): Promise<void> {
-  const jobs: ExtensionJobs = {};
+  const jobs = services.extensionJobs;
   const routes = createExtensionRoutes({
     users: services.users,
     dataStores: services.dataStores,

@@ -33,6 +33,8 @@ import { createRealtimeHub, type RealtimeHub } from './realtime/hub.js';
 import { createWebhooks, type Webhooks } from './realtime/webhooks.js';
 import { createHookRegistry, type HookRegistry } from './extend/hooks.js';
 import type { ServicesAsDeps } from './extend/services-as.js';
+import type { JobCatalog } from './core/jobs.js';
+import { createExtensionJobs, type ExtensionJobs } from './extend/jobs.js';
 
 /**
  * Storage and the domain services on it, without HTTP: what the CLI opens (cli/cli.ts), and what
@@ -101,6 +103,10 @@ export interface Services extends KindContext {
    * (docs/embedding.md).
    */
   hub: RealtimeHub | null;
+  /** The extensions' scheduled and background jobs (extend/jobs.ts), for the admin jobs page. */
+  jobCatalog: JobCatalog;
+  /** The jobs part of the extension API (extend/jobs.ts): what `createRoost` hands each extension. */
+  extensionJobs: ExtensionJobs;
   /** Starts the work after an answer: the job queue (mails, webhook deliveries) and the webhooks' list. */
   start(): void;
   close(): Promise<void>;
@@ -268,6 +274,13 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
         onError: (err) => log.error({ err }, 'live changes'),
       })
     : null;
+  // The extensions' jobs are kinds of the queue, registered before it starts (extend/jobs.ts).
+  const extensionJobs = createExtensionJobs({
+    queue: jobs,
+    clock,
+    log,
+    services: { users, dataStores, fileStores, collections, mail: mailQueue },
+  });
   // Expired sessions and single-use tokens are dead rows; clear them once an hour. A failed
   // purge changes nothing and is tried again the next hour.
   const purge = setInterval(() => void users.purgeExpired(programCaller('roost')).catch(() => {}), 3600_000).unref();
@@ -275,12 +288,16 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     ...ctx,
     webhooks,
     hub,
+    jobCatalog: extensionJobs.catalog,
+    extensionJobs: extensionJobs.api,
     start() {
       jobs.start();
       webhooks.start();
+      extensionJobs.start();
     },
     async close() {
       clearInterval(purge);
+      extensionJobs.close();
       hub?.close();
       await webhooks.close();
       blobs.close();

@@ -22,6 +22,7 @@ import { registerToolsPage } from './pages/tools-page.js';
 import { registerWebhookPages } from './pages/webhooks-pages.js';
 import { registerJobPages } from './pages/jobs-pages.js';
 import type { JobQueue } from '../core/job-queue.js';
+import type { JobCatalog } from '../core/jobs.js';
 import type { Webhooks } from '../realtime/webhooks.js';
 import type { DashboardPart, NavSection, PermissionTarget } from '../core/service-kind.js';
 import type { Caller } from '../users/index.js';
@@ -52,6 +53,8 @@ export interface PageDeps {
   webhooks: Webhooks;
   /** The job queue (pages/jobs-pages.ts). */
   jobs: JobQueue;
+  /** The extensions' scheduled and background jobs (extend/jobs.ts), listed on the jobs page. */
+  jobCatalog: JobCatalog;
   /** The collections (collection-pages/). */
   collections: Collections;
   /** What the service kinds (src/service-kinds.ts) bring to the pages: header sections, pages, permission targets. */
@@ -122,7 +125,7 @@ async function registerAdminPages(app: FastifyInstance, deps: PageDeps): Promise
   registerOutboxPages(pages, { outboxDir: deps.outboxDir, settings: deps.settings });
   registerToolsPage(pages, users);
   registerWebhookPages(pages, { webhooks: deps.webhooks });
-  registerJobPages(pages, deps.jobs);
+  registerJobPages(pages, deps.jobs, deps.jobCatalog);
   registerSettingsPage(pages, { users, settings: deps.settings, mailer: deps.mailer, config: deps.config });
   // A mistyped backend address answers a page, not the API's JSON body.
   await app.register(

@@ -11,6 +11,7 @@ import {
   type JobType,
 } from './jobs.js';
 import type { Principal } from './permissions.js';
+import { jobRuns } from './process-stats.js';
 import { wakeLoop } from './wake-loop.js';
 
 /** How a job is added: when it runs, what it is about, its idempotency key. */
@@ -46,6 +47,8 @@ export interface JobQueue {
   counts(caller: Principal, kind?: string): Promise<JobCounts>;
   /** The kinds this process runs. */
   kinds(): string[];
+  /** Adds a kind this process runs (an extension's job, extend/jobs.ts); before `start`. */
+  register(kind: JobKind): void;
   removeSubject<P>(type: JobType<P>, subject: string): Promise<void>;
   start(): void;
   /** Resolves once no job is due and none runs in this process (tests, shutdown). */
@@ -55,6 +58,33 @@ export interface JobQueue {
 
 const POLL_MS = 1000;
 const BATCH = 20;
+const NEVER_ABORTED = new AbortController().signal;
+
+/**
+ * One try, bounded by the kind's `timeoutMs`: over it, the try fails and its signal is aborted.
+ * JavaScript cannot stop a running function: one that ignores its signal runs on, unawaited.
+ */
+async function tryOnce(kind: JobKind, job: Job) {
+  const timeoutMs = kind.timeoutMs;
+  if (timeoutMs === undefined) return kind.run(job, NEVER_ABORTED);
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const overTime = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      const err = new JobFailure(`timed out after ${timeoutMs} ms`);
+      controller.abort(err);
+      reject(err);
+    }, timeoutMs);
+  });
+  const running = kind.run(job, controller.signal);
+  // Its end after the time out is nobody's business any more.
+  running.catch(() => {});
+  try {
+    return await Promise.race([running, overTime]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 export function createJobQueue(
   store: JobStore,
@@ -62,21 +92,32 @@ export function createJobQueue(
   clock: Clock,
   onError: (err: unknown) => void,
 ): JobQueue {
-  const byName = new Map(kinds.map((k) => [k.name, k]));
+  const all = [...kinds];
+  const byName = new Map(all.map((k) => [k.name, k]));
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
 
   async function run(kind: JobKind, job: Job): Promise<void> {
     const attempts = job.attempts + 1;
+    const started = performance.now();
+    const record = (outcome: 'done' | 'failed' | 'skipped') =>
+      jobRuns.record({ kind: kind.name, outcome, seconds: (performance.now() - started) / 1000 });
+    if (kind.exclusive && (await store.heldBefore(kind.name, job, clock.now()))) {
+      await store.skip(job.id, clock.now(), 'skipped: the previous run was still running');
+      record('skipped');
+      return;
+    }
     try {
-      const outcome = await kind.run(job);
+      const outcome = await tryOnce(kind, job);
       await store.done(job.id, attempts, clock.now(), outcome?.status ?? null, kind.keepDone);
+      record('done');
     } catch (err) {
+      record('failed');
       kind.onFailure?.(err, job);
       const failure = err instanceof JobFailure ? err : null;
       const message =
         err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
-      const last = failure?.final === true || attempts >= kind.maxAttempts;
+      const last = failure?.final === true || attempts >= kind.attemptsOf(job);
       await store.failed(
         job.id,
         failure?.final === true ? job.attempts : attempts,
@@ -89,7 +130,7 @@ export function createJobQueue(
 
   /** Runs every due job, kind by kind, a batch at a time. */
   async function drain(): Promise<void> {
-    for (const kind of kinds)
+    for (const kind of all)
       for (;;) {
         const batch = await store.claimDue(kind.name, clock.now(), kind.leaseMs, BATCH);
         if (batch.length === 0) break;
@@ -138,6 +179,11 @@ export function createJobQueue(
       return store.counts(clock.now(), kind);
     },
     kinds: () => [...byName.keys()],
+    register(kind) {
+      if (byName.has(kind.name)) throw new Error(`job queue: the kind ${kind.name} is registered already`);
+      all.push(kind);
+      byName.set(kind.name, kind);
+    },
     removeSubject: (type, subject) => store.removeSubject(type.name, subject),
     start() {
       if (timer || closed) return;

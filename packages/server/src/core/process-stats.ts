@@ -23,3 +23,28 @@ export const processStats = {
     record: { hits: 0, misses: 0 } satisfies CacheStats,
   },
 };
+
+/** One try of a job (core/job-queue.ts), for `/metrics`' runs, failures and durations per job. */
+export interface JobRun {
+  /** The job's kind: `mail`, `webhook`, or an extension's `job:<name>` and `schedule:<name>` (extend/jobs.ts). */
+  kind: string;
+  outcome: 'done' | 'failed' | 'skipped';
+  seconds: number;
+}
+
+const jobRunListeners = new Set<(run: JobRun) => void>();
+
+/**
+ * The tries of jobs, told as they end: a duration is observed into a histogram, which plain
+ * counts cannot give. Each metrics registry listens while its app is open (http/metrics.ts).
+ */
+export const jobRuns = {
+  record(run: JobRun): void {
+    for (const listener of jobRunListeners) listener(run);
+  },
+  /** Listens to every try of this process; returns the function that stops it. */
+  listen(listener: (run: JobRun) => void): () => void {
+    jobRunListeners.add(listener);
+    return () => jobRunListeners.delete(listener);
+  },
+};

@@ -4,7 +4,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { RealtimeStats } from '../realtime/hub.js';
 import { commonErrors } from '../core/errors.js';
 import { administers } from '../core/grants.js';
-import { processStats } from '../core/process-stats.js';
+import { jobRuns, processStats } from '../core/process-stats.js';
 import type { MailQueueCounts } from '../core/mailer.js';
 import type { HookStat } from '../core/hooks.js';
 import type { UserService } from '../users/index.js';
@@ -245,6 +245,27 @@ export async function registerMetrics(
       },
     });
   }
+
+  // Every try of a job of this process, by its kind (core/job-queue.ts): an extension's are
+  // `job:<name>` and `schedule:<name>` (extend/jobs.ts). Bounded: kinds are defined in code.
+  const jobTries = new Counter({
+    name: 'roost_job_runs_total',
+    help: 'Tries of jobs run by this process, by job and outcome (done, failed, skipped: its previous run still ran).',
+    labelNames: ['job', 'outcome'],
+    registers,
+  });
+  const jobTime = new Histogram({
+    name: 'roost_job_duration_seconds',
+    help: 'Time a try of a job took, by job.',
+    labelNames: ['job'],
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const stopJobRuns = jobRuns.listen((run) => {
+    jobTries.inc({ job: run.kind, outcome: run.outcome });
+    if (run.outcome !== 'skipped') jobTime.observe({ job: run.kind }, run.seconds);
+  });
+  app.addHook('onClose', async () => stopJobRuns());
 
   const allowed = allowList(options.allow);
   const registry = Registry.merge([processMetrics(), metrics.registry]);

@@ -87,7 +87,8 @@ export function deliveryOf(job: Job): Delivery {
     webhookId: delivery.webhookId,
     kind: delivery.kind,
     payload: delivery.body,
-    state: job.state === 'done' ? 'delivered' : job.state,
+    // A delivery is never skipped (its kind is not exclusive, core/jobs.ts): as failed, were it so.
+    state: job.state === 'done' ? 'delivered' : job.state === 'skipped' ? 'failed' : job.state,
     attempts: job.attempts,
     created: job.created,
     nextAttempt: job.state === 'pending' ? job.runAt : null,

@@ -112,6 +112,28 @@ export function createJobStore(db: Kysely<Database>): JobStore {
         .execute();
     },
 
+    async skip(id, at, reason) {
+      await db
+        .updateTable('jobs')
+        .set({ state: 'skipped', run_at: null, claimed_until: null, last_error: reason, finished_at: at })
+        .where('id', '=', id)
+        .execute();
+    },
+
+    async heldBefore(kind, job, now) {
+      const runAt = job.runAt ?? now;
+      const row = await db
+        .selectFrom('jobs')
+        .select('id')
+        .where('kind', '=', kind)
+        .where('state', '=', 'pending')
+        .where('claimed_until', '>=', now)
+        .where((eb) => eb.or([eb('run_at', '<', runAt), eb.and([eb('run_at', '=', runAt), eb('id', '<', job.id)])]))
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
     async list({ id, kind, state, subject, limit }) {
       let query = db.selectFrom('jobs').selectAll();
       if (id !== undefined) query = query.where('id', '=', id);

@@ -394,7 +394,7 @@ describe('routes of your own', () => {
       collections,
       mail: mailQueue,
       corsOrigins: [],
-      jobs: {},
+      jobs: s.roost.extensionJobs,
     });
     const routes = table.api;
     assert.throws(() => routes.get('/files/*', { auth: 'none' }, () => null), /extension route path "\/files\/\*"/);

@@ -2,7 +2,7 @@ import { escapeHtml } from '@roost/forms';
 import { formatTime } from '../../core/clock.js';
 import { RoostError } from '../../core/errors.js';
 import type { JobQueue } from '../../core/job-queue.js';
-import { JOB_STATES, type Job, type JobState } from '../../core/jobs.js';
+import { JOB_STATES, type Job, type JobCatalog, type JobState, type ScheduleView } from '../../core/jobs.js';
 import { facts, link, table, textParam } from '../page-kit/page-parts.js';
 import type { AdminPageRequest, AdminPages } from './admin-routes.js';
 import { accountConfirmForm } from './confirm-form.js';
@@ -11,7 +11,9 @@ import { accountConfirmForm } from './confirm-form.js';
  * `/admin/jobs`: the job queue (core/job-queue.ts; docs/operations.md, "Jobs"): the newest jobs,
  * filtered by kind and state, with their attempts, next run and last error;
  * `/admin/jobs/<id>`: one job, and for a failed one a form that runs it again. The payload is
- * not shown: a mail's holds its links, which are secrets.
+ * not shown: a mail's holds its links, which are secrets. Above the list, the extensions' jobs
+ * (extend/jobs.ts; docs/hooks.md, "Jobs"): the scheduled ones with their cron, next run and last
+ * runs, each run now from `/admin/jobs/schedules/<name>`, and the background ones.
  */
 
 const SHOWN = 100;
@@ -39,7 +41,79 @@ function select(name: string, options: readonly string[], current: string | unde
   return `<label>${label} <select name="${name}">${items.join('')}</select></label>`;
 }
 
-async function listPage(jobs: JobQueue, page: AdminPageRequest) {
+const LAST_RUNS = 3;
+const scheduleUrl = (name: string) => `/admin/jobs/schedules/${encodeURIComponent(name)}`;
+
+/** The extensions' scheduled jobs, each with its last runs, and their background jobs. */
+async function extensionJobs(jobs: JobQueue, catalog: JobCatalog, page: AdminPageRequest): Promise<string> {
+  const schedules = catalog.schedules();
+  const background = catalog.background();
+  if (schedules.length === 0 && background.length === 0) return '';
+  const lastRuns = await Promise.all(
+    schedules.map((s) => jobs.list(page.admin.principal, { kind: s.kind, limit: LAST_RUNS })),
+  );
+  const runsOf = new Map(schedules.map((s, i) => [s.name, lastRuns[i] ?? []]));
+  const runs = (s: ScheduleView) =>
+    (runsOf.get(s.name) ?? [])
+      .map((j) => `${link(jobUrl(j.id), formatTime(j.created))} ${escapeHtml(j.state)}`)
+      .join('<br>');
+  const scheduled = table(
+    'Scheduled jobs',
+    [
+      { label: 'Name', cell: (s: ScheduleView) => link(scheduleUrl(s.name), s.name) },
+      { label: 'Cron', cell: (s: ScheduleView) => `<code>${escapeHtml(s.cron)}</code>` },
+      { label: 'Time zone', cell: (s: ScheduleView) => escapeHtml(s.timezone) },
+      { label: 'Next run (UTC)', cell: (s: ScheduleView) => when(s.nextRun) },
+      { label: 'Last runs (UTC)', cell: runs },
+    ],
+    schedules,
+    'No scheduled job.',
+  );
+  const defined = table(
+    'Background jobs',
+    [
+      { label: 'Name', cell: (b: (typeof background)[number]) => escapeHtml(b.name) },
+      { label: 'Kind', cell: (b: (typeof background)[number]) => escapeHtml(b.kind) },
+      { label: 'Tries', cell: (b: (typeof background)[number]) => String(b.maxAttempts) },
+      { label: 'Time limit (ms)', cell: (b: (typeof background)[number]) => String(b.timeoutMs) },
+    ],
+    background,
+    'No background job.',
+  );
+  return `<h2>Scheduled jobs</h2>${scheduled}<h2>Background jobs</h2>${defined}<h2>The queue</h2>`;
+}
+
+async function schedulePage(catalog: JobCatalog, page: AdminPageRequest) {
+  const name = page.params.name ?? '';
+  const schedule = catalog.schedules().find((s) => s.name === name);
+  if (!schedule) throw new RoostError('not_found', 'not_found', 'There is no such scheduled job.');
+  const runNow = accountConfirmForm(page, {
+    formid: 'run-schedule',
+    url: scheduleUrl(name),
+    accountId: name,
+    action: { id: 'run', name: 'Run now', cssClass: 'btn btn-primary' },
+    run: async () => {
+      await catalog.runNow(page.admin.principal, name);
+      return undefined;
+    },
+  });
+  const ran = await runNow.process();
+  if (ran.action.id === 'run' && ran.result === true)
+    return { redirect: `/admin/jobs?kind=${encodeURIComponent(schedule.kind)}`, messages: ['The job runs now.'] };
+  const about = facts([
+    ['Cron', `<code>${escapeHtml(schedule.cron)}</code>`],
+    ['Time zone', escapeHtml(schedule.timezone)],
+    ['Next run (UTC)', when(schedule.nextRun)],
+    ['Time limit (ms)', String(schedule.timeoutMs)],
+  ]);
+  const body =
+    `<div class="card">${about}</div><section class="card"><h2>Run now</h2>` +
+    '<p class="muted">Runs once now, beside its ticks; not while a run of it is still running.</p>' +
+    `${ran.html}</section><p>${link('/admin/jobs', '← All jobs')}</p>`;
+  return { title: `Scheduled job ${name}`, body, head: await runNow.htmlHead() };
+}
+
+async function listPage(jobs: JobQueue, catalog: JobCatalog, page: AdminPageRequest) {
   const kind = choice(page, 'kind', jobs.kinds());
   const state = choice<JobState>(page, 'state', JOB_STATES);
   const [list, counts] = await Promise.all([
@@ -64,8 +138,10 @@ async function listPage(jobs: JobQueue, page: AdminPageRequest) {
     ['Failed', String(counts.failed)],
   ]);
   const body =
-    '<p class="muted">Work that runs after an answer: mails and webhook deliveries. A failed try runs again ' +
-    "after a growing pause; after its kind's last attempt a job is kept as failed, and can be run again here.</p>" +
+    '<p class="muted">Work that runs after an answer: mails, webhook deliveries and the extensions\' jobs. A ' +
+    "failed try runs again after a growing pause; after its kind's last attempt a job is kept as failed, and can " +
+    'be run again here.</p>' +
+    (await extensionJobs(jobs, catalog, page)) +
     `<div class="card">${summary}</div>${filter}` +
     table(`The newest ${SHOWN} jobs`, columns, list, 'No job here.');
   return { title: 'Jobs', body };
@@ -105,7 +181,8 @@ async function jobPage(jobs: JobQueue, page: AdminPageRequest) {
   return { title: `Job ${job.kind}`, body, head: await retry.htmlHead() };
 }
 
-export function registerJobPages(pages: AdminPages, jobs: JobQueue): void {
-  pages.page('/admin/jobs', (page) => listPage(jobs, page), { post: false });
+export function registerJobPages(pages: AdminPages, jobs: JobQueue, catalog: JobCatalog): void {
+  pages.page('/admin/jobs', (page) => listPage(jobs, catalog, page), { post: false });
+  pages.page('/admin/jobs/schedules/:name', (page) => schedulePage(catalog, page));
   pages.page('/admin/jobs/:id', (page) => jobPage(jobs, page));
 }
