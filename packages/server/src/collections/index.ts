@@ -24,6 +24,6 @@ export type { CollectionState } from './collection-state.js';
 export { queryContext } from './collection-access.js';
 export { type CheckedFilter, compileMatcher, parseFilter, prepareFilter, type StoredRecord } from './query/index.js';
 export { batchInput, definitionInput, recordQueryInput, recordReadInput } from './collections-inputs.js';
-export { makeRecordTables } from './records-repo.js';
+export { makeRecordTables } from './record-tables-repo.js';
 export { defineCollection, type CollectionDeclaration } from './define-collection.js';
 export { ajvFieldProblems } from './record-validator.js';

@@ -3,7 +3,8 @@ import { type RawBuilder, sql } from 'kysely';
 import type { Dialect } from '../storage/database.js';
 import { fieldAt, recordTable, type Field } from './collection-fields.js';
 import type { CollectionState } from './collection-state.js';
-import type { IndexSpec, RecordsRepo } from './records-repo.js';
+import type { IndexSpec } from './record-tables-repo.js';
+import type { RecordsRepo } from './records-repo.js';
 
 /**
  * A collection's indexes as its schema declares them (issue 39, item 3): one unique index per

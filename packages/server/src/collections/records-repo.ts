@@ -3,6 +3,7 @@ import { type Dialect, executeGrouped, executeNow } from '../storage/database.js
 import type { Database } from '../storage/schema.js';
 import { recordTable } from './collection-fields.js';
 import type { RecordRow } from './collection-tables-schema.js';
+import { recordTables, type RecordTables } from './record-tables-repo.js';
 import { forgetCollection, recordKey, type RecordCache, TouchedRecords } from './record-cache.js';
 
 /**
@@ -13,13 +14,6 @@ import { forgetCollection, recordKey, type RecordCache, TouchedRecords } from '.
  */
 
 type RecordDb = Kysely<Record<string, RecordRow>>;
-
-/** An index of a record table: its name, and the SQL expressions it holds (record-indexes.ts). */
-export interface IndexSpec {
-  name: string;
-  unique: boolean;
-  expressions: readonly RawBuilder<unknown>[];
-}
 
 /** A record as the service reads it: `data` parsed. */
 export interface StoredRecord {
@@ -86,8 +80,7 @@ export function isUniqueViolation(err: unknown): string | null {
   return null;
 }
 
-export interface RecordsRepo {
-  createTable(collection: string): Promise<void>;
+export interface RecordsRepo extends RecordTables {
   dropTable(collection: string): Promise<void>;
   insert(collection: string, record: StoredRecord): Promise<void>;
   /**
@@ -148,9 +141,6 @@ export interface RecordsRepo {
   /** Records in id order after `after` (all of them, whatever the rules: for migrations). */
   page(collection: string, after: string | null, limit: number): Promise<StoredRecord[]>;
   /** The names of the table's indexes. */
-  indexNames(collection: string): Promise<string[]>;
-  createIndex(collection: string, index: IndexSpec): Promise<void>;
-  dropIndex(name: string): Promise<void>;
   /** Runs `work` in one transaction, with a repository on it. */
   transaction<T>(work: (repo: RecordsRepo) => Promise<T>): Promise<T>;
   readonly db: RecordDb;
@@ -166,7 +156,6 @@ export function recordsRepo(db: RecordDb, dialect: Dialect, cache: RecordCache |
 
 /** `touched`: in a transaction, whose reads never fill the cache (they may see its uncommitted writes). */
 function makeRepo(db: RecordDb, dialect: Dialect, cache: RecordCache | null, touched: TouchedRecords | null) {
-  const text = dialect === 'postgres' ? sql`text COLLATE "C"` : sql`text`;
   const json = (data: Record<string, unknown>) => JSON.stringify(data);
   const table = (collection: string) => sql.table(recordTable(collection));
   const alias = (collection: string) => `${recordTable(collection)} as r` as const;
@@ -233,26 +222,8 @@ function makeRepo(db: RecordDb, dialect: Dialect, cache: RecordCache | null, tou
     }
   };
   const repo: RecordsRepo = {
+    ...recordTables(db, dialect),
     db,
-    async createTable(collection) {
-      const name = recordTable(collection);
-      await sql`CREATE TABLE IF NOT EXISTS ${sql.table(name)} (
-        id ${text} PRIMARY KEY NOT NULL,
-        owner ${text},
-        created ${text} NOT NULL,
-        updated ${text} NOT NULL,
-        data ${dialect === 'postgres' ? sql`jsonb` : sql`text`} NOT NULL
-      )`.execute(db);
-      // The default order (newest first) and the owner rule (`owner = @request.auth.id`) read these.
-      const index = (suffix: string, columns: string[]) => {
-        const list = sql.join(columns.map((c) => sql.ref(c)));
-        return sql`CREATE INDEX IF NOT EXISTS ${sql.id(`${name}_${suffix}`)} ON ${sql.table(name)} (${list})`.execute(
-          db,
-        );
-      };
-      await index('created', ['created', 'id']);
-      await index('owner', ['owner', 'created', 'id']);
-    },
     async dropTable(collection) {
       await changingAll(collection, () => sql`DROP TABLE IF EXISTS ${table(collection)}`.execute(db));
       creates.delete(collection);
@@ -378,25 +349,6 @@ function makeRepo(db: RecordDb, dialect: Dialect, cache: RecordCache | null, tou
       if (after !== null) query = query.where('r.id', '>', after);
       return (await query.execute()).map((row) => parsed(row as RecordRow));
     },
-    async indexNames(collection) {
-      const name = recordTable(collection);
-      const rows =
-        dialect === 'postgres'
-          ? await sql<{ name: string }>`SELECT indexname AS name FROM pg_indexes WHERE tablename = ${name}`.execute(db)
-          : await sql<{
-              name: string;
-            }>`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ${name}`.execute(db);
-      return rows.rows.map((row) => row.name);
-    },
-    async createIndex(collection, index) {
-      const unique = index.unique ? sql`UNIQUE ` : sql``;
-      await sql`CREATE ${unique}INDEX IF NOT EXISTS ${sql.id(index.name)} ON ${table(collection)} (${sql.join(
-        index.expressions,
-      )})`.execute(db);
-    },
-    async dropIndex(name) {
-      await sql`DROP INDEX IF EXISTS ${sql.id(name)}`.execute(db);
-    },
     async transaction(work) {
       if (!cache) return db.transaction().execute((trx) => work(makeRepo(trx, dialect, null, null)));
       const mine = new TouchedRecords(cache);
@@ -408,21 +360,4 @@ function makeRepo(db: RecordDb, dialect: Dialect, cache: RecordCache | null, tou
     },
   };
   return repo;
-}
-
-/**
- * Makes the record tables of a backup's rows (`records_<name>`: no migration makes them), before
- * a restore writes them (cli/backup.ts). Their indexes follow when the collections open
- * (collection-definitions.ts `load`).
- */
-export async function makeRecordTables(
-  db: Kysely<unknown>,
-  dialect: Dialect,
-  tables: readonly string[],
-): Promise<void> {
-  const repo = recordsRepo(db as RecordDb, dialect);
-  for (const table of tables) {
-    const name = table.startsWith('records_') ? table.slice('records_'.length) : null;
-    if (name !== null && /^[a-z][a-z0-9_]{0,40}$/.test(name)) await repo.createTable(name);
-  }
 }

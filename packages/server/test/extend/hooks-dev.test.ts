@@ -16,7 +16,8 @@ const cwd = mkdtempSync(join(tmpdir(), 'roost-dev-'));
 after(() => rmSync(cwd, { recursive: true, force: true }));
 
 const stampHook = (stamp: string) =>
-  `export default (roost) => {\n  roost.hooks.before('record.create', ({ input }) => { input.stamp = '${stamp}'; });\n};\n`;
+  `export default (roost) => {\n` +
+  `  roost.hooks.before('record.create', ({ input }) => { input.stamp = '${stamp}'; });\n};\n`;
 
 test('roost dev serves the hooks, and serves them again once a hook file changes', async () => {
   mkdirSync(join(cwd, 'hooks'));

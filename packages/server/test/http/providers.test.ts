@@ -187,7 +187,7 @@ describe('sign-in providers over HTTP', () => {
     assert.match(end.text, /Sign-in providers/);
   });
 
-  test('sign-in and sign-up hooks refuse a provider account by its address: back at the app with the code, no account', async () => {
+  test('sign-in and sign-up hooks refuse a provider account by its address: back at the app, no account', async () => {
     const refused = await appSignin('corp', 'blocked');
     assert.equal(refused.grant, null);
     assert.equal(refused.end.searchParams.get('roost_error'), 'signin_blocked');
