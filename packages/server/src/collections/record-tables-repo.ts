@@ -62,9 +62,8 @@ export function recordTables(db: RecordDb, dialect: Dialect): RecordTables {
     async createIndex(collection, index) {
       const unique = index.unique ? sql`UNIQUE ` : sql``;
       const on = sql.table(recordTable(collection));
-      await sql`CREATE ${unique}INDEX IF NOT EXISTS ${sql.id(index.name)} ON ${on} (${sql.join(index.expressions)})`.execute(
-        db,
-      );
+      const expressions = sql.join(index.expressions);
+      await sql`CREATE ${unique}INDEX IF NOT EXISTS ${sql.id(index.name)} ON ${on} (${expressions})`.execute(db);
     },
     async dropIndex(name) {
       await sql`DROP INDEX IF EXISTS ${sql.id(name)}`.execute(db);
