@@ -1,12 +1,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readOutbox } from '../../src/mail/outbox-mailer.js';
-import { ROOST_BIN, roostEnv, runRoost } from '../helpers/roost-command.js';
+import { runRoost, serveRoost, type ServedRoost } from '../helpers/roost-command.js';
 import { createPostgresDatabase } from '../helpers/test-server.js';
 
 /**
@@ -24,32 +23,8 @@ const files = [...doc.matchAll(/```ts\n\/\/ (hooks\/[a-z-]+\.ts)\n([\s\S]*?)```/
   text: `// ${m[1]}\n${m[2]}`,
 }));
 
-interface Served {
-  child: ChildProcess;
-  url: string;
-  exited: Promise<unknown>;
-  /** What it wrote so far (its log). */
-  output(): string;
-}
-
-function serve(cwd: string, env: Record<string, string>): Promise<Served> {
-  const child = spawn(process.execPath, [ROOST_BIN, 'serve'], { cwd, env: roostEnv(env) });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}`)), 60_000);
-    child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const match = /Roost listens on (http:\/\/[^\s"]+)/.exec(out);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve({ child, url: match[1], exited, output: () => out });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
-  });
-}
+type Served = ServedRoost;
+const serve = (cwd: string, env: Record<string, string>): Promise<Served> => serveRoost(cwd, env);
 
 const onPostgres = process.env.ROOST_TEST_DIALECT === 'postgres';
 

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -54,5 +54,39 @@ export function runRoost(
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
+  });
+}
+
+/** A `roost serve` child that listens (serveRoost). */
+export interface ServedRoost {
+  child: ChildProcess;
+  /** Where it listens, as its log says. */
+  url: string;
+  /** Resolves with its exit code once it has ended. */
+  exited: Promise<number | null>;
+  /** What it wrote so far (its log). */
+  output(): string;
+}
+
+/**
+ * `roost serve` in `cwd` as a process of its own, with `env` over a clean environment (roostEnv);
+ * resolves once it says where it listens, rejects if it ends first or takes over `timeoutMs`.
+ */
+export function serveRoost(cwd: string, env: Record<string, string>, timeoutMs = 60_000): Promise<ServedRoost> {
+  const child = spawn(process.execPath, [ROOST_BIN, 'serve'], { cwd, env: roostEnv(env) });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}`)), timeoutMs);
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const match = /Roost listens on (http:\/\/[^\s"]+)/.exec(out);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve({ child, url: match[1], exited, output: () => out });
+      }
+    });
+    void exited.then((code) => reject(new Error(`serve exited with ${code}: ${out}`)));
   });
 }

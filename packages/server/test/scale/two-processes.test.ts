@@ -1,6 +1,5 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
@@ -10,40 +9,17 @@ import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { parseConfig, type BlobStoreOptions } from '../../src/core/config.js';
 import { openServices } from '../../src/services.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
-import { ROOST_BIN, roostEnv } from '../helpers/roost-command.js';
+import { serveRoost, type ServedRoost } from '../helpers/roost-command.js';
 import { s3Credentials, sharedS3 } from '../helpers/s3-server.js';
 import { createPostgresDatabase, PASSWORD } from '../helpers/test-server.js';
 import { eventually, onPostgres } from './scale-helpers.js';
 import { programCaller } from '../../src/users/index.js';
 
-interface Process {
-  child: ChildProcess;
-  url: string;
-  exited: Promise<unknown>;
-}
+type Process = ServedRoost;
 
 /** `roost serve` as a child process of its own, configured by `cwd`'s roost.config.json; resolves once it listens. */
-function serve(cwd: string, dataDir: string): Promise<Process> {
-  const child = spawn(process.execPath, [ROOST_BIN, 'serve'], {
-    cwd,
-    env: roostEnv({ ROOST_DATA_DIR: dataDir, ROOST_PORT: '0', ROOST_LOG_LEVEL: 'info' }),
-  });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}`)), 60_000);
-    child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const match = /Roost listens on (http:\/\/[^\s"]+)/.exec(out);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve({ child, url: match[1], exited });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
-  });
-}
+const serve = (cwd: string, dataDir: string): Promise<Process> =>
+  serveRoost(cwd, { ROOST_DATA_DIR: dataDir, ROOST_PORT: '0', ROOST_LOG_LEVEL: 'info' });
 
 // biome-ignore lint/suspicious/noExplicitAny: whatever the server answered; each test asserts the members it needs
 async function call(url: string, path: string, body: unknown, token?: string): Promise<{ status: number; body: any }> {
