@@ -5,7 +5,7 @@
 // and the database, so lib.ts counts the database's CPU time as the server's.
 import { parseConfig, type ConfigInput } from '../packages/server/src/core/config.js';
 import { systemClock, type Clock } from '../packages/server/src/core/clock.js';
-import { createRoost, type Roost } from '../packages/server/src/roost.js';
+import { createRoost, type Roost, type RoostOverrides } from '../packages/server/src/roost.js';
 import { programCaller } from '../packages/server/src/users/index.js';
 import { createBenchDatabase } from './postgres.js';
 import { onStop, tempDir } from './server-lifecycle.js';
@@ -52,7 +52,7 @@ export interface BenchRoost {
   database?: string;
 }
 
-export async function startBenchRoost(input: ConfigInput = {}): Promise<BenchRoost> {
+export async function startBenchRoost(input: ConfigInput = {}, overrides: RoostOverrides = {}): Promise<BenchRoost> {
   const dataDir = tempDir('roost-bench-');
   const postgres = process.env.BENCH_POSTGRES === '1' ? await createBenchDatabase('roost') : null;
   const config = parseConfig({
@@ -63,7 +63,7 @@ export async function startBenchRoost(input: ConfigInput = {}): Promise<BenchRoo
     ...input,
     ...(postgres ? { databaseUrl: postgres.url } : {}),
   });
-  const roost = await createRoost(config, { clock: benchClock() });
+  const roost = await createRoost(config, { clock: benchClock(), ...overrides });
   onStop(() => roost.close());
   await benchAccount(roost.users, BENCH_USER.name, { realname: 'Bench' });
   const url = await roost.listen({ port: 0, host: '127.0.0.1' });

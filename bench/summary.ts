@@ -180,6 +180,21 @@ const LINES: Line[] = [
   parseGoal('list', 'postgres', 3),
   { operation: 'sign-up', roost: ['peers', 'signup.sqlite'], peer: 'signup' },
   { operation: 'create an item', roost: ['peers', 'create.sqlite'], peer: 'create' },
+  // Issue 40: a registered no-op before-hook costs at most 5 % (suite-hooks.ts).
+  {
+    operation: 'hooks: setItem with a no-op before-hook, against none',
+    roost: ['hooks', 'hookedSetItem'],
+    baseline: ['hooks', 'setItem'],
+    baselineName: 'setItem, no hook',
+    goal: 0.95,
+  },
+  {
+    operation: 'hooks: create a record with a no-op before-hook, against none',
+    roost: ['hooks', 'hookedCreate'],
+    baseline: ['hooks', 'create'],
+    baselineName: 'create, no hook',
+    goal: 0.95,
+  },
   // Issue 39 (collections): suite-collections.ts and suite-collections-scale.ts.
   {
     operation: 'collections: create a record of ten fields, against newItem',

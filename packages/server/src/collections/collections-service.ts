@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../core/clock.js';
 import type { Config } from '../core/config.js';
 import type { EventBus } from '../core/events.js';
-import type { HookRunner } from '../core/hooks.js';
+import { type HookRunner, NO_HOOKS } from '../core/hooks.js';
 import { isRoostError } from '../core/errors.js';
 import { backendGrants } from '../core/grants.js';
 import type { Principal } from '../core/permissions.js';
@@ -128,6 +128,19 @@ export function createCollections(deps: CollectionsDeps) {
       return selection ? views.map((view) => selectFrom(view, selection) as RecordView) : views;
     };
   };
+  const hooks = deps.hooks ?? NO_HOOKS;
+  /** The records as sent, after the `record.answer` hooks (record-hooks.ts); as they are without one. */
+  const answered = async (principal: Principal, collection: string, views: RecordView[]): Promise<RecordView[]> => {
+    if (!hooks.has('record.answer')) return views;
+    const shaped: RecordView[] = [];
+    for (const view of views) {
+      const context = { point: 'record.answer' as const, caller: principal, collection, input: view };
+      shaped.push((await hooks.before('record.answer', context)).input);
+    }
+    return shaped;
+  };
+  const answeredOne = async (principal: Principal, collection: string, view: RecordView) =>
+    (await answered(principal, collection, [view]))[0] as RecordView;
   // Another process on the same database made, changed or removed a collection: read it again.
   deps.events.on('collection.changed', (event) => {
     if (!event.local) void definitions.reload(event.collection).catch(() => {});
@@ -203,20 +216,23 @@ export function createCollections(deps: CollectionsDeps) {
       deps.events.emit({ kind: 'collection.changed', collection: name });
     },
 
-    create: (principal: Principal, collection: string, data: unknown) =>
-      ops.write(principal, collection, { action: 'create', data }) as Promise<RecordView>,
+    create: async (principal: Principal, collection: string, data: unknown) =>
+      answeredOne(
+        principal,
+        collection,
+        (await ops.write(principal, collection, { action: 'create', data })) as RecordView,
+      ),
     async get(principal: Principal, collection: string, id: string, query: unknown = {}): Promise<RecordView> {
       const shape = answerShape(principal, stateOf(collection), parseInput(recordReadInput, query));
       const record = await ops.get(principal, collection, checkedId(id));
-      return shape ? ((await shape([record]))[0] as RecordView) : record;
+      return answeredOne(principal, collection, shape ? ((await shape([record]))[0] as RecordView) : record);
     },
     /** `merge`: the fields given replace those of the record (null removes one); `replace`: the whole data. */
-    update: (principal: Principal, collection: string, id: string, data: unknown, how: 'merge' | 'replace') =>
-      ops.write(principal, collection, {
-        action: how === 'merge' ? 'update' : 'replace',
-        id: checkedId(id),
-        data,
-      }) as Promise<RecordView>,
+    update: async (principal: Principal, collection: string, id: string, data: unknown, how: 'merge' | 'replace') => {
+      const action = how === 'merge' ? 'update' : 'replace';
+      const view = (await ops.write(principal, collection, { action, id: checkedId(id), data })) as RecordView;
+      return answeredOne(principal, collection, view);
+    },
     remove: async (principal: Principal, collection: string, id: string) =>
       void (await ops.write(principal, collection, { action: 'delete', id: checkedId(id) })),
     /** Writes of one or several collections, all or nothing (`{ operations: [...] }`). */
@@ -244,6 +260,7 @@ export function createCollections(deps: CollectionsDeps) {
       const context = queryContext(principal, null, deps.clock.now());
       const page = await listRecords(records, state, access, input, { dialect, context, resolve });
       if (shape) page.items = await shape(page.items);
+      page.items = await answered(principal, collection, page.items);
       return page;
     },
     /** The collection of that name, or the `unknown_collection` failure (live queries' topics). */

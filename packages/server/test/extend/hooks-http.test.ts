@@ -379,6 +379,54 @@ describe('a hook asks the services as its caller unless it asks as the system', 
   });
 });
 
+/** Shapes what is sent of a profile: its `secret` stays stored but is never sent; `initials` is computed. */
+const profiles = defineExtension((roost) => {
+  roost.hooks.before('record.answer', { collection: 'profiles' }, ({ input }) => {
+    const { secret: _secret, ...sent } = input;
+    const initials = String(input.name ?? '')
+      .split(' ')
+      .map((word) => word.slice(0, 1))
+      .join('');
+    return { ...sent, initials };
+  });
+});
+
+describe('a record.answer hook shapes what is sent, not what is stored', () => {
+  const fields = { name: { type: 'string' }, secret: { type: 'string' } };
+  const s = useServer(
+    {
+      collections: {
+        profiles: { schema: { type: 'object', properties: fields }, rules: open },
+        others: { schema: { type: 'object', properties: fields }, rules: open },
+      },
+    },
+    { extensions: [profiles] },
+  );
+  const path = '/api/collections/profiles/records';
+
+  test('create, get, a page and an update answer without the secret and with the initials', async () => {
+    const token = await s.createUser('shaper');
+    const made = await s.request(path, { name: 'Ada Lovelace', secret: 's3cret' }, { token });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    assert.equal(made.body.secret, undefined);
+    assert.equal(made.body.initials, 'AL');
+    const got = await s.request(`${path}/${made.body.id}`, undefined, { method: 'GET', token });
+    assert.deepEqual([got.body.secret, got.body.initials], [undefined, 'AL']);
+    const page = await s.request(`${path}?perPage=10`, undefined, { method: 'GET', token });
+    assert.deepEqual(
+      page.body.items.map((r: { secret?: string; initials: string }) => [r.secret, r.initials]),
+      [[undefined, 'AL']],
+    );
+    const changed = await s.request(`${path}/${made.body.id}`, { name: 'Grace Hopper' }, { method: 'PATCH', token });
+    assert.deepEqual([changed.status, changed.body.secret, changed.body.initials], [200, undefined, 'GH']);
+    // Stored as written; another collection's answers are left alone.
+    const stored = await s.roost.collections.peek('profiles', made.body.id);
+    assert.equal(stored?.data.secret, 's3cret');
+    const other = await s.request('/api/collections/others/records', { name: 'A B', secret: 'x' }, { token });
+    assert.deepEqual([other.body.secret, other.body.initials], ['x', undefined]);
+  });
+});
+
 describe('an extension that cannot start stops the start, naming it', () => {
   test('a throw at start, and a hook that is no function', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'roost-ext-'));
