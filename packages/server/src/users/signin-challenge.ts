@@ -4,6 +4,7 @@ import { processStats } from '../core/process-stats.js';
 import { startSession, type IssuedToken } from './sessions.js';
 import { claimAccount, claimAddress } from './signin-throttle.js';
 import { userErrors } from './user-errors.js';
+import { signinHooked } from './user-hooks.js';
 import type { Caller, UserContext } from './user-context.js';
 import type { SecondStep } from './user-inputs.js';
 import type { User } from './user-repo.js';
@@ -88,6 +89,8 @@ export async function completeSignin(ctx: UserContext, caller: Caller, input: Se
   const found = await challengedUser(ctx, challenge);
   if (!found) throw userErrors.invalid_token({ fields: [['challenge', 'invalid']] });
   const { user, kind } = found;
+  // The sign-in's hooks (user-hooks.ts): the account is known by its challenge, the answer not yet checked.
+  await signinHooked(ctx, caller.principal, 'second-factor', 'answer', user.name);
   const attempt = await claimAccount(ctx, user);
   // The later methods' answers first, as before the methods were plugins (a passkey, then a
   // recovery code, then the app's code), should a client send two.

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRoost, defineExtension, parseConfig, programCaller, refuse } from '../../src/roost.js';
+import { totpCode } from '../../src/users/signin-methods/totp/totp.js';
 import { PASSWORD, useServer } from '../helpers/test-server.js';
 
 /**
@@ -194,6 +195,9 @@ const gate = defineExtension((roost) => {
     // Every step of a method passes here: the password's one, the mail code's request and answer.
     if ((method === 'password' || method === 'mail') && input.identity === 'blocked@example.com')
       throw refuse({ status: 403, code: 'signin_blocked', message: 'This account may not sign in now.' });
+    // The second factor's step knows the account by its challenge, before the code is checked.
+    if (method === 'second-factor' && input.identity === 'twostep')
+      throw refuse({ status: 403, code: 'signin_blocked', message: 'This account may not sign in now.' });
     return undefined;
   });
 });
@@ -246,6 +250,23 @@ describe('hooks on sign-up and sign-in over HTTP', () => {
     );
     // By name, the hook lets it through.
     assert.equal(typeof (await s.users('token', { identity: 'blocked', password: PASSWORD })).body.token, 'string');
+  });
+
+  test("a before-sign-in hook refuses the second factor's step, with a right code", async () => {
+    const token = await s.createUser('twostep');
+    const { secret } = (await s.users('totpEnrol', {}, { token })).body;
+    const confirmed = await s.users(
+      'totpConfirm',
+      { code: totpCode(secret, Date.now()), password: PASSWORD },
+      { token },
+    );
+    assert.equal(confirmed.status, 200, JSON.stringify(confirmed.body));
+    const first = await s.users('token', { identity: 'twostep', password: PASSWORD });
+    assert.equal(first.body.code, 'second_factor_required', JSON.stringify(first.body));
+    const second = await s.users('token2', { challenge: first.body.challenge, code: totpCode(secret, Date.now()) });
+    assert.equal(second.status, 403, JSON.stringify(second.body));
+    assert.equal(second.body.code, 'signin_blocked');
+    assert.equal(second.body.token, undefined);
   });
 });
 

@@ -15,6 +15,7 @@ import { challengeOf, verifiedAssertion } from './passkey-assertion.js';
 import type { PasskeyEnv } from './passkey-env.js';
 import { passkeyErrors } from './passkey-errors.js';
 import { userErrors } from '../../user-errors.js';
+import { signinHooked } from '../../user-hooks.js';
 import {
   passkeyInputs as inputs,
   type PasskeyAssertion,
@@ -88,6 +89,8 @@ export function passkeyOps(ctx: UserContext, env: PasskeyEnv): PasskeyOps {
       response as unknown as AuthenticationResponseJSON,
       null,
     );
+    // The sign-in's hooks (user-hooks.ts): a passkey names its account only once its assertion is verified.
+    await signinHooked(ctx, caller.principal, 'passkey', 'assertion', user.name);
     if (!userVerified) await challengeIfNeeded(ctx, user);
     return startSession(ctx, caller, user, 'passkey');
   }
