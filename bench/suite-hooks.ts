@@ -20,7 +20,7 @@ import { type RoostInfo, roostRequest } from './roost-requests.js';
 export async function run(): Promise<void> {
   const machine = machineLine('SQLite; two Roosts, one with an extension of no-op before-hooks.');
   const plain = await start<RoostInfo>('hooks-server.ts');
-  const hooked = await start<RoostInfo>('hooks-server.ts', { BENCH_HOOKS: '1' });
+  const hooked = await start<RoostInfo>('hooks-server.ts', { BENCH_HOOKS: process.env.BENCH_HOOKS_B ?? '1' });
   try {
     const create = (server: typeof plain) => ({
       url: server.info.url,

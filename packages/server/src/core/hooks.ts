@@ -58,8 +58,9 @@ export interface HookRunner {
    * Runs the before-hooks of `point` that match, in their stated order, each with a time limit;
    * resolves to the input to write (changed or replaced by the hooks), or rejects with the
    * refusal of the first that refuses (a `RoostError`), or a 500 for one that throws otherwise.
+   * Synchronous while every hook answers at once: a caller awaits it all the same.
    */
-  before<P extends HookPoint>(point: P, context: BeforeContext<P>): Promise<BeforeContext<P>>;
+  before<P extends HookPoint>(point: P, context: BeforeContext<P>): BeforeContext<P> | Promise<BeforeContext<P>>;
   /** Whether any before-hook is registered for `point`: the domains keep their fast path when none is. */
   has(point: HookPoint): boolean;
   /** Whether any after-hook is registered for `point`: the write then opens a transaction to store its jobs in. */
@@ -85,7 +86,7 @@ export interface HookStat {
 
 /** No hook at all: the domains' default, and what a CLI command opens the services with. */
 export const NO_HOOKS: HookRunner = {
-  before: async (_point, context) => context,
+  before: (_point, context) => context,
   has: () => false,
   hasAfter: () => false,
   after: async () => {},

@@ -103,6 +103,40 @@ interface AfterPayload {
 
 const hookJob = jobType<AfterPayload>('hook');
 
+/** The services a hook may ask, made once per registry: the system's view is the same for every hook. */
+interface HookViews {
+  of(caller: Principal): ServicesAs;
+  system(): ServicesAs;
+}
+
+/**
+ * What a hook is handed: its point's context as own members, its name, and the services as
+ * prototype members, made only when a hook asks for them. No closure is made per run: under tsx
+ * each one costs a `defineProperty` (esbuild's keepNames), and a hook runs on every write it is
+ * registered for (bench/suite-hooks.ts).
+ */
+class HookArgs implements HookExtras {
+  declare readonly caller: Principal;
+  readonly #views: HookViews;
+  #services: ServicesAs | undefined;
+  constructor(
+    context: object,
+    readonly hook: string,
+    views: HookViews,
+  ) {
+    Object.assign(this, context);
+    this.#views = views;
+  }
+  get services(): ServicesAs {
+    this.#services ??= this.#views.of(this.caller);
+    return this.#services;
+  }
+  /** A function of the registry's own, so that a hook may take it apart (`({ asSystem }) => asSystem()`). */
+  get asSystem(): () => ServicesAs {
+    return this.#views.system;
+  }
+}
+
 export interface HookRegistryDeps {
   clock: Clock;
   /** `hooks.timeoutSeconds` in ms. */
@@ -133,17 +167,10 @@ function matches(filter: Readonly<Record<string, string>>, context: object): boo
 
 class HookTimeout extends Error {}
 
-/** Runs `work` or rejects with a `HookTimeout` after `ms` (the work goes on; its result is ignored). */
-async function within<T>(ms: number, hook: string, work: () => T | Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new HookTimeout(`hook "${hook}" ran over its time limit of ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([Promise.resolve().then(work), limit]);
-  } finally {
-    clearTimeout(timer);
-  }
+/** The context after a before-hook: the input it returned, else its own (changed in place or not). */
+function withInput<C>(context: C, handed: object, returned: unknown): C {
+  const own = (handed as { input?: unknown }).input;
+  return Object.assign({}, context, { input: returned === undefined ? own : returned });
 }
 
 export function createHookRegistry(deps: HookRegistryDeps): HookRegistry {
@@ -188,36 +215,81 @@ export function createHookRegistry(deps: HookRegistryDeps): HookRegistry {
   }
 
   /** A hook's services: as the caller (a principal alone: no session, no address), or as the system. */
-  const extras = (hook: Hook, caller: Principal): HookExtras => ({
-    hook: hook.name,
-    services: servicesAs(deps.services(), { principal: caller, user: null, tokenHash: null }),
-    asSystem: () => servicesAs(deps.services(), SYSTEM_CALLER),
-  });
+  let system: ServicesAs | undefined;
+  const views: HookViews = {
+    of: (caller) => servicesAs(deps.services(), { principal: caller, user: null, tokenHash: null }),
+    system: () => {
+      system ??= servicesAs(deps.services(), SYSTEM_CALLER);
+      return system;
+    },
+  };
 
-  /** Runs one hook within its time limit, counting the run; a throw that is no refusal names the hook. */
-  async function run<T>(hook: Hook, work: () => T | Promise<T>): Promise<T> {
-    const started = performance.now();
-    const done = (outcome: HookStat['outcome']) => count(hook, outcome, (performance.now() - started) / 1000);
+  /** What a hook's throw becomes, counted: its refusal as it is, a time limit's 503, else a 500 naming it. */
+  function failure(hook: Hook, err: unknown, started: number): unknown {
+    const outcome = isRoostError(err) ? 'refused' : err instanceof HookTimeout ? 'timeout' : 'failed';
+    count(hook, outcome, (performance.now() - started) / 1000);
+    if (outcome === 'refused') return err;
+    deps.onFailure(err, hook.name, hook.point);
+    if (outcome === 'timeout') return hookErrors.hook_timeout({ cause: err });
+    return new Error(`hook "${hook.name}" failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+
+  /** A hook's promise within its time limit (the work goes on past it; its result is ignored). */
+  async function timed(hook: Hook, work: Promise<unknown>, started: number): Promise<unknown> {
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<never>((_, reject) => {
+      const message = `hook "${hook.name}" ran over its time limit of ${hook.timeoutMs} ms`;
+      timer = setTimeout(() => reject(new HookTimeout(message)), hook.timeoutMs);
+    });
     try {
-      const result = await within(hook.timeoutMs, hook.name, work);
-      done('ok');
+      const result = await Promise.race([work, limit]);
+      count(hook, 'ok', (performance.now() - started) / 1000);
       return result;
     } catch (err) {
-      if (isRoostError(err)) {
-        done('refused');
-        throw err;
-      }
-      if (err instanceof HookTimeout) {
-        done('timeout');
-        deps.onFailure(err, hook.name, hook.point);
-        throw hookErrors.hook_timeout({ cause: err });
-      }
-      done('failed');
-      deps.onFailure(err, hook.name, hook.point);
-      throw new Error(`hook "${hook.name}" failed: ${err instanceof Error ? err.message : String(err)}`, {
-        cause: err,
-      });
+      throw failure(hook, err, started);
+    } finally {
+      clearTimeout(timer);
     }
+  }
+
+  /**
+   * Runs one hook, counting the run: what it returned, at once when it answered at once (no
+   * promise, no timer: a synchronous hook cannot be stopped anyway), else a promise of it within
+   * its time limit. Writes keep their pace with a hook that does nothing (bench/suite-hooks.ts).
+   */
+  function attempt(hook: Hook, args: HookArgs): unknown {
+    const started = performance.now();
+    let result: unknown;
+    try {
+      result = hook.fn(args as never);
+    } catch (err) {
+      throw failure(hook, err, started);
+    }
+    if (result instanceof Promise) return timed(hook, result, started);
+    count(hook, 'ok', (performance.now() - started) / 1000);
+    return result;
+  }
+
+  /** The before-hooks of `hooks` from `from` on, in turn: synchronous as long as each answers at once. */
+  function chain<C extends { readonly caller: Principal }>(
+    hooks: readonly Hook[],
+    from: number,
+    context: C,
+  ): C | Promise<C> {
+    let current = context;
+    for (let i = from; i < hooks.length; i++) {
+      const hook = hooks[i] as Hook;
+      if (!matches(hook.filter, current)) continue;
+      // The context is handed as it is (a hook may change `input` in place), its extras beside.
+      const handed = new HookArgs(current, hook.name, views);
+      const outcome = attempt(hook, handed);
+      if (outcome instanceof Promise) {
+        const before = current;
+        return outcome.then((returned) => chain(hooks, i + 1, withInput(before, handed, returned)));
+      }
+      current = withInput(current, handed, outcome);
+    }
+    return current;
   }
 
   const job = defineJob({
@@ -232,8 +304,7 @@ export function createHookRegistry(deps: HookRegistryDeps): HookRegistry {
       // Not registered in this process (a hook file removed or renamed): tried again, so that a
       // process that has it, or this one restarted with it, runs it.
       if (!hook) throw new JobFailure(`no after-hook named ${payload.hook} is registered in this process`);
-      const context = Object.assign({}, payload.context, extras(hook, payload.context.caller), { jobId: stored.id });
-      await run(hook, () => hook.fn(context as never));
+      await attempt(hook, new HookArgs({ ...payload.context, jobId: stored.id }, hook.name, views));
       return undefined;
     },
   });
@@ -242,19 +313,8 @@ export function createHookRegistry(deps: HookRegistryDeps): HookRegistry {
     job,
     has: (point) => before.has(point),
     hasAfter: (point) => after.has(point),
-    async before(point, context) {
-      let current: BeforeContext<typeof point> = context;
-      for (const hook of before.get(point) ?? []) {
-        if (!matches(hook.filter, current)) continue;
-        // The context is handed as it is (a hook may change `input` in place), its extras beside.
-        const handed = Object.assign({}, current, extras(hook, current.caller));
-        const returned = await run(hook, () => hook.fn(handed as never));
-        current =
-          returned === undefined
-            ? Object.assign({}, current, { input: handed.input })
-            : Object.assign({}, current, { input: returned });
-      }
-      return current;
+    before<P extends HookPoint>(point: P, context: BeforeContext<P>) {
+      return chain(before.get(point) ?? [], 0, context);
     },
     async after(point, context: AfterContext<typeof point>, transaction: WriteTransaction) {
       const hooks = (after.get(point) ?? []).filter((hook) => matches(hook.filter, context));

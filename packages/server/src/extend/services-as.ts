@@ -77,9 +77,19 @@ function storeOf<S>(registry: { get(name: string): S | undefined }, kind: string
 /** The services bound to `caller` (the user service gets the whole caller, the others its principal). */
 export function servicesAs(deps: ServicesAsDeps, caller: Caller): ServicesAs {
   const principal = caller.principal;
+  // Bound when first asked: a hook runs on every write it is registered for, and most ask nothing
+  // (bench/suite-hooks.ts measures what a hook that does nothing costs a write).
+  let collections: BoundTo<Collections, Principal> | undefined;
+  let users: BoundTo<UserService, Caller> | undefined;
   return {
-    collections: bound(deps.collections, principal),
-    users: bound(deps.users, caller),
+    get collections() {
+      collections ??= bound(deps.collections, principal);
+      return collections;
+    },
+    get users() {
+      users ??= bound(deps.users, caller);
+      return users;
+    },
     dataStore: (name) => bound(storeOf(deps.dataStores, 'data store', name), principal),
     fileStore: (name) => bound(storeOf(deps.fileStores, 'file store', name), principal),
     mail: deps.mail,
