@@ -11,13 +11,6 @@ import { useDemoBrowser } from './helpers/chromium.js';
 describe('browser repeats', () => {
   const demo = useDemoBrowser();
 
-  async function open(path: string, javaScriptEnabled: boolean): Promise<Page> {
-    const context = await demo.browser.newContext({ javaScriptEnabled });
-    const page = await context.newPage();
-    await page.goto(`${demo.server.url}${path}`);
-    return page;
-  }
-
   /** Without the script each Add and Remove is a round trip to the server. */
   const press = async (page: Page, js: boolean, selector: string) => {
     if (js) await page.click(selector);
@@ -28,7 +21,7 @@ describe('browser repeats', () => {
     const mode = js ? 'with JavaScript' : 'without JavaScript';
 
     test(`${mode}: a repeat in a group and a repeat in a repeat keep everything typed`, async () => {
-      const page = await open('/nested', js);
+      const page = await demo.open('/nested', js);
       await page.fill('#nest-name', 'Ada');
       await page.fill('#nest-company-cname', 'ACME');
       await press(page, js, 'button[name="company.offices$add"]');
@@ -62,7 +55,7 @@ describe('browser repeats', () => {
     });
 
     test(`${mode}: Enter in a text field sends the form, never a repeat's Remove or Add`, async () => {
-      const page = await open('/nested', js);
+      const page = await demo.open('/nested', js);
       await press(page, js, 'button[name="company.offices$add"]');
       await page.fill('#nest-company-offices-0-city', 'Basel');
       await page.fill('#nest-name', 'Ada');
@@ -78,7 +71,7 @@ describe('browser repeats', () => {
 
   for (const js of [true, false]) {
     test(`${js ? 'with' : 'without'} JavaScript: an upload is kept when the form comes back with errors`, async () => {
-      const page = await open('/kept', js);
+      const page = await demo.open('/kept', js);
       await page.setInputFiles('#kept-doc', {
         name: 'notes.txt',
         mimeType: 'text/plain',
@@ -97,7 +90,7 @@ describe('browser repeats', () => {
   }
 
   test('with JavaScript: a full page that comes back with errors starts at its error summary', async () => {
-    const page = await open('/plain', true);
+    const page = await demo.open('/plain', true);
     await Promise.all([page.waitForEvent('load'), page.click('button[name="send$"]')]);
     await page.waitForSelector('#upload-errors');
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'upload-errors');
@@ -106,7 +99,7 @@ describe('browser repeats', () => {
   });
 
   test('with JavaScript: focus stays in the list after a Remove (the next item, else Add)', async () => {
-    const page = await open('/nested', true);
+    const page = await demo.open('/nested', true);
     await page.click('button[name="company.offices$add"]');
     await page.click('button[name="company.offices$add"]');
     await page.fill('#nest-company-offices-1-city', 'Bern');

@@ -9,13 +9,6 @@ import { useDemoBrowser } from './helpers/chromium.js';
 describe('browser validation', () => {
   const demo = useDemoBrowser();
 
-  async function open(path: string, javaScriptEnabled: boolean): Promise<Page> {
-    const context = await demo.browser.newContext({ javaScriptEnabled });
-    const page = await context.newPage();
-    await page.goto(`${demo.server.url}${path}`);
-    return page;
-  }
-
   /** Whether the browser would submit the form now (its own constraint validation). */
   const formValid = (page: Page) => page.$eval('form', (form) => (form as HTMLFormElement).checkValidity());
 
@@ -23,7 +16,7 @@ describe('browser validation', () => {
     const mode = js ? 'with JavaScript' : 'without JavaScript';
 
     test(`${mode}: Cancel on an empty form reaches the server; Send is held by the browser`, async () => {
-      const page = await open('/validated', js);
+      const page = await demo.open('/validated', js);
       assert.equal(await page.getAttribute('#signupcancel\\$', 'formnovalidate'), '');
       assert.equal(await page.getAttribute('#signupsend\\$', 'formnovalidate'), null);
       assert.equal(await formValid(page), false, 'the empty required fields hold a submit');
@@ -37,7 +30,7 @@ describe('browser validation', () => {
   }
 
   test('constraints: the browser holds what the server would refuse (pattern, min, email)', async () => {
-    const page = await open('/constraints', false);
+    const page = await demo.open('/constraints', false);
     for (const [id, bad, good] of [
       ['code', 'abc-1', 'ABC-1'],
       ['age', '17', '18'],
@@ -56,7 +49,7 @@ describe('browser validation', () => {
 
   for (const js of [true, false]) {
     test(`repeating group ${js ? 'with' : 'without'} JavaScript: add, fill, remove, send`, async () => {
-      const page = await open('/groups', js);
+      const page = await demo.open('/groups', js);
       const click = async (selector: string) => {
         // Without the script each Add and Remove is a round trip to the server.
         if (js) await page.click(selector);
@@ -82,7 +75,7 @@ describe('browser validation', () => {
   }
 
   test('with JavaScript: a hidden controlled field is disabled, so the submit goes out; its error shows', async () => {
-    const page = await open('/validated', true);
+    const page = await demo.open('/validated', true);
     assert.equal(await page.isHidden('#item-phone'), true);
     assert.equal(await page.isDisabled('#signup-phone'), true, 'out of sight, out of the browser check');
     await page.fill('#signup-name', 'Ada');
@@ -98,7 +91,7 @@ describe('browser validation', () => {
   });
 
   test('with JavaScript and skipUnselectedControls: required only while shown', async () => {
-    const page = await open('/validated-skip', true);
+    const page = await demo.open('/validated-skip', true);
     await page.fill('#signup-name', 'Ada');
     await page.fill('#signup-email', 'ada@example.com');
     assert.equal(await page.isHidden('#item-phone'), true);
@@ -115,7 +108,7 @@ describe('browser validation', () => {
   });
 
   test('without JavaScript and skipUnselectedControls: controlled fields are not required by the browser', async () => {
-    const page = await open('/validated-skip', false);
+    const page = await demo.open('/validated-skip', false);
     assert.equal(await page.getAttribute('#signup-phone', 'required'), null);
     assert.equal(await page.getAttribute('#signup-name', 'required'), '');
     await page.fill('#signup-name', 'Ada');

@@ -224,26 +224,25 @@ export async function registerMetrics(
   const hooks = options.hooks;
   if (hooks) {
     // Counted by the registry as they run; read here (a hook's name is the team's: a label per hook).
-    new Counter({
-      name: 'roost_hook_runs_total',
-      help: 'Runs of each hook in this process, by outcome: ok, refused, failed, timeout.',
-      labelNames: ['hook', 'point', 'outcome'],
-      registers,
-      collect() {
-        this.reset();
-        for (const s of hooks()) this.inc({ hook: s.hook, point: s.point, outcome: s.outcome }, s.runs);
-      },
-    });
-    new Counter({
-      name: 'roost_hook_seconds_total',
-      help: 'Time spent in each hook in this process, by outcome (divide by roost_hook_runs_total for the mean).',
-      labelNames: ['hook', 'point', 'outcome'],
-      registers,
-      collect() {
-        this.reset();
-        for (const s of hooks()) this.inc({ hook: s.hook, point: s.point, outcome: s.outcome }, s.seconds);
-      },
-    });
+    const figures = [
+      ['roost_hook_runs_total', 'Runs of each hook in this process, by outcome: ok, refused, failed, timeout.', 'runs'],
+      [
+        'roost_hook_seconds_total',
+        'Time spent in each hook in this process, by outcome (divide by roost_hook_runs_total for the mean).',
+        'seconds',
+      ],
+    ] as const;
+    for (const [name, help, figure] of figures)
+      new Counter({
+        name,
+        help,
+        labelNames: ['hook', 'point', 'outcome'],
+        registers,
+        collect() {
+          this.reset();
+          for (const s of hooks()) this.inc({ hook: s.hook, point: s.point, outcome: s.outcome }, s[figure]);
+        },
+      });
   }
 
   // Every try of a job of this process, by its kind (core/job-queue.ts): an extension's are
