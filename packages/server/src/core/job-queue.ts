@@ -12,6 +12,7 @@ import {
 } from './jobs.js';
 import type { Principal } from './permissions.js';
 import { jobRuns } from './process-stats.js';
+import { withinTime } from './time-limit.js';
 import { wakeLoop } from './wake-loop.js';
 
 /** How a job is added: when it runs, what it is about, its idempotency key. */
@@ -68,22 +69,11 @@ async function tryOnce(kind: JobKind, job: Job) {
   const timeoutMs = kind.timeoutMs;
   if (timeoutMs === undefined) return kind.run(job, NEVER_ABORTED);
   const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const overTime = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => {
-      const err = new JobFailure(`timed out after ${timeoutMs} ms`);
-      controller.abort(err);
-      reject(err);
-    }, timeoutMs);
+  return withinTime(kind.run(job, controller.signal), timeoutMs, () => {
+    const err = new JobFailure(`timed out after ${timeoutMs} ms`);
+    controller.abort(err);
+    return err;
   });
-  const running = kind.run(job, controller.signal);
-  // Its end after the time out is nobody's business any more.
-  running.catch(() => {});
-  try {
-    return await Promise.race([running, overTime]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 export function createJobQueue(

@@ -13,6 +13,7 @@ import type {
   WriteTransaction,
 } from '../core/hooks.js';
 import { newId } from '../core/ids.js';
+import { withinTime } from '../core/time-limit.js';
 import { defineJob, doubling, JobFailure, jobType, type JobKind } from '../core/jobs.js';
 import type { Principal } from '../core/permissions.js';
 import { createJobStore } from '../storage/job-store.js';
@@ -236,19 +237,13 @@ export function createHookRegistry(deps: HookRegistryDeps): HookRegistry {
 
   /** A hook's promise within its time limit (the work goes on past it; its result is ignored). */
   async function timed(hook: Hook, work: Promise<unknown>, started: number): Promise<unknown> {
-    let timer: NodeJS.Timeout | undefined;
-    const limit = new Promise<never>((_, reject) => {
-      const message = `hook "${hook.name}" ran over its time limit of ${hook.timeoutMs} ms`;
-      timer = setTimeout(() => reject(new HookTimeout(message)), hook.timeoutMs);
-    });
+    const message = `hook "${hook.name}" ran over its time limit of ${hook.timeoutMs} ms`;
     try {
-      const result = await Promise.race([work, limit]);
+      const result = await withinTime(work, hook.timeoutMs, () => new HookTimeout(message));
       count(hook, 'ok', (performance.now() - started) / 1000);
       return result;
     } catch (err) {
       throw failure(hook, err, started);
-    } finally {
-      clearTimeout(timer);
     }
   }
 

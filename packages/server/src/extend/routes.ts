@@ -15,6 +15,7 @@ import type {
   HTTPMethods,
 } from 'fastify';
 import { administers } from '../core/grants.js';
+import { withinTime } from '../core/time-limit.js';
 import { commonErrors, defineErrors, isRoostError } from '../core/errors.js';
 import type { Principal } from '../core/permissions.js';
 import type { User } from '../users/index.js';
@@ -234,7 +235,7 @@ async function serve(
     signal: aborts.signal,
     log: request.log,
   };
-  const answer = await withinTime(
+  const answer = await handlerWithinTime(
     (async () => route.handler(context))(),
     (route.options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
     aborts,
@@ -249,22 +250,14 @@ async function serve(
  * The handler's result, or `route_timeout` when it takes longer than `ms`; a handler that fails
  * after its caller was answered is logged, never an unhandled rejection.
  */
-async function withinTime<T>(work: Promise<T>, ms: number, aborts: AbortController, log: FastifyBaseLogger) {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => {
-      aborts.abort();
-      work.catch((err: unknown) => {
-        if (!isRoostError(err)) log.error({ err }, 'an extension route failed after its time limit');
-      });
-      reject(routeErrors.route_timeout());
-    }, ms);
+function handlerWithinTime<T>(work: Promise<T>, ms: number, aborts: AbortController, log: FastifyBaseLogger) {
+  return withinTime(work, ms, () => {
+    aborts.abort();
+    work.catch((err: unknown) => {
+      if (!isRoostError(err)) log.error({ err }, 'an extension route failed after its time limit');
+    });
+    return routeErrors.route_timeout();
   });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** The route's entry in `/openapi.json`: its input, answer, path parameters and who may call. */
