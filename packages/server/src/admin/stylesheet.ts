@@ -1,11 +1,19 @@
 /**
  * The one stylesheet of Roost's pages, served at `/static/roost.css`. Plain CSS, no framework:
- * readable on a laptop and on a phone (the layout folds below 40rem).
+ * readable on a laptop and on a phone (the layout folds below 40rem), light or dark as the system
+ * asks (`prefers-color-scheme`): every colour is a variable of `:root`, the dark block below gives
+ * the dark values, each pair of text and background keeping axe's 4.5:1 (test/admin/admin-sizes.browser.test.ts).
  */
 export const roostCss = `
 *,*::before,*::after{box-sizing:border-box}
-:root{--fg:#1d2330;--muted:#5b6475;--line:#d9dee7;--bg:#f6f7fa;--card:#fff;--accent:#2457c5;--danger:#b42318;
-  --ok:#1d7a46}
+:root{color-scheme:light dark;--fg:#1d2330;--muted:#5b6475;--line:#d9dee7;--bg:#f6f7fa;--card:#fff;
+  --accent:#2457c5;--danger:#b42318;--ok:#1d7a46;--warn:#b54708;--on-accent:#fff;--ok-bg:#eaf6ef;--danger-bg:#fdecea;
+  --code-bg:#eef1f6;--input-bg:#fff;--input-line:#8a94a6}
+@media (prefers-color-scheme:dark){
+  :root{--fg:#e6e9ef;--muted:#a3acbb;--line:#3a4150;--bg:#14171d;--card:#1d212a;--accent:#8ab4ff;--danger:#ff8a80;
+    --ok:#6fd19a;--warn:#f5b062;--on-accent:#10141b;--ok-bg:#15291f;--danger-bg:#33191a;--code-bg:#2a303b;
+    --input-bg:#151920;--input-line:#7d879a}
+}
 html{font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
 body{margin:0}
 a{color:var(--accent)}
@@ -27,13 +35,14 @@ a{color:var(--accent)}
 .site-menu a[aria-current="page"]{font-weight:600}
 main{max-width:72rem;margin:0 auto;padding:1.5rem}
 h1{font-size:1.5rem;margin:0 0 1rem}
-.messages{border:1px solid var(--ok);background:#eaf6ef;padding:.5rem 1rem;border-radius:.375rem;margin-bottom:1rem}
+.messages{border:1px solid var(--ok);background:var(--ok-bg);padding:.5rem 1rem;border-radius:.375rem;
+  margin-bottom:1rem}
 .messages p{margin:.25rem 0}
-.error,.messages.error{border-color:var(--danger);background:#fdecea;color:var(--danger)}
+.error,.messages.error{border-color:var(--danger);background:var(--danger-bg);color:var(--danger)}
 table{width:100%;border-collapse:collapse;background:var(--card)}
 th,td{text-align:left;padding:.5rem;border-bottom:1px solid var(--line);vertical-align:top;overflow-wrap:break-word}
 button,.button{font:inherit;padding:.4rem .9rem;border:1px solid var(--accent);border-radius:.375rem;
-  background:var(--accent);color:#fff;cursor:pointer;text-decoration:none;display:inline-block}
+  background:var(--accent);color:var(--on-accent);cursor:pointer;text-decoration:none;display:inline-block}
 button.secondary,.button.secondary{background:var(--card);color:var(--accent)}
 button.danger{background:var(--danger);border-color:var(--danger)}
 input,select,textarea{font:inherit;max-width:100%}
@@ -43,7 +52,8 @@ input,select,textarea{font:inherit;max-width:100%}
 .roost-form .control-group{margin:0 0 .9rem}
 .roost-form .control-label{display:block;font-weight:600;margin-bottom:.2rem}
 .roost-form .control-label.required::after{content:" *";color:var(--danger)}
-.form-control{width:100%;padding:.4rem .5rem;border:1px solid var(--line);border-radius:.375rem;background:#fff}
+.form-control{width:100%;padding:.4rem .5rem;border:1px solid var(--line);border-radius:.375rem;
+  background:var(--input-bg);color:var(--fg)}
 textarea.form-control{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9rem}
 .form-control.is-invalid,.is-invalid{border-color:var(--danger)}
 .roost-form .control-group.error{background:none;border:0;color:inherit}
@@ -52,12 +62,12 @@ textarea.form-control{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;fo
 .help-block{color:var(--muted);font-size:.875rem;margin:.2rem 0 0}
 .form-check{display:inline-flex;align-items:center;gap:.35rem;margin-right:1rem}
 .form-actions{margin-top:1rem}
-.alert{border:1px solid var(--ok);background:#eaf6ef;padding:.5rem 1rem;border-radius:.375rem;margin-bottom:1rem}
-.alert-warning{border-color:var(--danger);background:#fdecea;color:var(--danger)}
+.alert{border:1px solid var(--ok);background:var(--ok-bg);padding:.5rem 1rem;border-radius:.375rem;margin-bottom:1rem}
+.alert-warning{border-color:var(--danger);background:var(--danger-bg);color:var(--danger)}
 .error-summary h4{margin:.25rem 0}
 .error-summary a{color:var(--danger)}
 .btn.secondary{background:var(--card);color:var(--accent)}
-.btn.danger,.button.danger{background:var(--danger);border-color:var(--danger);color:#fff}
+.btn.danger,.button.danger{background:var(--danger);border-color:var(--danger);color:var(--on-accent)}
 /* Store and user pages */
 h2{font-size:1.15rem;margin:0 0 .75rem}
 .actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
@@ -71,7 +81,7 @@ details.card[open]>summary{margin-bottom:.75rem}
 .facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem;margin:0 0 .5rem}
 .facts dt{font-weight:600;color:var(--muted)}
 .facts dd{margin:0;overflow-wrap:anywhere}
-code.key{background:#eef1f6;padding:.05rem .3rem;border-radius:.25rem;overflow-wrap:anywhere}
+code.key{background:var(--code-bg);padding:.05rem .3rem;border-radius:.25rem;overflow-wrap:anywhere}
 .tag{display:inline-block;font-size:.75rem;padding:0 .35rem;border:1px solid var(--line);border-radius:.25rem;
   color:var(--muted)}
 .muted,.empty{color:var(--muted)}
@@ -116,14 +126,14 @@ table.responsive td[data-label=""]::before{content:none}
   white-space:nowrap}
 .badge-active{border-color:var(--ok);color:var(--ok)}
 .badge-disabled{border-color:var(--danger);color:var(--danger)}
-.badge-pending{border-color:#b54708;color:#b54708}
+.badge-pending{border-color:var(--warn);color:var(--warn)}
 .mail-text{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--card);border:1px solid var(--line);padding:1rem;
   border-radius:.375rem}
 .mail-html{width:100%;min-height:12rem;border:1px solid var(--line);border-radius:.375rem;background:#fff}
 .tool-output{white-space:pre-wrap;margin:.5rem 0}
 .btn-warning{background:var(--card);color:var(--accent)}
 .btn-link{background:none;border:0;padding:0;color:var(--danger);text-decoration:underline}
-.form-control{max-width:36rem;border-color:#8a94a6;color:var(--fg)}
+.form-control{max-width:36rem;border-color:var(--input-line);color:var(--fg)}
 .form-control:focus,.form-check-input:focus{outline:2px solid var(--accent);outline-offset:1px}
 .roost-form .form-group.row{display:grid;grid-template-columns:minmax(9rem,15rem) minmax(0,1fr);gap:.25rem 1rem;
   align-items:start;padding:.6rem 0;border-bottom:1px solid var(--line)}

@@ -313,13 +313,18 @@ function storeQueries(
       );
     },
 
-    async remove(ids: readonly number[]): Promise<number> {
-      if (ids.length === 0) return 0;
+    /**
+     * Deletes the items of `ids`; the ids this delete removed. An item another transaction
+     * removed meanwhile (read by both, deleted by the first) is not among them, so only one
+     * caller reports it and tells its `item.removed` (test/admin/admin-lists.test.ts, parallel deletes).
+     */
+    async remove(ids: readonly number[]): Promise<number[]> {
+      if (ids.length === 0) return [];
       cache?.forgetAll();
-      const result = await movingPages(() =>
-        db.deleteFrom('datastore_items').where('store', '=', store).where('id', 'in', ids).executeTakeFirst(),
+      const rows = await movingPages(() =>
+        db.deleteFrom('datastore_items').where('store', '=', store).where('id', 'in', ids).returning('id').execute(),
       );
-      return Number(result.numDeletedRows);
+      return rows.map((row) => row.id);
     },
 
     /** How many items the store holds (as the database keeps it: no rows are counted). */

@@ -241,7 +241,10 @@ export function writeOps(ctx: DataStoreContext) {
         removed.set(item.id, target.label);
         gone.push(item);
       }
-      await trx.remove([...removed.keys()]);
+      const deleted = new Set(await trx.remove([...removed.keys()]));
+      // Gone meanwhile by another caller's delete (PostgreSQL's read committed): theirs, not ours.
+      for (const id of removed.keys()) if (!deleted.has(id)) removed.delete(id);
+      for (let i = gone.length - 1; i >= 0; i--) if (!deleted.has(gone[i]?.id ?? -1)) gone.splice(i, 1);
       if (ctx.hooks.hasAfter('item.remove'))
         await itemsAfter(
           ctx,

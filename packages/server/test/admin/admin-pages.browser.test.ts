@@ -163,7 +163,7 @@ describe('admin pages in a browser', { skip }, () => {
     await screenshot(page, SUITE, 'users-laptop');
     await page.fill('#search-search', 'bo');
     await page.getByRole('button', { name: 'Search' }).click();
-    assert.deepEqual(await page.locator('table tbody tr td:first-child').allInnerTexts(), ['bob']);
+    assert.deepEqual(await page.locator('table tbody tr td[data-label="Name"]').allInnerTexts(), ['bob']);
     await page.getByRole('link', { name: 'bob', exact: true }).click();
     await page.waitForURL(/\/admin\/users\/[0-9a-f-]{36}$/);
     await screenshot(page, SUITE, 'user-edit-laptop');

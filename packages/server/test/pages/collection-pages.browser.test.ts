@@ -231,7 +231,7 @@ describe('admin collection pages in a browser', { skip }, () => {
     await boxes.nth(1).check();
     await page.getByRole('button', { name: 'Delete the selected records…' }).click();
     await page.waitForURL(/\/admin\/collections\/tasks\/delete$/);
-    assert.match(await page.locator('.card.confirm').innerText(), /Delete these 2 records/);
+    assert.match(await page.locator('.card.confirm').innerText(), /Delete 2 records\?/);
     await shoot('bulk-delete', true);
     await page.getByRole('button', { name: 'Delete 2 records' }).click();
     await page.waitForURL(/\/admin\/collections\/tasks$/);

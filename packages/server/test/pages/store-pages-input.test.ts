@@ -95,13 +95,17 @@ describe('admin store pages: bad input is said on the page and changes nothing',
     }
   });
 
-  test('item list: a refused filter is a message; nonsense paging falls back to the defaults', async () => {
+  test('item list: a refused filter is a message; nonsense paging falls back, a nonsense sort is refused', async () => {
     const res = await getPage(s, `/admin/data/data?prefix=${'p'.repeat(50)}`, cookie);
     assert.equal(res.status, 200);
     assert.match(textOf(res.html), /The filter is not valid: prefix too long/);
-    const odd = await getPage(s, '/admin/data/data?start=-4&size=abc&sort=%3Cscript%3E&order=x', cookie);
+    const odd = await getPage(s, '/admin/data/data?start=-4&size=abc', cookie);
     assert.equal(odd.status, 200);
     assert.match(textOf(odd.html), /Items 1–1 of 1/);
+    refused(
+      await getPage(s, '/admin/data/data?sort=%3Cscript%3E', cookie),
+      /Sort by one of key, timestamp, value \(a "-" in front for descending\)/,
+    );
   });
 
   test('directory and upload forms: bad names, taken names, missing and oversized files', async () => {

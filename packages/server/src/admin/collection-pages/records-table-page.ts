@@ -3,6 +3,7 @@ import { escapeHtml, HTMLForm, listValue } from '@roost/forms';
 import type { CollectionState, RecordPage } from '../../collections/index.js';
 import { isRoostError } from '../../core/errors.js';
 import { renderAdminPage, type AdminRequest } from '../page-kit/admin-page.js';
+import { bulkDeleteForm, sortHeader } from '../page-kit/list-table.js';
 import { link, positiveInt, textParam } from '../page-kit/page-parts.js';
 import { sendHtml } from '../page-kit/page-reply.js';
 import { collectionUrl, registerPage, type CollectionPageContext } from './collection-page-context.js';
@@ -92,16 +93,13 @@ function filterForm(admin: AdminRequest, columns: readonly RecordColumn[], query
   });
 }
 
-/** A header: sortable columns link to their sort (ascending, then descending), marked when sorted by. */
+/** A header: sortable columns link to their sort (the page kit's header, page-kit/list-table.ts). */
 function headerHtml(name: string, column: RecordColumn, query: TableQuery, columns: readonly RecordColumn[]) {
   if (!column.sortable) return `<th scope="col">${escapeHtml(column.name)}</th>`;
-  const ascending = query.sort === column.name;
-  const descending = query.sort === `-${column.name}`;
-  const sort = ascending ? `-${column.name}` : column.name;
-  const mark = ascending ? ' ▲' : descending ? ' ▼' : '';
-  const aria = ascending ? ' aria-sort="ascending"' : descending ? ' aria-sort="descending"' : '';
-  const href = hrefOf(name, query, { sort, cursor: '' }, columns);
-  return `<th scope="col"${aria}>${link(href, `${column.name}${mark}`, ' class="sort"')}</th>`;
+  const current = query.sort
+    ? { key: query.sort.replace(/^-/, ''), descending: query.sort.startsWith('-') }
+    : undefined;
+  return sortHeader(column.name, column.name, current, (sort) => hrefOf(name, query, { sort, cursor: '' }, columns));
 }
 
 function tableHtml(
@@ -178,10 +176,7 @@ async function recordsPage(
     (query.cursor ? link(hrefOf(name, query, { cursor: '' }, columns), '← First page', ' rel="first"') : '') +
     (page.next ? link(hrefOf(name, query, { cursor: page.next }, columns), 'Next →', ' rel="next"') : '') +
     '</nav>';
-  const bulk =
-    `<form id="bulk-delete" method="post" action="${escapeHtml(`${here}/delete`)}">` +
-    `<input type="hidden" name="csrf" value="${escapeHtml(admin.csrf)}">` +
-    '<button type="submit" class="btn danger">Delete the selected records…</button></form>';
+  const bulk = bulkDeleteForm('bulk-delete', `${here}/delete`, admin.csrf, 'Delete the selected records…');
   const empty = query.filter.trim() ? 'No record matches the filter.' : 'This collection has no records yet.';
   const body =
     '<p class="actions">' +

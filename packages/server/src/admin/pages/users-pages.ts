@@ -1,15 +1,18 @@
 import { escapeHtml, HTMLForm, ObjectForm, type ContentObject, type FieldConf } from '@roost/forms';
 import { ADMINS } from '../../core/permissions.js';
 import { groupsProblem } from './account-pages.js';
-import { isRoostError } from '../../core/errors.js';
+import { isRoostError, RoostError } from '../../core/errors.js';
 import { formatTime } from '../../core/clock.js';
 import type { User, UserQuery, UserService, UserValues } from '../../users/index.js';
 import { formBase, type AdminPages, type AdminPageRequest } from './admin-routes.js';
 import { accountConfirmForm } from './confirm-form.js';
-import { facts, link, pager, table } from '../page-kit/page-parts.js';
+import { bulkDelete } from '../page-kit/bulk-delete.js';
+import { bulkDeleteForm, listTable, sortOf, sortParam, type ListColumn } from '../page-kit/list-table.js';
+import { facts, link, pager, textParam } from '../page-kit/page-parts.js';
 
 /**
- * `/admin/users`: the accounts with search and paging; `/admin/users/<id>`: edit one
+ * `/admin/users`: the accounts with search, sort by a column's header, paging and the bulk
+ * removal of checked accounts (`/admin/users/delete`); `/admin/users/<id>`: edit one
  * (realname, email, groups, active: disabling and reactivating); `/admin/users/<id>/remove`:
  * remove one after a confirmation. Every change runs the user service's administrator
  * operations (`setUser`, `removeUser`) with the administrator as caller, so the pages and the
@@ -17,6 +20,8 @@ import { facts, link, pager, table } from '../page-kit/page-parts.js';
  */
 
 const PAGE_SIZE = 20;
+/** The columns the user service sorts by (`UserQuery.sort`). */
+const USER_SORTS = ['name', 'realname', 'email', 'created', 'activity'] as const;
 
 /** Group names a page may give: letters, digits and `. _ : @ -` (never a `sys:` pseudo-group). */
 
@@ -49,6 +54,8 @@ const searchFields: FieldConf[] = [
   { id: 'search', name: 'Search', datatype: 'string', size: 254, description: 'Part of a name, email or real name.' },
   { id: 'state', name: 'State', datatype: 'list', listItems: STATE_FILTER },
   { id: 'group', name: 'Group', datatype: 'string', size: 100 },
+  // The sort of the table's headers rides along, checked by `sortOf` (page-kit/list-table.ts).
+  { id: 'sort', datatype: 'hidden' },
   {
     id: 'start',
     name: 'Start',
@@ -58,7 +65,8 @@ const searchFields: FieldConf[] = [
   },
 ];
 
-async function listPage(users: UserService, { admin, form }: AdminPageRequest) {
+async function listPage(users: UserService, page: AdminPageRequest) {
+  const { admin, form } = page;
   const search = new HTMLForm({
     ...formBase('search', {}, '/admin/users'),
     request: form,
@@ -75,35 +83,72 @@ async function listPage(users: UserService, { admin, form }: AdminPageRequest) {
 
   const start = typeof data.start === 'number' ? data.start : 1;
   const state = typeof data.state === 'string' ? data.state : 'all';
-  const query: UserQuery = { start, size: PAGE_SIZE, sort: 'name', ...stateQuery(state) };
+  const sort = sortOf(textParam(page.form.query?.sort), USER_SORTS);
+  const query: UserQuery = {
+    start,
+    size: PAGE_SIZE,
+    sort: (sort?.key as UserQuery['sort']) ?? 'name',
+    order: sort?.descending ? '>' : '<',
+    ...stateQuery(state),
+  };
   if (typeof data.search === 'string' && data.search) query.search = data.search;
   if (typeof data.group === 'string' && data.group) query.group = data.group;
   const { users: found, total } = await users.list(admin, query);
 
   const url = (u: User) => `/admin/users/${encodeURIComponent(u.id)}`;
-  const columns = [
-    { label: 'Name', cell: (u: User) => link(url(u), u.name) },
-    { label: 'Real name', cell: (u: User) => escapeHtml(u.realname) },
-    { label: 'Email', cell: (u: User) => escapeHtml(u.email ?? '') },
-    { label: 'Groups', cell: (u: User) => escapeHtml(u.groups.join(', ')) },
-    { label: 'State', cell: (u: User) => stateBadge(u.state) },
-    { label: 'Last activity', cell: (u: User) => escapeHtml(formatTime(u.activity)) },
-    { label: 'Actions', cell: (u: User) => `${link(url(u), 'Edit')} · ${link(`${url(u)}/remove`, 'Remove')}` },
+  const columns: ListColumn<User>[] = [
+    { label: 'Name', cell: (u) => link(url(u), u.name), sort: 'name' },
+    { label: 'Real name', cell: (u) => escapeHtml(u.realname), sort: 'realname' },
+    { label: 'Email', cell: (u) => escapeHtml(u.email ?? ''), sort: 'email' },
+    { label: 'Groups', cell: (u) => escapeHtml(u.groups.join(', ')) },
+    { label: 'State', cell: (u) => stateBadge(u.state) },
+    { label: 'Created', cell: (u) => escapeHtml(formatTime(u.created)), sort: 'created' },
+    { label: 'Last activity', cell: (u) => escapeHtml(formatTime(u.activity)), sort: 'activity' },
+    { label: 'Actions', cell: (u) => `${link(url(u), 'Edit')} · ${link(`${url(u)}/remove`, 'Remove')}` },
   ];
   const params: Record<string, string> = {};
   for (const key of ['search', 'group'] as const)
     if (typeof data[key] === 'string' && data[key]) params[key] = data[key];
   if (state !== 'all') params.state = state;
+  const listed = (more: Record<string, string>) => `/admin/users?${new URLSearchParams({ ...params, ...more })}`;
+  const sorted: Record<string, string> = sort ? { sort: sortParam(sort) } : {};
   const body =
     `<div class="card">${formHtml}</div>` +
     `<p>${link('/admin/users/new', 'New account', ' class="btn btn-primary"')}</p>` +
-    table('Accounts', columns, found, 'No account matches.') +
-    pager(
-      'accounts',
-      { start, size: PAGE_SIZE, total, shown: found.length },
-      (n) => `/admin/users?${new URLSearchParams({ ...params, start: String(n) })}`,
+    listTable({
+      caption: 'Accounts',
+      columns,
+      rows: found,
+      empty: 'No account matches.',
+      sort,
+      sortHref: (next) => listed({ sort: next }),
+      select: { form: 'bulk-delete', value: (u) => u.id, label: (u) => u.name },
+    }) +
+    (found.length
+      ? bulkDeleteForm('bulk-delete', '/admin/users/delete', page.hidden.csrf ?? '', 'Remove the selected accounts…')
+      : '') +
+    pager('accounts', { start, size: PAGE_SIZE, total, shown: found.length }, (n) =>
+      listed({ ...sorted, start: String(n) }),
     );
   return { title: 'Users', body };
+}
+
+/** `/admin/users/delete`: the bulk removal of the list's checked accounts (page-kit/bulk-delete.ts). */
+function bulkRemovePage(users: UserService, page: AdminPageRequest) {
+  return bulkDelete(page.request.method, page.form, {
+    noun: ['account', 'accounts'],
+    listUrl: '/admin/users',
+    actionUrl: '/admin/users/delete',
+    csrf: page.hidden.csrf ?? '',
+    describe: (ids) => users.directory.namesOf(ids),
+    async remove(id) {
+      // As on the remove page: an administrator does not remove their own account from a list.
+      if (id === page.admin.user.id)
+        throw new RoostError('invalid', 'validation_failure', 'You cannot remove your own account here.');
+      await users.removeUser(page.admin, { identity: id });
+      return true;
+    },
+  });
 }
 
 /** The account as a content object, so an `ObjectForm` edits it; saving runs `setUser`. */
@@ -245,6 +290,7 @@ async function removePage(users: UserService, page: AdminPageRequest) {
 
 export function registerUsersPages(pages: AdminPages, users: UserService): void {
   pages.page('/admin/users', (page) => listPage(users, page), { post: false });
+  pages.page('/admin/users/delete', (page) => bulkRemovePage(users, page));
   pages.page('/admin/users/:id', (page) => editPage(users, page));
   pages.page('/admin/users/:id/remove', (page) => removePage(users, page));
 }

@@ -4,6 +4,7 @@ import { formatTime } from '../../core/clock.js';
 import { isRoostError, RoostError } from '../../core/errors.js';
 import { dataStoreErrors, type DataStore, type Item, type ItemWrites } from '../../datastore/index.js';
 import { sendAdminForms, type AdminRequest } from '../page-kit/admin-page.js';
+import { bulkDelete, sendBulkOutcome } from '../page-kit/bulk-delete.js';
 import { PageForm } from '../page-kit/page-form.js';
 import { facts, link } from '../page-kit/page-parts.js';
 import { dataStoreOf, ownerText, valueFields, valuePreview } from './data-store-pages.js';
@@ -187,7 +188,41 @@ async function deletePage(
   );
 }
 
-/** Register the item pages: create, show and edit, delete. */
+/** The item's id as the list's checkbox sends it; anything else is no item. */
+const itemIdOf = (id: string) => (/^\d{1,15}$/.test(id) ? Number(id) : null);
+
+/** `/admin/data/<store>/delete`: the bulk delete of the checked items (page-kit/bulk-delete.ts), each by `remove`. */
+async function bulkDeletePage(
+  ctx: StorePageContext,
+  request: FastifyRequest<{ Params: { store: string } }>,
+  reply: FastifyReply,
+  admin: AdminRequest,
+) {
+  const name = request.params.store;
+  const store = dataStoreOf(ctx, name);
+  const outcome = await bulkDelete(request.method, admin.form, {
+    noun: ['item', 'items'],
+    listUrl: dataStoreUrl(name),
+    actionUrl: `${dataStoreUrl(name)}/delete`,
+    csrf: admin.csrf,
+    async describe(ids) {
+      const numbers = ids.map(itemIdOf).filter((n): n is number => n !== null);
+      const found: Item[] = [];
+      // A read names at most `maxBatch` items (core/config-parts.ts).
+      for (let i = 0; i < numbers.length; i += store.options.maxBatch)
+        found.push(...(await store.get(admin.principal, { id: numbers.slice(i, i + store.options.maxBatch) })));
+      return new Map(found.map((it) => [String(it.id), it.key]));
+    },
+    async remove(id) {
+      const n = itemIdOf(id);
+      if (n === null) throw new RoostError('invalid', 'validation_failure', 'This is no item id.');
+      return (await store.remove(admin.principal, { id: n })).length > 0;
+    },
+  });
+  return sendBulkOutcome(request, reply, admin, outcome);
+}
+
+/** Register the item pages: create, show and edit, delete one, delete the list's checked ones. */
 export function registerDataItemPages(app: FastifyInstance, ctx: StorePageContext): void {
   const pages: Array<
     [
@@ -204,6 +239,7 @@ export function registerDataItemPages(app: FastifyInstance, ctx: StorePageContex
       '/admin/data/:store/items/:id/delete',
       (request, reply, admin) => deletePage(ctx, request, reply, admin, request.params),
     ],
+    ['/admin/data/:store/delete', (request, reply, admin) => bulkDeletePage(ctx, request, reply, admin)],
   ];
   for (const [url, page] of pages) {
     app.route<{ Params: ItemParams }>({

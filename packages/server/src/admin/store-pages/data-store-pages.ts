@@ -4,6 +4,7 @@ import { formatTime } from '../../core/clock.js';
 import { isRoostError } from '../../core/errors.js';
 import type { DataStore, Item, ListQuery } from '../../datastore/index.js';
 import { renderAdminPage, type AdminRequest } from '../page-kit/admin-page.js';
+import { bulkDeleteForm, listTable, sortOf, sortParam, type ListColumn } from '../page-kit/list-table.js';
 import { link, liveRegion, pager, positiveInt, table, textParam, type Column } from '../page-kit/page-parts.js';
 import { sendHtml } from '../page-kit/page-reply.js';
 import { dataStoreUrl, itemUrl, unknownStore, type StorePageContext } from './store-page-context.js';
@@ -53,7 +54,7 @@ async function storesPage(ctx: StorePageContext, request: FastifyRequest, reply:
   return sendHtml(reply, renderAdminPage(request, reply, admin, { title: 'Data stores', body }));
 }
 
-/** The filter of the item list, a GET form. */
+/** The filter of the item list, a GET form; the sort of the headers rides along hidden. */
 function filterForm(admin: AdminRequest): HTMLForm {
   return new HTMLForm({
     request: admin.form,
@@ -64,21 +65,7 @@ function filterForm(admin: AdminRequest): HTMLForm {
     fields: [
       { id: 'prefix', name: 'Key starts with', datatype: 'string' },
       { id: 'owner', name: 'Owner', datatype: 'string', settings: { placeholder: 'name, email or id' } },
-      {
-        id: 'sort',
-        name: 'Sort by',
-        datatype: 'list',
-        listItems: SORTS.map((s) => ({ id: s, name: s === 'timestamp' ? 'changed' : s })),
-      },
-      {
-        id: 'order',
-        name: 'Order',
-        datatype: 'list',
-        listItems: [
-          { id: '<', name: 'ascending' },
-          { id: '>', name: 'descending' },
-        ],
-      },
+      { id: 'sort', datatype: 'hidden' },
     ],
     actions: [
       { id: 'default', method: 'startRequestGET', hidden: true },
@@ -87,7 +74,10 @@ function filterForm(admin: AdminRequest): HTMLForm {
   });
 }
 
-/** `/admin/data/<store>`: a page of items, filtered by key prefix and owner, sorted. */
+/**
+ * `/admin/data/<store>`: a page of items, filtered by key prefix and owner, sorted by a column's
+ * header (`?sort=timestamp`, `?sort=-key`), checked items deleted in bulk (`…/delete`).
+ */
 async function itemsPage(
   ctx: StorePageContext,
   request: FastifyRequest,
@@ -97,16 +87,19 @@ async function itemsPage(
 ) {
   const store = dataStoreOf(ctx, name);
   const q = admin.form.query ?? {};
-  const sortParam = textParam(q.sort);
+  const sort = sortOf(textParam(q.sort), SORTS);
   const query = {
     start: positiveInt(q.start, 1),
     size: positiveInt(q.size, PAGE_SIZE, store.options.maxPageSize),
-    sort: SORTS.find((s) => s === sortParam) ?? 'key',
-    order: textParam(q.order) === '>' ? ('>' as const) : ('<' as const),
     prefix: textParam(q.prefix),
     owner: textParam(q.owner).trim(),
   };
-  const input: ListQuery = { start: query.start, size: query.size, sort: query.sort, order: query.order };
+  const input: ListQuery = {
+    start: query.start,
+    size: query.size,
+    sort: (sort?.key as ListQuery['sort']) ?? 'key',
+    order: sort?.descending ? '>' : '<',
+  };
   if (query.prefix) input.prefix = query.prefix;
   if (query.owner) input.owner = query.owner;
 
@@ -121,36 +114,45 @@ async function itemsPage(
     messages.push(`The filter is not valid: ${err.fields.map(([f, r]) => `${f} ${r}`).join(', ') || err.message}`);
   }
 
-  const href = (start: number) => {
+  const href = (change: { start?: number; sort?: string }) => {
     const params = new URLSearchParams();
-    for (const [k, v] of Object.entries({ ...query, start }))
-      if (v !== '' && !(k === 'size' && v === PAGE_SIZE)) params.set(k, String(v));
-    return `${dataStoreUrl(name)}?${params}`;
+    const state = { ...query, sort: sort ? sortParam(sort) : '', ...change };
+    for (const [k, v] of Object.entries(state))
+      if (v !== '' && !(k === 'size' && v === PAGE_SIZE) && !(k === 'start' && v === 1)) params.set(k, String(v));
+    const text = params.toString();
+    return `${dataStoreUrl(name)}${text ? `?${text}` : ''}`;
   };
   const filter = filterForm(admin);
   const { html: filterHtml } = await filter.process();
-  const columns: Column<Item>[] = [
-    { label: 'Key', cell: (it) => link(itemUrl(name, it.id), it.key) },
-    { label: 'Value', cell: (it) => valuePreview(it.value) },
+  const columns: ListColumn<Item>[] = [
+    { label: 'Key', cell: (it) => link(itemUrl(name, it.id), it.key), sort: 'key' },
+    { label: 'Value', cell: (it) => valuePreview(it.value), sort: 'value' },
     { label: 'Owner', cell: ownerText },
-    { label: 'Changed', cell: changedAt },
+    { label: 'Changed', cell: changedAt, sort: 'timestamp' },
   ];
   const page = { start: query.start, size: query.size, total, shown: items.length };
+  const pages = pager('items', page, (start) => href({ start }));
   const body =
     `<p class="actions">${link(`${dataStoreUrl(name)}/new`, 'New item', ' class="button"')} ` +
     `${link('/admin/data', 'All data stores', ' class="button secondary"')}</p>` +
     `<details class="card" ${query.prefix || query.owner ? 'open' : ''}>` +
-    `<summary>Filter and sort</summary>${filterHtml}</details>` +
+    `<summary>Filter</summary>${filterHtml}</details>` +
     liveRegion(
       `items/${name}`,
-      pager('items', page, href) +
-        table(
-          `Items of ${name}`,
+      pages +
+        listTable({
+          caption: `Items of ${name}`,
           columns,
-          items,
-          query.prefix || query.owner ? 'No item matches the filter.' : 'This store has no items yet.',
-        ) +
-        (items.length > 0 ? pager('items', page, href) : ''),
+          rows: items,
+          empty: query.prefix || query.owner ? 'No item matches the filter.' : 'This store has no items yet.',
+          sort,
+          sortHref: (next) => href({ sort: next, start: 1 }),
+          select: { form: 'bulk-delete', value: (it) => String(it.id), label: (it) => it.key },
+        }) +
+        (items.length > 0
+          ? bulkDeleteForm('bulk-delete', `${dataStoreUrl(name)}/delete`, admin.csrf, 'Delete the selected items…') +
+            pages
+          : ''),
     );
   return sendHtml(
     reply,
