@@ -85,6 +85,8 @@ export const testPasses = {
   'packages/server/test/admin/settings-store.test.ts': ['storage'],
   // The admin lists (issue 42, item 6): sorts are the database's, the bulk delete's races are its transactions.
   'packages/server/test/admin/admin-lists.test.ts': ['storage'],
+  // The settings page's rate limit and S3 keys: stored settings, read per request.
+  'packages/server/test/admin/settings-limits.test.ts': ['storage'],
 
   // The roost command: its commands work on the configured database; it is child processes,
   // signals and standard streams.

@@ -64,7 +64,8 @@ const usersKind: RoostServiceKind = {
   tables: ['users', 'sessions', 'user_tokens', 'throttle_counts', 'totp_factors', 'recovery_codes'],
   migrations: {},
   services: (s) => [target('users', 'user service', s.users, (caller) => caller)],
-  routes: async (app, s) => void (await app.register(registerUserRoutes, { users: s.users, config: s.config })),
+  routes: async (app, s) =>
+    void (await app.register(registerUserRoutes, { users: s.users, config: s.config, settings: s.settings })),
   nav: [
     { href: '/admin/users', label: 'Users' },
     { href: '/admin/signups', label: 'Sign-ups' },

@@ -203,7 +203,10 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     changes,
     hooks,
   });
-  const blobs = openBlobStores(config);
+  const blobs = openBlobStores(config, async (bucket) => {
+    const { s3Keys } = await settings.current();
+    return Object.hasOwn(s3Keys, bucket) ? s3Keys[bucket] : undefined;
+  });
   const fileStores = createFileStores({
     db,
     clock,

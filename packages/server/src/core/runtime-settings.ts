@@ -14,6 +14,18 @@ import type { Config } from './config.js';
 import { commonErrors, type FieldProblem } from './errors.js';
 
 /**
+ * An access key per S3 bucket: what can change at run time of a blob store. The bucket, its
+ * endpoint and prefix stay in the configuration: the files are where they point, a change would
+ * lose them (docs/admin.md, "Settings").
+ */
+const s3KeysSchema = z
+  .record(
+    z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/),
+    z.object({ accessKeyId: z.string().min(1).max(256), secretAccessKey: z.string().min(1).max(256) }).strict(),
+  )
+  .refine((keys) => Object.keys(keys).length <= 50, 'at most 50 buckets');
+
+/**
  * Settings an administrator changes at run time, in the management backend: the boot
  * configuration (file and environment) gives their defaults, a value stored in the database wins
  * over it. Stored under the key's configuration path (`users.identityPolicy`, `mail.smtpUrl`) and
@@ -32,6 +44,11 @@ export const RUNTIME_SETTINGS = {
   providers: { path: 'users.providers', schema: providersSchema },
   providerRedirects: { path: 'users.providerRedirects', schema: providerRedirectsSchema },
   linkProvidersByEmail: { path: 'users.linkProvidersByEmail', schema: z.boolean() },
+  // The rate limit of the guarded operations (their routes read it per request: liveRateLimit).
+  rateLimitMax: { path: 'rateLimit.max', schema: z.number().int().min(1).max(1_000_000) },
+  rateLimitWindowSeconds: { path: 'rateLimit.windowSeconds', schema: z.number().int().min(1).max(86_400) },
+  // Access keys of S3 buckets by bucket name, over the configuration's (storage/s3-blob-store.ts).
+  s3Keys: { path: 'blobs.s3Keys', schema: s3KeysSchema },
 } as const;
 
 export type RuntimeSettingKey = keyof typeof RUNTIME_SETTINGS;
@@ -69,7 +86,22 @@ function bootSettings(config: Config): RuntimeSettings {
     providers: config.users.providers,
     providerRedirects: config.users.providerRedirects,
     linkProvidersByEmail: config.users.linkProvidersByEmail,
+    rateLimitMax: config.rateLimit.max,
+    rateLimitWindowSeconds: config.rateLimit.windowSeconds,
+    s3Keys: {},
   });
+}
+
+/**
+ * The rate limit of the guarded operations as @fastify/rate-limit takes it: read per request
+ * from the settings in force (cached by the settings store for a second), so a change on the
+ * settings page applies at once, in every process on the database.
+ */
+export function liveRateLimit(settings: Pick<RuntimeSettingsService, 'current'>) {
+  return {
+    max: async () => (await settings.current()).rateLimitMax,
+    timeWindow: async () => (await settings.current()).rateLimitWindowSeconds * 1000,
+  };
 }
 
 export interface RuntimeSettingsService {

@@ -19,7 +19,17 @@ const BLOB_ID = /^[0-9a-f-]{36}$/;
  * `AbortIncompleteMultipartUpload` removes those; see docs/scaling.md). Uploads are streamed:
  * at most `partSizeBytes` × 2 of a file is in memory at once.
  */
-export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore & { close(): void } {
+/** An access key of S3, as the settings page sets it over the configuration's (core/runtime-settings.ts `s3Keys`). */
+export interface S3Keys {
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+export function createS3BlobStore(
+  options: S3BlobStoreOptions,
+  /** The keys in force now (the runtime settings'), if any; else the configuration's, else the SDK's chain. */
+  liveKeys?: () => Promise<S3Keys | undefined>,
+): BlobStore & { close(): void } {
   const clientConfig: S3ClientConfig = {
     region: options.region,
     forcePathStyle: options.forcePathStyle,
@@ -29,22 +39,35 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore & { cl
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
-    ...(options.accessKeyId && options.secretAccessKey
-      ? { credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } }
-      : {}),
   };
+  const configKeys =
+    options.accessKeyId && options.secretAccessKey
+      ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
+      : undefined;
   // The SDK is pinned to the last release that supports Node 20 (docs/decisions.md); its
   // warning that later releases need Node 22 tells an operator nothing to do. The SDK's own switch.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   // The SDK on first use, not on import: loading it costs ~0.4 s of CPU that every start of a Roost
   // with local blobs (and of each test and `roost` command) paid (CONTRIBUTING.md, "Test time").
-  let client: S3Client | undefined;
-  let loading: Promise<{ sdk: typeof import('@aws-sdk/client-s3'); Upload: S3Upload; client: S3Client }> | undefined;
-  const s3 = () =>
-    (loading ??= Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/lib-storage')]).then(([sdk, lib]) => {
-      client = new sdk.S3Client(clientConfig);
-      return { sdk, Upload: lib.Upload, client };
-    }));
+  let loading: Promise<{ sdk: typeof import('@aws-sdk/client-s3'); Upload: S3Upload }> | undefined;
+  // One client per access key: new keys (rotated on the settings page) get a client of their
+  // own at the next operation; operations under way finish on theirs. All are closed at the end.
+  const clients = new Map<string, S3Client>();
+  const s3 = async () => {
+    const { sdk, Upload } = await (loading ??= Promise.all([
+      import('@aws-sdk/client-s3'),
+      import('@aws-sdk/lib-storage'),
+    ]).then(([sdk, lib]) => ({ sdk, Upload: lib.Upload })));
+    const keys = (await liveKeys?.()) ?? configKeys;
+    const name = keys ? `${keys.accessKeyId}\0${keys.secretAccessKey}` : '';
+    let client = clients.get(name);
+    if (!client) {
+      // A fresh credentials object each time: the SDK marks the ones it is given.
+      client = new sdk.S3Client({ ...clientConfig, ...(keys ? { credentials: { ...keys } } : {}) });
+      clients.set(name, client);
+    }
+    return { sdk, Upload, client };
+  };
   const Bucket = options.bucket;
   const keyOf = (id: string) => {
     // Ids come from this store (UUIDs); anything else must never become a key.
@@ -53,7 +76,9 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore & { cl
   };
 
   return {
-    close: () => client?.destroy(),
+    close() {
+      for (const client of clients.values()) client.destroy();
+    },
 
     async put(source, { maxBytes }): Promise<StoredBlob> {
       const { sdk, Upload, client } = await s3();

@@ -64,6 +64,8 @@ const REASONS: Partial<Record<RuntimeSettingKey, string>> = {
   mailFrom: 'Enter a sender such as Roost <roost@example.com> (3 to 300 characters).',
   adminAddress: 'Enter an email address, or leave it empty.',
   smtpUrl: 'Enter an smtp:// or smtps:// url (smtp://user:password@host:587), or leave it empty.',
+  rateLimitMax: 'Enter a whole number from 1 to 1000000.',
+  rateLimitWindowSeconds: 'Enter a whole number of seconds from 1 to 86400.',
 };
 
 /** The field validator of a setting: the same schema the settings store validates with. */
@@ -226,6 +228,26 @@ export async function settingsFields(
         `it. ${said('smtpUrl', (v) => maskSmtpUrl(v as string | null))}`,
     },
     {
+      id: 'rateLimitMax',
+      name: 'Rate limit: requests per window',
+      datatype: 'number',
+      min: 1,
+      max: 1_000_000,
+      validator: schemaCheck('rateLimitMax'),
+      description:
+        'Per client address, for each rate-limited operation (sign-up, password reset, mails and the like). ' +
+        said('rateLimitMax'),
+    },
+    {
+      id: 'rateLimitWindowSeconds',
+      name: 'Rate limit: window in seconds',
+      datatype: 'number',
+      min: 1,
+      max: 86_400,
+      validator: schemaCheck('rateLimitWindowSeconds'),
+      description: `From 1 to 86400 (a day). ${said('rateLimitWindowSeconds')}`,
+    },
+    {
       id: 'testMailTo',
       name: 'Send a test mail to',
       datatype: 'string',
@@ -249,6 +271,8 @@ export function formData(current: RuntimeSettings, policies: Map<string, readonl
     providers: maskedProviders(current.providers),
     providerRedirects: current.providerRedirects.join('\n'),
     linkProvidersByEmail: current.linkProvidersByEmail ? 'yes' : 'no',
+    rateLimitMax: current.rateLimitMax,
+    rateLimitWindowSeconds: current.rateLimitWindowSeconds,
   };
   for (const p of SWITCHES) data[p.id] = policyState(policies.get(p.id) ?? []);
   return data;

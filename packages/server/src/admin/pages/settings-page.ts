@@ -21,7 +21,7 @@ import { maskSmtpUrl, unmaskProviders, unmaskSmtpUrl } from './settings-secrets.
 
 /**
  * `/admin/settings`: the runtime settings (identity policy, the sign-in providers, the pages the
- * mails link to, mail sender, administrator address, SMTP server), which sign-up policies and
+ * mails link to, mail sender, administrator address, SMTP server, the rate limit), which sign-up policies and
  * sign-in by mail are on, and a test mail.
  * Settings are stored in the database over the boot configuration (core/runtime-settings.ts)
  * and apply without a restart; "on" and "off" of a sign-up policy are its permission entry
@@ -71,6 +71,11 @@ async function settingsPage(deps: SettingsPageDeps, page: AdminPageRequest) {
         smtpUrl: text('smtpUrl') ? unmaskSmtpUrl(text('smtpUrl'), current.smtpUrl) : null,
         secondFactorGroups: groupList(text('secondFactorGroups')),
         ...providerChanges,
+        // Left empty, a limit keeps its value; a form without them (an older page) changes neither.
+        ...(typeof data.rateLimitMax === 'number' ? { rateLimitMax: data.rateLimitMax } : {}),
+        ...(typeof data.rateLimitWindowSeconds === 'number'
+          ? { rateLimitWindowSeconds: data.rateLimitWindowSeconds }
+          : {}),
       },
       by,
     );

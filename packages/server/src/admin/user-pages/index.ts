@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { liveRateLimit } from '../../core/runtime-settings.js';
 import type { PageDeps } from '../index.js';
 import { accountPage } from './account-page.js';
 import { resetPasswordPage } from './reset-password-page.js';
@@ -28,10 +29,7 @@ const PAGES: Record<string, Page> = {
  * it runs, and must come from this site.
  */
 export async function registerPublicUserPages(app: FastifyInstance, deps: PageDeps): Promise<void> {
-  const limit = app.rateLimit({
-    max: deps.config.rateLimit.max,
-    timeWindow: deps.config.rateLimit.windowSeconds * 1000,
-  });
+  const limit = app.rateLimit(liveRateLimit(deps.settings));
   for (const [url, page] of Object.entries(PAGES)) {
     const handler = (request: FastifyRequest, reply: FastifyReply) => page(deps, request, reply);
     app.get(url, handler);

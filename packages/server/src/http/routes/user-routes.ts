@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../core/config.js';
+import { liveRateLimit, type RuntimeSettingsService } from '../../core/runtime-settings.js';
 import type { UserService } from '../../users/index.js';
 import { assertSameOrigin, assertWriteOrigin, callerOf, withClient } from '../auth.js';
 import { requestValues } from '../request-values.js';
@@ -9,10 +10,10 @@ import { userOperations } from '../protocol/user-protocol.js';
 /** `/users/api/<op>` and its aliases (http/protocol/user-protocol.ts), with rate limits and origin checks. */
 export async function registerUserRoutes(
   app: FastifyInstance,
-  options: { users: UserService; config: Config },
+  options: { users: UserService; config: Config; settings: RuntimeSettingsService },
 ): Promise<void> {
   const { users, config } = options;
-  const rateLimit = { max: config.rateLimit.max, timeWindow: config.rateLimit.windowSeconds * 1000 };
+  const rateLimit = liveRateLimit(options.settings);
 
   for (const route of userOperations(users, config)) {
     const also = [
