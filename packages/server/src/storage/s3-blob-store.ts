@@ -54,10 +54,11 @@ export function createS3BlobStore(
   // own at the next operation; operations under way finish on theirs. All are closed at the end.
   const clients = new Map<string, S3Client>();
   const s3 = async () => {
-    const { sdk, Upload } = await (loading ??= Promise.all([
-      import('@aws-sdk/client-s3'),
-      import('@aws-sdk/lib-storage'),
-    ]).then(([sdk, lib]) => ({ sdk, Upload: lib.Upload })));
+    loading ??= Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/lib-storage')]).then(([sdk, lib]) => ({
+      sdk,
+      Upload: lib.Upload,
+    }));
+    const { sdk, Upload } = await loading;
     const keys = (await liveKeys?.()) ?? configKeys;
     const name = keys ? `${keys.accessKeyId}\0${keys.secretAccessKey}` : '';
     let client = clients.get(name);
