@@ -1,10 +1,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { authCookie, csrfOf, getPage, postForm, textOf } from '../helpers/pages.js';
+import { sharedS3 } from '../helpers/s3-server.js';
 import { PASSWORD, startServer, type TestServer } from '../helpers/test-server.js';
 
 /**
- * The rate limit on the settings page (issue 42, item 6): validated with the settings' own
+ * The rate limit and the S3 access keys on the settings page (issue 42, item 6): validated with the settings' own
  * schema, stored, and in force for the next request without a restart (core/runtime-settings.ts
  * `liveRateLimit`, read per request from the settings in force).
  */
@@ -83,5 +84,69 @@ describe('settings page: the rate limit', () => {
       Object.keys(await s.roost.settings.overrides()).filter((k) => k.startsWith('rateLimit')),
       [],
     );
+  });
+});
+
+describe('settings page: the S3 access key of a bucket', () => {
+  let s: TestServer;
+  let cookie: string;
+  let csrf: string;
+  let bucket: string;
+  const save = (fields: Record<string, string>) =>
+    postForm(s, '/admin/settings', { csrf, ...SETTINGS, ...fields }, { cookie, headers: { origin: s.url } });
+  let token: string;
+  const write = async (name: string) =>
+    (await s.request(`/files/${name}/@write`, undefined, { token, method: 'PUT', raw: `contents of ${name}` })).status;
+
+  before(async () => {
+    // s3rver accepts the access key S3RVER only (test/helpers/s3-server.ts): the configuration's is wrong.
+    const options = await (await sharedS3()).newBucket();
+    bucket = options.bucket;
+    s = await startServer({ blobs: { ...options, accessKeyId: 'ROTATED-AWAY', secretAccessKey: 'old-secret' } });
+    token = await s.adminToken();
+    cookie = await authCookie(s, 'admin');
+    csrf = csrfOf((await getPage(s, '/admin/settings', cookie)).html);
+  });
+  after(() => s?.close());
+
+  test('a new key saved on the page is used by the next upload; its secret never shows', async () => {
+    assert.equal(await write('before.txt'), 500, 'the configured key is refused by the bucket');
+    const page = await getPage(s, '/admin/settings', cookie);
+    assert.match(page.html, /id="settings-s3KeyId0"[^>]*value="ROTATED-AWAY"/);
+    assert.match(textOf(page.html), new RegExp(`Bucket ${bucket} at http://127\\.0\\.0\\.1:\\d+ \\(us-east-1\\)`));
+    assert.doesNotMatch(page.html, /old-secret/);
+
+    // A new key id without its secret is refused at the field; nothing changes.
+    const refused = await save({ s3KeyId0: 'S3RVER' });
+    assert.equal(refused.status, 422);
+    assert.match(textOf(refused.html), /S3 secret access key of .*Give the secret of the new access key id/);
+    // The secret is typed twice (the form library's password field): a mismatch is said.
+    const mistyped = await save({ s3KeyId0: 'S3RVER', s3Secret0: 'new-secret-value', 's3Secret0-confirm': 'new' });
+    assert.equal(mistyped.status, 422);
+    assert.match(textOf(mistyped.html), /Password did not match confirm/);
+    assert.deepEqual((await s.roost.settings.current()).s3Keys, {});
+
+    const saved = await save({
+      s3KeyId0: 'S3RVER',
+      s3Secret0: 'new-secret-value',
+      's3Secret0-confirm': 'new-secret-value',
+    });
+    assert.equal(saved.status, 303, textOf(saved.html).slice(0, 300));
+    assert.equal(await write('after.txt'), 200);
+    const read = await s.request('/files/after.txt', undefined, { token, method: 'GET' });
+    assert.equal(read.status, 200);
+    const shown = await getPage(s, '/admin/settings', cookie);
+    assert.match(shown.html, /id="settings-s3KeyId0"[^>]*value="S3RVER"/);
+    assert.doesNotMatch(shown.html, /new-secret-value/);
+
+    // Saved again with the secret left empty: the key in force stays.
+    assert.equal((await save({ s3KeyId0: 'S3RVER' })).status, 303);
+    assert.deepEqual((await s.roost.settings.current()).s3Keys, {
+      [bucket]: { accessKeyId: 'S3RVER', secretAccessKey: 'new-secret-value' },
+    });
+    // An empty id: the configuration's key again, which the bucket refuses.
+    assert.equal((await save({ s3KeyId0: '' })).status, 303);
+    assert.deepEqual((await s.roost.settings.current()).s3Keys, {});
+    assert.equal(await write('again.txt'), 500);
   });
 });

@@ -18,10 +18,12 @@ import {
   SWITCHES,
 } from './settings-fields.js';
 import { maskSmtpUrl, unmaskProviders, unmaskSmtpUrl } from './settings-secrets.js';
+import { s3Buckets, s3Change, s3Fields, s3FormData } from './settings-s3.js';
 
 /**
  * `/admin/settings`: the runtime settings (identity policy, the sign-in providers, the pages the
- * mails link to, mail sender, administrator address, SMTP server, the rate limit), which sign-up policies and
+ * mails link to, mail sender, administrator address, SMTP server, the rate limit, the S3 buckets'
+ * access keys: settings-s3.ts), which sign-up policies and
  * sign-in by mail are on, and a test mail.
  * Settings are stored in the database over the boot configuration (core/runtime-settings.ts)
  * and apply without a restart; "on" and "off" of a sign-up policy are its permission entry
@@ -44,6 +46,7 @@ async function settingsPage(deps: SettingsPageDeps, page: AdminPageRequest) {
   const { users, settings, mailer } = deps;
   const policies = await userPermissions(users, page);
   const current = await settings.current();
+  const buckets = s3Buckets(deps.config);
   const by = page.admin.user.name;
   let done: string | undefined;
 
@@ -52,6 +55,18 @@ async function settingsPage(deps: SettingsPageDeps, page: AdminPageRequest) {
     const [ok, data, errors] = await this.validate(posted);
     if (!ok) return [false, await this.render(data, [], errors)];
     const text = (key: string) => (typeof data[key] === 'string' ? (data[key] as string) : '');
+    const s3 = s3Change(buckets, current, posted);
+    if (s3 && 'problems' in s3) {
+      const messages = ['Give the secret of the new access key id.'];
+      return [
+        false,
+        await this.render(
+          data,
+          [],
+          s3.problems.map(([field]) => ({ field, messages })),
+        ),
+      ];
+    }
     // The provider fields came later: a form posted without them (an older page) leaves them as they are.
     const providerChanges = {
       ...('providers' in posted ? { providers: unmaskProviders(text('providers'), current.providers) } : {}),
@@ -76,6 +91,7 @@ async function settingsPage(deps: SettingsPageDeps, page: AdminPageRequest) {
         ...(typeof data.rateLimitWindowSeconds === 'number'
           ? { rateLimitWindowSeconds: data.rateLimitWindowSeconds }
           : {}),
+        ...(s3 ? { s3Keys: s3.s3Keys } : {}),
       },
       by,
     );
@@ -127,7 +143,7 @@ async function settingsPage(deps: SettingsPageDeps, page: AdminPageRequest) {
   const form = new HTMLForm({
     ...formBase('settings', page.hidden, '/admin/settings'),
     request: page.form,
-    fields: await settingsFields(deps, policies, current),
+    fields: [...(await settingsFields(deps, policies, current)), ...s3Fields(buckets, current)],
     actions: [
       { id: 'default', method: 'startForm', hidden: true },
       { id: 'save', method: save, name: 'Save', cssClass: 'btn btn-primary' },
@@ -135,7 +151,9 @@ async function settingsPage(deps: SettingsPageDeps, page: AdminPageRequest) {
       { id: 'reset', method: reset, name: 'Use the boot configuration', cssClass: 'btn secondary' },
     ],
   });
-  const { result, html } = await form.process({ defaultData: formData(current, policies) });
+  const { result, html } = await form.process({
+    defaultData: { ...formData(current, policies), ...s3FormData(buckets, current) },
+  });
   if (result && done) return { redirect: '/admin/settings', messages: [done] };
   const body =
     '<p class="muted">Values set here are stored in the database ' +
