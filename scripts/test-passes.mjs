@@ -87,6 +87,7 @@ export const testPasses = {
   'packages/server/test/admin/admin-lists.test.ts': ['storage'],
   // The settings page's rate limit and S3 keys: stored settings, read per request.
   'packages/server/test/admin/settings-limits.test.ts': ['storage'],
+  'packages/server/test/admin/admin-sizes.browser.test.ts': [],
 
   // The roost command: its commands work on the configured database; it is child processes,
   // signals and standard streams.

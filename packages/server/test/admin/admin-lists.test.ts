@@ -104,7 +104,7 @@ describe('admin lists: sort, filter, bulk delete', () => {
     try {
       const ask = await postForm(s, '/admin/data/data/delete', { csrf, id: ids[0] ?? '', id2: '' }, { cookie });
       assert.equal(ask.status, 200);
-      assert.match(textOf(ask.html), /Delete 1 item\? These 1 item are deleted for good/);
+      assert.match(textOf(ask.html), /Delete 1 item\?.*Deleted for good, this cannot be undone: 1 item\./);
       const body = new FormData();
       body.append('csrf', csrf);
       for (const id of [...ids, ids[0] ?? '']) body.append('id', id);

@@ -50,12 +50,15 @@ export async function signedInContext(
   baseUrl: string,
   identity: string,
   password: string,
-  options: { viewport?: { width: number; height: number } } = {},
+  options: {
+    viewport?: { width: number; height: number };
+    colorScheme?: 'light' | 'dark';
+    /** For a test that injects a script (axe-core) into pages under Roost's CSP. */
+    bypassCSP?: boolean;
+    javaScriptEnabled?: boolean;
+  } = {},
 ): Promise<BrowserContext> {
-  const context = await browser.newContext({
-    baseURL: baseUrl,
-    ...(options.viewport ? { viewport: options.viewport } : {}),
-  });
+  const context = await browser.newContext({ baseURL: baseUrl, ...options });
   const res = await context.request.post('/users/api/signin', { data: { identity, password } });
   assert.equal(res.status(), 200, `signin of ${identity}: ${await res.text()}`);
   return context;

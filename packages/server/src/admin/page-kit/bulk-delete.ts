@@ -68,8 +68,8 @@ export async function bulkDelete(method: string, form: FormRequest, spec: BulkDe
   const listed = ids.map((id) => `<li><code class="key">${escapeHtml(names.get(id) ?? id)}</code></li>`).join('');
   const count = counted(ids.length, spec.noun);
   const body =
-    `<div class="card confirm"><h2>Delete ${escapeHtml(count)}?</h2>` +
-    `<p>These ${escapeHtml(count)} are deleted for good; this cannot be undone.</p><ul>${listed}</ul>` +
+    `<div class="card confirm"><p>Deleted for good, this cannot be undone: ${escapeHtml(count)}.</p>` +
+    `<ul>${listed}</ul>` +
     `<form method="post" action="${escapeHtml(spec.actionUrl)}">` +
     `<input type="hidden" name="csrf" value="${escapeHtml(spec.csrf)}">${hidden}` +
     `<button type="submit" name="confirm$" value="1" class="btn danger">Delete ${escapeHtml(count)}</button>` +
