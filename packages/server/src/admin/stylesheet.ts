@@ -62,7 +62,8 @@ textarea.form-control{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;fo
 .help-block{color:var(--muted);font-size:.875rem;margin:.2rem 0 0}
 /* The form library's own colours (@roost/forms, its assets.ts, loaded after this sheet) follow the scheme */
 main .roost-form .help-block{color:var(--muted)}
-main .roost-form .invalid-feedback,main .roost-form .errorMsg,main .roost-form label.required::after{color:var(--danger)}
+main .roost-form .invalid-feedback,main .roost-form .errorMsg,
+main .roost-form label.required::after{color:var(--danger)}
 main .roost-form .is-invalid,main .roost-form .error-summary{border-color:var(--danger)}
 main .roost-form .error-summary a{color:var(--danger)}
 .form-check{display:inline-flex;align-items:center;gap:.35rem;margin-right:1rem}
