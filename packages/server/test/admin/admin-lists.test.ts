@@ -31,8 +31,11 @@ describe('admin lists: sort, filter, bulk delete', () => {
     }>;
     return items.map((it) => String(it.id));
   };
+  /** The text of a column's cells, in the table's order. */
   const column = (html: string, label: string) =>
-    [...html.matchAll(new RegExp(`<td data-label="${label}"[^>]*>(?:<a [^>]*>)?([^<]*)`, 'g'))].map((m) => m[1]);
+    [...html.matchAll(new RegExp(`<td data-label="${label}"[^>]*>(.*?)</td>`, 'g'))].map((m) =>
+      textOf(m[1] ?? '').trim(),
+    );
 
   before(async () => {
     token = await s.adminToken();
@@ -220,6 +223,64 @@ describe('admin lists: sort, filter, bulk delete', () => {
     assert.equal(deleted, 20, 'each of the 20 deleted by exactly one of the three');
     assert.ok(gone <= 15, `${gone} reported gone`);
     assert.deepEqual((await keys()).sort(), ['apple', 'pear', 'plum']);
+  });
+
+  test('file entries: sort, filter by kind, bulk delete of files and a directory with its contents', async () => {
+    const put = (path: string, raw: string) =>
+      s.request(`/files/${path}/@write`, undefined, { token, method: 'PUT', raw });
+    await s.request('/files/@newItem', { name: 'docs', type: 'd' }, { token });
+    await put('docs/inner.txt', 'inside');
+    await put('a.txt', 'aaaa');
+    await put('b.txt', 'b');
+    const dir = '/admin/files/files/';
+    assert.deepEqual(column((await getPage(s, dir, cookie)).html, 'Name'), ['dir docs', 'a.txt', 'b.txt']);
+    assert.deepEqual(column((await getPage(s, `${dir}?sort=-name`, cookie)).html, 'Name'), [
+      'dir docs',
+      'b.txt',
+      'a.txt',
+    ]);
+    assert.deepEqual(column((await getPage(s, `${dir}?sort=size&type=f`, cookie)).html, 'Name'), ['b.txt', 'a.txt']);
+    assert.deepEqual(column((await getPage(s, `${dir}?type=d`, cookie)).html, 'Name'), ['dir docs']);
+    for (const query of ['sort=owner', 'sort=name%3B', 'type=x', 'type=F', 'sort=-']) {
+      const res = await getPage(s, `${dir}?${query}`, cookie);
+      assert.equal(res.status, 422, query);
+      assert.match(
+        textOf(res.html),
+        /Sort by one of name, size, mime, mtime|Show all entries, files \(f\) or directories/,
+      );
+    }
+    const ask = new URLSearchParams([
+      ['csrf', csrf],
+      ['id', 'a.txt'],
+      ['id', 'docs'],
+    ]);
+    const question = await fetch(`${s.url}${dir}?delete-selected`, { method: 'POST', body: ask, headers: { cookie } });
+    assert.match(textOf(await question.text()), /Delete 2 entries\?.*A directory goes with everything in it\./);
+    const done = await fetch(`${s.url}${dir}?delete-selected`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie },
+      body: new URLSearchParams([
+        ['csrf', csrf],
+        ['confirm$', '1'],
+        ['id', 'a.txt'],
+        ['id', 'docs'],
+        ['id', '../b.txt'],
+        ['id', 'nothing-here'],
+      ]),
+    });
+    assert.equal(done.status, 303);
+    assert.equal(done.headers.get('location'), '/admin/files/files');
+    const [count, ...rows] = flashed({ status: 0, html: '', headers: done.headers, location: null });
+    assert.equal(count, '2 entries deleted.');
+    assert.equal(rows.length, 2);
+    assert.match(rows[0] ?? '', /^\.\.\/b\.txt: /);
+    assert.match(rows[1] ?? '', /^nothing-here: /);
+    const left = await s.request('/files/@list', undefined, { token });
+    assert.deepEqual(
+      (left.body.items as Array<{ name: string }>).map((e) => e.name),
+      ['b.txt'],
+    );
   });
 
   test('bulk removal of accounts: counted and named; the own account is refused for its row', async () => {

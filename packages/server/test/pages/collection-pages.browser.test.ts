@@ -231,7 +231,8 @@ describe('admin collection pages in a browser', { skip }, () => {
     await boxes.nth(1).check();
     await page.getByRole('button', { name: 'Delete the selected records…' }).click();
     await page.waitForURL(/\/admin\/collections\/tasks\/delete$/);
-    assert.match(await page.locator('.card.confirm').innerText(), /Delete 2 records\?/);
+    assert.equal(await page.getByRole('heading', { name: 'Delete 2 records?' }).count(), 1);
+    assert.match(await page.locator('.card.confirm').innerText(), /cannot be undone: 2 records/);
     await shoot('bulk-delete', true);
     await page.getByRole('button', { name: 'Delete 2 records' }).click();
     await page.waitForURL(/\/admin\/collections\/tasks$/);

@@ -26,6 +26,8 @@ export interface BulkDelete {
   /** Where the question posts (the page itself). */
   actionUrl: string;
   csrf: string;
+  /** Said in the question before the list (what else goes with a row). */
+  note?: string;
   /** How a row is named in the question (its key, its name); the id itself when not given. */
   describe?: (ids: readonly string[]) => Promise<ReadonlyMap<string, string>>;
   /** Deletes one row; false when it was gone already. A RoostError is reported for its row. */
@@ -68,7 +70,8 @@ export async function bulkDelete(method: string, form: FormRequest, spec: BulkDe
   const listed = ids.map((id) => `<li><code class="key">${escapeHtml(names.get(id) ?? id)}</code></li>`).join('');
   const count = counted(ids.length, spec.noun);
   const body =
-    `<div class="card confirm"><p>Deleted for good, this cannot be undone: ${escapeHtml(count)}.</p>` +
+    `<div class="card confirm"><p>Deleted for good, this cannot be undone: ${escapeHtml(count)}.` +
+    `${spec.note ? ` ${escapeHtml(spec.note)}` : ''}</p>` +
     `<ul>${listed}</ul>` +
     `<form method="post" action="${escapeHtml(spec.actionUrl)}">` +
     `<input type="hidden" name="csrf" value="${escapeHtml(spec.csrf)}">${hidden}` +

@@ -2,10 +2,21 @@ import { createReadStream } from 'node:fs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { escapeHtml, formatBytes, isUploadedFile, type HTMLForm } from '@roost/forms';
 import { formatTime } from '../../core/clock.js';
-import { childOf, parsePath, pathOf, type FileEntry, type FilePath, type FileStore } from '../../filestore/index.js';
+import { RoostError } from '../../core/errors.js';
+import {
+  childOf,
+  parsePath,
+  pathOf,
+  type EntryQuery,
+  type FileEntry,
+  type FilePath,
+  type FileStore,
+} from '../../filestore/index.js';
 import { sendAdminForms, type AdminRequest } from '../page-kit/admin-page.js';
 import { PageForm } from '../page-kit/page-form.js';
-import { facts, link, liveRegion, pager, positiveInt, table, type Column } from '../page-kit/page-parts.js';
+import { bulkDelete, sendBulkOutcome } from '../page-kit/bulk-delete.js';
+import { bulkDeleteForm, listTable, sortOf, sortParam, type ListColumn } from '../page-kit/list-table.js';
+import { facts, link, liveRegion, pager, positiveInt, textParam } from '../page-kit/page-parts.js';
 import { downloadUrl, fileUrl } from './store-page-context.js';
 
 /** Everything a view of one path needs. */
@@ -168,24 +179,57 @@ function mkdirForm(page: FilePage): PageForm {
   });
 }
 
-/** A directory: its entries (directories first), upload, new directory; below the root also move, owner, delete. */
+/** The columns a directory sorts by (the file store's `list` sorts); none: directories first, then names. */
+const ENTRY_SORTS = ['name', 'size', 'mime', 'mtime'] as const;
+/** The entry kinds a directory filters by (`?type=f`, `?type=d`). */
+const ENTRY_TYPES = [
+  ['', 'All'],
+  ['f', 'Files'],
+  ['d', 'Directories'],
+] as const;
+
+/** The directory's list state from its query: sort, type, start; a sort or type that is none is refused. */
+function entryQuery(page: FilePage) {
+  const q = page.admin.form.query ?? {};
+  const sort = sortOf(textParam(q.sort), ENTRY_SORTS);
+  const type = textParam(q.type);
+  if (!ENTRY_TYPES.some(([id]) => id === type))
+    throw new RoostError('invalid', 'validation_failure', 'Show all entries, files (f) or directories (d).', {
+      fields: [['type', 'invalid']],
+    });
+  return { sort, type: type as '' | 'f' | 'd', start: positiveInt(q.start, 1) };
+}
+
+/**
+ * A directory: its entries (directories first, or sorted by a column's header; all, files or
+ * directories), checked ones deleted in bulk (`?delete-selected`), upload, new directory;
+ * below the root also move, owner, delete.
+ */
 export async function directoryView(page: FilePage) {
-  const start = positiveInt(page.admin.form.query?.start, 1);
+  const query = entryQuery(page);
   const { entries, total } = await page.store.list(page.admin.principal, page.path, {
-    sort: 'type',
-    start,
+    sort: (query.sort?.key as EntryQuery['sort']) ?? 'type',
+    order: query.sort?.descending ? '>' : '<',
+    ...(query.type ? { type: query.type } : {}),
+    start: query.start,
     size: PAGE_SIZE,
   });
   const childPath = (e: FileEntry) => pathOf([...page.path.segments, e.name]);
-  const columns: Column<FileEntry>[] = [
+  const columns: ListColumn<FileEntry>[] = [
     {
       label: 'Name',
       cell: (e) =>
         (e.type === 'd' ? '<span class="tag">dir</span> ' : '') + link(urlOf(page, childPath(e), e.type), e.name),
+      sort: 'name',
     },
-    { label: 'Size', cell: (e) => (e.type === 'd' ? '' : escapeHtml(formatBytes(e.size))), className: 'num' },
-    { label: 'Type', cell: (e) => escapeHtml(e.mime) },
-    { label: 'Changed', cell: (e) => escapeHtml(formatTime(e.mtime)) },
+    {
+      label: 'Size',
+      cell: (e) => (e.type === 'd' ? '' : escapeHtml(formatBytes(e.size))),
+      className: 'num',
+      sort: 'size',
+    },
+    { label: 'Type', cell: (e) => escapeHtml(e.mime), sort: 'mime' },
+    { label: 'Changed', cell: (e) => escapeHtml(formatTime(e.mtime)), sort: 'mtime' },
     {
       label: 'Download',
       cell: (e) => (e.type === 'f' ? link(downloadUrl(page.name, childPath(e).segments), 'Download', ' download') : ''),
@@ -195,17 +239,41 @@ export async function directoryView(page: FilePage) {
   const below = page.path.path !== '';
   const owner = below ? await ownerOf(page) : '';
   if (below) forms.push(moveForm(page), ownerForm(page, owner));
-  const href = (s: number) => `${urlOf(page, page.path, 'd')}${s > 1 ? `?start=${s}` : ''}`;
-  const list = { start, size: PAGE_SIZE, total, shown: entries.length };
+  const here = urlOf(page, page.path, 'd');
+  const href = (change: { start?: number; sort?: string; type?: string }) => {
+    const state = { sort: query.sort ? sortParam(query.sort) : '', type: query.type, start: query.start, ...change };
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(state)) if (v !== '' && !(k === 'start' && v === 1)) params.set(k, String(v));
+    const text = params.toString();
+    return `${here}${text ? `?${text}` : ''}`;
+  };
+  const list = { start: query.start, size: PAGE_SIZE, total, shown: entries.length };
+  const kinds = ENTRY_TYPES.map(([id, name]) =>
+    id === query.type
+      ? `<li><span aria-current="true">${name}</span></li>`
+      : `<li>${link(href({ type: id, start: 1 }), name)}</li>`,
+  );
   return answer(
     page,
     below ? `Directory ${page.path.name}` : `File store ${page.name}`,
     forms,
     ([upload, mkdir, move, give]) =>
+      `<nav class="tabs" aria-label="Show"><ul>${kinds.join('')}</ul></nav>` +
       liveRegion(
         page.path.path ? `files/${page.name}/${page.path.path}` : `files/${page.name}`,
-        pager('entries', list, href) +
-          table(`Entries of ${shown(page.path)}`, columns, entries, 'This directory is empty.'),
+        pager('entries', list, (start) => href({ start })) +
+          listTable({
+            caption: `Entries of ${shown(page.path)}`,
+            columns,
+            rows: entries,
+            empty: query.type ? 'No entry of this kind here.' : 'This directory is empty.',
+            sort: query.sort,
+            sortHref: (sort) => href({ sort, start: 1 }),
+            select: { form: 'bulk-delete', value: (e) => e.name, label: (e) => e.name },
+          }) +
+          (entries.length
+            ? bulkDeleteForm('bulk-delete', `${here}?delete-selected`, page.admin.csrf, 'Delete the selected entries…')
+            : ''),
       ) +
       `<div class="columns"><section class="card"><h2>Upload a file</h2>${upload}</section>` +
       `<section class="card"><h2>New directory</h2>${mkdir}</section></div>` +
@@ -214,9 +282,30 @@ export async function directoryView(page: FilePage) {
           '<section class="card"><h2>Owner</h2><p>Owned by ' +
           `${owner ? escapeHtml(owner) : '<span class="muted">(nobody)</span>'}.</p>${give}</section></div>` +
           '<section class="card"><h2>Delete</h2>' +
-          `<p>${link(`${urlOf(page, page.path, 'd')}?delete`, DELETE_DIRECTORY, DANGER)}</p></section>`
+          `<p>${link(`${here}?delete`, DELETE_DIRECTORY, DANGER)}</p></section>`
         : ''),
   );
+}
+
+/**
+ * `?delete-selected`: the bulk delete of a directory's checked entries (page-kit/bulk-delete.ts),
+ * each by the store's `remove`, a directory with everything in it (the question says so).
+ */
+export async function bulkDeleteView(page: FilePage) {
+  const here = urlOf(page, page.path, 'd');
+  const outcome = await bulkDelete(page.request.method, page.admin.form, {
+    noun: ['entry', 'entries'],
+    note: 'A directory goes with everything in it.',
+    listUrl: here,
+    actionUrl: `${here}?delete-selected`,
+    csrf: page.admin.csrf,
+    async remove(name) {
+      // childOf refuses a name that is no name (a slash, "..", control characters): no path leaves the directory.
+      const target = childOf(page.path, name, 'name');
+      return (await page.store.remove(page.admin.principal, target, { recursive: true })) > 0;
+    },
+  });
+  return sendBulkOutcome(page.request, page.reply, page.admin, outcome);
 }
 
 /** A file: its facts, download, move, owner, delete. */

@@ -4,7 +4,7 @@ import { fileStoreErrors, pathOf, type FilePath, type FileStore } from '../../fi
 import { renderAdminPage, type AdminRequest } from '../page-kit/admin-page.js';
 import { link, table, type Column } from '../page-kit/page-parts.js';
 import { sendHtml } from '../page-kit/page-reply.js';
-import { deleteView, directoryView, fileView, type FilePage } from './file-entry-views.js';
+import { bulkDeleteView, deleteView, directoryView, fileView, type FilePage } from './file-entry-views.js';
 import { fileUrl, unknownStore, type StorePageContext } from './store-page-context.js';
 
 /**
@@ -60,6 +60,7 @@ async function entryPage(ctx: StorePageContext, request: FastifyRequest, reply: 
   const entry = await store.get(admin.principal, path);
   const page: FilePage = { request, reply, admin, store, name, path, entry };
   if (path.path !== '' && admin.form.query?.delete !== undefined) return deleteView(page);
+  if (entry?.type !== 'f' && admin.form.query?.['delete-selected'] !== undefined) return bulkDeleteView(page);
   return entry?.type === 'f' ? fileView({ ...page, entry }) : directoryView(page);
 }
 
