@@ -32,6 +32,7 @@ import { registerStorePages } from './store-pages/index.js';
 import { registerCollectionPages } from './collection-pages/index.js';
 import type { Collections } from '../collections/index.js';
 import { roostCss } from './stylesheet.js';
+import { LIST_SCRIPT } from './list-script.js';
 import { LIVE_SCRIPT } from './live-script.js';
 import { METHOD_PAGES } from './signin-methods/index.js';
 import { renderPage } from './layout.js';
@@ -85,9 +86,13 @@ export async function registerPageAssets(app: FastifyInstance): Promise<void> {
       reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(FAVICON),
     );
   }
-  app.get('/static/roost-live.js', async (_request, reply) =>
-    reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=300').send(LIVE_SCRIPT),
-  );
+  for (const [name, script] of [
+    ['roost-live.js', LIVE_SCRIPT],
+    ['roost-lists.js', LIST_SCRIPT],
+  ] as const)
+    app.get(`/static/${name}`, async (_request, reply) =>
+      reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=300').send(script),
+    );
   // The sign-in methods' scripts (admin/signin-methods/): the passkey buttons.
   for (const [name, script] of METHOD_PAGES.flatMap((m) => Object.entries(m.scripts ?? {}))) {
     app.get(`/static/${name}`, async (_request, reply) =>

@@ -12,7 +12,7 @@ import { PASSWORD, startServer, type TestServer } from '../helpers/test-server.j
  * (`prefers-color-scheme`, admin/stylesheet.ts): nothing overflows the page sideways (a wide
  * table scrolls in its own box), the navigation works on the phone, and axe-core finds no
  * violation of WCAG 2.1 A and AA (contrast included) in either scheme. Then the bulk delete,
- * without a script: boxes, the counting question, the report. Screenshots in
+ * with the script (select all, the count) and without one: boxes, the counting question, the report. Screenshots in
  * test-artifacts/admin-sizes/. Browser suites run in the SQLite pass only.
  */
 const SUITE = 'admin-sizes';
@@ -144,6 +144,32 @@ describe('admin pages at phone and laptop sizes, light and dark', { skip }, () =
     });
     assert.ok(box, 'the records table is in its scroll box');
     assert.equal(await overflow(laptop), 0, 'the page itself does not scroll sideways');
+  });
+
+  test('with the script: select all, the count on the button, disabled while none is checked', async () => {
+    const page = await open('laptop', 'dark');
+    await page.goto('/admin/data/data');
+    const button = page.getByRole('button', { name: /Delete the selected items/ });
+    assert.equal(await button.isDisabled(), true);
+    const rows = await page.locator('tbody tr').count();
+    await page.getByRole('checkbox', { name: 'Select all rows of this page' }).check();
+    assert.equal(await button.innerText(), `Delete the selected items (${rows})…`);
+    await page.getByRole('checkbox', { name: 'Select item-0' }).uncheck();
+    assert.equal(await button.innerText(), `Delete the selected items (${rows - 1})…`);
+    assert.equal(
+      await page.getByRole('checkbox', { name: 'Select all rows of this page' }).evaluate((b) => {
+        const box = b as HTMLInputElement;
+        return [box.checked, box.indeterminate].join();
+      }),
+      'false,true',
+    );
+    await button.click();
+    await page.waitForURL(/\/admin\/data\/data\/delete$/);
+    assert.equal(await page.getByRole('heading', { name: `Delete ${rows - 1} items?` }).count(), 1);
+    assert.deepEqual(await axeViolations(page), []);
+    await page.getByRole('link', { name: 'Cancel' }).click();
+    await page.waitForURL(/\/admin\/data\/data$/);
+    assert.equal(await page.locator('tbody tr').count(), rows, 'nothing deleted');
   });
 
   test('bulk delete without a script: check, the counting question, the report', async () => {

@@ -101,6 +101,8 @@ export function bulkDeleteForm(id: string, action: string, csrf: string, label: 
   return (
     `<form id="${escapeHtml(id)}" class="bulk" method="post" action="${escapeHtml(action)}">` +
     `<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">` +
-    `<button type="submit" class="btn danger">${escapeHtml(label)}</button></form>`
+    `<button type="submit" class="btn danger">${escapeHtml(label)}</button></form>` +
+    // With a script: select all, the count on the button (admin/list-script.ts).
+    '<script src="/static/roost-lists.js" defer></script>'
   );
 }
