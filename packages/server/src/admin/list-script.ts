@@ -6,8 +6,10 @@
  * delegated and the boxes found again after a live region is replaced (admin/live-script.ts).
  */
 export const LIST_SCRIPT = `(() => {
+  // The form's id by its attribute: \`form.id\` is the row boxes' \`id\` control (they belong to the form).
+  const idOf = (form) => form.getAttribute('id');
   const boxesOf = (form) =>
-    [...document.querySelectorAll('input[type=checkbox][name=id][form="' + CSS.escape(form.id) + '"]')];
+    [...document.querySelectorAll('input[type=checkbox][name=id][form="' + CSS.escape(idOf(form)) + '"]')];
   const update = (form) => {
     const boxes = boxesOf(form);
     const checked = boxes.filter((b) => b.checked).length;
@@ -17,7 +19,7 @@ export const LIST_SCRIPT = `(() => {
     const text = checked ? button.dataset.label.replace(/…$/, '') + ' (' + checked + ')…' : button.dataset.label;
     if (button.textContent !== text) button.textContent = text;
     button.disabled = checked === 0;
-    const all = document.querySelector('input[data-select-all="' + CSS.escape(form.id) + '"]');
+    const all = document.querySelector('input[data-select-all="' + CSS.escape(idOf(form)) + '"]');
     if (all) {
       all.checked = checked > 0 && checked === boxes.length;
       all.indeterminate = checked > 0 && checked < boxes.length;
@@ -29,7 +31,7 @@ export const LIST_SCRIPT = `(() => {
       if (cell && !cell.querySelector('[data-select-all]')) {
         const all = document.createElement('input');
         all.type = 'checkbox';
-        all.dataset.selectAll = form.id;
+        all.dataset.selectAll = idOf(form);
         all.setAttribute('aria-label', 'Select all rows of this page');
         cell.replaceChildren(all);
       }

@@ -31,6 +31,25 @@ describe('admin lists: sort, filter, bulk delete', () => {
     }>;
     return items.map((it) => String(it.id));
   };
+  /**
+   * POST ids to a bulk delete page, as the list's form (or with `confirm$`, as the question's
+   * button) does: the page, its text, and the messages a redirect flashed.
+   */
+  async function bulk(path: string, ids: readonly string[], confirm = false) {
+    const body = new URLSearchParams([
+      ['csrf', csrf],
+      ...(confirm ? [['confirm$', '1']] : []),
+      ...ids.map((id) => ['id', id]),
+    ]);
+    const res = await fetch(`${s.url}${path}`, { method: 'POST', body, headers: { cookie }, redirect: 'manual' });
+    const page = {
+      status: res.status,
+      html: await res.text(),
+      headers: res.headers,
+      location: res.headers.get('location'),
+    };
+    return { ...page, text: textOf(page.html), messages: page.status === 303 ? flashed(page) : [] };
+  }
   /** The text of a column's cells, in the table's order. */
   const column = (html: string, label: string) =>
     [...html.matchAll(new RegExp(`<td data-label="${label}"[^>]*>(.*?)</td>`, 'g'))].map((m) =>
@@ -108,24 +127,14 @@ describe('admin lists: sort, filter, bulk delete', () => {
       const ask = await postForm(s, '/admin/data/data/delete', { csrf, id: ids[0] ?? '', id2: '' }, { cookie });
       assert.equal(ask.status, 200);
       assert.match(textOf(ask.html), /Delete 1 item\?.*Deleted for good, this cannot be undone: 1 item\./);
-      const body = new FormData();
-      body.append('csrf', csrf);
-      for (const id of [...ids, ids[0] ?? '']) body.append('id', id);
-      const question = await fetch(`${s.url}/admin/data/data/delete`, { method: 'POST', body, headers: { cookie } });
-      const text = textOf(await question.text());
-      assert.match(text, /Delete 2 items\?/, 'a repeated id counts once');
-      assert.match(text, /fig.*kiwi/);
+      const question = await bulk('/admin/data/data/delete', [...ids, ids[0] ?? '']);
+      assert.match(question.text, /Delete 2 items\?/, 'a repeated id counts once');
+      assert.match(question.text, /fig.*kiwi/);
       assert.deepEqual((await keys()).length, 6, 'the question deletes nothing');
-      body.append('confirm$', '1');
-      const done = await fetch(`${s.url}/admin/data/data/delete`, {
-        method: 'POST',
-        body,
-        headers: { cookie },
-        redirect: 'manual',
-      });
+      const done = await bulk('/admin/data/data/delete', ids, true);
       assert.equal(done.status, 303);
-      assert.equal(done.headers.get('location'), '/admin/data/data');
-      assert.deepEqual(flashed({ status: 303, html: '', headers: done.headers, location: null }), ['2 items deleted.']);
+      assert.equal(done.location, '/admin/data/data');
+      assert.deepEqual(done.messages, ['2 items deleted.']);
       assert.deepEqual((await keys()).sort(), ['apple', 'lime', 'pear', 'plum']);
       assert.deepEqual(seen.filter((e) => e.kind === 'item.removed').length, 2, 'one event per item, as any delete');
     } finally {
@@ -143,22 +152,8 @@ describe('admin lists: sort, filter, bulk delete', () => {
     );
     assert.equal(res.status, 303);
     assert.deepEqual(flashed(res), ['0 items deleted.', '1 OR 1=1: This is no item id.']);
-    const body = new URLSearchParams([
-      ['csrf', csrf],
-      ['id', '999999'],
-      ['id', lime ?? ''],
-      ['confirm$', '1'],
-    ]);
-    const mixed = await fetch(`${s.url}/admin/data/data/delete`, {
-      method: 'POST',
-      body,
-      headers: { cookie },
-      redirect: 'manual',
-    });
-    assert.deepEqual(flashed({ status: 0, html: '', headers: mixed.headers, location: null }), [
-      '1 item deleted.',
-      '999999: already gone.',
-    ]);
+    const mixed = await bulk('/admin/data/data/delete', ['999999', lime ?? ''], true);
+    assert.deepEqual(mixed.messages, ['1 item deleted.', '999999: already gone.']);
     assert.deepEqual((await keys()).sort(), ['apple', 'pear', 'plum']);
   });
 
@@ -200,23 +195,13 @@ describe('admin lists: sort, filter, bulk delete', () => {
       await ds(s, 'setItem', { key: `race-${String(i).padStart(2, '0')}`, value: 'r' }, { token });
     const race = (await ds(s, 'list', { prefix: 'race-', size: 50 }, { token })).body.items as Array<{ id: number }>;
     const ids = race.map((it) => String(it.id));
-    const send = (chosen: readonly string[]) =>
-      fetch(`${s.url}/admin/data/data/delete`, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: { cookie },
-        body: new URLSearchParams([
-          ['csrf', csrf],
-          ['confirm$', '1'],
-          ...chosen.map((id) => ['id', id] as [string, string]),
-        ]),
-      });
+    const send = (chosen: readonly string[]) => bulk('/admin/data/data/delete', chosen, true);
     const answers = await Promise.all([send(ids.slice(0, 15)), send(ids.slice(5)), send(ids.slice(5, 15))]);
     let deleted = 0;
     let gone = 0;
     for (const res of answers) {
       assert.equal(res.status, 303);
-      const [first = '', ...rest] = flashed({ status: 0, html: '', headers: res.headers, location: null });
+      const [first = '', ...rest] = res.messages;
       deleted += Number(/^(\d+) items? deleted\.$/.exec(first)?.[1]);
       gone += rest.length;
     }
@@ -249,29 +234,12 @@ describe('admin lists: sort, filter, bulk delete', () => {
         /Sort by one of name, size, mime, mtime|Show all entries, files \(f\) or directories/,
       );
     }
-    const ask = new URLSearchParams([
-      ['csrf', csrf],
-      ['id', 'a.txt'],
-      ['id', 'docs'],
-    ]);
-    const question = await fetch(`${s.url}${dir}?delete-selected`, { method: 'POST', body: ask, headers: { cookie } });
-    assert.match(textOf(await question.text()), /Delete 2 entries\?.*A directory goes with everything in it\./);
-    const done = await fetch(`${s.url}${dir}?delete-selected`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { cookie },
-      body: new URLSearchParams([
-        ['csrf', csrf],
-        ['confirm$', '1'],
-        ['id', 'a.txt'],
-        ['id', 'docs'],
-        ['id', '../b.txt'],
-        ['id', 'nothing-here'],
-      ]),
-    });
+    const question = await bulk(`${dir}?delete-selected`, ['a.txt', 'docs']);
+    assert.match(question.text, /Delete 2 entries\?.*A directory goes with everything in it\./);
+    const done = await bulk(`${dir}?delete-selected`, ['a.txt', 'docs', '../b.txt', 'nothing-here'], true);
     assert.equal(done.status, 303);
-    assert.equal(done.headers.get('location'), '/admin/files/files');
-    const [count, ...rows] = flashed({ status: 0, html: '', headers: done.headers, location: null });
+    assert.equal(done.location, '/admin/files/files');
+    const [count, ...rows] = done.messages;
     assert.equal(count, '2 entries deleted.');
     assert.equal(rows.length, 2);
     assert.match(rows[0] ?? '', /^\.\.\/b\.txt: /);
@@ -288,20 +256,12 @@ describe('admin lists: sort, filter, bulk delete', () => {
     const idOf = (name: string) =>
       new RegExp(`value="([0-9a-f-]{36})" aria-label="Select ${name}"`).exec(list.html)?.[1] ?? '';
     const chosen = [idOf('bob'), idOf('carol'), idOf('admin')];
-    const body = new URLSearchParams([['csrf', csrf], ...chosen.map((id) => ['id', id] as [string, string])]);
-    const question = await fetch(`${s.url}/admin/users/delete`, { method: 'POST', body, headers: { cookie } });
-    const text = textOf(await question.text());
-    assert.match(text, /Delete 3 accounts\?/);
-    assert.match(text, /bob carol admin/);
-    body.append('confirm$', '1');
-    const done = await fetch(`${s.url}/admin/users/delete`, {
-      method: 'POST',
-      body,
-      headers: { cookie },
-      redirect: 'manual',
-    });
+    const question = await bulk('/admin/users/delete', chosen);
+    assert.match(question.text, /Delete 3 accounts\?/);
+    assert.match(question.text, /bob carol admin/);
+    const done = await bulk('/admin/users/delete', chosen, true);
     assert.equal(done.status, 303);
-    assert.deepEqual(flashed({ status: 0, html: '', headers: done.headers, location: null }), [
+    assert.deepEqual(done.messages, [
       '2 accounts deleted.',
       `${idOf('admin')}: You cannot remove your own account here.`,
     ]);
