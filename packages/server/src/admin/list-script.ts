@@ -33,7 +33,7 @@ export const LIST_SCRIPT = `(() => {
         all.type = 'checkbox';
         all.dataset.selectAll = idOf(form);
         all.setAttribute('aria-label', 'Select all rows of this page');
-        cell.replaceChildren(all);
+        cell.append(all);
       }
       update(form);
     }

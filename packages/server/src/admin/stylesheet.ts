@@ -114,6 +114,14 @@ table.responsive{margin-bottom:1rem}
   .site-nav{display:none}
   .site-menu{display:block}
   table.responsive thead{display:none}
+  /* A sortable list keeps its sort links (and the select-all box) on a phone, as a row of links */
+  table.responsive.sortable thead{display:block}
+  table.responsive.sortable thead tr{display:flex;flex-wrap:wrap;align-items:center;gap:.25rem .75rem;
+    padding:.25rem .5rem}
+  table.responsive.sortable thead tr::before{content:"Sort by";color:var(--muted)}
+  table.responsive.sortable thead th{border:0;padding:0}
+  table.responsive.sortable thead th:not(:has(a,input)){display:none}
+  table.responsive.sortable thead th:has(input){order:-1}
   table.responsive tr{display:block;border-bottom:1px solid var(--line);padding:.5rem 0}
   table.responsive td{display:block;border:0;padding:.15rem .5rem}
   table.responsive td[data-label]::before{content:attr(data-label) ": ";font-weight:600}

@@ -128,7 +128,7 @@ function tableHtml(
     })
     .join('');
   return (
-    '<div class="table-scroll"><table class="responsive records"><caption class="visually-hidden">' +
+    '<div class="table-scroll"><table class="responsive sortable records"><caption class="visually-hidden">' +
     `Records of ${escapeHtml(state.name)}</caption><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table></div>`
   );
 }
