@@ -36,6 +36,7 @@ import { installRequestLog } from './request-log.js';
 import { createHttpMetrics, registerMetrics } from './metrics.js';
 import type { MailQueueCounts } from '../core/mailer.js';
 import type { HookStat } from '../core/hooks.js';
+import type { BackupHealth } from '../backups/index.js';
 import { requestLogger } from './request-logger.js';
 
 /** ioredis, loaded with `rateLimit.redisUrl` only (core/on-first-use.ts). */
@@ -59,6 +60,8 @@ export interface HttpServices {
   mailQueueCounts?: () => Promise<MailQueueCounts>;
   /** The hooks' runs (/metrics). */
   hookStats?: () => readonly HookStat[];
+  /** The newest backup and restore check (/metrics; backups/backups-service.ts). */
+  backupHealth?: () => Promise<BackupHealth>;
 }
 
 /**
@@ -159,6 +162,7 @@ export async function buildHttp(
       users: services.users,
       mailQueue: services.mailQueueCounts,
       ...(services.hookStats ? { hooks: services.hookStats } : {}),
+      ...(services.backupHealth ? { backups: services.backupHealth } : {}),
       ...(hub ? { realtime: () => hub.stats() } : {}),
     });
 

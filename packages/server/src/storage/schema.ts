@@ -182,6 +182,22 @@ interface SettingsTable {
   changed_by: string | null;
 }
 
+/** A backup's run or a restore check (migration 2026-12-02-03; storage/backup-run-store.ts). */
+interface BackupRunsTable {
+  id: string;
+  kind: string;
+  name: string;
+  state: string;
+  started: number;
+  finished: number | null;
+  rows: number;
+  files: number;
+  bytes: number;
+  size: number | null;
+  tables: string | null;
+  error: string | null;
+}
+
 /** Tables of the user identity service and the shared ones (permissions, settings). */
 interface CoreTables {
   users: UsersTable;
@@ -198,6 +214,7 @@ interface CoreTables {
   throttle_counts: ThrottleCountsTable;
   webhooks: WebhooksTable;
   jobs: JobsTable;
+  backup_runs: BackupRunsTable;
 }
 
 export interface Database extends CoreTables, DataStoreTables, FileStoreTables {}
