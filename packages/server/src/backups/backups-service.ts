@@ -215,13 +215,10 @@ export function createBackups(deps: BackupsDeps): Backups {
         const tables = await restoredCounts(newest.name, scratch);
         await runs.finish(id, { state: 'done', finished: clock.now(), size: newest.size, tables, error: null });
       } catch (err) {
-        await runs.finish(id, {
-          state: 'failed',
-          finished: clock.now(),
-          size: newest.size,
-          tables: null,
-          error: `${newest.name}: ${message(err)}`,
-        });
+        // The scratch copy's path means nothing to a reader: the archive's name instead.
+        const said = message(err).replaceAll(join(scratch, newest.name), newest.name);
+        const error = said.includes(newest.name) ? said : `${newest.name}: ${said}`;
+        await runs.finish(id, { state: 'failed', finished: clock.now(), size: newest.size, tables: null, error });
         throw err;
       } finally {
         await rm(scratch, { recursive: true, force: true });

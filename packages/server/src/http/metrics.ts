@@ -313,18 +313,14 @@ function allowList(entries: readonly string[]): (address: string) => boolean {
 /**
  * The backups' health (docs/operations.md, "Backups"): when the newest backup succeeded, and the
  * newest restore check's time and outcome, read from the database at scrape time (shared by every
- * process). A series is absent until there is something to tell: alert on its absence too.
+ * process). Before the first backup or check they are 0: never is as bad as failed.
  */
 function backupGauges(backups: () => Promise<BackupHealth>, registers: Registry[]): void {
-  let reading: Promise<BackupHealth> | null = null;
-  // One read per scrape for the three series.
-  const health = () => {
-    reading ??= backups().finally(() => setTimeout(() => (reading = null), 100).unref());
-    return reading;
-  };
+  // Two small queries a series, at scrape time: a figure cached across scrapes would tell an old check.
+  const health = backups;
   new Gauge({
     name: 'roost_backup_last_success_timestamp_seconds',
-    help: 'When the newest backup that succeeded finished (Unix time).',
+    help: 'When the newest backup that succeeded finished (Unix time; 0: none yet).',
     registers,
     async collect() {
       this.reset();
@@ -334,7 +330,7 @@ function backupGauges(backups: () => Promise<BackupHealth>, registers: Registry[
   });
   new Gauge({
     name: 'roost_backup_check_timestamp_seconds',
-    help: 'When the newest restore check of a backup finished (Unix time).',
+    help: 'When the newest restore check of a backup finished (Unix time; 0: none yet).',
     registers,
     async collect() {
       this.reset();
@@ -344,7 +340,7 @@ function backupGauges(backups: () => Promise<BackupHealth>, registers: Registry[
   });
   new Gauge({
     name: 'roost_backup_check_ok',
-    help: 'Whether the newest restore check restored every table with its rows (1) or failed (0).',
+    help: 'Whether the newest restore check restored every table with its rows (1) or failed, or none ran (0).',
     registers,
     async collect() {
       this.reset();

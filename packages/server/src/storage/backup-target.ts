@@ -3,7 +3,7 @@ import { copyFile, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { BlobStoreOptions } from '../core/config.js';
-import { s3Connection } from './s3-blob-store.js';
+import { listedObjects, s3Connection } from './s3-blob-store.js';
 
 /**
  * Where backup archives are kept (config `backups.target`; docs/operations.md, "Backups"): a
@@ -86,24 +86,9 @@ function s3Target(options: Extract<BlobStoreOptions, { kind: 's3' }>): BackupTar
   return {
     where: `s3://${Bucket}/${options.prefix}`,
     async list() {
-      const { sdk, client } = await s3();
       const archives: StoredArchive[] = [];
-      let ContinuationToken: string | undefined;
-      do {
-        const page = await client.send(
-          new sdk.ListObjectsV2Command({
-            Bucket,
-            Prefix: options.prefix,
-            ...(ContinuationToken ? { ContinuationToken } : {}),
-          }),
-        );
-        for (const object of page.Contents ?? []) {
-          const name = object.Key?.slice(options.prefix.length) ?? '';
-          if (ARCHIVE.test(name))
-            archives.push({ name, size: object.Size ?? 0, modified: object.LastModified?.getTime() ?? 0 });
-        }
-        ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
-      } while (ContinuationToken);
+      for await (const object of listedObjects(s3, Bucket, options.prefix))
+        if (ARCHIVE.test(object.name)) archives.push(object);
       return archives;
     },
     async put(name, path) {

@@ -125,22 +125,34 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore & { cl
     },
 
     async *list(): AsyncIterable<ListedBlob> {
-      const { sdk, client } = await s3();
-      let ContinuationToken: string | undefined;
-      do {
-        const page = await client.send(
-          new sdk.ListObjectsV2Command({
-            Bucket,
-            Prefix: options.prefix,
-            ...(ContinuationToken ? { ContinuationToken } : {}),
-          }),
-        );
-        for (const object of page.Contents ?? []) {
-          const id = object.Key?.slice(options.prefix.length) ?? '';
-          if (BLOB_ID.test(id)) yield { id, modified: object.LastModified?.getTime() ?? 0 };
-        }
-        ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
-      } while (ContinuationToken);
+      for await (const { name, modified } of listedObjects(s3, Bucket, options.prefix))
+        if (BLOB_ID.test(name)) yield { id: name, modified };
     },
   };
+}
+
+/** Every object of `bucket` under `prefix`, a page of the listing at a time: its name after the prefix, size, time. */
+export async function* listedObjects(
+  s3: () => Promise<S3Loaded>,
+  bucket: string,
+  prefix: string,
+): AsyncIterable<{ name: string; size: number; modified: number }> {
+  const { sdk, client } = await s3();
+  let ContinuationToken: string | undefined;
+  do {
+    const page = await client.send(
+      new sdk.ListObjectsV2Command({
+        Bucket: bucket,
+        Prefix: prefix,
+        ...(ContinuationToken ? { ContinuationToken } : {}),
+      }),
+    );
+    for (const object of page.Contents ?? [])
+      yield {
+        name: object.Key?.slice(prefix.length) ?? '',
+        size: object.Size ?? 0,
+        modified: object.LastModified?.getTime() ?? 0,
+      };
+    ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (ContinuationToken);
 }
