@@ -217,6 +217,8 @@ export const testPasses = {
   'packages/server/test/scale/collections-processes.test.ts': ['storage'],
   // A schedule's ticks once across two processes on PostgreSQL, one of them killed.
   'packages/server/test/scale/jobs-processes.test.ts': ['storage'],
+  // Scheduled backups once a tick across two processes (issue 42, item 3): PostgreSQL only.
+  'packages/server/test/scale/backups-processes.test.ts': ['storage'],
   'packages/server/test/scale/backup-restore.test.ts': ['storage', 'runtime'],
   'packages/server/test/scale/blob-stores.test.ts': ['storage', 'runtime'],
   // Redis, whatever the database: its child process on each Node.
