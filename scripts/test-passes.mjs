@@ -79,6 +79,7 @@ export const testPasses = {
   'packages/server/test/admin/admin-not-found.test.ts': [],
   'packages/server/test/admin/admin-pages.browser.test.ts': [],
   'packages/server/test/admin/jobs-pages.browser.test.ts': [],
+  'packages/server/test/admin/backups-pages.browser.test.ts': [],
   // The pages' reads of accounts go through the administrator's own permissions (stored entries).
   'packages/server/test/admin/admin-user-grants.test.ts': ['storage'],
   'packages/server/test/admin/first-run.test.ts': ['storage'],

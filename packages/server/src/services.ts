@@ -295,6 +295,12 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     target: openBackupTarget(config.backups.target, config.dataDir),
     clock,
     enqueue: (work) => extensionJobs.api.enqueue(work === 'backup' ? BACKUP_JOB : CHECK_JOB, null),
+    queued: async () => {
+      const system = programCaller('backups').principal;
+      const kinds = [BACKUP_JOB, CHECK_JOB].map((name) => `job:${name}`);
+      const counts = await Promise.all(kinds.map((kind) => jobs.counts(system, kind)));
+      return counts.reduce((n, c) => n + c.due, 0);
+    },
   });
   scheduleBackups(config, extensionJobs.api, backups);
   // Expired sessions and single-use tokens are dead rows; clear them once an hour. A failed

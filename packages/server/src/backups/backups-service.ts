@@ -50,6 +50,8 @@ export interface BackupsDeps {
   clock: Clock;
   /** Adds the job that makes a backup or runs a check, in whichever process claims it (services.ts). */
   enqueue(work: 'backup' | 'check'): Promise<string>;
+  /** Backups and checks added and not yet finished (running ones included), from the queue. */
+  queued(): Promise<number>;
 }
 
 /** An archive in the target, with what its run recorded (absent for an archive made elsewhere). */
@@ -72,6 +74,8 @@ export interface Backups {
   archives(caller: Principal): Promise<ArchiveView[]>;
   /** The newest backup runs and checks, running ones with their progress. */
   runs(caller: Principal, limit: number): Promise<BackupRun[]>;
+  /** Backups and checks asked for and not finished: the page follows them until they are. */
+  queued(caller: Principal): Promise<number>;
   /** Adds a backup (or a check) to run now; resolves to the job's id. */
   startNow(caller: Principal, work: 'backup' | 'check'): Promise<string>;
   download(caller: Principal, name: string): Promise<Readable>;
@@ -149,6 +153,11 @@ export function createBackups(deps: BackupsDeps): Backups {
     async runs(caller, limit) {
       administer(caller);
       return runs.list(['scheduled', 'manual', 'check'], limit);
+    },
+
+    async queued(caller) {
+      administer(caller);
+      return deps.queued();
     },
 
     async startNow(caller, work) {

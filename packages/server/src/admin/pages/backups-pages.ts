@@ -74,9 +74,10 @@ async function listPage(backups: Backups, config: Config, page: AdminPageRequest
         messages: [work === 'backup' ? 'The backup runs now.' : 'The restore check runs now.'],
       };
   }
-  const [archives, runs] = await Promise.all([
+  const [archives, runs, queued] = await Promise.all([
     backups.archives(page.admin.principal),
     backups.runs(page.admin.principal, RUNS_SHOWN),
+    backups.queued(page.admin.principal),
   ]);
   const { schedule, checkSchedule, keep, keepDays } = config.backups;
   const settings = facts([
@@ -117,7 +118,9 @@ async function listPage(backups: Backups, config: Config, page: AdminPageRequest
     runs,
     'Nothing ran yet.',
   );
-  const running = runs.some((r) => r.state === 'running');
+  // Asked for and not yet started counts too: a run's row is made once a process claims its job.
+  const running = queued > 0 || runs.some((r) => r.state === 'running');
+  const waiting = queued > runs.filter((r) => r.state === 'running').length;
   const body =
     `<div class="card">${settings}<p class="muted">Set in the configuration's <code>backups</code> section ` +
     '(docs/configuration.md).</p></div>' +
@@ -125,7 +128,9 @@ async function listPage(backups: Backups, config: Config, page: AdminPageRequest
     `<h2>Restore check</h2><p class="muted">Restores the newest backup into a scratch database and compares ` +
     `every table's rows with the backup's own count; nothing of this server is touched.</p>` +
     `${processed.check.html}</section>` +
-    `<h2>Recent runs</h2><div id="backup-runs">${runRows}</div><h2>Backups</h2>${archiveRows}`;
+    `<h2>Recent runs</h2><div id="backup-runs">` +
+    (waiting ? '<p role="status">A run waits for a process to start it.</p>' : '') +
+    `${runRows}</div><h2>Backups</h2>${archiveRows}`;
   // While a run runs, the page shows its progress by reloading itself (no script: the pages' CSP).
   const head = (await forms.backup.htmlHead()) + (running ? '<meta http-equiv="refresh" content="2">' : '');
   return { title: 'Backups', body, head };
