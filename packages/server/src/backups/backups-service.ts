@@ -211,7 +211,7 @@ export function createBackups(deps: BackupsDeps): Backups {
       } finally {
         await rm(work, { recursive: true, force: true });
       }
-      return (await runs.list([kind], 1))[0]!;
+      return (await runs.get(id))!;
     },
 
     async check() {
@@ -232,7 +232,7 @@ export function createBackups(deps: BackupsDeps): Backups {
       } finally {
         await rm(scratch, { recursive: true, force: true });
       }
-      return (await runs.list(['check'], 1))[0]!;
+      return (await runs.get(id))!;
     },
 
     async health() {

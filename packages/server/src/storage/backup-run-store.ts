@@ -52,10 +52,9 @@ export interface BackupRunStore {
     id: string,
     outcome: Pick<BackupRun, 'state' | 'finished' | 'size' | 'tables' | 'error'> & Partial<Pick<BackupRun, 'name'>>,
   ): Promise<void>;
+  get(id: string): Promise<BackupRun | undefined>;
   /** The newest runs first, of the kinds asked. */
   list(kinds: readonly BackupRunKind[], limit: number): Promise<BackupRun[]>;
-  /** The newest finished backup run that made the archive `name`. */
-  ofArchive(name: string): Promise<BackupRun | undefined>;
 }
 
 export function createBackupRunStore(db: Kysely<Database>): BackupRunStore {
@@ -76,6 +75,10 @@ export function createBackupRunStore(db: Kysely<Database>): BackupRunStore {
         .where('id', '=', id)
         .execute();
     },
+    async get(id) {
+      const row = await db.selectFrom('backup_runs').selectAll().where('id', '=', id).executeTakeFirst();
+      return row ? toRun(row) : undefined;
+    },
     async list(kinds, limit) {
       const rows = await db
         .selectFrom('backup_runs')
@@ -86,17 +89,6 @@ export function createBackupRunStore(db: Kysely<Database>): BackupRunStore {
         .limit(limit)
         .execute();
       return rows.map(toRun);
-    },
-    async ofArchive(name) {
-      const row = await db
-        .selectFrom('backup_runs')
-        .selectAll()
-        .where('name', '=', name)
-        .where('kind', '!=', 'check')
-        .where('state', '=', 'done')
-        .orderBy('started', 'desc')
-        .executeTakeFirst();
-      return row ? toRun(row) : undefined;
     },
   };
 }
