@@ -36,6 +36,8 @@ import { backup, restore, type Progress } from './backup-archive.js';
 /** The archives this service made: their names sort by time, and tell the kind. */
 const OURS = /^roost-backup-(\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z)-(scheduled|manual)-[0-9a-f]{6}\.tar\.gz$/;
 const DAY_MS = 86_400_000;
+/** A running run is taken for cut off this long after its time limit (the job queue's lease margin). */
+const STALE_MARGIN_MS = 60_000;
 /** A run's progress is written at most this often. */
 const PROGRESS_MS = 500;
 
@@ -124,6 +126,17 @@ export function createBackups(deps: BackupsDeps): Backups {
     };
   }
 
+  /**
+   * A run still `running` past its time limit was cut off: its process stopped (a crash, a
+   * kill) or the queue gave up on it. Shown as failed, so the page stops following it.
+   */
+  function settled(run: BackupRun): BackupRun {
+    const limitMs = config.backups.timeoutSeconds * 1000 + STALE_MARGIN_MS;
+    if (run.state !== 'running' || clock.now() - run.started < limitMs) return run;
+    const { timeoutSeconds } = config.backups;
+    return { ...run, state: 'failed', error: `did not finish within ${timeoutSeconds} s: its process stopped` };
+  }
+
   /** Deletes our archives beyond `keep` and older than `keepDays`, never `newest`. */
   async function retain(newest: string): Promise<void> {
     const { keep, keepDays } = config.backups;
@@ -152,7 +165,7 @@ export function createBackups(deps: BackupsDeps): Backups {
 
     async runs(caller, limit) {
       administer(caller);
-      return runs.list(['scheduled', 'manual', 'check'], limit);
+      return (await runs.list(['scheduled', 'manual', 'check'], limit)).map(settled);
     },
 
     async queued(caller) {
@@ -236,7 +249,10 @@ export function createBackups(deps: BackupsDeps): Backups {
     },
 
     async health() {
-      const [backups, checks] = await Promise.all([runs.list(['scheduled', 'manual'], 20), runs.list(['check'], 20)]);
+      const [backups, checks] = await Promise.all([
+        runs.list(['scheduled', 'manual'], 20).then((list) => list.map(settled)),
+        runs.list(['check'], 20).then((list) => list.map(settled)),
+      ]);
       const done = backups.find((r) => r.state === 'done');
       const check = checks.find((r) => r.state !== 'running');
       return {

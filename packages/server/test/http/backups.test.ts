@@ -219,6 +219,22 @@ describe('the backups page', () => {
     }
   });
 
+  test('a run its process never finished shows as failed after its time limit; the page stops reloading', async () => {
+    await withServer({ backups: { timeoutSeconds: 60 } }, async (s, cookie) => {
+      const started = Date.now() - 121_000;
+      await s.roost.db
+        .insertInto('backup_runs')
+        .values({
+          ...{ id: 'cut-off', kind: 'manual', name: 'roost-backup-x.tar.gz', state: 'running', started },
+          ...{ finished: null, rows: 5, files: 0, bytes: 0, size: null, tables: null, error: null },
+        })
+        .execute();
+      const page = await getPage(s, '/admin/backups', cookie);
+      assert.match(textOf(page.html), /manual backup\s+roost-backup-x\.tar\.gz\s+failed\s*: did not finish within/);
+      assert.doesNotMatch(page.html, /http-equiv="refresh"/);
+    });
+  });
+
   test('an S3 bucket as the target: backed up, listed, downloaded, checked, kept by retention', async () => {
     const bucket = { ...(await (await sharedS3()).newBucket()), prefix: 'backups/' };
     await withServer({ backups: { target: bucket, keep: 1 } }, async (s, cookie) => {
