@@ -28,6 +28,7 @@ import { defaultFormOptions, type FormOptions } from './form-options.js';
 import { checkOptions } from './options-schema.js';
 import { checkActionConf, checkSubset } from '../conf/conf-schema.js';
 import { defaultUploadStash } from '../request/upload-stash.js';
+import { checkRules, ruleState } from '../rules/rules.js';
 
 /**
  * What a form needs from the page that uses it. All optional: the current user, url helpers for
@@ -446,6 +447,7 @@ export class Form<
    * const compiled = await form.defaultSchemaFactory(form.getFields());
    */
   async defaultSchemaFactory(fields: readonly FieldConf[], force = false): Promise<CompiledField[]> {
+    checkRules(fields);
     const out: CompiledField[] = [];
     for (const given of fields) {
       const field = await this.withNestedItems(given);
@@ -600,9 +602,25 @@ export class Form<
     const values: Record<string, unknown> = {};
     const raw: Record<string, unknown> = {};
     const errors: FieldError[] = [];
-    for (const { field, node, widget } of compiled) {
+    const fields = compiled.map((c) => c.field);
+    const read = (c: CompiledField | undefined): unknown =>
+      c && opts.fromWidgets ? c.widget.read(c.field, data as FormValues) : data[c?.field.id ?? ''];
+    const valueAt = (id: string): unknown => read(compiled.find((c) => c.field.id === id));
+    for (const entry of compiled) {
+      const { field, items } = entry;
       if (skip.has(field.id)) continue;
-      const value: unknown = opts.fromWidgets ? widget.read(field, data as FormValues) : data[field.id];
+      const value: unknown = read(entry);
+      // Rules (rules/rules.ts): a hidden or disabled field is not validated and not in the data,
+      // but shown again as typed; a field a rule requires is checked as required.
+      const state = opts.convertOnly ? undefined : ruleState(field, fields, valueAt);
+      if (state && !state.active) {
+        raw[field.id] = value;
+        continue;
+      }
+      const node =
+        state?.required && !field.required
+          ? compileField({ ...field, required: true }, { t: this.t, items })
+          : entry.node;
       if (value instanceof WidgetInvalid) {
         errors.push({ field: field.id, messages: [this.t(value.msgid)] });
         raw[field.id] = value.value;

@@ -8,6 +8,8 @@ import type { FieldError } from '../validate/validation-error.js';
 import { attrs, escapeHtml, textOrHtml } from './html.js';
 import { actionKey, actionTemplates, itemTemplates, underWidgets, type FormLayout } from './templates.js';
 import type { Controlset } from '../fields/widget.js';
+import { ruleBox } from '../rules/rule-box.js';
+import { ruledField, ruleState } from '../rules/rules.js';
 
 /** What the renderer needs from a form. */
 export interface RenderInput {
@@ -108,8 +110,12 @@ export function renderItems(input: RenderInput): string {
   if (!template) throw new ConfigurationError(`Unknown item template "${layout.item_template}"`);
   const { optional, controlsets } = browserRequirements(input);
   const invalidInputs = new Set(input.errors.flatMap((e) => e.inputs ?? []));
+  const all = input.fields.map((c) => c.field);
   return input.fields
-    .map(({ field, widget, items }) => {
+    .map(({ field: configured, widget, items }) => {
+      // Rules (rules/rules.ts) decide from the data shown whether the field shows, and requires it.
+      const state = ruleState(configured, all, (id) => input.data[id]);
+      const field = ruledField(configured, state);
       const oid = fieldOid(options.formid, field.id);
       const errors = input.errors.filter((e) => e.field === field.id).flatMap((e) => e.messages);
       const help = field.description
@@ -130,7 +136,7 @@ export function renderItems(input: RenderInput): string {
         controlset: controlsets.get(field.id),
         optional: optional.has(field.id),
       });
-      return template({
+      const item = template({
         field,
         oid,
         widgetHtml,
@@ -141,6 +147,7 @@ export function renderItems(input: RenderInput): string {
         errors,
         layout,
       });
+      return ruleBox(item, { field: configured, fields: all, prefix: '', oid, state, classes: layout.classes });
     })
     .join('');
 }

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { ConfigurationError } from '../conf/configuration-error.js';
 import { fieldDatatype, fieldSize, staticItems, type FieldConf, type ListItem } from '../conf/field-conf.js';
 import { passwordMinimum } from '../validate/constraints.js';
+import { ruleConditions } from '../rules/rules-schema.js';
 
 /** A JSON Schema (draft 2020-12) as plain data. */
 export type JsonSchema = { [keyword: string]: unknown };
@@ -183,22 +184,35 @@ function fieldValueSchema(field: FieldConf, required: boolean): JsonSchema {
 
 /** The schema of a group's object: its fields' properties, the required ones named. */
 function objectSchema(fields: readonly FieldConf[]): JsonSchema {
-  const { properties, required } = propertiesOf(fields);
-  return defined({ type: 'object', properties, required: required.length ? required : undefined });
+  const { properties, required, conditions } = propertiesOf(fields);
+  return defined({
+    type: 'object',
+    properties,
+    required: required.length ? required : undefined,
+    allOf: conditions.length ? conditions : undefined,
+  });
 }
 
 /** A group's value is always there (an object, maybe empty): `required` has nothing to ask of it. */
 const requiredKey = (field: FieldConf): boolean => Boolean(field.required) && fieldDatatype(field) !== 'group';
 
-function propertiesOf(fields: readonly FieldConf[]): { properties: Record<string, JsonSchema>; required: string[] } {
+function propertiesOf(fields: readonly FieldConf[]): {
+  properties: Record<string, JsonSchema>;
+  required: string[];
+  conditions: JsonSchema[];
+} {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
+  const conditions: JsonSchema[] = [];
   for (const field of fields) {
     if (field.readonly) continue;
-    properties[field.id] = propertyOf(field, Boolean(field.required));
-    if (requiredKey(field)) required.push(field.id);
+    // A ruled field is required, and there at all, as its rules say (rules/rules-schema.ts).
+    const ruled = ruleConditions(field, fieldValueSchema(field, true));
+    properties[field.id] = propertyOf(field, Boolean(field.required) && !ruled);
+    if (ruled) conditions.push(...ruled);
+    else if (requiredKey(field)) required.push(field.id);
   }
-  return { properties, required };
+  return { properties, required, conditions };
 }
 
 function propertyOf(field: FieldConf, required: boolean): JsonSchema {
@@ -231,8 +245,10 @@ export function formJsonSchema(fields: readonly FieldConf[], options: JsonSchema
   for (const { field, chosenBy } of withItemFields(fields)) {
     if (field.readonly) continue;
     const conditional = Boolean(chosenBy && options.skipUnselectedControls);
-    properties[field.id] = propertyOf(field, Boolean(field.required) && !conditional);
-    if (!field.required) continue;
+    const ruled = ruleConditions(field, fieldValueSchema(field, true));
+    properties[field.id] = propertyOf(field, Boolean(field.required) && !conditional && !ruled);
+    if (ruled) conditions.push(...ruled);
+    if (!field.required || ruled) continue;
     if (chosenBy && conditional) {
       const [by, item] = chosenBy;
       // The branch names its property's schema again, as Ajv's strictRequired asks.
