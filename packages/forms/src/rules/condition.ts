@@ -5,7 +5,7 @@
 import { ConfigurationError } from '../conf/configuration-error.js';
 
 /** The keywords a condition may use; any other throws a `ConfigurationError` naming it. */
-export const conditionKeywords: ReadonlySet<string> = new Set([
+const conditionKeywords: ReadonlySet<string> = new Set([
   'const',
   'enum',
   'not',
