@@ -590,11 +590,12 @@ export class Form<
 
   /**
    * Reads, converts and checks every field. `fromWidgets`: read through the widgets (request
-   * values) or take the values as they are (app data).
+   * values) or take the values as they are (app data). `only`: the one field of that id (a live
+   * check: html-form.ts).
    */
   protected async run(
     data: Readonly<Record<string, unknown>>,
-    opts: { fromWidgets: boolean; convertOnly: boolean },
+    opts: { fromWidgets: boolean; convertOnly: boolean; only?: string },
   ): Promise<{ ok: boolean; values: Record<string, unknown>; raw: Record<string, unknown>; errors: FieldError[] }> {
     const compiled = await this.compiled();
     if (opts.fromWidgets) data = await this.#restoreKeptUploads(data, compiled);
@@ -608,7 +609,7 @@ export class Form<
     const valueAt = (id: string): unknown => read(compiled.find((c) => c.field.id === id));
     for (const entry of compiled) {
       const { field, items } = entry;
-      if (skip.has(field.id)) continue;
+      if (skip.has(field.id) || (opts.only !== undefined && field.id !== opts.only)) continue;
       const value: unknown = read(entry);
       // Rules (rules/rules.ts): a hidden or disabled field is not validated and not in the data,
       // but shown again as typed; a field a rule requires is checked as required.
@@ -636,7 +637,9 @@ export class Form<
         values[field.id] = value;
       }
     }
-    if (!opts.convertOnly && errors.length === 0) errors.push(...(await this.validateForm(values)));
+    // Form-level checks need every field: a live check of one field (html-form.ts) has no place for them.
+    if (!opts.convertOnly && opts.only === undefined && errors.length === 0)
+      errors.push(...(await this.validateForm(values)));
     return { ok: errors.length === 0, values, raw, errors };
   }
 

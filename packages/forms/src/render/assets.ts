@@ -1,68 +1,14 @@
 /* The browser side of the library: one small script without dependencies (ajax submission,
    the upload progress bar, controlsets) and a few css rules. The host serves them under the
    urls `htmlHead()` produces (see `FormAsset` and `formAssets`). */
-import { matchesCondition } from '../rules/condition.js';
-import { ruleValue } from '../rules/rules.js';
+import { rulesScript } from '../rules/rules-script.js';
+import { liveScript } from '../live/live-script.js';
 
 const script = `(function () {
   'use strict';
   function each(list, fn) { Array.prototype.forEach.call(list, fn); }
-  // The server's own functions (rules/condition.ts, rules/rules.ts), so a rule decides alike on both sides.
-  ${matchesCondition.toString()}
-  ${ruleValue.toString()}
-  // A field's value by its request name, as the server's widget reads it (fields/choice-widgets.ts).
-  function valueOf(form, name, kind) {
-    var els = Array.prototype.filter.call(form.elements, function (el) { return el.name === name; });
-    if (!els.length) return undefined;
-    var first = els[0];
-    if (first.type === 'checkbox' && kind === 'bool') return first.checked ? 'true' : 'false';
-    if (first.type === 'checkbox' || first.type === 'radio') {
-      var on = els.filter(function (el) { return el.checked; }).map(function (el) { return el.value; });
-      return first.type === 'radio' ? on[0] : on;
-    }
-    if (first.multiple) return Array.prototype.filter.call(first.options, function (o) { return o.selected; })
-      .map(function (o) { return o.value; });
-    return first.value;
-  }
-  // Rules (rules/rule-box.ts): each ruled field's fieldset is hidden and disabled (neither checked
-  // nor sent) while its rules say so, and its inputs required while a rule requires them.
-  function rules(root) {
-    each(root.querySelectorAll('[data-roost-rules]'), function (box) {
-      if (box.getAttribute('data-roost-init')) return;
-      box.setAttribute('data-roost-init', '1');
-      var spec = JSON.parse(box.getAttribute('data-roost-rules'));
-      var form = box.closest('form');
-      var requires = spec.rules.some(function (r) { return r.effect === 'REQUIRE'; });
-      function update() {
-        if (!box.isConnected) return;
-        var shown = true, enabled = true, required = spec.required;
-        spec.rules.forEach(function (r) {
-          var holds = matchesCondition(r.schema, ruleValue(valueOf(form, r.name, r.kind), r.kind, r.ids));
-          if (r.effect === 'SHOW') shown = shown && holds;
-          else if (r.effect === 'HIDE') shown = shown && !holds;
-          else if (r.effect === 'ENABLE') enabled = enabled && holds;
-          else if (r.effect === 'DISABLE') enabled = enabled && !holds;
-          else required = required || holds;
-        });
-        box.hidden = !shown;
-        box.disabled = !(shown && enabled);
-        if (!requires) return;
-        each(box.querySelectorAll('input, select, textarea'), function (el) {
-          var group = form.querySelectorAll('[name="' + CSS.escape(el.name) + '"]').length > 1;
-          if (el.type === 'hidden' || (el.type === 'checkbox' && group)) return;
-          el.required = required;
-        });
-        var label = document.getElementById(spec.label);
-        if (label && spec.requiredClass) label.classList.toggle(spec.requiredClass, required);
-      }
-      form.addEventListener('input', update);
-      form.addEventListener('change', update);
-      update();
-    });
-  }
-  function ids(el, name) {
-    try { return JSON.parse(el.getAttribute(name || 'data-controlset') || '[]'); } catch (e) { return []; }
-  }
+${rulesScript}
+${liveScript}
   // A hidden item's inputs are disabled: the browser neither checks nor sends them, so a required
   // field out of sight cannot block the submit. An item showing an error stays in sight.
   function controlsets(root) {
@@ -203,6 +149,7 @@ const script = `(function () {
     rules(root);
     repeats(root);
     each(root.querySelectorAll('form[data-ajax="true"]'), ajaxify);
+    each(root.querySelectorAll('form[data-roost-live]'), live);
   }
   // A page that comes back with errors (no ajax) starts at its error summary, as an ajax reply does.
   function start() {

@@ -9,6 +9,7 @@ import { attrs, escapeHtml, textOrHtml } from './html.js';
 import { actionKey, actionTemplates, itemTemplates, underWidgets, type FormLayout } from './templates.js';
 import type { Controlset } from '../fields/widget.js';
 import { ruleBox } from '../rules/rule-box.js';
+import type { LiveSpec } from '../live/live-spec.js';
 import { ruledField, ruleState } from '../rules/rules.js';
 
 /** What the renderer needs from a form. */
@@ -21,6 +22,8 @@ export interface RenderInput {
   data: Readonly<Record<string, unknown>>;
   errors: readonly FieldError[];
   controlsets: ReadonlyMap<string, Controlset>;
+  /** Live validation's spec (live/live-spec.ts), when the option is on. */
+  live?: LiveSpec;
 }
 
 /** Element id of a field's input. */
@@ -146,6 +149,7 @@ export function renderItems(input: RenderInput): string {
         help,
         errors,
         layout,
+        live: Boolean(input.live?.fields[configured.id]),
       });
       return ruleBox(item, { field: configured, fields: all, prefix: '', oid, state, classes: layout.classes });
     })
@@ -230,6 +234,7 @@ export function renderForm(input: RenderInput, messagesHtml: string): string {
     'data-roost-form': true,
     'data-ajax': options.use_ajax ? 'true' : undefined,
     'data-progress': options.use_ajax ? options.uploadProgressBar : undefined,
+    'data-roost-live': input.live ? JSON.stringify(input.live) : undefined,
   });
   const bar =
     `<div${attrs({ class: layout.classes.progress, 'data-roost-progress': true, hidden: true })}>` +

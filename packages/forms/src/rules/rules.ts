@@ -80,7 +80,7 @@ export type ValueKind = 'text' | 'number' | 'bool' | 'choice' | 'choices' | 'oth
 const TEXT_KINDS = new Set(['string', 'text', 'email', 'url', 'password', 'hidden', 'date', 'time', 'datetime']);
 
 /** The kind of a field's value and, for choices, its item ids (their types kept: `3` stays a number). */
-function valueKind(field: FieldConf): { kind: ValueKind; ids?: Array<string | number> } {
+export function valueKind(field: FieldConf): { kind: ValueKind; ids?: Array<string | number> } {
   const datatype = fieldDatatype(field);
   const ids = staticItems(field).map((i) => i.id);
   if (datatype === 'number' || datatype === 'float') return { kind: 'number' };
