@@ -186,6 +186,7 @@ const css = `[data-roost-form-container] [hidden]{display:none!important}
 :where(.roost-form) :where(.roost-repeat-item,.roost-group){border:1px solid #d1d5db;border-radius:.25rem;
   padding:.5rem .75rem;margin:0 0 .5rem}
 :where(.roost-form) :where(.roost-group-field){margin:0 0 .5rem}
+:where(.roost-form) :where(fieldset.roost-rule){border:0;margin:0;padding:0;min-width:0}
 :where(.roost-form) :where(.roost-group-label){display:block}
 @media (max-width:40rem){:where(.roost-form) :where(.form-group.row,.form-actions .row){grid-template-columns:1fr}
   :where(.roost-form) :where(.form-group.row)>:nth-child(3){grid-column:1}}
