@@ -71,6 +71,21 @@ describe('live validation', () => {
     await page.context().close();
   });
 
+  test('with JavaScript: a repeat is checked by the server, its message at the repeat, the input marked', async () => {
+    const page = await demo.open('/live', true);
+    await page.click('button[name="guests$add"]');
+    await page.focus('#live-guests-0-name');
+    await page.press('#live-guests-0-name', 'Tab');
+    await page.waitForFunction(() => document.querySelector('#live-guests-error')?.textContent !== '');
+    assert.equal(await errorText(page, 'guests'), 'Guest 1, Name: Required');
+    assert.equal(await page.getAttribute('#live-guests-0-name', 'aria-invalid'), 'true');
+    await page.fill('#live-guests-0-name', 'Grace');
+    await page.press('#live-guests-0-name', 'Tab');
+    await page.waitForFunction(() => document.querySelector('#live-guests-error')?.textContent === '');
+    assert.equal(await page.getAttribute('#live-guests-0-name', 'aria-invalid'), null);
+    await page.context().close();
+  });
+
   test('without JavaScript nothing is checked early, and the submit says the same', async () => {
     const page = await demo.open('/live', false);
     for (const [id, bad] of mistakes) {

@@ -29,7 +29,13 @@ export const liveScript = `  ${failsCheck.toString()}
         return el.name === f.name || el.name === f.name + '-confirm' || el.name.indexOf(f.name + '.') === 0;
       });
     }
-    function show(f, messages) {
+    // \`inputs\`: of a group or repeat, the request names of the inputs at fault (the server's answer).
+    function show(f, messages, inputs) {
+      inputsOf(f).forEach(function (el) {
+        if (el.name === f.name || el.id === f.oid) return;
+        if (inputs && inputs.indexOf(el.name) >= 0) el.setAttribute('aria-invalid', 'true');
+        else el.removeAttribute('aria-invalid');
+      });
       var box = document.getElementById(f.oid + '-error');
       var target = document.getElementById(f.oid);
       var bad = messages.length > 0;
@@ -97,7 +103,8 @@ export const liveScript = `  ${failsCheck.toString()}
         headers: { 'X-Requested-With': 'XMLHttpRequest', Accept: 'application/json' },
         credentials: 'same-origin',
       }).then(function (r) { return r.json(); }).then(function (answer) {
-        if (asked[f.name] === n && answer && Array.isArray(answer.messages)) show(f, answer.messages);
+        if (asked[f.name] !== n || !answer || !Array.isArray(answer.messages)) return;
+        show(f, answer.messages, answer.inputs || []);
       }).catch(function () { /* the submit still decides */ });
     }
     function check(f) {

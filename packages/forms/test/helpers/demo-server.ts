@@ -125,6 +125,7 @@ const liveFields: FieldConf[] = [
     min: 0,
     validator: browserSafe((value) => (Number(value) % 2 ? 'Must be even' : undefined), ['Must be even']),
   },
+  { id: 'guests', name: 'Guest', datatype: 'repeat', fields: [{ id: 'name', name: 'Name', required: true }] },
 ];
 
 const isBusiness = { scope: '#/properties/kind', schema: { const: 'business' } };
