@@ -3,13 +3,14 @@
 // a value exactly when the form accepts it as it is — `validateSchema` succeeds and gives the
 // value back unchanged. Values the form accepts only by converting them ('7:05' for a time, ' a '
 // trimmed, '36' for a number) are not its data, so the schema refuses them and so does this test.
+// Forms with rules (item 10) are generated too, and each schema survives its import unchanged.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isDeepStrictEqual } from 'node:util';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import fc from 'fast-check';
-import { HTMLForm, formJsonSchema, type FieldConf } from '../src/index.js';
+import { HTMLForm, fieldsFromJsonSchema, formJsonSchema, type FieldConf } from '../src/index.js';
 
 const ajv = new Ajv2020({ strict: true, allErrors: true });
 addFormats.default(ajv);
@@ -264,6 +265,7 @@ describe('JSON Schema export: the form and Ajv accept exactly the same data', ()
         const { fields, data } = build(list);
         const schema = formJsonSchema(fields);
         const check = ajv.compile(schema);
+        assert.deepEqual(formJsonSchema(fieldsFromJsonSchema(schema)), schema, 'export → import → export');
         const [ok, out] = await new HTMLForm({ fields }).validateSchema(data);
         const formAccepts = ok && isDeepStrictEqual(out, data);
         seen[formAccepts ? 'accepted' : 'refused'] += 1;

@@ -3,7 +3,16 @@
 // throws when the form compiles; the page draws the state of the data it shows.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigurationError, HTMLForm, type FieldConf, type FieldRule } from '../src/index.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import {
+  ConfigurationError,
+  HTMLForm,
+  fieldsFromJsonSchema,
+  formJsonSchema,
+  type FieldConf,
+  type FieldRule,
+} from '../src/index.js';
 import { attr, dom, hasAttr, inside } from './helpers/html.js';
 
 const when = (scope: string, schema: Record<string, unknown>, effect: FieldRule['effect']): FieldRule => ({
@@ -20,7 +29,7 @@ const fields: FieldConf[] = [
   { id: 'vat', rule: when('kind', { const: 'business' }, 'REQUIRE') },
   { id: 'nickname', rule: when('kind', { const: 'business' }, 'HIDE') },
   { id: 'age', datatype: 'number', min: 18, rule: when('kind', { const: 'private' }, 'ENABLE') },
-  { id: 'shares', datatype: 'number', rule: when('age', { minimum: 65 }, 'DISABLE') },
+  { id: 'shares', datatype: 'number', rule: when('age', { type: 'number', minimum: 65 }, 'DISABLE') },
 ];
 
 describe('rules on the server', () => {
@@ -130,5 +139,61 @@ describe('rules on the server', () => {
       const form = new HTMLForm({ fields: [{ id: 'kind' }, { id: 'x', rule: rule as FieldRule }] });
       await assert.rejects(form.validate({}), (e: Error) => e instanceof ConfigurationError && message.test(e.message));
     }
+  });
+
+  test('JSON Schema: export → import → export is the identity with rules at every depth, effects as written', () => {
+    const office: FieldConf[] = [
+      { id: 'type', datatype: 'list', listItems: [{ id: 'hq', name: 'HQ' }] },
+      {
+        id: 'city',
+        required: true,
+        rule: [when('type', { const: 'hq' }, 'HIDE'), when('type', { enum: ['x'] }, 'DISABLE')],
+      },
+      { id: 'staff', datatype: 'group', fields: [{ id: 'count', datatype: 'number' }] },
+      { id: 'canteen', datatype: 'checkbox', rule: when('staff.count', { type: 'number', minimum: 50 }, 'REQUIRE') },
+    ];
+    const all: FieldConf[] = [
+      ...fields,
+      { id: 'note', required: true, rule: when('kind', { const: 'private' }, 'REQUIRE') },
+      {
+        id: 'both',
+        rule: [when('kind', { const: 'a' }, 'REQUIRE'), when('age', { type: 'integer', maximum: 3 }, 'REQUIRE')],
+      },
+      { id: 'offices', datatype: 'repeat', fields: office },
+    ];
+    const exported = formJsonSchema(all);
+    const ajv = new Ajv2020({ strict: true });
+    addFormats.default(ajv);
+    ajv.compile(exported);
+    const back = fieldsFromJsonSchema(exported);
+    assert.deepEqual(formJsonSchema(back), exported);
+    const byId = Object.fromEntries(back.map((f) => [f.id, f]));
+    const effects = (f: FieldConf | undefined) => [f?.required ?? false, [f?.rule ?? []].flat().map((r) => r.effect)];
+    assert.deepEqual(
+      ['company', 'vat', 'nickname', 'age', 'shares', 'note', 'both'].map((id) => effects(byId[id])),
+      [
+        [true, ['SHOW']],
+        [false, ['REQUIRE']],
+        [false, ['HIDE']],
+        [false, ['ENABLE']],
+        [false, ['DISABLE']],
+        [true, []],
+        [false, ['REQUIRE', 'REQUIRE']],
+      ],
+    );
+    assert.deepEqual(byId.company?.rule, [when('kind', { const: 'business' }, 'SHOW')]);
+    const item = Object.fromEntries((byId.offices?.fields ?? []).map((f) => [f.id, f]));
+    assert.deepEqual(item.city?.rule, office[1]?.rule);
+    assert.deepEqual(item.canteen?.rule, [office[3]?.rule]);
+  });
+
+  test('JSON Schema: an entry named as a rule but of another shape is refused by name', () => {
+    const exported = formJsonSchema(fields);
+    const allOf = [...(exported.allOf as object[])];
+    allOf[0] = { ...allOf[0], else: { properties: { company: true } } };
+    assert.throws(() => fieldsFromJsonSchema({ ...exported, allOf }), {
+      name: 'ConfigurationError',
+      message: /allOf: the entry "rule: SHOW "company""/,
+    });
   });
 });

@@ -1,6 +1,6 @@
 import { fieldDatatype, type FieldConf } from '../conf/field-conf.js';
 import { matchesCondition } from './condition.js';
-import { fieldRules, type FieldRule } from './rules.js';
+import { fieldRules, type FieldRule, type RuleEffect } from './rules.js';
 
 type JsonSchema = { [keyword: string]: unknown };
 
@@ -14,8 +14,11 @@ function conditionIf(rule: FieldRule): JsonSchema {
   const path = /^#((?:\/properties\/[^/]+)+)$/.exec(rule.condition.scope)?.[1]?.split('/properties/').slice(1) ?? [];
   const absentHolds = matchesCondition(rule.condition.schema, undefined);
   let schema: JsonSchema = { ...rule.condition.schema };
-  for (const id of [...path].reverse())
-    schema = { properties: { [id]: schema }, ...(absentHolds ? {} : { required: [id] }) };
+  for (const [depth, id] of [...path.entries()].reverse()) {
+    // Inside a group the object is the group's value: typed, as Ajv's strictTypes asks.
+    const typed = depth > 0 ? { type: 'object' } : {};
+    schema = { ...typed, properties: { [id]: schema }, ...(absentHolds ? {} : { required: [id] }) };
+  }
   return schema;
 }
 
@@ -28,8 +31,8 @@ const allOf = (parts: readonly JsonSchema[]): JsonSchema =>
  * a repeat), as the form decides (form/form.ts, validate/field-adapter.ts): while a rule hides or
  * disables it the field is not in the data (`else`: the property is `false`); while it is shown
  * and required (by `required` or a `REQUIRE` rule) it must be there and filled in
- * (`requiredSchema`, its schema as a required field). Undefined for a field without rules: it is
- * required as usual.
+ * (`requiredSchema`, its schema as a required field). Undefined for a field without rules, or
+ * required and never hidden: it is required as usual.
  *
  * @example
  * ruleConditions(vatField, { minLength: 1, type: 'string' });
@@ -38,19 +41,37 @@ const allOf = (parts: readonly JsonSchema[]): JsonSchema =>
 export function ruleConditions(field: FieldConf, requiredSchema: JsonSchema): JsonSchema[] | undefined {
   const rules = fieldRules(field);
   if (!rules.length) return undefined;
-  const active: JsonSchema[] = [];
+  const active: Array<[RuleEffect, JsonSchema]> = [];
   const requires: JsonSchema[] = [];
   for (const rule of rules) {
     const cond = conditionIf(rule);
-    if (rule.effect === 'SHOW' || rule.effect === 'ENABLE') active.push(cond);
-    else if (rule.effect === 'HIDE' || rule.effect === 'DISABLE') active.push({ not: cond });
+    if (rule.effect === 'SHOW' || rule.effect === 'ENABLE') active.push([rule.effect, cond]);
+    else if (rule.effect === 'HIDE' || rule.effect === 'DISABLE') active.push([rule.effect, { not: cond }]);
     else requires.push(cond);
   }
-  const out: JsonSchema[] = active.map((cond) => ({ if: cond, else: { properties: { [field.id]: false } } }));
+  // A required field that no rule hides: its REQUIRE rules add nothing, it is required as usual.
+  if (!active.length && field.required) return undefined;
+  // `$comment` names the rule, so the import (rules-import.ts) gives back the rules as written.
+  const out: JsonSchema[] = active.map(([effect, cond]) => ({
+    $comment: ruleComment(effect, field.id),
+    if: cond,
+    else: { properties: { [field.id]: false } },
+  }));
   // A group's value is always there (json-schema.ts `requiredKey`): required asks nothing of it.
   if (fieldDatatype(field) === 'group' || (!field.required && !requires.length)) return out;
-  const when = [...active, ...(field.required ? [] : [requires.length === 1 ? requires[0] : { anyOf: requires }])];
+  const shown = active.map(([, cond]) => cond);
+  const when = [...shown, ...(field.required ? [] : [requires.length === 1 ? requires[0] : { anyOf: requires }])];
   const then = { properties: { [field.id]: requiredSchema }, required: [field.id] };
-  out.push(when.length ? { if: allOf(when as JsonSchema[]), then } : then);
+  const $comment = ruleComment(field.required ? 'required' : 'REQUIRE', field.id);
+  out.push(when.length ? { $comment, if: allOf(when as JsonSchema[]), then } : { $comment, ...then });
   return out;
 }
+
+/**
+ * The note on a rule's entry: `rule: SHOW "company"` (`required` for the entry of a required
+ * field under visibility rules).
+ *
+ * @example
+ * ruleComment('SHOW', 'company'); // 'rule: SHOW "company"'
+ */
+const ruleComment = (effect: RuleEffect | 'required', id: string): string => `rule: ${effect} ${JSON.stringify(id)}`;

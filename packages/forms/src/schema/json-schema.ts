@@ -3,6 +3,7 @@ import { ConfigurationError } from '../conf/configuration-error.js';
 import { fieldDatatype, fieldSize, staticItems, type FieldConf, type ListItem } from '../conf/field-conf.js';
 import { passwordMinimum } from '../validate/constraints.js';
 import { ruleConditions } from '../rules/rules-schema.js';
+import { readRules } from '../rules/rules-import.js';
 
 /** A JSON Schema (draft 2020-12) as plain data. */
 export type JsonSchema = { [keyword: string]: unknown };
@@ -317,6 +318,7 @@ const FIELD_KEYWORDS: ReadonlySet<string> = new Set([
   'properties',
   'required',
 ]);
+const GROUP_KEYWORDS: ReadonlySet<string> = new Set([...FIELD_KEYWORDS, 'allOf']);
 /** The keywords of the schema of a form (or of a group, or of a repeat's items). */
 const OBJECT_KEYWORDS: ReadonlySet<string> = new Set([
   '$schema',
@@ -359,8 +361,7 @@ export function fieldsFromJsonSchema(schema: JsonSchema, where = 'The schema'): 
     throw new ConfigurationError(`${where}: ${keyword} cannot be expressed by a form (rules between fields, …)`);
   };
   const top = where === 'The schema';
-  for (const keyword of Object.keys(schema))
-    if (!OBJECT_KEYWORDS.has(keyword) && !(top && keyword === 'allOf')) refuse(keyword);
+  for (const keyword of Object.keys(schema)) if (!OBJECT_KEYWORDS.has(keyword) && keyword !== 'allOf') refuse(keyword);
   const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
   const fields = Object.entries(schema.properties).map(([id, property]) => {
     if (!isRecord(property)) throw new ConfigurationError(`Property "${id}": not a schema`);
@@ -368,9 +369,11 @@ export function fieldsFromJsonSchema(schema: JsonSchema, where = 'The schema'): 
   });
   if (schema.allOf === undefined) return fields;
   if (!Array.isArray(schema.allOf)) return refuse('allOf');
-  return schema.allOf.reduce<FieldConf[]>(
-    (out, rule) => withControlRule(out, controlRule(rule) ?? refuse('allOf')),
-    fields,
+  // Fields' rules at any depth (rules/rules-import.ts); a controlset's rules at the top.
+  const { fields: ruled, rest } = readRules(fields, schema.allOf, refuse);
+  return rest.reduce<FieldConf[]>(
+    (out, rule) => withControlRule(out, (top ? controlRule(rule) : undefined) ?? refuse('allOf')),
+    ruled,
   );
 }
 
@@ -459,7 +462,8 @@ function fieldOf(id: string, raw: JsonSchema, required: boolean): FieldConf {
     const size = isRecord(shape.properties) && isRecord(shape.properties.size) ? shape.properties.size.maximum : 0;
     return { ...field, datatype: 'file', ...numberOr('size', size) };
   }
-  known(p, FIELD_KEYWORDS);
+  // A group's object may carry its fields' rules (`allOf`, read by fieldsFromJsonSchema below).
+  known(p, p.type === 'object' ? GROUP_KEYWORDS : FIELD_KEYWORDS);
   if (typeof p.format === 'string' && !FORMATS[p.format]) fail(`format "${p.format}" is not one a form field checks`);
   // A choice whose items are loaded by a callback (valueSchema's `choice` without ids).
   if (isDeepStrictEqual(p.type, ['string', 'number'])) return { ...field, datatype: 'list' };
