@@ -39,6 +39,11 @@ describe('live validation', () => {
       assert.equal(await errorText(page, id), message, id);
       assert.equal(await page.getAttribute(`#live-${id}`, 'aria-invalid'), 'true', id);
       assert.match((await page.getAttribute(`#live-${id}`, 'aria-describedby')) ?? '', new RegExp(`live-${id}-error`));
+      assert.match(
+        (await page.getAttribute(`#live-${id}-label`, 'class')) ?? '',
+        /\berror\b/,
+        'the label as a submit marks it',
+      );
     }
     // The page checked the constraints and the browser-safe validator itself; the e-mail's
     // format is the server's to say (and the user name, whose validator is not browser-safe,
@@ -51,6 +56,7 @@ describe('live validation', () => {
     assert.equal(await errorText(page, 'pairs'), '');
     assert.equal(await page.getAttribute('#live-pairs', 'aria-invalid'), null);
     assert.equal(await page.getAttribute('#live-pairs', 'aria-describedby'), null);
+    assert.doesNotMatch((await page.getAttribute('#live-pairs-label', 'class')) ?? '', /\berror\b/);
     await page.context().close();
   });
 

@@ -381,7 +381,10 @@ export class HTMLForm<
       errors: errors ?? [],
       controlsets,
       live: this.options.liveValidation
-        ? liveSpec(fields, this.options.formid, this.t, this.widget.classes.invalid)
+        ? liveSpec(fields, this.options.formid, this.t, {
+            invalidClass: this.widget.classes.invalid,
+            errorClass: this.widget.classes.error,
+          })
         : undefined,
     };
   }

@@ -29,6 +29,10 @@ export const liveScript = `  ${failsCheck.toString()}
         return el.name === f.name || el.name === f.name + '-confirm' || el.name.indexOf(f.name + '.') === 0;
       });
     }
+    // A class key may hold several names (form-classes.ts), or none.
+    function toggle(el, names, on) {
+      if (el) (names || '').split(/\\s+/).filter(Boolean).forEach(function (n) { el.classList.toggle(n, on); });
+    }
     // \`inputs\`: of a group or repeat, the request names of the inputs at fault (the server's answer).
     function show(f, messages, inputs) {
       inputsOf(f).forEach(function (el) {
@@ -47,9 +51,11 @@ export const liveScript = `  ${failsCheck.toString()}
           box.appendChild(line);
         });
       }
+      toggle(document.getElementById(f.oid + '-label'), spec.errorClass, bad);
+      toggle(document.getElementById('item-' + f.name), spec.errorClass, bad);
       if (!target) return;
       if (bad) target.setAttribute('aria-invalid', 'true'); else target.removeAttribute('aria-invalid');
-      if (spec.invalidClass) target.classList.toggle(spec.invalidClass, bad);
+      toggle(target, spec.invalidClass, bad);
       var ids = (target.getAttribute('aria-describedby') || '').split(' ')
         .filter(function (id) { return id && id !== f.oid + '-error'; });
       if (bad && box) ids.unshift(f.oid + '-error');

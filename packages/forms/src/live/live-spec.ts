@@ -36,6 +36,8 @@ interface LiveField {
 export interface LiveSpec {
   key: string;
   invalidClass: string;
+  /** The class of a field's label and item while it shows an error (templates.ts). */
+  errorClass: string;
   fields: Record<string, LiveField>;
 }
 
@@ -79,18 +81,18 @@ function liveField(field: FieldConf, oid: string, t: Translate): LiveField {
  * live/live-script.ts), or undefined when the option is off.
  *
  * @example
- * liveSpec(await form.compiled(), 'upload', form.t, 'is-invalid');
+ * liveSpec(await form.compiled(), 'upload', form.t, { invalidClass: 'is-invalid', errorClass: 'error' });
  */
 export function liveSpec(
   fields: readonly CompiledField[],
   formid: string,
   t: Translate,
-  invalidClass: string,
+  classes: { invalidClass: string; errorClass: string },
 ): LiveSpec {
   const out: Record<string, LiveField> = {};
   for (const { field, widget } of fields) {
     if (SKIPPED.has(fieldDatatype(field)) || widget.hidden || field.hidden) continue;
     out[field.id] = liveField(field, `${formid}-${field.id}`, t);
   }
-  return { key: LIVE_KEY, invalidClass, fields: out };
+  return { key: LIVE_KEY, ...classes, fields: out };
 }
