@@ -128,6 +128,25 @@ describe('rules on the server', () => {
     ]);
   });
 
+  test('in a subset (a step of a wizard), a rule may read a field of another step, from the data', async () => {
+    const form = new HTMLForm({
+      fields,
+      subsets: { first: { fields: ['kind'] }, second: { fields: ['company'] } },
+      formid: 'f',
+    });
+    await form.setup('second');
+    assert.deepEqual((await form.validate({ kind: 'business' }))[2], [{ field: 'company', messages: ['Required'] }]);
+    assert.deepEqual(await form.validate({ kind: 'private', company: 'x' }), [true, {}, []]);
+    // The page cannot read the other step's field: the rule comes decided.
+    const d = dom(await form.render({ kind: 'business' }));
+    const box = d.find((el) => el.tagName === 'fieldset' && attr(el, 'class') === 'roost-rule');
+    assert.equal(hasAttr(box, 'hidden'), false);
+    assert.equal(JSON.parse(attr(box, 'data-roost-rules') ?? '{}').rules[0].holds, true);
+    // Without a subset, the same scope is a mistake.
+    const whole = new HTMLForm({ fields: fields.filter((f) => f.id !== 'kind').slice(0, 1) });
+    await assert.rejects(whole.validate({}), /names no field beside it/);
+  });
+
   test('a rule that cannot be read throws when the form compiles, naming the field', async () => {
     const bad: Array<[FieldRule | Record<string, unknown>, RegExp]> = [
       [{ effect: 'SHOUT', condition: { scope: '#/properties/kind', schema: {} } }, /effect must be one of/],

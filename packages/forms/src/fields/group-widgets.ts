@@ -64,7 +64,8 @@ export function groupWidgets(widgetOf: (field: FieldConf) => Widget): { group: W
     return subs
       .map((configured) => {
         // A rule in a group or item reads the fields beside it there (rules/rules.ts).
-        const state = ruleState(configured, subs, (id) => data[id]);
+        const valueAt = (id: string) => data[id];
+        const state = ruleState(configured, subs, valueAt);
         const sub = ruledField(configured, state);
         const subOid = `${oid}-${sub.id}`;
         const widget = widgetOf(sub);
@@ -85,7 +86,7 @@ export function groupWidgets(widgetOf: (field: FieldConf) => Widget): { group: W
           class: cls('roost-group-label', Boolean(sub.required) && input.classes.required),
         })}>${escapeHtml(input.t(sub.name ?? sub.id))}</label>`;
         const item = `<div${attrs({ class: 'roost-group-field' })}>${label}${html}</div>`;
-        const where = { field: configured, fields: subs, prefix: `${prefix}.`, oid: subOid, state };
+        const where = { field: configured, fields: subs, prefix: `${prefix}.`, oid: subOid, state, valueAt };
         return ruleBox(item, { ...where, classes: input.classes });
       })
       .join('');

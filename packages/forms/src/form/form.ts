@@ -447,7 +447,8 @@ export class Form<
    * const compiled = await form.defaultSchemaFactory(form.getFields());
    */
   async defaultSchemaFactory(fields: readonly FieldConf[], force = false): Promise<CompiledField[]> {
-    checkRules(fields);
+    // A subset's fields may have rules on the fields of another subset (a wizard's earlier step).
+    checkRules(fields, this.subset !== undefined);
     const out: CompiledField[] = [];
     for (const given of fields) {
       const field = await this.withNestedItems(given);
@@ -604,9 +605,13 @@ export class Form<
     const raw: Record<string, unknown> = {};
     const errors: FieldError[] = [];
     const fields = compiled.map((c) => c.field);
-    const read = (c: CompiledField | undefined): unknown =>
-      c && opts.fromWidgets ? c.widget.read(c.field, data as FormValues) : data[c?.field.id ?? ''];
-    const valueAt = (id: string): unknown => read(compiled.find((c) => c.field.id === id));
+    const read = (c: CompiledField): unknown =>
+      opts.fromWidgets ? c.widget.read(c.field, data as FormValues) : data[c.field.id];
+    // A rule's scope not among the fields set up (another subset's) is read from the data by its id.
+    const valueAt = (id: string): unknown => {
+      const c = compiled.find((entry) => entry.field.id === id);
+      return c ? read(c) : data[id];
+    };
     for (const entry of compiled) {
       const { field, items } = entry;
       if (skip.has(field.id) || (opts.only !== undefined && field.id !== opts.only)) continue;

@@ -117,7 +117,8 @@ export function renderItems(input: RenderInput): string {
   return input.fields
     .map(({ field: configured, widget, items }) => {
       // Rules (rules/rules.ts) decide from the data shown whether the field shows, and requires it.
-      const state = ruleState(configured, all, (id) => input.data[id]);
+      const valueAt = (id: string) => input.data[id];
+      const state = ruleState(configured, all, valueAt);
       const field = ruledField(configured, state);
       const oid = fieldOid(options.formid, field.id);
       const errors = input.errors.filter((e) => e.field === field.id).flatMap((e) => e.messages);
@@ -151,7 +152,15 @@ export function renderItems(input: RenderInput): string {
         layout,
         live: Boolean(input.live?.fields[configured.id]),
       });
-      return ruleBox(item, { field: configured, fields: all, prefix: '', oid, state, classes: layout.classes });
+      return ruleBox(item, {
+        field: configured,
+        fields: all,
+        prefix: '',
+        oid,
+        state,
+        classes: layout.classes,
+        valueAt,
+      });
     })
     .join('');
 }

@@ -12,6 +12,8 @@ export interface RuleBoxContext {
   oid: string;
   state: RuleState;
   classes: FormClasses;
+  /** A value beside the field by id, as the page shows it (for a scope not on the page). */
+  valueAt: (id: string) => unknown;
 }
 
 /**
@@ -22,10 +24,11 @@ export interface RuleBoxContext {
  * returned as it is.
  *
  * @example
- * ruleBox('<div id="item-vat">…</div>', { field, fields, prefix: '', oid: 'upload-vat', state, classes });
+ * ruleBox('<div id="item-vat">…</div>', { field, fields, prefix: '', oid: 'upload-vat', state, classes, valueAt });
  */
 export function ruleBox(html: string, ctx: RuleBoxContext): string {
-  const spec = browserRules(ctx.field, ctx.fields, ctx.prefix, `${ctx.oid}-label`, ctx.classes.required);
+  const page = { label: `${ctx.oid}-label`, requiredClass: ctx.classes.required, valueAt: ctx.valueAt };
+  const spec = browserRules(ctx.field, ctx.fields, ctx.prefix, page);
   if (spec === undefined) return html;
   const a = attrs({
     class: 'roost-rule',

@@ -42,7 +42,9 @@ export const rulesScript = `  // The server's own functions (rules/condition.ts,
         if (!box.isConnected) return;
         var shown = true, enabled = true, required = spec.required;
         spec.rules.forEach(function (r) {
-          var holds = matchesCondition(r.schema, ruleValue(valueOf(form, r.name, r.kind), r.kind, r.ids));
+          // A rule on a field not on this page (another step's) came decided by the server.
+          var holds = 'holds' in r ? r.holds
+            : matchesCondition(r.schema, ruleValue(valueOf(form, r.name, r.kind), r.kind, r.ids));
           if (r.effect === 'SHOW') shown = shown && holds;
           else if (r.effect === 'HIDE') shown = shown && !holds;
           else if (r.effect === 'ENABLE') enabled = enabled && holds;

@@ -50,14 +50,16 @@ function scopeField(fields: readonly FieldConf[], path: readonly string[]): Fiel
 /**
  * Checks the rules of `fields` (one level: a group's are checked when it compiles): a known
  * effect, a scope naming another field beside them, a condition of known keywords. A mistake
- * throws a `ConfigurationError` naming the field, when the form compiles its fields.
+ * throws a `ConfigurationError` naming the field, when the form compiles its fields. `partial`:
+ * the fields are a subset's (a step of a wizard), so a scope may name a field of another step;
+ * its value is then read from the data by its id.
  *
  * @example
  * const rule = { effect: 'SHOW', condition: { scope: '#/properties/kind', schema: { const: 'b' } } } as const;
  * checkRules([{ id: 'vat', rule }]);
  * // throws: Field "vat": rule scope "#/properties/kind" names no field beside it
  */
-export function checkRules(fields: readonly FieldConf[]): void {
+export function checkRules(fields: readonly FieldConf[], partial = false): void {
   for (const field of fields) {
     const where = `Field "${field.id}"`;
     for (const rule of fieldRules(field)) {
@@ -67,7 +69,7 @@ export function checkRules(fields: readonly FieldConf[]): void {
       const path = typeof scope === 'string' ? scopePath(scope) : undefined;
       if (!path) throw new ConfigurationError(`${where}: rule scope must read "#/properties/<id>"`);
       const target = scopeField(fields, path);
-      if (!target || target === field)
+      if ((!target && !partial) || target === field)
         throw new ConfigurationError(`${where}: rule scope "${scope}" names no field beside it`);
       checkCondition(rule.condition.schema, where);
     }
@@ -173,31 +175,34 @@ function scopeValue(fields: readonly FieldConf[], scope: string, valueAt: (id: s
  * What the browser script needs to keep a ruled field in step (render/assets.ts): per rule the
  * request name of the field its scope names (under `prefix`, the group's or item's name), how
  * its value reads, the condition; the field's own `required`, its label's id and the class that
- * marks a required label. Undefined for a field without rules.
+ * marks a required label. A rule whose scope is not on the page (a field of another step of a
+ * subset) comes decided (`holds`, from `valueAt`), as the page cannot read it. Undefined for a
+ * field without rules.
  *
  * @example
- * browserRules(vatField, fields, '', 'upload-vat-label', 'required');
+ * const page = { label: 'upload-vat-label', requiredClass: 'required', valueAt: (id: string) => data[id] };
+ * browserRules(vatField, fields, '', page);
  */
 export function browserRules(
   field: FieldConf,
   fields: readonly FieldConf[],
   prefix: string,
-  label: string,
-  requiredClass: string,
+  page: { label: string; requiredClass: string; valueAt: (id: string) => unknown },
 ): string | undefined {
   const rules = fieldRules(field);
   if (!rules.length) return undefined;
   return JSON.stringify({
     required: Boolean(field.required),
-    label,
-    requiredClass,
+    label: page.label,
+    requiredClass: page.requiredClass,
     rules: rules.map((rule) => {
       const path = scopePath(rule.condition.scope) ?? [];
       const target = scopeField(fields, path);
+      const value = scopeValue(fields, rule.condition.scope, page.valueAt);
       return {
         effect: rule.effect,
         name: `${prefix}${path.join('.')}`,
-        ...(target ? valueKind(target) : { kind: 'other' }),
+        ...(target ? valueKind(target) : { kind: 'other', holds: matchesCondition(rule.condition.schema, value) }),
         schema: rule.condition.schema,
       };
     }),
