@@ -13,6 +13,7 @@ const mistakes = [
   ['email', 'nope', 'Invalid email address'],
   ['code', 'abc', 'Does not match the required format'],
   ['pairs', '3', 'Must be even'],
+  ['nick', 'a b', 'No spaces'],
 ] as const;
 
 describe('live validation', () => {
@@ -89,6 +90,16 @@ describe('live validation', () => {
     await page.press('#live-guests-0-name', 'Tab');
     await page.waitForFunction(() => document.querySelector('#live-guests-error')?.textContent === '');
     assert.equal(await page.getAttribute('#live-guests-0-name', 'aria-invalid'), null);
+    await page.context().close();
+  });
+
+  test('a CSP without unsafe-eval: a browser-safe validator is asked of the server instead', async () => {
+    const page = await demo.open('/live-csp', true);
+    const questions = asked(page);
+    await page.fill('#live-nick', 'a b');
+    await page.press('#live-nick', 'Tab');
+    await page.waitForFunction(() => document.querySelector('#live-nick-error')?.textContent === 'No spaces');
+    assert.deepEqual(questions, ['nick'], 'with eval allowed, the page says it alone (first test)');
     await page.context().close();
   });
 

@@ -70,8 +70,8 @@ export const liveScript = `  ${failsCheck.toString()}
       });
       return out;
     }
-    // What the page can say: null when it must leave the field to the server (a group), else the
-    // messages (none: nothing wrong here).
+    // What the page can say: null when it must leave the field to the server (a group, a validator
+    // that failed to run here), else the messages (none: nothing wrong here).
     function local(f, inputs) {
       if (f.kind === 'other') return null;
       var value = ruleValue(valueOf(form, f.name, f.kind), f.kind, f.ids);
@@ -83,6 +83,7 @@ export const liveScript = `  ${failsCheck.toString()}
       var found = f.checks.filter(function (c) { return failsCheck(c, value); })
         .map(function (c) { return c.message; });
       if (found.length) return found;
+      var undecided = false;
       for (var i = 0; i < f.validators.length; i += 1) {
         var v = f.validators[i];
         try {
@@ -90,9 +91,12 @@ export const liveScript = `  ${failsCheck.toString()}
           var t = function (id, mapping) { return interpolate(v.catalog[id] || id, mapping); };
           var said = fn(value, { values: values(), t: t });
           if (typeof said === 'string' && said) return [t(said)];
-        } catch (e) { /* the server decides: it runs the validator too */ }
+        } catch (e) {
+          // It failed in the page (a Content-Security-Policy without 'unsafe-eval'): ask the server.
+          undecided = true;
+        }
       }
-      return [];
+      return undecided ? null : [];
     }
     function ask(f) {
       var n = (asked[f.name] || 0) + 1;

@@ -125,6 +125,11 @@ const liveFields: FieldConf[] = [
     min: 0,
     validator: browserSafe((value) => (Number(value) % 2 ? 'Must be even' : undefined), ['Must be even']),
   },
+  {
+    id: 'nick',
+    name: 'Nickname',
+    validator: browserSafe((value) => (String(value).includes(' ') ? 'No spaces' : undefined), ['No spaces']),
+  },
   { id: 'guests', name: 'Guest', datatype: 'repeat', fields: [{ id: 'name', name: 'Name', required: true }] },
 ];
 
@@ -274,6 +279,8 @@ const pages: Record<string, FormInit> = {
   },
   // Validation as you type (test/browser-live.test.ts); the server's messages on submit too.
   '/live': { fields: liveFields, formid: 'live', liveValidation: true, novalidate: true },
+  // The same under a Content-Security-Policy without 'unsafe-eval' (test/browser-live.test.ts).
+  '/live-csp': { fields: liveFields, formid: 'live', liveValidation: true, novalidate: true },
   // Rules at the top and in the items of a repeat (test/browser-rules.test.ts).
   '/rules': { fields: ruleFields, formid: 'rules' },
 };
@@ -355,6 +362,7 @@ async function handle(
     received.push({ ...(data as Record<string, unknown>) });
   });
   const head = url.pathname.endsWith('-bootstrap') ? '<link rel="stylesheet" href="/bootstrap.css">' : '';
+  if (url.pathname.endsWith('-csp')) res.setHeader('Content-Security-Policy', "script-src 'self'");
   await reply(res, form, await form.process({ success_message: 'Thank you!' }), [], head);
 }
 
