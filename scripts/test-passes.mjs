@@ -52,6 +52,10 @@ export const testPasses = {
   'packages/forms/test/render.test.ts': [],
   'packages/forms/test/tool-workflow.test.ts': [],
   'packages/forms/test/typed-data.test.ts': [],
+  'packages/forms/test/rules.test.ts': [],
+  'packages/forms/test/browser-rules.test.ts': [],
+  'packages/forms/test/live.test.ts': [],
+  'packages/forms/test/browser-live.test.ts': [],
 
   // The collections' query language: pure units (the fuzz and plan tests against the databases are
   // under test/collections/).
