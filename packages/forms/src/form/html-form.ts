@@ -104,14 +104,15 @@ export class HTMLForm<
   }
 
   /**
-   * An item added to or removed from a `repeat` field without JavaScript (its `<id>$add` or
-   * `<id>$remove` button, fields/group-widgets.ts): the form again with the values as they are,
-   * one item more or less, nothing validated and no action run. Undefined for other requests.
+   * An item added to, removed from or moved in a `repeat` field without JavaScript (its
+   * `<id>$add`, `<id>$remove`, `<id>$up` or `<id>$down` button, fields/group-widgets.ts): the
+   * form again with the values as they are, one item more, less or moved, nothing validated and
+   * no action run. Undefined for other requests.
    */
   async #repeatChanged(values: FormValues, actions: readonly ActionConf[]): Promise<ProcessResult | undefined> {
     const fields = this.getFields();
     const pressed = Object.keys(values).some((key) => {
-      const button = /^(.+)\$(add|remove)$/.exec(key)?.[1];
+      const button = /^(.+)\$(add|remove|up|down)$/.exec(key)?.[1];
       return button !== undefined && namesRepeat(fields, button.split('.'));
     });
     if (!pressed) return undefined;
