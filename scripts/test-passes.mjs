@@ -50,8 +50,10 @@ export const testPasses = {
   'packages/forms/test/readme.test.ts': [],
   'packages/forms/test/redirects.test.ts': [],
   'packages/forms/test/render.test.ts': [],
+  'packages/forms/test/reorder.test.ts': [],
   'packages/forms/test/tool-workflow.test.ts': [],
   'packages/forms/test/typed-data.test.ts': [],
+  'packages/forms/test/wizard.test.ts': [],
 
   // The collections' query language: pure units (the fuzz and plan tests against the databases are
   // under test/collections/).
