@@ -33,6 +33,7 @@ export const testPasses = {
   'packages/forms/test/accessibility.test.ts': [],
   'packages/forms/test/browser-repeats.test.ts': [],
   'packages/forms/test/browser-validation.test.ts': [],
+  'packages/forms/test/browser-wizard.test.ts': [],
   'packages/forms/test/browser.test.ts': [],
   'packages/forms/test/constraints.test.ts': [],
   'packages/forms/test/content.test.ts': [],
