@@ -186,9 +186,17 @@ describe('wizard state', () => {
     assert.ok(unknown.stateError instanceof WizardStateError);
   });
 
-  test('a wizard without a secret or a store, or with a short secret, is refused when built', () => {
+  test('refused when built: no secret nor store, a short secret, a password in a signed state', () => {
     assert.throws(() => new WizardForm({ fields, subsets, steps }), ConfigurationError);
     assert.throws(() => new WizardForm({ fields, subsets, steps, secret: 'short' }), /at least 32 characters/);
+    const withPassword = [...fields, { id: 'pw', name: 'Password', datatype: 'password' }];
+    const account = { account: { fields: ['email', 'pw'] }, profile: subsets.profile };
+    assert.throws(
+      () => new WizardForm({ fields: withPassword, subsets: account, steps, secret }),
+      /Field "pw": a password is not kept in the page/,
+    );
+    const session = sessionWizardStore({});
+    assert.ok(new WizardForm({ fields: withPassword, subsets: account, steps, store: session }));
   });
 });
 

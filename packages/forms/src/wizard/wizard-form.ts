@@ -5,7 +5,7 @@
    that comes back with errors keeps them (html-form.ts). */
 import type { ActionConf, ActionKw, ActionResult } from '../conf/action-conf.js';
 import { ConfigurationError } from '../conf/configuration-error.js';
-import { fieldDatatype } from '../conf/field-conf.js';
+import { fieldDatatype, type FieldConf } from '../conf/field-conf.js';
 import type { Subsets } from '../conf/subset.js';
 import type { FieldList, FormData } from '../form/form-data.js';
 import type { FormInit } from '../form/form.js';
@@ -98,8 +98,22 @@ export class WizardForm<
     if (secret !== undefined && secret.length < 32)
       throw new ConfigurationError('Option "secret": at least 32 characters, kept by the app');
     this.steps = steps.map((s) => (typeof s === 'string' ? { subset: s } : s));
+    // A signed state is readable in the page (signed, not encrypted): a password must not travel there.
+    const password = secret !== undefined ? this.#stepFields().find((f) => fieldDatatype(f) === 'password') : undefined;
+    if (password)
+      throw new ConfigurationError(`Field "${password.id}": a password is not kept in the page; give "store" for it`);
     this.#secret = secret;
     this.#store = store;
+  }
+
+  /** The fields the steps' subsets name that can be seen before setup (inline, or among the form's `fields`). */
+  #stepFields(): FieldConf[] {
+    const own = this.fields.filter((f): f is FieldConf => typeof f !== 'string');
+    return this.steps.flatMap((step) =>
+      (this.subsets[step.subset]?.fields ?? []).flatMap((entry) =>
+        typeof entry === 'string' ? own.filter((f) => f.id === entry) : [entry],
+      ),
+    );
   }
 
   /** The step shown (its index in `steps`). */
