@@ -129,6 +129,24 @@ describe('browser wizard', () => {
     await page.context().close();
   });
 
+  test('with JavaScript: an item dragged by its legend with the pointer moves there, announced', async () => {
+    const page = await demo.open('/nested', true);
+    for (const n of [0, 1]) {
+      await page.click('button[name="floors$add"]');
+      await page.fill(`#nest-floors-${n}-level`, ['Ground', 'First'][n] ?? '');
+    }
+    await page.dragAndDrop(
+      '#nest-floors > [data-roost-item]:nth-of-type(2) > legend',
+      '#nest-floors > [data-roost-item]:nth-of-type(1) > legend',
+    );
+    const levels = await page.$$eval('#nest-floors > [data-roost-item] input[name$=".level"]', (els) =>
+      els.map((e) => (e as HTMLInputElement).value),
+    );
+    assert.deepEqual(levels, ['First', 'Ground']);
+    assert.equal(await page.textContent('#nest-floors > [data-roost-announce]'), 'Floor moved to position 1 of 2');
+    await page.context().close();
+  });
+
   test('without JavaScript: Move up by keyboard is a submit: the page comes back with the items swapped', async () => {
     const page = await demo.open('/nested', false);
     for (const n of [0, 1]) {

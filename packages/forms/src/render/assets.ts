@@ -230,6 +230,10 @@ const css = `[data-roost-form-container] [hidden]{display:none!important}
 :where(.roost-form) :where(.roost-group-label){display:block}
 @media (max-width:40rem){:where(.roost-form) :where(.form-group.row,.form-actions .row){grid-template-columns:1fr}
   :where(.roost-form) :where(.form-group.row)>:nth-child(3){grid-column:1}}
+/* The wizard's steps (wizard/step-indicator.ts): the current one bold and underlined, never colour alone. */
+.roost-steps ol{display:flex;flex-wrap:wrap;gap:.25rem 1.5rem;padding:0 0 0 1.25rem;margin:0 0 1rem}
+.roost-steps [aria-current=step]{font-weight:bold;text-decoration:underline}
+.roost-repeat-item>legend[draggable=true]{cursor:move}
 .roost-sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);
   white-space:nowrap;border:0}
 .progress{height:.75rem;background:#e9ecef;border-radius:.25rem;overflow:hidden;margin:.5rem 0}
