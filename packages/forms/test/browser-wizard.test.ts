@@ -47,6 +47,10 @@ describe('browser wizard', () => {
       await click(page, mode, '#wiznext\\$');
       assert.equal(await currentStep(page), 'Details');
       assert.match((await page.textContent('.roost-steps li.done')) ?? '', /Account \(done\)/);
+      if (mode.ajax) {
+        const focused = await page.evaluate(() => document.activeElement?.getAttribute('aria-current'));
+        assert.equal(focused, 'step', 'over ajax, focus goes to the step now current');
+      }
       const add = 'button[name="addresses$add"]';
       if (mode.js) await page.click(add);
       else await click(page, mode, add);

@@ -89,6 +89,11 @@ const script = `(function () {
               (n.matches && n.matches('[role=status]') ? n : n.querySelector('[role=status]'));
           }
         });
+        // A wizard's next step (wizard/step-indicator.ts): focus goes to the step now current,
+        // never to <body> with the pressed button gone.
+        nodes.forEach(function (n) {
+          if (!focus && n.querySelector) focus = n.querySelector('[aria-current=step]');
+        });
         if (focus) { focus.setAttribute('tabindex', '-1'); focus.focus(); }
         var detail = { result: xhr.getResponseHeader('X-Result') === 'true', status: xhr.status };
         document.dispatchEvent(new CustomEvent('roost:form-result', { detail: detail }));
