@@ -220,6 +220,31 @@ describe('wizard state', () => {
 });
 
 describe('wizard uploads', () => {
+  test('an upload inside a repeat item travels as a stash token only, and comes back at Finish', async () => {
+    const nested = (body: FormValues, method = 'POST') =>
+      new WizardForm({
+        fields: [
+          { id: 'docs', name: 'Document', datatype: 'repeat', fields: [{ id: 'doc', name: 'File', datatype: 'file' }] },
+          { id: 'note', name: 'Note' },
+        ],
+        subsets: { files: { fields: ['docs'] }, end: { fields: ['note'] } },
+        steps: ['files', 'end'],
+        formid: 'nested',
+        secret,
+        request: { method, body },
+      }).process();
+    const first = await nested({}, 'GET');
+    const doc = { filename: 'a.txt', mime: 'text/plain', size: 2, data: new Uint8Array([104, 105]) };
+    const two = await nested({ [wizardStateKey]: stateOf(first.html), 'docs.0.doc': doc, next$: '' });
+    assert.equal(two.step, 'end');
+    const payload = JSON.parse(Buffer.from(stateOf(two.html).split('.')[0] ?? '', 'base64url').toString('utf8'));
+    const saved = payload.data.files.docs[0].doc;
+    assert.deepEqual(Object.keys(saved).sort(), ['filename', 'kept', 'mime', 'size', 'tempfile']);
+    const done = await nested({ [wizardStateKey]: stateOf(two.html), note: 'ok', finish$: '' });
+    const back = (done.data?.docs as Array<{ doc?: { data?: Uint8Array } }> | undefined)?.[0]?.doc;
+    assert.deepEqual([...(back?.data ?? [])], [104, 105]);
+  });
+
   test('an upload of step two is kept across Back, an error reply and Finish', async () => {
     const avatar = { filename: 'me.png', mime: 'image/png', size: 3, data: new Uint8Array([1, 2, 3]) };
     const first = await submit({}, { secret }, 'GET');

@@ -23,6 +23,27 @@ import {
   type WizardStore,
 } from './wizard-state.js';
 
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** `data` with each file field's value replaced by `swap`, at any depth (a group's fields, each repeat item's). */
+async function mapFiles(
+  fields: readonly FieldConf[],
+  data: Readonly<Record<string, unknown>>,
+  swap: (file: UploadedFile) => Promise<UploadedFile | undefined>,
+): Promise<Record<string, unknown>> {
+  const out = { ...data };
+  for (const field of fields) {
+    const value = out[field.id];
+    const datatype = fieldDatatype(field);
+    const inner = field.fields ?? [];
+    if (datatype === 'file' && isUploadedFile(value)) out[field.id] = await swap(value);
+    else if (datatype === 'group' && isRecord(value)) out[field.id] = await mapFiles(inner, value, swap);
+    else if (datatype === 'repeat' && Array.isArray(value))
+      out[field.id] = await Promise.all(value.map((item) => (isRecord(item) ? mapFiles(inner, item, swap) : item)));
+  }
+  return out;
+}
+
 /** The request name of the hidden field that carries the wizard's state (or its key in the store). */
 export const wizardStateKey = '$wizard';
 
@@ -222,33 +243,25 @@ export class WizardForm<
   }
 
   /**
-   * A step's data as the state keeps it: JSON, each new upload in the stash and named by its
-   * token (shown as the kept file by fields/file-widget.ts, taken back by `#restored`).
+   * A step's data as the state keeps it: JSON, each new upload (at any depth) in the stash and
+   * named by its token (shown as the kept file by fields/file-widget.ts, taken back by `#restored`).
    */
   async #saved(data: Readonly<Record<string, unknown>>): Promise<Record<string, unknown>> {
-    const out = { ...data };
     const stash = this.options.uploadStash ?? defaultUploadStash;
-    for (const { field } of await this.compiled()) {
-      const file = out[field.id];
-      if (fieldDatatype(field) !== 'file' || !isUploadedFile(file)) continue;
+    return mapFiles(this.getFields(), data, async (file) => {
       const kept = file.kept ?? (await stash.keep(file));
       const shown: UploadedFile = { filename: file.filename, size: file.size, tempfile: true, kept };
-      out[field.id] = file.mime ? { ...shown, mime: file.mime } : shown;
-    }
-    return out;
+      return file.mime ? { ...shown, mime: file.mime } : shown;
+    });
   }
 
   /** Saved data with its uploads taken back from the stash (an expired one is missing, so a required one fails). */
   async #restored(saved: Readonly<Record<string, unknown>>): Promise<Record<string, unknown>> {
-    const out = { ...saved };
     const stash = this.options.uploadStash ?? defaultUploadStash;
-    for (const { field } of await this.compiled()) {
-      const file = out[field.id];
-      if (fieldDatatype(field) !== 'file' || !isUploadedFile(file) || !file.kept) continue;
-      const taken = await stash.take(file.kept);
-      out[field.id] = taken ? { ...taken, kept: file.kept } : undefined;
-    }
-    return out;
+    return mapFiles(this.getFields(), saved, async (file) => {
+      const taken = file.kept ? await stash.take(file.kept) : undefined;
+      return taken ? { ...taken, kept: file.kept } : undefined;
+    });
   }
 
   /** The form with the state in its hidden field and the step indicator in front (not for `messagesOnly`). */
