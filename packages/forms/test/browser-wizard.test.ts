@@ -84,6 +84,7 @@ describe('browser wizard', () => {
       const file = avatar as { filename?: string; size?: number } | undefined;
       assert.deepEqual([file?.filename, file?.size], ['me.png', 4]);
       assert.match((await page.textContent('[role=status]')) ?? '', /Thank you!/);
+      assert.equal(await page.locator('main').count(), 1, 'every reply replaced the form, none nested a page');
       await page.context().close();
     });
   }
@@ -100,6 +101,8 @@ describe('browser wizard', () => {
       await click(page, mode, '#wizback\\$');
       assert.equal(await currentStep(page), 'Account');
       assert.match((await page.textContent('[role=alert]')) ?? '', /could not be used; please start again/);
+      assert.equal(await page.locator('main').count(), 1, 'the reply replaced the form, not nested a page in it');
+      assert.equal(await page.locator('form').count(), 1);
       assert.equal(await page.inputValue('#wiz-email'), '');
       await page.context().close();
     });

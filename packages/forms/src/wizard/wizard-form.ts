@@ -155,8 +155,7 @@ export class WizardForm<
   override async process(kw: ActionKw = {}): Promise<WizardResult<L>> {
     this.#finished = undefined;
     this.#stateError = undefined;
-    const codec = this.#secret !== undefined ? signedStates(this.#secret, this.options.formid) : undefined;
-    this.#codec = codec ?? storedStates(this.#store as WizardStore);
+    this.#codec = this.#stateCodec();
     try {
       const state = await this.#codec.read(this.getFormValue(wizardStateKey));
       if (state && !this.steps[state.step]) throw new WizardStateError('The saved steps of this form were changed');
@@ -170,6 +169,13 @@ export class WizardForm<
     await this.setup(this.#step().subset);
     const result = await super.process(kw);
     return { ...result, step: this.#step().subset, data: this.#finished, stateError: this.#stateError };
+  }
+
+  /** Signed states for this form id (`secret`), else states in the store (the constructor requires one of them). */
+  #stateCodec(): StateCodec {
+    if (this.#secret !== undefined) return signedStates(this.#secret, this.options.formid);
+    if (this.#store) return storedStates(this.#store);
+    throw new ConfigurationError('Option "secret" (the state signed in the page) or "store" (the session) is needed');
   }
 
   /** The form's actions for the step shown: no Back on the first, Finish instead of Next on the last. */
@@ -187,7 +193,10 @@ export class WizardForm<
     const data = saved ?? (await this.startFormData(kw));
     if (!this.#stateError) return [true, await this.render(data)];
     const msg = this.t('The saved steps of this form could not be used; please start again.');
-    return [false, await this.render(data, [msg], undefined, false, false)];
+    const html = await this.render(data, [msg], undefined, false, false);
+    // An ajax submit gets the form alone, as any reply with errors does (html-form.ts finishFormProcessing).
+    if (this.options.use_ajax && isXhr(this.request)) this.sendResponse(html, { 'X-Result': 'false' });
+    return [false, html];
   }
 
   /** Validates the step's fields; when they pass, saves them and shows the next step. */
