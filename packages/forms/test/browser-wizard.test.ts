@@ -108,12 +108,23 @@ describe('browser wizard', () => {
     });
   }
 
-  test('with JavaScript: Move up by keyboard: in place, focus kept, announced, the order sent', async () => {
+  /** The /nested page with JavaScript on and two floors typed, Ground and First. */
+  const twoFloors = async () => {
     const page = await demo.open('/nested', true);
-    for (const n of [0, 1]) {
+    for (const [n, level] of ['Ground', 'First'].entries()) {
       await page.click('button[name="floors$add"]');
-      await page.fill(`#nest-floors-${n}-level`, ['Ground', 'First'][n] ?? '');
+      await page.fill(`#nest-floors-${n}-level`, level);
     }
+    return page;
+  };
+  /** The floors' levels in the page's order. */
+  const levels = (page: Page) =>
+    page.$$eval('#nest-floors > [data-roost-item] input[name$=".level"]', (els) =>
+      els.map((e) => (e as HTMLInputElement).value),
+    );
+
+  test('with JavaScript: Move up by keyboard: in place, focus kept, announced, the order sent', async () => {
+    const page = await twoFloors();
     // A repeat in a repeat: the inner item moves within its floor, by Space this time.
     await page.click('button[name="floors.0.rooms$add"]');
     await page.fill('#nest-floors-0-rooms-0-no', 'G1');
@@ -135,10 +146,7 @@ describe('browser wizard', () => {
     });
     assert.deepEqual(focused, ['floors$up', '1', 'Floor 1'], 'focus stays on the pressed button, now in item 1');
     assert.equal(await page.textContent('#nest-floors > [data-roost-announce]'), 'Floor moved to position 1 of 2');
-    const levels = await page.$$eval('#nest-floors > [data-roost-item] input[name$=".level"]', (els) =>
-      els.map((e) => (e as HTMLInputElement).value),
-    );
-    assert.deepEqual(levels, ['First', 'Ground']);
+    assert.deepEqual(await levels(page), ['First', 'Ground']);
     const before = demo.server.received.length;
     await Promise.all([page.waitForEvent('load'), page.click('#nestsend\\$')]);
     const floors = (demo.server.received[before] as { floors?: unknown }).floors;
@@ -150,19 +158,12 @@ describe('browser wizard', () => {
   });
 
   test('with JavaScript: an item dragged by its legend with the pointer moves there, announced', async () => {
-    const page = await demo.open('/nested', true);
-    for (const n of [0, 1]) {
-      await page.click('button[name="floors$add"]');
-      await page.fill(`#nest-floors-${n}-level`, ['Ground', 'First'][n] ?? '');
-    }
+    const page = await twoFloors();
     await page.dragAndDrop(
       '#nest-floors > [data-roost-item]:nth-of-type(2) > legend',
       '#nest-floors > [data-roost-item]:nth-of-type(1) > legend',
     );
-    const levels = await page.$$eval('#nest-floors > [data-roost-item] input[name$=".level"]', (els) =>
-      els.map((e) => (e as HTMLInputElement).value),
-    );
-    assert.deepEqual(levels, ['First', 'Ground']);
+    assert.deepEqual(await levels(page), ['First', 'Ground']);
     assert.equal(await page.textContent('#nest-floors > [data-roost-announce]'), 'Floor moved to position 1 of 2');
     await page.context().close();
   });
