@@ -220,7 +220,7 @@ describe('wizard state', () => {
 });
 
 describe('wizard uploads', () => {
-  test('an upload inside a repeat item travels as a stash token only, and comes back at Finish', async () => {
+  test('an upload in a repeat item travels as a stash token only, across Back and Next, back at Finish', async () => {
     const nested = (body: FormValues, method = 'POST') =>
       new WizardForm({
         fields: [
@@ -240,9 +240,15 @@ describe('wizard uploads', () => {
     const payload = JSON.parse(Buffer.from(stateOf(two.html).split('.')[0] ?? '', 'base64url').toString('utf8'));
     const saved = payload.data.files.docs[0].doc;
     assert.deepEqual(Object.keys(saved).sort(), ['filename', 'kept', 'mime', 'size', 'tempfile']);
-    const done = await nested({ [wizardStateKey]: stateOf(two.html), note: 'ok', finish$: '' });
-    const back = (done.data?.docs as Array<{ doc?: { data?: Uint8Array } }> | undefined)?.[0]?.doc;
-    assert.deepEqual([...(back?.data ?? [])], [104, 105]);
+    // Back to it, and Next again without choosing the file again: the page's token brings it back.
+    const back = await nested({ [wizardStateKey]: stateOf(two.html), note: 'ok', back$: '' });
+    assert.match(text(dom(back.html).byId('nested-docs-0-doc-kept')), /Kept file: a\.txt/);
+    const token = inputValue(back.html, 'docs.0.doc$kept');
+    assert.ok(token);
+    const again = await nested({ [wizardStateKey]: stateOf(back.html), 'docs.0.doc$kept': token, next$: '' });
+    const done = await nested({ [wizardStateKey]: stateOf(again.html), note: 'ok', finish$: '' });
+    const file = (done.data?.docs as Array<{ doc?: { data?: Uint8Array } }> | undefined)?.[0]?.doc;
+    assert.deepEqual([...(file?.data ?? [])], [104, 105]);
   });
 
   test('an upload of step two is kept across Back, an error reply and Finish', async () => {

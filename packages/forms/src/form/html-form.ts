@@ -3,7 +3,7 @@
    table; markup is in render/. */
 import type { ActionCallback, ActionConf, ActionKw, ActionResult } from '../conf/action-conf.js';
 import { ConfigurationError } from '../conf/configuration-error.js';
-import { fieldDatatype, type FieldConf } from '../conf/field-conf.js';
+import type { FieldConf } from '../conf/field-conf.js';
 import type { Subsets } from '../conf/subset.js';
 import type { Controlset, WidgetRequirements } from '../fields/widget.js';
 import { renderActions, renderForm, renderItems, renderMessages, type RenderInput } from '../render/form-renderer.js';
@@ -14,6 +14,7 @@ import { Form } from './form.js';
 import type { FieldList } from './form-data.js';
 import { assertResolvable, resolveRedirect } from './redirect.js';
 import { defaultUploadStash } from '../request/upload-stash.js';
+import { mapFiles } from './field-files.js';
 
 /**
  * A complete reply the host must send instead of a page with the form: a redirect (302, or for
@@ -378,18 +379,14 @@ export class HTMLForm<
   }
 
   /**
-   * The data to show again after errors with each new upload kept in the stash, so the page
-   * carries its token instead of asking for the file again (deform's tmpstore).
+   * The data to show again after errors with each new upload (at any depth) kept in the stash,
+   * so the page carries its token instead of asking for the file again (deform's tmpstore).
    */
   async #keepUploads(data: Readonly<Record<string, unknown>>): Promise<Readonly<Record<string, unknown>>> {
-    const out = { ...data };
-    for (const { field } of await this.compiled()) {
-      const file = out[field.id];
-      if (fieldDatatype(field) !== 'file' || !isUploadedFile(file) || !file.tempfile) continue;
-      const stash = this.options.uploadStash ?? defaultUploadStash;
-      out[field.id] = { ...file, kept: file.kept ?? (await stash.keep(file)) };
-    }
-    return out;
+    const stash = this.options.uploadStash ?? defaultUploadStash;
+    return mapFiles(this.getFields(), data, async (file) =>
+      file.tempfile ? { ...file, kept: file.kept ?? (await stash.keep(file)) } : file,
+    );
   }
 
   /** Html rendered after the form (not with `messagesOnly`); `JsonSequenceForm` lists its items here. */

@@ -6,11 +6,12 @@
 import type { ActionConf, ActionKw, ActionResult } from '../conf/action-conf.js';
 import { ConfigurationError } from '../conf/configuration-error.js';
 import { fieldDatatype, type FieldConf } from '../conf/field-conf.js';
+import { mapFiles } from '../form/field-files.js';
 import type { Subsets } from '../conf/subset.js';
 import type { FieldList, FormData } from '../form/form-data.js';
 import type { FormInit } from '../form/form.js';
 import { HTMLForm, type ProcessResult } from '../form/html-form.js';
-import { isUploadedFile, isXhr, type UploadedFile } from '../request/form-request.js';
+import { isXhr, type UploadedFile } from '../request/form-request.js';
 import { defaultUploadStash } from '../request/upload-stash.js';
 import type { FieldError } from '../validate/validation-error.js';
 import { stepIndicator } from './step-indicator.js';
@@ -22,27 +23,6 @@ import {
   type WizardState,
   type WizardStore,
 } from './wizard-state.js';
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** `data` with each file field's value replaced by `swap`, at any depth (a group's fields, each repeat item's). */
-async function mapFiles(
-  fields: readonly FieldConf[],
-  data: Readonly<Record<string, unknown>>,
-  swap: (file: UploadedFile) => Promise<UploadedFile | undefined>,
-): Promise<Record<string, unknown>> {
-  const out = { ...data };
-  for (const field of fields) {
-    const value = out[field.id];
-    const datatype = fieldDatatype(field);
-    const inner = field.fields ?? [];
-    if (datatype === 'file' && isUploadedFile(value)) out[field.id] = await swap(value);
-    else if (datatype === 'group' && isRecord(value)) out[field.id] = await mapFiles(inner, value, swap);
-    else if (datatype === 'repeat' && Array.isArray(value))
-      out[field.id] = await Promise.all(value.map((item) => (isRecord(item) ? mapFiles(inner, item, swap) : item)));
-  }
-  return out;
-}
 
 /** The request name of the hidden field that carries the wizard's state (or its key in the store). */
 export const wizardStateKey = '$wizard';
