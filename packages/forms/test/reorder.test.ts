@@ -116,4 +116,13 @@ describe('reordering repeat items', () => {
       ],
     });
   });
+
+  test('an upload chosen before a Move or an Add without JavaScript is kept (its token in the page)', async () => {
+    const withFile: FieldConf[] = [...fields, { id: 'cv', name: 'CV', datatype: 'file' }];
+    const cv = { filename: 'cv.pdf', mime: 'application/pdf', size: 1, data: new Uint8Array([1]) };
+    const request = { method: 'POST', body: { 'floors.0.level': 'G', 'floors.1.level': 'F', floors$up: '1', cv } };
+    const r = await new HTMLForm({ fields: withFile, actions, request }).process();
+    assert.deepEqual(levels(r.html), ['F', 'G']);
+    assert.match(text(dom(r.html).byId('upload-cv-kept')), /Kept file: cv\.pdf/);
+  });
 });

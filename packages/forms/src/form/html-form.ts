@@ -120,7 +120,8 @@ export class HTMLForm<
     const [, data] = await this.extract(values);
     const action = actions.find((a) => a.id === 'default') ?? actions[0];
     if (!action) throw new ConfigurationError('No action to process the form found');
-    return { result: undefined, html: await this.render(data), action, response: undefined };
+    // The page comes back without a file input filled: an upload chosen before the press is kept.
+    return { result: undefined, html: await this.render(await this.#keepUploads(data)), action, response: undefined };
   }
 
   /** Every redirect target this form may use can be resolved (redirect.ts, `assertResolvable`). */
