@@ -33,6 +33,7 @@ export const testPasses = {
   'packages/forms/test/accessibility.test.ts': [],
   'packages/forms/test/browser-repeats.test.ts': [],
   'packages/forms/test/browser-validation.test.ts': [],
+  'packages/forms/test/browser-wizard.test.ts': [],
   'packages/forms/test/browser.test.ts': [],
   'packages/forms/test/constraints.test.ts': [],
   'packages/forms/test/content.test.ts': [],
@@ -50,12 +51,14 @@ export const testPasses = {
   'packages/forms/test/readme.test.ts': [],
   'packages/forms/test/redirects.test.ts': [],
   'packages/forms/test/render.test.ts': [],
+  'packages/forms/test/reorder.test.ts': [],
   'packages/forms/test/tool-workflow.test.ts': [],
   'packages/forms/test/typed-data.test.ts': [],
   'packages/forms/test/rules.test.ts': [],
   'packages/forms/test/browser-rules.test.ts': [],
   'packages/forms/test/live.test.ts': [],
   'packages/forms/test/browser-live.test.ts': [],
+  'packages/forms/test/wizard.test.ts': [],
 
   // The collections' query language: pure units (the fuzz and plan tests against the databases are
   // under test/collections/).
