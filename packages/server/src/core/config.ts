@@ -65,6 +65,11 @@ export const configSchema = z
       .min(1024)
       .default(1024 * 1024),
     trustProxy: z.boolean().default(false),
+    /**
+     * How long a stop keeps serving with `/ready` at 503 before it closes, so that a load balancer
+     * takes the process out first (http/shutdown.ts `Drain`). 0: no load balancer to tell.
+     */
+    shutdownDrainSeconds: z.number().min(0).max(3600).default(0),
     /** How long a stop waits for running requests before it closes their connections (http/shutdown.ts). */
     shutdownGraceSeconds: z.number().min(0).max(3600).default(10),
     /** Origins allowed to call Roost from a browser; none by default. */

@@ -31,7 +31,7 @@ import { registerHealthRoutes, type Readiness } from './routes/health-routes.js'
 import { installCors } from './cors.js';
 import { answerClientError } from './client-errors.js';
 import { installSecurityHeaders } from './security-headers.js';
-import { installShutdown } from './shutdown.js';
+import { createDrain, installShutdown, type Drain } from './shutdown.js';
 import { installRequestLog } from './request-log.js';
 import { createHttpMetrics, registerMetrics } from './metrics.js';
 import type { MailQueueCounts } from '../core/mailer.js';
@@ -53,6 +53,8 @@ export interface HttpServices {
   docPaths?: () => Record<string, object>;
   /** For `/ready` (routes/health-routes.ts); without it `/ready` says ready once the process runs. */
   readiness?: Readiness;
+  /** The drain a stop starts before it closes the app (shutdown.ts); without it, none. */
+  drain?: Drain;
   /** The live changes hub services.ts built (null or absent: realtime is off, no stream routes). */
   hub?: RealtimeHub | null;
   /** The mail queue's counts, for /metrics (metrics.ts). */
@@ -170,10 +172,14 @@ export async function buildHttp(
     ...sharedCounters(app, log, config.rateLimit.redisUrl),
   });
   installCors(app, config.corsOrigins);
-  installShutdown(app, config.shutdownGraceSeconds * 1000);
+  const drain = services.drain ?? createDrain();
+  installShutdown(app, drain, config.shutdownGraceSeconds * 1000);
   await registerOpenApi(app, ROOST_VERSION, services.docPaths);
 
-  await app.register(registerHealthRoutes, { readiness: services.readiness ?? { problems: async () => [] } });
+  await app.register(registerHealthRoutes, {
+    readiness: services.readiness ?? { problems: async () => [] },
+    drain,
+  });
   // Each service kind's operations (service-kinds.ts: users, data stores, file stores, ...).
   for (const register of services.routes ?? []) await register(app);
   if (hub) await app.register(registerRealtimeRoutes, { hub, users: services.users, config });
