@@ -114,7 +114,8 @@ export interface Services extends KindContext {
 
 /** Storage, migrated, and the domain services on it: what the CLI needs, without HTTP. */
 export async function openServices(config: Config, overrides: RoostOverrides = {}): Promise<Services> {
-  const log = overrides.log ?? pino({ level: config.logLevel });
+  // Times as ISO 8601 in UTC (`Z`), as everywhere new (issue 42, item 8; docs/operations.md, "Logs").
+  const log = overrides.log ?? pino({ level: config.logLevel, timestamp: pino.stdTimeFunctions.isoTime });
   const { db, dialect } = await connectDatabase(config);
   const kinds = [...SERVICE_KINDS, ...(overrides.kinds ?? [])];
   const allMigrations = Object.assign({}, migrations, ...kinds.map((kind) => kind.migrations));

@@ -56,7 +56,7 @@ export const configSchema = z
     /** The address users reach Roost at; links in mails start with it. */
     publicUrl: z.string().url().optional(),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-    /** One log line per request at `info` (method, route, status, ms, request id, user id, address, failure code). */
+    /** One log line per request at `info`, in pino-http's shape with Roost's fields (http/request-log.ts). */
     logRequests: z.boolean().default(true),
     /** Largest request body in bytes (file uploads have their own limit). */
     bodyLimit: z
@@ -65,6 +65,8 @@ export const configSchema = z
       .min(1024)
       .default(1024 * 1024),
     trustProxy: z.boolean().default(false),
+    /** Take a request's `x-request-id` as its id (http/request-id.ts); unset: as `trustProxy`. */
+    trustRequestId: z.boolean().optional(),
     /**
      * How long a stop keeps serving with `/ready` at 503 before it closes, so that a load balancer
      * takes the process out first (http/shutdown.ts `Drain`). 0: no load balancer to tell.

@@ -37,6 +37,7 @@ import { createHttpMetrics, registerMetrics } from './metrics.js';
 import type { MailQueueCounts } from '../core/mailer.js';
 import type { HookStat } from '../core/hooks.js';
 import { requestLogger } from './request-logger.js';
+import { installRequestIdHeader, requestIdOf } from './request-id.js';
 
 /** ioredis, loaded with `rateLimit.redisUrl` only (core/on-first-use.ts). */
 const ioredis = onFirstUse<typeof import('ioredis')>('ioredis');
@@ -112,8 +113,9 @@ export async function buildHttp(
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
-    // Ids need not be guessable-proof; they only tie log lines together.
+    // Read by request-id.ts, which checks what it takes.
     requestIdHeader: false,
+    genReqId: requestIdOf(config.trustRequestId ?? config.trustProxy),
     // A URL the router cannot decode (`%ff`) gets Roost's failure body, not Fastify's own.
     frameworkErrors: (_error, _request, reply) => {
       // The generic reply type of this hook is narrower than any route's; a plain reply it is.
@@ -126,6 +128,7 @@ export async function buildHttp(
     return503OnClosing: false,
   });
   app.decorateRequest('roostCaller', null);
+  app.decorateRequest('routePattern', null);
   installErrorHandler(app);
 
   // Operations validate with their own zod schemas (for the seed's field reasons); route
@@ -153,6 +156,7 @@ export async function buildHttp(
   });
 
   installSecurityHeaders(app);
+  installRequestIdHeader(app);
   installRequestLog(app, log, config.logRequests);
   const hub = services.hub ?? null;
   if (metrics)
