@@ -162,6 +162,7 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
     dataStores: services.dataStores,
     fileStores: services.fileStores,
     hub: services.hub,
+    requestRecords: services.requestRecords,
     // Each kind's operations, registered by the HTTP app in the kinds' order (service-kinds.ts).
     docPaths: () => Object.assign({}, ...services.kinds.map((kind) => kind.docPaths?.(services) ?? {})),
     routes: services.kinds.flatMap((kind) =>

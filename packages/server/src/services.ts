@@ -17,6 +17,8 @@ import { openRedisFeed, withInvalidations } from './storage/redis-events.js';
 import type { Dialect } from './storage/database.js';
 import { connectDatabase } from './storage/database-errors.js';
 import { createJobStore } from './storage/job-store.js';
+import { createRequestLogStore } from './storage/request-log-store.js';
+import type { RequestRecords } from './core/request-records.js';
 import { migrateToLatest, migrations } from './storage/migrations/index.js';
 import { SERVICE_KINDS, type RoostServiceKind } from './service-kinds.js';
 import type { PermissionStore } from './core/permissions.js';
@@ -107,6 +109,8 @@ export interface Services extends KindContext {
   jobCatalog: JobCatalog;
   /** The jobs part of the extension API (extend/jobs.ts): what `createRoost` hands each extension. */
   extensionJobs: ExtensionJobs;
+  /** The recent requests for the admin logs page, with `requestLog.keep` (storage/request-log-store.ts); else null. */
+  requestRecords: RequestRecords | null;
   /** Starts the work after an answer: the job queue (mails, webhook deliveries) and the webhooks' list. */
   start(): void;
   close(): Promise<void>;
@@ -284,6 +288,12 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   });
   // Expired sessions and single-use tokens are dead rows; clear them once an hour. A failed
   // purge changes nothing and is tried again the next hour.
+  const requestRecords = config.requestLog.keep
+    ? createRequestLogStore(db, {
+        retentionHours: config.requestLog.retentionHours,
+        onError: (err, what) => log.error({ err }, what),
+      })
+    : null;
   const purge = setInterval(() => void users.purgeExpired(programCaller('roost')).catch(() => {}), 3600_000).unref();
   return {
     ...ctx,
@@ -291,6 +301,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     hub,
     jobCatalog: extensionJobs.catalog,
     extensionJobs: extensionJobs.api,
+    requestRecords,
     start() {
       jobs.start();
       webhooks.start();
@@ -308,6 +319,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
       await mailQueue.close();
       await jobs.close();
       await mailer.close();
+      await requestRecords?.close();
       await db.destroy();
     },
   };

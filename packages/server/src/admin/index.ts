@@ -21,6 +21,7 @@ import { registerSignupsPages } from './pages/signups-page.js';
 import { registerToolsPage } from './pages/tools-page.js';
 import { registerWebhookPages } from './pages/webhooks-pages.js';
 import { registerJobPages } from './pages/jobs-pages.js';
+import { registerLogPages } from './pages/logs-pages.js';
 import type { JobQueue } from '../core/job-queue.js';
 import type { JobCatalog } from '../core/jobs.js';
 import type { Webhooks } from '../realtime/webhooks.js';
@@ -126,6 +127,7 @@ async function registerAdminPages(app: FastifyInstance, deps: PageDeps): Promise
   registerToolsPage(pages, users);
   registerWebhookPages(pages, { webhooks: deps.webhooks });
   registerJobPages(pages, deps.jobs, deps.jobCatalog);
+  registerLogPages(pages, deps.services.requestRecords ?? null);
   registerSettingsPage(pages, { users, settings: deps.settings, mailer: deps.mailer, config: deps.config });
   // A mistyped backend address answers a page, not the API's JSON body.
   await app.register(

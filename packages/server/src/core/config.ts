@@ -10,6 +10,7 @@ import {
   dataStoreOptions,
   fileStoreOptions,
   identityPolicySchema,
+  requestLogOptions,
   mailAddressSchema,
   mailFromSchema,
   pageUrlSchema,
@@ -58,6 +59,7 @@ export const configSchema = z
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** One log line per request at `info`, in pino-http's shape with Roost's fields (http/request-log.ts). */
     logRequests: z.boolean().default(true),
+    requestLog: requestLogOptions,
     /** Largest request body in bytes (file uploads have their own limit). */
     bodyLimit: z
       .number()
@@ -67,10 +69,7 @@ export const configSchema = z
     trustProxy: z.boolean().default(false),
     /** Take a request's `x-request-id` as its id (http/request-id.ts); unset: as `trustProxy`. */
     trustRequestId: z.boolean().optional(),
-    /**
-     * How long a stop keeps serving with `/ready` at 503 before it closes, so that a load balancer
-     * takes the process out first (http/shutdown.ts `Drain`). 0: no load balancer to tell.
-     */
+    /** How long a stop serves on with `/ready` at 503, for a load balancer (http/shutdown.ts `Drain`). */
     shutdownDrainSeconds: z.number().min(0).max(3600).default(0),
     /** How long a stop waits for running requests before it closes their connections (http/shutdown.ts). */
     shutdownGraceSeconds: z.number().min(0).max(3600).default(10),

@@ -36,6 +36,7 @@ import { installRequestLog } from './request-log.js';
 import { createHttpMetrics, registerMetrics } from './metrics.js';
 import type { MailQueueCounts } from '../core/mailer.js';
 import type { HookStat } from '../core/hooks.js';
+import type { RequestRecords } from '../core/request-records.js';
 import { requestLogger } from './request-logger.js';
 import { installRequestIdHeader, requestIdOf } from './request-id.js';
 
@@ -54,6 +55,8 @@ export interface HttpServices {
   docPaths?: () => Record<string, object>;
   /** For `/ready` (routes/health-routes.ts); without it `/ready` says ready once the process runs. */
   readiness?: Readiness;
+  /** The recent requests kept for the admin logs page (`requestLog.keep`; request-log.ts). */
+  requestRecords?: RequestRecords | null;
   /** The drain a stop starts before it closes the app (shutdown.ts); without it, none. */
   drain?: Drain;
   /** The live changes hub services.ts built (null or absent: realtime is off, no stream routes). */
@@ -157,7 +160,7 @@ export async function buildHttp(
 
   installSecurityHeaders(app);
   installRequestIdHeader(app);
-  installRequestLog(app, log, config.logRequests);
+  installRequestLog(app, log, config.logRequests, services.requestRecords ?? null);
   const hub = services.hub ?? null;
   if (metrics)
     await registerMetrics(app, metrics, {

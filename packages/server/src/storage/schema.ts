@@ -63,6 +63,21 @@ interface JobsTable {
   finished_at: number | null;
 }
 
+/** The recent requests (storage/request-log-store.ts), kept with `requestLog.keep`. */
+interface RequestLogsTable {
+  /** ISO 8601 in UTC. */
+  at: string;
+  request_id: string;
+  method: string;
+  url: string;
+  route: string | null;
+  status: number;
+  ms: number;
+  user_id: string | null;
+  address: string;
+  code: string | null;
+}
+
 /**
  * Counts per key in the current window: failed sign-ins per address,
  * mails per account and recipient (`countAttempt` in users/user-repo.ts).
@@ -198,6 +213,7 @@ interface CoreTables {
   throttle_counts: ThrottleCountsTable;
   webhooks: WebhooksTable;
   jobs: JobsTable;
+  request_logs: RequestLogsTable;
 }
 
 export interface Database extends CoreTables, DataStoreTables, FileStoreTables {}

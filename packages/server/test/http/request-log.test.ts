@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { pino } from 'pino';
 import type { ConfigInput } from '../../src/core/config.js';
+import { programCaller } from '../../src/users/index.js';
+import { authCookie, getPage, textOf } from '../helpers/pages.js';
 import { startServer, type TestServer } from '../helpers/test-server.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -192,6 +194,69 @@ describe('request log and request ids', () => {
     test('the id sent is not taken', async () => {
       const res = await fetch(`${s.server.url}/users/api/ping`, { headers: { 'x-request-id': 'from-outside' } });
       assert.match(String(res.headers.get('x-request-id')), UUID);
+    });
+  });
+
+  describe('kept for the logs page (requestLog.keep)', () => {
+    let s: { server: TestServer; lines: Line[]; raw: string[] };
+    let cookie: string;
+    before(async () => {
+      s = await loggedServer({ requestLog: { keep: true, retentionHours: 1 } });
+      await s.server.adminToken();
+      cookie = await authCookie(s.server, 'admin');
+    });
+    after(() => s.server.close());
+
+    test('the requests are written after their answers, and the page filters them', async () => {
+      const token = await s.server.createUser('kept');
+      const missing = await fetch(`${s.server.url}/data/api/getItem?key=nothing&token=hidden-value`, {
+        headers: { 'x-auth-token': token },
+      });
+      const ok = await fetch(`${s.server.url}/users/api/ping`);
+      const [missingId, okId] = [missing.headers.get('x-request-id'), ok.headers.get('x-request-id')];
+      await s.server.roost.requestRecords?.flush();
+      const records = await s.server.roost.requestRecords?.list(programCaller('test').principal, {
+        requestId: String(missingId),
+        limit: 5,
+      });
+      assert.equal(records?.length, 1);
+      const [record] = records ?? [];
+      assert.match(String(record?.at), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      assert.deepEqual(
+        [record?.status, record?.route, record?.code, record?.url],
+        [404, '/data/api/getItem', 'item_not_found', '/data/api/getItem?key=nothing&token=[redacted]'],
+      );
+
+      const failures = await getPage(s.server, '/admin/logs?status=4xx', cookie);
+      assert.equal(failures.status, 200);
+      assert.match(failures.html, new RegExp(String(missingId)));
+      assert.doesNotMatch(failures.html, new RegExp(String(okId)));
+      const byRoute = await getPage(s.server, `/admin/logs?route=${encodeURIComponent('/users/api/ping')}`, cookie);
+      assert.match(byRoute.html, new RegExp(String(okId)));
+      assert.doesNotMatch(byRoute.html, new RegExp(String(missingId)));
+      const later = await getPage(s.server, '/admin/logs?since=2999-01-01T00:00', cookie);
+      assert.match(textOf(later.html), /No request here/);
+      const story = await getPage(s.server, `/admin/logs/${missingId}`, cookie);
+      assert.match(textOf(story.html), /item_not_found/);
+      assert.doesNotMatch(story.html, /hidden-value/);
+    });
+
+    test('a bad filter is said on the page', async () => {
+      for (const [query, message] of [
+        ['status=teapot', /"teapot" is neither a status/],
+        ['since=yesterday', /"yesterday" is not a time/],
+      ] as const) {
+        const page = await getPage(s.server, `/admin/logs?${query}`, cookie);
+        assert.equal(page.status, 422);
+        assert.match(textOf(page.html), message);
+      }
+      assert.equal((await getPage(s.server, '/admin/logs/no-such-request', cookie)).status, 404);
+    });
+
+    test('the logs page is for administrators only', async () => {
+      const user = await authCookie(s.server, 'kept');
+      const page = await getPage(s.server, '/admin/logs', user);
+      assert.notEqual(page.status, 200);
     });
   });
 });
