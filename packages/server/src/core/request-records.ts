@@ -17,7 +17,8 @@ export interface RequestRecord {
   status: number;
   ms: number;
   userId: string | null;
-  address: string;
+  /** Null when the client had gone before the answer's end (Node knows no address of a closed socket). */
+  address: string | null;
   code: string | null;
 }
 

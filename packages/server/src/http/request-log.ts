@@ -47,7 +47,7 @@ async function recordOf(request: FastifyRequest, reply: FastifyReply): Promise<R
     status: reply.statusCode,
     ms: Math.round(reply.elapsedTime * 10) / 10,
     userId: caller?.user?.id ?? null,
-    address: request.ip,
+    address: request.ip ?? null,
     code: request.failureCode ?? null,
   };
 }

@@ -74,7 +74,8 @@ interface RequestLogsTable {
   status: number;
   ms: number;
   user_id: string | null;
-  address: string;
+  /** Null when the client had gone before the answer's end. */
+  address: string | null;
   code: string | null;
 }
 

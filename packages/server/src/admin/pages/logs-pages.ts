@@ -71,7 +71,7 @@ const columns = [
     label: 'User',
     cell: (r: RequestRecord) => (r.userId ? link(`/admin/users/${encodeURIComponent(r.userId)}`, r.userId) : ''),
   },
-  { label: 'Address', cell: (r: RequestRecord) => escapeHtml(r.address) },
+  { label: 'Address', cell: (r: RequestRecord) => escapeHtml(r.address ?? '') },
 ];
 
 const NOT_KEPT =
@@ -113,7 +113,7 @@ async function requestPage(records: RequestRecords | null, page: AdminPageReques
         ['Failure code', escapeHtml(r.code ?? '')],
         ['Time (ms)', String(r.ms)],
         ['User', r.userId ? link(`/admin/users/${encodeURIComponent(r.userId)}`, r.userId) : 'anonymous'],
-        ['Address', escapeHtml(r.address)],
+        ['Address', escapeHtml(r.address ?? '(gone)')],
       ]),
     )
     .map((html) => `<div class="card">${html}</div>`)

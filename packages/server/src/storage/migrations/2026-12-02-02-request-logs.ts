@@ -16,7 +16,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('status', 'integer', (c) => c.notNull())
     .addColumn('ms', 'real', (c) => c.notNull())
     .addColumn('user_id', 'text')
-    .addColumn('address', 'text', (c) => c.notNull())
+    .addColumn('address', 'text')
     .addColumn('code', 'text')
     .execute();
   await db.schema.createIndex('request_logs_at').on('request_logs').column('at').execute();
