@@ -15,6 +15,7 @@ const SERVER_SECTIONS: readonly NavSection[] = [
   { href: '/admin/webhooks', label: 'Webhooks' },
   { href: '/admin/jobs', label: 'Jobs' },
   { href: '/admin/logs', label: 'Logs' },
+  { href: '/admin/backups', label: 'Backups' },
   { href: '/admin/tools', label: 'Tools' },
 ];
 

@@ -37,6 +37,7 @@ import { createHttpMetrics, registerMetrics } from './metrics.js';
 import type { MailQueueCounts } from '../core/mailer.js';
 import type { HookStat } from '../core/hooks.js';
 import type { RequestRecords } from '../core/request-records.js';
+import type { BackupHealth } from '../backups/index.js';
 import { requestLogger } from './request-logger.js';
 import { installRequestIdHeader, requestIdOf } from './request-id.js';
 
@@ -65,6 +66,8 @@ export interface HttpServices {
   mailQueueCounts?: () => Promise<MailQueueCounts>;
   /** The hooks' runs (/metrics). */
   hookStats?: () => readonly HookStat[];
+  /** The newest backup and restore check (/metrics; backups/backups-service.ts). */
+  backupHealth?: () => Promise<BackupHealth>;
 }
 
 /**
@@ -168,6 +171,7 @@ export async function buildHttp(
       users: services.users,
       mailQueue: services.mailQueueCounts,
       ...(services.hookStats ? { hooks: services.hookStats } : {}),
+      ...(services.backupHealth ? { backups: services.backupHealth } : {}),
       ...(hub ? { realtime: () => hub.stats() } : {}),
     });
 
