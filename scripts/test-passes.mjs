@@ -87,6 +87,7 @@ export const testPasses = {
   'packages/server/test/admin/admin-pages.browser.test.ts': [],
   'packages/server/test/admin/jobs-pages.browser.test.ts': [],
   'packages/server/test/admin/backups-pages.browser.test.ts': [],
+  'packages/server/test/admin/logs-pages.browser.test.ts': [],
   // The pages' reads of accounts go through the administrator's own permissions (stored entries).
   'packages/server/test/admin/admin-user-grants.test.ts': ['storage'],
   'packages/server/test/admin/first-run.test.ts': ['storage'],
@@ -150,6 +151,9 @@ export const testPasses = {
   'packages/server/test/http/metrics.test.ts': [],
   // The HTTP parser is Node's (llhttp), and changes with it.
   'packages/server/test/http/odd-headers.test.ts': ['runtime'],
+  // The request log's lines and ids (HTTP headers as Node's parser takes them) and the records kept
+  // in the database for the logs page.
+  'packages/server/test/http/request-log.test.ts': ['storage', 'runtime'],
   // Every operation's answer against its schema: row types differ between the databases.
   'packages/server/test/http/openapi-answers.test.ts': ['storage'],
   'packages/server/test/http/openapi-types.test.ts': [],
@@ -233,6 +237,8 @@ export const testPasses = {
   'packages/server/test/scale/rate-limit-redis.test.ts': ['runtime'],
   'packages/server/test/scale/realtime-processes.test.ts': ['storage'],
   'packages/server/test/scale/revocation-bound.test.ts': ['storage'],
+  // Three `roost serve` behind HAProxy on one PostgreSQL, restarted one after another under load.
+  'packages/server/test/scale/rolling-restart.test.ts': ['storage'],
   'packages/server/test/scale/session-coherence.test.ts': ['storage'],
   'packages/server/test/scale/sweep-blobs.test.ts': ['storage'],
   'packages/server/test/scale/two-processes.test.ts': ['storage', 'runtime'],

@@ -21,6 +21,7 @@ import { registerSignupsPages } from './pages/signups-page.js';
 import { registerToolsPage } from './pages/tools-page.js';
 import { registerWebhookPages } from './pages/webhooks-pages.js';
 import { registerJobPages } from './pages/jobs-pages.js';
+import { registerLogPages } from './pages/logs-pages.js';
 import { registerBackupPages } from './pages/backups-pages.js';
 import type { Backups } from '../backups/index.js';
 import type { JobQueue } from '../core/job-queue.js';
@@ -130,6 +131,7 @@ async function registerAdminPages(app: FastifyInstance, deps: PageDeps): Promise
   registerToolsPage(pages, users);
   registerWebhookPages(pages, { webhooks: deps.webhooks });
   registerJobPages(pages, deps.jobs, deps.jobCatalog);
+  registerLogPages(pages, deps.services.requestRecords ?? null);
   registerBackupPages(pages, deps.backups, deps.config);
   registerSettingsPage(pages, { users, settings: deps.settings, mailer: deps.mailer, config: deps.config });
   // A mistyped backend address answers a page, not the API's JSON body.

@@ -63,6 +63,22 @@ interface JobsTable {
   finished_at: number | null;
 }
 
+/** The recent requests (storage/request-log-store.ts), kept with `requestLog.keep`. */
+interface RequestLogsTable {
+  /** ISO 8601 in UTC. */
+  at: string;
+  request_id: string;
+  method: string;
+  url: string;
+  route: string | null;
+  status: number;
+  ms: number;
+  user_id: string | null;
+  /** Null when the client had gone before the answer's end. */
+  address: string | null;
+  code: string | null;
+}
+
 /**
  * Counts per key in the current window: failed sign-ins per address,
  * mails per account and recipient (`countAttempt` in users/user-repo.ts).
@@ -214,6 +230,7 @@ interface CoreTables {
   throttle_counts: ThrottleCountsTable;
   webhooks: WebhooksTable;
   jobs: JobsTable;
+  request_logs: RequestLogsTable;
   backup_runs: BackupRunsTable;
 }
 
