@@ -17,6 +17,8 @@ import { openRedisFeed, withInvalidations } from './storage/redis-events.js';
 import type { Dialect } from './storage/database.js';
 import { connectDatabase } from './storage/database-errors.js';
 import { createJobStore } from './storage/job-store.js';
+import { createRequestLogStore } from './storage/request-log-store.js';
+import type { RequestRecords } from './core/request-records.js';
 import { migrateToLatest, migrations } from './storage/migrations/index.js';
 import { SERVICE_KINDS, type RoostServiceKind } from './service-kinds.js';
 import type { PermissionStore } from './core/permissions.js';
@@ -35,6 +37,9 @@ import { createHookRegistry, type HookRegistry } from './extend/hooks.js';
 import type { ServicesAsDeps } from './extend/services-as.js';
 import type { JobCatalog } from './core/jobs.js';
 import { createExtensionJobs, type ExtensionJobs } from './extend/jobs.js';
+import { createBackups, type Backups } from './backups/index.js';
+import { createBackupRunStore } from './storage/backup-run-store.js';
+import { openBackupTarget } from './storage/backup-target.js';
 
 /**
  * Storage and the domain services on it, without HTTP: what the CLI opens (cli/cli.ts), and what
@@ -107,6 +112,10 @@ export interface Services extends KindContext {
   jobCatalog: JobCatalog;
   /** The jobs part of the extension API (extend/jobs.ts): what `createRoost` hands each extension. */
   extensionJobs: ExtensionJobs;
+  /** The recent requests for the admin logs page, with `requestLog.keep` (storage/request-log-store.ts); else null. */
+  requestRecords: RequestRecords | null;
+  /** Backups, their schedule and restore check (backups/backups-service.ts; docs/operations.md, "Backups"). */
+  backups: Backups;
   /** Starts the work after an answer: the job queue (mails, webhook deliveries) and the webhooks' list. */
   start(): void;
   close(): Promise<void>;
@@ -114,7 +123,8 @@ export interface Services extends KindContext {
 
 /** Storage, migrated, and the domain services on it: what the CLI needs, without HTTP. */
 export async function openServices(config: Config, overrides: RoostOverrides = {}): Promise<Services> {
-  const log = overrides.log ?? pino({ level: config.logLevel });
+  // Times as ISO 8601 in UTC (`Z`), as everywhere new (issue 42, item 8; docs/operations.md, "Logs").
+  const log = overrides.log ?? pino({ level: config.logLevel, timestamp: pino.stdTimeFunctions.isoTime });
   const { db, dialect } = await connectDatabase(config);
   const kinds = [...SERVICE_KINDS, ...(overrides.kinds ?? [])];
   const allMigrations = Object.assign({}, migrations, ...kinds.map((kind) => kind.migrations));
@@ -284,8 +294,31 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     log,
     services: { users, dataStores, fileStores, collections, mail: mailQueue },
   });
+  const backups = createBackups({
+    config,
+    db: db as Kysely<unknown>,
+    dialect,
+    migrations: allMigrations,
+    runs: createBackupRunStore(db),
+    target: openBackupTarget(config.backups.target, config.dataDir),
+    clock,
+    enqueue: (work) => extensionJobs.api.enqueue(work === 'backup' ? BACKUP_JOB : CHECK_JOB, null),
+    queued: async () => {
+      const system = programCaller('backups').principal;
+      const kinds = [BACKUP_JOB, CHECK_JOB].map((name) => `job:${name}`);
+      const counts = await Promise.all(kinds.map((kind) => jobs.counts(system, kind)));
+      return counts.reduce((n, c) => n + c.due, 0);
+    },
+  });
+  scheduleBackups(config, extensionJobs.api, backups);
   // Expired sessions and single-use tokens are dead rows; clear them once an hour. A failed
   // purge changes nothing and is tried again the next hour.
+  const requestRecords = config.requestLog.keep
+    ? createRequestLogStore(db, {
+        retentionHours: config.requestLog.retentionHours,
+        onError: (err, what) => log.error({ err }, what),
+      })
+    : null;
   const purge = setInterval(() => void users.purgeExpired(programCaller('roost')).catch(() => {}), 3600_000).unref();
   return {
     ...ctx,
@@ -293,6 +326,8 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     hub,
     jobCatalog: extensionJobs.catalog,
     extensionJobs: extensionJobs.api,
+    requestRecords,
+    backups,
     start() {
       jobs.start();
       webhooks.start();
@@ -304,15 +339,35 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
       hub?.close();
       await webhooks.close();
       blobs.close();
+      backups.close();
       await events.flush();
       await notify?.close();
       await redis?.close();
       await mailQueue.close();
       await jobs.close();
       await mailer.close();
+      await requestRecords?.close();
       await db.destroy();
     },
   };
+}
+
+const BACKUP_JOB = 'roost.backup';
+const CHECK_JOB = 'roost.backup-check';
+
+/**
+ * Backups and their restore check as jobs of the queue (extend/jobs.ts): one asked for on the
+ * backups page runs in whichever process claims it; the schedules of `backups.schedule` and
+ * `backups.checkSchedule` add each tick once across processes, and their kinds are exclusive,
+ * so two backups never run at once. None is retried: the next tick or a click tries again.
+ */
+function scheduleBackups(config: Config, jobs: ExtensionJobs, backups: Backups): void {
+  const { schedule, checkSchedule, timeoutSeconds } = config.backups;
+  const options = { retries: 0, timeoutMs: timeoutSeconds * 1000 };
+  jobs.define(BACKUP_JOB, () => backups.make('manual'), options);
+  jobs.define(CHECK_JOB, () => backups.check(), options);
+  if (schedule) jobs.schedule(`${BACKUP_JOB}-scheduled`, schedule, () => backups.make('scheduled'), options);
+  if (checkSchedule) jobs.schedule(`${CHECK_JOB}-scheduled`, checkSchedule, () => backups.check(), options);
 }
 
 /** The hub's settings from the configuration's `realtime` section (seconds to milliseconds). */

@@ -2,6 +2,8 @@ import { staticItems, type FieldConf } from '../conf/field-conf.js';
 import type { FormValues } from '../request/form-request.js';
 import { attrs, cls, escapeHtml } from '../render/html.js';
 import { textValue, type Widget, type WidgetRenderInput } from './widget.js';
+import { ruleBox } from '../rules/rule-box.js';
+import { ruledField, ruleState } from '../rules/rules.js';
 
 /**
  * Groups rendered inline, as deform and react-jsonschema-form do: a `group` field holds an
@@ -28,7 +30,11 @@ const repeatDepth = (fieldId: string): number =>
 /** A sub-field under the group's name: its request name, its id in the page. */
 const nested = (sub: FieldConf, prefix: string): FieldConf => ({ ...sub, id: `${prefix}.${sub.id}` });
 
-/** The item indexes present in the request under `prefix.<n>.`, in order, without gaps kept. */
+/**
+ * The item indexes present in the request under `prefix.<n>.`, in the order the request lists
+ * them (the page's order, which the script's Move up and Move down change: render/assets.ts), gaps
+ * not kept. The index names an item, its place in the request orders it.
+ */
 function indexesOf(values: FormValues, prefix: string): number[] {
   const found = new Set<number>();
   const head = `${prefix}.`;
@@ -37,7 +43,26 @@ function indexesOf(values: FormValues, prefix: string): number[] {
     const n = /^(\d{1,4})\./.exec(key.slice(head.length))?.[1];
     if (n !== undefined) found.add(Number(n));
   }
-  return [...found].sort((a, b) => a - b);
+  return [...found];
+}
+
+/**
+ * The indexes after a Move up or Move down pressed without JavaScript (`<id>$up` or `<id>$down`
+ * with the item's index): the item swaps places with its neighbour; at either end nothing moves.
+ */
+function moved(indexes: readonly number[], values: FormValues, fieldId: string): number[] {
+  const out = [...indexes];
+  for (const [button, step] of [
+    ['up', -1],
+    ['down', 1],
+  ] as const) {
+    const pressed = textValue(values[`${fieldId}$${button}`]);
+    const at = pressed === undefined ? -1 : out.indexOf(Number(pressed));
+    const to = at + step;
+    if (at < 0 || to < 0 || to >= out.length) continue;
+    [out[at], out[to]] = [out[to] as number, out[at] as number];
+  }
+  return out;
 }
 
 /**
@@ -58,8 +83,13 @@ export function groupWidgets(widgetOf: (field: FieldConf) => Widget): { group: W
 
   const renderGroup = (input: WidgetRenderInput, prefix: string, oid: string, value: unknown): string => {
     const data = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-    return (input.field.fields ?? [])
-      .map((sub) => {
+    const subs = input.field.fields ?? [];
+    return subs
+      .map((configured) => {
+        // A rule in a group or item reads the fields beside it there (rules/rules.ts).
+        const valueAt = (id: string) => data[id];
+        const state = ruleState(configured, subs, valueAt);
+        const sub = ruledField(configured, state);
         const subOid = `${oid}-${sub.id}`;
         const widget = widgetOf(sub);
         const html = widget.render({
@@ -78,7 +108,9 @@ export function groupWidgets(widgetOf: (field: FieldConf) => Widget): { group: W
           for: widget.group ? undefined : subOid,
           class: cls('roost-group-label', Boolean(sub.required) && input.classes.required),
         })}>${escapeHtml(input.t(sub.name ?? sub.id))}</label>`;
-        return `<div${attrs({ class: 'roost-group-field' })}>${label}${html}</div>`;
+        const item = `<div${attrs({ class: 'roost-group-field' })}>${label}${html}</div>`;
+        const where = { field: configured, fields: subs, prefix: `${prefix}.`, oid: subOid, state, valueAt };
+        return ruleBox(item, { ...where, classes: input.classes });
       })
       .join('');
   };
@@ -96,11 +128,13 @@ export function groupWidgets(widgetOf: (field: FieldConf) => Widget): { group: W
     read: (field, values) => {
       const remove = textValue(values[`${field.id}$remove`]);
       const add = values[`${field.id}$add`] !== undefined;
-      const indexes = indexesOf(values, field.id).filter((n) => String(n) !== remove);
+      const indexes = moved(indexesOf(values, field.id), values, field.id).filter((n) => String(n) !== remove);
       const items = indexes.map((n) => readGroup(field, values, `${field.id}.${n}`) ?? {});
       // Add stops at maxItems, as the script's Add does (render/assets.ts).
       if (add && (field.maxItems === undefined || items.length < field.maxItems)) items.push({});
-      return items.length || remove !== undefined || add ? items : undefined;
+      const changed =
+        remove !== undefined || add || ['up', 'down'].some((b) => values[`${field.id}$${b}`] !== undefined);
+      return items.length || changed ? items : undefined;
     },
     render: (input) => {
       const given: unknown[] = Array.isArray(input.value) ? input.value : [];
@@ -118,11 +152,22 @@ export function groupWidgets(widgetOf: (field: FieldConf) => Widget): { group: W
           class: cls(input.classes.button, 'roost-repeat-remove'),
           'data-roost-repeat-remove': true,
         });
+        // Move up and Move down: submit buttons as Remove is, moved in place by the script.
+        const move = (dir: 'up' | 'down', label: string) =>
+          `<button${attrs({
+            type: 'submit',
+            name: `${input.field.id}$${dir}`,
+            value: n,
+            formnovalidate: true,
+            class: cls(input.classes.button, `roost-repeat-${dir}`),
+            [`data-roost-repeat-${dir}`]: true,
+          })}>${escapeHtml(input.t(label))}</button>`;
         return (
           `<fieldset${attrs({ class: 'roost-repeat-item', 'data-roost-item': true })}>` +
           `<legend>${escapeHtml(`${name} ${position}`)}</legend>` +
           renderGroup(input, `${input.field.id}.${n}`, `${input.oid}-${n}`, value) +
-          `<button${remove}>${escapeHtml(input.t('Remove'))}</button></fieldset>`
+          `<button${remove}>${escapeHtml(input.t('Remove'))}</button>` +
+          `${move('up', 'Move up')}${move('down', 'Move down')}</fieldset>`
         );
       };
       const add = attrs({
@@ -144,12 +189,21 @@ export function groupWidgets(widgetOf: (field: FieldConf) => Widget): { group: W
         'data-roost-index': index,
         'data-roost-position': position,
         'data-roost-max': input.field.maxItems,
+        'data-roost-label': name,
       });
       return (
         `<div${box}>` +
         items.map((v, i) => item(v, String(i), String(i + 1))).join('') +
         `<template data-roost-repeat-template>${item({}, index, position)}</template>` +
-        `<button${add}>${escapeHtml(input.t('Add'))}</button></div>`
+        `<button${add}>${escapeHtml(input.t('Add'))}</button>` +
+        // Where the script announces a move (render/assets.ts); screen readers only.
+        // (aria-live, not role=status: an ajax reply focuses the first role=status, a message).
+        `<div${attrs({
+          class: 'roost-sr-only',
+          'aria-live': 'polite',
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: a message id, filled in by the script
+          'data-roost-announce': input.t('${item} moved to position ${position} of ${count}'),
+        })}></div></div>`
       );
     },
   };

@@ -3,7 +3,7 @@
    table; markup is in render/. */
 import type { ActionCallback, ActionConf, ActionKw, ActionResult } from '../conf/action-conf.js';
 import { ConfigurationError } from '../conf/configuration-error.js';
-import { fieldDatatype, type FieldConf } from '../conf/field-conf.js';
+import type { FieldConf } from '../conf/field-conf.js';
 import type { Subsets } from '../conf/subset.js';
 import type { Controlset, WidgetRequirements } from '../fields/widget.js';
 import { renderActions, renderForm, renderItems, renderMessages, type RenderInput } from '../render/form-renderer.js';
@@ -14,6 +14,9 @@ import { Form } from './form.js';
 import type { FieldList } from './form-data.js';
 import { assertResolvable, resolveRedirect } from './redirect.js';
 import { defaultUploadStash } from '../request/upload-stash.js';
+import { LIVE_KEY, liveSpec } from '../live/live-spec.js';
+import { textValue } from '../fields/widget.js';
+import { mapFiles } from './field-files.js';
 
 /**
  * A complete reply the host must send instead of a page with the form: a redirect (302, or for
@@ -89,6 +92,8 @@ export class HTMLForm<
     this.response = undefined;
     const values = this.getFormValues();
     const configured = this.getActions();
+    const checked = await this.#liveCheck(values, configured);
+    if (checked) return checked;
     const changed = await this.#repeatChanged(values, configured);
     if (changed) return changed;
     let action = configured.find((a) => values[`${a.id}${this.options.actionPostfix}`] !== undefined);
@@ -104,21 +109,48 @@ export class HTMLForm<
   }
 
   /**
-   * An item added to or removed from a `repeat` field without JavaScript (its `<id>$add` or
-   * `<id>$remove` button, fields/group-widgets.ts): the form again with the values as they are,
-   * one item more or less, nothing validated and no action run. Undefined for other requests.
+   * An item added to, removed from or moved in a `repeat` field without JavaScript (its
+   * `<id>$add`, `<id>$remove`, `<id>$up` or `<id>$down` button, fields/group-widgets.ts): the
+   * form again with the values as they are, one item more, less or moved, nothing validated and
+   * no action run. Undefined for other requests.
    */
   async #repeatChanged(values: FormValues, actions: readonly ActionConf[]): Promise<ProcessResult | undefined> {
     const fields = this.getFields();
     const pressed = Object.keys(values).some((key) => {
-      const button = /^(.+)\$(add|remove)$/.exec(key)?.[1];
+      const button = /^(.+)\$(add|remove|up|down)$/.exec(key)?.[1];
       return button !== undefined && namesRepeat(fields, button.split('.'));
     });
     if (!pressed) return undefined;
     const [, data] = await this.extract(values);
     const action = actions.find((a) => a.id === 'default') ?? actions[0];
     if (!action) throw new ConfigurationError('No action to process the form found');
-    return { result: undefined, html: await this.render(data), action, response: undefined };
+    // The page comes back without a file input filled: an upload chosen before the press is kept.
+    return { result: undefined, html: await this.render(await this.#keepUploads(data)), action, response: undefined };
+  }
+
+  /**
+   * A live check of one field (`liveValidation`, live/live-spec.ts): the request names it under
+   * `roost$validate` and carries the form's values; the answer is JSON `{ field, messages, inputs }`,
+   * the field's messages as a submit would give them (its rules and validators run, the form-level
+   * `validateForm` not). No action runs and no event fires. Undefined for other requests.
+   */
+  async #liveCheck(values: FormValues, actions: readonly ActionConf[]): Promise<ProcessResult | undefined> {
+    const name = this.options.liveValidation ? textValue(values[LIVE_KEY]) : undefined;
+    if (name === undefined) return undefined;
+    const id = name.replace(/-confirm$/, '').split('.')[0] ?? '';
+    const known = this.getFields().some((f) => f.id === id);
+    const r = known ? await this.run(values, { fromWidgets: true, convertOnly: false, only: id }) : undefined;
+    const error = r?.errors.find((e) => e.field === id);
+    const body = known
+      ? { field: id, messages: error?.messages ?? [], inputs: error?.inputs ?? [] }
+      : { error: `Unknown field "${id}"` };
+    const response = {
+      status: known ? 200 : 400,
+      headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' },
+      body: JSON.stringify(body),
+    };
+    const action = actions.find((a) => a.id === 'default') ?? actions[0] ?? { id: LIVE_KEY, method: 'startForm' };
+    return { result: undefined, html: '', action, response };
   }
 
   /** Every redirect target this form may use can be resolved (redirect.ts, `assertResolvable`). */
@@ -351,6 +383,12 @@ export class HTMLForm<
       data,
       errors: errors ?? [],
       controlsets,
+      live: this.options.liveValidation
+        ? liveSpec(fields, this.options.formid, this.t, {
+            invalidClass: this.widget.classes.invalid,
+            errorClass: this.widget.classes.error,
+          })
+        : undefined,
     };
   }
 
@@ -377,18 +415,14 @@ export class HTMLForm<
   }
 
   /**
-   * The data to show again after errors with each new upload kept in the stash, so the page
-   * carries its token instead of asking for the file again (deform's tmpstore).
+   * The data to show again after errors with each new upload (at any depth) kept in the stash,
+   * so the page carries its token instead of asking for the file again (deform's tmpstore).
    */
   async #keepUploads(data: Readonly<Record<string, unknown>>): Promise<Readonly<Record<string, unknown>>> {
-    const out = { ...data };
-    for (const { field } of await this.compiled()) {
-      const file = out[field.id];
-      if (fieldDatatype(field) !== 'file' || !isUploadedFile(file) || !file.tempfile) continue;
-      const stash = this.options.uploadStash ?? defaultUploadStash;
-      out[field.id] = { ...file, kept: file.kept ?? (await stash.keep(file)) };
-    }
-    return out;
+    const stash = this.options.uploadStash ?? defaultUploadStash;
+    return mapFiles(this.getFields(), data, async (file) =>
+      file.tempfile ? { ...file, kept: file.kept ?? (await stash.keep(file)) } : file,
+    );
   }
 
   /** Html rendered after the form (not with `messagesOnly`); `JsonSequenceForm` lists its items here. */

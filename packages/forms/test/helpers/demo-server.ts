@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import {
   HTMLForm,
   ObjectForm,
+  browserSafe,
   presets,
   createContentView,
   escapeHtml,
@@ -20,6 +21,7 @@ import {
   type KyselyContent,
   type MessageStore,
   type ProcessResult,
+  WizardForm,
 } from '../../src/index.js';
 
 /** Bootstrap 5's stylesheet from npm (a devDependency): the preset is checked as a host styles it. */
@@ -103,6 +105,77 @@ const everyWidget: FieldConf[] = [
   { id: 'avatar', name: 'Avatar', datatype: 'file' },
   { id: 'home', name: 'Home', datatype: 'group', fields: [{ id: 'street', name: 'Street', required: true }] },
   { id: 'others', name: 'Address', datatype: 'repeat', minItems: 1, fields: [{ id: 'street', name: 'Street' }] },
+];
+
+/** Names already taken, for the live check of an async validator (test/browser-live.test.ts). */
+const taken = new Set(['ada', 'root']);
+const liveFields: FieldConf[] = [
+  {
+    id: 'username',
+    name: 'User name',
+    required: true,
+    minLength: 3,
+    validator: async (value) => (taken.has(String(value)) ? 'Name taken' : undefined),
+  },
+  { id: 'email', name: 'E-mail', datatype: 'email', required: true },
+  { id: 'code', name: 'Code', pattern: '[A-Z]{3}' },
+  {
+    id: 'pairs',
+    name: 'Pairs',
+    datatype: 'number',
+    min: 0,
+    validator: browserSafe((value) => (Number(value) % 2 ? 'Must be even' : undefined), ['Must be even']),
+  },
+  {
+    id: 'nick',
+    name: 'Nickname',
+    validator: browserSafe((value) => (String(value).includes(' ') ? 'No spaces' : undefined), ['No spaces']),
+  },
+  { id: 'guests', name: 'Guest', datatype: 'repeat', fields: [{ id: 'name', name: 'Name', required: true }] },
+];
+
+const isBusiness = { scope: '#/properties/kind', schema: { const: 'business' } };
+const ruleFields: FieldConf[] = [
+  {
+    id: 'kind',
+    name: 'Customer',
+    datatype: 'radio',
+    required: true,
+    listItems: [
+      { id: 'private', name: 'Private' },
+      { id: 'business', name: 'Business' },
+    ],
+  },
+  { id: 'company', name: 'Company', required: true, rule: { effect: 'SHOW', condition: isBusiness } },
+  { id: 'vat', name: 'VAT number', rule: { effect: 'REQUIRE', condition: isBusiness } },
+  { id: 'news', name: 'Send news', datatype: 'checkbox' },
+  {
+    id: 'topic',
+    name: 'Topic',
+    rule: { effect: 'ENABLE', condition: { scope: '#/properties/news', schema: { const: true } } },
+  },
+  {
+    id: 'offices',
+    name: 'Office',
+    datatype: 'repeat',
+    fields: [
+      {
+        id: 'type',
+        name: 'Type',
+        datatype: 'list',
+        listItems: [
+          { id: 'branch', name: 'Branch' },
+          { id: 'hq', name: 'Head office' },
+        ],
+      },
+      {
+        id: 'city',
+        name: 'City',
+        required: true,
+        rule: { effect: 'HIDE', condition: { scope: '#/properties/type', schema: { const: 'hq' } } },
+      },
+    ],
+  },
 ];
 
 const pages: Record<string, FormInit> = {
@@ -205,7 +278,31 @@ const pages: Record<string, FormInit> = {
     uploadProgressBar: 'always',
     formid: 'up',
   },
+  // Validation as you type (test/browser-live.test.ts); the server's messages on submit too.
+  '/live': { fields: liveFields, formid: 'live', liveValidation: true, novalidate: true },
+  // The same under a Content-Security-Policy without 'unsafe-eval' (test/browser-live.test.ts).
+  '/live-csp': { fields: liveFields, formid: 'live', liveValidation: true, novalidate: true },
+  // Rules at the top and in the items of a repeat (test/browser-rules.test.ts).
+  '/rules': { fields: ruleFields, formid: 'rules' },
 };
+
+/** Wizards (test/browser-wizard.test.ts): two steps, an upload and a repeat; as full pages and over ajax. */
+const wizard: FormInit = {
+  fields: [
+    { id: 'email', name: 'E-mail', datatype: 'email', required: true },
+    { id: 'name', name: 'Name' },
+    { id: 'avatar', name: 'Avatar', datatype: 'file', required: true },
+    { id: 'addresses', name: 'Address', datatype: 'repeat', fields: [{ id: 'street', name: 'Street' }] },
+  ],
+  subsets: { account: { fields: ['email', 'name'] }, details: { fields: ['avatar', 'addresses'] } },
+  formid: 'wiz',
+  novalidate: true,
+};
+const wizards: Record<string, FormInit> = { '/wizard': wizard, '/wizard-ajax': { ...wizard, use_ajax: true } };
+const wizardSteps = [
+  { subset: 'account', name: 'Account' },
+  { subset: 'details', name: 'Details' },
+];
 
 export interface DemoServer {
   url: string;
@@ -250,7 +347,7 @@ async function handle(
     res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Cancelled</title>');
     return;
   }
-  const init = pages[url.pathname];
+  const init = pages[url.pathname] ?? wizards[url.pathname];
   if (!init && !(content && url.pathname.startsWith('/content/'))) {
     res.writeHead(404).end('not found');
     return;
@@ -270,6 +367,13 @@ async function handle(
     await contentPage(url.pathname.slice('/content/'.length), request, res, content!);
     return;
   }
+  if (wizards[url.pathname]) {
+    const form = new WizardForm({ ...init, request, steps: wizardSteps, secret: 'the demo secret, thirty-two chars' });
+    const result = await form.process({ success_message: 'Thank you!' });
+    if (result.data) received.push({ ...result.data });
+    await reply(res, form, result);
+    return;
+  }
   const form = new HTMLForm({
     ...init,
     request,
@@ -284,6 +388,7 @@ async function handle(
     received.push({ ...(data as Record<string, unknown>) });
   });
   const head = url.pathname.endsWith('-bootstrap') ? '<link rel="stylesheet" href="/bootstrap.css">' : '';
+  if (url.pathname.endsWith('-csp')) res.setHeader('Content-Security-Policy', "script-src 'self'");
   await reply(res, form, await form.process({ success_message: 'Thank you!' }), [], head);
 }
 

@@ -21,6 +21,9 @@ import { registerSignupsPages } from './pages/signups-page.js';
 import { registerToolsPage } from './pages/tools-page.js';
 import { registerWebhookPages } from './pages/webhooks-pages.js';
 import { registerJobPages } from './pages/jobs-pages.js';
+import { registerLogPages } from './pages/logs-pages.js';
+import { registerBackupPages } from './pages/backups-pages.js';
+import type { Backups } from '../backups/index.js';
 import type { JobQueue } from '../core/job-queue.js';
 import type { JobCatalog } from '../core/jobs.js';
 import type { Webhooks } from '../realtime/webhooks.js';
@@ -58,6 +61,8 @@ export interface PageDeps {
   jobCatalog: JobCatalog;
   /** The collections (collection-pages/). */
   collections: Collections;
+  /** Backups and their restore check (pages/backups-pages.ts). */
+  backups: Backups;
   /** What the service kinds (src/service-kinds.ts) bring to the pages: header sections, pages, permission targets. */
   kinds: KindPages;
 }
@@ -131,6 +136,8 @@ async function registerAdminPages(app: FastifyInstance, deps: PageDeps): Promise
   registerToolsPage(pages, users);
   registerWebhookPages(pages, { webhooks: deps.webhooks });
   registerJobPages(pages, deps.jobs, deps.jobCatalog);
+  registerLogPages(pages, deps.services.requestRecords ?? null);
+  registerBackupPages(pages, deps.backups, deps.config);
   registerSettingsPage(pages, { users, settings: deps.settings, mailer: deps.mailer, config: deps.config });
   // A mistyped backend address answers a page, not the API's JSON body.
   await app.register(

@@ -31,12 +31,15 @@ import { registerHealthRoutes, type Readiness } from './routes/health-routes.js'
 import { installCors } from './cors.js';
 import { answerClientError } from './client-errors.js';
 import { installSecurityHeaders } from './security-headers.js';
-import { installShutdown } from './shutdown.js';
+import { createDrain, installShutdown, type Drain } from './shutdown.js';
 import { installRequestLog } from './request-log.js';
 import { createHttpMetrics, registerMetrics } from './metrics.js';
 import type { MailQueueCounts } from '../core/mailer.js';
 import type { HookStat } from '../core/hooks.js';
+import type { RequestRecords } from '../core/request-records.js';
+import type { BackupHealth } from '../backups/index.js';
 import { requestLogger } from './request-logger.js';
+import { installRequestIdHeader, requestIdOf } from './request-id.js';
 
 /** ioredis, loaded with `rateLimit.redisUrl` only (core/on-first-use.ts). */
 const ioredis = onFirstUse<typeof import('ioredis')>('ioredis');
@@ -53,12 +56,18 @@ export interface HttpServices {
   docPaths?: () => Record<string, object>;
   /** For `/ready` (routes/health-routes.ts); without it `/ready` says ready once the process runs. */
   readiness?: Readiness;
+  /** The recent requests kept for the admin logs page (`requestLog.keep`; request-log.ts). */
+  requestRecords?: RequestRecords | null;
+  /** The drain a stop starts before it closes the app (shutdown.ts); without it, none. */
+  drain?: Drain;
   /** The live changes hub services.ts built (null or absent: realtime is off, no stream routes). */
   hub?: RealtimeHub | null;
   /** The mail queue's counts, for /metrics (metrics.ts). */
   mailQueueCounts?: () => Promise<MailQueueCounts>;
   /** The hooks' runs (/metrics). */
   hookStats?: () => readonly HookStat[];
+  /** The newest backup and restore check (/metrics; backups/backups-service.ts). */
+  backupHealth?: () => Promise<BackupHealth>;
 }
 
 /**
@@ -110,8 +119,9 @@ export async function buildHttp(
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
-    // Ids need not be guessable-proof; they only tie log lines together.
+    // Read by request-id.ts, which checks what it takes.
     requestIdHeader: false,
+    genReqId: requestIdOf(config.trustRequestId ?? config.trustProxy),
     // A URL the router cannot decode (`%ff`) gets Roost's failure body, not Fastify's own.
     frameworkErrors: (_error, _request, reply) => {
       // The generic reply type of this hook is narrower than any route's; a plain reply it is.
@@ -124,6 +134,7 @@ export async function buildHttp(
     return503OnClosing: false,
   });
   app.decorateRequest('roostCaller', null);
+  app.decorateRequest('routePattern', null);
   installErrorHandler(app);
 
   // Operations validate with their own zod schemas (for the seed's field reasons); route
@@ -151,7 +162,8 @@ export async function buildHttp(
   });
 
   installSecurityHeaders(app);
-  installRequestLog(app, log, config.logRequests);
+  installRequestIdHeader(app);
+  installRequestLog(app, log, config.logRequests, services.requestRecords ?? null);
   const hub = services.hub ?? null;
   if (metrics)
     await registerMetrics(app, metrics, {
@@ -159,6 +171,7 @@ export async function buildHttp(
       users: services.users,
       mailQueue: services.mailQueueCounts,
       ...(services.hookStats ? { hooks: services.hookStats } : {}),
+      ...(services.backupHealth ? { backups: services.backupHealth } : {}),
       ...(hub ? { realtime: () => hub.stats() } : {}),
     });
 
@@ -170,10 +183,14 @@ export async function buildHttp(
     ...sharedCounters(app, log, config.rateLimit.redisUrl),
   });
   installCors(app, config.corsOrigins);
-  installShutdown(app, config.shutdownGraceSeconds * 1000);
+  const drain = services.drain ?? createDrain();
+  installShutdown(app, drain, config.shutdownGraceSeconds * 1000);
   await registerOpenApi(app, ROOST_VERSION, services.docPaths);
 
-  await app.register(registerHealthRoutes, { readiness: services.readiness ?? { problems: async () => [] } });
+  await app.register(registerHealthRoutes, {
+    readiness: services.readiness ?? { problems: async () => [] },
+    drain,
+  });
   // Each service kind's operations (service-kinds.ts: users, data stores, file stores, ...).
   for (const register of services.routes ?? []) await register(app);
   if (hub) await app.register(registerRealtimeRoutes, { hub, users: services.users, config });

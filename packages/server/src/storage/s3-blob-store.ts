@@ -8,28 +8,32 @@ import { blobMeter, type BlobStore, type ByteRange, type ListedBlob, type Stored
 export type S3BlobStoreOptions = Extract<BlobStoreOptions, { kind: 's3' }>;
 
 type S3Upload = typeof import('@aws-sdk/lib-storage').Upload;
+interface S3Loaded {
+  sdk: typeof import('@aws-sdk/client-s3');
+  Upload: S3Upload;
+  client: S3Client;
+}
 
 const BLOB_ID = /^[0-9a-f-]{36}$/;
 
-/**
- * Blobs as objects of an S3-compatible bucket, under `<prefix><id>`. S3 makes an object visible
- * only once its upload completed (a single PUT, or the CompleteMultipartUpload of a multipart
- * one), so a crash or a failed upload never leaves a partial object under a key: what is left is
- * an unfinished multipart upload, which no read sees (a bucket lifecycle rule
- * `AbortIncompleteMultipartUpload` removes those; see docs/scaling.md). Uploads are streamed:
- * at most `partSizeBytes` × 2 of a file is in memory at once.
- */
 /** An access key of S3, as the settings page sets it over the configuration's (core/runtime-settings.ts `s3Keys`). */
 export interface S3Keys {
   accessKeyId: string;
   secretAccessKey: string;
 }
 
-export function createS3BlobStore(
+/**
+ * The SDK and a client of the bucket's server, loaded on first use (`s3()`); `close` ends the
+ * clients. `liveKeys`: the key in force now (the runtime settings'), if any; else the
+ * configuration's, else the SDK's own chain.
+ */
+export function s3Connection(
   options: S3BlobStoreOptions,
-  /** The keys in force now (the runtime settings'), if any; else the configuration's, else the SDK's chain. */
   liveKeys?: () => Promise<S3Keys | undefined>,
-): BlobStore & { close(): void } {
+): {
+  s3: () => Promise<S3Loaded>;
+  close(): void;
+} {
   const clientConfig: S3ClientConfig = {
     region: options.region,
     forcePathStyle: options.forcePathStyle,
@@ -49,7 +53,7 @@ export function createS3BlobStore(
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   // The SDK on first use, not on import: loading it costs ~0.4 s of CPU that every start of a Roost
   // with local blobs (and of each test and `roost` command) paid (CONTRIBUTING.md, "Test time").
-  let loading: Promise<{ sdk: typeof import('@aws-sdk/client-s3'); Upload: S3Upload }> | undefined;
+  let loading: Promise<Omit<S3Loaded, 'client'>> | undefined;
   // One client per access key: new keys (rotated on the settings page) get a client of their
   // own at the next operation; operations under way finish on theirs. All are closed at the end.
   const clients = new Map<string, S3Client>();
@@ -69,6 +73,28 @@ export function createS3BlobStore(
     }
     return { sdk, Upload, client };
   };
+  return {
+    s3,
+    close() {
+      for (const client of clients.values()) client.destroy();
+    },
+  };
+}
+
+/**
+ * Blobs as objects of an S3-compatible bucket, under `<prefix><id>`. S3 makes an object visible
+ * only once its upload completed (a single PUT, or the CompleteMultipartUpload of a multipart
+ * one), so a crash or a failed upload never leaves a partial object under a key: what is left is
+ * an unfinished multipart upload, which no read sees (a bucket lifecycle rule
+ * `AbortIncompleteMultipartUpload` removes those; see docs/scaling.md). Uploads are streamed:
+ * at most `partSizeBytes` × 2 of a file is in memory at once.
+ */
+export function createS3BlobStore(
+  options: S3BlobStoreOptions,
+  /** The key in force now (the runtime settings'), if any (`s3Connection`). */
+  liveKeys?: () => Promise<S3Keys | undefined>,
+): BlobStore & { close(): void } {
+  const { s3, close } = s3Connection(options, liveKeys);
   const Bucket = options.bucket;
   const keyOf = (id: string) => {
     // Ids come from this store (UUIDs); anything else must never become a key.
@@ -77,9 +103,7 @@ export function createS3BlobStore(
   };
 
   return {
-    close() {
-      for (const client of clients.values()) client.destroy();
-    },
+    close,
 
     async put(source, { maxBytes }): Promise<StoredBlob> {
       const { sdk, Upload, client } = await s3();
@@ -137,22 +161,34 @@ export function createS3BlobStore(
     },
 
     async *list(): AsyncIterable<ListedBlob> {
-      const { sdk, client } = await s3();
-      let ContinuationToken: string | undefined;
-      do {
-        const page = await client.send(
-          new sdk.ListObjectsV2Command({
-            Bucket,
-            Prefix: options.prefix,
-            ...(ContinuationToken ? { ContinuationToken } : {}),
-          }),
-        );
-        for (const object of page.Contents ?? []) {
-          const id = object.Key?.slice(options.prefix.length) ?? '';
-          if (BLOB_ID.test(id)) yield { id, modified: object.LastModified?.getTime() ?? 0 };
-        }
-        ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
-      } while (ContinuationToken);
+      for await (const { name, modified } of listedObjects(s3, Bucket, options.prefix))
+        if (BLOB_ID.test(name)) yield { id: name, modified };
     },
   };
+}
+
+/** Every object of `bucket` under `prefix`, a page of the listing at a time: its name after the prefix, size, time. */
+export async function* listedObjects(
+  s3: () => Promise<S3Loaded>,
+  bucket: string,
+  prefix: string,
+): AsyncIterable<{ name: string; size: number; modified: number }> {
+  const { sdk, client } = await s3();
+  let ContinuationToken: string | undefined;
+  do {
+    const page = await client.send(
+      new sdk.ListObjectsV2Command({
+        Bucket: bucket,
+        Prefix: prefix,
+        ...(ContinuationToken ? { ContinuationToken } : {}),
+      }),
+    );
+    for (const object of page.Contents ?? [])
+      yield {
+        name: object.Key?.slice(prefix.length) ?? '',
+        size: object.Size ?? 0,
+        modified: object.LastModified?.getTime() ?? 0,
+      };
+    ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (ContinuationToken);
 }

@@ -63,6 +63,22 @@ interface JobsTable {
   finished_at: number | null;
 }
 
+/** The recent requests (storage/request-log-store.ts), kept with `requestLog.keep`. */
+interface RequestLogsTable {
+  /** ISO 8601 in UTC. */
+  at: string;
+  request_id: string;
+  method: string;
+  url: string;
+  route: string | null;
+  status: number;
+  ms: number;
+  user_id: string | null;
+  /** Null when the client had gone before the answer's end. */
+  address: string | null;
+  code: string | null;
+}
+
 /**
  * Counts per key in the current window: failed sign-ins per address,
  * mails per account and recipient (`countAttempt` in users/user-repo.ts).
@@ -182,6 +198,22 @@ interface SettingsTable {
   changed_by: string | null;
 }
 
+/** A backup's run or a restore check (migration 2026-12-02-03; storage/backup-run-store.ts). */
+interface BackupRunsTable {
+  id: string;
+  kind: string;
+  name: string;
+  state: string;
+  started: number;
+  finished: number | null;
+  rows: number;
+  files: number;
+  bytes: number;
+  size: number | null;
+  tables: string | null;
+  error: string | null;
+}
+
 /** Tables of the user identity service and the shared ones (permissions, settings). */
 interface CoreTables {
   users: UsersTable;
@@ -198,6 +230,8 @@ interface CoreTables {
   throttle_counts: ThrottleCountsTable;
   webhooks: WebhooksTable;
   jobs: JobsTable;
+  request_logs: RequestLogsTable;
+  backup_runs: BackupRunsTable;
 }
 
 export interface Database extends CoreTables, DataStoreTables, FileStoreTables {}

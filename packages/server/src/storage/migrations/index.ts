@@ -12,6 +12,8 @@ import * as passkeys from './2026-11-28-02-passkeys.js';
 import * as datastoreCounts from './2026-11-29-01-datastore-counts.js';
 import * as jobs from './2026-11-30-01-jobs.js';
 import * as collections from './2026-12-01-01-collections.js';
+import * as requestLogs from './2026-12-02-02-request-logs.js';
+import * as backups from './2026-12-02-03-backups.js';
 
 /** Every migration in order. Never edit one that has been released; add a new file. */
 export const migrations: Readonly<Record<string, Migration>> = {
@@ -28,6 +30,8 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026-11-29-01-datastore-counts': datastoreCounts,
   '2026-11-30-01-jobs': jobs,
   '2026-12-01-01-collections': collections,
+  '2026-12-02-02-request-logs': requestLogs,
+  '2026-12-02-03-backups': backups,
 };
 
 /** Bring the database to the latest schema; throws with the failing migration's name. */
