@@ -194,7 +194,8 @@ export function writeOps(ctx: FileStoreContext) {
         filesAfter(ctx, principal, 'file.remove', path, entry.type === 'd'),
       );
       await Promise.all(blobIds.map(contents.dropBlob));
-      tell(ctx, 'file.removed', path, entry);
+      // Nothing deleted: another caller removed it meanwhile (both found it first), and told it.
+      if (count > 0) tell(ctx, 'file.removed', path, entry);
       return count;
     },
 

@@ -244,6 +244,23 @@ describe('admin lists: sort, filter, bulk delete', () => {
     assert.equal(rows.length, 2);
     assert.match(rows[0] ?? '', /^\.\.\/b\.txt: /);
     assert.match(rows[1] ?? '', /^nothing-here: /);
+    // Three administrators deleting the same two files at once: each deleted, and told, once.
+    await put('x.txt', 'x');
+    await put('y.txt', 'y');
+    const seen: Told[] = [];
+    const stop = s.roost.events.onAny((event) => seen.push(event));
+    try {
+      const answers = await Promise.all([0, 1, 2].map(() => bulk(`${dir}?delete-selected`, ['x.txt', 'y.txt'], true)));
+      const deleted = answers.map((a) => Number(/^(\d+) entr/.exec(a.messages[0] ?? '')?.[1]));
+      assert.equal(
+        deleted.reduce((a, b) => a + b, 0),
+        2,
+        `deleted ${deleted.join(', ')}`,
+      );
+      assert.equal(seen.filter((e) => e.kind === 'file.removed').length, 2, 'one event per file');
+    } finally {
+      stop();
+    }
     const left = await s.request('/files/@list', undefined, { token });
     assert.deepEqual(
       (left.body.items as Array<{ name: string }>).map((e) => e.name),
