@@ -165,6 +165,7 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
     // /metrics is Roost's own reading (http/metrics.ts guards the route), as a program that administers.
     mailQueueCounts: () => services.mailQueue.counts(programCaller('metrics').principal),
     hookStats: () => services.hooks.stats(),
+    keys: services.keys,
   };
   const http = await buildHttp(httpServices, config, services.log);
   const webhooks = services.webhooks;
@@ -182,6 +183,8 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
     jobs: services.jobs,
     jobCatalog: services.jobCatalog,
     collections: services.collections,
+    keys: services.keys,
+    audit: services.audit,
     // What the service kinds bring to the pages (service-kinds.ts, core/service-kind.ts).
     kinds: {
       sections: services.kinds.flatMap((kind) => kind.nav),

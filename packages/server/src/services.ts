@@ -35,6 +35,9 @@ import { createHookRegistry, type HookRegistry } from './extend/hooks.js';
 import type { ServicesAsDeps } from './extend/services-as.js';
 import type { JobCatalog } from './core/jobs.js';
 import { createExtensionJobs, type ExtensionJobs } from './extend/jobs.js';
+import type { AuditLog } from './core/audit.js';
+import { createAuditLog } from './storage/audit-store.js';
+import { createKeyRepo, createKeyService, type KeyService } from './keys/index.js';
 
 /**
  * Storage and the domain services on it, without HTTP: what the CLI opens (cli/cli.ts), and what
@@ -88,6 +91,10 @@ export interface KindContext {
   events: EventBus;
   /** The team's hooks (extend/hooks.ts): empty until the extensions are loaded (extend/load.ts). */
   hooks: HookRegistry;
+  /** The API keys (keys/; docs/operations.md "API keys"). */
+  keys: KeyService;
+  /** Every administrator action and change of permissions, settings, webhooks, keys and accounts (core/audit.ts). */
+  audit: AuditLog;
 }
 
 export interface Services extends KindContext {
@@ -181,7 +188,11 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   const jobs = createJobQueue(createJobStore(db), jobKinds, clock, (err) => log.error({ err }, 'job queue'));
   const mailQueue = createMailQueue(jobs, (err) => log.error({ err }, 'mail work after an answer failed'));
   const permissionStore = createPermissionStore(db, clock, 1000, changes);
+  const audit = createAuditLog(db, clock);
+  const keys = createKeyService({ repo: createKeyRepo(db), clock, changes });
   const users = createUserService({
+    keys,
+    audit,
     db,
     clock,
     mailer: mailQueue,
@@ -251,6 +262,8 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     blobs,
     events,
     hooks,
+    keys,
+    audit,
   };
   hookServices = { collections, dataStores, fileStores, users, mail: mailQueue };
   // The hub and the webhooks are built here, not by the HTTP app, so that an embedding program

@@ -21,6 +21,10 @@ import { registerSignupsPages } from './pages/signups-page.js';
 import { registerToolsPage } from './pages/tools-page.js';
 import { registerWebhookPages } from './pages/webhooks-pages.js';
 import { registerJobPages } from './pages/jobs-pages.js';
+import { registerKeyPages } from './pages/keys-pages.js';
+import { registerAuditPages } from './pages/audit-pages.js';
+import type { KeyService } from '../keys/index.js';
+import type { AuditLog } from '../core/audit.js';
 import type { JobQueue } from '../core/job-queue.js';
 import type { JobCatalog } from '../core/jobs.js';
 import type { Webhooks } from '../realtime/webhooks.js';
@@ -57,6 +61,10 @@ export interface PageDeps {
   jobCatalog: JobCatalog;
   /** The collections (collection-pages/). */
   collections: Collections;
+  /** The API keys (pages/keys-pages.ts). */
+  keys: KeyService;
+  /** The audit log (pages/audit-pages.ts). */
+  audit: AuditLog;
   /** What the service kinds (src/service-kinds.ts) bring to the pages: header sections, pages, permission targets. */
   kinds: KindPages;
 }
@@ -126,6 +134,8 @@ async function registerAdminPages(app: FastifyInstance, deps: PageDeps): Promise
   registerToolsPage(pages, users);
   registerWebhookPages(pages, { webhooks: deps.webhooks });
   registerJobPages(pages, deps.jobs, deps.jobCatalog);
+  registerKeyPages(pages, { keys: deps.keys });
+  registerAuditPages(pages, deps.audit);
   registerSettingsPage(pages, { users, settings: deps.settings, mailer: deps.mailer, config: deps.config });
   // A mistyped backend address answers a page, not the API's JSON body.
   await app.register(

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { setFrameActor } from '../core/audit.js';
 import { RoostError } from '../core/errors.js';
 import { ANONYMOUS_CALLER, type Caller, type UserService } from '../users/index.js';
 
@@ -17,7 +18,10 @@ declare module 'fastify' {
   }
 }
 
-/** The token of a request: header `x-auth-token` (the original's), `Authorization: Bearer`, or the cookie. */
+/**
+ * The token of a request: header `x-auth-token` (the original's), `Authorization: Bearer` (a
+ * session's token or an API key, `roost_…`: core/api-keys.ts), or the cookie.
+ */
 export function tokenOf(request: FastifyRequest): { token: string; via: 'header' | 'cookie' } | null {
   const header = request.headers['x-auth-token'];
   if (typeof header === 'string' && header.length > 0) return { token: header, via: 'header' };
@@ -34,6 +38,8 @@ async function resolveCaller(request: FastifyRequest, users: UserService): Promi
   const found = tokenOf(request);
   if (!found) return ANONYMOUS_REQUEST_CALLER;
   const caller = await users.authenticate(found.token);
+  // The audit log's actor for what this request changes (core/audit.ts, http/audit-context.ts).
+  if (caller) setFrameActor(caller.principal);
   // One per request, so not frozen; a literal, not a spread: this runs on every authenticated
   // request (docs/architecture.md, "Speed").
   return caller

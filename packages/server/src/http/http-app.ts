@@ -33,6 +33,9 @@ import { answerClientError } from './client-errors.js';
 import { installSecurityHeaders } from './security-headers.js';
 import { installShutdown } from './shutdown.js';
 import { installRequestLog } from './request-log.js';
+import { installAuditContext } from './audit-context.js';
+import { registerKeyRoutes } from './routes/key-routes.js';
+import type { KeyService } from '../keys/index.js';
 import { createHttpMetrics, registerMetrics } from './metrics.js';
 import type { MailQueueCounts } from '../core/mailer.js';
 import type { HookStat } from '../core/hooks.js';
@@ -59,6 +62,8 @@ export interface HttpServices {
   mailQueueCounts?: () => Promise<MailQueueCounts>;
   /** The hooks' runs (/metrics). */
   hookStats?: () => readonly HookStat[];
+  /** The API keys, for their administrators' routes (routes/key-routes.ts). */
+  keys?: KeyService;
 }
 
 /**
@@ -125,6 +130,7 @@ export async function buildHttp(
   });
   app.decorateRequest('roostCaller', null);
   installErrorHandler(app);
+  installAuditContext(app);
 
   // Operations validate with their own zod schemas (for the seed's field reasons); route
   // schemas only document them.
@@ -176,6 +182,7 @@ export async function buildHttp(
   await app.register(registerHealthRoutes, { readiness: services.readiness ?? { problems: async () => [] } });
   // Each service kind's operations (service-kinds.ts: users, data stores, file stores, ...).
   for (const register of services.routes ?? []) await register(app);
+  if (services.keys) await app.register(registerKeyRoutes, { keys: services.keys, users: services.users, config });
   if (hub) await app.register(registerRealtimeRoutes, { hub, users: services.users, config });
   return app;
 }

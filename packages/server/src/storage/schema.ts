@@ -182,6 +182,32 @@ interface SettingsTable {
   changed_by: string | null;
 }
 
+/** An API key (keys/key-repo.ts): its secret only as a hash; `scopes` a JSON list (core/api-keys.ts). */
+interface ApiKeysTable {
+  id: string;
+  name: string;
+  secret_hash: string;
+  scopes: string;
+  created: number;
+  created_by: string;
+  expires: number | null;
+  last_used: number | null;
+  revoked: number | null;
+}
+
+/** One recorded change or administrator action (storage/audit-store.ts); `before`/`after` JSON. */
+interface AuditLogTable {
+  id: string;
+  at: number;
+  actor: string;
+  actor_name: string;
+  address: string | null;
+  action: string;
+  target: string;
+  before: string | null;
+  after: string | null;
+}
+
 /** Tables of the user identity service and the shared ones (permissions, settings). */
 interface CoreTables {
   users: UsersTable;
@@ -198,6 +224,8 @@ interface CoreTables {
   throttle_counts: ThrottleCountsTable;
   webhooks: WebhooksTable;
   jobs: JobsTable;
+  api_keys: ApiKeysTable;
+  audit_log: AuditLogTable;
 }
 
 export interface Database extends CoreTables, DataStoreTables, FileStoreTables {}

@@ -7,6 +7,7 @@ import { invalidField, parseInput } from '../core/validation.js';
 import type { Passwords } from './passwords.js';
 import type { UserTokenPurpose } from '../storage/schema.js';
 import type { QueuingMailer } from '../core/mailer.js';
+import type { KeyAuthenticator } from '../core/api-keys.js';
 import { grantsOf } from '../core/grants.js';
 import { ADMINS, type Principal, type ServicePermissions } from '../core/permissions.js';
 import { userErrors } from './user-errors.js';
@@ -98,6 +99,8 @@ export interface UserContext {
    * request needs one). Callers are frozen: one may serve many requests.
    */
   callers: WeakMap<object, Caller>;
+  /** The API keys (keys/): a `roost_` token is theirs to check (core/api-keys.ts); none: keys are refused. */
+  keys: KeyAuthenticator | null;
 }
 
 /**

@@ -1,4 +1,6 @@
 import { ADMINS } from '../core/permissions.js';
+import type { KeyAuthenticator } from '../core/api-keys.js';
+import type { AuditLog } from '../core/audit.js';
 import { administers, backendGrants } from '../core/grants.js';
 import { commonErrors } from '../core/errors.js';
 import type { Kysely } from 'kysely';
@@ -41,6 +43,7 @@ import { createUserRepo, type User } from './user-repo.js';
 import type { NewAccount, SignupPolicy, UserService } from './user-service-type.js';
 import { withSessionCache } from './session-cache.js';
 import { withAccountEvents } from './account-events.js';
+import { withAccountAudit } from './account-audit.js';
 import { createUserDirectory } from './user-directory.js';
 import type { EventBus } from '../core/events.js';
 
@@ -58,6 +61,10 @@ export interface UserServiceDeps {
   events: EventBus;
   /** The team's hooks on sign-up and sign-in (user-hooks.ts); none by default. */
   hooks?: HookRunner;
+  /** The API keys, which `authenticate` hands `roost_` tokens to (core/api-keys.ts); none: refused. */
+  keys?: KeyAuthenticator;
+  /** Where every change of an account is recorded (account-audit.ts); none: not recorded. */
+  audit?: AuditLog;
 }
 
 export const ANONYMOUS_CALLER: Caller = Object.freeze({ principal: ANONYMOUS, user: null, tokenHash: null });
@@ -113,9 +120,12 @@ export function createUserService(deps: UserServiceDeps): UserService {
     links: createProviderRepo(deps.db),
     providerClients: createProviderClients(),
     methods: [],
-    repo: withAccountEvents(
-      withSessionCache(stored, deps.clock, deps.config.users.sessionCacheSeconds * 1000, deps.changes ?? null),
-      deps.events,
+    repo: withAccountAudit(
+      withAccountEvents(
+        withSessionCache(stored, deps.clock, deps.config.users.sessionCacheSeconds * 1000, deps.changes ?? null),
+        deps.events,
+      ),
+      deps.audit ?? null,
     ),
     events: deps.events,
     clock: deps.clock,
@@ -140,6 +150,7 @@ export function createUserService(deps: UserServiceDeps): UserService {
       return view;
     },
     callers: new WeakMap(),
+    keys: deps.keys ?? null,
     hooks: deps.hooks ?? NO_HOOKS,
   };
   const account = accountOps(ctx);

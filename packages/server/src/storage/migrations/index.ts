@@ -12,6 +12,7 @@ import * as passkeys from './2026-11-28-02-passkeys.js';
 import * as datastoreCounts from './2026-11-29-01-datastore-counts.js';
 import * as jobs from './2026-11-30-01-jobs.js';
 import * as collections from './2026-12-01-01-collections.js';
+import * as keysAudit from './2026-12-02-01-keys-audit.js';
 
 /** Every migration in order. Never edit one that has been released; add a new file. */
 export const migrations: Readonly<Record<string, Migration>> = {
@@ -28,6 +29,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026-11-29-01-datastore-counts': datastoreCounts,
   '2026-11-30-01-jobs': jobs,
   '2026-12-01-01-collections': collections,
+  '2026-12-02-01-keys-audit': keysAudit,
 };
 
 /** Bring the database to the latest schema; throws with the failing migration's name. */

@@ -1,0 +1,12 @@
+import type { FastifyInstance } from 'fastify';
+import { inActorFrame } from '../core/audit.js';
+
+/**
+ * Each request runs in an actor frame of its own (core/audit.ts): the client's address now, the
+ * caller once `callerOf` (auth.ts) knows it. The stores that record a change in the audit log
+ * read both from there. `run` around `done` carries the frame through the route's handler, as
+ * @fastify/request-context does.
+ */
+export function installAuditContext(app: FastifyInstance): void {
+  app.addHook('onRequest', (request, _reply, done) => inActorFrame(request.ip, done));
+}
