@@ -251,6 +251,7 @@ export const testPasses = {
   // revocation across two processes runs on PostgreSQL only.
   'packages/server/test/http/api-keys.test.ts': ['storage'],
   'packages/server/src/core/audit.test.ts': [],
+  'packages/server/test/admin/keys-audit-pages.test.ts': ['storage'],
 };
 
 const KINDS = new Set(['storage', 'runtime']);

@@ -294,6 +294,12 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     log,
     services: { users, dataStores, fileStores, collections, mail: mailQueue },
   });
+  // The audit log keeps `audit.retentionDays`: a scheduled job of the queue, once per tick
+  // across processes (extend/jobs.ts), removes older lines every night.
+  extensionJobs.api.schedule('roost.audit-retention', '17 3 * * *', async () => {
+    const removed = await audit.sweep(clock.now() - config.audit.retentionDays * 86_400_000);
+    if (removed > 0) log.info({ removed }, 'audit log: lines past the retention removed');
+  });
   // Expired sessions and single-use tokens are dead rows; clear them once an hour. A failed
   // purge changes nothing and is tried again the next hour.
   const purge = setInterval(() => void users.purgeExpired(programCaller('roost')).catch(() => {}), 3600_000).unref();

@@ -36,6 +36,7 @@ import { registerStorePages } from './store-pages/index.js';
 import { registerCollectionPages } from './collection-pages/index.js';
 import type { Collections } from '../collections/index.js';
 import { roostCss } from './stylesheet.js';
+import { recordAdminActions } from './admin-actions.js';
 import { LIVE_SCRIPT } from './live-script.js';
 import { METHOD_PAGES } from './signin-methods/index.js';
 import { renderPage } from './layout.js';
@@ -167,6 +168,7 @@ async function registerAdminPages(app: FastifyInstance, deps: PageDeps): Promise
 export async function registerPages(app: FastifyInstance, deps: PageDeps): Promise<void> {
   app.decorate('adminSections', deps.kinds.sections);
   installPageErrorHandler(app);
+  recordAdminActions(app, deps.audit);
   await installPageBodies(app, deps.config.bodyLimit);
   await app.register(registerAdminPages, deps);
   await app.register(registerStorePages, deps);

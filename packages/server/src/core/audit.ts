@@ -79,16 +79,18 @@ function actorOf(principal: Principal, address: string | null = null): AuditActo
  * and fills in the caller once it is known (http/auth.ts `callerOf`): a store that records a
  * change learns who and from where without every operation passing them down.
  */
-interface ActorFrame {
+export interface ActorFrame {
   principal: Principal | null;
   address: string | null;
+  /** Whether a line was written for this frame's work (an admin page's post without one gets its own). */
+  recorded: boolean;
 }
 
 const frames = new AsyncLocalStorage<ActorFrame>();
 
 /** Runs `work` in a frame of its own (one per request). */
 export function inActorFrame<T>(address: string | null, work: () => T): T {
-  return frames.run({ principal: null, address }, work);
+  return frames.run({ principal: null, address, recorded: false }, work);
 }
 
 /** Says who the current frame's work is for; outside a frame it does nothing. */
@@ -97,11 +99,26 @@ export function setFrameActor(principal: Principal): void {
   if (frame) frame.principal = principal;
 }
 
-/** The actor of the work under way: the request's caller, else the system. */
-export function currentActor(): AuditActor {
-  const frame = frames.getStore();
+/** The frame of the work under way, if any (http/audit-context.ts keeps it on the request). */
+export function currentFrame(): ActorFrame | undefined {
+  return frames.getStore();
+}
+
+/** The actor of a frame's work: its caller, else the system. */
+export function frameActor(frame: ActorFrame | undefined): AuditActor {
   if (!frame?.principal) return frame?.address ? { ...SYSTEM_ACTOR, address: frame.address } : SYSTEM_ACTOR;
   return actorOf(frame.principal, frame.address);
+}
+
+/** The actor of the work under way: the request's caller, else the system. */
+export function currentActor(): AuditActor {
+  return frameActor(frames.getStore());
+}
+
+/** Notes that the work under way has its line (storage/audit-store.ts calls it). */
+export function noteRecorded(): void {
+  const frame = frames.getStore();
+  if (frame) frame.recorded = true;
 }
 
 /** Names whose values are secrets: never written to the log (`[redacted]` instead). */

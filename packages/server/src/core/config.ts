@@ -161,6 +161,11 @@ export const configSchema = z
       .strict()
       .prefault({}),
     rateLimit: rateLimit.prefault({}),
+    /** The audit log (docs/operations.md, "Audit log"): lines older than this are swept once a day. */
+    audit: z
+      .object({ retentionDays: z.number().int().min(1).max(36_500).default(365) })
+      .strict()
+      .prefault({}),
     metrics: z
       .object({
         /** `/metrics` and the per-request counting behind it (http/metrics.ts). */

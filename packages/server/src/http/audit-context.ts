@@ -1,5 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { inActorFrame } from '../core/audit.js';
+import { currentFrame, inActorFrame, type ActorFrame } from '../core/audit.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The request's actor frame (core/audit.ts), for what is recorded after its answer. */
+    actorFrame: ActorFrame | null;
+  }
+}
 
 /**
  * Each request runs in an actor frame of its own (core/audit.ts): the client's address now, the
@@ -8,5 +15,11 @@ import { inActorFrame } from '../core/audit.js';
  * @fastify/request-context does.
  */
 export function installAuditContext(app: FastifyInstance): void {
-  app.addHook('onRequest', (request, _reply, done) => inActorFrame(request.ip, done));
+  app.decorateRequest('actorFrame', null);
+  app.addHook('onRequest', (request, _reply, done) =>
+    inActorFrame(request.ip, () => {
+      request.actorFrame = currentFrame() ?? null;
+      done();
+    }),
+  );
 }

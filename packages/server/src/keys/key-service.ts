@@ -26,6 +26,8 @@ export const newKeyInput = z.strictObject({
   scopes: z.array(keyScopeSchema).min(1).max(50),
   /** ISO 8601 with an offset; absent or null: the key never expires. */
   expires: z.iso.datetime({ offset: true }).nullable().optional(),
+  /** Or this many days from now (the admin page's field). */
+  expiresInDays: z.number().int().min(1).max(36_500).optional(),
 });
 export type NewKeyInput = z.input<typeof newKeyInput>;
 
@@ -99,7 +101,11 @@ export function createKeyService(deps: KeyServiceDeps) {
       requireAdministrator(caller);
       const values = parseInput(newKeyInput, input);
       const now = clock.now();
-      const expires = values.expires ? Date.parse(values.expires) : null;
+      const expires = values.expiresInDays
+        ? now + values.expiresInDays * 86_400_000
+        : values.expires
+          ? Date.parse(values.expires)
+          : null;
       if (expires !== null && expires <= now)
         throw commonErrors.validation_failure({
           message: 'The expiry is in the past.',

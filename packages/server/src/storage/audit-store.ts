@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import {
   currentActor,
+  noteRecorded,
   redacted,
   type AuditActor,
   type AuditChange,
@@ -21,6 +22,7 @@ export async function writeAudit(
   change: AuditChange,
   actor: AuditActor = currentActor(),
 ): Promise<void> {
+  noteRecorded();
   const json = (value: unknown) => (value === undefined ? null : JSON.stringify(redacted(value)));
   await db
     .insertInto('audit_log')

@@ -51,7 +51,7 @@ async function listPage(deps: KeyPagesDeps, page: AdminPageRequest) {
         made = await deps.keys.create(page.admin.principal, {
           name: String(values.name ?? ''),
           scopes: parseScopeText(linesOf(values.scopes)).scopes,
-          expires: days > 0 ? new Date(Date.now() + days * 86_400_000).toISOString() : null,
+          ...(days > 0 ? { expiresInDays: days } : {}),
         });
         return { ok: true, output: 'Made.' };
       } catch (err) {
