@@ -252,6 +252,7 @@ export const testPasses = {
   'packages/server/test/http/api-keys.test.ts': ['storage'],
   'packages/server/src/core/audit.test.ts': [],
   'packages/server/test/admin/keys-audit-pages.test.ts': ['storage'],
+  'packages/server/test/scale/key-revocation.test.ts': ['storage'],
 };
 
 const KINDS = new Set(['storage', 'runtime']);
