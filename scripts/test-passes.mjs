@@ -255,6 +255,7 @@ export const testPasses = {
   'packages/server/test/scale/key-revocation.test.ts': ['storage'],
   // The TypeScript connector with an API key: fetch with the Bearer header, on Node 24 too.
   'packages/client/test/api-keys.test.ts': ['runtime'],
+  'packages/server/test/admin/impersonation.browser.test.ts': [],
 };
 
 const KINDS = new Set(['storage', 'runtime']);

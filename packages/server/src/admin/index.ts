@@ -23,6 +23,7 @@ import { registerWebhookPages } from './pages/webhooks-pages.js';
 import { registerJobPages } from './pages/jobs-pages.js';
 import { registerKeyPages } from './pages/keys-pages.js';
 import { registerAuditPages } from './pages/audit-pages.js';
+import { registerImpersonationPage } from './pages/impersonation-pages.js';
 import type { KeyService } from '../keys/index.js';
 import type { AuditLog } from '../core/audit.js';
 import type { JobQueue } from '../core/job-queue.js';
@@ -137,6 +138,7 @@ async function registerAdminPages(app: FastifyInstance, deps: PageDeps): Promise
   registerJobPages(pages, deps.jobs, deps.jobCatalog);
   registerKeyPages(pages, { keys: deps.keys });
   registerAuditPages(pages, deps.audit);
+  registerImpersonationPage(pages, users);
   registerSettingsPage(pages, { users, settings: deps.settings, mailer: deps.mailer, config: deps.config });
   // A mistyped backend address answers a page, not the API's JSON body.
   await app.register(

@@ -87,6 +87,8 @@ interface SessionsTable {
   expires: number;
   /** Kept to about five minutes (users/sessions.ts, LAST_USED_STEP_MS). */
   last_used: number;
+  /** The administrator's user id when this session is an impersonation (users/impersonation-ops.ts). */
+  impersonator: string | null;
 }
 
 /** One TOTP secret per account; `confirmed` once a first code was right (users/second-factor-ops.ts). */

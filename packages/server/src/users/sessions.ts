@@ -108,12 +108,18 @@ export async function authenticate(ctx: UserContext, token: string): Promise<Cal
   if (found?.user.state !== 'active') return null;
   const lifetime = ctx.settings.tokenLifetimeMs;
   const extended = Math.min(now + lifetime, found.created + ctx.settings.sessionMaxMs);
-  const extend = found.expires - now < lifetime / 2 && extended > found.expires;
+  // An impersonation keeps the end it was given (impersonation-ops.ts).
+  const extend = found.impersonator === null && found.expires - now < lifetime / 2 && extended > found.expires;
   if (extend || now - found.lastUsed >= LAST_USED_STEP_MS)
     await ctx.repo.touchSession(tokenHash, now, extend ? extended : undefined);
   let caller = ctx.callers.get(found);
   if (!caller) {
-    caller = Object.freeze({ principal: Object.freeze(principalOf(found.user)), user: found.user, tokenHash });
+    caller = Object.freeze({
+      principal: Object.freeze(principalOf(found.user)),
+      user: found.user,
+      tokenHash,
+      impersonator: found.impersonator,
+    });
     ctx.callers.set(found, caller);
   }
   return caller;

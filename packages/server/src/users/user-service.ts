@@ -18,6 +18,7 @@ import type { Database } from '../storage/schema.js';
 import { accountOps } from './account-ops.js';
 import { createPasswords } from './passwords.js';
 import { adminOps } from './admin-ops.js';
+import { impersonationOps } from './impersonation-ops.js';
 import { signupOps } from './signup-ops.js';
 import { secondFactorOps } from './second-factor-ops.js';
 import { sessionOps } from './session-ops.js';
@@ -151,6 +152,7 @@ export function createUserService(deps: UserServiceDeps): UserService {
     },
     callers: new WeakMap(),
     keys: deps.keys ?? null,
+    audit: deps.audit ?? null,
     hooks: deps.hooks ?? NO_HOOKS,
   };
   const account = accountOps(ctx);
@@ -158,6 +160,7 @@ export function createUserService(deps: UserServiceDeps): UserService {
   const admin = adminOps(ctx);
   const factors = secondFactorOps(ctx);
   const sessions = sessionOps(ctx);
+  const impersonation = impersonationOps(ctx);
   const providers = providerOps(ctx);
   // Each method made once: its hooks join the context, its operations the service (guarded by name).
   const methodOps: MethodOps = {};
@@ -255,6 +258,8 @@ export function createUserService(deps: UserServiceDeps): UserService {
      * (`backendGrants`, core/grants.ts: an administrator, or a program's `programCaller`).
      * Active, in no group, with an empty profile unless said otherwise.
      */
+    impersonate: impersonation.impersonate,
+    endImpersonation: impersonation.endImpersonation,
     async createUser(caller: Caller, values: NewAccount): Promise<User> {
       backendGrants(caller.principal).require('administer');
       return ctx.repo.insert({

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 
-// API keys (keys/, issue 42 item 4) and the audit log (storage/audit-store.ts, item 5). The
+// API keys (keys/, issue 42 item 4), the audit log (storage/audit-store.ts, item 5) and
+// impersonation (item 6). The
 // settings' own `changed`/`changed_by` (2026-11-23-01-settings-audit) say only the last change of
 // each value; the audit log keeps every change with its actor, address, before and after.
 // `Kysely<any>`, as every migration: it describes the schema at its own point in time.
@@ -33,11 +34,15 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('before', 'text')
     .addColumn('after', 'text')
     .execute();
+  // An administrator's impersonation of an account is a session of that account made by the
+  // administrator (users/impersonation-ops.ts): its administrator's user id, null for every other.
+  await db.schema.alterTable('sessions').addColumn('impersonator', 'varchar(64)').execute();
   await db.schema.createIndex('audit_log_at').on('audit_log').column('at').execute();
   await db.schema.createIndex('audit_log_actor').on('audit_log').columns(['actor_name', 'at']).execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.alterTable('sessions').dropColumn('impersonator').execute();
   await db.schema.dropTable('audit_log').execute();
   await db.schema.dropTable('api_keys').execute();
 }
