@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { currentActor, inActorFrame, REDACTED, redacted, setFrameActor } from './audit.js';
+import { currentActor, inActorFrame, REDACTED, redacted } from './audit.js';
 
 test('secrets are redacted at any depth, by the last part of a setting path', () => {
   assert.deepEqual(
@@ -28,13 +28,21 @@ test('secrets are redacted at any depth, by the last part of a setting path', ()
 
 test("the actor is the frame's caller with its address; a key is key:<id>; outside a frame, the system", async () => {
   assert.deepEqual(currentActor(), { id: 'system', name: 'system', address: null });
-  await inActorFrame('10.0.0.1', async () => {
-    assert.deepEqual(currentActor(), { id: 'system', name: 'system', address: '10.0.0.1' });
-    setFrameActor({ userId: 'u1', name: 'ann', groups: [] });
-    await Promise.resolve();
-    assert.deepEqual(currentActor(), { id: 'u1', name: 'ann', address: '10.0.0.1' });
-    setFrameActor({ userId: null, name: 'key:ci', groups: [], key: { id: 'k1', scopes: [] } });
-    assert.deepEqual(currentActor(), { id: 'key:k1', name: 'key:ci', address: '10.0.0.1' });
-  });
-  assert.equal(currentActor().id, 'system');
+  const ann = { userId: 'u1', name: 'ann', groups: [] };
+  const key = { userId: null, name: 'key:ci', groups: [], key: { id: 'k1', scopes: [] } };
+  // Two frames at once, each sees its own across awaits.
+  await Promise.all([
+    inActorFrame(ann, '10.0.0.1', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.deepEqual(currentActor(), { id: 'u1', name: 'ann', address: '10.0.0.1' });
+    }),
+    inActorFrame(key, '10.0.0.2', async () => {
+      await Promise.resolve();
+      assert.deepEqual(currentActor(), { id: 'key:k1', name: 'key:ci', address: '10.0.0.2' });
+    }),
+    inActorFrame(null, '10.0.0.3', async () => {
+      assert.deepEqual(currentActor(), { id: 'system', name: 'system', address: '10.0.0.3' });
+    }),
+  ]);
+  assert.equal(currentActor().id, 'system', 'closed frames are gone');
 });

@@ -1,5 +1,4 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { setFrameActor } from '../core/audit.js';
 import { RoostError } from '../core/errors.js';
 import { ANONYMOUS_CALLER, type Caller, type UserService } from '../users/index.js';
 
@@ -38,8 +37,6 @@ async function resolveCaller(request: FastifyRequest, users: UserService): Promi
   const found = tokenOf(request);
   if (!found) return ANONYMOUS_REQUEST_CALLER;
   const caller = await users.authenticate(found.token);
-  // The audit log's actor for what this request changes (core/audit.ts, http/audit-context.ts).
-  if (caller) setFrameActor(caller.principal);
   // One per request, so not frozen; a literal, not a spread: this runs on every authenticated
   // request (docs/architecture.md, "Speed").
   return caller

@@ -130,7 +130,7 @@ export async function buildHttp(
   });
   app.decorateRequest('roostCaller', null);
   installErrorHandler(app);
-  installAuditContext(app);
+  installAuditContext(app, services.users);
 
   // Operations validate with their own zod schemas (for the seed's field reasons); route
   // schemas only document them.
