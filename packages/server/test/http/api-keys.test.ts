@@ -1,5 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { openStream } from '../helpers/event-stream.js';
 import { useServer, type CallOptions } from '../helpers/test-server.js';
 
 /**
@@ -131,6 +132,22 @@ describe('API keys over HTTP', () => {
     // Administrator-only calls (a store's usage, defining collections) stay refused.
     const define = await s.request('/api/collections', { name: 'more', schema: posts.schema }, bearer(key));
     assert.equal(define.status, 403, JSON.stringify(define.body));
+  });
+
+  test('a live stream with a key hears the stores within its scopes only', async () => {
+    const key = (await makeKey({ name: 'live', scopes: [{ kind: 'store', name: 'data', access: ['read'] }] })).token;
+    const auth = { authorization: `Bearer ${key}` };
+    const refused = await openStream(s.url, { headers: auth, topics: ['files/files'] });
+    assert.equal(refused.status, 403, JSON.stringify(refused.failure));
+    const stream = await openStream(s.url, { headers: auth, topics: ['items/data'] });
+    try {
+      assert.equal(stream.status, 200, JSON.stringify(stream.failure));
+      await s.request('/data/api/newItem', { key: 'live-1', value: 'heard' }, { token: await s.adminToken() });
+      const event = await stream.next('items/data');
+      assert.match(JSON.stringify(event), /"event":"item.created".*"key":"live-1"/);
+    } finally {
+      stream.close();
+    }
   });
 
   test('hostile Bearer values are refused with invalid_api_key, never crash nor match', async () => {
