@@ -52,6 +52,10 @@ export const testPasses = {
   'packages/forms/test/render.test.ts': [],
   'packages/forms/test/tool-workflow.test.ts': [],
   'packages/forms/test/typed-data.test.ts': [],
+  'packages/forms/test/rules.test.ts': [],
+  'packages/forms/test/browser-rules.test.ts': [],
+  'packages/forms/test/live.test.ts': [],
+  'packages/forms/test/browser-live.test.ts': [],
 
   // The collections' query language: pure units (the fuzz and plan tests against the databases are
   // under test/collections/).
@@ -79,6 +83,7 @@ export const testPasses = {
   'packages/server/test/admin/admin-not-found.test.ts': [],
   'packages/server/test/admin/admin-pages.browser.test.ts': [],
   'packages/server/test/admin/jobs-pages.browser.test.ts': [],
+  'packages/server/test/admin/backups-pages.browser.test.ts': [],
   // The pages' reads of accounts go through the administrator's own permissions (stored entries).
   'packages/server/test/admin/admin-user-grants.test.ts': ['storage'],
   'packages/server/test/admin/first-run.test.ts': ['storage'],
@@ -177,6 +182,8 @@ export const testPasses = {
   'packages/server/test/http/users-smoke.test.ts': ['storage', 'runtime'],
   'packages/server/test/http/users-smtp.test.ts': ['storage', 'runtime'],
   'packages/server/test/http/webhooks.test.ts': ['storage', 'runtime'],
+  // The server's backups (issue 42, item 3): archives of either database, their runs in its table, S3 targets.
+  'packages/server/test/http/backups.test.ts': ['storage'],
 
   // Invariants read the tree.
   'packages/server/test/invariants/config-doc.test.ts': [],
@@ -192,6 +199,8 @@ export const testPasses = {
   // npm pack, and an install of the tarball that builds or fetches the native addon for the Node
   // that runs it.
   'packages/server/test/packed-server.test.ts': ['runtime'],
+  // The Dockerfile, compose.yaml and the systemd unit against the code (issue 42, item 7): files only.
+  'packages/server/test/distribution.test.ts': [],
 
   // Pages: HTML and chromium.
   // The collection pages: refusals, exports, imports in batches and the schema's history are read
@@ -213,6 +222,8 @@ export const testPasses = {
   'packages/server/test/scale/collections-processes.test.ts': ['storage'],
   // A schedule's ticks once across two processes on PostgreSQL, one of them killed.
   'packages/server/test/scale/jobs-processes.test.ts': ['storage'],
+  // Scheduled backups once a tick across two processes (issue 42, item 3): PostgreSQL only.
+  'packages/server/test/scale/backups-processes.test.ts': ['storage'],
   'packages/server/test/scale/backup-restore.test.ts': ['storage', 'runtime'],
   'packages/server/test/scale/blob-stores.test.ts': ['storage', 'runtime'],
   // Redis, whatever the database: its child process on each Node.

@@ -92,3 +92,6 @@ export { ValidationError } from './validate/validation-error.js';
 export type { FieldError } from './validate/validation-error.js';
 export { fieldsFromJsonSchema, formJsonSchema } from './schema/json-schema.js';
 export type { JsonSchema, JsonSchemaOptions } from './schema/json-schema.js';
+export type { FieldRule, RuleEffect } from './rules/rules.js';
+export { browserSafe } from './live/browser-safe.js';
+export type { BrowserSafeMark } from './live/browser-safe.js';

@@ -17,13 +17,13 @@ interface Violation {
   nodes: Array<{ target: string[] }>;
 }
 
-async function violations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ path: axeSource });
-  const found = await page.evaluate(async () => {
+async function violations(page: Page, container = '#a11y-container'): Promise<string[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ path: axeSource });
+  const found = await page.evaluate(async (root) => {
     const axe = (window as unknown as { axe: { run(c: unknown, o: unknown): Promise<{ violations: unknown }> } }).axe;
-    const r = await axe.run('#a11y-container', { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] });
+    const r = await axe.run(root, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] });
     return r.violations;
-  });
+  }, container);
   return (found as Violation[]).map((v) => `${v.id} (${v.help}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
@@ -48,6 +48,25 @@ describe('accessibility (axe-core)', () => {
       await page.close();
     });
   }
+
+  test('rules and live validation: no violation as fields hide, show and show errors', async () => {
+    const page = await demo.browser.newPage();
+    await page.goto(`${demo.server.url}/rules`);
+    assert.deepEqual(await violations(page, '#rules-container'), []);
+    await page.check('#rules-kind-1');
+    await page.click('button[name="offices$add"]');
+    assert.deepEqual(await violations(page, '#rules-container'), [], 'shown, required, an item added');
+    await page.goto(`${demo.server.url}/live`);
+    for (const [id, bad] of [
+      ['username', 'a'],
+      ['code', 'x'],
+    ] as const)
+      await page.fill(`#live-${id}`, bad);
+    await page.press('#live-code', 'Tab');
+    await page.waitForFunction(() => document.querySelectorAll('[aria-invalid="true"]').length === 2);
+    assert.deepEqual(await violations(page, '#live-container'), [], 'errors shown live');
+    await page.close();
+  });
 
   test('the Bootstrap 5 preset: the markup Bootstrap styles', async () => {
     const page = await demo.browser.newPage();

@@ -3,13 +3,14 @@
 // a value exactly when the form accepts it as it is — `validateSchema` succeeds and gives the
 // value back unchanged. Values the form accepts only by converting them ('7:05' for a time, ' a '
 // trimmed, '36' for a number) are not its data, so the schema refuses them and so does this test.
+// Forms with rules (item 10) are generated too, and each schema survives its import unchanged.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isDeepStrictEqual } from 'node:util';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import fc from 'fast-check';
-import { HTMLForm, formJsonSchema, type FieldConf } from '../src/index.js';
+import { HTMLForm, fieldsFromJsonSchema, formJsonSchema, type FieldConf } from '../src/index.js';
 
 const ajv = new Ajv2020({ strict: true, allErrors: true });
 addFormats.default(ajv);
@@ -164,12 +165,52 @@ const simpleKind = fc.oneof(
   jsonKind,
 );
 
-/** Fields with ids `f0`, `f1`, … and one value each (or none). */
+/**
+ * Rules (issue 43, item 10) on fields beside them: for each field but the first, maybe one rule
+ * of any effect whose scope is an earlier field and whose condition is `const` (or its `not`) of
+ * a value tried on that field, so the conditions hold and fail about as often. `kinds[j]` is the
+ * kind of field j, undefined for a group or repeat (no scope).
+ */
+const EFFECTS = ['SHOW', 'HIDE', 'ENABLE', 'DISABLE', 'REQUIRE'] as const;
+const withRules = <T extends { conf: Omit<FieldConf, 'id'>; value: unknown }>(
+  list: T[],
+  kinds: readonly (Kind | undefined)[],
+) =>
+  fc
+    .tuple(
+      ...list.map((_, i) => {
+        const scopes = kinds.slice(0, i).flatMap((k, j) => (k ? [{ k, j }] : []));
+        if (!scopes.length) return fc.constant(undefined);
+        const rule = fc
+          .record({ effect: fc.constantFrom(...EFFECTS), at: fc.constantFrom(...scopes), negate: fc.boolean() })
+          .chain(({ effect, at, negate }) =>
+            at.k.values
+              .filter((v) => v !== ABSENT)
+              .map((v) => ({
+                effect,
+                condition: { scope: `#/properties/f${at.j}`, schema: negate ? { not: { const: v } } : { const: v } },
+              })),
+          );
+        return fc.option(rule, { nil: undefined, freq: 2 });
+      }),
+    )
+    .map((rules) =>
+      list.map((entry, i) => ({ conf: rules[i] ? { ...entry.conf, rule: rules[i] } : entry.conf, value: entry.value })),
+    );
+
+/** Fields with ids `f0`, `f1`, … and one value each (or none), some with rules. */
 const fieldsWithValues = (kind: fc.Arbitrary<Kind>, most: number) =>
-  fc.array(
-    kind.chain((k) => k.values.map((value) => ({ conf: k.conf, value }))),
-    { minLength: 1, maxLength: most },
-  );
+  fc
+    .array(
+      kind.chain((k) => k.values.map((value) => ({ conf: k.conf, value, kind: k }))),
+      { minLength: 1, maxLength: most },
+    )
+    .chain((list) =>
+      withRules(
+        list,
+        list.map((e) => e.kind),
+      ),
+    );
 
 const build = (list: { conf: Omit<FieldConf, 'id'>; value: unknown }[]) => ({
   fields: list.map(({ conf }, i) => ({ ...conf, id: `f${i}` }) as FieldConf),
@@ -191,28 +232,44 @@ const repeatKind: fc.Arbitrary<{ conf: Omit<FieldConf, 'id'>; value: unknown }> 
     maxItems: maybe(fc.integer({ min: 2, max: 3 })),
   })
   .chain(({ kinds, ...conf }) =>
-    fc.array(fc.tuple(...kinds.map((k) => k.values)), { maxLength: 4 }).map((rows) => ({
-      conf: { ...conf, datatype: 'repeat', fields: kinds.map((k, i) => ({ ...k.conf, id: `f${i}` }) as FieldConf) },
-      value: rows.map((row) => build(row.map((value, i) => ({ conf: kinds[i]?.conf ?? {}, value }))).data),
-    })),
+    fc
+      .tuple(
+        withRules(
+          kinds.map((k) => ({ conf: k.conf, value: undefined })),
+          kinds,
+        ),
+        fc.array(fc.tuple(...kinds.map((k) => k.values)), { maxLength: 4 }),
+      )
+      .map(([ruled, rows]) => ({
+        conf: { ...conf, datatype: 'repeat', fields: ruled.map((k, i) => ({ ...k.conf, id: `f${i}` }) as FieldConf) },
+        value: rows.map((row) => build(row.map((value, i) => ({ conf: kinds[i]?.conf ?? {}, value }))).data),
+      })),
   );
 
 describe('JSON Schema export: the form and Ajv accept exactly the same data', () => {
   test('generated forms and data (fast-check)', async () => {
     const field = fc.oneof(
-      { weight: 6, arbitrary: simpleKind.chain((k) => k.values.map((value) => ({ conf: k.conf, value }))) },
-      { weight: 1, arbitrary: groupKind },
-      { weight: 1, arbitrary: repeatKind },
+      { weight: 6, arbitrary: simpleKind.chain((k) => k.values.map((value) => ({ conf: k.conf, value, kind: k }))) },
+      { weight: 1, arbitrary: groupKind.map((g) => ({ ...g, kind: undefined })) },
+      { weight: 1, arbitrary: repeatKind.map((r) => ({ ...r, kind: undefined })) },
     );
-    const seen = { accepted: 0, refused: 0 };
+    const fields = fc.array(field, { minLength: 1, maxLength: 4 }).chain((list) =>
+      withRules(
+        list,
+        list.map((e) => e.kind),
+      ),
+    );
+    const seen = { accepted: 0, refused: 0, ruled: 0 };
     await fc.assert(
-      fc.asyncProperty(fc.array(field, { minLength: 1, maxLength: 4 }), async (list) => {
+      fc.asyncProperty(fields, async (list) => {
         const { fields, data } = build(list);
         const schema = formJsonSchema(fields);
         const check = ajv.compile(schema);
+        assert.deepEqual(formJsonSchema(fieldsFromJsonSchema(schema)), schema, 'export → import → export');
         const [ok, out] = await new HTMLForm({ fields }).validateSchema(data);
         const formAccepts = ok && isDeepStrictEqual(out, data);
         seen[formAccepts ? 'accepted' : 'refused'] += 1;
+        if (JSON.stringify(fields).includes('"rule"')) seen.ruled += 1;
         assert.equal(
           check(data),
           formAccepts,
@@ -222,7 +279,8 @@ describe('JSON Schema export: the form and Ajv accept exactly the same data', ()
       }),
       { numRuns: 300 },
     );
-    // Both answers are tried often: the property would hold trivially with one of them only.
-    assert.ok(seen.accepted >= 20 && seen.refused >= 20, JSON.stringify(seen));
+    // Both answers are tried often (the property would hold trivially with one of them only), and
+    // forms with rules (at the top, in groups and repeats) too.
+    assert.ok(seen.accepted >= 20 && seen.refused >= 20 && seen.ruled >= 100, JSON.stringify(seen));
   });
 });

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { inspect } from 'node:util';
 import { tsImport } from 'tsx/esm/api';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
@@ -34,21 +35,20 @@ function sqlitePackage(require: NodeJS.Require): string {
   }
 }
 
-test('README content example runs: ObjectForm creates and edits an object, ToolForm runs a tool', async () => {
-  const block = blocks.find((b) => b.includes('createKyselyContent(db'));
-  assert.ok(block, 'the content example is in the README');
-  // Run the block as written, with its package imports pointed at this checkout.
+/** Runs a README block as written, its package imports pointed at this checkout; what it logged. */
+async function runBlock(block: string, name: string): Promise<string[]> {
   const require = createRequire(new URL('../package.json', import.meta.url));
   const source = block
     .replace("'@roost/forms'", `'${pathToFileURL(new URL('../src/index.ts', import.meta.url).pathname).href}'`)
     .replace("'better-sqlite3'", `'${pathToFileURL(require.resolve(sqlitePackage(require))).href}'`)
     .replace("'kysely'", `'${pathToFileURL(require.resolve('kysely')).href}'`);
   const dir = mkdtempSync(join(tmpdir(), 'roost-readme-'));
-  const file = join(dir, 'content-example.mts');
+  const file = join(dir, `${name}.mts`);
   writeFileSync(file, `${source}\nexport {};\n`);
   const logged: string[] = [];
   const log = console.log;
-  console.log = (...args: unknown[]) => void logged.push(args.map(String).join(' '));
+  console.log = (...args: unknown[]) =>
+    void logged.push(args.map((a) => (typeof a === 'string' ? a : inspect(a, { breakLength: Infinity }))).join(' '));
   try {
     // Through tsx for this import only: scripts/test.mjs runs the test files compiled, without a loader.
     await tsImport(pathToFileURL(file).href, import.meta.url);
@@ -56,7 +56,24 @@ test('README content example runs: ObjectForm creates and edits an object, ToolF
     console.log = log;
     rmSync(dir, { recursive: true, force: true });
   }
+  return logged;
+}
+
+test('README content example runs: ObjectForm creates and edits an object, ToolForm runs a tool', async () => {
+  const block = blocks.find((b) => b.includes('createKyselyContent(db'));
+  assert.ok(block, 'the content example is in the README');
+  const logged = await runBlock(block, 'content-example');
   assert.match(logged[0] ?? '', /^302 \/content\/[\w-]+$/);
   assert.equal(logged[1], 'Hello again / First post');
   assert.equal(logged[2], 'true <pre class="tool-output">Articles: 1</pre>');
+});
+
+test('README live validation and rules example runs: a live check, a rule hiding and one requiring', async () => {
+  const block = blocks.find((b) => b.includes('liveValidation: true'));
+  assert.ok(block, 'the example is in the README');
+  assert.deepEqual(await runBlock(block, 'live-example'), [
+    "{ field: 'username', messages: [ 'Name taken' ], inputs: [] }",
+    "saved { username: 'grace', seats: 4, kind: 'private' }",
+    '2',
+  ]);
 });

@@ -167,3 +167,19 @@ test('with subsets, no field is sure to be there: a step-1 listener does not see
   assert.deepEqual([ok, data], [true, { name: 'Ada' }]);
   if (ok) exactly<typeof data, { name?: string; age?: number }>(true);
 });
+
+test('a required field with a rule may be hidden, so its data is typed optional', async () => {
+  const form = new HTMLForm({
+    fields: [
+      { id: 'kind', required: true },
+      {
+        id: 'company',
+        required: true,
+        rule: { effect: 'SHOW', condition: { scope: '#/properties/kind', schema: { const: 'business' } } },
+      },
+    ],
+  });
+  const [ok, data] = await form.validate({ kind: 'private' });
+  assert.deepEqual([ok, data], [true, { kind: 'private' }]);
+  if (ok) exactly<typeof data, { kind: string; company?: string | null }>(true);
+});

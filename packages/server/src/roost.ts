@@ -166,6 +166,7 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
     mailQueueCounts: () => services.mailQueue.counts(programCaller('metrics').principal),
     hookStats: () => services.hooks.stats(),
     keys: services.keys,
+    backupHealth: () => services.backups.health(),
   };
   const http = await buildHttp(httpServices, config, services.log);
   const webhooks = services.webhooks;
@@ -185,6 +186,7 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
     collections: services.collections,
     keys: services.keys,
     audit: services.audit,
+    backups: services.backups,
     // What the service kinds bring to the pages (service-kinds.ts, core/service-kind.ts).
     kinds: {
       sections: services.kinds.flatMap((kind) => kind.nav),

@@ -38,6 +38,9 @@ import { createExtensionJobs, type ExtensionJobs } from './extend/jobs.js';
 import type { AuditLog } from './core/audit.js';
 import { createAuditLog } from './storage/audit-store.js';
 import { createKeyRepo, createKeyService, type KeyService } from './keys/index.js';
+import { createBackups, type Backups } from './backups/index.js';
+import { createBackupRunStore } from './storage/backup-run-store.js';
+import { openBackupTarget } from './storage/backup-target.js';
 
 /**
  * Storage and the domain services on it, without HTTP: what the CLI opens (cli/cli.ts), and what
@@ -114,6 +117,8 @@ export interface Services extends KindContext {
   jobCatalog: JobCatalog;
   /** The jobs part of the extension API (extend/jobs.ts): what `createRoost` hands each extension. */
   extensionJobs: ExtensionJobs;
+  /** Backups, their schedule and restore check (backups/backups-service.ts; docs/operations.md, "Backups"). */
+  backups: Backups;
   /** Starts the work after an answer: the job queue (mails, webhook deliveries) and the webhooks' list. */
   start(): void;
   close(): Promise<void>;
@@ -300,6 +305,23 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     const removed = await audit.sweep(clock.now() - config.audit.retentionDays * 86_400_000);
     if (removed > 0) log.info({ removed }, 'audit log: lines past the retention removed');
   });
+  const backups = createBackups({
+    config,
+    db: db as Kysely<unknown>,
+    dialect,
+    migrations: allMigrations,
+    runs: createBackupRunStore(db),
+    target: openBackupTarget(config.backups.target, config.dataDir),
+    clock,
+    enqueue: (work) => extensionJobs.api.enqueue(work === 'backup' ? BACKUP_JOB : CHECK_JOB, null),
+    queued: async () => {
+      const system = programCaller('backups').principal;
+      const kinds = [BACKUP_JOB, CHECK_JOB].map((name) => `job:${name}`);
+      const counts = await Promise.all(kinds.map((kind) => jobs.counts(system, kind)));
+      return counts.reduce((n, c) => n + c.due, 0);
+    },
+  });
+  scheduleBackups(config, extensionJobs.api, backups);
   // Expired sessions and single-use tokens are dead rows; clear them once an hour. A failed
   // purge changes nothing and is tried again the next hour.
   const purge = setInterval(() => void users.purgeExpired(programCaller('roost')).catch(() => {}), 3600_000).unref();
@@ -309,6 +331,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     hub,
     jobCatalog: extensionJobs.catalog,
     extensionJobs: extensionJobs.api,
+    backups,
     start() {
       jobs.start();
       webhooks.start();
@@ -320,6 +343,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
       hub?.close();
       await webhooks.close();
       blobs.close();
+      backups.close();
       await events.flush();
       await notify?.close();
       await redis?.close();
@@ -329,6 +353,24 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
       await db.destroy();
     },
   };
+}
+
+const BACKUP_JOB = 'roost.backup';
+const CHECK_JOB = 'roost.backup-check';
+
+/**
+ * Backups and their restore check as jobs of the queue (extend/jobs.ts): one asked for on the
+ * backups page runs in whichever process claims it; the schedules of `backups.schedule` and
+ * `backups.checkSchedule` add each tick once across processes, and their kinds are exclusive,
+ * so two backups never run at once. None is retried: the next tick or a click tries again.
+ */
+function scheduleBackups(config: Config, jobs: ExtensionJobs, backups: Backups): void {
+  const { schedule, checkSchedule, timeoutSeconds } = config.backups;
+  const options = { retries: 0, timeoutMs: timeoutSeconds * 1000 };
+  jobs.define(BACKUP_JOB, () => backups.make('manual'), options);
+  jobs.define(CHECK_JOB, () => backups.check(), options);
+  if (schedule) jobs.schedule(`${BACKUP_JOB}-scheduled`, schedule, () => backups.make('scheduled'), options);
+  if (checkSchedule) jobs.schedule(`${CHECK_JOB}-scheduled`, checkSchedule, () => backups.check(), options);
 }
 
 /** The hub's settings from the configuration's `realtime` section (seconds to milliseconds). */

@@ -47,6 +47,8 @@ const fieldSchema = z.strictObject({
   node: z.looseObject({ parse: callable }).optional(),
   readonly: z.boolean().optional(),
   hidden: z.boolean().optional(),
+  // Read by rules/rules.ts (`checkRules`), whose messages name the effect, scope or keyword at fault.
+  rule: z.union([z.looseObject({}), z.array(z.looseObject({}))]).optional(),
 } satisfies Record<keyof FieldConf, z.ZodType>);
 
 const actionSchema = z.strictObject({

@@ -2,6 +2,7 @@ import type { StandardSchemaV1 } from '../validate/standard-schema.js';
 import type { Widget } from '../fields/widget.js';
 import type { FieldNode } from '../validate/field-adapter.js';
 import type { Translate } from '../validate/messages.js';
+import type { FieldRule } from '../rules/rules.js';
 
 /**
  * The datatypes the library knows. Custom datatypes are not registered; give a field a
@@ -164,6 +165,12 @@ export interface FieldConf {
   readonly?: boolean;
   /** Rendered as `<input type="hidden">`; the datatype's conversion still applies. */
   hidden?: boolean;
+  /**
+   * Rules that show, hide, enable, disable or require this field from the value of a field beside
+   * it (JSON Forms' shape; rules/rules.ts). A hidden or disabled field is not validated and not
+   * in the data.
+   */
+  rule?: FieldRule | readonly FieldRule[];
 }
 
 /**

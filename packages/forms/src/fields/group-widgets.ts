@@ -2,6 +2,8 @@ import { staticItems, type FieldConf } from '../conf/field-conf.js';
 import type { FormValues } from '../request/form-request.js';
 import { attrs, cls, escapeHtml } from '../render/html.js';
 import { textValue, type Widget, type WidgetRenderInput } from './widget.js';
+import { ruleBox } from '../rules/rule-box.js';
+import { ruledField, ruleState } from '../rules/rules.js';
 
 /**
  * Groups rendered inline, as deform and react-jsonschema-form do: a `group` field holds an
@@ -58,8 +60,13 @@ export function groupWidgets(widgetOf: (field: FieldConf) => Widget): { group: W
 
   const renderGroup = (input: WidgetRenderInput, prefix: string, oid: string, value: unknown): string => {
     const data = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-    return (input.field.fields ?? [])
-      .map((sub) => {
+    const subs = input.field.fields ?? [];
+    return subs
+      .map((configured) => {
+        // A rule in a group or item reads the fields beside it there (rules/rules.ts).
+        const valueAt = (id: string) => data[id];
+        const state = ruleState(configured, subs, valueAt);
+        const sub = ruledField(configured, state);
         const subOid = `${oid}-${sub.id}`;
         const widget = widgetOf(sub);
         const html = widget.render({
@@ -78,7 +85,9 @@ export function groupWidgets(widgetOf: (field: FieldConf) => Widget): { group: W
           for: widget.group ? undefined : subOid,
           class: cls('roost-group-label', Boolean(sub.required) && input.classes.required),
         })}>${escapeHtml(input.t(sub.name ?? sub.id))}</label>`;
-        return `<div${attrs({ class: 'roost-group-field' })}>${label}${html}</div>`;
+        const item = `<div${attrs({ class: 'roost-group-field' })}>${label}${html}</div>`;
+        const where = { field: configured, fields: subs, prefix: `${prefix}.`, oid: subOid, state, valueAt };
+        return ruleBox(item, { ...where, classes: input.classes });
       })
       .join('');
   };

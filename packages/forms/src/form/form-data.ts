@@ -49,9 +49,12 @@ type ItemFields<F> = F extends { listItems: ReadonlyArray<infer I> }
 
 type Configured<L extends FieldList> = Extract<L[number], FieldConf>;
 type Shown<F> = F extends { readonly: true } ? never : F;
-type RequiredOnes<L extends FieldList> = Shown<Extract<Configured<L>, { required: true | 1 }>>;
+/** A field with a rule may be hidden or disabled, and then is not in the data (rules/rules.ts). */
+type Ruled = { rule: object };
+type RequiredOnes<L extends FieldList> = Shown<Exclude<Extract<Configured<L>, { required: true | 1 }>, Ruled>>;
 type OptionalOnes<L extends FieldList> =
   | Shown<Exclude<Configured<L>, { required: true | 1 }>>
+  | Shown<Extract<Extract<Configured<L>, { required: true | 1 }>, Ruled>>
   | Extract<ItemFields<Configured<L>>, FieldConf>;
 
 type Flat<T> = { [K in keyof T]: T[K] } & {};

@@ -62,6 +62,12 @@ export interface FormOptions {
   uploadStash?: UploadStash;
   /** Default data for `ObjectForm`-style start actions (kept for subclasses). */
   defaults?: unknown;
+  /**
+   * Validation as you type (live/live-spec.ts): the script checks a field when the user leaves or
+   * changes it, with the server's rules and messages, asking the form's own url (`process()`
+   * answers) what the page cannot check. The submit still decides. Default false.
+   */
+  liveValidation: boolean;
 }
 
 /**
@@ -87,4 +93,5 @@ export const defaultFormOptions: Readonly<FormOptions> = Object.freeze({
   locale: 'en',
   catalogs: {},
   skipUnselectedControls: false,
+  liveValidation: false,
 });

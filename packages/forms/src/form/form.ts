@@ -28,6 +28,7 @@ import { defaultFormOptions, type FormOptions } from './form-options.js';
 import { checkOptions } from './options-schema.js';
 import { checkActionConf, checkSubset } from '../conf/conf-schema.js';
 import { defaultUploadStash } from '../request/upload-stash.js';
+import { checkRules, ruleState } from '../rules/rules.js';
 
 /**
  * What a form needs from the page that uses it. All optional: the current user, url helpers for
@@ -446,6 +447,8 @@ export class Form<
    * const compiled = await form.defaultSchemaFactory(form.getFields());
    */
   async defaultSchemaFactory(fields: readonly FieldConf[], force = false): Promise<CompiledField[]> {
+    // A subset's fields may have rules on the fields of another subset (a wizard's earlier step).
+    checkRules(fields, this.subset !== undefined);
     const out: CompiledField[] = [];
     for (const given of fields) {
       const field = await this.withNestedItems(given);
@@ -588,11 +591,12 @@ export class Form<
 
   /**
    * Reads, converts and checks every field. `fromWidgets`: read through the widgets (request
-   * values) or take the values as they are (app data).
+   * values) or take the values as they are (app data). `only`: the one field of that id (a live
+   * check: html-form.ts).
    */
   protected async run(
     data: Readonly<Record<string, unknown>>,
-    opts: { fromWidgets: boolean; convertOnly: boolean },
+    opts: { fromWidgets: boolean; convertOnly: boolean; only?: string },
   ): Promise<{ ok: boolean; values: Record<string, unknown>; raw: Record<string, unknown>; errors: FieldError[] }> {
     const compiled = await this.compiled();
     if (opts.fromWidgets) data = await this.#restoreKeptUploads(data, compiled);
@@ -600,9 +604,29 @@ export class Form<
     const values: Record<string, unknown> = {};
     const raw: Record<string, unknown> = {};
     const errors: FieldError[] = [];
-    for (const { field, node, widget } of compiled) {
-      if (skip.has(field.id)) continue;
-      const value: unknown = opts.fromWidgets ? widget.read(field, data as FormValues) : data[field.id];
+    const fields = compiled.map((c) => c.field);
+    const read = (c: CompiledField): unknown =>
+      opts.fromWidgets ? c.widget.read(c.field, data as FormValues) : data[c.field.id];
+    // A rule's scope not among the fields set up (another subset's) is read from the data by its id.
+    const valueAt = (id: string): unknown => {
+      const c = compiled.find((entry) => entry.field.id === id);
+      return c ? read(c) : data[id];
+    };
+    for (const entry of compiled) {
+      const { field, items } = entry;
+      if (skip.has(field.id) || (opts.only !== undefined && field.id !== opts.only)) continue;
+      const value: unknown = read(entry);
+      // Rules (rules/rules.ts): a hidden or disabled field is not validated and not in the data,
+      // but shown again as typed; a field a rule requires is checked as required.
+      const state = opts.convertOnly ? undefined : ruleState(field, fields, valueAt);
+      if (state && !state.active) {
+        raw[field.id] = value;
+        continue;
+      }
+      const node =
+        state?.required && !field.required
+          ? compileField({ ...field, required: true }, { t: this.t, items })
+          : entry.node;
       if (value instanceof WidgetInvalid) {
         errors.push({ field: field.id, messages: [this.t(value.msgid)] });
         raw[field.id] = value.value;
@@ -618,7 +642,9 @@ export class Form<
         values[field.id] = value;
       }
     }
-    if (!opts.convertOnly && errors.length === 0) errors.push(...(await this.validateForm(values)));
+    // Form-level checks need every field: a live check of one field (html-form.ts) has no place for them.
+    if (!opts.convertOnly && opts.only === undefined && errors.length === 0)
+      errors.push(...(await this.validateForm(values)));
     return { ok: errors.length === 0, values, raw, errors };
   }
 

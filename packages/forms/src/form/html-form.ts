@@ -14,6 +14,8 @@ import { Form } from './form.js';
 import type { FieldList } from './form-data.js';
 import { assertResolvable, resolveRedirect } from './redirect.js';
 import { defaultUploadStash } from '../request/upload-stash.js';
+import { LIVE_KEY, liveSpec } from '../live/live-spec.js';
+import { textValue } from '../fields/widget.js';
 
 /**
  * A complete reply the host must send instead of a page with the form: a redirect (302, or for
@@ -89,6 +91,8 @@ export class HTMLForm<
     this.response = undefined;
     const values = this.getFormValues();
     const configured = this.getActions();
+    const checked = await this.#liveCheck(values, configured);
+    if (checked) return checked;
     const changed = await this.#repeatChanged(values, configured);
     if (changed) return changed;
     let action = configured.find((a) => values[`${a.id}${this.options.actionPostfix}`] !== undefined);
@@ -119,6 +123,31 @@ export class HTMLForm<
     const action = actions.find((a) => a.id === 'default') ?? actions[0];
     if (!action) throw new ConfigurationError('No action to process the form found');
     return { result: undefined, html: await this.render(data), action, response: undefined };
+  }
+
+  /**
+   * A live check of one field (`liveValidation`, live/live-spec.ts): the request names it under
+   * `roost$validate` and carries the form's values; the answer is JSON `{ field, messages, inputs }`,
+   * the field's messages as a submit would give them (its rules and validators run, the form-level
+   * `validateForm` not). No action runs and no event fires. Undefined for other requests.
+   */
+  async #liveCheck(values: FormValues, actions: readonly ActionConf[]): Promise<ProcessResult | undefined> {
+    const name = this.options.liveValidation ? textValue(values[LIVE_KEY]) : undefined;
+    if (name === undefined) return undefined;
+    const id = name.replace(/-confirm$/, '').split('.')[0] ?? '';
+    const known = this.getFields().some((f) => f.id === id);
+    const r = known ? await this.run(values, { fromWidgets: true, convertOnly: false, only: id }) : undefined;
+    const error = r?.errors.find((e) => e.field === id);
+    const body = known
+      ? { field: id, messages: error?.messages ?? [], inputs: error?.inputs ?? [] }
+      : { error: `Unknown field "${id}"` };
+    const response = {
+      status: known ? 200 : 400,
+      headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' },
+      body: JSON.stringify(body),
+    };
+    const action = actions.find((a) => a.id === 'default') ?? actions[0] ?? { id: LIVE_KEY, method: 'startForm' };
+    return { result: undefined, html: '', action, response };
   }
 
   /** Every redirect target this form may use can be resolved (redirect.ts, `assertResolvable`). */
@@ -351,6 +380,12 @@ export class HTMLForm<
       data,
       errors: errors ?? [],
       controlsets,
+      live: this.options.liveValidation
+        ? liveSpec(fields, this.options.formid, this.t, {
+            invalidClass: this.widget.classes.invalid,
+            errorClass: this.widget.classes.error,
+          })
+        : undefined,
     };
   }
 

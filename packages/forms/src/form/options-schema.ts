@@ -46,6 +46,7 @@ const formOptionShape = {
   skipUnselectedControls: flag,
   defaults: z.unknown(),
   uploadStash: z.looseObject({ keep: callable, take: callable }),
+  liveValidation: flag,
 } satisfies Record<keyof FormOptions, z.ZodType>;
 
 /** Every key `applyOptions` takes: the form options, the layout, and what a subset may set. */

@@ -1,13 +1,14 @@
 /* The browser side of the library: one small script without dependencies (ajax submission,
    the upload progress bar, controlsets) and a few css rules. The host serves them under the
    urls `htmlHead()` produces (see `FormAsset` and `formAssets`). */
+import { rulesScript } from '../rules/rules-script.js';
+import { liveScript } from '../live/live-script.js';
 
 const script = `(function () {
   'use strict';
   function each(list, fn) { Array.prototype.forEach.call(list, fn); }
-  function ids(el, name) {
-    try { return JSON.parse(el.getAttribute(name || 'data-controlset') || '[]'); } catch (e) { return []; }
-  }
+${rulesScript}
+${liveScript}
   // A hidden item's inputs are disabled: the browser neither checks nor sends them, so a required
   // field out of sight cannot block the submit. An item showing an error stays in sight.
   function controlsets(root) {
@@ -135,7 +136,7 @@ const script = `(function () {
           html = html.split(box.getAttribute('data-roost-position') || '__position__').join(String(items().length + 1));
           template.insertAdjacentHTML('beforebegin', html);
           var added = template.previousElementSibling;
-          if (added) { repeats(added); controlsets(added); }
+          if (added) { repeats(added); controlsets(added); rules(added); }
           limit();
           var first = added && added.querySelector('input, select, textarea');
           if (first) first.focus();
@@ -145,8 +146,10 @@ const script = `(function () {
   }
   function init(root) {
     controlsets(root);
+    rules(root);
     repeats(root);
     each(root.querySelectorAll('form[data-ajax="true"]'), ajaxify);
+    each(root.querySelectorAll('form[data-roost-live]'), live);
   }
   // A page that comes back with errors (no ajax) starts at its error summary, as an ajax reply does.
   function start() {
@@ -183,6 +186,7 @@ const css = `[data-roost-form-container] [hidden]{display:none!important}
 :where(.roost-form) :where(.roost-repeat-item,.roost-group){border:1px solid #d1d5db;border-radius:.25rem;
   padding:.5rem .75rem;margin:0 0 .5rem}
 :where(.roost-form) :where(.roost-group-field){margin:0 0 .5rem}
+:where(.roost-form) :where(fieldset.roost-rule){border:0;margin:0;padding:0;min-width:0}
 :where(.roost-form) :where(.roost-group-label){display:block}
 @media (max-width:40rem){:where(.roost-form) :where(.form-group.row,.form-actions .row){grid-template-columns:1fr}
   :where(.roost-form) :where(.form-group.row)>:nth-child(3){grid-column:1}}

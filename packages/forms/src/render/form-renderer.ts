@@ -8,6 +8,9 @@ import type { FieldError } from '../validate/validation-error.js';
 import { attrs, escapeHtml, textOrHtml } from './html.js';
 import { actionKey, actionTemplates, itemTemplates, underWidgets, type FormLayout } from './templates.js';
 import type { Controlset } from '../fields/widget.js';
+import { ruleBox } from '../rules/rule-box.js';
+import type { LiveSpec } from '../live/live-spec.js';
+import { ruledField, ruleState } from '../rules/rules.js';
 
 /** What the renderer needs from a form. */
 export interface RenderInput {
@@ -19,6 +22,8 @@ export interface RenderInput {
   data: Readonly<Record<string, unknown>>;
   errors: readonly FieldError[];
   controlsets: ReadonlyMap<string, Controlset>;
+  /** Live validation's spec (live/live-spec.ts), when the option is on. */
+  live?: LiveSpec;
 }
 
 /** Element id of a field's input. */
@@ -108,8 +113,13 @@ export function renderItems(input: RenderInput): string {
   if (!template) throw new ConfigurationError(`Unknown item template "${layout.item_template}"`);
   const { optional, controlsets } = browserRequirements(input);
   const invalidInputs = new Set(input.errors.flatMap((e) => e.inputs ?? []));
+  const all = input.fields.map((c) => c.field);
   return input.fields
-    .map(({ field, widget, items }) => {
+    .map(({ field: configured, widget, items }) => {
+      // Rules (rules/rules.ts) decide from the data shown whether the field shows, and requires it.
+      const valueAt = (id: string) => input.data[id];
+      const state = ruleState(configured, all, valueAt);
+      const field = ruledField(configured, state);
       const oid = fieldOid(options.formid, field.id);
       const errors = input.errors.filter((e) => e.field === field.id).flatMap((e) => e.messages);
       const help = field.description
@@ -130,7 +140,7 @@ export function renderItems(input: RenderInput): string {
         controlset: controlsets.get(field.id),
         optional: optional.has(field.id),
       });
-      return template({
+      const item = template({
         field,
         oid,
         widgetHtml,
@@ -140,6 +150,16 @@ export function renderItems(input: RenderInput): string {
         help,
         errors,
         layout,
+        live: Boolean(input.live?.fields[configured.id]),
+      });
+      return ruleBox(item, {
+        field: configured,
+        fields: all,
+        prefix: '',
+        oid,
+        state,
+        classes: layout.classes,
+        valueAt,
       });
     })
     .join('');
@@ -223,6 +243,7 @@ export function renderForm(input: RenderInput, messagesHtml: string): string {
     'data-roost-form': true,
     'data-ajax': options.use_ajax ? 'true' : undefined,
     'data-progress': options.use_ajax ? options.uploadProgressBar : undefined,
+    'data-roost-live': input.live ? JSON.stringify(input.live) : undefined,
   });
   const bar =
     `<div${attrs({ class: layout.classes.progress, 'data-roost-progress': true, hidden: true })}>` +

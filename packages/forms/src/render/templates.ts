@@ -27,6 +27,11 @@ export interface ItemContext {
   help: string;
   errors: string[];
   layout: FormLayout;
+  /**
+   * Live validation checks this field (live/live-spec.ts): its error box is there even when
+   * empty, a polite live region the script fills, so a screen reader hears a new message.
+   */
+  live?: boolean;
 }
 
 /** What an action template receives. */
@@ -50,9 +55,10 @@ const col = (layout: FormLayout, n: 1 | 2 | 3, fallback: string): string => {
 };
 
 function errorBlock(ctx: ItemContext, c: FormClasses): string {
-  if (!ctx.errors.length) return '';
+  if (!ctx.errors.length && !ctx.live) return '';
   const messages = ctx.errors.map((e) => `<div>${escapeHtml(e)}</div>`).join('');
-  return `<div${attrs({ id: `${ctx.oid}-error`, class: c.errorMessage })}>${messages}</div>`;
+  const a = attrs({ id: `${ctx.oid}-error`, class: c.errorMessage, 'aria-live': ctx.live ? 'polite' : undefined });
+  return `<div${a}>${messages}</div>`;
 }
 
 function labelTag(ctx: ItemContext, className: string): string {

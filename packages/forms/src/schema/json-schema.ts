@@ -2,6 +2,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { ConfigurationError } from '../conf/configuration-error.js';
 import { fieldDatatype, fieldSize, staticItems, type FieldConf, type ListItem } from '../conf/field-conf.js';
 import { passwordMinimum } from '../validate/constraints.js';
+import { ruleConditions } from '../rules/rules-schema.js';
+import { readRules } from '../rules/rules-import.js';
 
 /** A JSON Schema (draft 2020-12) as plain data. */
 export type JsonSchema = { [keyword: string]: unknown };
@@ -183,22 +185,35 @@ function fieldValueSchema(field: FieldConf, required: boolean): JsonSchema {
 
 /** The schema of a group's object: its fields' properties, the required ones named. */
 function objectSchema(fields: readonly FieldConf[]): JsonSchema {
-  const { properties, required } = propertiesOf(fields);
-  return defined({ type: 'object', properties, required: required.length ? required : undefined });
+  const { properties, required, conditions } = propertiesOf(fields);
+  return defined({
+    type: 'object',
+    properties,
+    required: required.length ? required : undefined,
+    allOf: conditions.length ? conditions : undefined,
+  });
 }
 
 /** A group's value is always there (an object, maybe empty): `required` has nothing to ask of it. */
 const requiredKey = (field: FieldConf): boolean => Boolean(field.required) && fieldDatatype(field) !== 'group';
 
-function propertiesOf(fields: readonly FieldConf[]): { properties: Record<string, JsonSchema>; required: string[] } {
+function propertiesOf(fields: readonly FieldConf[]): {
+  properties: Record<string, JsonSchema>;
+  required: string[];
+  conditions: JsonSchema[];
+} {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
+  const conditions: JsonSchema[] = [];
   for (const field of fields) {
     if (field.readonly) continue;
-    properties[field.id] = propertyOf(field, Boolean(field.required));
-    if (requiredKey(field)) required.push(field.id);
+    // A ruled field is required, and there at all, as its rules say (rules/rules-schema.ts).
+    const ruled = ruleConditions(field, fieldValueSchema(field, true));
+    properties[field.id] = propertyOf(field, Boolean(field.required) && !ruled);
+    if (ruled) conditions.push(...ruled);
+    else if (requiredKey(field)) required.push(field.id);
   }
-  return { properties, required };
+  return { properties, required, conditions };
 }
 
 function propertyOf(field: FieldConf, required: boolean): JsonSchema {
@@ -231,8 +246,10 @@ export function formJsonSchema(fields: readonly FieldConf[], options: JsonSchema
   for (const { field, chosenBy } of withItemFields(fields)) {
     if (field.readonly) continue;
     const conditional = Boolean(chosenBy && options.skipUnselectedControls);
-    properties[field.id] = propertyOf(field, Boolean(field.required) && !conditional);
-    if (!field.required) continue;
+    const ruled = ruleConditions(field, fieldValueSchema(field, true));
+    properties[field.id] = propertyOf(field, Boolean(field.required) && !conditional && !ruled);
+    if (ruled) conditions.push(...ruled);
+    if (!field.required || ruled) continue;
     if (chosenBy && conditional) {
       const [by, item] = chosenBy;
       // The branch names its property's schema again, as Ajv's strictRequired asks.
@@ -301,6 +318,7 @@ const FIELD_KEYWORDS: ReadonlySet<string> = new Set([
   'properties',
   'required',
 ]);
+const GROUP_KEYWORDS: ReadonlySet<string> = new Set([...FIELD_KEYWORDS, 'allOf']);
 /** The keywords of the schema of a form (or of a group, or of a repeat's items). */
 const OBJECT_KEYWORDS: ReadonlySet<string> = new Set([
   '$schema',
@@ -343,8 +361,7 @@ export function fieldsFromJsonSchema(schema: JsonSchema, where = 'The schema'): 
     throw new ConfigurationError(`${where}: ${keyword} cannot be expressed by a form (rules between fields, …)`);
   };
   const top = where === 'The schema';
-  for (const keyword of Object.keys(schema))
-    if (!OBJECT_KEYWORDS.has(keyword) && !(top && keyword === 'allOf')) refuse(keyword);
+  for (const keyword of Object.keys(schema)) if (!OBJECT_KEYWORDS.has(keyword) && keyword !== 'allOf') refuse(keyword);
   const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
   const fields = Object.entries(schema.properties).map(([id, property]) => {
     if (!isRecord(property)) throw new ConfigurationError(`Property "${id}": not a schema`);
@@ -352,9 +369,11 @@ export function fieldsFromJsonSchema(schema: JsonSchema, where = 'The schema'): 
   });
   if (schema.allOf === undefined) return fields;
   if (!Array.isArray(schema.allOf)) return refuse('allOf');
-  return schema.allOf.reduce<FieldConf[]>(
-    (out, rule) => withControlRule(out, controlRule(rule) ?? refuse('allOf')),
-    fields,
+  // Fields' rules at any depth (rules/rules-import.ts); a controlset's rules at the top.
+  const { fields: ruled, rest } = readRules(fields, schema.allOf, refuse);
+  return rest.reduce<FieldConf[]>(
+    (out, rule) => withControlRule(out, (top ? controlRule(rule) : undefined) ?? refuse('allOf')),
+    ruled,
   );
 }
 
@@ -443,7 +462,8 @@ function fieldOf(id: string, raw: JsonSchema, required: boolean): FieldConf {
     const size = isRecord(shape.properties) && isRecord(shape.properties.size) ? shape.properties.size.maximum : 0;
     return { ...field, datatype: 'file', ...numberOr('size', size) };
   }
-  known(p, FIELD_KEYWORDS);
+  // A group's object may carry its fields' rules (`allOf`, read by fieldsFromJsonSchema below).
+  known(p, p.type === 'object' ? GROUP_KEYWORDS : FIELD_KEYWORDS);
   if (typeof p.format === 'string' && !FORMATS[p.format]) fail(`format "${p.format}" is not one a form field checks`);
   // A choice whose items are loaded by a callback (valueSchema's `choice` without ids).
   if (isDeepStrictEqual(p.type, ['string', 'number'])) return { ...field, datatype: 'list' };

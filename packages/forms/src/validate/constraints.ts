@@ -66,41 +66,94 @@ export function passwordMinimum(field: FieldConf): number {
 }
 
 /**
+ * One check of a constraint as data: its kind, its argument and its message (id and mapping).
+ * The server runs it with `failsCheck`; the live validation of the browser (live/live-spec.ts)
+ * gets the same list with the messages translated, and the script carries `failsCheck` itself.
+ */
+export interface ConstraintCheck {
+  check: 'minLength' | 'pattern' | 'min' | 'max' | 'step' | 'earliest' | 'latest';
+  arg: number | string;
+  /** A step's base: the number `min`, else 0. */
+  base?: number;
+  msgid: string;
+  mapping: Readonly<Record<string, unknown>>;
+}
+
+/** The checks of a field's constraints (not its datatype's), in the order their messages show. */
+function checksOf(field: FieldConf, c: Constraints, datatype: string): ConstraintCheck[] {
+  const out: ConstraintCheck[] = [];
+  const add = (check: ConstraintCheck['check'], arg: number | string, msgid: string, mapping: object, base?: number) =>
+    out.push({
+      check,
+      arg,
+      msgid,
+      mapping: mapping as Record<string, unknown>,
+      ...(base === undefined ? {} : { base }),
+    });
+  if (!DATE_LIKE.has(datatype)) {
+    // A password's least length is its datatype's check (validate/datatypes.ts).
+    if (c.minLength !== undefined && datatype !== 'password')
+      add('minLength', c.minLength, 'Shorter than minimum length ${min}', { min: c.minLength });
+    if (c.pattern) add('pattern', `^(?:${field.pattern})$`, 'Does not match the required format', {});
+  }
+  if (typeof c.min === 'number') add('min', c.min, 'Less than the minimum ${min}', { min: c.min });
+  if (typeof c.max === 'number') add('max', c.max, 'More than the maximum ${max}', { max: c.max });
+  if (c.step !== undefined)
+    add('step', c.step, 'Not a multiple of ${step}', { step: c.step }, typeof c.min === 'number' ? c.min : 0);
+  if (DATE_LIKE.has(datatype)) {
+    if (typeof c.min === 'string') add('earliest', c.min, 'Earlier than ${min}', { min: c.min });
+    if (typeof c.max === 'string') add('latest', c.max, 'Later than ${max}', { max: c.max });
+  }
+  return out;
+}
+
+/**
+ * Whether a converted, non-empty value fails one check. Lengths count UTF-16 code units, as the
+ * browser's minlength does; a pattern matches the whole value (flag `v`, as the browser's
+ * `pattern`); dates, times and date-times compare as text in their own forms, which sort as they
+ * read. The browser script carries this function's source (live/live-script.ts), so it uses
+ * nothing outside itself.
+ *
+ * @example
+ * failsCheck({ check: 'min', arg: 18, msgid: 'Less than the minimum ${min}', mapping: { min: 18 } }, 16); // true
+ */
+export function failsCheck(c: ConstraintCheck, value: unknown): boolean {
+  if (c.check === 'minLength') return typeof value === 'string' && value.length < Number(c.arg);
+  if (c.check === 'pattern') return typeof value === 'string' && !new RegExp(String(c.arg), 'v').test(value);
+  if (typeof value === 'number') {
+    if (c.check === 'min') return value < Number(c.arg);
+    if (c.check === 'max') return value > Number(c.arg);
+    if (c.check === 'step') {
+      const k = (value - (c.base ?? 0)) / Number(c.arg);
+      return Math.abs(k - Math.round(k)) > 1e-9;
+    }
+  }
+  if (typeof value === 'string' && c.check === 'earliest') return value < String(c.arg);
+  if (typeof value === 'string' && c.check === 'latest') return value > String(c.arg);
+  return false;
+}
+
+/**
+ * The checks of a field's constraints (`minLength`, `pattern`, `min`, `max`, `step`). Reads the
+ * configuration once; throws a `ConfigurationError` when it cannot (an invalid `pattern`, a
+ * `min` of the wrong kind), so a mistake shows when the form is set up.
+ *
+ * @example
+ * constraintChecks({ id: 'age', datatype: 'number', min: 18 }); // [{ check: 'min', arg: 18, … }]
+ */
+export function constraintChecks(field: FieldConf): ConstraintCheck[] {
+  return checksOf(field, constraintsOf(field), fieldDatatype(field));
+}
+
+/**
  * The check of the field's constraints on a converted, non-empty value: its messages, or none.
- * Reads the configuration once; throws a `ConfigurationError` when it cannot (an invalid
- * `pattern`, a `min` of the wrong kind), so a mistake shows when the form is set up.
  *
  * @example
  * constraintCheck({ id: 'age', datatype: 'number', min: 18 })(16, t); // ['Less than the minimum 18']
  */
 export function constraintCheck(field: FieldConf): (value: unknown, t: Translate) => string[] {
-  const c = constraintsOf(field);
-  const datatype = fieldDatatype(field);
-  return (value, t) => problemsOf(c, datatype, value, t);
-}
-
-function problemsOf(c: Constraints, datatype: string, value: unknown, t: Translate): string[] {
-  const problems: string[] = [];
-  if (typeof value === 'string' && !DATE_LIKE.has(datatype)) {
-    // Lengths in UTF-16 code units, as the browser's minlength and maxlength count.
-    if (c.minLength !== undefined && value.length < c.minLength && datatype !== 'password')
-      problems.push(t('Shorter than minimum length ${min}', { min: c.minLength }));
-    if (c.pattern && !c.pattern.test(value)) problems.push(t('Does not match the required format'));
-  }
-  if (typeof value === 'number') {
-    if (typeof c.min === 'number' && value < c.min) problems.push(t('Less than the minimum ${min}', { min: c.min }));
-    if (typeof c.max === 'number' && value > c.max) problems.push(t('More than the maximum ${max}', { max: c.max }));
-    if (c.step !== undefined) {
-      const k = (value - (typeof c.min === 'number' ? c.min : 0)) / c.step;
-      if (Math.abs(k - Math.round(k)) > 1e-9) problems.push(t('Not a multiple of ${step}', { step: c.step }));
-    }
-  }
-  if (typeof value === 'string' && DATE_LIKE.has(datatype)) {
-    // The datatypes' own forms (YYYY-MM-DD, HH:MM:SS, YYYY-MM-DDTHH:MM:SS) sort as they read.
-    if (typeof c.min === 'string' && value < c.min) problems.push(t('Earlier than ${min}', { min: c.min }));
-    if (typeof c.max === 'string' && value > c.max) problems.push(t('Later than ${max}', { max: c.max }));
-  }
-  return problems;
+  const checks = constraintChecks(field);
+  return (value, t) => checks.filter((c) => failsCheck(c, value)).map((c) => t(c.msgid, c.mapping));
 }
 
 /**

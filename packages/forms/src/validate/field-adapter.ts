@@ -7,6 +7,7 @@ import { datatypeFor, type EmptyValue } from './datatypes.js';
 import type { Translate } from './messages.js';
 import { runStandardSchema } from './standard-schema.js';
 import { ValidationError } from './validation-error.js';
+import { checkRules, fieldRules, ruleState } from '../rules/rules.js';
 
 /** What a field node's `parse` needs besides the value. */
 export interface ParseContext {
@@ -112,17 +113,25 @@ export function compileField(field: FieldConf, opts: { t: Translate; items: read
 function groupNode(field: FieldConf, opts: { t: Translate; items: readonly ListItem[] }, repeated: boolean): FieldNode {
   const subs = field.fields ?? [];
   if (subs.length === 0) throw new ConfigurationError(`Field "${field.id}": a ${fieldDatatype(field)} needs fields`);
+  checkRules(subs);
   const nodes = subs.map((sub) => ({
     sub,
     node: compileField(sub, { t: opts.t, items: staticItems(sub) }),
+    // A field a rule may require (rules/rules.ts) is checked as required while the rule holds.
+    requiredNode: fieldRules(sub).length
+      ? compileField({ ...sub, required: true }, { t: opts.t, items: staticItems(sub) })
+      : undefined,
   }));
   const parseOne = async (value: unknown, ctx: ParseContext, where: string): Promise<ParseResult> => {
     const data = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
     const out: Record<string, unknown> = {};
     const messages: string[] = [];
     const inputs: string[] = [];
-    for (const { sub, node } of nodes) {
-      const r = await node.parse(data[sub.id], ctx);
+    for (const { sub, node, requiredNode } of nodes) {
+      // A field its rules hide or disable is not validated and not in the data (conversion keeps it).
+      const state = ctx.convertOnly ? undefined : ruleState(sub, subs, (id) => data[id]);
+      if (state && !state.active) continue;
+      const r = await (state?.required && requiredNode ? requiredNode : node).parse(data[sub.id], ctx);
       if (r.ok) {
         if (r.value !== null && r.value !== undefined) out[sub.id] = r.value;
       } else {

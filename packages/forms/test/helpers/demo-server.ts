@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import {
   HTMLForm,
   ObjectForm,
+  browserSafe,
   presets,
   createContentView,
   escapeHtml,
@@ -103,6 +104,77 @@ const everyWidget: FieldConf[] = [
   { id: 'avatar', name: 'Avatar', datatype: 'file' },
   { id: 'home', name: 'Home', datatype: 'group', fields: [{ id: 'street', name: 'Street', required: true }] },
   { id: 'others', name: 'Address', datatype: 'repeat', minItems: 1, fields: [{ id: 'street', name: 'Street' }] },
+];
+
+/** Names already taken, for the live check of an async validator (test/browser-live.test.ts). */
+const taken = new Set(['ada', 'root']);
+const liveFields: FieldConf[] = [
+  {
+    id: 'username',
+    name: 'User name',
+    required: true,
+    minLength: 3,
+    validator: async (value) => (taken.has(String(value)) ? 'Name taken' : undefined),
+  },
+  { id: 'email', name: 'E-mail', datatype: 'email', required: true },
+  { id: 'code', name: 'Code', pattern: '[A-Z]{3}' },
+  {
+    id: 'pairs',
+    name: 'Pairs',
+    datatype: 'number',
+    min: 0,
+    validator: browserSafe((value) => (Number(value) % 2 ? 'Must be even' : undefined), ['Must be even']),
+  },
+  {
+    id: 'nick',
+    name: 'Nickname',
+    validator: browserSafe((value) => (String(value).includes(' ') ? 'No spaces' : undefined), ['No spaces']),
+  },
+  { id: 'guests', name: 'Guest', datatype: 'repeat', fields: [{ id: 'name', name: 'Name', required: true }] },
+];
+
+const isBusiness = { scope: '#/properties/kind', schema: { const: 'business' } };
+const ruleFields: FieldConf[] = [
+  {
+    id: 'kind',
+    name: 'Customer',
+    datatype: 'radio',
+    required: true,
+    listItems: [
+      { id: 'private', name: 'Private' },
+      { id: 'business', name: 'Business' },
+    ],
+  },
+  { id: 'company', name: 'Company', required: true, rule: { effect: 'SHOW', condition: isBusiness } },
+  { id: 'vat', name: 'VAT number', rule: { effect: 'REQUIRE', condition: isBusiness } },
+  { id: 'news', name: 'Send news', datatype: 'checkbox' },
+  {
+    id: 'topic',
+    name: 'Topic',
+    rule: { effect: 'ENABLE', condition: { scope: '#/properties/news', schema: { const: true } } },
+  },
+  {
+    id: 'offices',
+    name: 'Office',
+    datatype: 'repeat',
+    fields: [
+      {
+        id: 'type',
+        name: 'Type',
+        datatype: 'list',
+        listItems: [
+          { id: 'branch', name: 'Branch' },
+          { id: 'hq', name: 'Head office' },
+        ],
+      },
+      {
+        id: 'city',
+        name: 'City',
+        required: true,
+        rule: { effect: 'HIDE', condition: { scope: '#/properties/type', schema: { const: 'hq' } } },
+      },
+    ],
+  },
 ];
 
 const pages: Record<string, FormInit> = {
@@ -205,6 +277,12 @@ const pages: Record<string, FormInit> = {
     uploadProgressBar: 'always',
     formid: 'up',
   },
+  // Validation as you type (test/browser-live.test.ts); the server's messages on submit too.
+  '/live': { fields: liveFields, formid: 'live', liveValidation: true, novalidate: true },
+  // The same under a Content-Security-Policy without 'unsafe-eval' (test/browser-live.test.ts).
+  '/live-csp': { fields: liveFields, formid: 'live', liveValidation: true, novalidate: true },
+  // Rules at the top and in the items of a repeat (test/browser-rules.test.ts).
+  '/rules': { fields: ruleFields, formid: 'rules' },
 };
 
 export interface DemoServer {
@@ -284,6 +362,7 @@ async function handle(
     received.push({ ...(data as Record<string, unknown>) });
   });
   const head = url.pathname.endsWith('-bootstrap') ? '<link rel="stylesheet" href="/bootstrap.css">' : '';
+  if (url.pathname.endsWith('-csp')) res.setHeader('Content-Security-Policy', "script-src 'self'");
   await reply(res, form, await form.process({ success_message: 'Thank you!' }), [], head);
 }
 

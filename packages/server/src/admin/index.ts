@@ -26,6 +26,8 @@ import { registerAuditPages } from './pages/audit-pages.js';
 import { registerImpersonationPage } from './pages/impersonation-pages.js';
 import type { KeyService } from '../keys/index.js';
 import type { AuditLog } from '../core/audit.js';
+import { registerBackupPages } from './pages/backups-pages.js';
+import type { Backups } from '../backups/index.js';
 import type { JobQueue } from '../core/job-queue.js';
 import type { JobCatalog } from '../core/jobs.js';
 import type { Webhooks } from '../realtime/webhooks.js';
@@ -67,6 +69,8 @@ export interface PageDeps {
   keys: KeyService;
   /** The audit log (pages/audit-pages.ts). */
   audit: AuditLog;
+  /** Backups and their restore check (pages/backups-pages.ts). */
+  backups: Backups;
   /** What the service kinds (src/service-kinds.ts) bring to the pages: header sections, pages, permission targets. */
   kinds: KindPages;
 }
@@ -139,6 +143,7 @@ async function registerAdminPages(app: FastifyInstance, deps: PageDeps): Promise
   registerKeyPages(pages, { keys: deps.keys });
   registerAuditPages(pages, deps.audit);
   registerImpersonationPage(pages, users);
+  registerBackupPages(pages, deps.backups, deps.config);
   registerSettingsPage(pages, { users, settings: deps.settings, mailer: deps.mailer, config: deps.config });
   // A mistyped backend address answers a page, not the API's JSON body.
   await app.register(

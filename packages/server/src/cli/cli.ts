@@ -7,7 +7,7 @@ import { formatTime } from '../core/clock.js';
 import { openServices } from '../services.js';
 import { SETUP_LINK_MINUTES } from '../admin/setup-links.js';
 import { belowOwasp, DuplicateUserError, programCaller } from '../users/index.js';
-import { backup, restore } from './backup.js';
+import { backup, restore } from '../backups/backup-archive.js';
 import { dev } from './dev.js';
 import { sweepBlobs } from './sweep.js';
 import { recordTypes } from './record-types.js';

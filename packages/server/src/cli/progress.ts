@@ -1,4 +1,4 @@
-import type { Progress } from './backup.js';
+import type { Progress } from '../backups/backup-archive.js';
 
 /**
  * A backup's or restore's progress on one terminal line (rows, files, bytes), redrawn at most

@@ -73,7 +73,7 @@ export function recordTables(db: RecordDb, dialect: Dialect): RecordTables {
 
 /**
  * Makes the record tables of a backup's rows (`records_<name>`: no migration makes them), before
- * a restore writes them (cli/backup.ts). Their indexes follow when the collections open
+ * a restore writes them (backups/backup-archive.ts). Their indexes follow when the collections open
  * (collection-definitions.ts `load`).
  */
 export async function makeRecordTables(

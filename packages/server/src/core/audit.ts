@@ -131,7 +131,7 @@ export async function inActorFrame<T>(
 }
 
 /** The frame of the work under way, if any (http/audit-context.ts keeps it on the request). */
-export function currentFrame(): ActorFrame | undefined {
+function currentFrame(): ActorFrame | undefined {
   for (const storage of open) {
     const frame = storage.getStore();
     if (frame) return frame;

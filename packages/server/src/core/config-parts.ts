@@ -234,3 +234,24 @@ export const collectionName = z
   .string()
   .regex(/^[a-z][a-z0-9_]{0,40}$/, 'a collection name is 1-41 characters of a-z, 0-9 and _, starting with a letter')
   .refine((n) => n !== 'batch' && n !== 'users', { message: 'this name is reserved by Roost' });
+
+/**
+ * Backups on a schedule, their target and retention, and the restore check (docs/operations.md,
+ * "Backups"; backups/backups-service.ts). Made on the admin backups page too, whatever the schedule.
+ */
+export const backupsOptions = z
+  .object({
+    /** A cron (croner: five or six fields, read in UTC) of the scheduled backups; unset: none. */
+    schedule: z.string().min(1).max(200).optional(),
+    /** Where archives go: a folder (`dir`, by default `<dataDir>/backups`) or an S3 bucket. */
+    target: blobStoreOptions.default({ kind: 'local' }),
+    /** Keep the newest this many archives; older ones are deleted after each backup. */
+    keep: z.number().int().min(1).max(10_000).default(7),
+    /** Delete archives older than this many days too (never the newest); unset: by count alone. */
+    keepDays: z.number().int().min(1).max(36_500).optional(),
+    /** A cron of the restore check: the newest archive restored into a scratch database, counts compared. */
+    checkSchedule: z.string().min(1).max(200).optional(),
+    /** A backup or check that runs longer fails. */
+    timeoutSeconds: z.number().int().min(10).max(86_400).default(3600),
+  })
+  .strict();

@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import {
   addressOrRange,
+  backupsOptions,
   blobStoreOptions,
   collectionName,
   collectionOptions,
@@ -233,6 +234,8 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    /** Backups on a schedule, their target and retention, the restore check (config-parts.ts `backupsOptions`). */
+    backups: backupsOptions.prefault({}),
     /**
      * Extensions (docs/hooks.md): a function made with `defineExtension`, or a list of them, run at
      * start beside the files of `hooks/`. Typed loosely here (core/ knows no extension API: extend/).
@@ -329,6 +332,7 @@ export function parseConfig(input: unknown, baseDir = process.cwd()): Config {
       : b;
   c.blobs = absoluteBlobs(c.blobs);
   for (const store of Object.values(c.fileStores)) if (store.blobs) store.blobs = absoluteBlobs(store.blobs);
+  c.backups.target = absoluteBlobs(c.backups.target);
   const publicUrl = (c.publicUrl ?? `http://localhost:${c.port}`).replace(/\/+$/, '');
   return deepFreeze({ ...c, dataDir, publicUrl });
 }

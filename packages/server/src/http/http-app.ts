@@ -39,6 +39,7 @@ import type { KeyService } from '../keys/index.js';
 import { createHttpMetrics, registerMetrics } from './metrics.js';
 import type { MailQueueCounts } from '../core/mailer.js';
 import type { HookStat } from '../core/hooks.js';
+import type { BackupHealth } from '../backups/index.js';
 import { requestLogger } from './request-logger.js';
 
 /** ioredis, loaded with `rateLimit.redisUrl` only (core/on-first-use.ts). */
@@ -64,6 +65,8 @@ export interface HttpServices {
   hookStats?: () => readonly HookStat[];
   /** The API keys, for their administrators' routes (routes/key-routes.ts). */
   keys?: KeyService;
+  /** The newest backup and restore check (/metrics; backups/backups-service.ts). */
+  backupHealth?: () => Promise<BackupHealth>;
 }
 
 /**
@@ -165,6 +168,7 @@ export async function buildHttp(
       users: services.users,
       mailQueue: services.mailQueueCounts,
       ...(services.hookStats ? { hooks: services.hookStats } : {}),
+      ...(services.backupHealth ? { backups: services.backupHealth } : {}),
       ...(hub ? { realtime: () => hub.stats() } : {}),
     });
 

@@ -8,6 +8,7 @@ import { jobRuns, processStats } from '../core/process-stats.js';
 import type { MailQueueCounts } from '../core/mailer.js';
 import type { HookStat } from '../core/hooks.js';
 import type { UserService } from '../users/index.js';
+import type { BackupHealth } from '../backups/index.js';
 import { callerOf } from './auth.js';
 
 /**
@@ -27,6 +28,8 @@ export interface MetricsOptions {
   realtime?: () => RealtimeStats;
   /** The hooks' runs in this process (extend/hooks.ts), read at scrape time. */
   hooks?: () => readonly HookStat[];
+  /** The newest backup and restore check (backups/backups-service.ts), read at scrape time. */
+  backups?: () => Promise<BackupHealth>;
 }
 
 /**
@@ -191,6 +194,9 @@ export async function registerMetrics(
     });
   }
 
+  const backups = options.backups;
+  if (backups) backupGauges(backups, registers);
+
   const realtime = options.realtime;
   if (realtime) {
     new Gauge({
@@ -302,4 +308,44 @@ function allowList(entries: readonly string[]): (address: string) => boolean {
     const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
     return isIP(v4) === 4 ? list.check(v4, 'ipv4') : isIP(address) === 6 && list.check(address, 'ipv6');
   };
+}
+
+/**
+ * The backups' health (docs/operations.md, "Backups"): when the newest backup succeeded, and the
+ * newest restore check's time and outcome, read from the database at scrape time (shared by every
+ * process). Before the first backup or check they are 0: never is as bad as failed.
+ */
+function backupGauges(backups: () => Promise<BackupHealth>, registers: Registry[]): void {
+  // Two small queries a series, at scrape time: a figure cached across scrapes would tell an old check.
+  const health = backups;
+  new Gauge({
+    name: 'roost_backup_last_success_timestamp_seconds',
+    help: 'When the newest backup that succeeded finished (Unix time; 0: none yet).',
+    registers,
+    async collect() {
+      this.reset();
+      const { lastBackup } = await health();
+      if (lastBackup !== null) this.set(lastBackup / 1000);
+    },
+  });
+  new Gauge({
+    name: 'roost_backup_check_timestamp_seconds',
+    help: 'When the newest restore check of a backup finished (Unix time; 0: none yet).',
+    registers,
+    async collect() {
+      this.reset();
+      const { lastCheck } = await health();
+      if (lastCheck) this.set(lastCheck.at / 1000);
+    },
+  });
+  new Gauge({
+    name: 'roost_backup_check_ok',
+    help: 'Whether the newest restore check restored every table with its rows (1) or failed, or none ran (0).',
+    registers,
+    async collect() {
+      this.reset();
+      const { lastCheck } = await health();
+      if (lastCheck) this.set(lastCheck.ok ? 1 : 0);
+    },
+  });
 }

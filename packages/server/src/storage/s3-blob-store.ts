@@ -8,18 +8,19 @@ import { blobMeter, type BlobStore, type ByteRange, type ListedBlob, type Stored
 export type S3BlobStoreOptions = Extract<BlobStoreOptions, { kind: 's3' }>;
 
 type S3Upload = typeof import('@aws-sdk/lib-storage').Upload;
+interface S3Loaded {
+  sdk: typeof import('@aws-sdk/client-s3');
+  Upload: S3Upload;
+  client: S3Client;
+}
 
 const BLOB_ID = /^[0-9a-f-]{36}$/;
 
-/**
- * Blobs as objects of an S3-compatible bucket, under `<prefix><id>`. S3 makes an object visible
- * only once its upload completed (a single PUT, or the CompleteMultipartUpload of a multipart
- * one), so a crash or a failed upload never leaves a partial object under a key: what is left is
- * an unfinished multipart upload, which no read sees (a bucket lifecycle rule
- * `AbortIncompleteMultipartUpload` removes those; see docs/scaling.md). Uploads are streamed:
- * at most `partSizeBytes` × 2 of a file is in memory at once.
- */
-export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore & { close(): void } {
+/** The SDK and a client of the bucket's server, loaded on first use (`s3()`); `close` ends the client. */
+export function s3Connection(options: S3BlobStoreOptions): {
+  s3: () => Promise<S3Loaded>;
+  close(): void;
+} {
   const clientConfig: S3ClientConfig = {
     region: options.region,
     forcePathStyle: options.forcePathStyle,
@@ -39,12 +40,25 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore & { cl
   // The SDK on first use, not on import: loading it costs ~0.4 s of CPU that every start of a Roost
   // with local blobs (and of each test and `roost` command) paid (CONTRIBUTING.md, "Test time").
   let client: S3Client | undefined;
-  let loading: Promise<{ sdk: typeof import('@aws-sdk/client-s3'); Upload: S3Upload; client: S3Client }> | undefined;
+  let loading: Promise<S3Loaded> | undefined;
   const s3 = () =>
     (loading ??= Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/lib-storage')]).then(([sdk, lib]) => {
       client = new sdk.S3Client(clientConfig);
       return { sdk, Upload: lib.Upload, client };
     }));
+  return { s3, close: () => client?.destroy() };
+}
+
+/**
+ * Blobs as objects of an S3-compatible bucket, under `<prefix><id>`. S3 makes an object visible
+ * only once its upload completed (a single PUT, or the CompleteMultipartUpload of a multipart
+ * one), so a crash or a failed upload never leaves a partial object under a key: what is left is
+ * an unfinished multipart upload, which no read sees (a bucket lifecycle rule
+ * `AbortIncompleteMultipartUpload` removes those; see docs/scaling.md). Uploads are streamed:
+ * at most `partSizeBytes` × 2 of a file is in memory at once.
+ */
+export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore & { close(): void } {
+  const { s3, close } = s3Connection(options);
   const Bucket = options.bucket;
   const keyOf = (id: string) => {
     // Ids come from this store (UUIDs); anything else must never become a key.
@@ -53,7 +67,7 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore & { cl
   };
 
   return {
-    close: () => client?.destroy(),
+    close,
 
     async put(source, { maxBytes }): Promise<StoredBlob> {
       const { sdk, Upload, client } = await s3();
@@ -111,22 +125,34 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore & { cl
     },
 
     async *list(): AsyncIterable<ListedBlob> {
-      const { sdk, client } = await s3();
-      let ContinuationToken: string | undefined;
-      do {
-        const page = await client.send(
-          new sdk.ListObjectsV2Command({
-            Bucket,
-            Prefix: options.prefix,
-            ...(ContinuationToken ? { ContinuationToken } : {}),
-          }),
-        );
-        for (const object of page.Contents ?? []) {
-          const id = object.Key?.slice(options.prefix.length) ?? '';
-          if (BLOB_ID.test(id)) yield { id, modified: object.LastModified?.getTime() ?? 0 };
-        }
-        ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
-      } while (ContinuationToken);
+      for await (const { name, modified } of listedObjects(s3, Bucket, options.prefix))
+        if (BLOB_ID.test(name)) yield { id: name, modified };
     },
   };
+}
+
+/** Every object of `bucket` under `prefix`, a page of the listing at a time: its name after the prefix, size, time. */
+export async function* listedObjects(
+  s3: () => Promise<S3Loaded>,
+  bucket: string,
+  prefix: string,
+): AsyncIterable<{ name: string; size: number; modified: number }> {
+  const { sdk, client } = await s3();
+  let ContinuationToken: string | undefined;
+  do {
+    const page = await client.send(
+      new sdk.ListObjectsV2Command({
+        Bucket: bucket,
+        Prefix: prefix,
+        ...(ContinuationToken ? { ContinuationToken } : {}),
+      }),
+    );
+    for (const object of page.Contents ?? [])
+      yield {
+        name: object.Key?.slice(prefix.length) ?? '',
+        size: object.Size ?? 0,
+        modified: object.LastModified?.getTime() ?? 0,
+      };
+    ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (ContinuationToken);
 }

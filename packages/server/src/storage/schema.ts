@@ -210,6 +210,22 @@ interface AuditLogTable {
   after: string | null;
 }
 
+/** A backup's run or a restore check (migration 2026-12-02-03; storage/backup-run-store.ts). */
+interface BackupRunsTable {
+  id: string;
+  kind: string;
+  name: string;
+  state: string;
+  started: number;
+  finished: number | null;
+  rows: number;
+  files: number;
+  bytes: number;
+  size: number | null;
+  tables: string | null;
+  error: string | null;
+}
+
 /** Tables of the user identity service and the shared ones (permissions, settings). */
 interface CoreTables {
   users: UsersTable;
@@ -228,6 +244,7 @@ interface CoreTables {
   jobs: JobsTable;
   api_keys: ApiKeysTable;
   audit_log: AuditLogTable;
+  backup_runs: BackupRunsTable;
 }
 
 export interface Database extends CoreTables, DataStoreTables, FileStoreTables {}

@@ -185,3 +185,13 @@ export async function resetSequences(trx: AnyTransaction, dialect: Dialect): Pro
     await sql`select setval(${sequence}, coalesce(${highest}, 0) + 1, false)`.execute(trx);
   }
 }
+
+/** The rows of every table of Roost's schema (`listTables`): what a restore would replace, what a check compares. */
+export async function tableCounts(db: AnyDb, dialect: Dialect): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const table of await listTables(db, dialect)) {
+    const row = await db.selectFrom(table).select(sql<number | string>`count(*)`.as('n')).executeTakeFirst();
+    counts[table] = Number(row?.n ?? 0);
+  }
+  return counts;
+}

@@ -21,7 +21,7 @@ const PATH = new RegExp(
 const RUNTIME_FILES = new Set([
   'roost.config.json', // core/config.ts reads it from the working directory
   'roost.config.ts',
-  'manifest.json', // cli/backup.ts writes it into each backup
+  'manifest.json', // backups/backup-archive.ts writes it into each backup
 ]);
 
 const known = repositoryFiles();

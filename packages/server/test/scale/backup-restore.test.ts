@@ -5,7 +5,7 @@ import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql, type Kysely, type Migration } from 'kysely';
-import { backup, restore } from '../../src/cli/backup.js';
+import { backup, restore } from '../../src/backups/backup-archive.js';
 import { parseConfig, type Config, type ConfigInput } from '../../src/core/config.js';
 import { createRoost } from '../../src/roost.js';
 import { openDatabase } from '../../src/storage/database.js';

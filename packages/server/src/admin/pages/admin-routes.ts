@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isXhr, type FormInit, type FormRequest, type FormResponse } from '@roost/forms';
 import { RoostError } from '../../core/errors.js';
@@ -31,7 +32,8 @@ type PageOutcome =
   | { redirect: string; messages?: string[]; beforeRedirect?: Finisher }
   /** A reply of the form library (a redirect, or an ajax answer), sent as it is. */
   | { response: FormResponse }
-  | { download: { filename: string; contentType: string; body: string } };
+  /** A file to save: text made for it, or a stream (a backup archive, pages/backups-pages.ts). */
+  | { download: { filename: string; contentType: string; body: string | Readable } };
 
 export type PageHandler = (page: AdminPageRequest) => Promise<PageOutcome>;
 

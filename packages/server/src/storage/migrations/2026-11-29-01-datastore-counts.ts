@@ -14,7 +14,7 @@ import { SqliteAdapter, sql, type Kysely } from 'kysely';
 // to its own stripe (its backend's pid modulo 16), so concurrent creates do not queue on one
 // row's lock until they commit (they did: a third fewer newItem calls per second); SQLite, with
 // one writer, adds to stripe 0. A stripe may go below zero; only the sum means anything.
-// A restore (cli/backup.ts) writes rows with triggers off: the counts come from the backup.
+// A restore (backups/backup-archive.ts) writes rows with triggers off: the counts come from the backup.
 // `Kysely<any>`, as every migration: it describes the schema at its own point in time.
 export async function up(db: Kysely<any>): Promise<void> {
   const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;

@@ -200,6 +200,8 @@ export interface RestoreSummary {
   /** Bytes of file contents restored. */
   bytes: number;
   skipped: string[];
+  /** What the backup says it holds (a restore check compares the restored rows with it). */
+  manifest: Manifest;
 }
 
 export async function restore(config: Config, source: string, options: RestoreOptions = {}): Promise<RestoreSummary> {
@@ -304,7 +306,7 @@ async function restoreDirectory(config: Config, dir: string, options: RestoreOpt
       await resetSequences(trx, dialect);
     });
     await migrateToLatest(db as Kysely<unknown>, options.migrations);
-    return { tables: restored, blobs: uploaded.length, bytes: progress.bytes, skipped };
+    return { tables: restored, blobs: uploaded.length, bytes: progress.bytes, skipped, manifest };
   } catch (err) {
     // Nothing of a failed restore stays: the rows were one transaction; the contents go too.
     for (const { store, id } of uploaded)

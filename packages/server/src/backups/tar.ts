@@ -193,7 +193,7 @@ export async function unpackArchive(file: string, dir: string): Promise<void> {
       );
   } finally {
     // A file the archive broke off in the middle of: closed before the caller removes the folder
-    // (cli/backup.ts, restore), whose removal would otherwise race the file's own opening, still
+    // (backups/backup-archive.ts, restore), whose removal would otherwise race the file's own opening, still
     // under way, and fail it with an ENOENT that hid the damaged archive's message.
     await abandonCurrent();
   }

@@ -1,0 +1,84 @@
+// Rules (issue 43, item 10) in Debian's chromium: fields shown, hidden, enabled, disabled and
+// required from other fields' values, at the top and inside the items of a repeat, live with
+// JavaScript and after a submit without it; what a rule hides is never in the data.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { useDemoBrowser } from './helpers/chromium.js';
+
+describe('rules in the browser', () => {
+  const demo = useDemoBrowser();
+
+  const submit = (page: Page) => Promise.all([page.waitForEvent('load'), page.click('#rulessend\\$')]);
+  const box = (page: Page, input: string) => page.locator(`fieldset.roost-rule:has(${input})`);
+
+  test('with JavaScript: a choice shows, requires and enables other fields as it changes', async () => {
+    const page = await demo.open('/rules', true);
+    assert.equal(await page.isHidden('#rules-company'), true);
+    assert.equal(await page.isDisabled('#rules-company'), true, 'hidden: neither checked nor sent');
+    assert.equal(await page.$eval('#rules-vat', (el) => (el as HTMLInputElement).required), false);
+    await page.check('#rules-kind-1');
+    assert.equal(await page.isVisible('#rules-company'), true);
+    assert.equal(await page.isEnabled('#rules-company'), true);
+    assert.equal(await page.$eval('#rules-vat', (el) => (el as HTMLInputElement).required), true);
+    assert.match((await page.getAttribute('#rules-vat-label', 'class')) ?? '', /\brequired\b/);
+    await page.check('#rules-kind-0');
+    assert.equal(await page.isHidden('#rules-company'), true);
+    assert.equal(await page.$eval('#rules-vat', (el) => (el as HTMLInputElement).required), false);
+
+    assert.equal(await page.isDisabled('#rules-topic'), true);
+    assert.equal(await box(page, '#rules-topic').isVisible(), true, 'disabled, still in sight');
+    await page.check('#rules-news');
+    assert.equal(await page.isEnabled('#rules-topic'), true);
+
+    // In an item of a repeat, the rule reads the fields of that item, also in an item the script added.
+    await page.click('button[name="offices$add"]');
+    await page.click('button[name="offices$add"]');
+    await page.selectOption('#rules-offices-0-type', 'hq');
+    assert.equal(await page.isHidden('#rules-offices-0-city'), true);
+    assert.equal(await page.isVisible('#rules-offices-1-city'), true);
+    await page.fill('#rules-offices-1-city', 'Bern');
+
+    await page.check('#rules-kind-1');
+    await page.fill('#rules-company', 'ACME');
+    await page.fill('#rules-vat', 'CHE-1');
+    await page.fill('#rules-topic', 'Birds');
+    const before = demo.server.received.length;
+    await submit(page);
+    assert.deepEqual(demo.server.received.slice(before), [
+      {
+        kind: 'business',
+        company: 'ACME',
+        vat: 'CHE-1',
+        news: true,
+        topic: 'Birds',
+        offices: [{ type: 'hq' }, { type: 'branch', city: 'Bern' }],
+      },
+    ]);
+    await page.context().close();
+  });
+
+  test('without JavaScript: the page follows the rules after a round trip; what they hide is not sent', async () => {
+    const page = await demo.open('/rules', false);
+    assert.equal(await page.isHidden('#rules-company'), true);
+    await page.check('#rules-kind-1');
+    assert.equal(await page.isHidden('#rules-company'), true, 'no script: nothing moves before the server answers');
+    await Promise.all([page.waitForEvent('load'), page.click('button[name="offices$add"]')]);
+    // The server drew the page from the values sent: a business shows its company, requires its VAT number.
+    assert.equal(await page.isVisible('#rules-company'), true);
+    assert.equal(await page.getAttribute('#rules-company', 'required'), '');
+    assert.equal(await page.getAttribute('#rules-vat', 'required'), '');
+    assert.equal(await page.isDisabled('#rules-topic'), true);
+    await page.selectOption('#rules-offices-0-type', 'hq');
+    await page.fill('#rules-offices-0-city', 'Typed before the rule applied');
+    await page.fill('#rules-company', 'ACME');
+    await page.fill('#rules-vat', 'CHE-1');
+    const before = demo.server.received.length;
+    await submit(page);
+    assert.deepEqual(demo.server.received.slice(before), [
+      { kind: 'business', company: 'ACME', vat: 'CHE-1', news: false, offices: [{ type: 'hq' }] },
+    ]);
+    assert.equal(await page.isHidden('#rules-offices-0-city'), true, 'the head office has no city');
+    await page.context().close();
+  });
+});
