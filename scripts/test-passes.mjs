@@ -267,6 +267,7 @@ export const testPasses = {
   // The TypeScript connector with an API key: fetch with the Bearer header, on Node 24 too.
   'packages/client/test/api-keys.test.ts': ['runtime'],
   'packages/server/test/admin/impersonation.browser.test.ts': [],
+  'packages/server/test/admin/impersonation.test.ts': ['storage'],
 };
 
 const KINDS = new Set(['storage', 'runtime']);
