@@ -1,12 +1,7 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startServer, type TestServer } from '../helpers/test-server.js';
 import { busyCallers } from '../helpers/busy-callers.js';
-import { startBeside, type ChildRoost } from '../security/support/child-roost.js';
-import { onPostgres } from './scale-helpers.js';
+import { onPostgres, useTwoProcesses } from './scale-helpers.js';
 
 /**
  * Issue 42, item 4: an API key revoked on one process is refused on another at once, though
@@ -19,20 +14,7 @@ const BOUND_MS = 1000;
 describe('an API key revoked on one process, on PostgreSQL', {
   skip: onPostgres ? false : 'runs in the PostgreSQL pass (SQLite has one process)',
 }, () => {
-  let a: TestServer;
-  let b: ChildRoost;
-  let dir: string;
-  before(async () => {
-    a = await startServer({});
-    dir = await mkdtemp(join(tmpdir(), 'roost-key-revocation-'));
-    b = await startBeside(a, dir, { rateLimit: { max: 100_000 } });
-  });
-  after(async () => {
-    b?.process.kill('SIGTERM');
-    await b?.exited;
-    await a.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  const both = useTwoProcesses({}, { rateLimit: { max: 100_000 } });
 
   const post = async (url: string, path: string, key: string, body: unknown) => {
     const res = await fetch(url + path, {
@@ -45,6 +27,7 @@ describe('an API key revoked on one process, on PostgreSQL', {
   };
 
   test(`the other process accepts the key at most ${BOUND_MS} ms after the revocation's answer`, async () => {
+    const { a, b } = both;
     const admin = await a.adminToken();
     const made = await a.request(
       '/api/keys',
