@@ -33,6 +33,7 @@ export const testPasses = {
   'packages/forms/test/accessibility.test.ts': [],
   'packages/forms/test/browser-repeats.test.ts': [],
   'packages/forms/test/browser-validation.test.ts': [],
+  'packages/forms/test/browser-wizard.test.ts': [],
   'packages/forms/test/browser.test.ts': [],
   'packages/forms/test/constraints.test.ts': [],
   'packages/forms/test/content.test.ts': [],
@@ -50,12 +51,14 @@ export const testPasses = {
   'packages/forms/test/readme.test.ts': [],
   'packages/forms/test/redirects.test.ts': [],
   'packages/forms/test/render.test.ts': [],
+  'packages/forms/test/reorder.test.ts': [],
   'packages/forms/test/tool-workflow.test.ts': [],
   'packages/forms/test/typed-data.test.ts': [],
   'packages/forms/test/rules.test.ts': [],
   'packages/forms/test/browser-rules.test.ts': [],
   'packages/forms/test/live.test.ts': [],
   'packages/forms/test/browser-live.test.ts': [],
+  'packages/forms/test/wizard.test.ts': [],
 
   // The collections' query language: pure units (the fuzz and plan tests against the databases are
   // under test/collections/).
@@ -84,6 +87,7 @@ export const testPasses = {
   'packages/server/test/admin/admin-pages.browser.test.ts': [],
   'packages/server/test/admin/jobs-pages.browser.test.ts': [],
   'packages/server/test/admin/backups-pages.browser.test.ts': [],
+  'packages/server/test/admin/logs-pages.browser.test.ts': [],
   // The pages' reads of accounts go through the administrator's own permissions (stored entries).
   'packages/server/test/admin/admin-user-grants.test.ts': ['storage'],
   'packages/server/test/admin/first-run.test.ts': ['storage'],
@@ -147,6 +151,9 @@ export const testPasses = {
   'packages/server/test/http/metrics.test.ts': [],
   // The HTTP parser is Node's (llhttp), and changes with it.
   'packages/server/test/http/odd-headers.test.ts': ['runtime'],
+  // The request log's lines and ids (HTTP headers as Node's parser takes them) and the records kept
+  // in the database for the logs page.
+  'packages/server/test/http/request-log.test.ts': ['storage', 'runtime'],
   // Every operation's answer against its schema: row types differ between the databases.
   'packages/server/test/http/openapi-answers.test.ts': ['storage'],
   'packages/server/test/http/openapi-types.test.ts': [],
@@ -230,6 +237,8 @@ export const testPasses = {
   'packages/server/test/scale/rate-limit-redis.test.ts': ['runtime'],
   'packages/server/test/scale/realtime-processes.test.ts': ['storage'],
   'packages/server/test/scale/revocation-bound.test.ts': ['storage'],
+  // Three `roost serve` behind HAProxy on one PostgreSQL, restarted one after another under load.
+  'packages/server/test/scale/rolling-restart.test.ts': ['storage'],
   'packages/server/test/scale/session-coherence.test.ts': ['storage'],
   'packages/server/test/scale/sweep-blobs.test.ts': ['storage'],
   'packages/server/test/scale/two-processes.test.ts': ['storage', 'runtime'],

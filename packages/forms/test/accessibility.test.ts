@@ -68,6 +68,22 @@ describe('accessibility (axe-core)', () => {
     await page.close();
   });
 
+  test('the wizard: step indicator, errors, repeat items with Move up and Move down: no violation', async () => {
+    const page = await demo.browser.newPage({ viewport: { width: 900, height: 700 } });
+    await page.goto(`${demo.server.url}/wizard`);
+    assert.deepEqual(await violations(page, '#wiz-container'), []);
+    await Promise.all([page.waitForEvent('load'), page.click('#wiznext\\$')]);
+    assert.ok(await page.isVisible('#wiz-errors'), 'the error summary shows');
+    assert.deepEqual(await violations(page, '#wiz-container'), []);
+    await page.fill('#wiz-email', 'ada@example.org');
+    await Promise.all([page.waitForEvent('load'), page.click('#wiznext\\$')]);
+    await page.click('button[name="addresses$add"]');
+    await page.click('button[name="addresses$add"]');
+    await page.click('#wiz-addresses [data-roost-item]:nth-of-type(2) > button[name="addresses$up"]');
+    assert.deepEqual(await violations(page, '#wiz-container'), []);
+    await page.close();
+  });
+
   test('the Bootstrap 5 preset: the markup Bootstrap styles', async () => {
     const page = await demo.browser.newPage();
     await page.goto(`${demo.server.url}/a11y-bootstrap`);

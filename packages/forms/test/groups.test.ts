@@ -222,4 +222,23 @@ describe('groups', () => {
       /"g": a group needs fields/,
     );
   });
+
+  test('an upload in a repeat item is kept when the form comes back with errors (its token in the page)', async () => {
+    const docs: FieldConf[] = [
+      { id: 'title', name: 'Title', required: true },
+      { id: 'docs', name: 'Document', datatype: 'repeat', fields: [{ id: 'file', name: 'File', datatype: 'file' }] },
+    ];
+    const file = { filename: 'a.txt', mime: 'text/plain', size: 2, data: new Uint8Array([104, 105]) };
+    const error = await new HTMLForm({
+      fields: docs,
+      actions,
+      request: { method: 'POST', body: { 'docs.0.file': file, send$: '' } },
+    }).process();
+    const kept = dom(error.html).find((e) => attr(e, 'name') === 'docs.0.file$kept');
+    assert.ok(attr(kept, 'value'), 'the page carries the token');
+    const body = { title: 'T', 'docs.0.file$kept': attr(kept, 'value'), send$: '' };
+    const ok = await new HTMLForm({ fields: docs, actions, request: { method: 'POST', body } }).process();
+    const got = (ok.result as { docs?: Array<{ file?: { data?: Uint8Array } }> }).docs?.[0]?.file;
+    assert.deepEqual([...(got?.data ?? [])], [104, 105]);
+  });
 });

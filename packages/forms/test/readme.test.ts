@@ -77,3 +77,13 @@ test('README live validation and rules example runs: a live check, a rule hiding
     '2',
   ]);
 });
+
+test('README wizard example runs: two steps, then the whole data', async () => {
+  const block = blocks.find((b) => b.includes('new WizardForm('));
+  assert.ok(block, 'the wizard example is in the README');
+  const logged = await runBlock(block, 'wizard-example');
+  assert.deepEqual(logged, [
+    'profile',
+    '{"email":"ada@example.org","name":"Ada","addresses":[{"street":"Main St 1"}]}',
+  ]);
+});

@@ -3,6 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import { systemClock } from './core/clock.js';
 import type { Config } from './core/config.js';
 import { buildHttp } from './http/http-app.js';
+import { createDrain } from './http/shutdown.js';
 import { registerClientBundle } from './http/client-bundle.js';
 import type { Readiness } from './http/routes/health-routes.js';
 import { createSetupLinks, type SetupLinks } from './admin/setup-links.js';
@@ -142,6 +143,11 @@ export interface Roost extends Services {
   setupLinks: SetupLinks;
   /** Listen on the configured host and port (or the given ones); resolves to the base URL. */
   listen(options?: { port?: number; host?: string }): Promise<string>;
+  /**
+   * A stop behind a load balancer (`roost serve`'s SIGTERM): `/ready` answers 503 at once, every
+   * request is still served for `drainMs` (`shutdownDrainSeconds` unless given), then `close`.
+   */
+  stop(drainMs?: number): Promise<void>;
 }
 
 /**
@@ -156,12 +162,14 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
     dataStores: services.dataStores,
     fileStores: services.fileStores,
     hub: services.hub,
+    requestRecords: services.requestRecords,
     // Each kind's operations, registered by the HTTP app in the kinds' order (service-kinds.ts).
     docPaths: () => Object.assign({}, ...services.kinds.map((kind) => kind.docPaths?.(services) ?? {})),
     routes: services.kinds.flatMap((kind) =>
       kind.routes ? [(app: FastifyInstance) => kind.routes!(app, services)] : [],
     ),
     readiness: readinessOf(services),
+    drain: createDrain(),
     // /metrics is Roost's own reading (http/metrics.ts guards the route), as a program that administers.
     mailQueueCounts: () => services.mailQueue.counts(programCaller('metrics').principal),
     hookStats: () => services.hooks.stats(),
@@ -209,6 +217,12 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
   await http.register(registerClientBundle);
   await http.register(registerPages, pageDeps);
   services.start();
+  const close = async () => {
+    // Idle connections are closed at once, running requests after shutdownGraceSeconds
+    // (http/shutdown.ts).
+    await http.close();
+    await services.close();
+  };
   return {
     ...services,
     config,
@@ -219,11 +233,14 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
     async listen(options = {}) {
       return http.listen({ port: options.port ?? config.port, host: options.host ?? config.host });
     },
-    async close() {
-      // Idle connections are closed at once, running requests after shutdownGraceSeconds
-      // (http/shutdown.ts).
-      await http.close();
-      await services.close();
+    close,
+    async stop(drainMs = config.shutdownDrainSeconds * 1000) {
+      httpServices.drain.start();
+      if (drainMs > 0) {
+        services.log.info({ drainSeconds: drainMs / 1000 }, 'Roost is stopping: /ready answers 503, still serving');
+        await new Promise((resolve) => setTimeout(resolve, drainMs));
+      }
+      await close();
     },
   };
 }

@@ -17,6 +17,8 @@ import { openRedisFeed, withInvalidations } from './storage/redis-events.js';
 import type { Dialect } from './storage/database.js';
 import { connectDatabase } from './storage/database-errors.js';
 import { createJobStore } from './storage/job-store.js';
+import { createRequestLogStore } from './storage/request-log-store.js';
+import type { RequestRecords } from './core/request-records.js';
 import { migrateToLatest, migrations } from './storage/migrations/index.js';
 import { SERVICE_KINDS, type RoostServiceKind } from './service-kinds.js';
 import type { PermissionStore } from './core/permissions.js';
@@ -117,6 +119,8 @@ export interface Services extends KindContext {
   jobCatalog: JobCatalog;
   /** The jobs part of the extension API (extend/jobs.ts): what `createRoost` hands each extension. */
   extensionJobs: ExtensionJobs;
+  /** The recent requests for the admin logs page, with `requestLog.keep` (storage/request-log-store.ts); else null. */
+  requestRecords: RequestRecords | null;
   /** Backups, their schedule and restore check (backups/backups-service.ts; docs/operations.md, "Backups"). */
   backups: Backups;
   /** Starts the work after an answer: the job queue (mails, webhook deliveries) and the webhooks' list. */
@@ -126,7 +130,8 @@ export interface Services extends KindContext {
 
 /** Storage, migrated, and the domain services on it: what the CLI needs, without HTTP. */
 export async function openServices(config: Config, overrides: RoostOverrides = {}): Promise<Services> {
-  const log = overrides.log ?? pino({ level: config.logLevel });
+  // Times as ISO 8601 in UTC (`Z`), as everywhere new (issue 42, item 8; docs/operations.md, "Logs").
+  const log = overrides.log ?? pino({ level: config.logLevel, timestamp: pino.stdTimeFunctions.isoTime });
   const { db, dialect } = await connectDatabase(config);
   const kinds = [...SERVICE_KINDS, ...(overrides.kinds ?? [])];
   const allMigrations = Object.assign({}, migrations, ...kinds.map((kind) => kind.migrations));
@@ -324,6 +329,12 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   scheduleBackups(config, extensionJobs.api, backups);
   // Expired sessions and single-use tokens are dead rows; clear them once an hour. A failed
   // purge changes nothing and is tried again the next hour.
+  const requestRecords = config.requestLog.keep
+    ? createRequestLogStore(db, {
+        retentionHours: config.requestLog.retentionHours,
+        onError: (err, what) => log.error({ err }, what),
+      })
+    : null;
   const purge = setInterval(() => void users.purgeExpired(programCaller('roost')).catch(() => {}), 3600_000).unref();
   return {
     ...ctx,
@@ -331,6 +342,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     hub,
     jobCatalog: extensionJobs.catalog,
     extensionJobs: extensionJobs.api,
+    requestRecords,
     backups,
     start() {
       jobs.start();
@@ -350,6 +362,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
       await mailQueue.close();
       await jobs.close();
       await mailer.close();
+      await requestRecords?.close();
       await db.destroy();
     },
   };

@@ -12,8 +12,10 @@ import { createPostgresDatabase } from './helpers/test-server.js';
 interface Served {
   url: string;
   port: number;
-  /** Resolves with the exit code and the milliseconds from `stop` to the exit. */
+  /** Sends SIGTERM; resolves with the exit code and the milliseconds from the signal to the exit. */
   stop(): Promise<{ code: number | null; ms: number }>;
+  /** Whether the process has exited. */
+  exited(): boolean;
 }
 
 /**
@@ -54,6 +56,7 @@ async function serve(config: Record<string, unknown>): Promise<Served> {
   return {
     url,
     port: Number(new URL(url).port),
+    exited: () => child.exitCode !== null,
     async stop() {
       const started = Date.now();
       child.kill('SIGTERM');
@@ -77,7 +80,9 @@ async function rawConnection(port: number): Promise<{ socket: Socket; received: 
 }
 
 /**
- * Stopping `roost serve` (docs/operations.md, "Stopping"): connections that carry no request
+ * Stopping `roost serve` (docs/operations.md, "Stopping / rolling restarts"): with
+ * `shutdownDrainSeconds`, `/ready` answers 503 at once and everything else is still served, new
+ * connections included, until the drain ends; then connections that carry no request
  * (a browser's preconnect, a client's kept-alive one) never hold the stop; a request still
  * running holds it for `shutdownGraceSeconds` at most; a request that arrives meanwhile gets
  * Roost's failure body.
@@ -132,5 +137,27 @@ describe('serve: SIGTERM', () => {
     assert.equal(code, 0);
     assert.ok(ms >= 1500 && ms < 6000, `stopped after ${ms} ms`);
     await busy.closed;
+  });
+
+  test('the drain: /ready answers 503 at once, new connections are still served, then the stop', async () => {
+    const served = await serve({ shutdownDrainSeconds: 1.5, shutdownGraceSeconds: 1 });
+    assert.equal((await fetch(`${served.url}/ready`)).status, 200);
+    const stopped = served.stop();
+    // The signal reaches the process at once; the first /ready after it is already 503.
+    let ready = await fetch(`${served.url}/ready`);
+    for (let tries = 0; ready.status === 200 && tries < 50; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      ready = await fetch(`${served.url}/ready`);
+    }
+    assert.equal(ready.status, 503);
+    assert.equal(((await ready.json()) as { code: string }).code, 'shutting_down');
+    // Still served, on a connection of its own, half a second into the drain.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal(served.exited(), false);
+    const fresh = await fetch(`${served.url}/health`, { headers: { connection: 'close' } });
+    assert.equal(fresh.status, 200);
+    const { code, ms } = await stopped;
+    assert.equal(code, 0);
+    assert.ok(ms >= 1400 && ms < 8000, `stopped after ${ms} ms`);
   });
 });

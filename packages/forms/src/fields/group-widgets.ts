@@ -30,7 +30,11 @@ const repeatDepth = (fieldId: string): number =>
 /** A sub-field under the group's name: its request name, its id in the page. */
 const nested = (sub: FieldConf, prefix: string): FieldConf => ({ ...sub, id: `${prefix}.${sub.id}` });
 
-/** The item indexes present in the request under `prefix.<n>.`, in order, without gaps kept. */
+/**
+ * The item indexes present in the request under `prefix.<n>.`, in the order the request lists
+ * them (the page's order, which the script's Move up and Move down change: render/assets.ts), gaps
+ * not kept. The index names an item, its place in the request orders it.
+ */
 function indexesOf(values: FormValues, prefix: string): number[] {
   const found = new Set<number>();
   const head = `${prefix}.`;
@@ -39,7 +43,26 @@ function indexesOf(values: FormValues, prefix: string): number[] {
     const n = /^(\d{1,4})\./.exec(key.slice(head.length))?.[1];
     if (n !== undefined) found.add(Number(n));
   }
-  return [...found].sort((a, b) => a - b);
+  return [...found];
+}
+
+/**
+ * The indexes after a Move up or Move down pressed without JavaScript (`<id>$up` or `<id>$down`
+ * with the item's index): the item swaps places with its neighbour; at either end nothing moves.
+ */
+function moved(indexes: readonly number[], values: FormValues, fieldId: string): number[] {
+  const out = [...indexes];
+  for (const [button, step] of [
+    ['up', -1],
+    ['down', 1],
+  ] as const) {
+    const pressed = textValue(values[`${fieldId}$${button}`]);
+    const at = pressed === undefined ? -1 : out.indexOf(Number(pressed));
+    const to = at + step;
+    if (at < 0 || to < 0 || to >= out.length) continue;
+    [out[at], out[to]] = [out[to] as number, out[at] as number];
+  }
+  return out;
 }
 
 /**
@@ -105,11 +128,13 @@ export function groupWidgets(widgetOf: (field: FieldConf) => Widget): { group: W
     read: (field, values) => {
       const remove = textValue(values[`${field.id}$remove`]);
       const add = values[`${field.id}$add`] !== undefined;
-      const indexes = indexesOf(values, field.id).filter((n) => String(n) !== remove);
+      const indexes = moved(indexesOf(values, field.id), values, field.id).filter((n) => String(n) !== remove);
       const items = indexes.map((n) => readGroup(field, values, `${field.id}.${n}`) ?? {});
       // Add stops at maxItems, as the script's Add does (render/assets.ts).
       if (add && (field.maxItems === undefined || items.length < field.maxItems)) items.push({});
-      return items.length || remove !== undefined || add ? items : undefined;
+      const changed =
+        remove !== undefined || add || ['up', 'down'].some((b) => values[`${field.id}$${b}`] !== undefined);
+      return items.length || changed ? items : undefined;
     },
     render: (input) => {
       const given: unknown[] = Array.isArray(input.value) ? input.value : [];
@@ -127,11 +152,22 @@ export function groupWidgets(widgetOf: (field: FieldConf) => Widget): { group: W
           class: cls(input.classes.button, 'roost-repeat-remove'),
           'data-roost-repeat-remove': true,
         });
+        // Move up and Move down: submit buttons as Remove is, moved in place by the script.
+        const move = (dir: 'up' | 'down', label: string) =>
+          `<button${attrs({
+            type: 'submit',
+            name: `${input.field.id}$${dir}`,
+            value: n,
+            formnovalidate: true,
+            class: cls(input.classes.button, `roost-repeat-${dir}`),
+            [`data-roost-repeat-${dir}`]: true,
+          })}>${escapeHtml(input.t(label))}</button>`;
         return (
           `<fieldset${attrs({ class: 'roost-repeat-item', 'data-roost-item': true })}>` +
           `<legend>${escapeHtml(`${name} ${position}`)}</legend>` +
           renderGroup(input, `${input.field.id}.${n}`, `${input.oid}-${n}`, value) +
-          `<button${remove}>${escapeHtml(input.t('Remove'))}</button></fieldset>`
+          `<button${remove}>${escapeHtml(input.t('Remove'))}</button>` +
+          `${move('up', 'Move up')}${move('down', 'Move down')}</fieldset>`
         );
       };
       const add = attrs({
@@ -153,12 +189,21 @@ export function groupWidgets(widgetOf: (field: FieldConf) => Widget): { group: W
         'data-roost-index': index,
         'data-roost-position': position,
         'data-roost-max': input.field.maxItems,
+        'data-roost-label': name,
       });
       return (
         `<div${box}>` +
         items.map((v, i) => item(v, String(i), String(i + 1))).join('') +
         `<template data-roost-repeat-template>${item({}, index, position)}</template>` +
-        `<button${add}>${escapeHtml(input.t('Add'))}</button></div>`
+        `<button${add}>${escapeHtml(input.t('Add'))}</button>` +
+        // Where the script announces a move (render/assets.ts); screen readers only.
+        // (aria-live, not role=status: an ajax reply focuses the first role=status, a message).
+        `<div${attrs({
+          class: 'roost-sr-only',
+          'aria-live': 'polite',
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: a message id, filled in by the script
+          'data-roost-announce': input.t('${item} moved to position ${position} of ${count}'),
+        })}></div></div>`
       );
     },
   };

@@ -29,6 +29,8 @@ import { checkOptions } from './options-schema.js';
 import { checkActionConf, checkSubset } from '../conf/conf-schema.js';
 import { defaultUploadStash } from '../request/upload-stash.js';
 import { checkRules, ruleState } from '../rules/rules.js';
+import { fileUpload } from '../fields/file-widget.js';
+import { namesFile } from './field-files.js';
 
 /**
  * What a form needs from the page that uses it. All optional: the current user, url helpers for
@@ -650,19 +652,21 @@ export class Form<
 
   /**
    * A file field without a new upload takes the one kept when the form last came back with
-   * errors (its `<id>$kept` token: fields/file-widget.ts, request/upload-stash.ts).
+   * errors (its `<name>$kept` token: fields/file-widget.ts, request/upload-stash.ts), at any
+   * depth (`docs.0.file$kept` in a repeat item: form/field-files.ts).
    */
   async #restoreKeptUploads(
     data: Readonly<Record<string, unknown>>,
     compiled: readonly CompiledField[],
   ): Promise<Readonly<Record<string, unknown>>> {
     let out = data;
-    for (const { field, widget } of compiled) {
-      const token = data[`${field.id}$kept`];
-      if (fieldDatatype(field) !== 'file' || typeof token !== 'string') continue;
-      if (widget.read(field, data as FormValues) !== undefined) continue;
+    const fields = compiled.map((c) => c.field);
+    for (const [key, token] of Object.entries(data)) {
+      const name = /^(.+)\$kept$/.exec(key)?.[1];
+      if (name === undefined || typeof token !== 'string' || !namesFile(fields, name.split('.'))) continue;
+      if (fileUpload.read({ id: name }, data as FormValues) !== undefined) continue;
       const file = await (this.options.uploadStash ?? defaultUploadStash).take(token);
-      if (file) out = { ...out, [field.id]: file };
+      if (file) out = { ...out, [name]: file };
     }
     return out;
   }

@@ -3,7 +3,7 @@
    table; markup is in render/. */
 import type { ActionCallback, ActionConf, ActionKw, ActionResult } from '../conf/action-conf.js';
 import { ConfigurationError } from '../conf/configuration-error.js';
-import { fieldDatatype, type FieldConf } from '../conf/field-conf.js';
+import type { FieldConf } from '../conf/field-conf.js';
 import type { Subsets } from '../conf/subset.js';
 import type { Controlset, WidgetRequirements } from '../fields/widget.js';
 import { renderActions, renderForm, renderItems, renderMessages, type RenderInput } from '../render/form-renderer.js';
@@ -16,6 +16,7 @@ import { assertResolvable, resolveRedirect } from './redirect.js';
 import { defaultUploadStash } from '../request/upload-stash.js';
 import { LIVE_KEY, liveSpec } from '../live/live-spec.js';
 import { textValue } from '../fields/widget.js';
+import { mapFiles } from './field-files.js';
 
 /**
  * A complete reply the host must send instead of a page with the form: a redirect (302, or for
@@ -108,21 +109,23 @@ export class HTMLForm<
   }
 
   /**
-   * An item added to or removed from a `repeat` field without JavaScript (its `<id>$add` or
-   * `<id>$remove` button, fields/group-widgets.ts): the form again with the values as they are,
-   * one item more or less, nothing validated and no action run. Undefined for other requests.
+   * An item added to, removed from or moved in a `repeat` field without JavaScript (its
+   * `<id>$add`, `<id>$remove`, `<id>$up` or `<id>$down` button, fields/group-widgets.ts): the
+   * form again with the values as they are, one item more, less or moved, nothing validated and
+   * no action run. Undefined for other requests.
    */
   async #repeatChanged(values: FormValues, actions: readonly ActionConf[]): Promise<ProcessResult | undefined> {
     const fields = this.getFields();
     const pressed = Object.keys(values).some((key) => {
-      const button = /^(.+)\$(add|remove)$/.exec(key)?.[1];
+      const button = /^(.+)\$(add|remove|up|down)$/.exec(key)?.[1];
       return button !== undefined && namesRepeat(fields, button.split('.'));
     });
     if (!pressed) return undefined;
     const [, data] = await this.extract(values);
     const action = actions.find((a) => a.id === 'default') ?? actions[0];
     if (!action) throw new ConfigurationError('No action to process the form found');
-    return { result: undefined, html: await this.render(data), action, response: undefined };
+    // The page comes back without a file input filled: an upload chosen before the press is kept.
+    return { result: undefined, html: await this.render(await this.#keepUploads(data)), action, response: undefined };
   }
 
   /**
@@ -412,18 +415,14 @@ export class HTMLForm<
   }
 
   /**
-   * The data to show again after errors with each new upload kept in the stash, so the page
-   * carries its token instead of asking for the file again (deform's tmpstore).
+   * The data to show again after errors with each new upload (at any depth) kept in the stash,
+   * so the page carries its token instead of asking for the file again (deform's tmpstore).
    */
   async #keepUploads(data: Readonly<Record<string, unknown>>): Promise<Readonly<Record<string, unknown>>> {
-    const out = { ...data };
-    for (const { field } of await this.compiled()) {
-      const file = out[field.id];
-      if (fieldDatatype(field) !== 'file' || !isUploadedFile(file) || !file.tempfile) continue;
-      const stash = this.options.uploadStash ?? defaultUploadStash;
-      out[field.id] = { ...file, kept: file.kept ?? (await stash.keep(file)) };
-    }
-    return out;
+    const stash = this.options.uploadStash ?? defaultUploadStash;
+    return mapFiles(this.getFields(), data, async (file) =>
+      file.tempfile ? { ...file, kept: file.kept ?? (await stash.keep(file)) } : file,
+    );
   }
 
   /** Html rendered after the form (not with `messagesOnly`); `JsonSequenceForm` lists its items here. */

@@ -90,6 +90,11 @@ ${liveScript}
               (n.matches && n.matches('[role=status]') ? n : n.querySelector('[role=status]'));
           }
         });
+        // A wizard's next step (wizard/step-indicator.ts): focus goes to the step now current,
+        // never to <body> with the pressed button gone.
+        nodes.forEach(function (n) {
+          if (!focus && n.querySelector) focus = n.querySelector('[aria-current=step]');
+        });
         if (focus) { focus.setAttribute('tabindex', '-1'); focus.focus(); }
         var detail = { result: xhr.getResponseHeader('X-Result') === 'true', status: xhr.status };
         document.dispatchEvent(new CustomEvent('roost:form-result', { detail: detail }));
@@ -112,6 +117,47 @@ ${liveScript}
       function items() { return box.querySelectorAll(':scope > [data-roost-item]'); }
       function limit() { if (addButton && max !== null) addButton.disabled = items().length >= Number(max); }
       function firstInput(el) { return el && el.querySelector('input, select, textarea, button'); }
+      // Move up / Move down in place: the item's inputs keep their names, the page's order is the
+      // order sent (fields/group-widgets.ts reads items in request order). Legends are numbered
+      // again, focus stays on the pressed control and the new place is announced.
+      function move(item, step, focus) {
+        var list = Array.prototype.slice.call(items());
+        var at = list.indexOf(item), to = at + step;
+        var announce = box.querySelector(':scope > [data-roost-announce]');
+        var label = box.getAttribute('data-roost-label') || '';
+        if (at >= 0 && to >= 0 && to < list.length) {
+          if (step < 0) box.insertBefore(item, list[to]); else box.insertBefore(item, list[to].nextSibling);
+          each(items(), function (el, i) {
+            var legend = el.querySelector(':scope > legend');
+            if (legend) legend.textContent = label + ' ' + (i + 1);
+          });
+        } else to = at;
+        if (focus) focus.focus();
+        if (announce) {
+          announce.textContent = (announce.getAttribute('data-roost-announce') || '')
+            .split('\u0024{item}').join(label).split('\u0024{position}').join(String(to + 1))
+            .split('\u0024{count}').join(String(list.length));
+        }
+      }
+      // Dragging an item by its legend with the pointer moves it to where it is dropped.
+      var dragged = null;
+      box.addEventListener('dragstart', function (ev) {
+        var item = ev.target.closest && ev.target.closest('[data-roost-item]');
+        if (!item || item.parentElement !== box || ev.target.tagName !== 'LEGEND') return;
+        dragged = item;
+        if (ev.dataTransfer) { ev.dataTransfer.effectAllowed = 'move'; ev.dataTransfer.setData('text/plain', ''); }
+      });
+      box.addEventListener('dragover', function (ev) { if (dragged) ev.preventDefault(); });
+      box.addEventListener('drop', function (ev) {
+        var target = ev.target.closest && ev.target.closest('[data-roost-item]');
+        if (!dragged || !target || target.parentElement !== box || target === dragged) { dragged = null; return; }
+        ev.preventDefault();
+        var list = Array.prototype.slice.call(items());
+        move(dragged, list.indexOf(target) - list.indexOf(dragged), null);
+        dragged = null;
+      });
+      function handle(el) { var l = el.querySelector(':scope > legend'); if (l) l.setAttribute('draggable', 'true'); }
+      each(items(), handle);
       box.addEventListener('click', function (ev) {
         var button = ev.target.closest && ev.target.closest('button');
         if (!button || button.closest('[data-roost-repeat]') !== box) return;
@@ -127,6 +173,9 @@ ${liveScript}
           // Focus stays in the list (the neighbouring item, else Add), never falls to <body>.
           var focus = firstInput(neighbour) || addButton;
           if (focus) focus.focus();
+        } else if (button.hasAttribute('data-roost-repeat-up') || button.hasAttribute('data-roost-repeat-down')) {
+          ev.preventDefault();
+          move(button.closest('[data-roost-item]'), button.hasAttribute('data-roost-repeat-up') ? -1 : 1, button);
         } else if (button.hasAttribute('data-roost-repeat-add') && template) {
           ev.preventDefault();
           if (max !== null && items().length >= Number(max)) return;
@@ -136,7 +185,7 @@ ${liveScript}
           html = html.split(box.getAttribute('data-roost-position') || '__position__').join(String(items().length + 1));
           template.insertAdjacentHTML('beforebegin', html);
           var added = template.previousElementSibling;
-          if (added) { repeats(added); controlsets(added); rules(added); }
+          if (added) { handle(added); repeats(added); controlsets(added); rules(added); }
           limit();
           var first = added && added.querySelector('input, select, textarea');
           if (first) first.focus();
@@ -190,6 +239,12 @@ const css = `[data-roost-form-container] [hidden]{display:none!important}
 :where(.roost-form) :where(.roost-group-label){display:block}
 @media (max-width:40rem){:where(.roost-form) :where(.form-group.row,.form-actions .row){grid-template-columns:1fr}
   :where(.roost-form) :where(.form-group.row)>:nth-child(3){grid-column:1}}
+/* The wizard's steps (wizard/step-indicator.ts): the current one bold and underlined, never colour alone. */
+.roost-steps ol{display:flex;flex-wrap:wrap;gap:.25rem 1.5rem;padding:0 0 0 1.25rem;margin:0 0 1rem}
+.roost-steps [aria-current=step]{font-weight:bold;text-decoration:underline}
+.roost-repeat-item>legend[draggable=true]{cursor:move}
+.roost-sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);
+  white-space:nowrap;border:0}
 .progress{height:.75rem;background:#e9ecef;border-radius:.25rem;overflow:hidden;margin:.5rem 0}
 .progress .bar,.progress .progress-bar{height:100%;width:0;background:#198754;transition:width .2s}
 `;

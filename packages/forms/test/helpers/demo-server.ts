@@ -21,6 +21,7 @@ import {
   type KyselyContent,
   type MessageStore,
   type ProcessResult,
+  WizardForm,
 } from '../../src/index.js';
 
 /** Bootstrap 5's stylesheet from npm (a devDependency): the preset is checked as a host styles it. */
@@ -285,6 +286,24 @@ const pages: Record<string, FormInit> = {
   '/rules': { fields: ruleFields, formid: 'rules' },
 };
 
+/** Wizards (test/browser-wizard.test.ts): two steps, an upload and a repeat; as full pages and over ajax. */
+const wizard: FormInit = {
+  fields: [
+    { id: 'email', name: 'E-mail', datatype: 'email', required: true },
+    { id: 'name', name: 'Name' },
+    { id: 'avatar', name: 'Avatar', datatype: 'file', required: true },
+    { id: 'addresses', name: 'Address', datatype: 'repeat', fields: [{ id: 'street', name: 'Street' }] },
+  ],
+  subsets: { account: { fields: ['email', 'name'] }, details: { fields: ['avatar', 'addresses'] } },
+  formid: 'wiz',
+  novalidate: true,
+};
+const wizards: Record<string, FormInit> = { '/wizard': wizard, '/wizard-ajax': { ...wizard, use_ajax: true } };
+const wizardSteps = [
+  { subset: 'account', name: 'Account' },
+  { subset: 'details', name: 'Details' },
+];
+
 export interface DemoServer {
   url: string;
   uploads: number[];
@@ -328,7 +347,7 @@ async function handle(
     res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Cancelled</title>');
     return;
   }
-  const init = pages[url.pathname];
+  const init = pages[url.pathname] ?? wizards[url.pathname];
   if (!init && !(content && url.pathname.startsWith('/content/'))) {
     res.writeHead(404).end('not found');
     return;
@@ -346,6 +365,13 @@ async function handle(
   const request = await formRequestFromWeb(webRequest);
   if (!init) {
     await contentPage(url.pathname.slice('/content/'.length), request, res, content!);
+    return;
+  }
+  if (wizards[url.pathname]) {
+    const form = new WizardForm({ ...init, request, steps: wizardSteps, secret: 'the demo secret, thirty-two chars' });
+    const result = await form.process({ success_message: 'Thank you!' });
+    if (result.data) received.push({ ...result.data });
+    await reply(res, form, result);
     return;
   }
   const form = new HTMLForm({

@@ -16,6 +16,7 @@ const SERVER_SECTIONS: readonly NavSection[] = [
   { href: '/admin/jobs', label: 'Jobs' },
   { href: '/admin/keys', label: 'API keys' },
   { href: '/admin/audit', label: 'Audit log' },
+  { href: '/admin/logs', label: 'Logs' },
   { href: '/admin/backups', label: 'Backups' },
   { href: '/admin/tools', label: 'Tools' },
 ];

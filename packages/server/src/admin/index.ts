@@ -26,6 +26,7 @@ import { registerAuditPages } from './pages/audit-pages.js';
 import { registerImpersonationPage } from './pages/impersonation-pages.js';
 import type { KeyService } from '../keys/index.js';
 import type { AuditLog } from '../core/audit.js';
+import { registerLogPages } from './pages/logs-pages.js';
 import { registerBackupPages } from './pages/backups-pages.js';
 import type { Backups } from '../backups/index.js';
 import type { JobQueue } from '../core/job-queue.js';
@@ -143,6 +144,7 @@ async function registerAdminPages(app: FastifyInstance, deps: PageDeps): Promise
   registerKeyPages(pages, { keys: deps.keys });
   registerAuditPages(pages, deps.audit);
   registerImpersonationPage(pages, users);
+  registerLogPages(pages, deps.services.requestRecords ?? null);
   registerBackupPages(pages, deps.backups, deps.config);
   registerSettingsPage(pages, { users, settings: deps.settings, mailer: deps.mailer, config: deps.config });
   // A mistyped backend address answers a page, not the API's JSON body.

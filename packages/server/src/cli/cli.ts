@@ -145,17 +145,18 @@ async function serve(): Promise<number> {
     );
   }
   await stopAsked;
-  // The HTTP server closes its last connections after shutdownGraceSeconds (http/shutdown.ts); should
-  // anything else hold the process (a database that does not answer), it still ends, and says so.
+  // The drain (shutdownDrainSeconds), then the HTTP server closes its last connections after
+  // shutdownGraceSeconds (http/shutdown.ts); should anything else hold the process (a database that
+  // does not answer), it still ends, and says so.
   const deadline = setTimeout(
     () => {
       roost.log.error('Roost did not stop in time; exiting');
       process.exit(1);
     },
-    config.shutdownGraceSeconds * 1000 + STOP_MARGIN_MS,
+    (config.shutdownDrainSeconds + config.shutdownGraceSeconds) * 1000 + STOP_MARGIN_MS,
   );
   deadline.unref();
-  await roost.close();
+  await roost.stop();
   roost.log.info({ version: ROOST_VERSION }, 'Roost stopped');
   return 0;
 }

@@ -235,6 +235,14 @@ export const collectionName = z
   .regex(/^[a-z][a-z0-9_]{0,40}$/, 'a collection name is 1-41 characters of a-z, 0-9 and _, starting with a letter')
   .refine((n) => n !== 'batch' && n !== 'users', { message: 'this name is reserved by Roost' });
 
+/** The recent requests kept in the database for the admin logs page (storage/request-log-store.ts). */
+export const requestLogOptions = z
+  .object({
+    keep: z.boolean().default(false),
+    retentionHours: z.number().min(1).max(8760).default(72),
+  })
+  .strict()
+  .prefault({});
 /**
  * Backups on a schedule, their target and retention, and the restore check (docs/operations.md,
  * "Backups"; backups/backups-service.ts). Made on the admin backups page too, whatever the schedule.

@@ -11,6 +11,7 @@ import {
   dataStoreOptions,
   fileStoreOptions,
   identityPolicySchema,
+  requestLogOptions,
   mailAddressSchema,
   mailFromSchema,
   pageUrlSchema,
@@ -57,8 +58,9 @@ export const configSchema = z
     /** The address users reach Roost at; links in mails start with it. */
     publicUrl: z.string().url().optional(),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-    /** One log line per request at `info` (method, route, status, ms, request id, user id, address, failure code). */
+    /** One log line per request at `info`, in pino-http's shape with Roost's fields (http/request-log.ts). */
     logRequests: z.boolean().default(true),
+    requestLog: requestLogOptions,
     /** Largest request body in bytes (file uploads have their own limit). */
     bodyLimit: z
       .number()
@@ -66,6 +68,10 @@ export const configSchema = z
       .min(1024)
       .default(1024 * 1024),
     trustProxy: z.boolean().default(false),
+    /** Take a request's `x-request-id` as its id (http/request-id.ts); unset: as `trustProxy`. */
+    trustRequestId: z.boolean().optional(),
+    /** How long a stop serves on with `/ready` at 503, for a load balancer (http/shutdown.ts `Drain`). */
+    shutdownDrainSeconds: z.number().min(0).max(3600).default(0),
     /** How long a stop waits for running requests before it closes their connections (http/shutdown.ts). */
     shutdownGraceSeconds: z.number().min(0).max(3600).default(10),
     /** Origins allowed to call Roost from a browser; none by default. */

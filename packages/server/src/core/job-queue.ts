@@ -120,8 +120,10 @@ export function createJobQueue(
 
   /** Runs every due job, kind by kind, a batch at a time. */
   async function drain(): Promise<void> {
+    // Once closing, nothing more is claimed: what is due is left, unleased, to the next process
+    // (docs/operations.md, "Stopping / rolling restarts"); the jobs already claimed finish.
     for (const kind of all)
-      for (;;) {
+      while (!closed) {
         const batch = await store.claimDue(kind.name, clock.now(), kind.leaseMs, BATCH);
         if (batch.length === 0) break;
         await Promise.all(batch.map((job) => run(kind, job)));

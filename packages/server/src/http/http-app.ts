@@ -31,7 +31,7 @@ import { registerHealthRoutes, type Readiness } from './routes/health-routes.js'
 import { installCors } from './cors.js';
 import { answerClientError } from './client-errors.js';
 import { installSecurityHeaders } from './security-headers.js';
-import { installShutdown } from './shutdown.js';
+import { createDrain, installShutdown, type Drain } from './shutdown.js';
 import { installRequestLog } from './request-log.js';
 import { installAuditContext } from './audit-context.js';
 import { registerKeyRoutes } from './routes/key-routes.js';
@@ -39,8 +39,10 @@ import type { KeyService } from '../keys/index.js';
 import { createHttpMetrics, registerMetrics } from './metrics.js';
 import type { MailQueueCounts } from '../core/mailer.js';
 import type { HookStat } from '../core/hooks.js';
+import type { RequestRecords } from '../core/request-records.js';
 import type { BackupHealth } from '../backups/index.js';
 import { requestLogger } from './request-logger.js';
+import { installRequestIdHeader, requestIdOf } from './request-id.js';
 
 /** ioredis, loaded with `rateLimit.redisUrl` only (core/on-first-use.ts). */
 const ioredis = onFirstUse<typeof import('ioredis')>('ioredis');
@@ -57,6 +59,10 @@ export interface HttpServices {
   docPaths?: () => Record<string, object>;
   /** For `/ready` (routes/health-routes.ts); without it `/ready` says ready once the process runs. */
   readiness?: Readiness;
+  /** The recent requests kept for the admin logs page (`requestLog.keep`; request-log.ts). */
+  requestRecords?: RequestRecords | null;
+  /** The drain a stop starts before it closes the app (shutdown.ts); without it, none. */
+  drain?: Drain;
   /** The live changes hub services.ts built (null or absent: realtime is off, no stream routes). */
   hub?: RealtimeHub | null;
   /** The mail queue's counts, for /metrics (metrics.ts). */
@@ -118,8 +124,9 @@ export async function buildHttp(
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
-    // Ids need not be guessable-proof; they only tie log lines together.
+    // Read by request-id.ts, which checks what it takes.
     requestIdHeader: false,
+    genReqId: requestIdOf(config.trustRequestId ?? config.trustProxy),
     // A URL the router cannot decode (`%ff`) gets Roost's failure body, not Fastify's own.
     frameworkErrors: (_error, _request, reply) => {
       // The generic reply type of this hook is narrower than any route's; a plain reply it is.
@@ -132,6 +139,7 @@ export async function buildHttp(
     return503OnClosing: false,
   });
   app.decorateRequest('roostCaller', null);
+  app.decorateRequest('routePattern', null);
   installErrorHandler(app);
   installAuditContext(app, services.users);
 
@@ -160,7 +168,8 @@ export async function buildHttp(
   });
 
   installSecurityHeaders(app);
-  installRequestLog(app, log, config.logRequests);
+  installRequestIdHeader(app);
+  installRequestLog(app, log, config.logRequests, services.requestRecords ?? null);
   const hub = services.hub ?? null;
   if (metrics)
     await registerMetrics(app, metrics, {
@@ -180,10 +189,14 @@ export async function buildHttp(
     ...sharedCounters(app, log, config.rateLimit.redisUrl),
   });
   installCors(app, config.corsOrigins);
-  installShutdown(app, config.shutdownGraceSeconds * 1000);
+  const drain = services.drain ?? createDrain();
+  installShutdown(app, drain, config.shutdownGraceSeconds * 1000);
   await registerOpenApi(app, ROOST_VERSION, services.docPaths);
 
-  await app.register(registerHealthRoutes, { readiness: services.readiness ?? { problems: async () => [] } });
+  await app.register(registerHealthRoutes, {
+    readiness: services.readiness ?? { problems: async () => [] },
+    drain,
+  });
   // Each service kind's operations (service-kinds.ts: users, data stores, file stores, ...).
   for (const register of services.routes ?? []) await register(app);
   if (services.keys) await app.register(registerKeyRoutes, { keys: services.keys, users: services.users, config });

@@ -120,7 +120,7 @@ export function createHttpMetrics(): HttpMetrics {
     // `request.routeOptions` builds a new object on every read (it cost getItem a seventh of its
     // throughput): the handler's wrapper (registerMetrics) leaves the pattern on the request;
     // only a request refused before its handler asks Fastify.
-    const route = request.is404 ? 'unmatched' : (request.metricsRoute ?? request.routeOptions.url ?? 'unmatched');
+    const route = request.is404 ? 'unmatched' : (request.routePattern ?? request.routeOptions.url ?? 'unmatched');
     const status = reply.statusCode;
     const key = `${method} ${status} ${route}`;
     let found = series.get(key);
@@ -136,13 +136,6 @@ export function createHttpMetrics(): HttpMetrics {
   return { registry: own, record };
 }
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The route's pattern, left by its handler's wrapper for the request counters. */
-    metricsRoute: string | null;
-  }
-}
-
 /**
  * `/metrics`, the hook that counts requests, and the gauges read when it is scraped. Registered
  * before the routes: each route's handler is wrapped to note its pattern on the request (a
@@ -153,7 +146,6 @@ export async function registerMetrics(
   metrics: HttpMetrics,
   options: MetricsOptions,
 ): Promise<void> {
-  app.decorateRequest('metricsRoute', null);
   // On the root instance, not in a plugin: every route is counted, pages included.
   app.addHook('onResponse', (request, reply, done) => {
     metrics.record(request, reply);
@@ -163,7 +155,8 @@ export async function registerMetrics(
     const handler = route.handler;
     const url = route.url;
     route.handler = function (this: FastifyInstance, request, reply) {
-      request.metricsRoute = url;
+      // A handler may name a narrower pattern after this (a file store's operation).
+      request.routePattern = url;
       return handler.call(this, request, reply);
     };
   });

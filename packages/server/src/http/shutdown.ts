@@ -2,12 +2,36 @@ import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { failureBody } from './error-handler.js';
 
+/**
+ * The drain before a stop (docs/operations.md, "Stopping / rolling restarts"): once started,
+ * `/ready` answers 503 `shutting_down` (routes/health-routes.ts) while every request, new
+ * connections included, is still served, so that a load balancer's health check takes the
+ * process out before it refuses anything. `Roost.stop` (src/roost.ts) starts it, waits
+ * `shutdownDrainSeconds`, then closes the app.
+ */
+export interface Drain {
+  readonly started: boolean;
+  start(): void;
+}
+
+export function createDrain(): Drain {
+  let started = false;
+  return {
+    get started() {
+      return started;
+    },
+    start() {
+      started = true;
+    },
+  };
+}
+
 /** How often connections that went idle while the server stops are closed. */
 const SWEEP_MS = 100;
 
 /**
- * How the HTTP server stops (docs/operations.md, "Stopping"), on any `close` of the app: `roost
- * serve`'s SIGTERM, the tests, a program that embeds Roost.
+ * How the HTTP server stops (docs/operations.md, "Stopping / rolling restarts"), on any `close` of
+ * the app: `roost serve`'s SIGTERM after the drain (above), the tests, a program that embeds Roost.
  *
  * - Connections that carry no request are closed at once and as they go idle. Node's
  *   `closeIdleConnections` (which `server.close()` calls once) leaves out a connection that never
@@ -21,7 +45,7 @@ const SWEEP_MS = 100;
  *
  * Install it after the hooks whose headers a failure carries too (security headers, CORS).
  */
-export function installShutdown(app: FastifyInstance, graceMs: number): void {
+export function installShutdown(app: FastifyInstance, drain: Drain, graceMs: number): void {
   const sockets = new Set<Socket>();
   app.server.on('connection', (socket: Socket) => {
     sockets.add(socket);
@@ -47,6 +71,7 @@ export function installShutdown(app: FastifyInstance, graceMs: number): void {
   let deadline: ReturnType<typeof setTimeout> | undefined;
   app.addHook('preClose', (done) => {
     stopping = true;
+    drain.start();
     sweep();
     sweeping = setInterval(sweep, SWEEP_MS).unref();
     deadline = setTimeout(() => {

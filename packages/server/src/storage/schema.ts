@@ -63,6 +63,22 @@ interface JobsTable {
   finished_at: number | null;
 }
 
+/** The recent requests (storage/request-log-store.ts), kept with `requestLog.keep`. */
+interface RequestLogsTable {
+  /** ISO 8601 in UTC. */
+  at: string;
+  request_id: string;
+  method: string;
+  url: string;
+  route: string | null;
+  status: number;
+  ms: number;
+  user_id: string | null;
+  /** Null when the client had gone before the answer's end. */
+  address: string | null;
+  code: string | null;
+}
+
 /**
  * Counts per key in the current window: failed sign-ins per address,
  * mails per account and recipient (`countAttempt` in users/user-repo.ts).
@@ -244,6 +260,7 @@ interface CoreTables {
   jobs: JobsTable;
   api_keys: ApiKeysTable;
   audit_log: AuditLogTable;
+  request_logs: RequestLogsTable;
   backup_runs: BackupRunsTable;
 }
 

@@ -41,6 +41,7 @@ describe('admin pages: only administrators, only from this site, only with the C
     '/admin/outbox',
     '/admin/outbox/MAIL',
     '/admin/jobs',
+    '/admin/logs',
     '/admin/tools',
   ];
   /** Every action of the pages, as its form posts it. */

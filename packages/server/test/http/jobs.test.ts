@@ -2,6 +2,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import { mailJob } from '../../src/mail/mail-job.js';
@@ -246,6 +248,57 @@ describe('the job queue', () => {
       }
     } finally {
       await hook.close();
+      await pgDb?.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('a stopping process claims nothing more: the due jobs are left to the next one (issue 42)', async () => {
+    // A receiver that holds every delivery until told: the first claimed batch is in flight at the stop.
+    const held: Array<() => void> = [];
+    const deliveries: string[] = [];
+    const slow = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        deliveries.push(String(request.headers['x-roost-delivery']));
+        held.push(() => response.end('thanks'));
+      });
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const hookUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/hook`;
+    const dataDir = await mkdtemp(join(tmpdir(), 'roost-jobs-stop-'));
+    const pgDb = onPostgres ? await createPostgresDatabase() : null;
+    const input = { dataDir, ...(pgDb ? { databaseUrl: pgDb.url } : {}) };
+    try {
+      const first = await startServer(input);
+      const alice = await first.createUser('alice');
+      await first.roost.webhooks.add(ADMIN, { url: hookUrl, service: 'data', kinds: ['item.created'] });
+      for (let i = 0; i < 30; i++)
+        await first.request('/data/api/newItem', { key: `s${i}`, value: i }, { token: alice });
+      for (let waited = 0; deliveries.length === 0 && waited < 10_000; waited += 20)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      const claimed = deliveries.length;
+      assert.ok(claimed >= 1 && claimed < 30, `${claimed} in flight`);
+      const closing = first.close();
+      // The deliveries in flight finish during the stop; nothing more is claimed after them.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      for (const release of held.splice(0)) release();
+      await closing;
+      assert.equal(deliveries.length, claimed, 'no job claimed once the stop began');
+
+      const next = await startServer(input);
+      try {
+        for (let waited = 0; new Set(deliveries).size < 30 && waited < 15_000; waited += 20) {
+          for (const release of held.splice(0)) release();
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        for (const release of held.splice(0)) release();
+        assert.equal(new Set(deliveries).size, 30, 'every job delivered by the next process');
+      } finally {
+        await next.close();
+      }
+    } finally {
+      await new Promise((resolve) => slow.close(resolve));
       await pgDb?.drop();
       await rm(dataDir, { recursive: true, force: true });
     }

@@ -67,6 +67,19 @@ function locate(request: FastifyRequest, store: string): { path: FilePath; op: s
 }
 
 /**
+ * The pattern a file request is logged and counted by (http/request-log.ts, http/metrics.ts): the
+ * store's documented `/<store>/{path}/@<op>`, or `/<store>/{path}` for a download; never the path
+ * (the user's, and unbounded as a label), nor an unknown operation's name.
+ */
+function routePatternOf(request: FastifyRequest, store: string): string {
+  const pathname = pathnameOf(request);
+  const last = pathname.slice(pathname.lastIndexOf('/') + 1);
+  if (!last.startsWith('@')) return `/${store}/{path}`;
+  const op = last.slice(1);
+  return FILE_OPERATIONS.has(op) ? `/${store}/{path}/@${op}` : `/${store}/{path}/@unknown`;
+}
+
+/**
  * Every configured file store: `/<store>/<path>/@<op>` and `/<store>/api/<path>/@<op>` (as the
  * connectors build it), `/<store>/api/ping` and `/<store>/api/allowed` (the seed), and a plain
  * GET of `/<store>/<path>` that downloads the file. Bodies: JSON, form fields, multipart (a file
@@ -87,6 +100,7 @@ export async function registerFileStoreRoutes(app: FastifyInstance, options: Fil
     const maxBytes = store.options.maxFileBytes;
 
     async function handle(request: FastifyRequest, reply: FastifyReply, fixedOp?: string) {
+      if (!fixedOp) request.routePattern = routePatternOf(request, name);
       const caller = await callerOf(request, users);
       const located = fixedOp ? { path: ROOT, op: fixedOp } : locate(request, name);
       const { op } = located;
