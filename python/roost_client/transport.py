@@ -27,8 +27,23 @@ DEFAULT_TIMEOUT = 30.0
 CHUNK = 64 * 1024
 
 # Option names as the TypeScript connector spells them, accepted as aliases.
-_ALIASES = {"baseUrl": "base_url", "onSuccess": "on_success", "onFailure": "on_failure"}
-_OPTION_NAMES = {"base_url", "token", "cookies", "credentials", "timeout", "headers", "on_success", "on_failure"}
+_ALIASES = {
+    "baseUrl": "base_url",
+    "onSuccess": "on_success",
+    "onFailure": "on_failure",
+    "apiKey": "api_key",
+}
+_OPTION_NAMES = {
+    "base_url",
+    "token",
+    "api_key",
+    "cookies",
+    "credentials",
+    "timeout",
+    "headers",
+    "on_success",
+    "on_failure",
+}
 
 
 @dataclass
@@ -38,6 +53,9 @@ class Options:
     Attributes:
         base_url: where Roost answers, e.g. ``http://127.0.0.1:8080`` (required).
         token: the token of ``users.token()``, sent as ``x-auth-token``.
+        api_key: an API key (``roost_...``) an administrator made for a program that calls Roost,
+            sent as ``Authorization: Bearer``; what it may do is its scopes (docs/operations.md,
+            "API keys"). A token, when both are given, is sent instead.
         cookies: a cookie jar for cookie mode: ``signin`` stores the ``auth`` cookie in it and
             every later request sends it, as a browser would. Pass the same jar to several
             connectors to share the sign-in. ``True`` makes a new jar.
@@ -49,6 +67,7 @@ class Options:
 
     base_url: str
     token: str | None = None
+    api_key: str | None = None
     cookies: CookieJar | None = None
     timeout: float = DEFAULT_TIMEOUT
     headers: dict[str, str] = field(default_factory=dict)
@@ -88,6 +107,9 @@ def parse_options(options: Mapping[str, Any] | Options | None, overrides: Mappin
     timeout = merged.get("timeout", DEFAULT_TIMEOUT)
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
         raise TypeError("the option timeout is a positive number of seconds")
+    api_key = merged.get("api_key")
+    if api_key is not None and (not isinstance(api_key, str) or not api_key.startswith("roost_")):
+        raise TypeError("the option api_key is a key Roost made, starting with roost_")
     merged["timeout"] = float(timeout)
     merged["headers"] = dict(merged.get("headers") or {})
     merged["base_url"] = base_url.rstrip("/")
@@ -169,6 +191,8 @@ class Transport:
         all_headers = {"accept": "application/json", **self.options.headers, **(headers or {})}
         if self.options.token:
             all_headers["x-auth-token"] = self.options.token
+        elif self.options.api_key:
+            all_headers["authorization"] = f"Bearer {self.options.api_key}"
         # One connection per request, as urllib does; "close" lets the socket go with the response.
         all_headers["connection"] = "close"
         url = self.url(path)

@@ -1,12 +1,14 @@
 """The connector itself: options, cookie mode, callbacks, transport failures, names."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
 import tempfile
 import threading
 import unittest
+import urllib.request
 from http.cookiejar import CookieJar
 from pathlib import Path
 from typing import Any
@@ -191,3 +193,39 @@ class NamesTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ApiKeyTest(unittest.TestCase):
+    """Issue 42, item 4: an API key as the ``api_key`` option, sent as ``Authorization: Bearer``."""
+
+    def make_key(self, scopes: list[dict[str, Any]]) -> dict[str, Any]:
+        request = urllib.request.Request(
+            server().base_url + "/api/keys",
+            data=json.dumps({"name": unique("key"), "scopes": scopes}).encode(),
+            headers={"content-type": "application/json", "x-auth-token": server().admin_token()},
+            method="POST",
+        )
+        with urllib.request.urlopen(request) as answer:
+            return json.load(answer)
+
+    def test_a_key_works_within_its_scopes_and_is_refused_outside_and_once_revoked(self) -> None:
+        made = self.make_key([{"kind": "store", "name": "data", "access": ["read", "write"]}])
+        data = server().datastore("data", api_key=made["token"])
+        key = unique("from-a-key")
+        self.assertEqual(data.new_item(key, "hello")["result"], 1)
+        self.assertEqual(data.get_item(key)["value"], "hello")
+        with self.assertRaises(RoostError) as refused:
+            server().filestore("files", apiKey=made["token"]).list("/")
+        self.assertEqual((refused.exception.status, refused.exception.code), (403, "not_allowed"))
+        with self.assertRaisesRegex(TypeError, "api_key"):
+            server().datastore("data", api_key="not-a-key")
+
+        revoke = urllib.request.Request(
+            server().base_url + "/api/keys/" + made["key"]["id"],
+            headers={"x-auth-token": server().admin_token()},
+            method="DELETE",
+        )
+        urllib.request.urlopen(revoke).close()
+        with self.assertRaises(RoostError) as revoked:
+            data.get_item(key)
+        self.assertEqual((revoked.exception.status, revoked.exception.code), (401, "invalid_api_key"))

@@ -22,6 +22,12 @@ export interface RoostOptions {
   /** A token of `users.token()`, sent as `x-auth-token`; or a function returning the current one. */
   token?: TokenSource;
   /**
+   * An API key (`roost_…`) an administrator made for a server that calls Roost, sent as
+   * `Authorization: Bearer` with every request (docs/operations.md, "API keys"). What it may do
+   * is its scopes; a key that is revoked or expired makes every call fail with `invalid_api_key`.
+   */
+  apiKey?: string;
+  /**
    * Cookie mode, as `fetch` names it: `'include'` sends and keeps the `auth` cookie of `signin`
    * also across origins (Roost must list the page's origin in `corsOrigins`); the browser's
    * default, `'same-origin'`, does so for a page served by Roost itself; `'omit'` never.
@@ -45,6 +51,7 @@ export interface RoostOptions {
 export interface ConnectorOptions {
   readonly baseUrl: string;
   token: TokenSource;
+  readonly apiKey: string | undefined;
   readonly credentials: RequestCredentials | undefined;
   readonly timeout: number;
   headers: Record<string, string>;
@@ -66,7 +73,7 @@ export interface CallOptions<T> {
 
 const DEFAULT_TIMEOUT = 30_000;
 const CREDENTIALS = new Set<unknown>(['include', 'same-origin', 'omit']);
-const KNOWN = new Set(['baseUrl', 'token', 'credentials', 'timeout', 'headers', 'onSuccess', 'onFailure']);
+const KNOWN = new Set(['baseUrl', 'token', 'apiKey', 'credentials', 'timeout', 'headers', 'onSuccess', 'onFailure']);
 
 /** Check and complete the options; a mistake throws `TypeError` at once rather than failing every call. */
 export function resolveOptions(options: RoostOptions = {}): ConnectorOptions {
@@ -83,9 +90,13 @@ export function resolveOptions(options: RoostOptions = {}): ConnectorOptions {
   const token = options.token;
   if (token != null && typeof token !== 'string' && typeof token !== 'function')
     throw new TypeError('the option token is a string or a function');
+  const apiKey = options.apiKey;
+  if (apiKey !== undefined && (typeof apiKey !== 'string' || !apiKey.startsWith('roost_')))
+    throw new TypeError('the option apiKey is a key Roost made, starting with roost_');
   return {
     baseUrl,
     token,
+    apiKey,
     credentials: options.credentials,
     timeout,
     headers: { ...options.headers },

@@ -38,6 +38,8 @@ export class Transport {
     const headers: Record<string, string> = { accept: 'application/json', ...this.options.headers, ...extra };
     const token = this.token();
     if (token) headers['x-auth-token'] = token;
+    // An API key goes as the standard header; the server reads x-auth-token first, so it wins over a key.
+    else if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
     return headers;
   }
 

@@ -173,6 +173,7 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
     // /metrics is Roost's own reading (http/metrics.ts guards the route), as a program that administers.
     mailQueueCounts: () => services.mailQueue.counts(programCaller('metrics').principal),
     hookStats: () => services.hooks.stats(),
+    keys: services.keys,
     backupHealth: () => services.backups.health(),
   };
   const http = await buildHttp(httpServices, config, services.log);
@@ -191,6 +192,8 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
     jobs: services.jobs,
     jobCatalog: services.jobCatalog,
     collections: services.collections,
+    keys: services.keys,
+    audit: services.audit,
     backups: services.backups,
     // What the service kinds bring to the pages (service-kinds.ts, core/service-kind.ts).
     kinds: {

@@ -37,6 +37,9 @@ import { createHookRegistry, type HookRegistry } from './extend/hooks.js';
 import type { ServicesAsDeps } from './extend/services-as.js';
 import type { JobCatalog } from './core/jobs.js';
 import { createExtensionJobs, type ExtensionJobs } from './extend/jobs.js';
+import type { AuditLog } from './core/audit.js';
+import { createAuditLog } from './storage/audit-store.js';
+import { createKeyRepo, createKeyService, type KeyService } from './keys/index.js';
 import { createBackups, type Backups } from './backups/index.js';
 import { createBackupRunStore } from './storage/backup-run-store.js';
 import { openBackupTarget } from './storage/backup-target.js';
@@ -93,6 +96,10 @@ export interface KindContext {
   events: EventBus;
   /** The team's hooks (extend/hooks.ts): empty until the extensions are loaded (extend/load.ts). */
   hooks: HookRegistry;
+  /** The API keys (keys/; docs/operations.md "API keys"). */
+  keys: KeyService;
+  /** Every administrator action and change of permissions, settings, webhooks, keys and accounts (core/audit.ts). */
+  audit: AuditLog;
 }
 
 export interface Services extends KindContext {
@@ -191,7 +198,11 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   const jobs = createJobQueue(createJobStore(db), jobKinds, clock, (err) => log.error({ err }, 'job queue'));
   const mailQueue = createMailQueue(jobs, (err) => log.error({ err }, 'mail work after an answer failed'));
   const permissionStore = createPermissionStore(db, clock, 1000, changes);
+  const audit = createAuditLog(db, clock);
+  const keys = createKeyService({ repo: createKeyRepo(db), clock, changes });
   const users = createUserService({
+    keys,
+    audit,
     db,
     clock,
     mailer: mailQueue,
@@ -264,6 +275,8 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     blobs,
     events,
     hooks,
+    keys,
+    audit,
   };
   hookServices = { collections, dataStores, fileStores, users, mail: mailQueue };
   // The hub and the webhooks are built here, not by the HTTP app, so that an embedding program
@@ -294,6 +307,10 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     log,
     services: { users, dataStores, fileStores, collections, mail: mailQueue },
   });
+  // `audit.retentionDays`: older lines go every night, once across processes (extend/jobs.ts).
+  extensionJobs.api.schedule('roost.audit-retention', '17 3 * * *', () =>
+    audit.sweep(clock.now() - config.audit.retentionDays * 86_400_000),
+  );
   const backups = createBackups({
     config,
     db: db as Kysely<unknown>,

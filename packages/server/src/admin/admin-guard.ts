@@ -2,6 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { administers } from '../core/grants.js';
 import { callerOf, type RequestCaller } from '../http/auth.js';
 import type { UserService } from '../users/index.js';
+import { renderPage } from './layout.js';
+import { impersonationBanner } from './user-pages/public-page.js';
 
 /**
  * The administrator behind a page request, or null. Pages authenticate with the `auth` cookie
@@ -11,7 +13,8 @@ import type { UserService } from '../users/index.js';
  */
 async function adminCaller(request: FastifyRequest, users: UserService): Promise<RequestCaller | null> {
   const caller = await callerOf(request, users);
-  return caller.user && administers(caller.principal) ? caller : null;
+  // An impersonation is the account's session, never the backend's, whoever holds it.
+  return caller.user && !caller.impersonator && administers(caller.principal) ? caller : null;
 }
 
 /**
@@ -27,7 +30,15 @@ export async function requireAdminPage(
   const admin = await adminCaller(request, users);
   if (admin) return admin;
   const caller = await callerOf(request, users);
-  if (caller.user) {
+  if (caller.user && caller.impersonator && caller.via === 'cookie') {
+    const page = renderPage({
+      title: 'Impersonating',
+      body: '<p>The admin backend is closed while you impersonate an account: end it first.</p>',
+      impersonating: impersonationBanner(request, caller.user.name),
+      home: '/users/account',
+    });
+    await reply.code(403).type('text/html; charset=utf-8').send(page);
+  } else if (caller.user) {
     await reply
       .code(403)
       .type('text/html; charset=utf-8')

@@ -14,6 +14,8 @@ const SERVER_SECTIONS: readonly NavSection[] = [
   { href: '/admin/outbox', label: 'Mail outbox' },
   { href: '/admin/webhooks', label: 'Webhooks' },
   { href: '/admin/jobs', label: 'Jobs' },
+  { href: '/admin/keys', label: 'API keys' },
+  { href: '/admin/audit', label: 'Audit log' },
   { href: '/admin/logs', label: 'Logs' },
   { href: '/admin/backups', label: 'Backups' },
   { href: '/admin/tools', label: 'Tools' },

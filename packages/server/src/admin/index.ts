@@ -21,6 +21,11 @@ import { registerSignupsPages } from './pages/signups-page.js';
 import { registerToolsPage } from './pages/tools-page.js';
 import { registerWebhookPages } from './pages/webhooks-pages.js';
 import { registerJobPages } from './pages/jobs-pages.js';
+import { registerKeyPages } from './pages/keys-pages.js';
+import { registerAuditPages } from './pages/audit-pages.js';
+import { registerImpersonationPage } from './pages/impersonation-pages.js';
+import type { KeyService } from '../keys/index.js';
+import type { AuditLog } from '../core/audit.js';
 import { registerLogPages } from './pages/logs-pages.js';
 import { registerBackupPages } from './pages/backups-pages.js';
 import type { Backups } from '../backups/index.js';
@@ -36,6 +41,7 @@ import { registerCollectionPages } from './collection-pages/index.js';
 import type { Collections } from '../collections/index.js';
 import { roostCss } from './stylesheet.js';
 import { LIST_SCRIPT } from './list-script.js';
+import { recordAdminActions } from './admin-actions.js';
 import { LIVE_SCRIPT } from './live-script.js';
 import { METHOD_PAGES } from './signin-methods/index.js';
 import { renderPage } from './layout.js';
@@ -61,6 +67,10 @@ export interface PageDeps {
   jobCatalog: JobCatalog;
   /** The collections (collection-pages/). */
   collections: Collections;
+  /** The API keys (pages/keys-pages.ts). */
+  keys: KeyService;
+  /** The audit log (pages/audit-pages.ts). */
+  audit: AuditLog;
   /** Backups and their restore check (pages/backups-pages.ts). */
   backups: Backups;
   /** What the service kinds (src/service-kinds.ts) bring to the pages: header sections, pages, permission targets. */
@@ -136,6 +146,9 @@ async function registerAdminPages(app: FastifyInstance, deps: PageDeps): Promise
   registerToolsPage(pages, users);
   registerWebhookPages(pages, { webhooks: deps.webhooks });
   registerJobPages(pages, deps.jobs, deps.jobCatalog);
+  registerKeyPages(pages, { keys: deps.keys });
+  registerAuditPages(pages, deps.audit);
+  registerImpersonationPage(pages, users);
   registerLogPages(pages, deps.services.requestRecords ?? null);
   registerBackupPages(pages, deps.backups, deps.config);
   registerSettingsPage(pages, { users, settings: deps.settings, mailer: deps.mailer, config: deps.config });
@@ -169,6 +182,7 @@ async function registerAdminPages(app: FastifyInstance, deps: PageDeps): Promise
 export async function registerPages(app: FastifyInstance, deps: PageDeps): Promise<void> {
   app.decorate('adminSections', deps.kinds.sections);
   installPageErrorHandler(app);
+  recordAdminActions(app, deps.audit);
   await installPageBodies(app, deps.config.bodyLimit);
   await app.register(registerAdminPages, deps);
   await app.register(registerStorePages, deps);

@@ -18,6 +18,11 @@ export interface PageInit {
   user?: { name: string; signoutAction: string; csrfToken: string };
   /** Where the brand link in the header leads. Default `/admin`. */
   home?: string;
+  /**
+   * While an administrator impersonates an account (users/impersonation-ops.ts): the banner on
+   * top of the page, with the one button that ends it.
+   */
+  impersonating?: { name: string; endAction: string; csrfToken: string };
 }
 
 /** A link of the header's navigation; `current` marks the page shown. */
@@ -45,6 +50,13 @@ export function renderPage(page: PageInit): string {
       `<input type="hidden" name="csrf" value="${escapeHtml(page.user.csrfToken)}">` +
       '<button type="submit">Sign out</button></form>'
     : '';
+  const acting = page.impersonating
+    ? '<div class="impersonation" role="alert"><p>You are acting as ' +
+      `<strong>${escapeHtml(page.impersonating.name)}</strong>: an administrator's impersonation, recorded in the ` +
+      `audit log.</p><form method="post" action="${escapeHtml(page.impersonating.endAction)}">` +
+      `<input type="hidden" name="csrf" value="${escapeHtml(page.impersonating.csrfToken)}">` +
+      '<button type="submit">End</button></form></div>'
+    : '';
   const messages = page.messages?.length
     ? `<div class="messages" role="status">${page.messages.map((m) => `<p>${escapeHtml(m)}</p>`).join('')}</div>`
     : '';
@@ -54,7 +66,7 @@ export function renderPage(page: PageInit): string {
     `<title>${escapeHtml(page.title)} · Roost</title>` +
     '<link rel="icon" href="/favicon.svg" type="image/svg+xml">' +
     `<link rel="stylesheet" href="/static/roost.css">${page.head ?? ''}</head>` +
-    '<body><header class="site-header">' +
+    `<body>${acting}<header class="site-header">` +
     `<a class="brand" href="${escapeHtml(page.home ?? '/admin')}">Roost</a>${nav}${user}</header>` +
     `<main><h1>${escapeHtml(page.title)}</h1>${messages}${page.body}</main></body></html>`
   );

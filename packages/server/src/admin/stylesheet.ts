@@ -183,4 +183,10 @@ table.responsive td[data-label=""]::before{content:none}
   .tiles{grid-template-columns:repeat(2,minmax(0,1fr));gap:.5rem}
   .tile .figure{font-size:1.5rem}
 }
+/* An administrator's impersonation (admin/layout.ts): on top of every page while it lasts. */
+.impersonation{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1rem;padding:.5rem 1.5rem;margin:0;
+  background:#7a2e0b;color:#fff}
+.impersonation p{margin:0}
+.impersonation button{font:inherit;padding:.25rem .9rem;border:2px solid #fff;border-radius:.375rem;
+  background:#fff;color:#7a2e0b;font-weight:600;cursor:pointer}
 `;

@@ -1,4 +1,5 @@
 import type { RawBuilder, SqlBool } from 'kysely';
+import { keyAllows, type KeyAccess } from '../core/api-keys.js';
 import { administers } from '../core/grants.js';
 import type { Principal } from '../core/permissions.js';
 import type { Dialect } from '../storage/database.js';
@@ -30,6 +31,15 @@ export type RuleCompiler = (
   dialect: Dialect,
 ) => RawBuilder<SqlBool> | null;
 
+/** What each rule's operation is to an API key's scopes. */
+const RULE_KEY_ACCESS: Readonly<Record<RuleOperation, KeyAccess>> = {
+  list: 'read',
+  view: 'read',
+  create: 'write',
+  update: 'write',
+  delete: 'write',
+};
+
 export function accessFor(
   state: CollectionState,
   operation: RuleOperation,
@@ -40,6 +50,9 @@ export function accessFor(
 ): Access {
   const rule = state.rules[operation];
   if (rule !== null && rule.trim() === '') return EVERYTHING;
+  // An API key's grants are its scopes (core/api-keys.ts), never a rule about accounts: it is none.
+  if (principal.key)
+    return keyAllows(principal.key, 'collection', state.name, RULE_KEY_ACCESS[operation]) ? EVERYTHING : DENIED;
   // Administrators pass every other rule: the backend's permission, decided by core/grants.ts.
   if (administers(principal)) return EVERYTHING;
   if (rule === null) return DENIED;

@@ -1,3 +1,4 @@
+import { outOfScope } from '../core/api-keys.js';
 import type { Clock } from '../core/clock.js';
 import { RoostError, commonErrors, isRoostError, type FieldProblem } from '../core/errors.js';
 import type { EventBus } from '../core/events.js';
@@ -89,7 +90,8 @@ export function recordOps(deps: RecordOpsDeps) {
     body: Record<string, unknown> | null,
   ): Extract<Access, { allowed: true }> {
     const access = accessFor(state, operation, principal, body, dialect, compile);
-    if (!access.allowed) throw refusal(SIGNED_IN, principal);
+    if (!access.allowed)
+      throw principal.key ? outOfScope(`${operation} on the collection ${state.name}`) : refusal(SIGNED_IN, principal);
     return access;
   }
 

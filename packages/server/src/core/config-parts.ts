@@ -29,7 +29,7 @@ export const storeName = z
 export const seconds = z.number().int().positive();
 
 /** An IPv4 or IPv6 address, or a CIDR range of them. */
-export const addressOrRange = z.string().refine(
+const addressOrRange = z.string().refine(
   (entry) => {
     const [address = '', bits, extra] = entry.split('/');
     const version = isIP(address);
@@ -261,5 +261,21 @@ export const backupsOptions = z
     checkSchedule: z.string().min(1).max(200).optional(),
     /** A backup or check that runs longer fails. */
     timeoutSeconds: z.number().int().min(10).max(86_400).default(3600),
+  })
+  .strict();
+
+/** The audit log (docs/operations.md, "Audit log"): lines older than this are swept once a day. */
+export const auditOptions = z.object({ retentionDays: z.number().int().min(1).max(36_500).default(365) }).strict();
+
+/** `/metrics` (http/metrics.ts; docs/configuration.md, "metrics"). */
+export const metricsOptions = z
+  .object({
+    /** `/metrics` and the per-request counting behind it (http/metrics.ts). */
+    enabled: z.boolean().default(true),
+    /**
+     * Addresses or CIDR ranges (`10.0.0.0/8`, `::1`) that may read
+     * /metrics without signing in; administrators always may.
+     */
+    allow: z.array(addressOrRange).default([]),
   })
   .strict();

@@ -3,7 +3,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import {
-  addressOrRange,
+  auditOptions,
   backupsOptions,
   blobStoreOptions,
   collectionName,
@@ -14,6 +14,7 @@ import {
   requestLogOptions,
   mailAddressSchema,
   mailFromSchema,
+  metricsOptions,
   pageUrlSchema,
   providerRedirectsSchema,
   providersSchema,
@@ -168,18 +169,8 @@ export const configSchema = z
       .strict()
       .prefault({}),
     rateLimit: rateLimit.prefault({}),
-    metrics: z
-      .object({
-        /** `/metrics` and the per-request counting behind it (http/metrics.ts). */
-        enabled: z.boolean().default(true),
-        /**
-         * Addresses or CIDR ranges (`10.0.0.0/8`, `::1`) that may read
-         * /metrics without signing in; administrators always may.
-         */
-        allow: z.array(addressOrRange).default([]),
-      })
-      .strict()
-      .prefault({}),
+    audit: auditOptions.prefault({}),
+    metrics: metricsOptions.prefault({}),
     /** Live changes over `/api/realtime` (docs/realtime.md): limits and timings. */
     realtime: z
       .object({

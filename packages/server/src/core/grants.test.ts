@@ -12,6 +12,7 @@ import {
   type Principal,
 } from './permissions.js';
 import type { ServicePermissions } from './permissions.js';
+import type { KeyScope } from './api-keys.js';
 
 const ENTRIES: PermissionMap = {
   read: [EVERYONE],
@@ -22,6 +23,8 @@ const ENTRIES: PermissionMap = {
 };
 /** A service's entries as the permission store hands them out (kept: no promise). */
 const permissions: ServicePermissions = {
+  service: 'things',
+  keyAccess: { read: 'read', create: 'write', change: 'write', manage: 'manage' },
   entries: () => ENTRIES,
   change: async () => ENTRIES,
   names: () => Object.keys(ENTRIES),
@@ -65,4 +68,28 @@ test('administers: members of admins only; a name or id that reads "admins" is n
   assert.equal(administers(ANONYMOUS), false);
   assert.equal(administers({ userId: 'admins', name: 'admins', groups: [] }), false);
   assert.equal(administers({ userId: null, name: null, groups: [ADMINS] }), false);
+});
+
+test("an API key's grants are its scopes on this service, and what everyone may do; never a group's", () => {
+  const key = (scopes: KeyScope[], groups: string[] = []): Principal => ({
+    userId: null,
+    name: 'key:k1',
+    groups,
+    key: { id: 'k1', scopes },
+  });
+  const reader = grantsFor(key([{ kind: 'store', name: 'things', access: ['read'] }]));
+  assert.deepEqual(
+    ['read', 'create', 'change', 'manage', 'closed', 'constructor'].map((p) => reader.scope(p)),
+    ['all', 'none', 'none', 'none', 'none', 'none'],
+  );
+  assert.throws(() => reader.require('change'), { code: 'not_allowed', message: /scopes do not cover change/ });
+  const writer = grantsFor(key([{ kind: 'store', name: '*', access: ['write'] }]));
+  assert.equal(writer.scope('change'), 'all');
+  assert.ok(writer.covers('change', { owner: 'u1' }), 'a write scope covers what anybody owns');
+  assert.equal(writer.scope('manage'), 'none');
+  assert.equal(grantsFor(key([{ kind: 'store', name: 'other', access: ['read', 'write'] }])).scope('create'), 'none');
+  assert.equal(grantsFor(key([{ kind: 'collection', name: 'things', access: ['write'] }])).scope('create'), 'none');
+  assert.equal(grantsFor(key([], [ADMINS])).scope('manage'), 'none', 'a group on a key counts for nothing');
+  assert.equal(administers(key([{ kind: 'store', name: '*', access: ['manage'] }])), false);
+  assert.equal(grantsFor(key([])).scope('read'), 'all', 'open to everyone is open to a key');
 });

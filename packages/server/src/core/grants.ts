@@ -1,6 +1,9 @@
+import { keyAllows, outOfScope } from './api-keys.js';
+import type { KeyAccess } from './api-keys.js';
 import type { RoostError } from './errors.js';
 import {
   ADMINS,
+  EVERYONE,
   OWNER,
   grantedIn,
   holds,
@@ -41,15 +44,23 @@ const covers = (scope: Scope, thing: Owned, principal: Principal) =>
 export function grantsOf(permissions: ServicePermissions, principal: Principal): Grants | Promise<Grants> {
   const entries = permissions.entries();
   return entries instanceof Promise
-    ? entries.then((kept) => new EntryGrants(kept, principal))
-    : new EntryGrants(entries, principal);
+    ? entries.then((kept) => grantsIn(kept, principal, permissions))
+    : grantsIn(entries, principal, permissions);
 }
 
 /**
  * The grants of a principal from entries already read: the live changes hub reads a store's
- * entries once per event and checks every subscriber from them (realtime/hub.ts).
+ * entries once per event and checks every subscriber from them (realtime/hub.ts). An API key's
+ * grants are its scopes (core/api-keys.ts): they need the service's name and what each of its
+ * operations is to a scope; without them (a program's own kind that does not pass them) a key
+ * gets what everyone gets.
  */
-export const grantsIn = (entries: PermissionMap, principal: Principal): Grants => new EntryGrants(entries, principal);
+export function grantsIn(entries: PermissionMap, principal: Principal, service: KeyedService = UNKEYED): Grants {
+  return principal.key ? new KeyGrants(entries, principal, service) : new EntryGrants(entries, principal);
+}
+
+type KeyedService = Pick<ServicePermissions, 'service' | 'keyAccess'>;
+const UNKEYED: KeyedService = Object.freeze({ service: '', keyAccess: null });
 
 /** A class rather than closures: one of these is made for every request. */
 class EntryGrants implements Grants {
@@ -79,6 +90,45 @@ class EntryGrants implements Grants {
 
   covers(permission: string, thing: Owned): boolean {
     return covers(this.scope(permission), thing, this.#principal);
+  }
+}
+
+/**
+ * An API key's grants: what everyone may do (an entry open to `sys:everyone`), and what its
+ * scopes give on this store, on everything in it (a key owns nothing, so never `own`). Its groups
+ * are none: no entry naming a group, `admins` included, counts for a key.
+ */
+class KeyGrants implements Grants {
+  readonly #entries: PermissionMap;
+  readonly #principal: Principal;
+  readonly #service: KeyedService;
+
+  constructor(entries: PermissionMap, principal: Principal, service: KeyedService) {
+    this.#entries = entries;
+    this.#principal = principal;
+    this.#service = service;
+  }
+
+  scope(permission: string): Scope {
+    if (grantedIn(this.#entries, permission).includes(EVERYONE)) return 'all';
+    const key = this.#principal.key;
+    const table = this.#service.keyAccess;
+    const access: KeyAccess | undefined = table && Object.hasOwn(table, permission) ? table[permission] : undefined;
+    return key && access && keyAllows(key, 'store', this.#service.service, access) ? 'all' : 'none';
+  }
+
+  refusal(permission: string): RoostError {
+    return outOfScope(`${permission} on ${this.#service.service}`);
+  }
+
+  require(permission: string): Exclude<Scope, 'none'> {
+    const held = this.scope(permission);
+    if (held === 'none') throw this.refusal(permission);
+    return held;
+  }
+
+  covers(permission: string): boolean {
+    return this.scope(permission) === 'all';
   }
 }
 

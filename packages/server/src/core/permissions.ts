@@ -4,6 +4,7 @@
  * Pseudo-groups: `sys:everyone` (anyone), `sys:authenticated` (any signed-in user),
  * `sys:owner` (the owner of the item or entry at hand), `sys:noone` (nobody).
  */
+import type { KeyAccess, KeyIdentity } from './api-keys.js';
 import { commonErrors, type RoostError } from './errors.js';
 
 export const EVERYONE = 'sys:everyone';
@@ -31,11 +32,15 @@ export interface PermissionChange {
   action: PermissionAction;
 }
 
-/** Who is calling: a signed-in user, or nobody. Plain data, no request in here. */
+/**
+ * Who is calling: a signed-in user, an API key (`key`, core/api-keys.ts: its grants are its
+ * scopes, `userId` is null, so it owns nothing), or nobody. Plain data, no request in here.
+ */
 export interface Principal {
   userId: string | null;
   name: string | null;
   groups: readonly string[];
+  key?: KeyIdentity;
 }
 
 export const ANONYMOUS: Principal = Object.freeze({ userId: null, name: null, groups: [] });
@@ -62,15 +67,36 @@ export function holds(granted: readonly string[], principal: Principal, isOwner 
 /**
  * Why a caller who does not hold a permission granted to `granted` is refused: 401 when it is
  * anonymous and signing in could help (the permission is open to someone), else 403. So a
- * sign-up policy switched off (`sys:noone` only) answers 403 to everybody.
+ * sign-up policy switched off (`sys:noone` only) answers 403 to everybody, and an API key gets
+ * 403 too.
  */
 export function refusal(granted: readonly string[], principal: Principal): RoostError {
-  const signingInCouldHelp = principal.userId === null && granted.some((g) => g !== NOONE);
+  // An API key has signed in as far as it can: it is refused (core/api-keys.ts).
+  const signingInCouldHelp = principal.userId === null && !principal.key && granted.some((g) => g !== NOONE);
   return signingInCouldHelp ? commonErrors.not_signed_in() : commonErrors.not_allowed();
 }
 
 /** Who may read a store by default, per its configuration. */
 export type StoreReadGroup = typeof EVERYONE | typeof AUTHENTICATED;
+
+/**
+ * What each operation of a store is to an API key's scopes (core/api-keys.ts): the reads `read`,
+ * creating and changing `write`, owners and permission entries `manage`. `allowed` and `ping`
+ * are open to everyone and need no scope.
+ */
+export function storeKeyAccess(ops: {
+  reads: readonly string[];
+  changes: readonly string[];
+}): Readonly<Record<string, KeyAccess>> {
+  return Object.freeze({
+    ...Object.fromEntries(ops.reads.map((op) => [op, 'read'])),
+    newItem: 'write',
+    ...Object.fromEntries(ops.changes.map((op) => [op, 'write'])),
+    setOwner: 'manage',
+    getPermissions: 'manage',
+    setPermissions: 'manage',
+  });
+}
 
 /**
  * The default entries of a store, the model data and file stores share, one entry per
@@ -119,6 +145,13 @@ export interface PermissionStore {
 
 /** A service's view of its own entries: check and change, with its defaults bound. */
 export interface ServicePermissions {
+  /** Its name in the `permissions` table: `users`, a store's name. */
+  readonly service: string;
+  /**
+   * What each operation is to an API key's scopes (`storeKeyAccess`); a service without them
+   * (the user service) lets a key do only what it lets everyone do.
+   */
+  readonly keyAccess: Readonly<Record<string, KeyAccess>> | null;
   /** The entries; kept ones come back as they are, without a promise (every request asks). */
   entries(): PermissionMap | Promise<PermissionMap>;
   change(changes: PermissionChange[]): Promise<PermissionMap>;
@@ -129,8 +162,11 @@ export function servicePermissions(
   store: PermissionStore,
   service: string,
   defaults: PermissionMap,
+  keyAccess: Readonly<Record<string, KeyAccess>> | null = null,
 ): ServicePermissions {
   return {
+    service,
+    keyAccess,
     entries: () => store.entries(service, defaults),
     change: (changes) => store.change(service, defaults, changes),
     names: () => Object.keys(defaults),

@@ -31,7 +31,7 @@ import {
   type ListQuery,
   type OwnerChange,
 } from './datastore-inputs.js';
-import { dataStorePermissionDefaults } from './datastore-permissions.js';
+import { DATASTORE_KEY_ACCESS, dataStorePermissionDefaults } from './datastore-permissions.js';
 import { readOps, type ItemPage, type KeyPage } from './datastore-read-ops.js';
 import { createDataStoreRepo, type Item } from './datastore-repo.js';
 import { writeOps, type WrittenItem } from './datastore-write-ops.js';
@@ -103,7 +103,12 @@ export interface DataStore {
 }
 
 export function createDataStore(name: string, options: DataStoreOptions, deps: DataStoreDeps): DataStore {
-  const permissions = servicePermissions(deps.permissionStore, name, dataStorePermissionDefaults(options.read));
+  const permissions = servicePermissions(
+    deps.permissionStore,
+    name,
+    dataStorePermissionDefaults(options.read),
+    DATASTORE_KEY_ACCESS,
+  );
   // One process owns a SQLite database: what it keeps in memory, every write of it updates.
   const inMemory = deps.dialect === 'sqlite' && options.itemCacheBytes > 0;
   // Page marks also on PostgreSQL, where another process's write arrives as its event. This

@@ -9,7 +9,7 @@ import { backendGrants } from '../core/grants.js';
 import { servicePermissions, type PermissionStore, type Principal } from '../core/permissions.js';
 import type { BlobStore, ByteRange } from '../storage/blob-store.js';
 import type { FileStoreContext } from './filestore-context.js';
-import { fileStorePermissionDefaults } from './filestore-permissions.js';
+import { FILESTORE_KEY_ACCESS, fileStorePermissionDefaults } from './filestore-permissions.js';
 import type { createFileStoreRepo, FileEntry } from './filestore-repo.js';
 import { readOps } from './filestore-read-ops.js';
 import { writeOps } from './filestore-write-ops.js';
@@ -76,7 +76,12 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
     clock: deps.clock,
     events: deps.events,
     users: deps.users,
-    permissions: servicePermissions(deps.permissionStore, deps.name, fileStorePermissionDefaults(deps.options.read)),
+    permissions: servicePermissions(
+      deps.permissionStore,
+      deps.name,
+      fileStorePermissionDefaults(deps.options.read),
+      FILESTORE_KEY_ACCESS,
+    ),
     hooks: deps.hooks,
   };
   return {

@@ -17,7 +17,10 @@ declare module 'fastify' {
   }
 }
 
-/** The token of a request: header `x-auth-token` (the original's), `Authorization: Bearer`, or the cookie. */
+/**
+ * The token of a request: header `x-auth-token` (the original's), `Authorization: Bearer` (a
+ * session's token or an API key, `roost_…`: core/api-keys.ts), or the cookie.
+ */
 export function tokenOf(request: FastifyRequest): { token: string; via: 'header' | 'cookie' } | null {
   const header = request.headers['x-auth-token'];
   if (typeof header === 'string' && header.length > 0) return { token: header, via: 'header' };
@@ -37,7 +40,13 @@ async function resolveCaller(request: FastifyRequest, users: UserService): Promi
   // One per request, so not frozen; a literal, not a spread: this runs on every authenticated
   // request (docs/architecture.md, "Speed").
   return caller
-    ? { principal: caller.principal, user: caller.user, tokenHash: caller.tokenHash, via: found.via }
+    ? {
+        principal: caller.principal,
+        user: caller.user,
+        tokenHash: caller.tokenHash,
+        impersonator: caller.impersonator ?? null,
+        via: found.via,
+      }
     : ANONYMOUS_REQUEST_CALLER;
 }
 
@@ -125,8 +134,46 @@ function setAuthCookie(request: FastifyRequest, reply: FastifyReply, token: stri
   });
 }
 
+/**
+ * Where the administrator's own session waits while their browser holds an impersonation
+ * (users/impersonation-ops.ts): HttpOnly like `auth`, back in `auth` when it ends.
+ */
+const IMPERSONATOR_COOKIE = 'auth_admin';
+
+/** The options of the session cookies that are not `auth` itself (its life is the session's). */
+const sideCookie = (request: FastifyRequest) =>
+  ({ path: '/', httpOnly: true, sameSite: 'lax', secure: request.protocol === 'https' }) as const;
+
+/** The browser now holds the impersonation's session; its own session is kept aside, not ended. */
+export function startImpersonationCookies(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  token: string,
+  maxAgeSeconds: number,
+): void {
+  const own = request.cookies[AUTH_COOKIE];
+  if (own) reply.setCookie(IMPERSONATOR_COOKIE, own, sideCookie(request));
+  setAuthCookie(request, reply, token, maxAgeSeconds);
+  // The rest of this answer is for the session the browser holds from now on: the flash cookie
+  // is signed with it (admin/page-kit/page-reply.ts).
+  request.cookies[AUTH_COOKIE] = token;
+}
+
+/** The administrator's own session back in the browser after an impersonation; false when none was kept. */
+export function endImpersonationCookies(request: FastifyRequest, reply: FastifyReply): boolean {
+  const own = request.cookies[IMPERSONATOR_COOKIE];
+  reply.clearCookie(IMPERSONATOR_COOKIE, sideCookie(request));
+  if (!own) {
+    clearAuthCookie(request, reply);
+    return false;
+  }
+  reply.setCookie(AUTH_COOKIE, own, sideCookie(request));
+  request.cookies[AUTH_COOKIE] = own; // as in startImpersonationCookies
+  return true;
+}
+
 export function clearAuthCookie(request: FastifyRequest, reply: FastifyReply): void {
-  reply.clearCookie(AUTH_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: request.protocol === 'https' });
+  reply.clearCookie(AUTH_COOKIE, sideCookie(request));
 }
 
 /**

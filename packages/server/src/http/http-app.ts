@@ -33,6 +33,9 @@ import { answerClientError } from './client-errors.js';
 import { installSecurityHeaders } from './security-headers.js';
 import { createDrain, installShutdown, type Drain } from './shutdown.js';
 import { installRequestLog } from './request-log.js';
+import { installAuditContext } from './audit-context.js';
+import { registerKeyRoutes } from './routes/key-routes.js';
+import type { KeyService } from '../keys/index.js';
 import { createHttpMetrics, registerMetrics } from './metrics.js';
 import type { MailQueueCounts } from '../core/mailer.js';
 import type { HookStat } from '../core/hooks.js';
@@ -66,6 +69,8 @@ export interface HttpServices {
   mailQueueCounts?: () => Promise<MailQueueCounts>;
   /** The hooks' runs (/metrics). */
   hookStats?: () => readonly HookStat[];
+  /** The API keys, for their administrators' routes (routes/key-routes.ts). */
+  keys?: KeyService;
   /** The newest backup and restore check (/metrics; backups/backups-service.ts). */
   backupHealth?: () => Promise<BackupHealth>;
 }
@@ -136,6 +141,7 @@ export async function buildHttp(
   app.decorateRequest('roostCaller', null);
   app.decorateRequest('routePattern', null);
   installErrorHandler(app);
+  installAuditContext(app, services.users);
 
   // Operations validate with their own zod schemas (for the seed's field reasons); route
   // schemas only document them.
@@ -193,6 +199,7 @@ export async function buildHttp(
   });
   // Each service kind's operations (service-kinds.ts: users, data stores, file stores, ...).
   for (const register of services.routes ?? []) await register(app);
+  if (services.keys) await app.register(registerKeyRoutes, { keys: services.keys, users: services.users, config });
   if (hub) await app.register(registerRealtimeRoutes, { hub, users: services.users, config });
   return app;
 }

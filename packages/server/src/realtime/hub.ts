@@ -185,8 +185,14 @@ export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
     stream.checkedAt = deps.now();
     const number = (rechecks.get(stream) ?? 0) + 1;
     rechecks.set(stream, number);
-    const caller = stream.token === null ? null : await deps.authenticate(stream.token);
-    if (!caller?.user || caller.principal.userId !== stream.principal.userId) return false;
+    // A key that is refused now (revoked, expired: core/api-keys.ts) ends its stream as a
+    // signed-out token does; a key stays the same key, a session the same account.
+    const caller = stream.token === null ? null : await deps.authenticate(stream.token).catch(() => null);
+    const key = stream.principal.key;
+    const same = key
+      ? caller?.principal.key?.id === key.id
+      : caller?.user != null && caller.principal.userId === stream.principal.userId;
+    if (!caller || !same) return false;
     if (rechecks.get(stream) === number) stream.principal = caller.principal;
     return true;
   }

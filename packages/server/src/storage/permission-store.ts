@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { applyChange, type PermissionChange, type PermissionMap, type PermissionStore } from '../core/permissions.js';
 import { Cache, type CacheFeed } from '../core/cache.js';
 import type { Clock } from '../core/clock.js';
+import { writeAudit } from './audit-store.js';
 import type { Database } from './schema.js';
 
 /**
@@ -56,6 +57,8 @@ export function createPermissionStore(
         () => services.forget(service),
         () =>
           db.transaction().execute(async (trx) => {
+            const before: Record<string, string[]> = {};
+            const after: Record<string, string[]> = {};
             for (const change of changes) {
               const row = await trx
                 .selectFrom('permissions')
@@ -64,13 +67,18 @@ export function createPermissionStore(
                 .where('permission', '=', change.permission)
                 .executeTakeFirst();
               const current = row ? (JSON.parse(row.groups) as string[]) : [...(defaults[change.permission] ?? [])];
-              const groups = JSON.stringify(applyChange(current, change));
+              before[change.permission] ??= current;
+              const next = applyChange(current, change);
+              after[change.permission] = next;
+              const groups = JSON.stringify(next);
               await trx
                 .insertInto('permissions')
                 .values({ service, permission: change.permission, groups })
                 .onConflict((oc) => oc.columns(['service', 'permission']).doUpdateSet({ groups }))
                 .execute();
             }
+            // The audit log's line commits with the change (core/audit.ts).
+            await writeAudit(trx, clock.now(), { action: 'permissions.change', target: service, before, after });
           }),
       );
       await services.publish(service);

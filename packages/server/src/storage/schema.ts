@@ -103,6 +103,8 @@ interface SessionsTable {
   expires: number;
   /** Kept to about five minutes (users/sessions.ts, LAST_USED_STEP_MS). */
   last_used: number;
+  /** The administrator's user id when this session is an impersonation (users/impersonation-ops.ts). */
+  impersonator: string | null;
 }
 
 /** One TOTP secret per account; `confirmed` once a first code was right (users/second-factor-ops.ts). */
@@ -198,6 +200,32 @@ interface SettingsTable {
   changed_by: string | null;
 }
 
+/** An API key (keys/key-repo.ts): its secret only as a hash; `scopes` a JSON list (core/api-keys.ts). */
+interface ApiKeysTable {
+  id: string;
+  name: string;
+  secret_hash: string;
+  scopes: string;
+  created: number;
+  created_by: string;
+  expires: number | null;
+  last_used: number | null;
+  revoked: number | null;
+}
+
+/** One recorded change or administrator action (storage/audit-store.ts); `before`/`after` JSON. */
+interface AuditLogTable {
+  id: string;
+  at: number;
+  actor: string;
+  actor_name: string;
+  address: string | null;
+  action: string;
+  target: string;
+  before: string | null;
+  after: string | null;
+}
+
 /** A backup's run or a restore check (migration 2026-12-02-03; storage/backup-run-store.ts). */
 interface BackupRunsTable {
   id: string;
@@ -230,6 +258,8 @@ interface CoreTables {
   throttle_counts: ThrottleCountsTable;
   webhooks: WebhooksTable;
   jobs: JobsTable;
+  api_keys: ApiKeysTable;
+  audit_log: AuditLogTable;
   request_logs: RequestLogsTable;
   backup_runs: BackupRunsTable;
 }

@@ -2,7 +2,17 @@ import type { Kysely } from 'kysely';
 import { Cache, type CacheFeed } from '../core/cache.js';
 import type { Clock } from '../core/clock.js';
 import type { SettingsStore, StoredSetting } from '../core/runtime-settings.js';
+import { writeAudit } from './audit-store.js';
 import type { Database } from './schema.js';
+
+/** A stored value as JSON, or its text when it is not JSON. */
+function parsedOrText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
 
 /**
  * The runtime settings in the `settings` table. Reads are served from memory for `cacheMs`
@@ -52,6 +62,14 @@ export function createSettingsStore(
         () => cache.forget(ALL),
         () =>
           db.transaction().execute(async (trx) => {
+            // The audit log's line commits with the change (core/audit.ts): the values before and after.
+            const keys = changes.map((c) => c.key);
+            const stored = keys.length
+              ? await trx.selectFrom('settings').select(['key', 'value']).where('key', 'in', keys).execute()
+              : [];
+            const before = Object.fromEntries(stored.map((r) => [r.key, parsedOrText(r.value)]));
+            const after = Object.fromEntries(changes.map((c) => [c.key, c.value ?? null]));
+            await writeAudit(trx, now, { action: 'settings.change', target: 'settings', before, after });
             for (const change of changes) {
               if (change.value === undefined) {
                 await trx.deleteFrom('settings').where('key', '=', change.key).execute();

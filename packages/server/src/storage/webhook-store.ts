@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { Cache, type CacheFeed } from '../core/cache.js';
 import type { Clock } from '../core/clock.js';
 import type { Webhook, WebhookStore } from '../core/webhooks.js';
+import { writeAudit } from './audit-store.js';
 import type { Database } from './schema.js';
 
 /**
@@ -42,18 +43,27 @@ export function createWebhookStore(db: Kysely<Database>, clock: Clock, feed: Cac
 
     async add(webhook) {
       await changing(() =>
-        db
-          .insertInto('webhooks')
-          .values({ ...webhook, kinds: JSON.stringify(webhook.kinds) })
-          .execute(),
+        db.transaction().execute(async (trx) => {
+          await trx
+            .insertInto('webhooks')
+            .values({ ...webhook, kinds: JSON.stringify(webhook.kinds) })
+            .execute();
+          // The audit log's line commits with the change (core/audit.ts; the secret is redacted).
+          await writeAudit(trx, clock.now(), { action: 'webhook.add', target: webhook.id, after: webhook });
+        }),
       );
     },
 
     async remove(id) {
-      return changing(async () => {
-        const removed = await db.deleteFrom('webhooks').where('id', '=', id).executeTakeFirst();
-        return Number(removed.numDeletedRows) > 0;
-      });
+      return changing(() =>
+        db.transaction().execute(async (trx) => {
+          const before = await trx.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
+          const removed = await trx.deleteFrom('webhooks').where('id', '=', id).executeTakeFirst();
+          if (Number(removed.numDeletedRows) === 0) return false;
+          await writeAudit(trx, clock.now(), { action: 'webhook.remove', target: id, before });
+          return true;
+        }),
+      );
     },
   };
 }

@@ -12,6 +12,8 @@ export interface NewSession {
   address: string | null;
   created: number;
   expires: number;
+  /** The administrator impersonating the account (users/impersonation-ops.ts); absent for a sign-in. */
+  impersonator?: string;
 }
 
 /** A session as its user and administrators see it: never its token or the token's hash. */
@@ -32,6 +34,8 @@ export interface FoundSession {
   lastUsed: number;
   /** The sign-in: the session's expiry never moves past `created` + `sessionMaxMs`. */
   created: number;
+  /** The administrator's user id when the session is an impersonation, else null. */
+  impersonator: string | null;
 }
 
 /**
@@ -57,6 +61,7 @@ export function createSessionRepo(db: Kysely<Database>) {
           created: session.created,
           expires: session.expires,
           last_used: session.created,
+          impersonator: session.impersonator ?? null,
         })
         .execute();
     },
@@ -70,17 +75,19 @@ export function createSessionRepo(db: Kysely<Database>) {
           'sessions.expires as session_expires',
           'sessions.last_used as session_last_used',
           'sessions.created as session_created',
+          'sessions.impersonator as session_impersonator',
         ])
         .where('sessions.token_hash', '=', tokenHash)
         .where('sessions.expires', '>', now)
         .executeTakeFirst();
       if (!row) return null;
-      const { session_expires, session_last_used, session_created, ...user } = row;
+      const { session_expires, session_last_used, session_created, session_impersonator, ...user } = row;
       return {
         user: toUser(user),
         expires: session_expires,
         lastUsed: session_last_used ?? 0,
         created: session_created,
+        impersonator: session_impersonator,
       };
     },
 

@@ -1,3 +1,5 @@
+import { KEY_PREFIX } from '../core/api-keys.js';
+import { commonErrors } from '../core/errors.js';
 import { processStats } from '../core/process-stats.js';
 import { hashToken, randomToken } from '../core/ids.js';
 import { challengeIfNeeded } from './signin-challenge.js';
@@ -91,8 +93,14 @@ export async function startSession(
   return { token, expires };
 }
 
-/** The caller behind a token, or null for an unknown, expired or revoked one or an inactive account. */
+/**
+ * The caller behind a token, or null for an unknown, expired or revoked one or an inactive account.
+ * An API key's token (`roost_…`, core/api-keys.ts) is the keys' to check: one that is not valid
+ * throws `invalid_api_key` rather than making an anonymous caller, so a server whose key was
+ * revoked learns it at once.
+ */
 export async function authenticate(ctx: UserContext, token: string): Promise<Caller | null> {
+  if (token.startsWith(KEY_PREFIX)) return keyCaller(ctx, token);
   if (token.length === 0 || token.length > 200) return null;
   const tokenHash = hashToken(token);
   const now = ctx.clock.now();
@@ -100,13 +108,30 @@ export async function authenticate(ctx: UserContext, token: string): Promise<Cal
   if (found?.user.state !== 'active') return null;
   const lifetime = ctx.settings.tokenLifetimeMs;
   const extended = Math.min(now + lifetime, found.created + ctx.settings.sessionMaxMs);
-  const extend = found.expires - now < lifetime / 2 && extended > found.expires;
+  // An impersonation keeps the end it was given (impersonation-ops.ts).
+  const extend = found.impersonator === null && found.expires - now < lifetime / 2 && extended > found.expires;
   if (extend || now - found.lastUsed >= LAST_USED_STEP_MS)
     await ctx.repo.touchSession(tokenHash, now, extend ? extended : undefined);
   let caller = ctx.callers.get(found);
   if (!caller) {
-    caller = Object.freeze({ principal: Object.freeze(principalOf(found.user)), user: found.user, tokenHash });
+    caller = Object.freeze({
+      principal: Object.freeze(principalOf(found.user)),
+      user: found.user,
+      tokenHash,
+      impersonator: found.impersonator,
+    });
     ctx.callers.set(found, caller);
+  }
+  return caller;
+}
+
+async function keyCaller(ctx: UserContext, token: string): Promise<Caller> {
+  if (!ctx.keys) throw commonErrors.not_allowed({ message: 'API keys are not accepted here.' });
+  const principal = await ctx.keys.authenticate(token);
+  let caller = ctx.callers.get(principal);
+  if (!caller) {
+    caller = Object.freeze({ principal, user: null, tokenHash: null });
+    ctx.callers.set(principal, caller);
   }
   return caller;
 }

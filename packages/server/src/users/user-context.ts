@@ -7,6 +7,8 @@ import { invalidField, parseInput } from '../core/validation.js';
 import type { Passwords } from './passwords.js';
 import type { UserTokenPurpose } from '../storage/schema.js';
 import type { QueuingMailer } from '../core/mailer.js';
+import type { KeyAuthenticator } from '../core/api-keys.js';
+import type { AuditLog } from '../core/audit.js';
 import { grantsOf } from '../core/grants.js';
 import { ADMINS, type Principal, type ServicePermissions } from '../core/permissions.js';
 import { userErrors } from './user-errors.js';
@@ -28,6 +30,8 @@ export interface Caller {
   address?: string;
   /** The client's User-Agent, given to the operations that start a session (sessions.ts). */
   device?: string;
+  /** The administrator's user id when the session is an impersonation (impersonation-ops.ts). */
+  impersonator?: string | null;
 }
 
 /** Settings fixed at start (boot configuration). */
@@ -98,6 +102,10 @@ export interface UserContext {
    * request needs one). Callers are frozen: one may serve many requests.
    */
   callers: WeakMap<object, Caller>;
+  /** The API keys (keys/): a `roost_` token is theirs to check (core/api-keys.ts); none: keys are refused. */
+  keys: KeyAuthenticator | null;
+  /** The audit log, for what account-audit.ts does not see (impersonation-ops.ts); none: not recorded. */
+  audit: AuditLog | null;
 }
 
 /**

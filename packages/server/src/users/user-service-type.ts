@@ -173,6 +173,13 @@ export interface ProgramOps {
    * Active, in no group, with an empty profile unless said otherwise.
    */
   createUser(caller: Caller, values: NewAccount): Promise<User>;
+  /**
+   * An administrator's impersonation of an account (users/impersonation-ops.ts): a session of the
+   * account for at most an hour, recorded in the audit log; never of an administrator.
+   */
+  impersonate(caller: Caller, userId: string): Promise<{ token: string; expires: number; user: User }>;
+  /** Ends the caller's impersonation session; answers the administrator's user id. */
+  endImpersonation(caller: Caller): Promise<string>;
   /** The shape problems of a new account's name, email and password (the sign-up rules). */
   checkNewAccount(values: { name: string; email: string; password: string }): FieldProblem[];
   /** Whether an active administrator exists (the start's first-run hint, the setup page). */

@@ -1,4 +1,6 @@
 import { ADMINS } from '../core/permissions.js';
+import type { KeyAuthenticator } from '../core/api-keys.js';
+import type { AuditLog } from '../core/audit.js';
 import { administers, backendGrants } from '../core/grants.js';
 import { commonErrors } from '../core/errors.js';
 import type { Kysely } from 'kysely';
@@ -16,6 +18,7 @@ import type { Database } from '../storage/schema.js';
 import { accountOps } from './account-ops.js';
 import { createPasswords } from './passwords.js';
 import { adminOps } from './admin-ops.js';
+import { impersonationOps } from './impersonation-ops.js';
 import { signupOps } from './signup-ops.js';
 import { secondFactorOps } from './second-factor-ops.js';
 import { sessionOps } from './session-ops.js';
@@ -41,6 +44,7 @@ import { createUserRepo, type User } from './user-repo.js';
 import type { NewAccount, SignupPolicy, UserService } from './user-service-type.js';
 import { withSessionCache } from './session-cache.js';
 import { withAccountEvents } from './account-events.js';
+import { withAccountAudit } from './account-audit.js';
 import { createUserDirectory } from './user-directory.js';
 import type { EventBus } from '../core/events.js';
 
@@ -58,6 +62,10 @@ export interface UserServiceDeps {
   events: EventBus;
   /** The team's hooks on sign-up and sign-in (user-hooks.ts); none by default. */
   hooks?: HookRunner;
+  /** The API keys, which `authenticate` hands `roost_` tokens to (core/api-keys.ts); none: refused. */
+  keys?: KeyAuthenticator;
+  /** Where every change of an account is recorded (account-audit.ts); none: not recorded. */
+  audit?: AuditLog;
 }
 
 export const ANONYMOUS_CALLER: Caller = Object.freeze({ principal: ANONYMOUS, user: null, tokenHash: null });
@@ -113,9 +121,12 @@ export function createUserService(deps: UserServiceDeps): UserService {
     links: createProviderRepo(deps.db),
     providerClients: createProviderClients(),
     methods: [],
-    repo: withAccountEvents(
-      withSessionCache(stored, deps.clock, deps.config.users.sessionCacheSeconds * 1000, deps.changes ?? null),
-      deps.events,
+    repo: withAccountAudit(
+      withAccountEvents(
+        withSessionCache(stored, deps.clock, deps.config.users.sessionCacheSeconds * 1000, deps.changes ?? null),
+        deps.events,
+      ),
+      deps.audit ?? null,
     ),
     events: deps.events,
     clock: deps.clock,
@@ -140,6 +151,8 @@ export function createUserService(deps: UserServiceDeps): UserService {
       return view;
     },
     callers: new WeakMap(),
+    keys: deps.keys ?? null,
+    audit: deps.audit ?? null,
     hooks: deps.hooks ?? NO_HOOKS,
   };
   const account = accountOps(ctx);
@@ -147,6 +160,7 @@ export function createUserService(deps: UserServiceDeps): UserService {
   const admin = adminOps(ctx);
   const factors = secondFactorOps(ctx);
   const sessions = sessionOps(ctx);
+  const impersonation = impersonationOps(ctx);
   const providers = providerOps(ctx);
   // Each method made once: its hooks join the context, its operations the service (guarded by name).
   const methodOps: MethodOps = {};
@@ -244,6 +258,8 @@ export function createUserService(deps: UserServiceDeps): UserService {
      * (`backendGrants`, core/grants.ts: an administrator, or a program's `programCaller`).
      * Active, in no group, with an empty profile unless said otherwise.
      */
+    impersonate: impersonation.impersonate,
+    endImpersonation: impersonation.endImpersonation,
     async createUser(caller: Caller, values: NewAccount): Promise<User> {
       backendGrants(caller.principal).require('administer');
       return ctx.repo.insert({

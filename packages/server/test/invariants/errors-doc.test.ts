@@ -12,6 +12,7 @@ import { collectionErrors } from '../../src/collections/collections-errors.js';
 import { queryErrors } from '../../src/collections/query/query-errors.js';
 import { hookErrors } from '../../src/extend/hooks.js';
 import { routeErrors } from '../../src/extend/routes.js';
+import { keyErrors } from '../../src/keys/key-errors.js';
 
 /** docs/errors.md lists every error code the server can answer, and no code it cannot. */
 const doc = readFileSync(new URL('../../../../docs/errors.md', import.meta.url), 'utf8');
@@ -30,6 +31,7 @@ test('every registered error code is documented', () => {
     ...Object.keys(hookErrors.codes),
     'refused',
     ...Object.keys(routeErrors.codes),
+    ...Object.keys(keyErrors.codes),
   ];
   assert.deepEqual(
     codes.filter((c) => !documented.has(c)),

@@ -22,10 +22,14 @@ export interface AdminPageRequest {
   xhr: boolean;
 }
 
+/** What a page adds to its answer before it redirects. */
+type Finisher = (request: FastifyRequest, reply: FastifyReply) => void;
+
 /** What a page handler answers. */
 type PageOutcome =
   | { title: string; body: string; head?: string; status?: number; messages?: string[] }
-  | { redirect: string; messages?: string[] }
+  /** `beforeRedirect` adds to the answer first (an impersonation's cookies: impersonation-pages.ts). */
+  | { redirect: string; messages?: string[]; beforeRedirect?: Finisher }
   /** A reply of the form library (a redirect, or an ajax answer), sent as it is. */
   | { response: FormResponse }
   /** A file to save: text made for it, or a stream (a backup archive, pages/backups-pages.ts). */
@@ -74,6 +78,7 @@ export function adminPages(app: FastifyInstance, deps: { users: UserService; bod
     };
     const outcome = await handler(page);
     if ('redirect' in outcome) {
+      outcome.beforeRedirect?.(request, reply);
       flash(request, reply, outcome.messages ?? []);
       // The form script (@roost/forms assets) goes where X-Relocate says; an XMLHttpRequest
       // would follow a 303 itself and put the whole next page in the form's place.

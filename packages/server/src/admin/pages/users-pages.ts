@@ -256,6 +256,7 @@ async function editPage(users: UserService, page: AdminPageRequest) {
     `<p>${link('/admin/users', '← All users')} · ${link(`${url}/password`, 'Set a password')} · ` +
     `${link(`${url}/security`, 'Second factor and sessions')} · ` +
     `${link(`${url}/reset`, 'Send a password-reset mail')} · ` +
+    `${link(`${url}/impersonate`, 'Act as this user')} · ` +
     `${link(`${url}/remove`, 'Remove this account', ' class="danger-link"')}</p>`;
   return { title: `User ${user.name}`, body, head: await form.htmlHead(), status: result === false ? 422 : 200 };
 }

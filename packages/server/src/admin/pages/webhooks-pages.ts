@@ -1,17 +1,11 @@
-import {
-  escapeHtml,
-  ToolForm,
-  type ContentData,
-  type ToolConf,
-  type ToolResult,
-  type ToolRunContext,
-} from '@roost/forms';
+import { escapeHtml, type ToolConf, type ToolResult } from '@roost/forms';
 import { formatTime } from '../../core/clock.js';
-import { isRoostError, RoostError } from '../../core/errors.js';
+import { RoostError } from '../../core/errors.js';
 import type { Delivery, Webhook } from '../../core/webhooks.js';
 import type { Webhooks } from '../../realtime/webhooks.js';
 import { facts, link, table } from '../page-kit/page-parts.js';
-import { formBase, type AdminPages, type AdminPageRequest } from './admin-routes.js';
+import type { AdminPages, AdminPageRequest } from './admin-routes.js';
+import { toolPageForm, toolRefusal } from './tool-form.js';
 import { accountConfirmForm } from './confirm-form.js';
 
 /**
@@ -65,24 +59,15 @@ async function listPage(deps: WebhookPagesDeps, page: AdminPageRequest) {
         });
         return { ok: true, output: 'Added.' };
       } catch (err) {
-        if (!isRoostError(err)) throw err;
-        return { ok: false, output: err.fields.map(([field, reason]) => `${field}: ${reason}`).join('; ') };
+        return toolRefusal(err);
       }
     },
   };
-  const form = new ToolForm({
-    ...formBase('add-webhook', page.hidden, '/admin/webhooks'),
-    request: page.form,
-    context: {
-      configuration,
-      target: undefined,
-      run: async (values: Readonly<ContentData>, ctx: Omit<ToolRunContext, 'target'>) =>
-        configuration.run(values, { ...ctx, target: undefined }),
-    },
-    actions: [
-      { id: 'default', method: 'startForm', hidden: true },
-      { id: 'add', method: 'runTool', name: 'Add webhook', cssClass: 'btn btn-primary' },
-    ],
+  const form = toolPageForm(page, {
+    formid: 'add-webhook',
+    url: '/admin/webhooks',
+    configuration,
+    action: { id: 'add', name: 'Add webhook' },
   });
   const outcome = await form.process({ defaultData: { service: 'users' } });
   if (added) return { redirect: `/admin/webhooks/${encodeURIComponent(added.id)}`, messages: ['Webhook added.'] };

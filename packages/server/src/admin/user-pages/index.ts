@@ -6,6 +6,7 @@ import { resetPasswordPage } from './reset-password-page.js';
 import { signinMailPage } from './signin-mail-page.js';
 import { signupPage } from './signup-page.js';
 import { registerProviderPages } from './provider-pages.js';
+import { registerImpersonationEnd } from '../pages/impersonation-pages.js';
 import { ACTIVATE, tokenPage, VERIFY_EMAIL } from './token-pages.js';
 
 type Page = (deps: PageDeps, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
@@ -36,4 +37,5 @@ export async function registerPublicUserPages(app: FastifyInstance, deps: PageDe
     app.post(url, { onRequest: limit }, handler);
   }
   registerProviderPages(app, deps, limit);
+  registerImpersonationEnd(app, { users: deps.services.users, fieldBytes: deps.config.bodyLimit });
 }

@@ -47,8 +47,16 @@ export async function renderPublicPage(
     ...page,
     messages: [...takeFlash(request, reply), ...(page.messages ?? [])],
     ...(signedIn ? { user: signedIn } : { nav: USER_NAV.map((l) => ({ ...l, current: l.href === path })) }),
+    ...(signedIn && caller.impersonator ? { impersonating: impersonationBanner(request, signedIn.name) } : {}),
   });
 }
+
+/** The banner of an impersonation (admin/layout.ts), whose End posts to impersonation-pages.ts. */
+export const impersonationBanner = (request: FastifyRequest, name: string) => ({
+  name,
+  endAction: '/users/impersonation/end',
+  csrfToken: csrfTokenOf(request),
+});
 
 /** The field where a visitor names their account: the user name or email, as the identity policy lets them. */
 export const identityField: FieldConf = {

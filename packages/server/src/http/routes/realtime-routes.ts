@@ -40,7 +40,8 @@ async function streamCaller(request: FastifyRequest, users: UserService): Promis
   const caller = await callerOf(request, users);
   return {
     principal: caller.principal,
-    token: caller.principal.userId === null ? null : (tokenOf(request)?.token ?? null),
+    // A key's stream is checked again too: a revoked key's stream ends at its next check.
+    token: caller.principal.userId === null && !caller.principal.key ? null : (tokenOf(request)?.token ?? null),
   };
 }
 

@@ -93,6 +93,7 @@ export function fileFamily(fileStores: FileStores, view: (entry: FileEntry) => o
       const owner = 'owner' in event ? event.owner : undefined;
       return storeSubject({
         entries,
+        permissions: store.permissions,
         head: headText,
         now: entry ? { owner: entry.owner, data: JSON.stringify({ ...head, entry: view(entry) }) } : null,
         before: owner === undefined ? null : { owner, data: headText },

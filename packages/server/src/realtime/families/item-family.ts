@@ -89,6 +89,7 @@ export function itemFamily(dataStores: DataStores, view: (item: Item) => object)
       const headText = JSON.stringify(head);
       return storeSubject({
         entries,
+        permissions: store.permissions,
         head: headText,
         now: item ? { owner: item.owner, data: JSON.stringify({ ...head, item: view(item) }) } : null,
         before: event.owner === undefined ? null : { owner: event.owner, data: headText },

@@ -30,6 +30,8 @@ export async function admitToStore(
  */
 export function storeSubject(read: {
   entries: PermissionMap;
+  /** The store's own, for an API key's scopes (core/grants.ts `grantsIn`). */
+  permissions: ServicePermissions;
   head: string;
   now: { owner: string | null; data: string } | null;
   before: { owner: string | null; data: string } | null;
@@ -37,7 +39,7 @@ export function storeSubject(read: {
   return {
     // The subject if the listener may read it now, else what it may know of before, else nothing.
     viewFor({ principal }: Listener) {
-      const grants = grantsIn(read.entries, principal);
+      const grants = grantsIn(read.entries, principal, read.permissions);
       if (read.now && grants.covers(READ, read.now)) return read.now.data;
       if (read.before && grants.covers(READ, read.before)) return read.before.data;
       return null;

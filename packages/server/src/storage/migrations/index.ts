@@ -12,6 +12,7 @@ import * as passkeys from './2026-11-28-02-passkeys.js';
 import * as datastoreCounts from './2026-11-29-01-datastore-counts.js';
 import * as jobs from './2026-11-30-01-jobs.js';
 import * as collections from './2026-12-01-01-collections.js';
+import * as keysAudit from './2026-12-02-01-keys-audit.js';
 import * as requestLogs from './2026-12-02-02-request-logs.js';
 import * as backups from './2026-12-02-03-backups.js';
 
@@ -30,6 +31,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026-11-29-01-datastore-counts': datastoreCounts,
   '2026-11-30-01-jobs': jobs,
   '2026-12-01-01-collections': collections,
+  '2026-12-02-01-keys-audit': keysAudit,
   '2026-12-02-02-request-logs': requestLogs,
   '2026-12-02-03-backups': backups,
 };

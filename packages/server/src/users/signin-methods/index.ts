@@ -28,6 +28,7 @@ type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: 
 const CORE_SESSION_LABELS = {
   password: 'Password',
   provider: 'A sign-in provider',
+  impersonation: 'Impersonation by an administrator',
 } as const;
 
 /** How a session was signed into (`sessions.method`): derived from the methods, never written by hand. */

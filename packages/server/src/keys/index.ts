@@ -1,0 +1,2 @@
+export { createKeyService, newKeyInput, type KeyService, type KeyView, type NewKeyInput } from './key-service.js';
+export { createKeyRepo } from './key-repo.js';
