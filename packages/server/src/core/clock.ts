@@ -17,3 +17,13 @@ export function formatTime(ms: number | null | undefined): string {
     `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`
   );
 }
+
+/**
+ * The time format of everything new (issue 42, item 8: JSON, logs and pages): ISO 8601 in UTC,
+ * `2026-11-29T07:30:00.000Z`; null stays null. The original protocol's answers keep `formatTime`.
+ */
+export function isoTime(ms: number): string;
+export function isoTime(ms: number | null): string | null;
+export function isoTime(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}

@@ -11,6 +11,7 @@ import type { Principal } from '../core/permissions.js';
 import { parseInput } from '../core/validation.js';
 import { keyErrors } from './key-errors.js';
 import type { KeyRepo, KeyRow } from './key-repo.js';
+import { isoTime } from '../core/clock.js';
 
 /** `roost_<id>_<secret>`: the id finds the row, the secret's hash is compared in constant time. */
 const KEY_FORMAT = /^roost_([a-z0-9]{16})_([A-Za-z0-9_-]{43})$/;
@@ -127,7 +128,7 @@ export function createKeyService(deps: KeyServiceDeps) {
       const audit: AuditChange = {
         action: 'key.create',
         target: id,
-        after: { name: row.name, scopes: row.scopes, expires: iso(expires) },
+        after: { name: row.name, scopes: row.scopes, expires: isoTime(expires) },
       };
       await repo.insert(row, audit);
       return { key: viewOf(row, now), token: `${KEY_PREFIX}${id}_${secret}` };
@@ -155,8 +156,8 @@ export function createKeyService(deps: KeyServiceDeps) {
       const audit: AuditChange = {
         action: 'key.revoke',
         target: id,
-        before: { name: row.name, revoked: iso(row.revoked) },
-        after: { name: row.name, revoked: iso(row.revoked ?? now) },
+        before: { name: row.name, revoked: isoTime(row.revoked) },
+        after: { name: row.name, revoked: isoTime(row.revoked ?? now) },
       };
       await kept.around(
         () => kept.forget(id),
@@ -166,7 +167,5 @@ export function createKeyService(deps: KeyServiceDeps) {
     },
   };
 }
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export type KeyService = ReturnType<typeof createKeyService>;

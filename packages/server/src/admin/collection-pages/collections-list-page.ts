@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { escapeHtml } from '@roost/forms';
 import type { CollectionInfo } from '../../collections/index.js';
-import { formatTime } from '../../core/clock.js';
 import { renderAdminPage } from '../page-kit/admin-page.js';
 import { link, table, type Column } from '../page-kit/page-parts.js';
 import { sendHtml } from '../page-kit/page-reply.js';
@@ -25,7 +24,7 @@ export function registerCollectionsListPage(app: FastifyInstance, ctx: Collectio
         { label: 'Records', cell: (c) => escapeHtml(c.records), className: 'num' },
         { label: 'Fields', cell: (c) => escapeHtml(Object.keys(c.schema.properties).length), className: 'num' },
         { label: 'Version', cell: (c) => escapeHtml(c.version), className: 'num' },
-        { label: 'Changed (UTC)', cell: (c) => escapeHtml(formatTime(Date.parse(c.updated))) },
+        { label: 'Changed (UTC)', cell: (c) => escapeHtml(c.updated) },
         { label: '', cell: (c) => link(`${collectionUrl(c.name)}/schema`, 'Schema and rules') },
       ];
       const body =

@@ -1,6 +1,5 @@
 import { escapeHtml } from '@roost/forms';
 import type { CollectionState, RecordView } from '../../collections/index.js';
-import { formatTime } from '../../core/clock.js';
 import { link } from '../page-kit/page-parts.js';
 import { recordUrl } from './collection-page-context.js';
 
@@ -54,7 +53,7 @@ export function cellHtml(column: RecordColumn, record: RecordView, ctx: CellCont
   if (value === undefined || value === null) return '<span class="muted">–</span>';
   const { field } = column;
   if (column.name === 'id') return link(recordUrl(ctx.collection, String(value)), String(value));
-  if (column.name === 'created' || column.name === 'updated') return escapeHtml(formatTime(Date.parse(String(value))));
+  if (column.name === 'created' || column.name === 'updated') return escapeHtml(String(value));
   if (column.name === 'owner' || field?.relation === 'users') return escapeHtml(ctx.names.get(String(value)) ?? value);
   if (field?.relation) return link(recordUrl(field.relation, String(value)), String(value));
   if (field?.file)

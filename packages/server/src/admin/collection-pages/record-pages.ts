@@ -3,7 +3,6 @@ import { createReadStream } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { escapeHtml, isUploadedFile, type ListItem } from '@roost/forms';
 import type { CollectionState, RecordView } from '../../collections/index.js';
-import { formatTime } from '../../core/clock.js';
 import { isRoostError, RoostError, type FieldProblem } from '../../core/errors.js';
 import { childOf, pathOf, ROOT, type FilePath, type FileStore } from '../../filestore/index.js';
 import { sendAdminForms, type AdminRequest } from '../page-kit/admin-page.js';
@@ -197,8 +196,8 @@ async function recordPage(
   const about = facts([
     ['Id', `<code class="key">${escapeHtml(record.id)}</code>`],
     ['Owner', owner === null ? '<span class="muted">(nobody)</span>' : escapeHtml(owner)],
-    ['Created (UTC)', escapeHtml(formatTime(Date.parse(record.created)))],
-    ['Changed (UTC)', escapeHtml(formatTime(Date.parse(record.updated)))],
+    ['Created (UTC)', escapeHtml(record.created)],
+    ['Changed (UTC)', escapeHtml(record.updated)],
   ]);
   const here = recordUrl(state.name, record.id);
   return sendAdminForms(

@@ -2,7 +2,6 @@ import { readFile } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { escapeHtml, isUploadedFile, type FieldConf } from '@roost/forms';
 import type { CollectionState, CollectionVersion } from '../../collections/index.js';
-import { formatTime } from '../../core/clock.js';
 import { isRoostError, RoostError, type FieldProblem } from '../../core/errors.js';
 import { sendAdminForms, type AdminRequest } from '../page-kit/admin-page.js';
 import { PageForm } from '../page-kit/page-form.js';
@@ -124,7 +123,7 @@ function historyHtml(name: string, versions: CollectionVersion[], names: Map<str
           ? '<span class="muted">the configuration</span>'
           : escapeHtml(names.get(v.changedBy) ?? v.changedBy),
     },
-    { label: 'When (UTC)', cell: (v) => escapeHtml(formatTime(Date.parse(v.changedAt))) },
+    { label: 'When (UTC)', cell: (v) => escapeHtml(v.changedAt) },
     { label: 'Fields', cell: (v) => escapeHtml(Object.keys(v.schema.properties ?? {}).join(', ')) },
   ];
   return (

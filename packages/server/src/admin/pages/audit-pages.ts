@@ -5,6 +5,7 @@ import { backendGrants } from '../../core/grants.js';
 import { csvField } from '../page-kit/csv-field.js';
 import { link, table, textParam } from '../page-kit/page-parts.js';
 import type { AdminPageRequest, AdminPages } from './admin-routes.js';
+import { isoTime } from '../../core/clock.js';
 
 /**
  * `/admin/audit`: the audit log (docs/operations.md, "Audit log"), newest first, filtered by
@@ -17,8 +18,6 @@ const SHOWN = 100;
 const EXPORT_PAGE = 1000;
 /** The most lines one export holds: a larger log is exported in several time ranges. */
 const EXPORT_MAX = 200_000;
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** A time of the filter: ISO 8601; without an offset (the browser's `datetime-local`) it is UTC. */
 function timeParam(page: AdminPageRequest, name: 'from' | 'until'): number | undefined {
@@ -87,7 +86,10 @@ async function auditPage(audit: AuditLog, page: AdminPageRequest) {
     `${input('from', 'From (UTC)', 'datetime-local')} ${input('until', 'Until (UTC)', 'datetime-local')} ` +
     '<button type="submit" class="btn">Show</button></form>';
   const columns = [
-    { label: 'When', cell: (r: AuditRecord) => `<time datetime="${iso(r.at)}">${escapeHtml(iso(r.at))}</time>` },
+    {
+      label: 'When',
+      cell: (r: AuditRecord) => `<time datetime="${isoTime(r.at)}">${escapeHtml(isoTime(r.at))}</time>`,
+    },
     {
       label: 'Actor',
       cell: (r: AuditRecord) => link(`/admin/audit${queryOf(page, { actor: r.actorName })}`, r.actorName),
@@ -119,7 +121,7 @@ async function auditPage(audit: AuditLog, page: AdminPageRequest) {
 const CSV_COLUMNS = ['at', 'actor', 'actorName', 'address', 'action', 'target', 'before', 'after'] as const;
 
 /** The line as exported: the time in ISO 8601. */
-const exported = (r: AuditRecord) => ({ ...r, at: iso(r.at) });
+const exported = (r: AuditRecord) => ({ ...r, at: isoTime(r.at) });
 
 async function exportPage(audit: AuditLog, page: AdminPageRequest) {
   backendGrants(page.admin.principal).require('administer');

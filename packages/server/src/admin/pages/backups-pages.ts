@@ -5,6 +5,7 @@ import { RoostError } from '../../core/errors.js';
 import { facts, link, table } from '../page-kit/page-parts.js';
 import type { AdminPageRequest, AdminPages } from './admin-routes.js';
 import { accountConfirmForm } from './confirm-form.js';
+import { isoTime } from '../../core/clock.js';
 
 /**
  * `/admin/backups` (issue 42, item 3; docs/admin.md, "Backups"): the archives in the backup
@@ -19,7 +20,6 @@ import { accountConfirmForm } from './confirm-form.js';
  */
 
 const RUNS_SHOWN = 10;
-const iso = (ms: number | null) => (ms === null ? '' : new Date(ms).toISOString());
 const archiveUrl = (name: string, what = '') => `/admin/backups/${encodeURIComponent(name)}${what}`;
 
 /** The tables an operator thinks of first; the rest are listed after them. */
@@ -89,7 +89,7 @@ async function listPage(backups: Backups, config: Config, page: AdminPageRequest
   const archiveRows = table(
     'Backups',
     [
-      { label: 'Made', cell: (a: ArchiveView) => `<time>${escapeHtml(iso(a.run?.started ?? a.modified))}</time>` },
+      { label: 'Made', cell: (a: ArchiveView) => `<time>${escapeHtml(isoTime(a.run?.started ?? a.modified))}</time>` },
       { label: 'Kind', cell: (a: ArchiveView) => escapeHtml(a.kind) },
       { label: 'Size', cell: (a: ArchiveView) => escapeHtml(formatBytes(a.size)), className: 'num' },
       {
@@ -110,7 +110,7 @@ async function listPage(backups: Backups, config: Config, page: AdminPageRequest
   const runRows = table(
     'Recent runs',
     [
-      { label: 'Started', cell: (r: BackupRun) => `<time>${escapeHtml(iso(r.started))}</time>` },
+      { label: 'Started', cell: (r: BackupRun) => `<time>${escapeHtml(isoTime(r.started))}</time>` },
       { label: 'What', cell: (r: BackupRun) => escapeHtml(r.kind === 'check' ? 'restore check' : `${r.kind} backup`) },
       { label: 'Archive', cell: (r: BackupRun) => escapeHtml(r.name) },
       { label: 'Outcome', cell: runState },
@@ -166,7 +166,7 @@ async function deletePage(backups: Backups, page: AdminPageRequest) {
     return { redirect: '/admin/backups', messages: [`Deleted ${archive.name}.`] };
   const body =
     `<div class="card"><p>Delete <code>${escapeHtml(archive.name)}</code> (${escapeHtml(formatBytes(archive.size))}, ` +
-    `made ${escapeHtml(iso(archive.run?.started ?? archive.modified))})? It cannot be brought back.</p>` +
+    `made ${escapeHtml(isoTime(archive.run?.started ?? archive.modified))})? It cannot be brought back.</p>` +
     `${done.html}</div>`;
   return { title: 'Delete a backup', body, head: await form.htmlHead() };
 }

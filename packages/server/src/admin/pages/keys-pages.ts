@@ -5,6 +5,7 @@ import { facts, link, table } from '../page-kit/page-parts.js';
 import type { AdminPages, AdminPageRequest } from './admin-routes.js';
 import { toolPageForm, toolRefusal } from './tool-form.js';
 import { accountConfirmForm } from './confirm-form.js';
+import { isoTime } from '../../core/clock.js';
 
 /**
  * `/admin/keys`: the API keys (docs/operations.md, "API keys") and a form to make one, whose
@@ -16,7 +17,7 @@ interface KeyPagesDeps {
 }
 
 /** ISO 8601 with offset, as everything new shows times (issue 42, item 8). */
-const when = (ms: number | null) => (ms === null ? '' : escapeHtml(new Date(ms).toISOString()));
+const when = (ms: number | null) => escapeHtml(isoTime(ms) ?? '');
 const scopesOf = (key: KeyView) => key.scopes.map((s) => `<code>${escapeHtml(scopeText(s))}</code>`).join(' ');
 
 async function listPage(deps: KeyPagesDeps, page: AdminPageRequest) {

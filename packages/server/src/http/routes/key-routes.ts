@@ -4,8 +4,7 @@ import { newKeyInput, type KeyService, type KeyView, type NewKeyInput } from '..
 import type { UserService } from '../../users/index.js';
 import { assertWriteOrigin, callerOf } from '../auth.js';
 import { docSchema, type OperationDoc } from '../openapi.js';
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+import { isoTime } from '../../core/clock.js';
 
 /** A key as the routes answer it: times in ISO 8601 with offset (issue 42, item 8). */
 const keyJson = (key: KeyView) => ({
@@ -13,11 +12,11 @@ const keyJson = (key: KeyView) => ({
   name: key.name,
   scopes: key.scopes,
   state: key.state,
-  created: iso(key.created),
+  created: isoTime(key.created),
   createdBy: key.createdBy,
-  expires: iso(key.expires),
-  lastUsed: iso(key.lastUsed),
-  revoked: iso(key.revoked),
+  expires: isoTime(key.expires),
+  lastUsed: isoTime(key.lastUsed),
+  revoked: isoTime(key.revoked),
 });
 
 const TIME = { type: ['string', 'null'], format: 'date-time' };
