@@ -145,7 +145,7 @@ export function createCollections(deps: CollectionsDeps) {
   /**
    * The records as sent, after the `record.answer` hooks (record-hooks.ts). Callers ask
    * `hooks.has('record.answer')` first: without a hook, the views go as they are, without the
-   * promise of an async call (a get is a few such hops: bench/RESULTS.md, "clear of the edge").
+   * promise of an async call.
    */
   const answered = async (principal: Principal, collection: string, views: RecordView[]): Promise<RecordView[]> => {
     const shaped: RecordView[] = [];
@@ -170,10 +170,10 @@ export function createCollections(deps: CollectionsDeps) {
   /**
    * Gets' answers as JSON text, by the stored record they were written from. On SQLite a get whose view
    * rule needs no condition reads the record cache (record-cache.ts), the same object each time while it is
-   * kept, and writing the answer (the view's Object.assign and JSON.stringify) cost more than the rest of
-   * Roost's own code in the get: 14 000 of its 178 000 instructions (bench/RESULTS.md, "clear of the
-   * edge"). Weak: a text goes with its record once the cache lets it go, and a write makes a new record
-   * object. Not counted in the cache's bytes: at most about half as much again.
+   * kept, and writing the answer each time (the view's Object.assign, JSON.stringify, the garbage they
+   * leave) was a third of a get's instructions (bench/RESULTS.md, "Clear of the edge"). Weak: a text
+   * goes with its record once the cache lets it go, and a write makes a new record object. Not counted
+   * in the cache's bytes: at most about half as much again (docs/configuration.md, `recordCacheBytes`).
    */
   const answerTexts = cache ? new WeakMap<StoredRecord, string>() : null;
   // Another process on the same database made, changed or removed a collection: read it again.
