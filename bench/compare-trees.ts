@@ -23,6 +23,7 @@ import {
   type Measured,
   type Server,
 } from './lib.js';
+import { COLLECTION_OPS } from './roost-requests.js';
 
 type RoostInfo = { url: string; token: string; database?: string; record?: string };
 const [treeA, treeB] = process.argv.slice(2);
@@ -64,31 +65,6 @@ const OPS: Record<string, (info: RoostInfo) => HttpTargetOptions> = {
       '/data/api/newItem',
       { authorization: `Bearer ${i.token}`, 'content-type': 'application/json' },
       (n) => ({ key: n, value: 'v' }),
-    ),
-  }),
-};
-/** The collections' operations, as suite-collections.ts asks them of collections-server.ts. */
-const bearer = (i: RoostInfo) => ({ authorization: `Bearer ${i.token}` });
-const COLLECTION_OPS: Record<string, (info: RoostInfo) => HttpTargetOptions> = {
-  articles: (i) => ({
-    url:
-      `${i.url}/api/collections/articles/records?filter=${encodeURIComponent('category = "c5"')}` +
-      '&perPage=50&total=true&expand=author',
-    headers: bearer(i),
-  }),
-  notes: (i) => ({ url: `${i.url}/api/collections/open_notes/records?perPage=50`, headers: bearer(i) }),
-  ownNotes: (i) => ({ url: `${i.url}/api/collections/own_notes/records?perPage=50`, headers: bearer(i) }),
-  getRecord: (i) => ({ url: `${i.url}/api/collections/posts/records/${i.record}`, headers: bearer(i) }),
-  createRecord: (i) => ({
-    url: i.url,
-    requests: fresh(
-      'POST',
-      '/api/collections/posts/records',
-      { ...bearer(i), 'content-type': 'application/json' },
-      (n) => ({
-        title: `Post ${n}`,
-        priority: 2,
-      }),
     ),
   }),
 };

@@ -6,8 +6,9 @@
  *   node --import tsx bench/instructions.ts [--requests N] [--warmup N] [--connections N] [--functions N] [op...]
  *
  * ops: bare, ping, identity, getItem, setItem, newItem (a fresh key each), list, keys, and the ceilings of
- * getItem, setItem, list and keys (sqlGet, sqlSet, sqlList, sqlKeys: bench/sql-ceiling-server.ts); all by
- * default. With BENCH_POSTGRES=1 on
+ * getItem, setItem, list and keys (sqlGet, sqlSet, sqlList, sqlKeys: bench/sql-ceiling-server.ts); the
+ * collections' articles, notes, ownNotes, getRecord and createRecord (collections-server.ts, sent as
+ * compare-trees.ts sends them); all by default. With BENCH_POSTGRES=1 on
  * PostgreSQL (the Node process's instructions only). Each server runs
  * under valgrind (fifty times slower) with V8 on one thread (no background compiler or GC
  * threads to blur the counts). Each operation is warmed up by `--warmup` requests without
@@ -24,7 +25,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { here } from './lib.js';
-import { roostRequest, type RoostInfo, type RoostOp } from './roost-requests.js';
+import { COLLECTION_OPS, roostRequest, type RoostInfo, type RoostOp } from './roost-requests.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -43,7 +44,7 @@ const MAX_WINDOWS = 8;
 
 type Info = { url: string; token?: string };
 interface Op {
-  server: 'bare-server.ts' | 'roost-server.ts' | 'sql-ceiling-server.ts';
+  server: 'bare-server.ts' | 'roost-server.ts' | 'sql-ceiling-server.ts' | 'collections-server.ts';
   options(info: Info): autocannon.Options;
 }
 
@@ -67,6 +68,13 @@ const OPS: Record<string, Op> = {
   sqlSet: { server: 'sql-ceiling-server.ts', options: (i) => ({ url: `${i.url}/item`, method: 'POST' }) },
   sqlList: { server: 'sql-ceiling-server.ts', options: (i) => ({ url: `${i.url}/list` }) },
   sqlKeys: { server: 'sql-ceiling-server.ts', options: (i) => ({ url: `${i.url}/keys` }) },
+  // The collections' (collections-server.ts), as compare-trees.ts sends them.
+  ...Object.fromEntries(
+    Object.entries(COLLECTION_OPS).map(([name, request]) => [
+      name,
+      { server: 'collections-server.ts', options: (i: Info) => request(i as RoostInfo) } satisfies Op,
+    ]),
+  ),
 };
 
 const wanted = positionals.length > 0 ? positionals : Object.keys(OPS);

@@ -31,3 +31,32 @@ export function roostRequest(op: RoostOp, { url, token }: RoostInfo): HttpTarget
       return { url: `${url}/data/api/keys?start=101&size=50`, headers: auth };
   }
 }
+
+/** What collections-server.ts reports: also the id of a record of `posts`. */
+export type CollectionsInfo = RoostInfo & { record?: string };
+
+const bearer = (i: CollectionsInfo) => ({ authorization: `Bearer ${i.token}` });
+/** The collections' operations, as suite-collections.ts asks them of collections-server.ts. */
+export const COLLECTION_OPS: Record<string, (info: CollectionsInfo) => HttpTargetOptions> = {
+  articles: (i) => ({
+    url:
+      `${i.url}/api/collections/articles/records?filter=${encodeURIComponent('category = "c5"')}` +
+      '&perPage=50&total=true&expand=author',
+    headers: bearer(i),
+  }),
+  notes: (i) => ({ url: `${i.url}/api/collections/open_notes/records?perPage=50`, headers: bearer(i) }),
+  ownNotes: (i) => ({ url: `${i.url}/api/collections/own_notes/records?perPage=50`, headers: bearer(i) }),
+  getRecord: (i) => ({ url: `${i.url}/api/collections/posts/records/${i.record}`, headers: bearer(i) }),
+  createRecord: (i) => ({
+    url: i.url,
+    requests: fresh(
+      'POST',
+      '/api/collections/posts/records',
+      { ...bearer(i), 'content-type': 'application/json' },
+      (n) => ({
+        title: `Post ${n}`,
+        priority: 2,
+      }),
+    ),
+  }),
+};

@@ -16,12 +16,12 @@ import { collectionErrors } from './collections-errors.js';
 import { collectionsRepo } from './collections-repo.js';
 import type { CollectionTables, RecordRow } from './collection-tables-schema.js';
 import { syncIndexes } from './record-indexes.js';
-import { checkedId, recordOps, type RecordView, type RecordWrite } from './record-ops.js';
+import { checkedId, recordOps, recordView, type RecordView, type RecordWrite } from './record-ops.js';
 import { batchInput, definitionInput, recordQueryInput, recordReadInput } from './collections-inputs.js';
 import { parseInput } from '../core/validation.js';
 import { collectionName } from '../core/config-parts.js';
 import { recordAjv } from './record-validator.js';
-import { recordsRepo } from './records-repo.js';
+import { recordsRepo, type StoredRecord } from './records-repo.js';
 import { createRecordCache } from './record-cache.js';
 import { listRecords, type RecordPage } from './record-list.js';
 import { expandRecords, parseExpand } from './record-expand.js';
@@ -142,9 +142,12 @@ export function createCollections(deps: CollectionsDeps) {
     };
   };
   const hooks = deps.hooks ?? NO_HOOKS;
-  /** The records as sent, after the `record.answer` hooks (record-hooks.ts); as they are without one. */
+  /**
+   * The records as sent, after the `record.answer` hooks (record-hooks.ts). Callers ask
+   * `hooks.has('record.answer')` first: without a hook, the views go as they are, without the
+   * promise of an async call.
+   */
   const answered = async (principal: Principal, collection: string, views: RecordView[]): Promise<RecordView[]> => {
-    if (!hooks.has('record.answer')) return views;
     const shaped: RecordView[] = [];
     for (const view of views) {
       const context = { point: 'record.answer' as const, caller: principal, collection, input: view };
@@ -153,7 +156,26 @@ export function createCollections(deps: CollectionsDeps) {
     return shaped;
   };
   const answeredOne = async (principal: Principal, collection: string, view: RecordView) =>
-    (await answered(principal, collection, [view]))[0] as RecordView;
+    hooks.has('record.answer') ? ((await answered(principal, collection, [view]))[0] as RecordView) : view;
+  /** A get's view: shaped as its query asks, then through the `record.answer` hooks if there are any. */
+  const viewOf = async (
+    principal: Principal,
+    collection: string,
+    record: StoredRecord,
+    shape: ReturnType<typeof answerShape>,
+  ): Promise<RecordView> => {
+    const view = shape ? ((await shape([recordView(record)]))[0] as RecordView) : recordView(record);
+    return hooks.has('record.answer') ? answeredOne(principal, collection, view) : view;
+  };
+  /**
+   * Gets' answers as JSON text, by the stored record they were written from. On SQLite a get whose view
+   * rule needs no condition reads the record cache (record-cache.ts), the same object each time while it is
+   * kept, and writing the answer each time (the view's Object.assign, JSON.stringify, the garbage they
+   * leave) was a third of a get's instructions (bench/RESULTS.md, "Clear of the edge"). Weak: a text
+   * goes with its record once the cache lets it go, and a write makes a new record object. Not counted
+   * in the cache's bytes: at most about half as much again (docs/configuration.md, `recordCacheBytes`).
+   */
+  const answerTexts = cache ? new WeakMap<StoredRecord, string>() : null;
   // Another process on the same database made, changed or removed a collection: read it again.
   deps.events.on('collection.changed', (event) => {
     if (!event.local) void definitions.reload(event.collection).catch(() => {});
@@ -237,8 +259,23 @@ export function createCollections(deps: CollectionsDeps) {
       ),
     async get(principal: Principal, collection: string, id: string, query: unknown = {}): Promise<RecordView> {
       const shape = answerShape(principal, stateOf(collection), readInput(query));
-      const record = await ops.get(principal, collection, checkedId(id));
-      return answeredOne(principal, collection, shape ? ((await shape([record]))[0] as RecordView) : record);
+      return viewOf(principal, collection, await ops.stored(principal, collection, checkedId(id)), shape);
+    },
+    /**
+     * A get's answer as JSON text, as `get` answers it (the route sends it as it is). Without `expand`,
+     * `fields` or a `record.answer` hook, a record of the record cache is written once (`answerTexts`).
+     */
+    async getText(principal: Principal, collection: string, id: string, query: unknown = {}): Promise<string> {
+      const shape = answerShape(principal, stateOf(collection), readInput(query));
+      const record = await ops.stored(principal, collection, checkedId(id));
+      if (!answerTexts || shape || hooks.has('record.answer'))
+        return JSON.stringify(await viewOf(principal, collection, record, shape));
+      let text = answerTexts.get(record);
+      if (text === undefined) {
+        text = JSON.stringify(recordView(record));
+        answerTexts.set(record, text);
+      }
+      return text;
     },
     /** `merge`: the fields given replace those of the record (null removes one); `replace`: the whole data. */
     update: async (principal: Principal, collection: string, id: string, data: unknown, how: 'merge' | 'replace') => {
@@ -273,7 +310,7 @@ export function createCollections(deps: CollectionsDeps) {
       const context = queryContext(principal, null, deps.clock.now());
       const page = await listRecords(records, state, access, input, { dialect, context, resolve });
       if (shape) page.items = await shape(page.items);
-      page.items = await answered(principal, collection, page.items);
+      if (hooks.has('record.answer')) page.items = await answered(principal, collection, page.items);
       return page;
     },
     /** The collection of that name, or the `unknown_collection` failure (live queries' topics). */

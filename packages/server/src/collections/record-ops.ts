@@ -304,12 +304,16 @@ export function recordOps(deps: RecordOpsDeps) {
       }
     },
 
-    async get(principal: Principal, collection: string, id: string): Promise<RecordView> {
+    /**
+     * The record as stored, if the caller may view it: from the record cache, the same object each time while
+     * it is kept (records-repo.ts), which a get's answer text is kept by (collections-service.ts `getText`).
+     */
+    async stored(principal: Principal, collection: string, id: string): Promise<StoredRecord> {
       const state = deps.collection(collection);
       const access = allowed(state, 'view', principal, null);
       const record = await deps.repo.get(collection, id, access.where ?? undefined);
       if (!record) throw collectionErrors.record_not_found({ fields: [['id', 'no such record']] });
-      return recordView(record);
+      return record;
     },
 
     /** The records of these ids that the caller may view; none when it may view none (record-expand.ts). */

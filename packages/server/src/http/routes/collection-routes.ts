@@ -128,7 +128,9 @@ export async function registerCollectionRoutes(app: FastifyInstance, options: Co
     async (request, reply) => {
       noStore(reply);
       const { collection, id } = params(request);
-      return collections.get(await caller(request, false), collection, id, request.query);
+      const text = await collections.getText(await caller(request, false), collection, id, request.query);
+      // Already JSON: Fastify sends a string of a JSON type as it is.
+      return reply.type('application/json; charset=utf-8').send(text);
     },
   );
   for (const [method, how] of [
