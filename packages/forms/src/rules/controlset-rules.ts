@@ -15,7 +15,8 @@ function chosenSchema(control: FieldConf, ids: ReadonlyArray<string | number>): 
   const known = typeof control.listItems === 'function' ? [...new Set([...ids, ...ids.map(String)])] : [...ids];
   const one = known.length === 1 ? { const: known[0] } : { enum: known };
   const datatype = fieldDatatype(control);
-  return datatype === 'multilist' || datatype === 'checkbox' ? { contains: one } : one;
+  // Typed, as Ajv's strictTypes asks of `contains` in the export.
+  return datatype === 'multilist' || datatype === 'checkbox' ? { type: 'array', contains: one } : one;
 }
 
 /**
