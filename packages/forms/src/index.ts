@@ -24,7 +24,7 @@ export { fileUpload, formatBytes } from './fields/file-widget.js';
 export { displayText, inputAttrs } from './fields/input-attrs.js';
 export { checkedPasswordInput, hiddenInput, passwordInput, textArea, textInput } from './fields/text-widgets.js';
 export { defaultWidgets, listValue, registerWidget, textValue, WidgetInvalid } from './fields/widget.js';
-export type { Controlset, Widget, WidgetRegistry, WidgetRenderInput, WidgetRequirements } from './fields/widget.js';
+export type { Widget, WidgetRegistry, WidgetRenderInput, WidgetRequirements } from './fields/widget.js';
 export { defaultWidgetName, resolveWidget } from './fields/widgets.js';
 export { contentUrls, createContentView } from './content/content-view.js';
 export type { ContentViewInit, MessageStore } from './content/content-view.js';

@@ -81,4 +81,21 @@ describe('rules in the browser', () => {
     assert.equal(await page.isHidden('#rules-offices-0-city'), true, 'the head office has no city');
     await page.context().close();
   });
+
+  test('a controlset controlled by checkboxes: its fields follow the choice, the chosen one required', async () => {
+    const page = await demo.open('/controlset-checks', true);
+    assert.equal(await page.isHidden('#rules-street'), true);
+    assert.equal(await page.isHidden('#rules-cc'), true);
+    await page.check('#rules-via-0');
+    assert.equal(await page.isVisible('#rules-street'), true);
+    assert.equal(await page.$eval('#rules-street', (el) => (el as HTMLInputElement).required), true);
+    await page.check('#rules-via-1');
+    await page.uncheck('#rules-via-0');
+    assert.equal(await page.isHidden('#rules-street'), true, 'unchosen again: hidden, not required');
+    await page.fill('#rules-cc', 'ada@example.com');
+    const before = demo.server.received.length;
+    await submit(page);
+    assert.deepEqual(demo.server.received.slice(before), [{ via: ['mail'], cc: 'ada@example.com' }]);
+    await page.context().close();
+  });
 });

@@ -4,14 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import {
-  HTMLForm,
-  fieldsFromJsonSchema,
-  formJsonSchema,
-  type FieldConf,
-  type JsonSchema,
-  type ListItem,
-} from '../src/index.js';
+import { HTMLForm, fieldsFromJsonSchema, formJsonSchema, type FieldConf, type JsonSchema } from '../src/index.js';
 import { attr, dom } from './helpers/html.js';
 
 // Strict in every respect, strictRequired included.
@@ -96,7 +89,8 @@ describe('JSON Schema from a form', () => {
     assert.deepEqual(p.site?.anyOf, [{ const: '' }, { format: 'uri', pattern: '^https?://[^/?#\\s]+' }]);
     assert.deepEqual(p.agree, { type: 'boolean' });
     assert.equal(p.created, undefined, 'readonly fields are not data');
-    assert.deepEqual(schema.required, ['name', 'email', 'contact', 'phone']);
+    // A controlled field is required only while its item is chosen (its SHOW rule's `if`/`then`).
+    assert.deepEqual(schema.required, ['name', 'email', 'contact']);
     assert.deepEqual(p.others, {
       type: 'array',
       items: { type: 'object', properties: { street: { type: 'string', minLength: 1 } }, required: ['street'] },
@@ -121,15 +115,20 @@ describe('JSON Schema from a form', () => {
       assert.equal(check({ ...data, [key]: bad }), false, `${key}: ${JSON.stringify(bad)}`);
     }
     const { phone: _phone, ...withoutPhone } = data as Record<string, unknown>;
-    assert.equal(check(withoutPhone), false, 'a required controlled field is always required by default');
+    assert.equal(check(withoutPhone), false, "the chosen item's required field is required");
   });
 
-  test('skipUnselectedControls: a controlled field is required only when its item is chosen', () => {
-    const check = ajv.compile(formJsonSchema(fields, { skipUnselectedControls: true }));
-    const base = { name: 'Ada', email: 'ada@example.com' };
-    assert.equal(check({ ...base, contact: 'mail' }), true);
-    assert.equal(check({ ...base, contact: 'phone' }), false);
-    assert.equal(check({ ...base, contact: 'phone', phone: '1' }), true);
+  test('a controlled field is required only when its item is chosen, and absent when not (option or not)', () => {
+    // Decided in round three: the controlset's fields are SHOW rules on their item, so the export
+    // says what the form does; `skipUnselectedControls` no longer changes it (it required phone always).
+    for (const options of [{}, { skipUnselectedControls: true }]) {
+      const check = ajv.compile(formJsonSchema(fields, options));
+      const base = { name: 'Ada', email: 'ada@example.com' };
+      assert.equal(check({ ...base, contact: 'mail' }), true);
+      assert.equal(check({ ...base, contact: 'mail', phone: '1' }), false, 'hidden: not in the data');
+      assert.equal(check({ ...base, contact: 'phone' }), false);
+      assert.equal(check({ ...base, contact: 'phone', phone: '1' }), true);
+    }
   });
 });
 
@@ -315,18 +314,17 @@ describe('a form from a JSON Schema', () => {
     assert.deepEqual([byId.date?.min, byId.date?.max, byId.file?.size], ['2024-01-01', '2024-12-31', 1000]);
   });
 
-  test('export → import → export is the identity for a controlset under skipUnselectedControls too', () => {
-    const skip = { skipUnselectedControls: true };
-    const exported = formJsonSchema(fields, skip);
+  test('export → import → export is the identity for a controlset: its fields come back as SHOW rules', () => {
+    const exported = formJsonSchema(fields);
     assert.ok(Array.isArray(exported.allOf), 'the rule is in the schema');
     const back = fieldsFromJsonSchema(exported);
-    assert.deepEqual(formJsonSchema(back, skip), exported);
-    const contact = back.find((f) => f.id === 'contact');
-    assert.equal(contact?.settings?.controlset, true);
-    const items: readonly ListItem[] = Array.isArray(contact?.listItems) ? contact.listItems : [];
+    assert.deepEqual(formJsonSchema(back), exported);
+    // Decided in round three: a controlset is one case of the rules, so its schema reads back as
+    // a field with a SHOW rule on the choice (it came back as a controlset before).
+    const phone = back.find((f) => f.id === 'phone');
     assert.deepEqual(
-      items.map((i) => i.fields?.map((f) => [f.id, f.required])),
-      [undefined, [['phone', true]]],
+      [phone?.required, phone?.rule],
+      [true, [{ effect: 'SHOW', condition: { scope: '#/properties/contact', schema: { const: 'phone' } } }]],
     );
     ajv.compile(exported);
   });

@@ -12,6 +12,7 @@ import {
   formJsonSchema,
   type FieldConf,
   type FieldRule,
+  type FormValues,
 } from '../src/index.js';
 import { attr, dom, hasAttr, inside } from './helpers/html.js';
 
@@ -214,5 +215,81 @@ describe('rules on the server', () => {
       name: 'ConfigurationError',
       message: /allOf: the entry "rule: SHOW "company""/,
     });
+  });
+});
+
+describe('a controlset is one case of the rules', () => {
+  const ajv = new Ajv2020({ strict: true });
+  addFormats.default(ajv);
+  // Checkboxes as the control (a controlset worked for a select only before: its own script),
+  // a field held by two items, and a controlled field with its own rule.
+  const channels: FieldConf[] = [
+    {
+      id: 'via',
+      datatype: 'checkbox',
+      settings: { controlset: true },
+      listItems: [
+        { id: 'post', name: 'Post', fields: [{ id: 'street', required: true }] },
+        { id: 'courier', name: 'Courier', fields: [{ id: 'street', required: true }, { id: 'floor' }] },
+        { id: 'mail', name: 'E-mail', fields: [{ id: 'cc', rule: when('street', { const: 'x' }, 'HIDE') }] },
+      ],
+    },
+  ];
+
+  test('its item fields get SHOW rules on the choice, before their own rules', async () => {
+    const form = new HTMLForm({ fields: channels });
+    await form.setup();
+    const rules = Object.fromEntries(form.getFields().map((f) => [f.id, [f.rule ?? []].flat()]));
+    assert.deepEqual(rules, {
+      via: [],
+      street: [when('via', { type: 'array', contains: { enum: ['post', 'courier'] } }, 'SHOW')],
+      floor: [when('via', { type: 'array', contains: { const: 'courier' } }, 'SHOW')],
+      cc: [when('via', { type: 'array', contains: { const: 'mail' } }, 'SHOW'), when('street', { const: 'x' }, 'HIDE')],
+    });
+  });
+
+  test('the form and Ajv on its export accept and refuse alike, a field not chosen left out', async () => {
+    const form = new HTMLForm({ fields: channels });
+    const check = ajv.compile(await form.jsonSchema());
+    const cases: Array<[FormValues, Record<string, unknown> | false]> = [
+      [
+        { via: ['mail'], street: 'ignored', cc: 'a@b.ch' },
+        { via: ['mail'], cc: 'a@b.ch' },
+      ],
+      [{ via: ['post'] }, false],
+      [
+        { via: ['post', 'courier'], street: 'Main St', floor: '2' },
+        { via: ['post', 'courier'], street: 'Main St', floor: '2' },
+      ],
+      [
+        { via: ['mail', 'post'], street: 'x', cc: 'hidden by its own rule' },
+        { via: ['mail', 'post'], street: 'x' },
+      ],
+    ];
+    for (const [values, expected] of cases) {
+      const [ok, data] = await form.validate(values);
+      assert.deepEqual(ok ? data : false, expected, JSON.stringify(values));
+      if (ok) assert.equal(check(data), true, JSON.stringify(check.errors));
+    }
+    assert.equal(check({ via: ['post'] }), false, "Ajv requires the chosen item's street too");
+    assert.equal(check({ via: ['mail'], floor: '2' }), false, 'and refuses the field of an item not chosen');
+  });
+
+  test("a controlset whose items come from a callback reads the request's text of an id", async () => {
+    const form = new HTMLForm({
+      fields: [
+        {
+          id: 'plan',
+          datatype: 'list',
+          settings: { controlset: true },
+          listItems: async () => [
+            { id: 1, name: 'Basic' },
+            { id: 2, name: 'Team', fields: [{ id: 'seats', datatype: 'number', required: true }] },
+          ],
+        },
+      ],
+    });
+    assert.equal((await form.validate({ plan: '2' }))[0], false, 'chosen: seats is required');
+    assert.deepEqual(await form.validate({ plan: '1', seats: 'x' }), [true, { plan: 1 }, []]);
   });
 });

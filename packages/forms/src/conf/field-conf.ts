@@ -153,7 +153,8 @@ export interface FieldConf {
    * Widget settings. Known keys: `controlset` (show item fields conditionally), `addempty`
    * (empty first option), `placeholder`, `rows`, `css_class`, `single` (one password input),
    * `update` (do not show a stored password), `minLength` (password), `accept` (file), `preface`
-   * (html before the widget in one-column layout), `autocomplete`.
+   * (html before the widget in one-column layout), `autocomplete`; `controlledBy` is set by the
+   * form on a controlset item's field (rules/controlset-rules.ts).
    */
   settings?: Readonly<Record<string, unknown>>;
   validator?: FieldValidator;

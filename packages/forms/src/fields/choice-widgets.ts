@@ -7,9 +7,9 @@ const selected = (value: unknown): Set<string> =>
   new Set(listValue(value === true ? 'true' : value === false ? 'false' : value));
 
 /**
- * `<select>`, single or `multiple`. With `settings.controlset`, the select and each option carry
- * `data-controlset` (the controlled field ids) and the hook class, and the script shows the item
- * fields of the selected option only. `settings.addempty` prepends an empty option.
+ * `<select>`, single or `multiple`. With `settings.controlset` it carries the hook class; its
+ * items' fields have SHOW rules on it (rules/controlset-rules.ts), which the rules' script
+ * follows. `settings.addempty` prepends an empty option.
  *
  * @example
  * registerWidget('tags', selectInput(true));
@@ -25,25 +25,23 @@ export function selectInput(multiple: boolean): Widget {
     },
     render: (input) => {
       const chosen = selected(input.value);
-      const cs = input.controlset;
+      // The hook class stays for styling; the rules show the items' fields (rules/controlset-rules.ts).
+      const hook = Boolean(input.field.settings?.controlset);
       const s = input.field.settings ?? {};
       const items: ListItem[] = s.addempty && !multiple ? [{ id: '', name: '' }, ...input.items] : [...input.items];
       const options = items
         .map((item) => {
           const id = String(item.id);
-          const controls = cs ? JSON.stringify(cs.byItem.get(id) ?? []) : undefined;
-          const a = attrs({ value: id, selected: chosen.has(id), 'data-controlset': controls });
+          const a = attrs({ value: id, selected: chosen.has(id) });
           return `<option${a}>${escapeHtml(item.name)}</option>`;
         })
         .join('');
       const extra = {
         multiple,
         size: multiple ? Math.min(Math.max(items.length, 2), 8) : undefined,
-        'data-controlset': cs ? JSON.stringify(cs.all) : undefined,
-        'data-controlset-required': cs?.requiredWhenShown?.length ? JSON.stringify(cs.requiredWhenShown) : undefined,
       };
       const a = inputAttrs({ ...input, classes: { ...input.classes, input: input.classes.select } }, extra);
-      const withHook = cs
+      const withHook = hook
         ? a.replace(/ class="([^"]*)"/, (_m, c: string) => ` class="${cls(c, input.classes.controlset)}"`)
         : a;
       return `<select${withHook}>${options}</select>`;
@@ -64,7 +62,7 @@ function group(type: 'radio' | 'checkbox', input: WidgetRenderInput): string {
         value: String(item.id),
         class: cls(c.checkInput, input.invalid && c.invalid),
         checked: chosen.has(String(item.id)),
-        required: type === 'radio' && Boolean(input.field.required) && !input.optional,
+        required: type === 'radio' && Boolean(input.field.required),
       });
       return (
         `<div class="${escapeHtml(c.check)}"><input${a}>` +
@@ -78,7 +76,7 @@ function group(type: 'radio' | 'checkbox', input: WidgetRenderInput): string {
     'aria-labelledby': `${input.oid}-label`,
     'aria-invalid': input.invalid ? 'true' : undefined,
     'aria-describedby': input.describedBy,
-    'aria-required': type === 'radio' && input.field.required && !input.optional ? 'true' : undefined,
+    'aria-required': type === 'radio' && input.field.required ? 'true' : undefined,
   });
   return `<div${g}>${inputs}</div>`;
 }

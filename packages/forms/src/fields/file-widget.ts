@@ -46,7 +46,7 @@ export const fileUpload: Widget = {
           `<input${attrs({ type: 'hidden', name: `${input.field.id}$kept`, value: v.kept })}>`
         : '';
     const accept = typeof input.field.settings?.accept === 'string' ? input.field.settings.accept : undefined;
-    const required = Boolean(input.field.required) && !current && !kept && !input.optional;
+    const required = Boolean(input.field.required) && !current && !kept;
     return `${current}${kept}<input${inputAttrs(input, { type: 'file', accept, required })}>`;
   },
 };

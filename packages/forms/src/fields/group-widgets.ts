@@ -100,8 +100,6 @@ export function groupWidgets(widgetOf: (field: FieldConf) => Widget): { group: W
           items: staticItems(sub),
           invalid: input.invalidInputs?.has(`${prefix}.${sub.id}`) ?? false,
           describedBy: undefined,
-          controlset: undefined,
-          optional: undefined,
         });
         const label = `<label${attrs({
           id: `${subOid}-label`,

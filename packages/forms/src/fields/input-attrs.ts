@@ -24,7 +24,7 @@ export function inputAttrs(
     ),
     placeholder: typeof s.placeholder === 'string' ? s.placeholder : undefined,
     autocomplete: typeof s.autocomplete === 'string' ? s.autocomplete : undefined,
-    required: Boolean(input.field.required) && !input.optional,
+    required: Boolean(input.field.required),
     'aria-invalid': input.invalid ? 'true' : undefined,
     'aria-describedby': input.describedBy,
     ...extra,

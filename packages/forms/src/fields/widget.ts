@@ -32,22 +32,6 @@ export interface WidgetRenderInput {
   describedBy: string | undefined;
   classes: FormClasses;
   t: Translate;
-  /** Controlset ids: field id → ids of the fields its items control. */
-  controlset?: Controlset;
-  /**
-   * Render the input without `required`: a field of a controlset's item under
-   * `skipUnselectedControls`, required only while its item is selected. The controlset script
-   * (render/assets.ts) sets `required` on it while it is shown.
-   */
-  optional?: boolean;
-}
-
-/** The fields a controlset field's items control: all of them, and those of each item by its id. */
-export interface Controlset {
-  all: string[];
-  byItem: Map<string, string[]>;
-  /** Of `all`, the required ones that render without `required` (see `WidgetRenderInput.optional`). */
-  requiredWhenShown?: string[];
 }
 
 /** Static assets a widget needs in the page head, by short name (resolved with `staticUrl`). */

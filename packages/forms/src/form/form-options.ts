@@ -53,7 +53,10 @@ export interface FormOptions {
   translate?: Translate;
   /** Url of a static asset by short name, for `htmlHead`. Default `/forms-static/<name>`. */
   staticUrl?: (name: string) => string;
-  /** Do not validate controlset fields whose list item is not selected. Default false (validate all). */
+  /**
+   * Kept for compatibility and without effect: a controlset item's fields are SHOW rules on the
+   * item (rules/controlset-rules.ts), so they are not validated, nor in the data, while it is not chosen.
+   */
   skipUnselectedControls: boolean;
   /**
    * Where an upload waits when the form comes back with errors, so the user need not choose the

@@ -6,7 +6,7 @@ import { ConfigurationError } from '../conf/configuration-error.js';
 import { fieldDatatype, type FieldConf, type ListItem } from '../conf/field-conf.js';
 import type { FormApp, Subsets, TypeConf } from '../conf/subset.js';
 import { boolItems, resolveWidget } from '../fields/widgets.js';
-import { defaultWidgets, WidgetInvalid, type Controlset, type Widget, type WidgetRegistry } from '../fields/widget.js';
+import { defaultWidgets, WidgetInvalid, type Widget, type WidgetRegistry } from '../fields/widget.js';
 import type { FormClasses } from '../render/form-classes.js';
 import { defaultClasses } from '../render/form-classes.js';
 import type { FormLayout } from '../render/templates.js';
@@ -29,6 +29,7 @@ import { checkOptions } from './options-schema.js';
 import { checkActionConf, checkSubset } from '../conf/conf-schema.js';
 import { defaultUploadStash } from '../request/upload-stash.js';
 import { checkRules, ruleState } from '../rules/rules.js';
+import { withControlsetRules } from '../rules/controlset-rules.js';
 import { fileUpload } from '../fields/file-widget.js';
 import { namesFile } from './field-files.js';
 
@@ -377,30 +378,14 @@ export class Form<
     if (!this.#fields) await this.setup(this.subset);
   }
 
-  /** Appends the fields of list items right after their controlset field. */
+  /**
+   * Appends the fields of list items right after their controlset field, each with a SHOW rule
+   * on the item(s) holding it (rules/controlset-rules.ts): the controlset is a case of the rules.
+   */
   protected async expandControlsets(fields: FieldConf[]): Promise<FieldConf[]> {
-    const out: FieldConf[] = [];
-    for (const field of fields) {
-      out.push(field);
-      if (!field.settings?.controlset) continue;
-      for (const item of await this.loadListItems(field)) {
-        for (const sub of item.fields ?? []) if (!out.some((f) => f.id === sub.id)) out.push(sub);
-      }
-    }
-    return out;
-  }
-
-  /** The controlled field ids of a controlset field, overall and per item id. */
-  protected async controlsetOf(field: FieldConf): Promise<Controlset | undefined> {
-    if (!field.settings?.controlset) return undefined;
-    const byItem = new Map<string, string[]>();
-    const all: string[] = [];
-    for (const item of await this.loadListItems(field)) {
-      const ids = (item.fields ?? []).map((f) => f.id);
-      byItem.set(String(item.id), ids);
-      for (const id of ids) if (!all.includes(id)) all.push(id);
-    }
-    return { all, byItem };
+    const items = new Map<string, readonly ListItem[]>();
+    for (const field of fields) if (field.settings?.controlset) items.set(field.id, await this.loadListItems(field));
+    return withControlsetRules(fields, (field) => items.get(field.id) ?? []);
   }
 
   /**
@@ -576,21 +561,6 @@ export class Form<
     return data;
   }
 
-  /** Controlset fields of unselected items, when `skipUnselectedControls` is on. */
-  protected async skippedControls(values: Readonly<Record<string, unknown>>): Promise<Set<string>> {
-    const skip = new Set<string>();
-    if (!this.options.skipUnselectedControls) return skip;
-    for (const field of this.getFields()) {
-      const cs = await this.controlsetOf(field);
-      if (!cs) continue;
-      const raw = values[field.id];
-      const chosen = new Set((Array.isArray(raw) ? raw : [raw]).map(String));
-      const keep = new Set([...cs.byItem].filter(([id]) => chosen.has(id)).flatMap(([, ids]) => ids));
-      for (const id of cs.all) if (!keep.has(id)) skip.add(id);
-    }
-    return skip;
-  }
-
   /**
    * Reads, converts and checks every field. `fromWidgets`: read through the widgets (request
    * values) or take the values as they are (app data). `only`: the one field of that id (a live
@@ -602,7 +572,6 @@ export class Form<
   ): Promise<{ ok: boolean; values: Record<string, unknown>; raw: Record<string, unknown>; errors: FieldError[] }> {
     const compiled = await this.compiled();
     if (opts.fromWidgets) data = await this.#restoreKeptUploads(data, compiled);
-    const skip = await this.skippedControls(data);
     const values: Record<string, unknown> = {};
     const raw: Record<string, unknown> = {};
     const errors: FieldError[] = [];
@@ -616,7 +585,7 @@ export class Form<
     };
     for (const entry of compiled) {
       const { field, items } = entry;
-      if (skip.has(field.id) || (opts.only !== undefined && field.id !== opts.only)) continue;
+      if (opts.only !== undefined && field.id !== opts.only) continue;
       const value: unknown = read(entry);
       // Rules (rules/rules.ts): a hidden or disabled field is not validated and not in the data,
       // but shown again as typed; a field a rule requires is checked as required.
@@ -713,7 +682,7 @@ export class Form<
         ),
       ),
     );
-    return formJsonSchema(fields, { title, skipUnselectedControls: this.options.skipUnselectedControls });
+    return formJsonSchema(fields, { title });
   }
 
   /**

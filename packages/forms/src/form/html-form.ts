@@ -5,7 +5,7 @@ import type { ActionCallback, ActionConf, ActionKw, ActionResult } from '../conf
 import { ConfigurationError } from '../conf/configuration-error.js';
 import type { FieldConf } from '../conf/field-conf.js';
 import type { Subsets } from '../conf/subset.js';
-import type { Controlset, WidgetRequirements } from '../fields/widget.js';
+import type { WidgetRequirements } from '../fields/widget.js';
 import { renderActions, renderForm, renderItems, renderMessages, type RenderInput } from '../render/form-renderer.js';
 import { defaultStaticUrl, formRequirements, headTags } from '../render/html-head.js';
 import { isUploadedFile, isXhr, type FormValues } from '../request/form-request.js';
@@ -369,11 +369,6 @@ export class HTMLForm<
     errors: readonly FieldError[] | undefined,
   ): Promise<RenderInput> {
     const fields = await this.compiled();
-    const controlsets = new Map<string, Controlset>();
-    for (const { field } of fields) {
-      const cs = await this.controlsetOf(field);
-      if (cs) controlsets.set(field.id, cs);
-    }
     return {
       options: this.options,
       layout: this.widget,
@@ -382,7 +377,6 @@ export class HTMLForm<
       actions: this.getActions(),
       data,
       errors: errors ?? [],
-      controlsets,
       live: this.options.liveValidation
         ? liveSpec(fields, this.options.formid, this.t, {
             invalidClass: this.widget.classes.invalid,

@@ -1,5 +1,5 @@
 /* The browser side of the library: one small script without dependencies (ajax submission,
-   the upload progress bar, controlsets) and a few css rules. The host serves them under the
+   the upload progress bar, rules — a controlset's too) and a few css rules. The host serves them under the
    urls `htmlHead()` produces (see `FormAsset` and `formAssets`). */
 import { rulesScript } from '../rules/rules-script.js';
 import { liveScript } from '../live/live-script.js';
@@ -9,32 +9,6 @@ const script = `(function () {
   function each(list, fn) { Array.prototype.forEach.call(list, fn); }
 ${rulesScript}
 ${liveScript}
-  // A hidden item's inputs are disabled: the browser neither checks nor sends them, so a required
-  // field out of sight cannot block the submit. An item showing an error stays in sight.
-  function controlsets(root) {
-    each(root.querySelectorAll('select[data-controlset]'), function (sel) {
-      if (sel.getAttribute('data-roost-init')) return;
-      sel.setAttribute('data-roost-init', '1');
-      var scope = sel.form || document;
-      var requiredWhenShown = ids(sel, 'data-controlset-required');
-      function update() {
-        var show = {};
-        each(sel.options, function (o) { if (o.selected) ids(o).forEach(function (id) { show[id] = true; }); });
-        ids(sel).forEach(function (id) {
-          var item = scope.querySelector('#item-' + CSS.escape(id));
-          if (!item) return;
-          var on = show[id] || !!item.querySelector('[aria-invalid="true"]');
-          item.hidden = !on;
-          each(item.querySelectorAll('input, select, textarea'), function (el) {
-            el.disabled = !on;
-            if (requiredWhenShown.indexOf(id) >= 0 && el.type !== 'checkbox' && el.type !== 'hidden') el.required = on;
-          });
-        });
-      }
-      sel.addEventListener('change', update);
-      update();
-    });
-  }
   function ajaxify(form) {
     if (form.getAttribute('data-roost-init')) return;
     form.setAttribute('data-roost-init', '1');
@@ -185,7 +159,7 @@ ${liveScript}
           html = html.split(box.getAttribute('data-roost-position') || '__position__').join(String(items().length + 1));
           template.insertAdjacentHTML('beforebegin', html);
           var added = template.previousElementSibling;
-          if (added) { handle(added); repeats(added); controlsets(added); rules(added); }
+          if (added) { handle(added); repeats(added); rules(added); }
           limit();
           var first = added && added.querySelector('input, select, textarea');
           if (first) first.focus();
@@ -194,7 +168,6 @@ ${liveScript}
     });
   }
   function init(root) {
-    controlsets(root);
     rules(root);
     repeats(root);
     each(root.querySelectorAll('form[data-ajax="true"]'), ajaxify);

@@ -7,8 +7,7 @@ import type { Translate } from '../validate/messages.js';
 import type { FieldError } from '../validate/validation-error.js';
 import { attrs, escapeHtml, textOrHtml } from './html.js';
 import { actionKey, actionTemplates, itemTemplates, underWidgets, type FormLayout } from './templates.js';
-import type { Controlset } from '../fields/widget.js';
-import { ruleBox } from '../rules/rule-box.js';
+import { openWithoutScript, ruleBox } from '../rules/rule-box.js';
 import type { LiveSpec } from '../live/live-spec.js';
 import { ruledField, ruleState } from '../rules/rules.js';
 
@@ -21,7 +20,6 @@ export interface RenderInput {
   actions: readonly ActionConf[];
   data: Readonly<Record<string, unknown>>;
   errors: readonly FieldError[];
-  controlsets: ReadonlyMap<string, Controlset>;
   /** Live validation's spec (live/live-spec.ts), when the option is on. */
   live?: LiveSpec;
 }
@@ -88,30 +86,10 @@ function errorSummary(input: RenderInput): string {
 }
 
 /** Field items and the action buttons, without the form tag. */
-/**
- * Under `skipUnselectedControls` the server requires a controlled field only while its item is
- * selected, so without a script the browser must not require it (it would block the submit of a
- * form whose hidden field is empty): those fields render without `required`, and each controlset
- * select names its required ones for the script to set `required` while they are shown.
- */
-function browserRequirements(input: RenderInput): {
-  optional: ReadonlySet<string>;
-  controlsets: ReadonlyMap<string, Controlset>;
-} {
-  if (!input.options.skipUnselectedControls) return { optional: new Set(), controlsets: input.controlsets };
-  const required = new Set(input.fields.filter(({ field }) => field.required).map(({ field }) => field.id));
-  const optional = new Set([...input.controlsets.values()].flatMap((cs) => cs.all));
-  const controlsets = new Map(
-    [...input.controlsets].map(([id, cs]) => [id, { ...cs, requiredWhenShown: cs.all.filter((c) => required.has(c)) }]),
-  );
-  return { optional, controlsets };
-}
-
 export function renderItems(input: RenderInput): string {
   const { options, layout, t } = input;
   const template = itemTemplates[layout.item_template];
   if (!template) throw new ConfigurationError(`Unknown item template "${layout.item_template}"`);
-  const { optional, controlsets } = browserRequirements(input);
   const invalidInputs = new Set(input.errors.flatMap((e) => e.inputs ?? []));
   const all = input.fields.map((c) => c.field);
   return input.fields
@@ -128,7 +106,8 @@ export function renderItems(input: RenderInput): string {
       const describedBy =
         [errors.length ? `${oid}-error` : '', help ? `${oid}-help` : ''].filter(Boolean).join(' ') || undefined;
       const widgetHtml = widget.render({
-        field,
+        // A controlset's field shows without a script, so the browser must not require it (rule-box.ts).
+        field: openWithoutScript(configured) && field.required ? { ...field, required: false } : field,
         oid,
         value: input.data[field.id],
         items,
@@ -137,8 +116,6 @@ export function renderItems(input: RenderInput): string {
         describedBy,
         classes: layout.classes,
         t,
-        controlset: controlsets.get(field.id),
-        optional: optional.has(field.id),
       });
       const item = template({
         field,

@@ -20,21 +20,34 @@ export interface RuleBoxContext {
  * A ruled field's html in a `fieldset` that holds its state: `hidden` while a rule hides it,
  * `disabled` while hidden or disabled, so the browser neither checks nor sends its inputs (the
  * server leaves it out too: form/form.ts). The script (render/assets.ts) updates both as values
- * change; without it the state follows the data of the last submit. A field without rules is
- * returned as it is.
+ * change; without it the state follows the data of the last submit, but for a controlset's field
+ * (`openWithoutScript`), which shows. A field without rules is returned as it is.
  *
  * @example
  * ruleBox('<div id="item-vat">…</div>', { field, fields, prefix: '', oid: 'upload-vat', state, classes, valueAt });
  */
 export function ruleBox(html: string, ctx: RuleBoxContext): string {
-  const page = { label: `${ctx.oid}-label`, requiredClass: ctx.classes.required, valueAt: ctx.valueAt };
+  const open = openWithoutScript(ctx.field);
+  const page = { label: `${ctx.oid}-label`, requiredClass: ctx.classes.required, valueAt: ctx.valueAt, open };
   const spec = browserRules(ctx.field, ctx.fields, ctx.prefix, page);
   if (spec === undefined) return html;
   const a = attrs({
     class: 'roost-rule',
     'data-roost-rules': spec,
-    hidden: !ctx.state.shown,
-    disabled: !ctx.state.active,
+    hidden: !open && !ctx.state.shown,
+    disabled: !open && !ctx.state.active,
   });
   return `<fieldset${a}>${html}</fieldset>`;
 }
+
+/**
+ * Whether a ruled field shows without a script whatever its rules say: a controlset's field
+ * (rules/controlset-rules.ts), so a page without JavaScript lets the user choose an item and fill
+ * in its fields in one submit, as the controlset always did; the server still leaves out the
+ * fields of the items not chosen. Its input renders without `required` (the browser would refuse
+ * a submit for a field of another item); the script requires it while it shows.
+ *
+ * @example
+ * openWithoutScript({ id: 'phone', settings: { controlledBy: 'contact' } }); // true
+ */
+export const openWithoutScript = (field: FieldConf): boolean => typeof field.settings?.controlledBy === 'string';

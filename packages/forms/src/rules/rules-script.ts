@@ -37,7 +37,7 @@ export const rulesScript = `  // The server's own functions (rules/condition.ts,
       box.setAttribute('data-roost-init', '1');
       var spec = JSON.parse(box.getAttribute('data-roost-rules'));
       var form = box.closest('form');
-      var requires = spec.rules.some(function (r) { return r.effect === 'REQUIRE'; });
+      var requires = spec.open || spec.rules.some(function (r) { return r.effect === 'REQUIRE'; });
       function update() {
         if (!box.isConnected) return;
         var shown = true, enabled = true, required = spec.required;
@@ -66,8 +66,5 @@ export const rulesScript = `  // The server's own functions (rules/condition.ts,
       form.addEventListener('change', update);
       update();
     });
-  }
-  function ids(el, name) {
-    try { return JSON.parse(el.getAttribute(name || 'data-controlset') || '[]'); } catch (e) { return []; }
   }
 `;

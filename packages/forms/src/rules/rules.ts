@@ -187,12 +187,14 @@ export function browserRules(
   field: FieldConf,
   fields: readonly FieldConf[],
   prefix: string,
-  page: { label: string; requiredClass: string; valueAt: (id: string) => unknown },
+  page: { label: string; requiredClass: string; valueAt: (id: string) => unknown; open?: boolean },
 ): string | undefined {
   const rules = fieldRules(field);
   if (!rules.length) return undefined;
   return JSON.stringify({
     required: Boolean(field.required),
+    // Rendered without `required` (rule-box.ts `openWithoutScript`): the script sets it.
+    ...(page.open ? { open: true } : {}),
     label: page.label,
     requiredClass: page.requiredClass,
     rules: rules.map((rule) => {

@@ -4,6 +4,7 @@ import { fieldDatatype, fieldSize, staticItems, type FieldConf, type ListItem } 
 import { passwordMinimum } from '../validate/constraints.js';
 import { ruleConditions } from '../rules/rules-schema.js';
 import { readRules } from '../rules/rules-import.js';
+import { withControlsetRules } from '../rules/controlset-rules.js';
 
 /** A JSON Schema (draft 2020-12) as plain data. */
 export type JsonSchema = { [keyword: string]: unknown };
@@ -15,27 +16,10 @@ export interface JsonSchemaOptions {
   /** The schema's `title`. */
   title?: string;
   /**
-   * As the form's option of the same name: a controlset item's required fields are required
-   * only when their item is chosen (`if`/`then`), instead of always.
+   * Kept for compatibility and without effect: a controlset item's fields are always shown (and
+   * required) only while their item is chosen, as SHOW rules (rules/controlset-rules.ts).
    */
   skipUnselectedControls?: boolean;
-}
-
-/** The fields of a controlset's items, after their field: their data is top-level. */
-function withItemFields(fields: readonly FieldConf[]): Array<{ field: FieldConf; chosenBy?: [string, unknown] }> {
-  const out: Array<{ field: FieldConf; chosenBy?: [string, unknown] }> = [];
-  for (const field of fields) {
-    // A form's own field list has its items' fields expanded already (form.ts): once is enough.
-    if (out.some((o) => o.field.id === field.id)) continue;
-    out.push({ field });
-    if (!field.settings?.controlset) continue;
-    for (const item of staticItems(field)) {
-      for (const sub of item.fields ?? []) {
-        if (!out.some((o) => o.field.id === sub.id)) out.push({ field: sub, chosenBy: [field.id, item.id] });
-      }
-    }
-  }
-  return out;
 }
 
 /**
@@ -243,23 +227,13 @@ export function formJsonSchema(fields: readonly FieldConf[], options: JsonSchema
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   const conditions: JsonSchema[] = [];
-  for (const { field, chosenBy } of withItemFields(fields)) {
+  // A controlset's item fields are top-level fields with SHOW rules (rules/controlset-rules.ts).
+  for (const field of withControlsetRules(fields, staticItems)) {
     if (field.readonly) continue;
-    const conditional = Boolean(chosenBy && options.skipUnselectedControls);
     const ruled = ruleConditions(field, fieldValueSchema(field, true));
-    properties[field.id] = propertyOf(field, Boolean(field.required) && !conditional && !ruled);
+    properties[field.id] = propertyOf(field, Boolean(field.required) && !ruled);
     if (ruled) conditions.push(...ruled);
-    if (!field.required || ruled) continue;
-    if (chosenBy && conditional) {
-      const [by, item] = chosenBy;
-      // The branch names its property's schema again, as Ajv's strictRequired asks.
-      const then = nonEmpty(field) ?? true;
-      conditions.push({
-        if: { properties: { [by]: itemMatch(fields, by, item) }, required: [by] },
-        // biome-ignore lint/suspicious/noThenProperty: `then` is JSON Schema's keyword, not a thenable
-        then: { properties: { [field.id]: then }, required: [field.id] },
-      });
-    } else if (requiredKey(field)) required.push(field.id);
+    else if (field.required && requiredKey(field)) required.push(field.id);
   }
   return defined({
     $schema: DIALECT,
@@ -269,13 +243,6 @@ export function formJsonSchema(fields: readonly FieldConf[], options: JsonSchema
     required: required.length ? required : undefined,
     allOf: conditions.length ? conditions : undefined,
   });
-}
-
-/** The value of the controlling field that chooses `item`: equal to it, or a list holding it. */
-function itemMatch(fields: readonly FieldConf[], by: string, item: unknown): JsonSchema {
-  const field = fields.find((f) => f.id === by);
-  const multiple = field && (fieldDatatype(field) === 'multilist' || fieldDatatype(field) === 'checkbox');
-  return multiple ? { type: 'array', contains: { const: item } } : { const: item };
 }
 
 const FORMATS: Readonly<Record<string, string>> = {
@@ -360,7 +327,6 @@ export function fieldsFromJsonSchema(schema: JsonSchema, where = 'The schema'): 
   const refuse = (keyword: string): never => {
     throw new ConfigurationError(`${where}: ${keyword} cannot be expressed by a form (rules between fields, …)`);
   };
-  const top = where === 'The schema';
   for (const keyword of Object.keys(schema)) if (!OBJECT_KEYWORDS.has(keyword) && keyword !== 'allOf') refuse(keyword);
   const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
   const fields = Object.entries(schema.properties).map(([id, property]) => {
@@ -369,41 +335,10 @@ export function fieldsFromJsonSchema(schema: JsonSchema, where = 'The schema'): 
   });
   if (schema.allOf === undefined) return fields;
   if (!Array.isArray(schema.allOf)) return refuse('allOf');
-  // Fields' rules at any depth (rules/rules-import.ts); a controlset's rules at the top.
+  // Fields' rules at any depth (rules/rules-import.ts), a controlset's among them.
   const { fields: ruled, rest } = readRules(fields, schema.allOf, refuse);
-  return rest.reduce<FieldConf[]>(
-    (out, rule) => withControlRule(out, (top ? controlRule(rule) : undefined) ?? refuse('allOf')),
-    ruled,
-  );
-}
-
-/**
- * One rule of the export under `skipUnselectedControls` (`formJsonSchema`'s `allOf`): the field
- * `id` is required when the field `by` has chosen `item`. Any other rule is not a form's.
- */
-function controlRule(rule: unknown): { by: string; item: unknown; id: string } | undefined {
-  if (!isRecord(rule) || !isRecord(rule.if) || !isRecord(rule.then) || Object.keys(rule).length !== 2) return undefined;
-  const [by, match] = isRecord(rule.if.properties) ? (Object.entries(rule.if.properties)[0] ?? []) : [];
-  const [id] = isRecord(rule.then.properties) ? Object.keys(rule.then.properties) : [];
-  if (typeof by !== 'string' || !isRecord(match) || id === undefined) return undefined;
-  const chosen = isRecord(match.contains) ? match.contains : match;
-  if (!('const' in chosen) || !isDeepStrictEqual(rule.then.required, [id])) return undefined;
-  return { by, item: chosen.const, id };
-}
-
-/** The controlled field moved into its item of the controlling field, required, as a controlset. */
-function withControlRule(fields: FieldConf[], rule: { by: string; item: unknown; id: string }): FieldConf[] {
-  const controlled = fields.find((f) => f.id === rule.id);
-  const control = fields.find((f) => f.id === rule.by);
-  const items = control && Array.isArray(control.listItems) ? control.listItems : undefined;
-  if (!controlled || !items?.some((i) => i.id === rule.item))
-    throw new ConfigurationError(`The schema: allOf names "${rule.by}" and "${rule.id}", not a choice and its field`);
-  const listItems = items.map((i) =>
-    i.id === rule.item ? { ...i, fields: [...(i.fields ?? []), { ...controlled, required: true }] } : i,
-  );
-  return fields
-    .filter((f) => f !== controlled)
-    .map((f) => (f === control ? { ...f, listItems, settings: { ...f.settings, controlset: true } } : f));
+  if (rest.length) refuse('allOf');
+  return ruled;
 }
 
 /**

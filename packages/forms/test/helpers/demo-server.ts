@@ -284,6 +284,22 @@ const pages: Record<string, FormInit> = {
   '/live-csp': { fields: liveFields, formid: 'live', liveValidation: true, novalidate: true },
   // Rules at the top and in the items of a repeat (test/browser-rules.test.ts).
   '/rules': { fields: ruleFields, formid: 'rules' },
+  // A controlset controlled by checkboxes (test/browser-rules.test.ts): its fields are rules'.
+  '/controlset-checks': {
+    formid: 'rules',
+    fields: [
+      {
+        id: 'via',
+        name: 'Send by',
+        datatype: 'checkbox',
+        settings: { controlset: true },
+        listItems: [
+          { id: 'post', name: 'Post', fields: [{ id: 'street', name: 'Street', required: true }] },
+          { id: 'mail', name: 'E-mail', fields: [{ id: 'cc', name: 'Copy to' }] },
+        ],
+      },
+    ],
+  },
 };
 
 /** Wizards (test/browser-wizard.test.ts): two steps, an upload and a repeat; as full pages and over ajax. */
