@@ -218,6 +218,34 @@ describe('rules on the server', () => {
   });
 });
 
+test('JSON Schema: a condition on an array without its type exports as Ajv strict takes it, the same meaning', async () => {
+  const fields: FieldConf[] = [
+    {
+      id: 'via',
+      datatype: 'checkbox',
+      listItems: [
+        { id: 'post', name: 'Post' },
+        { id: 'mail', name: 'Mail' },
+      ],
+    },
+    { id: 'street', required: true, rule: when('via', { contains: { const: 'post' }, minItems: 1 }, 'SHOW') },
+  ];
+  const ajv = new Ajv2020({ strict: true });
+  const check = ajv.compile(formJsonSchema(fields));
+  const form = new HTMLForm({ fields });
+  const cases: Array<[FormValues, boolean]> = [
+    [{ via: ['post'], street: 'Main St 1' }, true],
+    [{ via: ['post'] }, false],
+    [{ via: ['mail'] }, true],
+    [{ via: ['mail'], street: 'not kept' }, true],
+  ];
+  for (const [values, accepted] of cases) {
+    const [ok, data] = await form.validate(values);
+    assert.equal(ok, accepted, JSON.stringify(values));
+    assert.equal(check(ok ? data : values), accepted, `Ajv on ${JSON.stringify(ok ? data : values)}`);
+  }
+});
+
 describe('a controlset is one case of the rules', () => {
   const ajv = new Ajv2020({ strict: true });
   addFormats.default(ajv);

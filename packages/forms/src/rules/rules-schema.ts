@@ -13,13 +13,31 @@ type JsonSchema = { [keyword: string]: unknown };
 function conditionIf(rule: FieldRule): JsonSchema {
   const path = /^#((?:\/properties\/[^/]+)+)$/.exec(rule.condition.scope)?.[1]?.split('/properties/').slice(1) ?? [];
   const absentHolds = matchesCondition(rule.condition.schema, undefined);
-  let schema: JsonSchema = { ...rule.condition.schema };
+  let schema: JsonSchema = typedArrayKeywords(rule.condition.schema);
   for (const [depth, id] of [...path.entries()].reverse()) {
     // Inside a group the object is the group's value: typed, as Ajv's strictTypes asks.
     const typed = depth > 0 ? { type: 'object' } : {};
     schema = { ...typed, properties: { [id]: schema }, ...(absentHolds ? {} : { required: [id] }) };
   }
   return schema;
+}
+
+/** The keywords of a condition (condition.ts) that speak of arrays only. */
+const ARRAY_KEYWORDS = ['contains', 'minItems', 'maxItems'];
+
+/**
+ * A condition whose array keywords come without `type`, in a form Ajv's strictTypes accepts and
+ * with the same meaning: those keywords hold for any value that is not an array (condition.ts
+ * and JSON Schema agree on that), so `{ contains: c }` becomes `{ anyOf: [{ type: 'array',
+ * contains: c }, { not: { type: 'array' } }] }`. A condition with a `type` stays as written.
+ */
+function typedArrayKeywords(condition: Readonly<JsonSchema>): JsonSchema {
+  const arrayPart = Object.entries(condition).filter(([key]) => ARRAY_KEYWORDS.includes(key));
+  if ('type' in condition || !arrayPart.length) return { ...condition };
+  const rest = Object.fromEntries(Object.entries(condition).filter(([key]) => !ARRAY_KEYWORDS.includes(key)));
+  const anyOf = [{ type: 'array', ...Object.fromEntries(arrayPart) }, { not: { type: 'array' } }];
+  if (!('anyOf' in rest)) return { ...rest, anyOf };
+  return { ...rest, allOf: [...(Array.isArray(rest.allOf) ? rest.allOf : []), { anyOf }] };
 }
 
 /** One schema for all of `parts` (`allOf` of several). */
