@@ -218,7 +218,7 @@ describe('rules on the server', () => {
   });
 });
 
-test('JSON Schema: a condition on an array without its type exports as Ajv strict takes it, the same meaning', async () => {
+test('JSON Schema: an array condition without its type exports as Ajv strict takes it, the same meaning', async () => {
   const fields: FieldConf[] = [
     {
       id: 'via',
