@@ -32,6 +32,7 @@ import { createDataStores, type DataStores } from './datastore/index.js';
 import { createFileStores, type FileStores } from './filestore/index.js';
 import { createCollections, type Collections } from './collections/index.js';
 import { createRealtimeHub, type RealtimeHub } from './realtime/hub.js';
+import { realtimeSettings } from './realtime/realtime-settings.js';
 import { createWebhooks, type Webhooks } from './realtime/webhooks.js';
 import { createHookRegistry, type HookRegistry } from './extend/hooks.js';
 import type { ServicesAsDeps } from './extend/services-as.js';
@@ -224,8 +225,10 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     changes,
     hooks,
   });
+  // The settings page's S3 key over the configuration's; while the settings cannot be read (the
+  // database is down) the configuration's, so /ready names the database, not the blobs.
   const blobs = openBlobStores(config, async (bucket) => {
-    const { s3Keys } = await settings.current();
+    const s3Keys = (await settings.current().catch(() => null))?.s3Keys ?? {};
     return Object.hasOwn(s3Keys, bucket) ? s3Keys[bucket] : undefined;
   });
   const fileStores = createFileStores({
@@ -385,19 +388,4 @@ function scheduleBackups(config: Config, jobs: ExtensionJobs, backups: Backups):
   jobs.define(CHECK_JOB, () => backups.check(), options);
   if (schedule) jobs.schedule(`${BACKUP_JOB}-scheduled`, schedule, () => backups.make('scheduled'), options);
   if (checkSchedule) jobs.schedule(`${CHECK_JOB}-scheduled`, checkSchedule, () => backups.check(), options);
-}
-
-/** The hub's settings from the configuration's `realtime` section (seconds to milliseconds). */
-function realtimeSettings(config: Config) {
-  const r = config.realtime;
-  return {
-    heartbeatMs: r.heartbeatSeconds * 1000,
-    recheckMs: Math.max(60_000, r.heartbeatSeconds * 1000),
-    maxStreamsPerUser: r.maxStreamsPerUser,
-    maxStreamsPerAddress: r.maxStreamsPerAddress,
-    maxTopicsPerStream: r.maxTopicsPerStream,
-    bufferBytes: r.bufferBytes,
-    replayEvents: r.replayEvents,
-    replayMs: r.replaySeconds * 1000,
-  };
 }

@@ -11,19 +11,7 @@ import { ReplayLog } from './replay-log.js';
 import { StreamRegistry } from './stream-registry.js';
 import { Stream, type StreamSink } from './stream.js';
 import { admitTopics } from './topics.js';
-
-/** The limits and timings of live changes (config `realtime`, docs/configuration.md). */
-interface RealtimeSettings {
-  heartbeatMs: number;
-  /** How often an open stream's token is checked again besides on its account's events. */
-  recheckMs: number;
-  maxStreamsPerUser: number;
-  maxStreamsPerAddress: number;
-  maxTopicsPerStream: number;
-  bufferBytes: number;
-  replayEvents: number;
-  replayMs: number;
-}
+import type { RealtimeSettings } from './realtime-settings.js';
 
 /** A caller as the transport found it: who, and the token it came with (null: none). */
 export interface StreamCaller {
