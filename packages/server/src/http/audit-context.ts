@@ -53,6 +53,13 @@ export function installAuditContext(app: FastifyInstance, users: UserService): v
     request.closeActorFrame?.();
     request.closeActorFrame = null;
   };
-  app.addHook('onResponse', async (request) => close(request));
-  app.addHook('onRequestAbort', async (request) => close(request));
+  // In the callback style: an async hook costs every request a promise, frame or not.
+  app.addHook('onResponse', (request, _reply, done) => {
+    if (request.closeActorFrame) close(request);
+    done();
+  });
+  app.addHook('onRequestAbort', (request, done) => {
+    if (request.closeActorFrame) close(request);
+    done();
+  });
 }
