@@ -168,6 +168,22 @@ describe('collections: records over HTTP', () => {
     });
     assert.deepEqual([past.status, past.body.items, past.body.total], [200, [], 1]);
     assert.deepEqual(seen, [...seen].sort().reverse());
+    // A page is sent as UTF-8 bytes (http/routes/collection-routes.ts): its type is JSON, its length the bytes'.
+    const title = 'Straße — 道路 😀 "</script>"';
+    await s.request(path, { title }, { token });
+    const wide = await s.request(
+      `${path}?filter=${encodeURIComponent(`title = ${JSON.stringify(title)}`)}`,
+      undefined,
+      {
+        method: 'GET',
+      },
+    );
+    assert.equal(wide.headers.get('content-type'), 'application/json; charset=utf-8');
+    assert.deepEqual(
+      wide.body.items.map((r: { title: string }) => r.title),
+      [title],
+    );
+    assert.equal(Number(wide.headers.get('content-length')), Buffer.byteLength(JSON.stringify(wide.body)));
     for (const bad of ['perPage=0', 'perPage=501', 'perPage=x', 'cursor=nonsense', 'unknown=1']) {
       const r = await s.request(`${path}?${bad}`, undefined, { method: 'GET' });
       assert.equal(r.status, 422, bad);
