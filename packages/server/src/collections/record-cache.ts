@@ -14,10 +14,13 @@ import type { StoredRecord } from './records-repo.js';
  */
 export type RecordCache = Cache<CachedRecord>;
 
-/** A record and the length of its JSON text, measured when it was read. */
+/**
+ * A record and the JSON text of its data as it was read: a page's row of the same text, owner and
+ * time is this record, without a JSON.parse (records-repo.ts `readThrough`).
+ */
 interface CachedRecord {
   readonly record: StoredRecord;
-  readonly length: number;
+  readonly text: string;
 }
 
 export function createRecordCache(maxBytes: number, maxAgeMs: number, clock: Clock): RecordCache {
@@ -33,8 +36,8 @@ export function createRecordCache(maxBytes: number, maxAgeMs: number, clock: Clo
 /** The key of a record: collection names have no `/` (collection-fields.ts `COLLECTION_NAME_PATTERN`). */
 export const recordKey = (collection: string, id: string) => `${collection}/${id}`;
 
-/** Roughly what a record holds in memory: its JSON text twice over (UTF-16) and a fixed overhead. */
-const sizeOf = (cached: CachedRecord) => 2 * cached.length + 200;
+/** Roughly what a record holds in memory: its JSON text twice over (the text and its parse) and a fixed overhead. */
+const sizeOf = (cached: CachedRecord) => 2 * cached.text.length + 200;
 
 /**
  * What a transaction's writes touched, dropped again when it ends (committed or not): ids by
