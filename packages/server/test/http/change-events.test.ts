@@ -179,12 +179,16 @@ describe('change events between processes on PostgreSQL', {
     const a = await openServices(parseConfig({ databaseUrl: database.url, dataDir: dir }, dir));
     const listener = new pg.Client({ connectionString: database.url });
     try {
-      const user = await a.users.createUser(programCaller('test'), { name: 'dora', password: 'a-good-password' });
-      const dora = a.users.callerFor(user);
       await listener.connect();
       const messages: string[] = [];
       listener.on('notification', (message) => messages.push(message.payload ?? ''));
       await listener.query('listen roost_changes');
+      // The account's creation is told after createUser returns (events leave after the commit), so
+      // wait for its message before the write under test; otherwise it may land among that write's.
+      const user = await a.users.createUser(programCaller('test'), { name: 'dora', password: 'a-good-password' });
+      const dora = a.users.callerFor(user);
+      await eventually(async () => messages.some((m) => m.includes('account.created')), 'the creation message');
+      messages.length = 0;
       await a.users.update(dora, { realname: 'Dora D' });
       await eventually(async () => messages.length > 0, 'the message of the change');
       await new Promise((resolve) => setTimeout(resolve, 300));
