@@ -153,6 +153,8 @@ export const testPasses = {
   'packages/server/test/http/mail-limits.test.ts': ['storage'],
   'packages/server/test/http/mail-queue.test.ts': ['storage', 'runtime'],
   'packages/server/test/http/mail-signin.test.ts': ['storage'],
+  // Anonymous accounts (issue 45): the cap's lock and count under a parallel burst differ per database.
+  'packages/server/test/http/anonymous-users.test.ts': ['storage'],
   'packages/server/test/http/metrics.test.ts': [],
   // The HTTP parser is Node's (llhttp), and changes with it.
   'packages/server/test/http/odd-headers.test.ts': ['runtime'],

@@ -83,6 +83,19 @@ export const providersSchema = z
   .array(providerSchema)
   .max(20)
   .refine((list) => new Set(list.map((p) => p.id)).size === list.length, { message: 'two providers share an id' });
+/**
+ * Anonymous accounts (users/signin-methods/anonymous/; docs/users.md, "Anonymous accounts"): how many
+ * one client address may make per window, how many may exist at once, and after how many days
+ * without use one is swept. Whether they can be made at all is the permission `signinAnonymous`.
+ */
+export const anonymousUsersOptions = z
+  .object({
+    perAddress: z.number().int().min(1).default(10),
+    windowSeconds: z.number().int().min(1).default(3600),
+    max: z.number().int().min(1).default(100_000),
+    sweepDays: z.number().int().min(1).max(3650).default(30),
+  })
+  .strict();
 /** Where a provider sign-in may end besides Roost's own pages: a URL, or a prefix ending in `/`. */
 export const providerRedirectsSchema = z.array(pageUrlSchema.pipe(z.string().max(2000))).max(50);
 export const smtpUrlSchema = z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL');

@@ -16,6 +16,7 @@ import {
   mailFromSchema,
   metricsOptions,
   pageUrlSchema,
+  anonymousUsersOptions,
   providerRedirectsSchema,
   providersSchema,
   rateLimit,
@@ -155,6 +156,8 @@ export const configSchema = z
          * that email, instead of being refused as taken. Off by default.
          */
         linkProvidersByEmail: z.boolean().default(false),
+        /** Anonymous accounts: per-address limit, cap and sweep (config-parts.ts `anonymousUsersOptions`). */
+        anonymous: anonymousUsersOptions.prefault({}),
       })
       .strict()
       .prefault({}),

@@ -31,6 +31,8 @@ export interface UsersTable {
   locked_until: number | null;
   /** Locks in a row: each lasts longer (users/signin-throttle.ts). */
   lockouts: number;
+  /** 1 while the account is anonymous (users/signin-methods/anonymous/): made without a form, not upgraded yet. */
+  anonymous: number;
 }
 
 /** The webhooks administrators configured (storage/webhook-store.ts). */

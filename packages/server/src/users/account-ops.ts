@@ -10,7 +10,14 @@ import { claimRecipientMail, claimSenderMail } from './mail-limits.js';
 import { userErrors } from './user-errors.js';
 import { contactMail, resetMail, verifyEmailMail } from './user-mails.js';
 import { DuplicateUserError, type User } from './user-repo.js';
-import { confirmPassword, newMailedToken, requireUser, type Caller, type UserContext } from './user-context.js';
+import {
+  confirmPassword,
+  newMailedToken,
+  requireFullUser,
+  requireUser,
+  type Caller,
+  type UserContext,
+} from './user-context.js';
 import type {
   Credentials,
   EmailInput,
@@ -108,7 +115,7 @@ export function accountOps(ctx: UserContext) {
     },
 
     async updatePassword(caller: Caller, input: PasswordChange): Promise<void> {
-      const user = requireUser(caller);
+      const user = requireFullUser(caller);
       const { password, newpassword } = parseInput(inputs.updatePassword, input);
       await confirmPassword(ctx, user, password);
       await repo.update(user.id, { passwordHash: await ctx.passwords.hash(newpassword) });
@@ -123,7 +130,7 @@ export function accountOps(ctx: UserContext) {
     },
 
     async verifyEmail(caller: Caller, input: EmailInput): Promise<void> {
-      const user = requireUser(caller);
+      const user = requireFullUser(caller);
       const { email } = parseInput(inputs.email, input);
       const owner = await repo.byEmail(email);
       if (owner && owner.id !== user.id) throw invalidField('email', 'exists');
@@ -161,7 +168,7 @@ export function accountOps(ctx: UserContext) {
     },
 
     async message(caller: Caller, input: MessageInput): Promise<void> {
-      const user = requireUser(caller);
+      const user = requireFullUser(caller);
       const { message } = parseInput(inputs.message, input);
       // Without a configured address the administrators themselves are written to: a 503 would
       // make the original Python connector retry five times for nothing.

@@ -9,7 +9,14 @@ import { startSession, type IssuedToken } from './sessions.js';
 import { challengeIfNeeded } from './signin-challenge.js';
 import { signupByProvider } from './signup-ops.js';
 import { userErrors } from './user-errors.js';
-import { newUserToken, reauthenticate, requireUser, type Caller, type UserContext } from './user-context.js';
+import {
+  newUserToken,
+  reauthenticate,
+  requireUser,
+  upgradedByNewWayIn,
+  type Caller,
+  type UserContext,
+} from './user-context.js';
 import type { ProviderGrant, ProviderRef, ProviderStart, ProviderUnlink } from './user-inputs.js';
 import type { PendingReason } from '../storage/schema.js';
 import type { User } from './user-repo.js';
@@ -214,6 +221,7 @@ export function providerOps(ctx: UserContext) {
           });
           if (!joined && (await links.linkOf(provider.id, profile.subject))?.userId !== flow.linkUser)
             throw userErrors.provider_linked();
+          await upgradedByNewWayIn(ctx, flow.linkUser);
           return { kind: 'linked', provider: provider.id, redirect: flow.redirect };
         }
         // The sign-in's hooks (user-hooks.ts) see the address the provider vouches for, before any account is made.

@@ -166,6 +166,9 @@ export async function confirmPassword(ctx: UserContext, user: User, password: st
  * field that is wrong.
  */
 export async function reauthenticate(ctx: UserContext, user: User, input: Reauthentication): Promise<void> {
+  // An anonymous account has no way in but its sessions (signin-methods/anonymous/): nothing else
+  // could prove its owner, and adding a provider or a passkey is how it becomes a full account.
+  if (user.anonymous) return;
   const proof: Record<string, string | undefined> = parseInput(ctx.inputs.reauthentication, input);
   if (proof.password !== undefined) return confirmPassword(ctx, user, proof.password);
   for (const { reauthentication: r } of ctx.methods) {
@@ -175,9 +178,21 @@ export async function reauthenticate(ctx: UserContext, user: User, input: Reauth
   throw invalidField('code', 'invalid');
 }
 
+/**
+ * An anonymous account (signin-methods/anonymous/) that was given a way in of its own (a linked
+ * provider: provider-ops.ts; a passkey: signin-methods/passkey/) is a full account from now on,
+ * with the same id, so all it owns stays its own.
+ */
+export async function upgradedByNewWayIn(ctx: UserContext, userId: string): Promise<void> {
+  const user = await ctx.repo.byId(userId);
+  if (user?.anonymous) await ctx.repo.update(userId, { anonymous: false });
+}
+
 /** The principal of a signed-in user: its own groups; `sys:*` groups are implied by `holds`. */
 export function principalOf(user: User): Principal {
-  return { userId: user.id, name: user.name, groups: user.groups };
+  return user.anonymous
+    ? { userId: user.id, name: user.name, groups: user.groups, anonymous: true }
+    : { userId: user.id, name: user.name, groups: user.groups };
 }
 
 /**
@@ -196,6 +211,17 @@ export function programCaller(name: string): Caller {
 export function requireUser(caller: Caller): User {
   if (!caller.user) throw commonErrors.not_signed_in();
   return caller.user;
+}
+
+/**
+ * The caller's account, which must be a full one: what needs an email or a password (a mail to
+ * the administrators, an email's verification, a password's change) is refused to an anonymous
+ * account (signin-methods/anonymous/) with `anonymous_account` until it is upgraded.
+ */
+export function requireFullUser(caller: Caller): User {
+  const user = requireUser(caller);
+  if (user.anonymous) throw userErrors.anonymous_account();
+  return user;
 }
 
 /**

@@ -41,6 +41,10 @@ export const userErrors = defineErrors({
   },
   provider_linked: { kind: 'conflict', message: 'This provider account signs into another account already.' },
   account_disabled: { kind: 'forbidden', message: 'This account is disabled.' },
+  anonymous_account: {
+    kind: 'forbidden',
+    message: 'An anonymous account cannot do this: upgrade it to a full account first (upgradeAnonymous).',
+  },
   not_linked: { kind: 'not_found', message: 'The account is not linked to this provider.' },
   unknown_user: { kind: 'not_found', message: 'There is no such user.' },
   not_pending: { kind: 'invalid', message: 'The account is not waiting for a review.' },

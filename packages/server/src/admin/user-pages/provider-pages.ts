@@ -99,7 +99,9 @@ async function linkRoute(deps: PageDeps, request: FastifyRequest, reply: Fastify
   const body = form.body ?? {};
   assertCsrf(request, body.csrf);
   const code = textParam(body.code);
-  const proof = code ? { code } : { password: textParam(body.password) };
+  const password = textParam(body.password);
+  // None for an anonymous account, which has no other way in (users/user-context.ts `reauthenticate`).
+  const proof = code ? { code } : password ? { password } : {};
   const url = escapeHtml(await started(deps, request, reply, { redirect: '/users/account', link: true, ...proof }));
   const page = {
     title: 'Linking',

@@ -289,6 +289,16 @@ const USERS: Record<string, Row> = {
     counts: SIGNIN_COUNTERS,
     prepare: async () => ({ path: '/users/api/signinMail2', values: { identity: 'nobody-here', code: '123456' } }),
   },
+  // Off by default: 403 to everybody, as a sign-up policy switched off.
+  signinAnonymous: { expect: noPolicy, prepare: async () => ({ path: '/users/api/signinAnonymous' }) },
+  upgradeAnonymous: {
+    // Only an anonymous account may: every caller of the matrix has a full account.
+    expect: signedIn({ status: 409, code: 'not_anonymous' }),
+    prepare: async (m) => ({
+      path: '/users/api/upgradeAnonymous',
+      values: { name: m.unique('upgraded'), password: PASSWORD },
+    }),
+  },
   providers: { expect: all({ status: 200, result: true }), prepare: async () => ({ path: '/users/api/providers' }) },
   signinProvider2: {
     expect: all(invalidToken),

@@ -1,4 +1,5 @@
 import type { UserOperation, UserWire } from '../user-wire.js';
+import { anonymousOperations } from './anonymous-protocol.js';
 import { mailCodeOperations } from './mail-code-protocol.js';
 import { passkeyOperations } from './passkey-protocol.js';
 import { recoveryOperations } from './recovery-protocol.js';
@@ -11,5 +12,6 @@ export function methodOperations(wire: UserWire): UserOperation[] {
     ...totpOperations(wire),
     ...recoveryOperations(wire),
     ...passkeyOperations(wire),
+    ...anonymousOperations(wire),
   ];
 }
