@@ -51,17 +51,22 @@ export const pageUrlSchema = z.url({ protocol: /^https?$/, error: 'must be an ht
 /**
  * A sign-in provider (users/provider-clients.ts): `oidc` is any OpenID Connect provider found by
  * discovery at `issuer`; `google`, `microsoft` (with `tenant`, `common` by default) and `gitlab`
- * (`issuer` for a self-managed one) are OpenID Connect with the issuer filled in; `github` is
+ * (`issuer` for a self-managed one) and `apple` are OpenID Connect with the issuer filled in; `github` is
  * OAuth2 with GitHub's user API (`issuer`: a GitHub Enterprise server). `signup` picks the
  * sign-up policy of a first sign-in; `auto` takes the first one open (docs/users.md, "Providers").
  */
 const providerSchema = z
   .object({
     id: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'lower-case letters, digits and -, starting with a letter'),
-    kind: z.enum(['oidc', 'github', 'google', 'microsoft', 'gitlab']),
+    kind: z.enum(['oidc', 'github', 'google', 'microsoft', 'gitlab', 'apple']),
     name: z.string().min(1).max(60).optional(),
     clientId: z.string().min(1).max(500),
     clientSecret: z.string().min(1).max(2000).optional(),
+    /**
+     * More client ids whose ID tokens an app may sign in with (`signinIdToken`: the iOS, Android
+     * and web clients of one app each have their own); `clientId` is always one.
+     */
+    clientIds: z.array(z.string().min(1).max(500)).max(20).optional(),
     issuer: pageUrlSchema.pipe(z.string().max(2000)).optional(),
     tenant: z
       .string()

@@ -45,6 +45,7 @@ const LABELS: Record<ProviderConfig['kind'], string> = {
   google: 'Google',
   microsoft: 'Microsoft',
   gitlab: 'GitLab',
+  apple: 'Apple',
 };
 
 /**
@@ -62,6 +63,7 @@ function issuerOf(p: ProviderConfig): string {
   if (p.kind === 'google') return 'https://accounts.google.com';
   if (p.kind === 'microsoft') return `https://login.microsoftonline.com/${p.tenant ?? 'common'}/v2.0`;
   if (p.kind === 'gitlab') return p.issuer ?? 'https://gitlab.com';
+  if (p.kind === 'apple') return p.issuer ?? 'https://appleid.apple.com';
   return p.issuer ?? '';
 }
 

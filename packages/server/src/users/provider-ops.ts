@@ -108,6 +108,23 @@ function exchangeFailure(err: unknown): RoostError {
   });
 }
 
+/**
+ * The account a provider account signs into, made or joined on a first sign-in (signup-ops.ts
+ * `signupByProvider`): the browser's flow here, and an app's ID token
+ * (signin-methods/id-token/).
+ */
+export async function providerAccount(
+  ctx: UserContext,
+  caller: Caller,
+  provider: ProviderConfig,
+  profile: ProviderProfile,
+): Promise<User> {
+  const linked = await ctx.links.linkOf(provider.id, profile.subject);
+  const user = linked ? await ctx.repo.byId(linked.userId) : await signupByProvider(ctx, caller, provider, profile);
+  if (!user) throw userErrors.provider_failed();
+  return user;
+}
+
 export function providerOps(ctx: UserContext) {
   const { links, clock, inputs, repo } = ctx;
 
@@ -118,14 +135,6 @@ export function providerOps(ctx: UserContext) {
   }
 
   const callbackOf = (id: string) => `${ctx.settings.providerCallbackBase}/${id}/callback`;
-
-  /** The account the provider account signs into, made or joined on a first sign-in. */
-  async function accountOf(caller: Caller, provider: ProviderConfig, profile: ProviderProfile): Promise<User> {
-    const linked = await links.linkOf(provider.id, profile.subject);
-    const user = linked ? await repo.byId(linked.userId) : await signupByProvider(ctx, caller, provider, profile);
-    if (!user) throw userErrors.provider_failed();
-    return user;
-  }
 
   /** A linked provider account's sign-in: a session (Roost's pages) or a grant (an app). */
   async function signedIn(caller: Caller, user: User, redirect: string): Promise<ProviderOutcome> {
@@ -226,7 +235,7 @@ export function providerOps(ctx: UserContext) {
         }
         // The sign-in's hooks (user-hooks.ts) see the address the provider vouches for, before any account is made.
         await signinHooked(ctx, caller.principal, 'provider', 'finish', profile.email ?? '');
-        return await signedIn(caller, await accountOf(caller, provider, profile), flow.redirect);
+        return await signedIn(caller, await providerAccount(ctx, caller, provider, profile), flow.redirect);
       } catch (err) {
         if (!isRoostError(err)) throw err;
         return { kind: 'failed', error: err, redirect: flow.redirect };

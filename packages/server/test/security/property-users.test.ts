@@ -69,6 +69,7 @@ const TEMPLATES: Record<string, Template> = {
   passkeySignin: () => ({ response: FAKE_WEBAUTHN }),
   signinAnonymous: () => ({}),
   upgradeAnonymous: () => ({ name: 'upgraded', password: PASSWORD, email: 'upgraded@example.com' }),
+  signinIdToken: () => ({ provider: 'corp', idToken: 'eyJhbGciOiJSUzI1NiJ9.e30.c2ln', nonce: 'n'.repeat(22) }),
   providers: () => ({}),
   signinProvider2: () => ({ grant: 'G'.repeat(43) }),
   providerLinks: () => ({}),

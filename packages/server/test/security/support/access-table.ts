@@ -299,6 +299,14 @@ const USERS: Record<string, Row> = {
       values: { name: m.unique('upgraded'), password: PASSWORD },
     }),
   },
+  signinIdToken: {
+    // No provider is configured in the matrix: the id names none.
+    expect: all({ status: 404, code: 'unknown_provider' }),
+    prepare: async () => ({
+      path: '/users/api/signinIdToken',
+      values: { provider: 'corp', idToken: 'a.b.c', nonce: 'n'.repeat(22) },
+    }),
+  },
   providers: { expect: all({ status: 200, result: true }), prepare: async () => ({ path: '/users/api/providers' }) },
   signinProvider2: {
     expect: all(invalidToken),
