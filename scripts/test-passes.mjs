@@ -78,6 +78,9 @@ export const testPasses = {
   'packages/server/src/storage/database.test.ts': ['runtime'],
   'packages/server/src/storage/row-writes.test.ts': ['storage', 'runtime'],
   'packages/server/src/users/secret-box.test.ts': ['runtime'],
+  // The presets' declarations, and Apple's client secret: an ES256 JWT (crypto).
+  'packages/server/src/users/provider-presets.test.ts': ['runtime'],
+  'packages/server/src/admin/pages/settings-secrets.test.ts': [],
 
   // Admin pages: HTML, access and CSRF checks before any storage; first-run and runtime settings
   // are stored.
@@ -157,6 +160,8 @@ export const testPasses = {
   'packages/server/test/http/anonymous-users.test.ts': ['storage'],
   // ID tokens from apps (issue 45): links, used tokens and accounts stored; jose's JWKS fetch is undici's.
   'packages/server/test/http/id-token-signin.test.ts': ['storage', 'runtime'],
+  // Provider presets (issue 45): accounts and links made through a preset's declaration.
+  'packages/server/test/http/provider-presets.test.ts': ['storage'],
   'packages/server/test/http/metrics.test.ts': [],
   // The HTTP parser is Node's (llhttp), and changes with it.
   'packages/server/test/http/odd-headers.test.ts': ['runtime'],

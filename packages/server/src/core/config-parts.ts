@@ -49,16 +49,46 @@ export const secondFactorGroupsSchema = z.array(z.string().min(1).max(100)).max(
 /** Only http(s): a `javascript:` or `data:` link in a mail would be an attack, not a page. */
 export const pageUrlSchema = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
 /**
+ * The kinds of sign-in provider: `oidc` (any issuer), `github`, and the presets of
+ * users/provider-presets.ts (one declaration each; its unit test checks the two lists agree).
+ */
+const PROVIDER_KINDS = [
+  'oidc',
+  'github',
+  'google',
+  'microsoft',
+  'gitlab',
+  'apple',
+  'linkedin',
+  'slack',
+  'twitch',
+  'keycloak',
+  'okta',
+  'auth0',
+  'authentik',
+  'zitadel',
+  'discord',
+  'facebook',
+  'x',
+  'spotify',
+  'bitbucket',
+] as const;
+/** The kinds whose issuer is the team's own: a Keycloak realm, an Okta or Auth0 tenant, an instance. */
+const OWN_ISSUER_KINDS: readonly string[] = ['oidc', 'keycloak', 'okta', 'auth0', 'authentik', 'zitadel'];
+/**
  * A sign-in provider (users/provider-clients.ts): `oidc` is any OpenID Connect provider found by
- * discovery at `issuer`; `google`, `microsoft` (with `tenant`, `common` by default) and `gitlab`
- * (`issuer` for a self-managed one) and `apple` are OpenID Connect with the issuer filled in; `github` is
- * OAuth2 with GitHub's user API (`issuer`: a GitHub Enterprise server). `signup` picks the
- * sign-up policy of a first sign-in; `auto` takes the first one open (docs/users.md, "Providers").
+ * discovery at `issuer`, as are the presets of the team's own issuer (`keycloak`, `okta`, `auth0`,
+ * `authentik`, `zitadel`); the other presets fill the issuer or the OAuth2 endpoints in
+ * (users/provider-presets.ts: `microsoft` with `tenant`, `common` by default; `gitlab` with
+ * `issuer` for a self-managed one; an OAuth2 preset's `issuer` moves its endpoints to that
+ * origin); `github` is OAuth2 with GitHub's user API (`issuer`: a GitHub Enterprise server).
+ * `signup` picks the sign-up policy of a first sign-in; `auto` takes the first one open
+ * (docs/users.md, "Providers").
  */
 const providerSchema = z
   .object({
     id: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'lower-case letters, digits and -, starting with a letter'),
-    kind: z.enum(['oidc', 'github', 'google', 'microsoft', 'gitlab', 'apple']),
+    kind: z.enum([...PROVIDER_KINDS]),
     name: z.string().min(1).max(60).optional(),
     clientId: z.string().min(1).max(500),
     clientSecret: z.string().min(1).max(2000).optional(),
@@ -67,6 +97,18 @@ const providerSchema = z
      * and web clients of one app each have their own); `clientId` is always one.
      */
     clientIds: z.array(z.string().min(1).max(500)).max(20).optional(),
+    /**
+     * Sign in with Apple's client secret, a JWT made from the team's key (users/provider-clients.ts):
+     * the team id, the key's id and the key itself (PEM, PKCS #8, as Apple hands it out).
+     */
+    apple: z
+      .object({
+        teamId: z.string().regex(/^[A-Z0-9]{10}$/, 'the ten characters of the team id'),
+        keyId: z.string().regex(/^[A-Z0-9]{10}$/, 'the ten characters of the key id'),
+        privateKey: z.string().min(1).max(4000).includes('PRIVATE KEY'),
+      })
+      .strict()
+      .optional(),
     issuer: pageUrlSchema.pipe(z.string().max(2000)).optional(),
     tenant: z
       .string()
@@ -79,8 +121,8 @@ const providerSchema = z
     signup: z.enum(['auto', 'signupDirect', 'signupOptin', 'signupReview', 'off']).default('auto'),
   })
   .strict()
-  .refine((p) => p.kind !== 'oidc' || p.issuer !== undefined, {
-    message: 'an oidc provider needs its issuer',
+  .refine((p) => !OWN_ISSUER_KINDS.includes(p.kind) || p.issuer !== undefined, {
+    message: 'this provider needs its issuer (a realm, a tenant, an instance)',
     path: ['issuer'],
   });
 export type ProviderConfig = z.output<typeof providerSchema>;

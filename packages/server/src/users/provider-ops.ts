@@ -187,7 +187,9 @@ export function providerOps(ctx: UserContext) {
         scope: client.scope,
         // A sign-in makes a session: the provider must ask (ASVS 7.6.2). A link is begun by an
         // explicit action already (the account page's link with the CSRF token) and makes none.
-        ...(link ? {} : { prompt: client.prompt }),
+        ...(link || client.prompt === null ? {} : { prompt: client.prompt }),
+        // Apple posts its answer back (the callback route takes POST too, admin/user-pages/provider-pages.ts).
+        ...(client.responseMode ? { response_mode: client.responseMode } : {}),
         state,
         code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
         code_challenge_method: 'S256',
@@ -209,6 +211,7 @@ export function providerOps(ctx: UserContext) {
         const client = await ctx.providerClients(provider);
         let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;
         try {
+          await client.beforeExchange();
           tokens = await oidc.authorizationCodeGrant(client.config, new URL(`${callbackOf(provider.id)}?${query}`), {
             pkceCodeVerifier: flow.verifier,
             expectedState: state,
