@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { defineExtension, refuse } from '../../src/roost.js';
 import { programCaller } from '../../src/users/index.js';
 import { ds, userIdOf } from '../helpers/datastore.js';
 import { startOpenIdProvider, type TestOpenIdProvider } from '../helpers/oidc-provider.js';
@@ -15,6 +16,15 @@ import { freePort, PASSWORD, startServer, type TestServer } from '../helpers/tes
  * cap under a parallel burst.
  */
 const DAY = 86_400_000;
+
+/** A sign-up's hook (docs/hooks.md) sees an upgrade as a sign-up of policy `anonymous`. */
+const spamGate = defineExtension((roost) => {
+  roost.hooks.before('user.signup', ({ policy, input }) => {
+    if (policy === 'anonymous' && input.email?.endsWith('@spam.example'))
+      throw refuse({ code: 'domain_refused', message: 'This domain may not sign up.', fields: { email: 'refused' } });
+    return undefined;
+  });
+});
 
 describe('anonymous accounts over HTTP', () => {
   let s: TestServer;
@@ -43,7 +53,7 @@ describe('anonymous accounts over HTTP', () => {
           anonymous: { perAddress: 100, sweepDays: 7 },
         },
       },
-      { clock },
+      { clock, extensions: [spamGate] },
     );
   });
   after(async () => {
@@ -94,6 +104,13 @@ describe('anonymous accounts over HTTP', () => {
     const taken = await s.users('upgradeAnonymous', { name: 'Taken-Name', password: PASSWORD }, { token: anon.token });
     assert.deepEqual(taken.body.invalid, [['name', 'exists']]);
 
+    const hooked = await s.users(
+      'upgradeAnonymous',
+      { name: 'ada', password: PASSWORD, email: 'ada@spam.example' },
+      { token: anon.token },
+    );
+    assert.equal(hooked.body.code, 'domain_refused');
+    assert.equal((await s.users('message', { message: 'x' }, { token: anon.token })).body.code, 'anonymous_account');
     const upgraded = await s.users(
       'upgradeAnonymous',
       { name: 'ada', password: PASSWORD, email: 'ada@example.com' },

@@ -2,7 +2,7 @@ import { commonErrors } from '../../../core/errors.js';
 import { newId, randomName, randomToken } from '../../../core/ids.js';
 import { invalidField, parseInput } from '../../../core/validation.js';
 import { startSession, type IssuedToken } from '../../sessions.js';
-import { signinHooked } from '../../user-hooks.js';
+import { signinHooked, signupHooked, type SignupValues } from '../../user-hooks.js';
 import { requireUser, type Caller, type UserContext } from '../../user-context.js';
 import { DuplicateUserError, type User } from '../../user-repo.js';
 import type { SignupInput } from '../../user-inputs.js';
@@ -93,7 +93,16 @@ export function anonymousOps(ctx: UserContext, repo: AnonymousRepo, settings: An
     async upgradeAnonymous(caller, input) {
       const user = requireUser(caller);
       if (!user.anonymous) throw anonymousErrors.not_anonymous();
-      const values = parseInput(ctx.inputs.signup.partial({ email: true }), input);
+      const schema = ctx.inputs.signup.partial({ email: true });
+      const given = parseInput(schema, input);
+      // The sign-up's hooks (user-hooks.ts, policy `anonymous`) as for any new account: an upgrade
+      // is how this one gets a name and an email, so a hook that refuses a domain refuses it here.
+      const checked = (v: unknown) => {
+        const hooked = { ...given, ...(v as SignupValues) };
+        const parsed = parseInput(schema, { ...hooked, email: hooked.email ?? undefined });
+        return { ...parsed, email: parsed.email ?? null };
+      };
+      const values = await signupHooked(ctx, caller, 'anonymous', { ...given, email: given.email ?? null }, checked);
       try {
         await ctx.repo.update(user.id, {
           name: values.name,
