@@ -168,7 +168,11 @@ describe('anonymous accounts over HTTP', () => {
     const anon = await anonymous();
     await ds(s, 'newItem', { key: 'linked-notes', value: 'mine' }, { token: anon.token });
     const cookie = `auth=${anon.token}`;
-    const csrf = csrfOf((await getPage(s, '/users/account', cookie)).html);
+    const page = (await getPage(s, '/users/account', cookie)).html;
+    const csrf = csrfOf(page);
+    // Its link form asks for no password: it has none.
+    const linkForm = /<form method="post" action="\/users\/providers\/corp\/link">([\s\S]*?)<\/form>/.exec(page)?.[1];
+    assert.ok(linkForm?.includes('Link') && !linkForm.includes('name="password"'), linkForm);
     const res = await fetch(`${s.url}/users/providers/corp/link`, {
       method: 'POST',
       redirect: 'manual',
