@@ -138,6 +138,12 @@ test('every documented operation, called by a generated client, answers as its s
   await own('users_passkeys');
   await own('users_renamePasskey', { id: 'none', name: 'phone' });
   await own('users_removePasskey', { id: 'none' });
+  await s.grant('signinAnonymous', ['sys:everyone']);
+  const anonymous = await call({ op: 'users_signinAnonymous', body: {} });
+  const anonymousToken = (anonymous.body as { token: string }).token;
+  await call({ op: 'users_upgradeAnonymous', token: anonymousToken, body: { name: 'upgraded', password: PASSWORD } });
+  await own('users_upgradeAnonymous', { name: 'alice2', password: PASSWORD });
+  await call({ op: 'users_signinIdToken', body: { provider: 'nowhere', idToken: 'a.b.c', nonce: 'n' } });
   await call({ op: 'users_passkeySigninOptions', body: {} });
   await call({ op: 'users_passkeyToken', body: { response: { id: 'x' } } });
   await call({ op: 'users_passkeySignin', body: { response: { id: 'x' } } });
