@@ -111,6 +111,7 @@ export function accountOps(ctx: UserContext) {
       const user = requireUser(caller);
       const { password, newpassword } = parseInput(inputs.updatePassword, input);
       await confirmPassword(ctx, user, password);
+      await ctx.breaches.refuseBreached(newpassword, 'newpassword');
       await repo.update(user.id, { passwordHash: await ctx.passwords.hash(newpassword) });
       // Other devices signed in with the old password are signed out; this one stays.
       await repo.deleteSessions(user.id, caller.tokenHash ?? undefined);
@@ -148,6 +149,8 @@ export function accountOps(ctx: UserContext) {
 
     async resetPassword2(_caller: Caller, input: PasswordReset): Promise<void> {
       const { token, newpassword } = parseInput(inputs.resetPassword2, input);
+      // Before the token is taken: a refused password leaves the mailed link working for another.
+      await ctx.breaches.refuseBreached(newpassword, 'newpassword');
       const taken = await repo.takeToken(hashToken(token), 'reset', clock.now());
       if (!taken) throw userErrors.invalid_token({ fields: [['token', 'invalid']] });
       await repo.update(taken.userId, {

@@ -4,6 +4,7 @@ import type { EventBus } from '../core/events.js';
 import { commonErrors } from '../core/errors.js';
 import { hashToken, randomToken } from '../core/ids.js';
 import { invalidField, parseInput } from '../core/validation.js';
+import type { BreachedPasswords } from './breached-passwords.js';
 import type { Passwords } from './passwords.js';
 import type { UserTokenPurpose } from '../storage/schema.js';
 import type { QueuingMailer } from '../core/mailer.js';
@@ -92,6 +93,8 @@ export interface UserContext {
   settings: UserSettings;
   /** Hashes of passwords and recovery codes at the configured cost (passwords.ts). */
   passwords: Passwords;
+  /** The breached-password check of chosen passwords (breached-passwords.ts); passes all when off. */
+  breaches: BreachedPasswords;
   /** The runtime settings in force now (cached by the settings store; read them per operation). */
   runtime(): Promise<UserRuntimeSettings>;
   /** The team's hooks on sign-up and sign-in (user-hooks.ts, docs/hooks.md). */

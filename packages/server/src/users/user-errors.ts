@@ -49,6 +49,10 @@ export const userErrors = defineErrors({
     kind: 'rate_limited',
     message: 'Too many mails were sent for this account or to this address. Try again later.',
   },
+  breach_check_unavailable: {
+    kind: 'unavailable',
+    message: 'The breached-password check could not be done. Try again later.',
+  },
   no_admin_address: {
     kind: 'unavailable',
     message:

@@ -16,6 +16,7 @@ import type { RuntimeSettings, RuntimeSettingsService } from '../core/runtime-se
 import type { CacheFeed } from '../core/cache.js';
 import type { Database } from '../storage/schema.js';
 import { accountOps } from './account-ops.js';
+import { createBreachedPasswords } from './breached-passwords.js';
 import { createPasswords } from './passwords.js';
 import { adminOps } from './admin-ops.js';
 import { impersonationOps } from './impersonation-ops.js';
@@ -141,6 +142,7 @@ export function createUserService(deps: UserServiceDeps): UserService {
     ),
     settings: settingsFrom(deps.config),
     passwords: createPasswords(deps.config.users.passwordHashing),
+    breaches: createBreachedPasswords(deps.config.users.breachedPasswords),
     runtime: async () => {
       const s = await deps.runtimeSettings.current();
       let view = runtimeViews.get(s);
@@ -262,6 +264,7 @@ export function createUserService(deps: UserServiceDeps): UserService {
     endImpersonation: impersonation.endImpersonation,
     async createUser(caller: Caller, values: NewAccount): Promise<User> {
       backendGrants(caller.principal).require('administer');
+      await ctx.breaches.refuseBreached(values.password, 'password');
       return ctx.repo.insert({
         id: newId(),
         name: values.name,
