@@ -16,6 +16,8 @@ import {
   mailFromSchema,
   metricsOptions,
   pageUrlSchema,
+  proofOfWorkSchema,
+  breachedPasswordsSchema,
   providerRedirectsSchema,
   providersSchema,
   rateLimit,
@@ -155,20 +157,10 @@ export const configSchema = z
          * that email, instead of being refused as taken. Off by default.
          */
         linkProvidersByEmail: z.boolean().default(false),
-        /**
-         * The breached-password check of every chosen password (users/breached-passwords.ts,
-         * docs/security.md "Breached passwords"): off by default.
-         */
-        breachedPasswords: z
-          .object({
-            enabled: z.boolean().default(false),
-            rangeUrl: pageUrlSchema.default('https://api.pwnedpasswords.com/range/'),
-            minCount: z.number().int().min(1).default(1),
-            timeoutMs: z.number().int().min(100).max(30_000).default(3000),
-            onUnavailable: z.enum(['allow', 'refuse']).default('allow'),
-          })
-          .strict()
-          .prefault({}),
+        /** The proof of work of sign-ups, sign-ins and resets (users/proof-of-work.ts): off by default. */
+        proofOfWork: proofOfWorkSchema.prefault({}),
+        /** The breached-password check of chosen passwords (users/breached-passwords.ts): off by default. */
+        breachedPasswords: breachedPasswordsSchema.prefault({}),
       })
       .strict()
       .prefault({}),

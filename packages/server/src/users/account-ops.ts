@@ -65,6 +65,7 @@ export function accountOps(ctx: UserContext) {
     /** A new session's token, and when it expires (ms since the epoch). */
     async token(caller: Caller, input: Credentials): Promise<{ token: string; expires: number }> {
       const { identity, password } = parseInput(inputs.credentials, input);
+      await ctx.proofOfWork.demand(caller);
       await signinHooked(ctx, caller.principal, 'password', 'password', identity);
       return issueToken(ctx, caller, identity, password);
     },
@@ -142,8 +143,9 @@ export function accountOps(ctx: UserContext) {
 
     // Answers the same, in the same time, whether or not the account exists, so it cannot be
     // used to find accounts: the look-up and the mail happen after the answer (mail/mail-queue.ts).
-    async resetPassword(_caller: Caller, input: IdentityInput): Promise<void> {
+    async resetPassword(caller: Caller, input: IdentityInput): Promise<void> {
       const { identity } = parseInput(inputs.identity, input);
+      await ctx.proofOfWork.demand(caller);
       ctx.mailer.later(() => mailResetToken(identity));
     },
 
