@@ -123,6 +123,8 @@ export const testPasses = {
   'packages/server/test/http/breached-passwords.test.ts': ['runtime'],
   // The proof of work: challenges signed with a key in the database, spent once across parallel calls.
   'packages/server/test/http/proof-of-work.test.ts': ['storage'],
+  // The new-device mail: the devices an account signed in from, kept in the database.
+  'packages/server/test/http/new-device-mail.test.ts': ['storage'],
   // Collections: records in tables of their own, JSON on SQLite and jsonb on PostgreSQL.
   'packages/server/test/http/collection-records.test.ts': ['storage'],
   'packages/server/test/http/collection-rules.test.ts': ['storage'],

@@ -250,6 +250,14 @@ interface SigninKeysTable {
   created: number;
 }
 
+/** The devices an account signed in from (users/device-repo.ts): the hash of its id and User-Agent. */
+interface KnownDevicesTable {
+  user_id: string;
+  device_hash: string;
+  first_seen: number;
+  last_seen: number;
+}
+
 interface CoreTables {
   users: UsersTable;
   sessions: SessionsTable;
@@ -270,6 +278,7 @@ interface CoreTables {
   request_logs: RequestLogsTable;
   backup_runs: BackupRunsTable;
   signin_keys: SigninKeysTable;
+  known_devices: KnownDevicesTable;
 }
 
 export interface Database extends CoreTables, DataStoreTables, FileStoreTables {}

@@ -17,6 +17,7 @@ import type { CacheFeed } from '../core/cache.js';
 import type { Database } from '../storage/schema.js';
 import { accountOps } from './account-ops.js';
 import { createBreachedPasswords } from './breached-passwords.js';
+import { createDeviceRepo } from './device-repo.js';
 import { createPasswords } from './passwords.js';
 import { createProofOfWork } from './proof-of-work.js';
 import { createSigninKeyRepo } from './signin-key-repo.js';
@@ -91,6 +92,7 @@ function settingsFrom(config: Config): UserSettings {
     mailWindowMs: config.rateLimit.mailWindowSeconds * 1000,
     totpIssuer: new URL(config.publicUrl).hostname,
     providerCallbackBase: `${config.publicUrl}/users/providers`,
+    newDeviceMail: u.newDeviceMail ? { accountUrl: `${config.publicUrl}/users/account` } : null,
   };
 }
 
@@ -145,6 +147,7 @@ export function createUserService(deps: UserServiceDeps): UserService {
     settings: settingsFrom(deps.config),
     passwords: createPasswords(deps.config.users.passwordHashing),
     breaches: createBreachedPasswords(deps.config.users.breachedPasswords),
+    devices: createDeviceRepo(deps.db),
     proofOfWork: createProofOfWork(
       deps.config.users.proofOfWork,
       { countAttempt: stored.countAttempt, key: createSigninKeyRepo(deps.db).key },

@@ -12,9 +12,21 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('value', 'varchar(128)', (c) => c.notNull())
     .addColumn('created', 'bigint', (c) => c.notNull())
     .execute();
+  // The devices each account signed in from (users/device-repo.ts): a sign-in from one not seen
+  // before is told to the account by mail, when `users.newDeviceMail` is on. A device is the
+  // SHA-256 of the account's id and the client's User-Agent; addresses change too often to count.
+  await db.schema
+    .createTable('known_devices')
+    .addColumn('user_id', 'varchar(64)', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('device_hash', 'varchar(64)', (c) => c.notNull())
+    .addColumn('first_seen', 'bigint', (c) => c.notNull())
+    .addColumn('last_seen', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('known_devices_pk', ['user_id', 'device_hash'])
+    .execute();
 }
 
 // Migrations are never run down (storage/migrations/index.ts `migrateTo`).
 export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.dropTable('known_devices').execute();
   await db.schema.dropTable('signin_keys').execute();
 }
