@@ -125,6 +125,8 @@ export const testPasses = {
   'packages/server/test/http/proof-of-work.test.ts': ['storage'],
   // The new-device mail: the devices an account signed in from, kept in the database.
   'packages/server/test/http/new-device-mail.test.ts': ['storage'],
+  // Trusted devices: their tokens in user_tokens, forgotten with the sessions.
+  'packages/server/test/http/trusted-devices.test.ts': ['storage'],
   // Collections: records in tables of their own, JSON on SQLite and jsonb on PostgreSQL.
   'packages/server/test/http/collection-records.test.ts': ['storage'],
   'packages/server/test/http/collection-rules.test.ts': ['storage'],
@@ -228,6 +230,8 @@ export const testPasses = {
   'packages/server/test/pages/file-stores-page.test.ts': [],
   // The proof of work's widget in chromium under the pages' CSP (the check itself: http/proof-of-work.test.ts).
   'packages/server/test/pages/proof-of-work.browser.test.ts': [],
+  // The trusted device's checkbox and cookie in chromium (the rules: http/trusted-devices.test.ts).
+  'packages/server/test/pages/trusted-devices.browser.test.ts': [],
   'packages/server/test/pages/passkeys.browser.test.ts': [],
   'packages/server/test/pages/providers.browser.test.ts': [],
   'packages/server/test/pages/second-factor.browser.test.ts': [],

@@ -157,6 +157,11 @@ export const configSchema = z
          * that email, instead of being refused as taken. Off by default.
          */
         linkProvidersByEmail: z.boolean().default(false),
+        /**
+         * Days a device may skip the second factor after a second step that asked to trust it
+         * (users/trusted-devices.ts); 0: no device is trusted.
+         */
+        trustedDeviceDays: z.number().int().min(0).max(365).default(0),
         /** Mail an account at a sign-in from a device it never signed in from (users/new-device-mail.ts). */
         newDeviceMail: z.boolean().default(false),
         /** The proof of work of sign-ups, sign-ins and resets (users/proof-of-work.ts): off by default. */

@@ -174,7 +174,15 @@ interface RecoveryCodesTable {
  * `signin_code`: a sign-in by mail, its code's hash as payload (users/signin-methods/mail-code/);
  * `provider_grant`: a provider sign-in handed to an app, for `signinProvider2` (users/provider-ops.ts).
  */
-export type UserTokenPurpose = 'activate' | 'verify_email' | 'reset' | 'challenge' | 'signin_code' | 'provider_grant';
+export type UserTokenPurpose =
+  | 'activate'
+  | 'verify_email'
+  | 'reset'
+  | 'challenge'
+  | 'signin_code'
+  | 'provider_grant'
+  /** A device that skips the second factor until it expires (users/trusted-devices.ts). */
+  | 'trusted_device';
 
 interface UserTokensTable {
   token_hash: string;

@@ -66,7 +66,7 @@ export async function issueToken(
     await ctx.repo.rehashPassword(user.id, user.passwordHash, await ctx.passwords.hash(password));
   // With a second factor to come, the right password still counts as an attempt until the second
   // step completes: otherwise each password sign-in would reset the count of wrong codes.
-  await challengeIfNeeded(ctx, user);
+  await challengeIfNeeded(ctx, user, caller);
   await attempt.succeeded();
   await fromAddress.succeeded();
   return startSession(ctx, caller, user, 'password');

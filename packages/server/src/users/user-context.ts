@@ -35,6 +35,8 @@ export interface Caller {
   device?: string;
   /** A solved proof-of-work challenge the client sent (proof-of-work.ts), for the guarded operations. */
   proof?: string;
+  /** The token of a device the account trusts (trusted-devices.ts): its sign-ins skip the second factor. */
+  trustedDevice?: string;
   /** The administrator's user id when the session is an impersonation (impersonation-ops.ts). */
   impersonator?: string | null;
 }
@@ -62,6 +64,8 @@ export interface UserSettings {
   providerCallbackBase: string;
   /** The issuer an authenticator app shows beside the account (the public url's host name). */
   totpIssuer: string;
+  /** How long a trusted device skips the second factor (trusted-devices.ts); 0: never. */
+  trustedDeviceMs: number;
   /** Mail the account at a sign-in from a device it never signed in from (new-device-mail.ts); null: off. */
   newDeviceMail: { accountUrl: string } | null;
 }

@@ -92,6 +92,7 @@ function settingsFrom(config: Config): UserSettings {
     mailWindowMs: config.rateLimit.mailWindowSeconds * 1000,
     totpIssuer: new URL(config.publicUrl).hostname,
     providerCallbackBase: `${config.publicUrl}/users/providers`,
+    trustedDeviceMs: u.trustedDeviceDays * 24 * 3600 * 1000,
     newDeviceMail: u.newDeviceMail ? { accountUrl: `${config.publicUrl}/users/account` } : null,
   };
 }

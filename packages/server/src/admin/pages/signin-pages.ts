@@ -9,6 +9,7 @@ import {
   callerOf,
   clearAuthCookie,
   startCookieSession,
+  setTrustedDeviceCookie,
   withClient,
   type RequestCaller,
 } from '../../http/auth.js';
@@ -218,6 +219,7 @@ async function afterSecondStep(
     return sendHtml(reply, await shell(users, request, reply, audience, page), 403);
   }
   await startCookieSession(request, reply, users, step.token, config.users.tokenLifetimeSeconds);
+  if (step.deviceToken) setTrustedDeviceCookie(request, reply, step.deviceToken, config.users.trustedDeviceDays);
   if (!step.recoveryCodes) return reply.redirect(safeNext(next, audience), 303);
   const page = {
     title: 'Your recovery codes',

@@ -148,6 +148,7 @@ async function enrolling(m: Matrix, caller: Live | Dead): Promise<void> {
 
 const USERS: Record<string, Row> = {
   ping: { expect: all(200), prepare: async () => ({ path: '/users/api/ping' }) },
+  challenge: { expect: all(200), prepare: async () => ({ path: '/users/api/challenge' }) },
   token: {
     expect: all({ status: 200, result: true }),
     prepare: async () => ({ path: '/users/api/token', values: { identity: 'credentials', password: PASSWORD } }),

@@ -53,6 +53,7 @@ export function operationsOf(roost: Roost): OperationInfo[] {
 export const FIELDS: Record<Service, Record<string, readonly string[]>> = {
   users: {
     ping: [],
+    challenge: [],
     token: ['identity', 'password'],
     signin: ['identity', 'password'],
     signout: [],
