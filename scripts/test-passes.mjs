@@ -141,6 +141,8 @@ export const testPasses = {
   'packages/server/test/http/extension-routes.test.ts': ['storage'],
   'packages/server/test/http/filestore-connectors.test.ts': ['storage'],
   'packages/server/test/http/filestore-download.test.ts': ['storage', 'runtime'],
+  // Direct uploads and downloads (issue 41, item 2): S3 in both passes (its own bucket), presigned URLs over fetch.
+  'packages/server/test/http/filestore-direct.test.ts': ['storage'],
   'packages/server/test/http/filestore-large.test.ts': ['storage', 'runtime'],
   'packages/server/test/http/filestore-operations.test.ts': ['storage'],
   'packages/server/test/http/filestore-races.test.ts': ['storage'],

@@ -158,6 +158,27 @@ export const blobStoreOptions = z.discriminatedUnion('kind', [
     }),
 ]);
 
+/**
+ * Transfers between clients and a store's bucket that leave Roost out of the bytes' way
+ * (docs/filestore.md, "Direct uploads and downloads"; filestore/direct-ops.ts). Only for a store
+ * whose blobs are on S3 (checked in core/config.ts).
+ */
+const directTransferOptions = z
+  .object({
+    /** `@directUpload` hands out a presigned PUT of the announced size and type; `@directFinish` records it. */
+    uploads: z.boolean().default(true),
+    /** A download (a plain GET, `@read`) answers 302 to a presigned GET; `@link` answers its URL as JSON. */
+    downloads: z.boolean().default(false),
+    /** How long a presigned URL, and an upload's token, stay valid (S3 takes at most 7 days). */
+    expiresSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(7 * 86_400)
+      .default(300),
+  })
+  .strict();
+
 export const fileStoreOptions = z
   .object({
     read: z.enum(['sys:everyone', 'sys:authenticated']).default('sys:authenticated'),
@@ -170,6 +191,8 @@ export const fileStoreOptions = z
     maxPageSize: z.number().int().min(1).max(10_000).default(1000),
     /** This store's contents elsewhere than the global `blobs`. */
     blobs: blobStoreOptions.optional(),
+    /** Direct uploads and downloads between clients and the bucket (`directTransferOptions`); S3 blobs only. */
+    direct: directTransferOptions.optional(),
   })
   .strict();
 
