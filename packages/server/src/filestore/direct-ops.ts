@@ -40,6 +40,9 @@ const KEEP_MS = 86_400_000;
 /** Types whose first bytes name them for certain (mime-sniff.ts): announced or found, the other must agree. */
 const SIGNATURE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'application/pdf']);
 
+/** Types a browser would run script in, shown from the bucket's origin. */
+const SCRIPTABLE = /html|xml|svg|javascript|ecmascript/i;
+
 const essence = (mime: string) => mime.split(';')[0]?.trim().toLowerCase() ?? '';
 
 /** Whether the first bytes can be of the announced type (a ZIP or text says too little to refuse anything). */
@@ -185,9 +188,13 @@ export function directOps(
       const entry = await authorize(ctx, 'read', principal, path);
       if (entry === null || entry.type !== 'f' || entry.blobId === null) throw fileStoreErrors.not_a_file();
       const expires = clock.now() + expiresSeconds * 1000;
+      const mime = entry.mime || 'application/octet-stream';
       const url = await direct.signDownload(entry.blobId, {
-        mime: entry.mime || 'application/octet-stream',
+        mime,
         filename: entry.name,
+        // S3 serves no sandbox (http/file-download.ts sends one): a page or a script an uploader
+        // chose is saved, not shown, on the bucket's origin.
+        attachment: SCRIPTABLE.test(mime),
         expiresSeconds: expiresSeconds,
       });
       return { url, expires };

@@ -21,8 +21,11 @@ export interface DirectTransfers {
   dropStaged(staging: string): Promise<void>;
   /** The staging objects of one store (for the sweep): `id` is the token. */
   listStaged(store: string): AsyncIterable<ListedBlob>;
-  /** A presigned GET of a blob, answered by S3 with the given type and file name. */
-  signDownload(blobId: string, download: { mime: string; filename: string; expiresSeconds: number }): Promise<string>;
+  /** A presigned GET of a blob, answered by S3 with the given type, file name and disposition. */
+  signDownload(
+    blobId: string,
+    download: { mime: string; filename: string; attachment: boolean; expiresSeconds: number },
+  ): Promise<string>;
 }
 
 /** A request the client sends to S3 as it is: the method, the URL and the headers the signature covers. */
@@ -109,14 +112,15 @@ export function s3DirectTransfers(
         if (STAGING.test(`${store}/${name}`)) yield { id: name, modified };
     },
 
-    async signDownload(blobId, { mime, filename, expiresSeconds }) {
+    async signDownload(blobId, { mime, filename, attachment, expiresSeconds }) {
       const [{ sdk, client }, { getSignedUrl }] = await Promise.all([s3(), signer()]);
+      const encodedName = `filename*=UTF-8''${encodeURIComponent(filename)}`;
       const command = new sdk.GetObjectCommand({
         Bucket,
         Key: blobKey(blobId),
         ResponseContentType: mime,
         // RFC 6266's UTF-8 form: any name, quoted safely.
-        ResponseContentDisposition: `inline; filename*=UTF-8''${encodeURIComponent(filename)}`,
+        ResponseContentDisposition: `${attachment ? 'attachment' : 'inline'}; ${encodedName}`,
       });
       return getSignedUrl(client, command, { expiresIn: expiresSeconds });
     },
