@@ -160,7 +160,7 @@ export const blobStoreOptions = z.discriminatedUnion('kind', [
 
 /**
  * Transfers between clients and a store's bucket that leave Roost out of the bytes' way
- * (docs/filestore.md, "Direct uploads and downloads"; filestore/direct-ops.ts). Only for a store
+ * (docs/filestore.md, "Direct uploads and downloads (S3)"; filestore/direct-ops.ts). Only for a store
  * whose blobs are on S3 (checked in core/config.ts).
  */
 const directTransferOptions = z

@@ -54,7 +54,7 @@ function typeAgrees(announced: string, head: Buffer, complete: boolean): boolean
 
 /**
  * Direct uploads and downloads (issue 41, item 2; docs/filestore.md "Direct uploads and
- * downloads"): the bytes go between the client and the bucket, Roost signs and checks.
+ * downloads (S3)"): the bytes go between the client and the bucket, Roost signs and checks.
  * `directUpload` checks what a `write` to the path would (permission, `maxFileBytes`) and hands
  * out a presigned PUT to a staging object (storage/s3-direct.ts) with a token. `directFinish`
  * takes the token once, from the same caller for the same path: the object's size and type as

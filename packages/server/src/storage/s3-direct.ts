@@ -5,7 +5,7 @@ import { BLOB_ID, listedObjects, type s3Connection, type S3BlobStoreOptions } fr
 /**
  * What a blob store on S3 offers besides `BlobStore` (storage/blob-store.ts): transfers between a
  * client and the bucket that Roost signs but does not carry (filestore/direct-ops.ts,
- * docs/filestore.md "Direct uploads and downloads"). A client uploads to a *staging* object,
+ * docs/filestore.md "Direct uploads and downloads (S3)"). A client uploads to a *staging* object,
  * `<prefix>direct/<store>/<token>`, never to a blob: the presigned URL stays valid until it
  * expires, so a blob it could reach would change under a file. Roost copies a checked staging
  * object to a new blob (`adopt`).

@@ -6,7 +6,7 @@ import { asInput } from './wire-values.js';
 
 /**
  * The direct uploads and downloads of a file store whose `direct` setting asks for them
- * (filestore/direct-ops.ts, docs/filestore.md "Direct uploads and downloads"), as rows of the
+ * (filestore/direct-ops.ts, docs/filestore.md "Direct uploads and downloads (S3)"), as rows of the
  * file store's table (filestore-protocol.ts `fileOperations`), which hands in how an entry is shown.
  */
 export function directOperations(shown: { entry: object; view: (entry: FileEntry) => object }): FileOperation[] {
