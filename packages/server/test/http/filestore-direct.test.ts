@@ -306,7 +306,7 @@ describe('direct uploads and downloads with S3', () => {
     assert.deepEqual(await keys(), before);
   });
 
-  test('an unfinished upload is swept after its expiry, its token a day later', async () => {
+  test('an unfinished upload is swept by the job after its expiry, its token a day later', async () => {
     const before = await keys();
     const asked = await ask('files/left.txt', { size: 4, mime: 'text/plain' }, alice);
     await put(asked.body, Buffer.from('left'));
@@ -314,7 +314,11 @@ describe('direct uploads and downloads with S3', () => {
     assert.equal(await sweep(), 0);
     ahead = 6 * 60_000;
     try {
-      assert.equal(await sweep(), 1);
+      // The scheduled job (services.ts) sweeps, run now as the jobs page runs it.
+      const job = 'roost.direct-upload-sweep';
+      await s.roost.jobCatalog.runNow(programCaller('test').principal, job);
+      for (let i = 0; i < 200 && (await staged()).length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(await staged(), []);
       assert.equal((await finish('files/left.txt', asked.body.upload, alice)).body.code, 'upload_expired');
       ahead = 25 * 3600_000;
       await sweep();
