@@ -243,6 +243,13 @@ interface BackupRunsTable {
 }
 
 /** Tables of the user identity service and the shared ones (permissions, settings). */
+/** Keys the sign-in makes for itself, once (users/signin-key-repo.ts): the proof-of-work's HMAC key. */
+interface SigninKeysTable {
+  name: string;
+  value: string;
+  created: number;
+}
+
 interface CoreTables {
   users: UsersTable;
   sessions: SessionsTable;
@@ -262,6 +269,7 @@ interface CoreTables {
   audit_log: AuditLogTable;
   request_logs: RequestLogsTable;
   backup_runs: BackupRunsTable;
+  signin_keys: SigninKeysTable;
 }
 
 export interface Database extends CoreTables, DataStoreTables, FileStoreTables {}
