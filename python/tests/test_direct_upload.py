@@ -60,6 +60,8 @@ class DirectUploadTest(unittest.TestCase):
         assert cls.s3.stdin is not None
         cls.s3.stdin.close()
         cls.s3.wait(10)
+        if cls.s3.stdout is not None:
+            cls.s3.stdout.close()
         cls.s3_dir.cleanup()
 
     def setUp(self) -> None:
