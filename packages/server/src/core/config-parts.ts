@@ -179,6 +179,22 @@ const directTransferOptions = z
   })
   .strict();
 
+/**
+ * The stores whose `direct` setting has no bucket to sign with (a presigned URL is S3's:
+ * filestore/direct-ops.ts): an issue of the configuration for each (core/config.ts).
+ */
+export function directWithoutS3(
+  stores: Record<string, { direct?: object | undefined; blobs?: { kind: string } | undefined }>,
+  blobs: { kind: string },
+): { path: string[]; message: string }[] {
+  return Object.entries(stores)
+    .filter(([, store]) => store.direct && (store.blobs ?? blobs).kind !== 's3')
+    .map(([name]) => ({
+      path: ['fileStores', name, 'direct'],
+      message: "direct uploads and downloads need the store's blobs on S3 (blobs: { kind: 's3', ... })",
+    }));
+}
+
 export const fileStoreOptions = z
   .object({
     read: z.enum(['sys:everyone', 'sys:authenticated']).default('sys:authenticated'),

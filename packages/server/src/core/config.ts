@@ -9,6 +9,7 @@ import {
   collectionName,
   collectionOptions,
   dataStoreOptions,
+  directWithoutS3,
   fileStoreOptions,
   identityPolicySchema,
   requestLogOptions,
@@ -254,19 +255,12 @@ export const configSchema = z
   })
   .strict()
   .superRefine((config, ctx) => {
-    for (const [name, store] of Object.entries(config.fileStores)) {
+    for (const name of Object.keys(config.fileStores)) {
       if (name in config.dataStores) {
         ctx.addIssue({ code: 'custom', path: ['fileStores', name], message: 'a data store has this name already' });
       }
-      // A presigned URL is S3's (filestore/direct-ops.ts): local blobs have nothing to sign one with.
-      if (store.direct && (store.blobs ?? config.blobs).kind !== 's3') {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['fileStores', name, 'direct'],
-          message: "direct uploads and downloads need the store's blobs on S3 (blobs: { kind: 's3', ... })",
-        });
-      }
     }
+    for (const issue of directWithoutS3(config.fileStores, config.blobs)) ctx.addIssue({ code: 'custom', ...issue });
     // A webhook names its service by name alone (realtime/webhooks.ts): one name, one service.
     for (const name of Object.keys(config.collections)) {
       if (name in config.dataStores || name in config.fileStores) {
