@@ -21,6 +21,8 @@ export const testPasses = {
   // Collections through the connector: fetch with JSON bodies, and live queries over SSE.
   'packages/client/test/collections.test.ts': ['runtime'],
   'packages/client/test/datastore.test.ts': ['runtime'],
+  // Direct uploads through the connector: its own S3 bucket in pass 1 already; fetch of Blobs to presigned URLs.
+  'packages/client/test/direct-upload.test.ts': ['runtime'],
   'packages/client/test/docs.test.ts': [],
   'packages/client/test/errors.test.ts': ['runtime'],
   'packages/client/test/filestore.test.ts': ['runtime'],
@@ -149,6 +151,8 @@ export const testPasses = {
   'packages/server/test/http/extension-routes.test.ts': ['storage'],
   'packages/server/test/http/filestore-connectors.test.ts': ['storage'],
   'packages/server/test/http/filestore-download.test.ts': ['storage', 'runtime'],
+  // Direct uploads and downloads (issue 41, item 2): S3 in both passes (its own bucket), presigned URLs over fetch.
+  'packages/server/test/http/filestore-direct.test.ts': ['storage'],
   'packages/server/test/http/filestore-large.test.ts': ['storage', 'runtime'],
   'packages/server/test/http/filestore-operations.test.ts': ['storage'],
   'packages/server/test/http/filestore-races.test.ts': ['storage'],

@@ -158,6 +158,43 @@ export const blobStoreOptions = z.discriminatedUnion('kind', [
     }),
 ]);
 
+/**
+ * Transfers between clients and a store's bucket that leave Roost out of the bytes' way
+ * (docs/filestore.md, "Direct uploads and downloads (S3)"; filestore/direct-ops.ts). Only for a store
+ * whose blobs are on S3 (checked in core/config.ts).
+ */
+const directTransferOptions = z
+  .object({
+    /** `@directUpload` hands out a presigned PUT of the announced size and type; `@directFinish` records it. */
+    uploads: z.boolean().default(true),
+    /** A download (a plain GET, `@read`) answers 302 to a presigned GET; `@link` answers its URL as JSON. */
+    downloads: z.boolean().default(false),
+    /** How long a presigned URL, and an upload's token, stay valid (S3 takes at most 7 days). */
+    expiresSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(7 * 86_400)
+      .default(300),
+  })
+  .strict();
+
+/**
+ * The stores whose `direct` setting has no bucket to sign with (a presigned URL is S3's:
+ * filestore/direct-ops.ts): an issue of the configuration for each (core/config.ts).
+ */
+export function directWithoutS3(
+  stores: Record<string, { direct?: object | undefined; blobs?: { kind: string } | undefined }>,
+  blobs: { kind: string },
+): { path: string[]; message: string }[] {
+  return Object.entries(stores)
+    .filter(([, store]) => store.direct && (store.blobs ?? blobs).kind !== 's3')
+    .map(([name]) => ({
+      path: ['fileStores', name, 'direct'],
+      message: "direct uploads and downloads need the store's blobs on S3 (blobs: { kind: 's3', ... })",
+    }));
+}
+
 export const fileStoreOptions = z
   .object({
     read: z.enum(['sys:everyone', 'sys:authenticated']).default('sys:authenticated'),
@@ -170,6 +207,8 @@ export const fileStoreOptions = z
     maxPageSize: z.number().int().min(1).max(10_000).default(1000),
     /** This store's contents elsewhere than the global `blobs`. */
     blobs: blobStoreOptions.optional(),
+    /** Direct uploads and downloads between clients and the bucket (`directTransferOptions`); S3 blobs only. */
+    direct: directTransferOptions.optional(),
   })
   .strict();
 

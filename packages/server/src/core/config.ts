@@ -9,6 +9,7 @@ import {
   collectionName,
   collectionOptions,
   dataStoreOptions,
+  directWithoutS3,
   fileStoreOptions,
   identityPolicySchema,
   requestLogOptions,
@@ -266,6 +267,7 @@ export const configSchema = z
         ctx.addIssue({ code: 'custom', path: ['fileStores', name], message: 'a data store has this name already' });
       }
     }
+    for (const issue of directWithoutS3(config.fileStores, config.blobs)) ctx.addIssue({ code: 'custom', ...issue });
     // A webhook names its service by name alone (realtime/webhooks.ts): one name, one service.
     for (const name of Object.keys(config.collections)) {
       if (name in config.dataStores || name in config.fileStores) {

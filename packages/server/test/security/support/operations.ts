@@ -118,6 +118,9 @@ export const FIELDS: Record<Service, Record<string, readonly string[]>> = {
     getOwner: ['path'],
     setOwner: ['path', 'owner', 'newOwner'],
     ping: ['path'],
+    directUpload: ['path', 'size', 'mime'],
+    directFinish: ['path', 'upload'],
+    link: ['path'],
     [DOWNLOAD]: [],
   },
 };
