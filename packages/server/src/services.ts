@@ -314,6 +314,13 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   extensionJobs.api.schedule('roost.audit-retention', '17 3 * * *', () =>
     audit.sweep(clock.now() - config.audit.retentionDays * 86_400_000),
   );
+  // What unfinished direct uploads left in the buckets (filestore/direct-ops.ts `sweepDirect`),
+  // every ten minutes, once across processes; only where a store takes direct uploads.
+  const direct = fileStores.names.filter((name) => config.fileStores[name]?.direct?.uploads);
+  if (direct.length > 0)
+    extensionJobs.api.schedule('roost.direct-upload-sweep', '*/10 * * * *', async () => {
+      for (const name of direct) await fileStores.get(name)?.sweepDirect(programCaller('roost').principal);
+    });
   const backups = createBackups({
     config,
     db: db as Kysely<unknown>,

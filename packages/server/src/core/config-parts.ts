@@ -218,6 +218,43 @@ export const blobStoreOptions = z.discriminatedUnion('kind', [
     }),
 ]);
 
+/**
+ * Transfers between clients and a store's bucket that leave Roost out of the bytes' way
+ * (docs/filestore.md, "Direct uploads and downloads (S3)"; filestore/direct-ops.ts). Only for a store
+ * whose blobs are on S3 (checked in core/config.ts).
+ */
+const directTransferOptions = z
+  .object({
+    /** `@directUpload` hands out a presigned PUT of the announced size and type; `@directFinish` records it. */
+    uploads: z.boolean().default(true),
+    /** A download (a plain GET, `@read`) answers 302 to a presigned GET; `@link` answers its URL as JSON. */
+    downloads: z.boolean().default(false),
+    /** How long a presigned URL, and an upload's token, stay valid (S3 takes at most 7 days). */
+    expiresSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(7 * 86_400)
+      .default(300),
+  })
+  .strict();
+
+/**
+ * The stores whose `direct` setting has no bucket to sign with (a presigned URL is S3's:
+ * filestore/direct-ops.ts): an issue of the configuration for each (core/config.ts).
+ */
+export function directWithoutS3(
+  stores: Record<string, { direct?: object | undefined; blobs?: { kind: string } | undefined }>,
+  blobs: { kind: string },
+): { path: string[]; message: string }[] {
+  return Object.entries(stores)
+    .filter(([, store]) => store.direct && (store.blobs ?? blobs).kind !== 's3')
+    .map(([name]) => ({
+      path: ['fileStores', name, 'direct'],
+      message: "direct uploads and downloads need the store's blobs on S3 (blobs: { kind: 's3', ... })",
+    }));
+}
+
 export const fileStoreOptions = z
   .object({
     read: z.enum(['sys:everyone', 'sys:authenticated']).default('sys:authenticated'),
@@ -230,6 +267,8 @@ export const fileStoreOptions = z
     maxPageSize: z.number().int().min(1).max(10_000).default(1000),
     /** This store's contents elsewhere than the global `blobs`. */
     blobs: blobStoreOptions.optional(),
+    /** Direct uploads and downloads between clients and the bucket (`directTransferOptions`); S3 blobs only. */
+    direct: directTransferOptions.optional(),
   })
   .strict();
 
@@ -337,5 +376,39 @@ export const metricsOptions = z
      * /metrics without signing in; administrators always may.
      */
     allow: z.array(addressOrRange).default([]),
+  })
+  .strict();
+
+/**
+ * The proof of work of sign-ups, sign-ins, resets and mailed sign-ins (users/proof-of-work.ts,
+ * docs/security.md "Proof of work under attack"): `off`, `auto` (while more than `attackThreshold`
+ * of those calls come in a minute) or `always`.
+ */
+export const proofOfWorkSchema = z
+  .object({
+    mode: z.enum(['off', 'auto', 'always']).default('off'),
+    /** PBKDF2-SHA-256 iterations of one try. */
+    cost: z.number().int().min(1).max(100_000).default(1000),
+    /** The tries a client needs lie between these (the secret counter is drawn from them). */
+    counterMin: z.number().int().min(0).max(10_000_000).default(1000),
+    counterMax: z.number().int().min(1).max(10_000_000).default(5000),
+    expiresSeconds: z.number().int().min(10).max(3600).default(300),
+    attackThreshold: z.number().int().min(1).default(60),
+    attackHoldSeconds: z.number().int().min(1).max(86_400).default(600),
+  })
+  .strict()
+  .refine((p) => p.counterMin <= p.counterMax, { message: 'counterMin must not exceed counterMax' });
+
+/**
+ * The breached-password check of every chosen password (users/breached-passwords.ts,
+ * docs/security.md "Breached passwords"): off by default.
+ */
+export const breachedPasswordsSchema = z
+  .object({
+    enabled: z.boolean().default(false),
+    rangeUrl: pageUrlSchema.default('https://api.pwnedpasswords.com/range/'),
+    minCount: z.number().int().min(1).default(1),
+    timeoutMs: z.number().int().min(100).max(30_000).default(3000),
+    onUnavailable: z.enum(['allow', 'refuse']).default('allow'),
   })
   .strict();

@@ -9,6 +9,7 @@ import {
   collectionName,
   collectionOptions,
   dataStoreOptions,
+  directWithoutS3,
   fileStoreOptions,
   identityPolicySchema,
   requestLogOptions,
@@ -16,6 +17,8 @@ import {
   mailFromSchema,
   metricsOptions,
   pageUrlSchema,
+  proofOfWorkSchema,
+  breachedPasswordsSchema,
   anonymousUsersOptions,
   providerRedirectsSchema,
   providersSchema,
@@ -156,7 +159,17 @@ export const configSchema = z
          * that email, instead of being refused as taken. Off by default.
          */
         linkProvidersByEmail: z.boolean().default(false),
-        /** Anonymous accounts: per-address limit, cap and sweep (config-parts.ts `anonymousUsersOptions`). */
+        /**
+         * Days a device may skip the second factor after a second step that asked to trust it
+         * (users/trusted-devices.ts); 0: no device is trusted.
+         */
+        trustedDeviceDays: z.number().int().min(0).max(365).default(0),
+        /** Mail an account at a sign-in from a device it never signed in from (users/new-device-mail.ts). */
+        newDeviceMail: z.boolean().default(false),
+        /** The proof of work of sign-ups, sign-ins and resets (users/proof-of-work.ts): off by default. */
+        proofOfWork: proofOfWorkSchema.prefault({}),
+        /** The breached-password check of chosen passwords (users/breached-passwords.ts): off by default. */
+        breachedPasswords: breachedPasswordsSchema.prefault({}),
         anonymous: anonymousUsersOptions.prefault({}),
       })
       .strict()
@@ -256,6 +269,7 @@ export const configSchema = z
         ctx.addIssue({ code: 'custom', path: ['fileStores', name], message: 'a data store has this name already' });
       }
     }
+    for (const issue of directWithoutS3(config.fileStores, config.blobs)) ctx.addIssue({ code: 'custom', ...issue });
     // A webhook names its service by name alone (realtime/webhooks.ts): one name, one service.
     for (const name of Object.keys(config.collections)) {
       if (name in config.dataStores || name in config.fileStores) {

@@ -7,7 +7,9 @@ import type { FileStoreOptions } from '../core/config.js';
 import type { EventBus } from '../core/events.js';
 import { backendGrants } from '../core/grants.js';
 import { servicePermissions, type PermissionStore, type Principal } from '../core/permissions.js';
-import type { BlobStore, ByteRange } from '../storage/blob-store.js';
+import type { BlobStore, ByteRange, StoredBlob } from '../storage/blob-store.js';
+import { directOps } from './direct-ops.js';
+import type { DirectUploadRepo } from './direct-upload-repo.js';
 import type { FileStoreContext } from './filestore-context.js';
 import { FILESTORE_KEY_ACCESS, fileStorePermissionDefaults } from './filestore-permissions.js';
 import type { createFileStoreRepo, FileEntry } from './filestore-repo.js';
@@ -21,6 +23,8 @@ export interface Upload {
   mime?: string | undefined;
   /** The announced size (Content-Length), when known: a larger file is refused unread. */
   size?: number | undefined;
+  /** Contents already in the blob store and checked (a direct upload: direct-ops.ts); `stream` is then not read. */
+  stored?: StoredBlob | undefined;
 }
 
 /** A readable file: what a download needs to answer, and its bytes on demand. */
@@ -56,6 +60,8 @@ export interface FileStoreServiceDeps {
   users: UserDirectory;
   /** The team's hooks on files (file-hooks.ts). */
   hooks: HookRunner;
+  /** The presigned uploads handed out (direct-ops.ts). */
+  directUploads: DirectUploadRepo;
 }
 
 /**
@@ -84,6 +90,7 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
     ),
     hooks: deps.hooks,
   };
+  const writes = writeOps(ctx);
   return {
     name: ctx.name,
     options: ctx.options,
@@ -115,7 +122,8 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
       return (await ctx.repo.get(parsed.path))?.type === 'f';
     },
     ...readOps(ctx),
-    ...writeOps(ctx),
+    ...writes,
+    ...directOps(ctx, deps.directUploads, writes.write),
     /** Answers every caller (`ping` has no permission in the original). */
     async ping(): Promise<void> {},
   };

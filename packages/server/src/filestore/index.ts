@@ -9,6 +9,7 @@ import type { PermissionStore } from '../core/permissions.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { Database } from '../storage/schema.js';
 import { createFileStoreRepo } from './filestore-repo.js';
+import { createDirectUploadRepo } from './direct-upload-repo.js';
 import { createFileStoreService, type FileStore } from './filestore-service.js';
 
 export type { FileStore, FileContents, Upload, EntryPage } from './filestore-service.js';
@@ -26,6 +27,7 @@ export {
 } from './filestore-inputs.js';
 export { childOf, parsePath, pathOf, ROOT, API_SEGMENT, type FilePath } from './file-paths.js';
 export { fileStoreErrors } from './filestore-errors.js';
+export { directFinishInput, directUploadInput } from './direct-inputs.js';
 
 export interface FileStoreDeps {
   db: Kysely<Database>;
@@ -56,6 +58,7 @@ export function createFileStores(deps: FileStoreDeps): FileStores {
       events: deps.events,
       users: deps.users,
       hooks: deps.hooks ?? NO_HOOKS,
+      directUploads: createDirectUploadRepo(deps.db, name),
     }),
   );
 }

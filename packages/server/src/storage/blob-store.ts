@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
+import type { DirectTransfers } from './s3-direct.js';
 
 /**
  * Where file contents live, apart from their metadata (which is in the database). Blobs are
@@ -21,6 +22,8 @@ export interface BlobStore {
   list(): AsyncIterable<ListedBlob>;
   /** Rejects when the store cannot be reached or written (for `/ready`). */
   check(): Promise<void>;
+  /** Presigned transfers between clients and the store (S3 only: storage/s3-direct.ts). */
+  direct?: DirectTransfers;
 }
 
 export interface ListedBlob {

@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import type { BlobStoreOptions } from '../core/config.js';
 import { blobMeter, type BlobStore, type ByteRange, type ListedBlob, type StoredBlob } from './blob-store.js';
+import { s3DirectTransfers } from './s3-direct.js';
 
 export type S3BlobStoreOptions = Extract<BlobStoreOptions, { kind: 's3' }>;
 
@@ -14,7 +15,8 @@ interface S3Loaded {
   client: S3Client;
 }
 
-const BLOB_ID = /^[0-9a-f-]{36}$/;
+/** A blob's id: a UUID (`put`); the key is `<prefix><id>`. */
+export const BLOB_ID = /^[0-9a-f-]{36}$/;
 
 /** An access key of S3, as the settings page sets it over the configuration's (core/runtime-settings.ts `s3Keys`). */
 export interface S3Keys {
@@ -104,6 +106,7 @@ export function createS3BlobStore(
 
   return {
     close,
+    direct: s3DirectTransfers(s3, options),
 
     async put(source, { maxBytes }): Promise<StoredBlob> {
       const { sdk, Upload, client } = await s3();

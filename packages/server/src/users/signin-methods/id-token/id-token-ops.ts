@@ -74,7 +74,7 @@ export function idTokenOps(ctx: UserContext, verify: IdTokenVerifier): IdTokenOp
         : await providerAccount(ctx, caller, provider, profile);
       if (user.state === 'pending') throw idTokenErrors.account_pending();
       if (user.state !== 'active') throw userErrors.account_disabled();
-      await challengeIfNeeded(ctx, user);
+      await challengeIfNeeded(ctx, user, caller);
       return startSession(ctx, caller, user, 'idToken');
     },
   };
