@@ -19,18 +19,16 @@ import {
   pageUrlSchema,
   proofOfWorkSchema,
   breachedPasswordsSchema,
-  anonymousUsersOptions,
-  providerRedirectsSchema,
-  providersSchema,
   rateLimit,
   seconds,
   secondFactorGroupsSchema,
   smtpUrlSchema,
   storeName,
 } from './config-parts.js';
+import { signinUserKeys } from './config-signin.js';
 
 // The providers' type, where the services have always found it.
-export type { ProviderConfig } from './config-parts.js';
+export type { ProviderConfig } from './config-signin.js';
 
 /**
  * Boot configuration: read once at start from `roost.config.json` / `roost.config.ts` and
@@ -150,15 +148,8 @@ export const configSchema = z
           .optional(),
         /** Origins whose pages may use passkeys; by default `publicUrl`'s and `corsOrigins`. */
         passkeyOrigins: z.array(pageUrlSchema).max(50).optional(),
-        /** Sign-in providers: OpenID Connect and OAuth2 (docs/users.md, "Providers"). */
-        providers: providersSchema.default([]),
-        /** Apps a provider sign-in may return to, with a one-time grant (docs/users.md, "Providers"). */
-        providerRedirects: providerRedirectsSchema.default([]),
-        /**
-         * A first provider sign-in whose email the provider says is verified joins the account of
-         * that email, instead of being refused as taken. Off by default.
-         */
-        linkProvidersByEmail: z.boolean().default(false),
+        // Sign-in providers, their redirects, linking by email and anonymous accounts (config-signin.ts).
+        ...signinUserKeys,
         /**
          * Days a device may skip the second factor after a second step that asked to trust it
          * (users/trusted-devices.ts); 0: no device is trusted.
@@ -170,7 +161,6 @@ export const configSchema = z
         proofOfWork: proofOfWorkSchema.prefault({}),
         /** The breached-password check of chosen passwords (users/breached-passwords.ts): off by default. */
         breachedPasswords: breachedPasswordsSchema.prefault({}),
-        anonymous: anonymousUsersOptions.prefault({}),
       })
       .strict()
       .prefault({}),

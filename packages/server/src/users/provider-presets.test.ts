@@ -5,7 +5,7 @@ import { parseConfig } from '../core/config.js';
 import { appleClientSecret } from './apple-client-secret.js';
 import { endpointAt, PROVIDER_PRESETS, readProfile, type ProviderPreset } from './provider-presets.js';
 
-/** A scope as the configuration's schema takes one (core/config-parts.ts). */
+/** A scope as the configuration's schema takes one (core/config-signin.ts). */
 const SCOPE = /^[\x21\x23-\x5b\x5d-\x7e]{1,200}$/;
 
 /** What each OAuth2 provider's user API answers, in its documented shape, and the profile Roost reads of it. */
