@@ -158,6 +158,43 @@ export const blobStoreOptions = z.discriminatedUnion('kind', [
     }),
 ]);
 
+/** The thumbnails of a file store (filestore/thumbnails/): which sizes, and the limits of making one. */
+const thumbnailOptions = z
+  .object({
+    /**
+     * The `thumb` values served, in PocketBase's syntax (`100x100`, `100x100t`, `100x100b`,
+     * `100x100f`, `0x100`, `100x0`; filestore/thumbnails/thumb-spec.ts); none by default.
+     */
+    sizes: z
+      .array(
+        z
+          .string()
+          .regex(
+            /^(0x[1-9]\d{0,3}|[1-9]\d{0,3}x0|[1-9]\d{0,3}x[1-9]\d{0,3}[tbf]?)$/,
+            'WxH, WxHt, WxHb, WxHf, 0xH or Wx0, each side at most 9999',
+          ),
+      )
+      .max(100)
+      .default([]),
+    /** Images with more pixels (width × height, as declared) are refused before they are decoded. */
+    maxInputPixels: z.number().int().min(1).default(50_000_000),
+    /** Larger image files are refused unread (an image is read into memory to be decoded). */
+    maxInputBytes: z
+      .number()
+      .int()
+      .min(1)
+      .default(64 * 1024 * 1024),
+    /** Making one thumbnail stops after this long. */
+    timeoutSeconds: z.number().int().min(1).max(600).default(10),
+    /** Thumbnails kept in memory, in bytes, on top of those kept beside their image (0: none). */
+    memoryBytes: z
+      .number()
+      .int()
+      .min(0)
+      .default(32 * 1024 * 1024),
+  })
+  .strict();
+
 export const fileStoreOptions = z
   .object({
     read: z.enum(['sys:everyone', 'sys:authenticated']).default('sys:authenticated'),
@@ -170,6 +207,8 @@ export const fileStoreOptions = z
     maxPageSize: z.number().int().min(1).max(10_000).default(1000),
     /** This store's contents elsewhere than the global `blobs`. */
     blobs: blobStoreOptions.optional(),
+    /** Thumbnails of its images, `?thumb=WxH` on a download (docs/filestore.md, "Thumbnails"). */
+    thumbnails: thumbnailOptions.prefault({}),
   })
   .strict();
 

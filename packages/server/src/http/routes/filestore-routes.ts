@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import Negotiator from 'negotiator';
 import type { Config } from '../../core/config.js';
 import { RoostError } from '../../core/errors.js';
 import {
@@ -11,6 +12,7 @@ import {
   type FileStore,
   type FileStores,
 } from '../../filestore/index.js';
+import type { Principal } from '../../core/permissions.js';
 import type { UserService } from '../../users/index.js';
 import { assertWriteOrigin, callerOf } from '../auth.js';
 import { sendFile } from '../file-download.js';
@@ -99,6 +101,19 @@ export async function registerFileStoreRoutes(app: FastifyInstance, options: Fil
     const store = fileStores.get(name) as FileStore;
     const maxBytes = store.options.maxFileBytes;
 
+    /**
+     * A download: the file, or with `?thumb=WxH` its thumbnail (docs/filestore.md, "Thumbnails")
+     * in the format the request's `Accept` ranks first among those it may take.
+     */
+    function download(request: FastifyRequest, reply: FastifyReply, principal: Principal, path: FilePath) {
+      const thumb = (request.query as Record<string, unknown> | undefined)?.thumb;
+      if (thumb === undefined) return store.contents(principal, path);
+      reply.header('vary', 'Accept');
+      return store.thumbnail(principal, path, typeof thumb === 'string' ? thumb : '', (types) =>
+        new Negotiator(request).mediaType(types),
+      );
+    }
+
     async function handle(request: FastifyRequest, reply: FastifyReply, fixedOp?: string) {
       if (!fixedOp) request.routePattern = routePatternOf(request, name);
       const caller = await callerOf(request, users);
@@ -108,7 +123,7 @@ export async function registerFileStoreRoutes(app: FastifyInstance, options: Fil
       if (op === null) {
         if (request.method !== 'GET' && request.method !== 'HEAD')
           throw fileStoreErrors.not_found({ message: 'Name an operation (`/@<op>`) to change a file.' });
-        return sendFile(request, reply, await store.contents(caller.principal, path));
+        return sendFile(request, reply, await download(request, reply, caller.principal, path));
       }
       const operation = FILE_OPERATIONS.get(op);
       if (!operation) throw fileStoreErrors.not_found({ message: `There is no operation @${op}.` });
@@ -119,7 +134,7 @@ export async function registerFileStoreRoutes(app: FastifyInstance, options: Fil
         throw new RoostError('malformed', 'bad_request', 'HEAD is for downloads only.');
       if (!operation.readOnly) assertWriteOrigin(request, caller, config.corsOrigins);
       const { call } = operation;
-      if (call === 'download') return sendFile(request, reply, await store.contents(caller.principal, path));
+      if (call === 'download') return sendFile(request, reply, await download(request, reply, caller.principal, path));
       reply.header('cache-control', 'no-store');
       try {
         return await runWithBody(request, operation.upload === true, maxBytes, (values, upload) => {
