@@ -122,6 +122,8 @@ export function createLocalBlobStore(
       });
     },
 
+    getBuffer: (id: string) => readFile(pathOf(id)),
+
     async delete(id: string): Promise<void> {
       await rm(pathOf(id), { force: true });
       await rm(derivedDirOf(id), { recursive: true, force: true });

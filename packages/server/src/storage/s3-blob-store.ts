@@ -159,6 +159,11 @@ export function createS3BlobStore(
       return res.Body;
     },
 
+    async getBuffer(id: string): Promise<Buffer> {
+      const { sdk, client } = await s3();
+      return bodyOf(await client.send(new sdk.GetObjectCommand({ Bucket, Key: keyOf(id) })));
+    },
+
     async check(): Promise<void> {
       const { sdk, client } = await s3();
       await client.send(new sdk.HeadBucketCommand({ Bucket }));
@@ -193,9 +198,7 @@ export function createS3BlobStore(
       const { sdk, client } = await s3();
       const Key = `${derivedPrefixOf(id)}${checkDerivedName(name)}`;
       try {
-        const res = await client.send(new sdk.GetObjectCommand({ Bucket, Key }));
-        if (!res.Body) throw new Error('S3 answered without a body');
-        return Buffer.from(await res.Body.transformToByteArray());
+        return await bodyOf(await client.send(new sdk.GetObjectCommand({ Bucket, Key })));
       } catch (err) {
         if (isMissing(err)) return null;
         throw err;
@@ -207,6 +210,13 @@ export function createS3BlobStore(
         if (BLOB_ID.test(name)) yield { id: name, modified };
     },
   };
+}
+
+/** The whole body of a GetObject answer. */
+async function bodyOf(res: { Body?: { transformToByteArray(): Promise<Uint8Array> } | undefined }): Promise<Buffer> {
+  if (!res.Body) throw new Error('S3 answered without a body');
+  const bytes = await res.Body.transformToByteArray();
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /** S3's answer for a key that names no object (GetObject's `NoSuchKey`, HeadObject's bare 404). */

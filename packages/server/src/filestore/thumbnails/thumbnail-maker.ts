@@ -35,9 +35,10 @@ export async function makeThumbnail(
 ): Promise<Buffer> {
   const input = () => sharp(image, { limitInputPixels: limits.maxInputPixels, sequentialRead: true, autoOrient: true });
   try {
-    const { width, height } = (await input().metadata()).autoOrient;
+    // A crop needs the image's size (`boxOf`); a fit or a ratio does not.
+    const size = spec.fit === 'cover' ? (await input().metadata()).autoOrient : null;
     return await input()
-      .resize({ ...boxOf(spec, width, height), fit: spec.fit, position: spec.position, withoutEnlargement: true })
+      .resize({ ...boxOf(spec, size), fit: spec.fit, position: spec.position, withoutEnlargement: true })
       .toFormat(format, ENCODINGS[format])
       .timeout({ seconds: limits.timeoutSeconds })
       .toBuffer();
@@ -51,10 +52,13 @@ export async function makeThumbnail(
  * the largest that fits in the image: `200x200` of a 100 × 400 image is 100 × 100 (sharp's
  * `withoutEnlargement` would leave the image uncropped).
  */
-function boxOf(spec: ThumbSpec, width: number, height: number): { width?: number; height?: number } {
-  if (spec.fit === 'inside')
+function boxOf(
+  spec: ThumbSpec,
+  image: { width: number; height: number } | null,
+): { width?: number; height?: number } {
+  if (image === null)
     return { ...(spec.width > 0 ? { width: spec.width } : {}), ...(spec.height > 0 ? { height: spec.height } : {}) };
-  const scale = Math.min(1, width / spec.width, height / spec.height);
+  const scale = Math.min(1, image.width / spec.width, image.height / spec.height);
   return {
     width: Math.max(1, Math.round(spec.width * scale)),
     height: Math.max(1, Math.round(spec.height * scale)),

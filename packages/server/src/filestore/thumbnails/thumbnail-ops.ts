@@ -1,5 +1,4 @@
 import { Readable } from 'node:stream';
-import { buffer } from 'node:stream/consumers';
 import { Cache } from '../../core/cache.js';
 import type { Principal } from '../../core/permissions.js';
 import { processStats } from '../../core/process-stats.js';
@@ -38,7 +37,7 @@ export function thumbnailOps(ctx: FileStoreContext) {
   async function loadThumbnail(blobId: string, name: string, spec: ThumbSpec, format: ThumbFormat): Promise<Buffer> {
     const stored = await blobs.getDerived(blobId, name);
     if (stored) return stored;
-    const made = await makeThumbnail(await buffer(await blobs.get(blobId)), spec, format, options);
+    const made = await makeThumbnail(await blobs.getBuffer(blobId), spec, format, options);
     processStats.thumbnailsMade++;
     // A failure to keep it costs only a second run later; the caller still gets its thumbnail.
     await blobs.putDerived(blobId, name, made).catch(() => false);
