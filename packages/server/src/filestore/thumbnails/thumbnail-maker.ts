@@ -52,10 +52,7 @@ export async function makeThumbnail(
  * the largest that fits in the image: `200x200` of a 100 × 400 image is 100 × 100 (sharp's
  * `withoutEnlargement` would leave the image uncropped).
  */
-function boxOf(
-  spec: ThumbSpec,
-  image: { width: number; height: number } | null,
-): { width?: number; height?: number } {
+function boxOf(spec: ThumbSpec, image: Size | null): Partial<Size> {
   if (image === null)
     return { ...(spec.width > 0 ? { width: spec.width } : {}), ...(spec.height > 0 ? { height: spec.height } : {}) };
   const scale = Math.min(1, image.width / spec.width, image.height / spec.height);
@@ -63,6 +60,11 @@ function boxOf(
     width: Math.max(1, Math.round(spec.width * scale)),
     height: Math.max(1, Math.round(spec.height * scale)),
   };
+}
+
+interface Size {
+  width: number;
+  height: number;
 }
 
 /** sharp's failure as a code of thumbnail-errors.ts. */
