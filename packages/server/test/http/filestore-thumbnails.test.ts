@@ -103,6 +103,7 @@ describe('file store: thumbnails', () => {
         },
       },
       plain: {},
+      tiny: { thumbnails: { sizes: ['40x40'], maxInputBytes: 200 } },
     },
   });
   let alice: string;
@@ -132,6 +133,7 @@ describe('file store: thumbnails', () => {
     await put('/files/fake.png', Buffer.from('this is no PNG at all'), 'image/png');
     await put('/files/bomb.png', pngDeclaring(100_000), 'image/png');
     await put('/plain/tall.jpg', tall, 'image/jpeg');
+    await put('/tiny/tall.jpg', tall, 'image/jpeg');
   });
 
   test('each fit mode of the syntax, in the image kind for a client that names none', async () => {
@@ -217,7 +219,7 @@ describe('file store: thumbnails', () => {
     );
   });
 
-  test('refusals: a size not listed, a store without thumbnails, files that are not images, a bomb', async () => {
+  test('refusals: a size not listed, a store without thumbnails, files that are not images, a bomb, a heavy file', async () => {
     const refused = async (path: string, status: number, code: string) => {
       const res = await get(path);
       const body = await res.json();
@@ -237,6 +239,8 @@ describe('file store: thumbnails', () => {
     const bomb = await refused('/files/bomb.png?thumb=100x100', 413, 'image_too_large');
     assert.match(bomb.message, /pixels/);
     assert.equal(await thumbsMade(), made);
+    const heavy = await refused('/tiny/tall.jpg?thumb=40x40', 413, 'image_too_large');
+    assert.match(heavy.message, /200 bytes/);
     await refused('/files/missing.jpg?thumb=100x100', 404, 'not_found');
     // The files themselves are untouched, and still served whole.
     assert.deepEqual(Buffer.from(await (await get('/files/tall.jpg')).arrayBuffer()), tall);
