@@ -219,7 +219,7 @@ describe('file store: thumbnails', () => {
     );
   });
 
-  test('refusals: a size not listed, a store without thumbnails, files that are not images, a bomb, a heavy file', async () => {
+  test('refusals: a size not listed, no sizes, files that are not images, a bomb, a heavy file', async () => {
     const refused = async (path: string, status: number, code: string) => {
       const res = await get(path);
       const body = await res.json();
