@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 
@@ -184,6 +185,8 @@ const thumbnailOptions = z
       .int()
       .min(1)
       .default(64 * 1024 * 1024),
+    /** Thumbnails made at once by this store in a process; the others wait (each holds its image in memory). */
+    concurrency: z.number().int().min(1).max(64).default(Math.max(2, availableParallelism())),
     /** Making one thumbnail stops after this long. */
     timeoutSeconds: z.number().int().min(1).max(600).default(10),
     /** Thumbnails kept in memory, in bytes, on top of those kept beside their image (0: none). */

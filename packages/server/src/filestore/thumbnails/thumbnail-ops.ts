@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import pLimit from 'p-limit';
 import { Cache } from '../../core/cache.js';
 import type { Principal } from '../../core/permissions.js';
 import { processStats } from '../../core/process-stats.js';
@@ -26,6 +27,9 @@ export function thumbnailOps(ctx: FileStoreContext) {
   const { blobs } = ctx;
   const options = ctx.options.thumbnails;
   const sizes = new Set(options.sizes);
+  // Each run holds its image whole (up to `maxInputBytes`) and its decoded pixels: a bound on
+  // runs at once is a bound on memory, whatever the number of requests for new thumbnails.
+  const running = pLimit(options.concurrency);
   const kept = new Cache<Buffer>({
     clock: ctx.clock,
     ttlMs: options.memoryBytes > 0 ? MEMORY_MS : 0,
@@ -37,7 +41,7 @@ export function thumbnailOps(ctx: FileStoreContext) {
   async function loadThumbnail(blobId: string, name: string, spec: ThumbSpec, format: ThumbFormat): Promise<Buffer> {
     const stored = await blobs.getDerived(blobId, name);
     if (stored) return stored;
-    const made = await makeThumbnail(await blobs.getBuffer(blobId), spec, format, options);
+    const made = await running(async () => makeThumbnail(await blobs.getBuffer(blobId), spec, format, options));
     processStats.thumbnailsMade++;
     // A failure to keep it costs only a second run later; the caller still gets its thumbnail.
     await blobs.putDerived(blobId, name, made).catch(() => false);
