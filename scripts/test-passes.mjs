@@ -76,6 +76,7 @@ export const testPasses = {
   'packages/server/src/core/permissions.test.ts': [],
   'packages/server/src/datastore/datastore-inputs.test.ts': [],
   'packages/server/src/filestore/file-paths.test.ts': [],
+  'packages/server/src/filestore/thumbnails/thumb-spec.test.ts': [],
   'packages/server/src/realtime/realtime.test.ts': [],
   'packages/server/src/storage/database.test.ts': ['runtime'],
   'packages/server/src/storage/row-writes.test.ts': ['storage', 'runtime'],
@@ -157,6 +158,8 @@ export const testPasses = {
   'packages/server/test/http/filestore-operations.test.ts': ['storage'],
   'packages/server/test/http/filestore-races.test.ts': ['storage'],
   'packages/server/test/http/filestore-security.test.ts': ['storage'],
+  // Thumbnails: kept beside their image in the blob store (S3 in pass 2); sharp is a native addon.
+  'packages/server/test/http/filestore-thumbnails.test.ts': ['storage', 'runtime'],
   'packages/server/test/http/health.test.ts': ['storage'],
   // The job queue: its claim differs per database (FOR UPDATE SKIP LOCKED on PostgreSQL; two processes).
   'packages/server/test/http/jobs.test.ts': ['storage'],

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 
@@ -195,6 +196,45 @@ export function directWithoutS3(
     }));
 }
 
+/** The thumbnails of a file store (filestore/thumbnails/): which sizes, and the limits of making one. */
+const thumbnailOptions = z
+  .object({
+    /**
+     * The `thumb` values served, in PocketBase's syntax (`100x100`, `100x100t`, `100x100b`,
+     * `100x100f`, `0x100`, `100x0`; filestore/thumbnails/thumb-spec.ts); none by default.
+     */
+    sizes: z
+      .array(
+        z
+          .string()
+          .regex(
+            /^(0x[1-9]\d{0,3}|[1-9]\d{0,3}x0|[1-9]\d{0,3}x[1-9]\d{0,3}[tbf]?)$/,
+            'WxH, WxHt, WxHb, WxHf, 0xH or Wx0, each side at most 9999',
+          ),
+      )
+      .max(100)
+      .default([]),
+    /** Images with more pixels (width × height, as declared) are refused before they are decoded. */
+    maxInputPixels: z.number().int().min(1).default(50_000_000),
+    /** Larger image files are refused unread (an image is read into memory to be decoded). */
+    maxInputBytes: z
+      .number()
+      .int()
+      .min(1)
+      .default(64 * 1024 * 1024),
+    /** Thumbnails made at once by this store in a process; the others wait (each holds its image in memory). */
+    concurrency: z.number().int().min(1).max(64).default(Math.max(2, availableParallelism())),
+    /** Making one thumbnail stops after this long. */
+    timeoutSeconds: z.number().int().min(1).max(600).default(10),
+    /** Thumbnails kept in memory, in bytes, on top of those kept beside their image (0: none). */
+    memoryBytes: z
+      .number()
+      .int()
+      .min(0)
+      .default(32 * 1024 * 1024),
+  })
+  .strict();
+
 export const fileStoreOptions = z
   .object({
     read: z.enum(['sys:everyone', 'sys:authenticated']).default('sys:authenticated'),
@@ -209,6 +249,8 @@ export const fileStoreOptions = z
     blobs: blobStoreOptions.optional(),
     /** Direct uploads and downloads between clients and the bucket (`directTransferOptions`); S3 blobs only. */
     direct: directTransferOptions.optional(),
+    /** Thumbnails of its images, `?thumb=WxH` on a download (docs/filestore.md, "Thumbnails"). */
+    thumbnails: thumbnailOptions.prefault({}),
   })
   .strict();
 

@@ -15,6 +15,7 @@ import { FILESTORE_KEY_ACCESS, fileStorePermissionDefaults } from './filestore-p
 import type { createFileStoreRepo, FileEntry } from './filestore-repo.js';
 import { readOps } from './filestore-read-ops.js';
 import { writeOps } from './filestore-write-ops.js';
+import { thumbnailOps } from './thumbnails/thumbnail-ops.js';
 
 /** A body streamed by the transport (a raw `@write` body or a multipart file part). */
 export interface Upload {
@@ -124,6 +125,7 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
     ...readOps(ctx),
     ...writes,
     ...directOps(ctx, deps.directUploads, writes.write),
+    ...thumbnailOps(ctx),
     /** Answers every caller (`ping` has no permission in the original). */
     async ping(): Promise<void> {},
   };

@@ -93,6 +93,15 @@ export function createHttpMetrics(): HttpMetrics {
       this.inc(processStats.signinFailures);
     },
   });
+  new Counter({
+    name: 'roost_thumbnails_made_total',
+    help: 'Thumbnails made by sharp (not those read back from beside their image; filestore/thumbnails/).',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(processStats.thumbnailsMade);
+    },
+  });
   for (const kind of ['hits', 'misses'] as const) {
     new Counter({
       name: `roost_cache_${kind}_total`,
