@@ -279,3 +279,13 @@ export const metricsOptions = z
     allow: z.array(addressOrRange).default([]),
   })
   .strict();
+
+/**
+ * Read replicas of `databaseUrl` (docs/scaling.md, "Read replicas"): reads that may be a little
+ * stale go to one of them, the caller's own writes are read back from where they are visible
+ * (storage/replica-reads.ts). Each a `postgres://` URL; none: every read on the primary.
+ */
+export const databaseReplicaUrls = z
+  .array(z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL of a replica of databaseUrl'))
+  .max(16)
+  .default([]);

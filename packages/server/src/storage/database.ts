@@ -393,3 +393,8 @@ class FairSqliteDriver extends SqliteDriver {
     else this.#busy = false;
   }
 }
+
+/** The pool under a PostgreSQL database `openDatabase` opened, for reads beside it (replica-reads.ts); else null. */
+export function poolOf(db: Kysely<Database>): pg.Pool | null {
+  return pools.get(db)?.pool ?? null;
+}
