@@ -45,7 +45,6 @@ import { createBackups, type Backups } from './backups/index.js';
 import { createBackupRunStore } from './storage/backup-run-store.js';
 import { openBackupTarget } from './storage/backup-target.js';
 import { openReplicaReads, type ReplicaReads } from './storage/replica-reads.js';
-import { PRIMARY_ONLY, type Readers } from './core/readers.js';
 
 /**
  * Storage and the domain services on it, without HTTP: what the CLI opens (cli/cli.ts), and what
@@ -126,8 +125,8 @@ export interface Services extends KindContext {
   requestRecords: RequestRecords | null;
   /** Backups, their schedule and restore check (backups/backups-service.ts; docs/operations.md, "Backups"). */
   backups: Backups;
-  /** Whose reads a request's are, for read replicas (core/readers.ts); `PRIMARY_ONLY` without replicas. */
-  readers: Readers;
+  /** Whose reads a request's are, for read replicas (core/readers.ts). */
+  readers: ReplicaReads['readers'];
   /** Starts the work after an answer: the job queue (mails, webhook deliveries) and the webhooks' list. */
   start(): void;
   close(): Promise<void>;
@@ -168,8 +167,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   // Caches follow the other processes where they share a PostgreSQL database (on SQLite one
   // process owns it, Redis or not).
   const changes = notify && events.feed ? (redis ? withInvalidations(notify, events.feed) : events.feed) : null;
-  const replicas = await openReplicas(config, db, dialect, events, log);
-  const reads = replicas?.reads ?? db;
+  const replicas = await openReplicaReads(db, dialect, config.databaseReplicaUrls, events, log);
   const settings = createRuntimeSettings(config, createSettingsStore(db, clock, 1000, changes));
   const mailer = overrides.mailer ?? createMailer(config, settings);
   const webhookStore = createWebhookStore(db, clock, changes);
@@ -222,7 +220,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   });
   const dataStores = createDataStores({
     db,
-    reads,
+    reads: replicas.reads,
     dialect,
     clock,
     permissionStore,
@@ -240,7 +238,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   });
   const fileStores = createFileStores({
     db,
-    reads,
+    reads: replicas.reads,
     clock,
     permissionStore,
     config,
@@ -251,7 +249,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   });
   const collections = createCollections({
     db: db as Kysely<unknown>,
-    reads: reads as Kysely<unknown>,
+    reads: replicas.reads as Kysely<unknown>,
     dialect,
     clock,
     config,
@@ -265,7 +263,6 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   try {
     await collections.open();
   } catch (err) {
-    await replicas?.close();
     await db.destroy();
     throw err;
   }
@@ -358,7 +355,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     extensionJobs: extensionJobs.api,
     requestRecords,
     backups,
-    readers: replicas?.readers ?? PRIMARY_ONLY,
+    readers: replicas.readers,
     start() {
       jobs.start();
       webhooks.start();
@@ -378,33 +375,10 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
       await jobs.close();
       await mailer.close();
       await requestRecords?.close();
-      await replicas?.close();
+      await replicas.close();
       await db.destroy();
     },
   };
-}
-
-/**
- * Read replicas with `databaseReplicaUrls` (storage/replica-reads.ts; docs/scaling.md, "Read
- * replicas"); null without. A reader's write is known by its event, told after the commit in the
- * writer's own work (core/events.ts delivers to this process's listeners at once), so the
- * reader's mark is its request's.
- */
-async function openReplicas(
-  config: Config,
-  db: Kysely<Database>,
-  dialect: Dialect,
-  events: EventBus,
-  log: FastifyBaseLogger,
-): Promise<ReplicaReads | null> {
-  if (config.databaseReplicaUrls.length === 0 || dialect !== 'postgres') return null;
-  const replicas = await openReplicaReads(db, config.databaseReplicaUrls, (err, replica, what) =>
-    err ? log.warn({ err, replica }, what) : log.info({ replica }, what),
-  );
-  events.onAny((event) => {
-    if (event.local) replicas.wrote();
-  });
-  return replicas;
 }
 
 const BACKUP_JOB = 'roost.backup';

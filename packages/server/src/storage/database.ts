@@ -395,6 +395,4 @@ class FairSqliteDriver extends SqliteDriver {
 }
 
 /** The pool under a PostgreSQL database `openDatabase` opened, for reads beside it (replica-reads.ts); else null. */
-export function poolOf(db: Kysely<Database>): pg.Pool | null {
-  return pools.get(db)?.pool ?? null;
-}
+export const poolOf = (db: Kysely<Database>): pg.Pool | null => pools.get(db)?.pool ?? null;

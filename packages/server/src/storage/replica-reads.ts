@@ -1,8 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
-import type { Readers, ReplicaState } from '../core/readers.js';
-import { poolOf, postgres } from './database.js';
+import type { EventBus } from '../core/events.js';
+import { PRIMARY_ONLY, type Readers, type ReplicaState } from '../core/readers.js';
+import { poolOf, postgres, type Dialect } from './database.js';
 import type { Database } from './schema.js';
 
 /**
@@ -37,8 +38,6 @@ export interface ReplicaReads {
   /** The database of the reads that may be a little stale (each store's read operations). */
   reads: Kysely<Database>;
   readers: Readers;
-  /** Notes that the reader of the work under way wrote: call it after the commit. */
-  wrote(): void;
   close(): Promise<void>;
 }
 
@@ -88,18 +87,29 @@ function connectionLost(err: unknown): boolean {
 
 /**
  * Replicas of the primary under `primaryDb` (a PostgreSQL database from storage/database.ts),
- * looked at once before this resolves (a replica down at start is used once it answers).
+ * looked at once before this resolves (a replica down at start is used once it answers); without
+ * `urls` (or on SQLite) the primary's database itself, every read there.
  */
 export async function openReplicaReads(
   primaryDb: Kysely<Database>,
+  dialect: Dialect,
   urls: readonly string[],
-  onProblem: (err: unknown, replica: string, what: string) => void,
+  events: EventBus,
+  log: { info(fields: object, message: string): void; warn(fields: object, message: string): void },
 ): Promise<ReplicaReads> {
-  const found = poolOf(primaryDb);
-  if (!found) throw new Error('read replicas need a PostgreSQL primary');
+  const found = dialect === 'postgres' ? poolOf(primaryDb) : null;
+  if (!found || urls.length === 0) return { reads: primaryDb, readers: PRIMARY_ONLY, close: async () => {} };
   const primary: pg.Pool = found;
+  const onProblem = (err: unknown, replica: string, what: string) =>
+    err ? log.warn({ err, replica }, what) : log.info({ replica }, what);
   const replicas: Replica[] = urls.map((url) => {
-    const pool = new (postgres().Pool)({ connectionString: url, max: 10, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    // Idle connections keep no process alive that is ending anyway (a start that failed after this).
+    const pool = new (postgres().Pool)({
+      connectionString: url,
+      max: 10,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      allowExitOnIdle: true,
+    });
     // As the primary's pool (storage/database.ts): an idle connection the server ends is dropped.
     pool.on('error', () => {});
     return {
@@ -270,6 +280,24 @@ export async function openReplicaReads(
   }
 
   await look();
+  // A reader's write is known by its event, told after the commit in the writer's own work
+  // (core/events.ts hands it to this process's listeners at once), so the mark is its request's.
+  const unlisten = events.onAny((event) => {
+    if (event.local) wrote();
+  });
+
+  /** Notes that the reader of the work under way wrote (its write has committed). */
+  function wrote(): void {
+    const reader = context.getStore();
+    if (reader === undefined) return;
+    const lsn = positionAfterCommits();
+    const mark = { lsn: lsn as bigint | Promise<bigint>, at: Date.now() };
+    marks.set(reader, mark);
+    // Once known, a plain number: the reads after it take no await on a settled promise.
+    void lsn.then((value) => {
+      if (marks.get(reader) === mark) mark.lsn = value;
+    });
+  }
   let timer: NodeJS.Timeout | null = null;
   const again = () => {
     if (stopped) return;
@@ -292,19 +320,9 @@ export async function openReplicaReads(
           reads: r.reads,
         })),
     },
-    wrote() {
-      const reader = context.getStore();
-      if (reader === undefined) return;
-      const lsn = positionAfterCommits();
-      const mark = { lsn: lsn as bigint | Promise<bigint>, at: Date.now() };
-      marks.set(reader, mark);
-      // Once known, a plain number: the reads after it take no await on a settled promise.
-      void lsn.then((value) => {
-        if (marks.get(reader) === mark) mark.lsn = value;
-      });
-    },
     async close() {
       stopped = true;
+      unlisten();
       if (timer) clearTimeout(timer);
       await reads.destroy();
       await Promise.all(replicas.map((r) => r.pool.end().catch(() => {})));

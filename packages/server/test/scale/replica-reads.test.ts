@@ -54,6 +54,8 @@ describe('read replicas with read-your-writes', {
   }
   const listedKeys = async (token: string) =>
     ((await ds(s, 'list', { size: 500 }, { token })).body.items as Array<{ key: string }>).map((it) => it.key);
+  const fileNames = async (token: string) =>
+    ((await s.request('/files/api/@list', {}, { token })).body.items as Array<{ name: string }>).map((f) => f.name);
   const recordTitles = async (token: string) =>
     (
       (await s.request('/api/collections/notes/records', undefined, { method: 'GET', token })).body.items as Array<{
@@ -73,10 +75,13 @@ describe('read replicas with read-your-writes', {
       assert.equal((await ds(s, 'newItem', { key: 'paused', value: 2 }, { token: alice })).status, 200);
       const made = await s.request('/api/collections/notes/records', { title: 'while paused' }, { token: alice });
       assert.equal(made.status, 201);
+      const file = await s.request('/files/api/@newItem', { name: 'paused.txt', contents: 'x' }, { token: alice });
+      assert.equal(file.body.result, 1);
       // Alice's own reads: fresh, at once (the primary, or a replica past her write).
       assert.equal((await ds(s, 'getItem', { key: 'paused' }, { token: alice })).body.value, 2);
       assert.ok((await listedKeys(alice)).includes('paused'));
       assert.ok((await recordTitles(alice)).includes('while paused'));
+      assert.deepEqual(await fileNames(alice), ['paused.txt']);
       const own = await s.request(`/api/collections/notes/records/${made.body.id}`, undefined, {
         method: 'GET',
         token: alice,
@@ -87,6 +92,7 @@ describe('read replicas with read-your-writes', {
       assert.deepEqual(await listedKeys(bob), ['before']);
       assert.equal((await ds(s, 'getItem', { key: 'paused' }, { token: bob })).status, 404);
       assert.deepEqual(await recordTitles(bob), []);
+      assert.deepEqual(await fileNames(bob), []);
       const others = await s.request(`/api/collections/notes/records/${made.body.id}`, undefined, {
         method: 'GET',
         token: bob,
