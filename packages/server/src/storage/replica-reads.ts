@@ -193,7 +193,8 @@ export async function openReplicaReads(
       try {
         return onReplica(await replica.pool.connect(), replica);
       } catch (err) {
-        giveUp(replica, err, 'no connection');
+        // Its ten connections busy past the timeout is load, not absence: the next look decides.
+        if (!String((err as Error | null)?.message).includes('timeout')) giveUp(replica, err, 'no connection');
         return (await primary.connect()) as unknown as PostgresPoolClient;
       }
     },
@@ -227,26 +228,40 @@ export async function openReplicaReads(
     return asked;
   }
 
+  /**
+   * The primary's WAL position at each look of the last `MAX_LAG_SECONDS` and a second: a
+   * replica's lag in seconds is the age of the first position it has not replayed. Its own
+   * measure (`pg_last_xact_replay_timestamp()` while received WAL waits) misses a replica that
+   * stopped receiving: it then has nothing waiting and reads as caught up.
+   */
+  const history: Array<{ at: number; lsn: bigint }> = [];
+  const lagAgainstPrimary = (replayed: bigint, now: number): number => {
+    const missing = history.find((seen) => seen.lsn > replayed);
+    return missing ? (now - missing.at) / 1000 : 0;
+  };
+
   /** One look at every replica: where its replay is, how far behind the primary. */
   async function look(): Promise<void> {
     const written = await primary
       .query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')
       .then((result) => (result.rows[0] ? lsnValue(result.rows[0].lsn) : null))
       .catch(() => null);
-    await Promise.all(replicas.map((replica) => lookAt(replica, written)));
-    // Marks every replica has replayed, and old ones, are done with.
     const now = Date.now();
-    const behind = replicas.reduce<bigint | null>(
-      (least, r) => (r.replayed === null ? least : least === null || r.replayed < least ? r.replayed : least),
-      null,
-    );
+    if (written !== null) history.push({ at: now, lsn: written });
+    while (history.length > 0 && now - history[0]!.at > (MAX_LAG_SECONDS + 1) * 1000) history.shift();
+    await Promise.all(replicas.map((replica) => lookAt(replica, written, now)));
+    // Marks every replica has replayed (one never seen may lack any), and old ones, are done with.
+    const replayed = replicas.map((r) => r.replayed);
+    const behind = replayed.includes(null)
+      ? null
+      : replayed.reduce<bigint | null>((least, r) => (least === null || (r !== null && r < least) ? r : least), null);
     for (const [reader, mark] of marks) {
       const passed = typeof mark.lsn === 'bigint' && behind !== null && mark.lsn <= behind;
       if (passed || now - mark.at >= MARK_KEPT_MS) marks.delete(reader);
     }
   }
 
-  async function lookAt(replica: Replica, primaryAt: bigint | null): Promise<void> {
+  async function lookAt(replica: Replica, primaryAt: bigint | null, now: number): Promise<void> {
     try {
       const { rows } = await replica.pool.query<{ recovering: boolean; replayed: string | null; seconds: number }>(
         `select pg_is_in_recovery() as recovering, pg_last_wal_replay_lsn()::text as replayed,
@@ -268,7 +283,7 @@ export async function openReplicaReads(
         return;
       }
       replica.replayed = lsnValue(row.replayed);
-      replica.lagSeconds = row.seconds;
+      replica.lagSeconds = Math.max(row.seconds, lagAgainstPrimary(replica.replayed, now));
       replica.lagBytes = primaryAt === null ? null : Math.max(0, Number(primaryAt - replica.replayed));
       if (!replica.up) onProblem(null, replica.label, 'replica in use');
       replica.up = true;

@@ -148,13 +148,14 @@ describe('read replicas with read-your-writes', {
     await replica.query("alter system set recovery_min_apply_delay = '150ms'");
     await replica.query('select pg_reload_conf()');
     try {
-      // Four writers side by side, 250 rounds each: write, then read back at once (list and get).
-      const writers = await Promise.all(['erin', 'frank', 'gina', 'hank'].map((name) => s.createUser(name)));
+      // Eight writers side by side, 125 rounds each: write, then read back at once (list and get).
+      const names = ['erin', 'frank', 'gina', 'hank', 'ivy', 'jack', 'kate', 'liam'];
+      const writers = await Promise.all(names.map((name) => s.createUser(name)));
       let staleForBob = 0;
       await Promise.all(
         writers.map(async (token, w) => {
           const key = `counter-${w}`;
-          for (let i = 0; i < 250; i++) {
+          for (let i = 0; i < 125; i++) {
             const written = await ds(s, 'setItem', { key, value: i }, { token });
             assert.equal(written.status, 200);
             const read = await (i % 2 === 0
