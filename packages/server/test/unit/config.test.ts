@@ -132,7 +132,7 @@ describe('configuration', () => {
     assert.match(err.message, /roost\.config\.json/);
   });
 
-  test('read replicas: a list of postgres:// URLs, comma-separated in the environment, only beside databaseUrl', async () => {
+  test('read replicas: postgres:// URLs, comma-separated in the environment, only beside databaseUrl', async () => {
     const cwd = await dir();
     const env = {
       ROOST_DATABASE_URL: 'postgres://u:p@primary/roost',
