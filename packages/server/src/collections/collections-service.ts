@@ -196,7 +196,8 @@ export function createCollections(deps: CollectionsDeps) {
     version: state.version,
     created: state.created,
     updated: state.updated,
-    records: await records.count(state.name),
+    // A collection's list and get (administrators) count on a replica too (docs/scaling.md, "Read replicas").
+    records: await readRecords.count(state.name),
   });
 
   return {
