@@ -118,7 +118,7 @@ describe('read replicas with read-your-writes', {
     );
   });
 
-  test('a revoked token is refused at once although the replica has not replayed the revocation', async () => {
+  test('a revoked token or permission is refused at once although the replica has not replayed it', async () => {
     const carol = await s.createUser('carol');
     await replica.caughtUp(primary);
     assert.equal((await ds(s, 'list', {}, { token: carol })).status, 200);
@@ -138,6 +138,15 @@ describe('read replicas with read-your-writes', {
         200,
       );
       assert.equal((await ds(s, 'list', {}, { token: dave })).status, 401);
+      // A permission taken away: refused at once (the permission entries are the primary's).
+      const listBy = (groups: string[]) =>
+        ds(s, 'setPermissions', { permissions: [{ permission: 'list', groups, action: 'replace' }] }, { token: admin });
+      assert.equal((await listBy(['admins'])).status, 200);
+      try {
+        assert.equal((await ds(s, 'list', {}, { token: bob })).status, 403);
+      } finally {
+        assert.equal((await listBy(['sys:authenticated'])).status, 200);
+      }
     } finally {
       await replica.resumeReplay();
     }
