@@ -1,9 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
 import type { EventBus } from '../core/events.js';
 import { PRIMARY_ONLY, type Readers, type ReplicaState } from '../core/readers.js';
-import { poolOf, postgres, type Dialect } from './database.js';
+import { namedStatement, poolOf, postgres, type Dialect } from './database.js';
 import type { Database } from './schema.js';
 
 /**
@@ -165,7 +165,9 @@ export async function openReplicaReads(
     const routed = {
       async query(text: string, parameters: readonly unknown[]) {
         try {
-          const result = await client.query(text, parameters as unknown[]);
+          // Named, as the primary's reads run (database.ts `executePrepared`): parsed and planned
+          // once per connection, not on every read.
+          const result = await client.query(namedStatement(CompiledQuery.raw(text, [...parameters])));
           replica.reads++;
           return result;
         } catch (err) {
