@@ -1,5 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { CompiledQuery, Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import {
+  Kysely,
+  PostgresDialect,
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  type QueryResult,
+} from 'kysely';
 import type pg from 'pg';
 import type { EventBus } from '../core/events.js';
 import { PRIMARY_ONLY, type Readers, type ReplicaState } from '../core/readers.js';
@@ -8,7 +15,7 @@ import type { Database } from './schema.js';
 
 /**
  * Read replicas (issue 44, item 3; docs/scaling.md, "Read replicas"). The stores' reads that may
- * be a little stale run on `reads`, a database whose every connection is chosen as the query
+ * be a little stale run on `reads`, a database whose every query picks its server as it
  * starts: a replica when the work under way is a reader's (`Readers.as`, entered per request by
  * http/reader-context.ts) and the replica has replayed that reader's last write, else the
  * primary. Everything else (sessions, tokens, API keys, permission entries, every write and the
@@ -152,58 +159,31 @@ export async function openReplicaReads(
     return null;
   }
 
-  /** A replica's connection whose failed query is run again on the primary: a read, safe to repeat. */
-  function onReplica(client: pg.PoolClient, replica: Replica): PostgresPoolClient {
-    let broken = false;
-    // A checked-out client's connection that ends (the replica stopped) is an `error` event,
-    // which pg's pool listens to only while the client is idle: unheard, it would end the process.
-    const lost = (err: unknown) => {
-      broken = true;
-      giveUp(replica, err, 'its connection ended');
-    };
-    client.on('error', lost);
-    const routed = {
-      async query(text: string, parameters: readonly unknown[]) {
-        try {
-          // Named, as the primary's reads run (database.ts `executePrepared`): parsed and planned
-          // once per connection, not on every read.
-          const result = await client.query(namedStatement(CompiledQuery.raw(text, [...parameters])));
-          replica.reads++;
-          return result;
-        } catch (err) {
-          // A replica gone away, or a read cancelled by the replay's conflict with it, or a table
-          // the replica has not replayed yet (a collection just made): the primary answers.
-          if (connectionLost(err)) {
-            broken = true;
-            giveUp(replica, err, 'a read failed');
-          }
-          return primary.query(text, parameters as unknown[]);
-        }
-      },
-      release: () => {
-        client.off('error', lost);
-        client.release(broken);
-      },
-    };
-    return routed as unknown as PostgresPoolClient;
-  }
-
-  const routing: PostgresPool = {
-    async connect() {
-      const replica = await choose();
-      if (!replica) return (await primary.connect()) as unknown as PostgresPoolClient;
+  /**
+   * A read, on the replica `choose` picks, else on the primary; a read that fails on a replica
+   * runs again on the primary (a read is safe to repeat): a replica gone away, a read cancelled
+   * by its replay's conflict, a table it has not replayed yet (a collection just made). Named,
+   * as the primary's reads run (database.ts `executePrepared`): parsed and planned once per
+   * connection.
+   */
+  async function read(query: CompiledQuery): Promise<QueryResult<unknown>> {
+    const statement = namedStatement(query);
+    const replica = await choose();
+    if (replica) {
       try {
-        return onReplica(await replica.pool.connect(), replica);
+        const { rows } = await replica.pool.query(statement);
+        replica.reads++;
+        return { rows };
       } catch (err) {
         // Its ten connections busy past the timeout is load, not absence: the next look decides.
-        if (!String((err as Error | null)?.message).includes('timeout')) giveUp(replica, err, 'no connection');
-        return (await primary.connect()) as unknown as PostgresPoolClient;
+        const busy = String((err as Error | null)?.message).includes('timeout exceeded when trying to connect');
+        if (!busy && connectionLost(err)) giveUp(replica, err, 'a read failed');
       }
-    },
-    // The replicas' pools end in `close`, the primary's with its own database.
-    end: async () => {},
-  };
-  const reads = new Kysely<Database>({ dialect: new PostgresDialect({ pool: routing }) });
+    }
+    const { rows } = await primary.query(statement);
+    return { rows };
+  }
+  const reads = new Kysely<Database>({ dialect: new RoutedDialect(read) });
 
   function giveUp(replica: Replica, err: unknown, what: string): void {
     if (stopped) return;
@@ -345,4 +325,40 @@ export async function openReplicaReads(
       await Promise.all(replicas.map((r) => r.pool.end().catch(() => {})));
     },
   };
+}
+
+/**
+ * PostgreSQL's dialect whose every query is handed to `read`, which picks the server as the
+ * query starts: no connection is held between queries, so there is none to choose ahead. The
+ * replicas' database only reads: a transaction on it is a mistake, refused.
+ */
+class RoutedDialect extends PostgresDialect {
+  readonly #driver: Driver;
+
+  constructor(read: (query: CompiledQuery) => Promise<QueryResult<unknown>>) {
+    // The pool is never asked for: `createDriver` makes the driver.
+    super({ pool: async () => Promise.reject(new Error('no pool')) });
+    const connection: DatabaseConnection = {
+      executeQuery: read as DatabaseConnection['executeQuery'],
+      streamQuery: () => {
+        throw new Error('the replicas database streams no query');
+      },
+    };
+    const refused = async () => {
+      throw new Error('the replicas database runs no transaction: writes and their reads go to the primary');
+    };
+    this.#driver = {
+      init: async () => {},
+      acquireConnection: async () => connection,
+      beginTransaction: refused,
+      commitTransaction: refused,
+      rollbackTransaction: refused,
+      releaseConnection: async () => {},
+      destroy: async () => {},
+    };
+  }
+
+  override createDriver(): Driver {
+    return this.#driver;
+  }
 }
