@@ -57,8 +57,9 @@ interface Replica {
   lagBytes: number | null;
   lagSeconds: number | null;
   reads: number;
-  /** Whether it is a copy of our primary (its system identifier), once known; false: never used. */
+  /** Whether it is a copy of our primary (its system identifier); false: never used. Asked once. */
   sameSystem: boolean | null;
+  systemAsked: boolean;
 }
 
 /** A WAL position (`X/Y`, two hexadecimal halves) as a number that compares. */
@@ -68,9 +69,14 @@ function lsnValue(text: string): bigint {
 }
 
 /** `host:port/database` of a URL, no credentials: the replica's label in /metrics and the log. */
-function labelOf(url: string): string {
-  const parsed = new URL(url);
-  return `${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname}`;
+function labelOf(url: string, index: number): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname}`;
+  } catch {
+    // pg reads more than the WHATWG parser does; the URL itself would show its password.
+    return `replica ${index + 1}`;
+  }
 }
 
 /**
@@ -109,7 +115,7 @@ export async function openReplicaReads(
   const primary: pg.Pool = found;
   const onProblem = (err: unknown, replica: string, what: string) =>
     err ? log.warn({ err, replica }, what) : log.info({ replica }, what);
-  const replicas: Replica[] = urls.map((url) => {
+  const replicas: Replica[] = urls.map((url, index) => {
     // Idle connections keep no process alive that is ending anyway (a start that failed after this).
     const pool = new (postgres().Pool)({
       connectionString: url,
@@ -120,7 +126,7 @@ export async function openReplicaReads(
     // As the primary's pool (storage/database.ts): an idle connection the server ends is dropped.
     pool.on('error', () => {});
     return {
-      label: labelOf(url),
+      label: labelOf(url, index),
       pool,
       up: false,
       replayed: null,
@@ -128,6 +134,7 @@ export async function openReplicaReads(
       lagSeconds: null,
       reads: 0,
       sameSystem: null,
+      systemAsked: false,
     };
   });
   const context = new AsyncLocalStorage<string>();
@@ -256,7 +263,9 @@ export async function openReplicaReads(
         giveUp(replica, new Error('not in recovery'), 'it is no replica');
         return;
       }
-      if (replica.sameSystem === null) {
+      if (!replica.systemAsked) {
+        // Once: a role that may not read it would fail (and be logged by PostgreSQL) on every look.
+        replica.systemAsked = true;
         const [ours, theirs] = await Promise.all([systemOf(primary), systemOf(replica.pool)]);
         if (ours !== null && theirs !== null) replica.sameSystem = ours === theirs;
       }
