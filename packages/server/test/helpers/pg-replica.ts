@@ -32,6 +32,10 @@ export interface TestReplica extends TestCluster {
   resumeReplay(): Promise<void>;
   /** Resolves once the replica has applied everything the primary had written when called. */
   caughtUp(primary: TestCluster): Promise<void>;
+  /** Stops the server as a crash would, its directory kept for `startAgain`. */
+  crash(): Promise<void>;
+  /** Starts the server again on its port after `crash`: it recovers and streams on. */
+  startAgain(): Promise<void>;
 }
 
 /** A program of `BIN`, as `postgres` when we are root. */
@@ -116,6 +120,12 @@ export async function startReplica(primary: TestCluster): Promise<TestReplica> {
     },
     async resumeReplay() {
       await replica.query('select pg_wal_replay_resume()');
+    },
+    async crash() {
+      await pgProgram('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+    },
+    async startAgain() {
+      await start(dir, port);
     },
     async caughtUp(from) {
       const [row] = await from.query<{ lsn: string }>('select pg_current_wal_insert_lsn()::text as lsn');
