@@ -119,6 +119,12 @@ export const testPasses = {
   // The HTTP API.
   // Administrator-only calls of the embedding API refuse other callers before any storage.
   'packages/server/test/http/administrator-only-calls.test.ts': [],
+  // The breached-password check asks a range API with fetch (undici) and refuses before anything is stored.
+  'packages/server/test/http/breached-passwords.test.ts': ['runtime'],
+  // The proof of work: challenges signed with a key in the database, spent once across parallel calls.
+  'packages/server/test/http/proof-of-work.test.ts': ['storage'],
+  // The new-device mail: the devices an account signed in from, kept in the database.
+  'packages/server/test/http/new-device-mail.test.ts': ['storage'],
   // Collections: records in tables of their own, JSON on SQLite and jsonb on PostgreSQL.
   'packages/server/test/http/collection-records.test.ts': ['storage'],
   'packages/server/test/http/collection-rules.test.ts': ['storage'],
@@ -220,6 +226,8 @@ export const testPasses = {
   'packages/server/test/pages/collection-pages-input.test.ts': ['storage'],
   'packages/server/test/pages/collection-pages.browser.test.ts': [],
   'packages/server/test/pages/file-stores-page.test.ts': [],
+  // The proof of work's widget in chromium under the pages' CSP (the check itself: http/proof-of-work.test.ts).
+  'packages/server/test/pages/proof-of-work.browser.test.ts': [],
   'packages/server/test/pages/passkeys.browser.test.ts': [],
   'packages/server/test/pages/providers.browser.test.ts': [],
   'packages/server/test/pages/second-factor.browser.test.ts': [],

@@ -17,6 +17,8 @@ import {
   mailFromSchema,
   metricsOptions,
   pageUrlSchema,
+  proofOfWorkSchema,
+  breachedPasswordsSchema,
   providerRedirectsSchema,
   providersSchema,
   rateLimit,
@@ -158,6 +160,12 @@ export const configSchema = z
          * that email, instead of being refused as taken. Off by default.
          */
         linkProvidersByEmail: z.boolean().default(false),
+        /** Mail an account at a sign-in from a device it never signed in from (users/new-device-mail.ts). */
+        newDeviceMail: z.boolean().default(false),
+        /** The proof of work of sign-ups, sign-ins and resets (users/proof-of-work.ts): off by default. */
+        proofOfWork: proofOfWorkSchema.prefault({}),
+        /** The breached-password check of chosen passwords (users/breached-passwords.ts): off by default. */
+        breachedPasswords: breachedPasswordsSchema.prefault({}),
       })
       .strict()
       .prefault({}),

@@ -191,9 +191,25 @@ export function assertWriteOrigin(
 
 /**
  * The caller with the client's address and User-Agent: sign-in throttles by the address
- * (users/signin-throttle.ts), and a session keeps both (users/sessions.ts).
+ * (users/signin-throttle.ts), and a session keeps both (users/sessions.ts). And the solved
+ * proof-of-work challenge the client sent, for sign-ups, sign-ins and resets under attack
+ * (users/proof-of-work.ts): the `X-Roost-Proof` header of API calls, or the `altcha` field the
+ * ALTCHA widget adds to a page's form.
  */
 export function withClient<C extends Caller>(caller: C, request: FastifyRequest): C {
   const agent = request.headers['user-agent'];
-  return { ...caller, address: request.ip, ...(agent ? { device: agent.slice(0, 200) } : {}) };
+  const proof = proofOf(request);
+  return {
+    ...caller,
+    address: request.ip,
+    ...(agent ? { device: agent.slice(0, 200) } : {}),
+    ...(proof ? { proof } : {}),
+  };
+}
+
+function proofOf(request: FastifyRequest): string | undefined {
+  const header = request.headers['x-roost-proof'];
+  if (typeof header === 'string') return header;
+  const field = (request.body as { altcha?: unknown } | null | undefined)?.altcha;
+  return typeof field === 'string' ? field : undefined;
 }

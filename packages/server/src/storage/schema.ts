@@ -243,6 +243,21 @@ interface BackupRunsTable {
 }
 
 /** Tables of the user identity service and the shared ones (permissions, settings). */
+/** Keys the sign-in makes for itself, once (users/signin-key-repo.ts): the proof-of-work's HMAC key. */
+interface SigninKeysTable {
+  name: string;
+  value: string;
+  created: number;
+}
+
+/** The devices an account signed in from (users/device-repo.ts): the hash of its id and User-Agent. */
+interface KnownDevicesTable {
+  user_id: string;
+  device_hash: string;
+  first_seen: number;
+  last_seen: number;
+}
+
 interface CoreTables {
   users: UsersTable;
   sessions: SessionsTable;
@@ -262,6 +277,8 @@ interface CoreTables {
   audit_log: AuditLogTable;
   request_logs: RequestLogsTable;
   backup_runs: BackupRunsTable;
+  signin_keys: SigninKeysTable;
+  known_devices: KnownDevicesTable;
 }
 
 export interface Database extends CoreTables, DataStoreTables, FileStoreTables {}

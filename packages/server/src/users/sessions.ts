@@ -2,6 +2,7 @@ import { KEY_PREFIX } from '../core/api-keys.js';
 import { commonErrors } from '../core/errors.js';
 import { processStats } from '../core/process-stats.js';
 import { hashToken, randomToken } from '../core/ids.js';
+import { tellNewDevice } from './new-device-mail.js';
 import { challengeIfNeeded } from './signin-challenge.js';
 import { claimAccount, claimAddress } from './signin-throttle.js';
 import { userErrors } from './user-errors.js';
@@ -90,6 +91,7 @@ export async function startSession(
     created: now,
     expires,
   });
+  tellNewDevice(ctx, caller, user, method);
   return { token, expires };
 }
 

@@ -122,6 +122,7 @@ test('every documented operation, called by a generated client, answers as its s
   for (const policy of ['signupDirect', 'signupOptin', 'signupReview', 'signupSendpw', 'signupUid'])
     await s.grant(policy, ['sys:everyone']);
   await call({ op: 'users_ping', body: {} });
+  await call({ op: 'users_challenge', body: {} });
   await call({ op: 'users_token', body: { identity: 'alice', password: PASSWORD } });
   await call({ op: 'users_token', body: { identity: 'alice', password: 'wrong-password' } });
   await call({ op: 'users_signin', body: { identity: 'alice', password: PASSWORD } });

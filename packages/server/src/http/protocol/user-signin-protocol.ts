@@ -20,6 +20,23 @@ export function signinOperations(wire: UserWire): UserOperation[] {
       },
     },
     {
+      op: 'challenge',
+      answer: answerOf({
+        result: { const: true },
+        required: SCALARS.boolean,
+        parameters: { type: 'object' },
+        signature: SCALARS.string,
+      }),
+      summary:
+        'A proof-of-work challenge (ALTCHA), and whether sign-ups, sign-ins and resets ask for it now ' +
+        '(`users.proofOfWork`): send the solution as `X-Roost-Proof` or the form field `altcha`.',
+      read: true,
+      call: async (caller) => {
+        const { challenge, required } = await users.proofChallenge(caller);
+        return { result: true, required, ...challenge };
+      },
+    },
+    {
       op: 'token',
       answer: TOKEN_ANSWER,
       summary: 'Exchange identity and password for a token (send it as `x-auth-token` or `Authorization: Bearer`).',

@@ -72,6 +72,7 @@ export function mailCodeOps(ctx: UserContext, settings: MailCodeSettings): MailC
   return {
     async signinMail(caller: Caller, input: IdentityInput): Promise<void> {
       const { identity } = parseInput(inputs.identity, input);
+      await ctx.proofOfWork.demand(caller);
       await signinHooked(ctx, caller.principal, 'mail', 'request', identity);
       ctx.mailer.later(() => mailCode(identity));
     },
