@@ -8,7 +8,7 @@ import {
   blobStoreOptions,
   collectionName,
   collectionOptions,
-  databaseReplicaUrls,
+  databaseFields,
   dataStoreOptions,
   fileStoreOptions,
   identityPolicySchema,
@@ -54,13 +54,8 @@ export const configSchema = z
      * machine (SQLite `synchronous=NORMAL`). docs/security.md, "Durability".
      */
     durability: z.enum(['full', 'fast']).default('full'),
-    /** `postgres://...` selects PostgreSQL; unset means SQLite in `dataDir/roost.db`. */
-    databaseUrl: z
-      .string()
-      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL (leave it unset for SQLite)')
-      .optional(),
-    /** Read replicas of `databaseUrl` (config-parts.ts `databaseReplicaUrls`). */
-    databaseReplicaUrls,
+    /** `databaseUrl` (PostgreSQL; unset: SQLite) and its read replicas (config-parts.ts). */
+    ...databaseFields,
     /** The address users reach Roost at; links in mails start with it. */
     publicUrl: z.string().url().optional(),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -305,7 +300,6 @@ const ENV_KEYS: Record<string, (input: Record<string, unknown>, value: string) =
   ROOST_HOST: (c, v) => (c.host = v),
   ROOST_DATA_DIR: (c, v) => (c.dataDir = v),
   ROOST_DATABASE_URL: (c, v) => (c.databaseUrl = v),
-  // Comma-separated: `postgres://…@replica1/roost,postgres://…@replica2/roost`.
   ROOST_DATABASE_REPLICA_URLS: (c, v) => (c.databaseReplicaUrls = v.split(',').filter((url) => url.trim() !== '')),
   ROOST_PUBLIC_URL: (c, v) => (c.publicUrl = v),
   ROOST_LOG_LEVEL: (c, v) => (c.logLevel = v),
