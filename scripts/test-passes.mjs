@@ -301,6 +301,8 @@ export const testPasses = {
   'packages/client/test/api-keys.test.ts': ['runtime'],
   'packages/server/test/admin/impersonation.browser.test.ts': [],
   'packages/server/test/admin/impersonation.test.ts': ['storage'],
+  // Issue 44, item 3: read replicas; a primary and a streaming replica of its own (PostgreSQL only).
+  'packages/server/test/scale/replica-reads.test.ts': ['storage'],
 };
 
 const KINDS = new Set(['storage', 'runtime']);

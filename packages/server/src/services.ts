@@ -44,6 +44,7 @@ import { createKeyRepo, createKeyService, type KeyService } from './keys/index.j
 import { createBackups, type Backups } from './backups/index.js';
 import { createBackupRunStore } from './storage/backup-run-store.js';
 import { openBackupTarget } from './storage/backup-target.js';
+import { openReplicaReads, type ReplicaReads } from './storage/replica-reads.js';
 
 /**
  * Storage and the domain services on it, without HTTP: what the CLI opens (cli/cli.ts), and what
@@ -124,6 +125,8 @@ export interface Services extends KindContext {
   requestRecords: RequestRecords | null;
   /** Backups, their schedule and restore check (backups/backups-service.ts; docs/operations.md, "Backups"). */
   backups: Backups;
+  /** Whose reads a request's are, for read replicas (core/readers.ts). */
+  readers: ReplicaReads['readers'];
   /** Starts the work after an answer: the job queue (mails, webhook deliveries) and the webhooks' list. */
   start(): void;
   close(): Promise<void>;
@@ -164,6 +167,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   // Caches follow the other processes where they share a PostgreSQL database (on SQLite one
   // process owns it, Redis or not).
   const changes = notify && events.feed ? (redis ? withInvalidations(notify, events.feed) : events.feed) : null;
+  const replicas = await openReplicaReads(db, dialect, config.databaseReplicaUrls, events, log);
   const settings = createRuntimeSettings(config, createSettingsStore(db, clock, 1000, changes));
   const mailer = overrides.mailer ?? createMailer(config, settings);
   const webhookStore = createWebhookStore(db, clock, changes);
@@ -216,6 +220,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   });
   const dataStores = createDataStores({
     db,
+    reads: replicas.reads,
     dialect,
     clock,
     permissionStore,
@@ -233,6 +238,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   });
   const fileStores = createFileStores({
     db,
+    reads: replicas.reads,
     clock,
     permissionStore,
     config,
@@ -243,6 +249,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   });
   const collections = createCollections({
     db: db as Kysely<unknown>,
+    reads: replicas.reads as Kysely<unknown>,
     dialect,
     clock,
     config,
@@ -355,6 +362,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     extensionJobs: extensionJobs.api,
     requestRecords,
     backups,
+    readers: replicas.readers,
     start() {
       jobs.start();
       webhooks.start();
@@ -374,6 +382,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
       await jobs.close();
       await mailer.close();
       await requestRecords?.close();
+      await replicas.close();
       await db.destroy();
     },
   };

@@ -394,3 +394,23 @@ export const breachedPasswordsSchema = z
     onUnavailable: z.enum(['allow', 'refuse']).default('allow'),
   })
   .strict();
+
+/**
+ * Read replicas of `databaseUrl` (docs/scaling.md, "Read replicas"): reads that may be a little
+ * stale go to one of them, the caller's own writes are read back from where they are visible
+ * (storage/replica-reads.ts). Each a `postgres://` URL; none: every read on the primary.
+ */
+const databaseReplicaUrls = z
+  .array(z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL of a replica of databaseUrl'))
+  .max(16)
+  .default([]);
+
+/** Where the data is (core/config.ts `configSchema`); `ROOST_DATABASE_REPLICA_URLS` is comma-separated. */
+export const databaseFields = {
+  /** `postgres://...` selects PostgreSQL; unset means SQLite in `dataDir/roost.db`. */
+  databaseUrl: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL (leave it unset for SQLite)')
+    .optional(),
+  databaseReplicaUrls,
+};

@@ -8,6 +8,7 @@ import {
   blobStoreOptions,
   collectionName,
   collectionOptions,
+  databaseFields,
   dataStoreOptions,
   directWithoutS3,
   fileStoreOptions,
@@ -54,11 +55,8 @@ export const configSchema = z
      * machine (SQLite `synchronous=NORMAL`). docs/security.md, "Durability".
      */
     durability: z.enum(['full', 'fast']).default('full'),
-    /** `postgres://...` selects PostgreSQL; unset means SQLite in `dataDir/roost.db`. */
-    databaseUrl: z
-      .string()
-      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL (leave it unset for SQLite)')
-      .optional(),
+    /** `databaseUrl` (PostgreSQL; unset: SQLite) and its read replicas (config-parts.ts). */
+    ...databaseFields,
     /** The address users reach Roost at; links in mails start with it. */
     publicUrl: z.string().url().optional(),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -309,6 +307,7 @@ const ENV_KEYS: Record<string, (input: Record<string, unknown>, value: string) =
   ROOST_HOST: (c, v) => (c.host = v),
   ROOST_DATA_DIR: (c, v) => (c.dataDir = v),
   ROOST_DATABASE_URL: (c, v) => (c.databaseUrl = v),
+  ROOST_DATABASE_REPLICA_URLS: (c, v) => (c.databaseReplicaUrls = v.split(',').filter((url) => url.trim() !== '')),
   ROOST_PUBLIC_URL: (c, v) => (c.publicUrl = v),
   ROOST_LOG_LEVEL: (c, v) => (c.logLevel = v),
   ROOST_SMTP_URL: (c, v) => {
@@ -331,6 +330,8 @@ export function parseConfig(input: unknown, baseDir = process.cwd()): Config {
     );
   }
   const c = parsed.data;
+  if (c.databaseReplicaUrls.length > 0 && c.databaseUrl === undefined)
+    throw new ConfigError(['databaseReplicaUrls: replicas are read beside their primary, databaseUrl, which is unset']);
   const dataDir = isAbsolute(c.dataDir) ? c.dataDir : resolve(baseDir, c.dataDir);
   // A local blob directory given relative is relative to the working directory, as `dataDir` is.
   const absoluteBlobs = <T extends BlobStoreOptions | undefined>(b: T): T =>

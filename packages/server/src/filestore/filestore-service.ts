@@ -52,6 +52,8 @@ export interface FileStoreServiceDeps {
   name: string;
   options: FileStoreOptions;
   repo: ReturnType<typeof createFileStoreRepo>;
+  /** The same queries on a replica (storage/replica-reads.ts), for directory pages; `repo` when absent. */
+  readRepo?: ReturnType<typeof createFileStoreRepo>;
   blobs: BlobStore;
   clock: Clock;
   permissionStore: PermissionStore;
@@ -79,6 +81,7 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
     name: deps.name,
     options: deps.options,
     repo: deps.repo,
+    readRepo: deps.readRepo ?? deps.repo,
     blobs: deps.blobs,
     clock: deps.clock,
     events: deps.events,
