@@ -42,6 +42,7 @@ import type { AuditLog } from './core/audit.js';
 import { createAuditLog } from './storage/audit-store.js';
 import { createKeyRepo, createKeyService, type KeyService } from './keys/index.js';
 import { createBackups, type Backups } from './backups/index.js';
+import { BACKUP_JOB, CHECK_JOB, scheduleBackups, scheduleUpkeep } from './upkeep-jobs.js';
 import { createBackupRunStore } from './storage/backup-run-store.js';
 import { openBackupTarget } from './storage/backup-target.js';
 import { openReplicaReads, type ReplicaReads } from './storage/replica-reads.js';
@@ -317,17 +318,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     log,
     services: { users, dataStores, fileStores, collections, mail: mailQueue },
   });
-  // `audit.retentionDays`: older lines go every night, once across processes (extend/jobs.ts).
-  extensionJobs.api.schedule('roost.audit-retention', '17 3 * * *', () =>
-    audit.sweep(clock.now() - config.audit.retentionDays * 86_400_000),
-  );
-  // What unfinished direct uploads left in the buckets (filestore/direct-ops.ts `sweepDirect`),
-  // every ten minutes, once across processes; only where a store takes direct uploads.
-  const direct = fileStores.names.filter((name) => config.fileStores[name]?.direct?.uploads);
-  if (direct.length > 0)
-    extensionJobs.api.schedule('roost.direct-upload-sweep', '*/10 * * * *', async () => {
-      for (const name of direct) await fileStores.get(name)?.sweepDirect(programCaller('roost').principal);
-    });
+  scheduleUpkeep(extensionJobs.api, { config, clock, audit, fileStores });
   const backups = createBackups({
     config,
     db: db as Kysely<unknown>,
@@ -386,22 +377,4 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
       await db.destroy();
     },
   };
-}
-
-const BACKUP_JOB = 'roost.backup';
-const CHECK_JOB = 'roost.backup-check';
-
-/**
- * Backups and their restore check as jobs of the queue (extend/jobs.ts): one asked for on the
- * backups page runs in whichever process claims it; the schedules of `backups.schedule` and
- * `backups.checkSchedule` add each tick once across processes, and their kinds are exclusive,
- * so two backups never run at once. None is retried: the next tick or a click tries again.
- */
-function scheduleBackups(config: Config, jobs: ExtensionJobs, backups: Backups): void {
-  const { schedule, checkSchedule, timeoutSeconds } = config.backups;
-  const options = { retries: 0, timeoutMs: timeoutSeconds * 1000 };
-  jobs.define(BACKUP_JOB, () => backups.make('manual'), options);
-  jobs.define(CHECK_JOB, () => backups.check(), options);
-  if (schedule) jobs.schedule(`${BACKUP_JOB}-scheduled`, schedule, () => backups.make('scheduled'), options);
-  if (checkSchedule) jobs.schedule(`${CHECK_JOB}-scheduled`, checkSchedule, () => backups.check(), options);
 }

@@ -362,40 +362,6 @@ export const metricsOptions = z
   .strict();
 
 /**
- * The proof of work of sign-ups, sign-ins, resets and mailed sign-ins (users/proof-of-work.ts,
- * docs/security.md "Proof of work under attack"): `off`, `auto` (while more than `attackThreshold`
- * of those calls come in a minute) or `always`.
- */
-export const proofOfWorkSchema = z
-  .object({
-    mode: z.enum(['off', 'auto', 'always']).default('off'),
-    /** PBKDF2-SHA-256 iterations of one try. */
-    cost: z.number().int().min(1).max(100_000).default(1000),
-    /** The tries a client needs lie between these (the secret counter is drawn from them). */
-    counterMin: z.number().int().min(0).max(10_000_000).default(1000),
-    counterMax: z.number().int().min(1).max(10_000_000).default(5000),
-    expiresSeconds: z.number().int().min(10).max(3600).default(300),
-    attackThreshold: z.number().int().min(1).default(60),
-    attackHoldSeconds: z.number().int().min(1).max(86_400).default(600),
-  })
-  .strict()
-  .refine((p) => p.counterMin <= p.counterMax, { message: 'counterMin must not exceed counterMax' });
-
-/**
- * The breached-password check of every chosen password (users/breached-passwords.ts,
- * docs/security.md "Breached passwords"): off by default.
- */
-export const breachedPasswordsSchema = z
-  .object({
-    enabled: z.boolean().default(false),
-    rangeUrl: pageUrlSchema.default('https://api.pwnedpasswords.com/range/'),
-    minCount: z.number().int().min(1).default(1),
-    timeoutMs: z.number().int().min(100).max(30_000).default(3000),
-    onUnavailable: z.enum(['allow', 'refuse']).default('allow'),
-  })
-  .strict();
-
-/**
  * Read replicas of `databaseUrl` (docs/scaling.md, "Read replicas"): reads that may be a little
  * stale go to one of them, the caller's own writes are read back from where they are visible
  * (storage/replica-reads.ts). Each a `postgres://` URL; none: every read on the primary.
