@@ -216,6 +216,16 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
   await http.register(registerPageAssets);
   await http.register(registerClientBundle);
   await http.register(registerPages, pageDeps);
+  // Roost as an OpenID Connect provider (identity-provider/), loaded only when it is on.
+  if (config.identityProvider.enabled) {
+    const { registerIdentityProvider } = await import('./identity-provider/index.js');
+    await http.register(registerIdentityProvider, {
+      config,
+      users: services.users,
+      db: services.db,
+      log: services.log,
+    });
+  }
   services.start();
   const close = async () => {
     // Idle connections are closed at once, running requests after shutdownGraceSeconds

@@ -11,6 +11,7 @@ import {
   dataStoreOptions,
   fileStoreOptions,
   identityPolicySchema,
+  identityProviderOptions,
   requestLogOptions,
   mailAddressSchema,
   mailFromSchema,
@@ -245,6 +246,8 @@ export const configSchema = z
       .int()
       .min(0)
       .default(16 * 1024 * 1024),
+    /** Roost as an OpenID Connect provider for the team's other applications (identity-provider/). */
+    identityProvider: identityProviderOptions.prefault({}),
   })
   .strict()
   .superRefine((config, ctx) => {

@@ -242,6 +242,34 @@ interface BackupRunsTable {
   error: string | null;
 }
 
+/** oidc-provider's models (identity-provider/idp-adapter.ts), migration 2026-12-03-01. */
+interface IdpModelsTable {
+  kind: string;
+  id: string;
+  payload: string;
+  grant_id: string | null;
+  uid: string | null;
+  user_code: string | null;
+  expires: number | null;
+  consumed: number | null;
+}
+
+/** The identity provider's keys, sealed (identity-provider/idp-keys.ts). */
+interface IdpKeysTable {
+  name: string;
+  value: string;
+  created: number;
+}
+
+/** What an account allowed a client (identity-provider/idp-consents.ts). */
+interface IdpConsentsTable {
+  user_id: string;
+  client_id: string;
+  scope: string;
+  resources: string;
+  created: number;
+}
+
 /** Tables of the user identity service and the shared ones (permissions, settings). */
 interface CoreTables {
   users: UsersTable;
@@ -262,6 +290,9 @@ interface CoreTables {
   audit_log: AuditLogTable;
   request_logs: RequestLogsTable;
   backup_runs: BackupRunsTable;
+  idp_models: IdpModelsTable;
+  idp_keys: IdpKeysTable;
+  idp_consents: IdpConsentsTable;
 }
 
 export interface Database extends CoreTables, DataStoreTables, FileStoreTables {}
