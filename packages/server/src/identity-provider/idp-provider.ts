@@ -8,7 +8,7 @@ import Provider, {
   type KoaContextWithOIDC,
 } from 'oidc-provider';
 import type { Config } from '../core/config.js';
-import type { RequestCaller } from '../http/auth.js';
+import { AUTH_COOKIE, type RequestCaller } from '../http/auth.js';
 import type { User, UserService } from '../users/index.js';
 import { idpAdapterFactory } from './idp-adapter.js';
 import { signinState } from './idp-accounts.js';
@@ -43,6 +43,8 @@ export interface IdpProviderDeps {
   callerOf: (req: IncomingMessage) => Promise<RequestCaller>;
   /** The page of an error the provider cannot send back to the application (a wrong redirect_uri). */
   errorPage: (title: string, message: string) => string;
+  /** The page that asks whether to sign out of Roost too (its `form` is the library's, the buttons submit it). */
+  logoutPage: (form: string, clientName: string | undefined) => string;
 }
 
 /** A registered application as the library reads it: confidential with a secret, else public (PKCE its only proof). */
@@ -163,7 +165,12 @@ export function createIdpProvider(deps: IdpProviderDeps): Provider {
       devInteractions: { enabled: false },
       revocation: { enabled: true },
       userinfo: { enabled: true },
-      rpInitiatedLogout: { enabled: true },
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource(ctx, form) {
+          ctx.body = deps.logoutPage(form, ctx.oidc.client?.clientName);
+        },
+      },
       resourceIndicators: resourceIndicators(options),
     },
     interactions: { url: (_ctx, interaction) => `${IDP_PATH}/interaction/${interaction.uid}`, policy },
@@ -188,5 +195,29 @@ export function createIdpProvider(deps: IdpProviderDeps): Provider {
     },
   });
   provider.proxy = deps.trustProxy;
+  endRoostSessionOnLogout(provider, deps);
   return provider;
+}
+
+/**
+ * An application's end of the session (RP-initiated logout) where the person chose "sign out of
+ * Roost too" (`logout=yes`, the logout page) ends the browser's Roost session as well, and its
+ * cookie, before the answer leaves: else the next authorization would sign the same person in
+ * again at once (the login check reads the Roost session). Only for the account the provider's
+ * session held; without one the library asks nothing, and a link from anywhere must not sign
+ * anybody out of Roost.
+ */
+function endRoostSessionOnLogout(provider: Provider, deps: IdpProviderDeps): void {
+  const confirmed = new WeakSet<KoaContextWithOIDC>();
+  provider.on('end_session.success', (ctx: KoaContextWithOIDC) => {
+    if (ctx.oidc.params?.logout && ctx.oidc.session?.accountId) confirmed.add(ctx);
+  });
+  provider.use(async (ctx, next) => {
+    await next();
+    if (!confirmed.has(ctx as KoaContextWithOIDC)) return;
+    const caller = await deps.callerOf(ctx.req);
+    if (caller.user?.id !== (ctx as KoaContextWithOIDC).oidc.session?.accountId) return;
+    await deps.users.signout(caller);
+    ctx.cookies.set(AUTH_COOKIE, null, { path: '/', httpOnly: true, sameSite: 'lax' });
+  });
 }

@@ -37,6 +37,20 @@ export function idpErrorPage(title: string, message: string): string {
   });
 }
 
+/** The page of an application's end of the session (the library's form, submitted by the buttons). */
+export function idpLogoutPage(form: string, clientName: string | undefined): string {
+  const from = clientName ? `You are signing out of <strong>${escapeHtml(clientName)}</strong>. ` : '';
+  return renderPage({
+    title: 'Sign out',
+    body:
+      `<div class="card narrow">${form}<p>${from}Sign out of Roost too?</p><div class="form-actions">` +
+      '<button type="submit" form="op.logoutForm" name="logout" value="yes" class="btn btn-primary">' +
+      'Sign out of Roost too</button> ' +
+      '<button type="submit" form="op.logoutForm" class="btn secondary">Only of the application</button></div></div>',
+    home: '/users/signin',
+  });
+}
+
 /**
  * The provider under `/oidc` (docs/users.md, "Roost as an identity provider"): the library's own
  * Koa app handed the raw request (its `callback()`), with the path below the mount and the body

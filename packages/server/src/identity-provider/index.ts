@@ -10,7 +10,7 @@ import { accountReader } from './idp-accounts.js';
 import { loadIdpKeys } from './idp-keys.js';
 import { createIdpProvider } from './idp-provider.js';
 import { createIdpRepo } from './idp-repo.js';
-import { idpErrorPage, registerIdpRoutes } from './idp-routes.js';
+import { idpErrorPage, idpLogoutPage, registerIdpRoutes } from './idp-routes.js';
 
 export interface IdentityProviderDeps {
   config: Config;
@@ -47,6 +47,7 @@ export async function registerIdentityProvider(app: FastifyInstance, deps: Ident
     account: accountReader(users),
     callerOf: (req) => callers.get(req)?.() ?? Promise.resolve(ANONYMOUS_REQUEST),
     errorPage: idpErrorPage,
+    logoutPage: idpLogoutPage,
   });
   // The library reports each refused request as an event as well as in its answer.
   provider.on('server_error', (_ctx, err) => deps.log.error({ err }, 'identity provider error'));

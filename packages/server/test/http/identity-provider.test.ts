@@ -130,7 +130,13 @@ describe('Roost as an OpenID Connect provider over HTTP', () => {
         identityProvider: {
           enabled: true,
           clients: [
-            { clientId: 'wiki', name: 'The team wiki', secret: SECRET, redirectUris: [CALLBACK] },
+            {
+              clientId: 'wiki',
+              name: 'The team wiki',
+              secret: SECRET,
+              redirectUris: [CALLBACK],
+              postLogoutRedirectUris: [`${APP}/signed-out`],
+            },
             { clientId: 'dashboard', name: 'The dashboard', redirectUris: [CALLBACK] },
           ],
           resources: [{ uri: API, scopes: ['reports:read'] }],
@@ -358,5 +364,40 @@ describe('Roost as an OpenID Connect provider over HTTP', () => {
     const started = await authorization(wiki, { resource: 'https://elsewhere.example' });
     const end = await walk(jar, started.url);
     assert.equal(end.url.searchParams.get('error'), 'invalid_target');
+  });
+
+  test('the application ends the session: Roost’s too when the person says so, and the tokens are taken back', async () => {
+    for (const roostToo of [false, true]) {
+      const jar = await signedIn('ada');
+      const roostCookie = jar.header(new URL(s.url));
+      const { callback, checks } = await codeFor(jar);
+      const tokens = await oidc.authorizationCodeGrant(wiki, callback, checks);
+      const end = oidc.buildEndSessionUrl(wiki, {
+        id_token_hint: tokens.id_token ?? '',
+        post_logout_redirect_uri: `${APP}/signed-out`,
+        state: 'bye',
+      });
+      const page = await walk(jar, end.href, null);
+      assert.equal(page.status, 200);
+      assert.match(page.html, /signing out of <strong>The team wiki<\/strong>/);
+      const action = /id="op.logoutForm" method="post" action="([^"]+)"/.exec(page.html)?.[1] ?? '';
+      const xsrf = /name="xsrf" value="([^"]+)"/.exec(page.html)?.[1] ?? '';
+      const confirm = new URL(action);
+      const res = await fetch(confirm, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie: jar.header(confirm), 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ xsrf, ...(roostToo ? { logout: 'yes' } : {}) }),
+      });
+      assert.equal(res.status, 303);
+      assert.equal(res.headers.get('location'), `${APP}/signed-out?state=bye`);
+      await assert.rejects(oidc.fetchUserInfo(wiki, tokens.access_token, tokens.claims()?.sub ?? ''), /challenge/);
+      const identity = await fetch(`${s.url}/users/api/identity`, { headers: { cookie: roostCookie } });
+      assert.equal(identity.status, roostToo ? 401 : 200, `sign out of Roost too: ${roostToo}`);
+      assert.equal(
+        res.headers.getSetCookie().some((c) => /^auth=;/.test(c)),
+        roostToo,
+      );
+    }
   });
 });
