@@ -366,7 +366,7 @@ describe('Roost as an OpenID Connect provider over HTTP', () => {
     assert.equal(end.url.searchParams.get('error'), 'invalid_target');
   });
 
-  test('the application ends the session: Roost’s too when the person says so, and the tokens are taken back', async () => {
+  test('the application ends the session: Roost’s too when the person says so; its tokens are gone', async () => {
     for (const roostToo of [false, true]) {
       const jar = await signedIn('ada');
       const roostCookie = jar.header(new URL(s.url));
