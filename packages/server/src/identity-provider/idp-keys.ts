@@ -1,4 +1,5 @@
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { generateKeyPair, randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
 import type { JWK } from 'oidc-provider';
 import type { Clock } from '../core/clock.js';
 import type { SecretBox } from '../users/index.js';
@@ -22,7 +23,7 @@ export async function loadIdpKeys(repo: IdpRepo, box: SecretBox, clock: Clock): 
   const signing = await repo.keyOrMake(
     'signing',
     async () => {
-      const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+      const { privateKey } = await promisify(generateKeyPair)('rsa', { modulusLength: 2048 });
       const jwk = { ...privateKey.export({ format: 'jwk' }), kid: randomBytes(12).toString('base64url') };
       return box.seal(JSON.stringify({ ...jwk, alg: 'RS256', use: 'sig' }));
     },

@@ -400,4 +400,33 @@ describe('Roost as an OpenID Connect provider over HTTP', () => {
       );
     }
   });
+
+  test('another process on the same database: it exchanges this one’s code, with the same keys', async () => {
+    const { config } = s.roost;
+    const other = await startServer({
+      publicUrl: config.publicUrl,
+      dataDir: config.dataDir,
+      ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
+      identityProvider: {
+        enabled: true,
+        clients: [{ clientId: 'wiki', name: 'The team wiki', secret: SECRET, redirectUris: [CALLBACK] }],
+      },
+    });
+    try {
+      const there = (path: string) => `${other.url}/oidc${path}`;
+      const discovered = (await (
+        await fetch(`${issuer}/.well-known/openid-configuration`)
+      ).json()) as oidc.ServerMetadata;
+      const metadata = { ...discovered, token_endpoint: there('/token'), jwks_uri: there('/jwks') };
+      const otherWiki = new oidc.Configuration(metadata, 'wiki', SECRET, oidc.ClientSecretBasic(SECRET));
+      oidc.allowInsecureRequests(otherWiki);
+      const { callback, checks } = await codeFor(await signedIn('ada'));
+      const tokens = await oidc.authorizationCodeGrant(otherWiki, callback, checks);
+      assert.equal(tokens.claims()?.preferred_username, 'ada');
+      const keys = async (url: string) => (await (await fetch(url)).json()) as unknown;
+      assert.deepEqual(await keys(there('/jwks')), await keys(`${issuer}/jwks`));
+    } finally {
+      await other.close();
+    }
+  });
 });
