@@ -1,6 +1,7 @@
 import { escapeHtml } from '@roost/forms';
 import type { PageInit } from '../admin/layout.js';
 import type { User } from '../users/index.js';
+import { APPLICATIONS_PATH } from './idp-applications-page.js';
 
 /** What an application asks that the account has not allowed it yet (the library's consent prompt). */
 export interface ConsentRequest {
@@ -57,6 +58,7 @@ export function consentPage(input: {
     `<input type="hidden" name="csrf" value="${escapeHtml(input.csrf)}">` +
     '<div class="form-actions"><button type="submit" name="allow$" value="1" class="btn btn-primary">Allow</button> ' +
     '<button type="submit" name="deny$" value="1" class="btn secondary">Deny</button></div></form>' +
-    '<p class="muted">Roost remembers your answer for this application; it asks again only for more.</p></div>';
+    '<p class="muted">Roost remembers your answer for this application and asks again only for more; ' +
+    `<a href="${APPLICATIONS_PATH}">take it back</a> at any time.</p></div>`;
   return { title: `Sign in to ${clientName}`, body };
 }

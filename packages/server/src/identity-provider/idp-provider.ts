@@ -79,22 +79,21 @@ function roostSessionCheck(deps: IdpProviderDeps): interactionPolicy.Check {
 }
 
 /**
- * A consent the account gave the client before (idp_consents), as a new grant, when the session
- * has none: consent is remembered per account and client, not per browser session. Scopes asked
- * beyond it bring the consent page again (the library's consent prompt).
+ * A consent the account gave the client before (idp_consents), as the grant of this request:
+ * consent is remembered per account and client, not per browser session, and the table is what
+ * counts: a consent taken back asks again even where the provider's session still holds a grant.
+ * Scopes asked beyond the grant bring the consent page again (the library's consent prompt).
  */
 async function loadExistingGrant(repo: IdpRepo, ctx: KoaContextWithOIDC) {
   const { oidc } = ctx;
   const client = oidc.client;
   const accountId = oidc.session?.accountId;
   if (!client || !accountId) return undefined;
-  const grantId = oidc.result?.consent?.grantId ?? oidc.session?.grantIdFor(client.clientId);
-  if (grantId) {
-    const grant = await oidc.provider.Grant.find(grantId);
-    if (grant && grant.accountId === accountId) return grant;
-  }
   const consent = await repo.consentOf(accountId, client.clientId);
   if (!consent) return undefined;
+  const grantId = oidc.result?.consent?.grantId ?? oidc.session?.grantIdFor(client.clientId);
+  const held = grantId ? await oidc.provider.Grant.find(grantId) : undefined;
+  if (held?.accountId === accountId) return held;
   const grant = new oidc.provider.Grant({ accountId, clientId: client.clientId });
   grant.addOIDCScope(consent.scope);
   for (const [resource, scope] of Object.entries(consent.resources)) grant.addResourceScope(resource, scope);

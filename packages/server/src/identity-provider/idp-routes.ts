@@ -11,6 +11,7 @@ import { installPageErrorHandler } from '../admin/page-kit/page-errors.js';
 import { sendHtml } from '../admin/page-kit/page-reply.js';
 import { renderPublicPage } from '../admin/user-pages/public-page.js';
 import { signinState } from './idp-accounts.js';
+import { APPLICATIONS_PATH, applicationsPage } from './idp-applications-page.js';
 import { consentPage, type ConsentRequest } from './idp-consent-page.js';
 import { IDP_PATH, type IdpOptions } from './idp-provider.js';
 import type { IdpRepo } from './idp-repo.js';
@@ -183,5 +184,8 @@ export async function registerIdpRoutes(app: FastifyInstance, deps: IdpRouteDeps
     const handler = (request: FastifyRequest, reply: FastifyReply) => interaction(deps, request, reply);
     pages.get(`${IDP_PATH}/interaction/:uid`, handler);
     pages.post(`${IDP_PATH}/interaction/:uid`, handler);
+    const applications = (request: FastifyRequest, reply: FastifyReply) => applicationsPage(deps, request, reply);
+    pages.get(APPLICATIONS_PATH, applications);
+    pages.post(APPLICATIONS_PATH, applications);
   });
 }

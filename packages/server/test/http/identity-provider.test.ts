@@ -429,4 +429,31 @@ describe('Roost as an OpenID Connect provider over HTTP', () => {
       await other.close();
     }
   });
+
+  test('the applications page lists a consent and takes it back: the next sign-in asks again', async () => {
+    await s.createUser('cleo');
+    const jar = await signedIn('cleo');
+    await codeFor(jar);
+    const page = new URL(`${s.url}/users/applications`);
+    const listed = await fetch(page, { headers: { cookie: jar.header(page) } });
+    const html = await listed.text();
+    assert.match(html, /<td>The team wiki<\/td><td>openid profile email groups<\/td>/);
+    const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+    const cross = await fetch(page, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: jar.header(page), 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf: 'not-the-token', client: 'wiki' }),
+    });
+    assert.equal(cross.status, 403);
+    const taken = await fetch(page, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: jar.header(page), 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf, client: 'wiki' }),
+    });
+    assert.equal(taken.status, 303);
+    const again = await walk(jar, (await authorization(wiki)).url, null);
+    assert.match(again.html, /The team wiki<\/strong> asks to sign you in/);
+  });
 });
