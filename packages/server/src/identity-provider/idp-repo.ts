@@ -22,7 +22,7 @@ const asNumber = (v: number | string | null): number | null => (v === null ? nul
 /**
  * The identity provider's tables (migration 2026-12-03-01): `idp_models` for the library's
  * adapter (idp-adapter.ts), `idp_keys` for the keys made once (idp-keys.ts), `idp_consents` for
- * what accounts allowed (idp-interactions.ts). Expired models are never answered; `purgeExpired`
+ * what accounts allowed (idp-routes.ts, idp-applications-page.ts). Expired models are never answered; `purgeExpired`
  * removes them.
  */
 export function createIdpRepo(db: Kysely<Database>) {

@@ -261,7 +261,7 @@ interface IdpKeysTable {
   created: number;
 }
 
-/** What an account allowed a client (identity-provider/idp-consents.ts). */
+/** What an account allowed a client (identity-provider/idp-routes.ts). */
 interface IdpConsentsTable {
   user_id: string;
   client_id: string;
