@@ -224,6 +224,7 @@ export const testPasses = {
   'packages/server/test/pages/file-stores-page.test.ts': [],
   'packages/server/test/pages/passkeys.browser.test.ts': [],
   'packages/server/test/pages/providers.browser.test.ts': [],
+  'packages/server/test/pages/identity-provider.browser.test.ts': [],
   'packages/server/test/pages/second-factor.browser.test.ts': [],
   'packages/server/test/pages/store-pages-access.test.ts': [],
   'packages/server/test/pages/store-pages-input.test.ts': [],
