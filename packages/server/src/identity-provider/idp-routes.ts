@@ -89,6 +89,22 @@ function consentRequest(details: Awaited<ReturnType<Provider['interactionDetails
   };
 }
 
+const STALE_SIGNIN = 'Your Roost sign-in is older than the application asks for: sign out, then sign in again.';
+
+/**
+ * Since when (seconds) the Roost sign-in must be, when the application asks for a fresh one:
+ * `prompt=login` (a sign-in after this interaction began: the sign-in page it led to) or
+ * `max_age`. Roost's sign-in is its session, so its time is the session's start (also the
+ * `auth_time` the library puts in the ID token); an older one gets `login_required`.
+ */
+function freshSince(details: Awaited<ReturnType<Provider['interactionDetails']>>): number {
+  const maxAge = Number(details.params.max_age);
+  const since = [0];
+  if (details.prompt.reasons.includes('login_prompt')) since.push(details.iat);
+  if (Number.isFinite(maxAge) && details.params.max_age !== undefined) since.push(Date.now() / 1000 - maxAge);
+  return Math.max(...since);
+}
+
 /**
  * The interaction of an authorization request, `/oidc/interaction/<uid>`: the library sends the
  * browser here when Roost's sign-in or the account's consent is missing. Not signed in: to
@@ -125,8 +141,12 @@ async function interaction(deps: IdpRouteDeps, request: FastifyRequest, reply: F
     const to = await provider.interactionResult(request.raw, reply.raw, result, { mergeWithLastSubmission: merge });
     return continuePage(reply, to);
   };
-  if (details.prompt.name === 'login' || details.session?.accountId !== user.id)
-    return finish({ login: { accountId: user.id } }, false);
+  if (details.prompt.name === 'login' || details.session?.accountId !== user.id) {
+    const signedInAt = Math.floor(((await users.sessions(caller)).find((x) => x.current)?.created ?? 0) / 1000);
+    if (signedInAt < freshSince(details))
+      return finish({ error: 'login_required', error_description: STALE_SIGNIN }, false);
+    return finish({ login: { accountId: user.id, ts: signedInAt } }, false);
+  }
   if (details.prompt.name !== 'consent') throw new errors.InvalidRequest(`unknown prompt ${details.prompt.name}`);
 
   const asked = consentRequest(details);

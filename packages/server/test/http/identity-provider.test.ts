@@ -58,6 +58,15 @@ async function walk(jar: CookieJar, start: string, answer: 'allow' | 'deny' | nu
       next = new URL(refresh.replace(/&amp;/g, '&'), next);
       continue;
     }
+    // The library's self-submitting form (the end of its session when another account signs in).
+    const posted = /document\.forms\[0\]\.submit\(\)[\s\S]*<form method="post" action="([^"]+)">/.exec(html)?.[1];
+    if (posted) {
+      const fields = [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"\/>/g)];
+      const body = new URLSearchParams(fields.map((m) => [m[1] ?? '', m[2] ?? '']));
+      next = new URL(posted, next);
+      init = { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded' } };
+      continue;
+    }
     const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1];
     if (answer && csrf && html.includes('name="allow$"')) {
       const body = new URLSearchParams({ csrf, [`${answer}$`]: '1' });
@@ -127,6 +136,7 @@ describe('Roost as an OpenID Connect provider over HTTP', () => {
       {
         port,
         publicUrl,
+        users: { secondFactorGroups: ['vault'] },
         identityProvider: {
           enabled: true,
           clients: [
@@ -455,5 +465,78 @@ describe('Roost as an OpenID Connect provider over HTTP', () => {
     assert.equal(taken.status, 303);
     const again = await walk(jar, (await authorization(wiki)).url, null);
     assert.match(again.html, /The team wiki<\/strong> asks to sign you in/);
+  });
+
+  test('a group that comes to require a second factor: the session from before it is refused', async () => {
+    await s.createUser('vic');
+    const jar = await signedIn('vic');
+    await codeFor(jar);
+    const admin = await s.adminToken();
+    assert.equal(
+      (await s.users('setUser', { identity: 'vic', values: { groups: ['vault'] } }, { token: admin })).status,
+      200,
+    );
+    const refused = await walk(jar, (await authorization(wiki)).url);
+    assert.equal(refused.status, 403);
+    assert.match(refused.html, /needs a second factor/);
+    assert.notEqual(refused.url.origin, APP);
+  });
+
+  test('prompt=login and max_age: a sign-in older than asked gets login_required, a recent one the code', async () => {
+    // Signed in a minute ago by Roost's clock.
+    now = Date.now() - 60_000;
+    const jar = await signedIn('ada');
+    now = Date.now();
+    await codeFor(jar);
+    const stale = await walk(jar, (await authorization(wiki, { prompt: 'login' })).url);
+    assert.equal(stale.url.searchParams.get('error'), 'login_required');
+    const recent = await codeFor(jar, wiki, { max_age: '3600' });
+    const tokens = await oidc.authorizationCodeGrant(wiki, recent.callback, { ...recent.checks, maxAge: 3600 });
+    const authTime = Number(tokens.claims()?.auth_time);
+    assert.ok(Math.abs(authTime - (now - 60_000) / 1000) < 5, `auth_time ${authTime} is the Roost sign-in's`);
+  });
+
+  test('the consent form: a wrong CSRF token or another account’s session gives no code', async () => {
+    await s.createUser('eve');
+    const jar = await signedIn('dan');
+    const consent = await walk(jar, (await authorization(wiki)).url, null);
+    assert.match(consent.html, /name="allow\$"/);
+    const post = (cookie: string, csrf: string) =>
+      fetch(consent.url, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ csrf, allow$: '1' }),
+      });
+    const forged = await post(jar.header(consent.url), 'not-the-token');
+    assert.equal(forged.status, 403);
+    assert.match(await forged.text(), /another site/);
+    const cross = await fetch(consent.url, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        cookie: jar.header(consent.url),
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: 'https://evil.example',
+        'sec-fetch-site': 'cross-site',
+      },
+      body: new URLSearchParams({ csrf: /name="csrf" value="([^"]+)"/.exec(consent.html)?.[1] ?? '', allow$: '1' }),
+    });
+    assert.equal(cross.status, 403);
+    // The same browser signed in as eve meanwhile: the interaction becomes eve's sign-in, asking her
+    // consent, never taking dan's.
+    const url = new URL(`${s.url}/users/api/signin`);
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: jar.header(url) },
+      body: JSON.stringify({ identity: 'eve', password: PASSWORD }),
+    });
+    jar.keep(url, res);
+    const switched = await walk(jar, consent.url.href, null);
+    assert.match(switched.html, /your Roost account <strong>eve<\/strong>/);
+    // The library ended its session of dan on the way; eve's Roost session stays.
+    const identity = new URL(`${s.url}/users/api/identity`);
+    const me = await fetch(identity, { headers: { cookie: jar.header(identity) } });
+    assert.equal(((await me.json()) as { name: string }).name, 'eve');
   });
 });
