@@ -20,6 +20,8 @@ const APP = 'http://127.0.0.1:9';
 const CALLBACK = `${APP}/callback`;
 const SECRET = 'a-client-secret-of-the-team-wiki-0123456789';
 const API = 'https://api.example.test';
+/** `users.secretsKey`: the identity provider's keys are sealed with it in the database. */
+const SECRETS_KEY = Buffer.alloc(32, 7).toString('base64');
 
 let now = Date.now();
 const clock = { now: () => now };
@@ -136,7 +138,7 @@ describe('Roost as an OpenID Connect provider over HTTP', () => {
       {
         port,
         publicUrl,
-        users: { secondFactorGroups: ['vault'] },
+        users: { secondFactorGroups: ['vault'], secretsKey: SECRETS_KEY },
         identityProvider: {
           enabled: true,
           clients: [
@@ -417,6 +419,7 @@ describe('Roost as an OpenID Connect provider over HTTP', () => {
       publicUrl: config.publicUrl,
       dataDir: config.dataDir,
       ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
+      users: { secretsKey: SECRETS_KEY },
       identityProvider: {
         enabled: true,
         clients: [{ clientId: 'wiki', name: 'The team wiki', secret: SECRET, redirectUris: [CALLBACK] }],
@@ -538,5 +541,21 @@ describe('Roost as an OpenID Connect provider over HTTP', () => {
     const identity = new URL(`${s.url}/users/api/identity`);
     const me = await fetch(identity, { headers: { cookie: jar.header(identity) } });
     assert.equal(((await me.json()) as { name: string }).name, 'eve');
+  });
+
+  test('the keys: sealed in the database with users.secretsKey; the JWKS shows the public half only', async () => {
+    const rows = await s.roost.db.selectFrom('idp_keys').select(['name', 'value']).orderBy('name').execute();
+    assert.deepEqual(
+      rows.map((r) => r.name),
+      ['cookies', 'signing'],
+    );
+    for (const { value } of rows) {
+      assert.match(value, /^v1\./);
+      assert.doesNotMatch(value, /"d"|"kty"/);
+    }
+    const { keys } = (await (await fetch(`${issuer}/jwks`)).json()) as { keys: Record<string, string>[] };
+    assert.equal(keys.length, 1);
+    assert.equal(keys[0]?.kty, 'RSA');
+    for (const secret of ['d', 'p', 'q', 'dp', 'dq', 'qi']) assert.equal(keys[0]?.[secret], undefined, secret);
   });
 });
