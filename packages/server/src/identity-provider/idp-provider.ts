@@ -194,6 +194,14 @@ export function createIdpProvider(deps: IdpProviderDeps): Provider {
     },
   });
   provider.proxy = deps.trustProxy;
+  // The library's own pages (an error, the end of a session, its self-submitting forms) bypass
+  // Roost's headers (http/security-headers.ts): never framed, like every page of Roost.
+  provider.use(async (ctx, next) => {
+    await next();
+    if (!ctx.response.is('html')) return;
+    ctx.set('x-frame-options', 'DENY');
+    ctx.set('content-security-policy', "frame-ancestors 'none'");
+  });
   endRoostSessionOnLogout(provider, deps);
   return provider;
 }

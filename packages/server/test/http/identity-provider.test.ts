@@ -389,6 +389,9 @@ describe('Roost as an OpenID Connect provider over HTTP', () => {
         post_logout_redirect_uri: `${APP}/signed-out`,
         state: 'bye',
       });
+      const framed = await fetch(end, { headers: { cookie: jar.header(end) } });
+      assert.equal(framed.headers.get('x-frame-options'), 'DENY');
+      assert.match(framed.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
       const page = await walk(jar, end.href, null);
       assert.equal(page.status, 200);
       assert.match(page.html, /signing out of <strong>The team wiki<\/strong>/);
