@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import * as oidc from 'openid-client';
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { totpCode } from '../../src/users/signin-methods/totp/totp.js';
+import { ConfigError, parseConfig } from '../../src/core/config.js';
 import { CookieJar } from '../helpers/provider-flow.js';
 import { freePort, PASSWORD, startServer, type TestServer } from '../helpers/test-server.js';
 
@@ -560,5 +561,24 @@ describe('Roost as an OpenID Connect provider over HTTP', () => {
     assert.equal(keys.length, 1);
     assert.equal(keys[0]?.kty, 'RSA');
     for (const secret of ['d', 'p', 'q', 'dp', 'dq', 'qi']) assert.equal(keys[0]?.[secret], undefined, secret);
+  });
+
+  test('the configuration of applications: each mistake named where it is', () => {
+    const problems = (clients: unknown[]): string[] => {
+      try {
+        parseConfig({ identityProvider: { enabled: true, clients } });
+        return [];
+      } catch (err) {
+        assert.ok(err instanceof ConfigError, String(err));
+        return err.problems;
+      }
+    };
+    const wiki = { clientId: 'wiki', name: 'Wiki', redirectUris: [CALLBACK] };
+    assert.deepEqual(problems([wiki]), []);
+    assert.match(problems([wiki, wiki]).join('\n'), /identityProvider\.clients\.1\.clientId.*twice/);
+    assert.match(problems([{ ...wiki, secret: 'short' }]).join('\n'), /clients\.0\.secret.*32/);
+    assert.match(problems([{ ...wiki, redirectUris: ['not a url'] }]).join('\n'), /clients\.0\.redirectUris\.0/);
+    assert.match(problems([{ ...wiki, redirectUris: [] }]).join('\n'), /clients\.0\.redirectUris/);
+    assert.match(problems([{ ...wiki, clientId: 'a b' }]).join('\n'), /clients\.0\.clientId/);
   });
 });
