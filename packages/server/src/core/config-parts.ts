@@ -289,7 +289,7 @@ const scopeWord = z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,100}$/, 'a scope
  * as an identity provider"). With `secret` it is confidential (a server); without, public (a
  * browser or native app), whose only proof is PKCE.
  */
-const idpClientOptions = z
+export const idpClientOptions = z
   .object({
     clientId: z.string().regex(/^[A-Za-z0-9._-]{1,100}$/, '1-100 characters of A-Z, a-z, 0-9, ., _ and -'),
     /** What the consent page calls it. */

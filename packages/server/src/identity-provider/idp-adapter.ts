@@ -1,5 +1,6 @@
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { Clock } from '../core/clock.js';
+import type { ClientRegistry } from './idp-clients.js';
 import type { IdpRepo } from './idp-repo.js';
 
 /**
@@ -8,10 +9,24 @@ import type { IdpRepo } from './idp-repo.js';
  * process is exchanged at another. One adapter per model kind (the library makes them by name);
  * a payload is the library's JSON as it gave it. Consumption is kept as the library's memory
  * adapter keeps it (`consumed`, in seconds, on the payload found), so a replayed code is seen
- * by whichever process gets it and revokes its grant (the library's rule).
+ * by whichever process gets it and revokes its grant (the library's rule). Clients are the
+ * registry's (idp-clients.ts).
  */
-export function idpAdapterFactory(repo: IdpRepo, clock: Clock): (kind: string) => Adapter {
+const NOTHING: Adapter = {
+  upsert: async () => undefined,
+  find: async () => undefined,
+  findByUid: async () => undefined,
+  findByUserCode: async () => undefined,
+  consume: async () => undefined,
+  destroy: async () => undefined,
+  revokeByGrantId: async () => undefined,
+};
+
+export function idpAdapterFactory(repo: IdpRepo, clock: Clock, clients: ClientRegistry): (kind: string) => Adapter {
   return (kind) => {
+    // The applications of the admin page (idp_clients); the library never writes clients (no
+    // dynamic registration), so only `find` answers.
+    if (kind === 'Client') return { ...NOTHING, find: (id) => clients.metadata(id) };
     const found = (row: { payload: string; consumed: number | null } | undefined): AdapterPayload | undefined => {
       if (!row) return undefined;
       const payload = JSON.parse(row.payload) as AdapterPayload;

@@ -6,7 +6,7 @@ import type { UserService } from '../users/index.js';
 import { assertCsrf, csrfTokenOf } from '../admin/csrf.js';
 import { flash, sendHtml } from '../admin/page-kit/page-reply.js';
 import { renderPublicPage } from '../admin/user-pages/public-page.js';
-import type { IdpOptions } from './idp-provider.js';
+import type { ClientRegistry } from './idp-clients.js';
 import type { IdpRepo } from './idp-repo.js';
 
 /** The page of the applications an account allowed (ASVS 10.7.3: consents reviewed and taken back). */
@@ -15,7 +15,7 @@ export const APPLICATIONS_PATH = '/users/applications';
 interface ApplicationsDeps {
   users: UserService;
   repo: IdpRepo;
-  options: IdpOptions;
+  clients: ClientRegistry;
 }
 
 /**
@@ -40,8 +40,10 @@ export async function applicationsPage(deps: ApplicationsDeps, request: FastifyR
     return reply.redirect(APPLICATIONS_PATH, 303);
   }
   const csrf = escapeHtml(csrfTokenOf(request));
-  const rows = (await repo.consentsOf(caller.user.id)).map((c) => {
-    const name = deps.options.clients.find((k) => k.clientId === c.clientId)?.name ?? c.clientId;
+  const consents = await repo.consentsOf(caller.user.id);
+  const names = await Promise.all(consents.map((c) => deps.clients.nameOf(c.clientId)));
+  const rows = consents.map((c, i) => {
+    const name = names[i] ?? c.clientId;
     return (
       `<tr><td>${escapeHtml(name)}</td><td>${escapeHtml(c.scope)}</td><td>${escapeHtml(formatTime(c.created))}</td>` +
       `<td><form method="post" action="${APPLICATIONS_PATH}"><input type="hidden" name="csrf" value="${csrf}">` +

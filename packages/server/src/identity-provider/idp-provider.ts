@@ -3,7 +3,6 @@ import Provider, {
   errors,
   interactionPolicy,
   type AccountClaims,
-  type ClientMetadata,
   type Configuration,
   type KoaContextWithOIDC,
 } from 'oidc-provider';
@@ -11,6 +10,7 @@ import type { Config } from '../core/config.js';
 import { AUTH_COOKIE, type RequestCaller } from '../http/auth.js';
 import type { User, UserService } from '../users/index.js';
 import { idpAdapterFactory } from './idp-adapter.js';
+import { clientMetadata, type ClientRegistry } from './idp-clients.js';
 import { signinState } from './idp-accounts.js';
 import type { IdpKeys } from './idp-keys.js';
 import type { IdpRepo } from './idp-repo.js';
@@ -35,6 +35,8 @@ export interface IdpProviderDeps {
   trustProxy: boolean;
   users: UserService;
   repo: IdpRepo;
+  /** The applications of the admin page, found through the adapter (idp-clients.ts). */
+  clients: ClientRegistry;
   keys: IdpKeys;
   clock: Clock;
   /** The account of a `sub`, when it may still sign in (idp-accounts.ts `accountReader`). */
@@ -45,23 +47,6 @@ export interface IdpProviderDeps {
   errorPage: (title: string, message: string) => string;
   /** The page that asks whether to sign out of Roost too (its `form` is the library's, the buttons submit it). */
   logoutPage: (form: string, clientName: string | undefined) => string;
-}
-
-/** A registered application as the library reads it: confidential with a secret, else public (PKCE its only proof). */
-function clientMetadata(client: IdpOptions['clients'][number]): ClientMetadata {
-  const native = client.redirectUris.some((u) => !/^https?:/.test(u));
-  return {
-    client_id: client.clientId,
-    client_name: client.name,
-    ...(client.secret
-      ? { client_secret: client.secret, token_endpoint_auth_method: 'client_secret_basic' }
-      : { token_endpoint_auth_method: 'none' }),
-    redirect_uris: client.redirectUris,
-    post_logout_redirect_uris: client.postLogoutRedirectUris,
-    grant_types: ['authorization_code'],
-    response_types: ['code'],
-    application_type: native ? 'native' : 'web',
-  };
 }
 
 /**
@@ -143,7 +128,7 @@ export function createIdpProvider(deps: IdpProviderDeps): Provider {
   const policy = interactionPolicy.base();
   policy.get('login')?.checks.add(roostSessionCheck(deps));
   const provider = new Provider(`${deps.publicUrl}${IDP_PATH}`, {
-    adapter: idpAdapterFactory(repo, deps.clock),
+    adapter: idpAdapterFactory(repo, deps.clock, deps.clients),
     clients: options.clients.map(clientMetadata),
     jwks: deps.keys.jwks,
     cookies: { keys: deps.keys.cookieKeys },

@@ -11,6 +11,17 @@ export interface StoredModel {
   expires: number | null;
 }
 
+/** An application an administrator registered (idp-clients.ts); `secret` as stored (sealed), null for a public one. */
+export interface ClientRow {
+  clientId: string;
+  name: string;
+  secret: string | null;
+  redirectUris: string[];
+  postLogoutRedirectUris: string[];
+  created: number;
+  createdBy: string;
+}
+
 /** What an account allowed a client: the OpenID scopes, and each resource server's. */
 export interface Consent {
   scope: string;
@@ -18,6 +29,16 @@ export interface Consent {
 }
 
 const asNumber = (v: number | string | null): number | null => (v === null ? null : Number(v));
+
+const clientOf = (r: Database['idp_clients']): ClientRow => ({
+  clientId: r.client_id,
+  name: r.name,
+  secret: r.secret,
+  redirectUris: JSON.parse(r.redirect_uris) as string[],
+  postLogoutRedirectUris: JSON.parse(r.post_logout_redirect_uris) as string[],
+  created: Number(r.created),
+  createdBy: r.created_by,
+});
 
 /**
  * The identity provider's tables (migration 2026-12-03-01): `idp_models` for the library's
@@ -135,6 +156,41 @@ export function createIdpRepo(db: Kysely<Database>) {
 
     async removeConsent(userId: string, clientId: string): Promise<void> {
       await db.deleteFrom('idp_consents').where('user_id', '=', userId).where('client_id', '=', clientId).execute();
+    },
+
+    async clients(): Promise<ClientRow[]> {
+      return (await db.selectFrom('idp_clients').selectAll().orderBy('name').execute()).map(clientOf);
+    },
+
+    async client(clientId: string): Promise<ClientRow | null> {
+      const row = await db.selectFrom('idp_clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
+      return row ? clientOf(row) : null;
+    },
+
+    /** False when the id is taken. */
+    async insertClient(client: ClientRow): Promise<boolean> {
+      const done = await db
+        .insertInto('idp_clients')
+        .values({
+          client_id: client.clientId,
+          name: client.name,
+          secret: client.secret,
+          redirect_uris: JSON.stringify(client.redirectUris),
+          post_logout_redirect_uris: JSON.stringify(client.postLogoutRedirectUris),
+          created: client.created,
+          created_by: client.createdBy,
+        })
+        .onConflict((oc) => oc.column('client_id').doNothing())
+        .executeTakeFirst();
+      return Number(done.numInsertedOrUpdatedRows ?? 0) === 1;
+    },
+
+    /** The application and what accounts allowed it; its tokens die with their short lifetime. */
+    async removeClient(clientId: string): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('idp_consents').where('client_id', '=', clientId).execute();
+        await trx.deleteFrom('idp_clients').where('client_id', '=', clientId).execute();
+      });
     },
   };
 }

@@ -13,7 +13,8 @@ import { renderPublicPage } from '../admin/user-pages/public-page.js';
 import { signinState } from './idp-accounts.js';
 import { APPLICATIONS_PATH, applicationsPage } from './idp-applications-page.js';
 import { consentPage, type ConsentRequest } from './idp-consent-page.js';
-import { IDP_PATH, type IdpOptions } from './idp-provider.js';
+import type { ClientRegistry } from './idp-clients.js';
+import { IDP_PATH } from './idp-provider.js';
 import type { IdpRepo } from './idp-repo.js';
 import type { Clock } from '../core/clock.js';
 
@@ -21,7 +22,7 @@ export interface IdpRouteDeps {
   provider: Provider;
   users: UserService;
   repo: IdpRepo;
-  options: IdpOptions;
+  clients: ClientRegistry;
   clock: Clock;
   /** Where the provider's checks find the Roost caller of a request (idp-provider.ts `callerOf`). */
   callers: WeakMap<IncomingMessage, () => Promise<RequestCaller>>;
@@ -169,10 +170,9 @@ async function interaction(deps: IdpRouteDeps, request: FastifyRequest, reply: F
     await deps.repo.saveConsent(user.id, asked.clientId, { scope: grant.getOIDCScope(), resources }, deps.clock.now());
     return finish({ consent: { grantId } }, true);
   }
-  const client = deps.options.clients.find((c) => c.clientId === asked.clientId);
   const page = consentPage({
     asked,
-    clientName: client?.name ?? asked.clientId,
+    clientName: await deps.clients.nameOf(asked.clientId),
     user,
     action: here,
     csrf: csrfTokenOf(request),

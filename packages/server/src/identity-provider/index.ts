@@ -1,12 +1,16 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
+import type { AdminPages } from '../admin/pages/admin-routes.js';
 import { systemClock } from '../core/clock.js';
 import type { Config } from '../core/config.js';
+import type { NavSection } from '../core/service-kind.js';
 import type { RequestCaller } from '../http/auth.js';
 import { ANONYMOUS_CALLER, createSecretBox, type UserService } from '../users/index.js';
 import type { Database } from '../storage/schema.js';
 import { accountReader } from './idp-accounts.js';
+import { APPLICATIONS_SECTION, registerApplicationPages } from './idp-admin-page.js';
+import { createClientRegistry } from './idp-clients.js';
 import { loadIdpKeys } from './idp-keys.js';
 import { createIdpProvider } from './idp-provider.js';
 import { createIdpRepo } from './idp-repo.js';
@@ -19,29 +23,39 @@ export interface IdentityProviderDeps {
   log: FastifyBaseLogger;
 }
 
+/** What the composition root (roost.ts) mounts: the provider's routes, and its admin page with its header section. */
+export interface IdentityProvider {
+  routes(app: FastifyInstance): Promise<void>;
+  adminPages(pages: AdminPages): void;
+  section: NavSection;
+}
+
 const ANONYMOUS_REQUEST: RequestCaller = Object.freeze({ ...ANONYMOUS_CALLER, via: null });
 const PURGE_EVERY_MS = 3600_000;
 
 /**
  * Roost as an OpenID Connect provider (issue 45, item 5; docs/users.md, "Roost as an identity
  * provider"), on when `identityProvider.enabled`: loads (or makes, once) its keys, builds the
- * provider and mounts it with its interaction pages. The library's clock is the system's (it
- * reads `Date.now()` itself), so its models' expiries are too. Expired models are removed
- * hourly by each process (the delete is the same in all).
+ * provider, its routes and its admin page. The library's clock is the system's (it reads
+ * `Date.now()` itself), so its models' expiries are too. Expired models are removed hourly by
+ * each process (the delete is the same in all).
  */
-export async function registerIdentityProvider(app: FastifyInstance, deps: IdentityProviderDeps): Promise<void> {
+export async function openIdentityProvider(deps: IdentityProviderDeps): Promise<IdentityProvider> {
   const { config, users } = deps;
   const clock = systemClock;
   const repo = createIdpRepo(deps.db);
-  const keys = await loadIdpKeys(repo, createSecretBox(config.users.secretsKey), clock);
+  const box = createSecretBox(config.users.secretsKey);
+  const keys = await loadIdpKeys(repo, box, clock);
   const callers = new WeakMap<IncomingMessage, () => Promise<RequestCaller>>();
   const options = config.identityProvider;
+  const clients = createClientRegistry({ repo, box, options, clock });
   const provider = createIdpProvider({
     options,
     publicUrl: config.publicUrl,
     trustProxy: config.trustProxy,
     users,
     repo,
+    clients,
     keys,
     clock,
     account: accountReader(users),
@@ -51,9 +65,15 @@ export async function registerIdentityProvider(app: FastifyInstance, deps: Ident
   });
   // The library reports each refused request as an event as well as in its answer.
   provider.on('server_error', (_ctx, err) => deps.log.error({ err }, 'identity provider error'));
-  await registerIdpRoutes(app, { provider, users, repo, options, clock, callers });
-  const purge = () =>
-    repo.purgeExpired(clock.now()).catch((err: unknown) => deps.log.warn({ err }, 'idp purge failed'));
-  const timer = setInterval(purge, PURGE_EVERY_MS).unref();
-  app.addHook('onClose', async () => clearInterval(timer));
+  return {
+    async routes(app) {
+      await registerIdpRoutes(app, { provider, users, repo, clients, clock, callers });
+      const purge = () =>
+        repo.purgeExpired(clock.now()).catch((err: unknown) => deps.log.warn({ err }, 'idp purge failed'));
+      const timer = setInterval(purge, PURGE_EVERY_MS).unref();
+      app.addHook('onClose', async () => clearInterval(timer));
+    },
+    adminPages: (pages) => registerApplicationPages(pages, clients, config.publicUrl),
+    section: APPLICATIONS_SECTION,
+  };
 }

@@ -261,6 +261,17 @@ interface IdpKeysTable {
   created: number;
 }
 
+/** An application registered on the admin page (identity-provider/idp-clients.ts). */
+interface IdpClientsTable {
+  client_id: string;
+  name: string;
+  secret: string | null;
+  redirect_uris: string;
+  post_logout_redirect_uris: string;
+  created: number;
+  created_by: string;
+}
+
 /** What an account allowed a client (identity-provider/idp-routes.ts). */
 interface IdpConsentsTable {
   user_id: string;
@@ -293,6 +304,7 @@ interface CoreTables {
   idp_models: IdpModelsTable;
   idp_keys: IdpKeysTable;
   idp_consents: IdpConsentsTable;
+  idp_clients: IdpClientsTable;
 }
 
 export interface Database extends CoreTables, DataStoreTables, FileStoreTables {}

@@ -5,6 +5,7 @@ import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { totpCode } from '../../src/users/signin-methods/totp/totp.js';
 import { ConfigError, parseConfig } from '../../src/core/config.js';
 import { CookieJar } from '../helpers/provider-flow.js';
+import { authCookie, csrfOf, getPage, postForm, textOf } from '../helpers/pages.js';
 import { freePort, PASSWORD, startServer, type TestServer } from '../helpers/test-server.js';
 
 /**
@@ -580,5 +581,46 @@ describe('Roost as an OpenID Connect provider over HTTP', () => {
     assert.match(problems([{ ...wiki, redirectUris: ['not a url'] }]).join('\n'), /clients\.0\.redirectUris\.0/);
     assert.match(problems([{ ...wiki, redirectUris: [] }]).join('\n'), /clients\.0\.redirectUris/);
     assert.match(problems([{ ...wiki, clientId: 'a b' }]).join('\n'), /clients\.0\.clientId/);
+  });
+
+  test('an application registered on the admin page signs in at once; removed, it signs nobody in', async () => {
+    await s.adminToken();
+    const cookie = await authCookie(s, 'admin');
+    const post = async (path: string, fields: Record<string, string>) => {
+      const page = await getPage(s, path, cookie);
+      assert.equal(page.status, 200, textOf(page.html));
+      return postForm(s, path, { ...fields, csrf: csrfOf(page.html) }, { cookie, headers: { origin: s.url } });
+    };
+    const fields = { name: 'Reports', redirectUris: CALLBACK, confidential: 'true', add$: 'add$' };
+    const taken = await post('/admin/applications', { ...fields, clientId: 'wiki' });
+    assert.equal(taken.status, 422);
+    assert.match(textOf(taken.html), /clientId: exists/);
+    const made = await post('/admin/applications', { ...fields, clientId: 'reports' });
+    assert.equal(made.status, 200, textOf(made.html));
+    const secret = /<code id="new-secret">([^<]+)<\/code>/.exec(made.html)?.[1] ?? '';
+    assert.match(secret, /^[\w-]{43}$/);
+    const listed = await getPage(s, '/admin/applications', cookie);
+    assert.ok(!listed.html.includes(secret), 'the secret is shown once');
+    assert.match(textOf(listed.html), /Reports\s+reports\s+server \(secret\)/);
+    const stored = await s.roost.db.selectFrom('idp_clients').select('secret').executeTakeFirstOrThrow();
+    assert.match(stored.secret ?? '', /^v1\./);
+
+    const reports = await discover('reports', secret);
+    const jar = await signedIn('ada');
+    const started = await authorization(reports);
+    const consent = await walk(jar, started.url, null);
+    assert.match(consent.html, /<strong>Reports<\/strong> asks to sign you in/);
+    const end = await walk(jar, consent.url.href);
+    assert.equal(
+      (await oidc.authorizationCodeGrant(reports, end.url, started.checks)).claims()?.preferred_username,
+      'ada',
+    );
+
+    const removed = await post('/admin/applications/reports', { confirm: 'reports', remove$: 'remove$' });
+    assert.equal(removed.status, 303, textOf(removed.html));
+    const refused = await walk(jar, (await authorization(reports)).url);
+    assert.notEqual(refused.url.origin, APP);
+    assert.equal(refused.status, 400);
+    assert.match(refused.html, /client/);
   });
 });

@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 // identity-provider/idp-adapter.ts): sessions, interactions, codes, grants, tokens, each a JSON
 // payload under its kind and id. `idp_keys` the keys made once (the signing keys, the cookie
 // keys), sealed with `users.secretsKey`. `idp_consents` what an account allowed a client.
+// `idp_clients` the applications an administrator registered on the admin page.
 // `Kysely<any>`, as every migration: it describes the schema at its own point in time.
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
@@ -42,10 +43,23 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('idp_consents_pk', ['user_id', 'client_id'])
     .execute();
+  await db.schema
+    .createTable('idp_clients')
+    .addColumn('client_id', 'varchar(100)', (c) => c.primaryKey())
+    .addColumn('name', 'varchar(100)', (c) => c.notNull())
+    // Sealed (users/secret-box.ts); null: a public client.
+    .addColumn('secret', 'text')
+    // JSON lists of URLs.
+    .addColumn('redirect_uris', 'text', (c) => c.notNull())
+    .addColumn('post_logout_redirect_uris', 'text', (c) => c.notNull())
+    .addColumn('created', 'bigint', (c) => c.notNull())
+    .addColumn('created_by', 'varchar(255)', (c) => c.notNull())
+    .execute();
 }
 
 // Migrations are never run down (storage/migrations/index.ts `migrateTo`).
 export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.dropTable('idp_clients').execute();
   await db.schema.dropTable('idp_consents').execute();
   await db.schema.dropTable('idp_keys').execute();
   await db.schema.dropTable('idp_models').execute();
