@@ -3,8 +3,8 @@ import type { ClientMetadata } from 'oidc-provider';
 import type { z } from 'zod';
 import type { Clock } from '../core/clock.js';
 import { idpClientOptions } from '../core/config-parts.js';
-import { RoostError } from '../core/errors.js';
 import { parseInput } from '../core/validation.js';
+import { idpErrors } from './idp-errors.js';
 import type { SecretBox } from '../users/index.js';
 import type { IdpOptions } from './idp-provider.js';
 import type { ClientRow, IdpRepo } from './idp-repo.js';
@@ -102,10 +102,7 @@ export function createClientRegistry(deps: { repo: IdpRepo; box: SecretBox; opti
     async add(adminName: string, input: NewClient): Promise<{ clientId: string; secret: string | null }> {
       const { confidential, ...fields } = input;
       const client = parseInput(NEW_CLIENT, fields);
-      const taken = () =>
-        new RoostError('conflict', 'client_exists', 'An application has this id already.', {
-          fields: [['clientId', 'exists']],
-        });
+      const taken = () => idpErrors.client_exists({ fields: [['clientId', 'exists']] });
       if (configured(client.clientId)) throw taken();
       const secret = confidential ? randomBytes(32).toString('base64url') : null;
       const stored = await repo.insertClient({
@@ -120,12 +117,7 @@ export function createClientRegistry(deps: { repo: IdpRepo; box: SecretBox; opti
 
     /** Removes an application of the admin page and what accounts allowed it. */
     async remove(clientId: string): Promise<void> {
-      if (configured(clientId))
-        throw new RoostError(
-          'forbidden',
-          'client_configured',
-          'This application is in the configuration: change it there.',
-        );
+      if (configured(clientId)) throw idpErrors.client_configured();
       await repo.removeClient(clientId);
     },
   };
