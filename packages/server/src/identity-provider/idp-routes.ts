@@ -57,8 +57,8 @@ export function idpLogoutPage(form: string, clientName: string | undefined): str
  * The provider under `/oidc` (docs/users.md, "Roost as an identity provider"): the library's own
  * Koa app handed the raw request (its `callback()`), with the path below the mount and the body
  * unread (it reads its own: this context takes no body), and Roost's caller of the request for
- * its login check. Its answers are its own (the reply is hijacked), with the pages' CSP on its
- * few HTML pages.
+ * its login check. Its answers are its own (the reply is hijacked: Roost's headers are not
+ * added; idp-provider.ts forbids framing its few HTML pages).
  */
 async function mountProvider(app: FastifyInstance, deps: IdpRouteDeps): Promise<void> {
   const callback = deps.provider.callback();
