@@ -185,6 +185,8 @@ export const testPasses = {
   'packages/server/test/http/password-hashing.test.ts': ['storage'],
   // OpenID Connect: linked identities are stored; JOSE crypto and fetch to the provider.
   'packages/server/test/http/providers.test.ts': ['storage', 'runtime'],
+  // Roost as an OpenID Connect provider: its models, keys and consents in the database; fetch and jose's crypto.
+  'packages/server/test/http/identity-provider.test.ts': ['storage', 'runtime'],
   'packages/server/test/http/realtime-access.test.ts': ['storage'],
   'packages/server/test/http/realtime-events.test.ts': ['storage', 'runtime'],
   'packages/server/test/http/realtime-resume.test.ts': ['storage'],
@@ -241,6 +243,7 @@ export const testPasses = {
   'packages/server/test/pages/trusted-devices.browser.test.ts': [],
   'packages/server/test/pages/passkeys.browser.test.ts': [],
   'packages/server/test/pages/providers.browser.test.ts': [],
+  'packages/server/test/pages/identity-provider.browser.test.ts': [],
   'packages/server/test/pages/second-factor.browser.test.ts': [],
   'packages/server/test/pages/store-pages-access.test.ts': [],
   'packages/server/test/pages/store-pages-input.test.ts': [],

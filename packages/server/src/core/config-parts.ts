@@ -20,6 +20,7 @@ const RESERVED_NAMES = new Set([
   'health',
   'ready',
   'metrics',
+  'oidc',
 ]);
 
 export const storeName = z

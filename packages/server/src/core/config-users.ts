@@ -134,3 +134,50 @@ export const userOptions = z
     breachedPasswords: breachedPasswordsSchema.prefault({}),
   })
   .strict();
+
+/** A scope word of OAuth (RFC 6749, 3.3): printable ASCII without space, `"` and `\`. */
+const scopeWord = z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,100}$/, 'a scope is printable ASCII without spaces');
+
+/**
+ * An application that signs in with Roost accounts (identity-provider/; docs/users.md, "Roost
+ * as an identity provider"). With `secret` it is confidential (a server); without, public (a
+ * browser or native app), whose only proof is PKCE.
+ */
+export const idpClientOptions = z
+  .object({
+    clientId: z.string().regex(/^[A-Za-z0-9._-]{1,100}$/, '1-100 characters of A-Z, a-z, 0-9, ., _ and -'),
+    /** What the consent page calls it. */
+    name: z.string().min(1).max(100),
+    secret: z.string().min(32, 'at least 32 characters').max(512).optional(),
+    /** Where the code may be sent: compared whole, as registered. */
+    redirectUris: z.array(z.url()).min(1).max(20),
+    /** Where the end of a session may send the browser back. */
+    postLogoutRedirectUris: z.array(z.url()).max(20).default([]),
+  })
+  .strict();
+
+/** A service that takes Roost's JWT access tokens (RFC 8707 resource indicators): its URL and its scopes. */
+const idpResourceOptions = z.object({ uri: z.url(), scopes: z.array(scopeWord).max(50).default([]) }).strict();
+
+/** Roost as an OpenID Connect provider (identity-provider/), under `/oidc`; off by default. */
+export const identityProviderOptions = z
+  .object({
+    enabled: z.boolean().default(false),
+    clients: z.array(idpClientOptions).max(500).default([]),
+    /** Services that verify signed access tokens against `/oidc/jwks` without calling Roost. */
+    resources: z.array(idpResourceOptions).max(50).default([]),
+    /** How long an access token (opaque or JWT) lives: a JWT cannot be taken back before (docs/security.md). */
+    accessTokenSeconds: z.number().int().min(30).max(3600).default(300),
+    /**
+     * Whether `email_verified` is true: Roost keeps no proof of an address per account, so only an
+     * administrator who knows every address was proven (sign-up by opt-in, no email changes) says so.
+     */
+    emailVerified: z.boolean().default(false),
+  })
+  .strict()
+  .superRefine((options, ctx) => {
+    const ids = options.clients.map((c) => c.clientId);
+    ids.forEach((id, i) => {
+      if (ids.indexOf(id) !== i) ctx.addIssue({ code: 'custom', path: ['clients', i, 'clientId'], message: 'twice' });
+    });
+  });

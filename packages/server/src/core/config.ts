@@ -20,7 +20,7 @@ import {
   smtpUrlSchema,
   storeName,
 } from './config-parts.js';
-import { userOptions } from './config-users.js';
+import { identityProviderOptions, userOptions } from './config-users.js';
 
 // The providers' type, where the services have always found it.
 export type { ProviderConfig } from './config-parts.js';
@@ -159,6 +159,8 @@ export const configSchema = z
       .int()
       .min(0)
       .default(16 * 1024 * 1024),
+    /** Roost as an OpenID Connect provider for the team's other applications (identity-provider/). */
+    identityProvider: identityProviderOptions.prefault({}),
   })
   .strict()
   .superRefine((config, ctx) => {

@@ -14,6 +14,7 @@ import { queryErrors } from '../../src/collections/query/query-errors.js';
 import { hookErrors } from '../../src/extend/hooks.js';
 import { routeErrors } from '../../src/extend/routes.js';
 import { keyErrors } from '../../src/keys/key-errors.js';
+import { idpErrors } from '../../src/identity-provider/idp-errors.js';
 
 /** docs/errors.md lists every error code the server can answer, and no code it cannot. */
 const doc = readFileSync(new URL('../../../../docs/errors.md', import.meta.url), 'utf8');
@@ -34,6 +35,7 @@ test('every registered error code is documented', () => {
     'refused',
     ...Object.keys(routeErrors.codes),
     ...Object.keys(keyErrors.codes),
+    ...Object.keys(idpErrors.codes),
   ];
   assert.deepEqual(
     codes.filter((c) => !documented.has(c)),
