@@ -76,6 +76,7 @@ export const testPasses = {
   'packages/server/src/core/permissions.test.ts': [],
   'packages/server/src/datastore/datastore-inputs.test.ts': [],
   'packages/server/src/filestore/file-paths.test.ts': [],
+  'packages/server/src/filestore/thumbnails/thumb-spec.test.ts': [],
   'packages/server/src/realtime/realtime.test.ts': [],
   'packages/server/src/storage/database.test.ts': ['runtime'],
   'packages/server/src/storage/row-writes.test.ts': ['storage', 'runtime'],
@@ -160,6 +161,8 @@ export const testPasses = {
   'packages/server/test/http/filestore-operations.test.ts': ['storage'],
   'packages/server/test/http/filestore-races.test.ts': ['storage'],
   'packages/server/test/http/filestore-security.test.ts': ['storage'],
+  // Thumbnails: kept beside their image in the blob store (S3 in pass 2); sharp is a native addon.
+  'packages/server/test/http/filestore-thumbnails.test.ts': ['storage', 'runtime'],
   'packages/server/test/http/health.test.ts': ['storage'],
   // The job queue: its claim differs per database (FOR UPDATE SKIP LOCKED on PostgreSQL; two processes).
   'packages/server/test/http/jobs.test.ts': ['storage'],
@@ -191,6 +194,8 @@ export const testPasses = {
   'packages/server/test/http/password-hashing.test.ts': ['storage'],
   // OpenID Connect: linked identities are stored; JOSE crypto and fetch to the provider.
   'packages/server/test/http/providers.test.ts': ['storage', 'runtime'],
+  // Roost as an OpenID Connect provider: its models, keys and consents in the database; fetch and jose's crypto.
+  'packages/server/test/http/identity-provider.test.ts': ['storage', 'runtime'],
   'packages/server/test/http/realtime-access.test.ts': ['storage'],
   'packages/server/test/http/realtime-events.test.ts': ['storage', 'runtime'],
   'packages/server/test/http/realtime-resume.test.ts': ['storage'],
@@ -247,6 +252,7 @@ export const testPasses = {
   'packages/server/test/pages/trusted-devices.browser.test.ts': [],
   'packages/server/test/pages/passkeys.browser.test.ts': [],
   'packages/server/test/pages/providers.browser.test.ts': [],
+  'packages/server/test/pages/identity-provider.browser.test.ts': [],
   'packages/server/test/pages/second-factor.browser.test.ts': [],
   'packages/server/test/pages/store-pages-access.test.ts': [],
   'packages/server/test/pages/store-pages-input.test.ts': [],
@@ -307,6 +313,8 @@ export const testPasses = {
   'packages/client/test/api-keys.test.ts': ['runtime'],
   'packages/server/test/admin/impersonation.browser.test.ts': [],
   'packages/server/test/admin/impersonation.test.ts': ['storage'],
+  // Issue 44, item 3: read replicas; a primary and a streaming replica of its own (PostgreSQL only).
+  'packages/server/test/scale/replica-reads.test.ts': ['storage'],
 };
 
 const KINDS = new Set(['storage', 'runtime']);

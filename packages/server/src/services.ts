@@ -42,8 +42,10 @@ import type { AuditLog } from './core/audit.js';
 import { createAuditLog } from './storage/audit-store.js';
 import { createKeyRepo, createKeyService, type KeyService } from './keys/index.js';
 import { createBackups, type Backups } from './backups/index.js';
+import { BACKUP_JOB, CHECK_JOB, scheduleBackups, scheduleUpkeep } from './upkeep-jobs.js';
 import { createBackupRunStore } from './storage/backup-run-store.js';
 import { openBackupTarget } from './storage/backup-target.js';
+import { openReplicaReads, type ReplicaReads } from './storage/replica-reads.js';
 
 /**
  * Storage and the domain services on it, without HTTP: what the CLI opens (cli/cli.ts), and what
@@ -124,6 +126,8 @@ export interface Services extends KindContext {
   requestRecords: RequestRecords | null;
   /** Backups, their schedule and restore check (backups/backups-service.ts; docs/operations.md, "Backups"). */
   backups: Backups;
+  /** Whose reads a request's are, for read replicas (core/readers.ts). */
+  readers: ReplicaReads['readers'];
   /** Starts the work after an answer: the job queue (mails, webhook deliveries) and the webhooks' list. */
   start(): void;
   close(): Promise<void>;
@@ -164,6 +168,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   // Caches follow the other processes where they share a PostgreSQL database (on SQLite one
   // process owns it, Redis or not).
   const changes = notify && events.feed ? (redis ? withInvalidations(notify, events.feed) : events.feed) : null;
+  const replicas = await openReplicaReads(db, dialect, config.databaseReplicaUrls, events, log);
   const settings = createRuntimeSettings(config, createSettingsStore(db, clock, 1000, changes));
   const mailer = overrides.mailer ?? createMailer(config, settings);
   const webhookStore = createWebhookStore(db, clock, changes);
@@ -216,6 +221,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   });
   const dataStores = createDataStores({
     db,
+    reads: replicas.reads,
     dialect,
     clock,
     permissionStore,
@@ -233,6 +239,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   });
   const fileStores = createFileStores({
     db,
+    reads: replicas.reads,
     clock,
     permissionStore,
     config,
@@ -243,6 +250,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   });
   const collections = createCollections({
     db: db as Kysely<unknown>,
+    reads: replicas.reads as Kysely<unknown>,
     dialect,
     clock,
     config,
@@ -310,17 +318,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     log,
     services: { users, dataStores, fileStores, collections, mail: mailQueue },
   });
-  // `audit.retentionDays`: older lines go every night, once across processes (extend/jobs.ts).
-  extensionJobs.api.schedule('roost.audit-retention', '17 3 * * *', () =>
-    audit.sweep(clock.now() - config.audit.retentionDays * 86_400_000),
-  );
-  // What unfinished direct uploads left in the buckets (filestore/direct-ops.ts `sweepDirect`),
-  // every ten minutes, once across processes; only where a store takes direct uploads.
-  const direct = fileStores.names.filter((name) => config.fileStores[name]?.direct?.uploads);
-  if (direct.length > 0)
-    extensionJobs.api.schedule('roost.direct-upload-sweep', '*/10 * * * *', async () => {
-      for (const name of direct) await fileStores.get(name)?.sweepDirect(programCaller('roost').principal);
-    });
+  scheduleUpkeep(extensionJobs.api, { config, clock, audit, fileStores });
   const backups = createBackups({
     config,
     db: db as Kysely<unknown>,
@@ -355,6 +353,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     extensionJobs: extensionJobs.api,
     requestRecords,
     backups,
+    readers: replicas.readers,
     start() {
       jobs.start();
       webhooks.start();
@@ -374,25 +373,8 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
       await jobs.close();
       await mailer.close();
       await requestRecords?.close();
+      await replicas.close();
       await db.destroy();
     },
   };
-}
-
-const BACKUP_JOB = 'roost.backup';
-const CHECK_JOB = 'roost.backup-check';
-
-/**
- * Backups and their restore check as jobs of the queue (extend/jobs.ts): one asked for on the
- * backups page runs in whichever process claims it; the schedules of `backups.schedule` and
- * `backups.checkSchedule` add each tick once across processes, and their kinds are exclusive,
- * so two backups never run at once. None is retried: the next tick or a click tries again.
- */
-function scheduleBackups(config: Config, jobs: ExtensionJobs, backups: Backups): void {
-  const { schedule, checkSchedule, timeoutSeconds } = config.backups;
-  const options = { retries: 0, timeoutMs: timeoutSeconds * 1000 };
-  jobs.define(BACKUP_JOB, () => backups.make('manual'), options);
-  jobs.define(CHECK_JOB, () => backups.check(), options);
-  if (schedule) jobs.schedule(`${BACKUP_JOB}-scheduled`, schedule, () => backups.make('scheduled'), options);
-  if (checkSchedule) jobs.schedule(`${CHECK_JOB}-scheduled`, checkSchedule, () => backups.check(), options);
 }

@@ -8,24 +8,19 @@ import {
   blobStoreOptions,
   collectionName,
   collectionOptions,
+  databaseFields,
   dataStoreOptions,
   directWithoutS3,
   fileStoreOptions,
-  identityPolicySchema,
   requestLogOptions,
   mailAddressSchema,
   mailFromSchema,
   metricsOptions,
-  pageUrlSchema,
-  proofOfWorkSchema,
-  breachedPasswordsSchema,
   rateLimit,
-  seconds,
-  secondFactorGroupsSchema,
   smtpUrlSchema,
   storeName,
 } from './config-parts.js';
-import { signinUserKeys } from './config-signin.js';
+import { identityProviderOptions, userOptions } from './config-users.js';
 
 // The providers' type, where the services have always found it.
 export type { ProviderConfig } from './config-signin.js';
@@ -53,11 +48,8 @@ export const configSchema = z
      * machine (SQLite `synchronous=NORMAL`). docs/security.md, "Durability".
      */
     durability: z.enum(['full', 'fast']).default('full'),
-    /** `postgres://...` selects PostgreSQL; unset means SQLite in `dataDir/roost.db`. */
-    databaseUrl: z
-      .string()
-      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL (leave it unset for SQLite)')
-      .optional(),
+    /** `databaseUrl` (PostgreSQL; unset: SQLite) and its read replicas (config-parts.ts). */
+    ...databaseFields,
     /** The address users reach Roost at; links in mails start with it. */
     publicUrl: z.string().url().optional(),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -79,91 +71,7 @@ export const configSchema = z
     shutdownGraceSeconds: z.number().min(0).max(3600).default(10),
     /** Origins allowed to call Roost from a browser; none by default. */
     corsOrigins: z.array(z.string().url()).default([]),
-    users: z
-      .object({
-        /** What identifies a user at sign-in, token and reset: the name, the email or either. */
-        identityPolicy: identityPolicySchema.default('either'),
-        tokenLifetimeSeconds: seconds.default(14 * 24 * 3600),
-        /**
-         * 32 random bytes, base64 (`openssl rand -base64 32`): seals the second factors' secrets in
-         * the database (users/secret-box.ts). The same key for every process; keep it out of backups.
-         */
-        secretsKey: z
-          .string()
-          .refine((k) => /^[A-Za-z0-9+/]{43}=$/.test(k) && Buffer.from(k, 'base64').length === 32, {
-            message: 'give 32 random bytes as base64 (openssl rand -base64 32)',
-          })
-          .optional(),
-        /** The longest a session lives however much it is used; then its user signs in again. */
-        sessionMaxLifetimeSeconds: seconds.default(90 * 24 * 3600),
-        /** How long a process may answer from its memory of a session; 0 always asks the database. */
-        sessionCacheSeconds: z.number().min(0).max(60).default(2),
-        activationLifetimeSeconds: seconds.default(3 * 24 * 3600),
-        verifyEmailLifetimeSeconds: seconds.default(24 * 3600),
-        resetLifetimeSeconds: seconds.default(3600),
-        passwordMinLength: z.number().int().min(4).max(128).default(8),
-        /**
-         * argon2id's cost for new password hashes (users/passwords.ts): by default OWASP's 19 MiB
-         * and 2 passes. A hash made at another cost still verifies and is made anew at the next
-         * sign-in.
-         */
-        passwordHashing: z
-          .object({
-            memoryKiB: z
-              .number()
-              .int()
-              .min(64)
-              .max(4 * 1024 * 1024),
-            iterations: z.number().int().min(1).max(100),
-          })
-          .strict()
-          .default({ memoryKiB: 19_456, iterations: 2 }),
-        nameMinLength: z.number().int().min(1).max(40).default(3),
-        dataMaxLength: z
-          .number()
-          .int()
-          .min(0)
-          .max(1024 * 1024)
-          .default(10_000),
-        /** Pages the mails link to; by default Roost's own pages under `publicUrl`. */
-        activationUrl: pageUrlSchema.optional(),
-        verifyEmailUrl: pageUrlSchema.optional(),
-        resetPasswordUrl: pageUrlSchema.optional(),
-        /** Failed sign-ins of one account before it is locked (docs/security.md, "Guessing is slowed"). */
-        lockoutThreshold: z.number().int().min(1).default(10),
-        /** The first lock; each further lock in a row lasts twice as long, up to `lockoutMaxSeconds`. */
-        lockoutSeconds: seconds.default(60),
-        lockoutMaxSeconds: seconds.default(15 * 60),
-        /** How long a mailed sign-in code and link work (docs/users.md, "Sign-in by mail"). */
-        signinCodeLifetimeSeconds: seconds.default(600),
-        /** Members of these groups sign in with a second factor (docs/users.md, "Second factor"). */
-        secondFactorGroups: secondFactorGroupsSchema.default([]),
-        /**
-         * The WebAuthn relying party of passkeys (docs/users.md, "Passkeys"): by default the host
-         * of `publicUrl`; pages of other origins that register or use passkeys must be under it.
-         */
-        passkeyRpId: z
-          .string()
-          .regex(/^[a-z0-9.-]{1,253}$/, 'a host name such as example.com')
-          .optional(),
-        /** Origins whose pages may use passkeys; by default `publicUrl`'s and `corsOrigins`. */
-        passkeyOrigins: z.array(pageUrlSchema).max(50).optional(),
-        // Sign-in providers, their redirects, linking by email and anonymous accounts (config-signin.ts).
-        ...signinUserKeys,
-        /**
-         * Days a device may skip the second factor after a second step that asked to trust it
-         * (users/trusted-devices.ts); 0: no device is trusted.
-         */
-        trustedDeviceDays: z.number().int().min(0).max(365).default(0),
-        /** Mail an account at a sign-in from a device it never signed in from (users/new-device-mail.ts). */
-        newDeviceMail: z.boolean().default(false),
-        /** The proof of work of sign-ups, sign-ins and resets (users/proof-of-work.ts): off by default. */
-        proofOfWork: proofOfWorkSchema.prefault({}),
-        /** The breached-password check of chosen passwords (users/breached-passwords.ts): off by default. */
-        breachedPasswords: breachedPasswordsSchema.prefault({}),
-      })
-      .strict()
-      .prefault({}),
+    users: userOptions.prefault({}),
     mail: z
       .object({
         /** `smtp://user:pass@host:port` or `smtps://...`; unset keeps mails in the outbox. */
@@ -251,6 +159,8 @@ export const configSchema = z
       .int()
       .min(0)
       .default(16 * 1024 * 1024),
+    /** Roost as an OpenID Connect provider for the team's other applications (identity-provider/). */
+    identityProvider: identityProviderOptions.prefault({}),
   })
   .strict()
   .superRefine((config, ctx) => {
@@ -301,6 +211,7 @@ const ENV_KEYS: Record<string, (input: Record<string, unknown>, value: string) =
   ROOST_HOST: (c, v) => (c.host = v),
   ROOST_DATA_DIR: (c, v) => (c.dataDir = v),
   ROOST_DATABASE_URL: (c, v) => (c.databaseUrl = v),
+  ROOST_DATABASE_REPLICA_URLS: (c, v) => (c.databaseReplicaUrls = v.split(',').filter((url) => url.trim() !== '')),
   ROOST_PUBLIC_URL: (c, v) => (c.publicUrl = v),
   ROOST_LOG_LEVEL: (c, v) => (c.logLevel = v),
   ROOST_SMTP_URL: (c, v) => {
@@ -323,6 +234,8 @@ export function parseConfig(input: unknown, baseDir = process.cwd()): Config {
     );
   }
   const c = parsed.data;
+  if (c.databaseReplicaUrls.length > 0 && c.databaseUrl === undefined)
+    throw new ConfigError(['databaseReplicaUrls: replicas are read beside their primary, databaseUrl, which is unset']);
   const dataDir = isAbsolute(c.dataDir) ? c.dataDir : resolve(baseDir, c.dataDir);
   // A local blob directory given relative is relative to the working directory, as `dataDir` is.
   const absoluteBlobs = <T extends BlobStoreOptions | undefined>(b: T): T =>

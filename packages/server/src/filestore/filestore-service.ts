@@ -15,6 +15,7 @@ import { FILESTORE_KEY_ACCESS, fileStorePermissionDefaults } from './filestore-p
 import type { createFileStoreRepo, FileEntry } from './filestore-repo.js';
 import { readOps } from './filestore-read-ops.js';
 import { writeOps } from './filestore-write-ops.js';
+import { thumbnailOps } from './thumbnails/thumbnail-ops.js';
 
 /** A body streamed by the transport (a raw `@write` body or a multipart file part). */
 export interface Upload {
@@ -51,6 +52,8 @@ export interface FileStoreServiceDeps {
   name: string;
   options: FileStoreOptions;
   repo: ReturnType<typeof createFileStoreRepo>;
+  /** The same queries on a replica (storage/replica-reads.ts), for directory pages; `repo` when absent. */
+  readRepo?: ReturnType<typeof createFileStoreRepo>;
   blobs: BlobStore;
   clock: Clock;
   permissionStore: PermissionStore;
@@ -78,6 +81,7 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
     name: deps.name,
     options: deps.options,
     repo: deps.repo,
+    readRepo: deps.readRepo ?? deps.repo,
     blobs: deps.blobs,
     clock: deps.clock,
     events: deps.events,
@@ -124,6 +128,7 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
     ...readOps(ctx),
     ...writes,
     ...directOps(ctx, deps.directUploads, writes.write),
+    ...thumbnailOps(ctx),
     /** Answers every caller (`ping` has no permission in the original). */
     async ping(): Promise<void> {},
   };

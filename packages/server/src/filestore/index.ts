@@ -31,6 +31,8 @@ export { directFinishInput, directUploadInput } from './direct-inputs.js';
 
 export interface FileStoreDeps {
   db: Kysely<Database>;
+  /** Where reads that may be a little stale run (storage/replica-reads.ts); `db` when absent. */
+  reads?: Kysely<Database>;
   clock: Clock;
   permissionStore: PermissionStore;
   config: Config;
@@ -52,6 +54,7 @@ export function createFileStores(deps: FileStoreDeps): FileStores {
       name,
       options,
       repo: createFileStoreRepo(deps.db, name),
+      ...(deps.reads && deps.reads !== deps.db ? { readRepo: createFileStoreRepo(deps.reads, name) } : {}),
       blobs: deps.blobs.forStore(name),
       clock: deps.clock,
       permissionStore: deps.permissionStore,

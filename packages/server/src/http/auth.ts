@@ -3,7 +3,7 @@ import { RoostError } from '../core/errors.js';
 import { ANONYMOUS_CALLER, type Caller, type UserService } from '../users/index.js';
 
 /** The cookie `signin` sets (the original's name). */
-const AUTH_COOKIE = 'auth';
+export const AUTH_COOKIE = 'auth';
 
 export interface RequestCaller extends Caller {
   /** How the token came: a header (never a CSRF risk) or the browser's cookie. */

@@ -252,6 +252,45 @@ interface BackupRunsTable {
   error: string | null;
 }
 
+/** oidc-provider's models (identity-provider/idp-adapter.ts), migration 2026-12-03-01. */
+interface IdpModelsTable {
+  kind: string;
+  id: string;
+  payload: string;
+  grant_id: string | null;
+  uid: string | null;
+  user_code: string | null;
+  expires: number | null;
+  consumed: number | null;
+}
+
+/** The identity provider's keys, sealed (identity-provider/idp-keys.ts). */
+interface IdpKeysTable {
+  name: string;
+  value: string;
+  created: number;
+}
+
+/** An application registered on the admin page (identity-provider/idp-clients.ts). */
+interface IdpClientsTable {
+  client_id: string;
+  name: string;
+  secret: string | null;
+  redirect_uris: string;
+  post_logout_redirect_uris: string;
+  created: number;
+  created_by: string;
+}
+
+/** What an account allowed a client (identity-provider/idp-routes.ts). */
+interface IdpConsentsTable {
+  user_id: string;
+  client_id: string;
+  scope: string;
+  resources: string;
+  created: number;
+}
+
 /** Tables of the user identity service and the shared ones (permissions, settings). */
 /** Keys the sign-in makes for itself, once (users/signin-key-repo.ts): the proof-of-work's HMAC key. */
 interface SigninKeysTable {
@@ -289,6 +328,10 @@ interface CoreTables {
   backup_runs: BackupRunsTable;
   signin_keys: SigninKeysTable;
   known_devices: KnownDevicesTable;
+  idp_models: IdpModelsTable;
+  idp_keys: IdpKeysTable;
+  idp_consents: IdpConsentsTable;
+  idp_clients: IdpClientsTable;
 }
 
 export interface Database extends CoreTables, DataStoreTables, FileStoreTables {}

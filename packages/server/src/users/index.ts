@@ -11,6 +11,8 @@ export { programCaller, type Caller } from './user-context.js';
 export type { User } from './user-repo.js';
 export { DuplicateUserError } from './user-repo.js';
 export { belowOwasp } from './passwords.js';
+// The sealing of secrets the server reads back, for the identity provider's keys too (identity-provider/idp-keys.ts).
+export { createSecretBox, type SecretBox } from './secret-box.js';
 export { USER_PAGE, REVIEW_ACTIONS } from './admin-ops.js';
 export { userErrors } from './user-errors.js';
 export { ACCOUNT_EVENTS, isAccountEvent, type AccountEvent } from './account-events.js';

@@ -7,12 +7,14 @@ import { userErrors } from '../../src/users/user-errors.js';
 import { SIGNIN_METHODS } from '../../src/users/signin-methods/index.js';
 import { dataStoreErrors } from '../../src/datastore/datastore-errors.js';
 import { fileStoreErrors } from '../../src/filestore/filestore-errors.js';
+import { thumbnailErrors } from '../../src/filestore/thumbnails/thumbnail-errors.js';
 import { realtimeErrors } from '../../src/realtime/realtime-errors.js';
 import { collectionErrors } from '../../src/collections/collections-errors.js';
 import { queryErrors } from '../../src/collections/query/query-errors.js';
 import { hookErrors } from '../../src/extend/hooks.js';
 import { routeErrors } from '../../src/extend/routes.js';
 import { keyErrors } from '../../src/keys/key-errors.js';
+import { idpErrors } from '../../src/identity-provider/idp-errors.js';
 
 /** docs/errors.md lists every error code the server can answer, and no code it cannot. */
 const doc = readFileSync(new URL('../../../../docs/errors.md', import.meta.url), 'utf8');
@@ -25,6 +27,7 @@ test('every registered error code is documented', () => {
     ...SIGNIN_METHODS.flatMap((m) => Object.keys(m.errors.codes)),
     ...Object.keys(dataStoreErrors.codes),
     ...Object.keys(fileStoreErrors.codes),
+    ...Object.keys(thumbnailErrors.codes),
     ...Object.keys(realtimeErrors.codes),
     ...Object.keys(collectionErrors.codes),
     ...Object.keys(queryErrors.codes),
@@ -32,6 +35,7 @@ test('every registered error code is documented', () => {
     'refused',
     ...Object.keys(routeErrors.codes),
     ...Object.keys(keyErrors.codes),
+    ...Object.keys(idpErrors.codes),
   ];
   assert.deepEqual(
     codes.filter((c) => !documented.has(c)),
