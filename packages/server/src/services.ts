@@ -12,6 +12,7 @@ import { mailDelivery } from './mail/mail-job.js';
 import { createMailQueue, type MailQueue } from './mail/mail-queue.js';
 import { webhookDelivery } from './realtime/webhook-delivery.js';
 import { openBlobStores, type BlobStores } from './storage/blob-stores.js';
+import { openPartialUploads, type PartialUploads } from './storage/partial-uploads.js';
 import { openPostgresChangeFeed } from './storage/change-feed.js';
 import { openRedisFeed, withInvalidations } from './storage/redis-events.js';
 import type { Dialect } from './storage/database.js';
@@ -227,10 +228,18 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   });
   // The settings page's S3 key over the configuration's; while the settings cannot be read (the
   // database is down) the configuration's, so /ready names the database, not the blobs.
-  const blobs = openBlobStores(config, async (bucket) => {
+  const liveS3Keys = async (bucket: string) => {
     const s3Keys = (await settings.current().catch(() => null))?.s3Keys ?? {};
     return Object.hasOwn(s3Keys, bucket) ? s3Keys[bucket] : undefined;
-  });
+  };
+  const blobs = openBlobStores(config, liveS3Keys);
+  // Each store's resumable uploads, beside its blobs (storage/partial-uploads.ts).
+  const uploads = new Map(
+    Object.entries(config.fileStores).map(([name, store]) => [
+      name,
+      openPartialUploads(name, store.blobs ?? config.blobs, config, store.uploadExpirySeconds * 1000, liveS3Keys),
+    ]),
+  );
   const fileStores = createFileStores({
     db,
     clock,
@@ -240,6 +249,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     events,
     users: users.directory,
     hooks,
+    uploads: { forStore: (name) => uploads.get(name) as PartialUploads },
   });
   const collections = createCollections({
     db: db as Kysely<unknown>,
@@ -314,6 +324,10 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   extensionJobs.api.schedule('roost.audit-retention', '17 3 * * *', () =>
     audit.sweep(clock.now() - config.audit.retentionDays * 86_400_000),
   );
+  // Resumable uploads not complete within their store's `uploadExpirySeconds` go, every quarter hour.
+  extensionJobs.api.schedule('roost.upload-expiry', '*/15 * * * *', async () => {
+    for (const partial of uploads.values()) await partial.sweepExpired();
+  });
   const backups = createBackups({
     config,
     db: db as Kysely<unknown>,
@@ -359,6 +373,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
       hub?.close();
       await webhooks.close();
       blobs.close();
+      for (const partial of uploads.values()) partial.close();
       backups.close();
       await events.flush();
       await notify?.close();

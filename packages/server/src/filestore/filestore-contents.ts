@@ -8,7 +8,7 @@ import { authorize, newEntry, type FileStoreContext } from './filestore-context.
 import { fileStoreErrors } from './filestore-errors.js';
 import { isMediaType } from './filestore-inputs.js';
 import { DuplicatePathError, MissingParentError, type FileEntry } from './filestore-repo.js';
-import type { Upload } from './filestore-service.js';
+import type { StoredUpload, Upload } from './filestore-service.js';
 import { mimeOf } from './mime-sniff.js';
 
 /** Types a transport declares when it does not know the file's own type. */
@@ -43,10 +43,12 @@ export function contentsOps(ctx: FileStoreContext) {
 
   /** Store the contents of an upload or of the `contents` text (base64 with `decode`); null when none was given. */
   async function storeContents(
-    upload: Upload | undefined,
+    upload: Upload | StoredUpload | undefined,
     text: string | undefined,
     decode: boolean,
   ): Promise<StoredBlob | null> {
+    // A finished resumable upload was metered within the limit as it became a blob.
+    if (upload && 'blob' in upload) return upload.blob;
     if (upload) {
       if (upload.size !== undefined && upload.size > maxBytes) throw tooLarge();
       return putBlob(upload.stream);
@@ -63,7 +65,7 @@ export function contentsOps(ctx: FileStoreContext) {
     name: string,
     blob: StoredBlob,
     explicit: string | undefined,
-    upload: Upload | undefined,
+    upload: Upload | StoredUpload | undefined,
   ): string {
     if (explicit) return explicit;
     const declared = upload?.mime?.trim();
@@ -151,6 +153,7 @@ export function contentsOps(ctx: FileStoreContext) {
   }
 
   return {
+    tooLarge,
     putBlob,
     storeContents,
     chooseMime,

@@ -7,12 +7,14 @@ import type { FileStoreOptions } from '../core/config.js';
 import type { EventBus } from '../core/events.js';
 import { backendGrants } from '../core/grants.js';
 import { servicePermissions, type PermissionStore, type Principal } from '../core/permissions.js';
-import type { BlobStore, ByteRange } from '../storage/blob-store.js';
+import type { BlobStore, ByteRange, StoredBlob } from '../storage/blob-store.js';
+import type { PartialUploads } from '../storage/partial-uploads.js';
 import type { FileStoreContext } from './filestore-context.js';
 import { FILESTORE_KEY_ACCESS, fileStorePermissionDefaults } from './filestore-permissions.js';
 import type { createFileStoreRepo, FileEntry } from './filestore-repo.js';
 import { readOps } from './filestore-read-ops.js';
 import { writeOps } from './filestore-write-ops.js';
+import { uploadOps } from './filestore-upload-ops.js';
 
 /** A body streamed by the transport (a raw `@write` body or a multipart file part). */
 export interface Upload {
@@ -21,6 +23,16 @@ export interface Upload {
   mime?: string | undefined;
   /** The announced size (Content-Length), when known: a larger file is refused unread. */
   size?: number | undefined;
+}
+
+/**
+ * Contents already stored as a blob of the store's blob store, within its size limit: a finished
+ * resumable upload (filestore-upload-ops.ts), entered by the same `write` as a streamed body.
+ */
+export interface StoredUpload {
+  blob: StoredBlob;
+  /** The media type the uploader declared (tus metadata `filetype`). */
+  mime?: string | undefined;
 }
 
 /** A readable file: what a download needs to answer, and its bytes on demand. */
@@ -56,6 +68,8 @@ export interface FileStoreServiceDeps {
   users: UserDirectory;
   /** The team's hooks on files (file-hooks.ts). */
   hooks: HookRunner;
+  /** Where resumable uploads wait until complete (storage/partial-uploads.ts); none: no resumable uploads. */
+  uploads?: PartialUploads | undefined;
 }
 
 /**
@@ -83,11 +97,14 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
       FILESTORE_KEY_ACCESS,
     ),
     hooks: deps.hooks,
+    uploads: deps.uploads,
   };
   return {
     name: ctx.name,
     options: ctx.options,
     permissions: ctx.permissions,
+    /** Where this store's resumable uploads wait until complete (http/tus-uploads.ts), if it takes them. */
+    uploads: ctx.uploads,
     /** How many files the store holds and their bytes (the admin dashboard): for administrators. */
     usage: async (caller: Principal) => {
       backendGrants(caller).require('administer');
@@ -116,6 +133,7 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
     },
     ...readOps(ctx),
     ...writeOps(ctx),
+    ...uploadOps(ctx),
     /** Answers every caller (`ping` has no permission in the original). */
     async ping(): Promise<void> {},
   };
