@@ -141,6 +141,8 @@ export const testPasses = {
   'packages/server/test/http/extension-routes.test.ts': ['storage'],
   'packages/server/test/http/filestore-connectors.test.ts': ['storage'],
   'packages/server/test/http/filestore-download.test.ts': ['storage', 'runtime'],
+  // Resumable uploads (tus): what the blob store keeps of a partial upload differs on S3 (moto there).
+  'packages/server/test/http/filestore-resumable.test.ts': ['storage'],
   'packages/server/test/http/filestore-large.test.ts': ['storage', 'runtime'],
   'packages/server/test/http/filestore-operations.test.ts': ['storage'],
   'packages/server/test/http/filestore-races.test.ts': ['storage'],

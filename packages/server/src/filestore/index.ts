@@ -12,7 +12,7 @@ import type { Database } from '../storage/schema.js';
 import { createFileStoreRepo } from './filestore-repo.js';
 import { createFileStoreService, type FileStore } from './filestore-service.js';
 
-export type { FileStore, FileContents, Upload, StoredUpload, EntryPage } from './filestore-service.js';
+export type { FileStore, FileContents, Upload, EntryPage } from './filestore-service.js';
 export type { FileEntry } from './filestore-repo.js';
 export { FILE_EVENTS, isFileEvent, type FileEvent } from './file-events.js';
 export type * from './filestore-inputs.js';

@@ -23,6 +23,8 @@ export interface TusCall {
   failure?: unknown;
   /** The code of a refusal of the library's, for the request log. */
   code?: string;
+  /** What the route runs once the library answered (forgets an upload finished by this request). */
+  settle?: () => void;
 }
 
 /** The metadata Roost keeps with each upload (tus `Upload-Metadata` keys), set by the server only. */
@@ -154,6 +156,16 @@ export async function tusServer(
     return call;
   };
   const oneAtATime = new OneAtATime();
+  // An upload finished by a request is a file now, its records gone (storage/partial-uploads.ts);
+  // the library still reads it once after the finish (a creation's Upload-Expires), until the answer.
+  const finished = new Map<string, Upload>();
+  const tusStore = new Proxy(datastore, {
+    get(target, property) {
+      if (property === 'getUpload') return async (id: string) => finished.get(id) ?? (await target.getUpload(id));
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
   const options: ServerOptions = {
     path,
     maxSize: store.options.maxFileBytes,
@@ -179,7 +191,10 @@ export async function tusServer(
     async onUploadFinish(req, upload) {
       const metadata = upload.metadata ?? {};
       const mime = metadata.filetype ?? metadata.type ?? undefined;
-      await store.finishUpload(callOf(req).principal, parsePath(metadata[PATH] ?? ''), upload.id, mime);
+      const call = callOf(req);
+      await store.finishUpload(call.principal, parsePath(metadata[PATH] ?? ''), upload.id, mime);
+      finished.set(upload.id, upload);
+      call.settle = () => finished.delete(upload.id);
       return {};
     },
     onResponseError(req, err) {
@@ -200,5 +215,5 @@ export async function tusServer(
       };
     },
   };
-  return new Server({ ...options, datastore });
+  return new Server({ ...options, datastore: tusStore });
 }

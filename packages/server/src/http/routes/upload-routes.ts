@@ -20,7 +20,7 @@ export interface UploadRouteOptions {
 /** The checksum extension's algorithms (`Upload-Checksum: <name> <base64>`), by Node's names. */
 const CHECKSUMS: Record<string, string> = { sha1: 'sha1', sha256: 'sha256', md5: 'md5' };
 /** A chunk with a checksum is read whole before any byte is kept, so it is limited. */
-export const CHECKSUM_CHUNK_BYTES = 16 * 1024 * 1024;
+const CHECKSUM_CHUNK_BYTES = 16 * 1024 * 1024;
 
 /**
  * A PATCH (or a creation with its first bytes) with `Upload-Checksum`: the body read whole and
@@ -94,7 +94,7 @@ export async function registerUploadRoutes(app: FastifyInstance, options: Upload
         : new NodeRequest({ req: request.raw, res: reply.raw });
       const call: TusCall = { principal: caller.principal };
       calls.set(tusRequest, call);
-      const response = await tus.handleWeb(tusRequest);
+      const response = await tus.handleWeb(tusRequest).finally(() => call.settle?.());
       if (call.failure) {
         if (!request.raw.complete) reply.header('connection', 'close');
         throw call.failure;
