@@ -12,7 +12,7 @@ import { mailDelivery } from './mail/mail-job.js';
 import { createMailQueue, type MailQueue } from './mail/mail-queue.js';
 import { webhookDelivery } from './realtime/webhook-delivery.js';
 import { openBlobStores, type BlobStores } from './storage/blob-stores.js';
-import { openPartialUploads, type PartialUploads } from './storage/partial-uploads.js';
+import { openStoresPartialUploads } from './storage/partial-uploads.js';
 import { openPostgresChangeFeed } from './storage/change-feed.js';
 import { openRedisFeed, withInvalidations } from './storage/redis-events.js';
 import type { Dialect } from './storage/database.js';
@@ -234,12 +234,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   };
   const blobs = openBlobStores(config, liveS3Keys);
   // Each store's resumable uploads, beside its blobs (storage/partial-uploads.ts).
-  const uploads = new Map(
-    Object.entries(config.fileStores).map(([name, store]) => [
-      name,
-      openPartialUploads(name, store.blobs ?? config.blobs, config, store.uploadExpirySeconds * 1000, liveS3Keys),
-    ]),
-  );
+  const uploads = openStoresPartialUploads(config, liveS3Keys);
   const fileStores = createFileStores({
     db,
     clock,
@@ -249,7 +244,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     events,
     users: users.directory,
     hooks,
-    uploads: { forStore: (name) => uploads.get(name) as PartialUploads },
+    uploads,
   });
   const collections = createCollections({
     db: db as Kysely<unknown>,
@@ -325,9 +320,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     audit.sweep(clock.now() - config.audit.retentionDays * 86_400_000),
   );
   // Resumable uploads not complete within their store's `uploadExpirySeconds` go, every quarter hour.
-  extensionJobs.api.schedule('roost.upload-expiry', '*/15 * * * *', async () => {
-    for (const partial of uploads.values()) await partial.sweepExpired();
-  });
+  extensionJobs.api.schedule('roost.upload-expiry', '*/15 * * * *', () => uploads.sweepExpired());
   const backups = createBackups({
     config,
     db: db as Kysely<unknown>,
@@ -373,7 +366,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
       hub?.close();
       await webhooks.close();
       blobs.close();
-      for (const partial of uploads.values()) partial.close();
+      uploads.close();
       backups.close();
       await events.flush();
       await notify?.close();

@@ -143,7 +143,7 @@ function s3Uploads(options: S3BlobStoreOptions, expiryMs: number, liveKeys?: Liv
  * takes them). On S3 the sweep lists the bucket's multipart uploads: stores sharing a bucket
  * share the shortest expiry.
  */
-export function openPartialUploads(
+function openPartialUploads(
   store: string,
   options: BlobStoreOptions,
   config: Pick<Config, 'dataDir' | 'durability'>,
@@ -153,4 +153,30 @@ export function openPartialUploads(
   return options.kind === 's3'
     ? s3Uploads(options, expiryMs, liveKeys)
     : localUploads(options.dir ?? join(config.dataDir, 'blobs'), store, expiryMs, config.durability === 'full');
+}
+
+/** Every file store's partial uploads (services.ts): each store's, the sweep of all, and their end. */
+export function openStoresPartialUploads(
+  config: Config,
+  liveKeys?: LiveS3Keys,
+): { forStore(store: string): PartialUploads; sweepExpired(): Promise<void>; close(): void } {
+  const byStore = new Map(
+    Object.entries(config.fileStores).map(([name, store]) => [
+      name,
+      openPartialUploads(name, store.blobs ?? config.blobs, config, store.uploadExpirySeconds * 1000, liveKeys),
+    ]),
+  );
+  return {
+    forStore(store) {
+      const uploads = byStore.get(store);
+      if (!uploads) throw new Error(`no file store ${store}`);
+      return uploads;
+    },
+    async sweepExpired() {
+      for (const uploads of byStore.values()) await uploads.sweepExpired();
+    },
+    close() {
+      for (const uploads of byStore.values()) uploads.close();
+    },
+  };
 }
