@@ -101,8 +101,8 @@ async function download(token: string, path: string): Promise<Buffer> {
 }
 
 /**
- * A PATCH whose client goes away: `sent` bytes written, then the socket destroyed as a killed
- * process's would be. Resolves once the request is gone.
+ * A PATCH whose client goes away: `sent` bytes written, then, once the server holds some of them
+ * (on S3 a part), the socket destroyed as a killed process's would be. Resolves once it is gone.
  */
 function cutPatch(token: string, location: string, offset: number, whole: Buffer, sent: number): Promise<void> {
   const url = new URL(s.url + location);
@@ -120,22 +120,25 @@ function cutPatch(token: string, location: string, offset: number, whole: Buffer
       },
     });
     req.on('error', () => resolve());
-    req.write(whole.subarray(offset, offset + sent), () => {
-      // Time for the server to take the bytes in, then the client dies mid-body.
-      setTimeout(() => {
-        req.destroy();
-        resolve();
-      }, 400);
+    req.write(whole.subarray(offset, offset + sent), async () => {
+      for (let tries = 0; tries < 200 && (await head(token, location)).offset <= offset; tries++)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      req.destroy();
+      resolve();
     });
   });
 }
 
-/** PATCH the rest from the offset the server reports, as a client resuming does (423 while the cut request ends). */
+/**
+ * PATCH the rest from the offset the server reports, as a client resuming does (tus-js-client
+ * too): while the cut request ends it may still hold the upload (423) or add to it after the
+ * HEAD (409), then ask again.
+ */
 async function resume(token: string, location: string, whole: Buffer) {
   for (let tries = 0; tries < 100; tries++) {
     const { offset } = await head(token, location);
     const res = await patch(token, location, offset, whole.subarray(offset));
-    if (res.status !== 423) return { ...res, resumedAt: offset };
+    if (res.status !== 423 && res.status !== 409) return { ...res, resumedAt: offset };
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error('the upload stayed busy');
