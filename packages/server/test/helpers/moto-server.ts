@@ -1,7 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import type { BlobStoreOptions } from '../../src/core/config.js';
-import { newId } from '../../src/core/ids.js';
-import { s3Credentials } from './s3-server.js';
+import { newBucketOn, s3Credentials } from './s3-server.js';
 import { freePort } from './test-server.js';
 
 /**
@@ -35,24 +34,9 @@ async function startMoto(): Promise<TestMoto | null> {
     if (tries > 300) throw new Error('moto_server did not start');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  const { CreateBucketCommand, S3Client } = await import('@aws-sdk/client-s3');
+  const { S3Client } = await import('@aws-sdk/client-s3');
   const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: s3Credentials() });
-  return {
-    async newBucket() {
-      const bucket = `roost-${newId().replaceAll('-', '').slice(0, 20)}`;
-      await client.send(new CreateBucketCommand({ Bucket: bucket }));
-      return {
-        kind: 's3',
-        endpoint,
-        bucket,
-        region: 'us-east-1',
-        forcePathStyle: true,
-        prefix: 'blobs/',
-        partSizeBytes: 5 * 1024 * 1024,
-        ...s3Credentials(),
-      };
-    },
-  };
+  return { newBucket: () => newBucketOn(endpoint, client) };
 }
 
 /** The test process's moto server, or null without moto. */
