@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { DataStore } from '@tus/utils';
 import type { BlobStoreOptions, Config } from '../core/config.js';
-import { blobMeter, type StoredBlob } from './blob-store.js';
+import { BlobTooLargeError, blobMeter, type StoredBlob } from './blob-store.js';
 import type { LiveS3Keys } from './blob-stores.js';
 import { localBlobPath, syncDirectory } from './local-blob-store.js';
 import { configuredKeys, s3ClientConfig, s3Connection, type S3BlobStoreOptions } from './s3-blob-store.js';
+import { hashedWrites } from './upload-hashes.js';
 
 /**
  * Where a file store's resumable (tus) uploads keep their bytes until they are complete, beside
@@ -56,20 +57,25 @@ async function metered(source: Readable, maxBytes: number): Promise<Omit<StoredB
 function localUploads(dir: string, store: string, expiryMs: number, syncDirectories: boolean): PartialUploads {
   // A folder per file store: stores sharing a blob directory may expire their uploads differently.
   const directory = join(dir, 'uploads', store);
-  let tus: Promise<DataStore> | undefined;
+  let tus: Promise<ReturnType<typeof hashedWrites>> | undefined;
+  const hashed = () => {
+    tus ??= import('@tus/file-store').then(({ FileStore }) =>
+      hashedWrites(new FileStore({ directory, expirationPeriodInMilliseconds: expiryMs })),
+    );
+    return tus;
+  };
   return {
-    datastore() {
-      tus ??= import('@tus/file-store').then(
-        ({ FileStore }) => new FileStore({ directory, expirationPeriodInMilliseconds: expiryMs }),
-      );
-      return tus;
-    },
+    datastore: async () => (await hashed()).datastore,
     newId: () => randomUUID(),
     idOf: (uuid) => uuid,
     uuidOf: (id) => id,
     async adopt(id, maxBytes) {
       const target = localBlobPath(dir, id);
-      const result = await metered(createReadStream(join(directory, id)), maxBytes);
+      const file = join(directory, id);
+      // Hashed as the bytes came (upload-hashes.ts), else read once now.
+      const result =
+        (await hashed()).take(id, (await stat(file)).size) ?? (await metered(createReadStream(file), maxBytes));
+      if (result.size > maxBytes) throw new BlobTooLargeError(maxBytes);
       const made = await mkdir(join(dir, id.slice(0, 2)), { recursive: true });
       await rename(join(directory, id), target);
       // As a blob store's put does (local-blob-store.ts): the new name survives a power loss.
@@ -82,7 +88,9 @@ function localUploads(dir: string, store: string, expiryMs: number, syncDirector
       return { id, ...result };
     },
     async sweepExpired() {
-      return (await this.datastore()).deleteExpired();
+      const { datastore, forgetUntouched } = await hashed();
+      forgetUntouched(Date.now() - expiryMs);
+      return datastore.deleteExpired();
     },
     close() {},
   };
@@ -91,13 +99,13 @@ function localUploads(dir: string, store: string, expiryMs: number, syncDirector
 function s3Uploads(options: S3BlobStoreOptions, expiryMs: number, liveKeys?: LiveS3Keys): PartialUploads {
   const keys = async () => (await liveKeys?.(options.bucket)) ?? configuredKeys(options);
   const connection = s3Connection(options, liveKeys ? () => liveKeys(options.bucket) : undefined);
-  let store: Promise<DataStore> | undefined;
+  let store: Promise<ReturnType<typeof hashedWrites>> | undefined;
   const infoKey = (id: string) => `${id}.info`;
-  return {
-    datastore() {
-      store ??= import('@tus/s3-store').then(async ({ S3Store }) => {
-        const configured = await keys();
-        return new S3Store({
+  const hashed = () => {
+    store ??= import('@tus/s3-store').then(async ({ S3Store }) => {
+      const configured = await keys();
+      return hashedWrites(
+        new S3Store({
           partSize: options.partSizeBytes,
           expirationPeriodInMilliseconds: expiryMs,
           // Expiry is swept by Roost (services.ts), not by lifecycle rules on tags, which not
@@ -117,22 +125,34 @@ function s3Uploads(options: S3BlobStoreOptions, expiryMs: number, liveKeys?: Liv
                 }
               : {}),
           },
-        });
-      });
-      return store;
-    },
+        }),
+      );
+    });
+    return store;
+  };
+  return {
+    datastore: async () => (await hashed()).datastore,
     newId: () => randomUUID(),
     idOf: (uuid) => `${options.prefix}${uuid}`,
     uuidOf: (id) => id.slice(options.prefix.length),
     async adopt(id, maxBytes) {
       const { sdk, client } = await connection.s3();
-      const object = await client.send(new sdk.GetObjectCommand({ Bucket: options.bucket, Key: id }));
-      const result = await metered(object.Body as Readable, maxBytes);
+      const Bucket = options.bucket;
+      const { ContentLength = -1 } = await client.send(new sdk.HeadObjectCommand({ Bucket, Key: id }));
+      // Hashed as the bytes came (upload-hashes.ts), else read once now, through this process only.
+      let result = (await hashed()).take(id, ContentLength);
+      if (!result) {
+        const object = await client.send(new sdk.GetObjectCommand({ Bucket, Key: id }));
+        result = await metered(object.Body as Readable, maxBytes);
+      }
+      if (result.size > maxBytes) throw new BlobTooLargeError(maxBytes);
       await client.send(new sdk.DeleteObjectCommand({ Bucket: options.bucket, Key: infoKey(id) }));
       return { id: this.uuidOf(id), ...result };
     },
     async sweepExpired() {
-      return (await this.datastore()).deleteExpired();
+      const { datastore, forgetUntouched } = await hashed();
+      forgetUntouched(Date.now() - expiryMs);
+      return datastore.deleteExpired();
     },
     close: () => connection.close(),
   };

@@ -97,7 +97,10 @@ async function head(token: string | null, location: string) {
 async function download(token: string, path: string): Promise<Buffer> {
   const res = await fetch(`${s.url}/files/${path}`, { headers: { 'x-auth-token': token } });
   assert.equal(res.status, 200, `download of ${path}`);
-  return Buffer.from(await res.arrayBuffer());
+  const got = Buffer.from(await res.arrayBuffer());
+  // The ETag is the contents' SHA-256, whether hashed as the bytes came or read again at the end.
+  assert.equal(res.headers.get('etag'), `"${createHash('sha256').update(got).digest('base64url')}"`);
+  return got;
 }
 
 /**
