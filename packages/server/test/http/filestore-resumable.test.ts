@@ -5,6 +5,7 @@ import { readdir } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { Upload as TusUpload } from 'tus-js-client';
+import { defineExtension, refuse } from '../../src/roost.js';
 import { sharedMoto, type TestMoto } from '../helpers/moto-server.js';
 import { s3Credentials } from '../helpers/s3-server.js';
 import { startServer, type TestServer } from '../helpers/test-server.js';
@@ -34,6 +35,14 @@ const meta = (fields: Record<string, string>) =>
     .map(([k, v]) => `${k} ${Buffer.from(v).toString('base64')}`)
     .join(',');
 
+/** A team's hook refusing programs: it runs when the finished upload is written. */
+const noPrograms = defineExtension((roost) => {
+  roost.hooks.before('file.create', { store: 'files' }, ({ path }) => {
+    if (path.endsWith('.exe')) throw refuse({ code: 'no_programs', message: 'No programs.' });
+    return undefined;
+  });
+});
+
 let s: TestServer;
 let alice: string;
 let bob: string;
@@ -46,10 +55,13 @@ before(async () => {
     if (!moto) skipReason = 'moto_server is not installed: resumable uploads to S3 are not tested here';
     else bucket = await moto.newBucket();
   }
-  s = await startServer({
-    ...(bucket ? { blobs: bucket } : {}),
-    fileStores: { files: {}, small: { maxFileBytes: 64 * 1024, uploadExpirySeconds: 1 } },
-  });
+  s = await startServer(
+    {
+      ...(bucket ? { blobs: bucket } : {}),
+      fileStores: { files: {}, small: { maxFileBytes: 64 * 1024, uploadExpirySeconds: 1 } },
+    },
+    { extensions: [noPrograms] },
+  );
   alice = await s.createUser('alice');
   bob = await s.createUser('bob');
 });
@@ -411,4 +423,28 @@ test('resumable: tus-js-client uploads against Roost unchanged, in chunks', asyn
   });
   assert.deepEqual(offsets, [MiB, 2 * MiB, 3 * MiB, whole.length]);
   assert.equal(sha256(await download(alice, 'client.bin')), sha256(whole));
+});
+
+test('resumable: a hook refusing the finished file refuses the last PATCH, and leaves no blob behind', async (t) => {
+  if (skipReason) return t.skip(skipReason);
+  const blobs = s.roost.blobs.forStore('files');
+  const count = async () => {
+    let n = 0;
+    for await (const _ of blobs.list()) n++;
+    return n;
+  };
+  const before = await count();
+  const whole = bytes(2000, 17);
+  const created = await create(alice, 'files', {
+    'upload-length': '2000',
+    'upload-metadata': meta({ path: 'setup.exe' }),
+  });
+  assert.equal(created.status, 201);
+  assert.equal((await patch(alice, created.location, 0, whole.subarray(0, 1000))).status, 204);
+  const refused = await patch(alice, created.location, 1000, whole.subarray(1000));
+  assert.equal(refused.status, 422);
+  assert.equal(refused.body.code, 'no_programs');
+  assert.equal((await s.request('/files/setup.exe/@getItem', {}, { token: alice })).status, 404);
+  assert.equal((await head(alice, created.location)).status, 404);
+  assert.equal(await count(), before, 'the finished bytes were removed');
 });
