@@ -18,6 +18,8 @@ const S3 = process.env.ROOST_TEST_BLOBS === 's3';
 const MiB = 1024 * 1024;
 const TUS = { 'tus-resumable': '1.0.0' };
 const OCTETS = { ...TUS, 'content-type': 'application/offset+octet-stream' };
+/** A browser app on another origin (`corsOrigins`). */
+const APP = 'https://app.example';
 
 /** Bytes that differ at every offset (a shifted or repeated chunk shows). */
 function bytes(size: number, seed = 1): Buffer {
@@ -59,6 +61,7 @@ before(async () => {
     {
       ...(bucket ? { blobs: bucket } : {}),
       fileStores: { files: {}, small: { maxFileBytes: 64 * 1024, uploadExpirySeconds: 1 } },
+      corsOrigins: [APP],
     },
     { extensions: [noPrograms] },
   );
@@ -447,4 +450,28 @@ test('resumable: a hook refusing the finished file refuses the last PATCH, and l
   assert.equal((await s.request('/files/setup.exe/@getItem', {}, { token: alice })).status, 404);
   assert.equal((await head(alice, created.location)).status, 404);
   assert.equal(await count(), before, 'the finished bytes were removed');
+});
+
+test('resumable: a browser app of another origin may speak tus (CORS preflight and exposed headers)', async (t) => {
+  if (skipReason) return t.skip(skipReason);
+  const preflight = await fetch(`${s.url}/files/@uploads/00000000-0000-4000-8000-000000000000`, {
+    method: 'OPTIONS',
+    headers: { origin: APP, 'access-control-request-method': 'PATCH' },
+  });
+  assert.equal(preflight.status, 204);
+  assert.match(preflight.headers.get('access-control-allow-methods') ?? '', /\bPATCH\b/);
+  assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /\bupload-offset\b/);
+  const created = await fetch(`${s.url}/files/@uploads`, {
+    method: 'POST',
+    headers: {
+      ...TUS,
+      origin: APP,
+      'x-auth-token': alice,
+      'upload-length': '1',
+      'upload-metadata': meta({ path: 'c' }),
+    },
+  });
+  assert.equal(created.status, 201);
+  assert.equal(created.headers.get('access-control-allow-origin'), APP);
+  assert.match(created.headers.get('access-control-expose-headers') ?? '', /\blocation\b.*\bupload-offset\b/);
 });
