@@ -51,6 +51,33 @@ async function checkedBody(request: FastifyRequest): Promise<{ body: Buffer; mat
   return { body, matches: createHash(algorithm).update(body).digest('base64') === expected };
 }
 
+/** A request of the checksum extension, its body read and checked, for the library. */
+function bufferedRequest(request: FastifyRequest, body: Buffer): ServerRequest {
+  const headers = Object.entries(request.headers).flatMap(([name, value]) =>
+    value === undefined ? [] : (Array.isArray(value) ? value : [value]).map((v): [string, string] => [name, v]),
+  );
+  return new Request(new URL(request.url, 'http://roost'), {
+    method: request.method,
+    headers,
+    body: new Uint8Array(body),
+  });
+}
+
+/** The library's answer through Fastify (the request log, security headers): its body small, a failure's JSON. */
+async function sendAnswer(request: FastifyRequest, reply: FastifyReply, response: Response) {
+  reply.code(response.status);
+  for (const [header, value] of response.headers) {
+    // CORS is Roost's own (http/cors.ts), whatever the library would allow.
+    if (!header.startsWith('access-control-') && header !== 'content-length') reply.header(header, value);
+  }
+  if (request.method === 'OPTIONS') {
+    reply.header('tus-extension', `${response.headers.get('tus-extension') ?? ''},checksum`);
+    reply.header('tus-checksum-algorithm', Object.keys(CHECKSUMS).join(','));
+  }
+  if (response.status >= 400) reply.type('application/json; charset=utf-8');
+  return reply.send(await response.text());
+}
+
 /**
  * tus 1.0 at `/<store>/@uploads` (creation, and OPTIONS for discovery) and
  * `/<store>/@uploads/<id>` (HEAD, PATCH, DELETE) for every file store (docs/filestore.md,
@@ -85,32 +112,17 @@ export async function registerUploadRoutes(app: FastifyInstance, options: Upload
           .header('tus-resumable', '1.0.0')
           .send(failureBody('checksum_mismatch', 'The chunk does not match its Upload-Checksum; it was not kept.'));
       }
-      const tusRequest: ServerRequest = checked
-        ? new Request(new URL(request.url, 'http://roost'), {
-            method: request.method,
-            headers: request.headers as Record<string, string>,
-            body: new Uint8Array(checked.body),
-          })
+      const tusRequest = checked
+        ? bufferedRequest(request, checked.body)
         : new NodeRequest({ req: request.raw, res: reply.raw });
       const call: TusCall = { principal: caller.principal };
       calls.set(tusRequest, call);
       const response = await tus.handleWeb(tusRequest).finally(() => call.settle?.());
-      if (call.failure) {
-        if (!request.raw.complete) reply.header('connection', 'close');
-        throw call.failure;
-      }
+      // A refusal before the body was read: close the connection rather than read the rest.
+      if ((call.failure || response.status >= 400) && !request.raw.complete) reply.header('connection', 'close');
+      if (call.failure) throw call.failure;
       if (call.code) request.failureCode = call.code;
-      reply.code(response.status);
-      for (const [header, value] of response.headers) {
-        // CORS is Roost's own (http/cors.ts), whatever the library would allow.
-        if (!header.startsWith('access-control-') && header !== 'content-length') reply.header(header, value);
-      }
-      if (request.method === 'OPTIONS') {
-        reply.header('tus-extension', `${response.headers.get('tus-extension') ?? ''},checksum`);
-        reply.header('tus-checksum-algorithm', Object.keys(CHECKSUMS).join(','));
-      }
-      if (response.status >= 400) reply.type('application/json; charset=utf-8');
-      return reply.send(await response.text());
+      return sendAnswer(request, reply, response);
     }
 
     app.route({ method: ['POST', 'OPTIONS'], url: base, handler: handle });
