@@ -18,6 +18,8 @@ const S3 = process.env.ROOST_TEST_BLOBS === 's3';
 const MiB = 1024 * 1024;
 const TUS = { 'tus-resumable': '1.0.0' };
 const OCTETS = { ...TUS, 'content-type': 'application/offset+octet-stream' };
+/** The store `brief`'s expiry: long enough for a creation and a PATCH on a loaded machine. */
+const EXPIRY_SECONDS = 3;
 /** A browser app on another origin (`corsOrigins`). */
 const APP = 'https://app.example';
 
@@ -60,7 +62,8 @@ before(async () => {
   s = await startServer(
     {
       ...(bucket ? { blobs: bucket } : {}),
-      fileStores: { files: {}, small: { maxFileBytes: 64 * 1024, uploadExpirySeconds: 1 } },
+      // `tiny` for the size limit; `brief` for the expiry (its own: a slow machine must not expire the others).
+      fileStores: { files: {}, tiny: { maxFileBytes: 64 * 1024 }, brief: { uploadExpirySeconds: EXPIRY_SECONDS } },
       corsOrigins: [APP],
     },
     { extensions: [noPrograms] },
@@ -263,21 +266,21 @@ test('resumable: the caller needs the write permission and the store its size li
   assert.equal(badPath.status, 422);
   assert.equal(badPath.body.code, 'invalid_path');
 
-  const large = await create(alice, 'small', {
+  const large = await create(alice, 'tiny', {
     'upload-length': String(64 * 1024 + 1),
     'upload-metadata': meta({ path: 'large.bin' }),
   });
   assert.equal(large.status, 413);
   assert.equal(large.body.code, 'storage_limit');
   // Without a length told first, the bytes themselves are held to the limit.
-  const deferred = await create(alice, 'small', {
+  const deferred = await create(alice, 'tiny', {
     'upload-defer-length': '1',
     'upload-metadata': meta({ path: 'd.bin' }),
   });
   assert.equal(deferred.status, 201);
   const past = await patch(alice, deferred.location, 0, bytes(64 * 1024 + 10));
   assert.equal(past.status, 413);
-  const listed = await s.request('/small/@list', {}, { token: alice });
+  const listed = await s.request('/tiny/@list', {}, { token: alice });
   assert.deepEqual(listed.body.items, [], 'nothing entered');
 });
 
@@ -350,22 +353,23 @@ test('resumable: checksums (sha1) keep a matching chunk and refuse one that does
 
 test('resumable: an expired upload answers 410, and the sweep leaves nothing of it', async (t) => {
   if (skipReason) return t.skip(skipReason);
-  const created = await create(alice, 'small', {
+  const began = Date.now();
+  const created = await create(alice, 'brief', {
     'upload-length': '100',
     'upload-metadata': meta({ path: 'late.bin' }),
   });
   assert.equal((await patch(alice, created.location, 0, bytes(50))).status, 204);
-  await new Promise((resolve) => setTimeout(resolve, 1300));
+  await new Promise((resolve) => setTimeout(resolve, began + EXPIRY_SECONDS * 1000 + 300 - Date.now()));
   const late = await patch(alice, created.location, 50, bytes(50));
   assert.equal(late.status, 410);
   assert.equal(late.body.code, 'upload_expired');
-  const uploads = s.roost.fileStores.get('small')?.uploads;
+  const uploads = s.roost.fileStores.get('brief')?.uploads;
   assert.ok(uploads);
   assert.ok((await uploads.sweepExpired()) >= 1);
   // Gone: 404, or 410 where the library still remembers it expired (@tus/s3-store keeps its record in memory).
   assert.ok([404, 410].includes((await head(alice, created.location)).status));
   if (!bucket) {
-    assert.deepEqual(await readdir(join(s.roost.config.dataDir, 'blobs', 'uploads', 'small')), []);
+    assert.deepEqual(await readdir(join(s.roost.config.dataDir, 'blobs', 'uploads', 'brief')), []);
     return;
   }
   const { S3Client, ListObjectsV2Command, ListMultipartUploadsCommand } = await import('@aws-sdk/client-s3');
