@@ -1,18 +1,8 @@
 // Resumable uploads (tus, docs/filestore.md "Resumable uploads") against Roost's plain streamed
 // upload (PUT @write) of the same bytes, in the same minute (issue 41: tus throughput at least
 // 80% of the plain upload's).
-import { Agent, request } from 'node:http';
-import {
-  compare,
-  machineLine,
-  publish,
-  renderTable,
-  slicesLine,
-  start,
-  stop,
-  type Server,
-  type Target,
-} from './lib.js';
+import { type Agent, request } from 'node:http';
+import { clientTarget, compare, machineLine, publish, renderTable, slicesLine, start, stop } from './lib.js';
 
 const CONNECTIONS = 4;
 const MiB = 1024 * 1024;
@@ -29,40 +19,6 @@ function send(agent: Agent, url: string, method: string, headers: Record<string,
   });
 }
 
-/**
- * Files of `size` bytes uploaded one after another on each of `CONNECTIONS` keep-alive
- * connections by `upload` (a count of files, not of requests): Node's own HTTP client, so the
- * load generator costs little beside the server.
- */
-function uploadTarget(
-  name: string,
-  server: Server<unknown>,
-  upload: (agent: Agent, n: number) => Promise<boolean>,
-): Target {
-  let count = 0;
-  return {
-    name,
-    server,
-    async slice(seconds) {
-      const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-      const begin = performance.now();
-      const until = begin + seconds * 1000;
-      let done = 0;
-      let errors = 0;
-      await Promise.all(
-        Array.from({ length: CONNECTIONS }, async () => {
-          while (performance.now() < until) {
-            if (await upload(agent, count++).catch(() => false)) done++;
-            else errors++;
-          }
-        }),
-      );
-      agent.destroy();
-      return { requests: done, seconds: (performance.now() - begin) / 1000, p50: Number.NaN, p99: Number.NaN, errors };
-    },
-  };
-}
-
 export async function run(): Promise<void> {
   const machine = machineLine('SQLite, local blobs.');
   const files = await start<{ url: string; token: string }>('filestore-server.ts');
@@ -70,11 +26,13 @@ export async function run(): Promise<void> {
     const { url, token } = files.info;
     const auth = { 'x-auth-token': token };
     const rows: Record<string, Awaited<ReturnType<typeof compare>>[number]> = {};
+    let count = 0;
     for (const size of [MiB, 16 * MiB]) {
       const body = Buffer.alloc(size, 7);
       const label = `${size / MiB} MiB`;
       const [plain, tus] = await compare([
-        uploadTarget(`file write ${label} (PUT @write), files/s`, files, async (agent, n) => {
+        clientTarget(`file write ${label} (PUT @write), files/s`, files, CONNECTIONS, async (agent) => {
+          const n = count++;
           const put = await send(
             agent,
             `${url}/files/plain-${n}.bin/@write`,
@@ -87,7 +45,8 @@ export async function run(): Promise<void> {
           );
           return put.status === 200;
         }),
-        uploadTarget(`tus upload ${label} (POST, then one PATCH), files/s`, files, async (agent, n) => {
+        clientTarget(`tus upload ${label} (POST, then one PATCH), files/s`, files, CONNECTIONS, async (agent) => {
+          const n = count++;
           const metadata = `path ${Buffer.from(`tus-${n}.bin`).toString('base64')}`;
           const created = await send(agent, `${url}/files/@uploads`, 'POST', {
             ...auth,
