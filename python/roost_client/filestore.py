@@ -6,9 +6,9 @@ import contextlib
 import os
 import stat
 import time
-from http.client import HTTPResponse
+from http.client import HTTPConnection, HTTPResponse, HTTPSConnection
 from typing import IO, Any, Callable, Iterable, Literal, Mapping, Sequence, Union
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from .errors import RoostError
 from .transport import CHUNK, Answer, Body, Connector, Options, PermissionEntry, camel_case_aliases, permission_entries
@@ -228,6 +228,56 @@ class FileStore(Connector):
                     with self._transport.send("upload", "HEAD", location, None, _TUS) as state:
                         offset = int(state.getheader("upload-offset") or offset)
         return self._transport.succeed("upload", {"result": True})
+
+    # Direct transfers with the store's S3 bucket (docs/filestore.md, "Direct uploads and downloads (S3)")
+
+    def direct_upload(
+        self, path: str, source: str | os.PathLike[str] | IO[bytes], *, mime: str | None = None
+    ) -> Answer:
+        """Send a local file (a file name or a binary file) straight to the store's S3 bucket.
+
+        Roost signs a PUT of the file's size and type (``@directUpload``), the bytes are streamed
+        to the bucket, then Roost checks the object and records the file (``@directFinish``),
+        whose entry this returns. Only for a store whose ``direct`` setting takes uploads (else
+        ``direct_not_enabled``). ``mime`` is the file's type; without it the server picks one
+        from the name. A PUT the bucket refuses raises ``storage_refused`` with its status.
+        """
+        if not hasattr(source, "read"):
+            with open(source, "rb") as file:
+                return self.direct_upload(path, file, mime=mime)
+        size = _size_of(source)
+        if size is None:
+            message = "a direct upload announces its size first: give a regular file"
+            raise RoostError(message, code="invalid_source", operation="directUpload")
+        ticket = self._call("directUpload", path, {"size": size, **({"mime": mime} if mime else {})})
+        self._put_to_bucket(ticket, source, size)  # type: ignore[arg-type]
+        return self._call("directFinish", path, {"upload": ticket["upload"]})
+
+    def _put_to_bucket(self, ticket: Answer, source: IO[bytes], size: int) -> None:
+        """The signed request of ``ticket``, its body streamed from ``source``."""
+        parts = urlsplit(ticket["url"])
+        target = parts.path + (f"?{parts.query}" if parts.query else "")
+        connection_class = HTTPSConnection if parts.scheme == "https" else HTTPConnection
+        timeout = self._transport.options.timeout
+        connection = connection_class(parts.hostname or "", parts.port, timeout=timeout, blocksize=CHUNK)
+        headers = {**ticket["headers"], "content-length": str(size)}
+        try:
+            with self._transport.reading("directUpload", cleanup=connection.close):
+                connection.request(ticket["method"], target, body=source, headers=headers)
+                response = connection.getresponse()
+                response.read()
+        finally:
+            connection.close()
+        if response.status >= 300:
+            message = f"the bucket refused the upload (HTTP {response.status})"
+            self._transport.fail(
+                RoostError(message, status=response.status, code="storage_refused", operation="directUpload")
+            )
+
+    def link(self, path: str) -> Answer:
+        """``{"result": true, "url", "expires"}``: a short-lived presigned GET of the file, straight
+        from the bucket (a store with ``direct.downloads``)."""
+        return self._call("link", path)
 
     # Owners, permissions and service
 

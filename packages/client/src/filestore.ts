@@ -1,10 +1,12 @@
 import type {
   Contents,
+  DirectUploadAnswer,
   EntriesPage,
   EntryAnswer,
   ListQuery,
   NewEntryAnswer,
   EntryOwnerAnswer,
+  LinkAnswer,
   Progress,
   RemoveEntryAnswer,
   SetEntryAnswer,
@@ -41,6 +43,12 @@ export interface UploadOptions extends WriteOptions {
   resumable?: boolean;
   /** With `resumable`: bytes per request (a smaller part to send again after a cut); all at once by default. */
   chunkSize?: number;
+}
+
+/** Options of {@link FileStore.directUpload}. */
+export interface DirectUploadOptions extends CallOptions<EntryAnswer> {
+  /** The file's media type; by default its own (`file.type`), else `application/octet-stream`. */
+  mime?: string;
 }
 
 /** What {@link FileStore.read} resolves with, by `as`. */
@@ -232,6 +240,50 @@ export class FileStore extends Connector {
         chunkSize,
       }),
     );
+  }
+
+  // Direct transfers with the store's S3 bucket (docs/filestore.md, "Direct uploads and downloads (S3)")
+
+  /**
+   * Upload a Blob or File straight to the store's bucket: Roost signs a PUT of its size and type
+   * (`directUpload`), the bytes go to S3, then Roost checks the object and records the file
+   * (`directFinish`), whose entry this resolves with. Only for a store whose `direct` setting
+   * takes uploads (else `direct_not_enabled`); the bucket must allow this origin (CORS). A PUT
+   * that S3 refuses rejects with the code `storage_refused` and S3's status.
+   */
+  async directUpload(path: string, file: Blob, options: DirectUploadOptions = {}): Promise<EntryAnswer> {
+    const { mime, ...call } = options;
+    const type = mime ?? (file.type || 'application/octet-stream');
+    const ticket = await this.#call<DirectUploadAnswer>('directUpload', path, { size: file.size, mime: type });
+    const deadline = this.transport.deadline(call);
+    try {
+      let response: Response;
+      try {
+        response = await fetch(ticket.url, {
+          method: ticket.method,
+          headers: ticket.headers,
+          body: file,
+          signal: deadline.signal,
+        });
+      } catch (err) {
+        throw deadline.failure('directUpload', err, new URL(ticket.url).origin);
+      }
+      await response.arrayBuffer();
+      if (!response.ok)
+        throw new RoostError(`The bucket refused the upload (${response.status}).`, {
+          status: response.status,
+          code: 'storage_refused',
+          operation: 'directUpload',
+        });
+    } finally {
+      deadline.clear();
+    }
+    return this.#call('directFinish', path, { upload: ticket.upload }, call);
+  }
+
+  /** A short-lived presigned GET of the file, straight from the bucket (a store with `direct.downloads`). */
+  link(path: string, call?: CallOptions<LinkAnswer>): Promise<LinkAnswer> {
+    return this.#call('link', path, {}, call);
   }
 
   // Owners, permissions and service

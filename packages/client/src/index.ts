@@ -120,6 +120,7 @@ export type * from './collection-types.js';
 export type { LiveQueryOptions, RecordChange } from './collection.js';
 export type { Items, OneItem, WriteOptions as ItemWriteOptions } from './datastore.js';
 export type {
+  DirectUploadOptions,
   EntryFields,
   ReadOptions,
   ReadResults,

@@ -175,6 +175,7 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
     hookStats: () => services.hooks.stats(),
     keys: services.keys,
     backupHealth: () => services.backups.health(),
+    readers: services.readers,
   };
   const http = await buildHttp(httpServices, config, services.log);
   const webhooks = services.webhooks;

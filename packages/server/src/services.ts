@@ -45,6 +45,7 @@ import { createKeyRepo, createKeyService, type KeyService } from './keys/index.j
 import { createBackups, type Backups } from './backups/index.js';
 import { createBackupRunStore } from './storage/backup-run-store.js';
 import { openBackupTarget } from './storage/backup-target.js';
+import { openReplicaReads, type ReplicaReads } from './storage/replica-reads.js';
 
 /**
  * Storage and the domain services on it, without HTTP: what the CLI opens (cli/cli.ts), and what
@@ -125,6 +126,8 @@ export interface Services extends KindContext {
   requestRecords: RequestRecords | null;
   /** Backups, their schedule and restore check (backups/backups-service.ts; docs/operations.md, "Backups"). */
   backups: Backups;
+  /** Whose reads a request's are, for read replicas (core/readers.ts). */
+  readers: ReplicaReads['readers'];
   /** Starts the work after an answer: the job queue (mails, webhook deliveries) and the webhooks' list. */
   start(): void;
   close(): Promise<void>;
@@ -165,6 +168,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   // Caches follow the other processes where they share a PostgreSQL database (on SQLite one
   // process owns it, Redis or not).
   const changes = notify && events.feed ? (redis ? withInvalidations(notify, events.feed) : events.feed) : null;
+  const replicas = await openReplicaReads(db, dialect, config.databaseReplicaUrls, events, log);
   const settings = createRuntimeSettings(config, createSettingsStore(db, clock, 1000, changes));
   const mailer = overrides.mailer ?? createMailer(config, settings);
   const webhookStore = createWebhookStore(db, clock, changes);
@@ -217,6 +221,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   });
   const dataStores = createDataStores({
     db,
+    reads: replicas.reads,
     dialect,
     clock,
     permissionStore,
@@ -237,6 +242,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   const uploads = openStoresPartialUploads(config, liveS3Keys);
   const fileStores = createFileStores({
     db,
+    reads: replicas.reads,
     clock,
     permissionStore,
     config,
@@ -248,6 +254,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   });
   const collections = createCollections({
     db: db as Kysely<unknown>,
+    reads: replicas.reads as Kysely<unknown>,
     dialect,
     clock,
     config,
@@ -321,6 +328,13 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   );
   // Resumable uploads not complete within their store's `uploadExpirySeconds` go, every quarter hour.
   extensionJobs.api.schedule('roost.upload-expiry', '*/15 * * * *', () => uploads.sweepExpired());
+  // What unfinished direct uploads left in the buckets (filestore/direct-ops.ts `sweepDirect`),
+  // every ten minutes, once across processes; only where a store takes direct uploads.
+  const direct = fileStores.names.filter((name) => config.fileStores[name]?.direct?.uploads);
+  if (direct.length > 0)
+    extensionJobs.api.schedule('roost.direct-upload-sweep', '*/10 * * * *', async () => {
+      for (const name of direct) await fileStores.get(name)?.sweepDirect(programCaller('roost').principal);
+    });
   const backups = createBackups({
     config,
     db: db as Kysely<unknown>,
@@ -355,6 +369,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     extensionJobs: extensionJobs.api,
     requestRecords,
     backups,
+    readers: replicas.readers,
     start() {
       jobs.start();
       webhooks.start();
@@ -375,6 +390,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
       await jobs.close();
       await mailer.close();
       await requestRecords?.close();
+      await replicas.close();
       await db.destroy();
     },
   };

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 
@@ -158,6 +159,82 @@ export const blobStoreOptions = z.discriminatedUnion('kind', [
     }),
 ]);
 
+/**
+ * Transfers between clients and a store's bucket that leave Roost out of the bytes' way
+ * (docs/filestore.md, "Direct uploads and downloads (S3)"; filestore/direct-ops.ts). Only for a store
+ * whose blobs are on S3 (checked in core/config.ts).
+ */
+const directTransferOptions = z
+  .object({
+    /** `@directUpload` hands out a presigned PUT of the announced size and type; `@directFinish` records it. */
+    uploads: z.boolean().default(true),
+    /** A download (a plain GET, `@read`) answers 302 to a presigned GET; `@link` answers its URL as JSON. */
+    downloads: z.boolean().default(false),
+    /** How long a presigned URL, and an upload's token, stay valid (S3 takes at most 7 days). */
+    expiresSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(7 * 86_400)
+      .default(300),
+  })
+  .strict();
+
+/**
+ * The stores whose `direct` setting has no bucket to sign with (a presigned URL is S3's:
+ * filestore/direct-ops.ts): an issue of the configuration for each (core/config.ts).
+ */
+export function directWithoutS3(
+  stores: Record<string, { direct?: object | undefined; blobs?: { kind: string } | undefined }>,
+  blobs: { kind: string },
+): { path: string[]; message: string }[] {
+  return Object.entries(stores)
+    .filter(([, store]) => store.direct && (store.blobs ?? blobs).kind !== 's3')
+    .map(([name]) => ({
+      path: ['fileStores', name, 'direct'],
+      message: "direct uploads and downloads need the store's blobs on S3 (blobs: { kind: 's3', ... })",
+    }));
+}
+
+/** The thumbnails of a file store (filestore/thumbnails/): which sizes, and the limits of making one. */
+const thumbnailOptions = z
+  .object({
+    /**
+     * The `thumb` values served, in PocketBase's syntax (`100x100`, `100x100t`, `100x100b`,
+     * `100x100f`, `0x100`, `100x0`; filestore/thumbnails/thumb-spec.ts); none by default.
+     */
+    sizes: z
+      .array(
+        z
+          .string()
+          .regex(
+            /^(0x[1-9]\d{0,3}|[1-9]\d{0,3}x0|[1-9]\d{0,3}x[1-9]\d{0,3}[tbf]?)$/,
+            'WxH, WxHt, WxHb, WxHf, 0xH or Wx0, each side at most 9999',
+          ),
+      )
+      .max(100)
+      .default([]),
+    /** Images with more pixels (width × height, as declared) are refused before they are decoded. */
+    maxInputPixels: z.number().int().min(1).default(50_000_000),
+    /** Larger image files are refused unread (an image is read into memory to be decoded). */
+    maxInputBytes: z
+      .number()
+      .int()
+      .min(1)
+      .default(64 * 1024 * 1024),
+    /** Thumbnails made at once by this store in a process; the others wait (each holds its image in memory). */
+    concurrency: z.number().int().min(1).max(64).default(Math.max(2, availableParallelism())),
+    /** Making one thumbnail stops after this long. */
+    timeoutSeconds: z.number().int().min(1).max(600).default(10),
+    /** Thumbnails kept in memory, in bytes, on top of those kept beside their image (0: none). */
+    memoryBytes: z
+      .number()
+      .int()
+      .min(0)
+      .default(32 * 1024 * 1024),
+  })
+  .strict();
+
 export const fileStoreOptions = z
   .object({
     read: z.enum(['sys:everyone', 'sys:authenticated']).default('sys:authenticated'),
@@ -172,6 +249,10 @@ export const fileStoreOptions = z
     blobs: blobStoreOptions.optional(),
     /** A resumable (tus) upload not complete this long after it began is removed (docs/filestore.md). */
     uploadExpirySeconds: seconds.default(24 * 3600),
+    /** Direct uploads and downloads between clients and the bucket (`directTransferOptions`); S3 blobs only. */
+    direct: directTransferOptions.optional(),
+    /** Thumbnails of its images, `?thumb=WxH` on a download (docs/filestore.md, "Thumbnails"). */
+    thumbnails: thumbnailOptions.prefault({}),
   })
   .strict();
 
@@ -281,3 +362,57 @@ export const metricsOptions = z
     allow: z.array(addressOrRange).default([]),
   })
   .strict();
+
+/**
+ * The proof of work of sign-ups, sign-ins, resets and mailed sign-ins (users/proof-of-work.ts,
+ * docs/security.md "Proof of work under attack"): `off`, `auto` (while more than `attackThreshold`
+ * of those calls come in a minute) or `always`.
+ */
+export const proofOfWorkSchema = z
+  .object({
+    mode: z.enum(['off', 'auto', 'always']).default('off'),
+    /** PBKDF2-SHA-256 iterations of one try. */
+    cost: z.number().int().min(1).max(100_000).default(1000),
+    /** The tries a client needs lie between these (the secret counter is drawn from them). */
+    counterMin: z.number().int().min(0).max(10_000_000).default(1000),
+    counterMax: z.number().int().min(1).max(10_000_000).default(5000),
+    expiresSeconds: z.number().int().min(10).max(3600).default(300),
+    attackThreshold: z.number().int().min(1).default(60),
+    attackHoldSeconds: z.number().int().min(1).max(86_400).default(600),
+  })
+  .strict()
+  .refine((p) => p.counterMin <= p.counterMax, { message: 'counterMin must not exceed counterMax' });
+
+/**
+ * The breached-password check of every chosen password (users/breached-passwords.ts,
+ * docs/security.md "Breached passwords"): off by default.
+ */
+export const breachedPasswordsSchema = z
+  .object({
+    enabled: z.boolean().default(false),
+    rangeUrl: pageUrlSchema.default('https://api.pwnedpasswords.com/range/'),
+    minCount: z.number().int().min(1).default(1),
+    timeoutMs: z.number().int().min(100).max(30_000).default(3000),
+    onUnavailable: z.enum(['allow', 'refuse']).default('allow'),
+  })
+  .strict();
+
+/**
+ * Read replicas of `databaseUrl` (docs/scaling.md, "Read replicas"): reads that may be a little
+ * stale go to one of them, the caller's own writes are read back from where they are visible
+ * (storage/replica-reads.ts). Each a `postgres://` URL; none: every read on the primary.
+ */
+const databaseReplicaUrls = z
+  .array(z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL of a replica of databaseUrl'))
+  .max(16)
+  .default([]);
+
+/** Where the data is (core/config.ts `configSchema`); `ROOST_DATABASE_REPLICA_URLS` is comma-separated. */
+export const databaseFields = {
+  /** `postgres://...` selects PostgreSQL; unset means SQLite in `dataDir/roost.db`. */
+  databaseUrl: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL (leave it unset for SQLite)')
+    .optional(),
+  databaseReplicaUrls,
+};

@@ -8,7 +8,9 @@ import {
   blobStoreOptions,
   collectionName,
   collectionOptions,
+  databaseFields,
   dataStoreOptions,
+  directWithoutS3,
   fileStoreOptions,
   identityPolicySchema,
   requestLogOptions,
@@ -16,6 +18,8 @@ import {
   mailFromSchema,
   metricsOptions,
   pageUrlSchema,
+  proofOfWorkSchema,
+  breachedPasswordsSchema,
   providerRedirectsSchema,
   providersSchema,
   rateLimit,
@@ -51,11 +55,8 @@ export const configSchema = z
      * machine (SQLite `synchronous=NORMAL`). docs/security.md, "Durability".
      */
     durability: z.enum(['full', 'fast']).default('full'),
-    /** `postgres://...` selects PostgreSQL; unset means SQLite in `dataDir/roost.db`. */
-    databaseUrl: z
-      .string()
-      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL (leave it unset for SQLite)')
-      .optional(),
+    /** `databaseUrl` (PostgreSQL; unset: SQLite) and its read replicas (config-parts.ts). */
+    ...databaseFields,
     /** The address users reach Roost at; links in mails start with it. */
     publicUrl: z.string().url().optional(),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -155,6 +156,17 @@ export const configSchema = z
          * that email, instead of being refused as taken. Off by default.
          */
         linkProvidersByEmail: z.boolean().default(false),
+        /**
+         * Days a device may skip the second factor after a second step that asked to trust it
+         * (users/trusted-devices.ts); 0: no device is trusted.
+         */
+        trustedDeviceDays: z.number().int().min(0).max(365).default(0),
+        /** Mail an account at a sign-in from a device it never signed in from (users/new-device-mail.ts). */
+        newDeviceMail: z.boolean().default(false),
+        /** The proof of work of sign-ups, sign-ins and resets (users/proof-of-work.ts): off by default. */
+        proofOfWork: proofOfWorkSchema.prefault({}),
+        /** The breached-password check of chosen passwords (users/breached-passwords.ts): off by default. */
+        breachedPasswords: breachedPasswordsSchema.prefault({}),
       })
       .strict()
       .prefault({}),
@@ -253,6 +265,7 @@ export const configSchema = z
         ctx.addIssue({ code: 'custom', path: ['fileStores', name], message: 'a data store has this name already' });
       }
     }
+    for (const issue of directWithoutS3(config.fileStores, config.blobs)) ctx.addIssue({ code: 'custom', ...issue });
     // A webhook names its service by name alone (realtime/webhooks.ts): one name, one service.
     for (const name of Object.keys(config.collections)) {
       if (name in config.dataStores || name in config.fileStores) {
@@ -294,6 +307,7 @@ const ENV_KEYS: Record<string, (input: Record<string, unknown>, value: string) =
   ROOST_HOST: (c, v) => (c.host = v),
   ROOST_DATA_DIR: (c, v) => (c.dataDir = v),
   ROOST_DATABASE_URL: (c, v) => (c.databaseUrl = v),
+  ROOST_DATABASE_REPLICA_URLS: (c, v) => (c.databaseReplicaUrls = v.split(',').filter((url) => url.trim() !== '')),
   ROOST_PUBLIC_URL: (c, v) => (c.publicUrl = v),
   ROOST_LOG_LEVEL: (c, v) => (c.logLevel = v),
   ROOST_SMTP_URL: (c, v) => {
@@ -316,6 +330,8 @@ export function parseConfig(input: unknown, baseDir = process.cwd()): Config {
     );
   }
   const c = parsed.data;
+  if (c.databaseReplicaUrls.length > 0 && c.databaseUrl === undefined)
+    throw new ConfigError(['databaseReplicaUrls: replicas are read beside their primary, databaseUrl, which is unset']);
   const dataDir = isAbsolute(c.dataDir) ? c.dataDir : resolve(baseDir, c.dataDir);
   // A local blob directory given relative is relative to the working directory, as `dataDir` is.
   const absoluteBlobs = <T extends BlobStoreOptions | undefined>(b: T): T =>

@@ -8,7 +8,7 @@ import { authorize, newEntry, type FileStoreContext } from './filestore-context.
 import { fileStoreErrors } from './filestore-errors.js';
 import { isMediaType } from './filestore-inputs.js';
 import { DuplicatePathError, MissingParentError, type FileEntry } from './filestore-repo.js';
-import type { StoredUpload, Upload } from './filestore-service.js';
+import type { Upload } from './filestore-service.js';
 import { mimeOf } from './mime-sniff.js';
 
 /** Types a transport declares when it does not know the file's own type. */
@@ -43,12 +43,11 @@ export function contentsOps(ctx: FileStoreContext) {
 
   /** Store the contents of an upload or of the `contents` text (base64 with `decode`); null when none was given. */
   async function storeContents(
-    upload: Upload | StoredUpload | undefined,
+    upload: Upload | undefined,
     text: string | undefined,
     decode: boolean,
   ): Promise<StoredBlob | null> {
-    // A finished resumable upload was metered within the limit as it became a blob.
-    if (upload && 'blob' in upload) return upload.blob;
+    if (upload?.stored) return upload.stored;
     if (upload) {
       if (upload.size !== undefined && upload.size > maxBytes) throw tooLarge();
       return putBlob(upload.stream);
@@ -65,7 +64,7 @@ export function contentsOps(ctx: FileStoreContext) {
     name: string,
     blob: StoredBlob,
     explicit: string | undefined,
-    upload: Upload | StoredUpload | undefined,
+    upload: Upload | undefined,
   ): string {
     if (explicit) return explicit;
     const declared = upload?.mime?.trim();

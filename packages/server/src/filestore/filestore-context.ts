@@ -19,6 +19,12 @@ export interface FileStoreContext {
   name: string;
   options: FileStoreOptions;
   repo: ReturnType<typeof createFileStoreRepo>;
+  /**
+   * The same queries where reads that may be a little stale run (a replica that has replayed the
+   * caller's own writes, storage/replica-reads.ts): a directory's page alone. The entry that
+   * decides a permission (`authorize`) is read from `repo`, the primary.
+   */
+  readRepo: ReturnType<typeof createFileStoreRepo>;
   blobs: BlobStore;
   clock: Clock;
   /** Told of every committed change to an entry (core/events.ts). */

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { Principal } from '../core/permissions.js';
 import { parsePath, type FilePath } from './file-paths.js';
 import { contentsOps } from './filestore-contents.js';
@@ -40,7 +41,7 @@ export function uploadOps(ctx: FileStoreContext) {
       if (!ctx.uploads) throw new Error(`the file store ${ctx.name} takes no resumable uploads`);
       const blob = await ctx.uploads.adopt(uploadId, ctx.options.maxFileBytes);
       try {
-        await write(principal, path, {}, { blob, mime });
+        await write(principal, path, {}, { stream: Readable.from([]), stored: blob, mime });
       } catch (err) {
         // Dropping twice is harmless: `write` drops the blob itself on some refusals.
         await contents.dropBlob(blob.id);

@@ -24,7 +24,7 @@ import {
   type RemoveInput,
 } from './filestore-inputs.js';
 import { DuplicatePathError, MissingParentError, type FileEntry } from './filestore-repo.js';
-import type { StoredUpload, Upload } from './filestore-service.js';
+import type { Upload } from './filestore-service.js';
 
 /** The operations that change the tree, each told on the bus once it committed. */
 export function writeOps(ctx: FileStoreContext) {
@@ -111,12 +111,7 @@ export function writeOps(ctx: FileStoreContext) {
     },
 
     /** New contents of a file; a file that does not exist yet is created (with `newItem`'s permission). */
-    async write(
-      principal: Principal,
-      path: FilePath,
-      input: ContentsInput,
-      upload?: Upload | StoredUpload,
-    ): Promise<void> {
+    async write(principal: Principal, path: FilePath, input: ContentsInput, upload?: Upload): Promise<void> {
       const values = parseInput(writeInput, input);
       notRoot(path);
       if (!upload && values.contents === undefined)

@@ -10,6 +10,7 @@ import type { BlobStore } from '../storage/blob-store.js';
 import type { PartialUploads } from '../storage/partial-uploads.js';
 import type { Database } from '../storage/schema.js';
 import { createFileStoreRepo } from './filestore-repo.js';
+import { createDirectUploadRepo } from './direct-upload-repo.js';
 import { createFileStoreService, type FileStore } from './filestore-service.js';
 
 export type { FileStore, FileContents, Upload, EntryPage } from './filestore-service.js';
@@ -27,9 +28,12 @@ export {
 } from './filestore-inputs.js';
 export { childOf, parsePath, pathOf, ROOT, API_SEGMENT, type FilePath } from './file-paths.js';
 export { fileStoreErrors } from './filestore-errors.js';
+export { directFinishInput, directUploadInput } from './direct-inputs.js';
 
 export interface FileStoreDeps {
   db: Kysely<Database>;
+  /** Where reads that may be a little stale run (storage/replica-reads.ts); `db` when absent. */
+  reads?: Kysely<Database>;
   clock: Clock;
   permissionStore: PermissionStore;
   config: Config;
@@ -53,6 +57,7 @@ export function createFileStores(deps: FileStoreDeps): FileStores {
       name,
       options,
       repo: createFileStoreRepo(deps.db, name),
+      ...(deps.reads && deps.reads !== deps.db ? { readRepo: createFileStoreRepo(deps.reads, name) } : {}),
       blobs: deps.blobs.forStore(name),
       clock: deps.clock,
       permissionStore: deps.permissionStore,
@@ -60,6 +65,7 @@ export function createFileStores(deps: FileStoreDeps): FileStores {
       users: deps.users,
       hooks: deps.hooks ?? NO_HOOKS,
       uploads: deps.uploads?.forStore(name),
+      directUploads: createDirectUploadRepo(deps.db, name),
     }),
   );
 }

@@ -9,6 +9,7 @@ import type { MailQueueCounts } from '../core/mailer.js';
 import type { HookStat } from '../core/hooks.js';
 import type { UserService } from '../users/index.js';
 import type { BackupHealth } from '../backups/index.js';
+import type { ReplicaState } from '../core/readers.js';
 import { callerOf } from './auth.js';
 
 /**
@@ -30,6 +31,8 @@ export interface MetricsOptions {
   hooks?: () => readonly HookStat[];
   /** The newest backup and restore check (backups/backups-service.ts), read at scrape time. */
   backups?: () => Promise<BackupHealth>;
+  /** The read replicas as this process last looked at them (storage/replica-reads.ts); absent: none. */
+  replicas?: () => readonly ReplicaState[];
 }
 
 /**
@@ -91,6 +94,15 @@ export function createHttpMetrics(): HttpMetrics {
     collect() {
       this.reset();
       this.inc(processStats.signinFailures);
+    },
+  });
+  new Counter({
+    name: 'roost_thumbnails_made_total',
+    help: 'Thumbnails made by sharp (not those read back from beside their image; filestore/thumbnails/).',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(processStats.thumbnailsMade);
     },
   });
   for (const kind of ['hits', 'misses'] as const) {
@@ -189,6 +201,8 @@ export async function registerMetrics(
 
   const backups = options.backups;
   if (backups) backupGauges(backups, registers);
+  const replicas = options.replicas;
+  if (replicas) replicaGauges(replicas, registers);
 
   const realtime = options.realtime;
   if (realtime) {
@@ -339,6 +353,52 @@ function backupGauges(backups: () => Promise<BackupHealth>, registers: Registry[
       this.reset();
       const { lastCheck } = await health();
       if (lastCheck) this.set(lastCheck.ok ? 1 : 0);
+    },
+  });
+}
+
+/**
+ * The read replicas (docs/scaling.md, "Read replicas"), as this process looked at them last
+ * (every 100 ms): whether each is in use, how far behind the primary it is in WAL bytes and in
+ * seconds, and the reads sent there. A replica that is down has no lag figures.
+ */
+function replicaGauges(replicas: () => readonly ReplicaState[], registers: Registry[]): void {
+  const gauges = [
+    ['roost_database_replica_up', 'Whether this process reads from the replica (1) or gave up on it (0).', 'up'],
+    [
+      'roost_database_replica_lag_bytes',
+      'WAL bytes the primary wrote that the replica has not replayed (only while it is up).',
+      'lagBytes',
+    ],
+    [
+      'roost_database_replica_lag_seconds',
+      'Seconds since the replica replayed its newest transaction while WAL waits to be replayed; 0 when caught up.',
+      'lagSeconds',
+    ],
+  ] as const;
+  for (const [name, help, figure] of gauges)
+    new Gauge({
+      name,
+      help,
+      labelNames: ['replica'],
+      registers,
+      collect() {
+        this.reset();
+        for (const state of replicas()) {
+          const value = state[figure];
+          if (typeof value === 'boolean') this.set({ replica: state.replica }, value ? 1 : 0);
+          else if (value !== null) this.set({ replica: state.replica }, value);
+        }
+      },
+    });
+  new Counter({
+    name: 'roost_database_replica_reads_total',
+    help: 'Reads of the stores this process sent to the replica.',
+    labelNames: ['replica'],
+    registers,
+    collect() {
+      this.reset();
+      for (const state of replicas()) this.inc({ replica: state.replica }, state.reads);
     },
   });
 }

@@ -159,7 +159,8 @@ function executePrepared<R>(db: Kysely<Database>, query: CompiledQuery<R>): Prom
   return pool.query(namedStatement(query)).then((result) => asQueryResult<R>(result));
 }
 
-function namedStatement(query: CompiledQuery): pg.QueryConfig {
+/** A query as a named statement of pg, for its pooled connections (replica-reads.ts runs reads so too). */
+export function namedStatement(query: CompiledQuery): pg.QueryConfig {
   let name = statementNames.get(query.sql);
   if (!name) {
     if (statementNames.size >= NAMED_STATEMENTS) return { text: query.sql, values: query.parameters as unknown[] };
@@ -393,3 +394,6 @@ class FairSqliteDriver extends SqliteDriver {
     else this.#busy = false;
   }
 }
+
+/** The pool under a PostgreSQL database `openDatabase` opened, for reads beside it (replica-reads.ts); else null. */
+export const poolOf = (db: Kysely<Database>): pg.Pool | null => pools.get(db)?.pool ?? null;

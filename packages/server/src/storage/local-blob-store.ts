@@ -1,11 +1,18 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { access, constants, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { access, constants, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { blobMeter, type BlobStore, type ByteRange, type ListedBlob, type StoredBlob } from './blob-store.js';
+import {
+  blobMeter,
+  checkDerivedName,
+  type BlobStore,
+  type ByteRange,
+  type ListedBlob,
+  type StoredBlob,
+} from './blob-store.js';
 
 /** Temporary files untouched this long belong to no running upload (a crash left them). */
 const ORPHAN_AGE_MS = 10 * 60 * 1000;
@@ -56,6 +63,8 @@ export function createLocalBlobStore(
   mkdirSync(tmpDir, { recursive: true });
   // Ids come from this store (UUIDs); anything else must never become a file name.
   const pathOf = (id: string) => localBlobPath(dir, id);
+  /** A blob's derived blobs (thumbnails) live in a folder beside it, which `list` does not name. */
+  const derivedDirOf = (id: string) => `${pathOf(id)}.derived`;
 
   function sweep(): void {
     const now = Date.now();
@@ -116,8 +125,41 @@ export function createLocalBlobStore(
       });
     },
 
+    getBuffer: (id: string) => readFile(pathOf(id)),
+
     async delete(id: string): Promise<void> {
       await rm(pathOf(id), { force: true });
+      await rm(derivedDirOf(id), { recursive: true, force: true });
+    },
+
+    async putDerived(id: string, name: string, bytes: Buffer): Promise<boolean> {
+      const folder = derivedDirOf(id);
+      const target = join(folder, checkDerivedName(name));
+      // Written aside and renamed, as a blob is: a reader sees the whole derived blob or none.
+      const tmp = join(tmpDir, `${randomUUID()}.${process.pid}@${HOST}.part`);
+      try {
+        await writeFile(tmp, bytes, { flag: 'wx', flush: true });
+        await mkdir(folder, { recursive: true });
+        await rename(tmp, target);
+      } catch (err) {
+        await rm(tmp, { force: true });
+        throw err;
+      }
+      const blobIsThere = await access(pathOf(id)).then(
+        () => true,
+        () => false,
+      );
+      if (!blobIsThere) await rm(folder, { recursive: true, force: true });
+      return blobIsThere;
+    },
+
+    async getDerived(id: string, name: string): Promise<Buffer | null> {
+      try {
+        return await readFile(join(derivedDirOf(id), checkDerivedName(name)));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw err;
+      }
     },
 
     async check(): Promise<void> {

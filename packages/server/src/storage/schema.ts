@@ -174,7 +174,15 @@ interface RecoveryCodesTable {
  * `signin_code`: a sign-in by mail, its code's hash as payload (users/signin-methods/mail-code/);
  * `provider_grant`: a provider sign-in handed to an app, for `signinProvider2` (users/provider-ops.ts).
  */
-export type UserTokenPurpose = 'activate' | 'verify_email' | 'reset' | 'challenge' | 'signin_code' | 'provider_grant';
+export type UserTokenPurpose =
+  | 'activate'
+  | 'verify_email'
+  | 'reset'
+  | 'challenge'
+  | 'signin_code'
+  | 'provider_grant'
+  /** A device that skips the second factor until it expires (users/trusted-devices.ts). */
+  | 'trusted_device';
 
 interface UserTokensTable {
   token_hash: string;
@@ -243,6 +251,21 @@ interface BackupRunsTable {
 }
 
 /** Tables of the user identity service and the shared ones (permissions, settings). */
+/** Keys the sign-in makes for itself, once (users/signin-key-repo.ts): the proof-of-work's HMAC key. */
+interface SigninKeysTable {
+  name: string;
+  value: string;
+  created: number;
+}
+
+/** The devices an account signed in from (users/device-repo.ts): the hash of its id and User-Agent. */
+interface KnownDevicesTable {
+  user_id: string;
+  device_hash: string;
+  first_seen: number;
+  last_seen: number;
+}
+
 interface CoreTables {
   users: UsersTable;
   sessions: SessionsTable;
@@ -262,6 +285,8 @@ interface CoreTables {
   audit_log: AuditLogTable;
   request_logs: RequestLogsTable;
   backup_runs: BackupRunsTable;
+  signin_keys: SigninKeysTable;
+  known_devices: KnownDevicesTable;
 }
 
 export interface Database extends CoreTables, DataStoreTables, FileStoreTables {}

@@ -65,6 +65,7 @@ export function accountOps(ctx: UserContext) {
     /** A new session's token, and when it expires (ms since the epoch). */
     async token(caller: Caller, input: Credentials): Promise<{ token: string; expires: number }> {
       const { identity, password } = parseInput(inputs.credentials, input);
+      await ctx.proofOfWork.demand(caller);
       await signinHooked(ctx, caller.principal, 'password', 'password', identity);
       return issueToken(ctx, caller, identity, password);
     },
@@ -111,6 +112,7 @@ export function accountOps(ctx: UserContext) {
       const user = requireUser(caller);
       const { password, newpassword } = parseInput(inputs.updatePassword, input);
       await confirmPassword(ctx, user, password);
+      await ctx.breaches.refuseBreached(newpassword, 'newpassword');
       await repo.update(user.id, { passwordHash: await ctx.passwords.hash(newpassword) });
       // Other devices signed in with the old password are signed out; this one stays.
       await repo.deleteSessions(user.id, caller.tokenHash ?? undefined);
@@ -141,13 +143,16 @@ export function accountOps(ctx: UserContext) {
 
     // Answers the same, in the same time, whether or not the account exists, so it cannot be
     // used to find accounts: the look-up and the mail happen after the answer (mail/mail-queue.ts).
-    async resetPassword(_caller: Caller, input: IdentityInput): Promise<void> {
+    async resetPassword(caller: Caller, input: IdentityInput): Promise<void> {
       const { identity } = parseInput(inputs.identity, input);
+      await ctx.proofOfWork.demand(caller);
       ctx.mailer.later(() => mailResetToken(identity));
     },
 
     async resetPassword2(_caller: Caller, input: PasswordReset): Promise<void> {
       const { token, newpassword } = parseInput(inputs.resetPassword2, input);
+      // Before the token is taken: a refused password leaves the mailed link working for another.
+      await ctx.breaches.refuseBreached(newpassword, 'newpassword');
       const taken = await repo.takeToken(hashToken(token), 'reset', clock.now());
       if (!taken) throw userErrors.invalid_token({ fields: [['token', 'invalid']] });
       await repo.update(taken.userId, {

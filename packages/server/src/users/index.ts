@@ -16,6 +16,7 @@ export { userErrors } from './user-errors.js';
 export { ACCOUNT_EVENTS, isAccountEvent, type AccountEvent } from './account-events.js';
 export type { TotpSetup } from './signin-methods/totp/totp-ops.js';
 export type { ListedSession } from './session-ops.js';
+export type { CompletedSignin } from './signin-challenge.js';
 export type { ProviderInfo, ProviderOutcome } from './provider-ops.js';
 export { isLocalRedirect } from './provider-ops.js';
 export { SESSION_LABELS, METHOD_FIGURES } from './signin-methods/index.js';

@@ -130,7 +130,7 @@ export function providerOps(ctx: UserContext) {
       return { kind: 'grant', grant, redirect };
     }
     try {
-      await challengeIfNeeded(ctx, user);
+      await challengeIfNeeded(ctx, user, caller);
     } catch (err) {
       if (isRoostError(err) && err.code === 'second_factor_required')
         return { kind: 'challenge', error: err, redirect };
@@ -230,7 +230,7 @@ export function providerOps(ctx: UserContext) {
       const taken = await repo.takeToken(hashToken(grant), 'provider_grant', clock.now());
       const user = taken ? await repo.byId(taken.userId) : null;
       if (user?.state !== 'active') throw userErrors.invalid_token({ fields: [['grant', 'invalid']] });
-      await challengeIfNeeded(ctx, user);
+      await challengeIfNeeded(ctx, user, caller);
       return startSession(ctx, caller, user, 'provider');
     },
 

@@ -49,6 +49,20 @@ export const userErrors = defineErrors({
     kind: 'rate_limited',
     message: 'Too many mails were sent for this account or to this address. Try again later.',
   },
+  challenge_required: {
+    kind: 'rate_limited',
+    message:
+      'Too many sign-ins and sign-ups right now: solve the challenge of /users/api/challenge and send it as ' +
+      'X-Roost-Proof (or the form field altcha).',
+  },
+  challenge_failed: {
+    kind: 'forbidden',
+    message: 'The proof of work is malformed, expired, wrong or used already: solve a new challenge.',
+  },
+  breach_check_unavailable: {
+    kind: 'unavailable',
+    message: 'The breached-password check could not be done. Try again later.',
+  },
   no_admin_address: {
     kind: 'unavailable',
     message:

@@ -93,6 +93,8 @@ export function createUserInputs(limits: UserLimits, secondStepFields: Readonly<
     secondStep: z
       .object({
         challenge: token,
+        /** Trust this device: its next sign-ins skip the second factor (trusted-devices.ts). */
+        trustDevice: looseBoolean.optional(),
         ...Object.fromEntries(Object.entries(secondStepFields).map(([field, schema]) => [field, schema.optional()])),
       })
       .refine((o) => otherAnswer(o, secondStepFields), {

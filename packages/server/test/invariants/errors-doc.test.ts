@@ -7,6 +7,7 @@ import { userErrors } from '../../src/users/user-errors.js';
 import { SIGNIN_METHODS } from '../../src/users/signin-methods/index.js';
 import { dataStoreErrors } from '../../src/datastore/datastore-errors.js';
 import { fileStoreErrors } from '../../src/filestore/filestore-errors.js';
+import { thumbnailErrors } from '../../src/filestore/thumbnails/thumbnail-errors.js';
 import { realtimeErrors } from '../../src/realtime/realtime-errors.js';
 import { collectionErrors } from '../../src/collections/collections-errors.js';
 import { queryErrors } from '../../src/collections/query/query-errors.js';
@@ -25,6 +26,7 @@ test('every registered error code is documented', () => {
     ...SIGNIN_METHODS.flatMap((m) => Object.keys(m.errors.codes)),
     ...Object.keys(dataStoreErrors.codes),
     ...Object.keys(fileStoreErrors.codes),
+    ...Object.keys(thumbnailErrors.codes),
     ...Object.keys(realtimeErrors.codes),
     ...Object.keys(collectionErrors.codes),
     ...Object.keys(queryErrors.codes),

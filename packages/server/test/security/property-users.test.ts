@@ -22,6 +22,7 @@ const someToken = () => ({ token: 'T'.repeat(43) });
 /** Valid values of each user operation, for the fixture user (sign-up policies are open here). */
 const TEMPLATES: Record<string, Template> = {
   ping: () => ({}),
+  challenge: () => ({}),
   token: (w) => ({ identity: w.userName, password: PASSWORD }),
   signin: (w) => ({ identity: w.userName, password: PASSWORD }),
   signout: () => ({}),

@@ -148,6 +148,7 @@ async function enrolling(m: Matrix, caller: Live | Dead): Promise<void> {
 
 const USERS: Record<string, Row> = {
   ping: { expect: all(200), prepare: async () => ({ path: '/users/api/ping' }) },
+  challenge: { expect: all(200), prepare: async () => ({ path: '/users/api/challenge' }) },
   token: {
     expect: all({ status: 200, result: true }),
     prepare: async () => ({ path: '/users/api/token', values: { identity: 'credentials', password: PASSWORD } }),
@@ -450,6 +451,11 @@ const FILESTORE: Record<string, Row> = {
   getOwner: { expect: signedIn(), prepare: onFile('getOwner') },
   setOwner: { expect: adminOnly, prepare: onFile('setOwner', (m) => ({ newOwner: m.name('owner') })) },
   ping: { expect: all(200), prepare: async () => ({ path: '/files/@ping' }) },
+  // The matrix's store keeps its blobs where the pass puts them, without `direct`: no such
+  // operation there, for anyone (test/http/filestore-direct.test.ts has who may call them on S3).
+  directUpload: { expect: all(404), prepare: onFile('directUpload', () => ({ size: 1 })) },
+  directFinish: { expect: all(404), prepare: onFile('directFinish', () => ({ upload: 'u'.repeat(32) })) },
+  link: { expect: all(404), prepare: onFile('link', () => ({}), 'GET') },
   [DOWNLOAD]: { expect: signedIn(), prepare: async (m) => ({ path: `/files/${await m.file()}`, method: 'GET' }) },
 };
 

@@ -91,7 +91,7 @@ export function passkeyOps(ctx: UserContext, env: PasskeyEnv): PasskeyOps {
     );
     // The sign-in's hooks (user-hooks.ts): a passkey names its account only once its assertion is verified.
     await signinHooked(ctx, caller.principal, 'passkey', 'assertion', user.name);
-    if (!userVerified) await challengeIfNeeded(ctx, user);
+    if (!userVerified) await challengeIfNeeded(ctx, user, caller);
     return startSession(ctx, caller, user, 'passkey');
   }
 
