@@ -245,6 +245,8 @@ export const testPasses = {
   'packages/server/test/pages/proof-of-work.browser.test.ts': [],
   // The trusted device's checkbox and cookie in chromium (the rules: http/trusted-devices.test.ts).
   'packages/server/test/pages/trusted-devices.browser.test.ts': [],
+  // Uppy and tus-js-client against the tus endpoint in chromium (the protocol: http/filestore-resumable.test.ts).
+  'packages/server/test/pages/resumable.browser.test.ts': [],
   'packages/server/test/pages/passkeys.browser.test.ts': [],
   'packages/server/test/pages/providers.browser.test.ts': [],
   'packages/server/test/pages/identity-provider.browser.test.ts': [],
