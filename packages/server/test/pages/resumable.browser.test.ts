@@ -44,7 +44,8 @@ describe('resumable uploads from the browser', { skip }, () => {
     const uppy = await build({
       stdin: {
         contents:
-          "import Uppy from '@uppy/core'; import Tus from '@uppy/tus'; globalThis.Uppy = Uppy; globalThis.UppyTus = Tus;",
+          "import Uppy from '@uppy/core'; import Tus from '@uppy/tus';\n" +
+          'globalThis.Uppy = Uppy; globalThis.UppyTus = Tus;',
         resolveDir: new URL('.', import.meta.url).pathname,
       },
       bundle: true,
