@@ -5,8 +5,9 @@ import base64
 import contextlib
 import os
 import stat
+import time
 from http.client import HTTPConnection, HTTPResponse, HTTPSConnection
-from typing import IO, Any, Iterable, Literal, Mapping, Sequence, Union
+from typing import IO, Any, Callable, Iterable, Literal, Mapping, Sequence, Union
 from urllib.parse import quote, urlsplit
 
 from .errors import RoostError
@@ -15,6 +16,8 @@ from .transport import CHUNK, Answer, Body, Connector, Options, PermissionEntry,
 Contents = Union[bytes, str, IO[bytes], Iterable[bytes]]
 """File contents: bytes, text (sent as UTF-8), a binary file or an iterable of bytes chunks."""
 Permissions = Union[str, Sequence[str]]
+
+_TUS = {"tus-resumable": "1.0.0"}
 
 
 @camel_case_aliases
@@ -158,12 +161,73 @@ class FileStore(Connector):
         response = self._transport.send("write", "PUT", self._location(path, "write"), body, headers)
         return self._transport.answer("write", response)
 
-    def upload(self, path: str, source: str | os.PathLike[str] | IO[bytes], *, mime: str | None = None) -> Answer:
-        """Stream a local file (a file name or a binary file) to ``path``; see :meth:`write`."""
+    def upload(
+        self,
+        path: str,
+        source: str | os.PathLike[str] | IO[bytes],
+        *,
+        mime: str | None = None,
+        resumable: bool = False,
+        chunk_size: int = 8 * 1024 * 1024,
+        on_progress: Callable[[int, int], None] | None = None,
+        retries: int = 5,
+    ) -> Answer:
+        """Stream a local file (a file name or a binary file) to ``path``; see :meth:`write`.
+
+        With ``resumable=True`` the file goes by the tus protocol (docs/filestore.md, "Resumable
+        uploads") in requests of ``chunk_size`` bytes, ``on_progress(sent, total)`` after each:
+        after a dropped connection (or a 409/423 while the cut request ends) it asks the server
+        how far the upload got and sends the rest from there, up to ``retries`` times in a row.
+        The binary file must be seekable."""
         if hasattr(source, "read"):
+            if resumable:
+                return self._resumable(path, source, mime, chunk_size, on_progress, retries)  # type: ignore[arg-type]
             return self.write(path, source, mime=mime)  # type: ignore[arg-type]
         with open(source, "rb") as file:
+            if resumable:
+                return self._resumable(path, file, mime, chunk_size, on_progress, retries)
             return self.write(path, file, mime=mime)
+
+    def _resumable(
+        self,
+        path: str,
+        file: IO[bytes],
+        mime: str | None,
+        chunk_size: int,
+        on_progress: Callable[[int, int], None] | None,
+        retries: int,
+    ) -> Answer:
+        self._location(path, "upload")  # refuses "." and ".." as every method does
+        total = file.seek(0, os.SEEK_END)
+        metadata = {"path": path.strip("/"), **({"filetype": mime} if mime else {})}
+        headers = {
+            **_TUS,
+            "upload-length": str(total),
+            "upload-metadata": ",".join(f"{k} {base64.b64encode(v.encode()).decode()}" for k, v in metadata.items()),
+        }
+        with self._transport.send("upload", "POST", f"/{quote(self.name, safe='')}/@uploads", b"", headers) as made:
+            location = made.getheader("location") or ""
+        offset = 0
+        failures = 0
+        while offset < total:
+            try:
+                file.seek(offset)
+                chunk = file.read(min(chunk_size, total - offset))
+                patch = {**_TUS, "upload-offset": str(offset), "content-type": "application/offset+octet-stream"}
+                with self._transport.send("upload", "PATCH", location, chunk, patch) as sent:
+                    offset = int(sent.getheader("upload-offset") or offset)
+                failures = 0
+                if on_progress is not None:
+                    on_progress(offset, total)
+            except RoostError as err:
+                failures += 1
+                if err.status not in (0, 409, 423) or failures > retries:
+                    raise
+                time.sleep(min(0.2 * 2**failures, 5))
+                with contextlib.suppress(RoostError):
+                    with self._transport.send("upload", "HEAD", location, None, _TUS) as state:
+                        offset = int(state.getheader("upload-offset") or offset)
+        return self._transport.succeed("upload", {"result": True})
 
     # Direct transfers with the store's S3 bucket (docs/filestore.md, "Direct uploads and downloads (S3)")
 

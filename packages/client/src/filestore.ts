@@ -16,6 +16,7 @@ import type { CallOptions, ConnectorOptions } from './options.js';
 import type { AllowedAnswer, DoneAnswer, PermissionChange, PermissionsAnswer, PingAnswer } from './shared-types.js';
 import { Connector } from './connector.js';
 import type { Deadline } from './transport.js';
+import { resumableUpload } from './resumable.js';
 import { upload } from './upload.js';
 
 /** Fields of a new entry; small contents may go as JSON (text, or bytes sent base64). */
@@ -34,6 +35,14 @@ export interface WriteOptions extends CallOptions<DoneAnswer> {
   mime?: string;
   /** Upload progress (see `upload.ts` for how it is measured in a browser and in Node). */
   onProgress?: (progress: Progress) => void;
+}
+
+/** Options of {@link FileStore.upload}. */
+export interface UploadOptions extends WriteOptions {
+  /** By the tus protocol (docs/filestore.md, "Resumable uploads"): resumed after a cut. */
+  resumable?: boolean;
+  /** With `resumable`: bytes per request (a smaller part to send again after a cut); all at once by default. */
+  chunkSize?: number;
 }
 
 /** Options of {@link FileStore.directUpload}. */
@@ -209,9 +218,28 @@ export class FileStore extends Connector {
     });
   }
 
-  /** {@link write} of a Blob or File, its own type (`file.type`) as the `mime` unless one is given. */
-  upload(path: string, file: Blob, options: WriteOptions = {}): Promise<DoneAnswer> {
-    return this.write(path, file, { ...options, mime: options.mime ?? (file.type || undefined) });
+  /**
+   * {@link write} of a Blob or File, its own type (`file.type`) as the `mime` unless one is given.
+   * With `resumable: true` the file goes by the tus protocol (`resumable.ts`): after a dropped
+   * connection, and in a browser after a page reload, it goes on where it stopped.
+   */
+  upload(path: string, file: Blob, options: UploadOptions = {}): Promise<DoneAnswer> {
+    const { resumable, chunkSize, ...write } = options;
+    const mime = options.mime ?? (file.type || undefined);
+    if (!resumable) return this.write(path, file, { ...write, mime });
+    const { onProgress, signal, ...call } = write;
+    this.#location(path, 'upload');
+    return this.transport.settle('upload', call, () =>
+      resumableUpload(this.transport, {
+        store: this.name,
+        path,
+        file,
+        mime,
+        onProgress,
+        signal,
+        chunkSize,
+      }),
+    );
   }
 
   // Direct transfers with the store's S3 bucket (docs/filestore.md, "Direct uploads and downloads (S3)")

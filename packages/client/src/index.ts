@@ -124,5 +124,6 @@ export type {
   EntryFields,
   ReadOptions,
   ReadResults,
+  UploadOptions,
   WriteOptions as FileWriteOptions,
 } from './filestore.js';

@@ -12,6 +12,7 @@ import { mailDelivery } from './mail/mail-job.js';
 import { createMailQueue, type MailQueue } from './mail/mail-queue.js';
 import { webhookDelivery } from './realtime/webhook-delivery.js';
 import { openBlobStores, type BlobStores } from './storage/blob-stores.js';
+import { openStoresPartialUploads } from './storage/partial-uploads.js';
 import { openPostgresChangeFeed } from './storage/change-feed.js';
 import { openRedisFeed, withInvalidations } from './storage/redis-events.js';
 import type { Dialect } from './storage/database.js';
@@ -233,10 +234,13 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   });
   // The settings page's S3 key over the configuration's; while the settings cannot be read (the
   // database is down) the configuration's, so /ready names the database, not the blobs.
-  const blobs = openBlobStores(config, async (bucket) => {
+  const liveS3Keys = async (bucket: string) => {
     const s3Keys = (await settings.current().catch(() => null))?.s3Keys ?? {};
     return Object.hasOwn(s3Keys, bucket) ? s3Keys[bucket] : undefined;
-  });
+  };
+  const blobs = openBlobStores(config, liveS3Keys);
+  // Each store's resumable uploads, beside its blobs (storage/partial-uploads.ts).
+  const uploads = openStoresPartialUploads(config, liveS3Keys);
   const fileStores = createFileStores({
     db,
     reads: replicas.reads,
@@ -247,6 +251,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     events,
     users: users.directory,
     hooks,
+    uploads,
   });
   const collections = createCollections({
     db: db as Kysely<unknown>,
@@ -318,7 +323,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     log,
     services: { users, dataStores, fileStores, collections, mail: mailQueue },
   });
-  scheduleUpkeep(extensionJobs.api, { config, clock, audit, fileStores });
+  scheduleUpkeep(extensionJobs.api, { config, clock, audit, fileStores, uploads });
   const backups = createBackups({
     config,
     db: db as Kysely<unknown>,
@@ -365,6 +370,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
       hub?.close();
       await webhooks.close();
       blobs.close();
+      uploads.close();
       backups.close();
       await events.flush();
       await notify?.close();

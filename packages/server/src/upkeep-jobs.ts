@@ -13,16 +13,24 @@ import { programCaller } from './users/index.js';
 export const BACKUP_JOB = 'roost.backup';
 export const CHECK_JOB = 'roost.backup-check';
 
-/** The audit log's retention and the sweep of unfinished direct uploads. */
+/** The audit log's retention, and the sweeps of unfinished resumable and direct uploads. */
 export function scheduleUpkeep(
   jobs: ExtensionJobs,
-  deps: { config: Config; clock: Clock; audit: { sweep(before: number): Promise<unknown> }; fileStores: FileStores },
+  deps: {
+    config: Config;
+    clock: Clock;
+    audit: { sweep(before: number): Promise<unknown> };
+    fileStores: FileStores;
+    uploads: { sweepExpired(): Promise<unknown> };
+  },
 ): void {
-  const { config, clock, audit, fileStores } = deps;
+  const { config, clock, audit, fileStores, uploads } = deps;
   // `audit.retentionDays`: older lines go every night.
   jobs.schedule('roost.audit-retention', '17 3 * * *', () =>
     audit.sweep(clock.now() - config.audit.retentionDays * 86_400_000),
   );
+  // Resumable uploads not complete within their store's `uploadExpirySeconds` go, every quarter hour.
+  jobs.schedule('roost.upload-expiry', '*/15 * * * *', () => uploads.sweepExpired());
   // What unfinished direct uploads left in the buckets (filestore/direct-ops.ts `sweepDirect`),
   // every ten minutes; only where a store takes direct uploads.
   const direct = fileStores.names.filter((name) => config.fileStores[name]?.direct?.uploads);

@@ -212,6 +212,8 @@ export const fileStoreOptions = z
     maxPageSize: z.number().int().min(1).max(10_000).default(1000),
     /** This store's contents elsewhere than the global `blobs`. */
     blobs: blobStoreOptions.optional(),
+    /** A resumable (tus) upload not complete this long after it began is removed (docs/filestore.md). */
+    uploadExpirySeconds: seconds.default(24 * 3600),
     /** Direct uploads and downloads between clients and the bucket (`directTransferOptions`); S3 blobs only. */
     direct: directTransferOptions.optional(),
     /** Thumbnails of its images, `?thumb=WxH` on a download (docs/filestore.md, "Thumbnails"). */

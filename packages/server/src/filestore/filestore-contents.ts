@@ -152,6 +152,7 @@ export function contentsOps(ctx: FileStoreContext) {
   }
 
   return {
+    tooLarge,
     putBlob,
     storeContents,
     chooseMime,

@@ -8,6 +8,7 @@ import type { EventBus } from '../core/events.js';
 import { backendGrants } from '../core/grants.js';
 import { servicePermissions, type PermissionStore, type Principal } from '../core/permissions.js';
 import type { BlobStore, ByteRange, StoredBlob } from '../storage/blob-store.js';
+import type { PartialUploads } from '../storage/partial-uploads.js';
 import { directOps } from './direct-ops.js';
 import type { DirectUploadRepo } from './direct-upload-repo.js';
 import type { FileStoreContext } from './filestore-context.js';
@@ -15,6 +16,7 @@ import { FILESTORE_KEY_ACCESS, fileStorePermissionDefaults } from './filestore-p
 import type { createFileStoreRepo, FileEntry } from './filestore-repo.js';
 import { readOps } from './filestore-read-ops.js';
 import { writeOps } from './filestore-write-ops.js';
+import { uploadOps } from './filestore-upload-ops.js';
 import { thumbnailOps } from './thumbnails/thumbnail-ops.js';
 
 /** A body streamed by the transport (a raw `@write` body or a multipart file part). */
@@ -63,6 +65,8 @@ export interface FileStoreServiceDeps {
   users: UserDirectory;
   /** The team's hooks on files (file-hooks.ts). */
   hooks: HookRunner;
+  /** Where resumable uploads wait until complete (storage/partial-uploads.ts); none: no resumable uploads. */
+  uploads?: PartialUploads | undefined;
   /** The presigned uploads handed out (direct-ops.ts). */
   directUploads: DirectUploadRepo;
 }
@@ -93,12 +97,15 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
       FILESTORE_KEY_ACCESS,
     ),
     hooks: deps.hooks,
+    uploads: deps.uploads,
   };
   const writes = writeOps(ctx);
   return {
     name: ctx.name,
     options: ctx.options,
     permissions: ctx.permissions,
+    /** Where this store's resumable uploads wait until complete (http/tus-uploads.ts), if it takes them. */
+    uploads: ctx.uploads,
     /** How many files the store holds and their bytes (the admin dashboard): for administrators. */
     usage: async (caller: Principal) => {
       backendGrants(caller).require('administer');
@@ -127,6 +134,7 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
     },
     ...readOps(ctx),
     ...writes,
+    ...uploadOps(ctx),
     ...directOps(ctx, deps.directUploads, writes.write),
     ...thumbnailOps(ctx),
     /** Answers every caller (`ping` has no permission in the original). */

@@ -7,6 +7,7 @@ import type { Config } from '../core/config.js';
 import type { EventBus } from '../core/events.js';
 import type { PermissionStore } from '../core/permissions.js';
 import type { BlobStore } from '../storage/blob-store.js';
+import type { PartialUploads } from '../storage/partial-uploads.js';
 import type { Database } from '../storage/schema.js';
 import { createFileStoreRepo } from './filestore-repo.js';
 import { createDirectUploadRepo } from './direct-upload-repo.js';
@@ -43,6 +44,8 @@ export interface FileStoreDeps {
   users: UserDirectory;
   /** The team's hooks on files (file-hooks.ts); none by default. */
   hooks?: HookRunner;
+  /** Where each store's resumable uploads wait until complete (storage/partial-uploads.ts); none: no tus. */
+  uploads?: { forStore(store: string): PartialUploads };
 }
 
 /** Every configured file store, by name. */
@@ -61,6 +64,7 @@ export function createFileStores(deps: FileStoreDeps): FileStores {
       events: deps.events,
       users: deps.users,
       hooks: deps.hooks ?? NO_HOOKS,
+      uploads: deps.uploads?.forStore(name),
       directUploads: createDirectUploadRepo(deps.db, name),
     }),
   );

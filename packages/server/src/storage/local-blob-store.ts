@@ -49,17 +49,20 @@ function isOrphan(name: string, mtimeMs: number, now: number): boolean {
  * blob under an id. Temporary files a crash left behind are removed at start (a gone process's
  * of this host at once, the others once untouched for `ORPHAN_AGE_MS`) and then hourly.
  */
+/** Where the blob `id` lives under `dir` (ids are this store's UUIDs; anything else is refused). */
+export function localBlobPath(dir: string, id: string): string {
+  if (!BLOB_ID.test(id)) throw new Error(`invalid blob id ${JSON.stringify(id)}`);
+  return join(dir, id.slice(0, 2), id);
+}
+
 export function createLocalBlobStore(
   dir: string,
   { syncDirectories = true } = {},
 ): BlobStore & { sweep(): void; close(): void } {
   const tmpDir = join(dir, 'tmp');
   mkdirSync(tmpDir, { recursive: true });
-  const pathOf = (id: string) => {
-    // Ids come from this store (UUIDs); anything else must never become a file name.
-    if (!BLOB_ID.test(id)) throw new Error(`invalid blob id ${JSON.stringify(id)}`);
-    return join(dir, id.slice(0, 2), id);
-  };
+  // Ids come from this store (UUIDs); anything else must never become a file name.
+  const pathOf = (id: string) => localBlobPath(dir, id);
   /** A blob's derived blobs (thumbnails) live in a folder beside it, which `list` does not name. */
   const derivedDirOf = (id: string) => `${pathOf(id)}.derived`;
 
@@ -177,7 +180,7 @@ export function createLocalBlobStore(
 }
 
 /** fsync a directory, so that the names created or renamed in it survive a power loss. */
-async function syncDirectory(path: string): Promise<void> {
+export async function syncDirectory(path: string): Promise<void> {
   const handle = await open(path, 'r');
   try {
     await handle.sync();

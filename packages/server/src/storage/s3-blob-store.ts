@@ -31,6 +31,27 @@ export interface S3Keys {
   secretAccessKey: string;
 }
 
+/** How a client of the bucket's server is made, but for its keys (the S3 blob store's and the tus uploads'). */
+export function s3ClientConfig(options: S3BlobStoreOptions): S3ClientConfig {
+  return {
+    region: options.region,
+    forcePathStyle: options.forcePathStyle,
+    // The SDK's default since 2025 sends a CRC32 trailer in an aws-chunked body on every upload;
+    // many S3-compatible servers store that framing as the contents. Checksums only where an
+    // operation requires one; Roost keeps its own SHA-256 of every blob.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+  };
+}
+
+/** The access key the configuration names, if any. */
+export function configuredKeys(options: S3BlobStoreOptions): S3Keys | undefined {
+  return options.accessKeyId && options.secretAccessKey
+    ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
+    : undefined;
+}
+
 /**
  * The SDK and a client of the bucket's server, loaded on first use (`s3()`); `close` ends the
  * clients. `liveKeys`: the key in force now (the runtime settings'), if any; else the
@@ -43,20 +64,8 @@ export function s3Connection(
   s3: () => Promise<S3Loaded>;
   close(): void;
 } {
-  const clientConfig: S3ClientConfig = {
-    region: options.region,
-    forcePathStyle: options.forcePathStyle,
-    // The SDK's default since 2025 sends a CRC32 trailer in an aws-chunked body on every upload;
-    // many S3-compatible servers store that framing as the contents. Checksums only where an
-    // operation requires one; Roost keeps its own SHA-256 of every blob.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
-  };
-  const configKeys =
-    options.accessKeyId && options.secretAccessKey
-      ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
-      : undefined;
+  const clientConfig = s3ClientConfig(options);
+  const configKeys = configuredKeys(options);
   // The SDK is pinned to the last release that supports Node 20 (docs/decisions.md); its
   // warning that later releases need Node 22 tells an operator nothing to do. The SDK's own switch.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
