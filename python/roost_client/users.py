@@ -216,6 +216,21 @@ class Users(Connector):
 
     # Sign-up and activation
 
+    def signin_anonymous(self, *, store: bool = True) -> Answer:
+        """A new anonymous account and its session: ``{"token", "expires", "id", "name"}``.
+
+        Kept and sent from now on with ``store``; :meth:`upgrade_anonymous` makes it a full account.
+        """
+        return self._issuing("signinAnonymous", {}, store)
+
+    def upgrade_anonymous(self, name: str, password: str, **profile: Any) -> Answer:
+        """The signed-in anonymous account becomes a full one with the same id (``email``, ``realname``, ``data``)."""
+        return self._call("upgradeAnonymous", {"name": name, "password": password, **profile})
+
+    def signin_id_token(self, provider: str, id_token: str, nonce: str, *, store: bool = True) -> Answer:
+        """A session for an ID token an app got on the device (Sign in with Apple, Google): answers as :meth:`token`."""
+        return self._issuing("signinIdToken", {"provider": provider, "idToken": id_token, "nonce": nonce}, store)
+
     def signup_direct(self, name: str, email: str, password: str, **profile: Any) -> Answer:
         """Sign up, active at once. ``profile`` may hold ``realname``, ``notify``, ``data``."""
         return self._call("signupDirect", {"name": name, "email": email, "password": password, **profile})

@@ -53,6 +53,12 @@ export interface ChallengeAnswer {
   signature: string;
 }
 
+/** `signinAnonymous`: the new anonymous account's session, id and generated name. */
+export interface AnonymousAnswer extends TokenAnswer {
+  id: string;
+  name: string;
+}
+
 /** `token`: `expires` in milliseconds since the epoch. */
 export interface TokenAnswer {
   result: true;

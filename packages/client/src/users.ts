@@ -26,6 +26,7 @@ import type {
   ReviewAction,
   SignupUidAnswer,
   TokenAnswer,
+  AnonymousAnswer,
   ChallengeAnswer,
   UserAnswer,
   UserRecord,
@@ -402,6 +403,34 @@ export class Users extends Connector {
   /** Does the caller hold these permissions? */
   allowed(permissions: string | string[], call?: CallOptions<AllowedAnswer>): Promise<AllowedAnswer> {
     return this.#call('allowed', { permission: permissions }, call);
+  }
+
+  /**
+   * A new anonymous account and its session (granted with `signinAnonymous` first): the connector
+   * keeps the token unless `store: false`; {@link upgradeAnonymous} makes it a full account.
+   */
+  signinAnonymous(call: CallOptions<AnonymousAnswer> & { store?: boolean } = {}): Promise<AnonymousAnswer> {
+    return this.#issuing('signinAnonymous', {}, call);
+  }
+
+  /** The signed-in anonymous account becomes a full one with the same id, its items and files kept. */
+  upgradeAnonymous(
+    name: string,
+    password: string,
+    fields: ProfileFields & { email?: string } = {},
+    call?: CallOptions<DoneAnswer>,
+  ): Promise<DoneAnswer> {
+    return this.#call('upgradeAnonymous', { name, password, ...fields }, call);
+  }
+
+  /** A session for an ID token an app got on the device (Sign in with Apple, Google), with its nonce. */
+  signinIdToken(
+    provider: string,
+    idToken: string,
+    nonce: string,
+    call: CallOptions<TokenAnswer> & { store?: boolean } = {},
+  ): Promise<TokenAnswer> {
+    return this.#issuing('signinIdToken', { provider, idToken, nonce }, call);
   }
 
   // Sign-up and activation (each policy must be granted with setPermissions first)
