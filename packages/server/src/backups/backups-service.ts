@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Kysely, Migration } from 'kysely';
 import type { Clock } from '../core/clock.js';
+import type { Cause } from '../core/events.js';
 import { parseConfig, type Config } from '../core/config.js';
 import { RoostError } from '../core/errors.js';
 import { backendGrants } from '../core/grants.js';
@@ -50,8 +51,11 @@ export interface BackupsDeps {
   runs: BackupRunStore;
   target: BackupTarget;
   clock: Clock;
-  /** Adds the job that makes a backup or runs a check, in whichever process claims it (services.ts). */
-  enqueue(work: 'backup' | 'check'): Promise<string>;
+  /**
+   * Adds the job that makes a backup or runs a check, in whichever process claims it (services.ts);
+   * `cause`, the administrator who asked, gives it their request's id.
+   */
+  enqueue(work: 'backup' | 'check', cause?: Cause): Promise<string>;
   /** Backups and checks added and not yet finished (running ones included), from the queue. */
   queued(): Promise<number>;
 }
@@ -175,7 +179,7 @@ export function createBackups(deps: BackupsDeps): Backups {
 
     async startNow(caller, work) {
       administer(caller);
-      return deps.enqueue(work);
+      return deps.enqueue(work, caller);
     },
 
     async download(caller, name) {

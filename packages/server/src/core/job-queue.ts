@@ -24,6 +24,19 @@ interface AddOptions {
   key?: string | null;
   /** The job's id (default: a new one). */
   id?: string;
+  /** The request that caused it (`Principal.requestId`, core/permissions.ts): kept as the job's `requestId`. */
+  requestId?: string | undefined;
+}
+
+/** How a try of a job ended, as `onRun` is told it (its log line, services.ts). */
+export interface JobRun {
+  job: Job;
+  /** This try's number, from 1. */
+  attempt: number;
+  outcome: 'done' | 'failed' | 'skipped';
+  ms: number;
+  /** A failed try's error. */
+  error?: unknown;
 }
 
 /**
@@ -81,6 +94,8 @@ export function createJobQueue(
   kinds: readonly JobKind[],
   clock: Clock,
   onError: (err: unknown) => void,
+  /** Told of every try once it ended (the job's log line, with its `reqId`: services.ts). */
+  onRun?: (run: JobRun) => void,
 ): JobQueue {
   const all = [...kinds];
   const byName = new Map(all.map((k) => [k.name, k]));
@@ -90,8 +105,13 @@ export function createJobQueue(
   async function run(kind: JobKind, job: Job): Promise<void> {
     const attempts = job.attempts + 1;
     const started = performance.now();
-    const record = (outcome: 'done' | 'failed' | 'skipped') =>
-      jobRuns.record({ kind: kind.name, outcome, seconds: (performance.now() - started) / 1000 });
+    const record = (outcome: JobRun['outcome'], error?: unknown) => {
+      const ms = performance.now() - started;
+      jobRuns.record({ kind: kind.name, outcome, seconds: ms / 1000 });
+      onRun?.(
+        error === undefined ? { job, attempt: attempts, outcome, ms } : { job, attempt: attempts, outcome, ms, error },
+      );
+    };
     if (kind.exclusive && (await store.heldBefore(kind.name, job, clock.now()))) {
       await store.skip(job.id, clock.now(), 'skipped: the previous run was still running');
       record('skipped');
@@ -102,7 +122,7 @@ export function createJobQueue(
       await store.done(job.id, attempts, clock.now(), outcome?.status ?? null, kind.keepDone);
       record('done');
     } catch (err) {
-      record('failed');
+      record('failed', err);
       kind.onFailure?.(err, job);
       const failure = err instanceof JobFailure ? err : null;
       const message =
@@ -141,6 +161,7 @@ export function createJobQueue(
     payload: JSON.stringify(payload),
     created: now,
     runAt: options.runAt ?? now,
+    requestId: options.requestId ?? null,
   });
 
   return {

@@ -72,7 +72,7 @@ export function accountOps(ctx: UserContext) {
     async signout(caller: Caller): Promise<void> {
       if (!caller.tokenHash) return;
       await revokeToken(ctx, caller.tokenHash);
-      if (caller.user) ctx.events.emit({ kind: 'account.signed_out', userId: caller.user.id });
+      if (caller.user) ctx.events.emit({ kind: 'account.signed_out', userId: caller.user.id }, caller.principal);
     },
 
     /** The signed-in account (401 for anonymous callers). */
