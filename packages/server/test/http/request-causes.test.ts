@@ -75,7 +75,7 @@ describe("a request's id in the webhooks and jobs it causes", () => {
 
   const runLines = (id: string) => lines.filter((l) => l.msg === 'job run' && l.reqId === id);
 
-  test('a write with a trusted x-request-id: the receiver sees it, the delivery log keeps it, each job logs it', async () => {
+  test('a write with a trusted x-request-id: the receiver and the delivery log have it, each job logs it', async () => {
     const webhook = await s.roost.webhooks.add(ADMIN, { url: hook.url, service: 'data', kinds: ['item.created'] });
     try {
       const id = `abc-${randomUUID()}`;
@@ -113,7 +113,7 @@ describe("a request's id in the webhooks and jobs it causes", () => {
     }
   });
 
-  test('without a header the generated id travels; a file write and a failing receiver keep it on every try', async () => {
+  test('no header: the generated id travels; a failing receiver gets it on every try', async () => {
     const failing = await receiver([500]);
     const webhook = await s.roost.webhooks.add(ADMIN, { url: failing.url, service: 'files', kinds: [] });
     try {
