@@ -7,7 +7,7 @@ import { createEventBus, type EventBus } from './core/events.js';
 import type { Mailer } from './core/mailer.js';
 import { createRuntimeSettings, type RuntimeSettingsService } from './core/runtime-settings.js';
 import { createMailer } from './mail/create-mailer.js';
-import { createJobQueue, type JobQueue, type JobRun } from './core/job-queue.js';
+import { createJobQueue, logJobRun, type JobQueue } from './core/job-queue.js';
 import { mailDelivery } from './mail/mail-job.js';
 import { createMailQueue, type MailQueue } from './mail/mail-queue.js';
 import { webhookDelivery } from './realtime/webhook-delivery.js';
@@ -394,20 +394,4 @@ function scheduleBackups(config: Config, jobs: ExtensionJobs, backups: Backups):
   jobs.define(CHECK_JOB, () => backups.check(), options);
   if (schedule) jobs.schedule(`${BACKUP_JOB}-scheduled`, schedule, () => backups.make('scheduled'), options);
   if (checkSchedule) jobs.schedule(`${CHECK_JOB}-scheduled`, checkSchedule, () => backups.check(), options);
-}
-
-/**
- * One line per try of a job (docs/operations.md, "Logs"): its id, kind and try, how it ended and
- * in how many milliseconds, and `reqId`, the request that caused it (core/jobs.ts `requestId`),
- * as on that request's own lines, so that one search finds the request and all it caused.
- */
-function logJobRun(log: FastifyBaseLogger, { job, attempt, outcome, ms, error }: JobRun): void {
-  const line = {
-    ...(job.requestId === null ? {} : { reqId: job.requestId }),
-    job: { id: job.id, kind: job.kind, attempt },
-    outcome,
-    responseTime: Math.round(ms * 10) / 10,
-  };
-  if (outcome !== 'failed') log.info(line, 'job run');
-  else log.warn({ ...line, error: error instanceof Error ? error.message : String(error) }, 'job run failed');
 }

@@ -28,8 +28,8 @@ interface AddOptions {
   requestId?: string | undefined;
 }
 
-/** How a try of a job ended, as `onRun` is told it (its log line, services.ts). */
-export interface JobRun {
+/** How a try of a job ended, as `onRun` is told it (its log line, `logJobRun`). */
+interface JobRun {
   job: Job;
   /** This try's number, from 1. */
   attempt: number;
@@ -68,6 +68,26 @@ export interface JobQueue {
   /** Resolves once no job is due and none runs in this process (tests, shutdown). */
   idle(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * One line per try of a job (docs/operations.md, "Logs"; services.ts hands `onRun` here): its
+ * id, kind and try, how it ended and in how many milliseconds, and `reqId`, the request that
+ * caused it (core/jobs.ts `requestId`), as on that request's own lines, so that one search finds
+ * the request and all it caused. A failed try at `warn`, with its error's message.
+ */
+export function logJobRun(
+  log: { info(line: object, msg: string): void; warn(line: object, msg: string): void },
+  { job, attempt, outcome, ms, error }: JobRun,
+): void {
+  const line = {
+    ...(job.requestId === null ? {} : { reqId: job.requestId }),
+    job: { id: job.id, kind: job.kind, attempt },
+    outcome,
+    responseTime: Math.round(ms * 10) / 10,
+  };
+  if (outcome !== 'failed') log.info(line, 'job run');
+  else log.warn({ ...line, error: error instanceof Error ? error.message : String(error) }, 'job run failed');
 }
 
 const POLL_MS = 1000;
