@@ -206,7 +206,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   const mailQueue = createMailQueue(jobs, (err) => log.error({ err }, 'mail work after an answer failed'));
   const permissionStore = createPermissionStore(db, clock, 1000, changes);
   const audit = createAuditLog(db, clock);
-  const keys = createKeyService({ repo: createKeyRepo(db), clock, changes });
+  const keys = createKeyService({ repo: createKeyRepo(db), clock, changes, events });
   const users = createUserService({
     keys,
     audit,
