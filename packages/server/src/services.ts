@@ -335,6 +335,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
       const counts = await Promise.all(kinds.map((kind) => jobs.counts(system, kind)));
       return counts.reduce((n, c) => n + c.due, 0);
     },
+    audit,
   });
   scheduleBackups(config, extensionJobs.api, backups);
   // Expired sessions and single-use tokens are dead rows; clear them once an hour. A failed

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Kysely, Migration } from 'kysely';
+import type { AuditLog } from '../core/audit.js';
 import type { Clock } from '../core/clock.js';
 import type { Cause } from '../core/events.js';
 import { parseConfig, type Config } from '../core/config.js';
@@ -58,6 +59,11 @@ export interface BackupsDeps {
   enqueue(work: 'backup' | 'check', cause?: Cause): Promise<string>;
   /** Backups and checks added and not yet finished (running ones included), from the queue. */
   queued(): Promise<number>;
+  /**
+   * Where an administrator's backup actions are recorded, each its own line (`backup.start`,
+   * `backup.download`, `backup.delete`, naming the archive), as the request's actor (core/audit.ts).
+   */
+  audit: AuditLog;
 }
 
 /** An archive in the target, with what its run recorded (absent for an archive made elsewhere). */
@@ -179,12 +185,16 @@ export function createBackups(deps: BackupsDeps): Backups {
 
     async startNow(caller, work) {
       administer(caller);
-      return deps.enqueue(work, caller);
+      const job = await deps.enqueue(work, caller);
+      await deps.audit.record({ action: 'backup.start', target: work, after: { job } });
+      return job;
     },
 
     async download(caller, name) {
       administer(caller);
       await known(name);
+      // A backup holds every table: who took one away is worth a line.
+      await deps.audit.record({ action: 'backup.download', target: name });
       return target.get(name);
     },
 
@@ -192,6 +202,7 @@ export function createBackups(deps: BackupsDeps): Backups {
       administer(caller);
       await known(name);
       await target.remove(name);
+      await deps.audit.record({ action: 'backup.delete', target: name });
     },
 
     async currentCounts(caller) {
