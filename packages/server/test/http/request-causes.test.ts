@@ -156,6 +156,24 @@ describe("a request's id in the webhooks and jobs it causes", () => {
     }
   });
 
+  test("a mail a request sends is a job with the request's id: its run line has it", async () => {
+    const id = `mail-${randomUUID()}`;
+    const asked = await s.users(
+      'verifyEmail',
+      { email: 'alice-new@example.com' },
+      { token: alice, headers: { 'x-request-id': id } },
+    );
+    assert.equal(asked.status, 200, JSON.stringify(asked.body));
+    assert.equal((await s.lastMail('alice-new@example.com')).kind, 'verify_email');
+    // A delivered mail's job is deleted (it holds a token); its line stays.
+    await eventually(() =>
+      assert.deepEqual(
+        runLines(id).map((l) => [l.job?.kind, l.outcome]),
+        [['mail', 'done']],
+      ),
+    );
+  });
+
   test('a job no request caused logs no reqId', async () => {
     await s.roost.webhooks.idle();
     const before = lines.length;
