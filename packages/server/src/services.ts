@@ -7,7 +7,7 @@ import { createEventBus, type EventBus } from './core/events.js';
 import type { Mailer } from './core/mailer.js';
 import { createRuntimeSettings, type RuntimeSettingsService } from './core/runtime-settings.js';
 import { createMailer } from './mail/create-mailer.js';
-import { createJobQueue, type JobQueue } from './core/job-queue.js';
+import { createJobQueue, logJobRun, type JobQueue } from './core/job-queue.js';
 import { mailDelivery } from './mail/mail-job.js';
 import { createMailQueue, type MailQueue } from './mail/mail-queue.js';
 import { webhookDelivery } from './realtime/webhook-delivery.js';
@@ -202,11 +202,17 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     ),
     hooks.job,
   ];
-  const jobs = createJobQueue(createJobStore(db), jobKinds, clock, (err) => log.error({ err }, 'job queue'));
+  const jobs = createJobQueue(
+    createJobStore(db),
+    jobKinds,
+    clock,
+    (err) => log.error({ err }, 'job queue'),
+    (run) => logJobRun(log, run),
+  );
   const mailQueue = createMailQueue(jobs, (err) => log.error({ err }, 'mail work after an answer failed'));
   const permissionStore = createPermissionStore(db, clock, 1000, changes);
   const audit = createAuditLog(db, clock);
-  const keys = createKeyService({ repo: createKeyRepo(db), clock, changes });
+  const keys = createKeyService({ repo: createKeyRepo(db), clock, changes, events });
   const users = createUserService({
     keys,
     audit,
@@ -332,13 +338,14 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     runs: createBackupRunStore(db),
     target: openBackupTarget(config.backups.target, config.dataDir),
     clock,
-    enqueue: (work) => extensionJobs.api.enqueue(work === 'backup' ? BACKUP_JOB : CHECK_JOB, null),
+    enqueue: (work, cause) => extensionJobs.api.enqueue(work === 'backup' ? BACKUP_JOB : CHECK_JOB, null, { cause }),
     queued: async () => {
       const system = programCaller('backups').principal;
       const kinds = [BACKUP_JOB, CHECK_JOB].map((name) => `job:${name}`);
       const counts = await Promise.all(kinds.map((kind) => jobs.counts(system, kind)));
       return counts.reduce((n, c) => n + c.due, 0);
     },
+    audit,
   });
   scheduleBackups(config, extensionJobs.api, backups);
   // Expired sessions and single-use tokens are dead rows; clear them once an hour. A failed

@@ -155,7 +155,7 @@ async function registerAdminPages(app: FastifyInstance, deps: PageDeps): Promise
   registerKeyPages(pages, { keys: deps.keys });
   registerAuditPages(pages, deps.audit);
   registerImpersonationPage(pages, users);
-  registerLogPages(pages, deps.services.requestRecords ?? null);
+  registerLogPages(pages, deps.services.requestRecords ?? null, deps.jobs);
   registerBackupPages(pages, deps.backups, deps.config);
   registerSettingsPage(pages, { users, settings: deps.settings, mailer: deps.mailer, config: deps.config });
   // A mistyped backend address answers a page, not the API's JSON body.

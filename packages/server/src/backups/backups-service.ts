@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Kysely, Migration } from 'kysely';
+import type { AuditLog } from '../core/audit.js';
 import type { Clock } from '../core/clock.js';
+import type { Cause } from '../core/events.js';
 import { parseConfig, type Config } from '../core/config.js';
 import { RoostError } from '../core/errors.js';
 import { backendGrants } from '../core/grants.js';
@@ -50,10 +52,18 @@ export interface BackupsDeps {
   runs: BackupRunStore;
   target: BackupTarget;
   clock: Clock;
-  /** Adds the job that makes a backup or runs a check, in whichever process claims it (services.ts). */
-  enqueue(work: 'backup' | 'check'): Promise<string>;
+  /**
+   * Adds the job that makes a backup or runs a check, in whichever process claims it (services.ts);
+   * `cause`, the administrator who asked, gives it their request's id.
+   */
+  enqueue(work: 'backup' | 'check', cause?: Cause): Promise<string>;
   /** Backups and checks added and not yet finished (running ones included), from the queue. */
   queued(): Promise<number>;
+  /**
+   * Where an administrator's backup actions are recorded, each its own line (`backup.start`,
+   * `backup.download`, `backup.delete`, naming the archive), as the request's actor (core/audit.ts).
+   */
+  audit: AuditLog;
 }
 
 /** An archive in the target, with what its run recorded (absent for an archive made elsewhere). */
@@ -175,12 +185,16 @@ export function createBackups(deps: BackupsDeps): Backups {
 
     async startNow(caller, work) {
       administer(caller);
-      return deps.enqueue(work);
+      const job = await deps.enqueue(work, caller);
+      await deps.audit.record({ action: 'backup.start', target: work, after: { job } });
+      return job;
     },
 
     async download(caller, name) {
       administer(caller);
       await known(name);
+      // A backup holds every table: who took one away is worth a line.
+      await deps.audit.record({ action: 'backup.download', target: name });
       return target.get(name);
     },
 
@@ -188,6 +202,7 @@ export function createBackups(deps: BackupsDeps): Backups {
       administer(caller);
       await known(name);
       await target.remove(name);
+      await deps.audit.record({ action: 'backup.delete', target: name });
     },
 
     async currentCounts(caller) {

@@ -239,7 +239,7 @@ export function createCollections(deps: CollectionsDeps) {
       if (Object.hasOwn(deps.config.dataStores, name) || Object.hasOwn(deps.config.fileStores, name))
         throw collectionErrors.collection_exists({ fields: [['name', 'a data or file store has this name']] });
       const state = await definitions.define(definition, caller.userId, mode);
-      deps.events.emit({ kind: 'collection.changed', collection: state.name });
+      deps.events.emit({ kind: 'collection.changed', collection: state.name }, caller);
       return infoOf(state);
     },
     /** Every version of a collection's schema and rules, oldest first. */
@@ -257,7 +257,7 @@ export function createCollections(deps: CollectionsDeps) {
     async drop(caller: Principal, name: string): Promise<void> {
       administer(caller);
       await definitions.drop(name);
-      deps.events.emit({ kind: 'collection.changed', collection: name });
+      deps.events.emit({ kind: 'collection.changed', collection: name }, caller);
     },
 
     create: async (principal: Principal, collection: string, data: unknown) =>

@@ -248,8 +248,9 @@ export function recordOps(deps: RecordOpsDeps) {
     }
   }
 
-  const tell = (told: Told[]) => {
-    for (const event of told) events.emit(event);
+  /** After the commit; the caller's request id goes with each event (core/events.ts `Cause`). */
+  const tell = (told: Told[], cause: Principal) => {
+    for (const event of told) events.emit(event, cause);
   };
 
   /**
@@ -281,7 +282,7 @@ export function recordOps(deps: RecordOpsDeps) {
           ? write(deps.repo, principal, collection, op, told)
           : deps.repo.transaction((repo) => write(repo, principal, collection, op, told)),
       );
-      tell(told);
+      tell(told, principal);
       return result;
     },
 
@@ -304,7 +305,7 @@ export function recordOps(deps: RecordOpsDeps) {
         told = [];
         return deps.repo.transaction((repo) => batchOf(repo));
       });
-      tell(told);
+      tell(told, principal);
       return results;
 
       async function batchOf(repo: RecordsRepo): Promise<Array<RecordView | null>> {

@@ -25,8 +25,19 @@ export type EventKind = keyof RoostEvents;
 type EventOf<K extends EventKind> = K extends EventKind ? RoostEvents[K] : never;
 export type ChangeEvent = EventOf<EventKind>;
 
-/** An event as listeners get it: when it was told, and whether by this process. */
-export type Told<E extends ChangeEvent = ChangeEvent> = E & { at: number; local: boolean };
+/**
+ * What caused a change: the request it served (`requestId`, http/request-id.ts). A caller's
+ * `Principal` (core/permissions.ts) is one, so an operation hands its caller to `emit`.
+ */
+export interface Cause {
+  readonly requestId?: string | undefined;
+}
+
+/**
+ * An event as listeners get it: when it was told, whether by this process, and the id of the
+ * request that caused it, if one did (the webhooks send it on, realtime/webhook-delivery.ts).
+ */
+export type Told<E extends ChangeEvent = ChangeEvent> = E & { at: number; local: boolean; requestId?: string };
 /** A told event of one kind, or of each of a union of kinds. */
 export type ToldOf<K extends EventKind> = Extract<Told, { kind: K }>;
 
@@ -46,8 +57,11 @@ export function kindIn<K extends EventKind>(kinds: readonly K[]): (event: Told) 
 }
 
 export interface EventBus {
-  /** Tell every listener here and in the other processes. Call it after the change is committed. */
-  emit(event: ChangeEvent): void;
+  /**
+   * Tell every listener here and in the other processes. Call it after the change is committed,
+   * with its cause (the caller's principal carries its request's id).
+   */
+  emit(event: ChangeEvent, cause?: Cause): void;
   /**
    * Listen to the events of one kind or of a list of kinds, each handed as its type, of this
    * process and of the others; the function returned stops it.
@@ -83,7 +97,7 @@ export interface EventTransport {
 }
 
 /** One entry of a message between processes: an event, or what a cache forgets (`forget`: its topic). */
-type Entry = (ChangeEvent & { at: number }) | { forget: string; key: string };
+type Entry = (ChangeEvent & { at: number; requestId?: string }) | { forget: string; key: string };
 
 const TOPIC = 'events';
 /** NOTIFY carries at most 8000 bytes; a turn's events go in as few messages as fit. */
@@ -210,13 +224,15 @@ export function createEventBus(options: {
   }
 
   return {
-    emit(event) {
+    emit(event, cause) {
       // Nobody to tell (SQLite, no listener for the kind) costs nothing on the write's path.
       const here = listeningToAll > 0 || wanted.has(event.kind);
       if (!here && !transport) return;
       const at = options.now();
-      if (here) deliver({ ...event, at, local: true });
-      if (transport) queue({ ...event, at });
+      const requestId = cause?.requestId;
+      const told = requestId === undefined ? { ...event, at } : { ...event, at, requestId };
+      if (here) deliver({ ...told, local: true });
+      if (transport) queue(told);
     },
     on<K extends EventKind>(kinds: K | readonly K[], listener: (event: ToldOf<K>) => void) {
       // The bus hands a listener only the kinds it registered with, so each is of its type.

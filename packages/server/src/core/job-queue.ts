@@ -24,6 +24,19 @@ interface AddOptions {
   key?: string | null;
   /** The job's id (default: a new one). */
   id?: string;
+  /** The request that caused it (`Principal.requestId`, core/permissions.ts): kept as the job's `requestId`. */
+  requestId?: string | undefined;
+}
+
+/** How a try of a job ended, as `onRun` is told it (its log line, `logJobRun`). */
+interface JobRun {
+  job: Job;
+  /** This try's number, from 1. */
+  attempt: number;
+  outcome: 'done' | 'failed' | 'skipped';
+  ms: number;
+  /** A failed try's error. */
+  error?: unknown;
 }
 
 /**
@@ -57,6 +70,26 @@ export interface JobQueue {
   close(): Promise<void>;
 }
 
+/**
+ * One line per try of a job (docs/operations.md, "Logs"; services.ts hands `onRun` here): its
+ * id, kind and try, how it ended and in how many milliseconds, and `reqId`, the request that
+ * caused it (core/jobs.ts `requestId`), as on that request's own lines, so that one search finds
+ * the request and all it caused. A failed try at `warn`, with its error's message.
+ */
+export function logJobRun(
+  log: { info(line: object, msg: string): void; warn(line: object, msg: string): void },
+  { job, attempt, outcome, ms, error }: JobRun,
+): void {
+  const line = {
+    ...(job.requestId === null ? {} : { reqId: job.requestId }),
+    job: { id: job.id, kind: job.kind, attempt },
+    outcome,
+    responseTime: Math.round(ms * 10) / 10,
+  };
+  if (outcome !== 'failed') log.info(line, 'job run');
+  else log.warn({ ...line, error: error instanceof Error ? error.message : String(error) }, 'job run failed');
+}
+
 const POLL_MS = 1000;
 const BATCH = 20;
 const NEVER_ABORTED = new AbortController().signal;
@@ -81,6 +114,8 @@ export function createJobQueue(
   kinds: readonly JobKind[],
   clock: Clock,
   onError: (err: unknown) => void,
+  /** Told of every try once it ended (the job's log line, with its `reqId`: services.ts). */
+  onRun?: (run: JobRun) => void,
 ): JobQueue {
   const all = [...kinds];
   const byName = new Map(all.map((k) => [k.name, k]));
@@ -90,8 +125,13 @@ export function createJobQueue(
   async function run(kind: JobKind, job: Job): Promise<void> {
     const attempts = job.attempts + 1;
     const started = performance.now();
-    const record = (outcome: 'done' | 'failed' | 'skipped') =>
-      jobRuns.record({ kind: kind.name, outcome, seconds: (performance.now() - started) / 1000 });
+    const record = (outcome: JobRun['outcome'], error?: unknown) => {
+      const ms = performance.now() - started;
+      jobRuns.record({ kind: kind.name, outcome, seconds: ms / 1000 });
+      onRun?.(
+        error === undefined ? { job, attempt: attempts, outcome, ms } : { job, attempt: attempts, outcome, ms, error },
+      );
+    };
     if (kind.exclusive && (await store.heldBefore(kind.name, job, clock.now()))) {
       await store.skip(job.id, clock.now(), 'skipped: the previous run was still running');
       record('skipped');
@@ -102,7 +142,7 @@ export function createJobQueue(
       await store.done(job.id, attempts, clock.now(), outcome?.status ?? null, kind.keepDone);
       record('done');
     } catch (err) {
-      record('failed');
+      record('failed', err);
       kind.onFailure?.(err, job);
       const failure = err instanceof JobFailure ? err : null;
       const message =
@@ -141,6 +181,7 @@ export function createJobQueue(
     payload: JSON.stringify(payload),
     created: now,
     runAt: options.runAt ?? now,
+    requestId: options.requestId ?? null,
   });
 
   return {

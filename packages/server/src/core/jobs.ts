@@ -41,6 +41,12 @@ export interface Job {
   lastStatus: number | null;
   lastError: string | null;
   finishedAt: number | null;
+  /**
+   * The request that caused it (http/request-id.ts; a webhook delivery of a request's write, a
+   * job a request enqueued), or null: its run's log lines carry it as `reqId`, and the admin logs
+   * page lists it in the request's story (docs/operations.md, "Logs").
+   */
+  requestId: string | null;
 }
 
 /** A job to add. */
@@ -53,6 +59,7 @@ interface NewJob {
   payload: string;
   created: number;
   runAt: number;
+  requestId: string | null;
 }
 
 export interface JobFilter {
@@ -60,6 +67,8 @@ export interface JobFilter {
   kind?: string;
   state?: JobState;
   subject?: string;
+  /** The jobs one request caused. */
+  requestId?: string;
   limit: number;
 }
 

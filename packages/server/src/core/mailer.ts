@@ -1,3 +1,5 @@
+import type { Cause } from './events.js';
+
 /** A mail as Roost writes it: always a plain text and an HTML part. */
 export interface Mail {
   to: string;
@@ -10,7 +12,11 @@ export interface Mail {
 
 /** The port through which the domain sends mail; mail/ holds the implementations. */
 export interface Mailer {
-  send(mail: Mail): Promise<void>;
+  /**
+   * `cause`, the caller whose request the mail answers: the mail queue's job keeps its request id
+   * (core/jobs.ts `requestId`), which the job's run line carries (docs/operations.md, "Logs").
+   */
+  send(mail: Mail, cause?: Cause): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -45,6 +45,14 @@ export interface Principal {
   key?: KeyIdentity;
   /** An anonymous account (users/signin-methods/anonymous/): signed in, but not in `sys:registered`. */
   anonymous?: true;
+  /**
+   * The request this call serves (http/request-id.ts), set per request by http/auth.ts
+   * `callerOf`: the events, webhook deliveries and jobs the call causes keep it (core/events.ts
+   * `Cause`), so that one request's story can be followed (docs/operations.md, "Logs"). Passed
+   * with the principal rather than an `AsyncLocalStorage`, which costs every request on Node 20
+   * (bench/RESULTS.md, "Operating Roost (issue 42)").
+   */
+  requestId?: string;
 }
 
 export const ANONYMOUS: Principal = Object.freeze({ userId: null, name: null, groups: [] });

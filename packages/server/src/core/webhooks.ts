@@ -34,6 +34,8 @@ export interface Delivery {
   lastStatus: number | null;
   lastError: string | null;
   deliveredAt: number | null;
+  /** The request whose change this delivery tells (sent as `x-request-id`), or null. */
+  requestId: string | null;
 }
 
 /** Where webhooks are kept; their deliveries are jobs of the queue (realtime/webhook-delivery.ts). */

@@ -1,7 +1,7 @@
 import type { HookRunner } from '../core/hooks.js';
 import type { Clock } from '../core/clock.js';
 import type { UserDirectory } from '../core/user-directory.js';
-import type { EventBus } from '../core/events.js';
+import type { Cause, EventBus } from '../core/events.js';
 import type { ItemEvent } from './item-events.js';
 import type { FieldProblem } from '../core/errors.js';
 import type { Principal, ServicePermissions } from '../core/permissions.js';
@@ -159,18 +159,20 @@ export function duplicateProblems(targets: readonly Target[]): FieldProblem[] {
 
 /**
  * Tells the bus of one change to each item, after the write committed. Where the item is gone
- * or changed hands, the owner it had goes with the event (see `ItemEvent`).
+ * or changed hands, the owner it had goes with the event (see `ItemEvent`); the caller's request
+ * id goes with each (core/events.ts `Cause`).
  */
 export function tell(
   ctx: DataStoreContext,
   kind: ItemEvent['kind'],
   items: ReadonlyArray<{ key: string; id?: number; owner?: string | null }>,
+  cause: Cause,
 ): void {
   const withOwner = kind === 'item.removed' || kind === 'item.owner_changed';
   for (const item of items) {
     const event: ItemEvent = { kind, store: ctx.name, key: item.key };
     if (item.id !== undefined) event.id = item.id;
     if (withOwner && item.owner !== undefined) event.owner = item.owner;
-    ctx.events.emit(event);
+    ctx.events.emit(event, cause);
   }
 }

@@ -144,7 +144,7 @@ export function writeOps(ctx: DataStoreContext) {
             return made;
           })
         : await repo.insertAll(items, now);
-      tell(ctx, 'item.created', stored);
+      tell(ctx, 'item.created', stored, call.principal);
       return stored;
     } catch (err) {
       if (err instanceof DuplicateKeyError) throw exists(await repo.existingKeys(keys));
@@ -168,7 +168,7 @@ export function writeOps(ctx: DataStoreContext) {
     const after = ctx.hooks.hasAfter('item.set');
     if (!after && entries.length === 1 && one?.key !== undefined && one.owner === undefined && replace !== 'none') {
       if (await repo.replaceByKey(one.key, one.value, now, replace === 'own' ? principal.userId : null)) {
-        tell(ctx, 'item.replaced', [{ key: one.key }]);
+        tell(ctx, 'item.replaced', [{ key: one.key }], principal);
         return success();
       }
     }
@@ -215,8 +215,8 @@ export function writeOps(ctx: DataStoreContext) {
         created = creations;
       });
     await retryOnDuplicate(keys, write);
-    tell(ctx, 'item.replaced', replaced);
-    tell(ctx, 'item.created', created);
+    tell(ctx, 'item.replaced', replaced, principal);
+    tell(ctx, 'item.created', created, principal);
     return success();
   }
 
@@ -254,12 +254,12 @@ export function writeOps(ctx: DataStoreContext) {
         );
       return [...removed.values()];
     });
-    tell(ctx, 'item.removed', gone);
+    tell(ctx, 'item.removed', gone, principal);
     return labels;
   }
 
   /** Gives every item named to one user, or none of them. */
-  async function setOwner({ grants }: Call, input: OwnerChange): Promise<WrittenItem[]> {
+  async function setOwner({ grants, principal }: Call, input: OwnerChange): Promise<WrittenItem[]> {
     grants.require('setOwner');
     const parsed = parseAddressed(inputs, input);
     // `newOwner` (the Python connector) names the new owner, and `owner` is then a filter on
@@ -286,7 +286,7 @@ export function writeOps(ctx: DataStoreContext) {
       );
       return items;
     });
-    tell(ctx, 'item.owner_changed', given);
+    tell(ctx, 'item.owner_changed', given, principal);
     return given.map((it, i): WrittenItem => ({ label: targets[i]?.label ?? it.key, updated: it.updated }));
   }
 

@@ -326,6 +326,8 @@ export function createHookRegistry(deps: HookRegistryDeps): HookRegistry {
           payload: JSON.stringify({ hook: hook.name, context } satisfies AfterPayload),
           created: now,
           runAt: now,
+          // The request whose write this is (core/jobs.ts `requestId`): the run's log line carries it.
+          requestId: context.caller.requestId ?? null,
         })),
       );
     },

@@ -4,6 +4,7 @@ import type { Clock } from '../core/clock.js';
 import { commonErrors } from '../core/errors.js';
 import { backendGrants } from '../core/grants.js';
 import type { JobQueue } from '../core/job-queue.js';
+import type { Cause } from '../core/events.js';
 import { defineJob, doubling, jobType, type JobCatalog, type JobType } from '../core/jobs.js';
 import type { Mailer } from '../core/mailer.js';
 import type { Collections } from '../collections/index.js';
@@ -67,6 +68,12 @@ export interface EnqueueOptions {
   delay?: number;
   /** Tries after the first failed one, for this job (default: its definition's `retries`). */
   retries?: number;
+  /**
+   * Who asked, when a request did: a hook's `ctx.caller`, a route's caller's principal. The job
+   * keeps its request's id (core/jobs.ts `requestId`), which its run's log line carries and the
+   * admin logs page finds it by.
+   */
+  cause?: Cause;
 }
 
 /** Adds a background job: by its handle (its input typed) or by its name; resolves to the job's id. */
@@ -230,7 +237,10 @@ export function createExtensionJobs(deps: Deps): ExtensionJobsRuntime {
       input: input as JsonValue,
       maxAttempts: options.retries === undefined ? found.maxAttempts : options.retries + 1,
     };
-    return queue.add(found.type, payload, { runAt: clock.now() + (options.delay ?? 0) });
+    return queue.add(found.type, payload, {
+      runAt: clock.now() + (options.delay ?? 0),
+      requestId: options.cause?.requestId,
+    });
   };
 
   function arm(schedule: Schedule): void {
@@ -352,7 +362,7 @@ export function createExtensionJobs(deps: Deps): ExtensionJobsRuntime {
       backendGrants(caller).require('administer');
       const schedule = schedules.get(name);
       if (!schedule) throw invalid('name', `There is no scheduled job "${name}".`);
-      return queue.add(schedule.type, { tick: null });
+      return queue.add(schedule.type, { tick: null }, { requestId: caller.requestId });
     },
   };
 

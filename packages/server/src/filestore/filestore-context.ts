@@ -3,7 +3,7 @@ import { grantsOf } from '../core/grants.js';
 import { newId } from '../core/ids.js';
 import type { Clock } from '../core/clock.js';
 import type { FileStoreOptions } from '../core/config.js';
-import type { EventBus } from '../core/events.js';
+import type { Cause, EventBus } from '../core/events.js';
 import type { FileEvent } from './file-events.js';
 import type { Principal, ServicePermissions } from '../core/permissions.js';
 import type { UserDirectory } from '../core/user-directory.js';
@@ -40,11 +40,13 @@ export interface FileStoreContext {
 
 /**
  * Tells the bus of a change to the entry at `path`, after it committed (a move tells its own
- * event); a removal or a change of owner says whose the entry was (see `FileEvent`).
+ * event) with its cause (the caller, whose request id it carries: core/events.ts `Cause`); a
+ * removal or a change of owner says whose the entry was (see `FileEvent`).
  */
 export function tell(
   ctx: FileStoreContext,
   kind: Exclude<FileEvent['kind'], 'file.moved'>,
+  cause: Cause,
   path: FilePath,
   before?: { owner: string | null },
 ): void {
@@ -52,6 +54,7 @@ export function tell(
     before
       ? { kind, store: ctx.name, path: path.path, owner: before.owner }
       : { kind, store: ctx.name, path: path.path },
+    cause,
   );
 }
 

@@ -76,7 +76,7 @@ export function writeOps(ctx: FileStoreContext) {
           cache,
         );
       }
-      tell(ctx, 'file.created', path);
+      tell(ctx, 'file.created', principal, path);
       return path;
     },
 
@@ -96,7 +96,7 @@ export function writeOps(ctx: FileStoreContext) {
           throw fileStoreErrors.not_a_file({ fields: [['contents', 'invalid']] });
         if (cache !== undefined) {
           await repo.updateMeta(entry.id, { cache, mtime: clock.now() });
-          tell(ctx, 'file.written', path);
+          tell(ctx, 'file.written', principal, path);
         }
         return;
       }
@@ -107,7 +107,7 @@ export function writeOps(ctx: FileStoreContext) {
         ...(cache !== undefined ? { cache } : {}),
       };
       if (Object.keys(meta).length > 0) await repo.updateMeta(entry.id, { ...meta, mtime: clock.now() });
-      if (blob || Object.keys(meta).length > 0) tell(ctx, 'file.written', path);
+      if (blob || Object.keys(meta).length > 0) tell(ctx, 'file.written', principal, path);
     },
 
     /** New contents of a file; a file that does not exist yet is created (with `newItem`'s permission). */
@@ -126,7 +126,7 @@ export function writeOps(ctx: FileStoreContext) {
         const blob = (await contents.storeContents(upload, values.contents, values.decode)) as StoredBlob;
         const mime = contents.chooseMime(path.name, blob, values.mime, upload);
         if (await contents.insertFile(principal, path, blob, mime, '')) {
-          tell(ctx, 'file.created', path);
+          tell(ctx, 'file.created', principal, path);
           return;
         }
         // A concurrent write created the file first: create-or-replace replaces it, as setItem
@@ -135,13 +135,13 @@ export function writeOps(ctx: FileStoreContext) {
           await contents.dropBlob(blob.id);
           throw err;
         });
-        tell(ctx, 'file.written', path);
+        tell(ctx, 'file.written', principal, path);
         return;
       }
       const entry = await contents.writableFile(principal, path);
       const blob = (await contents.storeContents(upload, values.contents, values.decode)) as StoredBlob;
       await contents.replaceContents(entry, blob, contents.chooseMime(entry.name, blob, values.mime, upload));
-      tell(ctx, 'file.written', path);
+      tell(ctx, 'file.written', principal, path);
     },
 
     /** Moves (renames) a file or a directory with everything in it. */
@@ -179,7 +179,7 @@ export function writeOps(ctx: FileStoreContext) {
           });
         throw err;
       }
-      ctx.events.emit({ kind: 'file.moved', store: ctx.name, path: path.path, to: target.path });
+      ctx.events.emit({ kind: 'file.moved', store: ctx.name, path: path.path, to: target.path }, principal);
     },
 
     /** Removes a file, or a directory (with what it holds only when `recursive`); how many entries went. */
@@ -195,7 +195,7 @@ export function writeOps(ctx: FileStoreContext) {
       );
       await Promise.all(blobIds.map(contents.dropBlob));
       // Nothing deleted: another caller removed it meanwhile (both found it first), and told it.
-      if (count > 0) tell(ctx, 'file.removed', path, entry);
+      if (count > 0) tell(ctx, 'file.removed', principal, path, entry);
       return count;
     },
 
@@ -210,7 +210,7 @@ export function writeOps(ctx: FileStoreContext) {
           message: 'There is no such user.',
         });
       await repo.setOwner(entry.id, userId);
-      tell(ctx, 'file.owner_changed', path, entry);
+      tell(ctx, 'file.owner_changed', principal, path, entry);
     },
 
     /** Changes the store's permission entries (administrators: `setPermissions`); the entries after the change. */

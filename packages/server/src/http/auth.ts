@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RoostError } from '../core/errors.js';
+import { ANONYMOUS, type Principal } from '../core/permissions.js';
 import { ANONYMOUS_CALLER, type Caller, type UserService } from '../users/index.js';
 
 /** The cookie `signin` sets (the original's name). */
@@ -31,23 +32,37 @@ export function tokenOf(request: FastifyRequest): { token: string; via: 'header'
   return null;
 }
 
-const ANONYMOUS_REQUEST_CALLER: RequestCaller = Object.freeze({ ...ANONYMOUS_CALLER, via: null });
+/**
+ * The principal as this request's: the cached one (a session's, a key's, frozen and shared by
+ * many requests) with the request's id, which the events and jobs it causes keep
+ * (`Principal.requestId`, core/permissions.ts). A literal, not a spread: this runs on every request.
+ */
+function inRequest(principal: Principal, requestId: string): Principal {
+  const { userId, name, groups, key } = principal;
+  return key ? { userId, name, groups, key, requestId } : { userId, name, groups, requestId };
+}
+
+const anonymousCaller = (request: FastifyRequest): RequestCaller => ({
+  ...ANONYMOUS_CALLER,
+  principal: inRequest(ANONYMOUS, request.id),
+  via: null,
+});
 
 async function resolveCaller(request: FastifyRequest, users: UserService): Promise<RequestCaller> {
   const found = tokenOf(request);
-  if (!found) return ANONYMOUS_REQUEST_CALLER;
+  if (!found) return anonymousCaller(request);
   const caller = await users.authenticate(found.token);
   // One per request, so not frozen; a literal, not a spread: this runs on every authenticated
   // request (docs/architecture.md, "Speed").
   return caller
     ? {
-        principal: caller.principal,
+        principal: inRequest(caller.principal, request.id),
         user: caller.user,
         tokenHash: caller.tokenHash,
         impersonator: caller.impersonator ?? null,
         via: found.via,
       }
-    : ANONYMOUS_REQUEST_CALLER;
+    : anonymousCaller(request);
 }
 
 /**

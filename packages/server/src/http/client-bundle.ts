@@ -79,7 +79,7 @@ async function build(): Promise<ClientBundle> {
  * by its ETag.
  */
 export async function registerClientBundle(app: FastifyInstance): Promise<void> {
-  app.get(CLIENT_BUNDLE_PATH, async (request, reply) => {
+  app.get(CLIENT_BUNDLE_PATH, { config: { readOnly: true } }, async (request, reply) => {
     const bundle = await clientBundle();
     // A request that refuses every coding, identity too, still gets the plain module: RFC 9110,
     // 12.5.3 leaves that case to the server, and the module helps more than a 406 would.

@@ -282,7 +282,7 @@ export async function registerMetrics(
 
   const allowed = allowList(options.allow);
   const registry = Registry.merge([processMetrics(), metrics.registry]);
-  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+  app.get('/metrics', { schema: { hide: true }, config: { readOnly: true } }, async (request, reply) => {
     if (!allowed(request.ip)) await assertAdmin(request, options.users);
     reply.header('cache-control', 'no-store').type(registry.contentType);
     return registry.metrics();

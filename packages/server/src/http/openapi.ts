@@ -213,7 +213,7 @@ export async function registerOpenApi(
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: `${PAGE_CSP}; style-src 'self' 'unsafe-inline'` });
   // The document is made once (swagger keeps it); the paths of what changes while Roost runs (a
   // collection made by an administrator: http/protocol/collection-docs.ts) are read anew each time.
-  app.get('/openapi.json', { schema: { hide: true } as FastifySchema }, async () => {
+  app.get('/openapi.json', { schema: { hide: true } as FastifySchema, config: { readOnly: true } }, async () => {
     const doc = app.swagger() as { paths?: Record<string, object> };
     return { ...doc, paths: { ...doc.paths, ...extraPaths() } };
   });

@@ -4,6 +4,7 @@ import { KEY_PREFIX, keyScopeSchema, outOfScope, type KeyIdentity } from '../cor
 import type { AuditChange } from '../core/audit.js';
 import { Cache, type CacheFeed } from '../core/cache.js';
 import type { Clock } from '../core/clock.js';
+import type { EventBus } from '../core/events.js';
 import { commonErrors } from '../core/errors.js';
 import { backendGrants } from '../core/grants.js';
 import { hashToken, randomName, randomToken } from '../core/ids.js';
@@ -45,6 +46,8 @@ export interface KeyServiceDeps {
   clock: Clock;
   /** The other processes' changes (PostgreSQL): a revocation on one forgets the key on all. */
   changes: CacheFeed | null;
+  /** Told of each revocation (key-events.ts): the key's live streams end at once. */
+  events: EventBus;
 }
 
 /**
@@ -164,6 +167,8 @@ export function createKeyService(deps: KeyServiceDeps) {
         () => repo.revoke(id, now, audit),
       );
       await kept.publish(id);
+      // After the forgetting, in the same message to the other processes (core/events.ts).
+      deps.events.emit({ kind: 'key.revoked', keyId: id }, caller);
     },
   };
 }

@@ -26,8 +26,8 @@ const LATER_SPREAD_MS = 50;
 export function createMailQueue(jobs: JobQueue, onError: (err: unknown) => void = () => {}): MailQueue {
   const pendingWork = new Set<Promise<void>>();
   return {
-    async send(mail) {
-      await jobs.add(mailJob, mail);
+    async send(mail, cause) {
+      await jobs.add(mailJob, mail, { requestId: cause?.requestId });
     },
     later(work) {
       // After the answer has gone out: a timer, not setImmediate, so the event loop first polls

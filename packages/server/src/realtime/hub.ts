@@ -4,6 +4,7 @@ import type { EventFamily, Listener, Subject, Topic } from '../core/event-family
 import type { EventBus, Told } from '../core/events.js';
 import type { Principal } from '../core/permissions.js';
 import { isAccountEvent, type User } from '../users/index.js';
+import { isKeyRevoked } from '../keys/index.js';
 import { controlFrame, Frames } from './frames.js';
 import { startHeartbeats } from './heartbeats.js';
 import { realtimeErrors } from './realtime-errors.js';
@@ -149,13 +150,24 @@ export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
    * changed): those are returned, and hear of the event first.
    */
   async function recheckAccount(userId: string): Promise<Set<Stream>> {
+    return recheckAll(streams.ofUser(userId) ?? []);
+  }
+
+  /**
+   * Checks again each stream of a revoked key (key-events.ts): refused now, each ends at once
+   * rather than at its next periodic check. Revocations are rare: every stream is looked at.
+   */
+  async function recheckKey(keyId: string): Promise<Set<Stream>> {
+    return recheckAll([...streams.values()].filter((stream) => stream.principal.key?.id === keyId));
+  }
+
+  async function recheckAll(set: Iterable<Stream>): Promise<Set<Stream>> {
     const ended = new Set<Stream>();
-    const set = streams.ofUser(userId);
-    if (!set) return ended;
-    // The session cache has forgotten the account already: in the process that made the change
-    // before the event was told (users/session-cache.ts), in the others on the message before
-    // the event's, on the one channel that carries both (storage/redis-events.ts, or the change
-    // feed). The turn's other listeners run first all the same.
+    // The session cache (or the keys', keys/key-service.ts) has forgotten the account (the key)
+    // already: in the process that made the change before the event was told
+    // (users/session-cache.ts), in the others on the message before the event's, on the one
+    // channel that carries both (storage/redis-events.ts, or the change feed). The turn's other
+    // listeners run first all the same.
     await new Promise((resolve) => setImmediate(resolve));
     for (const stream of [...set]) if (!stream.closed && !(await recheck(stream))) ended.add(stream);
     return ended;
@@ -188,16 +200,22 @@ export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
   const onEvent = (event: Told) => {
     const id = log.append(event);
     const account = isAccountEvent(event) && streams.ofUser(event.userId) ? event.userId : null;
+    const revokedKey = isKeyRevoked(event) ? event.keyId : null;
     // Read now, concurrently with the events before it; delivered after them.
     const reads: Array<{ place: string; subject: Promise<Subject | null> }> = [];
     for (const family of families) {
       const place = family.placeOf(event);
       if (place !== null && streams.at(place)) reads.push({ place, subject: family.read(event) });
     }
-    if (account === null && reads.length === 0) return;
+    if (account === null && revokedKey === null && reads.length === 0) return;
     tail = tail
       .then(async () => {
-        const ended = account === null ? new Set<Stream>() : await recheckAccount(account);
+        const ended =
+          account !== null
+            ? await recheckAccount(account)
+            : revokedKey !== null
+              ? await recheckKey(revokedKey)
+              : new Set<Stream>();
         for (const { place, subject } of reads) {
           const read = await subject;
           if (read) dispatch(id, event, place, read, ended);

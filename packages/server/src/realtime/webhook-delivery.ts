@@ -42,7 +42,8 @@ function signature(secret: string, timestamp: number, body: string): string {
  * The delivery worker of the webhooks (realtime/webhooks.ts makes the deliveries from the event
  * bus): POST of the event's JSON, signed; anything but a 2xx within `timeoutMs` (a redirect too)
  * is a failure, tried again after `retryMs`, doubling, up to `maxAttempts` tries, then kept as
- * failed. The job's id is `x-roost-delivery`, the same on every try. Done jobs stay: they are
+ * failed. The job's id is `x-roost-delivery`, the same on every try; `x-request-id` is the id of
+ * the request that made the change, when a request did. Done jobs stay: they are
  * the webhook's delivery log (`deliveryOf`).
  */
 export function webhookDelivery(store: WebhookStore, settings: WebhookSettings, clock: Clock): JobKind {
@@ -68,6 +69,8 @@ export function webhookDelivery(store: WebhookStore, settings: WebhookSettings, 
           'x-roost-delivery': job.id,
           'x-roost-timestamp': String(timestamp),
           'x-roost-signature': signature(hook.secret, timestamp, delivery.body),
+          // The request whose change this is (core/jobs.ts `requestId`), as its answer had it.
+          ...(job.requestId === null ? {} : { 'x-request-id': job.requestId }),
         },
         body: delivery.body,
       });
@@ -95,5 +98,6 @@ export function deliveryOf(job: Job): Delivery {
     lastStatus: job.lastStatus,
     lastError: job.lastError,
     deliveredAt: job.state === 'done' ? job.finishedAt : null,
+    requestId: job.requestId,
   };
 }

@@ -149,7 +149,12 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
         if (body === null) return;
         await jobs.addAll(
           webhookJob,
-          wanting.map((h) => ({ payload: { webhookId: h.id, kind: event.kind, body }, subject: h.id })),
+          wanting.map((h) => ({
+            payload: { webhookId: h.id, kind: event.kind, body },
+            subject: h.id,
+            // The request that made the change: sent as `x-request-id` (webhook-delivery.ts).
+            requestId: event.requestId,
+          })),
         );
       }),
     );

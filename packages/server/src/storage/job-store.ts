@@ -19,6 +19,7 @@ const toJob = (r: JobRow): Job => ({
   lastStatus: r.last_status,
   lastError: r.last_error,
   finishedAt: nullableNumber(r.finished_at),
+  requestId: r.request_id,
 });
 
 /**
@@ -50,6 +51,7 @@ export function createJobStore(db: Kysely<Database>): JobStore {
             last_status: null,
             last_error: null,
             finished_at: null,
+            request_id: j.requestId,
           })),
         )
         // A key taken already: the job is there (the unique index on dedupe_key; nulls never clash).
@@ -134,12 +136,13 @@ export function createJobStore(db: Kysely<Database>): JobStore {
       return row !== undefined;
     },
 
-    async list({ id, kind, state, subject, limit }) {
+    async list({ id, kind, state, subject, requestId, limit }) {
       let query = db.selectFrom('jobs').selectAll();
       if (id !== undefined) query = query.where('id', '=', id);
       if (kind !== undefined) query = query.where('kind', '=', kind);
       if (state !== undefined) query = query.where('state', '=', state);
       if (subject !== undefined) query = query.where('subject', '=', subject);
+      if (requestId !== undefined) query = query.where('request_id', '=', requestId);
       const rows = await query.orderBy('created', 'desc').orderBy('id', 'desc').limit(limit).execute();
       return rows.map(toJob);
     },

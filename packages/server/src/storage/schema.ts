@@ -63,6 +63,8 @@ interface JobsTable {
   last_status: number | null;
   last_error: string | null;
   finished_at: number | null;
+  /** The request that caused the job (migration 2026-12-03-01), or null. */
+  request_id: string | null;
 }
 
 /** The recent requests (storage/request-log-store.ts), kept with `requestLog.keep`. */

@@ -4,6 +4,7 @@ import { parseInput, invalidField } from '../core/validation.js';
 import { allowedOf, type AllowedQuery } from '../core/permission-ops.js';
 import { commonErrors } from '../core/errors.js';
 import type { Mail } from '../core/mailer.js';
+import type { Cause } from '../core/events.js';
 import { mailedTokenTarget } from './mailed-token-target.js';
 import { signinHooked } from './user-hooks.js';
 import { claimRecipientMail, claimSenderMail } from './mail-limits.js';
@@ -32,9 +33,9 @@ import type {
 import { issueToken, revokeToken } from './sessions.js';
 
 /** Send a mail; a transport failure becomes `mail_failed` (503), the cause kept for the log. */
-export async function sendMail(ctx: UserContext, mail: Mail): Promise<void> {
+export async function sendMail(ctx: UserContext, mail: Mail, cause?: Cause): Promise<void> {
   try {
-    await ctx.mailer.send(mail);
+    await ctx.mailer.send(mail, cause);
   } catch (cause) {
     throw commonErrors.mail_failed({ cause });
   }
@@ -80,7 +81,7 @@ export function accountOps(ctx: UserContext) {
     async signout(caller: Caller): Promise<void> {
       if (!caller.tokenHash) return;
       await revokeToken(ctx, caller.tokenHash);
-      if (caller.user) ctx.events.emit({ kind: 'account.signed_out', userId: caller.user.id });
+      if (caller.user) ctx.events.emit({ kind: 'account.signed_out', userId: caller.user.id }, caller.principal);
     },
 
     /** The signed-in account (401 for anonymous callers). */
@@ -138,7 +139,8 @@ export function accountOps(ctx: UserContext) {
       if (owner && owner.id !== user.id) throw invalidField('email', 'exists');
       if (!(await claimSenderMail(ctx, user.id)) || !(await claimRecipientMail(ctx, email))) throw tooManyMails(ctx);
       const token = await newMailedToken(ctx, user.id, 'verify_email', settings.verifyEmailLifetimeMs, email);
-      await sendMail(ctx, verifyEmailMail(email, user.name, (await ctx.runtime()).verifyEmailUrl, token));
+      const url = (await ctx.runtime()).verifyEmailUrl;
+      await sendMail(ctx, verifyEmailMail(email, user.name, url, token), caller.principal);
     },
 
     async verifyEmail2(_caller: Caller, input: TokenInput): Promise<void> {
@@ -184,7 +186,7 @@ export function accountOps(ctx: UserContext) {
       const allowed: string[] = [];
       for (const address of to) if (await claimRecipientMail(ctx, address)) allowed.push(address);
       if (allowed.length === 0) throw tooManyMails(ctx);
-      for (const address of allowed) await sendMail(ctx, contactMail(address, user, message));
+      for (const address of allowed) await sendMail(ctx, contactMail(address, user, message), caller.principal);
     },
 
     async disable(caller: Caller): Promise<void> {

@@ -40,7 +40,7 @@ export function adminOps(ctx: UserContext) {
      * accept: active, welcome mail; optin: stays pending until the mailed token is used;
      * activate: active, no mail; reject: removed; disable: disabled.
      */
-    async review(_caller: Caller, input: ReviewInput): Promise<void> {
+    async review(caller: Caller, input: ReviewInput): Promise<void> {
       const { identity, action } = parseInput(inputs.review, input);
       if (!(REVIEW_ACTIONS as readonly string[]).includes(action))
         throw userErrors.unknown_action({ fields: [['action', 'invalid']] });
@@ -49,7 +49,7 @@ export function adminOps(ctx: UserContext) {
       switch (action) {
         case 'accept':
           await repo.update(user.id, { state: 'active', pending: null });
-          if (user.email) await sendMail(ctx, welcomeMail(user.email, user.name));
+          if (user.email) await sendMail(ctx, welcomeMail(user.email, user.name), caller.principal);
           break;
         case 'optin':
           await repo.update(user.id, { pending: 'optin' });

@@ -115,7 +115,7 @@ export function signupOps(ctx: UserContext) {
       const values = await signupHooked(ctx, caller, 'review', check(input), check);
       const user = await createAccount(ctx, values, 'pending', 'review', { caller, policy: 'review' });
       const { adminAddress } = await ctx.runtime();
-      if (adminAddress) await sendMail(ctx, reviewNotificationMail(adminAddress, user));
+      if (adminAddress) await sendMail(ctx, reviewNotificationMail(adminAddress, user), caller.principal);
       return user;
     },
 
@@ -128,7 +128,7 @@ export function signupOps(ctx: UserContext) {
         (await ctx.runtime()).identityPolicy === 'email'
           ? { kind: 'email' as const, value: values.email }
           : { kind: 'name' as const, value: user.name };
-      await sendMail(ctx, passwordMail(values.email, user.name, password, identity));
+      await sendMail(ctx, passwordMail(values.email, user.name, password, identity), caller.principal);
       return user;
     },
 
@@ -269,7 +269,7 @@ export async function signupByProvider(
   if (user.pending === 'optin') await unlessMailFails(ctx, user, () => sendActivation(ctx, user));
   if (user.pending === 'review') {
     const { adminAddress } = await ctx.runtime();
-    if (adminAddress) await sendMail(ctx, reviewNotificationMail(adminAddress, user));
+    if (adminAddress) await sendMail(ctx, reviewNotificationMail(adminAddress, user), caller.principal);
   }
   return user;
 }

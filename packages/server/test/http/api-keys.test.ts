@@ -150,6 +150,37 @@ describe('API keys over HTTP', () => {
     }
   });
 
+  test("a revoked key's live stream ends at once, not at its next check", async () => {
+    const made = await makeKey({ name: 'revoked-live', scopes: [{ kind: 'store', name: 'data', access: ['read'] }] });
+    const kept = await makeKey({ name: 'kept-live', scopes: [{ kind: 'store', name: 'data', access: ['read'] }] });
+    const stream = await openStream(s.url, {
+      headers: { authorization: `Bearer ${made.token}` },
+      topics: ['items/data'],
+    });
+    const other = await openStream(s.url, {
+      headers: { authorization: `Bearer ${kept.token}` },
+      topics: ['items/data'],
+    });
+    try {
+      assert.equal(stream.status, 200, JSON.stringify(stream.failure));
+      const revoked = await s.request(`/api/keys/${made.key.id}`, undefined, {
+        method: 'DELETE',
+        token: await s.adminToken(),
+      });
+      assert.ok(revoked.status < 300, JSON.stringify(revoked.body));
+      // The clock stands still: the periodic check (a minute at least) never comes; the revocation's event does.
+      const closing = await stream.next('close', 5000);
+      assert.match(JSON.stringify(closing), /signed_out/);
+      await stream.ended;
+      // Another key's stream goes on.
+      await s.request('/data/api/newItem', { key: 'after-revoke', value: 1 }, { token: await s.adminToken() });
+      assert.match(JSON.stringify(await other.next('items/data')), /after-revoke/);
+    } finally {
+      stream.close();
+      other.close();
+    }
+  });
+
   test('hostile Bearer values are refused with invalid_api_key, never crash nor match', async () => {
     const real = (await makeKey({ name: 'real', scopes: [{ kind: 'store', name: 'data', access: ['read'] }] })).token;
     const id = real.slice(6, 22);

@@ -137,6 +137,24 @@ describe('the backups page', () => {
         assert.equal(deleted.status, 303, textOf(deleted.html));
         assert.deepEqual(await readdir(join(s.roost.config.dataDir, 'backups')), []);
         assert.match(textOf((await getPage(s, '/admin/backups', cookie)).html), /No backup yet\./);
+
+        // Each action is its own line of the audit log, naming the archive, by the administrator.
+        const lines = (await s.roost.audit.list({ action: 'backup.', limit: 10 })).reverse();
+        assert.deepEqual(
+          lines.map((l) => [l.action, l.target, l.actorName]),
+          [
+            ['backup.start', 'backup', 'admin'],
+            ['backup.download', name, 'admin'],
+            ['backup.delete', name, 'admin'],
+          ],
+        );
+        assert.equal(
+          (await s.roost.audit.list({ action: 'admin.action', limit: 100 })).filter((l) =>
+            l.target.startsWith('/admin/backups'),
+          ).length,
+          0,
+          'no second, vaguer line for the same posts',
+        );
       });
     } finally {
       await rm(work, { recursive: true, force: true });

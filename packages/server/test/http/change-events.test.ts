@@ -12,8 +12,11 @@ import { createPostgresDatabase, useServer } from '../helpers/test-server.js';
 import { userIdOf } from '../helpers/datastore.js';
 import { eventually, onPostgres } from '../scale/scale-helpers.js';
 
-/** The events a listener saw, without the time (`at`), which each test checks once. */
-const shapes = (seen: Told[]) => seen.map(({ at: _at, ...event }) => event);
+/**
+ * The events a listener saw, without the time (`at`) and the request's id, which each test checks
+ * once (test/http/request-causes.test.ts follows the id further).
+ */
+const shapes = (seen: Told[]) => seen.map(({ at: _at, requestId: _requestId, ...event }) => event);
 
 /**
  * One typed event after each committed write of the three services (core/events.ts), whoever
@@ -45,6 +48,12 @@ describe('change events', () => {
       { token: alice },
     );
     assert.equal(made.status, 200);
+    // Each event carries the id of the request that caused it (core/events.ts `Cause`).
+    const madeBy = made.headers.get('x-request-id');
+    assert.deepEqual(
+      seen.map((e) => e.requestId),
+      [madeBy, madeBy],
+    );
     const [, idOfB] = made.body.success[1] as [string, number];
     assert.equal((await s.request('/data/api/newItem', { key: 'a', value: 3 }, { token: alice })).status, 409);
     await s.request('/data/api/setItem', { key: 'a', value: 'x' }, { token: alice });

@@ -6,6 +6,7 @@ import { JOB_STATES, type Job, type JobCatalog, type JobState, type ScheduleView
 import { facts, link, table, textParam } from '../page-kit/page-parts.js';
 import type { AdminPageRequest, AdminPages } from './admin-routes.js';
 import { accountConfirmForm } from './confirm-form.js';
+import { jobUrl, logUrl } from './page-urls.js';
 
 /**
  * `/admin/jobs`: the job queue (core/job-queue.ts; docs/operations.md, "Jobs"): the newest jobs,
@@ -19,7 +20,6 @@ import { accountConfirmForm } from './confirm-form.js';
 const SHOWN = 100;
 
 const when = (ms: number | null) => (ms === null ? '' : escapeHtml(formatTime(ms)));
-const jobUrl = (id: string) => `/admin/jobs/${encodeURIComponent(id)}`;
 
 /** A filter from the query: empty is any; anything not listed is refused. */
 function choice<T extends string>(page: AdminPageRequest, name: string, allowed: readonly T[]): T | undefined {
@@ -171,6 +171,7 @@ async function jobPage(jobs: JobQueue, page: AdminPageRequest) {
     ['Last status', job.lastStatus === null ? '' : String(job.lastStatus)],
     ['Last error', escapeHtml(job.lastError ?? '')],
     ['Finished (UTC)', when(job.finishedAt)],
+    ['Caused by', job.requestId === null ? '' : link(logUrl(job.requestId), `request ${job.requestId}`)],
   ]);
   const body =
     `<div class="card">${about}</div>` +

@@ -1,20 +1,24 @@
 import { escapeHtml } from '@roost/forms';
+import { isoTime } from '../../core/clock.js';
 import { RoostError } from '../../core/errors.js';
+import type { JobQueue } from '../../core/job-queue.js';
+import type { Job } from '../../core/jobs.js';
 import type { RequestFilter, RequestRecord, RequestRecords } from '../../core/request-records.js';
 import { facts, link, table, textParam } from '../page-kit/page-parts.js';
 import type { AdminPageRequest, AdminPages } from './admin-routes.js';
+import { jobUrl, logUrl, webhookUrl } from './page-urls.js';
 
 /**
  * `/admin/logs`: the recent requests (core/request-records.ts; docs/admin.md, "Logs"), newest
  * first, filtered by status (`404` or a class, `5xx`), route pattern, user id and time (ISO 8601;
  * a time without an offset is UTC); `/admin/logs/<request id>`: one request's whole story, every
- * record of that id (a proxy's id may reach several processes) and where its log lines are. Times
+ * record of that id (a proxy's id may reach several processes), the webhook deliveries and jobs it
+ * caused (by the id they keep, core/jobs.ts `requestId`) and where its log lines are. Times
  * are shown as stored, ISO 8601 in UTC (issue 42, item 8). Without `requestLog.keep` the page says
  * how to turn it on.
  */
 
 const SHOWN = 200;
-const logUrl = (id: string) => `/admin/logs/${encodeURIComponent(id)}`;
 
 const invalid = (name: string, message: string) =>
   new RoostError('invalid', 'validation_failure', message, { fields: [[name, 'invalid']] });
@@ -99,10 +103,35 @@ async function listPage(records: RequestRecords | null, page: AdminPageRequest) 
   return { title: 'Logs', body };
 }
 
-async function requestPage(records: RequestRecords | null, page: AdminPageRequest) {
+/** A job of a request's story: when it was made, what it is, how it went; its page and its webhook's. */
+const causedColumns = [
+  { label: 'Made (UTC)', cell: (j: Job) => link(jobUrl(j.id), isoTime(j.created)) },
+  {
+    label: 'Kind',
+    // A delivery's subject is its webhook (realtime/webhooks.ts).
+    cell: (j: Job) =>
+      j.kind === 'webhook' && j.subject !== null ? link(webhookUrl(j.subject), 'webhook delivery') : escapeHtml(j.kind),
+  },
+  { label: 'State', cell: (j: Job) => escapeHtml(j.state) },
+  { label: 'Attempts', cell: (j: Job) => String(j.attempts) },
+  { label: 'Last status', cell: (j: Job) => (j.lastStatus === null ? '' : String(j.lastStatus)) },
+  { label: 'Last error', cell: (j: Job) => escapeHtml(j.lastError ?? '') },
+];
+
+/**
+ * One request's whole story: its records (one per process that logged the id), then what it
+ * caused, the webhook deliveries and jobs that keep its id (core/jobs.ts `requestId`), each with
+ * its page. A request whose record is past the retention still shows what it caused.
+ */
+async function requestPage(records: RequestRecords | null, jobs: JobQueue, page: AdminPageRequest) {
   const id = page.params.id ?? '';
-  const found = records ? await records.list(page.admin.principal, { requestId: id, limit: SHOWN }) : [];
-  if (found.length === 0) throw new RoostError('not_found', 'not_found', 'There is no such request (any more).');
+  const caller = page.admin.principal;
+  const [found, caused] = await Promise.all([
+    records ? records.list(caller, { requestId: id, limit: SHOWN }) : [],
+    jobs.list(caller, { requestId: id, limit: SHOWN }),
+  ]);
+  if (found.length === 0 && caused.length === 0)
+    throw new RoostError('not_found', 'not_found', 'There is no such request (any more).');
   const cards = found
     .map((r) =>
       facts([
@@ -119,14 +148,16 @@ async function requestPage(records: RequestRecords | null, page: AdminPageReques
     .map((html) => `<div class="card">${html}</div>`)
     .join('');
   const body =
-    cards +
-    `<p class="muted">Every log line of this request carries <code>"reqId":"${escapeHtml(id)}"</code>, and ` +
-    'its answer the header <code>X-Request-Id</code>.</p>' +
+    (cards || '<p class="card">The request itself is no longer kept (requestLog.retentionHours).</p>') +
+    table('What it caused: webhook deliveries and jobs', causedColumns, caused, 'Nothing: no webhook, no job.') +
+    `<p class="muted">Every log line of this request, and of each run of what it caused, carries ` +
+    `<code>"reqId":"${escapeHtml(id)}"</code>; its answer had the header <code>X-Request-Id</code>, and so ` +
+    'has each webhook delivery it caused.</p>' +
     `<p>${link('/admin/logs', '← All requests')}</p>`;
   return { title: `Request ${id}`, body };
 }
 
-export function registerLogPages(pages: AdminPages, records: RequestRecords | null): void {
+export function registerLogPages(pages: AdminPages, records: RequestRecords | null, jobs: JobQueue): void {
   pages.page('/admin/logs', (page) => listPage(records, page), { post: false });
-  pages.page('/admin/logs/:id', (page) => requestPage(records, page), { post: false });
+  pages.page('/admin/logs/:id', (page) => requestPage(records, jobs, page), { post: false });
 }

@@ -7,6 +7,7 @@ import { facts, link, table } from '../page-kit/page-parts.js';
 import type { AdminPages, AdminPageRequest } from './admin-routes.js';
 import { toolPageForm, toolRefusal } from './tool-form.js';
 import { accountConfirmForm } from './confirm-form.js';
+import { logUrl, webhookUrl } from './page-urls.js';
 
 /**
  * `/admin/webhooks`: the webhooks (docs/realtime.md, "Webhooks") and a form to add one;
@@ -70,10 +71,10 @@ async function listPage(deps: WebhookPagesDeps, page: AdminPageRequest) {
     action: { id: 'add', name: 'Add webhook' },
   });
   const outcome = await form.process({ defaultData: { service: 'users' } });
-  if (added) return { redirect: `/admin/webhooks/${encodeURIComponent(added.id)}`, messages: ['Webhook added.'] };
+  if (added) return { redirect: webhookUrl(added.id), messages: ['Webhook added.'] };
   const hooks = await deps.webhooks.list(page.admin.principal);
   const columns = [
-    { label: 'URL', cell: (h: Webhook) => link(`/admin/webhooks/${encodeURIComponent(h.id)}`, h.url) },
+    { label: 'URL', cell: (h: Webhook) => link(webhookUrl(h.id), h.url) },
     { label: 'Service', cell: (h: Webhook) => escapeHtml(h.service) },
     { label: 'Events', cell: (h: Webhook) => escapeHtml(kindsOf(h)) },
     { label: 'Added (UTC)', cell: (h: Webhook) => when(h.created) },
@@ -90,7 +91,7 @@ async function webhookPage(deps: WebhookPagesDeps, page: AdminPageRequest) {
   const id = page.params.id ?? '';
   const hook = (await deps.webhooks.list(page.admin.principal)).find((h) => h.id === id);
   if (!hook) throw new RoostError('not_found', 'not_found', 'There is no such webhook.');
-  const url = `/admin/webhooks/${encodeURIComponent(id)}`;
+  const url = webhookUrl(id);
   const remove = accountConfirmForm(page, {
     formid: 'remove-webhook',
     url,
@@ -112,6 +113,7 @@ async function webhookPage(deps: WebhookPagesDeps, page: AdminPageRequest) {
     { label: 'Last error', cell: (d: Delivery) => escapeHtml(d.lastError ?? '') },
     { label: 'Next try (UTC)', cell: (d: Delivery) => (d.state === 'pending' ? when(d.nextAttempt) : '') },
     { label: 'Delivered (UTC)', cell: (d: Delivery) => when(d.deliveredAt) },
+    { label: 'Request', cell: (d: Delivery) => (d.requestId === null ? '' : link(logUrl(d.requestId), d.requestId)) },
   ];
   const about = facts([
     ['URL', escapeHtml(hook.url)],

@@ -75,6 +75,8 @@ type Params = { collection: string; id: string };
 export async function registerCollectionRoutes(app: FastifyInstance, options: CollectionRouteOptions): Promise<void> {
   const { collections, users, config } = options;
   const routeConfig = { validationStatus: 422 };
+  // The GETs only read: no audit frame (http/audit-context.ts).
+  const readConfig = { ...routeConfig, readOnly: true };
   const schema = (
     operationId: string,
     summary: string,
@@ -95,7 +97,7 @@ export async function registerCollectionRoutes(app: FastifyInstance, options: Co
     records,
     {
       schema: schema('records_list', 'A page of records', { in: 'querystring', input: recordQueryInput, answer: PAGE }),
-      config: routeConfig,
+      config: readConfig,
     },
     async (request, reply) => {
       noStore(reply);
@@ -127,7 +129,7 @@ export async function registerCollectionRoutes(app: FastifyInstance, options: Co
     record,
     {
       schema: schema('records_get', 'A record', { in: 'querystring', input: recordReadInput, answer: RECORD }),
-      config: routeConfig,
+      config: readConfig,
     },
     async (request, reply) => {
       noStore(reply);
@@ -181,7 +183,7 @@ export async function registerCollectionRoutes(app: FastifyInstance, options: Co
   // The collections themselves: administrators only (each operation checks).
   app.get(
     '/api/collections',
-    { schema: schema('collections_list', 'The collections', { answer: COLLECTIONS }), config: routeConfig },
+    { schema: schema('collections_list', 'The collections', { answer: COLLECTIONS }), config: readConfig },
     async (request) => ({
       collections: await collections.collections(await caller(request, false)),
     }),
@@ -207,7 +209,7 @@ export async function registerCollectionRoutes(app: FastifyInstance, options: Co
   const one = '/api/collections/:collection';
   app.get(
     one,
-    { schema: schema('collections_get', 'A collection', { answer: COLLECTION }), config: routeConfig },
+    { schema: schema('collections_get', 'A collection', { answer: COLLECTION }), config: readConfig },
     async (request) => collections.describe(await caller(request, false), params(request).collection),
   );
   app.put(

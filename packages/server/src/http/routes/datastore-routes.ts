@@ -20,6 +20,8 @@ export interface DataStoreRouteOptions {
 export async function registerDataStoreRoutes(app: FastifyInstance, options: DataStoreRouteOptions): Promise<void> {
   const { users, config } = options;
   const routeConfig = { validationStatus: 422 };
+  // A read changes nothing the audit log keeps: no audit frame (http/audit-context.ts).
+  const readConfig = { ...routeConfig, readOnly: true };
   for (const name of options.dataStores.names) {
     const store = options.dataStores.get(name);
     if (!store) continue;
@@ -42,8 +44,9 @@ export async function registerDataStoreRoutes(app: FastifyInstance, options: Dat
         return operation.call(caller.principal, requestValues(request));
       };
       const url = `/${name}/api/${operation.op}`;
-      app.post(url, { schema: docSchema({ ...docs, in: 'body' }), config: routeConfig }, handler);
-      app.get(url, { schema: docSchema({ ...docs, in: 'querystring', alias: true }), config: routeConfig }, handler);
+      const opConfig = operation.read ? readConfig : routeConfig;
+      app.post(url, { schema: docSchema({ ...docs, in: 'body' }), config: opConfig }, handler);
+      app.get(url, { schema: docSchema({ ...docs, in: 'querystring', alias: true }), config: opConfig }, handler);
     }
   }
 }

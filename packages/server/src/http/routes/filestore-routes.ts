@@ -170,7 +170,8 @@ export async function registerFileStoreRoutes(app: FastifyInstance, options: Fil
       app.route({
         method: ['GET', 'POST'],
         url: `/${name}/api/${op}`,
-        config: routeConfig,
+        // Reads: no audit frame (http/audit-context.ts). The file routes below take every op.
+        config: { ...routeConfig, readOnly: true },
         // Documented as `/<store>/{path}/@<op>` (http/protocol/filestore-docs.ts).
         schema: docSchema({
           operationId: `${name}_${op}_api`,

@@ -19,11 +19,13 @@ export async function registerHealthRoutes(
   app: FastifyInstance,
   options: { readiness: Readiness; drain: Drain },
 ): Promise<void> {
-  app.get('/health', async (_request, reply) => {
+  // Probes read: no audit frame (http/audit-context.ts).
+  const config = { readOnly: true };
+  app.get('/health', { config }, async (_request, reply) => {
     reply.header('cache-control', 'no-store');
     return { result: true, status: 'ok' };
   });
-  app.get('/ready', async (_request, reply) => {
+  app.get('/ready', { config }, async (_request, reply) => {
     reply.header('cache-control', 'no-store');
     if (options.drain.started)
       return reply.code(503).send(failureBody('shutting_down', 'The server is stopping; another process may answer.'));

@@ -94,6 +94,8 @@ export async function registerRealtimeRoutes(app: FastifyInstance, options: Real
         input: openInput,
         in: 'querystring',
       }),
+      // A stream only reads, for as long as it is open: no audit frame (http/audit-context.ts).
+      config: { readOnly: true },
     },
     async (request, reply) => {
       const query = parseInput(openInput, request.query);

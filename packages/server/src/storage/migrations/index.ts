@@ -19,6 +19,7 @@ import * as signinKeys from './2026-12-03-01-signin-keys.js';
 import * as directUploads from './2026-12-03-02-direct-uploads.js';
 import * as identityProvider from './2026-12-03-01-identity-provider.js';
 import * as anonymousUsers from './2026-12-03-07-anonymous-users.js';
+import * as jobRequests from './2026-12-03-01-job-requests.js';
 
 /** Every migration in order. Never edit one that has been released; add a new file. */
 export const migrations: Readonly<Record<string, Migration>> = {
@@ -42,6 +43,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026-12-03-02-direct-uploads': directUploads,
   '2026-12-03-01-identity-provider': identityProvider,
   '2026-12-03-07-anonymous-users': anonymousUsers,
+  '2026-12-03-01-job-requests': jobRequests,
 };
 
 /** Bring the database to the latest schema; throws with the failing migration's name. */
