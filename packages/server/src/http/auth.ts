@@ -38,8 +38,10 @@ export function tokenOf(request: FastifyRequest): { token: string; via: 'header'
  * (`Principal.requestId`, core/permissions.ts). A literal, not a spread: this runs on every request.
  */
 function inRequest(principal: Principal, requestId: string): Principal {
-  const { userId, name, groups, key } = principal;
-  return key ? { userId, name, groups, key, requestId } : { userId, name, groups, requestId };
+  const { userId, name, groups, key, anonymous } = principal;
+  if (key) return { userId, name, groups, key, requestId };
+  // An anonymous account stays one (not in `sys:registered`: core/permissions.ts).
+  return anonymous ? { userId, name, groups, anonymous, requestId } : { userId, name, groups, requestId };
 }
 
 const anonymousCaller = (request: FastifyRequest): RequestCaller => ({

@@ -1,11 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import Provider, {
-  errors,
-  interactionPolicy,
-  type AccountClaims,
-  type Configuration,
-  type KoaContextWithOIDC,
-} from 'oidc-provider';
+import type Provider from 'oidc-provider';
+import type { AccountClaims, Configuration, interactionPolicy, KoaContextWithOIDC } from 'oidc-provider';
+import { oidcLibrary } from './oidc-library.js';
 import type { Config } from '../core/config.js';
 import { AUTH_COOKIE, type RequestCaller } from '../http/auth.js';
 import type { User, UserService } from '../users/index.js';
@@ -56,10 +52,11 @@ export interface IdpProviderDeps {
  * second factor a group came to require.
  */
 function roostSessionCheck(deps: IdpProviderDeps): interactionPolicy.Check {
-  return new interactionPolicy.Check('roost_session', 'The Roost sign-in is required', async (ctx) => {
+  const { Check } = oidcLibrary().interactionPolicy;
+  return new Check('roost_session', 'The Roost sign-in is required', async (ctx) => {
     const state = await signinState(deps.users, await deps.callerOf(ctx.req));
     const same = state.kind === 'ready' && state.user.id === ctx.oidc.session?.accountId;
-    return same ? interactionPolicy.Check.NO_NEED_TO_PROMPT : interactionPolicy.Check.REQUEST_PROMPT;
+    return same ? Check.NO_NEED_TO_PROMPT : Check.REQUEST_PROMPT;
   });
 }
 
@@ -95,7 +92,8 @@ function resourceIndicators(options: IdpOptions): NonNullable<Configuration['fea
     useGrantedResource: () => false,
     getResourceServerInfo: (_ctx, resource) => {
       const server = options.resources.find((r) => r.uri === resource);
-      if (!server) throw new errors.InvalidTarget('this resource is not one of Roost’s resource servers');
+      if (!server)
+        throw new (oidcLibrary().errors.InvalidTarget)('this resource is not one of Roost’s resource servers');
       return {
         scope: server.scopes.join(' '),
         audience: server.uri,
@@ -125,9 +123,10 @@ function claimsOf(user: User, options: IdpOptions): AccountClaims {
  */
 export function createIdpProvider(deps: IdpProviderDeps): Provider {
   const { options, repo } = deps;
-  const policy = interactionPolicy.base();
+  const library = oidcLibrary();
+  const policy = library.interactionPolicy.base();
   policy.get('login')?.checks.add(roostSessionCheck(deps));
-  const provider = new Provider(`${deps.publicUrl}${IDP_PATH}`, {
+  const provider = new library.default(`${deps.publicUrl}${IDP_PATH}`, {
     adapter: idpAdapterFactory(repo, deps.clock, deps.clients),
     clients: options.clients.map(clientMetadata),
     jwks: deps.keys.jwks,

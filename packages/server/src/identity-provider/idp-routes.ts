@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { escapeHtml } from '@roost/forms';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
-import { errors } from 'oidc-provider';
+import { oidcLibrary } from './oidc-library.js';
 import { assertSameOrigin, callerOf, type RequestCaller } from '../http/auth.js';
 import type { UserService } from '../users/index.js';
 import { assertCsrf, csrfTokenOf } from '../admin/csrf.js';
@@ -120,7 +120,7 @@ async function interaction(deps: IdpRouteDeps, request: FastifyRequest, reply: F
   try {
     details = await provider.interactionDetails(request.raw, reply.raw);
   } catch (err) {
-    if (!(err instanceof errors.SessionNotFound)) throw err;
+    if (!(err instanceof oidcLibrary().errors.SessionNotFound)) throw err;
     const page = {
       title: 'This sign-in has expired',
       body:
@@ -148,7 +148,8 @@ async function interaction(deps: IdpRouteDeps, request: FastifyRequest, reply: F
       return finish({ error: 'login_required', error_description: STALE_SIGNIN }, false);
     return finish({ login: { accountId: user.id, ts: signedInAt } }, false);
   }
-  if (details.prompt.name !== 'consent') throw new errors.InvalidRequest(`unknown prompt ${details.prompt.name}`);
+  if (details.prompt.name !== 'consent')
+    throw new (oidcLibrary().errors.InvalidRequest)(`unknown prompt ${details.prompt.name}`);
 
   const asked = consentRequest(details);
   if (request.method === 'POST') {

@@ -15,6 +15,7 @@ import { loadIdpKeys } from './idp-keys.js';
 import { createIdpProvider } from './idp-provider.js';
 import { createIdpRepo } from './idp-repo.js';
 import { idpErrorPage, idpLogoutPage, registerIdpRoutes } from './idp-routes.js';
+import { loadOidcLibrary } from './oidc-library.js';
 
 export interface IdentityProviderDeps {
   config: Config;
@@ -42,6 +43,7 @@ const PURGE_EVERY_MS = 3600_000;
  */
 export async function openIdentityProvider(deps: IdentityProviderDeps): Promise<IdentityProvider> {
   const { config, users } = deps;
+  await loadOidcLibrary();
   const clock = systemClock;
   const repo = createIdpRepo(deps.db);
   const box = createSecretBox(config.users.secretsKey);

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { commonErrors } from '../core/errors.js';
 import type { EventFamily, Listener, Subject, Topic } from '../core/event-family.js';
 import type { EventBus, Told } from '../core/events.js';
 import type { Principal } from '../core/permissions.js';
@@ -10,7 +9,7 @@ import { startHeartbeats } from './heartbeats.js';
 import { realtimeErrors } from './realtime-errors.js';
 import { ReplayLog } from './replay-log.js';
 import { StreamRegistry } from './stream-registry.js';
-import { Stream, type StreamSink } from './stream.js';
+import { assertStreamOwner, Stream, type StreamSink } from './stream.js';
 import { admitTopics } from './topics.js';
 import type { RealtimeSettings } from './realtime-settings.js';
 
@@ -93,17 +92,6 @@ export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
   function forget(stream: Stream): void {
     streams.remove(stream);
     lingerThenStop();
-  }
-
-  /**
-   * Only a stream's own user steers a signed-in stream (its token or its cookie, any session):
-   * an anonymous post would otherwise change its topics, checked with the owner's rights.
-   */
-  function assertOwner(stream: Stream, userId: string | null): void {
-    const owner = stream.principal.userId;
-    if (owner === null || owner === userId) return;
-    if (userId === null) throw commonErrors.not_signed_in({ message: "Sign in as the stream's user to change it." });
-    throw commonErrors.not_allowed({ message: 'This stream belongs to another user.' });
   }
 
   // ---- delivery ----
@@ -373,14 +361,14 @@ export function createRealtimeHub(deps: RealtimeHubDeps): RealtimeHub {
       const stream = streams.get(clientId);
       if (!stream) throw realtimeErrors.unknown_stream({ fields: [['clientId', 'not found']] });
       const incoming = caller.principal.userId;
-      assertOwner(stream, incoming);
+      assertStreamOwner(stream, incoming);
       // A stream opened without a token (token mode in a browser) takes the subscriber's.
       const adopting = stream.principal.userId === null && incoming !== null;
       if (adopting) streams.assertUserRoom(incoming);
       const topics = await admit(texts, adopting ? caller.principal : stream.principal);
       if (stream.closed) throw realtimeErrors.unknown_stream({ fields: [['clientId', 'not found']] });
       // Another post may have given the stream its user meanwhile.
-      assertOwner(stream, incoming);
+      assertStreamOwner(stream, incoming);
       if (adopting && stream.principal.userId === null) {
         streams.assertUserRoom(incoming);
         stream.principal = caller.principal;

@@ -1,3 +1,4 @@
+import { commonErrors } from '../core/errors.js';
 import type { Principal } from '../core/permissions.js';
 import { StreamBuffer, type Frame } from './stream-buffer.js';
 import type { Topic } from '../core/event-family.js';
@@ -123,4 +124,15 @@ export class Stream {
     const queued = this.#buffer.take();
     this.#waiting = queued.length > 0 && !this.#sink.write(queued);
   }
+}
+
+/**
+ * Only a stream's own user steers a signed-in stream (its token or its cookie, any session):
+ * an anonymous post would otherwise change its topics, checked with the owner's rights.
+ */
+export function assertStreamOwner(stream: Stream, userId: string | null): void {
+  const owner = stream.principal.userId;
+  if (owner === null || owner === userId) return;
+  if (userId === null) throw commonErrors.not_signed_in({ message: "Sign in as the stream's user to change it." });
+  throw commonErrors.not_allowed({ message: 'This stream belongs to another user.' });
 }
