@@ -11,6 +11,7 @@ class DatabaseUnavailableError extends Error {
 
 interface Where {
   databaseUrl?: string | undefined;
+  databaseDirectUrl?: string | undefined;
   dataDir: string;
   durability?: 'full' | 'fast';
 }

@@ -5,7 +5,6 @@ import { SQLite } from './sqlite-driver.js';
 import {
   CompiledQuery,
   Kysely,
-  PostgresDialect,
   sql,
   SqliteAdapter,
   SqliteDialect,
@@ -20,6 +19,7 @@ import {
 } from 'kysely';
 import type pg from 'pg';
 import { onFirstUse } from '../core/on-first-use.js';
+import { openPostgresPool, postgresUrls, queryOnPool, throughPooler } from './pg-connections.js';
 import { RowWrites } from './row-writes.js';
 import type { Database } from './schema.js';
 
@@ -40,17 +40,16 @@ export const postgres = onFirstUse<typeof pg>('pg', (loaded) => loaded.types.set
  */
 export function openDatabase(options: {
   databaseUrl?: string | undefined;
+  /** PostgreSQL without the pooler (storage/pg-connections.ts); its queries then name no statement. */
+  databaseDirectUrl?: string | undefined;
   dataDir: string;
   durability?: 'full' | 'fast';
 }): OpenedDatabase {
-  if (options.databaseUrl) {
-    const pool = new (postgres().Pool)({ connectionString: options.databaseUrl, max: 10 });
-    // An idle connection that the server ends (a restart, a failover, an administrator) emits
-    // `error` on the pool; unhandled, that would end the process. The pool drops the connection
-    // and the next query opens a new one; `/ready` reports the database while it is away.
-    pool.on('error', () => {});
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    pools.set(db, { pool, rowWrites: new RowWrites((query: pg.QueryConfig) => pool.query(query)) });
+  const urls = postgresUrls(options);
+  if (urls) {
+    const { db, pool } = openPostgresPool(postgres(), urls);
+    const named = !throughPooler(urls);
+    pools.set(db, { pool, named, rowWrites: new RowWrites((query: pg.QueryConfig) => queryOnPool(pool, query)) });
     return { db, dialect: 'postgres' };
   }
   mkdirSync(options.dataDir, { recursive: true });
@@ -63,6 +62,25 @@ export function openDatabase(options: {
   sqlite.pragma('busy_timeout = 5000');
   const dialect = new FairSqliteDialect({ database: withStatementCache(sqlite) });
   return { db: new Kysely<Database>({ dialect }), dialect: 'sqlite' };
+}
+
+/**
+ * Run `work` on the database reached without the pooler (migrations: their DDL and lock wait
+ * for no pooled connection), opened for it and closed after; `db` itself where one URL is both.
+ */
+export async function withDirectDatabase<T>(
+  db: Kysely<Database>,
+  options: { databaseUrl?: string | undefined; databaseDirectUrl?: string | undefined; dataDir: string },
+  work: (direct: Kysely<Database>) => Promise<T>,
+): Promise<T> {
+  const urls = postgresUrls(options);
+  if (!urls || !throughPooler(urls)) return work(db);
+  const direct = openDatabase({ databaseUrl: urls.direct, dataDir: options.dataDir });
+  try {
+    return await work(direct.db);
+  } finally {
+    await direct.db.destroy();
+  }
 }
 
 /** Bytes the database takes on disk (SQLite: its main file's pages; PostgreSQL: the database), for the dashboard. */
@@ -119,7 +137,9 @@ export function executeGrouped<R>(
   if (dialect) return dialect.writeGrouped(db, query) as Promise<QueryResult<R>>;
   const rowWrites = db.isTransaction ? undefined : pools.get(db)?.rowWrites;
   if (rowWrites && combine !== undefined)
-    return rowWrites.write(namedStatement(query), combine.row, combine.kind).then((result) => asQueryResult<R>(result));
+    return rowWrites
+      .write(statementOf(db, query), combine.row, combine.kind)
+      .then((result) => asQueryResult<R>(result));
   return executePrepared(db, query) ?? db.executeQuery(query);
 }
 
@@ -137,8 +157,14 @@ export async function executeNow<R>(db: Kysely<Database>, query: CompiledQuery<R
   return executePrepared(db, query) ?? db.executeQuery(query);
 }
 
-/** The pool under each PostgreSQL database `openDatabase` opened, and its writes of one row. */
-const pools = new WeakMap<Kysely<Database>, { pool: pg.Pool; rowWrites: RowWrites<pg.QueryConfig, pg.QueryResult> }>();
+/**
+ * The pool under each PostgreSQL database `openDatabase` opened, whether its statements are
+ * named (not through a transaction pooler: storage/pg-connections.ts), and its writes of one row.
+ */
+const pools = new WeakMap<
+  Kysely<Database>,
+  { pool: pg.Pool; named: boolean; rowWrites: RowWrites<pg.QueryConfig, pg.QueryResult> }
+>();
 /**
  * A name per statement text: a named statement is parsed and planned once per connection. At most
  * NAMED_STATEMENTS texts get one, each kept by every pooled connection for its life: a
@@ -151,12 +177,19 @@ const NAMED_STATEMENTS = 1000;
 /**
  * On PostgreSQL (outside a transaction), run a compiled query as a named statement: the
  * server parses and plans it once per pooled connection instead of on every call, as Kysely's
- * unnamed queries make it do (`namedStatement` bounds how many); null elsewhere.
+ * unnamed queries make it do (`namedStatement` bounds how many); through a transaction pooler
+ * unnamed. With the retries of a statement run alone (storage/retry.ts). Null elsewhere.
  */
 function executePrepared<R>(db: Kysely<Database>, query: CompiledQuery<R>): Promise<QueryResult<R>> | null {
   const pool = db.isTransaction ? undefined : pools.get(db)?.pool;
   if (!pool) return null;
-  return pool.query(namedStatement(query)).then((result) => asQueryResult<R>(result));
+  return queryOnPool(pool, statementOf(db, query)).then((result) => asQueryResult<R>(result));
+}
+
+/** The query as pg runs it: named where the database's connections keep named statements. */
+function statementOf(db: Kysely<Database>, query: CompiledQuery): pg.QueryConfig {
+  if (!pools.get(db)?.named) return { text: query.sql, values: query.parameters as unknown[] };
+  return namedStatement(query);
 }
 
 function namedStatement(query: CompiledQuery): pg.QueryConfig {

@@ -10,7 +10,7 @@ import { openServices } from '../../src/services.js';
 import { programCaller } from '../../src/users/index.js';
 import { openStream, type OpenStream } from '../helpers/event-stream.js';
 import { serveRoost, type ServedRoost } from '../helpers/roost-command.js';
-import { createPostgresDatabase, PASSWORD } from '../helpers/test-server.js';
+import { createPostgresDatabase, PASSWORD, type TestPostgresDatabase } from '../helpers/test-server.js';
 import { eventually, onPostgres } from './scale-helpers.js';
 
 /**
@@ -164,7 +164,7 @@ describe('a rolling restart of three processes behind HAProxy', {
       : false,
 }, () => {
   let dir: string;
-  let pgDb: { url: string; drop(): Promise<void> };
+  let pgDb: TestPostgresDatabase;
   let proxy: ChildProcess;
   let proxyExited: Promise<unknown>;
   let front: string;
@@ -180,7 +180,7 @@ describe('a rolling restart of three processes behind HAProxy', {
     dir = await mkdtemp(join(tmpdir(), 'roost-rolling-'));
     pgDb = await createPostgresDatabase();
     const input = {
-      databaseUrl: pgDb.url,
+      ...pgDb.settings,
       host: '127.0.0.1',
       logRequests: false,
       shutdownDrainSeconds: 1.5,
