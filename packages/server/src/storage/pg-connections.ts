@@ -61,12 +61,13 @@ export function openPostgresPool(driver: typeof pg, urls: PostgresUrls): { db: K
 export function queryOnPool(pool: pg.Pool, query: pg.QueryConfig): Promise<pg.QueryResult> {
   return withRetries(async () => {
     const client = await pool.connect();
+    const watch = watchedClient(client);
     try {
       const result = await client.query(query);
-      client.release();
+      watch.release();
       return result;
     } catch (error) {
-      client.release(endsConnection(error) ? (error as Error) : undefined);
+      watch.release(error);
       throw error;
     }
   }, statementRetries(query.text));
@@ -81,20 +82,42 @@ function discardingPool(pool: pg.Pool): PostgresPool {
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
-      let broken: Error | undefined;
+      const watch = watchedClient(client);
       const query = (...args: Parameters<pg.PoolClient['query']>) => {
         const result = (client.query as (...a: unknown[]) => unknown)(...args);
         // A cursor (Kysely's streams) is returned as it is; a query's promise is watched.
-        if (result instanceof Promise)
-          result.catch((error: unknown) => {
-            if (endsConnection(error)) broken = error as Error;
-          });
+        if (result instanceof Promise) result.catch((error: unknown) => watch.failed(error));
         return result;
       };
       // Kysely calls `query` by the two shapes of its PostgresPoolClient, which pg's client has.
-      return { query: query as unknown as PostgresPoolClient['query'], release: () => client.release(broken) };
+      return { query: query as unknown as PostgresPoolClient['query'], release: () => watch.release() };
     },
     end: () => pool.end(),
+  };
+}
+
+/**
+ * A client taken from pg's pool, watched until it goes back: the failure that ends it (then it
+ * goes back with it, and the pool drops it), and an `error` it emits between two queries (a
+ * connection terminated while a transaction waits on the program: pg's pool listens only to
+ * idle clients, and an `error` nobody listens to ends the process).
+ */
+function watchedClient(client: pg.PoolClient): { failed(error: unknown): void; release(error?: unknown): void } {
+  let broken: Error | undefined;
+  const failed = (error: unknown) => {
+    if (endsConnection(error)) broken ??= error as Error;
+  };
+  const onError = (error: Error) => {
+    broken ??= error;
+  };
+  client.on('error', onError);
+  return {
+    failed,
+    release(error) {
+      if (error !== undefined) failed(error);
+      client.removeListener('error', onError);
+      client.release(broken);
+    },
   };
 }
 
