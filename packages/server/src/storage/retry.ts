@@ -51,6 +51,11 @@ export function databaseUnavailable(cause: unknown): Error {
   return databaseErrors.database_unavailable({ cause, retryAfterSeconds: 1 });
 }
 
+/** The driver's error behind a `database_unavailable`, else `error` itself: what explains a failure to start. */
+export function driverErrorOf(error: unknown): unknown {
+  return isRoostError(error) && error.code === 'database_unavailable' ? error.cause : error;
+}
+
 /**
  * The waits before each retry, in milliseconds: about two seconds in all, which covers a
  * conflict, a deadlock and a pooler's reconnection; a failover that takes longer is answered
