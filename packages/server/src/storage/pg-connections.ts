@@ -182,8 +182,10 @@ class ClusterDriver implements Driver {
     }
   }
 
-  releaseConnection(connection: DatabaseConnection): Promise<void> {
-    return this.inner.releaseConnection((connection as ClusterConnection).current);
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    const own = connection as ClusterConnection;
+    // Released already when a new connection could not be had in its place (`#reconnect`).
+    if (!own.released) await this.inner.releaseConnection(own.current);
   }
 
   destroy(): Promise<void> {
@@ -197,6 +199,8 @@ class ClusterDriver implements Driver {
  */
 class ClusterConnection implements DatabaseConnection {
   inTransaction = false;
+  /** `current` went back to the pool, and none took its place. */
+  released = false;
 
   constructor(
     private readonly driver: Driver,
@@ -223,11 +227,13 @@ class ClusterConnection implements DatabaseConnection {
 
   /** The ended connection back to the pool (which drops it, `discardingPool`), and a new one. */
   async #reconnect(): Promise<void> {
-    await this.driver.releaseConnection(this.current);
+    if (!this.released) await this.driver.releaseConnection(this.current);
+    this.released = true;
     this.current = await withRetries(
       () => this.driver.acquireConnection(),
       () => true,
     );
+    this.released = false;
   }
 }
 
