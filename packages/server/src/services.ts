@@ -138,7 +138,8 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   const kinds = [...SERVICE_KINDS, ...(overrides.kinds ?? [])];
   const allMigrations = Object.assign({}, migrations, ...kinds.map((kind) => kind.migrations));
   try {
-    // On the direct URL, beside the pooler (docs/scaling.md, "Behind PgBouncer").
+    // On the direct URL: Kysely's migrator holds a session advisory lock, which a transaction pooler
+    // would leave on whichever server connection took it (docs/scaling.md, "Behind PgBouncer").
     await withDirectDatabase(db, config, (direct) => migrateToLatest(direct as Kysely<unknown>, allMigrations));
   } catch (err) {
     await db.destroy();
