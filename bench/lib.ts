@@ -13,6 +13,7 @@ import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { cpus, release, totalmem } from 'node:os';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import autocannon from 'autocannon';
+import { Agent } from 'node:http';
 
 /**
  * Seconds per measured slice, slices per target, HTTP connections:
@@ -206,6 +207,41 @@ export function fresh(
       setupRequest: (request) => ({ ...request, body: JSON.stringify(body(`n${process.pid}x${serial++}`)) }),
     },
   ];
+}
+
+/**
+ * A target loaded by Node's own HTTP client (llhttp in C, so the load generator costs little
+ * beside the server): `connections` keep-alive connections, each running `one` after another
+ * until the slice ends; `one` resolves false for a failure. A unit of `one` (a download, a
+ * whole upload of several requests) counts as one request. Latency is not measured.
+ */
+export function clientTarget(
+  name: string,
+  server: Server<unknown>,
+  connections: number,
+  one: (agent: Agent) => Promise<boolean>,
+): Target {
+  return {
+    name,
+    server,
+    async slice(seconds) {
+      const agent = new Agent({ keepAlive: true, maxSockets: connections });
+      const begin = performance.now();
+      const until = begin + seconds * 1000;
+      let done = 0;
+      let errors = 0;
+      await Promise.all(
+        Array.from({ length: connections }, async () => {
+          while (performance.now() < until) {
+            if (await one(agent).catch(() => false)) done++;
+            else errors++;
+          }
+        }),
+      );
+      agent.destroy();
+      return { requests: done, seconds: (performance.now() - begin) / 1000, p50: Number.NaN, p99: Number.NaN, errors };
+    },
+  };
 }
 
 /** A target in a child process that runs its own loop on request (see ceilings.ts). */

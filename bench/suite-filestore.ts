@@ -1,7 +1,8 @@
 // The file store (SQLite) against @fastify/static serving the same file and directory, and a
 // bare Fastify upload route, in the same minute.
-import { Agent, request } from 'node:http';
+import { request } from 'node:http';
 import {
+  clientTarget,
   compare,
   httpTarget,
   machineLine,
@@ -20,45 +21,25 @@ import { bigFile } from './filestore-fixture.js';
 const CONNECTIONS = 10;
 
 /**
- * Downloads with Node's own HTTP client discarding the bodies (llhttp in C), 10 keep-alive
- * connections: a second opinion on the 1 MiB rows, since autocannon parses bodies in
- * JavaScript and may be what sets the pace there. Latency is not measured here.
+ * Downloads with Node's own HTTP client discarding the bodies, 10 keep-alive connections: a
+ * second opinion on the 1 MiB rows, since autocannon parses bodies in JavaScript and may be
+ * what sets the pace there.
  */
 function downloadTarget(name: string, server: Server<unknown>, url: string, headers: Record<string, string>): Target {
-  return {
+  return clientTarget(
     name,
     server,
-    async slice(seconds) {
-      const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-      const begin = performance.now();
-      const until = begin + seconds * 1000;
-      let done = 0;
-      let errors = 0;
-      const one = () =>
-        new Promise<void>((resolve) => {
-          request(url, { agent, headers }, (res) => {
-            if (res.statusCode !== 200) errors++;
-            res.resume();
-            res.on('end', () => {
-              done++;
-              resolve();
-            });
-          })
-            .on('error', () => {
-              errors++;
-              resolve();
-            })
-            .end();
-        });
-      await Promise.all(
-        Array.from({ length: CONNECTIONS }, async () => {
-          while (performance.now() < until) await one();
-        }),
-      );
-      agent.destroy();
-      return { requests: done, seconds: (performance.now() - begin) / 1000, p50: Number.NaN, p99: Number.NaN, errors };
-    },
-  };
+    CONNECTIONS,
+    (agent) =>
+      new Promise<boolean>((resolve) => {
+        request(url, { agent, headers }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode === 200));
+        })
+          .on('error', () => resolve(false))
+          .end();
+      }),
+  );
 }
 
 export async function run(): Promise<void> {

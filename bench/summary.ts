@@ -172,6 +172,27 @@ const LINES: Line[] = [
     baseline: ['filestore', 'staticList'],
     baselineName: '@fastify/static listing',
   },
+  // Issue 41, item 3: thumbnails per second at least 80% of sharp alone (suite-thumbnails.ts).
+  {
+    operation: 'thumbnails: a new thumbnail of a 1200 × 900 JPEG, against sharp alone',
+    roost: ['thumbnails', 'made'],
+    baseline: ['thumbnails', 'sharpAlone'],
+    baselineName: 'sharp alone behind a bare route',
+    goal: 0.8,
+  },
+  {
+    operation: 'thumbnails: a new thumbnail of a 12 MP photo, against sharp alone',
+    roost: ['thumbnails', 'photoMade'],
+    baseline: ['thumbnails', 'photoSharpAlone'],
+    baselineName: 'sharp alone behind a bare route',
+    goal: 0.8,
+  },
+  {
+    operation: 'thumbnails: a cached thumbnail, against a file read of its bytes',
+    roost: ['thumbnails', 'cachedRead'],
+    baseline: ['thumbnails', 'fileRead'],
+    baselineName: 'file read',
+  },
   parseGoal('get', 'sqlite', 10),
   parseGoal('create', 'sqlite', 10),
   parseGoal('list', 'sqlite', 10),

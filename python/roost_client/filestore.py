@@ -5,9 +5,10 @@ import base64
 import contextlib
 import os
 import stat
-from http.client import HTTPResponse
-from typing import IO, Any, Iterable, Literal, Mapping, Sequence, Union
-from urllib.parse import quote
+import time
+from http.client import HTTPConnection, HTTPResponse, HTTPSConnection
+from typing import IO, Any, Callable, Iterable, Literal, Mapping, Sequence, Union
+from urllib.parse import quote, urlsplit
 
 from .errors import RoostError
 from .transport import CHUNK, Answer, Body, Connector, Options, PermissionEntry, camel_case_aliases, permission_entries
@@ -15,6 +16,8 @@ from .transport import CHUNK, Answer, Body, Connector, Options, PermissionEntry,
 Contents = Union[bytes, str, IO[bytes], Iterable[bytes]]
 """File contents: bytes, text (sent as UTF-8), a binary file or an iterable of bytes chunks."""
 Permissions = Union[str, Sequence[str]]
+
+_TUS = {"tus-resumable": "1.0.0"}
 
 
 @camel_case_aliases
@@ -158,12 +161,123 @@ class FileStore(Connector):
         response = self._transport.send("write", "PUT", self._location(path, "write"), body, headers)
         return self._transport.answer("write", response)
 
-    def upload(self, path: str, source: str | os.PathLike[str] | IO[bytes], *, mime: str | None = None) -> Answer:
-        """Stream a local file (a file name or a binary file) to ``path``; see :meth:`write`."""
+    def upload(
+        self,
+        path: str,
+        source: str | os.PathLike[str] | IO[bytes],
+        *,
+        mime: str | None = None,
+        resumable: bool = False,
+        chunk_size: int = 8 * 1024 * 1024,
+        on_progress: Callable[[int, int], None] | None = None,
+        retries: int = 5,
+    ) -> Answer:
+        """Stream a local file (a file name or a binary file) to ``path``; see :meth:`write`.
+
+        With ``resumable=True`` the file goes by the tus protocol (docs/filestore.md, "Resumable
+        uploads") in requests of ``chunk_size`` bytes, ``on_progress(sent, total)`` after each:
+        after a dropped connection (or a 409/423 while the cut request ends) it asks the server
+        how far the upload got and sends the rest from there, up to ``retries`` times in a row.
+        The binary file must be seekable."""
         if hasattr(source, "read"):
+            if resumable:
+                return self._resumable(path, source, mime, chunk_size, on_progress, retries)  # type: ignore[arg-type]
             return self.write(path, source, mime=mime)  # type: ignore[arg-type]
         with open(source, "rb") as file:
+            if resumable:
+                return self._resumable(path, file, mime, chunk_size, on_progress, retries)
             return self.write(path, file, mime=mime)
+
+    def _resumable(
+        self,
+        path: str,
+        file: IO[bytes],
+        mime: str | None,
+        chunk_size: int,
+        on_progress: Callable[[int, int], None] | None,
+        retries: int,
+    ) -> Answer:
+        self._location(path, "upload")  # refuses "." and ".." as every method does
+        total = file.seek(0, os.SEEK_END)
+        metadata = {"path": path.strip("/"), **({"filetype": mime} if mime else {})}
+        headers = {
+            **_TUS,
+            "upload-length": str(total),
+            "upload-metadata": ",".join(f"{k} {base64.b64encode(v.encode()).decode()}" for k, v in metadata.items()),
+        }
+        with self._transport.send("upload", "POST", f"/{quote(self.name, safe='')}/@uploads", b"", headers) as made:
+            location = made.getheader("location") or ""
+        offset = 0
+        failures = 0
+        while offset < total:
+            try:
+                file.seek(offset)
+                chunk = file.read(min(chunk_size, total - offset))
+                patch = {**_TUS, "upload-offset": str(offset), "content-type": "application/offset+octet-stream"}
+                with self._transport.send("upload", "PATCH", location, chunk, patch) as sent:
+                    offset = int(sent.getheader("upload-offset") or offset)
+                failures = 0
+                if on_progress is not None:
+                    on_progress(offset, total)
+            except RoostError as err:
+                failures += 1
+                if err.status not in (0, 409, 423) or failures > retries:
+                    raise
+                time.sleep(min(0.2 * 2**failures, 5))
+                with contextlib.suppress(RoostError):
+                    with self._transport.send("upload", "HEAD", location, None, _TUS) as state:
+                        offset = int(state.getheader("upload-offset") or offset)
+        return self._transport.succeed("upload", {"result": True})
+
+    # Direct transfers with the store's S3 bucket (docs/filestore.md, "Direct uploads and downloads (S3)")
+
+    def direct_upload(
+        self, path: str, source: str | os.PathLike[str] | IO[bytes], *, mime: str | None = None
+    ) -> Answer:
+        """Send a local file (a file name or a binary file) straight to the store's S3 bucket.
+
+        Roost signs a PUT of the file's size and type (``@directUpload``), the bytes are streamed
+        to the bucket, then Roost checks the object and records the file (``@directFinish``),
+        whose entry this returns. Only for a store whose ``direct`` setting takes uploads (else
+        ``direct_not_enabled``). ``mime`` is the file's type; without it the server picks one
+        from the name. A PUT the bucket refuses raises ``storage_refused`` with its status.
+        """
+        if not hasattr(source, "read"):
+            with open(source, "rb") as file:
+                return self.direct_upload(path, file, mime=mime)
+        size = _size_of(source)
+        if size is None:
+            message = "a direct upload announces its size first: give a regular file"
+            raise RoostError(message, code="invalid_source", operation="directUpload")
+        ticket = self._call("directUpload", path, {"size": size, **({"mime": mime} if mime else {})})
+        self._put_to_bucket(ticket, source, size)  # type: ignore[arg-type]
+        return self._call("directFinish", path, {"upload": ticket["upload"]})
+
+    def _put_to_bucket(self, ticket: Answer, source: IO[bytes], size: int) -> None:
+        """The signed request of ``ticket``, its body streamed from ``source``."""
+        parts = urlsplit(ticket["url"])
+        target = parts.path + (f"?{parts.query}" if parts.query else "")
+        connection_class = HTTPSConnection if parts.scheme == "https" else HTTPConnection
+        timeout = self._transport.options.timeout
+        connection = connection_class(parts.hostname or "", parts.port, timeout=timeout, blocksize=CHUNK)
+        headers = {**ticket["headers"], "content-length": str(size)}
+        try:
+            with self._transport.reading("directUpload", cleanup=connection.close):
+                connection.request(ticket["method"], target, body=source, headers=headers)
+                response = connection.getresponse()
+                response.read()
+        finally:
+            connection.close()
+        if response.status >= 300:
+            message = f"the bucket refused the upload (HTTP {response.status})"
+            self._transport.fail(
+                RoostError(message, status=response.status, code="storage_refused", operation="directUpload")
+            )
+
+    def link(self, path: str) -> Answer:
+        """``{"result": true, "url", "expires"}``: a short-lived presigned GET of the file, straight
+        from the bucket (a store with ``direct.downloads``)."""
+        return self._call("link", path)
 
     # Owners, permissions and service
 

@@ -34,6 +34,13 @@ class Users(Connector):
         """Health check: ``{"result": 1}``."""
         return self._call("ping")
 
+    def challenge(self) -> Answer:
+        """A proof-of-work challenge (ALTCHA) and ``required``: whether sign-ins and sign-ups ask for it now.
+
+        Send its solution as the ``X-Roost-Proof`` header (docs/users.md, ``challenge``).
+        """
+        return self._call("challenge")
+
     # Tokens and sessions
 
     def token(self, identity: str, password: str, *, store: bool = True) -> Answer:

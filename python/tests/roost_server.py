@@ -46,11 +46,11 @@ CONFIG: dict[str, Any] = {
 class RoostServer:
     """One Roost process and its data directory."""
 
-    def __init__(self) -> None:
+    def __init__(self, config: dict[str, Any] | None = None) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix="roost-python-"))
         self.data_dir = self.dir / "data"
         self.config_file = self.dir / "roost.config.json"
-        self.config_file.write_text(json.dumps(CONFIG))
+        self.config_file.write_text(json.dumps(config or CONFIG))
         self.env = {
             **os.environ,
             "ROOST_CONFIG": str(self.config_file),

@@ -110,6 +110,30 @@ class FileStoreTest(TwoUsersTestCase):
             self.assertTrue(response.headers["etag"])
             self.assertEqual(len(response.read(1000)), 1000)
 
+    def test_resumable_upload_in_chunks_and_its_refusals(self) -> None:
+        source = self.tmp / "tus.bin"
+        source.write_bytes(b"".join(hashlib.sha256(str(n).encode()).digest() for n in range(10_000)))  # 320000 B
+        seen: list[tuple[int, int]] = []
+        answer = self.alice.upload(
+            self.path("tus.bin"),
+            source,
+            mime="application/x-tus",
+            resumable=True,
+            chunk_size=100_000,
+            on_progress=lambda sent, total: seen.append((sent, total)),
+        )
+        self.assertEqual(answer, {"result": True})
+        self.assertEqual(seen, [(100_000, 320_000), (200_000, 320_000), (300_000, 320_000), (320_000, 320_000)])
+        self.assertEqual(self.bob.read(self.path("tus.bin")), source.read_bytes())
+        self.assertEqual(self.alice.get_item(self.path("tus.bin"))["mime"], "application/x-tus")
+        # Refused at creation, before a byte: Bob may not replace Alice's file; nor a file over the limit.
+        with self.assertRaises(RoostError) as refused:
+            self.bob.upload(self.path("tus.bin"), io.BytesIO(b"mine"), resumable=True)
+        self.assertEqual((refused.exception.status, refused.exception.code), (403, "not_allowed"))
+        with self.assertRaises(RoostError) as large:
+            self.alice.upload(self.path("l.bin"), io.BytesIO(bytes(MAX_FILE_BYTES + 1)), resumable=True)
+        self.assertEqual((large.exception.status, large.exception.code), (413, "storage_limit"))
+
     def test_upload_from_an_open_file_and_a_pipe(self) -> None:
         with open(self.tmp / "f.txt", "wb") as f:
             f.write(b"from a file")

@@ -52,6 +52,26 @@ export interface EntryOwnerAnswer {
   owner: string;
 }
 
+/** `directUpload` (docs/filestore.md, "Direct uploads and downloads (S3)"): where to send the bytes. */
+export interface DirectUploadAnswer {
+  result: true;
+  /** The token `directFinish` takes. */
+  upload: string;
+  method: 'PUT';
+  url: string;
+  headers: Record<string, string>;
+  /** When the URL and the token expire (ISO 8601). */
+  expires: string;
+}
+
+/** `link`: a presigned GET of the file, straight from the bucket. */
+export interface LinkAnswer {
+  result: true;
+  url: string;
+  /** When the URL expires (ISO 8601). */
+  expires: string;
+}
+
 /** File contents the connector sends: text is sent as UTF-8. */
 export type Contents = Blob | ArrayBuffer | ArrayBufferView | string | ReadableStream<Uint8Array>;
 

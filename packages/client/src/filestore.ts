@@ -1,10 +1,12 @@
 import type {
   Contents,
+  DirectUploadAnswer,
   EntriesPage,
   EntryAnswer,
   ListQuery,
   NewEntryAnswer,
   EntryOwnerAnswer,
+  LinkAnswer,
   Progress,
   RemoveEntryAnswer,
   SetEntryAnswer,
@@ -14,6 +16,7 @@ import type { CallOptions, ConnectorOptions } from './options.js';
 import type { AllowedAnswer, DoneAnswer, PermissionChange, PermissionsAnswer, PingAnswer } from './shared-types.js';
 import { Connector } from './connector.js';
 import type { Deadline } from './transport.js';
+import { resumableUpload } from './resumable.js';
 import { upload } from './upload.js';
 
 /** Fields of a new entry; small contents may go as JSON (text, or bytes sent base64). */
@@ -32,6 +35,20 @@ export interface WriteOptions extends CallOptions<DoneAnswer> {
   mime?: string;
   /** Upload progress (see `upload.ts` for how it is measured in a browser and in Node). */
   onProgress?: (progress: Progress) => void;
+}
+
+/** Options of {@link FileStore.upload}. */
+export interface UploadOptions extends WriteOptions {
+  /** By the tus protocol (docs/filestore.md, "Resumable uploads"): resumed after a cut. */
+  resumable?: boolean;
+  /** With `resumable`: bytes per request (a smaller part to send again after a cut); all at once by default. */
+  chunkSize?: number;
+}
+
+/** Options of {@link FileStore.directUpload}. */
+export interface DirectUploadOptions extends CallOptions<EntryAnswer> {
+  /** The file's media type; by default its own (`file.type`), else `application/octet-stream`. */
+  mime?: string;
 }
 
 /** What {@link FileStore.read} resolves with, by `as`. */
@@ -201,9 +218,72 @@ export class FileStore extends Connector {
     });
   }
 
-  /** {@link write} of a Blob or File, its own type (`file.type`) as the `mime` unless one is given. */
-  upload(path: string, file: Blob, options: WriteOptions = {}): Promise<DoneAnswer> {
-    return this.write(path, file, { ...options, mime: options.mime ?? (file.type || undefined) });
+  /**
+   * {@link write} of a Blob or File, its own type (`file.type`) as the `mime` unless one is given.
+   * With `resumable: true` the file goes by the tus protocol (`resumable.ts`): after a dropped
+   * connection, and in a browser after a page reload, it goes on where it stopped.
+   */
+  upload(path: string, file: Blob, options: UploadOptions = {}): Promise<DoneAnswer> {
+    const { resumable, chunkSize, ...write } = options;
+    const mime = options.mime ?? (file.type || undefined);
+    if (!resumable) return this.write(path, file, { ...write, mime });
+    const { onProgress, signal, ...call } = write;
+    this.#location(path, 'upload');
+    return this.transport.settle('upload', call, () =>
+      resumableUpload(this.transport, {
+        store: this.name,
+        path,
+        file,
+        mime,
+        onProgress,
+        signal,
+        chunkSize,
+      }),
+    );
+  }
+
+  // Direct transfers with the store's S3 bucket (docs/filestore.md, "Direct uploads and downloads (S3)")
+
+  /**
+   * Upload a Blob or File straight to the store's bucket: Roost signs a PUT of its size and type
+   * (`directUpload`), the bytes go to S3, then Roost checks the object and records the file
+   * (`directFinish`), whose entry this resolves with. Only for a store whose `direct` setting
+   * takes uploads (else `direct_not_enabled`); the bucket must allow this origin (CORS). A PUT
+   * that S3 refuses rejects with the code `storage_refused` and S3's status.
+   */
+  async directUpload(path: string, file: Blob, options: DirectUploadOptions = {}): Promise<EntryAnswer> {
+    const { mime, ...call } = options;
+    const type = mime ?? (file.type || 'application/octet-stream');
+    const ticket = await this.#call<DirectUploadAnswer>('directUpload', path, { size: file.size, mime: type });
+    const deadline = this.transport.deadline(call);
+    try {
+      let response: Response;
+      try {
+        response = await fetch(ticket.url, {
+          method: ticket.method,
+          headers: ticket.headers,
+          body: file,
+          signal: deadline.signal,
+        });
+      } catch (err) {
+        throw deadline.failure('directUpload', err, new URL(ticket.url).origin);
+      }
+      await response.arrayBuffer();
+      if (!response.ok)
+        throw new RoostError(`The bucket refused the upload (${response.status}).`, {
+          status: response.status,
+          code: 'storage_refused',
+          operation: 'directUpload',
+        });
+    } finally {
+      deadline.clear();
+    }
+    return this.#call('directFinish', path, { upload: ticket.upload }, call);
+  }
+
+  /** A short-lived presigned GET of the file, straight from the bucket (a store with `direct.downloads`). */
+  link(path: string, call?: CallOptions<LinkAnswer>): Promise<LinkAnswer> {
+    return this.#call('link', path, {}, call);
   }
 
   // Owners, permissions and service

@@ -119,4 +119,11 @@ export type * from './filestore-types.js';
 export type * from './collection-types.js';
 export type { LiveQueryOptions, RecordChange } from './collection.js';
 export type { Items, OneItem, WriteOptions as ItemWriteOptions } from './datastore.js';
-export type { EntryFields, ReadOptions, ReadResults, WriteOptions as FileWriteOptions } from './filestore.js';
+export type {
+  DirectUploadOptions,
+  EntryFields,
+  ReadOptions,
+  ReadResults,
+  UploadOptions,
+  WriteOptions as FileWriteOptions,
+} from './filestore.js';

@@ -42,6 +42,17 @@ export interface UserRecord extends Profile {
 /** `getUser`. */
 export type UserAnswer = UserRecord & { result: true };
 
+/**
+ * `challenge`: a proof-of-work challenge in ALTCHA's shape (`parameters` and `signature`, what
+ * altcha-lib's `solveChallenge` and the ALTCHA widget read), and whether it is asked for now.
+ */
+export interface ChallengeAnswer {
+  result: true;
+  required: boolean;
+  parameters: Record<string, unknown>;
+  signature: string;
+}
+
 /** `token`: `expires` in milliseconds since the epoch. */
 export interface TokenAnswer {
   result: true;

@@ -26,6 +26,7 @@ import type {
   ReviewAction,
   SignupUidAnswer,
   TokenAnswer,
+  ChallengeAnswer,
   UserAnswer,
   UserRecord,
   UserSearch,
@@ -76,6 +77,15 @@ export class Users extends Connector {
   /** Health check: `{result: 1}`. */
   ping(call?: CallOptions<PingAnswer>): Promise<PingAnswer> {
     return this.#call('ping', {}, call);
+  }
+
+  /**
+   * A proof-of-work challenge (ALTCHA's shape) and `required`: whether sign-ins, sign-ups and
+   * resets ask for a solved one now (`users.proofOfWork`); its solution goes in the
+   * `X-Roost-Proof` header (docs/users.md, `challenge`).
+   */
+  challenge(call?: CallOptions<ChallengeAnswer>): Promise<ChallengeAnswer> {
+    return this.#call('challenge', {}, call);
   }
 
   // Tokens and sessions

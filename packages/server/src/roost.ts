@@ -16,6 +16,7 @@ import { loadExtensions, runExtensions } from './extend/load.js';
 import { programCaller } from './users/index.js';
 import type { ExtensionApi, RoostExtension } from './extend/extension.js';
 import { createExtensionRoutes } from './extend/routes.js';
+import type { IdentityProvider } from './identity-provider/index.js';
 
 // The package's entry (@roost/server): Roost with its HTTP app, and the services without it,
 // with the types of their operations (docs/embedding.md).
@@ -175,8 +176,26 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
     hookStats: () => services.hooks.stats(),
     keys: services.keys,
     backupHealth: () => services.backups.health(),
+    readers: services.readers,
   };
   const http = await buildHttp(httpServices, config, services.log);
+  // Roost as an OpenID Connect provider (identity-provider/), loaded only when it is on.
+  let identityProvider: IdentityProvider | null = null;
+  try {
+    if (config.identityProvider.enabled) {
+      const { openIdentityProvider } = await import('./identity-provider/index.js');
+      identityProvider = await openIdentityProvider({
+        config,
+        users: services.users,
+        db: services.db,
+        log: services.log,
+      });
+    }
+  } catch (err) {
+    await http.close();
+    await services.close();
+    throw err;
+  }
   const webhooks = services.webhooks;
   // The pages sit on top of the HTTP app (the http layer never imports them).
   const setupLinks = createSetupLinks(overrides.clock ?? systemClock);
@@ -197,10 +216,14 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
     backups: services.backups,
     // What the service kinds bring to the pages (service-kinds.ts, core/service-kind.ts).
     kinds: {
-      sections: services.kinds.flatMap((kind) => kind.nav),
-      pages: services.kinds.flatMap((kind) =>
-        kind.pages ? [(pages: AdminPages) => kind.pages!(pages, services)] : [],
-      ),
+      sections: [
+        ...services.kinds.flatMap((kind) => kind.nav),
+        ...(identityProvider ? [identityProvider.section] : []),
+      ],
+      pages: [
+        ...services.kinds.flatMap((kind) => (kind.pages ? [(pages: AdminPages) => kind.pages!(pages, services)] : [])),
+        ...(identityProvider ? [identityProvider.adminPages] : []),
+      ],
       services: () => services.kinds.flatMap((kind) => kind.services(services)),
       dashboard: (caller) =>
         Promise.all(services.kinds.flatMap((kind) => (kind.dashboard ? [kind.dashboard(services, caller)] : []))),
@@ -216,6 +239,7 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
   await http.register(registerPageAssets);
   await http.register(registerClientBundle);
   await http.register(registerPages, pageDeps);
+  if (identityProvider) await http.register(identityProvider.routes);
   services.start();
   const close = async () => {
     // Idle connections are closed at once, running requests after shutdownGraceSeconds

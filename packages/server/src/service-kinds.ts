@@ -11,6 +11,7 @@ import { entryView } from './http/protocol/filestore-protocol.js';
 import { profileView } from './http/protocol/user-protocol.js';
 import { registerDataStoreRoutes } from './http/routes/datastore-routes.js';
 import { registerFileStoreRoutes } from './http/routes/filestore-routes.js';
+import { registerUploadRoutes } from './http/routes/upload-routes.js';
 import { registerUserRoutes } from './http/routes/user-routes.js';
 import { registerCollectionRoutes } from './http/routes/collection-routes.js';
 import { accountFamily } from './realtime/families/account-family.js';
@@ -130,8 +131,12 @@ const fileStoreKind: RoostServiceKind = {
   tables: ['file_entries'],
   migrations: {},
   services: (s) => storeTargets(s.fileStores, 'file store'),
-  routes: async (app, s) =>
-    void (await app.register(registerFileStoreRoutes, { fileStores: s.fileStores, users: s.users, config: s.config })),
+  routes: async (app, s) => {
+    const options = { fileStores: s.fileStores, users: s.users, config: s.config };
+    await app.register(registerFileStoreRoutes, options);
+    // Resumable uploads (tus) into every store, in a plugin of their own (bodies left to the library).
+    await app.register(registerUploadRoutes, options);
+  },
   docPaths: (s) => fileStoreDocPaths(s.fileStores.names),
   nav: [{ href: '/admin/files', label: 'File stores' }],
   events: (s) => [fileFamily(s.fileStores, entryView)],

@@ -12,6 +12,7 @@ import { mailDelivery } from './mail/mail-job.js';
 import { createMailQueue, type MailQueue } from './mail/mail-queue.js';
 import { webhookDelivery } from './realtime/webhook-delivery.js';
 import { openBlobStores, type BlobStores } from './storage/blob-stores.js';
+import { openStoresPartialUploads } from './storage/partial-uploads.js';
 import { openPostgresChangeFeed } from './storage/change-feed.js';
 import { openRedisFeed, withInvalidations } from './storage/redis-events.js';
 import { withDirectDatabase, type Dialect } from './storage/database.js';
@@ -43,8 +44,10 @@ import type { AuditLog } from './core/audit.js';
 import { createAuditLog } from './storage/audit-store.js';
 import { createKeyRepo, createKeyService, type KeyService } from './keys/index.js';
 import { createBackups, type Backups } from './backups/index.js';
+import { BACKUP_JOB, CHECK_JOB, scheduleBackups, scheduleUpkeep } from './upkeep-jobs.js';
 import { createBackupRunStore } from './storage/backup-run-store.js';
 import { openBackupTarget } from './storage/backup-target.js';
+import { openReplicaReads, type ReplicaReads } from './storage/replica-reads.js';
 
 /**
  * Storage and the domain services on it, without HTTP: what the CLI opens (cli/cli.ts), and what
@@ -125,6 +128,8 @@ export interface Services extends KindContext {
   requestRecords: RequestRecords | null;
   /** Backups, their schedule and restore check (backups/backups-service.ts; docs/operations.md, "Backups"). */
   backups: Backups;
+  /** Whose reads a request's are, for read replicas (core/readers.ts). */
+  readers: ReplicaReads['readers'];
   /** Starts the work after an answer: the job queue (mails, webhook deliveries) and the webhooks' list. */
   start(): void;
   close(): Promise<void>;
@@ -169,6 +174,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   // Caches follow the other processes where they share a PostgreSQL database (on SQLite one
   // process owns it, Redis or not).
   const changes = notify && events.feed ? (redis ? withInvalidations(notify, events.feed) : events.feed) : null;
+  const replicas = await openReplicaReads(db, dialect, config.databaseReplicaUrls, events, log);
   const settings = createRuntimeSettings(config, createSettingsStore(db, clock, 1000, changes));
   const mailer = overrides.mailer ?? createMailer(config, settings);
   const webhookStore = createWebhookStore(db, clock, changes);
@@ -221,6 +227,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   });
   const dataStores = createDataStores({
     db,
+    reads: replicas.reads,
     dialect,
     clock,
     permissionStore,
@@ -232,12 +239,16 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   });
   // The settings page's S3 key over the configuration's; while the settings cannot be read (the
   // database is down) the configuration's, so /ready names the database, not the blobs.
-  const blobs = openBlobStores(config, async (bucket) => {
+  const liveS3Keys = async (bucket: string) => {
     const s3Keys = (await settings.current().catch(() => null))?.s3Keys ?? {};
     return Object.hasOwn(s3Keys, bucket) ? s3Keys[bucket] : undefined;
-  });
+  };
+  const blobs = openBlobStores(config, liveS3Keys);
+  // Each store's resumable uploads, beside its blobs (storage/partial-uploads.ts).
+  const uploads = openStoresPartialUploads(config, liveS3Keys);
   const fileStores = createFileStores({
     db,
+    reads: replicas.reads,
     clock,
     permissionStore,
     config,
@@ -245,9 +256,11 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     events,
     users: users.directory,
     hooks,
+    uploads,
   });
   const collections = createCollections({
     db: db as Kysely<unknown>,
+    reads: replicas.reads as Kysely<unknown>,
     dialect,
     clock,
     config,
@@ -315,10 +328,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     log,
     services: { users, dataStores, fileStores, collections, mail: mailQueue },
   });
-  // `audit.retentionDays`: older lines go every night, once across processes (extend/jobs.ts).
-  extensionJobs.api.schedule('roost.audit-retention', '17 3 * * *', () =>
-    audit.sweep(clock.now() - config.audit.retentionDays * 86_400_000),
-  );
+  scheduleUpkeep(extensionJobs.api, { config, clock, audit, fileStores, uploads });
   const backups = createBackups({
     config,
     db: db as Kysely<unknown>,
@@ -353,6 +363,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     extensionJobs: extensionJobs.api,
     requestRecords,
     backups,
+    readers: replicas.readers,
     start() {
       jobs.start();
       webhooks.start();
@@ -364,6 +375,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
       hub?.close();
       await webhooks.close();
       blobs.close();
+      uploads.close();
       backups.close();
       await events.flush();
       await notify?.close();
@@ -372,25 +384,8 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
       await jobs.close();
       await mailer.close();
       await requestRecords?.close();
+      await replicas.close();
       await db.destroy();
     },
   };
-}
-
-const BACKUP_JOB = 'roost.backup';
-const CHECK_JOB = 'roost.backup-check';
-
-/**
- * Backups and their restore check as jobs of the queue (extend/jobs.ts): one asked for on the
- * backups page runs in whichever process claims it; the schedules of `backups.schedule` and
- * `backups.checkSchedule` add each tick once across processes, and their kinds are exclusive,
- * so two backups never run at once. None is retried: the next tick or a click tries again.
- */
-function scheduleBackups(config: Config, jobs: ExtensionJobs, backups: Backups): void {
-  const { schedule, checkSchedule, timeoutSeconds } = config.backups;
-  const options = { retries: 0, timeoutMs: timeoutSeconds * 1000 };
-  jobs.define(BACKUP_JOB, () => backups.make('manual'), options);
-  jobs.define(CHECK_JOB, () => backups.check(), options);
-  if (schedule) jobs.schedule(`${BACKUP_JOB}-scheduled`, schedule, () => backups.make('scheduled'), options);
-  if (checkSchedule) jobs.schedule(`${CHECK_JOB}-scheduled`, checkSchedule, () => backups.check(), options);
 }

@@ -1,3 +1,4 @@
+import { PROOF_OF_WORK_ASSETS } from './page-kit/proof-of-work-field.js';
 import type { FastifyInstance } from 'fastify';
 import { formAssets } from '@roost/forms';
 import type { Kysely } from 'kysely';
@@ -114,6 +115,11 @@ export async function registerPageAssets(app: FastifyInstance): Promise<void> {
       reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=300').send(script),
     );
   }
+  // The proof of work's widget (page-kit/proof-of-work-field.ts), read from its package at the first request.
+  for (const asset of PROOF_OF_WORK_ASSETS)
+    app.get(`/static/${asset.name}`, async (_request, reply) =>
+      reply.type(`${asset.type}; charset=utf-8`).header('cache-control', 'public, max-age=300').send(asset.body()),
+    );
   app.get('/static/roost.css', async (_request, reply) =>
     reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=300').send(roostCss),
   );

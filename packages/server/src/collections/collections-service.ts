@@ -37,6 +37,8 @@ import { parseSelection, selectFrom } from './record-selection.js';
 
 export interface CollectionsDeps {
   db: Kysely<unknown>;
+  /** Where reads that may be a little stale run (storage/replica-reads.ts); `db` when absent. */
+  reads?: Kysely<unknown>;
   dialect: Dialect;
   clock: Clock;
   config: Config;
@@ -93,6 +95,11 @@ export function createCollections(deps: CollectionsDeps) {
       ? createRecordCache(deps.config.recordCacheBytes, deps.config.users.sessionCacheSeconds * 1000, deps.clock)
       : null;
   const records = recordsRepo(deps.db as Kysely<Record<string, RecordRow>>, dialect, cache);
+  // Pages and gets on a replica (docs/scaling.md, "Read replicas"): no record cache there.
+  const readRecords =
+    deps.reads && deps.reads !== deps.db
+      ? recordsRepo(deps.reads as Kysely<Record<string, RecordRow>>, dialect, null)
+      : records;
   const repo = collectionsRepo(deps.db as Kysely<CollectionTables>);
   const definitions = collectionDefinitions({
     ajv: recordAjv(),
@@ -114,6 +121,7 @@ export function createCollections(deps: CollectionsDeps) {
   };
   const ops = recordOps({
     repo: records,
+    readRepo: readRecords,
     dialect,
     clock: deps.clock,
     events: deps.events,
@@ -188,7 +196,8 @@ export function createCollections(deps: CollectionsDeps) {
     version: state.version,
     created: state.created,
     updated: state.updated,
-    records: await records.count(state.name),
+    // A collection's list and get (administrators) count on a replica too (docs/scaling.md, "Read replicas").
+    records: await readRecords.count(state.name),
   });
 
   return {
@@ -308,7 +317,7 @@ export function createCollections(deps: CollectionsDeps) {
       const input = parseInput(recordQueryInput, query);
       const shape = answerShape(principal, state, input);
       const context = queryContext(principal, null, deps.clock.now());
-      const page = await listRecords(records, state, access, input, { dialect, context, resolve });
+      const page = await listRecords(readRecords, state, access, input, { dialect, context, resolve });
       if (shape) page.items = await shape(page.items);
       if (hooks.has('record.answer')) page.items = await answered(principal, collection, page.items);
       return page;

@@ -37,6 +37,11 @@ export function recordView(record: StoredRecord): RecordView {
 
 export interface RecordOpsDeps {
   repo: RecordsRepo;
+  /**
+   * The same queries where reads that may be a little stale run (a replica that has replayed the
+   * caller's own writes, storage/replica-reads.ts): a get's and an expand's, never a write's. `repo` when absent.
+   */
+  readRepo?: RecordsRepo;
   dialect: Dialect;
   clock: Clock;
   events: EventBus;
@@ -85,6 +90,7 @@ type Told = {
 export function recordOps(deps: RecordOpsDeps) {
   const { dialect, clock, events, compile } = deps;
   const hooks = deps.hooks ?? NO_HOOKS;
+  const readRepo = deps.readRepo ?? deps.repo;
   const now = () => new Date(clock.now()).toISOString();
 
   /** The caller's access for an operation; a refusal when it has none at all. */
@@ -316,7 +322,7 @@ export function recordOps(deps: RecordOpsDeps) {
     async stored(principal: Principal, collection: string, id: string): Promise<StoredRecord> {
       const state = deps.collection(collection);
       const access = allowed(state, 'view', principal, null);
-      const record = await deps.repo.get(collection, id, access.where ?? undefined);
+      const record = await readRepo.get(collection, id, access.where ?? undefined);
       if (!record) throw collectionErrors.record_not_found({ fields: [['id', 'no such record']] });
       return record;
     },
@@ -325,7 +331,7 @@ export function recordOps(deps: RecordOpsDeps) {
     async viewable(principal: Principal, collection: string, ids: readonly string[]): Promise<RecordView[]> {
       const access = accessFor(deps.collection(collection), 'view', principal, null, dialect, compile);
       if (!access.allowed) return [];
-      return (await deps.repo.getMany(collection, ids, access.where ?? undefined)).map(recordView);
+      return (await readRepo.getMany(collection, ids, access.where ?? undefined)).map(recordView);
     },
 
     /** The access of a list (for the query that pages it). */

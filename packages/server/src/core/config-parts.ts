@@ -1,10 +1,12 @@
+import { availableParallelism } from 'node:os';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /**
  * The parts of the boot configuration's schema (core/config.ts `configSchema`): store names and
- * the options of each store kind, blob stores, providers, mail, rate limits. Kept apart from the
- * schema's assembly and the loading so that each file reads on its own.
+ * the options of each store kind, blob stores, mail, rate limits (the sign-in providers' are in
+ * config-signin.ts). Kept apart from the schema's assembly and the loading so that each file
+ * reads on its own.
  */
 
 const STORE_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
@@ -19,6 +21,7 @@ const RESERVED_NAMES = new Set([
   'health',
   'ready',
   'metrics',
+  'oidc',
 ]);
 
 export const storeName = z
@@ -48,43 +51,6 @@ export const identityPolicySchema = z.enum(['name', 'email', 'either']);
 export const secondFactorGroupsSchema = z.array(z.string().min(1).max(100)).max(50);
 /** Only http(s): a `javascript:` or `data:` link in a mail would be an attack, not a page. */
 export const pageUrlSchema = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
-/**
- * A sign-in provider (users/provider-clients.ts): `oidc` is any OpenID Connect provider found by
- * discovery at `issuer`; `google`, `microsoft` (with `tenant`, `common` by default) and `gitlab`
- * (`issuer` for a self-managed one) are OpenID Connect with the issuer filled in; `github` is
- * OAuth2 with GitHub's user API (`issuer`: a GitHub Enterprise server). `signup` picks the
- * sign-up policy of a first sign-in; `auto` takes the first one open (docs/users.md, "Providers").
- */
-const providerSchema = z
-  .object({
-    id: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'lower-case letters, digits and -, starting with a letter'),
-    kind: z.enum(['oidc', 'github', 'google', 'microsoft', 'gitlab']),
-    name: z.string().min(1).max(60).optional(),
-    clientId: z.string().min(1).max(500),
-    clientSecret: z.string().min(1).max(2000).optional(),
-    issuer: pageUrlSchema.pipe(z.string().max(2000)).optional(),
-    tenant: z
-      .string()
-      .regex(/^[A-Za-z0-9.-]{1,100}$/)
-      .optional(),
-    scopes: z
-      .array(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,200}$/))
-      .max(30)
-      .optional(),
-    signup: z.enum(['auto', 'signupDirect', 'signupOptin', 'signupReview', 'off']).default('auto'),
-  })
-  .strict()
-  .refine((p) => p.kind !== 'oidc' || p.issuer !== undefined, {
-    message: 'an oidc provider needs its issuer',
-    path: ['issuer'],
-  });
-export type ProviderConfig = z.output<typeof providerSchema>;
-export const providersSchema = z
-  .array(providerSchema)
-  .max(20)
-  .refine((list) => new Set(list.map((p) => p.id)).size === list.length, { message: 'two providers share an id' });
-/** Where a provider sign-in may end besides Roost's own pages: a URL, or a prefix ending in `/`. */
-export const providerRedirectsSchema = z.array(pageUrlSchema.pipe(z.string().max(2000))).max(50);
 export const smtpUrlSchema = z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL');
 export const mailFromSchema = z.string().min(3);
 export const mailAddressSchema = z.string().email();
@@ -158,6 +124,82 @@ export const blobStoreOptions = z.discriminatedUnion('kind', [
     }),
 ]);
 
+/**
+ * Transfers between clients and a store's bucket that leave Roost out of the bytes' way
+ * (docs/filestore.md, "Direct uploads and downloads (S3)"; filestore/direct-ops.ts). Only for a store
+ * whose blobs are on S3 (checked in core/config.ts).
+ */
+const directTransferOptions = z
+  .object({
+    /** `@directUpload` hands out a presigned PUT of the announced size and type; `@directFinish` records it. */
+    uploads: z.boolean().default(true),
+    /** A download (a plain GET, `@read`) answers 302 to a presigned GET; `@link` answers its URL as JSON. */
+    downloads: z.boolean().default(false),
+    /** How long a presigned URL, and an upload's token, stay valid (S3 takes at most 7 days). */
+    expiresSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(7 * 86_400)
+      .default(300),
+  })
+  .strict();
+
+/**
+ * The stores whose `direct` setting has no bucket to sign with (a presigned URL is S3's:
+ * filestore/direct-ops.ts): an issue of the configuration for each (core/config.ts).
+ */
+export function directWithoutS3(
+  stores: Record<string, { direct?: object | undefined; blobs?: { kind: string } | undefined }>,
+  blobs: { kind: string },
+): { path: string[]; message: string }[] {
+  return Object.entries(stores)
+    .filter(([, store]) => store.direct && (store.blobs ?? blobs).kind !== 's3')
+    .map(([name]) => ({
+      path: ['fileStores', name, 'direct'],
+      message: "direct uploads and downloads need the store's blobs on S3 (blobs: { kind: 's3', ... })",
+    }));
+}
+
+/** The thumbnails of a file store (filestore/thumbnails/): which sizes, and the limits of making one. */
+const thumbnailOptions = z
+  .object({
+    /**
+     * The `thumb` values served, in PocketBase's syntax (`100x100`, `100x100t`, `100x100b`,
+     * `100x100f`, `0x100`, `100x0`; filestore/thumbnails/thumb-spec.ts); none by default.
+     */
+    sizes: z
+      .array(
+        z
+          .string()
+          .regex(
+            /^(0x[1-9]\d{0,3}|[1-9]\d{0,3}x0|[1-9]\d{0,3}x[1-9]\d{0,3}[tbf]?)$/,
+            'WxH, WxHt, WxHb, WxHf, 0xH or Wx0, each side at most 9999',
+          ),
+      )
+      .max(100)
+      .default([]),
+    /** Images with more pixels (width × height, as declared) are refused before they are decoded. */
+    maxInputPixels: z.number().int().min(1).default(50_000_000),
+    /** Larger image files are refused unread (an image is read into memory to be decoded). */
+    maxInputBytes: z
+      .number()
+      .int()
+      .min(1)
+      .default(64 * 1024 * 1024),
+    /** Thumbnails made at once by this store in a process; the others wait (each holds its image in memory). */
+    concurrency: z.number().int().min(1).max(64).default(Math.max(2, availableParallelism())),
+    /** Making one thumbnail stops after this long. */
+    timeoutSeconds: z.number().int().min(1).max(600).default(10),
+    /** Thumbnails kept in memory, in bytes, on top of those kept beside their image (0: none). */
+    memoryBytes: z
+      .number()
+      .int()
+      .min(0)
+      .default(32 * 1024 * 1024),
+  })
+  .strict();
+
 export const fileStoreOptions = z
   .object({
     read: z.enum(['sys:everyone', 'sys:authenticated']).default('sys:authenticated'),
@@ -170,6 +212,12 @@ export const fileStoreOptions = z
     maxPageSize: z.number().int().min(1).max(10_000).default(1000),
     /** This store's contents elsewhere than the global `blobs`. */
     blobs: blobStoreOptions.optional(),
+    /** A resumable (tus) upload not complete this long after it began is removed (docs/filestore.md). */
+    uploadExpirySeconds: seconds.default(24 * 3600),
+    /** Direct uploads and downloads between clients and the bucket (`directTransferOptions`); S3 blobs only. */
+    direct: directTransferOptions.optional(),
+    /** Thumbnails of its images, `?thumb=WxH` on a download (docs/filestore.md, "Thumbnails"). */
+    thumbnails: thumbnailOptions.prefault({}),
   })
   .strict();
 
@@ -279,3 +327,23 @@ export const metricsOptions = z
     allow: z.array(addressOrRange).default([]),
   })
   .strict();
+
+/**
+ * Read replicas of `databaseUrl` (docs/scaling.md, "Read replicas"): reads that may be a little
+ * stale go to one of them, the caller's own writes are read back from where they are visible
+ * (storage/replica-reads.ts). Each a `postgres://` URL; none: every read on the primary.
+ */
+const databaseReplicaUrls = z
+  .array(z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL of a replica of databaseUrl'))
+  .max(16)
+  .default([]);
+
+/** Where the data is (core/config.ts `configSchema`); `ROOST_DATABASE_REPLICA_URLS` is comma-separated. */
+export const databaseFields = {
+  /** `postgres://...` selects PostgreSQL; unset means SQLite in `dataDir/roost.db`. */
+  databaseUrl: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL (leave it unset for SQLite)')
+    .optional(),
+  databaseReplicaUrls,
+};

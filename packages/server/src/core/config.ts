@@ -8,25 +8,22 @@ import {
   blobStoreOptions,
   collectionName,
   collectionOptions,
+  databaseFields,
   dataStoreOptions,
+  directWithoutS3,
   fileStoreOptions,
-  identityPolicySchema,
   requestLogOptions,
   mailAddressSchema,
   mailFromSchema,
   metricsOptions,
-  pageUrlSchema,
-  providerRedirectsSchema,
-  providersSchema,
   rateLimit,
-  seconds,
-  secondFactorGroupsSchema,
   smtpUrlSchema,
   storeName,
 } from './config-parts.js';
+import { identityProviderOptions, userOptions } from './config-users.js';
 
 // The providers' type, where the services have always found it.
-export type { ProviderConfig } from './config-parts.js';
+export type { ProviderConfig } from './config-signin.js';
 
 /**
  * Boot configuration: read once at start from `roost.config.json` / `roost.config.ts` and
@@ -51,11 +48,8 @@ export const configSchema = z
      * machine (SQLite `synchronous=NORMAL`). docs/security.md, "Durability".
      */
     durability: z.enum(['full', 'fast']).default('full'),
-    /** `postgres://...` selects PostgreSQL; unset means SQLite in `dataDir/roost.db`. */
-    databaseUrl: z
-      .string()
-      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL (leave it unset for SQLite)')
-      .optional(),
+    /** `databaseUrl` (PostgreSQL; unset: SQLite) and its read replicas (config-parts.ts). */
+    ...databaseFields,
     /**
      * PostgreSQL reached without a pooler, for what needs a connection of its own: LISTEN (the
      * change feed), migrations. Unset: `databaseUrl` is both. Set when `databaseUrl` is a
@@ -86,87 +80,7 @@ export const configSchema = z
     shutdownGraceSeconds: z.number().min(0).max(3600).default(10),
     /** Origins allowed to call Roost from a browser; none by default. */
     corsOrigins: z.array(z.string().url()).default([]),
-    users: z
-      .object({
-        /** What identifies a user at sign-in, token and reset: the name, the email or either. */
-        identityPolicy: identityPolicySchema.default('either'),
-        tokenLifetimeSeconds: seconds.default(14 * 24 * 3600),
-        /**
-         * 32 random bytes, base64 (`openssl rand -base64 32`): seals the second factors' secrets in
-         * the database (users/secret-box.ts). The same key for every process; keep it out of backups.
-         */
-        secretsKey: z
-          .string()
-          .refine((k) => /^[A-Za-z0-9+/]{43}=$/.test(k) && Buffer.from(k, 'base64').length === 32, {
-            message: 'give 32 random bytes as base64 (openssl rand -base64 32)',
-          })
-          .optional(),
-        /** The longest a session lives however much it is used; then its user signs in again. */
-        sessionMaxLifetimeSeconds: seconds.default(90 * 24 * 3600),
-        /** How long a process may answer from its memory of a session; 0 always asks the database. */
-        sessionCacheSeconds: z.number().min(0).max(60).default(2),
-        activationLifetimeSeconds: seconds.default(3 * 24 * 3600),
-        verifyEmailLifetimeSeconds: seconds.default(24 * 3600),
-        resetLifetimeSeconds: seconds.default(3600),
-        passwordMinLength: z.number().int().min(4).max(128).default(8),
-        /**
-         * argon2id's cost for new password hashes (users/passwords.ts): by default OWASP's 19 MiB
-         * and 2 passes. A hash made at another cost still verifies and is made anew at the next
-         * sign-in.
-         */
-        passwordHashing: z
-          .object({
-            memoryKiB: z
-              .number()
-              .int()
-              .min(64)
-              .max(4 * 1024 * 1024),
-            iterations: z.number().int().min(1).max(100),
-          })
-          .strict()
-          .default({ memoryKiB: 19_456, iterations: 2 }),
-        nameMinLength: z.number().int().min(1).max(40).default(3),
-        dataMaxLength: z
-          .number()
-          .int()
-          .min(0)
-          .max(1024 * 1024)
-          .default(10_000),
-        /** Pages the mails link to; by default Roost's own pages under `publicUrl`. */
-        activationUrl: pageUrlSchema.optional(),
-        verifyEmailUrl: pageUrlSchema.optional(),
-        resetPasswordUrl: pageUrlSchema.optional(),
-        /** Failed sign-ins of one account before it is locked (docs/security.md, "Guessing is slowed"). */
-        lockoutThreshold: z.number().int().min(1).default(10),
-        /** The first lock; each further lock in a row lasts twice as long, up to `lockoutMaxSeconds`. */
-        lockoutSeconds: seconds.default(60),
-        lockoutMaxSeconds: seconds.default(15 * 60),
-        /** How long a mailed sign-in code and link work (docs/users.md, "Sign-in by mail"). */
-        signinCodeLifetimeSeconds: seconds.default(600),
-        /** Members of these groups sign in with a second factor (docs/users.md, "Second factor"). */
-        secondFactorGroups: secondFactorGroupsSchema.default([]),
-        /**
-         * The WebAuthn relying party of passkeys (docs/users.md, "Passkeys"): by default the host
-         * of `publicUrl`; pages of other origins that register or use passkeys must be under it.
-         */
-        passkeyRpId: z
-          .string()
-          .regex(/^[a-z0-9.-]{1,253}$/, 'a host name such as example.com')
-          .optional(),
-        /** Origins whose pages may use passkeys; by default `publicUrl`'s and `corsOrigins`. */
-        passkeyOrigins: z.array(pageUrlSchema).max(50).optional(),
-        /** Sign-in providers: OpenID Connect and OAuth2 (docs/users.md, "Providers"). */
-        providers: providersSchema.default([]),
-        /** Apps a provider sign-in may return to, with a one-time grant (docs/users.md, "Providers"). */
-        providerRedirects: providerRedirectsSchema.default([]),
-        /**
-         * A first provider sign-in whose email the provider says is verified joins the account of
-         * that email, instead of being refused as taken. Off by default.
-         */
-        linkProvidersByEmail: z.boolean().default(false),
-      })
-      .strict()
-      .prefault({}),
+    users: userOptions.prefault({}),
     mail: z
       .object({
         /** `smtp://user:pass@host:port` or `smtps://...`; unset keeps mails in the outbox. */
@@ -254,6 +168,8 @@ export const configSchema = z
       .int()
       .min(0)
       .default(16 * 1024 * 1024),
+    /** Roost as an OpenID Connect provider for the team's other applications (identity-provider/). */
+    identityProvider: identityProviderOptions.prefault({}),
   })
   .strict()
   .superRefine((config, ctx) => {
@@ -264,6 +180,7 @@ export const configSchema = z
         ctx.addIssue({ code: 'custom', path: ['fileStores', name], message: 'a data store has this name already' });
       }
     }
+    for (const issue of directWithoutS3(config.fileStores, config.blobs)) ctx.addIssue({ code: 'custom', ...issue });
     // A webhook names its service by name alone (realtime/webhooks.ts): one name, one service.
     for (const name of Object.keys(config.collections)) {
       if (name in config.dataStores || name in config.fileStores) {
@@ -305,6 +222,7 @@ const ENV_KEYS: Record<string, (input: Record<string, unknown>, value: string) =
   ROOST_HOST: (c, v) => (c.host = v),
   ROOST_DATA_DIR: (c, v) => (c.dataDir = v),
   ROOST_DATABASE_URL: (c, v) => (c.databaseUrl = v),
+  ROOST_DATABASE_REPLICA_URLS: (c, v) => (c.databaseReplicaUrls = v.split(',').filter((url) => url.trim() !== '')),
   ROOST_DATABASE_DIRECT_URL: (c, v) => (c.databaseDirectUrl = v),
   ROOST_PUBLIC_URL: (c, v) => (c.publicUrl = v),
   ROOST_LOG_LEVEL: (c, v) => (c.logLevel = v),
@@ -328,6 +246,8 @@ export function parseConfig(input: unknown, baseDir = process.cwd()): Config {
     );
   }
   const c = parsed.data;
+  if (c.databaseReplicaUrls.length > 0 && c.databaseUrl === undefined)
+    throw new ConfigError(['databaseReplicaUrls: replicas are read beside their primary, databaseUrl, which is unset']);
   const dataDir = isAbsolute(c.dataDir) ? c.dataDir : resolve(baseDir, c.dataDir);
   // A local blob directory given relative is relative to the working directory, as `dataDir` is.
   const absoluteBlobs = <T extends BlobStoreOptions | undefined>(b: T): T =>

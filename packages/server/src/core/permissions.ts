@@ -2,6 +2,7 @@
  * The permission model shared by all services: each service keeps entries
  * `permission -> groups`. A caller holds a permission when one of its groups is listed.
  * Pseudo-groups: `sys:everyone` (anyone), `sys:authenticated` (any signed-in user),
+ * `sys:registered` (any signed-in user but an anonymous account: users/signin-methods/anonymous/),
  * `sys:owner` (the owner of the item or entry at hand), `sys:noone` (nobody).
  */
 import type { KeyAccess, KeyIdentity } from './api-keys.js';
@@ -9,6 +10,7 @@ import { commonErrors, type RoostError } from './errors.js';
 
 export const EVERYONE = 'sys:everyone';
 export const AUTHENTICATED = 'sys:authenticated';
+export const REGISTERED = 'sys:registered';
 export const OWNER = 'sys:owner';
 export const NOONE = 'sys:noone';
 export const ADMINS = 'admins';
@@ -41,6 +43,8 @@ export interface Principal {
   name: string | null;
   groups: readonly string[];
   key?: KeyIdentity;
+  /** An anonymous account (users/signin-methods/anonymous/): signed in, but not in `sys:registered`. */
+  anonymous?: true;
 }
 
 export const ANONYMOUS: Principal = Object.freeze({ userId: null, name: null, groups: [] });
@@ -55,6 +59,10 @@ export function holds(granted: readonly string[], principal: Principal, isOwner 
     if (group === NOONE) continue;
     if (principal.userId === null) continue;
     if (group === AUTHENTICATED) return true;
+    if (group === REGISTERED) {
+      if (principal.anonymous !== true) return true;
+      continue;
+    }
     if (group === OWNER) {
       if (isOwner) return true;
       continue;

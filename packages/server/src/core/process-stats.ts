@@ -13,6 +13,8 @@ export interface CacheStats {
 export const processStats = {
   /** Sign-ins refused for a wrong identity or password, or a locked account (users/sessions.ts). */
   signinFailures: 0,
+  /** Thumbnails made by sharp, not those read back from where they are kept (filestore/thumbnails/). */
+  thumbnailsMade: 0,
   /**
    * Caches by name: `session` (users/session-cache.ts), `item` (datastore/item-cache.ts),
    * `record` (collections/record-cache.ts).

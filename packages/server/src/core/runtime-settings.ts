@@ -4,12 +4,11 @@ import {
   identityPolicySchema,
   mailAddressSchema,
   secondFactorGroupsSchema,
-  providersSchema,
-  providerRedirectsSchema,
   mailFromSchema,
   pageUrlSchema,
   smtpUrlSchema,
 } from './config-parts.js';
+import { providerRedirectsSchema, providersSchema } from './config-signin.js';
 import type { Config } from './config.js';
 import { commonErrors, type FieldProblem } from './errors.js';
 

@@ -15,6 +15,12 @@ import type { DataStoreRepo, Item, StoreQueries } from './datastore-repo.js';
 export interface DataStoreContext {
   name: string;
   repo: DataStoreRepo;
+  /**
+   * The same queries where reads that may be a little stale run (a replica that has replayed
+   * the caller's own writes, storage/replica-reads.ts): the read operations' alone, never a
+   * write's (datastore-read-ops.ts). `repo` itself without replicas.
+   */
+  readRepo: DataStoreRepo;
   /** Ids of names and names of ids, from the user service (core/user-directory.ts). */
   users: UserDirectory;
   clock: Clock;

@@ -30,7 +30,8 @@ export interface KeyPage extends Page {
 
 /** getItem, getOwner, list and keys: what a caller may read, and nothing it may not. */
 export function readOps(ctx: DataStoreContext) {
-  const { inputs, repo } = ctx;
+  // The reads that may be a little stale (docs/scaling.md, "Read replicas"); the grants are the primary's.
+  const { inputs, readRepo: repo } = ctx;
 
   /**
    * The items `address` names that the caller may read (`permission`), in the order named. An

@@ -40,6 +40,8 @@ import type { UserDirectory } from '../core/user-directory.js';
 
 export interface DataStoreDeps {
   db: Kysely<Database>;
+  /** Where reads that may be a little stale run (storage/replica-reads.ts); `db` when absent. */
+  reads?: Kysely<Database>;
   /** On SQLite one process owns the database, so items may be cached in memory (see item-cache.ts). */
   dialect: Dialect;
   /** How long an item is kept in memory at most (see item-cache.ts). */
@@ -123,15 +125,18 @@ export function createDataStore(name: string, options: DataStoreOptions, deps: D
     });
     deps.events.onGap(() => marks.forgetAll());
   }
+  const repo = createDataStoreRepo(
+    deps.db,
+    name,
+    deps.users,
+    inMemory ? createItemCache(options.itemCacheBytes, deps.itemCacheMaxAgeMs, deps.clock) : null,
+    marks,
+  );
   const ctx: DataStoreContext = {
     name,
-    repo: createDataStoreRepo(
-      deps.db,
-      name,
-      deps.users,
-      inMemory ? createItemCache(options.itemCacheBytes, deps.itemCacheMaxAgeMs, deps.clock) : null,
-      marks,
-    ),
+    repo,
+    // On replicas: no cache and no page marks, which a stale page would leave behind for every caller.
+    readRepo: deps.reads && deps.reads !== deps.db ? createDataStoreRepo(deps.reads, name, deps.users) : repo,
     users: deps.users,
     clock: deps.clock,
     events: deps.events,

@@ -47,6 +47,7 @@ export function contentsOps(ctx: FileStoreContext) {
     text: string | undefined,
     decode: boolean,
   ): Promise<StoredBlob | null> {
+    if (upload?.stored) return upload.stored;
     if (upload) {
       if (upload.size !== undefined && upload.size > maxBytes) throw tooLarge();
       return putBlob(upload.stream);
@@ -151,6 +152,7 @@ export function contentsOps(ctx: FileStoreContext) {
   }
 
   return {
+    tooLarge,
     putBlob,
     storeContents,
     chooseMime,

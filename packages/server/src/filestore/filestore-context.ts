@@ -8,6 +8,7 @@ import type { FileEvent } from './file-events.js';
 import type { Principal, ServicePermissions } from '../core/permissions.js';
 import type { UserDirectory } from '../core/user-directory.js';
 import type { BlobStore } from '../storage/blob-store.js';
+import type { PartialUploads } from '../storage/partial-uploads.js';
 import type { FilePath } from './file-paths.js';
 import { fileStoreErrors } from './filestore-errors.js';
 import { READ_OPERATIONS } from './filestore-permissions.js';
@@ -18,6 +19,12 @@ export interface FileStoreContext {
   name: string;
   options: FileStoreOptions;
   repo: ReturnType<typeof createFileStoreRepo>;
+  /**
+   * The same queries where reads that may be a little stale run (a replica that has replayed the
+   * caller's own writes, storage/replica-reads.ts): a directory's page alone. The entry that
+   * decides a permission (`authorize`) is read from `repo`, the primary.
+   */
+  readRepo: ReturnType<typeof createFileStoreRepo>;
   blobs: BlobStore;
   clock: Clock;
   /** Told of every committed change to an entry (core/events.ts). */
@@ -27,6 +34,8 @@ export interface FileStoreContext {
   permissions: ServicePermissions;
   /** The team's hooks on files (file-hooks.ts, docs/hooks.md). */
   hooks: HookRunner;
+  /** Where resumable uploads wait until complete (filestore-upload-ops.ts); none: no resumable uploads. */
+  uploads?: PartialUploads | undefined;
 }
 
 /**

@@ -11,7 +11,7 @@ import type { EntryPage, FileContents } from './filestore-service.js';
 
 /** The operations that change nothing: the entry, a directory's page, permissions, the owner, a file's contents. */
 export function readOps(ctx: FileStoreContext) {
-  const { repo, blobs, options, permissions } = ctx;
+  const { repo, readRepo, blobs, options, permissions } = ctx;
 
   return {
     /** The entry at `path`; null for the root directory. */
@@ -24,7 +24,8 @@ export function readOps(ctx: FileStoreContext) {
       const dir = await authorize(ctx, 'list', principal, path);
       if (dir !== null && dir.type !== 'd') throw fileStoreErrors.not_a_directory();
       const size = Math.min(query.size ?? options.defaultPageSize, options.maxPageSize);
-      const { entries, total } = await repo.list(path.path, query, size);
+      // The page may be a little stale (docs/scaling.md, "Read replicas"); the directory's entry was the primary's.
+      const { entries, total } = await readRepo.list(path.path, query, size);
       return { entries, start: query.start, size, total };
     },
 

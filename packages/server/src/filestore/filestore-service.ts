@@ -7,12 +7,17 @@ import type { FileStoreOptions } from '../core/config.js';
 import type { EventBus } from '../core/events.js';
 import { backendGrants } from '../core/grants.js';
 import { servicePermissions, type PermissionStore, type Principal } from '../core/permissions.js';
-import type { BlobStore, ByteRange } from '../storage/blob-store.js';
+import type { BlobStore, ByteRange, StoredBlob } from '../storage/blob-store.js';
+import type { PartialUploads } from '../storage/partial-uploads.js';
+import { directOps } from './direct-ops.js';
+import type { DirectUploadRepo } from './direct-upload-repo.js';
 import type { FileStoreContext } from './filestore-context.js';
 import { FILESTORE_KEY_ACCESS, fileStorePermissionDefaults } from './filestore-permissions.js';
 import type { createFileStoreRepo, FileEntry } from './filestore-repo.js';
 import { readOps } from './filestore-read-ops.js';
 import { writeOps } from './filestore-write-ops.js';
+import { uploadOps } from './filestore-upload-ops.js';
+import { thumbnailOps } from './thumbnails/thumbnail-ops.js';
 
 /** A body streamed by the transport (a raw `@write` body or a multipart file part). */
 export interface Upload {
@@ -21,6 +26,8 @@ export interface Upload {
   mime?: string | undefined;
   /** The announced size (Content-Length), when known: a larger file is refused unread. */
   size?: number | undefined;
+  /** Contents already in the blob store and checked (a direct upload: direct-ops.ts); `stream` is then not read. */
+  stored?: StoredBlob | undefined;
 }
 
 /** A readable file: what a download needs to answer, and its bytes on demand. */
@@ -47,6 +54,8 @@ export interface FileStoreServiceDeps {
   name: string;
   options: FileStoreOptions;
   repo: ReturnType<typeof createFileStoreRepo>;
+  /** The same queries on a replica (storage/replica-reads.ts), for directory pages; `repo` when absent. */
+  readRepo?: ReturnType<typeof createFileStoreRepo>;
   blobs: BlobStore;
   clock: Clock;
   permissionStore: PermissionStore;
@@ -56,6 +65,10 @@ export interface FileStoreServiceDeps {
   users: UserDirectory;
   /** The team's hooks on files (file-hooks.ts). */
   hooks: HookRunner;
+  /** Where resumable uploads wait until complete (storage/partial-uploads.ts); none: no resumable uploads. */
+  uploads?: PartialUploads | undefined;
+  /** The presigned uploads handed out (direct-ops.ts). */
+  directUploads: DirectUploadRepo;
 }
 
 /**
@@ -72,6 +85,7 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
     name: deps.name,
     options: deps.options,
     repo: deps.repo,
+    readRepo: deps.readRepo ?? deps.repo,
     blobs: deps.blobs,
     clock: deps.clock,
     events: deps.events,
@@ -83,11 +97,15 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
       FILESTORE_KEY_ACCESS,
     ),
     hooks: deps.hooks,
+    uploads: deps.uploads,
   };
+  const writes = writeOps(ctx);
   return {
     name: ctx.name,
     options: ctx.options,
     permissions: ctx.permissions,
+    /** Where this store's resumable uploads wait until complete (http/tus-uploads.ts), if it takes them. */
+    uploads: ctx.uploads,
     /** How many files the store holds and their bytes (the admin dashboard): for administrators. */
     usage: async (caller: Principal) => {
       backendGrants(caller).require('administer');
@@ -115,7 +133,10 @@ export function createFileStoreService(deps: FileStoreServiceDeps) {
       return (await ctx.repo.get(parsed.path))?.type === 'f';
     },
     ...readOps(ctx),
-    ...writeOps(ctx),
+    ...writes,
+    ...uploadOps(ctx),
+    ...directOps(ctx, deps.directUploads, writes.write),
+    ...thumbnailOps(ctx),
     /** Answers every caller (`ping` has no permission in the original). */
     async ping(): Promise<void> {},
   };

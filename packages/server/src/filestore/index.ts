@@ -7,8 +7,10 @@ import type { Config } from '../core/config.js';
 import type { EventBus } from '../core/events.js';
 import type { PermissionStore } from '../core/permissions.js';
 import type { BlobStore } from '../storage/blob-store.js';
+import type { PartialUploads } from '../storage/partial-uploads.js';
 import type { Database } from '../storage/schema.js';
 import { createFileStoreRepo } from './filestore-repo.js';
+import { createDirectUploadRepo } from './direct-upload-repo.js';
 import { createFileStoreService, type FileStore } from './filestore-service.js';
 
 export type { FileStore, FileContents, Upload, EntryPage } from './filestore-service.js';
@@ -26,9 +28,12 @@ export {
 } from './filestore-inputs.js';
 export { childOf, parsePath, pathOf, ROOT, API_SEGMENT, type FilePath } from './file-paths.js';
 export { fileStoreErrors } from './filestore-errors.js';
+export { directFinishInput, directUploadInput } from './direct-inputs.js';
 
 export interface FileStoreDeps {
   db: Kysely<Database>;
+  /** Where reads that may be a little stale run (storage/replica-reads.ts); `db` when absent. */
+  reads?: Kysely<Database>;
   clock: Clock;
   permissionStore: PermissionStore;
   config: Config;
@@ -39,6 +44,8 @@ export interface FileStoreDeps {
   users: UserDirectory;
   /** The team's hooks on files (file-hooks.ts); none by default. */
   hooks?: HookRunner;
+  /** Where each store's resumable uploads wait until complete (storage/partial-uploads.ts); none: no tus. */
+  uploads?: { forStore(store: string): PartialUploads };
 }
 
 /** Every configured file store, by name. */
@@ -50,12 +57,15 @@ export function createFileStores(deps: FileStoreDeps): FileStores {
       name,
       options,
       repo: createFileStoreRepo(deps.db, name),
+      ...(deps.reads && deps.reads !== deps.db ? { readRepo: createFileStoreRepo(deps.reads, name) } : {}),
       blobs: deps.blobs.forStore(name),
       clock: deps.clock,
       permissionStore: deps.permissionStore,
       events: deps.events,
       users: deps.users,
       hooks: deps.hooks ?? NO_HOOKS,
+      uploads: deps.uploads?.forStore(name),
+      directUploads: createDirectUploadRepo(deps.db, name),
     }),
   );
 }

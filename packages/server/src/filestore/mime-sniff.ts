@@ -16,7 +16,8 @@ export function mimeOf(name: string, head: Buffer, complete: boolean): string {
 const startsWith = (head: Buffer, bytes: number[], at = 0) => bytes.every((b, i) => head[at + i] === b);
 const ascii = (text: string) => [...text].map((c) => c.charCodeAt(0));
 
-function sniffMime(head: Buffer, complete: boolean): string {
+/** The type the first bytes show, else text or `application/octet-stream` (also a direct upload's check). */
+export function sniffMime(head: Buffer, complete: boolean): string {
   if (startsWith(head, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'image/png';
   if (startsWith(head, [0xff, 0xd8, 0xff])) return 'image/jpeg';
   if (startsWith(head, ascii('GIF87a')) || startsWith(head, ascii('GIF89a'))) return 'image/gif';

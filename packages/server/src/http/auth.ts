@@ -3,7 +3,7 @@ import { RoostError } from '../core/errors.js';
 import { ANONYMOUS_CALLER, type Caller, type UserService } from '../users/index.js';
 
 /** The cookie `signin` sets (the original's name). */
-const AUTH_COOKIE = 'auth';
+export const AUTH_COOKIE = 'auth';
 
 export interface RequestCaller extends Caller {
   /** How the token came: a header (never a CSRF risk) or the browser's cookie. */
@@ -191,9 +191,42 @@ export function assertWriteOrigin(
 
 /**
  * The caller with the client's address and User-Agent: sign-in throttles by the address
- * (users/signin-throttle.ts), and a session keeps both (users/sessions.ts).
+ * (users/signin-throttle.ts), and a session keeps both (users/sessions.ts). And the solved
+ * proof-of-work challenge the client sent, for sign-ups, sign-ins and resets under attack
+ * (users/proof-of-work.ts): the `X-Roost-Proof` header of API calls, or the `altcha` field the
+ * ALTCHA widget adds to a page's form. And the token of a device the account trusts (the
+ * `X-Roost-Trusted-Device` header or the pages' cookie; users/trusted-devices.ts).
  */
 export function withClient<C extends Caller>(caller: C, request: FastifyRequest): C {
   const agent = request.headers['user-agent'];
-  return { ...caller, address: request.ip, ...(agent ? { device: agent.slice(0, 200) } : {}) };
+  const proof = proofOf(request);
+  const trusted = request.headers['x-roost-trusted-device'] ?? request.cookies[TRUSTED_DEVICE_COOKIE];
+  return {
+    ...caller,
+    address: request.ip,
+    ...(agent ? { device: agent.slice(0, 200) } : {}),
+    ...(proof ? { proof } : {}),
+    ...(typeof trusted === 'string' && trusted ? { trustedDevice: trusted } : {}),
+  };
+}
+
+/** Where a browser keeps the token of a device its account trusts (users/trusted-devices.ts). */
+const TRUSTED_DEVICE_COOKIE = 'roost_trusted_device';
+
+/** Keeps a trusted device's token in the browser, HttpOnly, until it expires. */
+export function setTrustedDeviceCookie(request: FastifyRequest, reply: FastifyReply, token: string, days: number) {
+  reply.setCookie(TRUSTED_DEVICE_COOKIE, token, {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: request.protocol === 'https',
+    maxAge: days * 24 * 3600,
+  });
+}
+
+function proofOf(request: FastifyRequest): string | undefined {
+  const header = request.headers['x-roost-proof'];
+  if (typeof header === 'string') return header;
+  const field = (request.body as { altcha?: unknown } | null | undefined)?.altcha;
+  return typeof field === 'string' ? field : undefined;
 }

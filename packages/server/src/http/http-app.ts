@@ -34,6 +34,8 @@ import { installSecurityHeaders } from './security-headers.js';
 import { createDrain, installShutdown, type Drain } from './shutdown.js';
 import { installRequestLog } from './request-log.js';
 import { installAuditContext } from './audit-context.js';
+import { installReaderContext } from './reader-context.js';
+import type { Readers } from '../core/readers.js';
 import { registerKeyRoutes } from './routes/key-routes.js';
 import type { KeyService } from '../keys/index.js';
 import { createHttpMetrics, registerMetrics } from './metrics.js';
@@ -73,6 +75,8 @@ export interface HttpServices {
   keys?: KeyService;
   /** The newest backup and restore check (/metrics; backups/backups-service.ts). */
   backupHealth?: () => Promise<BackupHealth>;
+  /** Whose reads a request's are, for read replicas (reader-context.ts); absent: every read on the primary. */
+  readers?: Readers;
 }
 
 /**
@@ -142,6 +146,7 @@ export async function buildHttp(
   app.decorateRequest('routePattern', null);
   installErrorHandler(app);
   installAuditContext(app, services.users);
+  if (services.readers) installReaderContext(app, services.users, services.readers);
 
   // Operations validate with their own zod schemas (for the seed's field reasons); route
   // schemas only document them.
@@ -179,6 +184,7 @@ export async function buildHttp(
       ...(services.hookStats ? { hooks: services.hookStats } : {}),
       ...(services.backupHealth ? { backups: services.backupHealth } : {}),
       ...(hub ? { realtime: () => hub.stats() } : {}),
+      ...(services.readers?.replicated ? { replicas: services.readers.replicas } : {}),
     });
 
   await app.register(cookie);

@@ -9,6 +9,8 @@ import type { MailQueueCounts } from '../core/mailer.js';
 import type { HookStat } from '../core/hooks.js';
 import type { UserService } from '../users/index.js';
 import type { BackupHealth } from '../backups/index.js';
+import type { ReplicaState } from '../core/readers.js';
+import { replicaGauges } from './replica-metrics.js';
 import { callerOf } from './auth.js';
 
 /**
@@ -30,6 +32,8 @@ export interface MetricsOptions {
   hooks?: () => readonly HookStat[];
   /** The newest backup and restore check (backups/backups-service.ts), read at scrape time. */
   backups?: () => Promise<BackupHealth>;
+  /** The read replicas as this process last looked at them (storage/replica-reads.ts); absent: none. */
+  replicas?: () => readonly ReplicaState[];
 }
 
 /**
@@ -91,6 +95,15 @@ export function createHttpMetrics(): HttpMetrics {
     collect() {
       this.reset();
       this.inc(processStats.signinFailures);
+    },
+  });
+  new Counter({
+    name: 'roost_thumbnails_made_total',
+    help: 'Thumbnails made by sharp (not those read back from beside their image; filestore/thumbnails/).',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(processStats.thumbnailsMade);
     },
   });
   for (const kind of ['hits', 'misses'] as const) {
@@ -189,6 +202,8 @@ export async function registerMetrics(
 
   const backups = options.backups;
   if (backups) backupGauges(backups, registers);
+  const replicas = options.replicas;
+  if (replicas) replicaGauges(replicas, registers);
 
   const realtime = options.realtime;
   if (realtime) {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
+import type { DirectTransfers } from './s3-direct.js';
 
 /**
  * Where file contents live, apart from their metadata (which is in the database). Blobs are
@@ -15,12 +16,29 @@ export interface BlobStore {
   put(source: Readable, options: { maxBytes: number }): Promise<StoredBlob>;
   /** The contents, or the inclusive byte range of them. Rejects when the blob is gone. */
   get(id: string, range?: ByteRange): Promise<Readable>;
-  /** Remove a blob; removing one that is gone is not an error. */
+  /**
+   * The whole contents in memory, read at once: for what must hold them anyway (an image to
+   * decode). A file read whole costs a fifth of the CPU of its 64 KiB stream (4 MB: 1.1 ms
+   * against 6.6 ms). Rejects when the blob is gone.
+   */
+  getBuffer(id: string): Promise<Buffer>;
+  /** Remove a blob and its derived blobs; removing one that is gone is not an error. */
   delete(id: string): Promise<void>;
+  /**
+   * Keep `bytes` as the derived blob `name` of blob `id` (a thumbnail, filestore/thumbnails/),
+   * beside it in this store, replacing one of that name. False, with nothing kept, when blob `id`
+   * is gone: a derived blob never outlives its blob (`delete` removes the blob first, then its
+   * derived ones; this writes first, then looks for the blob).
+   */
+  putDerived(id: string, name: string, bytes: Buffer): Promise<boolean>;
+  /** The derived blob `name` of blob `id`, or null when there is none. */
+  getDerived(id: string, name: string): Promise<Buffer | null>;
   /** Every stored blob (for sweeping orphans: blobs a crash left unreferenced). */
   list(): AsyncIterable<ListedBlob>;
   /** Rejects when the store cannot be reached or written (for `/ready`). */
   check(): Promise<void>;
+  /** Presigned transfers between clients and the store (S3 only: storage/s3-direct.ts). */
+  direct?: DirectTransfers;
 }
 
 export interface ListedBlob {
@@ -45,6 +63,14 @@ export interface ByteRange {
 }
 
 export const HEAD_BYTES = 512;
+
+/** A derived blob's name: a file name of one segment (`200x200.webp`), never a path. */
+const DERIVED_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+
+export function checkDerivedName(name: string): string {
+  if (!DERIVED_NAME.test(name)) throw new Error(`invalid derived blob name ${JSON.stringify(name)}`);
+  return name;
+}
 
 /** The source held more than `maxBytes`; nothing was stored. */
 export class BlobTooLargeError extends Error {

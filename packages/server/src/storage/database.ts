@@ -192,7 +192,8 @@ function statementOf(db: Kysely<Database>, query: CompiledQuery): pg.QueryConfig
   return namedStatement(query);
 }
 
-function namedStatement(query: CompiledQuery): pg.QueryConfig {
+/** A query as a named statement of pg, for its pooled connections (replica-reads.ts runs reads so too). */
+export function namedStatement(query: CompiledQuery): pg.QueryConfig {
   let name = statementNames.get(query.sql);
   if (!name) {
     if (statementNames.size >= NAMED_STATEMENTS) return { text: query.sql, values: query.parameters as unknown[] };
@@ -426,3 +427,6 @@ class FairSqliteDriver extends SqliteDriver {
     else this.#busy = false;
   }
 }
+
+/** The pool under a PostgreSQL database `openDatabase` opened, for reads beside it (replica-reads.ts); else null. */
+export const poolOf = (db: Kysely<Database>): pg.Pool | null => pools.get(db)?.pool ?? null;

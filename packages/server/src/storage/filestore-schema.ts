@@ -28,6 +28,23 @@ export interface FileEntriesTable {
   mtime: number;
 }
 
+/** A presigned upload handed out (migrations/2026-12-03-02-direct-uploads.ts, filestore/direct-ops.ts). */
+export interface DirectUploadsTable {
+  /** The token the client finishes the upload with; its staging object's name. */
+  id: string;
+  store: string;
+  path: string;
+  /** User id of the caller who asked; null for an anonymous one. */
+  owner: string | null;
+  /** The announced bytes and media type. */
+  size: number;
+  mime: string;
+  state: 'pending' | 'done' | 'expired';
+  created: number;
+  expires: number;
+}
+
 export interface FileStoreTables {
   file_entries: FileEntriesTable;
+  direct_uploads: DirectUploadsTable;
 }

@@ -1,11 +1,18 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { access, constants, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { access, constants, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { blobMeter, type BlobStore, type ByteRange, type ListedBlob, type StoredBlob } from './blob-store.js';
+import {
+  blobMeter,
+  checkDerivedName,
+  type BlobStore,
+  type ByteRange,
+  type ListedBlob,
+  type StoredBlob,
+} from './blob-store.js';
 
 /** Temporary files untouched this long belong to no running upload (a crash left them). */
 const ORPHAN_AGE_MS = 10 * 60 * 1000;
@@ -42,17 +49,22 @@ function isOrphan(name: string, mtimeMs: number, now: number): boolean {
  * blob under an id. Temporary files a crash left behind are removed at start (a gone process's
  * of this host at once, the others once untouched for `ORPHAN_AGE_MS`) and then hourly.
  */
+/** Where the blob `id` lives under `dir` (ids are this store's UUIDs; anything else is refused). */
+export function localBlobPath(dir: string, id: string): string {
+  if (!BLOB_ID.test(id)) throw new Error(`invalid blob id ${JSON.stringify(id)}`);
+  return join(dir, id.slice(0, 2), id);
+}
+
 export function createLocalBlobStore(
   dir: string,
   { syncDirectories = true } = {},
 ): BlobStore & { sweep(): void; close(): void } {
   const tmpDir = join(dir, 'tmp');
   mkdirSync(tmpDir, { recursive: true });
-  const pathOf = (id: string) => {
-    // Ids come from this store (UUIDs); anything else must never become a file name.
-    if (!BLOB_ID.test(id)) throw new Error(`invalid blob id ${JSON.stringify(id)}`);
-    return join(dir, id.slice(0, 2), id);
-  };
+  // Ids come from this store (UUIDs); anything else must never become a file name.
+  const pathOf = (id: string) => localBlobPath(dir, id);
+  /** A blob's derived blobs (thumbnails) live in a folder beside it, which `list` does not name. */
+  const derivedDirOf = (id: string) => `${pathOf(id)}.derived`;
 
   function sweep(): void {
     const now = Date.now();
@@ -113,8 +125,41 @@ export function createLocalBlobStore(
       });
     },
 
+    getBuffer: (id: string) => readFile(pathOf(id)),
+
     async delete(id: string): Promise<void> {
       await rm(pathOf(id), { force: true });
+      await rm(derivedDirOf(id), { recursive: true, force: true });
+    },
+
+    async putDerived(id: string, name: string, bytes: Buffer): Promise<boolean> {
+      const folder = derivedDirOf(id);
+      const target = join(folder, checkDerivedName(name));
+      // Written aside and renamed, as a blob is: a reader sees the whole derived blob or none.
+      const tmp = join(tmpDir, `${randomUUID()}.${process.pid}@${HOST}.part`);
+      try {
+        await writeFile(tmp, bytes, { flag: 'wx', flush: true });
+        await mkdir(folder, { recursive: true });
+        await rename(tmp, target);
+      } catch (err) {
+        await rm(tmp, { force: true });
+        throw err;
+      }
+      const blobIsThere = await access(pathOf(id)).then(
+        () => true,
+        () => false,
+      );
+      if (!blobIsThere) await rm(folder, { recursive: true, force: true });
+      return blobIsThere;
+    },
+
+    async getDerived(id: string, name: string): Promise<Buffer | null> {
+      try {
+        return await readFile(join(derivedDirOf(id), checkDerivedName(name)));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw err;
+      }
     },
 
     async check(): Promise<void> {
@@ -135,7 +180,7 @@ export function createLocalBlobStore(
 }
 
 /** fsync a directory, so that the names created or renamed in it survive a power loss. */
-async function syncDirectory(path: string): Promise<void> {
+export async function syncDirectory(path: string): Promise<void> {
   const handle = await open(path, 'r');
   try {
     await handle.sync();

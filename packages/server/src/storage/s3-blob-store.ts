@@ -3,7 +3,15 @@ import { pipeline } from 'node:stream';
 import { Readable } from 'node:stream';
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import type { BlobStoreOptions } from '../core/config.js';
-import { blobMeter, type BlobStore, type ByteRange, type ListedBlob, type StoredBlob } from './blob-store.js';
+import {
+  blobMeter,
+  checkDerivedName,
+  type BlobStore,
+  type ByteRange,
+  type ListedBlob,
+  type StoredBlob,
+} from './blob-store.js';
+import { s3DirectTransfers } from './s3-direct.js';
 
 export type S3BlobStoreOptions = Extract<BlobStoreOptions, { kind: 's3' }>;
 
@@ -14,12 +22,34 @@ interface S3Loaded {
   client: S3Client;
 }
 
-const BLOB_ID = /^[0-9a-f-]{36}$/;
+/** A blob's id: a UUID (`put`); the key is `<prefix><id>`. */
+export const BLOB_ID = /^[0-9a-f-]{36}$/;
 
 /** An access key of S3, as the settings page sets it over the configuration's (core/runtime-settings.ts `s3Keys`). */
 export interface S3Keys {
   accessKeyId: string;
   secretAccessKey: string;
+}
+
+/** How a client of the bucket's server is made, but for its keys (the S3 blob store's and the tus uploads'). */
+export function s3ClientConfig(options: S3BlobStoreOptions): S3ClientConfig {
+  return {
+    region: options.region,
+    forcePathStyle: options.forcePathStyle,
+    // The SDK's default since 2025 sends a CRC32 trailer in an aws-chunked body on every upload;
+    // many S3-compatible servers store that framing as the contents. Checksums only where an
+    // operation requires one; Roost keeps its own SHA-256 of every blob.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+  };
+}
+
+/** The access key the configuration names, if any. */
+export function configuredKeys(options: S3BlobStoreOptions): S3Keys | undefined {
+  return options.accessKeyId && options.secretAccessKey
+    ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
+    : undefined;
 }
 
 /**
@@ -34,20 +64,8 @@ export function s3Connection(
   s3: () => Promise<S3Loaded>;
   close(): void;
 } {
-  const clientConfig: S3ClientConfig = {
-    region: options.region,
-    forcePathStyle: options.forcePathStyle,
-    // The SDK's default since 2025 sends a CRC32 trailer in an aws-chunked body on every upload;
-    // many S3-compatible servers store that framing as the contents. Checksums only where an
-    // operation requires one; Roost keeps its own SHA-256 of every blob.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
-  };
-  const configKeys =
-    options.accessKeyId && options.secretAccessKey
-      ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
-      : undefined;
+  const clientConfig = s3ClientConfig(options);
+  const configKeys = configuredKeys(options);
   // The SDK is pinned to the last release that supports Node 20 (docs/decisions.md); its
   // warning that later releases need Node 22 tells an operator nothing to do. The SDK's own switch.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -101,9 +119,12 @@ export function createS3BlobStore(
     if (!BLOB_ID.test(id)) throw new Error(`invalid blob id ${JSON.stringify(id)}`);
     return `${options.prefix}${id}`;
   };
+  /** A blob's derived blobs (thumbnails) are objects under `<prefix><id>.derived/`, which `list` does not name. */
+  const derivedPrefixOf = (id: string) => `${keyOf(id)}.derived/`;
 
   return {
     close,
+    direct: s3DirectTransfers(s3, options),
 
     async put(source, { maxBytes }): Promise<StoredBlob> {
       const { sdk, Upload, client } = await s3();
@@ -150,6 +171,11 @@ export function createS3BlobStore(
       return res.Body;
     },
 
+    async getBuffer(id: string): Promise<Buffer> {
+      const { sdk, client } = await s3();
+      return bodyOf(await client.send(new sdk.GetObjectCommand({ Bucket, Key: keyOf(id) })));
+    },
+
     async check(): Promise<void> {
       const { sdk, client } = await s3();
       await client.send(new sdk.HeadBucketCommand({ Bucket }));
@@ -158,6 +184,37 @@ export function createS3BlobStore(
     async delete(id: string): Promise<void> {
       const { sdk, client } = await s3();
       await client.send(new sdk.DeleteObjectCommand({ Bucket, Key: keyOf(id) }));
+      const prefix = derivedPrefixOf(id);
+      const derived: string[] = [];
+      for await (const { name } of listedObjects(s3, Bucket, prefix)) derived.push(`${prefix}${name}`);
+      // One by one: a few thumbnails a blob, and not every S3-compatible server has DeleteObjects.
+      await Promise.all(derived.map((Key) => client.send(new sdk.DeleteObjectCommand({ Bucket, Key }))));
+    },
+
+    async putDerived(id: string, name: string, bytes: Buffer): Promise<boolean> {
+      const { sdk, client } = await s3();
+      const Key = `${derivedPrefixOf(id)}${checkDerivedName(name)}`;
+      await client.send(new sdk.PutObjectCommand({ Bucket, Key, Body: bytes }));
+      const blobIsThere = await client.send(new sdk.HeadObjectCommand({ Bucket, Key: keyOf(id) })).then(
+        () => true,
+        (err: unknown) => {
+          if (isMissing(err)) return false;
+          throw err;
+        },
+      );
+      if (!blobIsThere) await client.send(new sdk.DeleteObjectCommand({ Bucket, Key }));
+      return blobIsThere;
+    },
+
+    async getDerived(id: string, name: string): Promise<Buffer | null> {
+      const { sdk, client } = await s3();
+      const Key = `${derivedPrefixOf(id)}${checkDerivedName(name)}`;
+      try {
+        return await bodyOf(await client.send(new sdk.GetObjectCommand({ Bucket, Key })));
+      } catch (err) {
+        if (isMissing(err)) return null;
+        throw err;
+      }
     },
 
     async *list(): AsyncIterable<ListedBlob> {
@@ -165,6 +222,19 @@ export function createS3BlobStore(
         if (BLOB_ID.test(name)) yield { id: name, modified };
     },
   };
+}
+
+/** The whole body of a GetObject answer. */
+async function bodyOf(res: { Body?: { transformToByteArray(): Promise<Uint8Array> } | undefined }): Promise<Buffer> {
+  if (!res.Body) throw new Error('S3 answered without a body');
+  const bytes = await res.Body.transformToByteArray();
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/** S3's answer for a key that names no object (GetObject's `NoSuchKey`, HeadObject's bare 404). */
+function isMissing(err: unknown): boolean {
+  const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return e.name === 'NoSuchKey' || e.name === 'NotFound' || e.$metadata?.httpStatusCode === 404;
 }
 
 /** Every object of `bucket` under `prefix`, a page of the listing at a time: its name after the prefix, size, time. */

@@ -31,6 +31,8 @@ export interface UsersTable {
   locked_until: number | null;
   /** Locks in a row: each lasts longer (users/signin-throttle.ts). */
   lockouts: number;
+  /** 1 while the account is anonymous (users/signin-methods/anonymous/): made without a form, not upgraded yet. */
+  anonymous: number;
 }
 
 /** The webhooks administrators configured (storage/webhook-store.ts). */
@@ -174,7 +176,15 @@ interface RecoveryCodesTable {
  * `signin_code`: a sign-in by mail, its code's hash as payload (users/signin-methods/mail-code/);
  * `provider_grant`: a provider sign-in handed to an app, for `signinProvider2` (users/provider-ops.ts).
  */
-export type UserTokenPurpose = 'activate' | 'verify_email' | 'reset' | 'challenge' | 'signin_code' | 'provider_grant';
+export type UserTokenPurpose =
+  | 'activate'
+  | 'verify_email'
+  | 'reset'
+  | 'challenge'
+  | 'signin_code'
+  | 'provider_grant'
+  /** A device that skips the second factor until it expires (users/trusted-devices.ts). */
+  | 'trusted_device';
 
 interface UserTokensTable {
   token_hash: string;
@@ -242,7 +252,61 @@ interface BackupRunsTable {
   error: string | null;
 }
 
+/** oidc-provider's models (identity-provider/idp-adapter.ts), migration 2026-12-03-01. */
+interface IdpModelsTable {
+  kind: string;
+  id: string;
+  payload: string;
+  grant_id: string | null;
+  uid: string | null;
+  user_code: string | null;
+  expires: number | null;
+  consumed: number | null;
+}
+
+/** The identity provider's keys, sealed (identity-provider/idp-keys.ts). */
+interface IdpKeysTable {
+  name: string;
+  value: string;
+  created: number;
+}
+
+/** An application registered on the admin page (identity-provider/idp-clients.ts). */
+interface IdpClientsTable {
+  client_id: string;
+  name: string;
+  secret: string | null;
+  redirect_uris: string;
+  post_logout_redirect_uris: string;
+  created: number;
+  created_by: string;
+}
+
+/** What an account allowed a client (identity-provider/idp-routes.ts). */
+interface IdpConsentsTable {
+  user_id: string;
+  client_id: string;
+  scope: string;
+  resources: string;
+  created: number;
+}
+
 /** Tables of the user identity service and the shared ones (permissions, settings). */
+/** Keys the sign-in makes for itself, once (users/signin-key-repo.ts): the proof-of-work's HMAC key. */
+interface SigninKeysTable {
+  name: string;
+  value: string;
+  created: number;
+}
+
+/** The devices an account signed in from (users/device-repo.ts): the hash of its id and User-Agent. */
+interface KnownDevicesTable {
+  user_id: string;
+  device_hash: string;
+  first_seen: number;
+  last_seen: number;
+}
+
 interface CoreTables {
   users: UsersTable;
   sessions: SessionsTable;
@@ -262,6 +326,12 @@ interface CoreTables {
   audit_log: AuditLogTable;
   request_logs: RequestLogsTable;
   backup_runs: BackupRunsTable;
+  signin_keys: SigninKeysTable;
+  known_devices: KnownDevicesTable;
+  idp_models: IdpModelsTable;
+  idp_keys: IdpKeysTable;
+  idp_consents: IdpConsentsTable;
+  idp_clients: IdpClientsTable;
 }
 
 export interface Database extends CoreTables, DataStoreTables, FileStoreTables {}

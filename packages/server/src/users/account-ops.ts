@@ -10,7 +10,14 @@ import { claimRecipientMail, claimSenderMail } from './mail-limits.js';
 import { userErrors } from './user-errors.js';
 import { contactMail, resetMail, verifyEmailMail } from './user-mails.js';
 import { DuplicateUserError, type User } from './user-repo.js';
-import { confirmPassword, newMailedToken, requireUser, type Caller, type UserContext } from './user-context.js';
+import {
+  confirmPassword,
+  newMailedToken,
+  requireFullUser,
+  requireUser,
+  type Caller,
+  type UserContext,
+} from './user-context.js';
 import type {
   Credentials,
   EmailInput,
@@ -65,6 +72,7 @@ export function accountOps(ctx: UserContext) {
     /** A new session's token, and when it expires (ms since the epoch). */
     async token(caller: Caller, input: Credentials): Promise<{ token: string; expires: number }> {
       const { identity, password } = parseInput(inputs.credentials, input);
+      await ctx.proofOfWork.demand(caller);
       await signinHooked(ctx, caller.principal, 'password', 'password', identity);
       return issueToken(ctx, caller, identity, password);
     },
@@ -108,9 +116,10 @@ export function accountOps(ctx: UserContext) {
     },
 
     async updatePassword(caller: Caller, input: PasswordChange): Promise<void> {
-      const user = requireUser(caller);
+      const user = requireFullUser(caller);
       const { password, newpassword } = parseInput(inputs.updatePassword, input);
       await confirmPassword(ctx, user, password);
+      await ctx.breaches.refuseBreached(newpassword, 'newpassword');
       await repo.update(user.id, { passwordHash: await ctx.passwords.hash(newpassword) });
       // Other devices signed in with the old password are signed out; this one stays.
       await repo.deleteSessions(user.id, caller.tokenHash ?? undefined);
@@ -123,7 +132,7 @@ export function accountOps(ctx: UserContext) {
     },
 
     async verifyEmail(caller: Caller, input: EmailInput): Promise<void> {
-      const user = requireUser(caller);
+      const user = requireFullUser(caller);
       const { email } = parseInput(inputs.email, input);
       const owner = await repo.byEmail(email);
       if (owner && owner.id !== user.id) throw invalidField('email', 'exists');
@@ -141,13 +150,16 @@ export function accountOps(ctx: UserContext) {
 
     // Answers the same, in the same time, whether or not the account exists, so it cannot be
     // used to find accounts: the look-up and the mail happen after the answer (mail/mail-queue.ts).
-    async resetPassword(_caller: Caller, input: IdentityInput): Promise<void> {
+    async resetPassword(caller: Caller, input: IdentityInput): Promise<void> {
       const { identity } = parseInput(inputs.identity, input);
+      await ctx.proofOfWork.demand(caller);
       ctx.mailer.later(() => mailResetToken(identity));
     },
 
     async resetPassword2(_caller: Caller, input: PasswordReset): Promise<void> {
       const { token, newpassword } = parseInput(inputs.resetPassword2, input);
+      // Before the token is taken: a refused password leaves the mailed link working for another.
+      await ctx.breaches.refuseBreached(newpassword, 'newpassword');
       const taken = await repo.takeToken(hashToken(token), 'reset', clock.now());
       if (!taken) throw userErrors.invalid_token({ fields: [['token', 'invalid']] });
       await repo.update(taken.userId, {
@@ -161,7 +173,7 @@ export function accountOps(ctx: UserContext) {
     },
 
     async message(caller: Caller, input: MessageInput): Promise<void> {
-      const user = requireUser(caller);
+      const user = requireFullUser(caller);
       const { message } = parseInput(inputs.message, input);
       // Without a configured address the administrators themselves are written to: a 503 would
       // make the original Python connector retry five times for nothing.

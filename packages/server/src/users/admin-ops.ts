@@ -78,7 +78,10 @@ export function adminOps(ctx: UserContext) {
       const user = await target(identity);
       const { password, active, pending, ...rest } = values;
       const changes: UserChanges = { ...rest };
-      if (password !== undefined) changes.passwordHash = await ctx.passwords.hash(password);
+      if (password !== undefined) {
+        await ctx.breaches.refuseBreached(password, 'password');
+        changes.passwordHash = await ctx.passwords.hash(password);
+      }
       if (active === true)
         Object.assign(changes, { state: 'active', pending: null, failedSignins: 0, lockedUntil: null, lockouts: 0 });
       if (active === false) Object.assign(changes, { state: 'disabled', pending: null });

@@ -9,7 +9,14 @@ import { startSession, type IssuedToken } from './sessions.js';
 import { challengeIfNeeded } from './signin-challenge.js';
 import { signupByProvider } from './signup-ops.js';
 import { userErrors } from './user-errors.js';
-import { newUserToken, reauthenticate, requireUser, type Caller, type UserContext } from './user-context.js';
+import {
+  newUserToken,
+  reauthenticate,
+  requireUser,
+  upgradedByNewWayIn,
+  type Caller,
+  type UserContext,
+} from './user-context.js';
 import type { ProviderGrant, ProviderRef, ProviderStart, ProviderUnlink } from './user-inputs.js';
 import type { PendingReason } from '../storage/schema.js';
 import type { User } from './user-repo.js';
@@ -101,6 +108,23 @@ function exchangeFailure(err: unknown): RoostError {
   });
 }
 
+/**
+ * The account a provider account signs into, made or joined on a first sign-in (signup-ops.ts
+ * `signupByProvider`): the browser's flow here, and an app's ID token
+ * (signin-methods/id-token/).
+ */
+export async function providerAccount(
+  ctx: UserContext,
+  caller: Caller,
+  provider: ProviderConfig,
+  profile: ProviderProfile,
+): Promise<User> {
+  const linked = await ctx.links.linkOf(provider.id, profile.subject);
+  const user = linked ? await ctx.repo.byId(linked.userId) : await signupByProvider(ctx, caller, provider, profile);
+  if (!user) throw userErrors.provider_failed();
+  return user;
+}
+
 export function providerOps(ctx: UserContext) {
   const { links, clock, inputs, repo } = ctx;
 
@@ -112,14 +136,6 @@ export function providerOps(ctx: UserContext) {
 
   const callbackOf = (id: string) => `${ctx.settings.providerCallbackBase}/${id}/callback`;
 
-  /** The account the provider account signs into, made or joined on a first sign-in. */
-  async function accountOf(caller: Caller, provider: ProviderConfig, profile: ProviderProfile): Promise<User> {
-    const linked = await links.linkOf(provider.id, profile.subject);
-    const user = linked ? await repo.byId(linked.userId) : await signupByProvider(ctx, caller, provider, profile);
-    if (!user) throw userErrors.provider_failed();
-    return user;
-  }
-
   /** A linked provider account's sign-in: a session (Roost's pages) or a grant (an app). */
   async function signedIn(caller: Caller, user: User, redirect: string): Promise<ProviderOutcome> {
     if (user.state === 'pending') return { kind: 'pending', reason: user.pending ?? 'review', redirect };
@@ -130,7 +146,7 @@ export function providerOps(ctx: UserContext) {
       return { kind: 'grant', grant, redirect };
     }
     try {
-      await challengeIfNeeded(ctx, user);
+      await challengeIfNeeded(ctx, user, caller);
     } catch (err) {
       if (isRoostError(err) && err.code === 'second_factor_required')
         return { kind: 'challenge', error: err, redirect };
@@ -171,7 +187,9 @@ export function providerOps(ctx: UserContext) {
         scope: client.scope,
         // A sign-in makes a session: the provider must ask (ASVS 7.6.2). A link is begun by an
         // explicit action already (the account page's link with the CSRF token) and makes none.
-        ...(link ? {} : { prompt: client.prompt }),
+        ...(link || client.prompt === null ? {} : { prompt: client.prompt }),
+        // Apple posts its answer back (the callback route takes POST too, admin/user-pages/provider-pages.ts).
+        ...(client.responseMode ? { response_mode: client.responseMode } : {}),
         state,
         code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
         code_challenge_method: 'S256',
@@ -193,6 +211,7 @@ export function providerOps(ctx: UserContext) {
         const client = await ctx.providerClients(provider);
         let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;
         try {
+          await client.beforeExchange();
           tokens = await oidc.authorizationCodeGrant(client.config, new URL(`${callbackOf(provider.id)}?${query}`), {
             pkceCodeVerifier: flow.verifier,
             expectedState: state,
@@ -214,11 +233,12 @@ export function providerOps(ctx: UserContext) {
           });
           if (!joined && (await links.linkOf(provider.id, profile.subject))?.userId !== flow.linkUser)
             throw userErrors.provider_linked();
+          await upgradedByNewWayIn(ctx, flow.linkUser);
           return { kind: 'linked', provider: provider.id, redirect: flow.redirect };
         }
         // The sign-in's hooks (user-hooks.ts) see the address the provider vouches for, before any account is made.
         await signinHooked(ctx, caller.principal, 'provider', 'finish', profile.email ?? '');
-        return await signedIn(caller, await accountOf(caller, provider, profile), flow.redirect);
+        return await signedIn(caller, await providerAccount(ctx, caller, provider, profile), flow.redirect);
       } catch (err) {
         if (!isRoostError(err)) throw err;
         return { kind: 'failed', error: err, redirect: flow.redirect };
@@ -230,7 +250,7 @@ export function providerOps(ctx: UserContext) {
       const taken = await repo.takeToken(hashToken(grant), 'provider_grant', clock.now());
       const user = taken ? await repo.byId(taken.userId) : null;
       if (user?.state !== 'active') throw userErrors.invalid_token({ fields: [['grant', 'invalid']] });
-      await challengeIfNeeded(ctx, user);
+      await challengeIfNeeded(ctx, user, caller);
       return startSession(ctx, caller, user, 'provider');
     },
 

@@ -135,11 +135,20 @@ export function createSessionRepo(db: Kysely<Database>) {
       await db.deleteFrom('sessions').where('token_hash', '=', tokenHash).execute();
     },
 
-    /** Revokes every session of a user but `keep` (the caller's own, when it changes its password). */
+    /**
+     * Revokes every session of a user but `keep` (the caller's own, when it changes its password),
+     * and every device it trusted (users/trusted-devices.ts): whatever ended the sessions (a new
+     * password, a reset, a disabled account, signing out the other devices) ends those too.
+     */
     async deleteSessions(userId: string, keep?: string): Promise<void> {
       let q = db.deleteFrom('sessions').where('user_id', '=', userId);
       if (keep) q = q.where('token_hash', '!=', keep);
       await q.execute();
+      await db
+        .deleteFrom('user_tokens')
+        .where('user_id', '=', userId)
+        .where('purpose', '=', 'trusted_device')
+        .execute();
     },
   };
 }

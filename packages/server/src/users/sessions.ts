@@ -2,6 +2,7 @@ import { KEY_PREFIX } from '../core/api-keys.js';
 import { commonErrors } from '../core/errors.js';
 import { processStats } from '../core/process-stats.js';
 import { hashToken, randomToken } from '../core/ids.js';
+import { tellNewDevice } from './new-device-mail.js';
 import { challengeIfNeeded } from './signin-challenge.js';
 import { claimAccount, claimAddress } from './signin-throttle.js';
 import { userErrors } from './user-errors.js';
@@ -65,7 +66,7 @@ export async function issueToken(
     await ctx.repo.rehashPassword(user.id, user.passwordHash, await ctx.passwords.hash(password));
   // With a second factor to come, the right password still counts as an attempt until the second
   // step completes: otherwise each password sign-in would reset the count of wrong codes.
-  await challengeIfNeeded(ctx, user);
+  await challengeIfNeeded(ctx, user, caller);
   await attempt.succeeded();
   await fromAddress.succeeded();
   return startSession(ctx, caller, user, 'password');
@@ -90,6 +91,7 @@ export async function startSession(
     created: now,
     expires,
   });
+  tellNewDevice(ctx, caller, user, method);
   return { token, expires };
 }
 

@@ -3,6 +3,7 @@ import { parseInput } from '../core/validation.js';
 import { processStats } from '../core/process-stats.js';
 import { startSession, type IssuedToken } from './sessions.js';
 import { claimAccount, claimAddress } from './signin-throttle.js';
+import { trustDevice, trustedDevice } from './trusted-devices.js';
 import { userErrors } from './user-errors.js';
 import { signinHooked } from './user-hooks.js';
 import type { Caller, UserContext } from './user-context.js';
@@ -38,8 +39,11 @@ export async function factorRequired(ctx: UserContext, user: User): Promise<bool
   return groups.some((g) => user.groups.includes(g));
 }
 
-/** Throws `second_factor_required` with a new challenge when `user` needs a second factor; else nothing. */
-export async function challengeIfNeeded(ctx: UserContext, user: User): Promise<void> {
+/**
+ * Throws `second_factor_required` with a new challenge when `user` needs a second factor; else
+ * nothing. A device the account trusts (trusted-devices.ts) needs none.
+ */
+export async function challengeIfNeeded(ctx: UserContext, user: User, caller: Caller): Promise<void> {
   const methods: string[] = [];
   let demanded = false;
   for (const m of ctx.methods)
@@ -48,6 +52,7 @@ export async function challengeIfNeeded(ctx: UserContext, user: User): Promise<v
       demanded ||= m.secondStep.demanded === true;
     }
   if (!demanded && !(await factorRequired(ctx, user))) return;
+  if (await trustedDevice(ctx, caller, user)) return;
   // Any factor the account has (a passkey too) is a second step: no enrolment then.
   const kind: ChallengeKind = methods.length > 0 ? 'verify' : 'enrol';
   const challenge = randomToken();
@@ -76,9 +81,14 @@ export async function challengedUser(
   return { user, kind: found.payload === 'enrol' ? 'enrol' : 'verify' };
 }
 
-/** The second step's answer: the session, and the recovery codes when it confirmed a new factor. */
+/**
+ * The second step's answer: the session, the recovery codes when it confirmed a new factor, and
+ * the device token when it asked to trust the device (trusted-devices.ts).
+ */
 export interface CompletedSignin extends IssuedToken {
   recoveryCodes?: string[];
+  deviceToken?: string;
+  deviceExpires?: number;
 }
 
 /** The second step: the challenge with a method's answer gives the session. */
@@ -107,7 +117,9 @@ export async function completeSignin(ctx: UserContext, caller: Caller, input: Se
     throw userErrors.invalid_token({ fields: [['challenge', 'invalid']] });
   await attempt.succeeded();
   await fromAddress.succeeded();
-  const session = await startSession(ctx, caller, user, method);
+  const started = await startSession(ctx, caller, user, method);
+  const device = step.trustDevice ? await trustDevice(ctx, user) : null;
+  const session = device ? { ...started, deviceToken: device.token, deviceExpires: device.expires } : started;
   if (kind !== 'enrol' || !answered?.enrol) return session;
   await answered.enrol(user);
   return { ...session, ...(await factorConfirmed(ctx, user)) };
@@ -144,4 +156,6 @@ export async function hasDemandedFactor(ctx: UserContext, user: User): Promise<b
 /** Removes the account's second factor: what each method keeps of it (the app's secret, the recovery codes). */
 export async function removeSecondFactor(ctx: UserContext, user: User): Promise<void> {
   for (const m of ctx.methods) await m.resetFactor?.(user);
+  // A device trusted to skip the factor would skip the next one too.
+  await ctx.repo.deleteTokens(user.id, 'trusted_device');
 }

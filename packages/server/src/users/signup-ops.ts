@@ -27,6 +27,9 @@ interface AccountValues {
 /** The length of a `signupUid` name: the seed's 30 bytes, as 30 characters of [a-z0-9]. */
 const GENERATED_NAME_LENGTH = 30;
 
+/** The policies whose password the person chose (sendpw's is generated, a provider's random). */
+const CHOSEN_PASSWORD = new Set(['direct', 'optin', 'review', 'uid']);
+
 /** Insert an account, answering `exists` for a taken name or email (checked, then enforced by the unique indexes). */
 async function createAccount(
   ctx: UserContext,
@@ -40,6 +43,7 @@ async function createAccount(
   if (await ctx.repo.nameTaken(values.name)) problems.push(['name', 'exists']);
   if (values.email && (await ctx.repo.emailTaken(values.email))) problems.push(['email', 'exists']);
   if (problems.length) throw commonErrors.validation_failure({ fields: problems });
+  if (signup && CHOSEN_PASSWORD.has(signup.policy)) await ctx.breaches.refuseBreached(values.password, 'password');
   try {
     const id = newId();
     const after =

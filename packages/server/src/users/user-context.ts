@@ -4,7 +4,10 @@ import type { EventBus } from '../core/events.js';
 import { commonErrors } from '../core/errors.js';
 import { hashToken, randomToken } from '../core/ids.js';
 import { invalidField, parseInput } from '../core/validation.js';
+import type { BreachedPasswords } from './breached-passwords.js';
+import type { DeviceRepo } from './device-repo.js';
 import type { Passwords } from './passwords.js';
+import type { ProofOfWork } from './proof-of-work.js';
 import type { UserTokenPurpose } from '../storage/schema.js';
 import type { QueuingMailer } from '../core/mailer.js';
 import type { KeyAuthenticator } from '../core/api-keys.js';
@@ -30,6 +33,10 @@ export interface Caller {
   address?: string;
   /** The client's User-Agent, given to the operations that start a session (sessions.ts). */
   device?: string;
+  /** A solved proof-of-work challenge the client sent (proof-of-work.ts), for the guarded operations. */
+  proof?: string;
+  /** The token of a device the account trusts (trusted-devices.ts): its sign-ins skip the second factor. */
+  trustedDevice?: string;
   /** The administrator's user id when the session is an impersonation (impersonation-ops.ts). */
   impersonator?: string | null;
 }
@@ -57,6 +64,10 @@ export interface UserSettings {
   providerCallbackBase: string;
   /** The issuer an authenticator app shows beside the account (the public url's host name). */
   totpIssuer: string;
+  /** How long a trusted device skips the second factor (trusted-devices.ts); 0: never. */
+  trustedDeviceMs: number;
+  /** Mail the account at a sign-in from a device it never signed in from (new-device-mail.ts); null: off. */
+  newDeviceMail: { accountUrl: string } | null;
 }
 
 /** Settings an administrator may change while Roost runs (core/runtime-settings.ts). */
@@ -92,6 +103,12 @@ export interface UserContext {
   settings: UserSettings;
   /** Hashes of passwords and recovery codes at the configured cost (passwords.ts). */
   passwords: Passwords;
+  /** The devices accounts signed in from (device-repo.ts), for the new-device mail. */
+  devices: DeviceRepo;
+  /** The proof of work of sign-ups, sign-ins and resets (proof-of-work.ts); asks nothing when off. */
+  proofOfWork: ProofOfWork;
+  /** The breached-password check of chosen passwords (breached-passwords.ts); passes all when off. */
+  breaches: BreachedPasswords;
   /** The runtime settings in force now (cached by the settings store; read them per operation). */
   runtime(): Promise<UserRuntimeSettings>;
   /** The team's hooks on sign-up and sign-in (user-hooks.ts, docs/hooks.md). */
@@ -166,6 +183,9 @@ export async function confirmPassword(ctx: UserContext, user: User, password: st
  * field that is wrong.
  */
 export async function reauthenticate(ctx: UserContext, user: User, input: Reauthentication): Promise<void> {
+  // An anonymous account has no way in but its sessions (signin-methods/anonymous/): nothing else
+  // could prove its owner, and adding a provider or a passkey is how it becomes a full account.
+  if (user.anonymous) return;
   const proof: Record<string, string | undefined> = parseInput(ctx.inputs.reauthentication, input);
   if (proof.password !== undefined) return confirmPassword(ctx, user, proof.password);
   for (const { reauthentication: r } of ctx.methods) {
@@ -175,9 +195,21 @@ export async function reauthenticate(ctx: UserContext, user: User, input: Reauth
   throw invalidField('code', 'invalid');
 }
 
+/**
+ * An anonymous account (signin-methods/anonymous/) that was given a way in of its own (a linked
+ * provider: provider-ops.ts; a passkey: signin-methods/passkey/) is a full account from now on,
+ * with the same id, so all it owns stays its own.
+ */
+export async function upgradedByNewWayIn(ctx: UserContext, userId: string): Promise<void> {
+  const user = await ctx.repo.byId(userId);
+  if (user?.anonymous) await ctx.repo.update(userId, { anonymous: false });
+}
+
 /** The principal of a signed-in user: its own groups; `sys:*` groups are implied by `holds`. */
 export function principalOf(user: User): Principal {
-  return { userId: user.id, name: user.name, groups: user.groups };
+  return user.anonymous
+    ? { userId: user.id, name: user.name, groups: user.groups, anonymous: true }
+    : { userId: user.id, name: user.name, groups: user.groups };
 }
 
 /**
@@ -196,6 +228,17 @@ export function programCaller(name: string): Caller {
 export function requireUser(caller: Caller): User {
   if (!caller.user) throw commonErrors.not_signed_in();
   return caller.user;
+}
+
+/**
+ * The caller's account, which must be a full one: what needs an email or a password (a mail to
+ * the administrators, an email's verification, a password's change) is refused to an anonymous
+ * account (signin-methods/anonymous/) with `anonymous_account` until it is upgraded.
+ */
+export function requireFullUser(caller: Caller): User {
+  const user = requireUser(caller);
+  if (user.anonymous) throw userErrors.anonymous_account();
+  return user;
 }
 
 /**

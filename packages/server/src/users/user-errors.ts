@@ -41,6 +41,10 @@ export const userErrors = defineErrors({
   },
   provider_linked: { kind: 'conflict', message: 'This provider account signs into another account already.' },
   account_disabled: { kind: 'forbidden', message: 'This account is disabled.' },
+  anonymous_account: {
+    kind: 'forbidden',
+    message: 'An anonymous account cannot do this: upgrade it to a full account first (upgradeAnonymous).',
+  },
   not_linked: { kind: 'not_found', message: 'The account is not linked to this provider.' },
   unknown_user: { kind: 'not_found', message: 'There is no such user.' },
   not_pending: { kind: 'invalid', message: 'The account is not waiting for a review.' },
@@ -48,6 +52,20 @@ export const userErrors = defineErrors({
   too_many_mails: {
     kind: 'rate_limited',
     message: 'Too many mails were sent for this account or to this address. Try again later.',
+  },
+  challenge_required: {
+    kind: 'rate_limited',
+    message:
+      'Too many sign-ins and sign-ups right now: solve the challenge of /users/api/challenge and send it as ' +
+      'X-Roost-Proof (or the form field altcha).',
+  },
+  challenge_failed: {
+    kind: 'forbidden',
+    message: 'The proof of work is malformed, expired, wrong or used already: solve a new challenge.',
+  },
+  breach_check_unavailable: {
+    kind: 'unavailable',
+    message: 'The breached-password check could not be done. Try again later.',
   },
   no_admin_address: {
     kind: 'unavailable',

@@ -93,6 +93,8 @@ export function createUserInputs(limits: UserLimits, secondStepFields: Readonly<
     secondStep: z
       .object({
         challenge: token,
+        /** Trust this device: its next sign-ins skip the second factor (trusted-devices.ts). */
+        trustDevice: looseBoolean.optional(),
         ...Object.fromEntries(Object.entries(secondStepFields).map(([field, schema]) => [field, schema.optional()])),
       })
       .refine((o) => otherAnswer(o, secondStepFields), {
@@ -103,15 +105,14 @@ export function createUserInputs(limits: UserLimits, secondStepFields: Readonly<
     sessionRef: z.object({ session: requiredText(SESSION_ID_MAX) }),
     userSessionRef: z.object({ identity, session: requiredText(SESSION_ID_MAX).optional() }),
     providerUnlink: z.object({ provider: requiredText(PROVIDER_ID_MAX), ...proof }).refine(proven, proofRequired),
-    providerStart: z
-      .object({
-        provider: requiredText(PROVIDER_ID_MAX),
-        redirect: requiredText(REDIRECT_MAX),
-        link: looseBoolean.optional(),
-        ...proof,
-      })
-      // Linking binds a new way to sign in: the proof again (a plain sign-in needs none).
-      .refine((o) => !o.link || proven(o), proofRequired),
+    providerStart: z.object({
+      provider: requiredText(PROVIDER_ID_MAX),
+      redirect: requiredText(REDIRECT_MAX),
+      link: looseBoolean.optional(),
+      // Linking binds a new way to sign in: the proof again, checked by `reauthenticate`
+      // (user-context.ts; a plain sign-in needs none, nor does an anonymous account's link).
+      ...proof,
+    }),
     providerGrant: z.object({ grant: token }),
   };
 }

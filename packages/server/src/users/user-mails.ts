@@ -84,6 +84,29 @@ export function resetMail(to: string, name: string, url: string, token: string):
   );
 }
 
+/** A sign-in from a device the account never signed in from (new-device-mail.ts). */
+export function newDeviceMail(
+  to: string,
+  name: string,
+  signin: { device: string; address: string | null; at: string; method: string },
+  accountUrl: string,
+): Mail {
+  return mail(
+    'new_device',
+    to,
+    'A sign-in from a new device',
+    [
+      `Hello ${name},`,
+      `your account was signed into from a device it was never signed into from before, at ${signin.at} (UTC), ` +
+        `by ${signin.method}${signin.address ? `, from the address ${signin.address}` : ''}.`,
+      `The device: ${signin.device}`,
+      'If this was you, there is nothing to do. If not, change your password now and end the sessions you do not ' +
+        'know on your account page.',
+    ],
+    { url: accountUrl, label: 'Your account' },
+  );
+}
+
 export function reviewNotificationMail(
   to: string,
   user: { name: string; email: string | null; realname: string },

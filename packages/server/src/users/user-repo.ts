@@ -27,6 +27,8 @@ export interface User {
   lockedUntil: number | null;
   /** Locks in a row; each lasts longer (signin-throttle.ts). */
   lockouts: number;
+  /** Made without a form and not upgraded yet (signin-methods/anonymous/): no way in but its sessions. */
+  anonymous: boolean;
 }
 
 export interface NewUser {
@@ -41,6 +43,8 @@ export interface NewUser {
   state: UserState;
   pending: PendingReason | null;
   created: number;
+  /** An anonymous account (signin-methods/anonymous/); a full one when left out. */
+  anonymous?: boolean;
 }
 
 export type UserChanges = Partial<Omit<User, 'id' | 'created'>>;
@@ -69,6 +73,7 @@ function toColumns(changes: UserChanges): Partial<Selectable<UsersTable>> {
   if (changes.failedSignins !== undefined) out.failed_signins = changes.failedSignins;
   if (changes.lockedUntil !== undefined) out.locked_until = changes.lockedUntil;
   if (changes.lockouts !== undefined) out.lockouts = changes.lockouts;
+  if (changes.anonymous !== undefined) out.anonymous = changes.anonymous ? 1 : 0;
   return out;
 }
 
@@ -112,6 +117,7 @@ export function createUserRepo(db: Kysely<Database>) {
         failed_signins: 0,
         locked_until: null,
         lockouts: 0,
+        anonymous: user.anonymous ? 1 : 0,
       };
       try {
         if (alongside)

@@ -19,4 +19,5 @@ export const toUser = (row: Selectable<UsersTable>): User => ({
   failedSignins: row.failed_signins,
   lockedUntil: row.locked_until,
   lockouts: row.lockouts,
+  anonymous: row.anonymous === 1,
 });

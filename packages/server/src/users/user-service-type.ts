@@ -10,6 +10,7 @@ import type {
   ProviderOutcome,
   StartedProviderSignin,
 } from './provider-ops.js';
+import type { IssuedChallenge } from './proof-of-work.js';
 import type { FactorState } from './second-factor-ops.js';
 import type { ListedSession } from './session-ops.js';
 import type { IssuedToken } from './sessions.js';
@@ -63,6 +64,11 @@ export type SignupPolicy = (typeof SIGNUP_POLICIES)[number];
 export interface SigninOps {
   /** Refuses only a caller without the `ping` permission. */
   ping(caller: Caller): Promise<void>;
+  /**
+   * A proof-of-work challenge for the sign-ups, sign-ins and resets (proof-of-work.ts), and whether
+   * they ask for it now; anyone may have one.
+   */
+  proofChallenge(caller: Caller): Promise<IssuedChallenge>;
   /** A new session for name (or email) and password: its token and expiry (ms). */
   token(caller: Caller, input: Credentials): Promise<IssuedToken>;
   /** `token` under the `signin` permission (the transport puts the token into a cookie). */

@@ -16,7 +16,11 @@ import type { RuntimeSettings, RuntimeSettingsService } from '../core/runtime-se
 import type { CacheFeed } from '../core/cache.js';
 import type { Database } from '../storage/schema.js';
 import { accountOps } from './account-ops.js';
+import { createBreachedPasswords } from './breached-passwords.js';
+import { createDeviceRepo } from './device-repo.js';
 import { createPasswords } from './passwords.js';
+import { createProofOfWork } from './proof-of-work.js';
+import { createSigninKeyRepo } from './signin-key-repo.js';
 import { adminOps } from './admin-ops.js';
 import { impersonationOps } from './impersonation-ops.js';
 import { signupOps } from './signup-ops.js';
@@ -88,6 +92,8 @@ function settingsFrom(config: Config): UserSettings {
     mailWindowMs: config.rateLimit.mailWindowSeconds * 1000,
     totpIssuer: new URL(config.publicUrl).hostname,
     providerCallbackBase: `${config.publicUrl}/users/providers`,
+    trustedDeviceMs: u.trustedDeviceDays * 24 * 3600 * 1000,
+    newDeviceMail: u.newDeviceMail ? { accountUrl: `${config.publicUrl}/users/account` } : null,
   };
 }
 
@@ -141,6 +147,13 @@ export function createUserService(deps: UserServiceDeps): UserService {
     ),
     settings: settingsFrom(deps.config),
     passwords: createPasswords(deps.config.users.passwordHashing),
+    breaches: createBreachedPasswords(deps.config.users.breachedPasswords),
+    devices: createDeviceRepo(deps.db),
+    proofOfWork: createProofOfWork(
+      deps.config.users.proofOfWork,
+      { countAttempt: stored.countAttempt, key: createSigninKeyRepo(deps.db).key },
+      deps.clock,
+    ),
     runtime: async () => {
       const s = await deps.runtimeSettings.current();
       let view = runtimeViews.get(s);
@@ -192,6 +205,7 @@ export function createUserService(deps: UserServiceDeps): UserService {
     permissions: ctx.permissions,
     /** Refuses only a caller without the `ping` permission. */
     ping: guarded(ctx, 'ping', account.ping),
+    proofChallenge: () => ctx.proofOfWork.challenge(),
     /** A new session for name (or email) and password: its token and expiry (ms). */
     token: guarded(ctx, 'token', account.token),
     /** `token` under the `signin` permission (the transport puts the token into a cookie). */
@@ -221,7 +235,10 @@ export function createUserService(deps: UserServiceDeps): UserService {
     authenticated: guarded(ctx, 'authenticated', account.authenticated),
     allowed: guarded(ctx, 'allowed', account.allowed),
     /** A new account by one of the five policies; the account as stored (pending, for optin and review). */
-    signup: (caller: Caller, policy: SignupPolicy, input: SignupInput) => policies[policy](caller, input),
+    async signup(caller: Caller, policy: SignupPolicy, input: SignupInput) {
+      await ctx.proofOfWork.demand(caller);
+      return policies[policy](caller, input);
+    },
     activate: guarded(ctx, 'activate', signups.activate),
     update: guarded(ctx, 'update', account.update),
     updatePassword: guarded(ctx, 'updatePassword', account.updatePassword),
@@ -262,6 +279,7 @@ export function createUserService(deps: UserServiceDeps): UserService {
     endImpersonation: impersonation.endImpersonation,
     async createUser(caller: Caller, values: NewAccount): Promise<User> {
       backendGrants(caller.principal).require('administer');
+      await ctx.breaches.refuseBreached(values.password, 'password');
       return ctx.repo.insert({
         id: newId(),
         name: values.name,

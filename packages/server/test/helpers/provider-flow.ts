@@ -64,6 +64,16 @@ export async function walk(jar: CookieJar, url: string, login: string, stopAt: s
       continue;
     }
     const text = await res.text();
+    // A provider's answer by `response_mode=form_post` (Apple's; oidc-provider's page "Submitting
+    // Callback"): a form of hidden fields that a browser's script posts at once.
+    const posted = /<form method="post" action="([^"]+)">([\s\S]*?)<\/form>/i.exec(text);
+    if (posted?.[1] && text.includes('<title>Submitting Callback</title>')) {
+      const fields = [...(posted[2] ?? '').matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)];
+      next = new URL(posted[1].replace(/&amp;/g, '&'), next);
+      const body = new URLSearchParams(fields.map((f) => [f[1] ?? '', f[2] ?? '']));
+      init = { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded' } };
+      continue;
+    }
     const form = /<form[^>]*action="([^"]+)"[^>]*method="post"/i.exec(text);
     const prompt = /name="prompt" value="(\w+)"/.exec(text)?.[1];
     if (!form?.[1] || !prompt) return { url: next, status: res.status, text };
@@ -82,39 +92,40 @@ interface GitHubPerson {
   verified: boolean;
 }
 
-export interface FakeGitHub {
-  /** A GitHub Enterprise server's address: Roost's `github` preset with `issuer` set to it. */
+/** A stand-in of an OAuth2 provider: its address, its client, and who the next authorization signs in. */
+export interface FakeOAuth2<Person> {
+  /** The server's address: a preset's `issuer`, which moves its endpoints here (users/provider-presets.ts). */
   url: string;
   clientId: string;
   clientSecret: string;
-  /** Who the next authorization signs in (GitHub would ask; this one just says yes). */
-  person: GitHubPerson;
+  /** Who the next authorization signs in (the provider would ask; this one just says yes). */
+  person: Person;
   close(): Promise<void>;
 }
 
+export type FakeGitHub = FakeOAuth2<GitHubPerson>;
+
 /**
- * A stand-in for GitHub's OAuth2 and user API, the parts Roost's `github` preset uses (users/
- * provider-clients.ts): `/login/oauth/authorize` (approves at once), `/login/oauth/access_token`
- * (checks the client secret, the code and its PKCE verifier, once), `/api/v3/user` and
- * `/api/v3/user/emails` with the bearer token. GitHub itself is not reachable from the tests.
+ * A stand-in for an OAuth2 provider without OpenID Connect, the parts Roost's clients use
+ * (users/provider-clients.ts): `authorize` (approves at once), `token` (checks the client secret,
+ * in the body or as HTTP Basic, the code and its PKCE verifier, once) and the user API's `answers`
+ * with the bearer token, each made of the person. The real providers are not reachable from the tests.
  */
-export async function startFakeGitHub(): Promise<FakeGitHub> {
-  const codes = new Map<string, { challenge: string; redirect: string; person: GitHubPerson }>();
-  const tokens = new Map<string, GitHubPerson>();
-  const state: FakeGitHub = {
-    url: '',
-    clientId: 'gh-client',
-    clientSecret: 'gh-secret',
-    person: { id: 1, login: 'octo', email: 'octo@example.com', verified: true },
-    close: async () => {},
-  };
+export async function startFakeOAuth2<Person>(
+  endpoints: { authorize: string; token: string },
+  answers: Record<string, (person: Person) => unknown>,
+  client: { clientId: string; clientSecret: string; person: Person },
+): Promise<FakeOAuth2<Person>> {
+  const codes = new Map<string, { challenge: string; redirect: string; person: Person }>();
+  const tokens = new Map<string, Person>();
+  const state: FakeOAuth2<Person> = { url: '', ...client, close: async () => {} };
   const json = (res: import('node:http').ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
   };
   const server: Server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', state.url);
-    if (url.pathname === '/login/oauth/authorize') {
+    if (url.pathname === endpoints.authorize) {
       const code = randomBytes(16).toString('hex');
       const redirect = url.searchParams.get('redirect_uri') ?? '';
       codes.set(code, { challenge: url.searchParams.get('code_challenge') ?? '', redirect, person: state.person });
@@ -124,30 +135,32 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
       res.writeHead(302, { location: back.href });
       return res.end();
     }
-    if (url.pathname === '/login/oauth/access_token' && req.method === 'POST') {
+    if (url.pathname === endpoints.token && req.method === 'POST') {
       let raw = '';
       for await (const chunk of req) raw += chunk;
       const form = new URLSearchParams(raw);
       const grant = codes.get(form.get('code') ?? '');
       codes.delete(form.get('code') ?? '');
       const verifier = form.get('code_verifier') ?? '';
+      const basic = Buffer.from((req.headers.authorization ?? '').replace(/^Basic /i, ''), 'base64').toString();
+      const [basicId = '', basicSecret = ''] = basic.split(':').map((part) => decodeURIComponent(part));
+      const authenticated =
+        (form.get('client_id') === state.clientId && form.get('client_secret') === state.clientSecret) ||
+        (basicId === state.clientId && basicSecret === state.clientSecret);
       const ok =
         grant &&
-        form.get('client_id') === state.clientId &&
-        form.get('client_secret') === state.clientSecret &&
+        authenticated &&
         form.get('redirect_uri') === grant.redirect &&
         createHash('sha256').update(verifier).digest('base64url') === grant.challenge;
       if (!ok) return json(res, 400, { error: 'bad_verification_code' });
       const token = randomBytes(16).toString('hex');
       tokens.set(token, grant.person);
-      return json(res, 200, { access_token: token, token_type: 'bearer', scope: 'read:user,user:email' });
+      return json(res, 200, { access_token: token, token_type: 'bearer', scope: 'read' });
     }
     const person = tokens.get((req.headers.authorization ?? '').replace(/^Bearer /i, ''));
     if (!person) return json(res, 401, { message: 'Bad credentials' });
-    if (url.pathname === '/api/v3/user') return json(res, 200, { id: person.id, login: person.login, name: null });
-    if (url.pathname === '/api/v3/user/emails')
-      return json(res, 200, [{ email: person.email, primary: true, verified: person.verified }]);
-    return json(res, 404, { message: 'Not Found' });
+    const answer = answers[url.pathname];
+    return answer ? json(res, 200, answer(person)) : json(res, 404, { message: 'Not Found' });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -157,4 +170,24 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
       server.close(() => resolve());
     });
   return state;
+}
+
+/**
+ * A stand-in for GitHub's OAuth2 and user API, the parts Roost's `github` preset uses (users/
+ * provider-clients.ts): `/login/oauth/authorize`, `/login/oauth/access_token`, `/api/v3/user` and
+ * `/api/v3/user/emails`.
+ */
+export function startFakeGitHub(): Promise<FakeGitHub> {
+  return startFakeOAuth2<GitHubPerson>(
+    { authorize: '/login/oauth/authorize', token: '/login/oauth/access_token' },
+    {
+      '/api/v3/user': (person) => ({ id: person.id, login: person.login, name: null }),
+      '/api/v3/user/emails': (person) => [{ email: person.email, primary: true, verified: person.verified }],
+    },
+    {
+      clientId: 'gh-client',
+      clientSecret: 'gh-secret',
+      person: { id: 1, login: 'octo', email: 'octo@example.com', verified: true },
+    },
+  );
 }

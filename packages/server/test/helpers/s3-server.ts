@@ -48,30 +48,37 @@ async function startS3(options: { unref?: boolean } = {}): Promise<TestS3> {
   const endpoint = `http://127.0.0.1:${port}`;
   // Imported here, not at the top: every test file imports this helper (through test-server.ts),
   // and the SDK costs about 0.15 s of CPU to load; only the files that start an S3 server need it.
-  const { CreateBucketCommand, S3Client } = await import('@aws-sdk/client-s3');
+  const { S3Client } = await import('@aws-sdk/client-s3');
   const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: s3Credentials() });
   return {
     endpoint,
-    async newBucket() {
-      const bucket = `roost-${newId().replaceAll('-', '').slice(0, 20)}`;
-      await client.send(new CreateBucketCommand({ Bucket: bucket }));
-      return {
-        kind: 's3',
-        endpoint,
-        bucket,
-        region: 'us-east-1',
-        forcePathStyle: true,
-        prefix: 'blobs/',
-        partSizeBytes: 5 * 1024 * 1024,
-        ...s3Credentials(),
-      };
-    },
+    newBucket: () => newBucketOn(endpoint, client),
     async close() {
       client.destroy();
       child.kill();
       await exited;
       await rm(directory, { recursive: true, force: true });
     },
+  };
+}
+
+/** A new, empty bucket of the server at `endpoint` (through `client`), as a file store's blob settings. */
+export async function newBucketOn(
+  endpoint: string,
+  client: import('@aws-sdk/client-s3').S3Client,
+): Promise<Extract<BlobStoreOptions, { kind: 's3' }>> {
+  const { CreateBucketCommand } = await import('@aws-sdk/client-s3');
+  const bucket = `roost-${newId().replaceAll('-', '').slice(0, 20)}`;
+  await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  return {
+    kind: 's3',
+    endpoint,
+    bucket,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    prefix: 'blobs/',
+    partSizeBytes: 5 * 1024 * 1024,
+    ...s3Credentials(),
   };
 }
 

@@ -3,12 +3,12 @@ import { after, before } from 'node:test';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseConfig, type ConfigInput } from '../../src/core/config.js';
+import { parseConfig, type Config, type ConfigInput } from '../../src/core/config.js';
 import { postgres } from '../../src/storage/database.js';
 import { newId } from '../../src/core/ids.js';
 import { readOutbox, type OutboxMail } from '../../src/mail/outbox-mailer.js';
 import { createRoost, type Roost } from '../../src/roost.js';
-import type { RoostOverrides } from '../../src/services.js';
+import { openServices, type RoostOverrides } from '../../src/services.js';
 import { programCaller } from '../../src/users/index.js';
 import { startPgBouncer, type TestPgBouncer } from './pgbouncer.js';
 import { sharedS3 } from './s3-server.js';
@@ -261,21 +261,32 @@ export async function startServer(input: ConfigInput = {}, overrides: RoostOverr
   return server;
 }
 
+interface AccountOptions {
+  groups?: string[];
+  password?: string;
+  email?: string;
+  realname?: string;
+  state?: 'active' | 'disabled' | 'pending';
+}
+
+/**
+ * An account made beside servers that run as processes of their own, before they start, as `roost user add`
+ * makes it: services opened on `config` (which also migrates the database), the account, services closed.
+ */
+export async function addAccountBeside(config: Config, name: string, options: AccountOptions = {}): Promise<void> {
+  const services = await openServices(config);
+  try {
+    await addAccount(services, name, options);
+  } finally {
+    await services.close();
+  }
+}
+
 /**
  * An account made directly through the users service (no permission, no mail): active unless
  * `state` says otherwise (a pending one awaits an administrator's review).
  */
-export function addAccount(
-  roost: Roost,
-  name: string,
-  options: {
-    groups?: string[];
-    password?: string;
-    email?: string;
-    realname?: string;
-    state?: 'active' | 'disabled' | 'pending';
-  } = {},
-): Promise<unknown> {
+export function addAccount(roost: Pick<Roost, 'users'>, name: string, options: AccountOptions = {}): Promise<unknown> {
   const state = options.state ?? 'active';
   return roost.users.createUser(programCaller('test'), {
     name,

@@ -122,6 +122,7 @@ test('every documented operation, called by a generated client, answers as its s
   for (const policy of ['signupDirect', 'signupOptin', 'signupReview', 'signupSendpw', 'signupUid'])
     await s.grant(policy, ['sys:everyone']);
   await call({ op: 'users_ping', body: {} });
+  await call({ op: 'users_challenge', body: {} });
   await call({ op: 'users_token', body: { identity: 'alice', password: PASSWORD } });
   await call({ op: 'users_token', body: { identity: 'alice', password: 'wrong-password' } });
   await call({ op: 'users_signin', body: { identity: 'alice', password: PASSWORD } });
@@ -138,6 +139,12 @@ test('every documented operation, called by a generated client, answers as its s
   await own('users_passkeys');
   await own('users_renamePasskey', { id: 'none', name: 'phone' });
   await own('users_removePasskey', { id: 'none' });
+  await s.grant('signinAnonymous', ['sys:everyone']);
+  const anonymous = await call({ op: 'users_signinAnonymous', body: {} });
+  const anonymousToken = (anonymous.body as { token: string }).token;
+  await call({ op: 'users_upgradeAnonymous', token: anonymousToken, body: { name: 'upgraded', password: PASSWORD } });
+  await own('users_upgradeAnonymous', { name: 'alice2', password: PASSWORD });
+  await call({ op: 'users_signinIdToken', body: { provider: 'nowhere', idToken: 'a.b.c', nonce: 'n' } });
   await call({ op: 'users_passkeySigninOptions', body: {} });
   await call({ op: 'users_passkeyToken', body: { response: { id: 'x' } } });
   await call({ op: 'users_passkeySignin', body: { response: { id: 'x' } } });
@@ -243,6 +250,11 @@ test('every documented operation, called by a generated client, answers as its s
     body: { permissions: [{ permission: 'list', groups: ['sys:authenticated', 'admins'], action: 'replace' }] },
   });
   await call({ op: 'files_ping', body: {} });
+  // Direct transfers need the store's blobs on S3 and its `direct` setting: here their refusal
+  // (test/http/filestore-direct.test.ts calls them on S3).
+  await call({ op: 'files_directUpload', ...cat, body: { size: 4, mime: 'text/plain' } });
+  await call({ op: 'files_directFinish', ...cat, body: { upload: 'u'.repeat(32) } });
+  await call({ op: 'files_link', ...cat, body: {} });
   await call({ op: 'files_move', ...cat, body: { newpath: 'photos/kitten.txt' } });
   await call({ op: 'files_removeItem', token: alice, path: 'photos', body: {} });
   await call({ op: 'files_removeItem', token: alice, path: 'photos/kitten.txt', body: {} });

@@ -7,12 +7,14 @@ import { userErrors } from '../../src/users/user-errors.js';
 import { SIGNIN_METHODS } from '../../src/users/signin-methods/index.js';
 import { dataStoreErrors } from '../../src/datastore/datastore-errors.js';
 import { fileStoreErrors } from '../../src/filestore/filestore-errors.js';
+import { thumbnailErrors } from '../../src/filestore/thumbnails/thumbnail-errors.js';
 import { realtimeErrors } from '../../src/realtime/realtime-errors.js';
 import { collectionErrors } from '../../src/collections/collections-errors.js';
 import { queryErrors } from '../../src/collections/query/query-errors.js';
 import { hookErrors } from '../../src/extend/hooks.js';
 import { routeErrors } from '../../src/extend/routes.js';
 import { keyErrors } from '../../src/keys/key-errors.js';
+import { idpErrors } from '../../src/identity-provider/idp-errors.js';
 import { databaseErrors } from '../../src/storage/retry.js';
 
 /** docs/errors.md lists every error code the server can answer, and no code it cannot. */
@@ -26,6 +28,7 @@ test('every registered error code is documented', () => {
     ...SIGNIN_METHODS.flatMap((m) => Object.keys(m.errors.codes)),
     ...Object.keys(dataStoreErrors.codes),
     ...Object.keys(fileStoreErrors.codes),
+    ...Object.keys(thumbnailErrors.codes),
     ...Object.keys(realtimeErrors.codes),
     ...Object.keys(collectionErrors.codes),
     ...Object.keys(queryErrors.codes),
@@ -33,6 +36,7 @@ test('every registered error code is documented', () => {
     'refused',
     ...Object.keys(routeErrors.codes),
     ...Object.keys(keyErrors.codes),
+    ...Object.keys(idpErrors.codes),
     ...Object.keys(databaseErrors.codes),
   ];
   assert.deepEqual(

@@ -6,11 +6,14 @@ import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../../src/core/config.js';
-import { openServices } from '../../src/services.js';
-import { programCaller } from '../../src/users/index.js';
 import { openStream, type OpenStream } from '../helpers/event-stream.js';
 import { serveRoost, type ServedRoost } from '../helpers/roost-command.js';
-import { createPostgresDatabase, PASSWORD, type TestPostgresDatabase } from '../helpers/test-server.js';
+import {
+  addAccountBeside,
+  createPostgresDatabase,
+  PASSWORD,
+  type TestPostgresDatabase,
+} from '../helpers/test-server.js';
 import { eventually, onPostgres } from './scale-helpers.js';
 
 /**
@@ -189,19 +192,7 @@ describe('a rolling restart of three processes behind HAProxy', {
     };
     await writeFile(join(dir, 'roost.config.json'), JSON.stringify(input));
     // The account, made beside the servers as `roost user add` does (this also migrates).
-    const services = await openServices(parseConfig({ ...input, dataDir: join(dir, 'setup') }, dir));
-    await services.users.createUser(programCaller('test'), {
-      name: 'alice',
-      email: 'alice@example.com',
-      password: PASSWORD,
-      realname: '',
-      data: '',
-      notify: false,
-      groups: [],
-      state: 'active',
-      pending: null,
-    });
-    await services.close();
+    await addAccountBeside(parseConfig({ ...input, dataDir: join(dir, 'setup') }, dir), 'alice');
     for (let i = 0; i < 3; i++) ports.push(await freePort());
     servers.push(...(await Promise.all([0, 1, 2].map(start))));
     const frontPort = await freePort();

@@ -7,13 +7,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { parseConfig, type BlobStoreOptions } from '../../src/core/config.js';
-import { openServices } from '../../src/services.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { serveRoost, type ServedRoost } from '../helpers/roost-command.js';
 import { s3Credentials, sharedS3 } from '../helpers/s3-server.js';
-import { createPostgresDatabase, PASSWORD, type TestPostgresDatabase } from '../helpers/test-server.js';
+import {
+  addAccountBeside,
+  createPostgresDatabase,
+  PASSWORD,
+  type TestPostgresDatabase,
+} from '../helpers/test-server.js';
 import { eventually, onPostgres } from './scale-helpers.js';
-import { programCaller } from '../../src/users/index.js';
 
 type Process = ServedRoost;
 
@@ -64,19 +67,7 @@ describe('two Roost processes on one PostgreSQL database and one object store', 
     };
     await writeFile(join(cwd, 'roost.config.json'), JSON.stringify(input));
     // An account made beside the servers, as `roost user add` does.
-    const services = await openServices(parseConfig({ ...input, dataDir: join(cwd, 'setup') }, cwd));
-    await services.users.createUser(programCaller('test'), {
-      name: 'alice',
-      email: 'alice@example.com',
-      password: PASSWORD,
-      realname: '',
-      data: '',
-      notify: false,
-      groups: [],
-      state: 'active',
-      pending: null,
-    });
-    await services.close();
+    await addAccountBeside(parseConfig({ ...input, dataDir: join(cwd, 'setup') }, cwd), 'alice');
     // Both start at once: their migrations meet on the migrator's lock.
     [a, b] = await Promise.all([serve(cwd, join(cwd, 'a')), serve(cwd, join(cwd, 'b'))]);
     token = (await call(a.url, '/users/api/token', { identity: 'alice', password: PASSWORD })).body.token as string;

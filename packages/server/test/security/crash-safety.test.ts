@@ -9,10 +9,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { SQLite } from '../../src/storage/sqlite-driver.js';
 import { parseConfig } from '../../src/core/config.js';
-import { openServices } from '../../src/services.js';
-import { createPostgresDatabase, PASSWORD, postgresAdminUrl } from '../helpers/test-server.js';
+import { addAccountBeside, createPostgresDatabase, PASSWORD, postgresAdminUrl } from '../helpers/test-server.js';
 import { startChild, writeConfig, type ChildRoost } from './support/child-roost.js';
-import { programCaller } from '../../src/users/index.js';
 
 /**
  * Crash safety: Roost runs as its own process and takes a stream of writes (items replaced
@@ -273,19 +271,7 @@ describe(`crash safety: SIGKILL during a stream of writes (${DATABASE_NAME})`, (
     const config = { host: '127.0.0.1', port: 0, dataDir, logLevel: 'info', ...pg?.settings };
     configFile = await writeConfig(dir, config);
     // The account, made as `roost user add` makes it, before the server runs.
-    const services = await openServices(parseConfig(config));
-    await services.users.createUser(programCaller('test'), {
-      name: 'writer',
-      email: 'writer@example.com',
-      password: PASSWORD,
-      realname: '',
-      data: '',
-      notify: false,
-      groups: [],
-      state: 'active',
-      pending: null,
-    });
-    await services.close();
+    await addAccountBeside(parseConfig(config), 'writer');
   });
   after(async () => {
     server?.process.kill('SIGKILL');

@@ -35,6 +35,10 @@ const CASES: Record<string, { on: 'file' | 'dir'; template: Template }> = {
   getOwner: { on: 'file', template: () => ({}) },
   setOwner: { on: 'file', template: (w) => ({ newOwner: w.userName }) },
   ping: { on: 'dir', template: () => ({}) },
+  // This store has no `direct` setting: refused whatever comes (filestore-direct.test.ts has them on S3).
+  directUpload: { on: 'file', template: () => ({ size: 5, mime: 'text/plain' }) },
+  directFinish: { on: 'file', template: () => ({ upload: 'u'.repeat(32) }) },
+  link: { on: 'file', template: () => ({}) },
   [DOWNLOAD]: { on: 'file', template: () => ({}) },
 };
 

@@ -22,6 +22,7 @@ const someToken = () => ({ token: 'T'.repeat(43) });
 /** Valid values of each user operation, for the fixture user (sign-up policies are open here). */
 const TEMPLATES: Record<string, Template> = {
   ping: () => ({}),
+  challenge: () => ({}),
   token: (w) => ({ identity: w.userName, password: PASSWORD }),
   signin: (w) => ({ identity: w.userName, password: PASSWORD }),
   signout: () => ({}),
@@ -67,6 +68,9 @@ const TEMPLATES: Record<string, Template> = {
   passkeySigninOptions: () => ({}),
   passkeyToken: () => ({ response: FAKE_WEBAUTHN }),
   passkeySignin: () => ({ response: FAKE_WEBAUTHN }),
+  signinAnonymous: () => ({}),
+  upgradeAnonymous: () => ({ name: 'upgraded', password: PASSWORD, email: 'upgraded@example.com' }),
+  signinIdToken: () => ({ provider: 'corp', idToken: 'eyJhbGciOiJSUzI1NiJ9.e30.c2ln', nonce: 'n'.repeat(22) }),
   providers: () => ({}),
   signinProvider2: () => ({ grant: 'G'.repeat(43) }),
   providerLinks: () => ({}),

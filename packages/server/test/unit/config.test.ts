@@ -131,4 +131,29 @@ describe('configuration', () => {
     assert.ok(err instanceof ConfigError);
     assert.match(err.message, /roost\.config\.json/);
   });
+
+  test('read replicas: postgres:// URLs, comma-separated in the environment, only beside databaseUrl', async () => {
+    const cwd = await dir();
+    const env = {
+      ROOST_DATABASE_URL: 'postgres://u:p@primary/roost',
+      ROOST_DATABASE_REPLICA_URLS: 'postgres://u:p@replica-1/roost,postgres://u:p@replica-2/roost',
+    };
+    assert.deepEqual((await loadConfig({ cwd, env })).databaseReplicaUrls, [
+      'postgres://u:p@replica-1/roost',
+      'postgres://u:p@replica-2/roost',
+    ]);
+    assert.deepEqual((await loadConfig({ cwd, env: {} })).databaseReplicaUrls, []);
+    const alone = await loadConfig({
+      cwd,
+      env: { ROOST_DATABASE_REPLICA_URLS: 'postgres://u:p@replica-1/roost' },
+    }).catch((e: unknown) => e);
+    assert.ok(alone instanceof ConfigError);
+    assert.match(alone.message, /databaseReplicaUrls: replicas are read beside their primary, databaseUrl/);
+    const wrong = await loadConfig({
+      cwd,
+      env: { ...env, ROOST_DATABASE_REPLICA_URLS: 'mysql://replica/roost' },
+    }).catch((e: unknown) => e);
+    assert.ok(wrong instanceof ConfigError);
+    assert.match(wrong.message, /databaseReplicaUrls\.0: must be a postgres:\/\/ URL/);
+  });
 });

@@ -43,6 +43,8 @@ const REASONS: Readonly<Record<string, string>> = {
   not_found: 'Not found.',
   reserved: 'This name is reserved.',
   duplicate: 'Named twice.',
+  // users/breached-passwords.ts: the password is in a list of passwords known from data breaches.
+  breached: 'This password is known from data breaches; choose another.',
 };
 
 /** The hidden action of a form's first showing; added to the page's own actions. */

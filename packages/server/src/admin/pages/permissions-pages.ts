@@ -1,6 +1,6 @@
 import { escapeHtml, hiddenValueInputs, JsonSequenceForm, type ContentObject, type FieldConf } from '@roost/forms';
 import { RoostError } from '../../core/errors.js';
-import { ADMINS, AUTHENTICATED, EVERYONE, isGroupName, NOONE, OWNER } from '../../core/permissions.js';
+import { ADMINS, AUTHENTICATED, EVERYONE, isGroupName, NOONE, OWNER, REGISTERED } from '../../core/permissions.js';
 import type { PermissionTarget } from '../../core/service-kind.js';
 import type { Caller } from '../../users/index.js';
 import { formBase, type AdminPages, type AdminPageRequest } from './admin-routes.js';
@@ -39,7 +39,7 @@ function servicesFor(services: ServicesOf, admin: AdminPageRequest['admin']): Pe
   }));
 }
 
-const PSEUDO_GROUPS = [EVERYONE, AUTHENTICATED, OWNER, NOONE];
+const PSEUDO_GROUPS = [EVERYONE, AUTHENTICATED, REGISTERED, OWNER, NOONE];
 
 function entryFields(names: readonly string[]): FieldConf[] {
   return [

@@ -35,7 +35,7 @@ export function pendingChallenge(error: unknown): PendingChallenge | null {
 /** The outcome of the second step's form: its html to show, or the session it made. */
 export type SecondStepResult =
   | { kind: 'form'; html: string; head: string; failed: boolean }
-  | { kind: 'signed_in'; token: string; recoveryCodes: string[] | undefined }
+  | { kind: 'signed_in'; token: string; recoveryCodes: string[] | undefined; deviceToken: string | undefined }
   | { kind: 'expired' };
 
 interface SecondStepInput {
@@ -71,7 +71,9 @@ export async function secondStep(input: SecondStepInput): Promise<SecondStepResu
   // An enrolment is the first method's that can be set up during a sign-in; only its answer is asked then.
   const enrolling = pending.enrol ? STEPS.find((m) => m.enrolment) : undefined;
   const asked = enrolling ? [enrolling] : STEPS;
-  let signedIn: { token: string; recoveryCodes?: string[] } | undefined;
+  let signedIn: { token: string; recoveryCodes?: string[]; deviceToken?: string } | undefined;
+  // Trusting the device is offered where the configuration allows it (users/trusted-devices.ts).
+  const trustDays = Math.round(users.settings.trustedDeviceMs / (24 * 3600 * 1000));
   let expired = false;
   const verify: ActionCallback = async function (this: HTMLForm) {
     const [ok, data, errors] = await this.validate(this.getFormValues());
@@ -80,6 +82,7 @@ export async function secondStep(input: SecondStepInput): Promise<SecondStepResu
       signedIn = await users.signin2(withClient(caller, request), {
         challenge: pending.challenge,
         ...proofOf(String(data.code ?? '')),
+        ...(trustDays > 0 && data.trust === true ? { trustDevice: true } : {}),
       });
       return [true, ''];
     } catch (err) {
@@ -108,6 +111,9 @@ export async function secondStep(input: SecondStepInput): Promise<SecondStepResu
       { id: 'challenge', datatype: 'string', size: 200, hidden: true },
       { id: 'enrol', datatype: 'string', size: 1, hidden: true },
       { id: 'next', datatype: 'string', size: 2000, hidden: true },
+      ...(trustDays > 0
+        ? [{ id: 'trust', name: `Trust this device for ${trustDays} days`, datatype: 'checkbox' }]
+        : []),
     ],
     actions: [
       { id: 'default', method: 'startForm', hidden: true },
@@ -121,7 +127,10 @@ export async function secondStep(input: SecondStepInput): Promise<SecondStepResu
     defaultData: { challenge: pending.challenge, enrol: pending.enrol ? '1' : '', next },
   });
   if (expired) return { kind: 'expired' };
-  if (signedIn) return { kind: 'signed_in', token: signedIn.token, recoveryCodes: signedIn.recoveryCodes };
+  if (signedIn) {
+    const { token, recoveryCodes, deviceToken } = signedIn;
+    return { kind: 'signed_in', token, recoveryCodes, deviceToken };
+  }
   let intro = `<p>Enter ${asked.map((m) => m.prompt).join(', or ')}.</p>`;
   if (enrolling?.enrolment) {
     try {

@@ -33,14 +33,18 @@ export function unmaskSmtpUrl(submitted: string, stored: string | null): string 
   }
 }
 
-/** The providers as the page shows them: JSON, each client secret as `****` (never in html). */
+/** The providers as the page shows them: JSON, each client secret and Apple's key as `****` (never in html). */
 export function maskedProviders(providers: RuntimeSettings['providers']): string {
   if (providers.length === 0) return '';
-  const shown = providers.map((p) => (p.clientSecret ? { ...p, clientSecret: '****' } : p));
+  const shown = providers.map((p) => ({
+    ...p,
+    ...(p.clientSecret ? { clientSecret: '****' } : {}),
+    ...(p.apple ? { apple: { ...p.apple, privateKey: '****' } } : {}),
+  }));
   return JSON.stringify(shown, null, 2);
 }
 
-/** Submitted providers with `****` as a secret keep the stored secret of the provider with that id. */
+/** Submitted providers with `****` as a secret (or Apple's key) keep the stored one of the provider with that id. */
 export function unmaskProviders(text: string, stored: RuntimeSettings['providers']): unknown {
   if (text.trim() === '') return [];
   let parsed: unknown;
@@ -51,8 +55,14 @@ export function unmaskProviders(text: string, stored: RuntimeSettings['providers
   }
   if (!Array.isArray(parsed)) return parsed;
   return parsed.map((p: unknown) => {
-    if (typeof p !== 'object' || p === null || (p as { clientSecret?: unknown }).clientSecret !== '****') return p;
-    const same = stored.find((s) => s.id === (p as { id?: unknown }).id);
-    return { ...p, clientSecret: same?.clientSecret };
+    if (typeof p !== 'object' || p === null) return p;
+    const given = p as { id?: unknown; clientSecret?: unknown; apple?: { privateKey?: unknown } };
+    const same = stored.find((s) => s.id === given.id);
+    const secret = given.clientSecret === '****' ? { clientSecret: same?.clientSecret } : {};
+    const key =
+      typeof given.apple === 'object' && given.apple !== null && given.apple.privateKey === '****'
+        ? { apple: { ...given.apple, privateKey: same?.apple?.privateKey } }
+        : {};
+    return { ...p, ...secret, ...key };
   });
 }

@@ -14,6 +14,7 @@ import { SETUP_LINK_MINUTES, type SetupLinks } from '../setup-links.js';
 import { accountWords } from '../user-pages/account-words.js';
 import { publicFormRequest } from '../user-pages/public-page.js';
 import { invalidField } from '../../core/validation.js';
+import { proofOfWorkFields, withPageProof } from '../page-kit/proof-of-work-field.js';
 
 /** Who makes the first administrator: the setup link's holder, acting as a program (users/user-context.ts). */
 const SETUP_CALLER = programCaller('roost-setup');
@@ -98,12 +99,12 @@ async function setupPage(deps: PageDeps & { setupLinks: SetupLinks }, request: F
     },
     { id: 'token', datatype: 'string', size: 200, hidden: true },
   ];
-  let made: { name: string; password: string } | null = null;
+  let made: { name: string; password: string; altcha: unknown } | null = null;
   const setup = new PageForm({
     request: form,
     formid: 'setup',
     action: HOME,
-    fields,
+    fields: [...fields, ...proofOfWorkFields(deps.config)],
     actions: [{ id: 'create', method: 'submit', name: 'Create the administrator', cssClass: 'btn btn-primary' }],
     describe: accountWords(deps),
     perform: async (data) => {
@@ -133,7 +134,7 @@ async function setupPage(deps: PageDeps & { setupLinks: SetupLinks }, request: F
         if (err instanceof DuplicateUserError) throw invalidField(err.field, 'exists');
         throw err;
       }
-      made = { name: account.name, password: account.password };
+      made = { name: account.name, password: account.password, altcha: data.altcha };
     },
   });
   const { result, html, response } = await setup.process({ renderSuccess: false, defaultData: { token } });
@@ -141,7 +142,10 @@ async function setupPage(deps: PageDeps & { setupLinks: SetupLinks }, request: F
   if (result && made) {
     const { name, password } = made;
     try {
-      const signedIn = await users.signin(withClient(ANONYMOUS_CALLER, request), { identity: name, password });
+      const signedIn = await users.signin(withPageProof(withClient(ANONYMOUS_CALLER, request), made), {
+        identity: name,
+        password,
+      });
       await startCookieSession(request, reply, users, signedIn.token, deps.config.users.tokenLifetimeSeconds);
       return reply.redirect('/admin', 303);
     } catch (err) {

@@ -9,6 +9,7 @@ import {
   callerOf,
   clearAuthCookie,
   startCookieSession,
+  setTrustedDeviceCookie,
   withClient,
   type RequestCaller,
 } from '../../http/auth.js';
@@ -23,6 +24,7 @@ import { renderPublicPage } from '../user-pages/public-page.js';
 import { mailSigninOpen } from '../user-pages/signin-mail-page.js';
 import { recoveryCodesHtml } from '../signin-methods/recovery-page.js';
 import { pendingChallenge, secondStep, type PendingChallenge, type SecondStepResult } from './second-step-form.js';
+import { proofOfWorkFields, withPageProof } from '../page-kit/proof-of-work-field.js';
 
 /**
  * Sign-in and sign-out pages: `/admin/signin` (administrators only: an account outside `admins`
@@ -110,7 +112,7 @@ async function signinPage(deps: SigninDeps, audience: Audience, request: Fastify
     let issued: string;
     try {
       const credentials = { identity: String(data.identity ?? ''), password: String(data.password ?? '') };
-      ({ token: issued } = await users.signin(withClient(caller, request), credentials));
+      ({ token: issued } = await users.signin(withPageProof(withClient(caller, request), data), credentials));
     } catch (err) {
       pending = pendingChallenge(err);
       if (pending) return [true, ''];
@@ -143,6 +145,7 @@ async function signinPage(deps: SigninDeps, audience: Audience, request: Fastify
       settings: { single: true, minLength: 1, autocomplete: 'current-password' },
     },
     { id: 'next', datatype: 'string', size: 2000, hidden: true },
+    ...proofOfWorkFields(config),
   ];
   const htmlForm = new HTMLForm({
     request: form,
@@ -216,6 +219,7 @@ async function afterSecondStep(
     return sendHtml(reply, await shell(users, request, reply, audience, page), 403);
   }
   await startCookieSession(request, reply, users, step.token, config.users.tokenLifetimeSeconds);
+  if (step.deviceToken) setTrustedDeviceCookie(request, reply, step.deviceToken, config.users.trustedDeviceDays);
   if (!step.recoveryCodes) return reply.redirect(safeNext(next, audience), 303);
   const page = {
     title: 'Your recovery codes',

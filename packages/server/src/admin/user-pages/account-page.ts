@@ -40,13 +40,15 @@ async function providersSection(users: UserService, caller: RequestCaller, csrf:
   if (configured.length === 0) return '';
   const linked = await users.providerLinks(caller);
   const hidden = `<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">`;
+  // An anonymous account has no password to give: linking a provider is how it becomes a full one.
+  const linkProof = caller.user?.anonymous ? '' : PROOF_INPUT;
   const rows = configured.map((p) => {
     const link = linked.find((l) => l.provider === p.id);
     const id = encodeURIComponent(p.id);
     const button = link
       ? `<form method="post" action="${PATH}">${hidden}<input type="hidden" name="provider" value="${id}">` +
         `${PROOF_INPUT}<button type="submit" name="unlink$" value="1" class="btn secondary">Unlink</button></form>`
-      : `<form method="post" action="/users/providers/${id}/link">${hidden}${PROOF_INPUT}` +
+      : `<form method="post" action="/users/providers/${id}/link">${hidden}${linkProof}` +
         `<button type="submit" class="btn secondary">Link ${escapeHtml(p.label)}</button></form>`;
     const what = link ? `linked${link.email ? ` as ${escapeHtml(link.email)}` : ''}` : 'not linked';
     return `<li><strong>${escapeHtml(p.label)}</strong>: ${what} ${button}</li>`;

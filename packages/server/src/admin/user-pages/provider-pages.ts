@@ -16,9 +16,9 @@ import { publicFormRequest, renderPublicPage } from './public-page.js';
 /**
  * The browser's side of a provider sign-in (users/provider-ops.ts): `/users/providers/<id>/start`
  * sends the browser to the provider, `/users/providers/<id>/callback` is where the provider
- * sends it back, and a POST of `/users/providers/<id>/link` (the account page's form, with the
- * session's CSRF token and the password or a current code again) starts linking the provider to
- * the signed-in account. The state of a
+ * sends it back (or posts its answer, Apple), and a POST of `/users/providers/<id>/link` (the
+ * account page's form, with the session's CSRF token and the password or a current code again)
+ * starts linking the provider to the signed-in account. The state of a
  * started sign-in goes into a cookie of this browser only for the callback's path, so only the
  * browser that started it can end it. A sign-in that began on Roost's pages ends with the
  * session cookie; one that began in an app goes back to the app's address with `roost_signin` (a
@@ -99,7 +99,9 @@ async function linkRoute(deps: PageDeps, request: FastifyRequest, reply: Fastify
   const body = form.body ?? {};
   assertCsrf(request, body.csrf);
   const code = textParam(body.code);
-  const proof = code ? { code } : { password: textParam(body.password) };
+  const password = textParam(body.password);
+  // None for an anonymous account, which has no other way in (users/user-context.ts `reauthenticate`).
+  const proof = code ? { code } : password ? { password } : {};
   const url = escapeHtml(await started(deps, request, reply, { redirect: '/users/account', link: true, ...proof }));
   const page = {
     title: 'Linking',
@@ -121,6 +123,27 @@ async function callbackRoute(deps: PageDeps, request: FastifyRequest, reply: Fas
   reply.header('cache-control', 'no-store');
   const outcome = await users.finishProvider(caller, { provider: id, query, browserState });
   return endOf(deps, request, reply, users, outcome);
+}
+
+/** The fields of a provider's answer that the callback reads (the ID token comes again from the token request). */
+const ANSWER_FIELDS = ['code', 'state', 'error', 'error_description', 'iss'] as const;
+
+/**
+ * A provider that posts its answer (`response_mode=form_post`: Sign in with Apple). The state's
+ * cookie is SameSite Lax, which a POST from the provider's site does not carry, so the answer
+ * goes on to the GET callback as its query (a 303: a top-level GET carries the cookie), where
+ * the state is checked as for every provider. This route changes nothing itself.
+ */
+async function postedCallbackRoute(request: FastifyRequest, reply: FastifyReply) {
+  const body = (request.body ?? {}) as Record<string, unknown>;
+  const query = new URLSearchParams();
+  for (const field of ANSWER_FIELDS) {
+    const value = body[field];
+    if (typeof value === 'string' && value.length <= 4000) query.set(field, value);
+  }
+  const id = (request.params as { id: string }).id;
+  reply.header('cache-control', 'no-store');
+  return reply.redirect(`${BASE}/${encodeURIComponent(id)}/callback?${query}`, 303);
 }
 
 /** Where the browser goes after the provider: the session, the app, a page that says what comes next. */
@@ -187,4 +210,5 @@ export function registerProviderPages(app: FastifyInstance, deps: PageDeps, limi
   app.get(`${BASE}/:id/start`, { onRequest: limit }, (request, reply) => startRoute(deps, request, reply));
   app.post(`${BASE}/:id/link`, { onRequest: limit }, (request, reply) => linkRoute(deps, request, reply));
   app.get(`${BASE}/:id/callback`, { onRequest: limit }, (request, reply) => callbackRoute(deps, request, reply));
+  app.post(`${BASE}/:id/callback`, { onRequest: limit }, (request, reply) => postedCallbackRoute(request, reply));
 }

@@ -1,10 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { callerOf } from '../../http/auth.js';
+import { callerOf, withClient } from '../../http/auth.js';
 import type { PageDeps } from '../index.js';
 import { PageForm } from '../page-kit/page-form.js';
 import { textParam } from '../page-kit/page-parts.js';
 import { identityField } from './public-page.js';
 import { RESET_PASSWORD, tokenPage, type ComposeTokenPage } from './token-pages.js';
+import { proofOfWorkFields, withPageProof } from '../page-kit/proof-of-work-field.js';
 
 /**
  * `/users/reset-password`: who comes without a code is first offered the reset mail ("Mail me
@@ -15,14 +16,14 @@ import { RESET_PASSWORD, tokenPage, type ComposeTokenPage } from './token-pages.
  */
 export function resetPasswordPage(deps: PageDeps, request: FastifyRequest, reply: FastifyReply) {
   const compose: ComposeTokenPage = async (form, tokenSection, tokenPosted) => {
-    const caller = await callerOf(request, deps.services.users);
+    const caller = withClient(await callerOf(request, deps.services.users), request);
     const ask = new PageForm({
       request: form,
       formid: 'request-form',
-      fields: [identityField],
+      fields: [identityField, ...proofOfWorkFields(deps.config)],
       actions: [{ id: 'request', method: 'submit', name: 'Mail me a code', cssClass: 'btn btn-primary' }],
       perform: async (data) => {
-        await deps.services.users.resetPassword(caller, {
+        await deps.services.users.resetPassword(withPageProof(caller, data), {
           identity: typeof data.identity === 'string' ? data.identity : '',
         });
         return {

@@ -7,6 +7,7 @@ import { textParam } from '../page-kit/page-parts.js';
 import { sendFormResponse, sendHtml } from '../page-kit/page-reply.js';
 import { pendingChallenge, secondStep, type PendingChallenge } from '../pages/second-step-form.js';
 import { identityField, publicFormRequest, renderPublicPage } from './public-page.js';
+import { proofOfWorkFields, withPageProof } from '../page-kit/proof-of-work-field.js';
 
 /**
  * `/users/signin-mail`: sign-in by mail (users/signin-methods/mail-code/), when an administrator has
@@ -50,10 +51,10 @@ export async function signinMailPage(deps: PageDeps, request: FastifyRequest, re
     request: form,
     formid: 'ask',
     action: PATH,
-    fields: [identityField],
+    fields: [identityField, ...proofOfWorkFields(deps.config)],
     actions: [{ id: 'ask', method: 'submit', name: 'Mail me a sign-in code', cssClass: 'btn btn-primary' }],
     perform: async (data) => {
-      await users.signinMail(caller, { identity: String(data.identity ?? '') });
+      await users.signinMail(withPageProof(caller, data), { identity: String(data.identity ?? '') });
       return {
         message: 'If an account matches, we sent a mail with a code and a link. They work once, for a short time.',
       };

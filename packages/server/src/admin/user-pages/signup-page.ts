@@ -1,12 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { escapeHtml, type FieldConf } from '@roost/forms';
 import { ANONYMOUS_CALLER, SIGNUP_POLICIES, type SignupPolicy, type User } from '../../users/index.js';
+import { withClient } from '../../http/auth.js';
 import type { PageDeps } from '../index.js';
 import { PageForm } from '../page-kit/page-form.js';
 import { link, textParam } from '../page-kit/page-parts.js';
 import { sendFormResponse, sendHtml } from '../page-kit/page-reply.js';
 import { accountWords } from './account-words.js';
 import { publicFormRequest, renderPublicPage, signInLink, successPanel } from './public-page.js';
+import { proofOfWorkFields, withoutProof, withPageProof } from '../page-kit/proof-of-work-field.js';
 
 /** The sign-up policies, in the order the page offers them (SIGNUP_POLICIES), each with what it says. */
 const LABELS: Record<SignupPolicy, { title: string; button: string }> = {
@@ -132,12 +134,19 @@ export async function signupPage(deps: PageDeps, request: FastifyRequest, reply:
     request: form,
     formid: 'signup',
     // The identity policy is a runtime setting: read it for each request.
-    fields: fieldsOf(policy, deps, (await deps.services.users.runtime()).identityPolicy),
+    fields: [
+      ...fieldsOf(policy, deps, (await deps.services.users.runtime()).identityPolicy),
+      ...proofOfWorkFields(deps.config),
+    ],
     actions: [{ id: 'signup', method: 'submit', name: LABELS[policy].button }],
     describe: accountWords(deps),
     perform: async (data) => {
-      const input = Object.fromEntries(Object.entries(data).filter(([, v]) => v !== ''));
-      account = await deps.services.users.signup(ANONYMOUS_CALLER, policy, input);
+      const input = Object.fromEntries(Object.entries(withoutProof(data)).filter(([, v]) => v !== ''));
+      account = await deps.services.users.signup(
+        withPageProof(withClient(ANONYMOUS_CALLER, request), data),
+        policy,
+        input,
+      );
     },
   });
   const { result, html, response } = await signup.process({ renderSuccess: false });

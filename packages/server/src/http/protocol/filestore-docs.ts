@@ -18,6 +18,18 @@ const PATH_PARAMETER = {
   schema: { type: 'string' },
 };
 
+/** `?thumb=WxH` of a download (docs/filestore.md, "Thumbnails"; filestore/thumbnails/). */
+const THUMB_PARAMETER = {
+  name: 'thumb',
+  in: 'query',
+  required: false,
+  description:
+    "A thumbnail of an image instead of the file: one of the store's `thumbnails.sizes` (`100x100` a crop, " +
+    '`100x100t`/`100x100b` from the top/bottom, `100x100f` fitted inside, `0x100`/`100x0` by the ratio), ' +
+    'as AVIF, WebP, or the image kind, by `Accept`.',
+  schema: { type: 'string', pattern: '^\\d{1,4}x\\d{1,4}[tbf]?$' },
+};
+
 const json = (schema: object) => ({ 'application/json': { schema } });
 const failures = (failure: object = FAILURE_ANSWER) => ({
   '4XX': { description: 'Refused: the code says why (docs/errors.md).', content: json(failure) },
@@ -73,7 +85,7 @@ export function fileStoreDocPaths(stores: readonly string[]): Record<string, obj
         operationId: `${store}_${op}`,
         tags: ['file store'],
         ...plainSummary(summary, undefined),
-        parameters: [PATH_PARAMETER],
+        parameters: [PATH_PARAMETER, THUMB_PARAMETER],
         responses: { 200: FILE_BYTES, 206: { ...FILE_BYTES, description: 'The range asked for.' }, ...failures() },
       },
     });

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { formatTime } from '../../core/clock.js';
+import { directOperations } from './direct-protocol.js';
 import { allowedInput, setPermissionsInput } from '../../core/validation.js';
 import {
   listInput,
@@ -238,4 +239,5 @@ export const fileOperations: readonly FileOperation[] = [
     answer: ONE_ANSWER,
     call: (store) => one(store.ping()),
   },
+  ...directOperations({ entry: ENTRY, view: entryView }),
 ];

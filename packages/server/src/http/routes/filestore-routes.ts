@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import Negotiator from 'negotiator';
 import type { Config } from '../../core/config.js';
 import { RoostError } from '../../core/errors.js';
+import type { Principal } from '../../core/permissions.js';
 import {
   API_SEGMENT,
   fileStoreErrors,
@@ -99,6 +101,34 @@ export async function registerFileStoreRoutes(app: FastifyInstance, options: Fil
     const store = fileStores.get(name) as FileStore;
     const maxBytes = store.options.maxFileBytes;
 
+    /**
+     * A download: the file streamed; with `?thumb=WxH` its thumbnail (docs/filestore.md,
+     * "Thumbnails") in the format the request's `Accept` ranks first among those it may take; or,
+     * where the store's `direct.downloads` asks for it, a 302 to a short-lived presigned GET of the
+     * bucket (filestore/direct-ops.ts `link`, after the same `read` check).
+     */
+    async function download(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      principal: Principal,
+      path: FilePath,
+    ): Promise<FastifyReply> {
+      const thumb = (request.query as Record<string, unknown> | undefined)?.thumb;
+      if (thumb !== undefined) {
+        reply.header('vary', 'Accept');
+        const negotiate = (types: readonly string[]) => new Negotiator(request).mediaType([...types]);
+        return sendFile(
+          request,
+          reply,
+          await store.thumbnail(principal, path, typeof thumb === 'string' ? thumb : '', negotiate),
+        );
+      }
+      if (!store.options.direct?.downloads) return sendFile(request, reply, await store.contents(principal, path));
+      const { url } = await store.link(principal, path);
+      reply.header('cache-control', 'no-store');
+      return reply.redirect(url, 302);
+    }
+
     async function handle(request: FastifyRequest, reply: FastifyReply, fixedOp?: string) {
       if (!fixedOp) request.routePattern = routePatternOf(request, name);
       const caller = await callerOf(request, users);
@@ -108,7 +138,7 @@ export async function registerFileStoreRoutes(app: FastifyInstance, options: Fil
       if (op === null) {
         if (request.method !== 'GET' && request.method !== 'HEAD')
           throw fileStoreErrors.not_found({ message: 'Name an operation (`/@<op>`) to change a file.' });
-        return sendFile(request, reply, await store.contents(caller.principal, path));
+        return download(request, reply, caller.principal, path);
       }
       const operation = FILE_OPERATIONS.get(op);
       if (!operation) throw fileStoreErrors.not_found({ message: `There is no operation @${op}.` });
@@ -119,7 +149,7 @@ export async function registerFileStoreRoutes(app: FastifyInstance, options: Fil
         throw new RoostError('malformed', 'bad_request', 'HEAD is for downloads only.');
       if (!operation.readOnly) assertWriteOrigin(request, caller, config.corsOrigins);
       const { call } = operation;
-      if (call === 'download') return sendFile(request, reply, await store.contents(caller.principal, path));
+      if (call === 'download') return download(request, reply, caller.principal, path);
       reply.header('cache-control', 'no-store');
       try {
         return await runWithBody(request, operation.upload === true, maxBytes, (values, upload) => {

@@ -34,7 +34,10 @@ export async function registerUserRoutes(
       const caller = await callerOf(request, users);
       if (route.sameOrigin) assertSameOrigin(request, config.corsOrigins);
       else if (!route.read) assertWriteOrigin(request, caller, config.corsOrigins);
-      const answer = await route.call(route.signin ? withClient(caller, request) : caller, requestValues(request));
+      // Sign-ins and the rate-limited calls (sign-ups, resets, mailed sign-ins) know the client:
+      // its address and agent for the throttle and the session, its proof of work (users/proof-of-work.ts).
+      const client = route.signin || route.limited ? withClient(caller, request) : caller;
+      const answer = await route.call(client, requestValues(request));
       return route.after ? route.after(request, reply, answer) : answer;
     };
     // GET, POST and DELETE of one operation share one rate-limit counter: one limiter (one

@@ -15,6 +15,10 @@ import * as collections from './2026-12-01-01-collections.js';
 import * as keysAudit from './2026-12-02-01-keys-audit.js';
 import * as requestLogs from './2026-12-02-02-request-logs.js';
 import * as backups from './2026-12-02-03-backups.js';
+import * as signinKeys from './2026-12-03-01-signin-keys.js';
+import * as directUploads from './2026-12-03-02-direct-uploads.js';
+import * as identityProvider from './2026-12-03-01-identity-provider.js';
+import * as anonymousUsers from './2026-12-03-07-anonymous-users.js';
 
 /** Every migration in order. Never edit one that has been released; add a new file. */
 export const migrations: Readonly<Record<string, Migration>> = {
@@ -34,6 +38,10 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026-12-02-01-keys-audit': keysAudit,
   '2026-12-02-02-request-logs': requestLogs,
   '2026-12-02-03-backups': backups,
+  '2026-12-03-01-signin-keys': signinKeys,
+  '2026-12-03-02-direct-uploads': directUploads,
+  '2026-12-03-01-identity-provider': identityProvider,
+  '2026-12-03-07-anonymous-users': anonymousUsers,
 };
 
 /** Bring the database to the latest schema; throws with the failing migration's name. */

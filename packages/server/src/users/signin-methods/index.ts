@@ -1,4 +1,6 @@
 import type { MethodFigure, MethodFigureValues, MethodOps, SigninMethod } from '../signin-method.js';
+import { anonymousMethod } from './anonymous/index.js';
+import { idTokenMethod } from './id-token/index.js';
 import { mailCodeMethod } from './mail-code/index.js';
 import { passkeyMethod } from './passkey/index.js';
 import { recoveryMethod } from './recovery/index.js';
@@ -8,11 +10,18 @@ import { totpMethod } from './totp/index.js';
  * The sign-in methods that bring all of themselves (users/signin-method.ts), the one list of
  * them: the service makes each, merges its operations and permissions, and asks its hooks in the
  * second-factor rules, the account's summary and the purge. A new method is a folder beside
- * mail-code/, passkey/, totp/ and recovery/ and a line here (and, for its protocol rows and page
+ * mail-code/, passkey/, totp/, recovery/, anonymous/ and id-token/ and a line here (and, for its protocol rows and page
  * parts, a line in http/protocol/signin-methods/index.ts and admin/signin-methods/index.ts, in
  * the same order; docs/architecture.md, "Adding a sign-in method").
  */
-export const SIGNIN_METHODS = [mailCodeMethod, totpMethod, recoveryMethod, passkeyMethod] as const;
+export const SIGNIN_METHODS = [
+  mailCodeMethod,
+  totpMethod,
+  recoveryMethod,
+  passkeyMethod,
+  anonymousMethod,
+  idTokenMethod,
+] as const;
 
 type Listed = (typeof SIGNIN_METHODS)[number];
 type LabelOf<M> = M extends SigninMethod<MethodOps, infer L, MethodFigureValues> ? L : never;

@@ -148,6 +148,7 @@ async function enrolling(m: Matrix, caller: Live | Dead): Promise<void> {
 
 const USERS: Record<string, Row> = {
   ping: { expect: all(200), prepare: async () => ({ path: '/users/api/ping' }) },
+  challenge: { expect: all(200), prepare: async () => ({ path: '/users/api/challenge' }) },
   token: {
     expect: all({ status: 200, result: true }),
     prepare: async () => ({ path: '/users/api/token', values: { identity: 'credentials', password: PASSWORD } }),
@@ -288,6 +289,24 @@ const USERS: Record<string, Row> = {
     expect: all({ status: 401, code: 'invalid_code' }),
     counts: SIGNIN_COUNTERS,
     prepare: async () => ({ path: '/users/api/signinMail2', values: { identity: 'nobody-here', code: '123456' } }),
+  },
+  // Off by default: 403 to everybody, as a sign-up policy switched off.
+  signinAnonymous: { expect: noPolicy, prepare: async () => ({ path: '/users/api/signinAnonymous' }) },
+  upgradeAnonymous: {
+    // Only an anonymous account may: every caller of the matrix has a full account.
+    expect: signedIn({ status: 409, code: 'not_anonymous' }),
+    prepare: async (m) => ({
+      path: '/users/api/upgradeAnonymous',
+      values: { name: m.unique('upgraded'), password: PASSWORD },
+    }),
+  },
+  signinIdToken: {
+    // No provider is configured in the matrix: the id names none.
+    expect: all({ status: 404, code: 'unknown_provider' }),
+    prepare: async () => ({
+      path: '/users/api/signinIdToken',
+      values: { provider: 'corp', idToken: 'a.b.c', nonce: 'n'.repeat(22) },
+    }),
   },
   providers: { expect: all({ status: 200, result: true }), prepare: async () => ({ path: '/users/api/providers' }) },
   signinProvider2: {
@@ -450,6 +469,11 @@ const FILESTORE: Record<string, Row> = {
   getOwner: { expect: signedIn(), prepare: onFile('getOwner') },
   setOwner: { expect: adminOnly, prepare: onFile('setOwner', (m) => ({ newOwner: m.name('owner') })) },
   ping: { expect: all(200), prepare: async () => ({ path: '/files/@ping' }) },
+  // The matrix's store keeps its blobs where the pass puts them, without `direct`: no such
+  // operation there, for anyone (test/http/filestore-direct.test.ts has who may call them on S3).
+  directUpload: { expect: all(404), prepare: onFile('directUpload', () => ({ size: 1 })) },
+  directFinish: { expect: all(404), prepare: onFile('directFinish', () => ({ upload: 'u'.repeat(32) })) },
+  link: { expect: all(404), prepare: onFile('link', () => ({}), 'GET') },
   [DOWNLOAD]: { expect: signedIn(), prepare: async (m) => ({ path: `/files/${await m.file()}`, method: 'GET' }) },
 };
 

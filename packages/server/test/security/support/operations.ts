@@ -53,6 +53,7 @@ export function operationsOf(roost: Roost): OperationInfo[] {
 export const FIELDS: Record<Service, Record<string, readonly string[]>> = {
   users: {
     ping: [],
+    challenge: [],
     token: ['identity', 'password'],
     signin: ['identity', 'password'],
     signout: [],
@@ -117,6 +118,9 @@ export const FIELDS: Record<Service, Record<string, readonly string[]>> = {
     getOwner: ['path'],
     setOwner: ['path', 'owner', 'newOwner'],
     ping: ['path'],
+    directUpload: ['path', 'size', 'mime'],
+    directFinish: ['path', 'upload'],
+    link: ['path'],
     [DOWNLOAD]: [],
   },
 };

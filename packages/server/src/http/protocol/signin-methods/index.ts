@@ -1,4 +1,6 @@
 import type { UserOperation, UserWire } from '../user-wire.js';
+import { anonymousOperations } from './anonymous-protocol.js';
+import { idTokenOperations } from './id-token-protocol.js';
 import { mailCodeOperations } from './mail-code-protocol.js';
 import { passkeyOperations } from './passkey-protocol.js';
 import { recoveryOperations } from './recovery-protocol.js';
@@ -11,5 +13,7 @@ export function methodOperations(wire: UserWire): UserOperation[] {
     ...totpOperations(wire),
     ...recoveryOperations(wire),
     ...passkeyOperations(wire),
+    ...anonymousOperations(wire),
+    ...idTokenOperations(wire),
   ];
 }

@@ -72,6 +72,7 @@ export function mailCodeOps(ctx: UserContext, settings: MailCodeSettings): MailC
   return {
     async signinMail(caller: Caller, input: IdentityInput): Promise<void> {
       const { identity } = parseInput(inputs.identity, input);
+      await ctx.proofOfWork.demand(caller);
       await signinHooked(ctx, caller.principal, 'mail', 'request', identity);
       ctx.mailer.later(() => mailCode(identity));
     },
@@ -97,7 +98,7 @@ export function mailCodeOps(ctx: UserContext, settings: MailCodeSettings): MailC
       }
       if (user.state !== 'active') throw userErrors.invalid_code();
       // As after a password: with a second factor to come, the attempt counts until it completes.
-      await challengeIfNeeded(ctx, user);
+      await challengeIfNeeded(ctx, user, caller);
       await attempt?.succeeded();
       await fromAddress.succeeded();
       return startSession(ctx, caller, user, 'mail');

@@ -24,7 +24,7 @@ import {
   type PasskeyRename,
   type PasskeySigninStart,
 } from './passkey-inputs.js';
-import { reauthenticate, requireUser, type Caller, type UserContext } from '../../user-context.js';
+import { reauthenticate, requireUser, upgradedByNewWayIn, type Caller, type UserContext } from '../../user-context.js';
 import type { Reauthentication } from '../../user-inputs.js';
 import type { User } from '../../user-repo.js';
 
@@ -91,7 +91,7 @@ export function passkeyOps(ctx: UserContext, env: PasskeyEnv): PasskeyOps {
     );
     // The sign-in's hooks (user-hooks.ts): a passkey names its account only once its assertion is verified.
     await signinHooked(ctx, caller.principal, 'passkey', 'assertion', user.name);
-    if (!userVerified) await challengeIfNeeded(ctx, user);
+    if (!userVerified) await challengeIfNeeded(ctx, user, caller);
     return startSession(ctx, caller, user, 'passkey');
   }
 
@@ -159,6 +159,7 @@ export function passkeyOps(ctx: UserContext, env: PasskeyEnv): PasskeyOps {
         lastUsed: null,
       };
       if (!(await passkeys.add(stored))) throw passkeyErrors.passkey_exists();
+      await upgradedByNewWayIn(ctx, user.id);
       return listed(stored);
     },
 

@@ -1,0 +1,136 @@
+import { createHash } from 'node:crypto';
+import type { Server } from '@tus/server';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ServerRequest } from 'srvx';
+import { NodeRequest } from 'srvx/node';
+import type { Config } from '../../core/config.js';
+import { RoostError } from '../../core/errors.js';
+import type { FileStore, FileStores } from '../../filestore/index.js';
+import type { UserService } from '../../users/index.js';
+import { assertWriteOrigin, callerOf } from '../auth.js';
+import { failureBody } from '../error-handler.js';
+import { type TusCall, tusServer } from '../tus-uploads.js';
+
+export interface UploadRouteOptions {
+  fileStores: FileStores;
+  users: UserService;
+  config: Config;
+}
+
+/** The checksum extension's algorithms (`Upload-Checksum: <name> <base64>`), by Node's names. */
+const CHECKSUMS: Record<string, string> = { sha1: 'sha1', sha256: 'sha256', md5: 'md5' };
+/** A chunk with a checksum is read whole before any byte is kept, so it is limited. */
+const CHECKSUM_CHUNK_BYTES = 16 * 1024 * 1024;
+
+/**
+ * A PATCH (or a creation with its first bytes) with `Upload-Checksum`: the body read whole and
+ * checked before the library sees it, so a chunk that does not match is not kept (tus checksum
+ * extension: 460). Null: no checksum asked; the body streams to the library.
+ */
+async function checkedBody(request: FastifyRequest): Promise<{ body: Buffer; matches: boolean } | null> {
+  const header = request.headers['upload-checksum'];
+  if (typeof header !== 'string') return null;
+  const [name = '', expected = ''] = header.trim().split(/\s+/);
+  const algorithm = CHECKSUMS[name.toLowerCase()];
+  if (!algorithm)
+    throw new RoostError(
+      'malformed',
+      'checksum_unsupported',
+      `Upload-Checksum takes ${Object.keys(CHECKSUMS).join(', ')}.`,
+    );
+  const length = Number(request.headers['content-length']);
+  if (!Number.isSafeInteger(length) || length > CHECKSUM_CHUNK_BYTES)
+    throw new RoostError(
+      'too_large',
+      'checksum_chunk_too_large',
+      `A chunk with Upload-Checksum has a Content-Length of at most ${CHECKSUM_CHUNK_BYTES} bytes.`,
+    );
+  const chunks: Buffer[] = [];
+  for await (const chunk of request.raw) chunks.push(chunk as Buffer);
+  const body = Buffer.concat(chunks);
+  return { body, matches: createHash(algorithm).update(body).digest('base64') === expected };
+}
+
+/** A request of the checksum extension, its body read and checked, for the library. */
+function bufferedRequest(request: FastifyRequest, body: Buffer): ServerRequest {
+  const headers = Object.entries(request.headers).flatMap(([name, value]) =>
+    value === undefined ? [] : (Array.isArray(value) ? value : [value]).map((v): [string, string] => [name, v]),
+  );
+  return new Request(new URL(request.url, 'http://roost'), {
+    method: request.method,
+    headers,
+    body: new Uint8Array(body),
+  });
+}
+
+/** The library's answer through Fastify (the request log, security headers): its body small, a failure's JSON. */
+async function sendAnswer(request: FastifyRequest, reply: FastifyReply, response: Response) {
+  reply.code(response.status);
+  for (const [header, value] of response.headers) {
+    // CORS is Roost's own (http/cors.ts), whatever the library would allow.
+    if (!header.startsWith('access-control-') && header !== 'content-length') reply.header(header, value);
+  }
+  if (request.method === 'OPTIONS') {
+    reply.header('tus-extension', `${response.headers.get('tus-extension') ?? ''},checksum`);
+    reply.header('tus-checksum-algorithm', Object.keys(CHECKSUMS).join(','));
+  }
+  if (response.status >= 400) reply.type('application/json; charset=utf-8');
+  return reply.send(await response.text());
+}
+
+/**
+ * tus 1.0 at `/<store>/@uploads` (creation, and OPTIONS for discovery) and
+ * `/<store>/@uploads/<id>` (HEAD, PATCH, DELETE) for every file store (docs/filestore.md,
+ * "Resumable uploads"); the protocol is the library's (http/tus-uploads.ts). `@` names no file
+ * (filestore/file-paths.ts), so these never hide one.
+ */
+export async function registerUploadRoutes(app: FastifyInstance, options: UploadRouteOptions): Promise<void> {
+  const { fileStores, users, config } = options;
+  // This plugin is encapsulated: its bodies stay unread, for the library to stream.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null));
+  const calls = new WeakMap<ServerRequest, TusCall>();
+
+  for (const name of fileStores.names) {
+    const store = fileStores.get(name) as FileStore;
+    if (!store.uploads) continue;
+    const base = `/${name}/@uploads`;
+    let server: Promise<Server> | undefined;
+
+    async function handle(request: FastifyRequest, reply: FastifyReply) {
+      request.routePattern = request.method === 'POST' || request.method === 'OPTIONS' ? base : `${base}/{id}`;
+      const caller = await callerOf(request, users);
+      if (request.method !== 'OPTIONS' && request.method !== 'HEAD')
+        assertWriteOrigin(request, caller, config.corsOrigins);
+      server ??= tusServer(store, base, calls);
+      const tus = await server;
+      const checked = request.method === 'PATCH' || request.method === 'POST' ? await checkedBody(request) : null;
+      if (checked && !checked.matches) {
+        request.failureCode = 'checksum_mismatch';
+        return reply
+          .code(460)
+          .header('tus-resumable', '1.0.0')
+          .send(failureBody('checksum_mismatch', 'The chunk does not match its Upload-Checksum; it was not kept.'));
+      }
+      const tusRequest = checked
+        ? bufferedRequest(request, checked.body)
+        : new NodeRequest({ req: request.raw, res: reply.raw });
+      const call: TusCall = { principal: caller.principal };
+      calls.set(tusRequest, call);
+      const response = await tus.handleWeb(tusRequest).finally(() => call.settle?.());
+      // A refusal before the body was read: close the connection rather than read the rest.
+      if ((call.failure || response.status >= 400) && !request.raw.complete) reply.header('connection', 'close');
+      if (call.failure) throw call.failure;
+      if (call.code) request.failureCode = call.code;
+      return sendAnswer(request, reply, response);
+    }
+
+    app.route({ method: ['POST', 'OPTIONS'], url: base, handler: handle });
+    app.route({
+      method: ['HEAD', 'PATCH', 'DELETE', 'OPTIONS'],
+      url: `${base}/:id`,
+      exposeHeadRoute: false,
+      handler: handle,
+    });
+  }
+}

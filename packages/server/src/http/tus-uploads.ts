@@ -1,0 +1,219 @@
+import type { Server, ServerOptions } from '@tus/server';
+import type { Lock, Locker, Upload } from '@tus/utils';
+import type { ServerRequest } from 'srvx';
+import { commonErrors, isRoostError } from '../core/errors.js';
+import type { Principal } from '../core/permissions.js';
+import { fileStoreErrors, parsePath, type FileStore } from '../filestore/index.js';
+import { failureBody } from './error-handler.js';
+
+/**
+ * The tus 1.0 protocol over one file store (docs/filestore.md, "Resumable uploads"), by
+ * `@tus/server` (docs/decisions.md): each upload is a `write` of the file store whose bytes come
+ * over many requests, into the store's partial uploads (storage/partial-uploads.ts). Roost adds
+ * to the library what makes an upload one of its writes: the caller's permission and the store's
+ * limits when it starts (`checkUpload`), the upload tied to its creator (a request of anyone else
+ * finds no such upload), the entry written once complete (`finishUpload`), one request at a time
+ * on an upload, and its own failure bodies.
+ */
+
+/** What a request of the protocol carries into the library's hooks: its caller, and what refused it. */
+export interface TusCall {
+  principal: Principal;
+  /** A refusal of Roost's own (a RoostError) met in a hook: the route answers it in Roost's way. */
+  failure?: unknown;
+  /** The code of a refusal of the library's, for the request log. */
+  code?: string;
+  /** What the route runs once the library answered (forgets an upload finished by this request). */
+  settle?: () => void;
+}
+
+/** The metadata Roost keeps with each upload (tus `Upload-Metadata` keys), set by the server only. */
+const OWNER = 'roost_owner';
+const PATH = 'roost_path';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The library's refusals (@tus/utils ERRORS), by their status and text, as Roost's codes (docs/errors.md). */
+const TUS_CODES: ReadonlyArray<{ status: number; starts: string; code: string; message: string }> = [
+  {
+    status: 409,
+    starts: 'Upload-Offset conflict',
+    code: 'offset_mismatch',
+    message: "Upload-Offset is not the upload's offset: ask it with HEAD.",
+  },
+  {
+    status: 410,
+    starts: 'The file for this url no longer',
+    code: 'upload_expired',
+    message: 'The upload expired before it was complete.',
+  },
+  { status: 404, starts: 'The file for this url was not', code: 'not_found', message: 'There is no such upload.' },
+  {
+    status: 413,
+    starts: 'Maximum size exceeded',
+    code: 'storage_limit',
+    message: 'The file is larger than this store allows.',
+  },
+  {
+    status: 413,
+    starts: "upload's size exceeded",
+    code: 'upload_length_exceeded',
+    message: 'The bytes go past the Upload-Length.',
+  },
+  {
+    status: 400,
+    starts: 'Upload-Length or Upload-Defer',
+    code: 'upload_length_required',
+    message: 'Give Upload-Length (or Upload-Defer-Length: 1).',
+  },
+  {
+    status: 400,
+    starts: 'Upload-Metadata is invalid',
+    code: 'invalid_metadata',
+    message: 'Upload-Metadata is not valid tus metadata.',
+  },
+  {
+    status: 400,
+    starts: 'Cannot terminate an already',
+    code: 'upload_complete',
+    message: 'The upload is complete already.',
+  },
+  { status: 400, starts: 'Request aborted', code: 'upload_aborted', message: 'The request ended before its body did.' },
+  {
+    status: 403,
+    starts: 'Upload-Offset header required',
+    code: 'offset_required',
+    message: 'A PATCH needs Upload-Offset.',
+  },
+  {
+    status: 403,
+    starts: 'Content-Type header required',
+    code: 'content_type_required',
+    message: 'A PATCH needs Content-Type: application/offset+octet-stream.',
+  },
+  { status: 412, starts: 'Tus-Resumable', code: 'tus_resumable_required', message: 'Send Tus-Resumable: 1.0.0.' },
+  {
+    status: 501,
+    starts: 'Concatenation',
+    code: 'unsupported_extension',
+    message: 'Concatenation is not supported: upload in one piece.',
+  },
+];
+
+/** A second request on an upload while one is under way (one at a time, `OneAtATime`): 423. */
+const BUSY = { status_code: 423, body: 'upload busy' };
+const BUSY_FAILURE = { code: 'upload_busy', message: 'Another request is writing this upload; retry when it ended.' };
+
+/**
+ * One request at a time on an upload, in this process: a second PATCH (or POST, DELETE) while
+ * one runs is refused at once with 423 rather than the library's default (which stops the first
+ * and lets the second fail on its offset), so the first wins whole and the other can retry.
+ * HEAD takes no lock: it only reads the offset.
+ */
+class OneAtATime implements Locker {
+  private readonly held = new Set<string>();
+  newLock(id: string): Lock {
+    const held = this.held;
+    let mine = false;
+    return {
+      async lock() {
+        if (held.has(id)) throw BUSY;
+        held.add(id);
+        mine = true;
+      },
+      async unlock() {
+        if (mine) held.delete(id);
+        mine = false;
+      },
+    };
+  }
+}
+const NO_LOCK: Locker = { newLock: () => ({ lock: async () => {}, unlock: async () => {} }) };
+
+/** Where the upload is to be written: metadata `path` (from the store's root), else `filename` in `dir`. */
+function targetOf(metadata: Upload['metadata']) {
+  const given = metadata?.path ?? (metadata?.filename ? `${metadata.dir ?? ''}/${metadata.filename}` : undefined);
+  if (!given)
+    throw commonErrors.validation_failure({
+      message: 'Name the file: metadata path, or filename.',
+      fields: [['path', 'required']],
+    });
+  return parsePath(given);
+}
+
+/** The library's server for `store` at `path` (`/<store>/@uploads`); `calls` holds each request's caller. */
+export async function tusServer(
+  store: FileStore,
+  path: string,
+  calls: WeakMap<ServerRequest, TusCall>,
+): Promise<Server> {
+  const uploads = store.uploads;
+  if (!uploads) throw new Error(`the file store ${store.name} takes no resumable uploads`);
+  const [{ Server }, datastore] = await Promise.all([import('@tus/server'), uploads.datastore()]);
+  const callOf = (req: ServerRequest): TusCall => {
+    const call = calls.get(req);
+    if (!call) throw new Error('a tus request without its caller');
+    return call;
+  };
+  const oneAtATime = new OneAtATime();
+  // An upload finished by a request is a file now, its records gone (storage/partial-uploads.ts);
+  // the library still reads it once after the finish (a creation's Upload-Expires), until the answer.
+  const finished = new Map<string, Upload>();
+  const tusStore = new Proxy(datastore, {
+    get(target, property) {
+      if (property === 'getUpload') return async (id: string) => finished.get(id) ?? (await target.getUpload(id));
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  const options: ServerOptions = {
+    path,
+    maxSize: store.options.maxFileBytes,
+    // A path, not a URL: Roost does not trust the Host header to name itself.
+    generateUrl: (_req, { path: base, id }) => `${base}/${uploads.uuidOf(id)}`,
+    getFileIdFromRequest: (_req, last) => (last && UUID.test(last) ? uploads.idOf(last) : undefined),
+    namingFunction: () => uploads.idOf(uploads.newId()),
+    locker: (req) => (req.method === 'HEAD' ? NO_LOCK : oneAtATime),
+    disableTerminationForFinishedUploads: true,
+    async onIncomingRequest(req, id) {
+      if (req.method === 'POST') return;
+      // Someone else's upload is as missing as one that never was: its URL tells nothing.
+      const upload = await datastore.getUpload(id);
+      if ((upload.metadata?.[OWNER] ?? '') !== (callOf(req).principal.userId ?? ''))
+        throw fileStoreErrors.not_found({ message: 'There is no such upload.' });
+    },
+    async onUploadCreate(req, upload) {
+      const target = targetOf(upload.metadata);
+      await store.checkUpload(callOf(req).principal, target, upload.size);
+      const metadata = { ...upload.metadata, [PATH]: target.path, [OWNER]: callOf(req).principal.userId ?? '' };
+      return { metadata };
+    },
+    async onUploadFinish(req, upload) {
+      const metadata = upload.metadata ?? {};
+      const mime = metadata.filetype ?? metadata.type ?? undefined;
+      const call = callOf(req);
+      await store.finishUpload(call.principal, parsePath(metadata[PATH] ?? ''), upload.id, mime);
+      finished.set(upload.id, upload);
+      call.settle = () => finished.delete(upload.id);
+      return {};
+    },
+    onResponseError(req, err) {
+      const call = callOf(req);
+      if (isRoostError(err) || !('status_code' in err)) {
+        // Answered by the route in Roost's way (http/failure.ts): its status, body and log line.
+        call.failure = err;
+        return { status_code: 500, body: '' };
+      }
+      const known =
+        err === BUSY
+          ? BUSY_FAILURE
+          : TUS_CODES.find((c) => c.status === err.status_code && err.body.startsWith(c.starts));
+      call.code = known?.code ?? 'bad_request';
+      return {
+        status_code: err.status_code,
+        body: JSON.stringify(failureBody(call.code, known?.message ?? err.body.trim())),
+      };
+    },
+  };
+  return new Server({ ...options, datastore: tusStore });
+}
