@@ -14,7 +14,8 @@
 import Fastify from 'fastify';
 import type { Kysely, SqliteStatement } from 'kysely';
 import pg from 'pg';
-import { limitPlannedOnce, openDatabase, withRowsMadeHere } from '../packages/server/src/storage/database.js';
+import { openDatabase } from '../packages/server/src/storage/database.js';
+import { limitPlannedOnce, withRowsMadeHere } from '../packages/server/src/storage/sqlite-statements.js';
 import { migrateToLatest } from '../packages/server/src/storage/migrations/index.js';
 import { SQLite } from '../packages/server/src/storage/sqlite-driver.js';
 import { createBenchDatabase } from './postgres.js';

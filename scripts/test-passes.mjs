@@ -327,7 +327,27 @@ export const testPasses = {
   'packages/server/test/admin/impersonation.test.ts': ['storage'],
   // Issue 44, item 3: read replicas; a primary and a streaming replica of its own (PostgreSQL only).
   'packages/server/test/scale/replica-reads.test.ts': ['storage'],
+  // Issue 44 (pgbouncer): serialization failures, deadlocks, cut connections and a read-only server,
+  // made on purpose: PostgreSQL only (through PgBouncer too, pass 5).
+  'packages/server/test/scale/cluster-failures.test.ts': ['storage'],
 };
+
+/**
+ * Pass 5 (issue 44, docs/scaling.md "Behind PgBouncer"): these storage files once more on PostgreSQL
+ * reached through PgBouncer in transaction mode, in `npm test`: one of each part that queries in its
+ * own way (items, files, accounts, collections, the job queue, the change feed between processes,
+ * the cluster's failures). `npm run test:pgbouncer` runs every storage file so (about as long as pass 2).
+ */
+export const pgBouncerFiles = [
+  'packages/server/test/http/datastore-items.test.ts',
+  'packages/server/test/http/filestore-operations.test.ts',
+  'packages/server/test/http/users-lifecycle.test.ts',
+  'packages/server/test/http/collection-records.test.ts',
+  'packages/server/test/http/jobs.test.ts',
+  'packages/server/test/http/change-events.test.ts',
+  'packages/server/test/scale/realtime-processes.test.ts',
+  'packages/server/test/scale/cluster-failures.test.ts',
+];
 
 const KINDS = new Set(['storage', 'runtime']);
 
@@ -351,6 +371,9 @@ export function passProblems(files) {
     for (const kind of kinds)
       if (!KINDS.has(kind)) problems.push(`${file}: unknown pass '${kind}' in scripts/test-passes.mjs`);
   }
+  for (const file of pgBouncerFiles)
+    if (!testPasses[file]?.includes('storage'))
+      problems.push(`${file} is in pgBouncerFiles of scripts/test-passes.mjs but is not a 'storage' file there`);
   return problems;
 }
 

@@ -9,7 +9,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { buildCliBundle } from './cli-bundle.mjs';
-import { filesFor, passProblems } from './test-passes.mjs';
+import { filesFor, passProblems, pgBouncerFiles } from './test-passes.mjs';
 import { createPool, createTimes } from './test-pool.mjs';
 import { buildTestTree, inTree, outOfTree, removeTestTree } from './test-tree.mjs';
 
@@ -18,7 +18,9 @@ const root = new URL('..', import.meta.url).pathname;
 // every Roost a test starts as a child resolve @roost/* to src/.
 process.env.NODE_OPTIONS = [process.env.NODE_OPTIONS, '--conditions=roost-source'].filter(Boolean).join(' ');
 const args = process.argv.slice(2);
-const skipTypecheck = args.includes('--no-typecheck');
+// --pgbouncer (`npm run test:pgbouncer`): every storage file through PgBouncer (pass 5), nothing else.
+const pgBouncerOnly = args.includes('--pgbouncer');
+const skipTypecheck = args.includes('--no-typecheck') || pgBouncerOnly;
 const filters = args.filter((a) => !a.startsWith('--'));
 
 function findTests(dir, out = []) {
@@ -53,7 +55,7 @@ const allPasses = process.env.ROOST_TEST_ALL_PASSES === '1';
 let files = allFiles;
 if (filters.length) files = files.filter((f) => filters.some((flt) => f.includes(flt)));
 // The Python connector's suite runs without filters, or when a filter names it (`python`).
-const pythonWanted = filters.length === 0 || filters.some((f) => f.startsWith('python'));
+const pythonWanted = !pgBouncerOnly && (filters.length === 0 || filters.some((f) => f.startsWith('python')));
 if (files.length === 0 && !pythonWanted) {
   console.error('no test files found');
   process.exit(1);
@@ -126,14 +128,17 @@ function testJob(pass, file, { node = process.execPath, inTreeDir = tree, cwd = 
 }
 
 // Pass 1: everything, the server on SQLite.
-pool.add(...files.map((f) => testJob('pass 1 (SQLite)', f, { env: { ROOST_TEST_DIALECT: 'sqlite' } })));
+if (!pgBouncerOnly)
+  pool.add(...files.map((f) => testJob('pass 1 (SQLite)', f, { env: { ROOST_TEST_DIALECT: 'sqlite' } })));
 
 // Pass 2: the storage-dependent tests again on PostgreSQL (scripts/test-passes.mjs, 'storage'),
 // when a server is configured (.ci/run starts one and sets ROOST_TEST_DATABASE_URL), with file
 // contents on an S3-compatible server (s3rver on 127.0.0.1): the shape of a deployment of several
 // processes. The rest answers the same whatever the database, and ran in pass 1.
 const storageFiles = allPasses ? files.filter((f) => f.startsWith('packages/server/')) : filesFor(files, 'storage');
-if (process.env.ROOST_TEST_DATABASE_URL && storageFiles.length) {
+if (pgBouncerOnly) {
+  // pass 5 alone, below
+} else if (process.env.ROOST_TEST_DATABASE_URL && storageFiles.length) {
   console.log(
     `# PostgreSQL pass: ${storageFiles.length} storage-dependent test files against`,
     new URL(process.env.ROOST_TEST_DATABASE_URL).host,
@@ -145,6 +150,20 @@ if (process.env.ROOST_TEST_DATABASE_URL && storageFiles.length) {
   console.log('# PostgreSQL pass skipped: set ROOST_TEST_DATABASE_URL to run the storage tests on PostgreSQL too');
 }
 
+// Pass 5: storage files again on PostgreSQL through PgBouncer in transaction mode (a test helper
+// starts one per test process in front of ROOST_TEST_DATABASE_URL: test/helpers/pgbouncer.ts),
+// Roost given the pooled URL and the direct one (docs/scaling.md, "Behind PgBouncer"): in
+// `npm test` the files of `pgBouncerFiles`, with --pgbouncer every storage file.
+const bouncedFiles = pgBouncerOnly ? filesFor(files, 'storage') : files.filter((f) => pgBouncerFiles.includes(f));
+const havePgBouncer = !spawnSync('pgbouncer', ['--version']).error;
+if (process.env.ROOST_TEST_DATABASE_URL && havePgBouncer && bouncedFiles.length) {
+  const env = { ROOST_TEST_DIALECT: 'postgres', ROOST_TEST_PGBOUNCER: '1' };
+  pool.add(...bouncedFiles.map((f) => testJob('pass 5 (PostgreSQL through PgBouncer)', f, { env })));
+} else if (pgBouncerOnly || (process.env.ROOST_TEST_DATABASE_URL && bouncedFiles.length)) {
+  console.log('# PgBouncer pass skipped: it needs ROOST_TEST_DATABASE_URL and `pgbouncer` (apt-get install pgbouncer)');
+  if (pgBouncerOnly) process.exitCode = 1;
+}
+
 // Pass 3: the Python connector's unittest suite against a real server it starts itself (SQLite).
 if (pythonWanted) addPython();
 
@@ -154,7 +173,9 @@ if (pythonWanted) addPython();
 // that Node: its set-up is a job, which adds the pass's jobs when it is done.
 const runtimeFiles = allPasses ? files : filesFor(files, 'runtime');
 let copy;
-if (process.env.ROOST_TEST_OTHER_NODE && runtimeFiles.length) addOtherNode(process.env.ROOST_TEST_OTHER_NODE);
+if (pgBouncerOnly) {
+  // pass 5 alone
+} else if (process.env.ROOST_TEST_OTHER_NODE && runtimeFiles.length) addOtherNode(process.env.ROOST_TEST_OTHER_NODE);
 else if (!process.env.ROOST_TEST_OTHER_NODE)
   console.log(
     '# Pass on another Node skipped: set ROOST_TEST_OTHER_NODE to a Node folder (bin/node, include/node) to run ' +

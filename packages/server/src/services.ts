@@ -15,8 +15,9 @@ import { openBlobStores, type BlobStores } from './storage/blob-stores.js';
 import { openStoresPartialUploads } from './storage/partial-uploads.js';
 import { openPostgresChangeFeed } from './storage/change-feed.js';
 import { openRedisFeed, withInvalidations } from './storage/redis-events.js';
-import type { Dialect } from './storage/database.js';
+import { withDirectDatabase, type Dialect } from './storage/database.js';
 import { connectDatabase } from './storage/database-errors.js';
+import { postgresUrls } from './storage/pg-connections.js';
 import { createJobStore } from './storage/job-store.js';
 import { createRequestLogStore } from './storage/request-log-store.js';
 import type { RequestRecords } from './core/request-records.js';
@@ -142,15 +143,19 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
   const kinds = [...SERVICE_KINDS, ...(overrides.kinds ?? [])];
   const allMigrations = Object.assign({}, migrations, ...kinds.map((kind) => kind.migrations));
   try {
-    await migrateToLatest(db as Kysely<unknown>, allMigrations);
+    // On the direct URL: Kysely's migrator holds a session advisory lock, which a transaction pooler
+    // would leave on whichever server connection took it (docs/scaling.md, "Behind PgBouncer").
+    await withDirectDatabase(db, config, (direct) => migrateToLatest(direct as Kysely<unknown>, allMigrations));
   } catch (err) {
     await db.destroy();
     throw err;
   }
   const clock = overrides.clock ?? systemClock;
   // Processes sharing a PostgreSQL database tell each other what to forget (storage/change-feed.ts).
-  const notify = config.databaseUrl
-    ? await openPostgresChangeFeed(config.databaseUrl, db, (err) => log.error({ err }, 'change feed between processes'))
+  // LISTEN holds its connection for good: on the direct URL (storage/pg-connections.ts).
+  const urls = postgresUrls(config);
+  const notify = urls
+    ? await openPostgresChangeFeed(urls.direct, db, (err) => log.error({ err }, 'change feed between processes'))
     : null;
   // Events between processes: over Redis where configured, else over the change feed. What
   // caches forget travels with them (core/events.ts `feed`): one channel, one message for what

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { ROOST_BIN as BIN, roostEnv, runRoost } from './helpers/roost-command.js';
-import { createPostgresDatabase } from './helpers/test-server.js';
+import { createPostgresDatabase, type TestPostgresDatabase } from './helpers/test-server.js';
 
 /** Every operation of the user service (and the `updateMail` alias): each has a path. */
 const USER_OPS = [
@@ -56,14 +56,14 @@ describe('cli', () => {
   let cwd: string;
   let dataDir: string;
   // In the PostgreSQL pass the commands work on a database of their own there, as `serve` does.
-  let pgDb: { url: string; drop(): Promise<void> } | null = null;
+  let pgDb: TestPostgresDatabase | null = null;
   let database: Record<string, string> = {};
   before(async () => {
     cwd = await mkdtemp(join(tmpdir(), 'roost-cli-'));
     dataDir = join(cwd, 'data');
     if (process.env.ROOST_TEST_DIALECT === 'postgres') {
       pgDb = await createPostgresDatabase();
-      database = { ROOST_DATABASE_URL: pgDb.url };
+      database = pgDb.env;
     }
   });
   after(async () => {
@@ -192,7 +192,7 @@ describe('cli', () => {
     const inDir = (args: string[]) =>
       roost(args, {
         cwd: dir,
-        env: { ROOST_DATA_DIR: join(dir, 'data'), ...(ownDb ? { ROOST_DATABASE_URL: ownDb.url } : {}) },
+        env: { ROOST_DATA_DIR: join(dir, 'data'), ...ownDb?.env },
       });
     try {
       const config = (collections: Record<string, unknown>) =>
@@ -257,7 +257,7 @@ describe('cli', () => {
       env: env({
         ROOST_DATA_DIR: join(fresh, 'data'),
         ROOST_PORT: '0',
-        ...(ownDb ? { ROOST_DATABASE_URL: ownDb.url } : {}),
+        ...ownDb?.env,
       }),
     });
     let out = '';

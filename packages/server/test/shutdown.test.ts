@@ -25,7 +25,7 @@ interface Served {
 async function serve(config: Record<string, unknown>): Promise<Served> {
   const dir = await mkdtemp(join(tmpdir(), 'roost-shutdown-'));
   const pgDb = process.env.ROOST_TEST_DIALECT === 'postgres' ? await createPostgresDatabase() : null;
-  const database: Record<string, string> = pgDb ? { ROOST_DATABASE_URL: pgDb.url } : {};
+  const database: Record<string, string> = pgDb?.env ?? {};
   await writeFile(join(dir, 'roost.config.json'), JSON.stringify(config));
   const child = spawn(process.execPath, [ROOST_BIN, 'serve'], {
     cwd: dir,

@@ -9,6 +9,7 @@ import type { Config } from '../core/config.js';
 import { openBlobStores, type BlobStores } from '../storage/blob-stores.js';
 import type { Dialect } from '../storage/database.js';
 import { connectDatabase } from '../storage/database-errors.js';
+import { withDirectDatabase } from '../storage/database.js';
 import { makeRecordTables } from '../collections/index.js';
 import { migrateTo, migrateToLatest, migrations as allMigrations } from '../storage/migrations/index.js';
 import {
@@ -96,7 +97,7 @@ export async function backup(config: Config, target: string, options: SnapshotOp
   const { db, dialect } = await connectDatabase(config);
   const blobs = openBlobStores(config);
   try {
-    await migrateToLatest(db as Kysely<unknown>, options.migrations);
+    await withDirectDatabase(db, config, (direct) => migrateToLatest(direct as Kysely<unknown>, options.migrations));
     for (let attempt = 1; ; attempt++) {
       await rm(work, { recursive: true, force: true });
       await mkdir(join(work, 'tables'), { recursive: true });
@@ -248,7 +249,9 @@ async function restoreDirectory(config: Config, dir: string, options: RestoreOpt
     if (full.length > 0)
       throw new Error(`the database is not empty (${full.join(', ')} hold rows); restore into a new one`);
     // The schema the rows were read from; later migrations run on them afterwards.
-    if (last !== undefined) await migrateTo(db as Kysely<unknown>, last, options.migrations);
+    // Migrations on the direct URL: Kysely's migrator holds a session lock (docs/scaling.md, "Behind PgBouncer").
+    if (last !== undefined)
+      await withDirectDatabase(db, config, (direct) => migrateTo(direct as Kysely<unknown>, last, options.migrations));
     // Tables no migration makes: each collection's records (collections/records-repo.ts).
     await makeRecordTables(
       db as Kysely<unknown>,
@@ -305,7 +308,7 @@ async function restoreDirectory(config: Config, dir: string, options: RestoreOpt
       });
       await resetSequences(trx, dialect);
     });
-    await migrateToLatest(db as Kysely<unknown>, options.migrations);
+    await withDirectDatabase(db, config, (direct) => migrateToLatest(direct as Kysely<unknown>, options.migrations));
     return { tables: restored, blobs: uploaded.length, bytes: progress.bytes, skipped, manifest };
   } catch (err) {
     // Nothing of a failed restore stays: the rows were one transaction; the contents go too.

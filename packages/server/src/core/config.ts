@@ -50,6 +50,15 @@ export const configSchema = z
     durability: z.enum(['full', 'fast']).default('full'),
     /** `databaseUrl` (PostgreSQL; unset: SQLite) and its read replicas (config-parts.ts). */
     ...databaseFields,
+    /**
+     * PostgreSQL reached without a pooler, for what needs a connection of its own: LISTEN (the
+     * change feed), migrations. Unset: `databaseUrl` is both. Set when `databaseUrl` is a
+     * transaction pooler such as PgBouncer (docs/scaling.md, "Behind PgBouncer").
+     */
+    databaseDirectUrl: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+      .optional(),
     /** The address users reach Roost at; links in mails start with it. */
     publicUrl: z.string().url().optional(),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -164,6 +173,8 @@ export const configSchema = z
   })
   .strict()
   .superRefine((config, ctx) => {
+    if (config.databaseDirectUrl && !config.databaseUrl)
+      ctx.addIssue({ code: 'custom', path: ['databaseDirectUrl'], message: 'needs databaseUrl (the pooled one) too' });
     for (const name of Object.keys(config.fileStores)) {
       if (name in config.dataStores) {
         ctx.addIssue({ code: 'custom', path: ['fileStores', name], message: 'a data store has this name already' });
@@ -212,6 +223,7 @@ const ENV_KEYS: Record<string, (input: Record<string, unknown>, value: string) =
   ROOST_DATA_DIR: (c, v) => (c.dataDir = v),
   ROOST_DATABASE_URL: (c, v) => (c.databaseUrl = v),
   ROOST_DATABASE_REPLICA_URLS: (c, v) => (c.databaseReplicaUrls = v.split(',').filter((url) => url.trim() !== '')),
+  ROOST_DATABASE_DIRECT_URL: (c, v) => (c.databaseDirectUrl = v),
   ROOST_PUBLIC_URL: (c, v) => (c.publicUrl = v),
   ROOST_LOG_LEVEL: (c, v) => (c.logLevel = v),
   ROOST_SMTP_URL: (c, v) => {

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { openDatabase, type OpenedDatabase } from './database.js';
+import { driverErrorOf } from './retry.js';
 
 /**
  * A database Roost cannot use, in words that name the cause and the setting or step that fixes
@@ -11,6 +12,7 @@ class DatabaseUnavailableError extends Error {
 
 interface Where {
   databaseUrl?: string | undefined;
+  databaseDirectUrl?: string | undefined;
   dataDir: string;
   durability?: 'full' | 'fast';
 }
@@ -29,7 +31,8 @@ export async function connectDatabase(where: Where): Promise<OpenedDatabase> {
     await sql`select 1`.execute(opened.db as Kysely<unknown>);
   } catch (err) {
     await opened.db.destroy().catch(() => {});
-    throw explainDatabaseError(err, where);
+    // Refused connections were tried again first (storage/retry.ts); the driver's error explains.
+    throw explainDatabaseError(driverErrorOf(err), where);
   }
   return opened;
 }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { limitPlannedOnce, withRowsMadeHere } from './database.js';
+import { limitPlannedOnce, withRowsMadeHere } from './sqlite-statements.js';
 import { SQLite } from './sqlite-driver.js';
 
 /** A statement read both ways: better-sqlite3's own row objects and those made here. */

@@ -1,11 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type BetterSqlite3 from 'better-sqlite3';
 import { SQLite } from './sqlite-driver.js';
 import {
   CompiledQuery,
   Kysely,
-  PostgresDialect,
   sql,
   SqliteAdapter,
   SqliteDialect,
@@ -16,11 +14,12 @@ import {
   type QueryResult,
   type SqliteDialectConfig,
   type SqliteDatabase,
-  type SqliteStatement,
 } from 'kysely';
 import type pg from 'pg';
 import { onFirstUse } from '../core/on-first-use.js';
+import { openPostgresPool, postgresUrls, queryOnPool, throughPooler } from './pg-connections.js';
 import { RowWrites } from './row-writes.js';
+import { withStatementCache } from './sqlite-statements.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -40,17 +39,16 @@ export const postgres = onFirstUse<typeof pg>('pg', (loaded) => loaded.types.set
  */
 export function openDatabase(options: {
   databaseUrl?: string | undefined;
+  /** PostgreSQL without the pooler (storage/pg-connections.ts); its queries then name no statement. */
+  databaseDirectUrl?: string | undefined;
   dataDir: string;
   durability?: 'full' | 'fast';
 }): OpenedDatabase {
-  if (options.databaseUrl) {
-    const pool = new (postgres().Pool)({ connectionString: options.databaseUrl, max: 10 });
-    // An idle connection that the server ends (a restart, a failover, an administrator) emits
-    // `error` on the pool; unhandled, that would end the process. The pool drops the connection
-    // and the next query opens a new one; `/ready` reports the database while it is away.
-    pool.on('error', () => {});
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    pools.set(db, { pool, rowWrites: new RowWrites((query: pg.QueryConfig) => pool.query(query)) });
+  const urls = postgresUrls(options);
+  if (urls) {
+    const { db, pool } = openPostgresPool(postgres(), urls);
+    const named = !throughPooler(urls);
+    pools.set(db, { pool, named, rowWrites: new RowWrites((query: pg.QueryConfig) => queryOnPool(pool, query)) });
     return { db, dialect: 'postgres' };
   }
   mkdirSync(options.dataDir, { recursive: true });
@@ -63,6 +61,25 @@ export function openDatabase(options: {
   sqlite.pragma('busy_timeout = 5000');
   const dialect = new FairSqliteDialect({ database: withStatementCache(sqlite) });
   return { db: new Kysely<Database>({ dialect }), dialect: 'sqlite' };
+}
+
+/**
+ * Run `work` on the database reached without the pooler (migrations: their DDL and lock wait
+ * for no pooled connection), opened for it and closed after; `db` itself where one URL is both.
+ */
+export async function withDirectDatabase<T>(
+  db: Kysely<Database>,
+  options: { databaseUrl?: string | undefined; databaseDirectUrl?: string | undefined; dataDir: string },
+  work: (direct: Kysely<Database>) => Promise<T>,
+): Promise<T> {
+  const urls = postgresUrls(options);
+  if (!urls || !throughPooler(urls)) return work(db);
+  const direct = openDatabase({ databaseUrl: urls.direct, dataDir: options.dataDir });
+  try {
+    return await work(direct.db);
+  } finally {
+    await direct.db.destroy();
+  }
 }
 
 /** Bytes the database takes on disk (SQLite: its main file's pages; PostgreSQL: the database), for the dashboard. */
@@ -119,7 +136,9 @@ export function executeGrouped<R>(
   if (dialect) return dialect.writeGrouped(db, query) as Promise<QueryResult<R>>;
   const rowWrites = db.isTransaction ? undefined : pools.get(db)?.rowWrites;
   if (rowWrites && combine !== undefined)
-    return rowWrites.write(namedStatement(query), combine.row, combine.kind).then((result) => asQueryResult<R>(result));
+    return rowWrites
+      .write(statementOf(db, query), combine.row, combine.kind)
+      .then((result) => asQueryResult<R>(result));
   return executePrepared(db, query) ?? db.executeQuery(query);
 }
 
@@ -137,8 +156,14 @@ export async function executeNow<R>(db: Kysely<Database>, query: CompiledQuery<R
   return executePrepared(db, query) ?? db.executeQuery(query);
 }
 
-/** The pool under each PostgreSQL database `openDatabase` opened, and its writes of one row. */
-const pools = new WeakMap<Kysely<Database>, { pool: pg.Pool; rowWrites: RowWrites<pg.QueryConfig, pg.QueryResult> }>();
+/**
+ * The pool under each PostgreSQL database `openDatabase` opened, whether its statements are
+ * named (not through a transaction pooler: storage/pg-connections.ts), and its writes of one row.
+ */
+const pools = new WeakMap<
+  Kysely<Database>,
+  { pool: pg.Pool; named: boolean; rowWrites: RowWrites<pg.QueryConfig, pg.QueryResult> }
+>();
 /**
  * A name per statement text: a named statement is parsed and planned once per connection. At most
  * NAMED_STATEMENTS texts get one, each kept by every pooled connection for its life: a
@@ -151,12 +176,19 @@ const NAMED_STATEMENTS = 1000;
 /**
  * On PostgreSQL (outside a transaction), run a compiled query as a named statement: the
  * server parses and plans it once per pooled connection instead of on every call, as Kysely's
- * unnamed queries make it do (`namedStatement` bounds how many); null elsewhere.
+ * unnamed queries make it do (`namedStatement` bounds how many); through a transaction pooler
+ * unnamed. With the retries of a statement run alone (storage/retry.ts). Null elsewhere.
  */
 function executePrepared<R>(db: Kysely<Database>, query: CompiledQuery<R>): Promise<QueryResult<R>> | null {
   const pool = db.isTransaction ? undefined : pools.get(db)?.pool;
   if (!pool) return null;
-  return pool.query(namedStatement(query)).then((result) => asQueryResult<R>(result));
+  return queryOnPool(pool, statementOf(db, query)).then((result) => asQueryResult<R>(result));
+}
+
+/** The query as pg runs it: named where the database's connections keep named statements. */
+function statementOf(db: Kysely<Database>, query: CompiledQuery): pg.QueryConfig {
+  if (!pools.get(db)?.named) return { text: query.sql, values: query.parameters as unknown[] };
+  return namedStatement(query);
 }
 
 /** A query as a named statement of pg, for its pooled connections (replica-reads.ts runs reads so too). */
@@ -175,104 +207,6 @@ function asQueryResult<R>(result: pg.QueryResult): QueryResult<R> {
   return result.command === 'SELECT'
     ? { rows: result.rows as R[] }
     : { rows: result.rows as R[], numAffectedRows: BigInt(result.rowCount ?? 0) };
-}
-
-/**
- * `sql` with each `limit ?` (Kysely writes every LIMIT so) as `limit +?`: the same value to
- * SQLite, but no longer a parameter its planner reads. SQLite (3.53, in better-sqlite3) plans
- * a LIMIT by its bound value and so marks the statement to be planned again whenever that
- * parameter is bound, which a kept statement is on every run: a page query took 9.2 µs instead
- * of 2.6 (bench/RESULTS.md, "Rows made in JavaScript, a LIMIT planned once").
- */
-export const limitPlannedOnce = (sql: string): string => sql.replaceAll(' limit ?', ' limit +?');
-
-/**
- * `statement`, reading its rows as arrays and making their objects here. better-sqlite3 makes a
- * row object through V8's C++ API, a property at a time with the column's name looked up anew
- * each time, which costs more than SQLite's reading of the row (bench/RESULTS.md, "Rows made
- * in JavaScript, a LIMIT planned once").
- */
-export function withRowsMadeHere(statement: BetterSqlite3.Statement): SqliteStatement {
-  // better-sqlite3's statements are Kysely's SqliteStatement; its types say `unknown[]` apart.
-  if (!statement.reader) return statement as unknown as SqliteStatement;
-  const columns = () => statement.columns().map((column) => column.name);
-  let names = columns();
-  if (names.length === 1 && !statement.source.includes('*')) {
-    // One column named in the statement (a `*` may gain columns): its values alone, no array
-    // per row (a page of 50 keys: 13 µs against 27).
-    statement.pluck(true);
-    return readingBy(statement, rowMaker(names, 'value'));
-  }
-  let make = rowMaker(names, 'row');
-  statement.raw(true);
-  return readingBy(statement, (row: unknown[]) => {
-    // A schema changed under a kept statement (SQLite prepares it again): its columns anew.
-    if (row.length !== names.length) {
-      names = columns();
-      make = rowMaker(names, 'row');
-    }
-    return make(row);
-  });
-}
-
-/** Kysely's statement of a reading `statement`, its rows' objects made by `toObject`. */
-function readingBy<R>(
-  statement: BetterSqlite3.Statement,
-  toObject: (row: R) => Record<string, unknown>,
-): SqliteStatement {
-  return {
-    reader: true,
-    all: (parameters) => (statement.all(parameters) as R[]).map(toObject),
-    run: (parameters) => statement.run(parameters),
-    *iterate(parameters) {
-      for (const row of statement.iterate(parameters) as IterableIterator<R>) yield toObject(row);
-    },
-  };
-}
-
-type RowMaker = (row: never) => Record<string, unknown>;
-const rowMakers = new Map<string, RowMaker>();
-
-/**
- * The function that makes a row's object of its column values (an array, or the one column's
- * value alone), one per list of column names: an object literal of those names. Every
- * statement's rows pass through here, so a loop setting the names one by one makes V8's
- * property stores megamorphic, ten times slower than a literal of its own per list. The names
- * come from SQLite (our statements' columns), each written as a JSON string, which JavaScript
- * reads as the same string whatever it holds.
- */
-function rowMaker(names: readonly string[], from: 'row'): (row: unknown[]) => Record<string, unknown>;
-function rowMaker(names: readonly string[], from: 'value'): (value: unknown) => Record<string, unknown>;
-function rowMaker(names: readonly string[], from: 'row' | 'value'): RowMaker {
-  const key = `${from}\u0000${names.join('\u0000')}`;
-  let make = rowMakers.get(key);
-  if (!make) {
-    const fields = names.map((name, i) => `${JSON.stringify(name)}: ${from === 'row' ? `row[${i}]` : 'value'}`);
-    make = new Function(from, `return { ${fields.join(', ')} };`) as RowMaker;
-    rowMakers.set(key, make);
-  }
-  return make;
-}
-
-/**
- * Kysely's SQLite driver prepares every statement anew, which costs more than running it.
- * Statements are kept by their SQL text (our queries have a bounded set of shapes; the cap
- * guards against an unbounded one). Reuse is safe: a statement runs to its end synchronously.
- */
-function withStatementCache(sqlite: BetterSqlite3.Database, max = 500): SqliteDatabase {
-  const cache = new Map<string, SqliteStatement>();
-  return {
-    prepare(sql) {
-      let statement = cache.get(sql);
-      if (!statement) {
-        if (cache.size >= max) cache.clear();
-        statement = withRowsMadeHere(sqlite.prepare(limitPlannedOnce(sql)));
-        cache.set(sql, statement);
-      }
-      return statement;
-    },
-    close: () => sqlite.close(),
-  };
 }
 
 /**

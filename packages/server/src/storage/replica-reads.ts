@@ -10,7 +10,7 @@ import {
 import type pg from 'pg';
 import type { EventBus } from '../core/events.js';
 import { PRIMARY_ONLY, type Readers, type ReplicaState } from '../core/readers.js';
-import { namedStatement, poolOf, postgres, type Dialect } from './database.js';
+import { executeNow, namedStatement, poolOf, postgres, type Dialect } from './database.js';
 import type { Database } from './schema.js';
 
 /**
@@ -187,7 +187,9 @@ export async function openReplicaReads(
         if (!busy && connectionLost(err)) giveUp(replica, err, 'a read failed');
       }
     }
-    const { rows } = await primary.query(statement);
+    // The primary's way (database.ts `executeNow`): unnamed through a transaction pooler, with the
+    // retries of a statement run alone (storage/retry.ts).
+    const { rows } = await executeNow(primaryDb, query);
     return { rows };
   }
   const reads = new Kysely<Database>({ dialect: new RoutedDialect(read) });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readOutbox } from '../../src/mail/outbox-mailer.js';
 import { runRoost, serveRoost, type ServedRoost } from '../helpers/roost-command.js';
-import { createPostgresDatabase } from '../helpers/test-server.js';
+import { createPostgresDatabase, type TestPostgresDatabase } from '../helpers/test-server.js';
 
 /**
  * Issue 40, items 2 and 3, from the outside: `roost serve` in a folder whose `hooks/` holds the
@@ -31,7 +31,7 @@ const onPostgres = process.env.ROOST_TEST_DIALECT === 'postgres';
 describe('hooks in a roost serve of their own', () => {
   let cwd: string;
   let env: Record<string, string>;
-  let pg: { url: string; drop(): Promise<void> } | undefined;
+  let pg: TestPostgresDatabase | undefined;
   let config: (typecheck: boolean) => void;
 
   before(async () => {
@@ -71,7 +71,7 @@ describe('hooks in a roost serve of their own', () => {
       ROOST_DATA_DIR: join(cwd, 'data'),
       ROOST_PORT: '0',
       ROOST_LOG_LEVEL: 'info',
-      ...(pg ? { ROOST_DATABASE_URL: pg.url } : {}),
+      ...pg?.env,
     };
   });
   after(async () => {

@@ -10,6 +10,7 @@ import { readOutbox, type OutboxMail } from '../../src/mail/outbox-mailer.js';
 import { createRoost, type Roost } from '../../src/roost.js';
 import { openServices, type RoostOverrides } from '../../src/services.js';
 import { programCaller } from '../../src/users/index.js';
+import { startPgBouncer, type TestPgBouncer } from './pgbouncer.js';
 import { sharedS3 } from './s3-server.js';
 
 export interface CallOptions {
@@ -53,24 +54,43 @@ export const PASSWORD = 'a-good-password';
 /** `users.passwordHashing` of every test server that sets none (startServer). */
 const TEST_PASSWORD_HASHING = { memoryKiB: 64, iterations: 1 } as const;
 
+/** A database of its own on the test PostgreSQL server, as Roost is told where it is. */
+export interface TestPostgresDatabase {
+  /** The URL Roost queries through: PgBouncer's with ROOST_TEST_PGBOUNCER=1, else the server's. */
+  url: string;
+  /** The server's own URL (LISTEN, migrations: storage/pg-connections.ts). */
+  directUrl: string;
+  /** The configuration members that name it: `databaseUrl`, and `databaseDirectUrl` through PgBouncer. */
+  settings: { databaseUrl: string; databaseDirectUrl?: string };
+  /** The same as environment variables of a `roost` process. */
+  env: Record<string, string>;
+  drop(): Promise<void>;
+}
+
 /**
  * With `ROOST_TEST_DIALECT=postgres`, every test server gets a database of its own on the
  * PostgreSQL server of `ROOST_TEST_DATABASE_URL` (whose own database is only used to create and
- * drop the per-test ones).
+ * drop the per-test ones). With `ROOST_TEST_PGBOUNCER=1` (`npm run test:pgbouncer`,
+ * CONTRIBUTING.md) Roost reaches it through PgBouncer in transaction mode, the direct URL beside.
  */
-export async function createPostgresDatabase(
-  adminUrl: string = postgresAdminUrl(),
-): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createPostgresDatabase(adminUrl: string = postgresAdminUrl()): Promise<TestPostgresDatabase> {
   const name = `roost_test_${newId().replaceAll('-', '').slice(0, 16)}`;
   const admin = new (postgres().Client)({ connectionString: adminUrl });
   await admin.connect();
   await admin.query(`create database ${name}`);
   await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
+  const direct = new URL(adminUrl);
+  direct.pathname = `/${name}`;
+  const directUrl = direct.toString();
+  const bouncer = process.env.ROOST_TEST_PGBOUNCER === '1' ? await sharedPgBouncer(adminUrl) : null;
+  const url = bouncer ? bouncer.pooled(directUrl) : directUrl;
   return {
-    url: url.toString(),
+    url,
+    directUrl,
+    settings: bouncer ? { databaseUrl: url, databaseDirectUrl: directUrl } : { databaseUrl: url },
+    env: bouncer ? { ROOST_DATABASE_URL: url, ROOST_DATABASE_DIRECT_URL: directUrl } : { ROOST_DATABASE_URL: url },
     async drop() {
+      await bouncer?.forget(name);
       const client = new (postgres().Client)({ connectionString: adminUrl });
       await client.connect();
       // pg's Pool.end() resolves before its connections have closed; a forced drop would
@@ -88,6 +108,14 @@ export async function createPostgresDatabase(
       await client.end();
     },
   };
+}
+
+let pgBouncer: Promise<TestPgBouncer> | undefined;
+
+/** The test process's PgBouncer, in front of the test PostgreSQL server; it ends with the process. */
+function sharedPgBouncer(adminUrl: string): Promise<TestPgBouncer> {
+  pgBouncer ??= freePort().then((port) => startPgBouncer(port, adminUrl, { unref: true }));
+  return pgBouncer;
 }
 
 export function postgresAdminUrl(): string {
@@ -162,7 +190,7 @@ export async function startServer(input: ConfigInput = {}, overrides: RoostOverr
     // largest share of the suite's time (CONTRIBUTING.md). A test of the cost itself gives its own.
     users: { passwordHashing: TEST_PASSWORD_HASHING, ...input.users },
     dataDir,
-    ...(pgDb ? { databaseUrl: pgDb.url } : {}),
+    ...pgDb?.settings,
   });
   const roost = await createRoost(config, overrides);
   const url = await roost.listen({ port: config.port, host: '127.0.0.1' });

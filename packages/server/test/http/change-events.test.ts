@@ -147,7 +147,7 @@ describe('change events between processes on PostgreSQL', {
   test('what one process writes, the other is told, once, in order', async () => {
     const database = await createPostgresDatabase();
     const dir = await mkdtemp(join(tmpdir(), 'roost-events-'));
-    const config = (name: string) => parseConfig({ databaseUrl: database.url, dataDir: join(dir, name) }, dir);
+    const config = (name: string) => parseConfig({ ...database.settings, dataDir: join(dir, name) }, dir);
     const a = await openServices(config('a'));
     const b = await openServices(config('b'));
     try {
@@ -185,8 +185,8 @@ describe('change events between processes on PostgreSQL', {
   test('one channel: an account change is one message, its invalidations ahead of its event', async () => {
     const database = await createPostgresDatabase();
     const dir = await mkdtemp(join(tmpdir(), 'roost-channel-'));
-    const a = await openServices(parseConfig({ databaseUrl: database.url, dataDir: dir }, dir));
-    const listener = new pg.Client({ connectionString: database.url });
+    const a = await openServices(parseConfig({ ...database.settings, dataDir: dir }, dir));
+    const listener = new pg.Client({ connectionString: database.directUrl });
     try {
       await listener.connect();
       const messages: string[] = [];

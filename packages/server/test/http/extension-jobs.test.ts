@@ -155,7 +155,7 @@ describe("the extensions' jobs", { concurrency: true }, () => {
     test('a job that fails twice succeeds on its third try after a restart', async () => {
       const dataDir = await mkdtemp(join(tmpdir(), 'roost-jobs-'));
       const pg = process.env.ROOST_TEST_DIALECT === 'postgres' ? await createPostgresDatabase() : null;
-      const config = { dataDir, ...(pg ? { databaseUrl: pg.url } : {}) };
+      const config = { dataDir, ...pg?.settings };
       const tries: Array<{ attempt: number; to: string; server: string }> = [];
       const flaky = (server: string): { extension: RoostExtension; handle: () => JobHandle<{ to: string }> } => {
         let handle: JobHandle<{ to: string }> | undefined;

@@ -426,7 +426,7 @@ describe('declaring routes: a mistake stops the start with the route named', () 
     // The PostgreSQL database can be dropped only once the failed start has closed its connections.
     const pg = process.env.ROOST_TEST_DIALECT === 'postgres' ? await createPostgresDatabase() : null;
     try {
-      const config = parseConfig({ dataDir, logLevel: 'silent', ...(pg ? { databaseUrl: pg.url } : {}) });
+      const config = parseConfig({ dataDir, logLevel: 'silent', ...pg?.settings });
       const twice = defineExtension((roost) => {
         roost.routes.post('/a', { auth: 'none' }, () => null);
         roost.routes.post('/a', { auth: 'user' }, () => null);

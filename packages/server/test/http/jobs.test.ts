@@ -180,7 +180,7 @@ describe('the job queue', () => {
   test('mails and webhook deliveries waiting before the upgrade are carried over and delivered', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'roost-jobs-'));
     const pgDb = onPostgres ? await createPostgresDatabase() : null;
-    const where = { dataDir, ...(pgDb ? { databaseUrl: pgDb.url } : {}) };
+    const where = { dataDir, ...pgDb?.settings };
     const hook = await receiver();
     try {
       // The schema before the queue, with a pending mail, a pending and a delivered delivery.
@@ -268,7 +268,7 @@ describe('the job queue', () => {
     const hookUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/hook`;
     const dataDir = await mkdtemp(join(tmpdir(), 'roost-jobs-stop-'));
     const pgDb = onPostgres ? await createPostgresDatabase() : null;
-    const input = { dataDir, ...(pgDb ? { databaseUrl: pgDb.url } : {}) };
+    const input = { dataDir, ...pgDb?.settings };
     try {
       const first = await startServer(input);
       const alice = await first.createUser('alice');

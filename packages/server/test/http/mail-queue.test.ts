@@ -63,7 +63,7 @@ describe('the mail queue', () => {
   test('a mail whose delivery failed is tried again, and delivered by the next process after a restart', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'roost-mailq-'));
     const pgDb = onPostgres ? await createPostgresDatabase() : null;
-    const base = { dataDir, ...(pgDb ? { databaseUrl: pgDb.url } : {}) };
+    const base = { dataDir, ...pgDb?.settings };
     let now = Date.now();
     const clock = { now: () => now };
     let tries = 0;

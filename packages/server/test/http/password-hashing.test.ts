@@ -7,6 +7,7 @@ import type { ConfigInput } from '../../src/core/config.js';
 import { belowOwasp } from '../../src/users/passwords.js';
 import {
   createPostgresDatabase,
+  type TestPostgresDatabase,
   PASSWORD,
   startServer,
   tokenFromMail,
@@ -34,12 +35,12 @@ const costOf = (hash: string) => /^\$argon2id\$v=19\$(m=\d+,t=\d+,p=\d+)\$/.exec
 
 describe('password hashing', () => {
   let dataDir: string;
-  let pgDb: { url: string; drop(): Promise<void> } | null;
+  let pgDb: TestPostgresDatabase | null;
   let base: ConfigInput;
   before(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'roost-hashing-'));
     pgDb = onPostgres ? await createPostgresDatabase() : null;
-    base = { dataDir, ...(pgDb ? { databaseUrl: pgDb.url } : {}) };
+    base = { dataDir, ...pgDb?.settings };
   });
   after(async () => {
     await pgDb?.drop();

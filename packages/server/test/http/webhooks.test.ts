@@ -215,7 +215,7 @@ describe('webhooks across a restart', () => {
       'tried once each',
     );
     const dataDir = first.roost.config.dataDir;
-    const databaseUrl = first.roost.config.databaseUrl;
+    const { databaseUrl, databaseDirectUrl } = first.roost.config;
     await first.roost.close();
 
     // The receiver comes back on its port; so does Roost, on the same data.
@@ -234,7 +234,7 @@ describe('webhooks across a restart', () => {
     try {
       second = await startServer({
         dataDir,
-        ...(databaseUrl ? { databaseUrl } : {}),
+        ...(databaseUrl ? { databaseUrl, databaseDirectUrl } : {}),
         webhooks: { retrySeconds: 0.05 },
       });
       await eventually(async () => keys.length >= 3, 'all three delivered after the restart');

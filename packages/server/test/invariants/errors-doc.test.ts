@@ -15,6 +15,7 @@ import { hookErrors } from '../../src/extend/hooks.js';
 import { routeErrors } from '../../src/extend/routes.js';
 import { keyErrors } from '../../src/keys/key-errors.js';
 import { idpErrors } from '../../src/identity-provider/idp-errors.js';
+import { databaseErrors } from '../../src/storage/retry.js';
 
 /** docs/errors.md lists every error code the server can answer, and no code it cannot. */
 const doc = readFileSync(new URL('../../../../docs/errors.md', import.meta.url), 'utf8');
@@ -36,6 +37,7 @@ test('every registered error code is documented', () => {
     ...Object.keys(routeErrors.codes),
     ...Object.keys(keyErrors.codes),
     ...Object.keys(idpErrors.codes),
+    ...Object.keys(databaseErrors.codes),
   ];
   assert.deepEqual(
     codes.filter((c) => !documented.has(c)),

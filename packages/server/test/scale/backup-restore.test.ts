@@ -31,7 +31,7 @@ async function freshTarget(): Promise<{ input: ConfigInput; config: Config; cwd:
   const input: ConfigInput = {
     dataDir: join(cwd, 'data'),
     logLevel: 'silent',
-    ...(pgDb ? { databaseUrl: pgDb.url, blobs: await (await sharedS3()).newBucket() } : {}),
+    ...(pgDb ? { ...pgDb.settings, blobs: await (await sharedS3()).newBucket() } : {}),
     fileStores: { files: {}, avatars: { read: 'sys:everyone' } },
   };
   await writeFile(join(cwd, 'roost.config.json'), JSON.stringify(input));

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createPostgresDatabase } from '../helpers/test-server.js';
+import { createPostgresDatabase, type TestPostgresDatabase } from '../helpers/test-server.js';
 import { eventually, onPostgres } from './scale-helpers.js';
 
 /**
@@ -24,7 +24,7 @@ interface Server {
   output(): string;
 }
 
-function start(databaseUrl: string, dataDir: string, runsFile: string, ...more: string[]): Promise<Server> {
+function start(database: TestPostgresDatabase, dataDir: string, runsFile: string, ...more: string[]): Promise<Server> {
   const child = spawn(
     process.execPath,
     [
@@ -32,7 +32,7 @@ function start(databaseUrl: string, dataDir: string, runsFile: string, ...more: 
       '--import',
       import.meta.resolve('tsx'),
       PROGRAM,
-      databaseUrl,
+      JSON.stringify(database.settings),
       dataDir,
       runsFile,
       ...more,
@@ -87,12 +87,12 @@ describe('a job every second in two processes on one PostgreSQL database', {
     cleanup.push(() => rm(dir, { recursive: true, force: true }));
     const file = join(dir, 'runs.txt');
     // One first, so that the second does not race it to the migrations.
-    const a = await start(db.url, join(dir, 'a'), file);
+    const a = await start(db, join(dir, 'a'), file);
     cleanup.push(async () => {
       a.child.kill('SIGKILL');
       await a.exited;
     });
-    const b = await start(db.url, join(dir, 'b'), file, 'enqueue');
+    const b = await start(db, join(dir, 'b'), file, 'enqueue');
     cleanup.push(async () => {
       b.child.kill('SIGTERM');
       await b.exited;

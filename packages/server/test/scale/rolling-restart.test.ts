@@ -8,7 +8,12 @@ import { join } from 'node:path';
 import { parseConfig } from '../../src/core/config.js';
 import { openStream, type OpenStream } from '../helpers/event-stream.js';
 import { serveRoost, type ServedRoost } from '../helpers/roost-command.js';
-import { addAccountBeside, createPostgresDatabase, PASSWORD } from '../helpers/test-server.js';
+import {
+  addAccountBeside,
+  createPostgresDatabase,
+  PASSWORD,
+  type TestPostgresDatabase,
+} from '../helpers/test-server.js';
 import { eventually, onPostgres } from './scale-helpers.js';
 
 /**
@@ -162,7 +167,7 @@ describe('a rolling restart of three processes behind HAProxy', {
       : false,
 }, () => {
   let dir: string;
-  let pgDb: { url: string; drop(): Promise<void> };
+  let pgDb: TestPostgresDatabase;
   let proxy: ChildProcess;
   let proxyExited: Promise<unknown>;
   let front: string;
@@ -178,7 +183,7 @@ describe('a rolling restart of three processes behind HAProxy', {
     dir = await mkdtemp(join(tmpdir(), 'roost-rolling-'));
     pgDb = await createPostgresDatabase();
     const input = {
-      databaseUrl: pgDb.url,
+      ...pgDb.settings,
       host: '127.0.0.1',
       logRequests: false,
       shutdownDrainSeconds: 1.5,

@@ -10,7 +10,12 @@ import { parseConfig, type BlobStoreOptions } from '../../src/core/config.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { serveRoost, type ServedRoost } from '../helpers/roost-command.js';
 import { s3Credentials, sharedS3 } from '../helpers/s3-server.js';
-import { addAccountBeside, createPostgresDatabase, PASSWORD } from '../helpers/test-server.js';
+import {
+  addAccountBeside,
+  createPostgresDatabase,
+  PASSWORD,
+  type TestPostgresDatabase,
+} from '../helpers/test-server.js';
 import { eventually, onPostgres } from './scale-helpers.js';
 
 type Process = ServedRoost;
@@ -38,7 +43,7 @@ describe('two Roost processes on one PostgreSQL database and one object store', 
   skip: onPostgres ? false : 'runs in the PostgreSQL pass (SQLite has one process)',
 }, () => {
   let cwd: string;
-  let pgDb: { url: string; drop(): Promise<void> };
+  let pgDb: TestPostgresDatabase;
   let redis: TestRedis;
   let blobs: Extract<BlobStoreOptions, { kind: 's3' }>;
   let a: Process;
@@ -53,7 +58,7 @@ describe('two Roost processes on one PostgreSQL database and one object store', 
       sharedS3().then((s3) => s3.newBucket()),
     ]);
     const input = {
-      databaseUrl: pgDb.url,
+      ...pgDb.settings,
       host: '127.0.0.1',
       blobs,
       // A minute of session cache: a signout seen on the other process cannot be the cache ageing out.

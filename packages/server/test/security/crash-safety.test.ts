@@ -268,7 +268,7 @@ describe(`crash safety: SIGKILL during a stream of writes (${DATABASE_NAME})`, (
     const pg =
       process.env.ROOST_TEST_DIALECT === 'postgres' ? await createPostgresDatabase(postgresAdminUrl()) : undefined;
     drop = pg?.drop;
-    const config = { host: '127.0.0.1', port: 0, dataDir, logLevel: 'info', ...(pg ? { databaseUrl: pg.url } : {}) };
+    const config = { host: '127.0.0.1', port: 0, dataDir, logLevel: 'info', ...pg?.settings };
     configFile = await writeConfig(dir, config);
     // The account, made as `roost user add` makes it, before the server runs.
     await addAccountBeside(parseConfig(config), 'writer');

@@ -38,6 +38,8 @@ export async function failingWith<T>(
       fields: err.fields,
       cause: err.cause,
       body: { ...err.body, ...body },
+      // The wait before a retry (`database_unavailable`, `rate_limited`) stays the failure's.
+      ...(err.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: err.retryAfterSeconds }),
     });
   }
 }

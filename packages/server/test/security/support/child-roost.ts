@@ -37,6 +37,8 @@ export async function startBeside(
 ): Promise<ChildRoost> {
   const file = await writeConfig(dir, {
     databaseUrl: a.roost.config.databaseUrl,
+    // Through PgBouncer (pass 5) the server's own URL beside the pooler's, as `a` has it.
+    databaseDirectUrl: a.roost.config.databaseDirectUrl,
     blobs: a.roost.config.blobs,
     dataDir: dir,
     host: '127.0.0.1',
@@ -50,7 +52,14 @@ export async function startBeside(
 export function startChild(configFile: string, timeoutMs = 60_000): Promise<ChildRoost> {
   const child = spawn(process.execPath, [BIN, 'serve'], {
     cwd: root,
-    env: { ...process.env, ROOST_CONFIG: configFile, ROOST_DATABASE_URL: '', ROOST_DATA_DIR: '', ROOST_PORT: '' },
+    env: {
+      ...process.env,
+      ROOST_CONFIG: configFile,
+      ROOST_DATABASE_URL: '',
+      ROOST_DATABASE_DIRECT_URL: '',
+      ROOST_DATA_DIR: '',
+      ROOST_PORT: '',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];
