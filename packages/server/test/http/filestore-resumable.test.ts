@@ -259,6 +259,17 @@ test('resumable: the caller needs the write permission and the store its size li
   assert.equal(over.status, 403);
   assert.equal(over.body.code, 'not_allowed');
 
+  // A length that is no number, refused by the library before Roost's hooks: still Roost's failure body.
+  for (const length of ['abc', '-1', '1e3']) {
+    const malformed = await create(alice, 'files', {
+      'upload-length': length,
+      'upload-metadata': meta({ path: 'm.txt' }),
+    });
+    assert.equal(malformed.status, 400, length);
+    assert.equal(malformed.body.result, false);
+    assert.equal(typeof malformed.body.code, 'string');
+  }
+
   const unnamed = await create(alice, 'files', { 'upload-length': '5' });
   assert.equal(unnamed.status, 422);
   assert.deepEqual(unnamed.body.invalid, [['path', 'required']]);

@@ -74,8 +74,14 @@ async function sendAnswer(request: FastifyRequest, reply: FastifyReply, response
     reply.header('tus-extension', `${response.headers.get('tus-extension') ?? ''},checksum`);
     reply.header('tus-checksum-algorithm', Object.keys(CHECKSUMS).join(','));
   }
-  if (response.status >= 400) reply.type('application/json; charset=utf-8');
-  return reply.send(await response.text());
+  const text = await response.text();
+  if (response.status < 400) return reply.send(text);
+  reply.type('application/json; charset=utf-8');
+  if (text.startsWith('{')) return reply.send(text);
+  // Some refusals the library writes itself, in words, before any hook of ours (a malformed
+  // Upload-Length): Roost's failure body all the same.
+  request.failureCode ??= 'bad_request';
+  return reply.send(failureBody('bad_request', text.trim() || 'The upload request was refused.'));
 }
 
 /**
