@@ -262,6 +262,8 @@ export const testPasses = {
   'packages/server/test/pages/trusted-devices.browser.test.ts': [],
   // Uppy and tus-js-client against the tus endpoint in chromium (the protocol: http/filestore-resumable.test.ts).
   'packages/server/test/pages/resumable.browser.test.ts': [],
+  // The admin's uploads by tus: progress, resume after a reload, the record form, no script (admin/upload-script.ts).
+  'packages/server/test/pages/admin-uploads.browser.test.ts': [],
   'packages/server/test/pages/passkeys.browser.test.ts': [],
   'packages/server/test/pages/providers.browser.test.ts': [],
   'packages/server/test/pages/identity-provider.browser.test.ts': [],
