@@ -133,8 +133,9 @@ async function ownerOf(page: FilePage): Promise<string> {
 function uploadForm(page: FilePage): PageForm {
   return new PageForm({
     ...formBase(page, 'upload-form'),
-    // The form library's ajax and bar only where no tus script takes the file (`uploadArea`).
-    ...(page.store.uploads ? {} : { use_ajax: true, uploadProgressBar: 'auto' as const }),
+    use_ajax: true,
+    // The form library's bar only where no tus script takes the file (`uploadArea`) and shows its own.
+    uploadProgressBar: page.store.uploads ? 'none' : 'auto',
     fields: [
       {
         id: 'file',
