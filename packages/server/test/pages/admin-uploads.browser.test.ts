@@ -36,7 +36,9 @@ describe('the admin uploads by tus', { skip }, () => {
   let bigFile: string;
 
   before(async () => {
-    s = await startServer({ fileStores: { files: { maxFileBytes: 64 * 1024 * 1024 } } });
+    s = await startServer({
+      fileStores: { files: { maxFileBytes: 64 * 1024 * 1024 }, tiny: { maxFileBytes: 1024 * 1024 } },
+    });
     token = await s.adminToken();
     dir = await mkdtemp(join(tmpdir(), 'roost-admin-uploads-'));
     bigFile = join(dir, 'big.bin');
@@ -150,6 +152,13 @@ describe('the admin uploads by tus', { skip }, () => {
     assert.equal(await page.locator('.upload-progress').isHidden(), true);
     assert.equal(await page.locator('#upload-formupload\\$').isEnabled(), true);
     assert.equal(await servedHash('big.bin'), sha256(bytes), 'nothing of the cancelled upload was kept');
+
+    // The server's refusal, in its words: a file over the store's limit, refused at the creation.
+    await page.goto('/admin/files/tiny/');
+    await page.setInputFiles('#upload-form-file', bigFile);
+    await page.click('#upload-formupload\\$');
+    await page.getByRole('alert').filter({ hasText: 'The file is larger than this store allows' }).waitFor();
+    assert.deepEqual(await axeViolations(page), [], 'axe, with a refusal');
     await context.close();
   });
 
