@@ -19,6 +19,7 @@ import {
   signedStates,
   storedStates,
   WizardStateError,
+  WizardStateExpiredError,
   type StateCodec,
   type WizardState,
   type WizardStore,
@@ -43,7 +44,15 @@ export interface WizardInit<L extends FieldList, S extends Subsets | undefined> 
   /** At least 32 characters, kept by the app (not in the code); signs the state in the page. */
   secret?: string;
   store?: WizardStore;
+  /**
+   * How long a state stays usable after the request that wrote it, in ms (default a day): an
+   * older one is refused (`WizardStateExpiredError`) and the wizard starts again with a message.
+   */
+  maxAgeMs?: number;
 }
+
+/** A state's default maximum age: a page left open overnight still goes on. */
+const defaultMaxAgeMs = 86_400_000;
 
 /** What `WizardForm.process` returns: a form's result, the step now shown, and the whole data once done. */
 export interface WizardResult<L extends FieldList> extends ProcessResult {
@@ -86,18 +95,21 @@ export class WizardForm<
   readonly steps: readonly WizardStep[];
   readonly #secret: string | undefined;
   readonly #store: WizardStore | undefined;
+  readonly #maxAgeMs: number;
   #codec: StateCodec | undefined;
   #state: WizardState = { step: 0, data: {} };
   #stateError: WizardStateError | undefined;
   #finished: FormData<L> | undefined;
 
-  constructor({ steps, secret, store, ...init }: WizardInit<L, S>) {
+  constructor({ steps, secret, store, maxAgeMs = defaultMaxAgeMs, ...init }: WizardInit<L, S>) {
     super(init);
     if (!steps.length) throw new ConfigurationError('Option "steps": a wizard needs at least one step');
     if (secret === undefined && store === undefined)
       throw new ConfigurationError('Option "secret" (the state signed in the page) or "store" (the session) is needed');
     if (secret !== undefined && secret.length < 32)
       throw new ConfigurationError('Option "secret": at least 32 characters, kept by the app');
+    if (!(typeof maxAgeMs === 'number' && maxAgeMs > 0))
+      throw new ConfigurationError('Option "maxAgeMs": a number of milliseconds greater than 0');
     this.steps = steps.map((s) => (typeof s === 'string' ? { subset: s } : s));
     // A signed state is readable in the page (signed, not encrypted): a password must not travel there.
     const password = secret !== undefined ? this.#stepFields().find((f) => fieldDatatype(f) === 'password') : undefined;
@@ -105,6 +117,7 @@ export class WizardForm<
       throw new ConfigurationError(`Field "${password.id}": a password is not kept in the page; give "store" for it`);
     this.#secret = secret;
     this.#store = store;
+    this.#maxAgeMs = maxAgeMs;
   }
 
   /** The fields the steps' subsets name that can be seen before setup (inline, or among the form's `fields`). */
@@ -153,8 +166,8 @@ export class WizardForm<
 
   /** Signed states for this form id (`secret`), else states in the store (the constructor requires one of them). */
   #stateCodec(): StateCodec {
-    if (this.#secret !== undefined) return signedStates(this.#secret, this.options.formid);
-    if (this.#store) return storedStates(this.#store);
+    if (this.#secret !== undefined) return signedStates(this.#secret, this.options.formid, this.#maxAgeMs);
+    if (this.#store) return storedStates(this.#store, this.#maxAgeMs);
     throw new ConfigurationError('Option "secret" (the state signed in the page) or "store" (the session) is needed');
   }
 
@@ -172,7 +185,11 @@ export class WizardForm<
     const saved = this.#state.data[this.#step().subset];
     const data = saved ?? (await this.startFormData(kw));
     if (!this.#stateError) return [true, await this.render(data)];
-    const msg = this.t('The saved steps of this form could not be used; please start again.');
+    const msg = this.t(
+      this.#stateError instanceof WizardStateExpiredError
+        ? 'This form was left unused too long; please start again.'
+        : 'The saved steps of this form could not be used; please start again.',
+    );
     const html = await this.render(data, [msg], undefined, false, false);
     // An ajax submit gets the form alone, as any reply with errors does (html-form.ts finishFormProcessing).
     if (this.options.use_ajax && isXhr(this.request)) this.sendResponse(html, { 'X-Result': 'false' });
