@@ -58,6 +58,37 @@ describe('rules in the browser', () => {
     await page.context().close();
   });
 
+  test('with JavaScript and live validation: a rule that hides a field clears its error for good', async () => {
+    const page = await demo.open('/rules-live', true);
+    const error = (id: string) => page.locator(`#rules-${id}-error`).innerText();
+    const invalid = (id: string) => page.getAttribute(`#rules-${id}`, 'aria-invalid');
+    await page.check('#rules-kind-1');
+    for (const id of ['company', 'vat']) {
+      await page.focus(`#rules-${id}`);
+      await page.press(`#rules-${id}`, 'Tab');
+      assert.deepEqual([await error(id), await invalid(id)], ['Required', 'true'], id);
+    }
+    // Private: the company is hidden, the VAT number no longer required; Business again: both clean.
+    await page.check('#rules-kind-0');
+    assert.deepEqual([await error('company'), await invalid('company')], ['', null]);
+    assert.deepEqual([await error('vat'), await invalid('vat')], ['', null]);
+    await page.check('#rules-kind-1');
+    assert.equal(await page.isVisible('#rules-company'), true);
+    assert.deepEqual([await error('company'), await invalid('company')], ['', null], 'no error back with it');
+
+    // In a repeat item: the server answers for the repeat, without the hidden city. (Showing it
+    // again is a change in the item, which checks the whole repeat, as any change there does.)
+    await page.click('button[name="offices$add"]');
+    await page.focus('#rules-offices-0-city');
+    await page.press('#rules-offices-0-city', 'Tab');
+    await page.waitForFunction(() => document.querySelector('#rules-offices-error')?.textContent !== '');
+    assert.equal(await invalid('offices-0-city'), 'true');
+    await page.selectOption('#rules-offices-0-type', 'hq');
+    await page.waitForFunction(() => document.querySelector('#rules-offices-error')?.textContent === '');
+    assert.equal(await invalid('offices-0-city'), null);
+    await page.context().close();
+  });
+
   test('without JavaScript: the page follows the rules after a round trip; what they hide is not sent', async () => {
     const page = await demo.open('/rules', false);
     assert.equal(await page.isHidden('#rules-company'), true);

@@ -119,13 +119,34 @@ export const liveScript = `  ${failsCheck.toString()}
     }
     function check(f) {
       var inputs = inputsOf(f);
-      // A field a rule hides or disables is not validated (rules/rule-box.ts).
-      if (!inputs.length || inputs.every(function (el) { return el.disabled; })) { show(f, []); return; }
+      // A field a rule hides or disables is not validated (rules/rule-box.ts); an answer still on
+      // its way, or a check still waiting, must not bring its error back. ':disabled', not
+      // .disabled: the rule disables the fieldset around the inputs, not each input.
+      if (!inputs.length || inputs.every(function (el) { return el.matches(':disabled'); })) {
+        clearTimeout(timers[f.name]);
+        asked[f.name] = (asked[f.name] || 0) + 1;
+        show(f, []);
+        return;
+      }
       var found = local(f, inputs);
       if (found) show(f, found);
       if (found && (found.length || !f.remote)) return;
       ask(f);
     }
+    // Whether a field shows an error now (a live one, or the server's after a submit).
+    function marked(f) {
+      var box = document.getElementById(f.oid + '-error');
+      return (box && box.textContent !== '') ||
+        inputsOf(f).some(function (el) { return el.getAttribute('aria-invalid') === 'true'; });
+    }
+    // A rule hid, disabled, showed or stopped requiring a field (rules/rules-script.ts): a field
+    // showing an error is checked again, so a hidden one's error goes (for a field in a group or a
+    // repeat item, the server answers for the whole without it) and does not show again with it.
+    form.addEventListener('roost:rule', function (ev) {
+      var el = ev.target.querySelector('input[name], select[name], textarea[name], button[name]');
+      var f = el && fieldOf(el.name.split('\u0024')[0]);
+      if (f && marked(f)) check(f);
+    });
     var typing = /^(text|search|email|url|tel|password|number|textarea)$/;
     form.addEventListener('focusout', function (ev) { var f = fieldOf(ev.target.name); if (f) check(f); });
     form.addEventListener('change', function (ev) {
