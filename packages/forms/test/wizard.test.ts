@@ -130,6 +130,52 @@ describe('wizard steps', () => {
   });
 });
 
+describe("wizard history (goto$, what the script sends for the browser's Back and Forward over ajax)", () => {
+  const three = { account: subsets.account, name: { fields: ['name'] }, avatar: { fields: ['avatar'] } };
+  const go = (body: FormValues, method = 'POST') =>
+    new WizardForm({
+      fields,
+      subsets: three,
+      steps: ['account', 'name', 'avatar'],
+      formid: 'signup',
+      secret,
+      request: { method, body },
+    }).process();
+  const nav = (html: string) => dom(html).find((e) => e.tagName === 'nav');
+
+  test('back keeps what was typed, unvalidated; forward validates, stops at the first step not answered', async () => {
+    const first = await go({}, 'GET');
+    assert.deepEqual(
+      [attr(nav(first.html), 'data-roost-step'), attr(nav(first.html), 'data-roost-goto')],
+      ['0', 'goto$'],
+    );
+    const bad = await go({ [wizardStateKey]: stateOf(first.html), email: 'ada@example.org', age: '12', goto$: '2' });
+    assert.equal(bad.step, 'account', 'forward validates the step it leaves');
+    assert.match(alerts(bad.html).join(' '), /Less than the minimum 18/);
+    const two = await go({ [wizardStateKey]: stateOf(bad.html), email: 'ada@example.org', age: '36', goto$: '2' });
+    assert.equal(two.step, 'name', 'not past the name, never answered');
+    assert.equal(attr(nav(two.html), 'data-roost-step'), '1');
+    const back = await go({ [wizardStateKey]: stateOf(two.html), name: '', goto$: '0' });
+    assert.equal(back.step, 'account', 'back never validates');
+    assert.equal(inputValue(back.html, 'email'), 'ada@example.org');
+    const stay = await go({ [wizardStateKey]: stateOf(back.html), email: 'ada@example.org', age: '36', goto$: 'x' });
+    assert.equal(stay.step, 'account', 'a step that is not there shows this one again');
+    const named = await go({ [wizardStateKey]: stateOf(stay.html), email: 'ada@example.org', age: '36', next$: '' });
+    const third = await go({ [wizardStateKey]: stateOf(named.html), name: 'Ada', next$: '' });
+    assert.equal(third.step, 'avatar');
+    const backTwo = await go({ [wizardStateKey]: stateOf(third.html), goto$: '0' });
+    const again = await go({
+      [wizardStateKey]: stateOf(backTwo.html),
+      email: 'bob@example.org',
+      age: '40',
+      goto$: '2',
+    });
+    assert.equal(again.step, 'avatar', 'forward over steps answered before');
+    const done = await go({ [wizardStateKey]: stateOf(again.html), finish$: '' });
+    assert.deepEqual(done.data, { email: 'bob@example.org', age: 40, name: 'Ada' });
+  });
+});
+
 describe('wizard data types', () => {
   test("a step's data has every field optional (it has some fields only); the finished data the required", async () => {
     const form = new WizardForm({ fields, subsets, steps, secret, request: { method: 'GET' } });

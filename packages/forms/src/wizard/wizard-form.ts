@@ -89,6 +89,8 @@ export class WizardForm<
     { id: 'next', method: 'nextStep', name: 'Next', cssClass: 'btn btn-primary' },
     { id: 'finish', method: 'finishWizard', name: 'Finish', cssClass: 'btn btn-primary' },
     { id: 'back', method: 'previousStep', name: 'Back', cssClass: 'btn btn-secondary', skipValidation: true },
+    // The browser's Back and Forward over ajax (wizard/wizard-script.ts): no button, the script sends it.
+    { id: 'goto', method: 'gotoStep', hidden: true },
   ];
   static override defaultSubsets: Subsets = {};
 
@@ -198,17 +200,43 @@ export class WizardForm<
 
   /** Validates the step's fields; when they pass, saves them and shows the next step. */
   async nextStep(_action: ActionConf, kw: ActionKw = {}): Promise<ActionResult> {
-    const [ok, data, errors] = await this.validate(this.getFormValues());
-    if (!ok) return this.finishFormProcessing(false, data, [], errors, kw, false);
-    this.#state.data[this.#step().subset] = await this.#saved(data);
-    return this.#show(this.#state.step + 1);
+    return this.#forwardTo(this.#state.step + 1, kw);
   }
 
   /** Saves what the step holds as typed (not validated: going back never fails) and shows the step before. */
   async previousStep(_action: ActionConf, _kw: ActionKw = {}): Promise<ActionResult> {
+    return this.#backTo(Math.max(0, this.#state.step - 1));
+  }
+
+  /**
+   * Goes to the step whose index the request gives as `goto$` (the script's history of steps over
+   * ajax, wizard/wizard-script.ts): an earlier one (or this one) as Back does, what was typed
+   * kept and not validated; a later one as Next does, this step validated first, and no further
+   * than the first step not answered yet.
+   */
+  async gotoStep(action: ActionConf, kw: ActionKw = {}): Promise<ActionResult> {
+    const given = this.getFormValue(`${action.id}${this.options.actionPostfix}`);
+    const at = this.#state.step;
+    const target = typeof given === 'string' && /^\d+$/.test(given) && this.steps[Number(given)] ? Number(given) : at;
+    if (target <= at) return this.#backTo(target);
+    let to = at + 1;
+    while (to < target && this.#state.data[this.#step(to).subset]) to += 1;
+    return this.#forwardTo(to, kw);
+  }
+
+  /** Saves what the step holds as typed (not validated: going back never fails) and shows step `index`. */
+  async #backTo(index: number): Promise<ActionResult> {
     const [, data] = await this.extract(this.getFormValues());
     this.#state.data[this.#step().subset] = await this.#saved(data);
-    return this.#show(Math.max(0, this.#state.step - 1));
+    return this.#show(index);
+  }
+
+  /** Validates the step's fields; when they pass, saves them and shows step `index`. */
+  async #forwardTo(index: number, kw: ActionKw): Promise<ActionResult> {
+    const [ok, data, errors] = await this.validate(this.getFormValues());
+    if (!ok) return this.finishFormProcessing(false, data, [], errors, kw, false);
+    this.#state.data[this.#step().subset] = await this.#saved(data);
+    return this.#show(index);
   }
 
   /**
@@ -284,7 +312,8 @@ export class WizardForm<
     const html = await super.render(data, msgs, errors, false, result);
     const names = this.steps.map((s) => s.name ?? s.subset);
     // Inside the container (render/form-renderer.ts `renderForm`), so an ajax reply brings it along.
-    const nav = stepIndicator(names, this.#state.step, this.t);
+    const goto = this.getActions().some((a) => a.id === 'goto') ? `goto${this.options.actionPostfix}` : undefined;
+    const nav = stepIndicator(names, this.#state.step, this.t, goto);
     return html.replace(/^(<div[^>]*data-roost-form-container[^>]*>)/, (open) => `${open}${nav}`);
   }
 }
