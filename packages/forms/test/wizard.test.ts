@@ -173,6 +173,8 @@ describe("wizard history (goto$, what the script sends for the browser's Back an
     assert.equal(again.step, 'avatar', 'forward over steps answered before');
     const done = await go({ [wizardStateKey]: stateOf(again.html), finish$: '' });
     assert.deepEqual(done.data, { email: 'bob@example.org', age: 40, name: 'Ada' });
+    assert.ok(nav(done.html), 'the form shown again after Finish');
+    assert.equal(attr(nav(done.html), 'data-roost-step'), undefined, 'takes no step in the history');
   });
 });
 

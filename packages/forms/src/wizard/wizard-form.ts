@@ -312,7 +312,10 @@ export class WizardForm<
     const html = await super.render(data, msgs, errors, false, result);
     const names = this.steps.map((s) => s.name ?? s.subset);
     // Inside the container (render/form-renderer.ts `renderForm`), so an ajax reply brings it along.
-    const goto = this.getActions().some((a) => a.id === 'goto') ? `goto${this.options.actionPostfix}` : undefined;
+    // A finished wizard's fresh first step takes no place in the history of its steps: Back from
+    // there would ask the emptied form for a step it no longer has (wizard/wizard-script.ts).
+    const tracked = !this.#finished && this.getActions().some((a) => a.id === 'goto');
+    const goto = tracked ? `goto${this.options.actionPostfix}` : undefined;
     const nav = stepIndicator(names, this.#state.step, this.t, goto);
     return html.replace(/^(<div[^>]*data-roost-form-container[^>]*>)/, (open) => `${open}${nav}`);
   }
