@@ -129,6 +129,8 @@ export interface SecondFactorChallenge {
 export type SecondFactorProof =
   | { code: string }
   | { recoveryCode: string }
+  /** The code `smsChallenge` sent to the account's phone. */
+  | { smsCode: string }
   /** The browser's answer to `passkeySigninOptions(challenge)` (see `Users.passkeySecondStep`). */
   | { passkey: Record<string, unknown> };
 
@@ -162,6 +164,8 @@ export interface FactorState {
   providers: string[];
   /** How many passkeys the account has. */
   passkeys: number;
+  /** A confirmed phone for codes by SMS. */
+  sms: boolean;
 }
 
 /** `passkeyOptions`: WebAuthn options as JSON, for `startRegistration` of @simplewebauthn/browser. */
@@ -225,7 +229,7 @@ export interface RecoveryCodesAnswer {
 /** One session of `sessions` and `userSessions`; times in milliseconds since the epoch. */
 export interface SessionEntry {
   id: string;
-  method: 'password' | 'totp' | 'recovery' | 'mail' | 'provider' | 'passkey';
+  method: 'password' | 'totp' | 'recovery' | 'mail' | 'provider' | 'passkey' | 'sms' | 'smsStep';
   /** The User-Agent the session started from. */
   device: string;
   address: string;
@@ -240,4 +244,23 @@ export interface SessionEntry {
 export interface SessionsAnswer {
   result: true;
   sessions: SessionEntry[];
+}
+
+/** `smsChallenge`: when the code stops working, and whether the gateway took it (`retrying`: tried again later). */
+export interface SmsSentAnswer {
+  result: true;
+  expires: number;
+  delivery: 'sent' | 'retrying';
+}
+
+/** `smsAdd`: the number in E.164 the code went to. */
+export interface SmsAddAnswer extends SmsSentAnswer {
+  phone: string;
+}
+
+/** `smsPhone`: the confirmed number and one being added, in E.164, or null. */
+export interface SmsPhoneAnswer {
+  result: true;
+  phone: string | null;
+  pending: string | null;
 }

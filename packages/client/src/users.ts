@@ -17,6 +17,9 @@ import type {
   SecondFactorProof,
   SessionsAnswer,
   Signin2Answer,
+  SmsAddAnswer,
+  SmsPhoneAnswer,
+  SmsSentAnswer,
   Token2Answer,
   TotpSetup,
   Identity,
@@ -377,6 +380,50 @@ export class Users extends Connector {
   /** New recovery codes in place of the old ones (the password or a current code again). */
   recoveryCodes(proof: Reauthentication, call?: CallOptions<RecoveryCodesAnswer>): Promise<RecoveryCodesAnswer> {
     return this.#call('recoveryCodes', proof, call);
+  }
+
+  // Codes by SMS
+
+  /**
+   * Add a phone number (any common notation; answered in E.164): a code is sent to it, which
+   * {@link smsConfirm} takes. The password (or a current app code) again.
+   */
+  smsAdd(phone: string, proof: Reauthentication, call?: CallOptions<SmsAddAnswer>): Promise<SmsAddAnswer> {
+    return this.#call('smsAdd', { phone, ...proof }, call);
+  }
+
+  /** Confirm the number being added with its code; answers new recovery codes, shown this once. */
+  smsConfirm(code: string, call?: CallOptions<RecoveryCodesAnswer>): Promise<RecoveryCodesAnswer> {
+    return this.#call('smsConfirm', { code }, call);
+  }
+
+  /** Remove the own phone number (the password or a current app code again). */
+  smsRemove(proof: Reauthentication, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#call('smsRemove', proof, call);
+  }
+
+  /** The own confirmed phone number and the one being added. */
+  smsPhone(call?: CallOptions<SmsPhoneAnswer>): Promise<SmsPhoneAnswer> {
+    return this.#call('smsPhone', {}, call);
+  }
+
+  /** Sign-in by SMS (when an administrator granted `smsSignin`): a code to the number's account. */
+  smsSignin(phone: string, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#call('smsSignin', { phone }, call);
+  }
+
+  /** A session for the number with the code it got; the connector keeps the token unless `store: false`. */
+  smsSignin2(
+    phone: string,
+    code: string,
+    call: CallOptions<TokenAnswer> & { store?: boolean } = {},
+  ): Promise<TokenAnswer> {
+    return this.#issuing('smsSignin2', { phone, code }, call);
+  }
+
+  /** Send the second step's code to the challenged account's phone; then {@link token2} with `{ smsCode }`. */
+  smsChallenge(challenge: string, call?: CallOptions<SmsSentAnswer>): Promise<SmsSentAnswer> {
+    return this.#call('smsChallenge', { challenge }, call);
   }
 
   // The signed-in user
