@@ -29,7 +29,15 @@ class SecondFactorTest(unittest.TestCase):
         me = server().users(token=token)
         self.assertEqual(
             me.second_factor(),
-            {"result": True, "totp": False, "recoveryCodes": 0, "required": False, "providers": [], "passkeys": 0},
+            {
+                "result": True,
+                "totp": False,
+                "recoveryCodes": 0,
+                "required": False,
+                "providers": [],
+                "passkeys": 0,
+                "sms": False,
+            },
         )
         setup = me.totp_enrol()
         self.assertTrue(setup["uri"].startswith("otpauth://totp/"))

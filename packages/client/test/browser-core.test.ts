@@ -454,7 +454,7 @@ describe('the served browser bundle in chromium', () => {
       { token, code, password: PASSWORD, adminToken },
     );
     assert.deepEqual(done, {
-      state: { result: true, totp: true, recoveryCodes: 10, required: false, providers: [], passkeys: 0 },
+      state: { result: true, totp: true, recoveryCodes: 10, required: false, providers: [], passkeys: 0, sms: false },
       factors: false,
       sessions: 1,
     });
