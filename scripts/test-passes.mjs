@@ -269,6 +269,7 @@ export const testPasses = {
   'packages/server/test/pages/providers.browser.test.ts': [],
   'packages/server/test/pages/identity-provider.browser.test.ts': [],
   'packages/server/test/pages/second-factor.browser.test.ts': [],
+  'packages/server/test/pages/sms-codes.browser.test.ts': [],
   'packages/server/test/pages/store-pages-access.test.ts': [],
   'packages/server/test/pages/store-pages-input.test.ts': [],
   'packages/server/test/pages/store-pages.browser.test.ts': [],

@@ -122,6 +122,7 @@ export const totpPage: MethodPage = {
   },
 
   secondStep: {
+    method: 'totp',
     fieldName: 'Code from the app',
     prompt: 'the code your authenticator app shows',
     proof(typed) {
