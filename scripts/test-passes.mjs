@@ -14,6 +14,7 @@
 /** @type {Record<string, ReadonlyArray<'storage' | 'runtime'>>} */
 export const testPasses = {
   // The TypeScript connector: in chromium once; in Node over fetch (streams, SSE) on Node 24 too.
+  'packages/client/test/browser-anonymous-id-token.test.ts': [],
   'packages/client/test/browser-core.test.ts': [],
   'packages/client/test/browser-passkeys.test.ts': [],
   'packages/client/test/browser-react.test.ts': [],
