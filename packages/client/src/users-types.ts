@@ -121,7 +121,8 @@ export interface UsersPage<T> extends Page {
 export interface SecondFactorChallenge {
   challenge: string;
   expires: number;
-  methods: Array<'totp' | 'recovery' | 'passkey'>;
+  /** `sms-code`: `smsChallenge` sends the code, `token2` takes it as `smsCode`. */
+  methods: Array<'totp' | 'recovery' | 'passkey' | 'sms-code'>;
   enrol: boolean;
 }
 
@@ -250,7 +251,7 @@ export interface SessionsAnswer {
 export interface SmsSentAnswer {
   result: true;
   expires: number;
-  delivery: 'sent' | 'retrying';
+  delivery: 'sent' | 'retrying' | 'failed';
 }
 
 /** `smsAdd`: the number in E.164 the code went to. */

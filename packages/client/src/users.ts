@@ -662,6 +662,9 @@ export class Users extends Connector {
  * The challenge of a `second_factor_required` failure of `token` or `signin`, or null for any
  * other error: what {@link Users.token2} and {@link Users.signin2} need.
  */
+/** The methods a second step may list (users/signin-challenge.ts), as `SecondFactorChallenge['methods']` names them. */
+const SECOND_STEP_METHODS: readonly unknown[] = ['totp', 'recovery', 'passkey', 'sms-code'];
+
 export function secondFactorChallenge(error: unknown): SecondFactorChallenge | null {
   if (!isRoostError(error) || error.code !== 'second_factor_required') return null;
   const { challenge, expires, methods, enrol } = error.body;
@@ -670,7 +673,7 @@ export function secondFactorChallenge(error: unknown): SecondFactorChallenge | n
     challenge,
     expires: typeof expires === 'number' ? expires : 0,
     methods: Array.isArray(methods)
-      ? (methods.filter((m) => m === 'totp' || m === 'recovery' || m === 'passkey') as SecondFactorChallenge['methods'])
+      ? (methods.filter((m) => SECOND_STEP_METHODS.includes(m)) as SecondFactorChallenge['methods'])
       : [],
     enrol: enrol === true,
   };

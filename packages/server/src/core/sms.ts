@@ -18,9 +18,10 @@ export interface SmsSender {
 
 /**
  * Whether a text left at once (`sent`), or its first try failed and the job queue tries it again
- * (`retrying`): what the caller of an enrolment or a second step is told (docs/users.md, "Codes by SMS").
+ * (`retrying`), or failed with no try left (`failed`: `users.sms.sender.maxAttempts` is 1): what
+ * the caller of an enrolment or a second step is told (docs/users.md, "Codes by SMS").
  */
-export type SmsDelivery = 'sent' | 'retrying';
+export type SmsDelivery = 'sent' | 'retrying' | 'failed';
 
 /** What the services send texts through (sms/sms-queue.ts, on the job queue of core/job-queue.ts). */
 export interface SmsQueue {

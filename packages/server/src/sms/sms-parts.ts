@@ -35,7 +35,7 @@ export function openSms(
       log.warn({ err, kind: sms.kind, attempts }, 'a text could not be delivered; it is tried again later'),
     ),
   );
-  return createSmsQueue(jobs, clock, sender, timeoutMs, (err) =>
+  return createSmsQueue(jobs, clock, sender, tries, (err) =>
     log.warn({ err }, 'a text could not be sent at once; the job queue tries it again'),
   );
 }

@@ -5,8 +5,10 @@ import { command, type UserOperation, type UserWire } from '../user-wire.js';
 
 const EXPIRES = { ...SCALARS.integer, description: 'When the code stops working, in milliseconds since the epoch.' };
 const DELIVERY = {
-  enum: ['sent', 'retrying'],
-  description: '`sent`: the gateway took the text; `retrying`: it failed, and the text is tried again (job queue).',
+  enum: ['sent', 'retrying', 'failed'],
+  description:
+    '`sent`: the gateway took the text; `retrying`: it failed, and the text is tried again (job queue); ' +
+    '`failed`: it failed with no try left.',
 };
 const NUMBER = { ...SCALARS.string, description: 'A phone number in E.164 (+491701234567).' };
 const OR_NULL = { anyOf: [NUMBER, { type: 'null' }] };
