@@ -400,7 +400,8 @@ class Users(Connector):
 def second_factor_challenge(error: Exception) -> dict[str, Any] | None:
     """The challenge of a ``second_factor_required`` failure of ``token`` or ``signin``, else None.
 
-    A dict with ``challenge``, ``expires`` (ms), ``methods`` (``totp``, ``recovery``) and
+    A dict with ``challenge``, ``expires`` (ms), ``methods`` (``totp``, ``recovery``, ``passkey``,
+    ``sms-code``: :meth:`Users.sms_challenge` sends its code) and
     ``enrol`` (set up an authenticator first, with :meth:`Users.totp_enrol`)::
 
         try:
@@ -420,7 +421,9 @@ def second_factor_challenge(error: Exception) -> dict[str, Any] | None:
     return {
         "challenge": challenge,
         "expires": error.body.get("expires", 0),
-        "methods": [m for m in methods if m in ("totp", "recovery")] if isinstance(methods, list) else [],
+        "methods": [m for m in methods if m in ("totp", "recovery", "passkey", "sms-code")]
+        if isinstance(methods, list)
+        else [],
         "enrol": error.body.get("enrol") is True,
     }
 
