@@ -215,7 +215,7 @@ class Users(Connector):
         return self._issuing("smsSignin2", {"phone": phone, "code": code}, store)
 
     def sms_challenge(self, challenge: str) -> Answer:
-        """Send a sign-in's second-step code to the challenged account's phone; then :meth:`token2` with ``sms_code``."""
+        """Send a sign-in's second-step code to the challenged account's phone; :meth:`token2` takes ``sms_code``."""
         return self._call("smsChallenge", {"challenge": challenge})
 
     def signin(self, identity: str, password: str) -> Answer:

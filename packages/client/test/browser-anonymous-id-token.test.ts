@@ -1,11 +1,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as oidc from 'openid-client';
+import { randomBytes } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { freePort, PASSWORD, startServer, type TestServer } from '../../server/test/helpers/test-server.js';
 import { addVirtualAuthenticator } from '../../server/test/helpers/browser.js';
 import { startOpenIdProvider, type TestOpenIdProvider } from '../../server/test/helpers/oidc-provider.js';
-import { CookieJar, walk } from '../../server/test/helpers/provider-flow.js';
+import { appIdToken } from '../../server/test/helpers/provider-flow.js';
 import { BUNDLE_PAGE, launchBrowser, openPage, type BundleGlobals, type TestPage } from './helpers/pages.js';
 
 /**
@@ -25,32 +25,6 @@ describe('anonymous accounts and ID tokens through the served bundle in chromium
   let op: TestOpenIdProvider;
   let browser: Browser;
   let tp: TestPage;
-
-  /** The ID token an app's SDK gets for `login`, with `nonce` given to the provider. */
-  async function appIdToken(login: string, nonce: string): Promise<string> {
-    const config = await oidc.discovery(new URL(op.issuer), 'web-app', undefined, oidc.None(), {
-      execute: [oidc.allowInsecureRequests],
-    });
-    const verifier = oidc.randomPKCECodeVerifier();
-    const state = oidc.randomState();
-    const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: APP_CALLBACK,
-      scope: 'openid email profile',
-      state,
-      nonce,
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-    });
-    const end = await walk(new CookieJar(), url.href, login, [new URL(APP_CALLBACK).origin]);
-    const tokens = await oidc.authorizationCodeGrant(config, end.url, {
-      pkceCodeVerifier: verifier,
-      expectedState: state,
-      expectedNonce: nonce,
-      idTokenExpected: true,
-    });
-    assert.ok(tokens.id_token);
-    return tokens.id_token;
-  }
 
   before(async () => {
     op = await startOpenIdProvider([], [{ clientId: 'web-app', redirectUri: APP_CALLBACK }]);
@@ -87,7 +61,7 @@ describe('anonymous accounts and ID tokens through the served bundle in chromium
     await op?.close();
   });
 
-  test('an anonymous account writes items, then becomes a full one by a password or a passkey, items kept', async () => {
+  test('an anonymous account writes items, becomes a full one by a password or a passkey, items kept', async () => {
     const outcome = await tp.page.evaluate(
       async ({ password }) => {
         const { roost } = window as unknown as PageGlobals;
@@ -134,8 +108,8 @@ describe('anonymous accounts and ID tokens through the served bundle in chromium
   });
 
   test("an app's ID token from the local provider signs in from the page, once", async () => {
-    const nonce = oidc.randomNonce();
-    const idToken = await appIdToken('ida', nonce);
+    const nonce = randomBytes(16).toString('base64url');
+    const idToken = await appIdToken(op.issuer, 'web-app', APP_CALLBACK, 'ida', nonce);
     const outcome = await tp.page.evaluate(
       async ({ idToken, nonce }) => {
         const { roost } = window as unknown as PageGlobals;

@@ -411,7 +411,7 @@ describe('users connector (Node)', () => {
     assert.equal(who.name, 'gwen');
   });
 
-  test('codes by SMS: smsAdd, smsConfirm, smsPhone, smsChallenge and token2, smsSignin and smsSignin2, smsRemove', async () => {
+  test('codes by SMS: add, confirm, phone, challenge with token2, signin and signin2, remove', async () => {
     /** The code of the last text the gateway got. */
     const lastCode = async () => {
       await s.roost.mailQueue.idle();

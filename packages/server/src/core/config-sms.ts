@@ -48,5 +48,3 @@ export const smsOptions = z
       .default('Your sign-in code is {{code}}.'),
   })
   .strict();
-
-export type SmsOptions = z.infer<typeof smsOptions>;

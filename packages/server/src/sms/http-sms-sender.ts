@@ -17,7 +17,7 @@ export interface HttpSmsSettings {
  * The replacement is made in the parsed value, never in JSON text, so a text with quotes or
  * braces cannot change the body's shape.
  */
-export function fillSmsBody(template: unknown, to: string, text: string): unknown {
+function fillSmsBody(template: unknown, to: string, text: string): unknown {
   if (typeof template === 'string') return template.replaceAll('{{to}}', to).replaceAll('{{text}}', text);
   if (Array.isArray(template)) return template.map((v) => fillSmsBody(v, to, text));
   if (template !== null && typeof template === 'object')

@@ -101,8 +101,9 @@ export const smsCodePage: MethodPage = {
       body = phoneHtml(phone);
       if (phone.pending)
         body += `<p>Enter the code sent to <strong>${escapeHtml(phone.pending)}</strong>.</p>${results.confirm.html}`;
+      const open = results.remove.result === false ? ' open' : '';
       body += phone.phone
-        ? `<details${results.remove.result === false ? ' open' : ''}><summary>Remove the number</summary>${results.remove.html}</details>`
+        ? `<details${open}><summary>Remove the number</summary>${results.remove.html}</details>`
         : results.add.html;
     }
     return {

@@ -35,8 +35,3 @@ export function normalisePhone(typed: string, rules: NumberRules): { phone: stri
   if (rules.countries.length > 0 && !rules.countries.includes(parsed.country ?? '')) return { refused: 'country' };
   return { phone: parsed.number };
 }
-
-/** A number as pages show it to its owner: all but the last four digits hidden. */
-export function maskedPhone(phone: string): string {
-  return `${phone.slice(0, 3)}${'•'.repeat(Math.max(0, phone.length - 7))}${phone.slice(-4)}`;
-}

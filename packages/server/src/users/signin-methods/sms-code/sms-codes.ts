@@ -8,7 +8,7 @@ import type { SmsPurpose, SmsRepo } from './sms-code-repo.js';
 import { smsErrors } from './sms-errors.js';
 
 /** The method's settings from the boot configuration (`users.sms`; index.ts makes them). */
-export interface SmsSettings {
+interface SmsSettings {
   lifetimeMs: number;
   maxTries: number;
   resendMs: number;
