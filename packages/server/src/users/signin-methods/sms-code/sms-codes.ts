@@ -50,7 +50,7 @@ async function claim(ctx: UserContext, key: string, windowMs: number, max: numbe
 }
 
 /**
- * The limits of texts by number (docs/security.md, "Codes by SMS"): a new code for a number only
+ * The limits of texts by number (docs/users.md, "Codes by SMS"): a new code for a number only
  * `resendMs` after the last, at most `perNumber` in a window, and `perAddress` per client
  * address. A text costs money and can flood a number, so each limit is counted before the code
  * is made; a sign-in by number counts them for every request, whether or not the number is known.
