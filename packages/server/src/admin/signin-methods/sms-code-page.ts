@@ -3,6 +3,7 @@ import type { SmsPhone } from '../../users/index.js';
 import { PageForm } from '../page-kit/page-form.js';
 import type { AccountSection, MethodPage } from './method-page.js';
 import { recoveryCodesHtml } from './recovery-page.js';
+import { passwordField } from './totp-page.js';
 
 /**
  * The pages' part of codes by SMS (users/signin-methods/sms-code/): its section of the account
@@ -11,15 +12,6 @@ import { recoveryCodesHtml } from './recovery-page.js';
  * it sends the code to the account's phone when the form first shows, and takes the typed six
  * digits, unless the account has an authenticator app, whose code the page asks for instead.
  */
-
-const passwordField: FieldConf = {
-  id: 'password',
-  name: 'Your password',
-  datatype: 'password',
-  size: 256,
-  required: true,
-  settings: { single: true, minLength: 1, autocomplete: 'current-password' },
-};
 
 const codeField: FieldConf = {
   id: 'code',

@@ -1,13 +1,13 @@
 import type { FieldConf } from '@roost/forms';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { callerOf, startCookieSession, withClient } from '../../http/auth.js';
-import { ANONYMOUS_CALLER, type UserService } from '../../users/index.js';
+import type { UserService } from '../../users/index.js';
 import type { PageDeps } from '../index.js';
 import { PageForm } from '../page-kit/page-form.js';
 import { textParam } from '../page-kit/page-parts.js';
 import { sendFormResponse, sendHtml } from '../page-kit/page-reply.js';
 import { pendingChallenge, secondStep, type PendingChallenge } from '../pages/second-step-form.js';
-import { publicFormRequest, renderPublicPage } from './public-page.js';
+import { openToAnybody, publicFormRequest, renderPublicPage } from './public-page.js';
 import { proofOfWorkFields, withPageProof } from '../page-kit/proof-of-work-field.js';
 
 /**
@@ -30,9 +30,7 @@ const phoneField: FieldConf = {
 };
 
 /** Is sign-in by SMS open to anybody (its permission `smsSignin`)? */
-export async function smsSigninOpen(users: UserService): Promise<boolean> {
-  return (await users.allowed(ANONYMOUS_CALLER, { permission: 'smsSignin' })).get('smsSignin') === true;
-}
+export const smsSigninOpen = (users: UserService) => openToAnybody(users, 'smsSignin');
 
 export async function signinSmsPage(deps: PageDeps, request: FastifyRequest, reply: FastifyReply) {
   const users = deps.services.users;
