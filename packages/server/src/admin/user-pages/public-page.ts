@@ -59,7 +59,7 @@ export const impersonationBanner = (request: FastifyRequest, name: string) => ({
 });
 
 /** The field where a visitor names their account: the user name or email, as the identity policy lets them. */
-/** Is `permission` granted to anybody, signed in or not (a sign-in by mail or by SMS that an administrator turned on)? */
+/** Is `permission` granted to anybody, signed in or not (a sign-in by mail or by SMS an administrator opened)? */
 export async function openToAnybody(users: UserService, permission: string): Promise<boolean> {
   return (await users.allowed(ANONYMOUS_CALLER, { permission })).get(permission) === true;
 }
