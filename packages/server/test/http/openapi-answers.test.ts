@@ -151,6 +151,14 @@ test('every documented operation, called by a generated client, answers as its s
   await call({ op: 'users_upgradeAnonymous', token: anonymousToken, body: { name: 'upgraded', password: PASSWORD } });
   await own('users_upgradeAnonymous', { name: 'alice2', password: PASSWORD });
   await call({ op: 'users_signinIdToken', body: { provider: 'nowhere', idToken: 'a.b.c', nonce: 'n' } });
+  // No SMS sender here: the refusals' bodies (test/http/sms-codes.test.ts answers the successes).
+  await own('users_smsAdd', { phone: '+491701234567', password: PASSWORD });
+  await own('users_smsConfirm', { code: '123456' });
+  await own('users_smsRemove', { password: PASSWORD });
+  await own('users_smsPhone');
+  await call({ op: 'users_smsSignin', body: { phone: '+491701234567' } });
+  await call({ op: 'users_smsSignin2', body: { phone: '+491701234567', code: '123456' } });
+  await call({ op: 'users_smsChallenge', body: { challenge: 'none' } });
   await call({ op: 'users_passkeySigninOptions', body: {} });
   await call({ op: 'users_passkeyToken', body: { response: { id: 'x' } } });
   await call({ op: 'users_passkeySignin', body: { response: { id: 'x' } } });
