@@ -179,6 +179,9 @@ export const testPasses = {
   'packages/server/test/http/anonymous-users.test.ts': ['storage'],
   // ID tokens from apps (issue 45): links, used tokens and accounts stored; jose's JWKS fetch is undici's.
   'packages/server/test/http/id-token-signin.test.ts': ['storage', 'runtime'],
+  // SAML single sign-on (issue 45): flows, replayed assertions, links and accounts stored; the XML
+  // signatures and encryption are node:crypto's.
+  'packages/server/test/http/saml-signin.test.ts': ['storage', 'runtime'],
   // Provider presets (issue 45): accounts and links made through a preset's declaration.
   'packages/server/test/http/provider-presets.test.ts': ['storage'],
   'packages/server/test/http/metrics.test.ts': [],
