@@ -267,6 +267,7 @@ export const testPasses = {
   'packages/server/test/pages/resumable.browser.test.ts': [],
   'packages/server/test/pages/passkeys.browser.test.ts': [],
   'packages/server/test/pages/providers.browser.test.ts': [],
+  'packages/server/test/pages/saml.browser.test.ts': [],
   'packages/server/test/pages/identity-provider.browser.test.ts': [],
   'packages/server/test/pages/second-factor.browser.test.ts': [],
   'packages/server/test/pages/store-pages-access.test.ts': [],

@@ -188,7 +188,7 @@ function encrypted(assertion: string, cert: string): Promise<string> {
  * Its key and certificate are made anew by `openssl`; the XML is signed by xml-crypto and
  * encrypted by xml-encryption, the libraries node-saml checks and decrypts with.
  */
-export async function startSamlIdp(): Promise<TestSamlIdp> {
+export async function startSamlIdp(options: { host?: 'localhost' } = {}): Promise<TestSamlIdp> {
   const keys = selfSignedPair('roost-test-idp');
   let server: Server | null = null;
   const idp: TestSamlIdp = {
@@ -268,7 +268,10 @@ export async function startSamlIdp(): Promise<TestSamlIdp> {
       (err: unknown) => res.writeHead(500).end(String(err)),
     );
   });
-  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
-  idp.ssoUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/sso`;
+  // `localhost` (a browser test): another site than Roost's 127.0.0.1, so the IdP's post is cross-site
+  // as in production; the server then listens on both loopbacks, which a browser may try in turn.
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve) => server?.listen(0, host === 'localhost' ? '::' : host, resolve));
+  idp.ssoUrl = `http://${host}:${(server.address() as AddressInfo).port}/sso`;
   return idp;
 }

@@ -1,15 +1,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { callerOf, withClient } from '../../http/auth.js';
 import type { PageDeps } from '../index.js';
+import { escapeHtml } from '@roost/forms';
 import { textParam } from '../page-kit/page-parts.js';
+import { sendHtml } from '../page-kit/page-reply.js';
 import { endOf } from './provider-pages.js';
+import { renderPublicPage } from './public-page.js';
 
 /**
  * The browser's side of SAML single sign-on (users/signin-methods/saml/saml-ops.ts; docs/users.md,
  * "SAML single sign-on"), beside the providers' (provider-pages.ts):
  *
- * - `GET /users/saml?email=…` (the sign-in page's "sign in with your company"): on to the start
- *   of the connection of the address's domain;
+ * - `GET /users/saml?email=…` (the sign-in page's "sign in with your company"): a page that goes on
+ *   to the start of the connection of the address's domain;
  * - `GET /users/saml/<id>/start?redirect=…`: the RelayState into this browser's cookie (only for
  *   `/users/saml`), on to the IdP with the AuthnRequest (HTTP-Redirect binding);
  * - `POST /users/saml/<id>/acs`: the IdP's answer (HTTP-POST binding), checked and kept; on to
@@ -41,9 +44,20 @@ async function domainRoute(deps: PageDeps, request: FastifyRequest, reply: Fasti
   const users = deps.services.users;
   const values = { ...queryOf(request), ...((request.body ?? {}) as Record<string, unknown>) };
   const caller = withClient(await callerOf(request, users), request);
-  const { connection } = await users.samlConnectionFor(caller, { email: textParam(values.email) });
+  const { connection, label } = await users.samlConnectionFor(caller, { email: textParam(values.email) });
   const next = new URLSearchParams({ redirect: textParam(values.redirect) || '/users/signin' });
-  return reply.redirect(`${BASE}/${encodeURIComponent(connection)}/start?${next}`, 303);
+  const url = escapeHtml(`${BASE}/${encodeURIComponent(connection)}/start?${next}`);
+  // A page that goes on by itself, not a redirect: the sign-in page's form may not be redirected
+  // to the IdP (the pages' CSP `form-action 'self'`, http/security-headers.ts; provider-pages.ts' link form).
+  const page = {
+    title: 'Sign in with your company',
+    head: `<meta http-equiv="refresh" content="0;url=${url}">`,
+    body:
+      `<div class="card narrow"><p><a class="btn btn-primary" href="${url}">` +
+      `Go on to ${escapeHtml(label)}</a></p></div>`,
+  };
+  reply.header('cache-control', 'no-store');
+  return sendHtml(reply, await renderPublicPage(request, reply, users, page));
 }
 
 async function startRoute(deps: PageDeps, request: FastifyRequest, reply: FastifyReply) {

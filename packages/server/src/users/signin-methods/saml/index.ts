@@ -25,6 +25,7 @@ export const samlMethod: SigninMethod<SamlOps, 'saml', Record<never, never>, typ
     samlFinish: [EVERYONE],
     samlMetadata: [EVERYONE],
     samlConnectionFor: [EVERYONE],
+    samlByDomain: [EVERYONE],
   },
   create(ctx, { db, config }) {
     const repo = createSamlRepo(db);

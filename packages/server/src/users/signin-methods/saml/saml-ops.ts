@@ -44,6 +44,8 @@ export type SamlOps = {
   samlMetadata(caller: Caller, input: SamlConnectionRef): Promise<string>;
   /** The connection of a mail address's domain ("sign in with your company"). */
   samlConnectionFor(caller: Caller, input: SamlConnectionFor): Promise<SamlConnectionInfo>;
+  /** Whether some connection is found by a mail domain: the sign-in page then offers "sign in with your company". */
+  samlByDomain(caller: Caller): Promise<boolean>;
 };
 
 /** Where an IdP-initiated sign-in ends: the sign-in page sends a signed-in visitor on. */
@@ -254,6 +256,10 @@ export function samlOps(ctx: UserContext, repo: SamlRepo, publicUrl: string, con
       const connection = connections.find((c) => c.domains.includes(domain));
       if (!connection) throw samlErrors.saml_no_connection({ fields: [['email', 'unknown']] });
       return { connection: connection.id, label: connection.name ?? connection.id };
+    },
+
+    async samlByDomain(_caller) {
+      return connections.some((c) => c.domains.length > 0);
     },
   } satisfies SamlOps;
 }
