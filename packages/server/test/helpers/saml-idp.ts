@@ -1,10 +1,11 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createPublicKey, createVerify, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { inflateRawSync } from 'node:zlib';
 import { SignedXml } from 'xml-crypto';
 import { encrypt } from 'xml-encryption';
@@ -15,35 +16,25 @@ export interface KeyPair {
   cert: string;
 }
 
+const run = promisify(execFile);
+
 /** A new RSA key and a self-signed certificate for it, by the `openssl` command (node:crypto makes no certificates). */
-export function selfSignedPair(name: string): KeyPair {
-  const dir = mkdtempSync(join(tmpdir(), 'roost-saml-'));
+export async function selfSignedPair(name: string): Promise<KeyPair> {
+  const dir = await mkdtemp(join(tmpdir(), 'roost-saml-'));
   try {
-    execFileSync(
+    const [keyFile, certFile] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
+    await run(
       'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-days',
-        '2',
-        '-subj',
-        `/CN=${name}`,
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', `/CN=${name}`].concat([
         '-keyout',
-        join(dir, 'key.pem'),
+        keyFile,
         '-out',
-        join(dir, 'cert.pem'),
-      ],
-      { stdio: 'ignore' },
+        certFile,
+      ]),
     );
-    return {
-      privateKey: readFileSync(join(dir, 'key.pem'), 'utf8'),
-      cert: readFileSync(join(dir, 'cert.pem'), 'utf8'),
-    };
+    return { privateKey: await readFile(keyFile, 'utf8'), cert: await readFile(certFile, 'utf8') };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true });
   }
 }
 
@@ -189,7 +180,7 @@ function encrypted(assertion: string, cert: string): Promise<string> {
  * encrypted by xml-encryption, the libraries node-saml checks and decrypts with.
  */
 export async function startSamlIdp(options: { host?: 'localhost' } = {}): Promise<TestSamlIdp> {
-  const keys = selfSignedPair('roost-test-idp');
+  const keys = await selfSignedPair('roost-test-idp');
   let server: Server | null = null;
   const idp: TestSamlIdp = {
     entityId: 'https://idp.test/saml',
