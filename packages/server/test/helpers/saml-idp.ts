@@ -48,6 +48,8 @@ interface SamlAnswerOptions {
   audience?: string;
   /** The Issuer (default: the IdP's entity id). */
   issuer?: string;
+  /** The bearer confirmation's Recipient (default: the ACS URL the request named). */
+  recipient?: string;
   notBefore?: Date;
   notOnOrAfter?: Date;
   /** InResponseTo: the request's id by default; null leaves it out (an answer sent unasked). */
@@ -129,7 +131,7 @@ function signedAssertion(issuer: string, keys: KeyPair, o: SamlAnswerOptions & {
     `<saml:Subject><saml:NameID Format="${format}">${xmlText(o.nameId)}</saml:NameID>` +
     '<saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer">' +
     `<saml:SubjectConfirmationData${inResponseTo} NotOnOrAfter="${notOnOrAfter.toISOString()}" ` +
-    `Recipient="${xmlText(o.acsUrl)}"/></saml:SubjectConfirmation></saml:Subject>` +
+    `Recipient="${xmlText(o.recipient ?? o.acsUrl)}"/></saml:SubjectConfirmation></saml:Subject>` +
     `<saml:Conditions NotBefore="${notBefore.toISOString()}" NotOnOrAfter="${notOnOrAfter.toISOString()}">` +
     `<saml:AudienceRestriction><saml:Audience>${xmlText(o.audience ?? '')}</saml:Audience>` +
     '</saml:AudienceRestriction></saml:Conditions>' +

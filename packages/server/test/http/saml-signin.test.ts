@@ -210,7 +210,7 @@ describe('SAML single sign-on over HTTP', () => {
     await refused(await started(new CookieJar(), 'partner'), 422, /not encrypted/);
   });
 
-  test('a tampered assertion, a forged signature and another issuer are refused', async () => {
+  test('a tampered assertion, a forged signature, another issuer and another recipient are refused', async () => {
     idp.next = {
       ...person('eve'),
       tamper: (xml) => xml.replace('eve@acme.example', 'ada@acme.example'),
@@ -220,6 +220,8 @@ describe('SAML single sign-on over HTTP', () => {
     await refused(await started(new CookieJar()), 422, /signature/);
     idp.next = { ...person('eve'), issuer: 'https://other-idp.test' };
     await refused(await started(new CookieJar()), 422, /issuer/);
+    idp.next = { ...person('eve'), recipient: 'https://another-service.test/acs' };
+    await refused(await started(new CookieJar()), 422, /recipient/);
   });
 
   test('a replayed answer is refused, also in a new browser', async () => {

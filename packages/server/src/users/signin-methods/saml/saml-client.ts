@@ -100,6 +100,16 @@ export interface SamlProfile {
   inResponseTo: string | null;
   /** Whether the assertion came encrypted. */
   encrypted: boolean;
+  /** The subject confirmations' Recipients: where the IdP meant the assertion to be posted. */
+  recipients: string[];
+}
+
+/** The xml2js shape of the signed assertion's parts Roost reads beyond node-saml's profile. */
+interface AssertionParts {
+  Assertion?: {
+    $?: { ID?: unknown };
+    Subject?: { SubjectConfirmation?: { SubjectConfirmationData?: { $?: { Recipient?: unknown } }[] }[] }[];
+  };
 }
 
 /** An attribute's values as texts (node-saml answers a text, a list, or an element's object). */
@@ -116,8 +126,13 @@ const first = (profile: Profile, name: string | undefined) => values(profile, na
 /** What Roost reads of a checked node-saml profile, by the connection's attribute names. */
 export function samlProfileOf(connection: SamlConnectionConfig, profile: Profile): SamlProfile {
   const names = connection.attributes;
-  const assertion = profile.getAssertion?.() as { Assertion?: { $?: { ID?: unknown } } } | undefined;
+  const assertion = profile.getAssertion?.() as AssertionParts | undefined;
   const assertionId = assertion?.Assertion?.$?.ID;
+  const confirmations = assertion?.Assertion?.Subject?.[0]?.SubjectConfirmation ?? [];
+  const recipients = confirmations
+    .flatMap((c) => c.SubjectConfirmationData ?? [])
+    .map((d) => d.$?.Recipient)
+    .filter((r): r is string => typeof r === 'string');
   const nameIdIsEmail = profile.nameIDFormat === 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
   return {
     subject: profile.nameID,
@@ -128,5 +143,6 @@ export function samlProfileOf(connection: SamlConnectionConfig, profile: Profile
     assertionId: typeof assertionId === 'string' ? assertionId : '',
     inResponseTo: typeof profile.inResponseTo === 'string' ? profile.inResponseTo : null,
     encrypted: /<(\w+:)?EncryptedAssertion[\s>]/.test(profile.getSamlResponseXml?.() ?? ''),
+    recipients,
   };
 }

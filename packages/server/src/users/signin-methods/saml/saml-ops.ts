@@ -56,6 +56,7 @@ const REFUSALS: readonly [RegExp, string, string][] = [
   [/audience/i, 'audience', 'it is meant for another service (audience)'],
   [/NotBefore|NotOnOrAfter|expired|too old|SAML assertion/i, 'expired', 'it is not valid at this time'],
   [/issuer/i, 'issuer', 'it comes from another identity provider (issuer)'],
+  [/recipient/i, 'recipient', 'it was sent for another address (recipient)'],
   [/signature|signed/i, 'signature', 'its signature is not the identity provider’s'],
 ];
 
@@ -173,6 +174,9 @@ export function samlOps(ctx: UserContext, repo: SamlRepo, publicUrl: string, con
         // node-saml checks `idpIssuer` on logout messages only: the signed assertion's Issuer is checked here.
         if (checked.profile.issuer !== connection.idp.entityId) throw new Error('the assertion has another issuer');
         profile = samlProfileOf(connection, checked.profile);
+        // Nor the Recipient (SAML profiles 4.1.4.3: the bearer confirmation names the ACS it is for).
+        if (profile.recipients.some((r) => r !== endpointsOf(connection).acsUrl))
+          throw new Error('the assertion is for another recipient');
       } catch (err) {
         throw refusal(err);
       }

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../../../storage/schema.js';
 
 /** A SAML sign-in under way (migration 2026-12-04-10). */
@@ -10,6 +10,14 @@ export interface SamlFlow {
   redirect: string;
   expires: number;
 }
+
+const toFlow = (row: Selectable<Database['saml_flows']>): SamlFlow => ({
+  relayHash: row.relay_hash,
+  requestId: row.request_id,
+  connection: row.connection,
+  redirect: row.redirect,
+  expires: row.expires,
+});
 
 /**
  * The `saml_flows` table. Each step uses a flow once: the ACS writes the answer's profile into
@@ -42,15 +50,7 @@ export function createSamlRepo(db: Kysely<Database>) {
         .where('profile', 'is', null)
         .where('expires', '>', now)
         .executeTakeFirst();
-      return row
-        ? {
-            relayHash: row.relay_hash,
-            requestId: row.request_id,
-            connection: row.connection,
-            redirect: row.redirect,
-            expires: row.expires,
-          }
-        : null;
+      return row ? toFlow(row) : null;
     },
 
     /** Writes the checked answer into the request's flow: false when it is unknown, answered, expired or another's. */
@@ -78,14 +78,7 @@ export function createSamlRepo(db: Kysely<Database>) {
         if (!row?.profile) return null;
         const gone = await trx.deleteFrom('saml_flows').where('relay_hash', '=', relayHash).executeTakeFirst();
         if (Number(gone.numDeletedRows) !== 1 || row.expires <= now) return null;
-        const flow = {
-          relayHash: row.relay_hash,
-          requestId: row.request_id,
-          connection: row.connection,
-          redirect: row.redirect,
-          expires: row.expires,
-        };
-        return { flow, profile: row.profile };
+        return { flow: toFlow(row), profile: row.profile };
       });
     },
 
