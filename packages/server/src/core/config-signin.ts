@@ -117,8 +117,9 @@ const mailDomain = z
 /**
  * A SAML 2.0 connection (users/signin-methods/saml/; docs/users.md, "SAML single sign-on"): Roost
  * is the service provider of one identity provider (`idp`: its entity id, its single sign-on URL
- * of the HTTP-Redirect binding, its signing certificates). `sp` names Roost to it (entity id and
- * ACS URL default under `publicUrl`) and may hold a key pair: AuthnRequests are then signed and
+ * of the HTTP-Redirect binding, its signing certificates; or its metadata XML, which holds them).
+ * `sp` names Roost to it (entity id and ACS URL default under `publicUrl`) and may hold a key
+ * pair: AuthnRequests are then signed and
  * assertions encrypted to it decrypted. `attributes` says which attributes hold the email, the
  * real name, the user name and the groups; `groups` maps the IdP's group values to Roost groups
  * (only mapped ones are given). `domains` route "sign in with your company" by the mail address
@@ -130,13 +131,23 @@ const samlConnectionSchema = z
     // At most 26: its links are kept as `saml:<id>` among the providers' (provider_links.provider, 32).
     id: z.string().regex(/^[a-z][a-z0-9-]{0,25}$/, 'lower-case letters, digits and -, starting with a letter'),
     name: z.string().min(1).max(60).optional(),
+    // The IdP's three facts, or its metadata XML that holds them
+    // (users/signin-methods/saml/saml-metadata.ts).
     idp: z
       .object({
-        entityId: z.string().min(1).max(1000),
-        ssoUrl: pageUrlSchema.pipe(z.string().max(2000)),
-        certs: z.array(pemSchema('CERTIFICATE')).min(1).max(5),
+        entityId: z.string().min(1).max(1000).optional(),
+        ssoUrl: pageUrlSchema.pipe(z.string().max(2000)).optional(),
+        certs: z.array(pemSchema('CERTIFICATE')).min(1).max(5).optional(),
+        metadata: z.string().min(1).max(200_000).includes('EntityDescriptor').optional(),
       })
-      .strict(),
+      .strict()
+      .refine(
+        (idp) =>
+          idp.metadata !== undefined
+            ? idp.entityId === undefined && idp.ssoUrl === undefined && idp.certs === undefined
+            : idp.entityId !== undefined && idp.ssoUrl !== undefined && idp.certs !== undefined,
+        { message: 'either entityId, ssoUrl and certs, or metadata alone' },
+      ),
     sp: z
       .object({
         entityId: z.string().min(1).max(1000).optional(),

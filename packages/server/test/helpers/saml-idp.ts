@@ -88,6 +88,8 @@ export interface TestSamlIdp {
   entityId: string;
   ssoUrl: string;
   keys: KeyPair;
+  /** Its metadata XML (SAML metadata 2.0), as IdPs publish it. */
+  metadata: string;
   /** Who the next AuthnRequest signs in, and how (the IdP would ask the person; this one just answers). */
   next: SamlAnswerOptions;
   /** The SP's certificate, to check signed AuthnRequests against. */
@@ -188,6 +190,7 @@ export async function startSamlIdp(options: { host?: 'localhost' } = {}): Promis
     entityId: 'https://idp.test/saml',
     ssoUrl: '',
     keys,
+    metadata: '',
     next: { nameId: 'nobody' },
     spCert: null,
     requests: [],
@@ -266,5 +269,15 @@ export async function startSamlIdp(options: { host?: 'localhost' } = {}): Promis
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve) => server?.listen(0, host === 'localhost' ? '::' : host, resolve));
   idp.ssoUrl = `http://${host}:${(server.address() as AddressInfo).port}/sso`;
+  const der = keys.cert.replace(/-----[A-Z ]+-----|\s/g, '');
+  idp.metadata =
+    `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="${idp.entityId}">` +
+    '<md:IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">' +
+    '<md:KeyDescriptor use="signing"><ds:KeyInfo xmlns:ds="http://www.w3.org/2000/09/xmldsig#"><ds:X509Data>' +
+    `<ds:X509Certificate>${der}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>` +
+    '<md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" ' +
+    'Location="http://127.0.0.1:9/post"/>' +
+    '<md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" ' +
+    `Location="${idp.ssoUrl}"/></md:IDPSSODescriptor></md:EntityDescriptor>`;
   return idp;
 }

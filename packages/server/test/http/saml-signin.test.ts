@@ -122,8 +122,9 @@ describe('SAML single sign-on over HTTP', () => {
               domains: ['acme.example'],
             },
             {
+              // The same IdP by its metadata XML.
               id: 'partner',
-              idp: idpConfig,
+              idp: { metadata: idp.metadata },
               sp: { privateKey: sp.privateKey, cert: sp.cert },
               requireEncryption: true,
               idpInitiated: true,

@@ -1,5 +1,6 @@
 import { SAML, ValidateInResponseTo, type CacheProvider, type Profile, type SamlConfig } from '@node-saml/node-saml';
 import type { SamlConnectionConfig } from '../../../core/config.js';
+import type { SamlIdp } from './saml-metadata.js';
 
 /** How long the IdP may take to send the browser back, and an AuthnRequest's id stays good. */
 export const REQUEST_LIFETIME_MS = 10 * 60_000;
@@ -43,7 +44,7 @@ class ClockedSaml extends SAML {
 
 /**
  * The node-saml instance of a connection (docs/decisions.md, "SAML single sign-on"): the IdP's
- * certificates and entity id (its Issuer is checked), Roost's entity id as the audience, signed
+ * certificates, entity id and single sign-on URL (`idp`, saml-metadata.ts), Roost's entity id as the audience, signed
  * assertions required (or a signed response around them), the SP's key to sign AuthnRequests and
  * decrypt assertions, and InResponseTo checked when present against `requests`, the database's
  * flows (saml-repo.ts): several processes share them. `requestId` is the id the next
@@ -51,12 +52,13 @@ class ClockedSaml extends SAML {
  */
 export function samlClient(
   connection: SamlConnectionConfig,
+  idp: SamlIdp,
   endpoints: SamlEndpoints,
   requests: CacheProvider,
   now: () => number,
   requestId: () => string = () => '',
 ): SAML {
-  const { idp, sp } = connection;
+  const { sp } = connection;
   return new ClockedSaml(
     {
       idpCert: [...idp.certs],

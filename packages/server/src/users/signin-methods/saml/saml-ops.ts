@@ -25,6 +25,7 @@ import {
   type SamlFinish,
   type SamlStart,
 } from './saml-inputs.js';
+import { idpOf, type SamlIdp } from './saml-metadata.js';
 import type { SamlRepo } from './saml-repo.js';
 
 /** A connection as the sign-in page offers it. */
@@ -98,6 +99,10 @@ function mappedGroups(connection: SamlConnectionConfig, values: readonly string[
  * An answer with no InResponseTo (IdP-initiated) is refused unless the connection takes them.
  */
 export function samlOps(ctx: UserContext, repo: SamlRepo, publicUrl: string, connections: SamlConnectionConfig[]) {
+  // Each IdP's facts, read once (a connection's metadata XML is parsed here: a bad one stops the start).
+  const idps = new Map(connections.map((c) => [c.id, idpOf(c)]));
+  const idpOfConnection = (c: SamlConnectionConfig): SamlIdp => idps.get(c.id) as SamlIdp;
+
   function connectionOf(id: string): SamlConnectionConfig {
     const connection = connections.find((c) => c.id === id);
     if (!connection) throw samlErrors.unknown_saml_connection({ fields: [['connection', 'unknown']] });
@@ -124,7 +129,14 @@ export function samlOps(ctx: UserContext, repo: SamlRepo, publicUrl: string, con
   });
 
   const clientOf = (connection: SamlConnectionConfig, requestId?: string): SAML =>
-    samlClient(connection, endpointsOf(connection), requestsOf(connection), ctx.clock.now, () => requestId ?? '');
+    samlClient(
+      connection,
+      idpOfConnection(connection),
+      endpointsOf(connection),
+      requestsOf(connection),
+      ctx.clock.now,
+      () => requestId ?? '',
+    );
 
   /** Counts the assertion's use: true the first time. */
   async function firstUse(connection: SamlConnectionConfig, assertionId: string): Promise<boolean> {
@@ -172,7 +184,8 @@ export function samlOps(ctx: UserContext, repo: SamlRepo, publicUrl: string, con
         const checked = await clientOf(connection).validatePostResponseAsync({ SAMLResponse });
         if (!checked.profile) throw new Error('no assertion (a passive sign-in refused)');
         // node-saml checks `idpIssuer` on logout messages only: the signed assertion's Issuer is checked here.
-        if (checked.profile.issuer !== connection.idp.entityId) throw new Error('the assertion has another issuer');
+        if (checked.profile.issuer !== idpOfConnection(connection).entityId)
+          throw new Error('the assertion has another issuer');
         profile = samlProfileOf(connection, checked.profile);
         // Nor the Recipient (SAML profiles 4.1.4.3: the bearer confirmation names the ACS it is for).
         if (profile.recipients.some((r) => r !== endpointsOf(connection).acsUrl))
