@@ -101,6 +101,7 @@ function mappedGroups(connection: SamlConnectionConfig, values: readonly string[
 export function samlOps(ctx: UserContext, repo: SamlRepo, publicUrl: string, connections: SamlConnectionConfig[]) {
   // Each IdP's facts, read once (a connection's metadata XML is parsed here: a bad one stops the start).
   const idps = new Map(connections.map((c) => [c.id, idpOf(c)]));
+  // Every connection has its entry, made just above from the same list.
   const idpOfConnection = (c: SamlConnectionConfig): SamlIdp => idps.get(c.id) as SamlIdp;
 
   function connectionOf(id: string): SamlConnectionConfig {
@@ -134,7 +135,7 @@ export function samlOps(ctx: UserContext, repo: SamlRepo, publicUrl: string, con
       idpOfConnection(connection),
       endpointsOf(connection),
       requestsOf(connection),
-      ctx.clock.now,
+      () => ctx.clock.now(),
       () => requestId ?? '',
     );
 
