@@ -1,5 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
+import { parseConfig, type SamlConnectionConfig } from '../../src/core/config.js';
+import { idpOf } from '../../src/users/signin-methods/saml/saml-metadata.js';
 import { CookieJar } from '../helpers/provider-flow.js';
 import {
   selfSignedPair,
@@ -225,12 +228,16 @@ describe('SAML single sign-on over HTTP', () => {
     await refused(await started(new CookieJar()), 422, /recipient/);
   });
 
-  test('a replayed answer is refused, also in a new browser', async () => {
+  test('a replayed answer is refused, also in a new browser, and of two posted at once one passes', async () => {
     idp.next = person('cleo');
     const jar = new CookieJar();
     const answer = await started(jar);
     assert.equal((await posted(jar, answer)).status, 303);
     await refused(answer, 422, /used already/);
+
+    const twice = await started(new CookieJar());
+    const statuses = await Promise.all([posted(jar, twice, false), posted(jar, twice, false)]);
+    assert.deepEqual(statuses.map((r) => r.status).sort(), [303, 422]);
   });
 
   test('another audience, expired conditions and conditions not yet valid by Roost’s clock are refused', async () => {
@@ -329,6 +336,40 @@ describe('SAML single sign-on over HTTP', () => {
     const plain = new CookieJar();
     assert.equal((await posted(plain, await started(plain))).status, 303);
     assert.equal((await signedIn(plain))?.id, evil?.id);
+  });
+
+  test('a malformed post to the ACS is refused and signs nobody in', async () => {
+    const acs = `${s.url}/users/saml/acme/acs`;
+    // None, not base64, and a document that is no signed SAML response.
+    const bodies: Record<string, string>[] = [
+      {},
+      { SAMLResponse: 'not base64 !' },
+      { SAMLResponse: Buffer.from('<x/>').toString('base64') },
+    ];
+    for (const body of bodies) {
+      const res = await fetch(acs, { method: 'POST', body: new URLSearchParams(body), redirect: 'manual' });
+      assert.equal(res.status, 422, JSON.stringify(body));
+    }
+    const unknown = await fetch(`${s.url}/users/saml/nowhere/acs`, {
+      method: 'POST',
+      body: new URLSearchParams({ SAMLResponse: 'PHgvPg==' }),
+      redirect: 'manual',
+    });
+    assert.equal(unknown.status, 404);
+  });
+
+  test('an IdP metadata without a Redirect sign-on service or a signing certificate is named at start', () => {
+    const connection = (metadata: string) =>
+      parseConfig({ users: { saml: [{ id: 'broken', idp: { metadata } }] } }).users.saml[0] as SamlConnectionConfig;
+    const noRedirect = idp.metadata.replace(/<md:SingleSignOnService Binding="[^"]*HTTP-Redirect"[^>]*>/, '');
+    assert.throws(() => idpOf(connection(noRedirect)), /"broken".*HTTP-Redirect/);
+    const noKey = idp.metadata.replace(/<md:KeyDescriptor[\s\S]*<\/md:KeyDescriptor>/, '');
+    assert.throws(() => idpOf(connection(noKey)), /"broken".*signing certificate/);
+    assert.deepEqual(idpOf(connection(idp.metadata)), {
+      entityId: idp.entityId,
+      ssoUrl: idp.ssoUrl,
+      certs: [new X509Certificate(idp.keys.cert).toString()],
+    });
   });
 
   test('the SP metadata names the entity, the ACS and the key', async () => {
