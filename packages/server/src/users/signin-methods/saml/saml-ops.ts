@@ -55,7 +55,9 @@ const UNSOLICITED_REDIRECT = '/users/signin';
 /** node-saml's refusals (its `Error` messages) in Roost's words: what was wrong, for the person and the log. */
 const REFUSALS: readonly [RegExp, string, string][] = [
   [/audience/i, 'audience', 'it is meant for another service (audience)'],
-  [/NotBefore|NotOnOrAfter|expired|too old|SAML assertion/i, 'expired', 'it is not valid at this time'],
+  // node-saml's "SAML assertion not yet valid", "… expired", "… too old", and the subject
+  // confirmation's times failing ("No valid subject confirmation found").
+  [/not yet valid|expired|too old|valid subject confirmation/i, 'expired', 'it is not valid at this time'],
   [/issuer/i, 'issuer', 'it comes from another identity provider (issuer)'],
   [/recipient/i, 'recipient', 'it was sent for another address (recipient)'],
   [/signature|signed/i, 'signature', 'its signature is not the identity provider’s'],
