@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../../../storage/schema.js';
 
-/** A SAML sign-in under way (migration 2026-12-04-10). */
+/** A SAML sign-in under way (migration 2026-12-05-20). */
 export interface SamlFlow {
   relayHash: string;
   /** The AuthnRequest's id; null for an answer the IdP sent unasked. */
