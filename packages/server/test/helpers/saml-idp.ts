@@ -267,7 +267,17 @@ export async function startSamlIdp(options: { host?: 'localhost' } = {}): Promis
   // `localhost` (a browser test): another site than Roost's 127.0.0.1, so the IdP's post is cross-site
   // as in production; the server then listens on both loopbacks, which a browser may try in turn.
   const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve) => server?.listen(0, host === 'localhost' ? '::' : host, resolve));
+  const listen = (address: string) =>
+    new Promise<void>((resolve, reject) => {
+      server?.once('error', reject);
+      server?.listen(0, address, () => {
+        server?.off('error', reject);
+        resolve();
+      });
+    });
+  // Without IPv6 on the machine, `localhost` is 127.0.0.1 alone.
+  if (host === 'localhost') await listen('::').catch(() => listen('127.0.0.1'));
+  else await listen(host);
   idp.ssoUrl = `http://${host}:${(server.address() as AddressInfo).port}/sso`;
   const der = keys.cert.replace(/-----[A-Z ]+-----|\s/g, '');
   idp.metadata =
