@@ -185,6 +185,9 @@ export const testPasses = {
   // Codes by SMS (issue 45): one-use codes under parallel answers, throttle counts and the job queue's
   // retries differ per database.
   'packages/server/test/http/sms-codes.test.ts': ['storage'],
+  // SAML single sign-on (issue 45): flows, replayed assertions, links and accounts stored; the XML
+  // signatures and encryption are node:crypto's.
+  'packages/server/test/http/saml-signin.test.ts': ['storage', 'runtime'],
   // Provider presets (issue 45): accounts and links made through a preset's declaration.
   'packages/server/test/http/provider-presets.test.ts': ['storage'],
   'packages/server/test/http/metrics.test.ts': [],
@@ -272,6 +275,7 @@ export const testPasses = {
   'packages/server/test/pages/admin-uploads.browser.test.ts': [],
   'packages/server/test/pages/passkeys.browser.test.ts': [],
   'packages/server/test/pages/providers.browser.test.ts': [],
+  'packages/server/test/pages/saml.browser.test.ts': [],
   'packages/server/test/pages/identity-provider.browser.test.ts': [],
   'packages/server/test/pages/second-factor.browser.test.ts': [],
   'packages/server/test/pages/sms-codes.browser.test.ts': [],

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { pageUrlSchema } from './config-parts.js';
+import { isGroupName } from './permissions.js';
 
 /*
  * The sign-in providers' and anonymous accounts' parts of the configuration's schema (config.ts
@@ -105,6 +106,93 @@ const anonymousUsersOptions = z
 /** Where a provider sign-in may end besides Roost's own pages: a URL, or a prefix ending in `/`. */
 export const providerRedirectsSchema = z.array(pageUrlSchema.pipe(z.string().max(2000))).max(50);
 
+/** A PEM text of one kind (a certificate, a private key), as the IdP's and the team's tools write them. */
+const pemSchema = (label: 'CERTIFICATE' | 'PRIVATE KEY') => z.string().min(1).max(20_000).includes(`${label}-----`);
+/** An attribute's name in an assertion (`email`, `urn:oid:0.9.2342.19200300.100.1.3`, a claim URI). */
+const attributeName = z.string().min(1).max(500);
+/** A mail domain a connection serves, in lower case (`acme.example`). */
+const mailDomain = z
+  .string()
+  .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'a mail domain in lower case');
+/**
+ * A SAML 2.0 connection (users/signin-methods/saml/; docs/users.md, "SAML single sign-on"): Roost
+ * is the service provider of one identity provider (`idp`: its entity id, its single sign-on URL
+ * of the HTTP-Redirect binding, its signing certificates; or its metadata XML, which holds them).
+ * `sp` names Roost to it (entity id and ACS URL default under `publicUrl`) and may hold a key
+ * pair: AuthnRequests are then signed and
+ * assertions encrypted to it decrypted. `attributes` says which attributes hold the email, the
+ * real name, the user name and the groups; `groups` maps the IdP's group values to Roost groups
+ * (only mapped ones are given). `domains` route "sign in with your company" by the mail address
+ * and are the domains whose addresses count as verified. `idpInitiated` (off by default) takes
+ * answers the IdP sends unasked.
+ */
+const samlConnectionSchema = z
+  .object({
+    // At most 26: its links are kept as `saml:<id>` among the providers' (provider_links.provider, 32).
+    id: z.string().regex(/^[a-z][a-z0-9-]{0,25}$/, 'lower-case letters, digits and -, starting with a letter'),
+    name: z.string().min(1).max(60).optional(),
+    // The IdP's three facts, or its metadata XML that holds them
+    // (users/signin-methods/saml/saml-metadata.ts).
+    idp: z
+      .object({
+        entityId: z.string().min(1).max(1000).optional(),
+        ssoUrl: pageUrlSchema.pipe(z.string().max(2000)).optional(),
+        certs: z.array(pemSchema('CERTIFICATE')).min(1).max(5).optional(),
+        metadata: z.string().min(1).max(200_000).includes('EntityDescriptor').optional(),
+      })
+      .strict()
+      .refine(
+        (idp) =>
+          idp.metadata !== undefined
+            ? idp.entityId === undefined && idp.ssoUrl === undefined && idp.certs === undefined
+            : idp.entityId !== undefined && idp.ssoUrl !== undefined && idp.certs !== undefined,
+        { message: 'either entityId, ssoUrl and certs, or metadata alone' },
+      ),
+    sp: z
+      .object({
+        entityId: z.string().min(1).max(1000).optional(),
+        acsUrl: pageUrlSchema.pipe(z.string().max(2000)).optional(),
+        privateKey: pemSchema('PRIVATE KEY').optional(),
+        cert: pemSchema('CERTIFICATE').optional(),
+      })
+      .strict()
+      .refine((sp) => (sp.privateKey === undefined) === (sp.cert === undefined), {
+        message: 'the key pair needs both privateKey and cert',
+      })
+      .prefault({}),
+    /** Refuse assertions that are not encrypted to `sp`'s key. */
+    requireEncryption: z.boolean().default(false),
+    attributes: z
+      .object({
+        email: attributeName.default('email'),
+        realname: attributeName.default('displayName'),
+        username: attributeName.optional(),
+        groups: attributeName.default('groups'),
+      })
+      .strict()
+      .prefault({}),
+    groups: z
+      .record(z.string().min(1).max(500), z.string().refine(isGroupName, 'a group name'))
+      .refine((m) => Object.keys(m).length <= 100, 'at most 100 groups')
+      .default({}),
+    domains: z.array(mailDomain).max(50).default([]),
+    idpInitiated: z.boolean().default(false),
+    signup: z.enum(['auto', 'signupDirect', 'signupOptin', 'signupReview', 'off']).default('auto'),
+  })
+  .strict()
+  .refine((c) => !c.requireEncryption || c.sp.privateKey !== undefined, {
+    message: 'encrypted assertions need the key pair of sp',
+    path: ['requireEncryption'],
+  });
+export type SamlConnectionConfig = z.output<typeof samlConnectionSchema>;
+const samlConnectionsSchema = z
+  .array(samlConnectionSchema)
+  .max(50)
+  .refine((list) => new Set(list.map((c) => c.id)).size === list.length, { message: 'two connections share an id' })
+  .refine((list) => new Set(list.flatMap((c) => c.domains)).size === list.flatMap((c) => c.domains).length, {
+    message: 'two connections share a domain',
+  });
+
 /** The `users` keys of the sign-in providers and anonymous accounts (config.ts spreads them into `users`). */
 export const signinUserKeys = {
   /** Sign-in providers: OpenID Connect and OAuth2 (docs/users.md, "Providers"). */
@@ -117,4 +205,6 @@ export const signinUserKeys = {
    */
   linkProvidersByEmail: z.boolean().default(false),
   anonymous: anonymousUsersOptions.prefault({}),
+  /** SAML 2.0 connections, Roost the service provider (docs/users.md, "SAML single sign-on"). */
+  saml: samlConnectionsSchema.default([]),
 };

@@ -24,6 +24,7 @@ import { identityProviderOptions, userOptions } from './config-users.js';
 
 // The providers' type, where the services have always found it.
 export type { ProviderConfig } from './config-signin.js';
+export type { SamlConnectionConfig } from './config-signin.js';
 
 /**
  * Boot configuration: read once at start from `roost.config.json` / `roost.config.ts` and

@@ -144,6 +144,18 @@ interface ProviderFlowsTable {
   expires: number;
 }
 
+/** A SAML sign-in under way (users/signin-methods/saml/saml-repo.ts). */
+interface SamlFlowsTable {
+  relay_hash: string;
+  /** Null for an answer the IdP sent unasked (IdP-initiated). */
+  request_id: string | null;
+  connection: string;
+  redirect: string;
+  /** The checked answer's profile (JSON), once the ACS has it. */
+  profile: string | null;
+  expires: number;
+}
+
 /** A WebAuthn credential (users/signin-methods/passkey/passkey-ops.ts); binary values as base64url. */
 /** An account's phone for codes by SMS (users/signin-methods/sms-code/): numbers in E.164. */
 interface SmsPhonesTable {
@@ -338,6 +350,7 @@ interface CoreTables {
   recovery_codes: RecoveryCodesTable;
   provider_links: ProviderLinksTable;
   provider_flows: ProviderFlowsTable;
+  saml_flows: SamlFlowsTable;
   passkeys: PasskeysTable;
   sms_phones: SmsPhonesTable;
   sms_codes: SmsCodesTable;

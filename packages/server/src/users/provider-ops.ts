@@ -49,6 +49,9 @@ export interface ProviderInfo {
   label: string;
 }
 
+/** What an account is made or found by: a provider's id and sign-up policy (a SAML connection's too). */
+export type AccountSource = Pick<ProviderConfig, 'id' | 'signup'>;
+
 /** A provider account linked to the own account. */
 export interface LinkedProvider {
   provider: string;
@@ -110,19 +113,41 @@ function exchangeFailure(err: unknown): RoostError {
 
 /**
  * The account a provider account signs into, made or joined on a first sign-in (signup-ops.ts
- * `signupByProvider`): the browser's flow here, and an app's ID token
- * (signin-methods/id-token/).
+ * `signupByProvider`): the browser's flow here, an app's ID token (signin-methods/id-token/) and
+ * a SAML connection's assertion (signin-methods/saml/, whose links are kept as `saml:<id>`).
  */
 export async function providerAccount(
   ctx: UserContext,
   caller: Caller,
-  provider: ProviderConfig,
+  provider: AccountSource,
   profile: ProviderProfile,
 ): Promise<User> {
   const linked = await ctx.links.linkOf(provider.id, profile.subject);
   const user = linked ? await ctx.repo.byId(linked.userId) : await signupByProvider(ctx, caller, provider, profile);
   if (!user) throw userErrors.provider_failed();
   return user;
+}
+
+/**
+ * A signed-in provider account's end on Roost's pages: the session, the second step's challenge
+ * (signin-challenge.ts), or the account's pending state. Providers' sign-ins and SAML's end here.
+ */
+export async function pageSignin(
+  ctx: UserContext,
+  caller: Caller,
+  user: User,
+  redirect: string,
+  method: 'provider' | 'saml',
+): Promise<ProviderOutcome> {
+  if (user.state === 'pending') return { kind: 'pending', reason: user.pending ?? 'review', redirect };
+  if (user.state !== 'active') throw userErrors.account_disabled();
+  try {
+    await challengeIfNeeded(ctx, user, caller);
+  } catch (err) {
+    if (isRoostError(err) && err.code === 'second_factor_required') return { kind: 'challenge', error: err, redirect };
+    throw err;
+  }
+  return { kind: 'session', session: await startSession(ctx, caller, user, method), redirect };
 }
 
 export function providerOps(ctx: UserContext) {
@@ -138,21 +163,12 @@ export function providerOps(ctx: UserContext) {
 
   /** A linked provider account's sign-in: a session (Roost's pages) or a grant (an app). */
   async function signedIn(caller: Caller, user: User, redirect: string): Promise<ProviderOutcome> {
+    if (isLocalRedirect(redirect)) return pageSignin(ctx, caller, user, redirect, 'provider');
     if (user.state === 'pending') return { kind: 'pending', reason: user.pending ?? 'review', redirect };
     if (user.state !== 'active') throw userErrors.account_disabled();
-    if (!isLocalRedirect(redirect)) {
-      // Not `newMailedToken`: a grant must not end another device's sign-in under way.
-      const grant = await newUserToken(ctx, user.id, 'provider_grant', GRANT_LIFETIME_MS);
-      return { kind: 'grant', grant, redirect };
-    }
-    try {
-      await challengeIfNeeded(ctx, user, caller);
-    } catch (err) {
-      if (isRoostError(err) && err.code === 'second_factor_required')
-        return { kind: 'challenge', error: err, redirect };
-      throw err;
-    }
-    return { kind: 'session', session: await startSession(ctx, caller, user, 'provider'), redirect };
+    // Not `newMailedToken`: a grant must not end another device's sign-in under way.
+    const grant = await newUserToken(ctx, user.id, 'provider_grant', GRANT_LIFETIME_MS);
+    return { kind: 'grant', grant, redirect };
   }
 
   return {

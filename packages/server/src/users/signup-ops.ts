@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { hashToken, newId, randomName, randomToken } from '../core/ids.js';
-import type { ProviderConfig } from '../core/config.js';
 import { grantsOf } from '../core/grants.js';
 import { commonErrors, isRoostError, type FieldProblem } from '../core/errors.js';
 import { parseInput, invalidField } from '../core/validation.js';
@@ -13,6 +12,7 @@ import { newMailedToken, type Caller, type UserContext } from './user-context.js
 import type { SignupInput, TokenInput } from './user-inputs.js';
 import { sendMail } from './account-ops.js';
 import type { ProviderProfile } from './provider-clients.js';
+import type { AccountSource } from './provider-ops.js';
 import { signupAfter, signupHooked, type SignupValues } from './user-hooks.js';
 
 interface AccountValues {
@@ -166,7 +166,7 @@ const PROVIDER_POLICIES = ['signupDirect', 'signupOptin', 'signupReview', 'signu
 type ProviderPolicy = (typeof PROVIDER_POLICIES)[number];
 
 /** The provider's policy, if the caller holds its permission (`auto`: the first one it holds). */
-async function providerPolicy(ctx: UserContext, caller: Caller, provider: ProviderConfig): Promise<ProviderPolicy> {
+async function providerPolicy(ctx: UserContext, caller: Caller, provider: AccountSource): Promise<ProviderPolicy> {
   const grants = await grantsOf(ctx.permissions, caller.principal);
   const candidates =
     provider.signup === 'auto' ? PROVIDER_POLICIES : provider.signup === 'off' ? [] : [provider.signup];
@@ -202,7 +202,7 @@ async function providerAccountName(ctx: UserContext, profile: ProviderProfile): 
 export async function signupByProvider(
   ctx: UserContext,
   caller: Caller,
-  provider: ProviderConfig,
+  provider: AccountSource,
   profile: ProviderProfile,
 ): Promise<User | null> {
   const email = profile.email && ctx.inputs.email.safeParse({ email: profile.email }).success ? profile.email : null;

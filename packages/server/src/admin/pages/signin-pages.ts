@@ -258,6 +258,19 @@ function providerButtons(providers: readonly ProviderInfo[], next: string): stri
   return `<div class="providers">${buttons.join(' ')}</div>`;
 }
 
+/**
+ * "Sign in with your company": an address whose domain a SAML connection serves goes on to its
+ * identity provider (user-pages/saml-pages.ts); shown only when some connection has domains.
+ */
+function companyForm(next: string): string {
+  const to = next ? `<input type="hidden" name="redirect" value="${escapeHtml(next)}">` : '';
+  return (
+    '<form class="company" method="get" action="/users/saml">' +
+    '<label>Work email <input type="email" name="email" autocomplete="email" required></label>' +
+    `${to}<button type="submit" class="btn secondary">Sign in with your company</button></form>`
+  );
+}
+
 async function signinLinks(
   users: UserService,
   audience: Audience,
@@ -278,6 +291,7 @@ async function signinLinks(
   return (
     METHOD_PAGES.map((m) => m.signinPart?.(then) ?? '').join('') +
     providerButtons(providers, next ? safeNext(next, audience) : '') +
+    ((await users.samlByDomain(caller)) ? companyForm(next ? safeNext(next, audience) : '') : '') +
     `<p class="muted">${byMail}${bySms}<a href="/users/reset-password">Forgot your password?</a> · ` +
     '<a href="/users/signup">Create an account</a></p>'
   );

@@ -7,6 +7,7 @@ import { signinMailPage } from './signin-mail-page.js';
 import { signinSmsPage } from './signin-sms-page.js';
 import { signupPage } from './signup-page.js';
 import { registerProviderPages } from './provider-pages.js';
+import { registerSamlPages } from './saml-pages.js';
 import { registerImpersonationEnd } from '../pages/impersonation-pages.js';
 import { ACTIVATE, tokenPage, VERIFY_EMAIL } from './token-pages.js';
 
@@ -26,7 +27,7 @@ const PAGES: Record<string, Page> = {
 /**
  * `/users/<page>`: sign-up and the pages the mails link to, for people who are not signed in,
  * the signed-in user's account page (sign-in methods and sessions) and the provider sign-in's
- * start and callback (provider-pages.ts),
+ * start and callback (provider-pages.ts), SAML's start, ACS and metadata (saml-pages.ts),
  * in one encapsulated plugin of `registerPages` (admin/index.ts).
  * Every action is one call of the user service; a POST is rate limited like the API operation
  * it runs, and must come from this site.
@@ -39,5 +40,6 @@ export async function registerPublicUserPages(app: FastifyInstance, deps: PageDe
     app.post(url, { onRequest: limit }, handler);
   }
   registerProviderPages(app, deps, limit);
+  registerSamlPages(app, deps, limit);
   registerImpersonationEnd(app, { users: deps.services.users, fieldBytes: deps.config.bodyLimit });
 }

@@ -146,8 +146,11 @@ async function postedCallbackRoute(request: FastifyRequest, reply: FastifyReply)
   return reply.redirect(`${BASE}/${encodeURIComponent(id)}/callback?${query}`, 303);
 }
 
-/** Where the browser goes after the provider: the session, the app, a page that says what comes next. */
-async function endOf(
+/**
+ * Where the browser goes after the provider (or a SAML identity provider, saml-pages.ts): the
+ * session, the app, a page that says what comes next.
+ */
+export async function endOf(
   deps: PageDeps,
   request: FastifyRequest,
   reply: FastifyReply,

@@ -21,6 +21,7 @@ import * as identityProvider from './2026-12-03-03-identity-provider.js';
 import * as jobRequests from './2026-12-03-04-job-requests.js';
 import * as anonymousUsers from './2026-12-03-05-anonymous-users.js';
 import * as smsPhones from './2026-12-05-01-sms-phones.js';
+import * as samlFlows from './2026-12-05-02-saml-flows.js';
 
 /** Every migration in order. Never edit one that has been released; add a new file. */
 export const migrations: Readonly<Record<string, Migration>> = {
@@ -46,6 +47,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026-12-03-04-job-requests': jobRequests,
   '2026-12-03-05-anonymous-users': anonymousUsers,
   '2026-12-05-01-sms-phones': smsPhones,
+  '2026-12-05-02-saml-flows': samlFlows,
 };
 
 /** Bring the database to the latest schema; throws with the failing migration's name. */
