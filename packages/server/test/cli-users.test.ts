@@ -4,7 +4,6 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
 import { runRoost } from './helpers/roost-command.js';
 import { createPostgresDatabase, type TestPostgresDatabase } from './helpers/test-server.js';
 
@@ -14,8 +13,9 @@ import { createPostgresDatabase, type TestPostgresDatabase } from './helpers/tes
  * command (a child process, its standard streams, signals, `user add`'s hash) is cli.test.ts's,
  * which runs on Node 24 too.
  */
+// A command that hangs fails its test after a minute (a start took over 20 s on a machine loaded by other work).
 const roost = (args: string[], options: { cwd: string; env?: Record<string, string> }) =>
-  runRoost(args, { cwd: options.cwd, env: { ROOST_LOG_LEVEL: 'info', ...options.env }, timeoutMs: 20_000 });
+  runRoost(args, { cwd: options.cwd, env: { ROOST_LOG_LEVEL: 'info', ...options.env }, timeoutMs: 60_000 });
 
 describe('cli: the database commands', () => {
   let cwd: string;
@@ -129,7 +129,11 @@ describe('cli: the database commands', () => {
       const written = await readFile(join(dir, 'records.ts'), 'utf8');
       assert.equal(written, await readFile(fixture('roost-types.ts'), 'utf8'), "the fixture is the command's output");
 
-      // The file compiles on its own, strictly, and a program using it is checked by it.
+      // The file compiles on its own, strictly, and a program using it is checked by it. In the SQLite pass:
+      // on PostgreSQL the output is the same fixture (just above), and compiling it again (2 to 3 s of
+      // CPU) would show nothing new.
+      if (process.env.ROOST_TEST_DIALECT === 'postgres') return;
+      const { default: ts } = await import('typescript');
       await writeFile(
         join(dir, 'use.ts'),
         [
