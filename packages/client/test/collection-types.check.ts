@@ -1,7 +1,7 @@
 /**
  * A type-level test, compiled by the typecheck (scripts/typecheck.mjs) and never run: the
  * client's collections are typed end to end by what `roost types` writes (fixtures/roost-types.ts,
- * which cli.test.ts proves is what the command writes for fixtures/collections.json). Each
+ * which cli-users.test.ts proves is what the command writes for fixtures/collections.json). Each
  * `@ts-expect-error` must meet an error, or the typecheck fails: a wrong field name, a wrong
  * value type, a collection that does not exist do not compile.
  */

@@ -16,7 +16,7 @@ export const MAX_FILE_BYTES = 256 * 1024;
 
 /**
  * The collections of the client's tests (fixtures/collections.json): `posts` and `authors`, whose
- * record types `roost types` writes to fixtures/roost-types.ts (held to it by the server's cli.test.ts).
+ * record types `roost types` writes to fixtures/roost-types.ts (held to it by the server's cli-users.test.ts).
  */
 const FIXTURE_COLLECTIONS = JSON.parse(
   readFileSync(new URL('../fixtures/collections.json', import.meta.url), 'utf8'),

@@ -29,10 +29,14 @@ function artifactsDir(suite: string): string {
   return dir;
 }
 
-/** A full-page PNG of `page` as `test-artifacts/<suite>/<name>.png`. */
+/**
+ * A full-page PNG of `page` as `test-artifacts/<suite>/<name>.png` (its path), for people to look at: no
+ * test reads them. With ROOST_TEST_SCREENSHOTS=0 (.ci/run, where nobody looks at them) none is written:
+ * each is a render and a PNG encoding of the whole page in chromium.
+ */
 export async function screenshot(page: Page, suite: string, name: string): Promise<string> {
   const path = join(artifactsDir(suite), `${name}.png`);
-  await page.screenshot({ path, fullPage: true });
+  if (process.env.ROOST_TEST_SCREENSHOTS !== '0') await page.screenshot({ path, fullPage: true });
   return path;
 }
 

@@ -3,8 +3,9 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * The `roost` command as users run it (packages/server/bin/roost.js), in a process of its own:
- * for the tests of the command (cli.test.ts, cli-arguments.test.ts) and of what only a separate
- * process shows (scale/backup-restore.test.ts, scale/two-processes.test.ts, shutdown.test.ts).
+ * for the tests of the command (cli.test.ts, cli-users.test.ts, cli-arguments.test.ts) and of what
+ * only a separate process shows (scale/backup-restore.test.ts, scale/two-processes.test.ts,
+ * shutdown.test.ts, and the servers of security/support/child-roost.ts).
  */
 export const ROOST_SOURCE_BIN = fileURLToPath(new URL('../../bin/roost.js', import.meta.url));
 /**

@@ -113,6 +113,15 @@ describe('live changes across two processes over Redis pub/sub', {
   });
 });
 
+// Not again through PgBouncer (pass 5, scripts/test-passes.mjs): there B's LISTEN connection is the direct
+// URL, which the slow link does not carry (storage/pg-connections.ts), so the race of NOTIFY behind a slow
+// database is not met again; the feed through PgBouncer is the first suite's, above.
+const skipRights = !onPostgres
+  ? 'runs in the PostgreSQL pass (SQLite has one process)'
+  : process.env.ROOST_TEST_PGBOUNCER === '1'
+    ? 'runs in the PostgreSQL pass without PgBouncer, where the slow link carries the change feed too'
+    : false;
+
 /**
  * Issue 46, part 1: an event must never be checked against rights older than the change that
  * caused it, whatever carries it between processes. Alice's stream is on B, whose database is
@@ -124,7 +133,7 @@ describe('live changes across two processes over Redis pub/sub', {
  */
 for (const via of ['Redis', 'the change feed'] as const) {
   describe(`a subscriber's rights follow changes made on another process, over ${via}, its database slow`, {
-    skip: onPostgres ? false : 'runs in the PostgreSQL pass (SQLite has one process)',
+    skip: skipRights,
   }, () => {
     // Each round meets the race afresh behind the 40 ms link; 15 rounds keep the check while
     // halving what was the suite's longest job (118 s in CI with 30).

@@ -1,7 +1,11 @@
-import sharp from 'sharp';
+import type sharpModule from 'sharp';
+import { onFirstUse } from '../../core/on-first-use.js';
 import type { ThumbFormat } from './thumb-format.js';
 import type { ThumbSpec } from './thumb-spec.js';
 import { thumbnailErrors } from './thumbnail-errors.js';
+
+/** sharp (libvips, a native addon) loads with the first thumbnail, not with every start: about 0.1 s of CPU. */
+const sharp = onFirstUse<typeof sharpModule>('sharp');
 
 export interface ThumbLimits {
   /** Width × height as the image declares it, checked by sharp before decoding (`limitInputPixels`). */
@@ -33,7 +37,8 @@ export async function makeThumbnail(
   format: ThumbFormat,
   limits: ThumbLimits,
 ): Promise<Buffer> {
-  const input = () => sharp(image, { limitInputPixels: limits.maxInputPixels, sequentialRead: true, autoOrient: true });
+  const input = () =>
+    sharp()(image, { limitInputPixels: limits.maxInputPixels, sequentialRead: true, autoOrient: true });
   try {
     // A crop needs the image's size (`boxOf`); a fit or a ratio does not.
     const size = spec.fit === 'cover' ? (await input().metadata()).autoOrient : null;

@@ -2,14 +2,16 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../../../src/core/config.js';
+import { ROOST_BIN } from '../../helpers/roost-command.js';
 
 /**
- * Roost as users run it: `node packages/server/bin/roost.js serve` in a process of its own,
- * configured by a JSON file (ROOST_CONFIG), so a test can kill it (SIGKILL: no handler, no
- * flush, no goodbye) and start it again on the same data.
+ * Roost as users run it: `roost serve` in a process of its own, configured by a JSON file
+ * (ROOST_CONFIG), so a test can kill it (SIGKILL: no handler, no flush, no goodbye) and start it
+ * again on the same data. The command is ROOST_BIN (helpers/roost-command.ts): under
+ * scripts/test.mjs src/cli/cli.ts bundled once, whose start costs about 0.6 s of CPU where
+ * bin/roost.js through tsx costs about 2 (cli-arguments.test.ts starts bin/roost.js itself).
  */
 const root = new URL('../../../../../', import.meta.url).pathname;
-const BIN = join(root, 'packages/server/bin/roost.js');
 
 export interface ChildRoost {
   url: string;
@@ -50,7 +52,7 @@ export async function startBeside(
 }
 
 export function startChild(configFile: string, timeoutMs = 60_000): Promise<ChildRoost> {
-  const child = spawn(process.execPath, [BIN, 'serve'], {
+  const child = spawn(process.execPath, [ROOST_BIN, 'serve'], {
     cwd: root,
     env: {
       ...process.env,
