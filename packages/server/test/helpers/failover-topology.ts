@@ -138,7 +138,12 @@ export async function startFailoverTopology(options: { synchronous: boolean }): 
     servers.push(
       ...(await Promise.all(
         ports.map((port, i) =>
-          serveRoost(dir, { ROOST_DATA_DIR: join(dir, `data${i}`), ROOST_PORT: String(port), ROOST_LOG_LEVEL: 'info' }),
+          // Three starting at once on a busy 2-core machine: up to two minutes.
+          serveRoost(
+            dir,
+            { ROOST_DATA_DIR: join(dir, `data${i}`), ROOST_PORT: String(port), ROOST_LOG_LEVEL: 'info' },
+            120_000,
+          ),
         ),
       )),
     );
