@@ -4,9 +4,11 @@
 // HAProxy; packages/server/test/helpers/failover-topology.ts), its primary's PostgreSQL killed
 // (kill -9 of all its processes) several times, each time once the old primary has rejoined as the
 // standby. Once with synchronous replication (Patroni's `synchronous_mode`), once without, where
-// acknowledged writes may be lost. Each failover's seconds without an acknowledged write, the
-// failed requests by kind, when every live stream was back; at the end every acknowledged write is
-// read back. `BENCH_FAILOVERS` (default 3) failovers per mode.
+// acknowledged writes may be lost; then, synchronous again, the primary's whole machine (its Patroni
+// with its PostgreSQL, started again after the failover), whose leader key must expire first.
+// Each failover's seconds without an acknowledged write, the failed requests by kind, when every
+// live stream was back; at the end every acknowledged write is read back. `BENCH_FAILOVERS`
+// (default 3) failovers per mode.
 import {
   type FailoverFigures,
   missingWrites,
@@ -39,8 +41,12 @@ interface Failover {
   failed: number;
 }
 
+/** What is killed: the primary's PostgreSQL (its Patroni hands over at once), or its Patroni with it. */
+type Crash = 'postgres' | 'machine';
+
 interface ModeRun {
   synchronous: boolean;
+  crash: Crash;
   failovers: Failover[];
   requests: number;
   acknowledged: number;
@@ -57,7 +63,7 @@ function difference(after: Record<string, number>, before: Record<string, number
   return Object.fromEntries(Object.entries(after).map(([kind, n]) => [kind, n - (before[kind] ?? 0)]));
 }
 
-async function runMode(synchronous: boolean): Promise<ModeRun> {
+async function runMode(synchronous: boolean, crash: Crash): Promise<ModeRun> {
   const topology = await startFailoverTopology({ synchronous });
   try {
     const { cluster, front, token } = topology;
@@ -74,7 +80,8 @@ async function runMode(synchronous: boolean): Promise<ModeRun> {
         const reloads = load.followers.map((f) => f.reloads);
         const killed = leaderOf(await cluster.roles());
         const killedAt = Date.now();
-        cluster.crashPostgres(killed);
+        if (crash === 'postgres') cluster.crashPostgres(killed);
+        else cluster.crashMember(killed);
         let promoted = '';
         await waitFor(async () => {
           promoted = leaderOf(await cluster.roles().catch(() => ({})));
@@ -87,6 +94,8 @@ async function runMode(synchronous: boolean): Promise<ModeRun> {
           'every stream is told to reload',
         );
         const streamsBackAt = Date.now();
+        // The machine back: its Patroni starts PostgreSQL, which rejoins as the standby.
+        if (crash === 'machine') cluster.restartMember(killed);
         // The gap is complete once writes flow again: measured up to now.
         const after = load.figures();
         failovers.push({
@@ -97,7 +106,7 @@ async function runMode(synchronous: boolean): Promise<ModeRun> {
           retryable: difference(after.retryable, before.retryable),
           failed: after.failures.length - before.failures.length,
         });
-        console.log(`${synchronous ? 'sync' : 'async'} failover ${i + 1}: ${JSON.stringify(failovers.at(-1))}`);
+        console.log(`${modeName({ synchronous, crash })} failover ${i + 1}: ${JSON.stringify(failovers.at(-1))}`);
       }
     } finally {
       figures = await load.stop();
@@ -105,6 +114,7 @@ async function runMode(synchronous: boolean): Promise<ModeRun> {
     const lost = await missingWrites(front, token, [...load.acknowledged.keys()]);
     return {
       synchronous,
+      crash,
       failovers,
       requests: figures.requests,
       acknowledged: figures.acknowledged,
@@ -118,6 +128,10 @@ async function runMode(synchronous: boolean): Promise<ModeRun> {
   }
 }
 
+const modeName = (run: Pick<ModeRun, 'synchronous' | 'crash'>) =>
+  `${run.synchronous ? 'synchronous' : 'asynchronous'}, ` +
+  `${run.crash === 'postgres' ? 'PostgreSQL' : 'the machine'} killed`;
+
 const seconds = (values: number[]) =>
   `${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)} (median ${
     [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]?.toFixed(1) ?? '–'
@@ -125,13 +139,13 @@ const seconds = (values: number[]) =>
 
 function render(runs: ModeRun[]): string {
   const table = [
-    '| replication | failovers | seconds without writes | seconds until every stream is back | ' +
+    '| replication, what is killed | failovers | seconds without writes | seconds until every stream is back | ' +
       'retryable answers (503 database_unavailable) | other failed requests | requests | writes acknowledged | ' +
       'acknowledged writes lost |',
     '|---|---:|---|---|---|---:|---:|---:|---:|',
     ...runs.map(
       (run) =>
-        `| ${run.synchronous ? 'synchronous' : 'asynchronous'} | ${run.failovers.length} | ` +
+        `| ${modeName(run)} | ${run.failovers.length} | ` +
         `${seconds(run.failovers.map((f) => f.secondsWithoutWrites))} | ` +
         `${seconds(run.failovers.map((f) => f.secondsUntilStreamsBack))} | ` +
         `${
@@ -147,7 +161,7 @@ function render(runs: ModeRun[]): string {
     '',
     ...runs.map(
       (run) =>
-        `${run.synchronous ? 'Synchronous' : 'Asynchronous'}, each failover (seconds without writes / until the ` +
+        `${modeName(run)}, each failover (seconds without writes / until the ` +
         `streams are back): ${run.failovers
           .map((f) => `${f.secondsWithoutWrites.toFixed(1)} / ${f.secondsUntilStreamsBack.toFixed(1)}`)
           .join('; ')}; streams opened/resumed/reloaded: ${run.streams}.`,
@@ -162,13 +176,13 @@ export async function run(): Promise<void> {
       "HAProxy's primary port, three `roost serve` processes behind HAProxy, all on this machine; 4 writers " +
       '(a retryable answer written again after 200 ms), 2 readers and 3 live streams through the front.',
   );
-  const runs = [await runMode(true), await runMode(false)];
-  recordFigures('failover', machine, Object.fromEntries(runs.map((run) => [run.synchronous ? 'sync' : 'async', run])));
+  const runs = [await runMode(true, 'postgres'), await runMode(false, 'postgres'), await runMode(true, 'machine')];
+  const key = (run: ModeRun) => `${run.synchronous ? 'sync' : 'async'}${run.crash === 'machine' ? '-machine' : ''}`;
+  recordFigures('failover', machine, Object.fromEntries(runs.map((run) => [key(run), run])));
   const text = [machine, '', render(runs)].join('\n');
   console.log(text);
   writeSection('failover', text);
-  const synchronous = runs[0] as ModeRun;
-  if (synchronous.failures.length > 0 || synchronous.lost > 0) {
+  if (runs.some((run) => run.synchronous && (run.failures.length > 0 || run.lost > 0))) {
     console.error('with synchronous replication, a request failed without a retryable answer or a write was lost');
     process.exitCode = 1;
   }

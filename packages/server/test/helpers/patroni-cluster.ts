@@ -60,6 +60,13 @@ export interface PatroniCluster {
    * its next loop and, `primary_start_timeout` being 0, hands the leadership over at once.
    */
   crashPostgres(name: string): void;
+  /**
+   * kill -9 of the member's Patroni and PostgreSQL at once: its machine gone. Nobody gives the
+   * leader key up: it expires after `ttl` (10 s), then the other member is promoted.
+   */
+  crashMember(name: string): void;
+  /** Starts a crashed member's Patroni again: it starts PostgreSQL, which rejoins as the standby. */
+  restartMember(name: string): void;
   /** Everything down (etcd, both Patronis, both PostgreSQLs) and the directory removed. Never rejects. */
   stop(): Promise<void>;
 }
@@ -178,14 +185,18 @@ export async function startPatroniCluster(options: { synchronous: boolean }): Pr
   const dir = await mkdtemp(join(tmpdir(), 'roost-patroni-'));
   // PostgreSQL's user must pass through it to its own directory.
   await chmod(dir, 0o711);
+  /** Every child started, to wait for at the end; etcd's is the first. */
   const children: ChildProcess[] = [];
   const members: PatroniMember[] = [];
   const memberDirs = new Map<string, string>();
+  /** Each member's Patroni now. */
+  const patronis = new Map<string, ChildProcess>();
+  let startPatroni: (name: string) => void = () => {};
   let stopped = false;
 
   // Patroni first (it would start PostgreSQL again), then each PostgreSQL, then etcd.
   const killAll = () => {
-    for (const child of children.slice(1)) killGroup(child.pid);
+    for (const child of patronis.values()) killGroup(child.pid);
     for (const memberDir of memberDirs.values()) killGroup(postmasterGroup(join(memberDir, 'data')));
     killGroup(children[0]?.pid);
   };
@@ -258,17 +269,22 @@ export async function startPatroniCluster(options: { synchronous: boolean }): Pr
       if (owner) for (const path of [memberDir, configFile, log]) await chown(path, owner.uid, owner.gid);
       members.push(member);
       memberDirs.set(name, memberDir);
-      // setpriv executes Patroni itself (runuser would stay as its parent): the child is Patroni.
-      children.push(
-        owner
-          ? spawnLogged(
-              'setpriv',
-              ['--reuid=postgres', '--regid=postgres', '--init-groups', '--', 'patroni', configFile],
-              log,
-            )
-          : spawnLogged('patroni', [configFile], log),
-      );
     }
+    startPatroni = (name) => {
+      const memberDir = memberDirs.get(name) as string;
+      const [configFile, log] = [join(memberDir, 'patroni.yml'), join(memberDir, 'patroni.log')];
+      // setpriv executes Patroni itself (runuser would stay as its parent): the child is Patroni.
+      const child = owner
+        ? spawnLogged(
+            'setpriv',
+            ['--reuid=postgres', '--regid=postgres', '--init-groups', '--', 'patroni', configFile],
+            log,
+          )
+        : spawnLogged('patroni', [configFile], log);
+      children.push(child);
+      patronis.set(name, child);
+    };
+    for (const member of members) startPatroni(member.name);
   } catch (error) {
     await stop();
     throw error;
@@ -327,6 +343,15 @@ export async function startPatroniCluster(options: { synchronous: boolean }): Pr
       const group = memberDir ? postmasterGroup(join(memberDir, 'data')) : undefined;
       if (group === undefined) throw new Error(`${name} runs no PostgreSQL`);
       killGroup(group);
+    },
+    crashMember(name) {
+      const memberDir = memberDirs.get(name);
+      const group = memberDir ? postmasterGroup(join(memberDir, 'data')) : undefined;
+      killGroup(patronis.get(name)?.pid);
+      killGroup(group);
+    },
+    restartMember(name) {
+      startPatroni(name);
     },
     stop,
   };
