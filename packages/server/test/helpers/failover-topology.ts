@@ -135,23 +135,20 @@ export async function startFailoverTopology(options: { synchronous: boolean }): 
     // The account, made beside the servers as `roost user add` does (this also migrates).
     await addAccountBeside(parseConfig({ ...input, dataDir: join(dir, 'setup') }, dir), 'alice');
     step('PgBouncer, the database, its migrations and an account');
-    servers.push(
-      ...(await Promise.all(
-        ports.map((port, i) =>
-          // Three starting at once on a busy 2-core machine: up to two minutes.
-          serveRoost(
-            dir,
-            { ROOST_DATA_DIR: join(dir, `data${i}`), ROOST_PORT: String(port), ROOST_LOG_LEVEL: 'info' },
-            120_000,
-          ),
+    const started = await Promise.allSettled(
+      ports.map((port, i) =>
+        // Three starting at once on a busy 2-core machine: up to two minutes.
+        serveRoost(
+          dir,
+          { ROOST_DATA_DIR: join(dir, `data${i}`), ROOST_PORT: String(port), ROOST_LOG_LEVEL: 'info' },
+          120_000,
         ),
-      )),
+      ),
     );
-    await waitUntil(
-      async () => Object.values(await balancer.states('roost')).filter((s) => s === 'UP').length === 3,
-      'HAProxy sees the three processes up',
-      20_000,
-    );
+    // Those that started are stopped with the rest when another did not (`stop`).
+    for (const result of started) if (result.status === 'fulfilled') servers.push(result.value);
+    const failed = started.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
     step('three roost serve processes');
     // The standby streams (synchronously, when asked) before anyone kills the primary.
     await cluster.healthy();
