@@ -456,7 +456,8 @@ export function renderTable(rows: readonly TableRow[], baselineName = 'baseline'
 
 /** Mean cores' worth of other work over a table's targets, for its text. */
 export function contentionLine(rows: readonly Measured[]): string {
-  const known = rows.map((r) => r.otherCores).filter((c): c is number => c !== null);
+  // `typeof`: rows of recordFigures have no `otherCores`.
+  const known = rows.map((r) => r.otherCores).filter((c): c is number => typeof c === 'number');
   if (known.length === 0) return '';
   const mean = known.reduce((a, b) => a + b, 0) / known.length;
   return (
@@ -509,6 +510,15 @@ function commitMeasured(): string | undefined {
 }
 
 /** Keep a suite's rows (by a stable key) in bench/results.json, for the summary and the plot. */
+/**
+ * A suite's figures that are not a throughput table (bench/suite-failover.ts: seconds and counts),
+ * kept as its rows in results.json like any suite's. The summary reads the rows of the suites it
+ * names, and of the others only `otherCores`, which these lack (contentionLine skips them).
+ */
+export function recordFigures(suite: string, measured: string, rows: Record<string, object>): void {
+  recordResults(suite, measured, rows as Record<string, Measured>);
+}
+
 function recordResults(suite: string, measured: string, rows: Record<string, Measured>): void {
   const all = readResults();
   const previous = all[suite];

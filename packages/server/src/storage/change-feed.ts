@@ -26,6 +26,20 @@ export interface ChangeFeed {
 const CHANNEL = 'roost_changes';
 
 /**
+ * How often the listening connection is asked something (`heartbeat` below), and how long its
+ * answer may take. The connection only receives, so a server that is gone without closing it
+ * (its machine stopped, a network cut, a failover that moves an address: no reset ever arrives)
+ * would leave the feed `live` and deaf for as long as TCP takes to give up, minutes: caches would
+ * answer from memory while other processes' changes go unheard (issue 44, item 4;
+ * docs/scaling.md, "Failover"). A look that fails or takes longer ends the connection, and the
+ * feed reconnects as after any drop.
+ */
+const HEARTBEAT_MS = 2000;
+const HEARTBEAT_TIMEOUT_MS = 3000;
+/** A connection attempt that is not answered in this time failed (pg's client waits forever by default). */
+const CONNECT_TIMEOUT_MS = 5000;
+
+/**
  * A dedicated connection LISTENs (a pooled one cannot: it changes hands between queries).
  * Notifications are delivered after the notifying transaction commits, in commit order. When
  * the connection drops, the feed is not `live` until it is back; then subscribers forget
@@ -42,25 +56,62 @@ export async function openPostgresChangeFeed(
   let live = false;
   let closed = false;
   let retry: NodeJS.Timeout | null = null;
+  let looking = false;
 
   const deliver = (change: { topic: string; key: string } | null) => {
     for (const listener of listeners) listener(change);
   };
 
   async function connect(): Promise<void> {
-    const next = new (postgres().Client)({ connectionString: databaseUrl });
+    const next = new (postgres().Client)({
+      connectionString: databaseUrl,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    });
     next.on('notification', (message) => {
       const [from, topic, key] = (message.payload ?? '').split('\n');
       if (from === origin || topic === undefined || key === undefined) return;
       deliver({ topic, key });
     });
-    next.on('error', (err) => down(err));
-    next.on('end', () => down(new Error('change feed connection ended')));
-    await next.connect();
-    await next.query(`listen ${CHANNEL}`);
+    // Only while it is the feed's: a connection given up on may still end or fail later.
+    next.on('error', (err) => client === next && down(err));
+    next.on('end', () => client === next && down(new Error('change feed connection ended')));
+    try {
+      await next.connect();
+      await next.query(`listen ${CHANNEL}`);
+    } catch (error) {
+      // Not kept: a connection that failed half-way (LISTEN refused by a standby, say) is closed.
+      next.removeAllListeners('end');
+      void next.end().catch(() => {});
+      throw error;
+    }
     client = next;
     live = true;
   }
+
+  // One look at a time; a look of a connection that is no longer the feed's is ignored.
+  const heartbeat = setInterval(() => {
+    const current = client;
+    if (!current || !live || looking) return;
+    looking = true;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`change feed connection did not answer in ${HEARTBEAT_TIMEOUT_MS} ms`)),
+        HEARTBEAT_TIMEOUT_MS,
+      );
+    });
+    // LISTEN again, which changes nothing when already listening: the connection keeps showing as
+    // the feed's in pg_stat_activity (test/scale/session-coherence.test.ts finds it so).
+    Promise.race([current.query(`listen ${CHANNEL}`), late])
+      .catch((err: Error) => {
+        if (client === current) down(err);
+      })
+      .finally(() => {
+        clearTimeout(timer);
+        looking = false;
+      });
+  }, HEARTBEAT_MS);
+  heartbeat.unref();
 
   function down(err: Error): void {
     if (closed || !live) return;
@@ -104,6 +155,7 @@ export async function openPostgresChangeFeed(
     async close() {
       closed = true;
       live = false;
+      clearInterval(heartbeat);
       if (retry) clearTimeout(retry);
       const c = client;
       client = null;

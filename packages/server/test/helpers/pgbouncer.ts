@@ -17,12 +17,13 @@ export interface TestPgBouncer {
  * A real PgBouncer (Debian's, 1.18) on `port` of 127.0.0.1 in transaction mode, in front of the
  * PostgreSQL server of `upstream` (postgres://user:password@host:port/…): every database of that
  * server under the same name (`*`), the same user and password (SCRAM), as a managed
- * service's pooler is set up (docs/scaling.md, "Behind PgBouncer").
+ * service's pooler is set up (docs/scaling.md, "Behind PgBouncer"). `settings` are more lines of
+ * its `[pgbouncer]` section.
  */
 export async function startPgBouncer(
   port: number,
   upstream: string,
-  options: { unref?: boolean } = {},
+  options: { unref?: boolean; settings?: string[] } = {},
 ): Promise<TestPgBouncer> {
   const server = new URL(upstream);
   const user = decodeURIComponent(server.username);
@@ -51,6 +52,8 @@ export async function startPgBouncer(
       'log_connections = 0',
       'log_disconnections = 0',
       `logfile = ${join(dir, 'pgbouncer.log')}`,
+      // The caller's own (test/helpers/failover-topology.ts: retries and waits cut down for a failover).
+      ...(options.settings ?? []),
       // PgBouncer refuses to run as root; it changes to this user when started so (CI runs as root).
       ...(process.getuid?.() === 0 ? ['user = postgres'] : []),
     ].join('\n'),

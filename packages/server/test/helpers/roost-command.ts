@@ -71,14 +71,18 @@ export interface ServedRoost {
 
 /**
  * `roost serve` in `cwd` as a process of its own, with `env` over a clean environment (roostEnv);
- * resolves once it says where it listens, rejects if it ends first or takes over `timeoutMs`.
+ * resolves once it says where it listens, rejects if it ends first or takes over `timeoutMs` (then
+ * it is killed: nobody else holds it to stop it).
  */
 export function serveRoost(cwd: string, env: Record<string, string>, timeoutMs = 60_000): Promise<ServedRoost> {
   const child = spawn(process.execPath, [ROOST_BIN, 'serve'], { cwd, env: roostEnv(env) });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   return new Promise((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`serve did not start: ${out}`));
+    }, timeoutMs);
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();

@@ -5,8 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import type pg from 'pg';
+import { openPostgresChangeFeed } from '../../src/storage/change-feed.js';
 import { openDatabase, postgres } from '../../src/storage/database.js';
+import type { Database } from '../../src/storage/schema.js';
 import { ds } from '../helpers/datastore.js';
+import { startSlowLink } from '../helpers/slow-link.js';
 import {
   createPostgresDatabase,
   startServer,
@@ -33,6 +36,8 @@ describe('failures of the database cluster', { skip: onPostgres ? false : 'Postg
   let admin: pg.Client;
   /** Roost's own Kysely over the pooled URL (storage/pg-connections.ts), on a table of the test's. */
   let db: Kysely<Counters>;
+  /** The same, as Roost's storage takes it. */
+  let roostDb: Kysely<Database>;
 
   before(async () => {
     database = await createPostgresDatabase();
@@ -41,7 +46,8 @@ describe('failures of the database cluster', { skip: onPostgres ? false : 'Postg
     await admin.connect();
     await admin.query('create table counters (id text primary key, n int not null)');
     await admin.query(`insert into counters values ('a', 0), ('b', 0)`);
-    db = openDatabase({ ...database.settings, dataDir }).db as unknown as Kysely<Counters>;
+    roostDb = openDatabase({ ...database.settings, dataDir }).db;
+    db = roostDb as unknown as Kysely<Counters>;
   });
   after(async () => {
     await db?.destroy();
@@ -144,6 +150,38 @@ describe('failures of the database cluster', { skip: onPostgres ? false : 'Postg
       'the first run undone, the second applied',
     );
     assert.equal(runs, 2);
+  });
+
+  test("the change feed's connection gone silent (no reset): not live within seconds, back with the link", async () => {
+    const link = await startSlowLink(new URL(database.directUrl).host, 0);
+    const url = new URL(database.directUrl);
+    url.host = link.address;
+    const errors: Error[] = [];
+    let forgotten = 0;
+    const feed = await openPostgresChangeFeed(url.toString(), roostDb, (err) => errors.push(err));
+    feed.subscribe((change) => {
+      if (change === null) forgotten++;
+    });
+    try {
+      assert.equal(feed.live, true);
+      link.silence(true);
+      const silent = Date.now();
+      // storage/change-feed.ts: a look every 2 s, answered within 3 s, else the connection is given up.
+      await eventually(async () => !feed.live, 'the feed knows its connection is deaf', 15_000);
+      const noticedMs = Date.now() - silent;
+      assert.ok(noticedMs < 10_000, `noticed after ${noticedMs} ms`);
+      assert.match(errors[0]?.message ?? '', /did not answer/);
+      link.silence(false);
+      // Reconnected (an attempt made while silent times out after 5 s), and every cache told to forget.
+      await eventually(async () => feed.live && forgotten === 1, 'the feed back, caches told to forget', 20_000);
+      // It hears another connection's NOTIFY again.
+      const heard = new Promise<void>((resolve) => feed.subscribe((change) => change?.key === 'after' && resolve()));
+      await admin.query(`select pg_notify('roost_changes', $1)`, ['elsewhere\ntopic\nafter']);
+      await heard;
+    } finally {
+      await feed.close();
+      await link.close();
+    }
   });
 
   describe('over HTTP', () => {
