@@ -13,6 +13,7 @@ import { createMailQueue, type MailQueue } from './mail/mail-queue.js';
 import { webhookDelivery } from './realtime/webhook-delivery.js';
 import { openBlobStores, type BlobStores } from './storage/blob-stores.js';
 import { openStoresPartialUploads } from './storage/partial-uploads.js';
+import { memoryUploadLocks, postgresUploadLocks } from './storage/upload-locks.js';
 import { openPostgresChangeFeed } from './storage/change-feed.js';
 import { openRedisFeed, withInvalidations } from './storage/redis-events.js';
 import { withDirectDatabase, type Dialect } from './storage/database.js';
@@ -250,8 +251,12 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     return Object.hasOwn(s3Keys, bucket) ? s3Keys[bucket] : undefined;
   };
   const blobs = openBlobStores(config, liveS3Keys);
-  // Each store's resumable uploads, beside its blobs (storage/partial-uploads.ts).
-  const uploads = openStoresPartialUploads(config, liveS3Keys);
+  // Each store's resumable uploads, beside its blobs (storage/partial-uploads.ts), one request at
+  // a time on each in every process: on PostgreSQL by advisory locks on the direct URL.
+  const uploadLocks = urls
+    ? postgresUploadLocks(urls.direct, (err) => log.warn({ err }, 'resumable uploads: the locks connection'))
+    : memoryUploadLocks();
+  const uploads = openStoresPartialUploads(config, uploadLocks, liveS3Keys);
   const fileStores = createFileStores({
     db,
     reads: replicas.reads,
@@ -382,7 +387,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
       hub?.close();
       await webhooks.close();
       blobs.close();
-      uploads.close();
+      await uploads.close();
       backups.close();
       await events.flush();
       await notify?.close();

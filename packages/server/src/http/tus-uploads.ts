@@ -1,5 +1,5 @@
 import type { Server, ServerOptions } from '@tus/server';
-import type { Lock, Locker, Upload } from '@tus/utils';
+import type { Locker, Upload } from '@tus/utils';
 import type { ServerRequest } from 'srvx';
 import { commonErrors, isRoostError } from '../core/errors.js';
 import type { Principal } from '../core/permissions.js';
@@ -23,8 +23,11 @@ export interface TusCall {
   failure?: unknown;
   /** The code of a refusal of the library's, for the request log. */
   code?: string;
-  /** What the route runs once the library answered (forgets an upload finished by this request). */
-  settle?: () => void;
+  /**
+   * What the route runs once the library answered, in order: forget an upload finished by this
+   * request, release the upload's hold.
+   */
+  after: Array<() => unknown>;
 }
 
 /** The metadata Roost keeps with each upload (tus `Upload-Metadata` keys), set by the server only. */
@@ -100,33 +103,31 @@ const TUS_CODES: ReadonlyArray<{ status: number; starts: string; code: string; m
   },
 ];
 
-/** A second request on an upload while one is under way (one at a time, `OneAtATime`): 423. */
+/** A second request on an upload while one is under way (one at a time, `heldUntilAnswered`): 423. */
 const BUSY = { status_code: 423, body: 'upload busy' };
 const BUSY_FAILURE = { code: 'upload_busy', message: 'Another request is writing this upload; retry when it ended.' };
 
 /**
- * One request at a time on an upload, in this process: a second PATCH (or POST, DELETE) while
- * one runs is refused at once with 423 rather than the library's default (which stops the first
- * and lets the second fail on its offset), so the first wins whole and the other can retry.
+ * One request at a time on an upload, in every process (storage/upload-locks.ts: on PostgreSQL
+ * an advisory lock): a second PATCH (or POST, DELETE) while one runs is refused at once with 423
+ * rather than the library's default (which stops the first and lets the second fail on its
+ * offset), so the first wins whole and the other can retry. The hold lasts until the request's
+ * answer, not the library's `unlock`: the library unlocks before `onUploadFinish`, and the finish
+ * (the upload made a file) must not meet a second request's write or finish. A hold that ends by
+ * itself (its connection to PostgreSQL dropped) cancels the request, which keeps what it wrote.
  * HEAD takes no lock: it only reads the offset.
  */
-class OneAtATime implements Locker {
-  private readonly held = new Set<string>();
-  newLock(id: string): Lock {
-    const held = this.held;
-    let mine = false;
-    return {
-      async lock() {
-        if (held.has(id)) throw BUSY;
-        held.add(id);
-        mine = true;
+function heldUntilAnswered(locks: NonNullable<FileStore['uploads']>['locks'], call: TusCall): Locker {
+  return {
+    newLock: (id) => ({
+      async lock(_signal, cancel) {
+        const release = await locks.tryLock(id, () => void cancel());
+        if (!release) throw BUSY;
+        call.after.push(release);
       },
-      async unlock() {
-        if (mine) held.delete(id);
-        mine = false;
-      },
-    };
-  }
+      async unlock() {},
+    }),
+  };
 }
 const NO_LOCK: Locker = { newLock: () => ({ lock: async () => {}, unlock: async () => {} }) };
 
@@ -155,7 +156,6 @@ export async function tusServer(
     if (!call) throw new Error('a tus request without its caller');
     return call;
   };
-  const oneAtATime = new OneAtATime();
   // An upload finished by a request is a file now, its records gone (storage/partial-uploads.ts);
   // the library still reads it once after the finish (a creation's Upload-Expires), until the answer.
   const finished = new Map<string, Upload>();
@@ -173,7 +173,7 @@ export async function tusServer(
     generateUrl: (_req, { path: base, id }) => `${base}/${uploads.uuidOf(id)}`,
     getFileIdFromRequest: (_req, last) => (last && UUID.test(last) ? uploads.idOf(last) : undefined),
     namingFunction: () => uploads.idOf(uploads.newId()),
-    locker: (req) => (req.method === 'HEAD' ? NO_LOCK : oneAtATime),
+    locker: (req) => (req.method === 'HEAD' ? NO_LOCK : heldUntilAnswered(uploads.locks, callOf(req))),
     disableTerminationForFinishedUploads: true,
     async onIncomingRequest(req, id) {
       if (req.method === 'POST') return;
@@ -194,7 +194,7 @@ export async function tusServer(
       const call = callOf(req);
       await store.finishUpload(call.principal, parsePath(metadata[PATH] ?? ''), upload.id, mime);
       finished.set(upload.id, upload);
-      call.settle = () => finished.delete(upload.id);
+      call.after.unshift(() => finished.delete(upload.id));
       return {};
     },
     onResponseError(req, err) {

@@ -11,6 +11,7 @@ import type { LiveS3Keys } from './blob-stores.js';
 import { localBlobPath, syncDirectory } from './local-blob-store.js';
 import { configuredKeys, s3ClientConfig, s3Connection, type S3BlobStoreOptions } from './s3-blob-store.js';
 import { hashedWrites } from './upload-hashes.js';
+import type { UploadLocks } from './upload-locks.js';
 
 /**
  * Where a file store's resumable (tus) uploads keep their bytes until they are complete, beside
@@ -37,6 +38,8 @@ export interface PartialUploads {
   adopt(id: string, maxBytes: number): Promise<StoredBlob>;
   /** Remove the uploads older than the expiry; how many went (the library's count). */
   sweepExpired(): Promise<number>;
+  /** Who writes an upload now, across the deployment's processes (storage/upload-locks.ts). */
+  readonly locks: UploadLocks;
   close(): void;
 }
 
@@ -54,7 +57,13 @@ async function metered(source: Readable, maxBytes: number): Promise<Omit<StoredB
   return meter.result();
 }
 
-function localUploads(dir: string, store: string, expiryMs: number, syncDirectories: boolean): PartialUploads {
+function localUploads(
+  dir: string,
+  store: string,
+  expiryMs: number,
+  syncDirectories: boolean,
+  locks: UploadLocks,
+): PartialUploads {
   // A folder per file store: stores sharing a blob directory may expire their uploads differently.
   const directory = join(dir, 'uploads', store);
   let tus: Promise<ReturnType<typeof hashedWrites>> | undefined;
@@ -65,6 +74,7 @@ function localUploads(dir: string, store: string, expiryMs: number, syncDirector
     return tus;
   };
   return {
+    locks,
     datastore: async () => (await hashed()).datastore,
     newId: () => randomUUID(),
     idOf: (uuid) => uuid,
@@ -96,7 +106,12 @@ function localUploads(dir: string, store: string, expiryMs: number, syncDirector
   };
 }
 
-function s3Uploads(options: S3BlobStoreOptions, expiryMs: number, liveKeys?: LiveS3Keys): PartialUploads {
+function s3Uploads(
+  options: S3BlobStoreOptions,
+  expiryMs: number,
+  locks: UploadLocks,
+  liveKeys?: LiveS3Keys,
+): PartialUploads {
   const keys = async () => (await liveKeys?.(options.bucket)) ?? configuredKeys(options);
   const connection = s3Connection(options, liveKeys ? () => liveKeys(options.bucket) : undefined);
   let store: Promise<ReturnType<typeof hashedWrites>> | undefined;
@@ -131,6 +146,7 @@ function s3Uploads(options: S3BlobStoreOptions, expiryMs: number, liveKeys?: Liv
     return store;
   };
   return {
+    locks,
     datastore: async () => (await hashed()).datastore,
     newId: () => randomUUID(),
     idOf: (uuid) => `${options.prefix}${uuid}`,
@@ -168,22 +184,27 @@ function openPartialUploads(
   options: BlobStoreOptions,
   config: Pick<Config, 'dataDir' | 'durability'>,
   expiryMs: number,
+  locks: UploadLocks,
   liveKeys?: LiveS3Keys,
 ): PartialUploads {
   return options.kind === 's3'
-    ? s3Uploads(options, expiryMs, liveKeys)
-    : localUploads(options.dir ?? join(config.dataDir, 'blobs'), store, expiryMs, config.durability === 'full');
+    ? s3Uploads(options, expiryMs, locks, liveKeys)
+    : localUploads(options.dir ?? join(config.dataDir, 'blobs'), store, expiryMs, config.durability === 'full', locks);
 }
 
-/** Every file store's partial uploads (services.ts): each store's, the sweep of all, and their end. */
+/**
+ * Every file store's partial uploads (services.ts): each store's, the sweep of all, and their end.
+ * `locks` are the one set of every store (upload ids are UUIDs), closed with them.
+ */
 export function openStoresPartialUploads(
   config: Config,
+  locks: UploadLocks,
   liveKeys?: LiveS3Keys,
-): { forStore(store: string): PartialUploads; sweepExpired(): Promise<void>; close(): void } {
+): { forStore(store: string): PartialUploads; sweepExpired(): Promise<void>; close(): Promise<void> } {
   const byStore = new Map(
     Object.entries(config.fileStores).map(([name, store]) => [
       name,
-      openPartialUploads(name, store.blobs ?? config.blobs, config, store.uploadExpirySeconds * 1000, liveKeys),
+      openPartialUploads(name, store.blobs ?? config.blobs, config, store.uploadExpirySeconds * 1000, locks, liveKeys),
     ]),
   );
   return {
@@ -195,8 +216,9 @@ export function openStoresPartialUploads(
     async sweepExpired() {
       for (const uploads of byStore.values()) await uploads.sweepExpired();
     },
-    close() {
+    async close() {
       for (const uploads of byStore.values()) uploads.close();
+      await locks.close();
     },
   };
 }
