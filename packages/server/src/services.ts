@@ -13,7 +13,6 @@ import { createMailQueue, type MailQueue } from './mail/mail-queue.js';
 import { webhookDelivery } from './realtime/webhook-delivery.js';
 import { openBlobStores, type BlobStores } from './storage/blob-stores.js';
 import { openStoresPartialUploads } from './storage/partial-uploads.js';
-import { memoryUploadLocks, postgresUploadLocks } from './storage/upload-locks.js';
 import { openPostgresChangeFeed } from './storage/change-feed.js';
 import { openRedisFeed, withInvalidations } from './storage/redis-events.js';
 import { withDirectDatabase, type Dialect } from './storage/database.js';
@@ -251,12 +250,10 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     return Object.hasOwn(s3Keys, bucket) ? s3Keys[bucket] : undefined;
   };
   const blobs = openBlobStores(config, liveS3Keys);
-  // Each store's resumable uploads, beside its blobs (storage/partial-uploads.ts), one request at
-  // a time on each in every process: on PostgreSQL by advisory locks on the direct URL.
-  const uploadLocks = urls
-    ? postgresUploadLocks(urls.direct, (err) => log.warn({ err }, 'resumable uploads: the locks connection'))
-    : memoryUploadLocks();
-  const uploads = openStoresPartialUploads(config, uploadLocks, liveS3Keys);
+  // Each store's resumable uploads, beside its blobs, one request at a time on each in every process.
+  const uploads = openStoresPartialUploads(config, liveS3Keys, (err) =>
+    log.warn({ err }, 'resumable uploads: the connection of their locks'),
+  );
   const fileStores = createFileStores({
     db,
     reads: replicas.reads,

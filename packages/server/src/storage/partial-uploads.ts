@@ -11,7 +11,8 @@ import type { LiveS3Keys } from './blob-stores.js';
 import { localBlobPath, syncDirectory } from './local-blob-store.js';
 import { configuredKeys, s3ClientConfig, s3Connection, type S3BlobStoreOptions } from './s3-blob-store.js';
 import { hashedWrites } from './upload-hashes.js';
-import type { UploadLocks } from './upload-locks.js';
+import { postgresUrls } from './pg-connections.js';
+import { memoryUploadLocks, postgresUploadLocks, type UploadLocks } from './upload-locks.js';
 
 /**
  * Where a file store's resumable (tus) uploads keep their bytes until they are complete, beside
@@ -194,13 +195,16 @@ function openPartialUploads(
 
 /**
  * Every file store's partial uploads (services.ts): each store's, the sweep of all, and their end.
- * `locks` are the one set of every store (upload ids are UUIDs), closed with them.
+ * Their locks are one set for every store (upload ids are UUIDs), across processes on PostgreSQL
+ * (storage/upload-locks.ts; `onLockError`: its connection failed), closed with them.
  */
 export function openStoresPartialUploads(
   config: Config,
-  locks: UploadLocks,
-  liveKeys?: LiveS3Keys,
+  liveKeys: LiveS3Keys | undefined,
+  onLockError: (err: Error) => void,
 ): { forStore(store: string): PartialUploads; sweepExpired(): Promise<void>; close(): Promise<void> } {
+  const urls = postgresUrls(config);
+  const locks = urls ? postgresUploadLocks(urls.direct, onLockError) : memoryUploadLocks();
   const byStore = new Map(
     Object.entries(config.fileStores).map(([name, store]) => [
       name,

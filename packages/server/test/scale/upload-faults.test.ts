@@ -171,7 +171,9 @@ async function signIn(server: ChildRoost): Promise<string> {
 
 const errorsLogged = (server: ChildRoost) => server.lines.filter((l) => /"level":(50|60)/.test(l));
 
-describe(`resumable uploads against killed servers and cut clients (${onPostgres ? 'PostgreSQL, S3' : 'SQLite, local blobs'})`, () => {
+const WHERE = onPostgres ? 'PostgreSQL, S3' : 'SQLite, local blobs';
+
+describe(`resumable uploads against killed servers and cut clients (${WHERE})`, () => {
   let dir = '';
   let drop: (() => Promise<void>) | undefined;
   let skipReason: string | undefined;
