@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { Server, ServerOptions } from '@tus/server';
 import type { Locker, Upload } from '@tus/utils';
 import type { ServerRequest } from 'srvx';
@@ -150,6 +151,7 @@ export async function tusServer(
 ): Promise<Server> {
   const uploads = store.uploads;
   if (!uploads) throw new Error(`the file store ${store.name} takes no resumable uploads`);
+  const { locks } = uploads;
   const [{ Server }, datastore] = await Promise.all([import('@tus/server'), uploads.datastore()]);
   const callOf = (req: ServerRequest): TusCall => {
     const call = calls.get(req);
@@ -166,6 +168,34 @@ export async function tusServer(
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
+  /** The complete upload made the file (filestore-upload-ops.ts), remembered until the answer. */
+  async function finish(req: ServerRequest, upload: Upload): Promise<void> {
+    const metadata = upload.metadata ?? {};
+    const mime = metadata.filetype ?? metadata.type ?? undefined;
+    const call = callOf(req);
+    await store.finishUpload(call.principal, parsePath(metadata[PATH] ?? ''), upload.id, mime);
+    finished.set(upload.id, upload);
+    call.after.unshift(() => finished.delete(upload.id));
+  }
+  const expired = (upload: Upload) =>
+    datastore.getExpiration() > 0 && Date.parse(upload.creation_date ?? '') + datastore.getExpiration() < Date.now();
+  /**
+   * An upload whose every byte is stored but which is no file: the process that took its last
+   * byte died before it made the file (or before the multipart upload on S3 was completed). A
+   * resuming client asks HEAD first and, told the offset is the length, sends nothing more
+   * (tus-js-client): so HEAD makes it the file, under the upload's lock (held: a request is at
+   * it already, and HEAD tells what is stored).
+   */
+  async function finishStranded(req: ServerRequest, id: string): Promise<void> {
+    const release = await locks.tryLock(id, () => {});
+    if (!release) return;
+    callOf(req).after.push(release);
+    const upload = await datastore.getUpload(id).catch(() => null);
+    if (!upload || upload.size === undefined || upload.offset !== upload.size || expired(upload)) return;
+    // A write of nothing at the end completes an S3 multipart upload left open (storage/partial-uploads.ts).
+    await datastore.write(Readable.from([]), id, upload.size);
+    await finish(req, upload);
+  }
   const options: ServerOptions = {
     path,
     maxSize: store.options.maxFileBytes,
@@ -173,7 +203,7 @@ export async function tusServer(
     generateUrl: (_req, { path: base, id }) => `${base}/${uploads.uuidOf(id)}`,
     getFileIdFromRequest: (_req, last) => (last && UUID.test(last) ? uploads.idOf(last) : undefined),
     namingFunction: () => uploads.idOf(uploads.newId()),
-    locker: (req) => (req.method === 'HEAD' ? NO_LOCK : heldUntilAnswered(uploads.locks, callOf(req))),
+    locker: (req) => (req.method === 'HEAD' ? NO_LOCK : heldUntilAnswered(locks, callOf(req))),
     disableTerminationForFinishedUploads: true,
     async onIncomingRequest(req, id) {
       if (req.method === 'POST') return;
@@ -181,6 +211,8 @@ export async function tusServer(
       const upload = await datastore.getUpload(id);
       if ((upload.metadata?.[OWNER] ?? '') !== (callOf(req).principal.userId ?? ''))
         throw fileStoreErrors.not_found({ message: 'There is no such upload.' });
+      if (req.method === 'HEAD' && upload.size !== undefined && upload.offset === upload.size)
+        await finishStranded(req, id);
     },
     async onUploadCreate(req, upload) {
       const target = targetOf(upload.metadata);
@@ -189,12 +221,7 @@ export async function tusServer(
       return { metadata };
     },
     async onUploadFinish(req, upload) {
-      const metadata = upload.metadata ?? {};
-      const mime = metadata.filetype ?? metadata.type ?? undefined;
-      const call = callOf(req);
-      await store.finishUpload(call.principal, parsePath(metadata[PATH] ?? ''), upload.id, mime);
-      finished.set(upload.id, upload);
-      call.after.unshift(() => finished.delete(upload.id));
+      await finish(req, upload);
       return {};
     },
     onResponseError(req, err) {

@@ -1,12 +1,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../../src/core/config.js';
-import { sharedMoto } from '../helpers/moto-server.js';
+import { sharedMoto, type TestMoto } from '../helpers/moto-server.js';
+import { s3Credentials } from '../helpers/s3-server.js';
 import { addAccountBeside, createPostgresDatabase, PASSWORD, postgresAdminUrl } from '../helpers/test-server.js';
 import { startChild, writeConfig, type ChildRoost } from '../security/support/child-roost.js';
 import { onPostgres } from './scale-helpers.js';
@@ -16,6 +17,8 @@ import { onPostgres } from './scale-helpers.js';
  * uploads"), against `roost serve` in processes of its own: the server killed (SIGKILL) while a
  * PATCH streams, then started again, and the client's socket destroyed at seeded-random points
  * of a body: each time the client resumes from the offset HEAD tells, and the file is byte-exact.
+ * Uploads whose every byte was stored by the killed process but which it had not made files yet
+ * are made files by the HEAD a resuming client asks (it sends nothing more).
  * Local blobs on SQLite (pass 1); an S3 bucket (moto: multipart parts) on PostgreSQL (pass 2),
  * where two processes also share one upload: a second PATCH on the other process while the first
  * streams is refused (423), across processes (storage/upload-locks.ts).
@@ -171,6 +174,7 @@ async function signIn(server: ChildRoost): Promise<string> {
 
 const errorsLogged = (server: ChildRoost) => server.lines.filter((l) => /"level":(50|60)/.test(l));
 
+type S3Bucket = Awaited<ReturnType<TestMoto['newBucket']>>;
 const WHERE = onPostgres ? 'PostgreSQL, S3' : 'SQLite, local blobs';
 
 describe(`resumable uploads against killed servers and cut clients (${WHERE})`, () => {
@@ -185,6 +189,8 @@ describe(`resumable uploads against killed servers and cut clients (${WHERE})`, 
     return server;
   };
 
+  let bucket: S3Bucket | undefined;
+
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'roost-upload-faults-'));
     const moto = onPostgres ? await sharedMoto() : null;
@@ -192,6 +198,7 @@ describe(`resumable uploads against killed servers and cut clients (${WHERE})`, 
       skipReason = 'moto_server is not installed: resumable uploads to S3 are not tested here';
       return;
     }
+    bucket = await moto?.newBucket();
     const pg = onPostgres ? await createPostgresDatabase(postgresAdminUrl()) : undefined;
     drop = pg?.drop;
     const shared = {
@@ -199,7 +206,7 @@ describe(`resumable uploads against killed servers and cut clients (${WHERE})`, 
       port: 0,
       logLevel: 'info',
       fileStores: { files: {} },
-      ...(moto ? { blobs: await moto.newBucket() } : {}),
+      ...(bucket ? { blobs: bucket } : {}),
       ...pg?.settings,
     };
     // Two processes on PostgreSQL and one bucket, each with its own data directory; on SQLite one.
@@ -218,12 +225,59 @@ describe(`resumable uploads against killed servers and cut clients (${WHERE})`, 
     await rm(dir, { recursive: true, force: true });
   });
 
+  /**
+   * Uploads sent but for their last bytes; `lastBytes`, once the server is dead, stores those as
+   * its last PATCH would have before it died: on local blobs the file's last byte; on S3 the last
+   * part of the multipart upload, which the process completed (`completed.bin`) or did not.
+   */
+  async function strandedUploads(base: string, token: string) {
+    const uploads: Array<{ path: string; location: string; whole: Buffer }> = [];
+    const paths = bucket ? ['open.bin', 'completed.bin'] : ['stranded.bin'];
+    // On S3 a first part of 5 MiB (the bucket's partSizeBytes) is stored whole, the rest is the last part.
+    const kept = bucket ? 5 * MiB : 3 * MiB;
+    for (const [n, path] of paths.entries()) {
+      const whole = bytes(kept + 1000, 50 + n);
+      const location = await create(base, token, path, whole.length);
+      assert.equal((await patch(base, token, location, 0, whole.subarray(0, kept))).offset, kept);
+      uploads.push({ path, location, whole });
+    }
+    async function lastBytes(): Promise<void> {
+      for (const { path, location, whole } of uploads) {
+        const uuid = location.split('/').at(-1) ?? '';
+        if (!bucket) {
+          await appendFile(join(dir, 'data-0', 'blobs', 'uploads', 'files', uuid), whole.subarray(kept));
+          continue;
+        }
+        const sdk = await import('@aws-sdk/client-s3');
+        const client = new sdk.S3Client({ ...bucket, credentials: s3Credentials() });
+        try {
+          const Bucket = bucket.bucket;
+          const Key = `${bucket.prefix}${uuid}`;
+          const info = await client.send(new sdk.HeadObjectCommand({ Bucket, Key: `${Key}.info` }));
+          const UploadId = info.Metadata?.['upload-id'];
+          const Body = whole.subarray(kept);
+          await client.send(new sdk.UploadPartCommand({ Bucket, Key, UploadId, PartNumber: 2, Body }));
+          if (path !== 'completed.bin') continue;
+          const { Parts = [] } = await client.send(new sdk.ListPartsCommand({ Bucket, Key, UploadId }));
+          const MultipartUpload = { Parts: Parts.map(({ ETag, PartNumber }) => ({ ETag, PartNumber })) };
+          await client.send(new sdk.CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload }));
+        } finally {
+          client.destroy();
+        }
+      }
+    }
+    return { uploads, lastBytes };
+  }
+
   test('killed mid-PATCH, started again, cut three times by the client: byte-exact', async (t) => {
     if (skipReason) return t.skip(skipReason);
     const whole = bytes(SIZE, 41);
     let server = await start(0);
     let token = await signIn(server);
     const location = await create(server.url, token, 'killed.bin', whole.length);
+
+    // Uploads whose last bytes the dying process would have stored, but not yet made a file.
+    const stranded = await strandedUploads(server.url, token);
 
     // The server dies with a PATCH mid-body: some bytes held, more on their way.
     const sent = Math.floor(whole.length * 0.7);
@@ -233,9 +287,21 @@ describe(`resumable uploads against killed servers and cut clients (${WHERE})`, 
     server.process.kill('SIGKILL');
     assert.equal(await server.exited, 'SIGKILL');
     cut.req.destroy();
+    await stranded.lastBytes();
 
     server = await start(0);
     token = await signIn(server);
+    // A resuming client asks HEAD, is told every byte is there, and sends nothing more: the file is made.
+    for (const upload of stranded.uploads) {
+      const told = await head(server.url, token, upload.location);
+      assert.equal(told.status, 200, upload.path);
+      assert.equal(told.offset, upload.whole.length, upload.path);
+      assert.equal(sha256(await download(server.url, token, upload.path)), sha256(upload.whole), upload.path);
+      assert.equal((await head(server.url, token, upload.location)).status, 404, `${upload.path} became the file`);
+      const late = await patch(server.url, token, upload.location, upload.whole.length, Buffer.alloc(0));
+      assert.equal(late.status, 404, `${upload.path}: made the file once`);
+      assert.equal(sha256(await download(server.url, token, upload.path)), sha256(upload.whole), upload.path);
+    }
     const afterKill = await head(server.url, token, location);
     assert.equal(afterKill.status, 200);
     assert.ok(afterKill.offset > 0 && afterKill.offset <= sent, `offset ${afterKill.offset} of ${sent} sent`);
@@ -282,6 +348,10 @@ describe(`resumable uploads against killed servers and cut clients (${WHERE})`, 
     first.req.end(whole.subarray(3 * MiB));
     assert.equal(await first.answer, 204);
     assert.equal(sha256(await download(b.url, tokenB, 'shared.bin')), sha256(whole));
+    // The other process still keeps the upload's record in memory: it is a file all the same, made once.
+    assert.equal((await head(b.url, tokenB, location)).status, 404);
+    assert.equal((await patch(b.url, tokenB, location, whole.length, Buffer.alloc(0))).status, 404);
+    assert.equal(sha256(await download(a.url, tokenA, 'shared.bin')), sha256(whole));
 
     // Killed while it holds an upload, a process holds it no more: the other takes it at once.
     const again = await create(a.url, tokenA, 'orphan.bin', whole.length);
