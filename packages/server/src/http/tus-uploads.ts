@@ -24,6 +24,8 @@ export interface TusCall {
   failure?: unknown;
   /** The code of a refusal of the library's, for the request log. */
   code?: string;
+  /** The upload's length is not told yet (`Upload-Defer-Length`): bytes past the store's limit are `storage_limit`. */
+  lengthDeferred?: boolean;
   /**
    * What the route runs once the library answered, in order: forget an upload finished by this
    * request, release the upload's hold.
@@ -34,8 +36,17 @@ export interface TusCall {
 /** The metadata Roost keeps with each upload (tus `Upload-Metadata` keys), set by the server only. */
 const OWNER = 'roost_owner';
 const PATH = 'roost_path';
+/** The file store an upload was made for: stores sharing a bucket and prefix see each other's uploads. */
+const STORE = 'roost_store';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+const STORAGE_LIMIT = {
+  status: 413,
+  starts: 'Maximum size exceeded',
+  code: 'storage_limit',
+  message: 'The file is larger than this store allows.',
+};
 
 /** The library's refusals (@tus/utils ERRORS), by their status and text, as Roost's codes (docs/errors.md). */
 const TUS_CODES: ReadonlyArray<{ status: number; starts: string; code: string; message: string }> = [
@@ -52,12 +63,7 @@ const TUS_CODES: ReadonlyArray<{ status: number; starts: string; code: string; m
     message: 'The upload expired before it was complete.',
   },
   { status: 404, starts: 'The file for this url was not', code: 'not_found', message: 'There is no such upload.' },
-  {
-    status: 413,
-    starts: 'Maximum size exceeded',
-    code: 'storage_limit',
-    message: 'The file is larger than this store allows.',
-  },
+  STORAGE_LIMIT,
   {
     status: 413,
     starts: "upload's size exceeded",
@@ -209,15 +215,24 @@ export async function tusServer(
       if (req.method === 'POST') return;
       // Someone else's upload is as missing as one that never was: its URL tells nothing.
       const upload = await datastore.getUpload(id);
-      if ((upload.metadata?.[OWNER] ?? '') !== (callOf(req).principal.userId ?? ''))
+      // So is an upload of another store at this store's URL (uploads made before the store was
+      // kept with them have none).
+      const { [OWNER]: owner = '', [STORE]: madeFor = store.name } = upload.metadata ?? {};
+      if (owner !== (callOf(req).principal.userId ?? '') || madeFor !== store.name)
         throw fileStoreErrors.not_found({ message: 'There is no such upload.' });
+      callOf(req).lengthDeferred = upload.sizeIsDeferred;
       if (req.method === 'HEAD' && upload.size !== undefined && upload.offset === upload.size)
         await finishStranded(req, id);
     },
     async onUploadCreate(req, upload) {
       const target = targetOf(upload.metadata);
       await store.checkUpload(callOf(req).principal, target, upload.size);
-      const metadata = { ...upload.metadata, [PATH]: target.path, [OWNER]: callOf(req).principal.userId ?? '' };
+      const metadata = {
+        ...upload.metadata,
+        [PATH]: target.path,
+        [OWNER]: callOf(req).principal.userId ?? '',
+        [STORE]: store.name,
+      };
       return { metadata };
     },
     async onUploadFinish(req, upload) {
@@ -231,10 +246,12 @@ export async function tusServer(
         call.failure = err;
         return { status_code: 500, body: '' };
       }
-      const known =
+      let known =
         err === BUSY
           ? BUSY_FAILURE
           : TUS_CODES.find((c) => c.status === err.status_code && err.body.startsWith(c.starts));
+      // Without a length told, the library's "past the length" is past the store's limit.
+      if (known?.code === 'upload_length_exceeded' && call.lengthDeferred) known = STORAGE_LIMIT;
       call.code = known?.code ?? 'bad_request';
       return {
         status_code: err.status_code,

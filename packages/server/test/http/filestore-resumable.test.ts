@@ -241,6 +241,12 @@ test('resumable: offsets that do not match, bytes past Upload-Length, and anothe
     });
     assert.equal(del.status, 404);
   }
+  // Alice's own upload at another store's address is no upload there either (on S3 the stores share a bucket).
+  const elsewhere = created.location.replace('/files/', '/tiny/');
+  assert.equal((await head(alice, elsewhere)).status, 404);
+  const forgedStore = await patch(alice, elsewhere, 400, whole.subarray(400));
+  assert.equal(forgedStore.status, 404);
+  assert.equal(forgedStore.body.code, 'not_found');
   assert.equal((await head(alice, created.location)).offset, 400);
   const done = await patch(alice, created.location, 400, whole.subarray(400));
   assert.equal(done.status, 204);
@@ -291,6 +297,8 @@ test('resumable: the caller needs the write permission and the store its size li
   assert.equal(deferred.status, 201);
   const past = await patch(alice, deferred.location, 0, bytes(64 * 1024 + 10));
   assert.equal(past.status, 413);
+  assert.equal(past.body.code, 'storage_limit');
+  assert.equal((await head(alice, deferred.location)).offset, 0, 'nothing kept of the refused bytes');
   const listed = await s.request('/tiny/@list', {}, { token: alice });
   assert.deepEqual(listed.body.items, [], 'nothing entered');
 });
