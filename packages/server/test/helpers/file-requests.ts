@@ -61,3 +61,14 @@ export function generatedBody(total: number, chunkSize = 256 * 1024): Readable {
     },
   });
 }
+
+/** Bytes that differ at every offset (a chunk shifted or kept twice shows), the same for a `seed`. */
+export function patternedBytes(size: number, seed = 1): Buffer {
+  const out = Buffer.alloc(size);
+  let x = seed;
+  for (let i = 0; i < size; i++) {
+    x = (x * 1103515245 + 12345) & 0x7fffffff;
+    out[i] = x >> 16;
+  }
+  return out;
+}

@@ -6,10 +6,12 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../../src/core/config.js';
+import { patternedBytes } from '../helpers/file-requests.js';
 import { sharedMoto, type TestMoto } from '../helpers/moto-server.js';
 import { s3Credentials } from '../helpers/s3-server.js';
 import { addAccountBeside, createPostgresDatabase, PASSWORD, postgresAdminUrl } from '../helpers/test-server.js';
-import { startChild, writeConfig, type ChildRoost } from '../security/support/child-roost.js';
+import { serveRoost, type ServedRoost } from '../helpers/roost-command.js';
+import { writeConfig } from '../security/support/child-roost.js';
 import { onPostgres } from './scale-helpers.js';
 
 /**
@@ -29,16 +31,6 @@ const OCTETS = { ...TUS, 'content-type': 'application/offset+octet-stream' };
 /** On S3 a multipart upload of 5 MiB parts: two of them and an incomplete part's bytes. */
 const SIZE = onPostgres ? 11 * MiB + 4321 : 4 * MiB + 4321;
 
-/** Bytes that differ at every offset (a chunk shifted or kept twice shows). */
-function bytes(size: number, seed: number): Buffer {
-  const out = Buffer.alloc(size);
-  let x = seed;
-  for (let i = 0; i < size; i++) {
-    x = (x * 1103515245 + 12345) & 0x7fffffff;
-    out[i] = x >> 16;
-  }
-  return out;
-}
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Seeded, so that a failure comes back at the same cuts. */
@@ -161,7 +153,7 @@ async function download(base: string, token: string, path: string): Promise<Buff
   return got;
 }
 
-async function signIn(server: ChildRoost): Promise<string> {
+async function signIn(server: ServedRoost): Promise<string> {
   const res = await fetch(`${server.url}/users/api/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -172,7 +164,11 @@ async function signIn(server: ChildRoost): Promise<string> {
   return token;
 }
 
-const errorsLogged = (server: ChildRoost) => server.lines.filter((l) => /"level":(50|60)/.test(l));
+const errorsLogged = (server: ServedRoost) =>
+  server
+    .output()
+    .split('\n')
+    .filter((l) => /"level":(50|60)/.test(l));
 
 type S3Bucket = Awaited<ReturnType<TestMoto['newBucket']>>;
 const WHERE = onPostgres ? 'PostgreSQL, S3' : 'SQLite, local blobs';
@@ -182,9 +178,12 @@ describe(`resumable uploads against killed servers and cut clients (${WHERE})`, 
   let drop: (() => Promise<void>) | undefined;
   let skipReason: string | undefined;
   const configFiles: string[] = [];
-  const running: ChildRoost[] = [];
+  const running: ServedRoost[] = [];
+  /** The second process, started by the first test while the first process starts again. */
+  let starting: Promise<ServedRoost> | undefined;
   const start = async (n: number) => {
-    const server = await startChild(configFiles[n] ?? '');
+    // The roost command as the tests run it (bundled once: a start costs less), on its configuration file.
+    const server = await serveRoost(dir, { ROOST_CONFIG: configFiles[n] ?? '' }, 120_000);
     running.push(server);
     return server;
   };
@@ -219,7 +218,7 @@ describe(`resumable uploads against killed servers and cut clients (${WHERE})`, 
     }
   });
   after(async () => {
-    for (const server of running) server.process.kill('SIGKILL');
+    for (const server of running) server.child.kill('SIGKILL');
     await Promise.all(running.map((server) => server.exited));
     await drop?.();
     await rm(dir, { recursive: true, force: true });
@@ -236,7 +235,7 @@ describe(`resumable uploads against killed servers and cut clients (${WHERE})`, 
     // On S3 a first part of 5 MiB (the bucket's partSizeBytes) is stored whole, the rest is the last part.
     const kept = bucket ? 5 * MiB : 3 * MiB;
     for (const [n, path] of paths.entries()) {
-      const whole = bytes(kept + 1000, 50 + n);
+      const whole = patternedBytes(kept + 1000, 50 + n);
       const location = await create(base, token, path, whole.length);
       assert.equal((await patch(base, token, location, 0, whole.subarray(0, kept))).offset, kept);
       uploads.push({ path, location, whole });
@@ -271,7 +270,7 @@ describe(`resumable uploads against killed servers and cut clients (${WHERE})`, 
 
   test('killed mid-PATCH, started again, cut three times by the client: byte-exact', async (t) => {
     if (skipReason) return t.skip(skipReason);
-    const whole = bytes(SIZE, 41);
+    const whole = patternedBytes(SIZE, 41);
     let server = await start(0);
     let token = await signIn(server);
     const location = await create(server.url, token, 'killed.bin', whole.length);
@@ -284,11 +283,17 @@ describe(`resumable uploads against killed servers and cut clients (${WHERE})`, 
     const cut = openPatch(server.url, token, location, whole, 0, sent);
     await cut.written;
     await heldPast(server.url, token, location, 0);
-    server.process.kill('SIGKILL');
-    assert.equal(await server.exited, 'SIGKILL');
+    server.child.kill('SIGKILL');
+    await server.exited;
+    assert.equal(server.child.signalCode, 'SIGKILL');
     cut.req.destroy();
     await stranded.lastBytes();
 
+    // The second process of the next test starts meanwhile (PostgreSQL).
+    if (onPostgres) {
+      starting = start(1);
+      starting.catch(() => {});
+    }
     server = await start(0);
     token = await signIn(server);
     // A resuming client asks HEAD, is told every byte is there, and sends nothing more: the file is made.
@@ -330,12 +335,12 @@ describe(`resumable uploads against killed servers and cut clients (${WHERE})`, 
   test('two processes, one upload: a PATCH on the other process while one streams is told 423', async (t) => {
     if (skipReason) return t.skip(skipReason);
     if (!onPostgres) return t.skip('runs in the PostgreSQL pass (SQLite has one process)');
-    const [a] = running.filter((server) => server.process.exitCode === null && server.process.signalCode === null);
+    const b = await (starting ?? start(1));
+    const a = running.find((s) => s !== b && s.child.exitCode === null && s.child.signalCode === null);
     assert.ok(a, 'the first process runs');
-    const b = await start(1);
     const tokenA = await signIn(a);
     const tokenB = await signIn(b);
-    const whole = bytes(3 * MiB, 43);
+    const whole = patternedBytes(3 * MiB, 43);
     const location = await create(a.url, tokenA, 'shared.bin', whole.length);
 
     const first = openPatch(a.url, tokenA, location, whole, 0, MiB);
@@ -360,7 +365,7 @@ describe(`resumable uploads against killed servers and cut clients (${WHERE})`, 
     await pause(200);
     const busy = await patch(b.url, tokenB, again, 0, whole);
     assert.equal(busy.status, 423, 'held by the first process while it lives');
-    a.process.kill('SIGKILL');
+    a.child.kill('SIGKILL');
     await a.exited;
     held2.req.destroy();
     const done = await resume(b.url, tokenB, again, whole);
