@@ -211,6 +211,9 @@ export async function tusServer(
     namingFunction: () => uploads.idOf(uploads.newId()),
     locker: (req) => (req.method === 'HEAD' ? NO_LOCK : heldUntilAnswered(locks, callOf(req))),
     disableTerminationForFinishedUploads: true,
+    // The delay before a request that lost its hold stops (`heldUntilAnswered`): at once, since
+    // another process may take the upload as soon as PostgreSQL released it. (0 is the default, 3 s.)
+    lockDrainTimeout: 1,
     async onIncomingRequest(req, id) {
       if (req.method === 'POST') return;
       // Someone else's upload is as missing as one that never was: its URL tells nothing.

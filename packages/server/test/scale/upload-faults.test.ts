@@ -6,6 +6,7 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../../src/core/config.js';
+import { postgres } from '../../src/storage/database.js';
 import { patternedBytes } from '../helpers/file-requests.js';
 import { sharedMoto, type TestMoto } from '../helpers/moto-server.js';
 import { s3Credentials } from '../helpers/s3-server.js';
@@ -176,6 +177,7 @@ const WHERE = onPostgres ? 'PostgreSQL, S3' : 'SQLite, local blobs';
 describe(`resumable uploads against killed servers and cut clients (${WHERE})`, () => {
   let dir = '';
   let drop: (() => Promise<void>) | undefined;
+  let pgUrl = '';
   let skipReason: string | undefined;
   const configFiles: string[] = [];
   const running: ServedRoost[] = [];
@@ -200,6 +202,7 @@ describe(`resumable uploads against killed servers and cut clients (${WHERE})`, 
     bucket = await moto?.newBucket();
     const pg = onPostgres ? await createPostgresDatabase(postgresAdminUrl()) : undefined;
     drop = pg?.drop;
+    pgUrl = pg?.directUrl ?? '';
     const shared = {
       host: '127.0.0.1',
       port: 0,
@@ -357,6 +360,31 @@ describe(`resumable uploads against killed servers and cut clients (${WHERE})`, 
     assert.equal((await head(b.url, tokenB, location)).status, 404);
     assert.equal((await patch(b.url, tokenB, location, whole.length, Buffer.alloc(0))).status, 404);
     assert.equal(sha256(await download(a.url, tokenA, 'shared.bin')), sha256(whole));
+
+    // The connection that holds a process's upload locks drops (its backend ended): its PATCH
+    // stops, keeping what it wrote, and the other process takes the upload; the first opens a
+    // connection again for its next upload.
+    const dropped = await create(a.url, tokenA, 'dropped.bin', whole.length);
+    const cutOff = openPatch(a.url, tokenA, dropped, whole, 0, MiB);
+    await cutOff.written;
+    await heldPast(a.url, tokenA, dropped, -1);
+    assert.equal((await patch(b.url, tokenB, dropped, 0, whole)).status, 423);
+    const admin = new (postgres().Client)({ connectionString: pgUrl });
+    await admin.connect();
+    try {
+      const ended = await admin.query(
+        "select pg_terminate_backend(pid) from pg_locks where locktype = 'advisory' and granted " +
+          'and database = (select oid from pg_database where datname = current_database())',
+      );
+      assert.equal(ended.rowCount, 1, "the first process's locks connection, holding one upload");
+    } finally {
+      await admin.end();
+    }
+    await cutOff.answer;
+    cutOff.req.destroy();
+    const taken = await resume(b.url, tokenB, dropped, whole);
+    assert.equal(taken.status, 204, JSON.stringify(taken.body));
+    assert.equal(sha256(await download(b.url, tokenB, 'dropped.bin')), sha256(whole));
 
     // Killed while it holds an upload, a process holds it no more: the other takes it at once.
     const again = await create(a.url, tokenA, 'orphan.bin', whole.length);
