@@ -72,3 +72,46 @@ export function patternedBytes(size: number, seed = 1): Buffer {
   }
   return out;
 }
+
+/**
+ * A tus PATCH (docs/filestore.md, "Resumable uploads") from `offset`, announcing every byte of
+ * `whole` to its end, of which only those up to `upTo` are written: the request stays open,
+ * mid-body, until the caller ends or destroys it (or the server dies). `answer` resolves with
+ * the status once the server answers (0: the connection failed first).
+ */
+export function openTusPatch(
+  base: string,
+  token: string,
+  location: string,
+  whole: Buffer,
+  offset: number,
+  upTo: number,
+) {
+  const url = new URL(base + location);
+  let answered: (status: number) => void = () => {};
+  const answer = new Promise<number>((resolve) => {
+    answered = resolve;
+  });
+  const req = httpRequest(
+    {
+      host: url.hostname,
+      port: url.port,
+      path: url.pathname,
+      method: 'PATCH',
+      headers: {
+        'tus-resumable': '1.0.0',
+        'content-type': 'application/offset+octet-stream',
+        'x-auth-token': token,
+        'upload-offset': String(offset),
+        'content-length': String(whole.length - offset),
+      },
+    },
+    (res) => {
+      res.resume();
+      answered(res.statusCode ?? 0);
+    },
+  );
+  req.on('error', () => answered(0));
+  const written = new Promise<void>((resolve) => req.write(whole.subarray(offset, upTo), () => resolve()));
+  return { req, written, answer };
+}

@@ -6,7 +6,7 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { Upload as TusUpload } from 'tus-js-client';
 import { defineExtension, refuse } from '../../src/roost.js';
-import { patternedBytes } from '../helpers/file-requests.js';
+import { openTusPatch, patternedBytes } from '../helpers/file-requests.js';
 import { sharedMoto, type TestMoto } from '../helpers/moto-server.js';
 import { s3Credentials } from '../helpers/s3-server.js';
 import { startServer, type TestServer } from '../helpers/test-server.js';
@@ -116,29 +116,12 @@ async function download(token: string, path: string): Promise<Buffer> {
  * A PATCH whose client goes away: `sent` bytes written, then, once the server holds some of them
  * (on S3 a part), the socket destroyed as a killed process's would be. Resolves once it is gone.
  */
-function cutPatch(token: string, location: string, offset: number, whole: Buffer, sent: number): Promise<void> {
-  const url = new URL(s.url + location);
-  return new Promise((resolve) => {
-    const req = httpRequest({
-      host: url.hostname,
-      port: url.port,
-      path: url.pathname,
-      method: 'PATCH',
-      headers: {
-        ...OCTETS,
-        'x-auth-token': token,
-        'upload-offset': String(offset),
-        'content-length': String(whole.length - offset),
-      },
-    });
-    req.on('error', () => resolve());
-    req.write(whole.subarray(offset, offset + sent), async () => {
-      for (let tries = 0; tries < 200 && (await head(token, location)).offset <= offset; tries++)
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      req.destroy();
-      resolve();
-    });
-  });
+async function cutPatch(token: string, location: string, offset: number, whole: Buffer, sent: number) {
+  const patching = openTusPatch(s.url, token, location, whole, offset, offset + sent);
+  await patching.written;
+  for (let tries = 0; tries < 200 && (await head(token, location)).offset <= offset; tries++)
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  patching.req.destroy();
 }
 
 /**

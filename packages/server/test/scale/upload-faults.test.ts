@@ -2,12 +2,11 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { appendFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../../src/core/config.js';
 import { postgres } from '../../src/storage/database.js';
-import { patternedBytes } from '../helpers/file-requests.js';
+import { openTusPatch, patternedBytes } from '../helpers/file-requests.js';
 import { sharedMoto, type TestMoto } from '../helpers/moto-server.js';
 import { s3Credentials } from '../helpers/s3-server.js';
 import { addAccountBeside, createPostgresDatabase, PASSWORD, postgresAdminUrl } from '../helpers/test-server.js';
@@ -70,40 +69,6 @@ async function patch(base: string, token: string, location: string, offset: numb
   });
   const text = await res.text();
   return { status: res.status, offset: Number(res.headers.get('upload-offset')), body: text ? JSON.parse(text) : null };
-}
-
-/**
- * A PATCH from `offset` announcing every byte to the end, of which only those up to `upTo` are
- * written: the request stays open, mid-body, until the caller destroys it (or the server dies).
- * `answered` resolves with the status if the server answers before.
- */
-function openPatch(base: string, token: string, location: string, whole: Buffer, offset: number, upTo: number) {
-  const url = new URL(base + location);
-  let answered: (status: number) => void = () => {};
-  const answer = new Promise<number>((resolve) => {
-    answered = resolve;
-  });
-  const req = httpRequest(
-    {
-      host: url.hostname,
-      port: url.port,
-      path: url.pathname,
-      method: 'PATCH',
-      headers: {
-        ...OCTETS,
-        'x-auth-token': token,
-        'upload-offset': String(offset),
-        'content-length': String(whole.length - offset),
-      },
-    },
-    (res) => {
-      res.resume();
-      answered(res.statusCode ?? 0);
-    },
-  );
-  req.on('error', () => answered(0));
-  const written = new Promise<void>((resolve) => req.write(whole.subarray(offset, upTo), () => resolve()));
-  return { req, written, answer };
 }
 
 /** Wait until the server holds more than `offset` bytes of the upload (on S3: a part went up). */
@@ -283,7 +248,7 @@ describe(`resumable uploads against killed servers and cut clients (${WHERE})`, 
 
     // The server dies with a PATCH mid-body: some bytes held, more on their way.
     const sent = Math.floor(whole.length * 0.7);
-    const cut = openPatch(server.url, token, location, whole, 0, sent);
+    const cut = openTusPatch(server.url, token, location, whole, 0, sent);
     await cut.written;
     await heldPast(server.url, token, location, 0);
     server.child.kill('SIGKILL');
@@ -319,7 +284,7 @@ describe(`resumable uploads against killed servers and cut clients (${WHERE})`, 
     for (let cuts = 0; cuts < 3; cuts++) {
       const { offset } = await head(server.url, token, location);
       const upTo = offset + 1 + Math.floor(random() * (whole.length - offset - 2));
-      const patching = openPatch(server.url, token, location, whole, offset, upTo);
+      const patching = openTusPatch(server.url, token, location, whole, offset, upTo);
       await patching.written;
       await pause(150);
       patching.req.destroy();
@@ -346,7 +311,7 @@ describe(`resumable uploads against killed servers and cut clients (${WHERE})`, 
     const whole = patternedBytes(3 * MiB, 43);
     const location = await create(a.url, tokenA, 'shared.bin', whole.length);
 
-    const first = openPatch(a.url, tokenA, location, whole, 0, MiB);
+    const first = openTusPatch(a.url, tokenA, location, whole, 0, MiB);
     await first.written;
     const held = await heldPast(b.url, tokenB, location, -1);
     const second = await patch(b.url, tokenB, location, held, whole.subarray(held));
@@ -365,7 +330,7 @@ describe(`resumable uploads against killed servers and cut clients (${WHERE})`, 
     // stops, keeping what it wrote, and the other process takes the upload; the first opens a
     // connection again for its next upload.
     const dropped = await create(a.url, tokenA, 'dropped.bin', whole.length);
-    const cutOff = openPatch(a.url, tokenA, dropped, whole, 0, MiB);
+    const cutOff = openTusPatch(a.url, tokenA, dropped, whole, 0, MiB);
     await cutOff.written;
     await heldPast(a.url, tokenA, dropped, -1);
     assert.equal((await patch(b.url, tokenB, dropped, 0, whole)).status, 423);
@@ -388,7 +353,7 @@ describe(`resumable uploads against killed servers and cut clients (${WHERE})`, 
 
     // Killed while it holds an upload, a process holds it no more: the other takes it at once.
     const again = await create(a.url, tokenA, 'orphan.bin', whole.length);
-    const held2 = openPatch(a.url, tokenA, again, whole, 0, MiB);
+    const held2 = openTusPatch(a.url, tokenA, again, whole, 0, MiB);
     await held2.written;
     await pause(200);
     const busy = await patch(b.url, tokenB, again, 0, whole);
