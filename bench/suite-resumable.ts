@@ -3,6 +3,7 @@
 // 80% of the plain upload's).
 import { type Agent, request } from 'node:http';
 import { clientTarget, compare, machineLine, publish, renderTable, slicesLine, start, stop } from './lib.js';
+import { largeUpload } from './resumable-large.js';
 
 const CONNECTIONS = 4;
 const MiB = 1024 * 1024;
@@ -81,6 +82,15 @@ export async function run(): Promise<void> {
         { label: rows.tus16!.name, m: rows.tus16!, baseline: rows.plain16! },
       ]),
     ]);
+    // Then one upload of 1 GiB, cut three times (bench/resumable-large.ts), on the same server.
+    const large = await largeUpload(files);
+    publish(
+      'resumable-1gb',
+      machineLine('SQLite, local blobs.'),
+      'One upload, timed whole, after the table above on the same server.',
+      { large: large.row },
+      large.text,
+    );
   } finally {
     await stop(files);
   }

@@ -252,8 +252,8 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     return Object.hasOwn(s3Keys, bucket) ? s3Keys[bucket] : undefined;
   };
   const blobs = openBlobStores(config, liveS3Keys);
-  // Each store's resumable uploads, beside its blobs (storage/partial-uploads.ts).
-  const uploads = openStoresPartialUploads(config, liveS3Keys);
+  // Each store's resumable uploads, beside its blobs, one request at a time on each in every process.
+  const uploads = openStoresPartialUploads(config, liveS3Keys, (err) => log.warn({ err }, 'resumable upload locks'));
   const fileStores = createFileStores({
     db,
     reads: replicas.reads,
@@ -384,7 +384,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
       hub?.close();
       await webhooks.close();
       blobs.close();
-      uploads.close();
+      await uploads.close();
       backups.close();
       await events.flush();
       await notify?.close();

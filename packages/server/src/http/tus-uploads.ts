@@ -1,5 +1,6 @@
+import { Readable } from 'node:stream';
 import type { Server, ServerOptions } from '@tus/server';
-import type { Lock, Locker, Upload } from '@tus/utils';
+import type { Locker, Upload } from '@tus/utils';
 import type { ServerRequest } from 'srvx';
 import { commonErrors, isRoostError } from '../core/errors.js';
 import type { Principal } from '../core/permissions.js';
@@ -23,15 +24,29 @@ export interface TusCall {
   failure?: unknown;
   /** The code of a refusal of the library's, for the request log. */
   code?: string;
-  /** What the route runs once the library answered (forgets an upload finished by this request). */
-  settle?: () => void;
+  /** The upload's length is not told yet (`Upload-Defer-Length`): bytes past the store's limit are `storage_limit`. */
+  lengthDeferred?: boolean;
+  /**
+   * What the route runs once the library answered, in order: forget an upload finished by this
+   * request, release the upload's hold.
+   */
+  after: Array<() => unknown>;
 }
 
 /** The metadata Roost keeps with each upload (tus `Upload-Metadata` keys), set by the server only. */
 const OWNER = 'roost_owner';
 const PATH = 'roost_path';
+/** The file store an upload was made for: stores sharing a bucket and prefix see each other's uploads. */
+const STORE = 'roost_store';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+const STORAGE_LIMIT = {
+  status: 413,
+  starts: 'Maximum size exceeded',
+  code: 'storage_limit',
+  message: 'The file is larger than this store allows.',
+};
 
 /** The library's refusals (@tus/utils ERRORS), by their status and text, as Roost's codes (docs/errors.md). */
 const TUS_CODES: ReadonlyArray<{ status: number; starts: string; code: string; message: string }> = [
@@ -48,12 +63,7 @@ const TUS_CODES: ReadonlyArray<{ status: number; starts: string; code: string; m
     message: 'The upload expired before it was complete.',
   },
   { status: 404, starts: 'The file for this url was not', code: 'not_found', message: 'There is no such upload.' },
-  {
-    status: 413,
-    starts: 'Maximum size exceeded',
-    code: 'storage_limit',
-    message: 'The file is larger than this store allows.',
-  },
+  STORAGE_LIMIT,
   {
     status: 413,
     starts: "upload's size exceeded",
@@ -100,33 +110,31 @@ const TUS_CODES: ReadonlyArray<{ status: number; starts: string; code: string; m
   },
 ];
 
-/** A second request on an upload while one is under way (one at a time, `OneAtATime`): 423. */
+/** A second request on an upload while one is under way (one at a time, `heldUntilAnswered`): 423. */
 const BUSY = { status_code: 423, body: 'upload busy' };
 const BUSY_FAILURE = { code: 'upload_busy', message: 'Another request is writing this upload; retry when it ended.' };
 
 /**
- * One request at a time on an upload, in this process: a second PATCH (or POST, DELETE) while
- * one runs is refused at once with 423 rather than the library's default (which stops the first
- * and lets the second fail on its offset), so the first wins whole and the other can retry.
+ * One request at a time on an upload, in every process (storage/upload-locks.ts: on PostgreSQL
+ * an advisory lock): a second PATCH (or POST, DELETE) while one runs is refused at once with 423
+ * rather than the library's default (which stops the first and lets the second fail on its
+ * offset), so the first wins whole and the other can retry. The hold lasts until the request's
+ * answer, not the library's `unlock`: the library unlocks before `onUploadFinish`, and the finish
+ * (the upload made a file) must not meet a second request's write or finish. A hold that ends by
+ * itself (its connection to PostgreSQL dropped) cancels the request, which keeps what it wrote.
  * HEAD takes no lock: it only reads the offset.
  */
-class OneAtATime implements Locker {
-  private readonly held = new Set<string>();
-  newLock(id: string): Lock {
-    const held = this.held;
-    let mine = false;
-    return {
-      async lock() {
-        if (held.has(id)) throw BUSY;
-        held.add(id);
-        mine = true;
+function heldUntilAnswered(locks: NonNullable<FileStore['uploads']>['locks'], call: TusCall): Locker {
+  return {
+    newLock: (id) => ({
+      async lock(_signal, cancel) {
+        const release = await locks.tryLock(id, () => void cancel());
+        if (!release) throw BUSY;
+        call.after.push(release);
       },
-      async unlock() {
-        if (mine) held.delete(id);
-        mine = false;
-      },
-    };
-  }
+      async unlock() {},
+    }),
+  };
 }
 const NO_LOCK: Locker = { newLock: () => ({ lock: async () => {}, unlock: async () => {} }) };
 
@@ -149,13 +157,13 @@ export async function tusServer(
 ): Promise<Server> {
   const uploads = store.uploads;
   if (!uploads) throw new Error(`the file store ${store.name} takes no resumable uploads`);
+  const { locks } = uploads;
   const [{ Server }, datastore] = await Promise.all([import('@tus/server'), uploads.datastore()]);
   const callOf = (req: ServerRequest): TusCall => {
     const call = calls.get(req);
     if (!call) throw new Error('a tus request without its caller');
     return call;
   };
-  const oneAtATime = new OneAtATime();
   // An upload finished by a request is a file now, its records gone (storage/partial-uploads.ts);
   // the library still reads it once after the finish (a creation's Upload-Expires), until the answer.
   const finished = new Map<string, Upload>();
@@ -166,6 +174,34 @@ export async function tusServer(
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
+  /** The complete upload made the file (filestore-upload-ops.ts), remembered until the answer. */
+  async function finish(req: ServerRequest, upload: Upload): Promise<void> {
+    const metadata = upload.metadata ?? {};
+    const mime = metadata.filetype ?? metadata.type ?? undefined;
+    const call = callOf(req);
+    await store.finishUpload(call.principal, parsePath(metadata[PATH] ?? ''), upload.id, mime);
+    finished.set(upload.id, upload);
+    call.after.unshift(() => finished.delete(upload.id));
+  }
+  const expired = (upload: Upload) =>
+    datastore.getExpiration() > 0 && Date.parse(upload.creation_date ?? '') + datastore.getExpiration() < Date.now();
+  /**
+   * An upload whose every byte is stored but which is no file: the process that took its last
+   * byte died before it made the file (or before the multipart upload on S3 was completed). A
+   * resuming client asks HEAD first and, told the offset is the length, sends nothing more
+   * (tus-js-client): so HEAD makes it the file, under the upload's lock (held: a request is at
+   * it already, and HEAD tells what is stored).
+   */
+  async function finishStranded(req: ServerRequest, id: string): Promise<void> {
+    const release = await locks.tryLock(id, () => {});
+    if (!release) return;
+    callOf(req).after.push(release);
+    const upload = await datastore.getUpload(id).catch(() => null);
+    if (!upload || upload.size === undefined || upload.offset !== upload.size || expired(upload)) return;
+    // A write of nothing at the end completes an S3 multipart upload left open (storage/partial-uploads.ts).
+    await datastore.write(Readable.from([]), id, upload.size);
+    await finish(req, upload);
+  }
   const options: ServerOptions = {
     path,
     maxSize: store.options.maxFileBytes,
@@ -173,28 +209,37 @@ export async function tusServer(
     generateUrl: (_req, { path: base, id }) => `${base}/${uploads.uuidOf(id)}`,
     getFileIdFromRequest: (_req, last) => (last && UUID.test(last) ? uploads.idOf(last) : undefined),
     namingFunction: () => uploads.idOf(uploads.newId()),
-    locker: (req) => (req.method === 'HEAD' ? NO_LOCK : oneAtATime),
+    locker: (req) => (req.method === 'HEAD' ? NO_LOCK : heldUntilAnswered(locks, callOf(req))),
     disableTerminationForFinishedUploads: true,
+    // The delay before a request that lost its hold stops (`heldUntilAnswered`): at once, since
+    // another process may take the upload as soon as PostgreSQL released it. (0 is the default, 3 s.)
+    lockDrainTimeout: 1,
     async onIncomingRequest(req, id) {
       if (req.method === 'POST') return;
       // Someone else's upload is as missing as one that never was: its URL tells nothing.
       const upload = await datastore.getUpload(id);
-      if ((upload.metadata?.[OWNER] ?? '') !== (callOf(req).principal.userId ?? ''))
+      // So is an upload of another store at this store's URL (uploads made before the store was
+      // kept with them have none).
+      const { [OWNER]: owner = '', [STORE]: madeFor = store.name } = upload.metadata ?? {};
+      if (owner !== (callOf(req).principal.userId ?? '') || madeFor !== store.name)
         throw fileStoreErrors.not_found({ message: 'There is no such upload.' });
+      callOf(req).lengthDeferred = upload.sizeIsDeferred;
+      if (req.method === 'HEAD' && upload.size !== undefined && upload.offset === upload.size)
+        await finishStranded(req, id);
     },
     async onUploadCreate(req, upload) {
       const target = targetOf(upload.metadata);
       await store.checkUpload(callOf(req).principal, target, upload.size);
-      const metadata = { ...upload.metadata, [PATH]: target.path, [OWNER]: callOf(req).principal.userId ?? '' };
+      const metadata = {
+        ...upload.metadata,
+        [PATH]: target.path,
+        [OWNER]: callOf(req).principal.userId ?? '',
+        [STORE]: store.name,
+      };
       return { metadata };
     },
     async onUploadFinish(req, upload) {
-      const metadata = upload.metadata ?? {};
-      const mime = metadata.filetype ?? metadata.type ?? undefined;
-      const call = callOf(req);
-      await store.finishUpload(call.principal, parsePath(metadata[PATH] ?? ''), upload.id, mime);
-      finished.set(upload.id, upload);
-      call.settle = () => finished.delete(upload.id);
+      await finish(req, upload);
       return {};
     },
     onResponseError(req, err) {
@@ -204,10 +249,12 @@ export async function tusServer(
         call.failure = err;
         return { status_code: 500, body: '' };
       }
-      const known =
+      let known =
         err === BUSY
           ? BUSY_FAILURE
           : TUS_CODES.find((c) => c.status === err.status_code && err.body.startsWith(c.starts));
+      // Without a length told, the library's "past the length" is past the store's limit.
+      if (known?.code === 'upload_length_exceeded' && call.lengthDeferred) known = STORAGE_LIMIT;
       call.code = known?.code ?? 'bad_request';
       return {
         status_code: err.status_code,

@@ -4,13 +4,15 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { DataStore } from '@tus/utils';
+import { type DataStore, ERRORS } from '@tus/utils';
 import type { BlobStoreOptions, Config } from '../core/config.js';
 import { BlobTooLargeError, blobMeter, type StoredBlob } from './blob-store.js';
 import type { LiveS3Keys } from './blob-stores.js';
 import { localBlobPath, syncDirectory } from './local-blob-store.js';
-import { configuredKeys, s3ClientConfig, s3Connection, type S3BlobStoreOptions } from './s3-blob-store.js';
+import { configuredKeys, isMissing, s3ClientConfig, s3Connection, type S3BlobStoreOptions } from './s3-blob-store.js';
 import { hashedWrites } from './upload-hashes.js';
+import { postgresUrls } from './pg-connections.js';
+import { memoryUploadLocks, postgresUploadLocks, type UploadLocks } from './upload-locks.js';
 
 /**
  * Where a file store's resumable (tus) uploads keep their bytes until they are complete, beside
@@ -37,6 +39,8 @@ export interface PartialUploads {
   adopt(id: string, maxBytes: number): Promise<StoredBlob>;
   /** Remove the uploads older than the expiry; how many went (the library's count). */
   sweepExpired(): Promise<number>;
+  /** Who writes an upload now, across the deployment's processes (storage/upload-locks.ts). */
+  readonly locks: UploadLocks;
   close(): void;
 }
 
@@ -54,7 +58,13 @@ async function metered(source: Readable, maxBytes: number): Promise<Omit<StoredB
   return meter.result();
 }
 
-function localUploads(dir: string, store: string, expiryMs: number, syncDirectories: boolean): PartialUploads {
+function localUploads(
+  dir: string,
+  store: string,
+  expiryMs: number,
+  syncDirectories: boolean,
+  locks: UploadLocks,
+): PartialUploads {
   // A folder per file store: stores sharing a blob directory may expire their uploads differently.
   const directory = join(dir, 'uploads', store);
   let tus: Promise<ReturnType<typeof hashedWrites>> | undefined;
@@ -65,6 +75,7 @@ function localUploads(dir: string, store: string, expiryMs: number, syncDirector
     return tus;
   };
   return {
+    locks,
     datastore: async () => (await hashed()).datastore,
     newId: () => randomUUID(),
     idOf: (uuid) => uuid,
@@ -96,41 +107,87 @@ function localUploads(dir: string, store: string, expiryMs: number, syncDirector
   };
 }
 
-function s3Uploads(options: S3BlobStoreOptions, expiryMs: number, liveKeys?: LiveS3Keys): PartialUploads {
+function s3Uploads(
+  options: S3BlobStoreOptions,
+  expiryMs: number,
+  locks: UploadLocks,
+  liveKeys?: LiveS3Keys,
+): PartialUploads {
   const keys = async () => (await liveKeys?.(options.bucket)) ?? configuredKeys(options);
   const connection = s3Connection(options, liveKeys ? () => liveKeys(options.bucket) : undefined);
-  let store: Promise<ReturnType<typeof hashedWrites>> | undefined;
+  /** The hashed tus store, and the library's store under it (its record of each upload kept in memory). */
+  type Stores = ReturnType<typeof hashedWrites> & { s3: { forget(id: string): Promise<void> } };
+  let store: Promise<Stores> | undefined;
   const infoKey = (id: string) => `${id}.info`;
-  const hashed = () => {
+  /** The size of the object `key`, null when there is none. */
+  const sizeOf = async (key: string) => {
+    const { sdk, client } = await connection.s3();
+    return client.send(new sdk.HeadObjectCommand({ Bucket: options.bucket, Key: key })).then(
+      (head) => head.ContentLength ?? 0,
+      (err: unknown) => {
+        if (isMissing(err)) return null;
+        throw err;
+      },
+    );
+  };
+  const hashed = (): Promise<Stores> => {
     store ??= import('@tus/s3-store').then(async ({ S3Store }) => {
+      /**
+       * The library fails a write when the multipart upload is gone. Then, if the upload's record
+       * (`.info`) is gone too, it became a file meanwhile (`adopt`, maybe in another process,
+       * whose record this process may still keep in memory): no such upload (404). If the record
+       * is there and the object has every byte, the process that completed the multipart upload
+       * died before the upload became a file (http/tus-uploads.ts `finishStranded`): nothing to
+       * write, the offset stands.
+       */
+      class ResumableS3Store extends S3Store {
+        /** The library's record of upload `id` in memory dropped: it became a file. */
+        forget(id: string): Promise<void> {
+          return this.clearCache(id);
+        }
+        override async write(source: Readable, id: string, offset: number): Promise<number> {
+          try {
+            return await super.write(source, id, offset);
+          } catch (err) {
+            const [record, size] = await Promise.all([sizeOf(infoKey(id)), sizeOf(id)]);
+            if (record === null) {
+              await this.clearCache(id);
+              throw ERRORS.FILE_NOT_FOUND;
+            }
+            if (size !== offset) throw err;
+            source.resume();
+            return offset;
+          }
+        }
+      }
       const configured = await keys();
-      return hashedWrites(
-        new S3Store({
-          partSize: options.partSizeBytes,
-          expirationPeriodInMilliseconds: expiryMs,
-          // Expiry is swept by Roost (services.ts), not by lifecycle rules on tags, which not
-          // every S3-compatible server keeps.
-          useTags: false,
-          s3ClientConfig: {
-            ...s3ClientConfig(options),
-            bucket: options.bucket,
-            // The key in force at each request: the settings page may change it (s3-blob-store.ts).
-            ...(configured || liveKeys
-              ? {
-                  credentials: async () => {
-                    const now = await keys();
-                    if (!now) throw new Error(`no access key for the bucket ${options.bucket}`);
-                    return { ...now };
-                  },
-                }
-              : {}),
-          },
-        }),
-      );
+      const s3 = new ResumableS3Store({
+        partSize: options.partSizeBytes,
+        expirationPeriodInMilliseconds: expiryMs,
+        // Expiry is swept by Roost (services.ts), not by lifecycle rules on tags, which not
+        // every S3-compatible server keeps.
+        useTags: false,
+        s3ClientConfig: {
+          ...s3ClientConfig(options),
+          bucket: options.bucket,
+          // The key in force at each request: the settings page may change it (s3-blob-store.ts).
+          ...(configured || liveKeys
+            ? {
+                credentials: async () => {
+                  const now = await keys();
+                  if (!now) throw new Error(`no access key for the bucket ${options.bucket}`);
+                  return { ...now };
+                },
+              }
+            : {}),
+        },
+      });
+      return { ...hashedWrites(s3), s3 };
     });
     return store;
   };
   return {
+    locks,
     datastore: async () => (await hashed()).datastore,
     newId: () => randomUUID(),
     idOf: (uuid) => `${options.prefix}${uuid}`,
@@ -147,6 +204,8 @@ function s3Uploads(options: S3BlobStoreOptions, expiryMs: number, liveKeys?: Liv
       }
       if (result.size > maxBytes) throw new BlobTooLargeError(maxBytes);
       await client.send(new sdk.DeleteObjectCommand({ Bucket: options.bucket, Key: infoKey(id) }));
+      // The library keeps each upload's record in memory: this one is no upload any more.
+      await (await hashed()).s3.forget(id);
       return { id: this.uuidOf(id), ...result };
     },
     async sweepExpired() {
@@ -168,22 +227,30 @@ function openPartialUploads(
   options: BlobStoreOptions,
   config: Pick<Config, 'dataDir' | 'durability'>,
   expiryMs: number,
+  locks: UploadLocks,
   liveKeys?: LiveS3Keys,
 ): PartialUploads {
   return options.kind === 's3'
-    ? s3Uploads(options, expiryMs, liveKeys)
-    : localUploads(options.dir ?? join(config.dataDir, 'blobs'), store, expiryMs, config.durability === 'full');
+    ? s3Uploads(options, expiryMs, locks, liveKeys)
+    : localUploads(options.dir ?? join(config.dataDir, 'blobs'), store, expiryMs, config.durability === 'full', locks);
 }
 
-/** Every file store's partial uploads (services.ts): each store's, the sweep of all, and their end. */
+/**
+ * Every file store's partial uploads (services.ts): each store's, the sweep of all, and their end.
+ * Their locks are one set for every store (upload ids are UUIDs), across processes on PostgreSQL
+ * (storage/upload-locks.ts; `onLockError`: its connection failed), closed with them.
+ */
 export function openStoresPartialUploads(
   config: Config,
-  liveKeys?: LiveS3Keys,
-): { forStore(store: string): PartialUploads; sweepExpired(): Promise<void>; close(): void } {
+  liveKeys: LiveS3Keys | undefined,
+  onLockError: (err: Error) => void,
+): { forStore(store: string): PartialUploads; sweepExpired(): Promise<void>; close(): Promise<void> } {
+  const urls = postgresUrls(config);
+  const locks = urls ? postgresUploadLocks(urls.direct, onLockError) : memoryUploadLocks();
   const byStore = new Map(
     Object.entries(config.fileStores).map(([name, store]) => [
       name,
-      openPartialUploads(name, store.blobs ?? config.blobs, config, store.uploadExpirySeconds * 1000, liveKeys),
+      openPartialUploads(name, store.blobs ?? config.blobs, config, store.uploadExpirySeconds * 1000, locks, liveKeys),
     ]),
   );
   return {
@@ -195,8 +262,9 @@ export function openStoresPartialUploads(
     async sweepExpired() {
       for (const uploads of byStore.values()) await uploads.sweepExpired();
     },
-    close() {
+    async close() {
       for (const uploads of byStore.values()) uploads.close();
+      await locks.close();
     },
   };
 }

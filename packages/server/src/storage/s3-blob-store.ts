@@ -232,7 +232,7 @@ async function bodyOf(res: { Body?: { transformToByteArray(): Promise<Uint8Array
 }
 
 /** S3's answer for a key that names no object (GetObject's `NoSuchKey`, HeadObject's bare 404). */
-function isMissing(err: unknown): boolean {
+export function isMissing(err: unknown): boolean {
   const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
   return e.name === 'NoSuchKey' || e.name === 'NotFound' || e.$metadata?.httpStatusCode === 404;
 }

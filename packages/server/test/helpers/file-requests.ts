@@ -61,3 +61,57 @@ export function generatedBody(total: number, chunkSize = 256 * 1024): Readable {
     },
   });
 }
+
+/** Bytes that differ at every offset (a chunk shifted or kept twice shows), the same for a `seed`. */
+export function patternedBytes(size: number, seed = 1): Buffer {
+  const out = Buffer.alloc(size);
+  let x = seed;
+  for (let i = 0; i < size; i++) {
+    x = (x * 1103515245 + 12345) & 0x7fffffff;
+    out[i] = x >> 16;
+  }
+  return out;
+}
+
+/**
+ * A tus PATCH (docs/filestore.md, "Resumable uploads") from `offset`, announcing every byte of
+ * `whole` to its end, of which only those up to `upTo` are written: the request stays open,
+ * mid-body, until the caller ends or destroys it (or the server dies). `answer` resolves with
+ * the status once the server answers (0: the connection failed first).
+ */
+export function openTusPatch(
+  base: string,
+  token: string,
+  location: string,
+  whole: Buffer,
+  offset: number,
+  upTo: number,
+) {
+  const url = new URL(base + location);
+  let answered: (status: number) => void = () => {};
+  const answer = new Promise<number>((resolve) => {
+    answered = resolve;
+  });
+  const req = httpRequest(
+    {
+      host: url.hostname,
+      port: url.port,
+      path: url.pathname,
+      method: 'PATCH',
+      headers: {
+        'tus-resumable': '1.0.0',
+        'content-type': 'application/offset+octet-stream',
+        'x-auth-token': token,
+        'upload-offset': String(offset),
+        'content-length': String(whole.length - offset),
+      },
+    },
+    (res) => {
+      res.resume();
+      answered(res.statusCode ?? 0);
+    },
+  );
+  req.on('error', () => answered(0));
+  const written = new Promise<void>((resolve) => req.write(whole.subarray(offset, upTo), () => resolve()));
+  return { req, written, answer };
+}

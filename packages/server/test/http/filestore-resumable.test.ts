@@ -6,6 +6,7 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { Upload as TusUpload } from 'tus-js-client';
 import { defineExtension, refuse } from '../../src/roost.js';
+import { openTusPatch, patternedBytes } from '../helpers/file-requests.js';
 import { sharedMoto, type TestMoto } from '../helpers/moto-server.js';
 import { s3Credentials } from '../helpers/s3-server.js';
 import { startServer, type TestServer } from '../helpers/test-server.js';
@@ -23,16 +24,6 @@ const EXPIRY_SECONDS = 3;
 /** A browser app on another origin (`corsOrigins`). */
 const APP = 'https://app.example';
 
-/** Bytes that differ at every offset (a shifted or repeated chunk shows). */
-function bytes(size: number, seed = 1): Buffer {
-  const out = Buffer.alloc(size);
-  let x = seed;
-  for (let i = 0; i < size; i++) {
-    x = (x * 1103515245 + 12345) & 0x7fffffff;
-    out[i] = x >> 16;
-  }
-  return out;
-}
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const meta = (fields: Record<string, string>) =>
   Object.entries(fields)
@@ -125,29 +116,12 @@ async function download(token: string, path: string): Promise<Buffer> {
  * A PATCH whose client goes away: `sent` bytes written, then, once the server holds some of them
  * (on S3 a part), the socket destroyed as a killed process's would be. Resolves once it is gone.
  */
-function cutPatch(token: string, location: string, offset: number, whole: Buffer, sent: number): Promise<void> {
-  const url = new URL(s.url + location);
-  return new Promise((resolve) => {
-    const req = httpRequest({
-      host: url.hostname,
-      port: url.port,
-      path: url.pathname,
-      method: 'PATCH',
-      headers: {
-        ...OCTETS,
-        'x-auth-token': token,
-        'upload-offset': String(offset),
-        'content-length': String(whole.length - offset),
-      },
-    });
-    req.on('error', () => resolve());
-    req.write(whole.subarray(offset, offset + sent), async () => {
-      for (let tries = 0; tries < 200 && (await head(token, location)).offset <= offset; tries++)
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      req.destroy();
-      resolve();
-    });
-  });
+async function cutPatch(token: string, location: string, offset: number, whole: Buffer, sent: number) {
+  const patching = openTusPatch(s.url, token, location, whole, offset, offset + sent);
+  await patching.written;
+  for (let tries = 0; tries < 200 && (await head(token, location)).offset <= offset; tries++)
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  patching.req.destroy();
 }
 
 /**
@@ -167,7 +141,7 @@ async function resume(token: string, location: string, whole: Buffer) {
 
 test('resumable: a cut upload resumes to a byte-exact file, visible (and told) only once complete', async (t) => {
   if (skipReason) return t.skip(skipReason);
-  const whole = bytes(7 * MiB + 12345);
+  const whole = patternedBytes(7 * MiB + 12345);
   let stop = () => {};
   try {
     const made = await create(alice, 'files', {
@@ -213,7 +187,7 @@ test('resumable: a cut upload resumes to a byte-exact file, visible (and told) o
 
 test('resumable: offsets that do not match, bytes past Upload-Length, and another caller are refused', async (t) => {
   if (skipReason) return t.skip(skipReason);
-  const whole = bytes(1000, 7);
+  const whole = patternedBytes(1000, 7);
   const created = await create(alice, 'files', {
     'upload-length': '1000',
     'upload-metadata': meta({ path: 'offsets.bin' }),
@@ -224,7 +198,7 @@ test('resumable: offsets that do not match, bytes past Upload-Length, and anothe
   const wrong = await patch(alice, created.location, 0, whole.subarray(0, 400));
   assert.equal(wrong.status, 409);
   assert.equal(wrong.body.code, 'offset_mismatch');
-  const beyond = await patch(alice, created.location, 400, bytes(700, 3));
+  const beyond = await patch(alice, created.location, 400, patternedBytes(700, 3));
   assert.equal(beyond.status, 413);
   assert.equal(beyond.body.code, 'upload_length_exceeded');
   assert.equal((await head(alice, created.location)).offset, 400, 'refused bytes are not kept');
@@ -241,6 +215,12 @@ test('resumable: offsets that do not match, bytes past Upload-Length, and anothe
     });
     assert.equal(del.status, 404);
   }
+  // Alice's own upload at another store's address is no upload there either (on S3 the stores share a bucket).
+  const elsewhere = created.location.replace('/files/', '/tiny/');
+  assert.equal((await head(alice, elsewhere)).status, 404);
+  const forgedStore = await patch(alice, elsewhere, 400, whole.subarray(400));
+  assert.equal(forgedStore.status, 404);
+  assert.equal(forgedStore.body.code, 'not_found');
   assert.equal((await head(alice, created.location)).offset, 400);
   const done = await patch(alice, created.location, 400, whole.subarray(400));
   assert.equal(done.status, 204);
@@ -289,15 +269,17 @@ test('resumable: the caller needs the write permission and the store its size li
     'upload-metadata': meta({ path: 'd.bin' }),
   });
   assert.equal(deferred.status, 201);
-  const past = await patch(alice, deferred.location, 0, bytes(64 * 1024 + 10));
+  const past = await patch(alice, deferred.location, 0, patternedBytes(64 * 1024 + 10));
   assert.equal(past.status, 413);
+  assert.equal(past.body.code, 'storage_limit');
+  assert.equal((await head(alice, deferred.location)).offset, 0, 'nothing kept of the refused bytes');
   const listed = await s.request('/tiny/@list', {}, { token: alice });
   assert.deepEqual(listed.body.items, [], 'nothing entered');
 });
 
 test('resumable: two PATCHes at once on one upload: the first wins whole, the other is told 423', async (t) => {
   if (skipReason) return t.skip(skipReason);
-  const whole = bytes(2 * MiB, 5);
+  const whole = patternedBytes(2 * MiB, 5);
   const created = await create(alice, 'files', {
     'upload-length': String(whole.length),
     'upload-metadata': meta({ path: 'parallel.bin' }),
@@ -335,7 +317,7 @@ test('resumable: two PATCHes at once on one upload: the first wins whole, the ot
 
 test('resumable: checksums (sha1) keep a matching chunk and refuse one that does not (460)', async (t) => {
   if (skipReason) return t.skip(skipReason);
-  const whole = bytes(3000, 9);
+  const whole = patternedBytes(3000, 9);
   const created = await create(alice, 'files', {
     'upload-length': '3000',
     'upload-metadata': meta({ path: 'sum.bin' }),
@@ -347,7 +329,7 @@ test('resumable: checksums (sha1) keep a matching chunk and refuse one that does
   assert.equal(ok.status, 204);
   assert.equal(ok.offset, 1000);
   const bad = await patch(alice, created.location, 1000, whole.subarray(1000, 2000), {
-    'upload-checksum': sha1(bytes(1000, 2)),
+    'upload-checksum': sha1(patternedBytes(1000, 2)),
   });
   assert.equal(bad.status, 460);
   assert.equal(bad.body.code, 'checksum_mismatch');
@@ -369,9 +351,9 @@ test('resumable: an expired upload answers 410, and the sweep leaves nothing of 
     'upload-length': '100',
     'upload-metadata': meta({ path: 'late.bin' }),
   });
-  assert.equal((await patch(alice, created.location, 0, bytes(50))).status, 204);
+  assert.equal((await patch(alice, created.location, 0, patternedBytes(50))).status, 204);
   await new Promise((resolve) => setTimeout(resolve, began + EXPIRY_SECONDS * 1000 + 300 - Date.now()));
-  const late = await patch(alice, created.location, 50, bytes(50));
+  const late = await patch(alice, created.location, 50, patternedBytes(50));
   assert.equal(late.status, 410);
   assert.equal(late.body.code, 'upload_expired');
   const uploads = s.roost.fileStores.get('brief')?.uploads;
@@ -406,7 +388,7 @@ test('resumable: termination removes an upload; creation-with-upload of a whole 
   assert.equal(del.status, 204);
   assert.equal((await head(alice, created.location)).status, 404);
 
-  const small = bytes(500, 11);
+  const small = patternedBytes(500, 11);
   const once = await create(
     alice,
     'files',
@@ -424,7 +406,7 @@ test('resumable: termination removes an upload; creation-with-upload of a whole 
 
 test('resumable: tus-js-client uploads against Roost unchanged, in chunks', async (t) => {
   if (skipReason) return t.skip(skipReason);
-  const whole = bytes(3 * MiB + 17, 13);
+  const whole = patternedBytes(3 * MiB + 17, 13);
   const offsets: number[] = [];
   await new Promise<void>((resolve, reject) => {
     const upload = new TusUpload(whole, {
@@ -452,7 +434,7 @@ test('resumable: a hook refusing the finished file refuses the last PATCH, and l
     return n;
   };
   const before = await count();
-  const whole = bytes(2000, 17);
+  const whole = patternedBytes(2000, 17);
   const created = await create(alice, 'files', {
     'upload-length': '2000',
     'upload-metadata': meta({ path: 'setup.exe' }),

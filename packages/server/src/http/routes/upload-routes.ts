@@ -124,9 +124,11 @@ export async function registerUploadRoutes(app: FastifyInstance, options: Upload
       const tusRequest = checked
         ? bufferedRequest(request, checked.body)
         : new NodeRequest({ req: request.raw, res: reply.raw });
-      const call: TusCall = { principal: caller.principal };
+      const call: TusCall = { principal: caller.principal, after: [] };
       calls.set(tusRequest, call);
-      const response = await tus.handleWeb(tusRequest).finally(() => call.settle?.());
+      const response = await tus.handleWeb(tusRequest).finally(async () => {
+        for (const step of call.after) await step();
+      });
       // A refusal before the body was read: close the connection rather than read the rest.
       if ((call.failure || response.status >= 400) && !request.raw.complete) reply.header('connection', 'close');
       if (call.failure) throw call.failure;
