@@ -21,8 +21,12 @@ export const KEY_PREFIX = 'roost_';
 const KEY_ACCESS = ['read', 'write', 'manage'] as const;
 export type KeyAccess = (typeof KEY_ACCESS)[number];
 
-/** Which services a scope names: a store (data or file store, by name) or a collection; `*` is all of the kind. */
-export const SCOPE_KINDS = ['store', 'collection'] as const;
+/**
+ * Which services a scope names: a store (data or file store, by name) or a collection; `*` is all
+ * of the kind. `scim:*` is an identity provider's SCIM connection (scim/scim-routes.ts): `read`
+ * lists and reads its Users and Groups, `write` provisions accounts and groups.
+ */
+export const SCOPE_KINDS = ['store', 'collection', 'scim'] as const;
 
 const scopeName = z
   .string()
