@@ -87,6 +87,14 @@ function userValues(body: unknown): UserValues {
 export function userOps(ctx: ScimContext) {
   const { repo, users, caller, clock } = ctx;
 
+  /** A password the provider sends follows the sign-up's rules (`users.passwordMinLength`, its longest). */
+  function checkPassword(password: string | undefined): void {
+    if (password === undefined) return;
+    const problems = users.checkNewAccount({ name: 'scim', email: 'scim@example.com', password });
+    const problem = problems.find(([field]) => field === 'password');
+    if (problem) throw invalidValue(`password: ${problem[1]}.`);
+  }
+
   /** The row and account of an id; 404 when either is gone. */
   async function load(id: string): Promise<{ row: ScimUserRow; account: User }> {
     const row = await repo.userById(id);
@@ -97,7 +105,13 @@ export function userOps(ctx: ScimContext) {
 
   async function create(body: unknown): Promise<{ row: ScimUserRow; account: User }> {
     const values = userValues(body);
-    if (await repo.userByName(values.userName)) throw uniqueness(`The userName "${values.userName}" is taken.`);
+    const known = await repo.userByName(values.userName);
+    if (known) {
+      if (await accountOf(ctx, known.userId)) throw uniqueness(`The userName "${values.userName}" is taken.`);
+      // Its account was removed in Roost itself (an administrator, `roost user`): the row is left over.
+      await repo.removeUser(known.userId);
+    }
+    checkPassword(values.password);
     let account: User;
     try {
       account = await users.createUser(caller, {
@@ -138,6 +152,7 @@ export function userOps(ctx: ScimContext) {
     const { row, account } = current;
     const id = row.userId;
     const values = userValues(body);
+    checkPassword(values.password);
     const other = await repo.userByName(values.userName);
     if (other && other.userId !== id) throw uniqueness(`The userName "${values.userName}" is taken.`);
     const name = accountNameFrom(values.userName);
