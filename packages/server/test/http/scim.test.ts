@@ -295,6 +295,58 @@ describe('SCIM 2.0 provisioning over HTTP', () => {
     assert.equal((await s.roost.users.findUser(made.body.id))?.name, 'renamed');
   });
 
+  test('PATCH paths of a value filter, a sub-attribute and the enterprise extension; the account follows', async () => {
+    const made = await scim('/Users', fullUser('patched@example.com', 'patched'));
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const enterprise = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
+    const patched = await scim(
+      `/Users/${made.body.id}`,
+      {
+        schemas: [PATCH],
+        Operations: [
+          { op: 'replace', path: 'emails[type eq "work"].value', value: 'moved@example.com' },
+          { op: 'replace', path: 'name.givenName', value: 'Barb' },
+          { op: 'add', path: `${enterprise}:department`, value: 'Tour Operations' },
+          { op: 'remove', path: 'phoneNumbers[type eq "mobile"]' },
+          { op: 'replace', path: 'displayName', value: 'Barb Jensen' },
+        ],
+      },
+      { method: 'PATCH' },
+    );
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    assert.equal(patched.body.emails[0].value, 'moved@example.com');
+    assert.equal(patched.body.name.givenName, 'Barb');
+    assert.equal(patched.body[enterprise].department, 'Tour Operations');
+    assert.ok(patched.body.schemas.includes(enterprise));
+    assert.deepEqual(patched.body.phoneNumbers, [{ value: '555-555-5555', type: 'work' }]);
+    const account = await s.roost.users.findUser(made.body.id);
+    assert.equal(account?.email, 'moved@example.com');
+    assert.equal(account?.realname, 'Barb Jensen');
+    // A path to nothing, and a value of the wrong type, change nothing.
+    scimError(
+      await scim(
+        `/Users/${made.body.id}`,
+        { schemas: [PATCH], Operations: [{ op: 'replace', path: 'active', value: 7 }] },
+        {
+          method: 'PATCH',
+        },
+      ),
+      400,
+      'invalidValue',
+    );
+    scimError(
+      await scim(
+        `/Users/${made.body.id}`,
+        { schemas: [PATCH], Operations: [{ op: 'replace', path: 'shoeSize', value: 44 }] },
+        {
+          method: 'PATCH',
+        },
+      ),
+      400,
+    );
+    assert.equal((await scim(`/Users/${made.body.id}`, undefined, { method: 'GET' })).body.meta.version, 'W/"2"');
+  });
+
   test('groups: RFC 7643 §8.4 and the member PATCHes of RFC 7644 §3.5.2 give and take the Roost group', async () => {
     const babs = (await scim('/Users', { schemas: [USER], userName: 'babs', password: 'a-long-enough-password' })).body;
     const mandy = (await scim('/Users', { schemas: [USER], userName: 'mandy' })).body;
