@@ -230,6 +230,9 @@ describe('SCIM 2.0 provisioning over HTTP', () => {
     assert.equal((await s.request('/scim/v2/Users', undefined, { ...asReader, method: 'GET' })).status, 200);
     scimError(await s.request('/scim/v2/Users', body, asReader), 403);
     scimError(await s.request('/scim/v2/Users', body, { headers: { authorization: 'Bearer roost_forged' } }), 401);
+    // A SCIM scope names `*`: another name would grant nothing, so no such key is made.
+    const named = { name: 'okta', scopes: [{ kind: 'scim', name: 'okta', access: ['write'] }] };
+    assert.equal((await s.request('/api/keys', named, { token: await s.adminToken() })).status, 422);
     assert.equal(
       (await scim(`/Users?filter=${encodeURIComponent('userName eq "nobody-made"')}`, undefined, { method: 'GET' }))
         .body.totalResults,
