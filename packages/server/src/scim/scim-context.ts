@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ZodError } from 'zod';
 import { isoTime, type Clock } from '../core/clock.js';
 import { isRoostError } from '../core/errors.js';
@@ -45,10 +46,37 @@ export async function accountOf(ctx: ScimContext, id: string): Promise<User | nu
   return account && account.id === id ? account : null;
 }
 
+/** How long a process may hold an account's groups (a crashed holder's lease ends so), and how long another waits. */
+const LEASE_MS = 30_000;
+const LEASE_WAIT_MS = 20_000;
+
+/**
+ * The account's groups are read and written whole (`setUser`), so two changes at once would lose
+ * one: a membership taken away would stay, with its permissions. One change at a time per account:
+ * queued in this process, and under a lease in `scim_users` between processes (PostgreSQL; on
+ * SQLite one process owns the file and the queue suffices, the lease costs an UPDATE).
+ */
+async function underLease(ctx: ScimContext, userId: string, work: () => Promise<void>): Promise<void> {
+  const waitUntil = Date.now() + LEASE_WAIT_MS;
+  for (let attempt = 1; ; attempt++) {
+    const now = ctx.clock.now();
+    const until = now + LEASE_MS;
+    if (await ctx.repo.claimUser(userId, now, until)) {
+      try {
+        return await work();
+      } finally {
+        await ctx.repo.releaseUser(userId, until);
+      }
+    }
+    if (Date.now() > waitUntil)
+      throw new ScimError(503, "Another process is changing this account's groups; try again.");
+    await sleep(Math.min(200, 10 * attempt));
+  }
+}
+
 /**
  * Changes an account's Roost groups (permissions follow: core/grants.ts reads them), one change
- * at a time per account in this process, so that two groups' PATCHes that both read the list do
- * not lose each other's change.
+ * at a time per account (`underLease`).
  */
 export function changeGroups(
   ctx: ScimContext,
@@ -56,13 +84,15 @@ export function changeGroups(
   change: (groups: readonly string[]) => string[],
 ): Promise<void> {
   const before = ctx.queues.get(userId) ?? Promise.resolve();
-  const run = before.then(async () => {
-    const account = await accountOf(ctx, userId);
-    if (!account) return;
-    const groups = change(account.groups);
-    if (groups.length === account.groups.length && groups.every((g, i) => g === account.groups[i])) return;
-    await ctx.users.setUser(ctx.caller, { identity: userId, values: { groups } });
-  });
+  const run = before.then(() =>
+    underLease(ctx, userId, async () => {
+      const account = await accountOf(ctx, userId);
+      if (!account) return;
+      const groups = change(account.groups);
+      if (groups.length === account.groups.length && groups.every((g, i) => g === account.groups[i])) return;
+      await ctx.users.setUser(ctx.caller, { identity: userId, values: { groups } });
+    }),
+  );
   const settled = run.catch(() => undefined);
   ctx.queues.set(userId, settled);
   void settled.then(() => {

@@ -51,7 +51,7 @@ const groupOf = (r: GroupStored): ScimGroupRow => ({
   modified: Number(r.modified),
 });
 
-const userColumns = (row: ScimUserRow): UserStored => ({
+const userColumns = (row: ScimUserRow): Omit<UserStored, 'lease'> => ({
   user_id: row.userId,
   user_name: row.userName,
   user_name_key: row.userName.toLowerCase(),
@@ -119,7 +119,12 @@ export function createScimRepo(db: Kysely<Database>) {
     },
     /** Throws `ScimTakenError` when the `userName` is taken. */
     async insertUser(row: ScimUserRow): Promise<void> {
-      await unique(db.insertInto('scim_users').values(userColumns(row)).execute());
+      await unique(
+        db
+          .insertInto('scim_users')
+          .values({ ...userColumns(row), lease: null })
+          .execute(),
+      );
     },
     /** Replaces the row if it is still at `version` (the caller's read); false when another write came first. */
     async replaceUser(row: ScimUserRow, version: number): Promise<boolean> {
@@ -133,6 +138,27 @@ export function createScimRepo(db: Kysely<Database>) {
           .executeTakeFirst(),
       );
       return Number(result.numUpdatedRows) > 0;
+    },
+    /**
+     * Takes the lease on changing the account's groups until `until`, if it is free or expired;
+     * false when another process holds it. Released by `releaseUser`; a crashed holder's expires.
+     */
+    async claimUser(id: string, now: number, until: number): Promise<boolean> {
+      const result = await db
+        .updateTable('scim_users')
+        .set({ lease: until })
+        .where('user_id', '=', id)
+        .where((eb) => eb.or([eb('lease', 'is', null), eb('lease', '<=', now)]))
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+    async releaseUser(id: string, until: number): Promise<void> {
+      await db
+        .updateTable('scim_users')
+        .set({ lease: null })
+        .where('user_id', '=', id)
+        .where('lease', '=', until)
+        .execute();
     },
     async removeUser(id: string): Promise<void> {
       await db.deleteFrom('scim_users').where('user_id', '=', id).execute();

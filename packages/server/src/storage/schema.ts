@@ -320,6 +320,8 @@ interface ScimUsersTable {
   version: number;
   created: number;
   modified: number;
+  /** Until when a process changes the account's groups (scim/scim-context.ts); null: free. */
+  lease: number | null;
 }
 
 /** A group provisioned over SCIM (scim/scim-repo.ts): its display name is the Roost group of its members. */

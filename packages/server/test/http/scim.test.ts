@@ -460,6 +460,37 @@ describe('SCIM 2.0 provisioning over HTTP', () => {
     assert.equal((await scim('/Users', { schemas: [USER], userName: 'babs' })).status, 201);
   });
 
+  test('parallel membership changes of one account lose none; a lease held elsewhere is waited for', async () => {
+    const user = (await scim('/Users', { schemas: [USER], userName: 'joiner' })).body;
+    const groups = await Promise.all(
+      [1, 2, 3, 4, 5].map(async (n) => (await scim('/Groups', { schemas: [GROUP], displayName: `team-${n}` })).body),
+    );
+    const join = (group: { id: string }) =>
+      scim(
+        `/Groups/${group.id}`,
+        { schemas: [PATCH], Operations: [{ op: 'add', path: 'members', value: [{ value: user.id }] }] },
+        { method: 'PATCH' },
+      );
+    for (const answer of await Promise.all(groups.map(join))) assert.equal(answer.status, 200);
+    const carried = async () => [...((await s.roost.users.findUser(user.id))?.groups ?? [])].sort();
+    assert.deepEqual(await carried(), ['team-1', 'team-2', 'team-3', 'team-4', 'team-5']);
+    // Another process holds the account's lease (scim_users.lease) for 400 ms more: the change waits for it.
+    await s.roost.db
+      .updateTable('scim_users')
+      .set({ lease: Date.now() + 400 })
+      .where('user_id', '=', user.id)
+      .execute();
+    const started = Date.now();
+    const leave = await scim(
+      `/Groups/${groups[0]?.id}`,
+      { schemas: [PATCH], Operations: [{ op: 'remove', path: `members[value eq "${user.id}"]` }] },
+      { method: 'PATCH' },
+    );
+    assert.equal(leave.status, 200, JSON.stringify(leave.body));
+    assert.ok(Date.now() - started >= 350, 'it waited for the lease');
+    assert.deepEqual(await carried(), ['team-2', 'team-3', 'team-4', 'team-5']);
+  });
+
   test('discovery: ServiceProviderConfig, ResourceTypes, Schemas', async () => {
     const config = await scim('/ServiceProviderConfig', undefined, { method: 'GET' });
     assert.equal(config.body.patch.supported, true);

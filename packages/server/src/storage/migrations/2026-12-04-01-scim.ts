@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 // and groups it provisions. `scim_users` one row per account it made (the account itself is a row
 // of `users`, same id): the SCIM `userName` as given (a Roost name is made from it when it does not
 // fit Roost's name rule: scim/scim-user-ops.ts), its `externalId`, the other attributes as JSON,
-// and the version its ETag shows. `scim_groups` one row per group: its `displayName` is the Roost
+// the version its ETag shows, and the lease of a change of its groups. `scim_groups` one row per group: its `displayName` is the Roost
 // group its members' accounts carry (users.groups), so permissions follow the membership.
 // `Kysely<any>`, as every migration: it describes the schema at its own point in time.
 export async function up(db: Kysely<any>): Promise<void> {
@@ -18,6 +18,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('version', 'integer', (c) => c.notNull())
     .addColumn('created', 'bigint', (c) => c.notNull())
     .addColumn('modified', 'bigint', (c) => c.notNull())
+    // Until when one process changes the account's groups (scim/scim-context.ts `changeGroups`); null: free.
+    .addColumn('lease', 'bigint')
     .execute();
   await db.schema.createIndex('scim_users_external').on('scim_users').column('external_id').execute();
   await db.schema
