@@ -4,8 +4,9 @@ import type { Kysely } from 'kysely';
 // and groups it provisions. `scim_users` one row per account it made (the account itself is a row
 // of `users`, same id): the SCIM `userName` as given (a Roost name is made from it when it does not
 // fit Roost's name rule: scim/scim-user-ops.ts), its `externalId`, the other attributes as JSON,
-// the version its ETag shows, and the lease of a change of its groups. `scim_groups` one row per group: its `displayName` is the Roost
-// group its members' accounts carry (users.groups), so permissions follow the membership.
+// the version its ETag shows, and the lease of a change of its groups. `scim_groups` one row per
+// group: its `displayName` is the Roost group its members' accounts carry (users.groups), so
+// permissions follow the membership.
 // `Kysely<any>`, as every migration: it describes the schema at its own point in time.
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
