@@ -8,7 +8,7 @@ import { callerOf } from '../http/auth.js';
 import type { Database } from '../storage/schema.js';
 import { programCaller, type UserService } from '../users/index.js';
 import { asScimError, etagOf, type ScimContext } from './scim-context.js';
-import { errorBody, invalidSyntax, invalidValue, ScimError, versionMismatch } from './scim-errors.js';
+import { errorBody, invalidSyntax, invalidValue, notFound, ScimError, versionMismatch } from './scim-errors.js';
 import { groupOps, groupResource } from './scim-group-ops.js';
 import { LIST_SCHEMA, listGroups, listUsers, type ListParams } from './scim-lists.js';
 import { createScimRepo } from './scim-repo.js';
@@ -101,19 +101,25 @@ export async function scimRoutes(app: FastifyInstance, deps: ScimRouteDeps): Pro
     await contextOf(request, 'read');
     return send(reply, 200, serviceProviderConfig(base));
   });
-  app.get('/ResourceTypes', read, async (request, reply) => {
-    await contextOf(request, 'read');
-    const resources = RESOURCE_TYPE_DOCUMENTS.map((r) => ({
-      ...r,
-      meta: { ...r.meta, location: base + r.meta.location },
-    }));
-    return send(reply, 200, listOf(resources));
+  const located = <R extends { meta: { location: string } }>(r: R) => ({
+    ...r,
+    meta: { ...r.meta, location: base + r.meta.location },
   });
-  app.get('/Schemas', read, async (request, reply) => {
-    await contextOf(request, 'read');
-    const resources = SCHEMA_DOCUMENTS.map((s) => ({ ...s, meta: { ...s.meta, location: base + s.meta.location } }));
-    return send(reply, 200, listOf(resources));
-  });
+  /** A discovery list, and each of its resources by id (RFC 7644 §4). */
+  const discovery = (path: string, resources: readonly { id: string }[], what: string) => {
+    app.get(path, read, async (request, reply) => {
+      await contextOf(request, 'read');
+      return send(reply, 200, listOf(resources));
+    });
+    app.get<{ Params: { id: string } }>(`${path}/:id`, read, async (request, reply) => {
+      await contextOf(request, 'read');
+      const found = resources.find((r) => r.id === request.params.id);
+      if (!found) throw notFound(what, request.params.id);
+      return send(reply, 200, found);
+    });
+  };
+  discovery('/ResourceTypes', RESOURCE_TYPE_DOCUMENTS.map(located), 'ResourceType');
+  discovery('/Schemas', SCHEMA_DOCUMENTS.map(located), 'Schema');
 
   app.get<{ Querystring: Query }>('/Users', read, async (request, reply) => {
     const ctx = await contextOf(request, 'read');

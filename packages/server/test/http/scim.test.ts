@@ -504,5 +504,9 @@ describe('SCIM 2.0 provisioning over HTTP', () => {
     const user = schemas.body.Resources.find((r: { id: string }) => r.id === USER);
     assert.equal(user.attributes.find((a: { name: string }) => a.name === 'userName').uniqueness, 'server');
     assert.equal(user.attributes.find((a: { name: string }) => a.name === 'password').returned, 'never');
+    const one = await scim(`/Schemas/${GROUP}`, undefined, { method: 'GET' });
+    assert.equal(one.body.name, 'Group');
+    assert.equal((await scim('/ResourceTypes/User', undefined, { method: 'GET' })).body.endpoint, '/Users');
+    scimError(await scim('/Schemas/urn:nothing', undefined, { method: 'GET' }), 404);
   });
 });
