@@ -119,7 +119,8 @@ export function asScimError(err: unknown): unknown {
   if (isRoostError(err)) {
     const taken = err.fields.find(([, problem]) => problem === 'exists');
     if (taken) return uniqueness(`An account with this ${taken[0] === 'email' ? 'email' : 'name'} exists.`);
-    if (err.kind === 'invalid' || err.kind === 'malformed')
+    if (err.kind === 'malformed') return invalidSyntax(err.message);
+    if (err.kind === 'invalid')
       return invalidValue(
         `${err.message}${err.fields.length ? ` (${err.fields.map(([f, p]) => `${f}: ${p}`).join(', ')})` : ''}`,
       );

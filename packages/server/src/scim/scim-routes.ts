@@ -5,6 +5,7 @@ import { keyAllows } from '../core/api-keys.js';
 import type { Clock } from '../core/clock.js';
 import { failureOf } from '../http/failure.js';
 import { callerOf } from '../http/auth.js';
+import { checkedBody } from '../http/request-values.js';
 import type { Database } from '../storage/schema.js';
 import { programCaller, type UserService } from '../users/index.js';
 import { asScimError, etagOf, type ScimContext } from './scim-context.js';
@@ -48,6 +49,11 @@ export async function scimRoutes(app: FastifyInstance, deps: ScimRouteDeps): Pro
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
     return parseJson(request, text, done);
+  });
+
+  // NUL characters (PostgreSQL stores none) and deep nesting (the checks and scim-patch recurse) are refused first.
+  app.addHook('preValidation', async (request) => {
+    checkedBody(request.body);
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {

@@ -212,9 +212,19 @@ describe('SCIM 2.0 provisioning over HTTP', () => {
     // Over the server's bodyLimit (1 MiB by default): 413, in SCIM's body too.
     scimError(await scim('/Users', { schemas: [USER], userName: 'x', nickName: 'y'.repeat(1_100_000) }), 413);
     scimError(await scim('/Users', undefined, { method: 'POST', raw: '{"__proto__": {"admin": true}}' }), 400);
+    // Deep nesting, in a create and in a PATCH's value; and more operations than a PATCH may hold.
+    const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
+    scimError(await scim('/Users', undefined, { raw: `{"schemas":["${USER}"],"userName":"x","emails":${deep}}` }), 400);
+    const target = (await scim('/Users', { schemas: [USER], userName: 'deep-target' })).body.id as string;
+    const deepPatch = `{"schemas":["${PATCH}"],"Operations":[{"op":"add","path":"emails","value":${deep}}]}`;
+    scimError(await scim(`/Users/${target}`, undefined, { method: 'PATCH', raw: deepPatch }), 400);
+    scimError(await scim('/Users', { schemas: [USER], userName: 'nul\u0000name' }), 400, 'invalidSyntax');
+    const many = Array.from({ length: 1001 }, () => ({ op: 'replace', path: 'nickName', value: 'n' }));
+    scimError(await scim(`/Users/${target}`, { schemas: [PATCH], Operations: many }, { method: 'PATCH' }), 400);
     scimError(await scim('/Users/no-such-id', undefined, { method: 'GET' }), 404);
     scimError(await scim('/Nothing', undefined, { method: 'GET' }), 404);
-    assert.equal((await scim('/Users?count=0', undefined, { method: 'GET' })).body.totalResults, before);
+    assert.equal((await scim('/Users?count=0', undefined, { method: 'GET' })).body.totalResults, before + 1);
+    assert.equal((await scim(`/Users/${target}`, undefined, { method: 'GET' })).body.meta.version, 'W/"1"');
   });
 
   test('a token without the permission is refused: none, a session, a key of other scopes, a reader', async () => {
