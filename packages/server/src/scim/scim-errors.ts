@@ -37,7 +37,14 @@ export const invalidValue = (detail: string) => new ScimError(400, detail, 'inva
 export const invalidSyntax = (detail: string) => new ScimError(400, detail, 'invalidSyntax');
 export const invalidFilter = (detail: string) => new ScimError(400, detail, 'invalidFilter');
 export const uniqueness = (detail: string) => new ScimError(409, detail, 'uniqueness');
-export const notFound = (what: string, id: string) => new ScimError(404, `No ${what} has the id "${id}".`);
+export const notFound = (what: string, id: string) =>
+  new ScimError(404, `No ${what} has the id "${[...id].slice(0, 100).join('')}".`);
+
+/**
+ * Whether a path's id can name a resource at all (ids are UUIDs, core/ids.ts `newId`): a NUL
+ * character would be a PostgreSQL error, a long text a wasted query; either is a 404.
+ */
+export const possibleId = (id: string) => id.length <= 64 && !id.includes('\u0000');
 /** An `If-Match` that names another version (RFC 7644 §3.14). */
 export const versionMismatch = () =>
   new ScimError(412, 'The resource changed since the version the If-Match header names.');

@@ -2,7 +2,7 @@ import { newId } from '../core/ids.js';
 import { ADMINS } from '../core/permissions.js';
 import type { ListQuery } from '../users/index.js';
 import { changeGroups, metaOf, type ScimContext } from './scim-context.js';
-import { invalidSyntax, invalidValue, notFound, uniqueness, versionChanged } from './scim-errors.js';
+import { invalidSyntax, invalidValue, notFound, possibleId, uniqueness, versionChanged } from './scim-errors.js';
 import { ScimTakenError, type ScimGroupRow } from './scim-repo.js';
 import { GROUP_SCHEMA, GROUP_TYPE } from './scim-schemas.js';
 
@@ -55,7 +55,7 @@ export function groupOps(ctx: ScimContext) {
   const { repo, clock } = ctx;
 
   async function load(id: string): Promise<ScimGroupRow> {
-    const group = await repo.groupById(id);
+    const group = possibleId(id) ? await repo.groupById(id) : null;
     if (!group) throw notFound('Group', id);
     return group;
   }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { randomToken } from '../core/ids.js';
 import { accountNameFrom, type User } from '../users/index.js';
 import { accountOf, asScimError, metaOf, type ScimContext } from './scim-context.js';
-import { invalidSyntax, invalidValue, notFound, uniqueness, versionChanged } from './scim-errors.js';
+import { invalidSyntax, invalidValue, notFound, possibleId, uniqueness, versionChanged } from './scim-errors.js';
 import type { ScimGroupRow, ScimUserRow } from './scim-repo.js';
 import { ScimTakenError } from './scim-repo.js';
 import { ENTERPRISE_SCHEMA, USER_SCHEMA, USER_TYPE } from './scim-schemas.js';
@@ -97,7 +97,7 @@ export function userOps(ctx: ScimContext) {
 
   /** The row and account of an id; 404 when either is gone. */
   async function load(id: string): Promise<{ row: ScimUserRow; account: User }> {
-    const row = await repo.userById(id);
+    const row = possibleId(id) ? await repo.userById(id) : null;
     const account = row && (await accountOf(ctx, id));
     if (!row || !account) throw notFound('User', id);
     return { row, account };

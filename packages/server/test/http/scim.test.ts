@@ -222,6 +222,10 @@ describe('SCIM 2.0 provisioning over HTTP', () => {
     const many = Array.from({ length: 1001 }, () => ({ op: 'replace', path: 'nickName', value: 'n' }));
     scimError(await scim(`/Users/${target}`, { schemas: [PATCH], Operations: many }, { method: 'PATCH' }), 400);
     scimError(await scim('/Users/no-such-id', undefined, { method: 'GET' }), 404);
+    scimError(await scim('/Users/a%00b', undefined, { method: 'GET' }), 404);
+    scimError(await scim(`/Groups/${'g'.repeat(90)}`, undefined, { method: 'DELETE' }), 404);
+    // A path parameter over the router's 100 characters is refused before any route (in Roost's failure body).
+    assert.equal((await scim(`/Groups/${'g'.repeat(500)}`, undefined, { method: 'DELETE' })).status, 400);
     scimError(await scim('/Nothing', undefined, { method: 'GET' }), 404);
     assert.equal((await scim('/Users?count=0', undefined, { method: 'GET' })).body.totalResults, before + 1);
     assert.equal((await scim(`/Users/${target}`, undefined, { method: 'GET' })).body.meta.version, 'W/"1"');
