@@ -20,7 +20,7 @@ import * as directUploads from './2026-12-03-02-direct-uploads.js';
 import * as identityProvider from './2026-12-03-03-identity-provider.js';
 import * as jobRequests from './2026-12-03-04-job-requests.js';
 import * as anonymousUsers from './2026-12-03-05-anonymous-users.js';
-import * as scim from './2026-12-04-01-scim.js';
+import * as scim from './2026-12-07-01-scim.js';
 
 /** Every migration in order. Never edit one that has been released; add a new file. */
 export const migrations: Readonly<Record<string, Migration>> = {
@@ -45,7 +45,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026-12-03-03-identity-provider': identityProvider,
   '2026-12-03-04-job-requests': jobRequests,
   '2026-12-03-05-anonymous-users': anonymousUsers,
-  '2026-12-04-01-scim': scim,
+  '2026-12-07-01-scim': scim,
 };
 
 /** Bring the database to the latest schema; throws with the failing migration's name. */
