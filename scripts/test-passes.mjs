@@ -14,6 +14,7 @@
 /** @type {Record<string, ReadonlyArray<'storage' | 'runtime'>>} */
 export const testPasses = {
   // The TypeScript connector: in chromium once; in Node over fetch (streams, SSE) on Node 24 too.
+  'packages/client/test/browser-anonymous-id-token.test.ts': [],
   'packages/client/test/browser-core.test.ts': [],
   'packages/client/test/browser-passkeys.test.ts': [],
   'packages/client/test/browser-react.test.ts': [],
@@ -139,6 +140,8 @@ export const testPasses = {
   'packages/server/test/http/collection-records.test.ts': ['storage'],
   'packages/server/test/http/collection-rules.test.ts': ['storage'],
   'packages/server/test/http/collection-relations.test.ts': ['storage'],
+  // A tus upload into a collection's file field, then the record with its path (local blobs and S3 by moto).
+  'packages/server/test/http/collection-file-resumable.test.ts': ['storage'],
   // Live queries of collections: rules and filters in memory against records of both databases,
   // events between two processes over the change feed (PostgreSQL only, skipped on SQLite).
   'packages/server/test/http/collection-live.test.ts': ['storage'],
@@ -179,6 +182,9 @@ export const testPasses = {
   'packages/server/test/http/anonymous-users.test.ts': ['storage'],
   // ID tokens from apps (issue 45): links, used tokens and accounts stored; jose's JWKS fetch is undici's.
   'packages/server/test/http/id-token-signin.test.ts': ['storage', 'runtime'],
+  // Codes by SMS (issue 45): one-use codes under parallel answers, throttle counts and the job queue's
+  // retries differ per database.
+  'packages/server/test/http/sms-codes.test.ts': ['storage'],
   // Provider presets (issue 45): accounts and links made through a preset's declaration.
   'packages/server/test/http/provider-presets.test.ts': ['storage'],
   // SCIM 2.0 provisioning (issue 45): its tables, uniqueness under parallel creates and groups per database.
@@ -264,10 +270,13 @@ export const testPasses = {
   'packages/server/test/pages/trusted-devices.browser.test.ts': [],
   // Uppy and tus-js-client against the tus endpoint in chromium (the protocol: http/filestore-resumable.test.ts).
   'packages/server/test/pages/resumable.browser.test.ts': [],
+  // The admin's uploads by tus: progress, resume after a reload, the record form, no script (admin/upload-script.ts).
+  'packages/server/test/pages/admin-uploads.browser.test.ts': [],
   'packages/server/test/pages/passkeys.browser.test.ts': [],
   'packages/server/test/pages/providers.browser.test.ts': [],
   'packages/server/test/pages/identity-provider.browser.test.ts': [],
   'packages/server/test/pages/second-factor.browser.test.ts': [],
+  'packages/server/test/pages/sms-codes.browser.test.ts': [],
   'packages/server/test/pages/store-pages-access.test.ts': [],
   'packages/server/test/pages/store-pages-input.test.ts': [],
   'packages/server/test/pages/store-pages.browser.test.ts': [],

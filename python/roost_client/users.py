@@ -56,16 +56,19 @@ class Users(Connector):
         *,
         code: str | None = None,
         recovery_code: str | None = None,
+        sms_code: str | None = None,
         store: bool = True,
     ) -> Answer:
         """The second step of :meth:`token` for an account with a second factor.
 
         ``token`` raised ``second_factor_required``; :func:`second_factor_challenge` reads its
-        challenge. Give it with a ``code`` of the authenticator app, or a ``recovery_code``.
+        challenge. Give it with a ``code`` of the authenticator app, a ``recovery_code``, or the
+        ``sms_code`` :meth:`sms_challenge` sent.
         The answer is ``token``'s (plus ``recoveryCodes`` when the sign-in also set up a new
         authenticator); with ``store`` the connector keeps the token.
         """
-        return self._issuing("token2", _given(challenge=challenge, code=code, recoveryCode=recovery_code), store)
+        proof = _given(challenge=challenge, code=code, recoveryCode=recovery_code, smsCode=sms_code)
+        return self._issuing("token2", proof, store)
 
     def signin2(self, challenge: str, *, code: str | None = None, recovery_code: str | None = None) -> Answer:
         """The second step of :meth:`signin` (cookie mode): as :meth:`token2`, the jar keeps the cookie."""
@@ -181,6 +184,39 @@ class Users(Connector):
     ) -> Answer:
         """A token for a mailed sign-in: ``identity`` with the mailed ``code``, or the link's ``token``."""
         return self._issuing("signinMail2", _given(identity=identity, code=code, token=token), store)
+
+    # Codes by SMS
+
+    def sms_add(self, phone: str, *, password: str | None = None, code: str | None = None) -> Answer:
+        """Add a phone number: a code is sent to it for :meth:`sms_confirm` (the password or a current app code again).
+
+        Answers ``{"phone", "expires", "delivery"}``: the number in E.164, and ``retrying`` when the gateway failed.
+        """
+        return self._call("smsAdd", {"phone": phone, **_given(password=password, code=code)})
+
+    def sms_confirm(self, code: str) -> Answer:
+        """Confirm the number being added with its code; answers ``{"recoveryCodes": [...]}``, shown this once."""
+        return self._call("smsConfirm", {"code": code})
+
+    def sms_remove(self, *, password: str | None = None, code: str | None = None) -> Answer:
+        """Remove the own phone number (the password or a current app code again)."""
+        return self._call("smsRemove", _given(password=password, code=code))
+
+    def sms_phone(self) -> Answer:
+        """``{"phone", "pending"}``: the own confirmed number and the one being added, or ``None``."""
+        return self._call("smsPhone")
+
+    def sms_signin(self, phone: str) -> Answer:
+        """Sign-in by SMS (when an administrator granted ``smsSignin``): a code to the number's account."""
+        return self._call("smsSignin", {"phone": phone})
+
+    def sms_signin2(self, phone: str, code: str, *, store: bool = True) -> Answer:
+        """A token for the number with the code it got: answers as :meth:`token`."""
+        return self._issuing("smsSignin2", {"phone": phone, "code": code}, store)
+
+    def sms_challenge(self, challenge: str) -> Answer:
+        """Send a sign-in's second-step code to the challenged account's phone; :meth:`token2` takes ``sms_code``."""
+        return self._call("smsChallenge", {"challenge": challenge})
 
     def signin(self, identity: str, password: str) -> Answer:
         """Sign in with the cookie ``auth``: in cookie mode the jar keeps it (a browser's way)."""
@@ -364,7 +400,8 @@ class Users(Connector):
 def second_factor_challenge(error: Exception) -> dict[str, Any] | None:
     """The challenge of a ``second_factor_required`` failure of ``token`` or ``signin``, else None.
 
-    A dict with ``challenge``, ``expires`` (ms), ``methods`` (``totp``, ``recovery``) and
+    A dict with ``challenge``, ``expires`` (ms), ``methods`` (``totp``, ``recovery``, ``passkey``,
+    ``sms-code``: :meth:`Users.sms_challenge` sends its code) and
     ``enrol`` (set up an authenticator first, with :meth:`Users.totp_enrol`)::
 
         try:
@@ -384,7 +421,9 @@ def second_factor_challenge(error: Exception) -> dict[str, Any] | None:
     return {
         "challenge": challenge,
         "expires": error.body.get("expires", 0),
-        "methods": [m for m in methods if m in ("totp", "recovery")] if isinstance(methods, list) else [],
+        "methods": [m for m in methods if m in ("totp", "recovery", "passkey", "sms-code")]
+        if isinstance(methods, list)
+        else [],
         "enrol": error.body.get("enrol") is True,
     }
 

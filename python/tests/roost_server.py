@@ -7,6 +7,7 @@ Mails land in the outbox (``<dataDir>/outbox/*.json``), where the tests read tok
 from __future__ import annotations
 
 import atexit
+import http.server
 import json
 import os
 import re
@@ -170,14 +171,48 @@ def unique(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:10]}"
 
 
+class SmsGateway:
+    """A gateway for texts on 127.0.0.1 (Roost's HTTP sender posts each as JSON): the texts it got."""
+
+    def __init__(self) -> None:
+        self.texts: list[dict[str, Any]] = []
+        texts = self.texts
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (the name http.server calls)
+                length = int(self.headers.get("content-length", "0"))
+                texts.append(json.loads(self.rfile.read(length)))
+                self.send_response(200)
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/sms"
+
+    def code(self, to: str, nth: int, timeout: float = 10.0) -> str:
+        """The code of the ``nth`` text to ``to`` (from 1), waiting for it: a sign-in's text goes after its answer."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            mine = [t for t in self.texts if t["to"] == to]
+            if len(mine) >= nth:
+                return re.findall(r"\d{6}", mine[nth - 1]["text"])[0]
+            time.sleep(0.05)
+        raise AssertionError(f"no text {nth} to {to}")
+
+
 _server: RoostServer | None = None
+gateway = SmsGateway()
 
 
 def server() -> RoostServer:
     """The suite's server, started on first use and stopped when the process exits."""
     global _server
     if _server is None:
-        started = RoostServer()
+        sms = {"sender": {"url": gateway.url}, "resendSeconds": 0}
+        started = RoostServer({**CONFIG, "users": {"sms": sms}})
         started.start()
         atexit.register(started.stop)
         _server = started

@@ -11,7 +11,7 @@ import unittest
 
 import roost_client
 from roost_client import RoostError, second_factor_challenge
-from tests.roost_server import ADMIN, server
+from tests.roost_server import ADMIN, gateway, server
 
 
 def totp_code(secret: str, at: float) -> str:
@@ -29,7 +29,15 @@ class SecondFactorTest(unittest.TestCase):
         me = server().users(token=token)
         self.assertEqual(
             me.second_factor(),
-            {"result": True, "totp": False, "recoveryCodes": 0, "required": False, "providers": [], "passkeys": 0},
+            {
+                "result": True,
+                "totp": False,
+                "recoveryCodes": 0,
+                "required": False,
+                "providers": [],
+                "passkeys": 0,
+                "sms": False,
+            },
         )
         setup = me.totp_enrol()
         self.assertTrue(setup["uri"].startswith("otpauth://totp/"))
@@ -170,3 +178,37 @@ class ProvidersAndPasskeysTest(unittest.TestCase):
         with self.assertRaises(RoostError) as anonymous:
             server().users().provider_links()
         self.assertEqual(anonymous.exception.status, 401)
+
+
+class SmsCodesTest(unittest.TestCase):
+    """Codes by SMS through the connector, the texts read from a gateway on 127.0.0.1."""
+
+    def test_add_confirm_second_step_signin_and_remove(self) -> None:
+        name, password, token = server().new_user("sms")
+        me = server().users(token=token)
+        added = me.sms_add("+49 151 2345 6789", password=password)
+        self.assertEqual((added["phone"], added["delivery"]), ("+4915123456789", "sent"))
+        self.assertEqual(len(me.sms_confirm(gateway.code("+4915123456789", 1))["recoveryCodes"]), 10)
+        self.assertEqual(me.sms_phone(), {"result": True, "phone": "+4915123456789", "pending": None})
+
+        device = server().users()
+        with self.assertRaises(RoostError) as caught:
+            device.token(name, password)
+        step = second_factor_challenge(caught.exception)
+        assert step is not None
+        self.assertEqual(step["methods"], ["recovery", "sms-code"])
+        device.sms_challenge(step["challenge"])
+        device.token2(step["challenge"], sms_code=gateway.code("+4915123456789", 2))
+        self.assertEqual(device.identity()["name"], name)
+
+        admin = server().users(token=server().admin_token())
+        admin.set_permissions([{"permission": "smsSignin", "groups": ["sys:everyone"], "action": "replace"}])
+        guest = server().users()
+        guest.sms_signin("+4915123456789")
+        guest.sms_signin2("+4915123456789", gateway.code("+4915123456789", 3))
+        self.assertEqual(guest.identity()["name"], name)
+        with self.assertRaises(RoostError) as used:
+            server().users().sms_signin2("+4915123456789", gateway.code("+4915123456789", 3))
+        self.assertEqual((used.exception.status, used.exception.code), (401, "invalid_code"))
+        me.sms_remove(password=password)
+        self.assertFalse(me.second_factor()["sms"])

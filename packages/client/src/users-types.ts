@@ -121,7 +121,8 @@ export interface UsersPage<T> extends Page {
 export interface SecondFactorChallenge {
   challenge: string;
   expires: number;
-  methods: Array<'totp' | 'recovery' | 'passkey'>;
+  /** `sms-code`: `smsChallenge` sends the code, `token2` takes it as `smsCode`. */
+  methods: Array<'totp' | 'recovery' | 'passkey' | 'sms-code'>;
   enrol: boolean;
 }
 
@@ -129,6 +130,8 @@ export interface SecondFactorChallenge {
 export type SecondFactorProof =
   | { code: string }
   | { recoveryCode: string }
+  /** The code `smsChallenge` sent to the account's phone. */
+  | { smsCode: string }
   /** The browser's answer to `passkeySigninOptions(challenge)` (see `Users.passkeySecondStep`). */
   | { passkey: Record<string, unknown> };
 
@@ -162,6 +165,8 @@ export interface FactorState {
   providers: string[];
   /** How many passkeys the account has. */
   passkeys: number;
+  /** A confirmed phone for codes by SMS. */
+  sms: boolean;
 }
 
 /** `passkeyOptions`: WebAuthn options as JSON, for `startRegistration` of @simplewebauthn/browser. */
@@ -225,7 +230,7 @@ export interface RecoveryCodesAnswer {
 /** One session of `sessions` and `userSessions`; times in milliseconds since the epoch. */
 export interface SessionEntry {
   id: string;
-  method: 'password' | 'totp' | 'recovery' | 'mail' | 'provider' | 'passkey';
+  method: 'password' | 'totp' | 'recovery' | 'mail' | 'provider' | 'passkey' | 'sms' | 'smsStep';
   /** The User-Agent the session started from. */
   device: string;
   address: string;
@@ -240,4 +245,23 @@ export interface SessionEntry {
 export interface SessionsAnswer {
   result: true;
   sessions: SessionEntry[];
+}
+
+/** `smsChallenge`: when the code stops working, and whether the gateway took it (`retrying`: tried again later). */
+export interface SmsSentAnswer {
+  result: true;
+  expires: number;
+  delivery: 'sent' | 'retrying' | 'failed';
+}
+
+/** `smsAdd`: the number in E.164 the code went to. */
+export interface SmsAddAnswer extends SmsSentAnswer {
+  phone: string;
+}
+
+/** `smsPhone`: the confirmed number and one being added, in E.164, or null. */
+export interface SmsPhoneAnswer {
+  result: true;
+  phone: string | null;
+  pending: string | null;
 }

@@ -17,6 +17,9 @@ import type {
   SecondFactorProof,
   SessionsAnswer,
   Signin2Answer,
+  SmsAddAnswer,
+  SmsPhoneAnswer,
+  SmsSentAnswer,
   Token2Answer,
   TotpSetup,
   Identity,
@@ -379,6 +382,50 @@ export class Users extends Connector {
     return this.#call('recoveryCodes', proof, call);
   }
 
+  // Codes by SMS
+
+  /**
+   * Add a phone number (any common notation; answered in E.164): a code is sent to it, which
+   * {@link smsConfirm} takes. The password (or a current app code) again.
+   */
+  smsAdd(phone: string, proof: Reauthentication, call?: CallOptions<SmsAddAnswer>): Promise<SmsAddAnswer> {
+    return this.#call('smsAdd', { phone, ...proof }, call);
+  }
+
+  /** Confirm the number being added with its code; answers new recovery codes, shown this once. */
+  smsConfirm(code: string, call?: CallOptions<RecoveryCodesAnswer>): Promise<RecoveryCodesAnswer> {
+    return this.#call('smsConfirm', { code }, call);
+  }
+
+  /** Remove the own phone number (the password or a current app code again). */
+  smsRemove(proof: Reauthentication, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#call('smsRemove', proof, call);
+  }
+
+  /** The own confirmed phone number and the one being added. */
+  smsPhone(call?: CallOptions<SmsPhoneAnswer>): Promise<SmsPhoneAnswer> {
+    return this.#call('smsPhone', {}, call);
+  }
+
+  /** Sign-in by SMS (when an administrator granted `smsSignin`): a code to the number's account. */
+  smsSignin(phone: string, call?: CallOptions<DoneAnswer>): Promise<DoneAnswer> {
+    return this.#call('smsSignin', { phone }, call);
+  }
+
+  /** A session for the number with the code it got; the connector keeps the token unless `store: false`. */
+  smsSignin2(
+    phone: string,
+    code: string,
+    call: CallOptions<TokenAnswer> & { store?: boolean } = {},
+  ): Promise<TokenAnswer> {
+    return this.#issuing('smsSignin2', { phone, code }, call);
+  }
+
+  /** Send the second step's code to the challenged account's phone; then {@link token2} with `{ smsCode }`. */
+  smsChallenge(challenge: string, call?: CallOptions<SmsSentAnswer>): Promise<SmsSentAnswer> {
+    return this.#call('smsChallenge', { challenge }, call);
+  }
+
   // The signed-in user
 
   /** `{name, realname, email, id, reference}` of the signed-in user. */
@@ -615,6 +662,9 @@ export class Users extends Connector {
  * The challenge of a `second_factor_required` failure of `token` or `signin`, or null for any
  * other error: what {@link Users.token2} and {@link Users.signin2} need.
  */
+/** The methods a second step may list (users/signin-challenge.ts), as `SecondFactorChallenge['methods']` names them. */
+const SECOND_STEP_METHODS: readonly unknown[] = ['totp', 'recovery', 'passkey', 'sms-code'];
+
 export function secondFactorChallenge(error: unknown): SecondFactorChallenge | null {
   if (!isRoostError(error) || error.code !== 'second_factor_required') return null;
   const { challenge, expires, methods, enrol } = error.body;
@@ -623,7 +673,7 @@ export function secondFactorChallenge(error: unknown): SecondFactorChallenge | n
     challenge,
     expires: typeof expires === 'number' ? expires : 0,
     methods: Array.isArray(methods)
-      ? (methods.filter((m) => m === 'totp' || m === 'recovery' || m === 'passkey') as SecondFactorChallenge['methods'])
+      ? (methods.filter((m) => SECOND_STEP_METHODS.includes(m)) as SecondFactorChallenge['methods'])
       : [],
     enrol: enrol === true,
   };

@@ -5,6 +5,7 @@ import type { Browser } from 'playwright-core';
 import { datastore, filestore } from '../src/index.js';
 import { totpCode } from '../../server/src/users/signin-methods/totp/totp.js';
 import { startOpenIdProvider } from '../../server/test/helpers/oidc-provider.js';
+import { receiver } from '../../server/test/helpers/webhook-receiver.js';
 import {
   assertNoPageErrors,
   BUNDLE_PAGE,
@@ -41,9 +42,11 @@ describe('the served browser bundle in chromium', () => {
   let browser: Browser;
   let tp: TestPage;
   let adminToken: string;
+  let gateway: Awaited<ReturnType<typeof receiver>>;
 
   before(async () => {
-    s = await startRoost({ maxFileBytes: 4 * 1024 * 1024 });
+    gateway = await receiver();
+    s = await startRoost({ maxFileBytes: 4 * 1024 * 1024, smsGateway: gateway.url });
     adminToken = await s.adminToken();
     browser = await launchBrowser();
     tp = await openPage(browser, s.url, { html: BUNDLE_PAGE });
@@ -53,6 +56,7 @@ describe('the served browser bundle in chromium', () => {
     await tp?.close();
     await browser?.close();
     await s?.close();
+    await gateway?.close();
   });
 
   test('the bundle is ESM JavaScript with an ETag, and a plain module script loads it', async () => {
@@ -454,7 +458,7 @@ describe('the served browser bundle in chromium', () => {
       { token, code, password: PASSWORD, adminToken },
     );
     assert.deepEqual(done, {
-      state: { result: true, totp: true, recoveryCodes: 10, required: false, providers: [], passkeys: 0 },
+      state: { result: true, totp: true, recoveryCodes: 10, required: false, providers: [], passkeys: 0, sms: false },
       factors: false,
       sessions: 1,
     });
@@ -472,6 +476,63 @@ describe('the served browser bundle in chromium', () => {
       { mailed, adminToken },
     );
     assert.deepEqual(ended, { before: 'tia', after: 401 });
+  });
+
+  test('codes by SMS through the bundle, the texts read from a local gateway', async () => {
+    const token = await s.createUser('sol');
+    const page = tp.page;
+    /** The code of the newest text the gateway got. */
+    const lastCode = async () => {
+      await s.roost.mailQueue.idle();
+      return /\d{6}/.exec(JSON.parse(gateway.received.at(-1)?.body ?? '{}').text)?.[0] as string;
+    };
+    const added = await page.evaluate(
+      async ({ token, password }) => {
+        const { roost, track } = window as unknown as PageGlobals;
+        return (await roost.users({ token, ...track('users') }).smsAdd('+33 6 12 34 56 78', { password })).phone;
+      },
+      { token, password: PASSWORD },
+    );
+    assert.equal(added, '+33612345678');
+    await s.grant('smsSignin', ['sys:everyone']);
+    const confirmed = await page.evaluate(
+      async ({ token, code, password }) => {
+        const { roost, track } = window as unknown as PageGlobals;
+        const sol = roost.users({ token, ...track('users') });
+        await sol.smsConfirm(code);
+        const phone = (await sol.smsPhone()).phone;
+        const device = roost.users(track('users'));
+        const step = await device.token('sol', password).catch((e: unknown) => roost.secondFactorChallenge(e));
+        if (!step || !('challenge' in step)) throw new Error('no challenge');
+        await device.smsChallenge(step.challenge);
+        return { phone, challenge: step.challenge };
+      },
+      { token, code: await lastCode(), password: PASSWORD },
+    );
+    assert.equal(confirmed.phone, '+33612345678');
+    const signed = await page.evaluate(
+      async ({ challenge, code }) => {
+        const { roost, track } = window as unknown as PageGlobals;
+        const device = roost.users(track('users'));
+        await device.token2(challenge, { smsCode: code });
+        await roost.users(track('users')).smsSignin('+33612345678');
+        return (await device.identity()).name;
+      },
+      { challenge: confirmed.challenge, code: await lastCode() },
+    );
+    assert.equal(signed, 'sol');
+    const removed = await page.evaluate(
+      async ({ token, code, password }) => {
+        const { roost, track } = window as unknown as PageGlobals;
+        const guest = roost.users(track('users'));
+        await guest.smsSignin2('+33612345678', code);
+        const name = (await guest.identity()).name;
+        await roost.users({ token, ...track('users') }).smsRemove({ password });
+        return name;
+      },
+      { token, code: await lastCode(), password: PASSWORD },
+    );
+    assert.equal(removed, 'sol');
   });
 
   test('provider sign-in: the start address from the bundle, the provider in chromium, the grant traded', async () => {

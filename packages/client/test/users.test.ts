@@ -15,6 +15,7 @@ import {
 } from './helpers/roost.js';
 import { startOpenIdProvider } from '../../server/test/helpers/oidc-provider.js';
 import { CookieJar, walk } from '../../server/test/helpers/provider-flow.js';
+import { receiver } from '../../server/test/helpers/webhook-receiver.js';
 
 /**
  * Every operation of the user service through the TypeScript connector in Node, against a real
@@ -24,15 +25,20 @@ import { CookieJar, walk } from '../../server/test/helpers/provider-flow.js';
 describe('users connector (Node)', () => {
   let s: TestServer;
   let admin: Users;
+  let gateway: Awaited<ReturnType<typeof receiver>>;
   const coverage = new Coverage();
   const connect = (token?: string) =>
     users({ baseUrl: s.url, onSuccess: coverage.onSuccess, ...(token ? { token } : {}) });
 
   before(async () => {
-    s = await startRoost();
+    gateway = await receiver();
+    s = await startRoost({ smsGateway: gateway.url });
     admin = connect(await s.adminToken());
   });
-  after(() => s.close());
+  after(async () => {
+    await s.close();
+    await gateway.close();
+  });
 
   test('ping, getPermissions and setPermissions open the sign-up policies', async () => {
     assert.deepEqual(await connect().ping(), { result: 1 });
@@ -259,6 +265,7 @@ describe('users connector (Node)', () => {
       required: false,
       providers: [],
       passkeys: 0,
+      sms: false,
     });
     const setup = await fern.totpEnrol();
     assert.match(setup.uri, /^otpauth:\/\/totp\//);
@@ -300,6 +307,7 @@ describe('users connector (Node)', () => {
       required: false,
       providers: [],
       passkeys: 0,
+      sms: false,
     });
     await fern.totpRemove({ password: PASSWORD });
     assert.equal((await admin.userFactors('fern')).totp, false);
@@ -401,6 +409,38 @@ describe('users connector (Node)', () => {
     const who = await guest.identity();
     assert.equal(who.id, anonymous.id);
     assert.equal(who.name, 'gwen');
+  });
+
+  test('codes by SMS: add, confirm, phone, challenge with token2, signin and signin2, remove', async () => {
+    /** The code of the last text the gateway got. */
+    const lastCode = async () => {
+      await s.roost.mailQueue.idle();
+      const text = JSON.parse(gateway.received.at(-1)?.body ?? '{}') as { text: string };
+      return /\d{6}/.exec(text.text)?.[0] ?? '';
+    };
+    const sara = connect(await s.createUser('sara'));
+    const added = await sara.smsAdd('+1 202 555 0143', { password: PASSWORD });
+    assert.equal(added.phone, '+12025550143');
+    assert.equal(added.delivery, 'sent');
+    assert.equal((await sara.smsConfirm(await lastCode())).recoveryCodes.length, 10);
+    assert.deepEqual(await sara.smsPhone(), { result: true, phone: '+12025550143', pending: null });
+
+    const device = connect();
+    const step = secondFactorChallenge(await device.token('sara', PASSWORD).catch((e: unknown) => e));
+    assert.ok(step);
+    assert.deepEqual(step.methods, ['recovery', 'sms-code']);
+    assert.equal((await device.smsChallenge(step.challenge)).delivery, 'sent');
+    await device.token2(step.challenge, { smsCode: await lastCode() });
+    assert.equal((await device.identity()).name, 'sara');
+
+    await admin.setPermissions([{ permission: 'smsSignin', groups: ['sys:everyone'], action: 'replace' }]);
+    const guest = connect();
+    assert.deepEqual(await guest.smsSignin('+12025550143'), { result: true });
+    const signed = await guest.smsSignin2('+12025550143', await lastCode());
+    assert.equal(guest.options.token, signed.token);
+    assert.equal((await guest.identity()).name, 'sara');
+    assert.deepEqual(await sara.smsRemove({ password: PASSWORD }), { result: true });
+    assert.equal((await sara.secondFactor()).sms, false);
   });
 
   test('every operation of the user service was called through the connector', () => {

@@ -58,6 +58,52 @@ describe('rules in the browser', () => {
     await page.context().close();
   });
 
+  test('with JavaScript and live validation: a rule that hides a field clears its error for good', async () => {
+    const page = await demo.open('/rules-live', true);
+    const error = (id: string) => page.locator(`#rules-${id}-error`).innerText();
+    const invalid = (id: string) => page.getAttribute(`#rules-${id}`, 'aria-invalid');
+    await page.check('#rules-kind-1');
+    for (const id of ['company', 'vat']) {
+      await page.focus(`#rules-${id}`);
+      await page.press(`#rules-${id}`, 'Tab');
+      assert.deepEqual([await error(id), await invalid(id)], ['Required', 'true'], id);
+    }
+    // Private: the company is hidden, the VAT number no longer required; Business again: both clean.
+    await page.check('#rules-kind-0');
+    assert.deepEqual([await error('company'), await invalid('company')], ['', null]);
+    assert.deepEqual([await error('vat'), await invalid('vat')], ['', null]);
+    await page.check('#rules-kind-1');
+    assert.equal(await page.isVisible('#rules-company'), true);
+    assert.deepEqual([await error('company'), await invalid('company')], ['', null], 'no error back with it');
+
+    // In a repeat item: the server answers for the repeat, without the hidden city; shown again,
+    // the city is not reached yet, and the item's check (its choice changed) leaves it clean.
+    await page.click('button[name="offices$add"]');
+    await page.focus('#rules-offices-0-city');
+    await page.press('#rules-offices-0-city', 'Tab');
+    await page.waitForFunction(() => document.querySelector('#rules-offices-error')?.textContent !== '');
+    assert.equal(await invalid('offices-0-city'), 'true');
+    await page.selectOption('#rules-offices-0-type', 'hq');
+    await page.waitForFunction(() => document.querySelector('#rules-offices-error')?.textContent === '');
+    assert.equal(await invalid('offices-0-city'), null);
+    const answered = page.waitForResponse((r) => {
+      const sent = new URLSearchParams(r.request().postData() ?? '');
+      return sent.get('roost$validate') === 'offices' && sent.get('offices.0.type') === 'branch';
+    });
+    await page.selectOption('#rules-offices-0-type', 'branch');
+    const answer = (await (await answered).json()) as { messages: string[] };
+    await page.evaluate(() => new Promise((done) => setTimeout(done, 100))); // the page has read it too
+    assert.deepEqual(answer.messages, ['Office 1, City: Required'], 'the server still says it');
+    assert.equal(await page.isVisible('#rules-offices-0-city'), true);
+    assert.deepEqual([await error('offices'), await invalid('offices-0-city')], ['', null], 'the page, not yet');
+    // Left empty now, the city shows its error.
+    await page.focus('#rules-offices-0-city');
+    await page.press('#rules-offices-0-city', 'Tab');
+    await page.waitForFunction(() => document.querySelector('#rules-offices-error')?.textContent !== '');
+    assert.equal(await error('offices'), 'Office 1, City: Required');
+    await page.context().close();
+  });
+
   test('without JavaScript: the page follows the rules after a round trip; what they hide is not sent', async () => {
     const page = await demo.open('/rules', false);
     assert.equal(await page.isHidden('#rules-company'), true);

@@ -89,6 +89,44 @@ describe('browser wizard', () => {
     });
   }
 
+  /** Goes back or forward in the browser's history; over ajax, waits for the form's reply to the step asked. */
+  const travel = async (page: Page, mode: Mode, go: () => Promise<unknown>) => {
+    if (mode.ajax) await submitWith(page, mode, async () => void (await go()));
+    else await go();
+  };
+
+  for (const mode of modes) {
+    test(`${mode.name}: the browser's Back and Forward move between the steps, and the wizard goes on`, async () => {
+      const page = await demo.open(mode.path, mode.js);
+      if (mode.js) await page.evaluate(() => Object.assign(window, { roostFirstPage: true }));
+      await page.fill('#wiz-email', 'ada@example.org');
+      await click(page, mode, '#wiznext\\$');
+      assert.equal(await currentStep(page), 'Details');
+      await travel(page, mode, () => page.goBack());
+      assert.equal(await currentStep(page), 'Account');
+      assert.equal(await page.inputValue('#wiz-email'), 'ada@example.org');
+      await travel(page, mode, () => page.goForward());
+      assert.equal(await currentStep(page), 'Details');
+      await travel(page, mode, () => page.goBack());
+      await page.fill('#wiz-email', 'bob@example.org');
+      await click(page, mode, '#wiznext\\$');
+      assert.equal(await currentStep(page), 'Details');
+      await page.setInputFiles('#wiz-avatar', { name: 'me.png', mimeType: 'image/png', buffer: Buffer.from('png!') });
+      const before = demo.server.received.length;
+      await click(page, mode, '#wizfinish\\$');
+      const got = demo.server.received.slice(before) as Array<{ email?: string }>;
+      assert.deepEqual(
+        got.map((d) => d.email),
+        ['bob@example.org'],
+      );
+      if (mode.ajax) {
+        const same = await page.evaluate(() => 'roostFirstPage' in window);
+        assert.ok(same, 'over ajax every step was shown in the first page');
+      }
+      await page.context().close();
+    });
+  }
+
   for (const mode of modes) {
     test(`${mode.name}: a changed state in the page is refused, the wizard starts again and says so`, async () => {
       const page = await demo.open(mode.path, mode.js);

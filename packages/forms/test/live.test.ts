@@ -64,6 +64,24 @@ describe('live validation on the server', () => {
     assert.deepEqual(JSON.parse(early.response?.body ?? '').messages, ['Earlier than 1900-01-01']);
   });
 
+  test("a repeat's answer names each input at fault with its messages, at any depth", async () => {
+    const floors = {
+      id: 'floors',
+      name: 'Floor',
+      datatype: 'repeat',
+      fields: [
+        { id: 'level', name: 'Level', required: true },
+        { id: 'rooms', name: 'Room', datatype: 'repeat', fields: [{ id: 'no', name: 'Number', required: true }] },
+      ],
+    } as const;
+    const body = { 'floors.0.level': '', 'floors.0.rooms.0.no': '', 'floors.1.level': 'First' };
+    const r = await liveCheck('floors', body, { fields: [floors] });
+    assert.deepEqual(JSON.parse(r.response?.body ?? '').faults, [
+      { input: 'floors.0.level', messages: ['Floor 1, Level: Required'] },
+      { input: 'floors.0.rooms.0.no', messages: ['Floor 1, Room: Room 1, Number: Required'] },
+    ]);
+  });
+
   test('a field its rules hide has nothing to say; an unknown field is refused; option off: none', async () => {
     assert.deepEqual(JSON.parse((await liveCheck('vat', { code: 'ABC' })).response?.body ?? '').messages, []);
     assert.deepEqual(JSON.parse((await liveCheck('vat', { code: 'BIZ' })).response?.body ?? '').messages, ['Required']);

@@ -6,14 +6,17 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ConfigurationError,
   sessionWizardStore,
   WizardForm,
   WizardStateError,
+  WizardStateExpiredError,
   wizardStateKey,
   type FormData,
   type FormValues,
+  type KeptWizardState,
   type WizardState,
 } from '../src/index.js';
 import { alerts, attr, dom, text } from './helpers/html.js';
@@ -37,6 +40,11 @@ type Store = { store: ReturnType<typeof sessionWizardStore> } | { secret: string
 const submit = (body: FormValues, keep: Store = { secret }, method = 'POST') => {
   const form = new WizardForm({ fields, subsets, steps, formid: 'signup', request: { method, body }, ...keep });
   return form.process();
+};
+/** A state signed as the app signs it (wizard/wizard-state.ts), written at `issued`. */
+const signed = (state: WizardState, issued: number): string => {
+  const payload = Buffer.from(JSON.stringify({ ...state, issued })).toString('base64url');
+  return `${payload}.${createHmac('sha256', secret).update(`signup.${payload}`).digest('base64url')}`;
 };
 const stateOf = (html: string): string => {
   const input = dom(html).find((e) => attr(e, 'name') === wizardStateKey);
@@ -122,6 +130,54 @@ describe('wizard steps', () => {
   });
 });
 
+describe("wizard history (goto$, what the script sends for the browser's Back and Forward over ajax)", () => {
+  const three = { account: subsets.account, name: { fields: ['name'] }, avatar: { fields: ['avatar'] } };
+  const go = (body: FormValues, method = 'POST') =>
+    new WizardForm({
+      fields,
+      subsets: three,
+      steps: ['account', 'name', 'avatar'],
+      formid: 'signup',
+      secret,
+      request: { method, body },
+    }).process();
+  const nav = (html: string) => dom(html).find((e) => e.tagName === 'nav');
+
+  test('back keeps what was typed, unvalidated; forward validates, stops at the first step not answered', async () => {
+    const first = await go({}, 'GET');
+    assert.deepEqual(
+      [attr(nav(first.html), 'data-roost-step'), attr(nav(first.html), 'data-roost-goto')],
+      ['0', 'goto$'],
+    );
+    const bad = await go({ [wizardStateKey]: stateOf(first.html), email: 'ada@example.org', age: '12', goto$: '2' });
+    assert.equal(bad.step, 'account', 'forward validates the step it leaves');
+    assert.match(alerts(bad.html).join(' '), /Less than the minimum 18/);
+    const two = await go({ [wizardStateKey]: stateOf(bad.html), email: 'ada@example.org', age: '36', goto$: '2' });
+    assert.equal(two.step, 'name', 'not past the name, never answered');
+    assert.equal(attr(nav(two.html), 'data-roost-step'), '1');
+    const back = await go({ [wizardStateKey]: stateOf(two.html), name: '', goto$: '0' });
+    assert.equal(back.step, 'account', 'back never validates');
+    assert.equal(inputValue(back.html, 'email'), 'ada@example.org');
+    const stay = await go({ [wizardStateKey]: stateOf(back.html), email: 'ada@example.org', age: '36', goto$: 'x' });
+    assert.equal(stay.step, 'account', 'a step that is not there shows this one again');
+    const named = await go({ [wizardStateKey]: stateOf(stay.html), email: 'ada@example.org', age: '36', next$: '' });
+    const third = await go({ [wizardStateKey]: stateOf(named.html), name: 'Ada', next$: '' });
+    assert.equal(third.step, 'avatar');
+    const backTwo = await go({ [wizardStateKey]: stateOf(third.html), goto$: '0' });
+    const again = await go({
+      [wizardStateKey]: stateOf(backTwo.html),
+      email: 'bob@example.org',
+      age: '40',
+      goto$: '2',
+    });
+    assert.equal(again.step, 'avatar', 'forward over steps answered before');
+    const done = await go({ [wizardStateKey]: stateOf(again.html), finish$: '' });
+    assert.deepEqual(done.data, { email: 'bob@example.org', age: 40, name: 'Ada' });
+    assert.ok(nav(done.html), 'the form shown again after Finish');
+    assert.equal(attr(nav(done.html), 'data-roost-step'), undefined, 'takes no step in the history');
+  });
+});
+
 describe('wizard data types', () => {
   test("a step's data has every field optional (it has some fields only); the finished data the required", async () => {
     const form = new WizardForm({ fields, subsets, steps, secret, request: { method: 'GET' } });
@@ -173,9 +229,7 @@ describe('wizard state', () => {
   test('the whole is validated again at Finish: a wrong earlier step is shown on its step with its error', async () => {
     // A state the app signed that skips step one's rules (as an older version of the form might have).
     const state: WizardState = { step: 1, data: { account: { email: 'ada@example.org', age: 12 } } };
-    const payload = Buffer.from(JSON.stringify(state)).toString('base64url');
-    const sig = createHmac('sha256', secret).update(`signup.${payload}`).digest('base64url');
-    const r = await submit({ [wizardStateKey]: `${payload}.${sig}`, name: 'Ada', finish$: '' });
+    const r = await submit({ [wizardStateKey]: signed(state, Date.now()), name: 'Ada', finish$: '' });
     assert.equal(r.data, undefined);
     assert.equal(r.step, 'account');
     assert.match(alerts(r.html).join(' '), /Please check this step again/);
@@ -186,11 +240,12 @@ describe('wizard state', () => {
     const session: Record<string, unknown> = {};
     const keep = { store: sessionWizardStore(session) };
     const first = await submit({}, keep, 'GET');
-    const key = stateOf(first.html);
-    assert.match(key, /^[0-9a-f-]{36}$/);
+    const [key, shown] = stateOf(first.html).split('.');
+    assert.match(key ?? '', /^[0-9a-f-]{36}$/);
+    assert.equal(shown, '0', 'and the step it shows');
     const two = await submit({ [wizardStateKey]: key, email: 'ada@example.org', age: '36', next$: '' }, keep);
     assert.equal(two.step, 'profile');
-    assert.equal(stateOf(two.html), key);
+    assert.equal(stateOf(two.html), `${key}.1`);
     const saved = session[`roost-wizard:${key}`] as WizardState;
     assert.deepEqual(saved.data.account, { email: 'ada@example.org', age: 36 });
     saved.data.account = { email: 'not an e-mail', age: 36 };
@@ -205,8 +260,82 @@ describe('wizard state', () => {
     assert.ok(unknown.stateError instanceof WizardStateError);
   });
 
+  test('a signed state older than the maximum age is refused: step one, a message, nothing used', async () => {
+    const day = 86_400_000;
+    const state: WizardState = { step: 1, data: { account: { email: 'ada@example.org', age: 36 } } };
+    const old = await submit({ [wizardStateKey]: signed(state, Date.now() - day - 60_000), name: 'Ada', finish$: '' });
+    assert.ok(old.stateError instanceof WizardStateExpiredError);
+    assert.deepEqual([old.step, old.data, old.result], ['account', undefined, false]);
+    assert.match(alerts(old.html).join(' '), /left unused too long; please start again/);
+    assert.doesNotMatch(old.html, /ada@example/, 'the old answers are not shown');
+    const recent = await submit({
+      [wizardStateKey]: signed(state, Date.now() - day + 60_000),
+      name: 'Ada',
+      finish$: '',
+    });
+    assert.deepEqual(recent.data, { email: 'ada@example.org', age: 36, name: 'Ada' }, 'within a day it goes on');
+    // The age counts from the request that wrote the state: the form's own state, with `maxAgeMs`.
+    const short = (body: FormValues) =>
+      new WizardForm({
+        fields,
+        subsets,
+        steps,
+        formid: 'signup',
+        secret,
+        maxAgeMs: 150,
+        request: { method: 'POST', body },
+      }).process();
+    const first = await short({});
+    const two = await short({ [wizardStateKey]: stateOf(first.html), email: 'ada@example.org', age: '36', next$: '' });
+    assert.equal(two.step, 'profile');
+    await sleep(200);
+    const late = await short({ [wizardStateKey]: stateOf(two.html), name: 'Ada', finish$: '' });
+    assert.ok(late.stateError instanceof WizardStateExpiredError);
+    assert.equal(late.step, 'account');
+  });
+
+  test('in the session: a state saved longer ago than the maximum age is refused and forgotten', async () => {
+    const session: Record<string, unknown> = {};
+    const keep = { store: sessionWizardStore(session) };
+    const first = await submit({}, keep, 'GET');
+    const two = await submit(
+      { [wizardStateKey]: stateOf(first.html), email: 'ada@example.org', age: '36', next$: '' },
+      keep,
+    );
+    const [key] = stateOf(two.html).split('.');
+    const saved = session[`roost-wizard:${key}`] as KeptWizardState;
+    saved.issued -= 86_400_000 + 60_000;
+    const r = await submit({ [wizardStateKey]: stateOf(two.html), name: 'Ada', finish$: '' }, keep);
+    assert.ok(r.stateError instanceof WizardStateExpiredError);
+    assert.deepEqual([r.step, r.data], ['account', undefined]);
+    assert.match(alerts(r.html).join(' '), /left unused too long/);
+    assert.equal(session[`roost-wizard:${key}`], undefined, 'the old state is gone from the session');
+  });
+
+  test("in the session: a page the browser's history returns to goes on from its own step", async () => {
+    const session: Record<string, unknown> = {};
+    const keep = { store: sessionWizardStore(session) };
+    const first = await submit({}, keep, 'GET');
+    const two = await submit(
+      { [wizardStateKey]: stateOf(first.html), email: 'ada@example.org', age: '36', next$: '' },
+      keep,
+    );
+    assert.equal(two.step, 'profile');
+    // The browser's Back shows step one's page again (its hidden field as it was); Next from there.
+    const again = await submit(
+      { [wizardStateKey]: stateOf(first.html), email: 'bob@example.org', age: '40', next$: '' },
+      keep,
+    );
+    assert.equal(again.step, 'profile', "step one's fields were taken as step one's");
+    assert.equal(alerts(again.html).length, 0);
+    const done = await submit({ [wizardStateKey]: stateOf(again.html), name: 'Bob', finish$: '' }, keep);
+    assert.deepEqual(done.data, { email: 'bob@example.org', age: 40, name: 'Bob' });
+  });
+
   test('refused when built: no secret nor store, a short secret, a password in a signed state', () => {
     assert.throws(() => new WizardForm({ fields, subsets, steps }), ConfigurationError);
+    for (const maxAgeMs of [0, -1, Number.NaN])
+      assert.throws(() => new WizardForm({ fields, subsets, steps, secret, maxAgeMs }), /Option "maxAgeMs"/);
     assert.throws(() => new WizardForm({ fields, subsets, steps, secret: 'short' }), /at least 32 characters/);
     const withPassword = [...fields, { id: 'pw', name: 'Password', datatype: 'password' }];
     const account = { account: { fields: ['email', 'pw'] }, profile: subsets.profile };

@@ -6,6 +6,7 @@ import type { ServiceKind } from './core/service-kind.js';
 import type { AdminPages } from './admin/pages/admin-routes.js';
 import { itemView } from './http/protocol/datastore-protocol.js';
 import { fileStoreDocPaths } from './http/protocol/filestore-docs.js';
+import { uploadDocPaths } from './http/protocol/upload-docs.js';
 import { collectionDocPaths } from './http/protocol/collection-docs.js';
 import { entryView } from './http/protocol/filestore-protocol.js';
 import { profileView } from './http/protocol/user-protocol.js';
@@ -137,7 +138,10 @@ const fileStoreKind: RoostServiceKind = {
     // Resumable uploads (tus) into every store, in a plugin of their own (bodies left to the library).
     await app.register(registerUploadRoutes, options);
   },
-  docPaths: (s) => fileStoreDocPaths(s.fileStores.names),
+  docPaths: (s) => ({
+    ...fileStoreDocPaths(s.fileStores.names),
+    ...uploadDocPaths(s.fileStores.names.filter((name) => s.fileStores.get(name)?.uploads)),
+  }),
   nav: [{ href: '/admin/files', label: 'File stores' }],
   events: (s) => [fileFamily(s.fileStores, entryView)],
   async dashboard(s, admin) {

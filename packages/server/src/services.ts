@@ -10,6 +10,7 @@ import { createMailer } from './mail/create-mailer.js';
 import { createJobQueue, logJobRun, type JobQueue } from './core/job-queue.js';
 import { mailDelivery } from './mail/mail-job.js';
 import { createMailQueue, type MailQueue } from './mail/mail-queue.js';
+import { openSms, type SmsOverrides } from './sms/sms-parts.js';
 import { webhookDelivery } from './realtime/webhook-delivery.js';
 import { openBlobStores, type BlobStores } from './storage/blob-stores.js';
 import { openStoresPartialUploads } from './storage/partial-uploads.js';
@@ -54,7 +55,7 @@ import { openReplicaReads, type ReplicaReads } from './storage/replica-reads.js'
  * roost.ts builds the server on. Kept apart from roost.ts so a CLI command loads no web server.
  */
 
-export interface RoostOverrides {
+export interface RoostOverrides extends SmsOverrides {
   clock?: Clock;
   /** The transport the mail queue delivers through (default: SMTP or the outbox, by the settings). */
   mailer?: Mailer;
@@ -224,6 +225,7 @@ export async function openServices(config: Config, overrides: RoostOverrides = {
     db,
     clock,
     mailer: mailQueue,
+    sms: openSms(config, jobs, clock, log, overrides),
     permissionStore,
     runtimeSettings: settings,
     config,

@@ -28,10 +28,12 @@ const FIXTURE_COLLECTIONS = JSON.parse(
  * address for `message`, the collections of {@link FIXTURE_COLLECTIONS}. Its public address is
  * the one it listens on, so a provider sign-in's redirect URI leads back to it.
  */
-export async function startRoost(options: { maxFileBytes?: number } = {}): Promise<TestServer> {
+export async function startRoost(options: { maxFileBytes?: number; smsGateway?: string } = {}): Promise<TestServer> {
   const port = await freePort();
   return startServer({
     port,
+    // Codes by SMS through a gateway the test runs (server/test/helpers/webhook-receiver.ts), when given.
+    ...(options.smsGateway ? { users: { sms: { sender: { url: options.smsGateway }, resendSeconds: 0 } } } : {}),
     publicUrl: `http://127.0.0.1:${port}`,
     mail: { adminAddress: ADMIN_ADDRESS },
     dataStores: { data: {}, notes: { maxBatch: 2 } },

@@ -609,7 +609,13 @@ export class Form<
       if (r.ok) values[field.id] = r.value === undefined && isEmptyValue(value) ? null : r.value;
       else {
         const inputs = r.inputs?.map((path) => `${field.id}.${path}`);
-        errors.push({ field: field.id, messages: r.messages, ...(inputs?.length ? { inputs } : {}) });
+        const faults = r.faults?.map((f) => ({ ...f, input: `${field.id}.${f.input}` }));
+        errors.push({
+          field: field.id,
+          messages: r.messages,
+          ...(inputs?.length ? { inputs } : {}),
+          ...(faults?.length ? { faults } : {}),
+        });
         values[field.id] = value;
       }
     }

@@ -130,7 +130,8 @@ export class HTMLForm<
 
   /**
    * A live check of one field (`liveValidation`, live/live-spec.ts): the request names it under
-   * `roost$validate` and carries the form's values; the answer is JSON `{ field, messages, inputs }`,
+   * `roost$validate` and carries the form's values; the answer is JSON `{ field, messages, inputs }`
+   * (and `faults`, each input's messages, for a group or repeat),
    * the field's messages as a submit would give them (its rules and validators run, the form-level
    * `validateForm` not). No action runs and no event fires. Undefined for other requests.
    */
@@ -142,7 +143,12 @@ export class HTMLForm<
     const r = known ? await this.run(values, { fromWidgets: true, convertOnly: false, only: id }) : undefined;
     const error = r?.errors.find((e) => e.field === id);
     const body = known
-      ? { field: id, messages: error?.messages ?? [], inputs: error?.inputs ?? [] }
+      ? {
+          field: id,
+          messages: error?.messages ?? [],
+          inputs: error?.inputs ?? [],
+          ...(error?.faults && { faults: error.faults }),
+        }
       : { error: `Unknown field "${id}"` };
     const response = {
       status: known ? 200 : 400,

@@ -20,6 +20,10 @@ export const liveScript = `  ${failsCheck.toString()}
     form.setAttribute('data-roost-live-init', '1');
     var spec = JSON.parse(form.getAttribute('data-roost-live'));
     var asked = {}, timers = {};
+    // The inputs the user has left or changed: of a group or repeat only theirs show an error, so
+    // a change in one item does not flag fields not yet reached (or shown again by a rule). A page
+    // that came back from a submit with errors shows every error, as the server rendered it.
+    var touched = {}, submitted = Boolean(form.querySelector('[data-roost-errors]'));
     function fieldOf(name) {
       var top = (name || '').replace(/-confirm$/, '').split('.')[0];
       return Object.prototype.hasOwnProperty.call(spec.fields, top) ? spec.fields[top] : null;
@@ -33,8 +37,18 @@ export const liveScript = `  ${failsCheck.toString()}
     function toggle(el, names, on) {
       if (el) (names || '').split(/\\s+/).filter(Boolean).forEach(function (n) { el.classList.toggle(n, on); });
     }
-    // \`inputs\`: of a group or repeat, the request names of the inputs at fault (the server's answer).
-    function show(f, messages, inputs) {
+    // \`inputs\`: of a group or repeat, the request names of the inputs at fault (the server's answer);
+    // \`faults\`: each one's messages, of which those of inputs not touched are left out.
+    function show(f, messages, inputs, faults) {
+      if (faults && !submitted) {
+        var untouched = faults.filter(function (x) { return !touched[x.input]; });
+        var kept = faults.filter(function (x) { return touched[x.input]; });
+        messages = messages.filter(function (m) {
+          return kept.some(function (x) { return x.messages.indexOf(m) >= 0; }) ||
+            !untouched.some(function (x) { return x.messages.indexOf(m) >= 0; });
+        });
+        inputs = inputs.filter(function (n) { return !untouched.some(function (x) { return x.input === n; }); });
+      }
       inputsOf(f).forEach(function (el) {
         if (el.name === f.name || el.id === f.oid) return;
         if (inputs && inputs.indexOf(el.name) >= 0) el.setAttribute('aria-invalid', 'true');
@@ -114,22 +128,50 @@ export const liveScript = `  ${failsCheck.toString()}
         credentials: 'same-origin',
       }).then(function (r) { return r.json(); }).then(function (answer) {
         if (asked[f.name] !== n || !answer || !Array.isArray(answer.messages)) return;
-        show(f, answer.messages, answer.inputs || []);
+        show(f, answer.messages, answer.inputs || [], answer.faults);
       }).catch(function () { /* the submit still decides */ });
     }
     function check(f) {
       var inputs = inputsOf(f);
-      // A field a rule hides or disables is not validated (rules/rule-box.ts).
-      if (!inputs.length || inputs.every(function (el) { return el.disabled; })) { show(f, []); return; }
+      // A field a rule hides or disables is not validated (rules/rule-box.ts); an answer still on
+      // its way, or a check still waiting, must not bring its error back. ':disabled', not
+      // .disabled: the rule disables the fieldset around the inputs, not each input.
+      if (!inputs.length || inputs.every(function (el) { return el.matches(':disabled'); })) {
+        clearTimeout(timers[f.name]);
+        asked[f.name] = (asked[f.name] || 0) + 1;
+        show(f, []);
+        return;
+      }
       var found = local(f, inputs);
       if (found) show(f, found);
       if (found && (found.length || !f.remote)) return;
       ask(f);
     }
+    // Whether a field shows an error now (a live one, or the server's after a submit).
+    function marked(f) {
+      var box = document.getElementById(f.oid + '-error');
+      return (box && box.textContent !== '') ||
+        inputsOf(f).some(function (el) { return el.getAttribute('aria-invalid') === 'true'; });
+    }
+    // A rule hid, disabled, showed or stopped requiring a field (rules/rules-script.ts): a field
+    // showing an error is checked again, so a hidden one's error goes (for a field in a group or a
+    // repeat item, the server answers for the whole without it) and does not show again with it.
+    form.addEventListener('roost:rule', function (ev) {
+      // What a rule hides or disables counts as not touched again, so it shows again clean.
+      if (ev.target.disabled) each(ev.target.querySelectorAll('[name]'), function (el) { delete touched[el.name]; });
+      var el = ev.target.querySelector('input[name], select[name], textarea[name], button[name]');
+      var f = el && fieldOf(el.name.split('\u0024')[0]);
+      if (f && marked(f)) check(f);
+    });
     var typing = /^(text|search|email|url|tel|password|number|textarea)$/;
-    form.addEventListener('focusout', function (ev) { var f = fieldOf(ev.target.name); if (f) check(f); });
+    form.addEventListener('focusout', function (ev) {
+      var f = fieldOf(ev.target.name);
+      if (ev.target.name) touched[ev.target.name] = true;
+      if (f) check(f);
+    });
     form.addEventListener('change', function (ev) {
       var f = fieldOf(ev.target.name);
+      if (ev.target.name) touched[ev.target.name] = true;
       if (f && !typing.test(ev.target.type)) check(f);
     });
     form.addEventListener('input', function (ev) {

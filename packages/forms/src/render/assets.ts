@@ -3,79 +3,91 @@
    urls `htmlHead()` produces (see `FormAsset` and `formAssets`). */
 import { rulesScript } from '../rules/rules-script.js';
 import { liveScript } from '../live/live-script.js';
+import { wizardScript } from '../wizard/wizard-script.js';
 
 const script = `(function () {
   'use strict';
   function each(list, fn) { Array.prototype.forEach.call(list, fn); }
 ${rulesScript}
 ${liveScript}
+${wizardScript}
   function ajaxify(form) {
     if (form.getAttribute('data-roost-init')) return;
     form.setAttribute('data-roost-init', '1');
     form.addEventListener('submit', function (ev) {
       ev.preventDefault();
-      var data = new FormData(form);
-      if (ev.submitter && ev.submitter.name) data.append(ev.submitter.name, ev.submitter.value);
-      var method = (form.getAttribute('method') || 'post').toUpperCase();
-      // Not form.action: a field named "action" (WorkflowForm has one) shadows that property.
-      var url = form.getAttribute('action') || location.href;
-      var xhr = new XMLHttpRequest();
-      if (method === 'GET') {
-        var u = new URL(url, location.href);
-        data.forEach(function (v, k) { if (typeof v === 'string') u.searchParams.append(k, v); });
-        url = u.toString();
-      }
-      xhr.open(method, url);
-      xhr.setRequestHeader('X-Requested-With', 'XMLHttpRequest');
-      var mode = form.getAttribute('data-progress') || 'none';
-      var box = form.querySelector('[data-roost-progress]');
-      var bar = box && box.firstElementChild;
-      var percent = 0, uploading = true, timer = 0;
-      function show() {
-        if (!box) return;
-        box.hidden = false;
-        bar.style.width = percent + '%';
-        bar.setAttribute('aria-valuenow', String(percent));
-      }
-      if (box && mode !== 'none') {
-        if (mode === 'always') show();
-        else timer = setTimeout(function () { if (uploading) show(); }, 500);
-        xhr.upload.addEventListener('progress', function (e) {
-          if (e.lengthComputable) percent = Math.min(98, Math.round((e.loaded / e.total) * 100));
-          if (!box.hidden) show();
-        });
-        xhr.upload.addEventListener('load', function () { uploading = false; });
-      }
-      xhr.onload = function () {
-        clearTimeout(timer);
-        var relocate = xhr.getResponseHeader('X-Relocate');
-        if (relocate) { location.href = relocate; return; }
-        if (box && !box.hidden) { percent = 100; show(); }
-        var target = form.closest('[data-roost-form-container]') || form;
-        var tmp = document.createElement('div');
-        tmp.innerHTML = xhr.responseText;
-        var nodes = Array.prototype.slice.call(tmp.childNodes);
-        target.replaceWith.apply(target, nodes);
-        init(document);
-        var focus = null;
-        nodes.forEach(function (n) {
-          if (!focus && n.querySelector) {
-            focus = n.querySelector('[data-roost-errors]') ||
-              (n.matches && n.matches('[role=status]') ? n : n.querySelector('[role=status]'));
-          }
-        });
-        // A wizard's next step (wizard/step-indicator.ts): focus goes to the step now current,
-        // never to <body> with the pressed button gone.
-        nodes.forEach(function (n) {
-          if (!focus && n.querySelector) focus = n.querySelector('[aria-current=step]');
-        });
-        if (focus) { focus.setAttribute('tabindex', '-1'); focus.focus(); }
-        var detail = { result: xhr.getResponseHeader('X-Result') === 'true', status: xhr.status };
-        document.dispatchEvent(new CustomEvent('roost:form-result', { detail: detail }));
-      };
-      xhr.onerror = function () { clearTimeout(timer); form.removeAttribute('data-roost-init'); form.submit(); };
-      xhr.send(method === 'GET' ? null : data);
+      send(form, ev.submitter && ev.submitter.name ? [ev.submitter.name, ev.submitter.value] : null, false);
     });
+  }
+  // Sends the form with the pressed button's name and value and puts the reply in its place.
+  // 'restoring': the browser's history went to a step of a wizard (wizard/wizard-script.ts).
+  function send(form, pressed, restoring) {
+    var data = new FormData(form);
+    if (pressed) data.append(pressed[0], pressed[1]);
+    var method = (form.getAttribute('method') || 'post').toUpperCase();
+    // Not form.action: a field named "action" (WorkflowForm has one) shadows that property.
+    var url = form.getAttribute('action') || location.href;
+    var xhr = new XMLHttpRequest();
+    if (method === 'GET') {
+      var u = new URL(url, location.href);
+      data.forEach(function (v, k) { if (typeof v === 'string') u.searchParams.append(k, v); });
+      url = u.toString();
+    }
+    xhr.open(method, url);
+    xhr.setRequestHeader('X-Requested-With', 'XMLHttpRequest');
+    var mode = form.getAttribute('data-progress') || 'none';
+    var box = form.querySelector('[data-roost-progress]');
+    var bar = box && box.firstElementChild;
+    var percent = 0, uploading = true, timer = 0;
+    function show() {
+      if (!box) return;
+      box.hidden = false;
+      bar.style.width = percent + '%';
+      bar.setAttribute('aria-valuenow', String(percent));
+    }
+    if (box && mode !== 'none') {
+      if (mode === 'always') show();
+      else timer = setTimeout(function () { if (uploading) show(); }, 500);
+      xhr.upload.addEventListener('progress', function (e) {
+        if (e.lengthComputable) percent = Math.min(98, Math.round((e.loaded / e.total) * 100));
+        if (!box.hidden) show();
+      });
+      xhr.upload.addEventListener('load', function () { uploading = false; });
+    }
+    xhr.onload = function () {
+      clearTimeout(timer);
+      var relocate = xhr.getResponseHeader('X-Relocate');
+      if (relocate) { location.href = relocate; return; }
+      if (box && !box.hidden) { percent = 100; show(); }
+      var target = form.closest('[data-roost-form-container]') || form;
+      var tmp = document.createElement('div');
+      tmp.innerHTML = xhr.responseText;
+      var nodes = Array.prototype.slice.call(tmp.childNodes);
+      target.replaceWith.apply(target, nodes);
+      init(document);
+      // A wizard's step over ajax: an entry in the browser's history of its own, or, when the
+      // history went there, this entry set to the step shown (a step refused stays where it is).
+      nodes.forEach(function (n) {
+        if (n.matches && n.matches('[data-roost-form-container]')) recordStep(n, !restoring);
+      });
+      var focus = null;
+      nodes.forEach(function (n) {
+        if (!focus && n.querySelector) {
+          focus = n.querySelector('[data-roost-errors]') ||
+            (n.matches && n.matches('[role=status]') ? n : n.querySelector('[role=status]'));
+        }
+      });
+      // A wizard's next step (wizard/step-indicator.ts): focus goes to the step now current,
+      // never to <body> with the pressed button gone.
+      nodes.forEach(function (n) {
+        if (!focus && n.querySelector) focus = n.querySelector('[aria-current=step]');
+      });
+      if (focus) { focus.setAttribute('tabindex', '-1'); focus.focus(); }
+      var detail = { result: xhr.getResponseHeader('X-Result') === 'true', status: xhr.status };
+      document.dispatchEvent(new CustomEvent('roost:form-result', { detail: detail }));
+    };
+    xhr.onerror = function () { clearTimeout(timer); form.removeAttribute('data-roost-init'); form.submit(); };
+    xhr.send(method === 'GET' ? null : data);
   }
   // Repeating groups (fields/group-widgets.ts): Add clones the item template under the next
   // index, Remove takes the item out; without this script both buttons go to the server. Each box
@@ -176,6 +188,9 @@ ${liveScript}
   // A page that comes back with errors (no ajax) starts at its error summary, as an ajax reply does.
   function start() {
     init(document);
+    each(document.querySelectorAll('form[data-ajax="true"]'), function (form) {
+      recordStep(form.closest('[data-roost-form-container]'), false);
+    });
     var summary = document.querySelector('form[data-roost-form] [data-roost-errors]');
     if (summary) summary.focus();
   }

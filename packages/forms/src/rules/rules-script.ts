@@ -30,7 +30,9 @@ export const rulesScript = `  // The server's own functions (rules/condition.ts,
     return first.value;
   }
   // Rules (rules/rule-box.ts): each ruled field's fieldset is hidden and disabled (neither checked
-  // nor sent) while its rules say so, and its inputs required while a rule requires them.
+  // nor sent) while its rules say so, and its inputs required while a rule requires them. A change
+  // of that state is told by a 'roost:rule' event on the fieldset (live/live-script.ts checks the
+  // field again, so a hidden field's live error goes and does not come back when it shows).
   function rules(root) {
     each(root.querySelectorAll('[data-roost-rules]'), function (box) {
       if (box.getAttribute('data-roost-init')) return;
@@ -38,6 +40,7 @@ export const rulesScript = `  // The server's own functions (rules/condition.ts,
       var spec = JSON.parse(box.getAttribute('data-roost-rules'));
       var form = box.closest('form');
       var requires = spec.open || spec.rules.some(function (r) { return r.effect === 'REQUIRE'; });
+      var last = null;
       function update() {
         if (!box.isConnected) return;
         var shown = true, enabled = true, required = spec.required;
@@ -53,14 +56,18 @@ export const rulesScript = `  // The server's own functions (rules/condition.ts,
         });
         box.hidden = !shown;
         box.disabled = !(shown && enabled);
-        if (!requires) return;
-        each(box.querySelectorAll('input, select, textarea'), function (el) {
-          var group = form.querySelectorAll('[name="' + CSS.escape(el.name) + '"]').length > 1;
-          if (el.type === 'hidden' || (el.type === 'checkbox' && group)) return;
-          el.required = required;
-        });
-        var label = document.getElementById(spec.label);
-        if (label && spec.requiredClass) label.classList.toggle(spec.requiredClass, required);
+        if (requires) {
+          each(box.querySelectorAll('input, select, textarea'), function (el) {
+            var group = form.querySelectorAll('[name="' + CSS.escape(el.name) + '"]').length > 1;
+            if (el.type === 'hidden' || (el.type === 'checkbox' && group)) return;
+            el.required = required;
+          });
+          var label = document.getElementById(spec.label);
+          if (label && spec.requiredClass) label.classList.toggle(spec.requiredClass, required);
+        }
+        var now = [shown, enabled, required].join();
+        if (last !== null && now !== last) box.dispatchEvent(new CustomEvent('roost:rule', { bubbles: true }));
+        last = now;
       }
       form.addEventListener('input', update);
       form.addEventListener('change', update);

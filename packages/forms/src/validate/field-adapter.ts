@@ -6,7 +6,7 @@ import type { Widget } from '../fields/widget.js';
 import { datatypeFor, type EmptyValue } from './datatypes.js';
 import type { Translate } from './messages.js';
 import { runStandardSchema } from './standard-schema.js';
-import { ValidationError } from './validation-error.js';
+import { ValidationError, type InputFault } from './validation-error.js';
 import { checkRules, fieldRules, ruleState } from '../rules/rules.js';
 
 /** What a field node's `parse` needs besides the value. */
@@ -21,8 +21,12 @@ export interface ParseContext {
 /** The outcome of parsing one field. */
 export type ParseResult =
   | { ok: true; value: unknown }
-  /** `inputs`: of a group or repeat, the paths of the sub-fields at fault (`1.street`). */
-  | { ok: false; messages: string[]; inputs?: string[] };
+  /**
+   * `inputs`: of a group or repeat, the paths of the sub-fields at fault (`1.street`); `faults`:
+   * the messages of each input at fault, as `messages` words them (live/live-script.ts shows those
+   * of the inputs the user touched).
+   */
+  | { ok: false; messages: string[]; inputs?: string[]; faults?: InputFault[] };
 
 /**
  * A compiled field: conversion, required check and validators behind one async `parse`. Built by
@@ -127,6 +131,7 @@ function groupNode(field: FieldConf, opts: { t: Translate; items: readonly ListI
     const out: Record<string, unknown> = {};
     const messages: string[] = [];
     const inputs: string[] = [];
+    const faults: InputFault[] = [];
     for (const { sub, node, requiredNode } of nodes) {
       // A field its rules hide or disable is not validated and not in the data (conversion keeps it).
       const state = ctx.convertOnly ? undefined : ruleState(sub, subs, (id) => data[id]);
@@ -135,11 +140,17 @@ function groupNode(field: FieldConf, opts: { t: Translate; items: readonly ListI
       if (r.ok) {
         if (r.value !== null && r.value !== undefined) out[sub.id] = r.value;
       } else {
-        messages.push(...r.messages.map((m) => `${where}${ctx.t(sub.name ?? sub.id)}: ${m}`));
+        const say = (m: string) => `${where}${ctx.t(sub.name ?? sub.id)}: ${m}`;
+        messages.push(...r.messages.map(say));
         inputs.push(sub.id, ...(r.inputs ?? []).map((path) => `${sub.id}.${path}`));
+        // A nested group's or repeat's own messages (not of an input inside) are the sub-field's.
+        const inner = r.faults ?? [];
+        const own = r.messages.filter((m) => !inner.some((f) => f.messages.includes(m)));
+        if (own.length) faults.push({ input: sub.id, messages: own.map(say) });
+        faults.push(...inner.map((f) => ({ input: `${sub.id}.${f.input}`, messages: f.messages.map(say) })));
       }
     }
-    return messages.length ? { ok: false, messages, inputs } : { ok: true, value: out };
+    return messages.length ? { ok: false, messages, inputs, faults } : { ok: true, value: out };
   };
   return {
     async parse(value, ctx) {
@@ -156,15 +167,17 @@ function groupNode(field: FieldConf, opts: { t: Translate; items: readonly ListI
       const out: unknown[] = [];
       const messages: string[] = [];
       const inputs: string[] = [];
+      const faults: InputFault[] = [];
       for (const [i, item] of items.entries()) {
         const r = await parseOne(item, ctx, `${name} ${i + 1}, `);
         if (r.ok) out.push(r.value);
         else {
           messages.push(...r.messages);
           inputs.push(...(r.inputs ?? []).map((path) => `${i}.${path}`));
+          faults.push(...(r.faults ?? []).map((f) => ({ ...f, input: `${i}.${f.input}` })));
         }
       }
-      return messages.length ? { ok: false, messages, inputs } : { ok: true, value: out };
+      return messages.length ? { ok: false, messages, inputs, faults } : { ok: true, value: out };
     },
   };
 }

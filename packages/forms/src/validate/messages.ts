@@ -38,6 +38,8 @@ export const catalogDe: Catalog = {
   'Please check this step again': 'Bitte prüfen Sie diesen Schritt noch einmal',
   'The saved steps of this form could not be used; please start again.':
     'Die gespeicherten Schritte dieses Formulars waren nicht verwendbar; bitte beginnen Sie von vorn.',
+  'This form was left unused too long; please start again.':
+    'Dieses Formular blieb zu lange unbenutzt; bitte beginnen Sie von vorn.',
   'Move down': 'Nach unten',
   '${item} moved to position ${position} of ${count}': '${item} an Position ${position} von ${count} verschoben',
   'Invalid email address': 'Ungültige E-Mail-Adresse',

@@ -17,6 +17,12 @@ export class ValidationError extends Error {
   }
 }
 
+/** Of a group or repeat: one input at fault (its path, or its request name in a `FieldError`) and its messages. */
+export interface InputFault {
+  input: string;
+  messages: string[];
+}
+
 /**
  * One failed field (or the whole form when `field` is empty) with translated messages.
  *
@@ -32,4 +38,6 @@ export interface FieldError {
    * by the item's position), which render with `aria-invalid` (fields/group-widgets.ts).
    */
   inputs?: string[];
+  /** Of a group or repeat: each input at fault (its request name) with its messages (live checks). */
+  faults?: InputFault[];
 }

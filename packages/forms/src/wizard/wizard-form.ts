@@ -19,6 +19,7 @@ import {
   signedStates,
   storedStates,
   WizardStateError,
+  WizardStateExpiredError,
   type StateCodec,
   type WizardState,
   type WizardStore,
@@ -43,7 +44,15 @@ export interface WizardInit<L extends FieldList, S extends Subsets | undefined> 
   /** At least 32 characters, kept by the app (not in the code); signs the state in the page. */
   secret?: string;
   store?: WizardStore;
+  /**
+   * How long a state stays usable after the request that wrote it, in ms (default a day): an
+   * older one is refused (`WizardStateExpiredError`) and the wizard starts again with a message.
+   */
+  maxAgeMs?: number;
 }
+
+/** A state's default maximum age: a page left open overnight still goes on. */
+const defaultMaxAgeMs = 86_400_000;
 
 /** What `WizardForm.process` returns: a form's result, the step now shown, and the whole data once done. */
 export interface WizardResult<L extends FieldList> extends ProcessResult {
@@ -80,24 +89,29 @@ export class WizardForm<
     { id: 'next', method: 'nextStep', name: 'Next', cssClass: 'btn btn-primary' },
     { id: 'finish', method: 'finishWizard', name: 'Finish', cssClass: 'btn btn-primary' },
     { id: 'back', method: 'previousStep', name: 'Back', cssClass: 'btn btn-secondary', skipValidation: true },
+    // The browser's Back and Forward over ajax (wizard/wizard-script.ts): no button, the script sends it.
+    { id: 'goto', method: 'gotoStep', hidden: true },
   ];
   static override defaultSubsets: Subsets = {};
 
   readonly steps: readonly WizardStep[];
   readonly #secret: string | undefined;
   readonly #store: WizardStore | undefined;
+  readonly #maxAgeMs: number;
   #codec: StateCodec | undefined;
   #state: WizardState = { step: 0, data: {} };
   #stateError: WizardStateError | undefined;
   #finished: FormData<L> | undefined;
 
-  constructor({ steps, secret, store, ...init }: WizardInit<L, S>) {
+  constructor({ steps, secret, store, maxAgeMs = defaultMaxAgeMs, ...init }: WizardInit<L, S>) {
     super(init);
     if (!steps.length) throw new ConfigurationError('Option "steps": a wizard needs at least one step');
     if (secret === undefined && store === undefined)
       throw new ConfigurationError('Option "secret" (the state signed in the page) or "store" (the session) is needed');
     if (secret !== undefined && secret.length < 32)
       throw new ConfigurationError('Option "secret": at least 32 characters, kept by the app');
+    if (!(typeof maxAgeMs === 'number' && maxAgeMs > 0))
+      throw new ConfigurationError('Option "maxAgeMs": a number of milliseconds greater than 0');
     this.steps = steps.map((s) => (typeof s === 'string' ? { subset: s } : s));
     // A signed state is readable in the page (signed, not encrypted): a password must not travel there.
     const password = secret !== undefined ? this.#stepFields().find((f) => fieldDatatype(f) === 'password') : undefined;
@@ -105,6 +119,7 @@ export class WizardForm<
       throw new ConfigurationError(`Field "${password.id}": a password is not kept in the page; give "store" for it`);
     this.#secret = secret;
     this.#store = store;
+    this.#maxAgeMs = maxAgeMs;
   }
 
   /** The fields the steps' subsets name that can be seen before setup (inline, or among the form's `fields`). */
@@ -153,8 +168,8 @@ export class WizardForm<
 
   /** Signed states for this form id (`secret`), else states in the store (the constructor requires one of them). */
   #stateCodec(): StateCodec {
-    if (this.#secret !== undefined) return signedStates(this.#secret, this.options.formid);
-    if (this.#store) return storedStates(this.#store);
+    if (this.#secret !== undefined) return signedStates(this.#secret, this.options.formid, this.#maxAgeMs);
+    if (this.#store) return storedStates(this.#store, this.#maxAgeMs);
     throw new ConfigurationError('Option "secret" (the state signed in the page) or "store" (the session) is needed');
   }
 
@@ -172,7 +187,11 @@ export class WizardForm<
     const saved = this.#state.data[this.#step().subset];
     const data = saved ?? (await this.startFormData(kw));
     if (!this.#stateError) return [true, await this.render(data)];
-    const msg = this.t('The saved steps of this form could not be used; please start again.');
+    const msg = this.t(
+      this.#stateError instanceof WizardStateExpiredError
+        ? 'This form was left unused too long; please start again.'
+        : 'The saved steps of this form could not be used; please start again.',
+    );
     const html = await this.render(data, [msg], undefined, false, false);
     // An ajax submit gets the form alone, as any reply with errors does (html-form.ts finishFormProcessing).
     if (this.options.use_ajax && isXhr(this.request)) this.sendResponse(html, { 'X-Result': 'false' });
@@ -181,17 +200,43 @@ export class WizardForm<
 
   /** Validates the step's fields; when they pass, saves them and shows the next step. */
   async nextStep(_action: ActionConf, kw: ActionKw = {}): Promise<ActionResult> {
-    const [ok, data, errors] = await this.validate(this.getFormValues());
-    if (!ok) return this.finishFormProcessing(false, data, [], errors, kw, false);
-    this.#state.data[this.#step().subset] = await this.#saved(data);
-    return this.#show(this.#state.step + 1);
+    return this.#forwardTo(this.#state.step + 1, kw);
   }
 
   /** Saves what the step holds as typed (not validated: going back never fails) and shows the step before. */
   async previousStep(_action: ActionConf, _kw: ActionKw = {}): Promise<ActionResult> {
+    return this.#backTo(Math.max(0, this.#state.step - 1));
+  }
+
+  /**
+   * Goes to the step whose index the request gives as `goto$` (the script's history of steps over
+   * ajax, wizard/wizard-script.ts): an earlier one (or this one) as Back does, what was typed
+   * kept and not validated; a later one as Next does, this step validated first, and no further
+   * than the first step not answered yet.
+   */
+  async gotoStep(action: ActionConf, kw: ActionKw = {}): Promise<ActionResult> {
+    const given = this.getFormValue(`${action.id}${this.options.actionPostfix}`);
+    const at = this.#state.step;
+    const target = typeof given === 'string' && /^\d+$/.test(given) && this.steps[Number(given)] ? Number(given) : at;
+    if (target <= at) return this.#backTo(target);
+    let to = at + 1;
+    while (to < target && this.#state.data[this.#step(to).subset]) to += 1;
+    return this.#forwardTo(to, kw);
+  }
+
+  /** Saves what the step holds as typed (not validated: going back never fails) and shows step `index`. */
+  async #backTo(index: number): Promise<ActionResult> {
     const [, data] = await this.extract(this.getFormValues());
     this.#state.data[this.#step().subset] = await this.#saved(data);
-    return this.#show(Math.max(0, this.#state.step - 1));
+    return this.#show(index);
+  }
+
+  /** Validates the step's fields; when they pass, saves them and shows step `index`. */
+  async #forwardTo(index: number, kw: ActionKw): Promise<ActionResult> {
+    const [ok, data, errors] = await this.validate(this.getFormValues());
+    if (!ok) return this.finishFormProcessing(false, data, [], errors, kw, false);
+    this.#state.data[this.#step().subset] = await this.#saved(data);
+    return this.#show(index);
   }
 
   /**
@@ -267,7 +312,11 @@ export class WizardForm<
     const html = await super.render(data, msgs, errors, false, result);
     const names = this.steps.map((s) => s.name ?? s.subset);
     // Inside the container (render/form-renderer.ts `renderForm`), so an ajax reply brings it along.
-    const nav = stepIndicator(names, this.#state.step, this.t);
+    // A finished wizard's fresh first step takes no place in the history of its steps: Back from
+    // there would ask the emptied form for a step it no longer has (wizard/wizard-script.ts).
+    const tracked = !this.#finished && this.getActions().some((a) => a.id === 'goto');
+    const goto = tracked ? `goto${this.options.actionPostfix}` : undefined;
+    const nav = stepIndicator(names, this.#state.step, this.t, goto);
     return html.replace(/^(<div[^>]*data-roost-form-container[^>]*>)/, (open) => `${open}${nav}`);
   }
 }

@@ -284,6 +284,8 @@ const pages: Record<string, FormInit> = {
   '/live-csp': { fields: liveFields, formid: 'live', liveValidation: true, novalidate: true },
   // Rules at the top and in the items of a repeat (test/browser-rules.test.ts).
   '/rules': { fields: ruleFields, formid: 'rules' },
+  // The same checked as you type: a rule that hides a field clears its error (test/browser-rules.test.ts).
+  '/rules-live': { fields: ruleFields, formid: 'rules', liveValidation: true, novalidate: true },
   // A controlset controlled by checkboxes (test/browser-rules.test.ts): its fields are rules'.
   '/controlset-checks': {
     formid: 'rules',

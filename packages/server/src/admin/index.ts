@@ -44,6 +44,7 @@ import { roostCss } from './stylesheet.js';
 import { LIST_SCRIPT } from './list-script.js';
 import { recordAdminActions } from './admin-actions.js';
 import { LIVE_SCRIPT } from './live-script.js';
+import { UPLOAD_SCRIPT } from './upload-script.js';
 import { METHOD_PAGES } from './signin-methods/index.js';
 import { renderPage } from './layout.js';
 import { sendHtml } from './page-kit/page-reply.js';
@@ -105,6 +106,7 @@ export async function registerPageAssets(app: FastifyInstance): Promise<void> {
   for (const [name, script] of [
     ['roost-live.js', LIVE_SCRIPT],
     ['roost-lists.js', LIST_SCRIPT],
+    ['roost-uploads.js', UPLOAD_SCRIPT],
   ] as const)
     app.get(`/static/${name}`, async (_request, reply) =>
       reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=300').send(script),

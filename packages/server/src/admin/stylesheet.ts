@@ -189,4 +189,8 @@ table.responsive td[data-label=""]::before{content:none}
 .impersonation p{margin:0}
 .impersonation button{font:inherit;padding:.25rem .9rem;border:2px solid #fff;border-radius:.375rem;
   background:#fff;color:#7a2e0b;font-weight:600;cursor:pointer}
+.upload-progress{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem;margin:.5rem 0}
+.upload-progress[hidden]{display:none}
+.upload-progress progress{flex:1 1 10rem;height:1rem}
+.upload-error{border:1px solid;padding:.5rem 1rem;border-radius:.375rem}
 `;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { identityPolicySchema, seconds, pageUrlSchema, secondFactorGroupsSchema } from './config-parts.js';
 import { signinUserKeys } from './config-signin.js';
+import { smsOptions } from './config-sms.js';
 
 /**
  * The proof of work of sign-ups, sign-ins, resets and mailed sign-ins (users/proof-of-work.ts,
@@ -119,6 +120,8 @@ export const userOptions = z
     proofOfWork: proofOfWorkSchema.prefault({}),
     /** The breached-password check of chosen passwords (users/breached-passwords.ts): off by default. */
     breachedPasswords: breachedPasswordsSchema.prefault({}),
+    /** Codes by SMS (users/signin-methods/sms-code/): off without a sender. */
+    sms: smsOptions.prefault({}),
   })
   .strict();
 

@@ -145,6 +145,28 @@ interface ProviderFlowsTable {
 }
 
 /** A WebAuthn credential (users/signin-methods/passkey/passkey-ops.ts); binary values as base64url. */
+/** An account's phone for codes by SMS (users/signin-methods/sms-code/): numbers in E.164. */
+interface SmsPhonesTable {
+  user_id: string;
+  /** The confirmed number, or null. */
+  phone: string | null;
+  /** A number being added, until its code is entered. */
+  pending: string | null;
+  confirmed: number | null;
+}
+
+/** A code sent by SMS, one per account and purpose (`enrol`, `signin`, `step`), kept as its hash. */
+interface SmsCodesTable {
+  user_id: string;
+  purpose: string;
+  code_hash: string;
+  phone: string;
+  /** Wrong codes entered against it. */
+  tries: number;
+  created: number;
+  expires: number;
+}
+
 interface PasskeysTable {
   id: string;
   user_id: string;
@@ -343,6 +365,8 @@ interface CoreTables {
   provider_links: ProviderLinksTable;
   provider_flows: ProviderFlowsTable;
   passkeys: PasskeysTable;
+  sms_phones: SmsPhonesTable;
+  sms_codes: SmsCodesTable;
   passkey_challenges: PasskeyChallengesTable;
   user_tokens: UserTokensTable;
   permissions: PermissionsTable;

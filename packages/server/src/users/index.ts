@@ -18,6 +18,7 @@ export { USER_PAGE, REVIEW_ACTIONS } from './admin-ops.js';
 export { userErrors } from './user-errors.js';
 export { ACCOUNT_EVENTS, isAccountEvent, type AccountEvent } from './account-events.js';
 export type { TotpSetup } from './signin-methods/totp/totp-ops.js';
+export type { SmsPhone } from './signin-methods/sms-code/sms-code-ops.js';
 export type { ListedSession } from './session-ops.js';
 export type { CompletedSignin } from './signin-challenge.js';
 export type { ProviderInfo, ProviderOutcome } from './provider-ops.js';

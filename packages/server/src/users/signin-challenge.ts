@@ -41,13 +41,14 @@ export async function factorRequired(ctx: UserContext, user: User): Promise<bool
 
 /**
  * Throws `second_factor_required` with a new challenge when `user` needs a second factor; else
- * nothing. A device the account trusts (trusted-devices.ts) needs none.
+ * nothing. A device the account trusts (trusted-devices.ts) needs none. `used`: the method whose
+ * answer was the first factor (a code by SMS), which neither demands nor answers the second.
  */
-export async function challengeIfNeeded(ctx: UserContext, user: User, caller: Caller): Promise<void> {
+export async function challengeIfNeeded(ctx: UserContext, user: User, caller: Caller, used?: string): Promise<void> {
   const methods: string[] = [];
   let demanded = false;
   for (const m of ctx.methods)
-    if (m.secondStep && (await m.secondStep.has(user))) {
+    if (m.secondStep && m.id !== used && (await m.secondStep.has(user))) {
       methods.push(m.id);
       demanded ||= m.secondStep.demanded === true;
     }
@@ -62,7 +63,7 @@ export async function challengeIfNeeded(ctx: UserContext, user: User, caller: Ca
     tokenHash: hashToken(challenge),
     userId: user.id,
     purpose: 'challenge',
-    payload: kind,
+    payload: used ? `${kind}:${used}` : kind,
     created: now,
     expires,
   });
@@ -73,12 +74,13 @@ export async function challengeIfNeeded(ctx: UserContext, user: User, caller: Ca
 export async function challengedUser(
   ctx: UserContext,
   challenge: string,
-): Promise<{ user: User; kind: ChallengeKind } | null> {
+): Promise<{ user: User; kind: ChallengeKind; used?: string } | null> {
   const found = await ctx.repo.pendingToken({ tokenHash: hashToken(challenge) }, 'challenge', ctx.clock.now());
   if (!found) return null;
   const user = await ctx.repo.byId(found.userId);
   if (user?.state !== 'active') return null;
-  return { user, kind: found.payload === 'enrol' ? 'enrol' : 'verify' };
+  const [kind, used] = (found.payload ?? '').split(':');
+  return { user, kind: kind === 'enrol' ? 'enrol' : 'verify', ...(used ? { used } : {}) };
 }
 
 /**
@@ -98,13 +100,15 @@ export async function completeSignin(ctx: UserContext, caller: Caller, input: Se
   const fromAddress = await claimAddress(ctx, caller.address ?? null);
   const found = await challengedUser(ctx, challenge);
   if (!found) throw userErrors.invalid_token({ fields: [['challenge', 'invalid']] });
-  const { user, kind } = found;
+  const { user, kind, used } = found;
   // The sign-in's hooks (user-hooks.ts): the account is known by its challenge, the answer not yet checked.
   await signinHooked(ctx, caller.principal, 'second-factor', 'answer', user.name);
   const attempt = await claimAccount(ctx, user);
   // The later methods' answers first, as before the methods were plugins (a passkey, then a
   // recovery code, then the app's code), should a client send two.
-  const answered = ctx.methods.findLast((m) => m.secondStep && step[m.secondStep.field] !== undefined)?.secondStep;
+  const answered = ctx.methods.findLast(
+    (m) => m.secondStep && m.id !== used && step[m.secondStep.field] !== undefined,
+  )?.secondStep;
   const method = attempt.allowed && answered ? await checkMethod(user, kind, answered, step[answered.field]) : null;
   if (!method) {
     await attempt.failed();

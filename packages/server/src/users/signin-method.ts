@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { ZodType } from 'zod';
 import type { Config } from '../core/config.js';
 import type { ErrorKind } from '../core/errors.js';
+import type { SmsQueue } from '../core/sms.js';
 import type { Database } from '../storage/schema.js';
 import type { Caller, UserContext } from './user-context.js';
 import type { User } from './user-repo.js';
@@ -64,10 +65,14 @@ export interface FactorConfirmed {
   recoveryCodes?: string[];
 }
 
-/** What a method gets beside the service's context: the database for its repository, the boot configuration. */
+/**
+ * What a method gets beside the service's context: the database for its repository, the boot
+ * configuration, and the queue texts leave by (core/sms.ts; null without a sender).
+ */
 interface MethodDeps {
   db: Kysely<Database>;
   config: Config;
+  sms: SmsQueue | null;
 }
 
 /** What the service's shared rules ask of a method once it is made (`UserContext.methods`). */

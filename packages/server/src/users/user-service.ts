@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../core/clock.js';
 import { NO_HOOKS, type HookRunner } from '../core/hooks.js';
 import type { Config } from '../core/config.js';
+import type { SmsQueue } from '../core/sms.js';
 import type { QueuingMailer } from '../core/mailer.js';
 import { newId } from '../core/ids.js';
 import type { FieldProblem } from '../core/errors.js';
@@ -70,6 +71,8 @@ export interface UserServiceDeps {
   keys?: KeyAuthenticator;
   /** Where every change of an account is recorded (account-audit.ts); none: not recorded. */
   audit?: AuditLog;
+  /** The queue texts leave by (sms/sms-queue.ts); none: codes by SMS answer `sms_unavailable`. */
+  sms?: SmsQueue | null;
 }
 
 export const ANONYMOUS_CALLER: Caller = Object.freeze({ principal: ANONYMOUS, user: null, tokenHash: null });
@@ -178,7 +181,7 @@ export function createUserService(deps: UserServiceDeps): UserService {
   // Each method made once: its hooks join the context, its operations the service (guarded by name).
   const methodOps: MethodOps = {};
   for (const method of SIGNIN_METHODS) {
-    const { ops, hooks } = method.create(ctx, { db: deps.db, config: deps.config });
+    const { ops, hooks } = method.create(ctx, { db: deps.db, config: deps.config, sms: deps.sms ?? null });
     ctx.methods.push(hooks);
     for (const [name, op] of Object.entries(ops as MethodOps)) methodOps[name] = guarded(ctx, name, op);
   }

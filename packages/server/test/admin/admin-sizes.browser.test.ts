@@ -1,9 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ds } from '../helpers/datastore.js';
-import { launchBrowser, screenshot, signedInContext, VIEWPORTS } from '../helpers/browser.js';
+import { axeViolations, launchBrowser, screenshot, signedInContext, VIEWPORTS } from '../helpers/browser.js';
 import { PASSWORD, startServer, type TestServer } from '../helpers/test-server.js';
 
 /**
@@ -17,30 +16,9 @@ import { PASSWORD, startServer, type TestServer } from '../helpers/test-server.j
  */
 const SUITE = 'admin-sizes';
 const skip = process.env.ROOST_TEST_DIALECT === 'postgres' ? 'browser suites run in the SQLite pass' : false;
-const axeSource = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 type Scheme = 'light' | 'dark';
 type Size = keyof typeof VIEWPORTS;
-
-interface AxeViolation {
-  id: string;
-  help: string;
-  nodes: Array<{ target: string[] }>;
-}
-
-/** axe-core's WCAG 2.1 A and AA violations of the page, each as `rule: help (targets)`. */
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ path: axeSource });
-  const violations = await page.evaluate(async () => {
-    type Axe = { run(c: unknown, o: unknown): Promise<{ violations: unknown }> };
-    const axe = (window as unknown as { axe: Axe }).axe;
-    const result = await axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] });
-    return result.violations;
-  });
-  return (violations as AxeViolation[]).map(
-    (v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`,
-  );
-}
 
 /** How far the page is wider than the window (0: nothing overflows sideways). */
 const overflow = (page: Page) =>

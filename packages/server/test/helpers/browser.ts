@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
@@ -81,4 +82,20 @@ export async function addVirtualAuthenticator(page: Page): Promise<void> {
       automaticPresenceSimulation: true,
     },
   });
+}
+
+const axeSource = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+/**
+ * axe-core's WCAG 2.1 A and AA violations of the page, each as `rule: help (targets)`. The page's
+ * context bypasses Roost's CSP (`signedInContext`'s `bypassCSP`) for the script to be injected.
+ */
+export async function axeViolations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: axeSource });
+  const violations = (await page.evaluate(async () => {
+    type Axe = { run(c: unknown, o: unknown): Promise<{ violations: unknown }> };
+    const axe = (window as unknown as { axe: Axe }).axe;
+    return (await axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] })).violations;
+  })) as Array<{ id: string; help: string; nodes: Array<{ target: string[] }> }>;
+  return violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
 }

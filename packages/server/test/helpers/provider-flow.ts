@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import * as oidc from 'openid-client';
 
 /**
  * A browser's part of a provider sign-in without a browser, for the tests that run on both
@@ -190,4 +191,42 @@ export function startFakeGitHub(): Promise<FakeGitHub> {
       person: { id: 1, login: 'octo', email: 'octo@example.com', verified: true },
     },
   );
+}
+
+/**
+ * The ID token a native app's SDK gets from the provider at `issuer` for `login`, as public
+ * client `clientId` (no secret, PKCE) sending the browser back to `callback`, with `nonce` given
+ * to the provider: the authorization code flow walked without a browser, the code traded by
+ * openid-client. For the tests of `signinIdToken` (http/id-token-signin.test.ts and the
+ * connector's browser test).
+ */
+export async function appIdToken(
+  issuer: string,
+  clientId: string,
+  callback: string,
+  login: string,
+  nonce: string,
+): Promise<string> {
+  const config = await oidc.discovery(new URL(issuer), clientId, undefined, oidc.None(), {
+    execute: [oidc.allowInsecureRequests],
+  });
+  const verifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: callback,
+    scope: 'openid email profile',
+    state,
+    nonce,
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  });
+  const end = await walk(new CookieJar(), url.href, login, [new URL(callback).origin]);
+  const tokens = await oidc.authorizationCodeGrant(config, end.url, {
+    pkceCodeVerifier: verifier,
+    expectedState: state,
+    expectedNonce: nonce,
+    idTokenExpected: true,
+  });
+  if (!tokens.id_token) throw new Error('the provider answered no ID token');
+  return tokens.id_token;
 }

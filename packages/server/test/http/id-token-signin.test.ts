@@ -5,7 +5,7 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import * as oidc from 'openid-client';
 import { userIdOf } from '../helpers/datastore.js';
 import { startOpenIdProvider, type TestOpenIdProvider } from '../helpers/oidc-provider.js';
-import { CookieJar, walk } from '../helpers/provider-flow.js';
+import { appIdToken as appToken } from '../helpers/provider-flow.js';
 import { PASSWORD, startServer, type TestServer } from '../helpers/test-server.js';
 
 /**
@@ -26,30 +26,8 @@ describe('ID tokens from apps over HTTP', () => {
   const clock = { now: () => now };
 
   /** The ID token an app's SDK gets for `login` as client `clientId`, with `nonce` given to the provider. */
-  async function appIdToken(clientId: string, login: string, nonce: string): Promise<string> {
-    const config = await oidc.discovery(new URL(op.issuer), clientId, undefined, oidc.None(), {
-      execute: [oidc.allowInsecureRequests],
-    });
-    const verifier = oidc.randomPKCECodeVerifier();
-    const state = oidc.randomState();
-    const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: APP_CALLBACK,
-      scope: 'openid email profile',
-      state,
-      nonce,
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-    });
-    const end = await walk(new CookieJar(), url.href, login, [new URL(APP_CALLBACK).origin]);
-    const tokens = await oidc.authorizationCodeGrant(config, end.url, {
-      pkceCodeVerifier: verifier,
-      expectedState: state,
-      expectedNonce: nonce,
-      idTokenExpected: true,
-    });
-    assert.ok(tokens.id_token);
-    return tokens.id_token;
-  }
+  const appIdToken = (clientId: string, login: string, nonce: string) =>
+    appToken(op.issuer, clientId, APP_CALLBACK, login, nonce);
 
   const signin = (provider: string, idToken: string, nonce: string, token?: string) =>
     s.users('signinIdToken', { provider, idToken, nonce }, token ? { token } : {});

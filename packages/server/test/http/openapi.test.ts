@@ -4,6 +4,7 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { useServer } from '../helpers/test-server.js';
 
 interface Operation {
+  requestBody?: unknown;
   operationId?: string;
   summary?: string;
   tags?: string[];
@@ -74,6 +75,46 @@ describe('/openapi.json', () => {
       assert.ok(doc.paths[`/files/{path}/@${op}`], `@${op}`);
     assert.ok(doc.paths['/files/{path}']?.get, 'the download');
     assert.ok(doc.paths['/files/{path}/@write']?.put, '@write takes the raw file');
+  });
+
+  test('the tus routes are documented: creation, offset, bytes, termination, with their headers', () => {
+    type Described = Operation & {
+      parameters?: Array<{ name: string; in: string }>;
+      responses?: Record<string, { headers?: Record<string, unknown>; content?: Record<string, unknown> }>;
+    };
+    const op = (path: string, method: string) => doc.paths[path]?.[method] as Described | undefined;
+    const headersIn = (o: Described | undefined) =>
+      (o?.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name);
+    const create = op('/files/@uploads', 'post');
+    assert.deepEqual(headersIn(create).slice(0, 4), [
+      'Tus-Resumable',
+      'Upload-Length',
+      'Upload-Defer-Length',
+      'Upload-Metadata',
+    ]);
+    assert.deepEqual(Object.keys(create?.responses?.['201']?.headers ?? {}).sort(), [
+      'Location',
+      'Tus-Resumable',
+      'Upload-Expires',
+      'Upload-Offset',
+    ]);
+    const item = '/{store}/@uploads/{id}';
+    assert.ok(op(item, 'head')?.responses?.['200']?.headers?.['Upload-Offset'], 'HEAD answers the offset');
+    assert.ok(op(item, 'head')?.responses?.['200']?.headers?.['Upload-Length'], 'HEAD answers the length');
+    assert.ok(headersIn(op(item, 'patch')).includes('Upload-Offset'), 'PATCH says where its bytes start');
+    assert.ok(op(item, 'patch')?.requestBody, 'PATCH takes the bytes');
+    assert.ok(op(item, 'delete')?.responses?.['204'], 'DELETE gives it up');
+    // Roost's failure body on each refusal that has a body (a HEAD's has none).
+    for (const [path, method] of [
+      ['/files/@uploads', 'post'],
+      [item, 'patch'],
+      [item, 'delete'],
+    ] as const)
+      assert.match(
+        JSON.stringify(op(path, method)?.responses?.['4XX']?.content?.['application/json'] ?? {}),
+        /"code"/,
+        `${method} ${path}: the failure body`,
+      );
   });
 
   test('the answers are described: an item, a page of items, an account', () => {

@@ -61,6 +61,7 @@ describe('TOTP: set up, confirm, sign in in two steps', () => {
       required: false,
       providers: [],
       passkeys: 0,
+      sms: false,
     });
     const setup = await s.users('totpEnrol', {}, { token });
     const wrong = await s.users(
@@ -91,6 +92,7 @@ describe('TOTP: set up, confirm, sign in in two steps', () => {
       required: false,
       providers: [],
       passkeys: 0,
+      sms: false,
     });
     // A confirmed authenticator is not replaced by a new enrolment.
     assert.equal((await s.users('totpEnrol', {}, { token })).body.code, 'factor_exists');
@@ -321,6 +323,7 @@ describe('TOTP: set up, confirm, sign in in two steps', () => {
       required: false,
       providers: [],
       passkeys: 0,
+      sms: false,
     });
     assert.equal((await s.users('token', { identity: 'lost', password: PASSWORD })).status, 200);
   });
@@ -393,6 +396,7 @@ describe('a second factor required for a group', () => {
       required: true,
       providers: [],
       passkeys: 0,
+      sms: false,
     });
     nextStep();
     // From now on it is a plain second step.

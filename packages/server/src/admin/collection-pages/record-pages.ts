@@ -8,6 +8,7 @@ import { childOf, pathOf, ROOT, type FilePath, type FileStore } from '../../file
 import { sendAdminForms, type AdminRequest } from '../page-kit/admin-page.js';
 import { PageForm } from '../page-kit/page-form.js';
 import { facts, link } from '../page-kit/page-parts.js';
+import { resumableRecordArea } from '../page-kit/resumable-upload.js';
 import { collectionUrl, recordUrl, registerPage, type CollectionPageContext } from './collection-page-context.js';
 import { plainText } from './record-columns.js';
 import {
@@ -121,6 +122,16 @@ async function storeUploads(
 }
 
 /**
+ * With JavaScript, the record form's files go to their stores by tus (page-kit/resumable-upload.ts)
+ * and the record is sent with their paths; without it, `storeUploads` stores them.
+ */
+function resumableFields(ctx: CollectionPageContext, state: CollectionState, html = ''): string {
+  const stores = ctx.deps.services.fileStores;
+  const fields = fileFields(state.schema).filter((f) => stores.get(f.store)?.uploads);
+  return resumableRecordArea(html, state.name, fields);
+}
+
+/**
  * The validator's problems at the form's fields: `address.city` at `address` as "city: …",
  * `tags.2` at `tags`; a problem of the whole record (`body`) above the form.
  */
@@ -188,7 +199,7 @@ async function recordPage(
       admin,
       `New record of ${state.name}`,
       [form],
-      ([html]) => `${backTo(state.name)}<section class="card">${html}</section>`,
+      ([html]) => `${backTo(state.name)}<section class="card">${resumableFields(ctx, state, html)}</section>`,
     );
   const owner = record.owner
     ? ((await ctx.deps.services.users.directory.namesOf([record.owner])).get(record.owner) ?? record.owner)
@@ -208,7 +219,7 @@ async function recordPage(
     [form],
     ([html]) =>
       backTo(state.name) +
-      `<section class="card">${about}</section><section class="card">${html}</section>` +
+      `<section class="card">${about}</section><section class="card">${resumableFields(ctx, state, html)}</section>` +
       '<section class="card"><h2>Delete</h2>' +
       `<p>${link(`${here}/delete`, 'Delete this record…', ' class="button danger"')}` +
       '</p></section>',

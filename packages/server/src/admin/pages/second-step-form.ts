@@ -1,4 +1,4 @@
-import { HTMLForm, type ActionCallback } from '@roost/forms';
+import { escapeHtml, HTMLForm, type ActionCallback } from '@roost/forms';
 import type { FastifyRequest } from 'fastify';
 import { isRoostError } from '../../core/errors.js';
 import { withClient, type RequestCaller } from '../../http/auth.js';
@@ -23,13 +23,16 @@ import { textParam } from '../page-kit/page-parts.js';
 export interface PendingChallenge {
   challenge: string;
   enrol: boolean;
+  /** The methods the challenge lists (users/signin-challenge.ts); empty: not known, every part is asked. */
+  methods: readonly string[];
 }
 
 /** The challenge of a `second_factor_required` failure, or null for any other error. */
 export function pendingChallenge(error: unknown): PendingChallenge | null {
   if (!isRoostError(error) || error.code !== 'second_factor_required') return null;
-  const { challenge, enrol } = error.body;
-  return typeof challenge === 'string' ? { challenge, enrol: enrol === true } : null;
+  const { challenge, enrol, methods } = error.body;
+  const listed = Array.isArray(methods) ? methods.filter((m): m is string => typeof m === 'string') : [];
+  return typeof challenge === 'string' ? { challenge, enrol: enrol === true, methods: listed } : null;
 }
 
 /** The outcome of the second step's form: its html to show, or the session it made. */
@@ -53,9 +56,15 @@ interface SecondStepInput {
 /** The methods' parts of the second step, in the order of the list (admin/signin-methods/index.ts). */
 const STEPS = METHOD_PAGES.flatMap((m) => (m.secondStep ? [m.secondStep] : []));
 
-/** The typed answer as the first method that knows its shape takes it. */
-function proofOf(typed: string): Record<string, string> {
-  for (const step of STEPS) {
+/** The parts a challenge asks for: those of the methods it lists (all when it lists none), as `unless` says. */
+function askedOf(methods: readonly string[]): typeof STEPS {
+  if (methods.length === 0) return STEPS.filter((step) => !step.prepare);
+  return STEPS.filter((step) => methods.includes(step.method) && !(step.unless && methods.includes(step.unless)));
+}
+
+/** The typed answer as the first method asked that knows its shape takes it. */
+function proofOf(asked: typeof STEPS, typed: string): Record<string, string> {
+  for (const step of asked) {
     const proof = step.proof(typed);
     if (proof) return proof;
   }
@@ -67,10 +76,11 @@ export async function secondStep(input: SecondStepInput): Promise<SecondStepResu
   const pending = input.pending ?? {
     challenge: textParam(form.body?.challenge),
     enrol: textParam(form.body?.enrol) === '1',
+    methods: textParam(form.body?.methods).split(',').filter(Boolean),
   };
   // An enrolment is the first method's that can be set up during a sign-in; only its answer is asked then.
   const enrolling = pending.enrol ? STEPS.find((m) => m.enrolment) : undefined;
-  const asked = enrolling ? [enrolling] : STEPS;
+  const asked = enrolling ? [enrolling] : askedOf(pending.methods);
   let signedIn: { token: string; recoveryCodes?: string[]; deviceToken?: string } | undefined;
   // Trusting the device is offered where the configuration allows it (users/trusted-devices.ts).
   const trustDays = Math.round(users.settings.trustedDeviceMs / (24 * 3600 * 1000));
@@ -81,7 +91,7 @@ export async function secondStep(input: SecondStepInput): Promise<SecondStepResu
     try {
       signedIn = await users.signin2(withClient(caller, request), {
         challenge: pending.challenge,
-        ...proofOf(String(data.code ?? '')),
+        ...proofOf(asked, String(data.code ?? '')),
         ...(trustDays > 0 && data.trust === true ? { trustDevice: true } : {}),
       });
       return [true, ''];
@@ -110,6 +120,7 @@ export async function secondStep(input: SecondStepInput): Promise<SecondStepResu
       },
       { id: 'challenge', datatype: 'string', size: 200, hidden: true },
       { id: 'enrol', datatype: 'string', size: 1, hidden: true },
+      { id: 'methods', datatype: 'string', size: 200, hidden: true },
       { id: 'next', datatype: 'string', size: 2000, hidden: true },
       ...(trustDays > 0
         ? [{ id: 'trust', name: `Trust this device for ${trustDays} days`, datatype: 'checkbox' }]
@@ -124,7 +135,12 @@ export async function secondStep(input: SecondStepInput): Promise<SecondStepResu
   // Right after the first step the request names its action (`signin$`), not this form's: the
   // default action shows the form with the challenge.
   const { result, html } = await htmlForm.process({
-    defaultData: { challenge: pending.challenge, enrol: pending.enrol ? '1' : '', next },
+    defaultData: {
+      challenge: pending.challenge,
+      enrol: pending.enrol ? '1' : '',
+      methods: pending.methods.join(','),
+      next,
+    },
   });
   if (expired) return { kind: 'expired' };
   if (signedIn) {
@@ -132,6 +148,16 @@ export async function secondStep(input: SecondStepInput): Promise<SecondStepResu
     return { kind: 'signed_in', token, recoveryCodes, deviceToken };
   }
   let intro = `<p>Enter ${asked.map((m) => m.prompt).join(', or ')}.</p>`;
+  // Right after the first step (not on a wrong code's showing again): a part's own preparation (a text sent).
+  for (const step of input.pending ? asked : []) {
+    try {
+      const prepared = (await step.prepare?.(users, withClient(caller, request), pending.challenge)) ?? '';
+      intro = prepared + intro;
+    } catch (err) {
+      if (!isRoostError(err)) throw err;
+      intro = `<p class="error">${escapeHtml(err.message)}</p>${intro}`;
+    }
+  }
   if (enrolling?.enrolment) {
     try {
       intro = await enrolling.enrolment(users, caller, pending.challenge);

@@ -22,6 +22,7 @@ import { link, textParam } from '../page-kit/page-parts.js';
 import { sendHtml, takeFlash } from '../page-kit/page-reply.js';
 import { renderPublicPage } from '../user-pages/public-page.js';
 import { mailSigninOpen } from '../user-pages/signin-mail-page.js';
+import { smsSigninOpen } from '../user-pages/signin-sms-page.js';
 import { recoveryCodesHtml } from '../signin-methods/recovery-page.js';
 import { pendingChallenge, secondStep, type PendingChallenge, type SecondStepResult } from './second-step-form.js';
 import { proofOfWorkFields, withPageProof } from '../page-kit/proof-of-work-field.js';
@@ -271,12 +272,13 @@ async function signinLinks(
   });
   // The pages of the `pages` part of issue 3; a configured reset page url replaces Roost's own.
   const byMail = (await mailSigninOpen(users)) ? '<a href="/users/signin-mail">Sign in with a code by mail</a> · ' : '';
+  const bySms = (await smsSigninOpen(users)) ? '<a href="/users/signin-sms">Sign in with a code by SMS</a> · ' : '';
   // The sign-in methods' buttons (admin/signin-methods/): a passkey.
   const then = next ? safeNext(next, audience) : PLACES.user.home;
   return (
     METHOD_PAGES.map((m) => m.signinPart?.(then) ?? '').join('') +
     providerButtons(providers, next ? safeNext(next, audience) : '') +
-    `<p class="muted">${byMail}<a href="/users/reset-password">Forgot your password?</a> · ` +
+    `<p class="muted">${byMail}${bySms}<a href="/users/reset-password">Forgot your password?</a> · ` +
     '<a href="/users/signup">Create an account</a></p>'
   );
 }

@@ -50,6 +50,18 @@ export interface AccountSection {
  * (users/signin-method.ts `secondStepInput`), asked in the order of the list.
  */
 interface SecondStepPart {
+  /** The id of its method (users/signin-method.ts): asked only when the challenge lists it. */
+  method: string;
+  /**
+   * A method whose typed answer has another's shape (six digits) is asked on the page only when
+   * the challenge does not list that other one, which is asked instead (the API takes either).
+   */
+  unless?: string;
+  /**
+   * What to do and show when the form first appears for a challenge that asks for it (a code
+   * sent by SMS): html before the form.
+   */
+  prepare?(users: UserService, caller: RequestCaller, challenge: string): Promise<string>;
   /** Its words in the field's name ('Code from the app'), joined by ', or '. */
   fieldName: string;
   /** What to enter, in the form's first sentence ('the code your authenticator app shows'). */

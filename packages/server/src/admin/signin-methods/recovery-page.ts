@@ -9,6 +9,7 @@ import type { MethodPage } from './method-page.js';
  */
 export const recoveryPage: MethodPage = {
   secondStep: {
+    method: 'recovery',
     fieldName: 'a recovery code',
     prompt: 'one of your recovery codes',
     // Anything the methods before it did not take: a recovery code's shape is checked by the service.

@@ -13,7 +13,8 @@ import { recoveryCodesHtml } from './recovery-page.js';
  * new codes), so the section processes them all on each showing, as page-kit/page-form.ts does.
  */
 
-const passwordField: FieldConf = {
+/** The password again, before a change of how the account signs in (the SMS section's forms ask it too). */
+export const passwordField: FieldConf = {
   id: 'password',
   name: 'Your password',
   datatype: 'password',
@@ -122,6 +123,7 @@ export const totpPage: MethodPage = {
   },
 
   secondStep: {
+    method: 'totp',
     fieldName: 'Code from the app',
     prompt: 'the code your authenticator app shows',
     proof(typed) {

@@ -17,6 +17,7 @@ import { PageForm } from '../page-kit/page-form.js';
 import { bulkDelete, sendBulkOutcome } from '../page-kit/bulk-delete.js';
 import { bulkDeleteForm, listTable, sortOf, sortParam, type ListColumn } from '../page-kit/list-table.js';
 import { facts, link, liveRegion, pager, positiveInt, textParam } from '../page-kit/page-parts.js';
+import { resumableUploadArea } from '../page-kit/resumable-upload.js';
 import { downloadUrl, fileUrl } from './store-page-context.js';
 
 /** Everything a view of one path needs. */
@@ -125,12 +126,16 @@ async function ownerOf(page: FilePage): Promise<string> {
   return (await page.store.getOwner(page.admin.principal, page.path)) ?? '';
 }
 
-/** Upload into this directory: through the form library's file widget, by ajax with its progress bar. */
+/**
+ * Upload into this directory: through the form library's file widget, by ajax with its progress
+ * bar; where the store takes resumable uploads, by tus instead (`uploadArea`).
+ */
 function uploadForm(page: FilePage): PageForm {
   return new PageForm({
     ...formBase(page, 'upload-form'),
     use_ajax: true,
-    uploadProgressBar: 'auto',
+    // The form library's bar only where no tus script takes the file (`uploadArea`) and shows its own.
+    uploadProgressBar: page.store.uploads ? 'none' : 'auto',
     fields: [
       {
         id: 'file',
@@ -163,6 +168,11 @@ function uploadForm(page: FilePage): PageForm {
       return { message: `Uploaded “${name}” (${formatBytes(file.size)}).`, redirect: urlOf(page, page.path, 'd') };
     },
   });
+}
+
+/** With JavaScript, the upload form sends its file by tus where the store takes resumable uploads. */
+function uploadArea(page: FilePage, html = ''): string {
+  return page.store.uploads ? resumableUploadArea(html, { store: page.name, dir: page.path.path }) : html;
 }
 
 function mkdirForm(page: FilePage): PageForm {
@@ -275,7 +285,7 @@ export async function directoryView(page: FilePage) {
             ? bulkDeleteForm('bulk-delete', `${here}?delete-selected`, page.admin.csrf, 'Delete the selected entries…')
             : ''),
       ) +
-      `<div class="columns"><section class="card"><h2>Upload a file</h2>${upload}</section>` +
+      `<div class="columns"><section class="card"><h2>Upload a file</h2>${uploadArea(page, upload)}</section>` +
       `<section class="card"><h2>New directory</h2>${mkdir}</section></div>` +
       (below
         ? `<div class="columns"><section class="card"><h2>Move or rename</h2>${move}</section>` +

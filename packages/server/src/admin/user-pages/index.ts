@@ -4,6 +4,7 @@ import type { PageDeps } from '../index.js';
 import { accountPage } from './account-page.js';
 import { resetPasswordPage } from './reset-password-page.js';
 import { signinMailPage } from './signin-mail-page.js';
+import { signinSmsPage } from './signin-sms-page.js';
 import { signupPage } from './signup-page.js';
 import { registerProviderPages } from './provider-pages.js';
 import { registerImpersonationEnd } from '../pages/impersonation-pages.js';
@@ -19,6 +20,7 @@ const PAGES: Record<string, Page> = {
   '/users/reset-password': resetPasswordPage,
   '/users/account': accountPage,
   '/users/signin-mail': signinMailPage,
+  '/users/signin-sms': signinSmsPage,
 };
 
 /**

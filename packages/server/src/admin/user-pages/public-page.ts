@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FieldConf, FormRequest } from '@roost/forms';
 import { assertSameOrigin, callerOf } from '../../http/auth.js';
-import type { UserService } from '../../users/index.js';
+import { ANONYMOUS_CALLER, type UserService } from '../../users/index.js';
 import { csrfTokenOf } from '../csrf.js';
 import { renderPage, type PageInit } from '../layout.js';
 import { readFormRequest } from '../page-kit/page-body.js';
@@ -59,6 +59,11 @@ export const impersonationBanner = (request: FastifyRequest, name: string) => ({
 });
 
 /** The field where a visitor names their account: the user name or email, as the identity policy lets them. */
+/** Is `permission` granted to anybody, signed in or not (a sign-in by mail or by SMS an administrator opened)? */
+export async function openToAnybody(users: UserService, permission: string): Promise<boolean> {
+  return (await users.allowed(ANONYMOUS_CALLER, { permission })).get(permission) === true;
+}
+
 export const identityField: FieldConf = {
   id: 'identity',
   name: 'Your user name or email',

@@ -1,12 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { callerOf, startCookieSession, withClient } from '../../http/auth.js';
-import { ANONYMOUS_CALLER, type UserService } from '../../users/index.js';
+import type { UserService } from '../../users/index.js';
 import type { PageDeps } from '../index.js';
 import { PageForm } from '../page-kit/page-form.js';
 import { textParam } from '../page-kit/page-parts.js';
 import { sendFormResponse, sendHtml } from '../page-kit/page-reply.js';
 import { pendingChallenge, secondStep, type PendingChallenge } from '../pages/second-step-form.js';
-import { identityField, publicFormRequest, renderPublicPage } from './public-page.js';
+import { identityField, openToAnybody, publicFormRequest, renderPublicPage } from './public-page.js';
 import { proofOfWorkFields, withPageProof } from '../page-kit/proof-of-work-field.js';
 
 /**
@@ -20,9 +20,7 @@ const PATH = '/users/signin-mail';
 const DONE = '/users/account';
 
 /** Is sign-in by mail open to anybody (its permission `signinMail`)? */
-export async function mailSigninOpen(users: UserService): Promise<boolean> {
-  return (await users.allowed(ANONYMOUS_CALLER, { permission: 'signinMail' })).get('signinMail') === true;
-}
+export const mailSigninOpen = (users: UserService) => openToAnybody(users, 'signinMail');
 
 export async function signinMailPage(deps: PageDeps, request: FastifyRequest, reply: FastifyReply) {
   const users = deps.services.users;

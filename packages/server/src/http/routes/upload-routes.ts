@@ -66,16 +66,19 @@ function bufferedRequest(request: FastifyRequest, body: Buffer): ServerRequest {
 /** The library's answer through Fastify (the request log, security headers): its body small, a failure's JSON. */
 async function sendAnswer(request: FastifyRequest, reply: FastifyReply, response: Response) {
   reply.code(response.status);
+  const text = await response.text();
   for (const [header, value] of response.headers) {
-    // CORS is Roost's own (http/cors.ts), whatever the library would allow.
-    if (!header.startsWith('access-control-') && header !== 'content-length') reply.header(header, value);
+    // CORS is Roost's own (http/cors.ts), whatever the library would allow; an empty body has no
+    // type (a Response of '' says text/plain).
+    const skipped = header.startsWith('access-control-') || header === 'content-length';
+    if (!skipped && (text || header !== 'content-type')) reply.header(header, value);
   }
   if (request.method === 'OPTIONS') {
     reply.header('tus-extension', `${response.headers.get('tus-extension') ?? ''},checksum`);
     reply.header('tus-checksum-algorithm', Object.keys(CHECKSUMS).join(','));
   }
-  const text = await response.text();
-  if (response.status < 400) return reply.send(text);
+  // The protocol's successes say all in headers: no body, so no media type (/openapi.json says none).
+  if (response.status < 400) return text ? reply.send(text) : reply.send();
   reply.type('application/json; charset=utf-8');
   if (text.startsWith('{')) return reply.send(text);
   // Some refusals the library writes itself, in words, before any hook of ours (a malformed

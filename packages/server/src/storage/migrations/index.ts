@@ -20,6 +20,7 @@ import * as directUploads from './2026-12-03-02-direct-uploads.js';
 import * as identityProvider from './2026-12-03-03-identity-provider.js';
 import * as jobRequests from './2026-12-03-04-job-requests.js';
 import * as anonymousUsers from './2026-12-03-05-anonymous-users.js';
+import * as smsPhones from './2026-12-05-01-sms-phones.js';
 import * as scim from './2026-12-07-01-scim.js';
 
 /** Every migration in order. Never edit one that has been released; add a new file. */
@@ -45,6 +46,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026-12-03-03-identity-provider': identityProvider,
   '2026-12-03-04-job-requests': jobRequests,
   '2026-12-03-05-anonymous-users': anonymousUsers,
+  '2026-12-05-01-sms-phones': smsPhones,
   '2026-12-07-01-scim': scim,
 };
 

@@ -4,15 +4,16 @@ import { idTokenMethod } from './id-token/index.js';
 import { mailCodeMethod } from './mail-code/index.js';
 import { passkeyMethod } from './passkey/index.js';
 import { recoveryMethod } from './recovery/index.js';
+import { smsCodeMethod } from './sms-code/index.js';
 import { totpMethod } from './totp/index.js';
 
 /**
  * The sign-in methods that bring all of themselves (users/signin-method.ts), the one list of
  * them: the service makes each, merges its operations and permissions, and asks its hooks in the
  * second-factor rules, the account's summary and the purge. A new method is a folder beside
- * mail-code/, passkey/, totp/, recovery/, anonymous/ and id-token/ and a line here (and, for its protocol rows and page
- * parts, a line in http/protocol/signin-methods/index.ts and admin/signin-methods/index.ts, in
- * the same order; docs/architecture.md, "Adding a sign-in method").
+ * mail-code/, passkey/, totp/, recovery/, anonymous/, id-token/ and sms-code/ and a line here
+ * (and, for its protocol rows and page parts, a line in http/protocol/signin-methods/index.ts
+ * and admin/signin-methods/index.ts, in the same order; docs/architecture.md, "Adding a sign-in method").
  */
 export const SIGNIN_METHODS = [
   mailCodeMethod,
@@ -21,6 +22,7 @@ export const SIGNIN_METHODS = [
   passkeyMethod,
   anonymousMethod,
   idTokenMethod,
+  smsCodeMethod,
 ] as const;
 
 type Listed = (typeof SIGNIN_METHODS)[number];

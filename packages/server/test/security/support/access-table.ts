@@ -308,6 +308,35 @@ const USERS: Record<string, Row> = {
       values: { provider: 'corp', idToken: 'a.b.c', nonce: 'n'.repeat(22) },
     }),
   },
+  // No SMS sender in the matrix: what would send a text answers sms_unavailable.
+  smsAdd: {
+    expect: signedIn({ status: 503, code: 'sms_unavailable' }),
+    prepare: async () => ({ path: '/users/api/smsAdd', values: { phone: '+491701234567', password: PASSWORD } }),
+  },
+  smsConfirm: {
+    expect: signedIn({ status: 409, code: 'no_phone_pending' }),
+    prepare: async () => ({ path: '/users/api/smsConfirm', values: { code: '123456' } }),
+  },
+  smsRemove: {
+    expect: signedIn({ status: 409, code: 'no_phone' }),
+    prepare: async () => ({ path: '/users/api/smsRemove', values: { password: PASSWORD } }),
+  },
+  smsPhone: { expect: signedIn(), prepare: async () => ({ path: '/users/api/smsPhone' }) },
+  // Off by default: 403 to everybody, as signinMail.
+  smsSignin: {
+    expect: noPolicy,
+    prepare: async () => ({ path: '/users/api/smsSignin', values: { phone: '+491701234567' } }),
+  },
+  smsSignin2: {
+    // A number of no account: a wrong code for a real one would count towards its lock.
+    expect: all({ status: 401, code: 'invalid_code' }),
+    counts: SIGNIN_COUNTERS,
+    prepare: async () => ({ path: '/users/api/smsSignin2', values: { phone: '+491701234567', code: '123456' } }),
+  },
+  smsChallenge: {
+    expect: all(invalidToken),
+    prepare: async () => ({ path: '/users/api/smsChallenge', values: { challenge: 'C'.repeat(43) } }),
+  },
   providers: { expect: all({ status: 200, result: true }), prepare: async () => ({ path: '/users/api/providers' }) },
   signinProvider2: {
     expect: all(invalidToken),

@@ -4,6 +4,7 @@ import { idTokenOperations } from './id-token-protocol.js';
 import { mailCodeOperations } from './mail-code-protocol.js';
 import { passkeyOperations } from './passkey-protocol.js';
 import { recoveryOperations } from './recovery-protocol.js';
+import { smsCodeOperations } from './sms-code-protocol.js';
 import { totpOperations } from './totp-protocol.js';
 
 /** The protocol tables the sign-in methods bring, in the order of users/signin-methods/index.ts. */
@@ -15,5 +16,6 @@ export function methodOperations(wire: UserWire): UserOperation[] {
     ...passkeyOperations(wire),
     ...anonymousOperations(wire),
     ...idTokenOperations(wire),
+    ...smsCodeOperations(wire),
   ];
 }
