@@ -247,7 +247,7 @@ function patched(resource: object, body: unknown): unknown {
     throw invalidValue(`A PATCH may hold at most ${PATCH_OPERATIONS_MAX} operations.`);
   try {
     patchBodyValidation(body as Parameters<typeof patchBodyValidation>[0]);
-    const result = scimPatch(resource as Parameters<typeof scimPatch>[0], operations as ScimPatchOperation[], {
+    const result = scimPatch(resource as Parameters<typeof scimPatch>[0], byValue(operations as ScimPatchOperation[]), {
       mutateDocument: false,
       treatMissingAsAdd: true,
     });
@@ -260,6 +260,23 @@ function patched(resource: object, body: unknown): unknown {
     }
     throw err;
   }
+}
+
+/**
+ * Entra ID removes members as `{"op": "Remove", "path": "members", "value": [{"value": "<id>"}]}`;
+ * scim-patch removes only the items equal to the whole value given, so `{value}` alone would match
+ * no member (with its `display` and `$ref`) and remove nothing. Such a removal is read as one
+ * `members[value eq "<id>"]` per item, what RFC 7644 §3.5.2.2 writes.
+ */
+function byValue(operations: readonly ScimPatchOperation[]): ScimPatchOperation[] {
+  return operations.flatMap((operation): ScimPatchOperation[] => {
+    const { op, path, value } = operation;
+    const items = Array.isArray(value) ? (value as unknown[]) : null;
+    const ids = items?.map((item) => (item as { value?: unknown } | null)?.value);
+    if (op.toLowerCase() !== 'remove' || !path || path.includes('[') || !ids?.every((id) => typeof id === 'string'))
+      return [operation];
+    return ids.map((id) => ({ op: 'remove' as const, path: `${path}[value eq ${JSON.stringify(id)}]` }));
+  });
 }
 
 const names = (text: string | undefined) =>

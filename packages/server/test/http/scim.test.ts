@@ -440,6 +440,18 @@ describe('SCIM 2.0 provisioning over HTTP', () => {
     );
     assert.equal(listed.body.totalResults, 1);
     assert.equal(listed.body.Resources[0].members, undefined);
+    // Entra ID's way: Add and Remove with the members as the value, no filter in the path.
+    const entra = (op: 'Add' | 'Remove') =>
+      scim(
+        `/Groups/${made.body.id}`,
+        { schemas: [PATCH], Operations: [{ op, path: 'members', value: [{ value: mandy.id }] }] },
+        { method: 'PATCH' },
+      );
+    assert.equal((await entra('Add')).status, 200);
+    assert.deepEqual(await groupsOf(mandy.id), ['Guides']);
+    assert.equal((await entra('Remove')).status, 200);
+    assert.deepEqual(await groupsOf(mandy.id), []);
+    assert.deepEqual(await groupsOf(babs.id), ['Guides']);
     // Refused: a taken name, an unknown member, admins, a bad path; nothing changes.
     scimError(await scim('/Groups', { schemas: [GROUP], displayName: 'GUIDES' }), 409, 'uniqueness');
     scimError(
