@@ -17,6 +17,7 @@ import { programCaller } from './users/index.js';
 import type { ExtensionApi, RoostExtension } from './extend/extension.js';
 import { createExtensionRoutes } from './extend/routes.js';
 import type { IdentityProvider } from './identity-provider/index.js';
+import { scimRoutes, SCIM_PATH } from './scim/index.js';
 
 // The package's entry (@roost/server): Roost with its HTTP app, and the services without it,
 // with the types of their operations (docs/embedding.md).
@@ -240,6 +241,14 @@ export async function createRoost(config: Config, overrides: RoostOverrides = {}
   await http.register(registerClientBundle);
   await http.register(registerPages, pageDeps);
   if (identityProvider) await http.register(identityProvider.routes);
+  // SCIM 2.0 provisioning (scim/): answered to an API key of the scope scim:*, SCIM's bodies throughout.
+  await http.register(scimRoutes, {
+    prefix: SCIM_PATH,
+    users: services.users,
+    db: services.db,
+    clock: overrides.clock ?? systemClock,
+    publicUrl: config.publicUrl,
+  });
   services.start();
   const close = async () => {
     // Idle connections are closed at once, running requests after shutdownGraceSeconds

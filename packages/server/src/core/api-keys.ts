@@ -21,8 +21,12 @@ export const KEY_PREFIX = 'roost_';
 const KEY_ACCESS = ['read', 'write', 'manage'] as const;
 export type KeyAccess = (typeof KEY_ACCESS)[number];
 
-/** Which services a scope names: a store (data or file store, by name) or a collection; `*` is all of the kind. */
-export const SCOPE_KINDS = ['store', 'collection'] as const;
+/**
+ * Which services a scope names: a store (data or file store, by name) or a collection; `*` is all
+ * of the kind. `scim:*` is an identity provider's SCIM connection (scim/scim-routes.ts): `read`
+ * lists and reads its Users and Groups, `write` provisions accounts and groups.
+ */
+export const SCOPE_KINDS = ['store', 'collection', 'scim'] as const;
 
 const scopeName = z
   .string()
@@ -30,11 +34,14 @@ const scopeName = z
   .max(100)
   .regex(/^(\*|[\p{L}\p{N}][\p{L}\p{N}._-]*)$/u, 'a store or collection name, or *');
 
-export const keyScopeSchema = z.strictObject({
-  kind: z.enum(SCOPE_KINDS),
-  name: scopeName,
-  access: z.array(z.enum(KEY_ACCESS)).min(1).max(KEY_ACCESS.length),
-});
+export const keyScopeSchema = z
+  .strictObject({
+    kind: z.enum(SCOPE_KINDS),
+    name: scopeName,
+    access: z.array(z.enum(KEY_ACCESS)).min(1).max(KEY_ACCESS.length),
+  })
+  // There is one SCIM endpoint: a scope naming another would grant nothing, so it is refused.
+  .refine((scope) => scope.kind !== 'scim' || scope.name === '*', { message: 'invalid', path: ['name'] });
 export type KeyScope = z.infer<typeof keyScopeSchema>;
 
 /** What a principal made from a key carries besides the plain principal (core/permissions.ts). */

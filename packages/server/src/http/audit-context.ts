@@ -71,7 +71,10 @@ export function installAuditContext(app: FastifyInstance, users: UserService): v
     opened.run(done);
   };
   const recorded = (path: string) =>
-    path.startsWith('/admin') || path.startsWith('/users/') || path.startsWith('/api/keys');
+    path.startsWith('/admin') ||
+    path.startsWith('/users/') ||
+    path.startsWith('/api/keys') ||
+    path.startsWith('/scim/');
   const openFrame: preHandlerHookHandler = (request, _reply, done) => {
     // The caller is read once per request (callerOf keeps it): the route's own call finds it.
     callerOf(request, users).then(

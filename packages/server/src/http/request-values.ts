@@ -16,6 +16,15 @@ export function requestValues(request: FastifyRequest): Record<string, unknown> 
   return withoutNulChars({ ...query, ...(body as Record<string, unknown>) });
 }
 
+/**
+ * A JSON body that is not parameters but a document (SCIM's resources, scim/scim-routes.ts), with
+ * the same checks: no NUL character, no nesting deeper than `MAX_DEPTH`.
+ */
+export function checkedBody(body: unknown): unknown {
+  if (body !== null && typeof body === 'object') withoutNulChars({ body });
+  return body;
+}
+
 /** The query parameters alone, for requests whose body is not parameters (a streamed upload). */
 export function queryValues(request: FastifyRequest): Record<string, unknown> {
   return withoutNulChars({ ...((request.query ?? {}) as Record<string, unknown>) });

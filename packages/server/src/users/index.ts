@@ -7,6 +7,7 @@ export {
 } from './user-service-type.js';
 export type { UserPage } from './admin-ops.js';
 export type * from './user-inputs.js';
+export { accountNameFrom } from './user-inputs.js';
 export { programCaller, type Caller } from './user-context.js';
 export type { User } from './user-repo.js';
 export { DuplicateUserError } from './user-repo.js';

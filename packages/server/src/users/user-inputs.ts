@@ -24,6 +24,15 @@ const REDIRECT_MAX = 2000;
 const NAME_CHARS = /^[\p{L}\p{N}._-]+$/u;
 
 /**
+ * A name that fits the rule made from any text (SCIM's `userName`, often an email address:
+ * scim/scim-user-ops.ts): each other character becomes `_`, cut at the longest name.
+ */
+export function accountNameFrom(text: string): string {
+  const chars = [...text.normalize('NFC')].map((c) => (NAME_CHARS.test(c) ? c : '_'));
+  return chars.slice(0, NAME_MAX).join('');
+}
+
+/**
  * `secondStepFields`: the sign-in methods' answers a second step may carry (their
  * `secondStepInput`, users/signin-method.ts: the app's `code`, a `recoveryCode`, a `passkey`).
  */

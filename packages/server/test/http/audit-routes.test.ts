@@ -47,6 +47,10 @@ describe('the audit frame, route by route', () => {
       'GET /openapi.json',
       'GET /static/roost-client.js',
       'GET /api/realtime',
+      // SCIM's reads (scim/scim-routes.ts); its writes are framed, recorded under the key's name.
+      ...['ServiceProviderConfig', 'ResourceTypes', 'Schemas', 'Users', 'Groups']
+        .flatMap((path) => (path === 'ServiceProviderConfig' ? [path] : [path, `${path}/:id`]))
+        .map((path) => `GET /scim/v2/${path}`),
     ];
     assert.ok(dataReads.includes('GET /data/api/getItem') && collectionReads.length >= 3);
     assert.deepEqual(entries(routes, false), [...dataReads, ...fileReads, ...collectionReads, ...others].sort());
@@ -63,6 +67,7 @@ describe('the audit frame, route by route', () => {
       'POST /users/api/setUser',
       'POST /api/keys',
       'POST /admin/settings',
+      'PATCH /scim/v2/Users/:id',
     ])
       assert.ok(framed.includes(write), `${write} is framed`);
   });

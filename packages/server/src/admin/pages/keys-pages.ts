@@ -36,7 +36,8 @@ async function listPage(deps: KeyPagesDeps, page: AdminPageRequest) {
         settings: { rows: 3 },
         description:
           'One per line, kind:name:access — e.g. store:notes:read,write or collection:posts:read; * for every ' +
-          'store or collection; access is read, write or manage.',
+          'store or collection; access is read, write or manage. scim:*:read,write is an identity ' +
+          "provider's SCIM connection (docs/users.md, SCIM provisioning).",
         validator: (value) => parseScopeText(linesOf(value)).problem ?? undefined,
       },
       {

@@ -22,6 +22,7 @@ import * as jobRequests from './2026-12-03-04-job-requests.js';
 import * as anonymousUsers from './2026-12-03-05-anonymous-users.js';
 import * as smsPhones from './2026-12-05-01-sms-phones.js';
 import * as samlFlows from './2026-12-05-02-saml-flows.js';
+import * as scim from './2026-12-07-01-scim.js';
 
 /** Every migration in order. Never edit one that has been released; add a new file. */
 export const migrations: Readonly<Record<string, Migration>> = {
@@ -48,6 +49,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026-12-03-05-anonymous-users': anonymousUsers,
   '2026-12-05-01-sms-phones': smsPhones,
   '2026-12-05-02-saml-flows': samlFlows,
+  '2026-12-07-01-scim': scim,
 };
 
 /** Bring the database to the latest schema; throws with the failing migration's name. */
