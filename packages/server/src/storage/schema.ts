@@ -5,6 +5,8 @@
  */
 import type { DataStoreTables } from './datastore-schema.js';
 import type { FileStoreTables } from './filestore-schema.js';
+import type { IdentityProviderTables } from './identity-provider-schema.js';
+import type { ScimTables } from './scim-schema.js';
 
 export type UserState = 'pending' | 'active' | 'disabled';
 /** Why a pending account waits: its own mail confirmation, or an administrator. */
@@ -156,7 +158,6 @@ interface SamlFlowsTable {
   expires: number;
 }
 
-/** A WebAuthn credential (users/signin-methods/passkey/passkey-ops.ts); binary values as base64url. */
 /** An account's phone for codes by SMS (users/signin-methods/sms-code/): numbers in E.164. */
 interface SmsPhonesTable {
   user_id: string;
@@ -179,6 +180,7 @@ interface SmsCodesTable {
   expires: number;
 }
 
+/** A WebAuthn credential (users/signin-methods/passkey/passkey-ops.ts); binary values as base64url. */
 interface PasskeysTable {
   id: string;
   user_id: string;
@@ -288,46 +290,6 @@ interface BackupRunsTable {
   error: string | null;
 }
 
-/** oidc-provider's models (identity-provider/idp-adapter.ts), migration 2026-12-03-01. */
-interface IdpModelsTable {
-  kind: string;
-  id: string;
-  payload: string;
-  grant_id: string | null;
-  uid: string | null;
-  user_code: string | null;
-  expires: number | null;
-  consumed: number | null;
-}
-
-/** The identity provider's keys, sealed (identity-provider/idp-keys.ts). */
-interface IdpKeysTable {
-  name: string;
-  value: string;
-  created: number;
-}
-
-/** An application registered on the admin page (identity-provider/idp-clients.ts). */
-interface IdpClientsTable {
-  client_id: string;
-  name: string;
-  secret: string | null;
-  redirect_uris: string;
-  post_logout_redirect_uris: string;
-  created: number;
-  created_by: string;
-}
-
-/** What an account allowed a client (identity-provider/idp-routes.ts). */
-interface IdpConsentsTable {
-  user_id: string;
-  client_id: string;
-  scope: string;
-  resources: string;
-  created: number;
-}
-
-/** Tables of the user identity service and the shared ones (permissions, settings). */
 /** Keys the sign-in makes for itself, once (users/signin-key-repo.ts): the proof-of-work's HMAC key. */
 interface SigninKeysTable {
   name: string;
@@ -343,32 +305,7 @@ interface KnownDevicesTable {
   last_seen: number;
 }
 
-/** An account an identity provider provisioned over SCIM (scim/scim-repo.ts); the account: `users`' row of its id. */
-interface ScimUsersTable {
-  user_id: string;
-  user_name: string;
-  user_name_key: string;
-  external_id: string | null;
-  /** The SCIM attributes Roost keeps as given (name, emails, phone numbers, …), JSON. */
-  attributes: string;
-  version: number;
-  created: number;
-  modified: number;
-  /** Until when a process changes the account's groups (scim/scim-context.ts); null: free. */
-  lease: number | null;
-}
-
-/** A group provisioned over SCIM (scim/scim-repo.ts): its display name is the Roost group of its members. */
-interface ScimGroupsTable {
-  id: string;
-  display_name: string;
-  display_key: string;
-  external_id: string | null;
-  version: number;
-  created: number;
-  modified: number;
-}
-
+/** Tables of the user identity service and the shared ones (permissions, settings). */
 interface CoreTables {
   users: UsersTable;
   sessions: SessionsTable;
@@ -393,12 +330,6 @@ interface CoreTables {
   backup_runs: BackupRunsTable;
   signin_keys: SigninKeysTable;
   known_devices: KnownDevicesTable;
-  idp_models: IdpModelsTable;
-  idp_keys: IdpKeysTable;
-  idp_consents: IdpConsentsTable;
-  idp_clients: IdpClientsTable;
-  scim_users: ScimUsersTable;
-  scim_groups: ScimGroupsTable;
 }
 
-export interface Database extends CoreTables, DataStoreTables, FileStoreTables {}
+export interface Database extends CoreTables, DataStoreTables, FileStoreTables, IdentityProviderTables, ScimTables {}
