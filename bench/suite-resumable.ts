@@ -31,7 +31,7 @@ export async function run(): Promise<void> {
     for (const size of [MiB, 16 * MiB]) {
       const body = Buffer.alloc(size, 7);
       const label = `${size / MiB} MiB`;
-      const [plain, tus] = await compare([
+      const [plain, tus, tusOne] = await compare([
         clientTarget(`file write ${label} (PUT @write), files/s`, files, CONNECTIONS, async (agent) => {
           const n = count++;
           const put = await send(
@@ -70,16 +70,43 @@ export async function run(): Promise<void> {
           );
           return patched.status === 204;
         }),
+        // tus's creation-with-upload extension: the bytes in the creating POST, one request a
+        // file (tus-js-client's `uploadDataDuringCreation`); the PATCH above is what resumes.
+        clientTarget(
+          `tus upload ${label} (creation-with-upload: one POST), files/s`,
+          files,
+          CONNECTIONS,
+          async (agent) => {
+            const n = count++;
+            const created = await send(
+              agent,
+              `${url}/files/@uploads`,
+              'POST',
+              {
+                ...auth,
+                'tus-resumable': '1.0.0',
+                'upload-length': String(size),
+                'upload-metadata': `path ${Buffer.from(`tus-one-${n}.bin`).toString('base64')}`,
+                'content-type': 'application/offset+octet-stream',
+              },
+              body,
+            );
+            return created.status === 201;
+          },
+        ),
       ]);
       rows[`plain${size / MiB}`] = plain!;
       rows[`tus${size / MiB}`] = tus!;
+      rows[`tusOne${size / MiB}`] = tusOne!;
     }
     publish('resumable', machine, slicesLine(CONNECTIONS), rows, [
       renderTable([
         { label: rows.plain1!.name, m: rows.plain1! },
         { label: rows.tus1!.name, m: rows.tus1!, baseline: rows.plain1! },
+        { label: rows.tusOne1!.name, m: rows.tusOne1!, baseline: rows.plain1! },
         { label: rows.plain16!.name, m: rows.plain16! },
         { label: rows.tus16!.name, m: rows.tus16!, baseline: rows.plain16! },
+        { label: rows.tusOne16!.name, m: rows.tusOne16!, baseline: rows.plain16! },
       ]),
     ]);
     // Then one upload of 1 GiB, cut three times (bench/resumable-large.ts), on the same server.
