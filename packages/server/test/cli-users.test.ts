@@ -1,11 +1,12 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { commandWorkspace } from './helpers/command-workspace.js';
 import { runRoost } from './helpers/roost-command.js';
-import { createPostgresDatabase, type TestPostgresDatabase } from './helpers/test-server.js';
+import { createPostgresDatabase } from './helpers/test-server.js';
 
 /**
  * The `roost` commands that only read and write the database: account recovery, migrate and types.
@@ -13,31 +14,13 @@ import { createPostgresDatabase, type TestPostgresDatabase } from './helpers/tes
  * command (a child process, its standard streams, signals, `user add`'s hash) is cli.test.ts's,
  * which runs on Node 24 too.
  */
-// A command that hangs fails its test after a minute (a start took over 20 s on a machine loaded by other work).
+// The types test runs the command in a folder of its own; a command that hangs fails after a minute.
 const roost = (args: string[], options: { cwd: string; env?: Record<string, string> }) =>
   runRoost(args, { cwd: options.cwd, env: { ROOST_LOG_LEVEL: 'info', ...options.env }, timeoutMs: 60_000 });
 
 describe('cli: the database commands', () => {
-  let cwd: string;
-  let dataDir: string;
-  // In the PostgreSQL pass the commands work on a database of their own there, as `serve` does.
-  let pgDb: TestPostgresDatabase | null = null;
-  let database: Record<string, string> = {};
-  before(async () => {
-    cwd = await mkdtemp(join(tmpdir(), 'roost-cli-users-'));
-    dataDir = join(cwd, 'data');
-    if (process.env.ROOST_TEST_DIALECT === 'postgres') {
-      pgDb = await createPostgresDatabase();
-      database = pgDb.env;
-    }
-  });
-  after(async () => {
-    await pgDb?.drop();
-    await rm(cwd, { recursive: true, force: true });
-  });
-
-  const run = (args: string[], extra: Record<string, string> = {}) =>
-    roost(args, { cwd, env: { ROOST_DATA_DIR: dataDir, ...database, ...extra } });
+  const workspace = commandWorkspace('roost-cli-users-');
+  const { run } = workspace;
 
   test('user passwd, groups, disable, enable, remove: account recovery from the shell, as the API allows', async () => {
     assert.equal(
@@ -90,7 +73,9 @@ describe('cli: the database commands', () => {
     assert.equal(res.code, 0, res.stderr);
     assert.match(
       res.stdout,
-      new RegExp(`database schema is up to date \\(database: ${pgDb ? 'PostgreSQL' : 'SQLite'} .*; data directory: `),
+      new RegExp(
+        `database schema is up to date \\(database: ${workspace.postgres ? 'PostgreSQL' : 'SQLite'} .*; data directory: `,
+      ),
     );
   });
 

@@ -4,8 +4,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOST_BIN as BIN, roostEnv, runRoost } from './helpers/roost-command.js';
-import { createPostgresDatabase, type TestPostgresDatabase } from './helpers/test-server.js';
+import { commandWorkspace } from './helpers/command-workspace.js';
+import { ROOST_BIN as BIN, roostEnv } from './helpers/roost-command.js';
+import { createPostgresDatabase } from './helpers/test-server.js';
 
 /** Every operation of the user service (and the `updateMail` alias): each has a path. */
 const USER_OPS = [
@@ -47,31 +48,9 @@ const USER_OPS = [
 
 /** A clean environment (helpers/roost-command.ts) with the log at info, as the assertions read it. */
 const env = (extra: Record<string, string>) => roostEnv({ ROOST_LOG_LEVEL: 'info', ...extra });
-// A command that hangs fails its test after a minute (a start took over 20 s on a machine loaded by other work).
-const roost = (args: string[], options: { cwd: string; env?: Record<string, string> }) =>
-  runRoost(args, { cwd: options.cwd, env: { ROOST_LOG_LEVEL: 'info', ...options.env }, timeoutMs: 60_000 });
-
 describe('cli', () => {
-  let cwd: string;
-  let dataDir: string;
-  // In the PostgreSQL pass the commands work on a database of their own there, as `serve` does.
-  let pgDb: TestPostgresDatabase | null = null;
-  let database: Record<string, string> = {};
-  before(async () => {
-    cwd = await mkdtemp(join(tmpdir(), 'roost-cli-'));
-    dataDir = join(cwd, 'data');
-    if (process.env.ROOST_TEST_DIALECT === 'postgres') {
-      pgDb = await createPostgresDatabase();
-      database = pgDb.env;
-    }
-  });
-  after(async () => {
-    await pgDb?.drop();
-    await rm(cwd, { recursive: true, force: true });
-  });
-
-  const run = (args: string[], extra: Record<string, string> = {}) =>
-    roost(args, { cwd, env: { ROOST_DATA_DIR: dataDir, ...database, ...extra } });
+  const workspace = commandWorkspace('roost-cli-');
+  const { run } = workspace;
 
   test('user add makes an administrator; user list shows it; a duplicate name fails with 1', async () => {
     const add = await run([
@@ -188,8 +167,13 @@ describe('cli', () => {
 
     before(async () => {
       child = spawn(process.execPath, [BIN, 'serve'], {
-        cwd,
-        env: env({ ROOST_DATA_DIR: dataDir, ROOST_PORT: '0', ROOST_HOST: '127.0.0.1', ...database }),
+        cwd: workspace.cwd,
+        env: env({
+          ROOST_DATA_DIR: workspace.dataDir,
+          ROOST_PORT: '0',
+          ROOST_HOST: '127.0.0.1',
+          ...workspace.database,
+        }),
       });
       exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
       url = await new Promise<string>((resolve, reject) => {
@@ -260,7 +244,7 @@ describe('cli', () => {
       const started = await eventually((e) => /Roost listens on/.test(String(e.msg)), 'the start');
       assert.equal(started.version, '0.1.0');
       assert.equal(started.database, process.env.ROOST_TEST_DIALECT === 'postgres' ? 'postgres' : 'sqlite');
-      assert.equal(started.dataDir, dataDir);
+      assert.equal(started.dataDir, workspace.dataDir);
       const where = await eventually((e) => /Admin backend:/.test(String(e.msg)), 'the addresses');
       assert.match(String(where.msg), new RegExp(`Admin backend: ${url}/admin · API docs: ${url}/docs`));
     });
