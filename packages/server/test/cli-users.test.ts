@@ -69,14 +69,10 @@ describe('cli: the database commands', () => {
   });
 
   test('migrate brings a fresh database up to date', async () => {
+    const engine = workspace.postgres ? 'PostgreSQL' : 'SQLite';
     const res = await run(['migrate']);
     assert.equal(res.code, 0, res.stderr);
-    assert.match(
-      res.stdout,
-      new RegExp(
-        `database schema is up to date \\(database: ${workspace.postgres ? 'PostgreSQL' : 'SQLite'} .*; data directory: `,
-      ),
-    );
+    assert.match(res.stdout, new RegExp(`database schema is up to date \\(database: ${engine} .*; data directory: `));
   });
 
   test('types writes the record types of the collections, configured or in the database; they compile', async () => {
