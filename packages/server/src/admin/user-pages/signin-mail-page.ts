@@ -1,11 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { callerOf, startCookieSession, withClient } from '../../http/auth.js';
+import { callerOf, withClient } from '../../http/auth.js';
 import type { UserService } from '../../users/index.js';
 import type { PageDeps } from '../index.js';
 import { PageForm } from '../page-kit/page-form.js';
 import { textParam } from '../page-kit/page-parts.js';
 import { sendFormResponse, sendHtml } from '../page-kit/page-reply.js';
-import { pendingChallenge, secondStep, type PendingChallenge } from '../pages/second-step-form.js';
+import { askAndEnter, codeField, codeSignin } from './code-signin.js';
 import { identityField, openToAnybody, publicFormRequest, renderPublicPage } from './public-page.js';
 import { proofOfWorkFields, withPageProof } from '../page-kit/proof-of-work-field.js';
 
@@ -17,7 +17,6 @@ import { proofOfWorkFields, withPageProof } from '../page-kit/proof-of-work-fiel
  * the sign-in page's second step. Signed in, the browser goes to `/users/account`.
  */
 const PATH = '/users/signin-mail';
-const DONE = '/users/account';
 
 /** Is sign-in by mail open to anybody (its permission `signinMail`)? */
 export const mailSigninOpen = (users: UserService) => openToAnybody(users, 'signinMail');
@@ -34,17 +33,10 @@ export async function signinMailPage(deps: PageDeps, request: FastifyRequest, re
 
   const caller = withClient(await callerOf(request, users), request);
   const linkToken = textParam(form.query?.token) || textParam(form.body?.token);
-  let token: string | null = null;
-  let pending: PendingChallenge | null = null;
-  /** Signs in with the proof; a second factor to come is kept for its form. */
-  const signIn = async (proof: { token: string } | { identity: string; code: string }) => {
-    try {
-      ({ token } = await users.signinMail2(caller, proof));
-    } catch (err) {
-      pending = pendingChallenge(err);
-      if (!pending) throw err;
-    }
-  };
+  const signin = codeSignin({ deps, request, reply, caller, form });
+  const signIn = (proof: { token: string } | { identity: string; code: string }) =>
+    signin.attempt(() => users.signinMail2(caller, proof));
+
   const ask = new PageForm({
     request: form,
     formid: 'ask',
@@ -62,17 +54,7 @@ export async function signinMailPage(deps: PageDeps, request: FastifyRequest, re
     request: form,
     formid: 'code',
     action: PATH,
-    fields: [
-      identityField,
-      {
-        id: 'code',
-        name: 'Code from the mail',
-        datatype: 'string',
-        required: true,
-        size: 20,
-        settings: { autocomplete: 'one-time-code' },
-      },
-    ],
+    fields: [identityField, codeField('Code from the mail')],
     actions: [{ id: 'enter', method: 'submit', name: 'Sign in', cssClass: 'btn btn-primary' }],
     perform: (data) => signIn({ identity: String(data.identity ?? ''), code: String(data.code ?? '') }),
   });
@@ -89,25 +71,17 @@ export async function signinMailPage(deps: PageDeps, request: FastifyRequest, re
   const entered = await enter.process({ defaultData: { identity: textParam(form.body?.identity) } });
   const linked = await byLink.process({ defaultData: { token: linkToken } });
   for (const r of [asked, entered, linked]) if (r.response) return sendFormResponse(request, reply, r.response);
-  if (token) {
-    await startCookieSession(request, reply, users, token, deps.config.users.tokenLifetimeSeconds);
-    return reply.redirect(DONE, 303);
-  }
-  if (pending) {
-    // The second step is the sign-in page's: its form posts there.
-    const step = await secondStep({ users, request, caller, form, action: '/users/signin', pending, next: DONE });
-    if (step.kind === 'form') return show(`<div class="card narrow">${step.html}</div>`);
-  }
+  const finished = await signin.finish(show);
+  if (finished !== undefined) return finished;
   const failed = [asked, entered, linked].some((r) => r.result === false);
   if (linkToken)
     return show(
       `<div class="card narrow"><p>Sign in with the link from your mail.</p>${linked.html}</div>`,
       failed ? 422 : 200,
     );
-  const codeOpen = ask.isRequestAction('ask') || enter.isRequestAction('enter') ? ' open' : '';
+  const open = ask.isRequestAction('ask') || enter.isRequestAction('enter');
   return show(
-    `<section class="card narrow"><p>Sign in without your password: we mail you a code and a link.</p>${asked.html}` +
-      `</section><details class="card narrow"${codeOpen}><summary>I have a code</summary>${entered.html}</details>`,
+    askAndEnter('Sign in without your password: we mail you a code and a link.', asked.html, entered.html, open),
     failed ? 422 : 200,
   );
 }

@@ -1,12 +1,12 @@
 import type { FieldConf } from '@roost/forms';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { callerOf, startCookieSession, withClient } from '../../http/auth.js';
+import { callerOf, withClient } from '../../http/auth.js';
 import type { UserService } from '../../users/index.js';
 import type { PageDeps } from '../index.js';
 import { PageForm } from '../page-kit/page-form.js';
 import { textParam } from '../page-kit/page-parts.js';
 import { sendFormResponse, sendHtml } from '../page-kit/page-reply.js';
-import { pendingChallenge, secondStep, type PendingChallenge } from '../pages/second-step-form.js';
+import { askAndEnter, codeField, codeSignin } from './code-signin.js';
 import { openToAnybody, publicFormRequest, renderPublicPage } from './public-page.js';
 import { proofOfWorkFields, withPageProof } from '../page-kit/proof-of-work-field.js';
 
@@ -18,7 +18,6 @@ import { proofOfWorkFields, withPageProof } from '../page-kit/proof-of-work-fiel
  * page's second step. Signed in, the browser goes to `/users/account`.
  */
 const PATH = '/users/signin-sms';
-const DONE = '/users/account';
 
 const phoneField: FieldConf = {
   id: 'phone',
@@ -43,8 +42,7 @@ export async function signinSmsPage(deps: PageDeps, request: FastifyRequest, rep
   if (!(await smsSigninOpen(users))) return show('<div class="card narrow"><p>Sign-in by SMS is off.</p></div>', 404);
 
   const caller = withClient(await callerOf(request, users), request);
-  let token: string | null = null;
-  let pending: PendingChallenge | null = null;
+  const signin = codeSignin({ deps, request, reply, caller, form });
   const ask = new PageForm({
     request: form,
     formid: 'ask',
@@ -60,48 +58,23 @@ export async function signinSmsPage(deps: PageDeps, request: FastifyRequest, rep
     request: form,
     formid: 'code',
     action: PATH,
-    fields: [
-      phoneField,
-      {
-        id: 'code',
-        name: 'Code from the text message',
-        datatype: 'string',
-        required: true,
-        size: 20,
-        settings: { autocomplete: 'one-time-code' },
-      },
-    ],
+    fields: [phoneField, codeField('Code from the text message')],
     actions: [{ id: 'enter', method: 'submit', name: 'Sign in', cssClass: 'btn btn-primary' }],
-    perform: async (data) => {
-      try {
-        ({ token } = await users.smsSignin2(caller, {
-          phone: String(data.phone ?? ''),
-          code: String(data.code ?? ''),
-        }));
-      } catch (err) {
-        pending = pendingChallenge(err);
-        if (!pending) throw err;
-      }
-    },
+    perform: (data) =>
+      signin.attempt(() =>
+        users.smsSignin2(caller, { phone: String(data.phone ?? ''), code: String(data.code ?? '') }),
+      ),
   });
 
   const asked = await ask.process();
   const entered = await enter.process({ defaultData: { phone: textParam(form.body?.phone) } });
   for (const r of [asked, entered]) if (r.response) return sendFormResponse(request, reply, r.response);
-  if (token) {
-    await startCookieSession(request, reply, users, token, deps.config.users.tokenLifetimeSeconds);
-    return reply.redirect(DONE, 303);
-  }
-  if (pending) {
-    // The second step is the sign-in page's: its form posts there.
-    const step = await secondStep({ users, request, caller, form, action: '/users/signin', pending, next: DONE });
-    if (step.kind === 'form') return show(`<div class="card narrow">${step.html}</div>`);
-  }
+  const finished = await signin.finish(show);
+  if (finished !== undefined) return finished;
   const failed = [asked, entered].some((r) => r.result === false);
-  const codeOpen = ask.isRequestAction('ask') || enter.isRequestAction('enter') ? ' open' : '';
+  const open = ask.isRequestAction('ask') || enter.isRequestAction('enter');
   return show(
-    `<section class="card narrow"><p>Sign in without your password: we text a code to your phone.</p>${asked.html}` +
-      `</section><details class="card narrow"${codeOpen}><summary>I have a code</summary>${entered.html}</details>`,
+    askAndEnter('Sign in without your password: we text a code to your phone.', asked.html, entered.html, open),
     failed ? 422 : 200,
   );
 }
