@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type pg from 'pg';
+import { withinTime } from '../core/time-limit.js';
 import { postgres } from './database.js';
 import type { Database } from './schema.js';
 
@@ -93,21 +94,14 @@ export async function openPostgresChangeFeed(
     const current = client;
     if (!current || !live || looking) return;
     looking = true;
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`change feed connection did not answer in ${HEARTBEAT_TIMEOUT_MS} ms`)),
-        HEARTBEAT_TIMEOUT_MS,
-      );
-    });
     // LISTEN again, which changes nothing when already listening: the connection keeps showing as
     // the feed's in pg_stat_activity (test/scale/session-coherence.test.ts finds it so).
-    Promise.race([current.query(`listen ${CHANNEL}`), late])
+    const late = () => new Error(`change feed connection did not answer in ${HEARTBEAT_TIMEOUT_MS} ms`);
+    withinTime(current.query(`listen ${CHANNEL}`), HEARTBEAT_TIMEOUT_MS, late)
       .catch((err: Error) => {
         if (client === current) down(err);
       })
       .finally(() => {
-        clearTimeout(timer);
         looking = false;
       });
   }, HEARTBEAT_MS);
