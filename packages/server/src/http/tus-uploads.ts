@@ -216,16 +216,17 @@ export async function tusServer(
     lockDrainTimeout: 1,
     async onIncomingRequest(req, id) {
       if (req.method === 'POST') return;
-      // Someone else's upload is as missing as one that never was: its URL tells nothing.
-      const upload = await datastore.getUpload(id);
+      // Someone else's upload is as missing as one that never was: its URL tells nothing. (Its
+      // record only: the library reads where its bytes stand, once, after.)
+      const head = req.method === 'HEAD' ? await datastore.getUpload(id) : null;
+      const upload = head ?? (await uploads.recordOf(id));
       // So is an upload of another store at this store's URL (uploads made before the store was
       // kept with them have none).
       const { [OWNER]: owner = '', [STORE]: madeFor = store.name } = upload.metadata ?? {};
       if (owner !== (callOf(req).principal.userId ?? '') || madeFor !== store.name)
         throw fileStoreErrors.not_found({ message: 'There is no such upload.' });
-      callOf(req).lengthDeferred = upload.sizeIsDeferred;
-      if (req.method === 'HEAD' && upload.size !== undefined && upload.offset === upload.size)
-        await finishStranded(req, id);
+      callOf(req).lengthDeferred = upload.size === undefined;
+      if (head && head.size !== undefined && head.offset === head.size) await finishStranded(req, id);
     },
     async onUploadCreate(req, upload) {
       const target = targetOf(upload.metadata);

@@ -1,7 +1,8 @@
 import { createHash, type Hash } from 'node:crypto';
-import { pipeline, type Readable, Transform } from 'node:stream';
+import { pipeline, type Readable, Transform, Writable } from 'node:stream';
+import { pipeline as piped } from 'node:stream/promises';
 import type { DataStore } from '@tus/utils';
-import { HEAD_BYTES, type StoredBlob } from './blob-store.js';
+import { blobMeter, HEAD_BYTES, type StoredBlob } from './blob-store.js';
 
 /** What an upload's bytes came to so far, in this process: its hash runs on as PATCHes follow. */
 interface Running {
@@ -74,4 +75,19 @@ export function hashedWrites(store: DataStore): {
       for (const [id, state] of running) if (state.touched < before) running.delete(id);
     },
   };
+}
+
+/** A sink that keeps nothing: the meter is what reads the bytes. */
+const discard = () =>
+  new Writable({
+    write(_chunk, _encoding, done) {
+      done();
+    },
+  });
+
+/** The SHA-256 and head of an upload's bytes read once (at most `maxBytes`), when no running hash covers them. */
+export async function metered(source: Readable, maxBytes: number): Promise<Omit<StoredBlob, 'id'>> {
+  const meter = blobMeter(maxBytes);
+  await piped(source, meter.stream, discard());
+  return meter.result();
 }

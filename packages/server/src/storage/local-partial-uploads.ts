@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rename, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { ERRORS, type Upload } from '@tus/utils';
+import { BlobTooLargeError } from './blob-store.js';
+import { localBlobPath, syncDirectory } from './local-blob-store.js';
+import type { PartialUploads } from './partial-uploads.js';
+import { hashedWrites, metered } from './upload-hashes.js';
+import type { UploadLocks } from './upload-locks.js';
+import { uploadRecords } from './upload-records.js';
+
+/** What a partial file's write gathers before writing (as local-blob-store.ts): fewer, larger writes. */
+const WRITE_BUFFER_BYTES = 256 * 1024;
+
+/**
+ * A file store's resumable uploads on local disk (storage/partial-uploads.ts): `@tus/file-store`
+ * under `<blobs>/uploads/<store>/`, the same file system as the blobs, so a finished upload
+ * becomes a blob by a rename. `durable` (`durability: full`): each PATCH's bytes and each new name
+ * are synced before the answer.
+ */
+export function localUploads(
+  dir: string,
+  store: string,
+  expiryMs: number,
+  durable: boolean,
+  locks: UploadLocks,
+): PartialUploads {
+  // A folder per file store: stores sharing a blob directory may expire their uploads differently.
+  const directory = join(dir, 'uploads', store);
+  const records = uploadRecords(directory);
+  let tus: Promise<ReturnType<typeof hashedWrites>> | undefined;
+  const hashed = () => {
+    tus ??= import('@tus/file-store').then(({ FileStore }) => {
+      /**
+       * The library's file store with fewer file system calls a request, each of which costs about
+       * as much as the rest of a small upload's work (bench/RESULTS.md, "Resumable uploads"): its
+       * records read from memory (storage/upload-records.ts), no folder made at each creation,
+       * the bytes written in larger pieces, and synced before the answer when `durable`, as a
+       * plain upload's are (local-blob-store.ts). A record this process still keeps of an upload
+       * another process made a file meanwhile looks like an expired upload (its partial file is
+       * gone): read again, it is no upload.
+       */
+      class RecordedFileStore extends FileStore {
+        override async create(upload: Upload): Promise<Upload> {
+          const path = join(directory, upload.id);
+          await writeFile(path, '', { flag: 'wx' }).catch(async (err: NodeJS.ErrnoException) => {
+            if (err.code !== 'ENOENT') throw err;
+            await mkdir(directory, { recursive: true });
+            await writeFile(path, '', { flag: 'wx' });
+          });
+          await records.set(upload.id, upload);
+          upload.storage = { type: 'file', path };
+          return upload;
+        }
+        override async write(source: Readable, id: string, offset: number): Promise<number> {
+          const sink = createWriteStream(join(directory, id), {
+            flags: 'r+',
+            start: offset,
+            highWaterMark: WRITE_BUFFER_BYTES,
+            flush: durable,
+          });
+          try {
+            await pipeline(source, sink);
+          } catch {
+            // As the library: what was written stays, and the offset is the file's size.
+            throw ERRORS.FILE_WRITE_ERROR;
+          }
+          return offset + sink.bytesWritten;
+        }
+        override async getUpload(id: string): Promise<Upload> {
+          try {
+            return await super.getUpload(id);
+          } catch (err) {
+            if (err !== ERRORS.FILE_NO_LONGER_EXISTS || !records.forget(id)) throw err;
+            return super.getUpload(id);
+          }
+        }
+      }
+      return hashedWrites(
+        new RecordedFileStore({ directory, configstore: records, expirationPeriodInMilliseconds: expiryMs }),
+      );
+    });
+    return tus;
+  };
+  return {
+    locks,
+    datastore: async () => (await hashed()).datastore,
+    newId: () => randomUUID(),
+    idOf: (uuid) => uuid,
+    uuidOf: (id) => id,
+    async recordOf(id) {
+      const record = await records.get(id);
+      if (!record) throw ERRORS.FILE_NOT_FOUND;
+      return record;
+    },
+    async adopt(id, maxBytes) {
+      const target = localBlobPath(dir, id);
+      const file = join(directory, id);
+      // Hashed as the bytes came (upload-hashes.ts), else read once now.
+      const result =
+        (await hashed()).take(id, (await stat(file)).size) ?? (await metered(createReadStream(file), maxBytes));
+      if (result.size > maxBytes) throw new BlobTooLargeError(maxBytes);
+      const made = await mkdir(join(dir, id.slice(0, 2)), { recursive: true });
+      await rename(join(directory, id), target);
+      // As a blob store's put does (local-blob-store.ts): the new name survives a power loss.
+      if (durable) {
+        if (made !== undefined) await syncDirectory(dir);
+        await syncDirectory(join(dir, id.slice(0, 2)));
+      }
+      await records.delete(id);
+      return { id, ...result };
+    },
+    async sweepExpired() {
+      const { datastore, forgetUntouched } = await hashed();
+      forgetUntouched(Date.now() - expiryMs);
+      return datastore.deleteExpired();
+    },
+    close() {},
+  };
+}
