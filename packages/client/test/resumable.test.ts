@@ -34,6 +34,27 @@ test('resumable upload: in chunks with progress, byte-exact, its type from the B
   assert.deepEqual(seen.at(-1), { loaded: bytes.length, total: bytes.length });
 });
 
+/** How many requests of `method` the server counted at its tus routes (/metrics, as an administrator). */
+async function tusRequests(method: string): Promise<number> {
+  const metrics = await fetch(`${s.url}/metrics`, { headers: { 'x-auth-token': await s.adminToken() } });
+  const pattern = new RegExp(`^roost_http_requests_total\\{method="${method}",route="/files/@uploads[^"]*"[^}]*\\} (\\d+)$`, 'gm');
+  return [...(await metrics.text()).matchAll(pattern)].reduce((sum, [, n]) => sum + Number(n), 0);
+}
+
+test('resumable upload: a small file goes whole in the creating request (creation-with-upload), a larger one by PATCH', async () => {
+  const files = filestore('files', { baseUrl: s.url, token });
+  const [posts, patches] = [await tusRequests('POST'), await tusRequests('PATCH')];
+  const small = randomBytes(200 * 1024);
+  assert.deepEqual(await files.upload('small.bin', new Blob([small]), { resumable: true }), { result: true });
+  assert.equal(sha256(await files.read('small.bin', { as: 'arrayBuffer' })), sha256(small));
+  assert.deepEqual([await tusRequests('POST'), await tusRequests('PATCH')], [posts + 1, patches]);
+  // Larger than its chunk: made first, then its bytes by PATCH, so a dropped connection resumes.
+  const chunked = randomBytes(300 * 1024);
+  await files.upload('chunked.bin', new Blob([chunked]), { resumable: true, chunkSize: 128 * 1024 });
+  assert.equal(sha256(await files.read('chunked.bin', { as: 'arrayBuffer' })), sha256(chunked));
+  assert.deepEqual([await tusRequests('POST'), await tusRequests('PATCH')], [posts + 2, patches + 3]);
+});
+
 test("resumable upload: the server's refusal is a RoostError with its code", async () => {
   const files = filestore('files', { baseUrl: s.url, token });
   const tooLarge = await files.upload('large.bin', new Blob([new Uint8Array(4 * MiB + 1)]), { resumable: true }).then(

@@ -39,6 +39,31 @@ const PATH = 'roost_path';
 /** The file store an upload was made for: stores sharing a bucket and prefix see each other's uploads. */
 const STORE = 'roost_store';
 
+/**
+ * An `Upload-Metadata` header as the client may see it: without Roost's own keys, which say who
+ * made the upload (a user id) and where it goes inside Roost.
+ */
+export function clientMetadata(header: string): string {
+  const roosts = new Set([OWNER, PATH, STORE]);
+  return header
+    .split(',')
+    .filter((pair) => !roosts.has(pair.trim().split(' ')[0] ?? ''))
+    .join(',');
+}
+
+/**
+ * A refusal the library answers in words before any hook of Roost's runs (its check of the tus
+ * headers: `Invalid content-type`, `Invalid upload-offset`): the code Roost answers it with.
+ */
+export function libraryRefusal(text: string): { code: string; message: string } {
+  const invalid = /^Invalid ([\w -]+)$/.exec(text.trim());
+  if (!invalid?.[1]) return { code: 'bad_request', message: text.trim() || 'The upload request was refused.' };
+  const names = invalid[1].split(' ');
+  if (names.includes('content-type'))
+    return { code: 'content_type_required', message: 'A PATCH needs Content-Type: application/offset+octet-stream.' };
+  return { code: 'invalid_header', message: `Not a value tus allows in ${names.join(', ')}.` };
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const STORAGE_LIMIT = {

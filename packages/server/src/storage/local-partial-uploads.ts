@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -14,6 +14,27 @@ import { uploadRecords } from './upload-records.js';
 
 /** What a partial file's write gathers before writing (as local-blob-store.ts): fewer, larger writes. */
 const WRITE_BUFFER_BYTES = 256 * 1024;
+
+/**
+ * Partial files older than `before` (ms) without their record: a process stopped between making
+ * the file and writing its record (`create`), so no client was ever told of it. How many went.
+ */
+async function removeUnrecorded(directory: string, before: number): Promise<number> {
+  const names = new Set(await readdir(directory).catch(() => []));
+  let removed = 0;
+  for (const name of names) {
+    if (name.endsWith('.json') || names.has(`${name}.json`)) continue;
+    const file = join(directory, name);
+    const made = await stat(file).then(
+      (info) => info.mtimeMs,
+      () => Number.POSITIVE_INFINITY,
+    );
+    if (made >= before) continue;
+    await rm(file, { force: true });
+    removed++;
+  }
+  return removed;
+}
 
 /**
  * A file store's resumable uploads on local disk (storage/partial-uploads.ts): `@tus/file-store`
@@ -115,8 +136,9 @@ export function localUploads(
     },
     async sweepExpired() {
       const { datastore, forgetUntouched } = await hashed();
-      forgetUntouched(Date.now() - expiryMs);
-      return datastore.deleteExpired();
+      const before = Date.now() - expiryMs;
+      forgetUntouched(before);
+      return (await datastore.deleteExpired()) + (await removeUnrecorded(directory, before));
     },
     close() {},
   };

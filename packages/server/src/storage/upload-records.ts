@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileKvStore, type KvStore, type Upload } from '@tus/utils';
@@ -52,7 +53,8 @@ export function uploadRecords(directory: string): UploadRecords {
         if (err.code !== 'ENOENT') throw err;
       });
     },
-    list: () => files.list(),
+    // No folder yet (nothing was ever uploaded to this store): no uploads, rather than the library's ENOENT.
+    list: () => (existsSync(directory) ? files.list() : Promise.resolve([])),
     forget: (id) => cached.delete(id),
   };
 }

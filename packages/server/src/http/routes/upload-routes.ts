@@ -9,7 +9,7 @@ import type { FileStore, FileStores } from '../../filestore/index.js';
 import type { UserService } from '../../users/index.js';
 import { assertWriteOrigin, callerOf } from '../auth.js';
 import { failureBody } from '../error-handler.js';
-import { type TusCall, tusServer } from '../tus-uploads.js';
+import { clientMetadata, libraryRefusal, type TusCall, tusServer } from '../tus-uploads.js';
 
 export interface UploadRouteOptions {
   fileStores: FileStores;
@@ -71,7 +71,8 @@ async function sendAnswer(request: FastifyRequest, reply: FastifyReply, response
     // CORS is Roost's own (http/cors.ts), whatever the library would allow; an empty body has no
     // type (a Response of '' says text/plain).
     const skipped = header.startsWith('access-control-') || header === 'content-length';
-    if (!skipped && (text || header !== 'content-type')) reply.header(header, value);
+    if (skipped || (!text && header === 'content-type')) continue;
+    reply.header(header, header === 'upload-metadata' ? clientMetadata(value) : value);
   }
   if (request.method === 'OPTIONS') {
     reply.header('tus-extension', `${response.headers.get('tus-extension') ?? ''},checksum`);
@@ -82,9 +83,10 @@ async function sendAnswer(request: FastifyRequest, reply: FastifyReply, response
   reply.type('application/json; charset=utf-8');
   if (text.startsWith('{')) return reply.send(text);
   // Some refusals the library writes itself, in words, before any hook of ours (a malformed
-  // Upload-Length): Roost's failure body all the same.
-  request.failureCode ??= 'bad_request';
-  return reply.send(failureBody('bad_request', text.trim() || 'The upload request was refused.'));
+  // Upload-Length, a PATCH's wrong Content-Type): Roost's failure body all the same.
+  const { code, message } = libraryRefusal(text);
+  request.failureCode ??= code;
+  return reply.send(failureBody(code, message));
 }
 
 /**
