@@ -247,6 +247,8 @@ export const testPasses = {
 
   // Invariants read the tree.
   'packages/server/test/invariants/config-doc.test.ts': [],
+  'packages/server/test/invariants/docs-links.test.ts': [],
+  'packages/server/test/invariants/permissions-doc.test.ts': [],
   'packages/server/test/invariants/cited-paths.test.ts': [],
   'packages/server/test/invariants/errors-doc.test.ts': [],
   'packages/server/test/invariants/event-seams.test.ts': [],

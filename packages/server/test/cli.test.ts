@@ -73,6 +73,10 @@ describe('cli', () => {
     assert.ok(line, list.stdout);
     assert.match(line, /root@example\.com\s+active\s+admins/);
     assert.match(list.stdout, /^1 user \(database: (SQLite|PostgreSQL) .*; data directory: .*\)$/m);
+    // The command that deletes says which database it judged by, as every command does (docs/operations.md).
+    const sweep = await run(['sweep-blobs']);
+    assert.equal(sweep.code, 0, sweep.stderr);
+    assert.match(sweep.stdout, /^checked 0 stored contents, deleted 0 .*\(database: (SQLite|PostgreSQL) .*\)$/m);
     const dup = await run([
       'user',
       'add',

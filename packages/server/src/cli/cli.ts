@@ -256,7 +256,7 @@ async function sweepCommand(args: string[]): Promise<number> {
   }
   const config = await loadConfig();
   const { checked, deleted } = await sweepBlobs(config, { minAgeMs: minutes * 60_000 });
-  console.log(`checked ${checked} stored contents, deleted ${deleted} that no file refers to`);
+  console.log(`checked ${checked} stored contents, deleted ${deleted} that no file refers to (${whereLine(config)})`);
   return 0;
 }
 

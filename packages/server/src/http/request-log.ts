@@ -12,8 +12,18 @@ declare module 'fastify' {
   }
 }
 
-/** Query parameters whose values are secrets (links with a token, a provider's code): never logged. */
-const SECRET_PARAMETERS = /^(token|password|secret|code|state|signature|access_token|x-auth-token)$/i;
+/**
+ * Query parameters whose values are secrets (links with a token, a provider's code): never logged.
+ * Every operation of the user service answers GET with its fields in the query (docs/users.md), so
+ * its credentials are here too: a new password, the second step's codes, an app's ID token.
+ */
+const SECRET_PARAMETERS = new Set(
+  [
+    ...['token', 'password', 'newpassword', 'secret', 'code', 'recoveryCode', 'smsCode', 'idToken'],
+    ...['id_token', 'id_token_hint', 'refresh_token', 'client_secret', 'code_verifier', 'access_token'],
+    ...['state', 'RelayState', 'SAMLResponse', 'signature', 'x-auth-token'],
+  ].map((name) => name.toLowerCase()),
+);
 
 /** The URL as logged: its secrets' values replaced. */
 function loggedUrl(url: string): string {
@@ -30,7 +40,7 @@ function loggedUrl(url: string): string {
       } catch {
         // A name that does not decode is kept as sent: it is no secret's name either.
       }
-      return SECRET_PARAMETERS.test(decoded) ? `${name}=[redacted]` : pair;
+      return SECRET_PARAMETERS.has(decoded.toLowerCase()) ? `${name}=[redacted]` : pair;
     });
   return `${url.slice(0, query)}?${parameters.join('&')}`;
 }

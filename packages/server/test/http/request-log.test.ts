@@ -138,6 +138,15 @@ describe('request log and request ids', () => {
       const res = await fetch(`${s.server.url}/users/api/ping?token=very-secret-1&x=1&Password=very-secret-2`);
       const line = await requestLine(s.lines, String(res.headers.get('x-request-id')));
       assert.equal(line.req?.url, '/users/api/ping?token=[redacted]&x=1&Password=[redacted]');
+      // The user service's operations take their fields in a GET's query too: none of its credentials is logged.
+      const credentials =
+        'newpassword=very-secret-3&smsCode=very-secret-4&recoveryCode=very-secret-5&idToken=very-secret-6';
+      const other = await fetch(`${s.server.url}/users/api/ping?${credentials}`);
+      const otherLine = await requestLine(s.lines, String(other.headers.get('x-request-id')));
+      assert.equal(
+        otherLine.req?.url,
+        '/users/api/ping?newpassword=[redacted]&smsCode=[redacted]&recoveryCode=[redacted]&idToken=[redacted]',
+      );
       assert.ok(!s.raw.some((l) => l.includes('very-secret')));
     });
   });

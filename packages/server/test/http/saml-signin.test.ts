@@ -381,6 +381,8 @@ describe('SAML single sign-on over HTTP', () => {
     assert.match(xml, new RegExp(`Location="${s.url}/users/saml/acme/acs"`));
     assert.match(xml, /KeyDescriptor use="signing"/);
     assert.match(xml, /KeyDescriptor use="encryption"/);
+    // The document's ID is an xs:ID (an NCName), never empty: ID="" fails a check against SAML's schema.
+    assert.match(xml, /<EntityDescriptor [^>]*\bID="roost_metadata_acme"/);
     assert.equal((await fetch(`${s.url}/users/saml/nowhere/metadata`)).status, 404);
   });
 });

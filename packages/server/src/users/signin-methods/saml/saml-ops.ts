@@ -267,7 +267,9 @@ export function samlOps(ctx: UserContext, repo: SamlRepo, publicUrl: string, con
     async samlMetadata(_caller, input) {
       const connection = connectionOf(parseInput(samlInputs.samlMetadata, input).connection);
       const cert = connection.sp.cert ?? null;
-      return clientOf(connection).generateServiceProviderMetadata(cert, cert);
+      // node-saml names the document by the client's id maker, which outside a sign-in gives '':
+      // an empty ID is no xs:ID (an NCName), so the metadata would fail a check against SAML's schema.
+      return clientOf(connection, `roost_metadata_${connection.id}`).generateServiceProviderMetadata(cert, cert);
     },
 
     async samlConnectionFor(_caller, input) {
