@@ -37,11 +37,14 @@ test('resumable upload: in chunks with progress, byte-exact, its type from the B
 /** How many requests of `method` the server counted at its tus routes (/metrics, as an administrator). */
 async function tusRequests(method: string): Promise<number> {
   const metrics = await fetch(`${s.url}/metrics`, { headers: { 'x-auth-token': await s.adminToken() } });
-  const pattern = new RegExp(`^roost_http_requests_total\\{method="${method}",route="/files/@uploads[^"]*"[^}]*\\} (\\d+)$`, 'gm');
+  const pattern = new RegExp(
+    `^roost_http_requests_total\\{method="${method}",route="/files/@uploads[^"]*"[^}]*\\} (\\d+)$`,
+    'gm',
+  );
   return [...(await metrics.text()).matchAll(pattern)].reduce((sum, [, n]) => sum + Number(n), 0);
 }
 
-test('resumable upload: a small file goes whole in the creating request (creation-with-upload), a larger one by PATCH', async () => {
+test('resumable upload: a small file goes whole in the creating request, a larger one by PATCH', async () => {
   const files = filestore('files', { baseUrl: s.url, token });
   const [posts, patches] = [await tusRequests('POST'), await tusRequests('PATCH')];
   const small = randomBytes(200 * 1024);

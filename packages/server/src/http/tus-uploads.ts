@@ -256,6 +256,8 @@ export async function tusServer(
     async onUploadCreate(req, upload) {
       const target = targetOf(upload.metadata);
       await store.checkUpload(callOf(req).principal, target, upload.size);
+      // Found by others once the answer tells its URL (not before: a small file may be whole by then).
+      callOf(req).after.unshift(() => uploads.announce(upload.id));
       const metadata = {
         ...upload.metadata,
         [PATH]: target.path,

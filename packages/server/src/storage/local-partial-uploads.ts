@@ -4,7 +4,7 @@ import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ERRORS, type Upload } from '@tus/utils';
+import { ERRORS, Upload } from '@tus/utils';
 import { BlobTooLargeError } from './blob-store.js';
 import { localBlobPath, syncDirectory } from './local-blob-store.js';
 import type { PartialUploads } from './partial-uploads.js';
@@ -54,7 +54,9 @@ export function localUploads(
   const records = uploadRecords(directory);
   let tus: Promise<ReturnType<typeof hashedWrites>> | undefined;
   const hashed = () => {
-    tus ??= import('@tus/file-store').then(({ FileStore }) => {
+    // The folder first: the library makes it without waiting, and a sweep may list it at once.
+    tus ??= mkdir(directory, { recursive: true }).then(async () => {
+      const { FileStore } = await import('@tus/file-store');
       /**
        * The library's file store with fewer file system calls a request, each of which costs about
        * as much as the rest of a small upload's work (bench/RESULTS.md, "Resumable uploads"): its
@@ -65,20 +67,16 @@ export function localUploads(
        * gone): read again, it is no upload.
        */
       class RecordedFileStore extends FileStore {
+        // No file yet: the record is held (storage/upload-records.ts); the first write or `announce` makes it.
         override async create(upload: Upload): Promise<Upload> {
-          const path = join(directory, upload.id);
-          await writeFile(path, '', { flag: 'wx' }).catch(async (err: NodeJS.ErrnoException) => {
-            if (err.code !== 'ENOENT') throw err;
-            await mkdir(directory, { recursive: true });
-            await writeFile(path, '', { flag: 'wx' });
-          });
-          await records.set(upload.id, upload);
-          upload.storage = { type: 'file', path };
+          records.hold(upload.id, upload);
+          upload.storage = { type: 'file', path: join(directory, upload.id) };
           return upload;
         }
         override async write(source: Readable, id: string, offset: number): Promise<number> {
+          // From 0 the file may not be there yet (`create`); past 0 it must be.
           const sink = createWriteStream(join(directory, id), {
-            flags: 'r+',
+            flags: offset === 0 ? 'w' : 'r+',
             start: offset,
             highWaterMark: WRITE_BUFFER_BYTES,
             flush: durable,
@@ -95,7 +93,11 @@ export function localUploads(
           try {
             return await super.getUpload(id);
           } catch (err) {
-            if (err !== ERRORS.FILE_NO_LONGER_EXISTS || !records.forget(id)) throw err;
+            if (err !== ERRORS.FILE_NO_LONGER_EXISTS) throw err;
+            // Being made, no byte written yet: nothing is stored.
+            const record = records.held(id) ? await records.get(id) : undefined;
+            if (record) return new Upload({ ...record, offset: 0 });
+            if (!records.forget(id)) throw err;
             return super.getUpload(id);
           }
         }
@@ -112,6 +114,11 @@ export function localUploads(
     newId: () => randomUUID(),
     idOf: (uuid) => uuid,
     uuidOf: (id) => id,
+    async announce(id) {
+      // The file too, where no byte came yet: a HEAD must find the upload at offset 0.
+      if (records.held(id)) await writeFile(join(directory, id), '', { flag: 'a' });
+      await records.announce(id);
+    },
     async recordOf(id) {
       const record = await records.get(id);
       if (!record) throw ERRORS.FILE_NOT_FOUND;

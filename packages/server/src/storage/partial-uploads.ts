@@ -32,6 +32,11 @@ export interface PartialUploads {
    */
   recordOf(id: string): Promise<Pick<Upload, 'metadata' | 'size'>>;
   /**
+   * Upload `id` made by this request, before the answer tells its URL: from then on it is found
+   * by every request and process (storage/upload-records.ts `hold`). Nothing for one finished meanwhile.
+   */
+  announce(id: string): Promise<void>;
+  /**
    * The complete upload `id` as a blob of the store's blob store (its SHA-256 and head read once,
    * at most `maxBytes`); the upload's own records are gone after. Rejects, leaving the upload,
    * when its bytes cannot be read.

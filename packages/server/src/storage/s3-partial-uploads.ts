@@ -110,6 +110,8 @@ export function s3Uploads(
     idOf: (uuid) => `${options.prefix}${uuid}`,
     uuidOf: (id) => id.slice(options.prefix.length),
     recordOf: async (id) => (await hashed()).s3.recordOf(id),
+    // The library writes an S3 upload's record at its creation (its multipart upload is made then).
+    announce: async () => {},
     async adopt(id, maxBytes) {
       const { sdk, client } = await connection.s3();
       const Bucket = options.bucket;

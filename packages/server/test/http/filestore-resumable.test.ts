@@ -425,6 +425,24 @@ test('resumable: termination removes an upload; creation-with-upload of a whole 
   assert.equal(once.status, 201, JSON.stringify(once.body));
   assert.equal(once.headers.get('upload-offset'), '500');
   assert.equal(sha256(await download(alice, 'once.bin')), sha256(small));
+  // Its first bytes only in the creation: found at that offset, the rest by PATCH.
+  const first = await create(
+    alice,
+    'files',
+    {
+      'upload-length': '500',
+      'upload-metadata': meta({ path: 'twice.bin' }),
+      'content-type': 'application/offset+octet-stream',
+    },
+    small.subarray(0, 200),
+  );
+  assert.equal(first.status, 201, JSON.stringify(first.body));
+  assert.deepEqual(await head(alice, first.location), { status: 200, offset: 200, length: '500' });
+  assert.equal((await patch(alice, first.location, 200, small.subarray(200))).status, 204);
+  assert.equal(sha256(await download(alice, 'twice.bin')), sha256(small));
+  // Made without a byte: found at offset 0.
+  const empty = await create(alice, 'files', { 'upload-length': '5', 'upload-metadata': meta({ path: 'later.bin' }) });
+  assert.deepEqual(await head(alice, empty.location), { status: 200, offset: 0, length: '5' });
 });
 
 test('resumable: tus-js-client uploads against Roost unchanged, in chunks', async (t) => {
