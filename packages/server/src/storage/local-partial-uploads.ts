@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -14,6 +14,22 @@ import { uploadRecords } from './upload-records.js';
 
 /** What a partial file's write gathers before writing (as local-blob-store.ts): fewer, larger writes. */
 const WRITE_BUFFER_BYTES = 256 * 1024;
+
+/**
+ * The size of the partial file `file`, its bytes on disk first when `durable`: as a plain upload's
+ * are before its entry is written (local-blob-store.ts). A PATCH's bytes need no sync of their own:
+ * a file cut short by a power loss tells its true offset, from which the client goes on.
+ */
+async function syncedSize(file: string, durable: boolean): Promise<number> {
+  if (!durable) return (await stat(file)).size;
+  const handle = await open(file, 'r');
+  try {
+    await handle.datasync();
+    return (await handle.stat()).size;
+  } finally {
+    await handle.close();
+  }
+}
 
 /**
  * Partial files older than `before` (ms) without their record: a process stopped between making
@@ -39,8 +55,8 @@ async function removeUnrecorded(directory: string, before: number): Promise<numb
 /**
  * A file store's resumable uploads on local disk (storage/partial-uploads.ts): `@tus/file-store`
  * under `<blobs>/uploads/<store>/`, the same file system as the blobs, so a finished upload
- * becomes a blob by a rename. `durable` (`durability: full`): each PATCH's bytes and each new name
- * are synced before the answer.
+ * becomes a blob by a rename. `durable` (`durability: full`): a finished upload's bytes and its new
+ * name are synced before its entry is written.
  */
 export function localUploads(
   dir: string,
@@ -61,8 +77,7 @@ export function localUploads(
        * The library's file store with fewer file system calls a request, each of which costs about
        * as much as the rest of a small upload's work (bench/RESULTS.md, "Resumable uploads"): its
        * records read from memory (storage/upload-records.ts), no folder made at each creation,
-       * the bytes written in larger pieces, and synced before the answer when `durable`, as a
-       * plain upload's are (local-blob-store.ts). A record this process still keeps of an upload
+       * the bytes written in larger pieces (as local-blob-store.ts writes). A record this process still keeps of an upload
        * another process made a file meanwhile looks like an expired upload (its partial file is
        * gone): read again, it is no upload.
        */
@@ -79,7 +94,6 @@ export function localUploads(
             flags: offset === 0 ? 'w' : 'r+',
             start: offset,
             highWaterMark: WRITE_BUFFER_BYTES,
-            flush: durable,
           });
           try {
             await pipeline(source, sink);
@@ -129,7 +143,7 @@ export function localUploads(
       const file = join(directory, id);
       // Hashed as the bytes came (upload-hashes.ts), else read once now.
       const result =
-        (await hashed()).take(id, (await stat(file)).size) ?? (await metered(createReadStream(file), maxBytes));
+        (await hashed()).take(id, await syncedSize(file, durable)) ?? (await metered(createReadStream(file), maxBytes));
       if (result.size > maxBytes) throw new BlobTooLargeError(maxBytes);
       const made = await mkdir(join(dir, id.slice(0, 2)), { recursive: true });
       await rename(join(directory, id), target);
