@@ -245,6 +245,7 @@ function patched(resource: object, body: unknown): unknown {
   const operations = (body as { Operations?: unknown }).Operations;
   if (Array.isArray(operations) && operations.length > PATCH_OPERATIONS_MAX)
     throw invalidValue(`A PATCH may hold at most ${PATCH_OPERATIONS_MAX} operations.`);
+  if (Array.isArray(operations)) operations.forEach(refusePrototypePaths);
   try {
     patchBodyValidation(body as Parameters<typeof patchBodyValidation>[0]);
     const result = scimPatch(resource as Parameters<typeof scimPatch>[0], byValue(operations as ScimPatchOperation[]), {
@@ -260,6 +261,31 @@ function patched(resource: object, body: unknown): unknown {
     }
     throw err;
   }
+}
+
+/** Names that lead from an object to `Object.prototype`: no SCIM attribute has one. */
+const PROTOTYPE_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
+const reachesPrototype = (text: string) =>
+  text
+    .toLowerCase()
+    .split(/[\s.:[\]"]+/)
+    .some((name) => PROTOTYPE_NAMES.has(name));
+const keysReachPrototype = (value: unknown): boolean =>
+  typeof value === 'object' &&
+  value !== null &&
+  Object.entries(value).some(([key, inner]) => reachesPrototype(key) || keysReachPrototype(inner));
+
+/**
+ * scim-patch (0.8.3, its newest) walks a path's names and a value's dotted keys by plain property
+ * access, so `__proto__.x` or a value `{"constructor.prototype.x": …}` would set `x` on every
+ * object of the process (the JSON parser refuses only a key `__proto__` itself, scim-routes.ts
+ * `parseJson`). Such an operation is refused before the library sees it.
+ */
+function refusePrototypePaths(operation: unknown): void {
+  const { path, value } = (operation ?? {}) as { path?: unknown; value?: unknown };
+  if (typeof path === 'string' && reachesPrototype(path))
+    throw new ScimError(400, `The path "${path.slice(0, 200)}" names no attribute.`, 'invalidPath');
+  if (keysReachPrototype(value)) throw invalidValue('A value names no attribute (__proto__, constructor, prototype).');
 }
 
 /**

@@ -231,6 +231,40 @@ describe('SCIM 2.0 provisioning over HTTP', () => {
     assert.equal((await scim(`/Users/${target}`, undefined, { method: 'GET' })).body.meta.version, 'W/"1"');
   });
 
+  test('a PATCH through __proto__, constructor or prototype is refused; Object.prototype stays clean', async () => {
+    // scim-patch 0.8.3 walks a path's segments, and a value's dotted keys, with plain property
+    // access: `__proto__.x` would set `x` on every object of the process.
+    const user = (await scim('/Users', { schemas: [USER], userName: 'proto-target' })).body.id as string;
+    const group = (await scim('/Groups', { schemas: [GROUP], displayName: 'proto-group' })).body.id as string;
+    const paths = [
+      '__proto__.polluted',
+      'constructor.prototype.polluted',
+      'name.__proto__.polluted',
+      'emails[value eq "x"].constructor.prototype.polluted',
+      'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:__proto__.polluted',
+    ];
+    const operations = [
+      ...paths.map((path) => ({ op: 'add', path, value: 'yes' })),
+      { op: 'add', value: { 'constructor.prototype.polluted': 'yes' } },
+      { op: 'replace', value: { name: { 'prototype.polluted': 'yes' } } },
+    ];
+    for (const [resource, id] of [
+      ['Users', user],
+      ['Groups', group],
+    ])
+      for (const operation of operations) {
+        const answer = await scim(
+          `/${resource}/${id}`,
+          { schemas: [PATCH], Operations: [operation] },
+          { method: 'PATCH' },
+        );
+        scimError(answer, 400, 'path' in operation ? 'invalidPath' : 'invalidValue');
+        assert.equal(Object.hasOwn(Object.prototype, 'polluted'), false, JSON.stringify(operation));
+      }
+    assert.equal((await scim(`/Users/${user}`, undefined, { method: 'GET' })).body.meta.version, 'W/"1"');
+    assert.equal((await scim(`/Groups/${group}`, undefined, { method: 'GET' })).body.meta.version, 'W/"1"');
+  });
+
   test('a token without the permission is refused: none, a session, a key of other scopes, a reader', async () => {
     const body = { schemas: [USER], userName: 'nobody-made' };
     const none = await s.request('/scim/v2/Users', undefined, { method: 'GET' });
