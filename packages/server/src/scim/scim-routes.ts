@@ -8,7 +8,7 @@ import { callerOf } from '../http/auth.js';
 import { checkedBody } from '../http/request-values.js';
 import type { Database } from '../storage/schema.js';
 import { programCaller, type UserService } from '../users/index.js';
-import { asScimError, etagOf, type ScimContext } from './scim-context.js';
+import { asScimError, etagOf, oneChangeAtATime, type ScimContext } from './scim-context.js';
 import { errorBody, invalidSyntax, invalidValue, notFound, ScimError, versionMismatch } from './scim-errors.js';
 import { groupOps, groupResource } from './scim-group-ops.js';
 import { LIST_SCHEMA, listGroups, listUsers, type ListParams } from './scim-lists.js';
@@ -145,16 +145,21 @@ export async function scimRoutes(app: FastifyInstance, deps: ScimRouteDeps): Pro
     void reply.header('location', `${base}/Users/${row.userId}`);
     return send(reply, 201, resource, row.version);
   });
+  /** A PUT or PATCH of a User: read, checked against If-Match and written with no other change between. */
   const userWrite = async (request: FastifyRequest<{ Params: { id: string } }>, patch: boolean) => {
     const ctx = await contextOf(request, 'write');
     const ops = userOps(ctx);
-    const current = await ops.load(request.params.id);
-    checkVersion(request, current.row.version);
-    const groups = await repo.groups(0, 10_000);
-    const body = patch ? patched(userResource(ctx, current.row, current.account, groups), request.body) : request.body;
-    await ops.replace(current, body);
-    const after = await ops.load(request.params.id);
-    return { resource: userResource(ctx, after.row, after.account, groups), version: after.row.version };
+    const { id } = request.params;
+    await ops.load(id);
+    return oneChangeAtATime(ctx, id, async () => {
+      const current = await ops.load(id);
+      checkVersion(request, current.row.version);
+      const groups = await repo.groups(0, 10_000);
+      const resource = userResource(ctx, current.row, current.account, groups);
+      await ops.replace(current, patch ? patched(resource, request.body) : request.body);
+      const after = await ops.load(id);
+      return { resource: userResource(ctx, after.row, after.account, groups), version: after.row.version };
+    });
   };
   app.put<{ Params: { id: string } }>('/Users/:id', async (request, reply) => {
     const { resource, version } = await userWrite(request, false);

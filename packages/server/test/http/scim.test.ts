@@ -301,6 +301,47 @@ describe('SCIM 2.0 provisioning over HTTP', () => {
     scimError(await scim('/Users', { ...body, userName: 'RACER@example.com' }), 409, 'uniqueness');
   });
 
+  test('parallel PUTs of one User: with one If-Match one wins, the others 412; the account is what SCIM reads', async () => {
+    const made = await scim('/Users', {
+      schemas: [USER],
+      userName: 'twice-put',
+      emails: [{ value: 'put0@example.com' }],
+    });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const id = made.body.id as string;
+    const put = (x: string, headers: Record<string, string> = {}) =>
+      scim(
+        `/Users/${id}`,
+        {
+          schemas: [USER],
+          userName: 'twice-put',
+          displayName: `Name ${x}`,
+          emails: [{ value: `put-${x}@example.com` }],
+        },
+        { method: 'PUT', headers },
+      );
+    /** The account as Roost has it, and as SCIM answers it, agree. */
+    const agreed = async () => {
+      const read = await scim(`/Users/${id}`, undefined, { method: 'GET' });
+      const account = await s.roost.users.findUser(id);
+      assert.equal(account?.realname, read.body.displayName);
+      assert.equal(account?.email, read.body.emails[0].value);
+      return read.body.displayName as string;
+    };
+    const answers = await Promise.all(['a', 'b', 'c', 'd'].map((x) => put(x, { 'if-match': 'W/"1"' })));
+    const won = answers.filter((a) => a.status === 200);
+    assert.equal(won.length, 1, JSON.stringify(answers.map((a) => a.body)));
+    for (const lost of answers.filter((a) => a.status !== 200)) scimError(lost, 412);
+    assert.equal(await agreed(), won[0]?.body.displayName);
+    // With no If-Match each PUT replaces the one before: all go, the last is what both read.
+    const all = await Promise.all(['e', 'f', 'g', 'h'].map((x) => put(x)));
+    assert.deepEqual(
+      all.map((a) => a.status),
+      [200, 200, 200, 200],
+    );
+    await agreed();
+  });
+
   test('active: false (PATCH, as Entra ID sends it) ends the sessions at once and refuses sign-in', async () => {
     const made = await scim('/Users', { schemas: [USER], userName: 'leaver', password: 'a-long-enough-password' });
     assert.equal(made.status, 201);
@@ -535,12 +576,13 @@ describe('SCIM 2.0 provisioning over HTTP', () => {
     const carried = async () => [...((await s.roost.users.findUser(user.id))?.groups ?? [])].sort();
     assert.deepEqual(await carried(), ['team-1', 'team-2', 'team-3', 'team-4', 'team-5']);
     // Another process holds the account's lease (scim_users.lease) for 400 ms more: the change waits for it.
+    // (Timed from before the UPDATE: on a busy machine the UPDATE itself may take a while.)
+    const started = Date.now();
     await s.roost.db
       .updateTable('scim_users')
-      .set({ lease: Date.now() + 400 })
+      .set({ lease: started + 400 })
       .where('user_id', '=', user.id)
       .execute();
-    const started = Date.now();
     const leave = await scim(
       `/Groups/${groups[0]?.id}`,
       { schemas: [PATCH], Operations: [{ op: 'remove', path: `members[value eq "${user.id}"]` }] },
