@@ -387,6 +387,43 @@ describe('SCIM 2.0 provisioning over HTTP', () => {
     assert.equal((await s.roost.users.findUser(made.body.id))?.name, 'renamed');
   });
 
+  test('an administrator made in Roost of a provisioned account: SCIM may not set its password or email', async () => {
+    const password = 'the-boss-own-password';
+    const made = await scim('/Users', {
+      schemas: [USER],
+      userName: 'boss',
+      emails: [{ value: 'boss@example.com' }],
+      password,
+    });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const admin = await s.adminToken();
+    const promoted = await s.users('setUser', { identity: 'boss', values: { groups: ['admins'] } }, { token: admin });
+    assert.equal(promoted.status, 200, JSON.stringify(promoted.body));
+    const attempts = [
+      { schemas: [PATCH], Operations: [{ op: 'replace', path: 'password', value: 'the-attacker-password' }] },
+      { schemas: [PATCH], Operations: [{ op: 'replace', path: 'emails', value: [{ value: 'evil@example.net' }] }] },
+    ];
+    for (const attempt of attempts) scimError(await scim(`/Users/${made.body.id}`, attempt, { method: 'PATCH' }), 403);
+    const put = {
+      schemas: [USER],
+      userName: 'boss',
+      emails: [{ value: 'boss@example.com' }],
+      password: 'x'.repeat(20),
+    };
+    scimError(await scim(`/Users/${made.body.id}`, put, { method: 'PUT' }), 403);
+    assert.equal((await s.users('token', { identity: 'boss', password: 'the-attacker-password' })).status, 401);
+    assert.equal((await s.users('token', { identity: 'boss', password })).status, 200);
+    assert.equal((await s.roost.users.findUser(made.body.id))?.email, 'boss@example.com');
+    // The rest is still the provider's: a name, and the account disabled when the person leaves.
+    const left = await scim(
+      `/Users/${made.body.id}`,
+      { schemas: [PATCH], Operations: [{ op: 'replace', value: { displayName: 'The Boss', active: false } }] },
+      { method: 'PATCH' },
+    );
+    assert.equal(left.status, 200, JSON.stringify(left.body));
+    assert.equal((await s.users('token', { identity: 'boss', password })).status, 401);
+  });
+
   test('PATCH paths of a value filter, a sub-attribute and the enterprise extension; the account follows', async () => {
     const made = await scim('/Users', fullUser('patched@example.com', 'patched'));
     assert.equal(made.status, 201, JSON.stringify(made.body));
