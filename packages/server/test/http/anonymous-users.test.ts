@@ -135,7 +135,7 @@ describe('anonymous accounts over HTTP', () => {
     assert.equal((await s.users('verifyEmail', { email: 'ada@example.com' }, { token: signedIn })).body.result, true);
   });
 
-  test("an upgrade's email is the account's only once a mail to it is answered (nobody takes another's address)", async () => {
+  test("an upgrade's email is the account's once a mail to it is answered (no address of another)", async () => {
     // The victim's address, which some provider vouches for: with users.linkProvidersByEmail its
     // first sign-in would join whichever account holds the address, here the attacker's.
     const anon = await anonymous();

@@ -301,7 +301,7 @@ describe('SCIM 2.0 provisioning over HTTP', () => {
     scimError(await scim('/Users', { ...body, userName: 'RACER@example.com' }), 409, 'uniqueness');
   });
 
-  test('parallel PUTs of one User: with one If-Match one wins, the others 412; the account is what SCIM reads', async () => {
+  test('parallel PUTs of one User, one If-Match: one wins, the others 412; the account is as SCIM reads', async () => {
     const made = await scim('/Users', {
       schemas: [USER],
       userName: 'twice-put',
