@@ -22,7 +22,7 @@ export type SigninState = { kind: 'absent' } | { kind: 'refused'; reason: string
  * The rules of Roost's own sign-in, applied again before a code is issued (docs/users.md, "Roost
  * as an identity provider"): a session of the browser's cookie (a token sent by a program is no
  * browser sign-in); no impersonation (an administrator acting as someone must not sign in to
- * other applications as them); and when the account needs a second factor now (a group of
+ * other applications as them); no anonymous account; and when the account needs a second factor now (a group of
  * `secondFactorGroups`, or an authenticator app or a phone it has: users/signin-challenge.ts
  * `challengeIfNeeded`), a session that passed one: a session signed into before its group
  * came to require one must sign in again.
@@ -30,6 +30,13 @@ export type SigninState = { kind: 'absent' } | { kind: 'refused'; reason: string
 export async function signinState(users: UserService, caller: RequestCaller): Promise<SigninState> {
   if (!caller.user || caller.via !== 'cookie') return { kind: 'absent' };
   if (caller.impersonator) return { kind: 'refused', reason: 'An impersonation cannot sign in to other applications.' };
+  // Anybody may make one where an app offers guest accounts (users/signin-methods/anonymous/),
+  // whatever the sign-up policy: it is no account an application should let in.
+  if (caller.user.anonymous)
+    return {
+      kind: 'refused',
+      reason: 'An anonymous account cannot sign in to other applications: make it a full account first.',
+    };
   const factor = await users.secondFactor(caller);
   // The factors that make a password alone not enough (`demanded` in their signin-methods/ folder).
   if (factor.required || factor.totp || factor.sms) {

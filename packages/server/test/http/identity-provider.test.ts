@@ -399,6 +399,27 @@ describe('Roost as an OpenID Connect provider over HTTP', () => {
     assert.equal((await oidc.authorizationCodeGrant(wiki, callback, checks)).claims()?.preferred_username, 'sami');
   });
 
+  test('an anonymous account signs in to no application; upgraded, it does', async () => {
+    // Made without a form by anybody where an app offers guest accounts: no account of the sign-up policy.
+    await s.grant('signinAnonymous', ['sys:everyone']);
+    const anon = (await s.users('signinAnonymous', {})).body as { token: string };
+    const jar = new CookieJar();
+    const cookies = jar.header.bind(jar);
+    jar.header = (url) => [cookies(url), `auth=${anon.token}`].filter(Boolean).join('; ');
+    const refused = await walk(jar, (await authorization(wiki)).url);
+    assert.equal(refused.status, 403);
+    assert.match(refused.html, /anonymous account/);
+    const upgraded = await s.users(
+      'upgradeAnonymous',
+      { name: 'guest-now', password: PASSWORD },
+      { token: anon.token },
+    );
+    assert.equal(upgraded.status, 200, JSON.stringify(upgraded.body));
+    const { callback, checks } = await codeFor(jar);
+    const claims = (await oidc.authorizationCodeGrant(wiki, callback, checks)).claims();
+    assert.equal(claims?.preferred_username, 'guest-now');
+  });
+
   test('JWT access tokens for a resource server, verified against the JWKS without calling Roost', async () => {
     const jar = await signedIn('ada');
     const { callback, checks } = await codeFor(jar, wiki, { resource: API, scope: 'openid groups reports:read' });
