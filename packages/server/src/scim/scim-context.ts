@@ -63,6 +63,9 @@ async function underLease<T>(ctx: ScimContext, userId: string, work: () => Promi
         await ctx.repo.releaseUser(userId, until);
       }
     }
+    // No row, no lease (another process deleted the User): nothing is left to change one at a
+    // time, and the work finds the account gone (404, or no groups to change).
+    if (!(await ctx.repo.userById(userId))) return work();
     if (Date.now() > waitUntil) throw new ScimError(503, 'Another process is changing this account; try again.');
     await sleep(Math.min(200, 10 * attempt));
   }

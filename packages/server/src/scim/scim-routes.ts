@@ -172,8 +172,13 @@ export async function scimRoutes(app: FastifyInstance, deps: ScimRouteDeps): Pro
   app.delete<{ Params: { id: string } }>('/Users/:id', async (request, reply) => {
     const ctx = await contextOf(request, 'write');
     const ops = userOps(ctx);
-    checkVersion(request, (await ops.load(request.params.id)).row.version);
-    await ops.remove(request.params.id);
+    const { id } = request.params;
+    await ops.load(id);
+    // After a PUT or PATCH under way, not in its middle (`oneChangeAtATime`).
+    await oneChangeAtATime(ctx, id, async () => {
+      checkVersion(request, (await ops.load(id)).row.version);
+      await ops.remove(id);
+    });
     return reply.code(204).send();
   });
 

@@ -342,6 +342,27 @@ describe('SCIM 2.0 provisioning over HTTP', () => {
     await agreed();
   });
 
+  test('a write waiting for a User that another process deletes meanwhile is 404 at once, not 503 later', async () => {
+    const id = (await scim('/Users', { schemas: [USER], userName: 'soon-gone' })).body.id as string;
+    // Another process holds the account's lease, then deletes its User (its row goes, lease and all).
+    const held = () =>
+      s.roost.db
+        .updateTable('scim_users')
+        .set({ lease: Date.now() + 60_000 })
+        .where('user_id', '=', id);
+    await held().execute();
+    const started = Date.now();
+    const waiting = scim(
+      `/Users/${id}`,
+      { schemas: [USER], userName: 'soon-gone', displayName: 'x' },
+      { method: 'PUT' },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await s.roost.db.deleteFrom('scim_users').where('user_id', '=', id).execute();
+    scimError(await waiting, 404);
+    assert.ok(Date.now() - started < 10_000, 'answered once the row was gone, not after the wait for the lease');
+  });
+
   test('active: false (PATCH, as Entra ID sends it) ends the sessions at once and refuses sign-in', async () => {
     const made = await scim('/Users', { schemas: [USER], userName: 'leaver', password: 'a-long-enough-password' });
     assert.equal(made.status, 201);
