@@ -162,6 +162,21 @@ describe('anonymous accounts over HTTP', () => {
     assert.equal((await s.roost.users.findUser(other.id))?.name, other.name);
   });
 
+  test('parallel upgrades of one anonymous account: one wins, the others are told not_anonymous', async () => {
+    const anon = await anonymous();
+    const names = ['twin-a', 'twin-b', 'twin-c'];
+    const answers = await Promise.all(
+      names.map((name) => s.users('upgradeAnonymous', { name, password: `${name}-password` }, { token: anon.token })),
+    );
+    const won = names.filter((_, i) => answers[i]?.body.result === true);
+    assert.equal(won.length, 1, JSON.stringify(answers.map((a) => a.body)));
+    for (const lost of answers.filter((a) => a.body.result !== true)) assert.equal(lost.body.code, 'not_anonymous');
+    // What the winner was told is what the account is: its name, its password.
+    assert.equal((await s.roost.users.findUser(anon.id))?.name, won[0]);
+    const signin = await s.users('token', { identity: won[0], password: `${won[0]}-password` });
+    assert.equal(signin.status, 200, JSON.stringify(signin.body));
+  });
+
   test('sys:registered leaves anonymous accounts out until they upgrade', async () => {
     const admin = await s.adminToken();
     const set = await ds(

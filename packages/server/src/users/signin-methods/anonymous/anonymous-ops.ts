@@ -105,6 +105,8 @@ export function anonymousOps(ctx: UserContext, repo: AnonymousRepo, settings: An
       };
       const values = await signupHooked(ctx, caller, 'anonymous', { ...given, email: given.email ?? null }, checked);
       if (values.email) await refuseEmailOfAnother(ctx, user, values.email);
+      // One upgrade of an account: a parallel one is told what a later one would be.
+      if (!(await repo.claimUpgrade(user.id))) throw anonymousErrors.not_anonymous();
       try {
         await ctx.repo.update(user.id, {
           name: values.name,
@@ -114,6 +116,7 @@ export function anonymousOps(ctx: UserContext, repo: AnonymousRepo, settings: An
           anonymous: false,
         });
       } catch (err) {
+        await repo.releaseUpgrade(user.id);
         if (err instanceof DuplicateUserError) throw invalidField(err.field, 'exists');
         throw err;
       }
