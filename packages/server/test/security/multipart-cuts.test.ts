@@ -1,0 +1,61 @@
+import { before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { useServer } from '../helpers/test-server.js';
+import { checkAnswer, send } from './support/calls.js';
+import { snapshot, snapshotDiff } from './support/snapshot.js';
+
+/**
+ * Multipart uploads cut short at every byte (src/http/multipart-upload.ts). Two failures it pins:
+ * a cut in the part after the file stored the file and answered 400; and, about once in a few
+ * thousand cuts on PostgreSQL + S3 under load, a cut inside the file part answered 500 (busboy had
+ * failed the file's stream before the operation's error could be told from its own).
+ */
+describe('a multipart upload cut short anywhere', () => {
+  let token: string;
+  const s = useServer();
+  before(async () => {
+    token = await s.createUser('alice');
+    assert.equal((await s.request('/files/@newItem', { name: 'up', type: 'd' }, { token })).status, 200);
+    const kept = await s.request('/files/up/@newItem', { name: 'kept.txt', contents: 'kept' }, { token });
+    assert.equal(kept.status, 200);
+  });
+
+  const part = (name: string, body: string, filename?: string) =>
+    `--b\r\nContent-Disposition: form-data; name="${name}"${filename ? `; filename="${filename}"` : ''}\r\n` +
+    `${filename ? 'Content-Type: text/plain\r\n' : ''}\r\n${body}\r\n`;
+  // A field before the file (it counts), the file, a field after it (read and left), the end.
+  const upload = (field: string, file: string) =>
+    `${field}${part('file', 'new contents', file)}${part('note', 'after the file')}--b--\r\n`;
+  const uploads: Array<[path: string, body: string]> = [
+    ['/files/up/kept.txt/@write', upload(part('mime', 'text/plain'), 'kept.txt')],
+    ['/files/up/@newItem', upload(part('name', 'new.txt'), 'new.txt')],
+  ];
+  const post = (path: string, body: string) =>
+    send(s.url, {
+      method: 'POST',
+      path,
+      headers: { 'content-type': 'multipart/form-data; boundary=b', 'x-auth-token': token },
+      body,
+    });
+
+  test('every cut before the closing delimiter: 400 malformed_multipart, nothing stored', async () => {
+    const before = await snapshot(s.roost);
+    for (const [path, body] of uploads) {
+      // Up to `--b-`: `--b--` ends the body, with or without the line break after it.
+      for (let cut = 1; cut < body.length - 2; cut++) {
+        const res = await post(path, body.slice(0, cut));
+        const where = `${path} cut after ${JSON.stringify(body.slice(Math.max(0, cut - 12), cut))} (${cut})`;
+        checkAnswer(res, where);
+        assert.equal(res.status, 400, where);
+        assert.equal((res.json as { code: string }).code, 'malformed_multipart', where);
+      }
+    }
+    assert.deepEqual(snapshotDiff(before, await snapshot(s.roost)), []);
+    // The whole bodies are uploads like any other: the cuts above were refused for being cut.
+    for (const [path, body] of uploads) assert.equal((await post(path, body)).status, 200, path);
+    for (const name of ['kept.txt', 'new.txt']) {
+      const file = await fetch(`${s.url}/files/up/${name}`, { headers: { 'x-auth-token': token } });
+      assert.equal(await file.text(), 'new contents', name);
+    }
+  });
+});
