@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStream, type OpenStream } from '../helpers/event-stream.js';
+import { openStream, type OpenStream, streamsOf } from '../helpers/event-stream.js';
 import { startServer, useServer, type TestServer } from '../helpers/test-server.js';
 import { receiver } from '../helpers/webhook-receiver.js';
 import { onPostgres } from '../scale/scale-helpers.js';
@@ -59,15 +59,7 @@ const query = (collection: string, filter: string) => `records/${collection}?fil
 
 describe('live queries of collections over HTTP', () => {
   const s = useServer({ collections });
-  const opened: OpenStream[] = [];
-  const open = async (options: Parameters<typeof openStream>[1]) => {
-    const stream = await openStream(s.url, options);
-    opened.push(stream);
-    return stream;
-  };
-  after(() => {
-    for (const stream of opened) stream.close();
-  });
+  const open = streamsOf(s);
   const records = (collection: string) => `/api/collections/${collection}/records`;
   let ann: string;
   let bob: string;
