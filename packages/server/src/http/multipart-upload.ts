@@ -88,7 +88,9 @@ function start(run: RunWithValues, values: Record<string, unknown>, file: Readab
   // read it (a directory by `newItem`) has nothing to hear it, and an unheard 'error' ends the process.
   upload.on('error', () => {});
   file.pipe(upload, { end: false });
-  const outcome = run(values, { stream: upload, mime }).then(
+  // Async, so that a refusal thrown before the operation's first await (a bad path) is a failure like the others.
+  const running = (async () => run(values, { stream: upload, mime }))();
+  const outcome = running.then(
     (result) => {
       // An operation that did not want the file leaves it unread: drain it, or the parts after it never come.
       upload.resume();
