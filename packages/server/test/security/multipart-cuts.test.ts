@@ -40,15 +40,21 @@ describe('a multipart upload cut short anywhere', () => {
 
   test('every cut before the closing delimiter: 400 malformed_multipart, nothing stored', async () => {
     const before = await snapshot(s.roost);
-    for (const [path, body] of uploads) {
-      // Up to `--b-`: `--b--` ends the body, with or without the line break after it.
-      for (let cut = 1; cut < body.length - 2; cut++) {
-        const res = await post(path, body.slice(0, cut));
-        const where = `${path} cut after ${JSON.stringify(body.slice(Math.max(0, cut - 12), cut))} (${cut})`;
-        checkAnswer(res, where);
-        assert.equal(res.status, 400, where);
-        assert.equal((res.json as { code: string }).code, 'malformed_multipart', where);
-      }
+    // Up to `--b-`: `--b--` ends the body, with or without the line break after it.
+    const cuts = uploads.flatMap(([path, body]) =>
+      Array.from({ length: body.length - 3 }, (_, i) => ({ path, body, cut: i + 1 })),
+    );
+    // Eight at a time: quicker, and a busy server is where the 500 was seen.
+    for (let i = 0; i < cuts.length; i += 8) {
+      await Promise.all(
+        cuts.slice(i, i + 8).map(async ({ path, body, cut }) => {
+          const res = await post(path, body.slice(0, cut));
+          const where = `${path} cut after ${JSON.stringify(body.slice(Math.max(0, cut - 12), cut))} (${cut})`;
+          checkAnswer(res, where);
+          assert.equal(res.status, 400, where);
+          assert.equal((res.json as { code: string }).code, 'malformed_multipart', where);
+        }),
+      );
     }
     assert.deepEqual(snapshotDiff(before, await snapshot(s.roost)), []);
     // The whole bodies are uploads like any other: the cuts above were refused for being cut.
