@@ -143,16 +143,17 @@ export async function openStream(baseUrl: string, options: StreamOptions = {}): 
 }
 
 /**
- * `openStream` on `server` for the tests of a suite (call it in a `describe`), every stream they
- * opened closed after the suite.
+ * `openStream` on the server at `baseUrl()` (asked at each call: test files start their servers
+ * in `before`) for the tests of a suite (call it in a `describe`), every stream they opened
+ * closed after the suite.
  */
-export function streamsOf(server: { url: string }): (options?: StreamOptions) => Promise<OpenStream> {
+export function streamsOf(baseUrl: () => string): (options?: StreamOptions) => Promise<OpenStream> {
   const opened: OpenStream[] = [];
   after(() => {
     for (const stream of opened) stream.close();
   });
   return async (options) => {
-    const stream = await openStream(server.url, options);
+    const stream = await openStream(baseUrl(), options);
     opened.push(stream);
     return stream;
   };

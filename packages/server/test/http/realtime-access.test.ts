@@ -14,7 +14,7 @@ const subscribe = (s: TestServer, clientId: unknown, topics: unknown, token?: st
  */
 describe('live changes: permissions, token mode, refusals', () => {
   const s = useServer({ dataStores: { data: {}, private: {}, team: {} } });
-  const open = streamsOf(s);
+  const open = streamsOf(() => s.url);
   let alice: string;
   let bob: string;
   let admin: string;
@@ -237,7 +237,7 @@ describe('live changes: permissions, token mode, refusals', () => {
 
 describe('live changes: limits', () => {
   const s = useServer({ realtime: { maxStreamsPerUser: 2, maxTopicsPerStream: 3, maxStreamsPerAddress: 5 } });
-  const open = streamsOf(s);
+  const open = streamsOf(() => s.url);
 
   test('streams per user and per address, subscriptions per stream', async () => {
     const alice = await s.createUser('alice');

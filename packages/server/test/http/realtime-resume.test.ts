@@ -14,7 +14,7 @@ const keysOf = (events: Array<{ data: { key?: string } }>) => events.map((e) => 
  */
 describe('live changes: resume and slow readers', () => {
   const s = useServer({ realtime: { replayEvents: 20, bufferBytes: 4096 } });
-  const open = streamsOf(s);
+  const open = streamsOf(() => s.url);
   const write = (token: string, key: string) => s.request('/data/api/setItem', { key, value: key }, { token });
 
   test('a dropped stream resumes from its last id: what it missed once, then live', async () => {
