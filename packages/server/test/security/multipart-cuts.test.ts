@@ -10,6 +10,8 @@ import { snapshot, snapshotDiff } from './support/snapshot.js';
  * thousand cuts on PostgreSQL + S3 under load, a cut inside the file part answered 500 (busboy had
  * failed the file's stream before the operation's error could be told from its own).
  */
+const MiB = 1024 * 1024;
+
 describe('a multipart upload cut short anywhere', () => {
   let token: string;
   const s = useServer();
@@ -30,7 +32,7 @@ describe('a multipart upload cut short anywhere', () => {
     ['/files/up/kept.txt/@write', upload(part('mime', 'text/plain'), 'kept.txt')],
     ['/files/up/@newItem', upload(part('name', 'new.txt'), 'new.txt')],
   ];
-  const post = (path: string, body: string) =>
+  const post = (path: string, body: string | Buffer) =>
     send(s.url, {
       method: 'POST',
       path,
@@ -63,5 +65,28 @@ describe('a multipart upload cut short anywhere', () => {
       const file = await fetch(`${s.url}/files/up/${name}`, { headers: { 'x-auth-token': token } });
       assert.equal(await file.text(), 'new contents', name);
     }
+  });
+
+  test('a file of more than one S3 part (5 MiB), cut inside it or after it: 400, nothing stored', async () => {
+    const tail = `\r\n${part('note', 'after')}--b--\r\n`;
+    const bigBody = (field: string) =>
+      Buffer.concat([
+        Buffer.from(`${field}${part('file', '', 'big.bin').slice(0, -2)}`),
+        Buffer.alloc(6 * MiB, 'x'),
+        Buffer.from(tail),
+      ]);
+    const bigUploads: Array<[path: string, body: Buffer]> = [
+      ['/files/up/kept.txt/@write', bigBody(part('mime', 'text/plain'))],
+      ['/files/up/@newItem', bigBody(part('name', 'big.bin'))],
+    ];
+    const before = await snapshot(s.roost);
+    // Half a MiB before the file's end (its second part begun), and just before the closing `--`.
+    for (const [path, body] of bigUploads)
+      for (const cut of [body.length - tail.length - MiB / 2, body.length - 3]) {
+        const res = await post(path, body.subarray(0, cut));
+        assert.equal(res.status, 400, `${path} cut at ${cut}: ${res.text.slice(0, 200)}`);
+        assert.equal((res.json as { code: string }).code, 'malformed_multipart');
+      }
+    assert.deepEqual(snapshotDiff(before, await snapshot(s.roost)), []);
   });
 });
