@@ -84,8 +84,8 @@ export async function runWithMultipart(
 
 function start(run: RunWithValues, values: Record<string, unknown>, file: Readable, mime: string): Started {
   const upload = new PassThrough({ highWaterMark: 256 * 1024 });
-  // Its failure (`abandon`) is reported by the operation's read of it; an operation that never
-  // read it (a directory by `newItem`) has nothing to hear it, and an unheard 'error' ends the process.
+  // Its failure (`abandon`) is reported by the operation's read of it; an operation that did not
+  // read it has nothing to hear it, and an unheard 'error' ends the process.
   upload.on('error', () => {});
   file.pipe(upload, { end: false });
   // Async, so that a refusal thrown before the operation's first await (a bad path) is a failure like the others.

@@ -89,4 +89,15 @@ describe('a multipart upload cut short anywhere', () => {
       }
     assert.deepEqual(snapshotDiff(before, await snapshot(s.roost)), []);
   });
+
+  test('a directory by newItem with a file part, the body cut in the file or after it: 400, no directory', async () => {
+    const body = `${part('name', 'dir')}${part('type', 'd')}${part('file', 'not for a directory', 'x.txt')}--b--\r\n`;
+    for (const cut of [body.length - 20, body.length - 3]) {
+      const res = await post('/files/up/@newItem', body.slice(0, cut));
+      assert.equal(res.status, 400, res.text);
+      assert.equal((await s.request('/files/up/dir/@getItem', {}, { token })).status, 404, `cut at ${cut}`);
+    }
+    assert.equal((await post('/files/up/@newItem', body)).status, 200);
+    assert.equal((await s.request('/files/up/dir/@getItem', {}, { token })).body.type, 'd');
+  });
 });
