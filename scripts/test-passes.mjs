@@ -321,6 +321,8 @@ export const testPasses = {
   'packages/server/test/security/browser.test.ts': [],
   'packages/server/test/security/crash-safety.test.ts': ['storage', 'runtime'],
   'packages/server/test/security/hostile-input.test.ts': ['storage'],
+  // Multipart uploads cut at every byte: nothing stored, on local blobs and on S3 (where the 500 was).
+  'packages/server/test/security/multipart-cuts.test.ts': ['storage'],
   'packages/server/test/security/property-datastore.test.ts': ['storage'],
   'packages/server/test/security/property-filestore.test.ts': ['storage'],
   'packages/server/test/security/property-users.test.ts': ['storage'],

@@ -460,7 +460,10 @@ export class Users extends Connector {
     return this.#issuing('signinAnonymous', {}, call);
   }
 
-  /** The signed-in anonymous account becomes a full one with the same id, its items and files kept. */
+  /**
+   * The signed-in anonymous account becomes a full one with the same id, its items and files kept.
+   * An `email` is mailed a verification and becomes the account's when it is answered (`verifyEmail2`).
+   */
   upgradeAnonymous(
     name: string,
     password: string,

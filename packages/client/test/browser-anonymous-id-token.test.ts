@@ -3,10 +3,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { freePort, PASSWORD, startServer, type TestServer } from '../../server/test/helpers/test-server.js';
-import { addVirtualAuthenticator } from '../../server/test/helpers/browser.js';
 import { startOpenIdProvider, type TestOpenIdProvider } from '../../server/test/helpers/oidc-provider.js';
 import { appIdToken } from '../../server/test/helpers/provider-flow.js';
-import { BUNDLE_PAGE, launchBrowser, openPage, type BundleGlobals, type TestPage } from './helpers/pages.js';
+import { openPasskeyPage, type BundleGlobals, type TestPage } from './helpers/pages.js';
 
 /**
  * Issue 45's anonymous and native rows from a page, through the served bundle in chromium:
@@ -14,7 +13,7 @@ import { BUNDLE_PAGE, launchBrowser, openPage, type BundleGlobals, type TestPage
  * and by a passkey (the DevTools protocol's virtual authenticator), keeping their items and id;
  * an app's ID token, issued by a local OpenID Connect provider (oidc-provider, through the code
  * flow an app's SDK runs), signs in from the page. WebAuthn needs a host name, so this Roost's
- * public address is `http://localhost:<port>`, mapped to 127.0.0.1 as browser-passkeys.test.ts does.
+ * public address is `http://localhost:<port>`, mapped to 127.0.0.1 (helpers/pages.ts, `openPasskeyPage`).
  */
 
 type PageGlobals = BundleGlobals;
@@ -49,10 +48,7 @@ describe('anonymous accounts and ID tokens through the served bundle in chromium
     });
     await s.grant('signinAnonymous', ['sys:everyone']);
     await s.grant('signupDirect', ['sys:everyone']);
-    browser = await launchBrowser(['--host-resolver-rules=MAP localhost 127.0.0.1']);
-    tp = await openPage(browser, site, { html: BUNDLE_PAGE });
-    await tp.page.waitForSelector('body[data-ready=yes]', { state: 'attached' });
-    await addVirtualAuthenticator(tp.page);
+    ({ browser, tp } = await openPasskeyPage(site));
   });
   after(async () => {
     await tp?.close();

@@ -3,15 +3,7 @@ import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { totpCode } from '../../server/src/users/signin-methods/totp/totp.js';
 import { freePort, PASSWORD, startServer, type TestServer } from '../../server/test/helpers/test-server.js';
-import { addVirtualAuthenticator } from '../../server/test/helpers/browser.js';
-import {
-  assertNoPageErrors,
-  BUNDLE_PAGE,
-  launchBrowser,
-  openPage,
-  type BundleGlobals,
-  type TestPage,
-} from './helpers/pages.js';
+import { assertNoPageErrors, openPasskeyPage, type BundleGlobals, type TestPage } from './helpers/pages.js';
 import { PASSKEY_OPERATIONS } from './helpers/roost.js';
 
 /**
@@ -35,10 +27,7 @@ describe('passkeys through the served bundle in chromium', () => {
     const port = await freePort();
     site = `http://localhost:${port}`;
     s = await startServer({ port, publicUrl: site });
-    browser = await launchBrowser(['--host-resolver-rules=MAP localhost 127.0.0.1']);
-    tp = await openPage(browser, site, { html: BUNDLE_PAGE });
-    await tp.page.waitForSelector('body[data-ready=yes]', { state: 'attached' });
-    await addVirtualAuthenticator(tp.page);
+    ({ browser, tp } = await openPasskeyPage(site));
   });
   after(async () => {
     await tp?.close();

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
+import { addVirtualAuthenticator, launchBrowser } from '../../../server/test/helpers/browser.js';
 
 export { launchBrowser, screenshot } from '../../../server/test/helpers/browser.js';
 
@@ -92,6 +93,25 @@ export async function openPage(
     errors,
     close: () => context.close(),
   };
+}
+
+/**
+ * Chromium on the bundle's page (`BUNDLE_PAGE`) at `site`, an `http://localhost:<port>` address:
+ * WebAuthn needs a host name as its relying party, and the browser maps `localhost` to 127.0.0.1,
+ * where the test server answers. Ready once the bundle is, with the DevTools protocol's virtual
+ * authenticator for passkeys. The caller closes both.
+ */
+export async function openPasskeyPage(site: string): Promise<{ browser: Browser; tp: TestPage }> {
+  const browser = await launchBrowser(['--host-resolver-rules=MAP localhost 127.0.0.1']);
+  try {
+    const tp = await openPage(browser, site, { html: BUNDLE_PAGE });
+    await tp.page.waitForSelector('body[data-ready=yes]', { state: 'attached' });
+    await addVirtualAuthenticator(tp.page);
+    return { browser, tp };
+  } catch (err) {
+    await browser.close();
+    throw err;
+  }
 }
 
 /**

@@ -40,8 +40,13 @@ const KEEP_MS = 86_400_000;
 /** Types whose first bytes name them for certain (mime-sniff.ts): announced or found, the other must agree. */
 const SIGNATURE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'application/pdf']);
 
-/** Types a browser would run script in, shown from the bucket's origin. */
-const SCRIPTABLE = /html|xml|svg|javascript|ecmascript/i;
+/**
+ * Types a browser shows from the bucket's origin without running script: the rest are saved, not
+ * shown. A list of the inert rather than of the scriptable, which missed `text/xsl` (an XSLT
+ * sheet Chrome renders, script and all) and would miss the next such type.
+ */
+const SHOWN_INLINE =
+  /^(image\/(png|jpeg|gif|webp|avif|bmp)|video\/[\w.+-]+|audio\/[\w.+-]+|text\/plain|application\/pdf)$/;
 
 const essence = (mime: string) => mime.split(';')[0]?.trim().toLowerCase() ?? '';
 
@@ -194,7 +199,7 @@ export function directOps(
         filename: entry.name,
         // S3 serves no sandbox (http/file-download.ts sends one): a page or a script an uploader
         // chose is saved, not shown, on the bucket's origin.
-        attachment: SCRIPTABLE.test(mime),
+        attachment: !SHOWN_INLINE.test(essence(mime)),
         expiresSeconds: expiresSeconds,
       });
       return { url, expires };

@@ -1,5 +1,6 @@
 import { fileHooked, filesAfter, removalHooked } from './file-hooks.js';
 import { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { commonErrors, isRoostError } from '../core/errors.js';
 import { changePermissions, type PermissionEntry } from '../core/permission-ops.js';
 import type { PermissionChange, Principal } from '../core/permissions.js';
@@ -54,6 +55,9 @@ export function writeOps(ctx: FileStoreContext) {
       values.mime = meta.mime;
       const cache = meta.cache ?? '';
       if (values.type === 'd') {
+        // A directory takes no contents, but a file part sent along is read to its end first: a
+        // body that fails on the way (cut short) then makes nothing (http/multipart-upload.ts).
+        if (upload) await finished(upload.stream.resume());
         try {
           await repo.insert(
             newEntry(ctx, principal, path, { type: 'd', size: 0, mime: '', cache, blobId: null, hash: null }),

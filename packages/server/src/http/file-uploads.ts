@@ -3,8 +3,7 @@ import { parse as parseQuery } from 'node:querystring';
 import { PassThrough, Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { isRoostError, RoostError } from '../core/errors.js';
-import type { Upload } from '../filestore/index.js';
+import { type RunWithValues, runWithMultipart } from './multipart-upload.js';
 import { queryValues, requestValues } from './request-values.js';
 
 /**
@@ -113,8 +112,6 @@ function declaredSize(request: FastifyRequest): number | undefined {
   return length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined;
 }
 
-export type RunWithValues = (values: Record<string, unknown>, upload?: Upload) => Promise<object>;
-
 /**
  * Run an operation with its parameters wherever they came from, and with the upload when it
  * takes one (`takesUpload`): the raw body, or the first file part of a multipart body (the
@@ -137,52 +134,5 @@ export async function runWithBody(
   if (takesUpload && request.method === 'PUT')
     return run(queryValues(request), { stream: Readable.from([]), mime: request.headers['content-type'], size: 0 });
   if (!takesUpload || !request.isMultipart()) return run(requestValues(request));
-  const values: Record<string, unknown> = { ...queryValues(request) };
-  let result: object | undefined;
-  // The errors of the operation itself (a refusal, a storage failure) pass through as they are;
-  // what busboy throws about the body (no boundary, cut short) is the client's malformed
-  // request, also when it surfaces through the file stream the operation was reading.
-  let operationError: unknown;
-  let bodyError: unknown;
-  try {
-    for await (const part of request.parts({ limits: { fileSize: maxFileBytes + 1 } })) {
-      if (part.type === 'file') {
-        part.file.once('error', (err) => (bodyError ??= err));
-        if (result) part.file.resume();
-        else {
-          result = await run({ ...values }, { stream: part.file, mime: part.mimetype }).catch((err: unknown) => {
-            operationError = err;
-            throw err;
-          });
-          // An operation that did not want the file (a directory by `newItem`) leaves it unread:
-          // drain it, or the parts after it never come.
-          part.file.resume();
-        }
-      } else if (typeof part.value === 'string') {
-        if (part.value.includes('\u0000'))
-          throw new RoostError('malformed', 'nul_character', 'Text may not contain the NUL character.');
-        values[part.fieldname] = part.value;
-      }
-    }
-  } catch (err) {
-    // Once the body has failed, a non-Roost error of the operation is its consequence (a stream
-    // destroyed before the operation got to read it fails with an error of its own).
-    const fromBody =
-      !isRoostError(err) && (bodyError !== undefined || (err !== operationError && !hasClientStatus(err)));
-    if (fromBody)
-      throw new RoostError(
-        'malformed',
-        'malformed_multipart',
-        'The multipart body is malformed (no boundary, or cut short).',
-        { cause: err },
-      );
-    throw err;
-  }
-  return result ?? run(values);
+  return runWithMultipart(request, { ...queryValues(request) }, maxFileBytes, run);
 }
-
-/** Errors of @fastify/multipart's own limits carry their status (413 and the like). */
-const hasClientStatus = (err: unknown) => {
-  const status = (err as { statusCode?: unknown } | null)?.statusCode;
-  return typeof status === 'number' && status >= 400 && status < 500;
-};

@@ -4,12 +4,13 @@ import { programCaller, type SESSION_LABELS, type User, type UserService } from 
 
 /**
  * The sessions whose sign-in passed a second factor: the labels of the methods' second steps
- * (users/signin-methods/: the authenticator app, a recovery code, a passkey, which counts as two
- * factors only with user verification, users/signin-methods/passkey/). Typed by the labels, so a
- * renamed one fails to compile here.
+ * (users/signin-methods/: the authenticator app, a code by SMS, a recovery code, a passkey, which
+ * counts as two factors only with user verification, users/signin-methods/passkey/). Typed by the
+ * labels, so a renamed one fails to compile here; a new method's second step is added here too.
  */
 const SECOND_FACTOR_SESSIONS: ReadonlySet<string> = new Set<keyof typeof SESSION_LABELS>([
   'totp',
+  'smsStep',
   'recovery',
   'passkey',
 ]);
@@ -21,16 +22,24 @@ export type SigninState = { kind: 'absent' } | { kind: 'refused'; reason: string
  * The rules of Roost's own sign-in, applied again before a code is issued (docs/users.md, "Roost
  * as an identity provider"): a session of the browser's cookie (a token sent by a program is no
  * browser sign-in); no impersonation (an administrator acting as someone must not sign in to
- * other applications as them); and when the account needs a second factor now (a group of
- * `secondFactorGroups`, or an authenticator app it has: users/signin-challenge.ts
+ * other applications as them); no anonymous account; and when the account needs a second factor now (a group of
+ * `secondFactorGroups`, or an authenticator app or a phone it has: users/signin-challenge.ts
  * `challengeIfNeeded`), a session that passed one: a session signed into before its group
  * came to require one must sign in again.
  */
 export async function signinState(users: UserService, caller: RequestCaller): Promise<SigninState> {
   if (!caller.user || caller.via !== 'cookie') return { kind: 'absent' };
   if (caller.impersonator) return { kind: 'refused', reason: 'An impersonation cannot sign in to other applications.' };
+  // Anybody may make one where an app offers guest accounts (users/signin-methods/anonymous/),
+  // whatever the sign-up policy: it is no account an application should let in.
+  if (caller.user.anonymous)
+    return {
+      kind: 'refused',
+      reason: 'An anonymous account cannot sign in to other applications: make it a full account first.',
+    };
   const factor = await users.secondFactor(caller);
-  if (factor.required || factor.totp) {
+  // The factors that make a password alone not enough (`demanded` in their signin-methods/ folder).
+  if (factor.required || factor.totp || factor.sms) {
     const current = (await users.sessions(caller)).find((s) => s.current);
     if (!current || !SECOND_FACTOR_SESSIONS.has(current.method))
       return {

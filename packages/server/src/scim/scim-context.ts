@@ -19,7 +19,7 @@ export interface ScimContext {
   caller: Caller;
   /** The absolute URL of `/scim/v2`, for `meta.location` and `$ref`. */
   base: string;
-  /** One change of an account's groups at a time per account in this process (`changeGroups`). */
+  /** One change of an account at a time per account in this process (`oneChangeAtATime`). */
   queues: Map<string, Promise<unknown>>;
 }
 
@@ -46,17 +46,12 @@ export async function accountOf(ctx: ScimContext, id: string): Promise<User | nu
   return account && account.id === id ? account : null;
 }
 
-/** How long a process may hold an account's groups (a crashed holder's lease ends so), and how long another waits. */
+/** How long a process may hold an account's changes (a crashed holder's lease ends so), and how long another waits. */
 const LEASE_MS = 30_000;
 const LEASE_WAIT_MS = 20_000;
 
-/**
- * The account's groups are read and written whole (`setUser`), so two changes at once would lose
- * one: a membership taken away would stay, with its permissions. One change at a time per account:
- * queued in this process, and under a lease in `scim_users` between processes (PostgreSQL; on
- * SQLite one process owns the file and the queue suffices, the lease costs an UPDATE).
- */
-async function underLease(ctx: ScimContext, userId: string, work: () => Promise<void>): Promise<void> {
+/** Runs `work` under the account's lease in `scim_users`, waiting for another process's to end. */
+async function underLease<T>(ctx: ScimContext, userId: string, work: () => Promise<T>): Promise<T> {
   const waitUntil = Date.now() + LEASE_WAIT_MS;
   for (let attempt = 1; ; attempt++) {
     const now = ctx.clock.now();
@@ -68,37 +63,46 @@ async function underLease(ctx: ScimContext, userId: string, work: () => Promise<
         await ctx.repo.releaseUser(userId, until);
       }
     }
-    if (Date.now() > waitUntil)
-      throw new ScimError(503, "Another process is changing this account's groups; try again.");
+    // No row, no lease (another process deleted the User): nothing is left to change one at a
+    // time, and the work finds the account gone (404, or no groups to change).
+    if (!(await ctx.repo.userById(userId))) return work();
+    if (Date.now() > waitUntil) throw new ScimError(503, 'Another process is changing this account; try again.');
     await sleep(Math.min(200, 10 * attempt));
   }
 }
 
 /**
- * Changes an account's Roost groups (permissions follow: core/grants.ts reads them), one change
- * at a time per account (`underLease`).
+ * Runs one change of a provisioned account at a time: queued in this process, and under a lease
+ * in `scim_users` between processes (PostgreSQL; on SQLite one process owns the file and the
+ * queue suffices, the lease costs an UPDATE). An account's groups are read and written whole
+ * (`setUser`), so two changes at once would lose one: a membership taken away would stay, with its
+ * permissions. A PUT or PATCH writes the account before its row's version, so two at once would
+ * leave the account as the loser made it and the row as the winner did (scim-routes.ts `userWrite`).
  */
-export function changeGroups(
-  ctx: ScimContext,
-  userId: string,
-  change: (groups: readonly string[]) => string[],
-): Promise<void> {
+export function oneChangeAtATime<T>(ctx: ScimContext, userId: string, work: () => Promise<T>): Promise<T> {
   const before = ctx.queues.get(userId) ?? Promise.resolve();
-  const run = before.then(() =>
-    underLease(ctx, userId, async () => {
-      const account = await accountOf(ctx, userId);
-      if (!account) return;
-      const groups = change(account.groups);
-      if (groups.length === account.groups.length && groups.every((g, i) => g === account.groups[i])) return;
-      await ctx.users.setUser(ctx.caller, { identity: userId, values: { groups } });
-    }),
-  );
+  const run = before.then(() => underLease(ctx, userId, work));
   const settled = run.catch(() => undefined);
   ctx.queues.set(userId, settled);
   void settled.then(() => {
     if (ctx.queues.get(userId) === settled) ctx.queues.delete(userId);
   });
   return run;
+}
+
+/** Changes an account's Roost groups (permissions follow: core/grants.ts reads them), one change at a time. */
+export function changeGroups(
+  ctx: ScimContext,
+  userId: string,
+  change: (groups: readonly string[]) => string[],
+): Promise<void> {
+  return oneChangeAtATime(ctx, userId, async () => {
+    const account = await accountOf(ctx, userId);
+    if (!account) return;
+    const groups = change(account.groups);
+    if (groups.length === account.groups.length && groups.every((g, i) => g === account.groups[i])) return;
+    await ctx.users.setUser(ctx.caller, { identity: userId, values: { groups } });
+  });
 }
 
 /**

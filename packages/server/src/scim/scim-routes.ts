@@ -8,7 +8,7 @@ import { callerOf } from '../http/auth.js';
 import { checkedBody } from '../http/request-values.js';
 import type { Database } from '../storage/schema.js';
 import { programCaller, type UserService } from '../users/index.js';
-import { asScimError, etagOf, type ScimContext } from './scim-context.js';
+import { asScimError, etagOf, oneChangeAtATime, type ScimContext } from './scim-context.js';
 import { errorBody, invalidSyntax, invalidValue, notFound, ScimError, versionMismatch } from './scim-errors.js';
 import { groupOps, groupResource } from './scim-group-ops.js';
 import { LIST_SCHEMA, listGroups, listUsers, type ListParams } from './scim-lists.js';
@@ -145,16 +145,21 @@ export async function scimRoutes(app: FastifyInstance, deps: ScimRouteDeps): Pro
     void reply.header('location', `${base}/Users/${row.userId}`);
     return send(reply, 201, resource, row.version);
   });
+  /** A PUT or PATCH of a User: read, checked against If-Match and written with no other change between. */
   const userWrite = async (request: FastifyRequest<{ Params: { id: string } }>, patch: boolean) => {
     const ctx = await contextOf(request, 'write');
     const ops = userOps(ctx);
-    const current = await ops.load(request.params.id);
-    checkVersion(request, current.row.version);
-    const groups = await repo.groups(0, 10_000);
-    const body = patch ? patched(userResource(ctx, current.row, current.account, groups), request.body) : request.body;
-    await ops.replace(current, body);
-    const after = await ops.load(request.params.id);
-    return { resource: userResource(ctx, after.row, after.account, groups), version: after.row.version };
+    const { id } = request.params;
+    await ops.load(id);
+    return oneChangeAtATime(ctx, id, async () => {
+      const current = await ops.load(id);
+      checkVersion(request, current.row.version);
+      const groups = await repo.groups(0, 10_000);
+      const resource = userResource(ctx, current.row, current.account, groups);
+      await ops.replace(current, patch ? patched(resource, request.body) : request.body);
+      const after = await ops.load(id);
+      return { resource: userResource(ctx, after.row, after.account, groups), version: after.row.version };
+    });
   };
   app.put<{ Params: { id: string } }>('/Users/:id', async (request, reply) => {
     const { resource, version } = await userWrite(request, false);
@@ -167,8 +172,13 @@ export async function scimRoutes(app: FastifyInstance, deps: ScimRouteDeps): Pro
   app.delete<{ Params: { id: string } }>('/Users/:id', async (request, reply) => {
     const ctx = await contextOf(request, 'write');
     const ops = userOps(ctx);
-    checkVersion(request, (await ops.load(request.params.id)).row.version);
-    await ops.remove(request.params.id);
+    const { id } = request.params;
+    await ops.load(id);
+    // After a PUT or PATCH under way, not in its middle (`oneChangeAtATime`).
+    await oneChangeAtATime(ctx, id, async () => {
+      checkVersion(request, (await ops.load(id)).row.version);
+      await ops.remove(id);
+    });
     return reply.code(204).send();
   });
 
@@ -245,6 +255,7 @@ function patched(resource: object, body: unknown): unknown {
   const operations = (body as { Operations?: unknown }).Operations;
   if (Array.isArray(operations) && operations.length > PATCH_OPERATIONS_MAX)
     throw invalidValue(`A PATCH may hold at most ${PATCH_OPERATIONS_MAX} operations.`);
+  if (Array.isArray(operations)) operations.forEach(refusePrototypePaths);
   try {
     patchBodyValidation(body as Parameters<typeof patchBodyValidation>[0]);
     const result = scimPatch(resource as Parameters<typeof scimPatch>[0], byValue(operations as ScimPatchOperation[]), {
@@ -260,6 +271,31 @@ function patched(resource: object, body: unknown): unknown {
     }
     throw err;
   }
+}
+
+/** Names that lead from an object to `Object.prototype`: no SCIM attribute has one. */
+const PROTOTYPE_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
+const reachesPrototype = (text: string) =>
+  text
+    .toLowerCase()
+    .split(/[\s.:[\]"]+/)
+    .some((name) => PROTOTYPE_NAMES.has(name));
+const keysReachPrototype = (value: unknown): boolean =>
+  typeof value === 'object' &&
+  value !== null &&
+  Object.entries(value).some(([key, inner]) => reachesPrototype(key) || keysReachPrototype(inner));
+
+/**
+ * scim-patch (0.8.3, its newest) walks a path's names and a value's dotted keys by plain property
+ * access, so `__proto__.x` or a value `{"constructor.prototype.x": …}` would set `x` on every
+ * object of the process (the JSON parser refuses only a key `__proto__` itself, scim-routes.ts
+ * `parseJson`). Such an operation is refused before the library sees it.
+ */
+function refusePrototypePaths(operation: unknown): void {
+  const { path, value } = (operation ?? {}) as { path?: unknown; value?: unknown };
+  if (typeof path === 'string' && reachesPrototype(path))
+    throw new ScimError(400, `The path "${path.slice(0, 200)}" names no attribute.`, 'invalidPath');
+  if (keysReachPrototype(value)) throw invalidValue('A value names no attribute (__proto__, constructor, prototype).');
 }
 
 /**

@@ -2,7 +2,16 @@ import { z } from 'zod';
 import { randomToken } from '../core/ids.js';
 import { accountNameFrom, type User } from '../users/index.js';
 import { accountOf, asScimError, metaOf, type ScimContext } from './scim-context.js';
-import { invalidSyntax, invalidValue, notFound, possibleId, uniqueness, versionChanged } from './scim-errors.js';
+import { ADMINS } from '../core/permissions.js';
+import {
+  invalidSyntax,
+  invalidValue,
+  notFound,
+  possibleId,
+  ScimError,
+  uniqueness,
+  versionChanged,
+} from './scim-errors.js';
 import type { ScimGroupRow, ScimUserRow } from './scim-repo.js';
 import { ScimTakenError } from './scim-repo.js';
 import { ENTERPRISE_SCHEMA, USER_SCHEMA, USER_TYPE } from './scim-schemas.js';
@@ -153,6 +162,14 @@ export function userOps(ctx: ScimContext) {
     const id = row.userId;
     const values = userValues(body);
     checkPassword(values.password);
+    const emailChanged = values.email !== undefined && values.email !== account.email;
+    // A provisioned account an administrator made one in Roost: how it signs in is Roost's, or the
+    // provider's key (scope scim:*) would be an administrator's password (docs/users.md "SCIM").
+    if (account.groups.includes(ADMINS) && (values.password !== undefined || emailChanged))
+      throw new ScimError(
+        403,
+        'This account is an administrator of Roost: its password and email are changed in Roost, not over SCIM.',
+      );
     const other = await repo.userByName(values.userName);
     if (other && other.userId !== id) throw uniqueness(`The userName "${values.userName}" is taken.`);
     const name = accountNameFrom(values.userName);
@@ -162,7 +179,7 @@ export function userOps(ctx: ScimContext) {
         identity: id,
         values: {
           ...(name !== account.name ? { name } : {}),
-          ...(values.email !== undefined && values.email !== account.email ? { email: values.email } : {}),
+          ...(emailChanged ? { email: values.email } : {}),
           ...(values.password !== undefined ? { password: values.password } : {}),
           ...(values.realname !== account.realname ? { realname: values.realname } : {}),
           // `active: false` disables the account and ends its sessions at once (users/admin-ops.ts `setUser`).

@@ -48,6 +48,24 @@ const tooManyMails = (ctx: UserContext) =>
 const MAX_ADMIN_RECIPIENTS = 20;
 
 /** Operations a user calls on the own account (and the anonymous ones around signing in). */
+/**
+ * Mails `user` a token that makes `email` its address (`verifyEmail2`): an address becomes an
+ * account's only when someone who reads it answers, so nobody holds another's address (which a
+ * provider's sign-in with `users.linkProvidersByEmail` would join, signup-ops.ts `signupByProvider`).
+ */
+export async function mailEmailVerification(ctx: UserContext, user: User, email: string, cause?: Cause): Promise<void> {
+  if (!(await claimSenderMail(ctx, user.id)) || !(await claimRecipientMail(ctx, email))) throw tooManyMails(ctx);
+  const token = await newMailedToken(ctx, user.id, 'verify_email', ctx.settings.verifyEmailLifetimeMs, email);
+  const url = (await ctx.runtime()).verifyEmailUrl;
+  await sendMail(ctx, verifyEmailMail(email, user.name, url, token), cause);
+}
+
+/** `invalid` at `email` with `exists` when another account has the address. */
+export async function refuseEmailOfAnother(ctx: UserContext, user: User, email: string): Promise<void> {
+  const owner = await ctx.repo.byEmail(email);
+  if (owner && owner.id !== user.id) throw invalidField('email', 'exists');
+}
+
 export function accountOps(ctx: UserContext) {
   const { repo, clock, inputs, settings } = ctx;
 
@@ -135,12 +153,8 @@ export function accountOps(ctx: UserContext) {
     async verifyEmail(caller: Caller, input: EmailInput): Promise<void> {
       const user = requireFullUser(caller);
       const { email } = parseInput(inputs.email, input);
-      const owner = await repo.byEmail(email);
-      if (owner && owner.id !== user.id) throw invalidField('email', 'exists');
-      if (!(await claimSenderMail(ctx, user.id)) || !(await claimRecipientMail(ctx, email))) throw tooManyMails(ctx);
-      const token = await newMailedToken(ctx, user.id, 'verify_email', settings.verifyEmailLifetimeMs, email);
-      const url = (await ctx.runtime()).verifyEmailUrl;
-      await sendMail(ctx, verifyEmailMail(email, user.name, url, token), caller.principal);
+      await refuseEmailOfAnother(ctx, user, email);
+      await mailEmailVerification(ctx, user, email, caller.principal);
     },
 
     async verifyEmail2(_caller: Caller, input: TokenInput): Promise<void> {

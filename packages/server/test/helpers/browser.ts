@@ -70,6 +70,30 @@ export async function signedInContext(
 }
 
 /**
+ * A page of `identity`'s on a laptop and one on a phone (`VIEWPORTS`), for suites that photograph
+ * each page on both. Every dialog either opens (a page that ran script from stored text would)
+ * is dismissed and its message added to `dialogs`, which the suite expects to stay empty.
+ */
+export async function laptopAndPhonePages(
+  browser: Browser,
+  baseUrl: string,
+  identity: string,
+  password: string,
+  dialogs: string[],
+): Promise<{ laptop: BrowserContext; page: Page; phonePage: Page }> {
+  const laptop = await signedInContext(browser, baseUrl, identity, password, { viewport: VIEWPORTS.laptop });
+  const phone = await signedInContext(browser, baseUrl, identity, password, { viewport: VIEWPORTS.phone });
+  const page = await laptop.newPage();
+  const phonePage = await phone.newPage();
+  for (const p of [page, phonePage])
+    p.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+  return { laptop, page, phonePage };
+}
+
+/**
  * A virtual authenticator of the DevTools protocol in `page` (passkeys without a device): a
  * platform authenticator with resident keys that verifies the user and is touched at once.
  */

@@ -1,4 +1,5 @@
 import { get, type IncomingMessage } from 'node:http';
+import { after } from 'node:test';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 
 /** A frame of a live changes stream, its data parsed (docs/realtime.md). */
@@ -138,5 +139,22 @@ export async function openStream(baseUrl: string, options: StreamOptions = {}): 
       return rest;
     },
     close: () => res.destroy(),
+  };
+}
+
+/**
+ * `openStream` on the server at `baseUrl()` (asked at each call: test files start their servers
+ * in `before`) for the tests of a suite (call it in a `describe`), every stream they opened
+ * closed after the suite.
+ */
+export function streamsOf(baseUrl: () => string): (options?: StreamOptions) => Promise<OpenStream> {
+  const opened: OpenStream[] = [];
+  after(() => {
+    for (const stream of opened) stream.close();
+  });
+  return async (options) => {
+    const stream = await openStream(baseUrl(), options);
+    opened.push(stream);
+    return stream;
   };
 }

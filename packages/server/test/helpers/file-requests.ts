@@ -115,3 +115,66 @@ export function openTusPatch(
   const written = new Promise<void>((resolve) => req.write(whole.subarray(offset, upTo), () => resolve()));
   return { req, written, answer };
 }
+
+const TUS = { 'tus-resumable': '1.0.0' };
+
+/** tus's `Upload-Metadata`: each value base64 after its key. */
+export const tusMetadata = (fields: Record<string, string>) =>
+  Object.entries(fields)
+    .map(([k, v]) => `${k} ${Buffer.from(v).toString('base64')}`)
+    .join(',');
+
+/**
+ * The three tus requests of a resumable upload (docs/filestore.md, "Resumable uploads") to the
+ * server at `baseUrl()` (asked at each call: test files start their server in `before`), as
+ * `token` (none: `null`): the creation in `store`, a PATCH from `offset`, and the HEAD that
+ * tells where an upload stands; each answer read whole.
+ */
+export function tusCalls(baseUrl: () => string) {
+  const auth = (token: string | null): Record<string, string> => (token ? { 'x-auth-token': token } : {});
+  return {
+    async create(token: string | null, store: string, headers: Record<string, string>, body?: Buffer) {
+      const res = await fetch(`${baseUrl()}/${store}/@uploads`, {
+        method: 'POST',
+        headers: { ...TUS, ...auth(token), ...headers },
+        ...(body ? { body: new Uint8Array(body) } : {}),
+      });
+      const text = await res.text();
+      return {
+        status: res.status,
+        location: res.headers.get('location') ?? '',
+        headers: res.headers,
+        body: text ? JSON.parse(text) : null,
+      };
+    },
+
+    async patch(token: string | null, location: string, offset: number, body: Buffer, headers = {}) {
+      const res = await fetch(baseUrl() + location, {
+        method: 'PATCH',
+        headers: {
+          ...TUS,
+          'content-type': 'application/offset+octet-stream',
+          ...auth(token),
+          'upload-offset': String(offset),
+          ...headers,
+        },
+        body: new Uint8Array(body),
+      });
+      const text = await res.text();
+      return {
+        status: res.status,
+        offset: Number(res.headers.get('upload-offset')),
+        body: text ? JSON.parse(text) : null,
+      };
+    },
+
+    async head(token: string | null, location: string) {
+      const res = await fetch(baseUrl() + location, { method: 'HEAD', headers: { ...TUS, ...auth(token) } });
+      return {
+        status: res.status,
+        offset: Number(res.headers.get('upload-offset')),
+        length: res.headers.get('upload-length'),
+      };
+    },
+  };
+}

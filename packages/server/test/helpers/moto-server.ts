@@ -13,6 +13,9 @@ export interface TestMoto {
   newBucket(): Promise<Extract<BlobStoreOptions, { kind: 's3' }>>;
 }
 
+/** A bucket of its own on the test process's moto server: the `blobs` of a Roost. */
+export type MotoBucket = Awaited<ReturnType<TestMoto['newBucket']>>;
+
 let shared: Promise<TestMoto | null> | undefined;
 
 /** Is `moto_server` on the PATH? */
@@ -43,4 +46,15 @@ async function startMoto(): Promise<TestMoto | null> {
 export function sharedMoto(): Promise<TestMoto | null> {
   shared ??= startMoto();
   return shared;
+}
+
+/**
+ * The blobs of a test of resumable uploads: in the S3 pass (`ROOST_TEST_BLOBS=s3`) a bucket of
+ * moto's, or, where moto is not installed, why the test skips; on local blobs, neither.
+ */
+export async function resumableUploadsBucket(): Promise<{ bucket?: MotoBucket; skipReason?: string }> {
+  if (process.env.ROOST_TEST_BLOBS !== 's3') return {};
+  const moto = await sharedMoto();
+  if (!moto) return { skipReason: 'moto_server is not installed: resumable uploads to S3 are not tested here' };
+  return { bucket: await moto.newBucket() };
 }

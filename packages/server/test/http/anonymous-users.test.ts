@@ -6,7 +6,7 @@ import { ds, userIdOf } from '../helpers/datastore.js';
 import { startOpenIdProvider, type TestOpenIdProvider } from '../helpers/oidc-provider.js';
 import { csrfOf, getPage } from '../helpers/pages.js';
 import { CookieJar, walk } from '../helpers/provider-flow.js';
-import { freePort, PASSWORD, startServer, type TestServer } from '../helpers/test-server.js';
+import { freePort, PASSWORD, startServer, tokenFromMail, type TestServer } from '../helpers/test-server.js';
 
 /**
  * Anonymous accounts over HTTP on both databases (users/signin-methods/anonymous/): made without
@@ -133,6 +133,48 @@ describe('anonymous accounts over HTTP', () => {
     assert.equal(owner.body.owner, 'ada');
     // Now it may do what needs an email.
     assert.equal((await s.users('verifyEmail', { email: 'ada@example.com' }, { token: signedIn })).body.result, true);
+  });
+
+  test("an upgrade's email is the account's once a mail to it is answered (no address of another)", async () => {
+    // The victim's address, which some provider vouches for: with users.linkProvidersByEmail its
+    // first sign-in would join whichever account holds the address, here the attacker's.
+    const anon = await anonymous();
+    const upgraded = await s.users(
+      'upgradeAnonymous',
+      { name: 'squatter', password: PASSWORD, email: 'victim@example.com' },
+      { token: anon.token },
+    );
+    assert.deepEqual(upgraded.body, { result: true });
+    assert.equal((await s.roost.users.findUser(anon.id))?.email ?? null, null, 'not the address yet');
+    assert.equal((await s.users('token', { identity: 'squatter', password: PASSWORD })).status, 200, 'upgraded');
+    // The mail went to the address: whoever reads it makes it the account's.
+    const mail = await s.lastMail('victim@example.com');
+    assert.equal((await s.users('verifyEmail2', { token: tokenFromMail(mail) })).body.result, true);
+    assert.equal((await s.roost.users.findUser(anon.id))?.email, 'victim@example.com');
+    // An address another account has is refused before anything changes, as before.
+    const other = await anonymous();
+    const taken = await s.users(
+      'upgradeAnonymous',
+      { name: 'second-squatter', password: PASSWORD, email: 'victim@example.com' },
+      { token: other.token },
+    );
+    assert.deepEqual(taken.body.invalid, [['email', 'exists']]);
+    assert.equal((await s.roost.users.findUser(other.id))?.name, other.name);
+  });
+
+  test('parallel upgrades of one anonymous account: one wins, the others are told not_anonymous', async () => {
+    const anon = await anonymous();
+    const names = ['twin-a', 'twin-b', 'twin-c'];
+    const answers = await Promise.all(
+      names.map((name) => s.users('upgradeAnonymous', { name, password: `${name}-password` }, { token: anon.token })),
+    );
+    const won = names.filter((_, i) => answers[i]?.body.result === true);
+    assert.equal(won.length, 1, JSON.stringify(answers.map((a) => a.body)));
+    for (const lost of answers.filter((a) => a.body.result !== true)) assert.equal(lost.body.code, 'not_anonymous');
+    // What the winner was told is what the account is: its name, its password.
+    assert.equal((await s.roost.users.findUser(anon.id))?.name, won[0]);
+    const signin = await s.users('token', { identity: won[0], password: `${won[0]}-password` });
+    assert.equal(signin.status, 200, JSON.stringify(signin.body));
   });
 
   test('sys:registered leaves anonymous accounts out until they upgrade', async () => {

@@ -1,7 +1,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { sharedMoto, type TestMoto } from '../helpers/moto-server.js';
+import { tusCalls, tusMetadata } from '../helpers/file-requests.js';
+import { resumableUploadsBucket } from '../helpers/moto-server.js';
 import { startServer, type TestServer } from '../helpers/test-server.js';
 
 /**
@@ -12,12 +13,9 @@ import { startServer, type TestServer } from '../helpers/test-server.js';
  * record then reads back with the path, the file byte for byte. On local blobs (SQLite pass) and
  * on S3 (moto: s3rver lists no multipart parts) in the PostgreSQL pass.
  */
-const S3 = process.env.ROOST_TEST_BLOBS === 's3';
-const TUS = { 'tus-resumable': '1.0.0' };
 const SIZE = 300 * 1024;
 const bytes = Buffer.from(Uint8Array.from({ length: SIZE }, (_, i) => (i * 31 + 7) % 251));
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-const base64 = (text: string) => Buffer.from(text).toString('base64');
 const photos = {
   schema: {
     type: 'object',
@@ -29,16 +27,13 @@ const photos = {
 
 let s: TestServer;
 let skipReason: string | undefined;
-let bucket: Awaited<ReturnType<TestMoto['newBucket']>> | undefined;
+const { create, patch, head } = tusCalls(() => s.url);
 
 before(async () => {
-  if (S3) {
-    const moto = await sharedMoto();
-    if (!moto) skipReason = 'moto_server is not installed: resumable uploads to S3 are not tested here';
-    else bucket = await moto.newBucket();
-  }
+  const blobs = await resumableUploadsBucket();
+  skipReason = blobs.skipReason;
   s = await startServer({
-    ...(bucket ? { blobs: bucket } : {}),
+    ...(blobs.bucket ? { blobs: blobs.bucket } : {}),
     fileStores: { media: {} },
     collections: { photos },
   });
@@ -50,48 +45,34 @@ after(async () => {
 test("tus into the file field's store, then the record with the path", async (t) => {
   if (skipReason) return t.skip(skipReason);
   const token = await s.createUser('writer');
-  const auth = { 'x-auth-token': token };
   const record = (image: string) => s.request('/api/collections/photos/records', { title: 'Cat', image }, { token });
   await s.request('/media/@newItem', { name: 'photos', type: 'd' }, { token });
 
   // Creation: the path in the field's store, from its root (what the record will hold).
   const path = 'photos/cat.bin';
-  const created = await fetch(`${s.url}/media/@uploads`, {
-    method: 'POST',
-    headers: {
-      ...TUS,
-      ...auth,
-      'upload-length': String(SIZE),
-      'upload-metadata': `path ${base64(path)},filetype ${base64('image/x-cat')}`,
-    },
+  const created = await create(token, 'media', {
+    'upload-length': String(SIZE),
+    'upload-metadata': tusMetadata({ path, filetype: 'image/x-cat' }),
   });
-  assert.equal(created.status, 201, await created.text());
-  const upload = s.url + (created.headers.get('location') ?? '');
-  const patch = (offset: number, body: Buffer) =>
-    fetch(upload, {
-      method: 'PATCH',
-      headers: { ...TUS, ...auth, 'content-type': 'application/offset+octet-stream', 'upload-offset': String(offset) },
-      body: new Uint8Array(body),
-    });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
 
   // A first part, then a cut: the record cannot name the file yet.
-  const first = await patch(0, bytes.subarray(0, 100 * 1024));
+  const first = await patch(token, created.location, 0, bytes.subarray(0, 100 * 1024));
   assert.equal(first.status, 204);
   const early = await record(path);
   assert.equal(early.status, 422, JSON.stringify(early.body));
   assert.deepEqual(early.body.invalid, [['image', 'no file "photos/cat.bin" in the file store media']]);
 
   // HEAD tells where it stands; the rest from there completes the file.
-  const stands = await fetch(upload, { method: 'HEAD', headers: { ...TUS, ...auth } });
-  const offset = Number(stands.headers.get('upload-offset'));
+  const { offset } = await head(token, created.location);
   assert.equal(offset, 100 * 1024);
-  assert.equal((await patch(offset, bytes.subarray(offset))).status, 204);
+  assert.equal((await patch(token, created.location, offset, bytes.subarray(offset))).status, 204);
 
   const made = await record(path);
   assert.equal(made.status, 201, JSON.stringify(made.body));
   const read = await s.request(`/api/collections/photos/records/${made.body.id}`, undefined, { token, method: 'GET' });
   assert.equal(read.body.image, path);
-  const file = await fetch(`${s.url}/media/${read.body.image}`, { headers: auth });
+  const file = await fetch(`${s.url}/media/${read.body.image}`, { headers: { 'x-auth-token': token } });
   assert.equal(file.headers.get('content-type'), 'image/x-cat');
   assert.equal(sha256(Buffer.from(await file.arrayBuffer())), sha256(bytes));
 });

@@ -1,13 +1,9 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openStream, type OpenStream } from '../helpers/event-stream.js';
-import { startServer, useServer, type TestServer } from '../helpers/test-server.js';
+import { openStream, streamsOf } from '../helpers/event-stream.js';
+import { useServer } from '../helpers/test-server.js';
 import { receiver } from '../helpers/webhook-receiver.js';
-import { onPostgres } from '../scale/scale-helpers.js';
-import { startBeside, type ChildRoost } from '../security/support/child-roost.js';
+import { onPostgres, useTwoProcesses } from '../scale/scale-helpers.js';
 import { programCaller } from '../../src/users/index.js';
 
 /**
@@ -59,15 +55,7 @@ const query = (collection: string, filter: string) => `records/${collection}?fil
 
 describe('live queries of collections over HTTP', () => {
   const s = useServer({ collections });
-  const opened: OpenStream[] = [];
-  const open = async (options: Parameters<typeof openStream>[1]) => {
-    const stream = await openStream(s.url, options);
-    opened.push(stream);
-    return stream;
-  };
-  after(() => {
-    for (const stream of opened) stream.close();
-  });
+  const open = streamsOf(() => s.url);
   const records = (collection: string) => `/api/collections/${collection}/records`;
   let ann: string;
   let bob: string;
@@ -261,30 +249,17 @@ describe('webhooks of record events', () => {
 describe('live queries across two processes on PostgreSQL', {
   skip: onPostgres ? false : 'runs in the PostgreSQL pass (SQLite has one process)',
 }, () => {
-  let a: TestServer;
-  let b: ChildRoost;
-  let dir: string;
-  const opened: OpenStream[] = [];
-  before(async () => {
-    a = await startServer({ collections });
-    dir = await mkdtemp(join(tmpdir(), 'roost-live-'));
-    b = await startBeside(a, dir, { collections });
-  });
-  after(async () => {
-    for (const stream of opened) stream.close();
-    b?.process.kill('SIGTERM');
-    await b?.exited;
-    await a?.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  // First, so that the streams are closed before the processes stop (hooks run in this order).
+  const openOnB = streamsOf(() => two.b.url);
+  const two = useTwoProcesses({ collections });
 
   test('a change on A reaches the subscribers on B its rule and filter let hear it', async () => {
+    const { a } = two;
     const ann = await a.createUser('ann');
     const bob = await a.createUser('bob');
     const topic = query('notes', 'text ~ "hello"');
-    const annOnB = await openStream(b.url, { token: ann, topics: [topic] });
-    const bobOnB = await openStream(b.url, { token: bob, topics: ['records/notes'] });
-    opened.push(annOnB, bobOnB);
+    const annOnB = await openOnB({ token: ann, topics: [topic] });
+    const bobOnB = await openOnB({ token: bob, topics: ['records/notes'] });
     const path = '/api/collections/notes/records';
     await a.request(path, { text: 'not this' }, { token: ann });
     const made = await a.request(path, { text: 'hello from A' }, { token: ann });

@@ -160,6 +160,26 @@ describe('direct uploads and downloads with S3', () => {
     assert.equal(await read.text(), 'second');
   });
 
+  test('a presigned download shows inline only types no browser runs script in; others are saved', async () => {
+    // The bucket sends no sandbox (http/file-download.ts does): an XSLT sheet or an XHTML page
+    // shown from its origin would run its script there (the store takes 64 bytes at most).
+    const XSL = '<x:stylesheet xmlns:x="http://www.w3.org/1999/XSL/Transform"/>';
+    const shown = async (name: string, mime: string, bytes: Buffer) => {
+      const asked = await ask(`files/${name}`, { size: bytes.length, mime }, alice);
+      assert.equal(asked.status, 200, JSON.stringify(asked.body));
+      assert.equal(await put(asked.body, bytes), 200);
+      assert.equal((await finish(`files/${name}`, asked.body.upload, alice)).status, 200);
+      const link = await s.request(`/files/${name}/@link`, undefined, { token: alice, method: 'GET' });
+      const disposition = new URL(link.body.url).searchParams.get('response-content-disposition') ?? '';
+      return disposition.split(';')[0];
+    };
+    assert.equal(await shown('sheet.xsl', 'text/xsl', Buffer.from(XSL)), 'attachment');
+    assert.equal(await shown('page.xht', 'application/xhtml+xml', Buffer.from(XSL)), 'attachment');
+    assert.equal(await shown('data.json', 'application/json', Buffer.from('{}')), 'attachment');
+    assert.equal(await shown('pixel.png', 'image/png', PNG), 'inline');
+    assert.equal(await shown('plain.txt', 'text/plain', Buffer.from('words')), 'inline');
+  });
+
   test('without permission: anonymous, another user on your file, another user finishing yours', async () => {
     const before = await keys();
     const anonymous = await ask('files/a.txt', { size: 1 });

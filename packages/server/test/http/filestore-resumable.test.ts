@@ -6,8 +6,8 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { Upload as TusUpload } from 'tus-js-client';
 import { defineExtension, refuse } from '../../src/roost.js';
-import { openTusPatch, patternedBytes } from '../helpers/file-requests.js';
-import { sharedMoto, type TestMoto } from '../helpers/moto-server.js';
+import { openTusPatch, patternedBytes, tusCalls, tusMetadata as meta } from '../helpers/file-requests.js';
+import { type MotoBucket, resumableUploadsBucket } from '../helpers/moto-server.js';
 import { s3Credentials } from '../helpers/s3-server.js';
 import { startServer, type TestServer } from '../helpers/test-server.js';
 
@@ -15,7 +15,6 @@ import { startServer, type TestServer } from '../helpers/test-server.js';
  * Resumable uploads (tus 1.0, docs/filestore.md "Resumable uploads") over HTTP: on local blobs in
  * the SQLite pass, on S3 (moto: s3rver lists no multipart parts) in the PostgreSQL pass.
  */
-const S3 = process.env.ROOST_TEST_BLOBS === 's3';
 const MiB = 1024 * 1024;
 const TUS = { 'tus-resumable': '1.0.0' };
 const OCTETS = { ...TUS, 'content-type': 'application/offset+octet-stream' };
@@ -25,10 +24,6 @@ const EXPIRY_SECONDS = 3;
 const APP = 'https://app.example';
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-const meta = (fields: Record<string, string>) =>
-  Object.entries(fields)
-    .map(([k, v]) => `${k} ${Buffer.from(v).toString('base64')}`)
-    .join(',');
 
 /** A team's hook refusing programs: it runs when the finished upload is written. */
 const noPrograms = defineExtension((roost) => {
@@ -42,14 +37,11 @@ let s: TestServer;
 let alice: string;
 let bob: string;
 let skipReason: string | undefined;
-let bucket: Awaited<ReturnType<TestMoto['newBucket']>> | undefined;
+let bucket: MotoBucket | undefined;
+const { create, patch, head } = tusCalls(() => s.url);
 
 before(async () => {
-  if (S3) {
-    const moto = await sharedMoto();
-    if (!moto) skipReason = 'moto_server is not installed: resumable uploads to S3 are not tested here';
-    else bucket = await moto.newBucket();
-  }
+  ({ bucket, skipReason } = await resumableUploadsBucket());
   s = await startServer(
     {
       ...(bucket ? { blobs: bucket } : {}),
@@ -65,43 +57,6 @@ before(async () => {
 after(async () => {
   await s?.close();
 });
-
-async function create(token: string | null, store: string, headers: Record<string, string>, body?: Buffer) {
-  const res = await fetch(`${s.url}/${store}/@uploads`, {
-    method: 'POST',
-    headers: { ...TUS, ...(token ? { 'x-auth-token': token } : {}), ...headers },
-    ...(body ? { body: new Uint8Array(body) } : {}),
-  });
-  const text = await res.text();
-  return {
-    status: res.status,
-    location: res.headers.get('location') ?? '',
-    headers: res.headers,
-    body: text ? JSON.parse(text) : null,
-  };
-}
-
-async function patch(token: string | null, location: string, offset: number, body: Buffer, headers = {}) {
-  const res = await fetch(s.url + location, {
-    method: 'PATCH',
-    headers: { ...OCTETS, ...(token ? { 'x-auth-token': token } : {}), 'upload-offset': String(offset), ...headers },
-    body: new Uint8Array(body),
-  });
-  const text = await res.text();
-  return { status: res.status, offset: Number(res.headers.get('upload-offset')), body: text ? JSON.parse(text) : null };
-}
-
-async function head(token: string | null, location: string) {
-  const res = await fetch(s.url + location, {
-    method: 'HEAD',
-    headers: { ...TUS, ...(token ? { 'x-auth-token': token } : {}) },
-  });
-  return {
-    status: res.status,
-    offset: Number(res.headers.get('upload-offset')),
-    length: res.headers.get('upload-length'),
-  };
-}
 
 async function download(token: string, path: string): Promise<Buffer> {
   const res = await fetch(`${s.url}/files/${path}`, { headers: { 'x-auth-token': token } });

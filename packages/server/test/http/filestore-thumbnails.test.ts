@@ -131,6 +131,11 @@ describe('file store: thumbnails', () => {
     await put('/files/wide.png', await halves(400, 200, 'png'), 'image/png');
     await put('/files/notes.txt', Buffer.from('not an image'), 'text/plain');
     await put('/files/fake.png', Buffer.from('this is no PNG at all'), 'image/png');
+    // An SVG document named a PNG or a TIFF: sharp would render it (librsvg), which thumb-format.ts leaves out.
+    const svg =
+      '<svg xmlns="http://www.w3.org/2000/svg" width="400" height="400"><rect width="400" height="400"/></svg>';
+    await put('/files/drawing.png', Buffer.from(svg), 'image/png');
+    await put('/files/drawing.tiff', Buffer.from(`<?xml version="1.0"?>${svg}`), 'image/tiff');
     await put('/files/bomb.png', pngDeclaring(100_000), 'image/png');
     await put('/plain/tall.jpg', tall, 'image/jpeg');
     await put('/tiny/tall.jpg', tall, 'image/jpeg');
@@ -235,6 +240,8 @@ describe('file store: thumbnails', () => {
     await refused('/plain/tall.jpg?thumb=100x100', 422, 'thumb_not_allowed');
     await refused('/files/notes.txt?thumb=100x100', 422, 'not_an_image');
     await refused('/files/fake.png?thumb=100x100', 422, 'not_an_image');
+    await refused('/files/drawing.png?thumb=100x100', 422, 'not_an_image');
+    await refused('/files/drawing.tiff?thumb=100x100', 422, 'not_an_image');
     const made = await thumbsMade();
     const bomb = await refused('/files/bomb.png?thumb=100x100', 413, 'image_too_large');
     assert.match(bomb.message, /pixels/);

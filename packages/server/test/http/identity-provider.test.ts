@@ -7,6 +7,7 @@ import { ConfigError, parseConfig } from '../../src/core/config.js';
 import { CookieJar } from '../helpers/provider-flow.js';
 import { authCookie, csrfOf, getPage, postForm, textOf } from '../helpers/pages.js';
 import { freePort, PASSWORD, startServer, type TestServer } from '../helpers/test-server.js';
+import { receiver } from '../helpers/webhook-receiver.js';
 
 /**
  * Roost as an OpenID Connect provider over HTTP on both databases (identity-provider/): a real
@@ -87,6 +88,14 @@ describe('Roost as an OpenID Connect provider over HTTP', () => {
   let issuer: string;
   let wiki: oidc.Configuration;
   let dashboard: oidc.Configuration;
+  /** The SMS gateway (sms/http-sms-sender.ts posts each text to it): codes by SMS as a second factor. */
+  let gateway: Awaited<ReturnType<typeof receiver>>;
+  /** The code of the last text to `phone`. */
+  const codeSentTo = async (phone: string) => {
+    await s.roost.mailQueue.idle();
+    const texts = gateway.received.map((r) => JSON.parse(r.body) as { to: string; text: string });
+    return /(\d{6})/.exec(texts.filter((t) => t.to === phone).at(-1)?.text ?? '')?.[1] ?? '';
+  };
 
   /** A browser signed in to Roost as `name` (the API's `signin`, which sets the cookie). */
   async function signedIn(name: string): Promise<CookieJar> {
@@ -133,6 +142,7 @@ describe('Roost as an OpenID Connect provider over HTTP', () => {
     });
 
   before(async () => {
+    gateway = await receiver();
     const port = await freePort();
     const publicUrl = `http://127.0.0.1:${port}`;
     issuer = `${publicUrl}/oidc`;
@@ -140,7 +150,11 @@ describe('Roost as an OpenID Connect provider over HTTP', () => {
       {
         port,
         publicUrl,
-        users: { secondFactorGroups: ['vault'], secretsKey: SECRETS_KEY },
+        users: {
+          secondFactorGroups: ['vault'],
+          secretsKey: SECRETS_KEY,
+          sms: { sender: { url: gateway.url, body: { to: '{{to}}', text: '{{text}}' } }, defaultCountry: 'DE' },
+        },
         identityProvider: {
           enabled: true,
           clients: [
@@ -167,7 +181,10 @@ describe('Roost as an OpenID Connect provider over HTTP', () => {
     wiki = await discover('wiki', SECRET);
     dashboard = await discover('dashboard');
   });
-  after(() => s?.close());
+  after(async () => {
+    await s?.close();
+    await gateway?.close();
+  });
 
   test('discovery names the endpoints, S256 and the groups claim', () => {
     const meta = wiki.serverMetadata();
@@ -354,6 +371,53 @@ describe('Roost as an OpenID Connect provider over HTTP', () => {
     fresh.keep(url, second);
     const { callback, checks } = await codeFor(fresh);
     assert.equal((await oidc.authorizationCodeGrant(wiki, callback, checks)).claims()?.preferred_username, 'grace');
+  });
+
+  test('a second factor by SMS: a session without it is refused; signed in with its code, the code comes', async () => {
+    const phone = '+4917012340001';
+    const token = await s.createUser('sami');
+    const before = await signedIn('sami');
+    // The phone added after that session's sign-in, with the password alone: from now on a password is not enough.
+    assert.equal((await s.users('smsAdd', { phone, password: PASSWORD }, { token })).status, 200);
+    assert.equal((await s.users('smsConfirm', { code: await codeSentTo(phone) }, { token })).status, 200);
+    const refused = await walk(before, (await authorization(wiki)).url);
+    assert.equal(refused.status, 403);
+    assert.match(refused.html, /needs a second factor/);
+    const url = new URL(`${s.url}/users/api/signin`);
+    const post = (to: URL | string, body: object) =>
+      fetch(to, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const { challenge } = (await (await post(url, { identity: 'sami', password: PASSWORD })).json()) as {
+      challenge: string;
+    };
+    now += 60_000;
+    assert.equal((await s.users('smsChallenge', { challenge })).status, 200);
+    const second = await post(`${s.url}/users/api/signin2`, { challenge, smsCode: await codeSentTo(phone) });
+    assert.equal(second.status, 200, await second.clone().text());
+    const jar = new CookieJar();
+    jar.keep(url, second);
+    const { callback, checks } = await codeFor(jar);
+    assert.equal((await oidc.authorizationCodeGrant(wiki, callback, checks)).claims()?.preferred_username, 'sami');
+  });
+
+  test('an anonymous account signs in to no application; upgraded, it does', async () => {
+    // Made without a form by anybody where an app offers guest accounts: no account of the sign-up policy.
+    await s.grant('signinAnonymous', ['sys:everyone']);
+    const anon = (await s.users('signinAnonymous', {})).body as { token: string };
+    const jar = new CookieJar();
+    const cookies = jar.header.bind(jar);
+    jar.header = (url) => [cookies(url), `auth=${anon.token}`].filter(Boolean).join('; ');
+    const refused = await walk(jar, (await authorization(wiki)).url);
+    assert.equal(refused.status, 403);
+    assert.match(refused.html, /anonymous account/);
+    const upgraded = await s.users(
+      'upgradeAnonymous',
+      { name: 'guest-now', password: PASSWORD },
+      { token: anon.token },
+    );
+    assert.equal(upgraded.status, 200, JSON.stringify(upgraded.body));
+    const { callback, checks } = await codeFor(jar);
+    const claims = (await oidc.authorizationCodeGrant(wiki, callback, checks)).claims();
+    assert.equal(claims?.preferred_username, 'guest-now');
   });
 
   test('JWT access tokens for a resource server, verified against the JWKS without calling Roost', async () => {

@@ -1,21 +1,8 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openStream, type OpenStream } from '../helpers/event-stream.js';
+import { openStream, type OpenStream, streamsOf } from '../helpers/event-stream.js';
 import { authCookie, CROSS_SITE } from '../helpers/pages.js';
 import { PASSWORD, useServer, type TestServer } from '../helpers/test-server.js';
-
-/** Streams the test opened, closed after it. */
-function streamsOf(s: TestServer) {
-  const opened: OpenStream[] = [];
-  after(() => {
-    for (const stream of opened) stream.close();
-  });
-  return async (options: Parameters<typeof openStream>[1]) => {
-    const stream = await openStream(s.url, options);
-    opened.push(stream);
-    return stream;
-  };
-}
 
 const subscribe = (s: TestServer, clientId: unknown, topics: unknown, token?: string) =>
   s.request('/api/realtime', { clientId, topics }, token ? { token } : {});
@@ -27,7 +14,7 @@ const subscribe = (s: TestServer, clientId: unknown, topics: unknown, token?: st
  */
 describe('live changes: permissions, token mode, refusals', () => {
   const s = useServer({ dataStores: { data: {}, private: {}, team: {} } });
-  const open = streamsOf(s);
+  const open = streamsOf(() => s.url);
   let alice: string;
   let bob: string;
   let admin: string;
@@ -250,7 +237,7 @@ describe('live changes: permissions, token mode, refusals', () => {
 
 describe('live changes: limits', () => {
   const s = useServer({ realtime: { maxStreamsPerUser: 2, maxTopicsPerStream: 3, maxStreamsPerAddress: 5 } });
-  const open = streamsOf(s);
+  const open = streamsOf(() => s.url);
 
   test('streams per user and per address, subscriptions per stream', async () => {
     const alice = await s.createUser('alice');

@@ -1,7 +1,7 @@
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
-import { openStream, type OpenStream } from '../helpers/event-stream.js';
+import { openStream, streamsOf } from '../helpers/event-stream.js';
 import { useServer } from '../helpers/test-server.js';
 
 const keysOf = (events: Array<{ data: { key?: string } }>) => events.map((e) => e.data.key);
@@ -14,15 +14,7 @@ const keysOf = (events: Array<{ data: { key?: string } }>) => events.map((e) => 
  */
 describe('live changes: resume and slow readers', () => {
   const s = useServer({ realtime: { replayEvents: 20, bufferBytes: 4096 } });
-  const opened: OpenStream[] = [];
-  const open = async (options: Parameters<typeof openStream>[1]) => {
-    const stream = await openStream(s.url, options);
-    opened.push(stream);
-    return stream;
-  };
-  after(() => {
-    for (const stream of opened) stream.close();
-  });
+  const open = streamsOf(() => s.url);
   const write = (token: string, key: string) => s.request('/data/api/setItem', { key, value: key }, { token });
 
   test('a dropped stream resumes from its last id: what it missed once, then live', async () => {

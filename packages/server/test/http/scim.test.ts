@@ -231,6 +231,40 @@ describe('SCIM 2.0 provisioning over HTTP', () => {
     assert.equal((await scim(`/Users/${target}`, undefined, { method: 'GET' })).body.meta.version, 'W/"1"');
   });
 
+  test('a PATCH through __proto__, constructor or prototype is refused; Object.prototype stays clean', async () => {
+    // scim-patch 0.8.3 walks a path's segments, and a value's dotted keys, with plain property
+    // access: `__proto__.x` would set `x` on every object of the process.
+    const user = (await scim('/Users', { schemas: [USER], userName: 'proto-target' })).body.id as string;
+    const group = (await scim('/Groups', { schemas: [GROUP], displayName: 'proto-group' })).body.id as string;
+    const paths = [
+      '__proto__.polluted',
+      'constructor.prototype.polluted',
+      'name.__proto__.polluted',
+      'emails[value eq "x"].constructor.prototype.polluted',
+      'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:__proto__.polluted',
+    ];
+    const operations = [
+      ...paths.map((path) => ({ op: 'add', path, value: 'yes' })),
+      { op: 'add', value: { 'constructor.prototype.polluted': 'yes' } },
+      { op: 'replace', value: { name: { 'prototype.polluted': 'yes' } } },
+    ];
+    for (const [resource, id] of [
+      ['Users', user],
+      ['Groups', group],
+    ])
+      for (const operation of operations) {
+        const answer = await scim(
+          `/${resource}/${id}`,
+          { schemas: [PATCH], Operations: [operation] },
+          { method: 'PATCH' },
+        );
+        scimError(answer, 400, 'path' in operation ? 'invalidPath' : 'invalidValue');
+        assert.equal(Object.hasOwn(Object.prototype, 'polluted'), false, JSON.stringify(operation));
+      }
+    assert.equal((await scim(`/Users/${user}`, undefined, { method: 'GET' })).body.meta.version, 'W/"1"');
+    assert.equal((await scim(`/Groups/${group}`, undefined, { method: 'GET' })).body.meta.version, 'W/"1"');
+  });
+
   test('a token without the permission is refused: none, a session, a key of other scopes, a reader', async () => {
     const body = { schemas: [USER], userName: 'nobody-made' };
     const none = await s.request('/scim/v2/Users', undefined, { method: 'GET' });
@@ -265,6 +299,68 @@ describe('SCIM 2.0 provisioning over HTTP', () => {
     });
     assert.equal(found.body.totalResults, 1);
     scimError(await scim('/Users', { ...body, userName: 'RACER@example.com' }), 409, 'uniqueness');
+  });
+
+  test('parallel PUTs of one User, one If-Match: one wins, the others 412; the account is as SCIM reads', async () => {
+    const made = await scim('/Users', {
+      schemas: [USER],
+      userName: 'twice-put',
+      emails: [{ value: 'put0@example.com' }],
+    });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const id = made.body.id as string;
+    const put = (x: string, headers: Record<string, string> = {}) =>
+      scim(
+        `/Users/${id}`,
+        {
+          schemas: [USER],
+          userName: 'twice-put',
+          displayName: `Name ${x}`,
+          emails: [{ value: `put-${x}@example.com` }],
+        },
+        { method: 'PUT', headers },
+      );
+    /** The account as Roost has it, and as SCIM answers it, agree. */
+    const agreed = async () => {
+      const read = await scim(`/Users/${id}`, undefined, { method: 'GET' });
+      const account = await s.roost.users.findUser(id);
+      assert.equal(account?.realname, read.body.displayName);
+      assert.equal(account?.email, read.body.emails[0].value);
+      return read.body.displayName as string;
+    };
+    const answers = await Promise.all(['a', 'b', 'c', 'd'].map((x) => put(x, { 'if-match': 'W/"1"' })));
+    const won = answers.filter((a) => a.status === 200);
+    assert.equal(won.length, 1, JSON.stringify(answers.map((a) => a.body)));
+    for (const lost of answers.filter((a) => a.status !== 200)) scimError(lost, 412);
+    assert.equal(await agreed(), won[0]?.body.displayName);
+    // With no If-Match each PUT replaces the one before: all go, the last is what both read.
+    const all = await Promise.all(['e', 'f', 'g', 'h'].map((x) => put(x)));
+    assert.deepEqual(
+      all.map((a) => a.status),
+      [200, 200, 200, 200],
+    );
+    await agreed();
+  });
+
+  test('a write waiting for a User that another process deletes meanwhile is 404 at once, not 503 later', async () => {
+    const id = (await scim('/Users', { schemas: [USER], userName: 'soon-gone' })).body.id as string;
+    // Another process holds the account's lease, then deletes its User (its row goes, lease and all).
+    const held = () =>
+      s.roost.db
+        .updateTable('scim_users')
+        .set({ lease: Date.now() + 60_000 })
+        .where('user_id', '=', id);
+    await held().execute();
+    const started = Date.now();
+    const waiting = scim(
+      `/Users/${id}`,
+      { schemas: [USER], userName: 'soon-gone', displayName: 'x' },
+      { method: 'PUT' },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await s.roost.db.deleteFrom('scim_users').where('user_id', '=', id).execute();
+    scimError(await waiting, 404);
+    assert.ok(Date.now() - started < 10_000, 'answered once the row was gone, not after the wait for the lease');
   });
 
   test('active: false (PATCH, as Entra ID sends it) ends the sessions at once and refuses sign-in', async () => {
@@ -310,6 +406,43 @@ describe('SCIM 2.0 provisioning over HTTP', () => {
     );
     assert.equal(put.status, 200, JSON.stringify(put.body));
     assert.equal((await s.roost.users.findUser(made.body.id))?.name, 'renamed');
+  });
+
+  test('an administrator made in Roost of a provisioned account: SCIM may not set its password or email', async () => {
+    const password = 'the-boss-own-password';
+    const made = await scim('/Users', {
+      schemas: [USER],
+      userName: 'boss',
+      emails: [{ value: 'boss@example.com' }],
+      password,
+    });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const admin = await s.adminToken();
+    const promoted = await s.users('setUser', { identity: 'boss', values: { groups: ['admins'] } }, { token: admin });
+    assert.equal(promoted.status, 200, JSON.stringify(promoted.body));
+    const attempts = [
+      { schemas: [PATCH], Operations: [{ op: 'replace', path: 'password', value: 'the-attacker-password' }] },
+      { schemas: [PATCH], Operations: [{ op: 'replace', path: 'emails', value: [{ value: 'evil@example.net' }] }] },
+    ];
+    for (const attempt of attempts) scimError(await scim(`/Users/${made.body.id}`, attempt, { method: 'PATCH' }), 403);
+    const put = {
+      schemas: [USER],
+      userName: 'boss',
+      emails: [{ value: 'boss@example.com' }],
+      password: 'x'.repeat(20),
+    };
+    scimError(await scim(`/Users/${made.body.id}`, put, { method: 'PUT' }), 403);
+    assert.equal((await s.users('token', { identity: 'boss', password: 'the-attacker-password' })).status, 401);
+    assert.equal((await s.users('token', { identity: 'boss', password })).status, 200);
+    assert.equal((await s.roost.users.findUser(made.body.id))?.email, 'boss@example.com');
+    // The rest is still the provider's: a name, and the account disabled when the person leaves.
+    const left = await scim(
+      `/Users/${made.body.id}`,
+      { schemas: [PATCH], Operations: [{ op: 'replace', value: { displayName: 'The Boss', active: false } }] },
+      { method: 'PATCH' },
+    );
+    assert.equal(left.status, 200, JSON.stringify(left.body));
+    assert.equal((await s.users('token', { identity: 'boss', password })).status, 401);
   });
 
   test('PATCH paths of a value filter, a sub-attribute and the enterprise extension; the account follows', async () => {
@@ -501,12 +634,13 @@ describe('SCIM 2.0 provisioning over HTTP', () => {
     const carried = async () => [...((await s.roost.users.findUser(user.id))?.groups ?? [])].sort();
     assert.deepEqual(await carried(), ['team-1', 'team-2', 'team-3', 'team-4', 'team-5']);
     // Another process holds the account's lease (scim_users.lease) for 400 ms more: the change waits for it.
+    // (Timed from before the UPDATE: on a busy machine the UPDATE itself may take a while.)
+    const started = Date.now();
     await s.roost.db
       .updateTable('scim_users')
-      .set({ lease: Date.now() + 400 })
+      .set({ lease: started + 400 })
       .where('user_id', '=', user.id)
       .execute();
-    const started = Date.now();
     const leave = await scim(
       `/Groups/${groups[0]?.id}`,
       { schemas: [PATCH], Operations: [{ op: 'remove', path: `members[value eq "${user.id}"]` }] },

@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { authCookie, getPage } from '../helpers/pages.js';
 import { receiver } from '../helpers/webhook-receiver.js';
 import { PASSWORD, startServer, type TestServer } from '../helpers/test-server.js';
 
@@ -288,5 +289,18 @@ describe('codes by SMS over HTTP', () => {
     assert.equal(factor.recoveryCodes, 0);
     assert.ok((await s.users('token', { identity: 'jana', password: PASSWORD })).body.token);
     assert.equal((await s.users('smsRemove', { password: PASSWORD }, { token })).body.code, 'no_phone');
+  });
+
+  test("a lost phone: an administrator's security page offers the reset of the second factor", async () => {
+    await withPhone('kemal');
+    assert.equal(
+      (await s.users('token', { identity: 'kemal', password: PASSWORD })).body.code,
+      'second_factor_required',
+    );
+    await s.adminToken();
+    const id = (await s.roost.users.findUser('kemal'))?.id ?? '';
+    const page = await getPage(s, `/admin/users/${id}/security`, await authCookie(s, 'admin'));
+    assert.equal(page.status, 200);
+    assert.match(page.html, /reset2fa/, 'the reset is offered for a phone as for an app');
   });
 });

@@ -2,8 +2,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, screenshot, signedInContext, VIEWPORTS } from '../helpers/browser.js';
+import type { Browser, Page } from 'playwright-core';
+import { laptopAndPhonePages, launchBrowser, screenshot } from '../helpers/browser.js';
 import { PASSWORD, startServer, type TestServer } from '../helpers/test-server.js';
 
 /**
@@ -41,8 +41,6 @@ const PLAN = { name: 'plan.txt', mimeType: 'text/plain', buffer: Buffer.from('th
 describe('admin collection pages in a browser', { skip }, () => {
   let s: TestServer;
   let browser: Browser;
-  let laptop: BrowserContext;
-  let phone: BrowserContext;
   let page: Page;
   let phonePage: Page;
   let token: string;
@@ -67,16 +65,8 @@ describe('admin collection pages in a browser', { skip }, () => {
     await s.createUser('alice');
     aliceId = (await s.users('getUser', { identity: 'alice' }, { token })).body.id;
     browser = await launchBrowser();
-    laptop = await signedInContext(browser, s.url, 'admin', PASSWORD, { viewport: VIEWPORTS.laptop });
-    phone = await signedInContext(browser, s.url, 'admin', PASSWORD, { viewport: VIEWPORTS.phone });
-    page = await laptop.newPage();
-    phonePage = await phone.newPage();
     // A page that ran script from a record's text would open a dialog.
-    for (const p of [page, phonePage])
-      p.on('dialog', (d) => {
-        dialogs.push(d.message());
-        void d.dismiss();
-      });
+    ({ page, phonePage } = await laptopAndPhonePages(browser, s.url, 'admin', PASSWORD, dialogs));
   });
   after(async () => {
     await browser?.close();

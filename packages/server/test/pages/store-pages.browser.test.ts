@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, screenshot, signedInContext, VIEWPORTS } from '../helpers/browser.js';
+import { laptopAndPhonePages, launchBrowser, screenshot } from '../helpers/browser.js';
 import { ds } from '../helpers/datastore.js';
 import { PASSWORD, startServer, type TestServer } from '../helpers/test-server.js';
 
@@ -20,7 +20,6 @@ describe('admin store pages in a browser', { skip }, () => {
   let s: TestServer;
   let browser: Browser;
   let laptop: BrowserContext;
-  let phone: BrowserContext;
   let page: Page;
   let phonePage: Page;
   let admin: string;
@@ -38,16 +37,8 @@ describe('admin store pages in a browser', { skip }, () => {
     admin = await s.adminToken();
     await s.createUser('alice');
     browser = await launchBrowser();
-    laptop = await signedInContext(browser, s.url, 'admin', PASSWORD, { viewport: VIEWPORTS.laptop });
-    phone = await signedInContext(browser, s.url, 'admin', PASSWORD, { viewport: VIEWPORTS.phone });
-    page = await laptop.newPage();
-    phonePage = await phone.newPage();
     // A page that ran script from a key or a file name would open a dialog.
-    for (const p of [page, phonePage])
-      p.on('dialog', (d) => {
-        dialogs.push(d.message());
-        void d.dismiss();
-      });
+    ({ laptop, page, phonePage } = await laptopAndPhonePages(browser, s.url, 'admin', PASSWORD, dialogs));
   });
   after(async () => {
     await browser?.close();

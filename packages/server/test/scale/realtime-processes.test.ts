@@ -3,13 +3,13 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStream, type OpenStream } from '../helpers/event-stream.js';
+import { openStream, streamsOf } from '../helpers/event-stream.js';
 import { startServer, type TestServer } from '../helpers/test-server.js';
 import { startBeside, type ChildRoost } from '../security/support/child-roost.js';
 import { Redis } from 'ioredis';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { startSlowLink, type SlowLink } from '../helpers/slow-link.js';
-import { eventually, onPostgres } from './scale-helpers.js';
+import { eventually, onPostgres, useTwoProcesses } from './scale-helpers.js';
 
 /**
  * Live changes across processes (issue 21, "Several processes"): a subscriber on process B
@@ -20,24 +20,12 @@ import { eventually, onPostgres } from './scale-helpers.js';
 describe('live changes across two processes on PostgreSQL', {
   skip: onPostgres ? false : 'runs in the PostgreSQL pass (SQLite has one process)',
 }, () => {
-  let a: TestServer;
-  let b: ChildRoost;
-  let dir: string;
-  const opened: OpenStream[] = [];
-  before(async () => {
-    a = await startServer({ dataStores: { data: {}, private: {} }, fileStores: { files: {} } });
-    dir = await mkdtemp(join(tmpdir(), 'roost-realtime-'));
-    b = await startBeside(a, dir, { dataStores: { data: {}, private: {} }, fileStores: { files: {} } });
-  });
-  after(async () => {
-    for (const stream of opened) stream.close();
-    b?.process.kill('SIGTERM');
-    await b?.exited;
-    await a.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  // First, so that the streams are closed before the processes stop (hooks run in this order).
+  const openOnB = streamsOf(() => two.b.url);
+  const two = useTwoProcesses({ dataStores: { data: {}, private: {} }, fileStores: { files: {} } });
 
   test('a write on A reaches subscribers on B, each as its permissions allow', async () => {
+    const { a } = two;
     const alice = await a.createUser('alice');
     const bob = await a.createUser('bob');
     const admin = await a.adminToken();
@@ -46,9 +34,8 @@ describe('live changes across two processes on PostgreSQL', {
       { permissions: [{ permission: 'getItem', groups: ['sys:owner', 'admins'], action: 'replace' }] },
       { token: admin },
     );
-    const onB = await openStream(b.url, { token: alice, topics: ['items/private', 'files/files/**'] });
-    const bobOnB = await openStream(b.url, { token: bob, topics: ['items/private'] });
-    opened.push(onB, bobOnB);
+    const onB = await openOnB({ token: alice, topics: ['items/private', 'files/files/**'] });
+    const bobOnB = await openOnB({ token: bob, topics: ['items/private'] });
     const written = await a.request('/private/api/newItem', { key: 'from-a', value: 'hello' }, { token: alice });
     assert.equal(written.status, 200);
     const heard = await onB.next('items/private');
@@ -62,9 +49,9 @@ describe('live changes across two processes on PostgreSQL', {
   });
 
   test('signing out on A ends the stream on B', async () => {
+    const { a } = two;
     const carol = await a.createUser('carol');
-    const onB = await openStream(b.url, { token: carol, topics: ['account'] });
-    opened.push(onB);
+    const onB = await openOnB({ token: carol, topics: ['account'] });
     await a.users('signout', {}, { token: carol });
     assert.equal((await onB.next('close', 3000)).data.code, 'signed_out');
   });

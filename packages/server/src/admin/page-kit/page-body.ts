@@ -79,6 +79,18 @@ export async function readFormRequest(
   return { method: 'POST', query, body, headers };
 }
 
+/**
+ * What the parts' iteration throws about the body itself (no boundary, cut short: busboy's errors,
+ * which have no code) is the client's malformed request; @fastify/multipart's own (its limits, a
+ * client gone) keep their codes for `readFormRequest`.
+ */
+const bodyFailure = (err: unknown) =>
+  (err as { code?: unknown } | null)?.code === undefined
+    ? new RoostError('malformed', 'malformed_multipart', 'The form is malformed (no boundary, or cut short).', {
+        cause: err,
+      })
+    : err;
+
 async function readParts(
   request: FastifyRequest,
   limits: PageBodyLimits,
@@ -86,7 +98,12 @@ async function readParts(
   temporary: string[],
 ): Promise<void> {
   const parts = request.parts({ limits: { fileSize: limits.fileBytes + 1, files: limits.fileBytes > 0 ? 1 : 0 } });
-  for await (const part of parts) {
+  for (;;) {
+    const step = await parts.next().catch((err: unknown) => {
+      throw bodyFailure(err);
+    });
+    if (step.done) return;
+    const part = step.value;
     if (part.type === 'field') {
       if (part.valueTruncated) throw tooLarge(`A field is longer than ${limits.fieldBytes} bytes.`);
       addValue(body, part.fieldname, checkText(String(part.value)));
@@ -103,7 +120,17 @@ async function readParts(
     temporary.push(path);
     let size = 0;
     part.file.on('data', (chunk: Buffer) => (size += chunk.length));
-    await pipeline(part.file, createWriteStream(path));
+    try {
+      await pipeline(part.file, createWriteStream(path));
+    } catch (err) {
+      // A file part cut short fails with busboy's error, which the iteration gives too (also when
+      // busboy failed the part before this read it); otherwise the temporary file failed, and the
+      // stopped part ends the iteration.
+      await parts.next().catch((bodyError: unknown) => {
+        throw bodyFailure(bodyError);
+      });
+      throw err;
+    }
     if (part.file.truncated || size > limits.fileBytes)
       throw tooLarge(`The file is larger than this store allows (${limits.fileBytes} bytes).`);
     addValue(body, part.fieldname, { filename: checkText(part.filename), mime: part.mimetype, size, path });

@@ -58,9 +58,11 @@ async function securityPage(users: UserService, page: AdminPageRequest) {
     ['Sign-in providers', escapeHtml(factor.providers.join(', ')) || 'None'],
     ...figures(false),
   ]);
-  const resetPart = factor.totp
-    ? `<p>A user who lost the phone and the recovery codes signs in with the password alone after a reset.</p>${html}`
-    : '';
+  // The factors that make the password alone not enough (an app, a phone): losing one locks the account out.
+  const resetPart =
+    factor.totp || factor.sms
+      ? `<p>A user who lost the phone and the recovery codes signs in with the password alone after a reset.</p>${html}`
+      : '';
   const endAll = sessions.length > 0 ? sessionsButton(url, csrf, 'endAll', 'End every session') : '';
   return {
     title: `Sign-in of ${user.name}`,

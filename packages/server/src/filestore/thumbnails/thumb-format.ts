@@ -1,3 +1,4 @@
+import { sniffMime } from '../mime-sniff.js';
 import type { ThumbSpec } from './thumb-spec.js';
 
 /**
@@ -18,6 +19,21 @@ const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/gif
 const essence = (mime: string) => (mime.split(';')[0] ?? '').trim().toLowerCase();
 
 export const isThumbnailable = (mime: string): boolean => IMAGE_TYPES.has(essence(mime));
+
+const at = (bytes: Buffer, offset: number, text: string) =>
+  bytes.subarray(offset, offset + text.length).toString('latin1') === text;
+
+/**
+ * Whether the first bytes are of a kind of IMAGE_TYPES. sharp reads whatever its loaders know,
+ * by the bytes, not by the stored type: an SVG document stored as `image/png` would be rendered
+ * by librsvg, which the list above leaves out. PNG, JPEG, GIF and WebP by their signatures
+ * (mime-sniff.ts), TIFF by its byte order mark, AVIF by its ISO box `ftyp`.
+ */
+export function hasImageSignature(head: Buffer): boolean {
+  const sniffed = sniffMime(head, false);
+  if (sniffed.startsWith('image/')) return true;
+  return ['II*\0', 'MM\0*', 'II+\0', 'MM\0+'].some((mark) => at(head, 0, mark)) || at(head, 4, 'ftyp');
+}
 
 /**
  * The most pixels an AVIF thumbnail may hold. sharp's time limit does not stop the AVIF encoder

@@ -1,6 +1,6 @@
 import type sharpModule from 'sharp';
 import { onFirstUse } from '../../core/on-first-use.js';
-import type { ThumbFormat } from './thumb-format.js';
+import { hasImageSignature, type ThumbFormat } from './thumb-format.js';
 import type { ThumbSpec } from './thumb-spec.js';
 import { thumbnailErrors } from './thumbnail-errors.js';
 
@@ -37,6 +37,8 @@ export async function makeThumbnail(
   format: ThumbFormat,
   limits: ThumbLimits,
 ): Promise<Buffer> {
+  if (!hasImageSignature(image))
+    throw thumbnailErrors.not_an_image({ message: 'The file is not an image of a kind that has thumbnails.' });
   const input = () =>
     sharp()(image, { limitInputPixels: limits.maxInputPixels, sequentialRead: true, autoOrient: true });
   try {

@@ -2,6 +2,7 @@ import { commonErrors } from '../../../core/errors.js';
 import { newId, randomName, randomToken } from '../../../core/ids.js';
 import { invalidField, parseInput } from '../../../core/validation.js';
 import { startSession, type IssuedToken } from '../../sessions.js';
+import { mailEmailVerification, refuseEmailOfAnother } from '../../account-ops.js';
 import { signinHooked, signupHooked, type SignupValues } from '../../user-hooks.js';
 import { requireUser, type Caller, type UserContext } from '../../user-context.js';
 import { DuplicateUserError, type User } from '../../user-repo.js';
@@ -103,19 +104,26 @@ export function anonymousOps(ctx: UserContext, repo: AnonymousRepo, settings: An
         return { ...parsed, email: parsed.email ?? null };
       };
       const values = await signupHooked(ctx, caller, 'anonymous', { ...given, email: given.email ?? null }, checked);
+      if (values.email) await refuseEmailOfAnother(ctx, user, values.email);
+      // One upgrade of an account: a parallel one is told what a later one would be.
+      if (!(await repo.claimUpgrade(user.id))) throw anonymousErrors.not_anonymous();
       try {
         await ctx.repo.update(user.id, {
           name: values.name,
-          ...(values.email ? { email: values.email } : {}),
           ...(values.realname !== undefined ? { realname: values.realname } : {}),
           ...(values.data !== undefined ? { data: values.data } : {}),
           passwordHash: await ctx.passwords.hash(values.password),
           anonymous: false,
         });
       } catch (err) {
+        await repo.releaseUpgrade(user.id);
         if (err instanceof DuplicateUserError) throw invalidField(err.field, 'exists');
         throw err;
       }
+      // The address is the account's once the mail to it is answered (`verifyEmail2`), as any
+      // account's new address: nobody gets an address they cannot read by upgrading.
+      if (values.email)
+        await mailEmailVerification(ctx, { ...user, name: values.name }, values.email, caller.principal);
     },
   };
 

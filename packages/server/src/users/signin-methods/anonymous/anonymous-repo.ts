@@ -33,6 +33,24 @@ export function createAnonymousRepo(db: Kysely<Database>) {
     },
 
     /**
+     * Takes the account's anonymous flag for an upgrade: true for one caller only, so of parallel
+     * upgrades one goes on (the others find it a full account). `release` gives the flag back
+     * when the upgrade is refused after all (a name taken meanwhile).
+     */
+    async claimUpgrade(id: string): Promise<boolean> {
+      const done = await db
+        .updateTable('users')
+        .set({ anonymous: 0 })
+        .where('id', '=', id)
+        .where('anonymous', '=', 1)
+        .executeTakeFirst();
+      return Number(done.numUpdatedRows) === 1;
+    },
+    async releaseUpgrade(id: string): Promise<void> {
+      await db.updateTable('users').set({ anonymous: 1 }).where('id', '=', id).execute();
+    },
+
+    /**
      * Anonymous accounts unused since `before` (at most `limit`): made before it, no sign-in after
      * it (`activity`), and no session used after it (sessions keep their last use to five minutes).
      */
