@@ -86,7 +86,8 @@ async function heldPast(base: string, token: string, location: string, offset: n
  * hold the upload a moment (423) or add to it after the HEAD (409); then ask again.
  */
 async function resume(base: string, token: string, location: string, whole: Buffer) {
-  for (let tries = 0; tries < 100; tries++) {
+  // Up to 30 s: on a loaded machine a cut request on S3 may take that long to end.
+  for (let tries = 0; tries < 300; tries++) {
     const { offset } = await head(base, token, location);
     const res = await patch(base, token, location, offset, whole.subarray(offset));
     if (res.status !== 423 && res.status !== 409) return res;
@@ -355,7 +356,8 @@ describe(`resumable uploads against killed servers and cut clients (${WHERE})`, 
     const again = await create(a.url, tokenA, 'orphan.bin', whole.length);
     const held2 = openTusPatch(a.url, tokenA, again, whole, 0, MiB);
     await held2.written;
-    await pause(200);
+    // Once the first process holds some of its bytes (a pause was too short on a loaded machine).
+    await heldPast(a.url, tokenA, again, -1);
     const busy = await patch(b.url, tokenB, again, 0, whole);
     assert.equal(busy.status, 423, 'held by the first process while it lives');
     a.child.kill('SIGKILL');
