@@ -77,9 +77,9 @@ export function localUploads(
        * The library's file store with fewer file system calls a request, each of which costs about
        * as much as the rest of a small upload's work (bench/RESULTS.md, "Resumable uploads"): its
        * records read from memory (storage/upload-records.ts), no folder made at each creation,
-       * the bytes written in larger pieces (as local-blob-store.ts writes). A record this process still keeps of an upload
-       * another process made a file meanwhile looks like an expired upload (its partial file is
-       * gone): read again, it is no upload.
+       * the bytes written in larger pieces (as local-blob-store.ts writes). A record this process
+       * still keeps of an upload another process made a file meanwhile looks like an expired
+       * upload (its partial file is gone): read again, it is no upload.
        */
       class RecordedFileStore extends FileStore {
         // No file yet: the record is held (storage/upload-records.ts); the first write or `announce` makes it.
