@@ -4,8 +4,10 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import re
 import tempfile
 import unittest
+import urllib.request
 from typing import Any
 from pathlib import Path
 
@@ -133,6 +135,27 @@ class FileStoreTest(TwoUsersTestCase):
         with self.assertRaises(RoostError) as large:
             self.alice.upload(self.path("l.bin"), io.BytesIO(bytes(MAX_FILE_BYTES + 1)), resumable=True)
         self.assertEqual((large.exception.status, large.exception.code), (413, "storage_limit"))
+
+    def test_a_small_resumable_upload_is_one_request(self) -> None:
+        def tus_requests(method: str) -> int:
+            token = server().admin_token()
+            request = urllib.request.Request(server().base_url + "/metrics", headers={"x-auth-token": token})
+            with urllib.request.urlopen(request) as answer:
+                text = answer.read().decode()
+            pattern = rf'^roost_http_requests_total\{{method="{method}",route="/files/@uploads[^"]*"[^}}]*\}} (\d+)$'
+            return sum(int(n) for n in re.findall(pattern, text, re.MULTILINE))
+
+        before = (tus_requests("POST"), tus_requests("PATCH"))
+        seen: list[tuple[int, int]] = []
+        small = bytes(range(256)) * 200
+        answer = self.alice.upload(
+            self.path("small.bin"), io.BytesIO(small), resumable=True, on_progress=lambda *p: seen.append(p)
+        )
+        self.assertEqual(answer, {"result": True})
+        self.assertEqual(self.bob.read(self.path("small.bin")), small)
+        self.assertEqual(seen, [(len(small), len(small))])
+        # Whole in the creating request (tus's creation-with-upload): one POST, no PATCH.
+        self.assertEqual((tus_requests("POST"), tus_requests("PATCH")), (before[0] + 1, before[1]))
 
     def test_upload_from_an_open_file_and_a_pipe(self) -> None:
         with open(self.tmp / "f.txt", "wb") as f:
