@@ -139,7 +139,7 @@ const fileStoreKind: RoostServiceKind = {
     await app.register(registerUploadRoutes, options);
   },
   docPaths: (s) => ({
-    ...fileStoreDocPaths(s.fileStores.names),
+    ...fileStoreDocPaths(s.fileStores.names.map((name) => ({ name, direct: s.fileStores.get(name)?.options.direct }))),
     ...uploadDocPaths(s.fileStores.names.filter((name) => s.fileStores.get(name)?.uploads)),
   }),
   nav: [{ href: '/admin/files', label: 'File stores' }],

@@ -96,6 +96,14 @@ describe('direct uploads and downloads with S3', () => {
   const finish = (path: string, upload: string, token?: string) =>
     s.request(`/${path}/@directFinish`, { upload }, token ? { token } : {});
 
+  test('/openapi.json offers each store the direct transfers its setting turns on', async () => {
+    const { paths } = (await (await fetch(`${s.url}/openapi.json`)).json()) as { paths: Record<string, object> };
+    const offered = (store: string) =>
+      ['directUpload', 'directFinish', 'link'].filter((op) => paths[`/${store}/{path}/@${op}`]);
+    assert.deepEqual(offered('files'), ['directUpload', 'directFinish', 'link']);
+    assert.deepEqual(offered('brief'), ['directUpload', 'directFinish']);
+  });
+
   test('the whole flow: asked, sent to S3, finished, recorded as any write, downloaded from S3', async () => {
     const before = await keys();
     told.length = 0;

@@ -13,6 +13,7 @@ export function directOperations(shown: { entry: object; view: (entry: FileEntry
   return [
     {
       op: 'directUpload',
+      direct: 'uploads',
       summary:
         'A presigned PUT to the bucket for new contents of the file at the path, of `size` bytes of type `mime`; ' +
         'send the bytes there, then call `@directFinish` with `upload`.',
@@ -43,6 +44,7 @@ export function directOperations(shown: { entry: object; view: (entry: FileEntry
     },
     {
       op: 'directFinish',
+      direct: 'uploads',
       summary:
         'Record the object sent to `@directUpload`’s URL as the file at the path, once its size and type ' +
         'are checked; the entry.',
@@ -55,6 +57,7 @@ export function directOperations(shown: { entry: object; view: (entry: FileEntry
     },
     {
       op: 'link',
+      direct: 'downloads',
       readOnly: true,
       summary: 'A presigned GET of the file at the path, straight from the bucket (short-lived).',
       answer: answerOf({

@@ -69,12 +69,21 @@ function operation(store: string, doc: FileOperation, method: string) {
   };
 }
 
-/** The documented paths of the file stores named. */
-export function fileStoreDocPaths(stores: readonly string[]): Record<string, object> {
+/** A file store as its description needs it: its name, and which direct transfers it takes. */
+export interface DocumentedFileStore {
+  name: string;
+  direct?: { uploads: boolean; downloads: boolean } | undefined;
+}
+
+/**
+ * The documented paths of the file stores: a direct transfer's operations only where the store
+ * takes it (elsewhere they answer `direct_not_enabled`, and a generated client should not offer them).
+ */
+export function fileStoreDocPaths(stores: readonly DocumentedFileStore[]): Record<string, object> {
   const paths: Record<string, object> = {};
-  for (const store of stores) {
+  for (const { name: store, direct } of stores) {
     for (const doc of fileOperations) {
-      if (doc.call === 'download') continue;
+      if (doc.call === 'download' || (doc.direct && !direct?.[doc.direct])) continue;
       paths[`/${store}/{path}/@${doc.op}`] = {
         post: operation(store, doc, 'post'),
         ...(doc.op === 'write' ? { put: operation(store, doc, 'put') } : {}),

@@ -91,6 +91,8 @@ export interface FileOperation {
   upload?: boolean;
   /** The typed call and its answer; `download` streams the file instead (http/file-download.ts). */
   call: FileAnswer | 'download';
+  /** Only for a store whose `direct` setting turns this on (else `direct_not_enabled`, and not in /openapi.json). */
+  direct?: 'uploads' | 'downloads';
 }
 
 /** The entry as the answers show it (`entryView`). */
