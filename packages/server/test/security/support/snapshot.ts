@@ -60,6 +60,10 @@ export async function snapshot(roost: Roost): Promise<StoreSnapshot> {
     for (const name of await names)
       tables[name] = (await sql<Record<string, unknown>>`select * from ${sql.table(name)}`.execute(roost.db)).rows;
   }
+  // The runs of scheduled jobs (extend/jobs.ts, kinds `schedule:<name>`: the upkeep every quarter
+  // hour, upkeep-jobs.ts) come with the clock, not with a request: a tick between two snapshots is
+  // no request's doing.
+  if (tables.jobs) tables.jobs = tables.jobs.filter((job) => !String(job.kind).startsWith('schedule:'));
   const files = [
     ...(await filesUnder(join(roost.config.dataDir, 'blobs'))),
     ...(await filesUnder(roost.outboxDir)),
