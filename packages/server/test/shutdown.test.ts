@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStream } from './helpers/event-stream.js';
 import { ROOST_BIN, roostEnv } from './helpers/roost-command.js';
-import { createPostgresDatabase } from './helpers/test-server.js';
+import { createMigratedPostgresDatabase } from './helpers/test-server.js';
 
 interface Served {
   url: string;
@@ -24,7 +24,7 @@ interface Served {
  */
 async function serve(config: Record<string, unknown>): Promise<Served> {
   const dir = await mkdtemp(join(tmpdir(), 'roost-shutdown-'));
-  const pgDb = process.env.ROOST_TEST_DIALECT === 'postgres' ? await createPostgresDatabase() : null;
+  const pgDb = process.env.ROOST_TEST_DIALECT === 'postgres' ? await createMigratedPostgresDatabase() : null;
   const database: Record<string, string> = pgDb?.env ?? {};
   await writeFile(join(dir, 'roost.config.json'), JSON.stringify(config));
   const child = spawn(process.execPath, [ROOST_BIN, 'serve'], {

@@ -89,6 +89,11 @@ export interface JobStore {
    * both (`FOR UPDATE SKIP LOCKED`).
    */
   claimDue(kind: string, now: number, leaseMs: number, limit: number): Promise<Job[]>;
+  /**
+   * Which of `kinds` have a due pending job nobody holds (what claimDue would claim), in one
+   * query: a pass with nothing due asks once instead of claiming kind after kind.
+   */
+  dueKinds(kinds: readonly string[], now: number): Promise<string[]>;
   /** A try succeeded: kept as done, or deleted when the kind keeps no log (`keep` false). */
   done(id: string, attempts: number, at: number, status: number | null, keep: boolean): Promise<void>;
   /** A try failed: tried again at `retryAt`, or given up (null: failed). */

@@ -31,6 +31,13 @@ const toJob = (r: JobRow): Job => ({
  */
 export function createJobStore(db: Kysely<Database>): JobStore {
   const rowLocks = needsRowLocks(db);
+  /** The pending jobs due at `now` that no lease holds: what a worker may claim. */
+  const dueUnheld = (now: number) =>
+    db
+      .selectFrom('jobs')
+      .where('state', '=', 'pending')
+      .where('run_at', '<=', now)
+      .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]));
   return {
     async add(jobs) {
       if (jobs.length === 0) return;
@@ -60,13 +67,9 @@ export function createJobStore(db: Kysely<Database>): JobStore {
     },
 
     async claimDue(kind, now, leaseMs, limit) {
-      const due = db
-        .selectFrom('jobs')
+      const due = dueUnheld(now)
         .select('id')
         .where('kind', '=', kind)
-        .where('state', '=', 'pending')
-        .where('run_at', '<=', now)
-        .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
         .orderBy('run_at')
         .orderBy('created')
         .limit(limit);
@@ -77,6 +80,13 @@ export function createJobStore(db: Kysely<Database>): JobStore {
         .returningAll()
         .execute();
       return rows.map(toJob).sort((a, b) => a.created - b.created);
+    },
+
+    async dueKinds(kinds, now) {
+      if (kinds.length === 0) return [];
+      // The index jobs_due (kind, state, run_at) bounds the scan to the due pending rows of these kinds.
+      const rows = await dueUnheld(now).select('kind').distinct().where('kind', 'in', kinds).execute();
+      return rows.map((r) => r.kind);
     },
 
     async done(id, attempts, at, status, keep) {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readOutbox } from '../../src/mail/outbox-mailer.js';
 import { runRoost, serveRoost, type ServedRoost } from '../helpers/roost-command.js';
-import { createPostgresDatabase, type TestPostgresDatabase } from '../helpers/test-server.js';
+import { createMigratedPostgresDatabase, type TestPostgresDatabase } from '../helpers/test-server.js';
 
 /**
  * Issue 40, items 2 and 3, from the outside: `roost serve` in a folder whose `hooks/` holds the
@@ -66,7 +66,7 @@ describe('hooks in a roost serve of their own', () => {
         }),
       );
     config(false);
-    pg = onPostgres ? await createPostgresDatabase() : undefined;
+    pg = onPostgres ? await createMigratedPostgresDatabase() : undefined;
     env = {
       ROOST_DATA_DIR: join(cwd, 'data'),
       ROOST_PORT: '0',

@@ -11,6 +11,7 @@ import { createRoost, type Roost } from '../../src/roost.js';
 import { openServices, type RoostOverrides } from '../../src/services.js';
 import { programCaller } from '../../src/users/index.js';
 import { startPgBouncer, type TestPgBouncer } from './pgbouncer.js';
+import { migratedTemplate } from './postgres-template.js';
 import { sharedS3 } from './s3-server.js';
 
 export interface CallOptions {
@@ -72,12 +73,29 @@ export interface TestPostgresDatabase {
  * PostgreSQL server of `ROOST_TEST_DATABASE_URL` (whose own database is only used to create and
  * drop the per-test ones). With `ROOST_TEST_PGBOUNCER=1` (`npm run test:pgbouncer`,
  * CONTRIBUTING.md) Roost reaches it through PgBouncer in transaction mode, the direct URL beside.
+ * The database is empty, as a new deployment's (createMigratedPostgresDatabase: already migrated).
  */
-export async function createPostgresDatabase(adminUrl: string = postgresAdminUrl()): Promise<TestPostgresDatabase> {
+export function createPostgresDatabase(adminUrl: string = postgresAdminUrl()): Promise<TestPostgresDatabase> {
+  return newPostgresDatabase(adminUrl, null);
+}
+
+/**
+ * A database as createPostgresDatabase's, already migrated: a copy of the migrated template
+ * (test/helpers/postgres-template.ts), in which Roost finds no migration left to run. What a test
+ * server starts on; a test of the migrations themselves (`roost migrate`, an upgrade, a restore
+ * into an empty database, processes that migrate side by side) takes an empty one.
+ */
+export async function createMigratedPostgresDatabase(
+  adminUrl: string = postgresAdminUrl(),
+): Promise<TestPostgresDatabase> {
+  return newPostgresDatabase(adminUrl, await migratedTemplate(adminUrl));
+}
+
+async function newPostgresDatabase(adminUrl: string, template: string | null): Promise<TestPostgresDatabase> {
   const name = `roost_test_${newId().replaceAll('-', '').slice(0, 16)}`;
   const admin = new (postgres().Client)({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`create database ${name}`);
+  await admin.query(template ? `create database ${name} template ${template}` : `create database ${name}`);
   await admin.end();
   const direct = new URL(adminUrl);
   direct.pathname = `/${name}`;
@@ -173,7 +191,7 @@ export async function startServer(input: ConfigInput = {}, overrides: RoostOverr
   const dataDir = input.dataDir ?? (await mkdtemp(join(tmpdir(), 'roost-test-')));
   const pgDb =
     process.env.ROOST_TEST_DIALECT === 'postgres' && input.databaseUrl === undefined
-      ? await createPostgresDatabase(postgresAdminUrl())
+      ? await createMigratedPostgresDatabase()
       : null;
   // With ROOST_TEST_BLOBS=s3 (the PostgreSQL pass of `npm test`), file contents go to a bucket
   // of their own on a real S3-compatible server, as in a deployment of several processes.

@@ -8,7 +8,7 @@ import { parseConfig } from '../../src/core/config.js';
 import type { Told } from '../../src/core/events.js';
 import { openServices } from '../../src/services.js';
 import { programCaller } from '../../src/users/index.js';
-import { createPostgresDatabase, useServer } from '../helpers/test-server.js';
+import { createMigratedPostgresDatabase, useServer } from '../helpers/test-server.js';
 import { userIdOf } from '../helpers/datastore.js';
 import { eventually, onPostgres } from '../scale/scale-helpers.js';
 
@@ -145,7 +145,7 @@ describe('change events between processes on PostgreSQL', {
   skip: !onPostgres && 'runs in the PostgreSQL pass',
 }, () => {
   test('what one process writes, the other is told, once, in order', async () => {
-    const database = await createPostgresDatabase();
+    const database = await createMigratedPostgresDatabase();
     const dir = await mkdtemp(join(tmpdir(), 'roost-events-'));
     const config = (name: string) => parseConfig({ ...database.settings, dataDir: join(dir, name) }, dir);
     const a = await openServices(config('a'));
@@ -183,7 +183,7 @@ describe('change events between processes on PostgreSQL', {
   });
 
   test('one channel: an account change is one message, its invalidations ahead of its event', async () => {
-    const database = await createPostgresDatabase();
+    const database = await createMigratedPostgresDatabase();
     const dir = await mkdtemp(join(tmpdir(), 'roost-channel-'));
     const a = await openServices(parseConfig({ ...database.settings, dataDir: dir }, dir));
     const listener = new pg.Client({ connectionString: database.directUrl });

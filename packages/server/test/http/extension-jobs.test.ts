@@ -9,7 +9,7 @@ import { transform } from 'esbuild';
 import { isRoostError } from '../../src/core/errors.js';
 import type { ExtensionApi, RoostExtension } from '../../src/extend/extension.js';
 import type { ExtensionJobs, JobHandle } from '../../src/extend/jobs.js';
-import { createPostgresDatabase, startServer } from '../helpers/test-server.js';
+import { createMigratedPostgresDatabase, startServer } from '../helpers/test-server.js';
 import { eventually } from '../scale/scale-helpers.js';
 import { programCaller } from '../../src/users/index.js';
 
@@ -154,7 +154,7 @@ describe("the extensions' jobs", { concurrency: true }, () => {
   describe('background jobs', { concurrency: true }, () => {
     test('a job that fails twice succeeds on its third try after a restart', async () => {
       const dataDir = await mkdtemp(join(tmpdir(), 'roost-jobs-'));
-      const pg = process.env.ROOST_TEST_DIALECT === 'postgres' ? await createPostgresDatabase() : null;
+      const pg = process.env.ROOST_TEST_DIALECT === 'postgres' ? await createMigratedPostgresDatabase() : null;
       const config = { dataDir, ...pg?.settings };
       const tries: Array<{ attempt: number; to: string; server: string }> = [];
       const flaky = (server: string): { extension: RoostExtension; handle: () => JobHandle<{ to: string }> } => {

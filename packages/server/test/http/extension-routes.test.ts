@@ -14,7 +14,7 @@ import { createExtensionRoutes } from '../../src/extend/routes.js';
 import { parseConfig } from '../../src/core/config.js';
 import { pino } from 'pino';
 import { createRoost, defineExtension, RoostError, type RoostExtension, type StandardSchema } from '../../src/roost.js';
-import { createPostgresDatabase, useServer } from '../helpers/test-server.js';
+import { createMigratedPostgresDatabase, useServer } from '../helpers/test-server.js';
 
 /**
  * Issue 40, item 3: routes of your own (extend/routes.ts), over HTTP on both databases. The
@@ -424,7 +424,7 @@ describe('declaring routes: a mistake stops the start with the route named', () 
   test('the start fails with the route named, having closed what it opened', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'roost-ext-'));
     // The PostgreSQL database can be dropped only once the failed start has closed its connections.
-    const pg = process.env.ROOST_TEST_DIALECT === 'postgres' ? await createPostgresDatabase() : null;
+    const pg = process.env.ROOST_TEST_DIALECT === 'postgres' ? await createMigratedPostgresDatabase() : null;
     try {
       const config = parseConfig({ dataDir, logLevel: 'silent', ...pg?.settings });
       const twice = defineExtension((roost) => {

@@ -11,7 +11,7 @@ import { createRoost } from '../../src/roost.js';
 import { connectDatabase } from '../../src/storage/database-errors.js';
 import { migrateTo } from '../../src/storage/migrations/index.js';
 import { authCookie, csrfOf, getPage, postForm, textOf } from '../helpers/pages.js';
-import { createPostgresDatabase, startServer } from '../helpers/test-server.js';
+import { createMigratedPostgresDatabase, createPostgresDatabase, startServer } from '../helpers/test-server.js';
 import { receiver } from '../helpers/webhook-receiver.js';
 import { ANONYMOUS_CALLER, programCaller } from '../../src/users/index.js';
 import { isRoostError } from '../../src/core/errors.js';
@@ -267,7 +267,7 @@ describe('the job queue', () => {
     await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
     const hookUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/hook`;
     const dataDir = await mkdtemp(join(tmpdir(), 'roost-jobs-stop-'));
-    const pgDb = onPostgres ? await createPostgresDatabase() : null;
+    const pgDb = onPostgres ? await createMigratedPostgresDatabase() : null;
     const input = { dataDir, ...pgDb?.settings };
     try {
       const first = await startServer(input);

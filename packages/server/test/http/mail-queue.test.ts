@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Mailer } from '../../src/core/mailer.js';
 import { createRoost } from '../../src/roost.js';
 import { readOutbox } from '../../src/mail/outbox-mailer.js';
-import { createPostgresDatabase, startServer } from '../helpers/test-server.js';
+import { createMigratedPostgresDatabase, startServer } from '../helpers/test-server.js';
 import { startSmtpServer } from '../helpers/smtp-server.js';
 import { programCaller } from '../../src/users/index.js';
 
@@ -62,7 +62,7 @@ describe('the mail queue', () => {
 
   test('a mail whose delivery failed is tried again, and delivered by the next process after a restart', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'roost-mailq-'));
-    const pgDb = onPostgres ? await createPostgresDatabase() : null;
+    const pgDb = onPostgres ? await createMigratedPostgresDatabase() : null;
     const base = { dataDir, ...pgDb?.settings };
     let now = Date.now();
     const clock = { now: () => now };

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { ConfigInput } from '../../src/core/config.js';
 import { belowOwasp } from '../../src/users/passwords.js';
 import {
-  createPostgresDatabase,
+  createMigratedPostgresDatabase,
   type TestPostgresDatabase,
   PASSWORD,
   startServer,
@@ -39,7 +39,7 @@ describe('password hashing', () => {
   let base: ConfigInput;
   before(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'roost-hashing-'));
-    pgDb = onPostgres ? await createPostgresDatabase() : null;
+    pgDb = onPostgres ? await createMigratedPostgresDatabase() : null;
     base = { dataDir, ...pgDb?.settings };
   });
   after(async () => {

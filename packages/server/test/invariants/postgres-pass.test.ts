@@ -19,7 +19,7 @@ function files(dir: string): string[] {
 }
 
 const OWN_DATABASE = /createRoost\(parseConfig|openServices\(parseConfig|bin\/roost\.js|helpers\/roost-command/;
-const ASKS_FOR_POSTGRES = /createPostgresDatabase|onPostgres|ROOST_TEST_DIALECT/;
+const ASKS_FOR_POSTGRES = /create(Migrated)?PostgresDatabase|onPostgres|ROOST_TEST_DIALECT/;
 
 interface TestPasses {
   filesFor(files: string[], kind: 'storage'): string[];

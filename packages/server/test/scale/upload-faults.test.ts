@@ -9,7 +9,7 @@ import { postgres } from '../../src/storage/database.js';
 import { openTusPatch, patternedBytes } from '../helpers/file-requests.js';
 import { sharedMoto, type TestMoto } from '../helpers/moto-server.js';
 import { s3Credentials } from '../helpers/s3-server.js';
-import { addAccountBeside, createPostgresDatabase, PASSWORD, postgresAdminUrl } from '../helpers/test-server.js';
+import { addAccountBeside, createMigratedPostgresDatabase, PASSWORD } from '../helpers/test-server.js';
 import { serveRoost, type ServedRoost } from '../helpers/roost-command.js';
 import { writeConfig } from '../security/support/child-roost.js';
 import { onPostgres } from './scale-helpers.js';
@@ -166,7 +166,7 @@ describe(`resumable uploads against killed servers and cut clients (${WHERE})`, 
       return;
     }
     bucket = await moto?.newBucket();
-    const pg = onPostgres ? await createPostgresDatabase(postgresAdminUrl()) : undefined;
+    const pg = onPostgres ? await createMigratedPostgresDatabase() : undefined;
     drop = pg?.drop;
     pgUrl = pg?.directUrl ?? '';
     const shared = {

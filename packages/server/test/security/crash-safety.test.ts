@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { SQLite } from '../../src/storage/sqlite-driver.js';
 import { parseConfig } from '../../src/core/config.js';
-import { addAccountBeside, createPostgresDatabase, PASSWORD, postgresAdminUrl } from '../helpers/test-server.js';
+import { addAccountBeside, createMigratedPostgresDatabase, PASSWORD } from '../helpers/test-server.js';
 import { startChild, writeConfig, type ChildRoost } from './support/child-roost.js';
 
 /**
@@ -265,8 +265,7 @@ describe(`crash safety: SIGKILL during a stream of writes (${DATABASE_NAME})`, (
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'roost-crash-'));
     dataDir = join(dir, 'data');
-    const pg =
-      process.env.ROOST_TEST_DIALECT === 'postgres' ? await createPostgresDatabase(postgresAdminUrl()) : undefined;
+    const pg = process.env.ROOST_TEST_DIALECT === 'postgres' ? await createMigratedPostgresDatabase() : undefined;
     drop = pg?.drop;
     const config = { host: '127.0.0.1', port: 0, dataDir, logLevel: 'info', ...pg?.settings };
     configFile = await writeConfig(dir, config);
