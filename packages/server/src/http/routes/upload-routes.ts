@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { finished } from 'node:stream';
 import type { Server } from '@tus/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerRequest } from 'srvx';
@@ -56,9 +57,11 @@ async function checkedBody(request: FastifyRequest): Promise<{ body: Buffer; mat
 const BODY_PIECE_BYTES = 256 * 1024;
 
 /**
- * The request as srvx gives it to the library, but its body in pieces of about 256 KiB: the
- * library reads it as a web stream and turns it back into Node streams, five steps a piece
- * before its bytes reach the disk, each costing about as much per piece whatever its size.
+ * The request as srvx gives it to the library, but its body in larger pieces: the library reads
+ * it as a web stream and turns it back into Node streams, five steps a piece before its bytes
+ * reach the disk, each costing about as much per piece whatever its size. What the socket gave
+ * in one turn of the event loop (up to 256 KiB) goes as one piece at the end of that turn, so a
+ * byte that came is never kept waiting for the next: the offset a HEAD tells is what arrived.
  */
 class PiecedRequest extends NodeRequest {
   #body: ReadableStream<Uint8Array<ArrayBuffer>> | undefined;
@@ -71,32 +74,39 @@ class PiecedRequest extends NodeRequest {
 function pieces(source: IncomingMessage): ReadableStream<Uint8Array<ArrayBuffer>> {
   let held: Buffer[] = [];
   let heldBytes = 0;
+  let flushing: NodeJS.Immediate | undefined;
+  let done = false;
   return new ReadableStream<Uint8Array<ArrayBuffer>>({
     start(controller) {
       const flush = () => {
-        if (heldBytes === 0) return;
+        if (flushing) clearImmediate(flushing);
+        flushing = undefined;
+        if (heldBytes === 0 || done) return;
         const piece = held.length === 1 ? (held[0] as Buffer) : Buffer.concat(held, heldBytes);
         controller.enqueue(piece as Uint8Array<ArrayBuffer>);
         held = [];
         heldBytes = 0;
+        if ((controller.desiredSize ?? 0) <= 0) source.pause();
       };
       source.on('data', (chunk: Buffer) => {
         held.push(chunk);
         heldBytes += chunk.length;
-        if (heldBytes < BODY_PIECE_BYTES) return;
-        flush();
-        if ((controller.desiredSize ?? 0) <= 0) source.pause();
+        if (heldBytes >= BODY_PIECE_BYTES) flush();
+        else flushing ??= setImmediate(flush);
       });
-      source.once('end', () => {
+      // The body's end, or the client gone mid-body (the library then ends its write with what came).
+      finished(source, () => {
         flush();
+        if (done) return;
+        done = true;
         controller.close();
       });
-      source.once('error', (err) => controller.error(err));
     },
     pull() {
       source.resume();
     },
     cancel(reason) {
+      done = true;
       source.destroy(reason instanceof Error ? reason : undefined);
     },
   });
