@@ -6,6 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { postgres } from '../../src/storage/database.js';
 import { createPostgresDatabase, type TestPostgresDatabase } from '../helpers/test-server.js';
 import { eventually, onPostgres } from './scale-helpers.js';
 
@@ -103,6 +104,22 @@ describe('a job every second in two processes on one PostgreSQL database', {
     await eventually(async () => ticksOf().filter((r) => Date.parse(r.tick) >= bothFrom).length >= 3, '3 ticks', 8000);
     // Tries 1 and 2 fail (2 s apart); the third waits 4 s: the process that enqueued it is killed first.
     await eventually(async () => flakyTries().length >= 2, 'two tries of the background job', 8000);
+    // The second try's failure kept too: a process writes its line before it records the failure,
+    // and killed in between, its try would run again (seen once under load).
+    await eventually(
+      async () => {
+        const client = new (postgres().Client)({ connectionString: db.directUrl });
+        await client.connect();
+        try {
+          const { rows } = await client.query("select last_error from jobs where kind = 'job:flaky'");
+          return rows.some((row: { last_error: string | null }) => row.last_error?.includes('try 2') ?? false);
+        } finally {
+          await client.end();
+        }
+      },
+      "the second try's failure recorded",
+      8000,
+    );
 
     b.child.kill('SIGKILL');
     await b.exited;
@@ -114,7 +131,7 @@ describe('a job every second in two processes on one PostgreSQL database', {
       '2 ticks after the kill',
       10_000,
     );
-    // Killed during its second try, the process still held that try's lease (5 s), then the backoff (4 s).
+    // Killed after its second try failed: the third waits out the backoff (4 s), then runs in the survivor.
     await eventually(async () => flakyTries().length === 3, 'the third try', 15_000);
     const all = ticksOf();
     const ticks = all.map((r) => r.tick);
