@@ -390,30 +390,20 @@ test('resumable: termination removes an upload; creation-with-upload of a whole 
   assert.equal((await head(alice, created.location)).status, 404);
 
   const small = patternedBytes(500, 11);
-  const once = await create(
-    alice,
-    'files',
-    {
-      'upload-length': '500',
-      'upload-metadata': meta({ path: 'once.bin' }),
-      'content-type': 'application/offset+octet-stream',
-    },
-    small,
-  );
+  /** A creation with `bytes` of `small` in its body (tus's creation-with-upload). */
+  const createWith = (path: string, bytes: Buffer) =>
+    create(
+      alice,
+      'files',
+      { 'upload-length': '500', 'upload-metadata': meta({ path }), 'content-type': 'application/offset+octet-stream' },
+      bytes,
+    );
+  const once = await createWith('once.bin', small);
   assert.equal(once.status, 201, JSON.stringify(once.body));
   assert.equal(once.headers.get('upload-offset'), '500');
   assert.equal(sha256(await download(alice, 'once.bin')), sha256(small));
   // Its first bytes only in the creation: found at that offset, the rest by PATCH.
-  const first = await create(
-    alice,
-    'files',
-    {
-      'upload-length': '500',
-      'upload-metadata': meta({ path: 'twice.bin' }),
-      'content-type': 'application/offset+octet-stream',
-    },
-    small.subarray(0, 200),
-  );
+  const first = await createWith('twice.bin', small.subarray(0, 200));
   assert.equal(first.status, 201, JSON.stringify(first.body));
   assert.deepEqual(await head(alice, first.location), { status: 200, offset: 200, length: '500' });
   assert.equal((await patch(alice, first.location, 200, small.subarray(200))).status, 204);
