@@ -1,11 +1,9 @@
 import { hashToken, randomToken } from '../core/ids.js';
 import type { UserTokenPurpose } from '../storage/schema.js';
 import { claimRecipientMail } from './mail-limits.js';
+import { NO_ACCOUNT } from './signin-throttle.js';
 import { findByIdentity, type UserContext } from './user-context.js';
 import type { User } from './user-repo.js';
-
-/** An account id no account has: the token statement of an identity nobody matches touches no row. */
-const NO_ACCOUNT = '';
 
 /**
  * The account a mail with a token goes to (`resetPassword`, `signinMail`), found after the

@@ -35,6 +35,19 @@ export async function claimAddress(ctx: UserContext, address: string | null): Pr
   return { succeeded: () => ctx.repo.refundAttempt(key) };
 }
 
+/** An account id no account has: a statement on it touches no row (as users/mailed-token-target.ts). */
+export const NO_ACCOUNT = '';
+
+/**
+ * The attempt of a code sign-in for a number or address no account has: the account's claim
+ * statement run on an id no account has, so that the answer costs what a wrong code for an
+ * account costs and its time does not tell which exist (docs/security.md, "Guessing is slowed").
+ */
+export async function claimNobody(ctx: UserContext): Promise<SigninAttempt> {
+  await ctx.repo.claimSigninAttempt(NO_ACCOUNT, ctx.clock.now());
+  return { allowed: true, succeeded: async () => {}, failed: async () => {} };
+}
+
 /** Count an attempt on `user`'s account; locked accounts are not counted further. */
 export async function claimAccount(ctx: UserContext, user: User): Promise<SigninAttempt> {
   const { lockoutThreshold: threshold } = ctx.settings;

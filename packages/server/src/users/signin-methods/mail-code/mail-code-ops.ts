@@ -6,7 +6,7 @@ import { processStats } from '../../../core/process-stats.js';
 import { mailedTokenTarget } from '../../mailed-token-target.js';
 import { startSession, type IssuedToken } from '../../sessions.js';
 import { challengeIfNeeded } from '../../signin-challenge.js';
-import { claimAccount, claimAddress, type SigninAttempt } from '../../signin-throttle.js';
+import { claimAccount, claimAddress, claimNobody, NO_ACCOUNT, type SigninAttempt } from '../../signin-throttle.js';
 import { userErrors } from '../../user-errors.js';
 import { signinCodeMail } from '../../user-mails.js';
 import { findByIdentity, newMailedToken, type Caller, type UserContext } from '../../user-context.js';
@@ -45,7 +45,7 @@ export function mailCodeOps(ctx: UserContext, settings: MailCodeSettings): MailC
   const { repo, clock, inputs } = ctx;
 
   /** The stored form of a code: its hash bound to the account (a code alone names no account). */
-  const codeHash = (user: User, code: string) => hashToken(`signin-code\0${user.id}\0${code}`);
+  const codeHash = (userId: string, code: string) => hashToken(`signin-code\0${userId}\0${code}`);
 
   /**
    * The code and link by mail; for an unknown identity the same work, the mail dropped
@@ -58,14 +58,14 @@ export function mailCodeOps(ctx: UserContext, settings: MailCodeSettings): MailC
       signinCodeMail(identity, identity, settings.url, hashToken(code), code);
       return;
     }
-    const token = await newMailedToken(ctx, user.id, 'signin_code', settings.lifetimeMs, codeHash(user, code));
+    const token = await newMailedToken(ctx, user.id, 'signin_code', settings.lifetimeMs, codeHash(user.id, code));
     await ctx.mailer.send(signinCodeMail(user.email, user.name, settings.url, token, code));
   }
 
   /** Takes the account's pending code when `code` is it: false for any other code, or none pending. */
-  async function takeCode(user: User, code: string): Promise<boolean> {
-    const pending = await repo.pendingToken({ userId: user.id }, 'signin_code', clock.now());
-    if (!pending || pending.payload !== codeHash(user, code)) return false;
+  async function takeCode(userId: string, code: string): Promise<boolean> {
+    const pending = await repo.pendingToken({ userId }, 'signin_code', clock.now());
+    if (!pending || pending.payload !== codeHash(userId, code)) return false;
     return (await repo.takeToken(pending.tokenHash, 'signin_code', clock.now())) !== null;
   }
 
@@ -89,9 +89,10 @@ export function mailCodeOps(ctx: UserContext, settings: MailCodeSettings): MailC
         if (!user) throw userErrors.invalid_token({ fields: [['token', 'invalid']] });
       } else {
         user = await findByIdentity(ctx, identity ?? '');
-        attempt = user ? await claimAccount(ctx, user) : null;
-        if (!user || !attempt?.allowed || !(await takeCode(user, code ?? ''))) {
-          await attempt?.failed();
+        // An identity nobody has runs the same statements on an id no account has (signin-throttle.ts `claimNobody`).
+        attempt = user ? await claimAccount(ctx, user) : await claimNobody(ctx);
+        if (!user || !attempt.allowed || !(await takeCode(user?.id ?? NO_ACCOUNT, code ?? ''))) {
+          await attempt.failed();
           processStats.signinFailures++;
           throw userErrors.invalid_code();
         }

@@ -9,7 +9,7 @@ import {
   hasDemandedFactor,
   removeSecondFactor,
 } from '../../signin-challenge.js';
-import { claimAccount, claimAddress } from '../../signin-throttle.js';
+import { claimAccount, claimAddress, claimNobody, NO_ACCOUNT } from '../../signin-throttle.js';
 import { userErrors } from '../../user-errors.js';
 import { signinHooked } from '../../user-hooks.js';
 import { reauthenticate, requireUser, type Caller, type UserContext } from '../../user-context.js';
@@ -135,9 +135,11 @@ export function smsCodeOps(ctx: UserContext, env: SmsEnv, rules: NumberRules): S
       const fromAddress = await claimAddress(ctx, caller.address ?? null);
       const owner = await repo.ownerOf(phone);
       const user = owner ? await ctx.repo.byId(owner) : null;
-      const attempt = user ? await claimAccount(ctx, user) : null;
-      if (!user || !attempt?.allowed || !(await takeCode(ctx, env, user.id, 'signin', code, phone))) {
-        await attempt?.failed();
+      // A number nobody has runs the same statements on an id no account has (signin-throttle.ts `claimNobody`).
+      const attempt = user ? await claimAccount(ctx, user) : await claimNobody(ctx);
+      const taken = attempt.allowed && (await takeCode(ctx, env, user?.id ?? NO_ACCOUNT, 'signin', code, phone));
+      if (!user || !taken) {
+        await attempt.failed();
         processStats.signinFailures++;
         throw userErrors.invalid_code();
       }
