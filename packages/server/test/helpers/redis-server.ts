@@ -1,17 +1,5 @@
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-
-/** A free TCP port on 127.0.0.1 (asked of the kernel, then released for the caller to take). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from './free-port.js';
 
 export interface TestRedis {
   url: string;

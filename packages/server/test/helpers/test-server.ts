@@ -1,4 +1,3 @@
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { after, before } from 'node:test';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,6 +12,7 @@ import { programCaller } from '../../src/users/index.js';
 import { startPgBouncer, type TestPgBouncer } from './pgbouncer.js';
 import { migratedTemplate } from './postgres-template.js';
 import { sharedS3 } from './s3-server.js';
+import { freePort } from './free-port.js';
 
 export interface CallOptions {
   token?: string;
@@ -29,6 +29,8 @@ export interface CallResult {
   body: any;
   headers: Headers;
 }
+
+export { freePort };
 
 export interface TestServer {
   url: string;
@@ -177,15 +179,6 @@ export function useServer(input: ConfigInput = {}, overrides: RoostOverrides = {
  * Start a real Roost on 127.0.0.1 (random port) with a fresh data directory (or the given
  * `dataDir`, which is then the caller's to remove).
  */
-/** A free port on 127.0.0.1, for a server whose address must be known before it starts. */
-export async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 export async function startServer(input: ConfigInput = {}, overrides: RoostOverrides = {}): Promise<TestServer> {
   const ownDataDir = input.dataDir === undefined;
   const dataDir = input.dataDir ?? (await mkdtemp(join(tmpdir(), 'roost-test-')));
