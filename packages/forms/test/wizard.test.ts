@@ -294,7 +294,8 @@ describe('wizard state', () => {
     assert.equal(late.step, 'account');
   });
 
-  test('in the session: a state saved longer ago than the maximum age is refused and forgotten', async () => {
+  /** A wizard kept in a session, its first step answered: the session, the store, both pages. */
+  async function sessionAtSecondStep() {
     const session: Record<string, unknown> = {};
     const keep = { store: sessionWizardStore(session) };
     const first = await submit({}, keep, 'GET');
@@ -302,6 +303,11 @@ describe('wizard state', () => {
       { [wizardStateKey]: stateOf(first.html), email: 'ada@example.org', age: '36', next$: '' },
       keep,
     );
+    return { session, keep, first, two };
+  }
+
+  test('in the session: a state saved longer ago than the maximum age is refused and forgotten', async () => {
+    const { session, keep, two } = await sessionAtSecondStep();
     const [key] = stateOf(two.html).split('.');
     const saved = session[`roost-wizard:${key}`] as KeptWizardState;
     saved.issued -= 86_400_000 + 60_000;
@@ -313,13 +319,7 @@ describe('wizard state', () => {
   });
 
   test("in the session: a page the browser's history returns to goes on from its own step", async () => {
-    const session: Record<string, unknown> = {};
-    const keep = { store: sessionWizardStore(session) };
-    const first = await submit({}, keep, 'GET');
-    const two = await submit(
-      { [wizardStateKey]: stateOf(first.html), email: 'ada@example.org', age: '36', next$: '' },
-      keep,
-    );
+    const { keep, first, two } = await sessionAtSecondStep();
     assert.equal(two.step, 'profile');
     // The browser's Back shows step one's page again (its hidden field as it was); Next from there.
     const again = await submit(

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileKvStore, type KvStore, type Upload } from '@tus/utils';
@@ -68,8 +67,8 @@ export function uploadRecords(directory: string): UploadRecords {
         if (err.code !== 'ENOENT') throw err;
       });
     },
-    // No folder yet (nothing was ever uploaded to this store): no uploads, rather than the library's ENOENT.
-    list: () => (existsSync(directory) ? files.list() : Promise.resolve([])),
+    // The folder is made before the library is (storage/local-partial-uploads.ts), so it is there to list.
+    list: () => files.list(),
     forget: (id) => cached.delete(id),
     hold(id, record) {
       // A copy: the library goes on changing the object it gave (its `storage`).
